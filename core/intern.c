@@ -1,0 +1,163 @@
+#include "moonsched/intern.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/arena.h"
+#include "moonsched/map.h"
+
+/* Entries live in fixed-size chunks reached through a table that never
+ * moves, so that readers on other threads can resolve an id without a lock
+ * while a writer appends. */
+#define CHUNK_BITS 12
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS (1u << 16)
+
+typedef struct intern_entry {
+    const char *s;
+    uint32_t len;
+    uint32_t hash;
+} intern_entry;
+
+struct ms_interner {
+    pthread_mutex_t lock;
+    intern_entry **chunks;   /* MAX_CHUNKS slots */
+    _Atomic uint32_t count;  /* ids handed out, including the reserved 0 */
+    uint32_t *slots;         /* open addressing: id or 0 */
+    uint32_t nslots;         /* power of two */
+    ms_arena text;
+};
+
+static intern_entry *entry_at(const ms_interner *in, uint32_t id) {
+    return &in->chunks[id >> CHUNK_BITS][id & (CHUNK_SIZE - 1)];
+}
+
+static uint32_t hash32(const char *s, size_t len) {
+    uint64_t h = ms_hash_bytes(s, len);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t find_slot(const ms_interner *in, const char *s, size_t len, uint32_t h) {
+    uint32_t mask = in->nslots - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        uint32_t id = in->slots[i];
+        if (id == 0) return i;
+        const intern_entry *e = entry_at(in, id);
+        if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) return i;
+    }
+}
+
+static int rehash(ms_interner *in) {
+    uint32_t n = in->nslots * 2;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots) return -1;
+    uint32_t count = atomic_load_explicit(&in->count, memory_order_relaxed);
+    for (uint32_t id = 1; id < count; id++) {
+        uint32_t i = entry_at(in, id)->hash & (n - 1);
+        while (slots[i]) i = (i + 1) & (n - 1);
+        slots[i] = id;
+    }
+    free(in->slots);
+    in->slots = slots;
+    in->nslots = n;
+    return 0;
+}
+
+/* Appends a new entry; caller holds the lock. */
+static ms_str append(ms_interner *in, const char *s, size_t len, uint32_t h) {
+    uint32_t id = atomic_load_explicit(&in->count, memory_order_relaxed);
+    uint32_t c = id >> CHUNK_BITS;
+    if (c >= MAX_CHUNKS) return MS_STR_NONE;
+    if (!in->chunks[c]) {
+        in->chunks[c] = calloc(CHUNK_SIZE, sizeof(intern_entry));
+        if (!in->chunks[c]) return MS_STR_NONE;
+    }
+    char *copy = ms_arena_strndup(&in->text, s, len);
+    if (!copy) return MS_STR_NONE;
+    intern_entry *e = entry_at(in, id);
+    e->s = copy;
+    e->len = (uint32_t)len;
+    e->hash = h;
+    atomic_store_explicit(&in->count, id + 1, memory_order_release);
+    return id;
+}
+
+ms_interner *ms_interner_new(void) {
+    ms_interner *in = calloc(1, sizeof *in);
+    if (!in) return NULL;
+    in->chunks = calloc(MAX_CHUNKS, sizeof *in->chunks);
+    in->nslots = 1024;
+    in->slots = calloc(in->nslots, sizeof *in->slots);
+    if (!in->chunks || !in->slots) {
+        free(in->chunks);
+        free(in->slots);
+        free(in);
+        return NULL;
+    }
+    pthread_mutex_init(&in->lock, NULL);
+    ms_arena_init(&in->text, 16384);
+    in->count = 1;   /* id 0: absent */
+    if (ms_intern(in, "", 0) != MS_STR_EMPTY) {
+        ms_interner_free(in);
+        return NULL;
+    }
+    return in;
+}
+
+void ms_interner_free(ms_interner *in) {
+    if (!in) return;
+    for (uint32_t c = 0; c < MAX_CHUNKS && in->chunks[c]; c++) free(in->chunks[c]);
+    free(in->chunks);
+    free(in->slots);
+    ms_arena_free(&in->text);
+    pthread_mutex_destroy(&in->lock);
+    free(in);
+}
+
+ms_str ms_intern(ms_interner *in, const char *s, size_t len) {
+    if (len > UINT32_MAX) return MS_STR_NONE;
+    uint32_t h = hash32(s, len);
+    pthread_mutex_lock(&in->lock);
+    /* Keep the load under 3/4 so probing stays short and always ends. */
+    if ((uint64_t)in->count * 4 > (uint64_t)in->nslots * 3 && rehash(in) != 0 &&
+        (uint64_t)in->count * 8 > (uint64_t)in->nslots * 7) {
+        pthread_mutex_unlock(&in->lock);
+        return MS_STR_NONE;
+    }
+    uint32_t slot = find_slot(in, s, len, h);
+    ms_str id = in->slots[slot];
+    if (id == 0) {
+        id = append(in, s, len, h);
+        if (id != MS_STR_NONE) in->slots[slot] = id;
+    }
+    pthread_mutex_unlock(&in->lock);
+    return id;
+}
+
+ms_str ms_intern_cstr(ms_interner *in, const char *s) {
+    return ms_intern(in, s, strlen(s));
+}
+
+ms_str ms_intern_find(ms_interner *in, const char *s, size_t len) {
+    uint32_t h = hash32(s, len);
+    pthread_mutex_lock(&in->lock);
+    ms_str id = in->slots[find_slot(in, s, len, h)];
+    pthread_mutex_unlock(&in->lock);
+    return id;
+}
+
+const char *ms_str_get(const ms_interner *in, ms_str id) {
+    if (id == MS_STR_NONE || id >= atomic_load_explicit(&in->count, memory_order_acquire)) return "";
+    return entry_at(in, id)->s;
+}
+
+size_t ms_str_len(const ms_interner *in, ms_str id) {
+    if (id == MS_STR_NONE || id >= atomic_load_explicit(&in->count, memory_order_acquire)) return 0;
+    return entry_at(in, id)->len;
+}
+
+uint32_t ms_interner_count(const ms_interner *in) {
+    return atomic_load_explicit(&in->count, memory_order_acquire) - 1;
+}

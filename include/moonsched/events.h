@@ -1,0 +1,33 @@
+/* Cluster events that can make an unschedulable pod schedulable. Plugins
+ * declare the events they care about; the queue moves a pod back only on an
+ * event one of its rejecting plugins cares about (upstream's
+ * EventsToRegister / QueueingHint idea). */
+#ifndef MOONSCHED_EVENTS_H
+#define MOONSCHED_EVENTS_H
+
+#include <stdint.h>
+
+typedef uint32_t ms_event_mask;
+
+enum {
+    MS_EV_NODE_ADD             = 1u << 0,
+    MS_EV_NODE_DELETE          = 1u << 1,
+    MS_EV_NODE_ALLOCATABLE     = 1u << 2,   /* allocatable changed */
+    MS_EV_NODE_LABEL           = 1u << 3,
+    MS_EV_NODE_TAINT           = 1u << 4,
+    MS_EV_NODE_CONDITION       = 1u << 5,
+    MS_EV_NODE_UNSCHEDULABLE   = 1u << 6,   /* spec.unschedulable changed */
+    MS_EV_NODE_OTHER           = 1u << 7,   /* e.g. images */
+    MS_EV_ASSIGNED_POD_ADD     = 1u << 8,
+    MS_EV_ASSIGNED_POD_UPDATE  = 1u << 9,
+    MS_EV_ASSIGNED_POD_DELETE  = 1u << 10,  /* also: a pod turned terminal */
+    MS_EV_UNSCHEDULED_POD_UPDATE = 1u << 11, /* the pending pod itself changed */
+    MS_EV_NAMESPACE            = 1u << 12,
+    MS_EV_POLICY_RELOAD        = 1u << 13,  /* a policy was replaced */
+    MS_EV_FORGET               = 1u << 14,  /* an assumed pod was forgotten */
+    MS_EV_ALL                  = 0xffffffffu,
+};
+
+const char *ms_event_name(ms_event_mask single_event);
+
+#endif

@@ -1,0 +1,77 @@
+/* One profile's plugins, instantiated, and the runners for each extension
+ * point, with upstream's semantics (stop at the first non-success in
+ * PreFilter/Filter/Reserve/PreBind; Skip bookkeeping; weights). */
+#ifndef MOONSCHED_FRAMEWORK_H
+#define MOONSCHED_FRAMEWORK_H
+
+#include <stdint.h>
+
+#include "moonsched/config.h"
+#include "moonsched/error.h"
+#include "moonsched/plugin.h"
+#include "moonsched/status.h"
+
+typedef struct ms_framework_plugin {
+    const ms_plugin_ops *ops;
+    void *self;
+    int32_t weight;
+    uint32_t points;               /* enabled extension points (bits) */
+} ms_framework_plugin;
+
+struct ms_framework {
+    char scheduler_name[128];
+    uint32_t nplugins;
+    ms_framework_plugin plugins[MS_MAX_PLUGINS];
+    uint8_t order[MS_EP_COUNT][MS_MAX_PLUGINS];   /* plugin indexes per point */
+    uint8_t norder[MS_EP_COUNT];
+    int32_t percentage_of_nodes_to_score;         /* resolved for this profile */
+    const ms_handle *h;
+};
+
+ms_rc ms_framework_init(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
+                        const ms_handle *h, ms_error *err);
+void ms_framework_destroy(ms_framework *fw);
+
+/* Allocates the per-plugin state slots and clears skip bits. */
+void ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
+
+/* PreFilter: on rejection `st` carries the plugin and reason. */
+ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st);
+/* All Filter plugins on one node; stops at the first failure. */
+ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                ms_status *st);
+/* Filter with nominated pods taken into account (upstream's two-pass
+ * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
+ * nominated to the node, the pod must fit with them added and without. */
+ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                               const ms_node_info *ni, ms_status *st);
+ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
+                                     const ms_status *statuses, ms_str *nominated,
+                                     ms_status *st);
+ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
+                                   ms_node_info *const *nodes, uint32_t n, ms_status *st);
+/* Fills totals[n] with the weighted sum over Score plugins. When
+ * per_plugin is non-NULL it receives the weighted score of each score plugin
+ * (row-major: per_plugin[k * n + i] for the k-th score plugin). */
+ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
+                               uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st);
+ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st);
+void ms_framework_run_unreserve(const ms_framework *fw, ms_cycle *c, ms_str node);
+ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                double *timeout, ms_status *st);
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                                  ms_status *st);
+ms_code ms_framework_run_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                              ms_status *st);
+void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_str node);
+
+/* QueueSort of this profile. */
+bool ms_framework_less(void *fw, const ms_queued_pod *a, const ms_queued_pod *b);
+bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason);
+/* Events that could help a pod rejected by the plugins in `plugins` (bits). */
+ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins);
+/* Number of Score plugins and the name of the k-th (for reports). */
+uint32_t ms_framework_nscore(const ms_framework *fw);
+const char *ms_framework_score_name(const ms_framework *fw, uint32_t k);
+
+#endif

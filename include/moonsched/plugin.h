@@ -1,0 +1,100 @@
+/* The scheduling-framework plugin interface. A plugin implements the
+ * extension points it needs; NULL entries are skipped. Filter is per node
+ * (C plugins are cheap per node); Score and NormalizeScore take the whole
+ * feasible list so that a plugin loops over nodes itself (one call per pod). */
+#ifndef MOONSCHED_PLUGIN_H
+#define MOONSCHED_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/arena.h"
+#include "moonsched/error.h"
+#include "moonsched/events.h"
+#include "moonsched/intern.h"
+#include "moonsched/nodeinfo.h"
+#include "moonsched/pod.h"
+#include "moonsched/queue.h"
+#include "moonsched/resources.h"
+#include "moonsched/snapshot.h"
+#include "moonsched/status.h"
+
+typedef struct cJSON cJSON;
+typedef struct ms_framework ms_framework;
+
+#define MS_MAX_NODE_SCORE 100
+#define MS_MIN_NODE_SCORE 0
+
+/* What a plugin may use beyond its arguments. Lives as long as the framework. */
+typedef struct ms_handle {
+    ms_interner *in;
+    const ms_resource_names *rn;
+    ms_queue *queue;               /* nominator; NULL in unit tests */
+    ms_str wildcard_ip;            /* interned "0.0.0.0" */
+    /* Sends a bind without blocking (DefaultBinder's Bind); the outcome comes
+     * back through ms_scheduler_bind_done. */
+    ms_rc (*bind)(void *bind_ctx, const ms_pod *pod, ms_str node);
+    void *bind_ctx;
+} ms_handle;
+
+/* One pod's scheduling cycle. */
+typedef struct ms_cycle {
+    ms_pod *pod;
+    ms_queued_pod *qp;
+    const ms_snapshot *snap;
+    ms_arena *arena;               /* reset at the start of each cycle */
+    void **state;                  /* per plugin index: the plugin's CycleState slot */
+    uint32_t current;              /* index of the plugin being called: a plugin
+                                    * keeps its cycle data in state[current] */
+    uint64_t skip_filter;          /* plugin bits that returned Skip in PreFilter */
+    uint64_t skip_score;           /* plugin bits that returned Skip in PreScore */
+    const ms_handle *h;
+    uint64_t cycle;                /* scheduling cycle number */
+} ms_cycle;
+
+typedef struct ms_plugin_ops {
+    const char *name;              /* upstream's plugin name */
+    ms_event_mask events;          /* cluster events that may help a pod it rejected */
+
+    /* args: the plugin's pluginConfig args object, or NULL. */
+    ms_rc (*create)(const cJSON *args, const ms_handle *h, void **self, ms_error *err);
+    void (*destroy)(void *self);
+
+    bool (*pre_enqueue)(void *self, const ms_pod *pod, const char **reason);
+    bool (*less)(void *self, const ms_queued_pod *a, const ms_queued_pod *b);
+
+    ms_code (*pre_filter)(void *self, ms_cycle *c, ms_status *st);
+    ms_code (*filter)(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st);
+    /* statuses: one per node of the snapshot (index = snapshot order), as
+     * left by Filter. On success *nominated is the node to nominate. */
+    ms_code (*post_filter)(void *self, ms_cycle *c, const ms_status *statuses,
+                           ms_str *nominated, ms_status *st);
+
+    ms_code (*pre_score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
+                         ms_status *st);
+    ms_code (*score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
+                     int64_t *scores, ms_status *st);
+    ms_code (*normalize_score)(void *self, ms_cycle *c, int64_t *scores, uint32_t n,
+                               ms_status *st);
+
+    ms_code (*reserve)(void *self, ms_cycle *c, ms_str node, ms_status *st);
+    void (*unreserve)(void *self, ms_cycle *c, ms_str node);
+    /* MS_WAIT with *timeout seconds parks the pod until allowed or timed out. */
+    ms_code (*permit)(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st);
+
+    ms_code (*pre_bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);
+    /* MS_SKIP: not this plugin's pod; MS_SUCCESS: bind sent (the result
+     * arrives through ms_scheduler_bind_done). */
+    ms_code (*bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);
+    void (*post_bind)(void *self, const ms_pod *pod, ms_str node);
+} ms_plugin_ops;
+
+/* Built-in plugins, looked up by upstream name. NULL when unknown. */
+const ms_plugin_ops *ms_plugin_lookup(const char *name);
+/* Iteration over all built-ins. */
+const ms_plugin_ops *ms_plugin_at(uint32_t i);
+
+/* Shared helpers for NormalizeScore, as upstream's helper.DefaultNormalizeScore. */
+void ms_default_normalize_score(int64_t max_priority, bool reverse, int64_t *scores, uint32_t n);
+
+#endif

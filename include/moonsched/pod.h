@@ -1,0 +1,172 @@
+/* A decoded Pod: immutable once built, reference counted so that the queue,
+ * the cache and a snapshot can share it across threads. Every field lives in
+ * the pod's own arena. */
+#ifndef MOONSCHED_POD_H
+#define MOONSCHED_POD_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/arena.h"
+#include "moonsched/intern.h"
+#include "moonsched/labels.h"
+#include "moonsched/meta.h"
+#include "moonsched/resources.h"
+#include "moonsched/selector.h"
+
+typedef enum ms_taint_effect {
+    MS_EFFECT_NONE = 0,            /* toleration with empty effect: all effects */
+    MS_EFFECT_NO_SCHEDULE,
+    MS_EFFECT_PREFER_NO_SCHEDULE,
+    MS_EFFECT_NO_EXECUTE,
+} ms_taint_effect;
+
+typedef enum ms_toleration_op {
+    MS_TOL_EQUAL = 0,              /* default when operator is empty */
+    MS_TOL_EXISTS,
+} ms_toleration_op;
+
+typedef struct ms_toleration {
+    ms_str key;                    /* MS_STR_NONE: empty key (with Exists: tolerates everything) */
+    ms_str value;
+    uint8_t op;                    /* ms_toleration_op */
+    uint8_t effect;                /* ms_taint_effect */
+    bool has_seconds;
+    int64_t toleration_seconds;
+} ms_toleration;
+
+typedef enum ms_protocol { MS_PROTO_TCP = 0, MS_PROTO_UDP, MS_PROTO_SCTP } ms_protocol;
+
+typedef struct ms_host_port {
+    ms_str host_ip;                /* MS_STR_NONE or "0.0.0.0": all addresses */
+    int32_t port;                  /* hostPort, > 0 */
+    uint8_t protocol;              /* ms_protocol */
+} ms_host_port;
+
+typedef struct ms_preferred_term {
+    int32_t weight;
+    ms_node_selector_term term;
+} ms_preferred_term;
+
+typedef struct ms_pod_affinity_term {
+    ms_label_selector selector;    /* labelSelector (nil: matches nothing) */
+    uint32_t nnamespaces;
+    ms_str *namespaces;            /* empty and no namespaceSelector: the pod's own namespace */
+    bool has_namespace_selector;
+    ms_label_selector namespace_selector;   /* {} = all namespaces */
+    ms_str topology_key;
+    uint32_t nmatch_label_keys;
+    ms_str *match_label_keys;
+    uint32_t nmismatch_label_keys;
+    ms_str *mismatch_label_keys;
+} ms_pod_affinity_term;
+
+typedef struct ms_weighted_pod_affinity_term {
+    int32_t weight;
+    ms_pod_affinity_term term;
+} ms_weighted_pod_affinity_term;
+
+typedef struct ms_pod_affinity {
+    uint32_t nrequired;
+    ms_pod_affinity_term *required;
+    uint32_t npreferred;
+    ms_weighted_pod_affinity_term *preferred;
+} ms_pod_affinity;
+
+typedef enum ms_when_unsatisfiable { MS_DO_NOT_SCHEDULE = 0, MS_SCHEDULE_ANYWAY } ms_when_unsatisfiable;
+typedef enum ms_inclusion_policy { MS_POLICY_UNSET = 0, MS_POLICY_HONOR, MS_POLICY_IGNORE } ms_inclusion_policy;
+
+typedef struct ms_topology_spread {
+    int32_t max_skew;
+    ms_str topology_key;
+    uint8_t when_unsatisfiable;    /* ms_when_unsatisfiable */
+    ms_label_selector selector;
+    int32_t min_domains;           /* 0 when unset (means 1) */
+    uint8_t node_affinity_policy;  /* ms_inclusion_policy; unset = Honor */
+    uint8_t node_taints_policy;    /* ms_inclusion_policy; unset = Ignore */
+    uint32_t nmatch_label_keys;
+    ms_str *match_label_keys;
+} ms_topology_spread;
+
+typedef enum ms_pod_phase {
+    MS_PHASE_PENDING = 0, MS_PHASE_RUNNING, MS_PHASE_SUCCEEDED, MS_PHASE_FAILED, MS_PHASE_UNKNOWN
+} ms_pod_phase;
+
+typedef enum ms_qos { MS_QOS_BEST_EFFORT = 0, MS_QOS_BURSTABLE, MS_QOS_GUARANTEED } ms_qos;
+
+typedef enum ms_preemption_policy {
+    MS_PREEMPT_LOWER_PRIORITY = 0, MS_PREEMPT_NEVER
+} ms_preemption_policy;
+
+typedef struct ms_pod {
+    _Atomic int32_t refs;
+    ms_arena arena;
+    ms_object_meta meta;
+
+    /* spec */
+    ms_str node_name;              /* MS_STR_NONE when not bound */
+    ms_str scheduler_name;         /* "default-scheduler" when absent */
+    int32_t priority;              /* 0 when absent */
+    bool has_priority;
+    uint8_t preemption_policy;     /* ms_preemption_policy */
+    ms_labels node_selector;
+
+    bool has_node_affinity_required;
+    ms_node_selector node_affinity_required;
+    uint32_t nnode_affinity_preferred;
+    ms_preferred_term *node_affinity_preferred;
+    ms_pod_affinity pod_affinity;
+    ms_pod_affinity pod_anti_affinity;
+
+    uint32_t ntolerations;
+    ms_toleration *tolerations;
+    uint32_t ntopology_spread;
+    ms_topology_spread *topology_spread;
+    uint32_t nhost_ports;
+    ms_host_port *host_ports;      /* containers' ports with hostPort > 0 (and init containers') */
+    uint32_t nimages;
+    ms_str *images;                /* container images, normalized as upstream (":latest" added when no tag/digest) */
+
+    /* upstream's computePodResourceRequest: max(sum(containers), each init
+     * container) + overhead; pod count is not included here. */
+    ms_resources requests;
+    ms_resources limits;
+    /* The same, with upstream's non-zero defaults (100m CPU, 200Mi) applied
+     * per container that requests nothing; used by scoring. */
+    int64_t non_zero_cpu;
+    int64_t non_zero_mem;
+    uint8_t qos;                   /* ms_qos */
+
+    /* status */
+    uint8_t phase;                 /* ms_pod_phase */
+    ms_str nominated_node_name;
+    bool scheduled_condition_false;   /* PodScheduled=False already reported */
+    double start_time;             /* status.startTime, unix seconds; 0 when absent */
+} ms_pod;
+
+/* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0. */
+static inline ms_pod *ms_pod_ref(ms_pod *p) {
+    atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+    return p;
+}
+void ms_pod_unref(ms_pod *p);
+
+/* A copy of p with spec.nodeName set (what the cache keeps for an assumed
+ * pod). The copy shares nothing mutable with p. */
+ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name);
+
+/* "namespace/name" into buf. */
+int ms_pod_key(const ms_pod *p, const ms_interner *in, char *buf, size_t n);
+
+/* Terminal pods (Succeeded/Failed) hold no resources. */
+static inline bool ms_pod_is_terminal(const ms_pod *p) {
+    return p->phase == MS_PHASE_SUCCEEDED || p->phase == MS_PHASE_FAILED;
+}
+
+static inline bool ms_pod_has_affinity(const ms_pod *p) {
+    return p->pod_affinity.nrequired || p->pod_affinity.npreferred ||
+           p->pod_anti_affinity.nrequired || p->pod_anti_affinity.npreferred;
+}
+
+#endif

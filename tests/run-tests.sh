@@ -1,0 +1,59 @@
+#!/bin/sh
+# Runs every suite and ends with one line "N passed, N failed".
+# Unit tests (cmocka, TAP output) in a normal and an ASan+UBSan build, the
+# command-line suites (tests/cli/test_*.sh, TAP output), and each fuzz target
+# for a bounded time (FUZZ_SECONDS, default 10).
+set -u
+B=${B:-build}
+pass=0
+fail=0
+failed_names=""
+
+count_tap() {   # name, file with TAP output, exit code
+    p=$(grep -c '^ok ' "$2" || true)
+    f=$(grep -c '^not ok ' "$2" || true)
+    if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1   # crashed or exited non-zero without a failing assertion
+        echo "not ok - $1 exited with $3" >>"$2"
+    fi
+    pass=$((pass + p)); fail=$((fail + f))
+    if [ "$f" -ne 0 ]; then
+        failed_names="$failed_names $1"
+        grep -v '^ok ' "$2" | head -n 40
+    fi
+    printf '%-40s %4d passed, %d failed\n' "$1" "$p" "$f"
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for t in "$B"/tests/test_* "$B"/tests-asan/test_*; do
+    [ -x "$t" ] || continue
+    CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "$t" >"$out" 2>&1
+    count_tap "$(basename "$(dirname "$t")")/$(basename "$t")" "$out" $?
+done
+
+for t in tests/cli/test_*.sh; do
+    [ -f "$t" ] || continue
+    B="$B" sh "$t" >"$out" 2>&1
+    count_tap "cli/$(basename "$t" .sh)" "$out" $?
+done
+
+for f in "$B"/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f")
+    corpus=tests/fuzz/corpus/${name#fuzz_}
+    work=$(mktemp -d)
+    [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null
+    if "$f" -max_total_time="${FUZZ_SECONDS:-10}" -rss_limit_mb=2048 "$work" >"$out" 2>&1; then
+        echo "ok - $name" >"$out.tap"; rc=0
+    else
+        tail -n 30 "$out"; echo "not ok - $name" >"$out.tap"; rc=1
+    fi
+    count_tap "fuzz/$name" "$out.tap" $rc
+    rm -rf "$work" "$out.tap"
+done
+
+[ -n "$failed_names" ] && echo "failing:$failed_names"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
