@@ -54,6 +54,8 @@ static inline ms_node *ms_node_ref(ms_node *n) {
     atomic_fetch_add_explicit(&n->refs, 1, memory_order_relaxed);
     return n;
 }
+/* The struct is heap-allocated with refs == 1; fields live in its arena. */
+ms_node *ms_node_alloc(void);
 void ms_node_unref(ms_node *n);
 
 #endif

@@ -102,6 +102,9 @@ typedef enum ms_preemption_policy {
 typedef struct ms_pod {
     _Atomic int32_t refs;
     ms_arena arena;
+    /* Set on copies made by ms_pod_with_node: the referenced pod whose arena
+     * holds every pointer field (they are immutable, so sharing is safe). */
+    struct ms_pod *base;
     ms_object_meta meta;
 
     /* spec */
@@ -145,7 +148,10 @@ typedef struct ms_pod {
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
 } ms_pod;
 
-/* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0. */
+/* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.
+ * The struct itself is heap-allocated (ms_pod_alloc); its fields live in
+ * its arena. */
+ms_pod *ms_pod_alloc(void);
 static inline ms_pod *ms_pod_ref(ms_pod *p) {
     atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
     return p;

@@ -1,0 +1,39 @@
+#include "moonsched/pod.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ms_pod *ms_pod_alloc(void) {
+    ms_pod *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    atomic_init(&p->refs, 1);
+    ms_arena_init(&p->arena, 2048);
+    return p;
+}
+
+void ms_pod_unref(ms_pod *p) {
+    if (!p) return;
+    if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
+    if (p->base) ms_pod_unref(p->base);
+    ms_arena_free(&p->arena);
+    free(p);
+}
+
+ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name) {
+    ms_pod *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, p, sizeof *c);
+    atomic_init(&c->refs, 1);
+    ms_arena_init(&c->arena, 64);
+    /* Always point at the pod that owns the memory, never at another copy,
+     * so chains of copies stay one level deep. */
+    ms_pod *owner = p->base ? p->base : (ms_pod *)p;
+    c->base = ms_pod_ref(owner);
+    c->node_name = node_name;
+    return c;
+}
+
+int ms_pod_key(const ms_pod *p, const ms_interner *in, char *buf, size_t n) {
+    return snprintf(buf, n, "%s/%s", ms_str_get(in, p->meta.namespace_), ms_str_get(in, p->meta.name));
+}
