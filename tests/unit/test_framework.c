@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "moonsched/framework.h"
+#include "moonsched/queue.h"
 
 /* Fake plugins: each instance's behaviour lives in `fakes[i]`, every call is
  * appended to `calls`, and a call made with c->current != the plugin's
@@ -153,6 +154,18 @@ static const ms_plugin_ops ops_filter_only = {
     .name = "FilterOnly", .create = create_filter_only, .filter = fk_filter,
 };
 
+/* Filter that logs how many pods the NodeInfo holds and rejects the node
+ * when there are more than fakes[FA].scores[0]. */
+static ms_code count_pods_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    (void)self;
+    (void)c;
+    size_t n = strlen(calls);
+    snprintf(calls + n, sizeof calls - n, "%snpods=%u", n ? " " : "", ni->npods);
+    if (ni->npods > fakes[FA].scores[0]) return ms_status_set(st, MS_UNSCHEDULABLE, "too many pods");
+    return MS_SUCCESS;
+}
+static const ms_plugin_ops ops_count_pods = {.name = "CountPods", .filter = count_pods_filter};
+
 static ms_rc create_failing(const cJSON *args, const ms_handle *h, void **self, ms_error *err) {
     (void)args;
     (void)h;
@@ -162,7 +175,7 @@ static ms_rc create_failing(const cJSON *args, const ms_handle *h, void **self, 
 static const ms_plugin_ops ops_failing = {.name = "Failing", .create = create_failing, .filter = fk_filter};
 
 static const ms_plugin_ops *const out_of_tree[] = {
-    &ops_FA, &ops_FB, &ops_FC, &ops_FNORM, &ops_filter_only, &ops_failing,
+    &ops_FA, &ops_FB, &ops_FC, &ops_FNORM, &ops_filter_only, &ops_failing, &ops_count_pods,
 };
 #define NOOT (sizeof out_of_tree / sizeof out_of_tree[0])
 
@@ -218,6 +231,7 @@ static int setup(void **state) {
     fixture *fx = calloc(1, sizeof *fx);
     fx->in = ms_interner_new();
     fx->h.in = fx->in;
+    fx->h.scratch = ms_node_info_new(MS_STR_NONE);
     ms_arena_init(&fx->arena, 4096);
     fx->pod = ms_pod_alloc();
     base_profile(&fx->pc);
@@ -229,6 +243,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fixture *fx = *state;
     ms_pod_unref(fx->pod);
+    ms_node_info_free(fx->h.scratch);
     ms_arena_free(&fx->arena);
     ms_interner_free(fx->in);
     free(fx);
@@ -735,6 +750,75 @@ static void test_filter_with_nominated_without_queue(void **state) {
     ms_framework_destroy(&fx->fw);
 }
 
+static ms_pod *pod_prio(uint64_t uid, int32_t priority) {
+    ms_pod *p = ms_pod_alloc();
+    p->meta.uid_hash = uid;
+    p->priority = priority;
+    return p;
+}
+
+/* Upstream's two passes: with the nominated pods of at least the pod's
+ * priority added (never the pod itself), then without them. */
+static void test_filter_with_nominated_pods(void **state) {
+    fixture *fx = *state;
+    add_plugin(&fx->pc, "CountPods", BIT(MS_EP_FILTER), 0);
+    ms_queue_config qc;
+    ms_queue_config_default(&qc);
+    fx->h.queue = ms_queue_new(&qc);
+    start(fx);
+    ms_str n1 = ms_intern_cstr(fx->in, "n1"), n2 = ms_intern_cstr(fx->in, "n2");
+    ms_node *node = ms_node_alloc();
+    node->meta.name = n1;
+    ms_node_info *ni = ms_node_info_new(n1);
+    ms_node_info_set_node(ni, node);
+    fx->pod->meta.uid_hash = 1;
+    fx->pod->priority = 5;
+    fakes[FA].scores[0] = 10;
+    ms_status st;
+
+    /* Nothing nominated: one pass. */
+    assert_int_equal(ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st), MS_SUCCESS);
+    assert_string_equal(calls, "npods=0");
+
+    /* Only lower priority pods and the pod itself: still one pass. */
+    ms_pod *lo = pod_prio(3, 4), *hi = pod_prio(2, 5), *other = pod_prio(4, 100);
+    ms_queue_add_nominated(fx->h.queue, lo, n1);
+    ms_queue_add_nominated(fx->h.queue, fx->pod, n1);
+    ms_queue_add_nominated(fx->h.queue, other, n2);
+    calls[0] = '\0';
+    assert_int_equal(ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st), MS_SUCCESS);
+    assert_string_equal(calls, "npods=0");
+
+    /* An equal priority pod: it is added for the first pass only. */
+    ms_queue_add_nominated(fx->h.queue, hi, n1);
+    calls[0] = '\0';
+    assert_int_equal(ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st), MS_SUCCESS);
+    assert_string_equal(calls, "npods=1 npods=0");
+    assert_int_equal(ni->npods, 0);
+
+    /* Failing with them added is final. */
+    fakes[FA].scores[0] = 0;
+    calls[0] = '\0';
+    assert_int_equal(ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st), MS_UNSCHEDULABLE);
+    assert_string_equal(calls, "npods=1");
+    assert_string_equal(st.reasons[0], "too many pods");
+
+    /* The scratch NodeInfo is required once a pass with pods is needed. */
+    ms_node_info *scratch = fx->h.scratch;
+    fx->h.scratch = NULL;
+    assert_int_equal(ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st), MS_ERROR);
+    fx->h.scratch = scratch;
+
+    ms_pod_unref(lo);
+    ms_pod_unref(hi);
+    ms_pod_unref(other);
+    ms_node_unref(node);
+    ms_node_info_free(ni);
+    ms_queue_free(fx->h.queue);
+    fx->h.queue = NULL;
+    ms_framework_destroy(&fx->fw);
+}
+
 static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
@@ -791,6 +875,7 @@ int main(void) {
         T(test_queue_sort_pre_enqueue_and_interest),
         T(test_priority_sort_through_the_framework),
         T(test_filter_with_nominated_without_queue),
+        T(test_filter_with_nominated_pods),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_default_normalize_score),
     };
