@@ -229,7 +229,7 @@ static fit_state *state_of(ms_cycle *c) {
 static bool is_extended_resource(const char *name) {
     if (!strchr(name, '/') || strstr(name, "kubernetes.io/") || strncmp(name, "requests.", 9) == 0)
         return false;
-    char quota[320];
+    char quota[400];
     int n = snprintf(quota, sizeof quota, "requests.%s", name);
     return n > 0 && (size_t)n < sizeof quota && ms_args_is_qualified_name(quota);
 }
@@ -262,7 +262,7 @@ static ms_code fit_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     for (uint32_t i = 0; i < r->nscalar; i++) {
         ms_str name = r->scalar[i].name;
         if (r->scalar[i].value == 0 || ignored(f, name)) continue;
-        char reason[320];
+        char reason[400];
         snprintf(reason, sizeof reason, "Insufficient %s", ms_str_get(f->in, name));
         ms_str id = ms_intern_cstr(f->in, reason);
         if (id == MS_STR_NONE) return ms_status_set(st, MS_ERROR, "out of memory");

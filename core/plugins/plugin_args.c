@@ -6,6 +6,7 @@
 #include <string.h>
 
 static const char *json_kind(const cJSON *j) {
+    if (!j) return "nothing";
     if (cJSON_IsNull(j)) return "null";
     if (cJSON_IsBool(j)) return "boolean";
     if (cJSON_IsNumber(j)) return "number";
@@ -33,7 +34,7 @@ ms_rc ms_args_int(const cJSON *j, const char *plugin, const char *path, int64_t 
                   ms_error *err) {
     if (!cJSON_IsNumber(j))
         return ms_error_set(err, MS_EINVAL, "%s args: %s: expected an integer, got %s", plugin,
-                            path, j ? json_kind(j) : "nothing");
+                            path, json_kind(j));
     double d = j->valuedouble;
     if (d != floor(d) || d < -4.6e18 || d > 4.6e18)
         return ms_error_set(err, MS_EINVAL, "%s args: %s: Invalid value: %g: not an integer",
@@ -56,7 +57,7 @@ ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const
                      ms_error *err) {
     if (!cJSON_IsString(j))
         return ms_error_set(err, MS_EINVAL, "%s args: %s: expected a string, got %s", plugin,
-                            path, j ? json_kind(j) : "nothing");
+                            path, json_kind(j));
     *out = j->valuestring;
     return MS_OK;
 }
