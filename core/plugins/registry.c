@@ -8,6 +8,9 @@ static const ms_plugin_ops *const builtins[] = {
     &ms_plugin_node_unschedulable,
     &ms_plugin_node_ports,
     &ms_plugin_taint_toleration,
+    &ms_plugin_node_affinity,
+    &ms_plugin_node_resources_fit,
+    &ms_plugin_node_resources_balanced_allocation,
     &ms_plugin_default_binder,
 };
 
