@@ -197,48 +197,51 @@ static bool known_here(parser *ps, const field *fields, const char *name) {
     return false;
 }
 
-/* The text of a number: YAML keeps the text it read, JSON has the double. */
-static bool number_text(const cJSON *j, char *buf, size_t len) {
-    if (cJSON_IsRaw(j) || (cJSON_IsNumber(j) && j->valuestring)) {
+/* A number's text for messages: YAML keeps the text it read in valuestring. */
+static void number_text(const cJSON *j, char *buf, size_t len) {
+    if (j->valuestring)
         snprintf(buf, len, "%s", j->valuestring);
-        return true;
-    }
-    if (cJSON_IsNumber(j)) {
+    else
         snprintf(buf, len, "%.17g", j->valuedouble);
-        return true;
-    }
-    return false;
 }
 
-/* An integer field in [min, max]. The path is the field's. */
+/* A number; cJSON_Raw items (numbers passed through as text) are parsed. */
+static ms_rc as_number(parser *ps, const cJSON *j, double *out, char *text, size_t len,
+                       const char *what) {
+    if (cJSON_IsNumber(j)) {
+        number_text(j, text, len);
+        *out = j->valuedouble;
+    } else if (cJSON_IsRaw(j) && j->valuestring) {
+        snprintf(text, len, "%s", j->valuestring);
+        char *end = NULL;
+        *out = strtod(text, &end);
+        if (end == text || *end) return fail(ps, "Invalid value: %s: must be %s", text, what);
+    } else {
+        return fail(ps, "must be %s", what);
+    }
+    if (!isfinite(*out)) return fail(ps, "Invalid value: %s: must be %s", text, what);
+    return MS_OK;
+}
+
+/* An integer field in [min, max]. 3.0 and 1e3 are integers, as in Go's
+ * decoder; 1.5 is not. */
 static ms_rc as_int(parser *ps, const cJSON *j, int64_t min, int64_t max, int64_t *out) {
     char text[64];
-    if (!number_text(j, text, sizeof text)) return fail(ps, "must be an integer");
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end) {
-        /* 1e3 or 3.0 are integers written as floats: JSON allows them */
-        double d = strtod(text, &end);
-        if (end == text || *end || !isfinite(d) || d != floor(d) || fabs(d) > 9.0e18)
-            return fail(ps, "Invalid value: %s: must be an integer", text);
-        v = (long long)d;
-    }
-    if (v < min || v > max)
+    double d;
+    ms_rc rc = as_number(ps, j, &d, text, sizeof text, "an integer");
+    if (rc != MS_OK) return rc;
+    if (d != floor(d)) return fail(ps, "Invalid value: %s: must be an integer", text);
+    /* 2^63 itself compares equal to (double)INT64_MAX */
+    if (d < (double)min || d > (double)max || d >= 9223372036854775808.0)
         return fail(ps, "Invalid value: %s: must be between %lld and %lld", text, (long long)min,
                     (long long)max);
-    *out = v;
+    *out = (int64_t)d;
     return MS_OK;
 }
 
 static ms_rc as_double(parser *ps, const cJSON *j, double *out) {
     char text[64];
-    if (!number_text(j, text, sizeof text)) return fail(ps, "must be a number");
-    char *end = NULL;
-    double d = strtod(text, &end);
-    if (end == text || *end || !isfinite(d)) return fail(ps, "Invalid value: %s: must be a number", text);
-    *out = d;
-    return MS_OK;
+    return as_number(ps, j, out, text, sizeof text, "a number");
 }
 
 static ms_rc as_string(parser *ps, const cJSON *j, const char **out) {

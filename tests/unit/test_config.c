@@ -356,6 +356,40 @@ static void test_multi_point_then_specific_point(void **state) {
     ms_config_free(&c);
 }
 
+/* The precedence example of the Kubernetes documentation's "Scheduler
+ * Configuration" page, with its made-up default plugins mapped onto real
+ * ones: DefaultQueueSort = PrioritySort, DefaultPlugin1 = NodeAffinity
+ * (filter and score), DefaultPlugin2 = NodeResourcesBalancedAllocation. */
+static void test_docs_multi_point_precedence(void **state) {
+    (void)state;
+    ms_config c = load_plugins(
+        "{\"multiPoint\": {\"enabled\": [{\"name\": \"CustomQueueSort\"},"
+        "                                {\"name\": \"CustomPlugin1\", \"weight\": 3},"
+        "                                {\"name\": \"CustomPlugin2\"}],"
+        "                  \"disabled\": [{\"name\": \"PrioritySort\"}]},"
+        " \"filter\": {\"disabled\": [{\"name\": \"NodeAffinity\"}]},"
+        " \"score\": {\"enabled\": [{\"name\": \"NodeResourcesBalancedAllocation\"}]}}");
+    const ms_profile_config *p = &c.profiles[0];
+    assert_null(plugin(p, "PrioritySort"));
+    assert_string_equal(order(p, MS_EP_QUEUE_SORT),
+                        "NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,"
+                        "NodeResourcesBalancedAllocation,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+    /* DefaultPlugin1 disabled for filter only */
+    assert_string_equal(order(p, MS_EP_FILTER),
+                        "NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,"
+                        "NodeResourcesBalancedAllocation,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+    /* DefaultPlugin2 reordered to run first in score */
+    assert_string_equal(order(p, MS_EP_SCORE),
+                        "NodeResourcesBalancedAllocation,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodePorts,NodeResourcesFit,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+    assert_int_equal(weight(p, "CustomPlugin1"), 3);
+    assert_int_equal(weight(p, "CustomPlugin2"), 1);
+    assert_int_equal(weight(p, "NodeResourcesBalancedAllocation"), 1);
+    assert_int_equal(weight(p, "TaintToleration"), 3);
+    assert_int_equal(plugin(p, "NodeAffinity")->points, ALL_POINTS & ~(1u << MS_EP_FILTER));
+    ms_config_free(&c);
+}
+
 static void test_disabling_unimplemented_defaults_is_accepted(void **state) {
     (void)state;
     ms_config c = load_plugins(
@@ -478,6 +512,45 @@ static void test_global_settings(void **state) {
     assert_true(c.leader_election.lease_duration == 15);
     assert_string_equal(c.leader_election.resource_lock, "leases");
     ms_config_free(&c);
+}
+
+static void test_number_forms(void **state) {
+    (void)state;
+    /* YAML numbers carry their source text; raw items are numbers as text */
+    cJSON *root = cJSON_Parse("{" V1 ", \"podMaxBackoffSeconds\": 3e1}");
+    cJSON *par = cJSON_CreateNumber(16);
+    par->valuestring = strdup("0x10");
+    cJSON_AddItemToObject(root, "parallelism", par);
+    cJSON_AddItemToObject(root, "percentageOfNodesToScore", cJSON_CreateRaw("25"));
+    cJSON *burst = cJSON_CreateNumber(-2);
+    burst->valuestring = strdup("-0o2");
+    cJSON *cc = cJSON_AddObjectToObject(root, "clientConnection");
+    cJSON_AddItemToObject(cc, "burst", burst);
+    ms_config c;
+    ms_error err;
+    assert_int_equal(ms_config_load_json(&c, root, "y.yaml", NULL, NULL, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "y.yaml: clientConnection.burst: Invalid value: -2: must be non-negative");
+    cJSON_DeleteItemFromObject(root, "clientConnection");
+    assert_int_equal(ms_config_load_json(&c, root, "y.yaml", NULL, NULL, &err), MS_OK);
+    assert_int_equal(c.parallelism, 16);
+    assert_int_equal(c.percentage_of_nodes_to_score, 25);
+    assert_true(c.pod_max_backoff == 30);
+    ms_config_free(&c);
+    cJSON_ReplaceItemInObject(root, "parallelism", cJSON_CreateRaw("1.5"));
+    assert_int_equal(ms_config_load_json(&c, root, "y.yaml", NULL, NULL, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "y.yaml: parallelism: Invalid value: 1.5: must be an integer");
+    par = cJSON_CreateNumber(2.5);
+    par->valuestring = strdup("2.50");
+    cJSON_ReplaceItemInObject(root, "parallelism", par);
+    assert_int_equal(ms_config_load_json(&c, root, "y.yaml", NULL, NULL, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "y.yaml: parallelism: Invalid value: 2.50: must be an integer");
+    cJSON_ReplaceItemInObject(root, "parallelism", cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObject(root, "podMaxBackoffSeconds", cJSON_CreateNumber(1e19));
+    assert_int_equal(ms_config_load_json(&c, root, "y.yaml", NULL, NULL, &err), MS_EINVAL);
+    assert_string_equal(err.msg,
+                        "y.yaml: podMaxBackoffSeconds: Invalid value: 1e+19: must be between "
+                        "-9223372036854775808 and 9223372036854775807");
+    cJSON_Delete(root);
 }
 
 static void test_durations(void **state) {
@@ -836,10 +909,12 @@ int main(void) {
         cmocka_unit_test(test_star_with_reorder),
         cmocka_unit_test(test_multi_point_rules),
         cmocka_unit_test(test_multi_point_then_specific_point),
+        cmocka_unit_test(test_docs_multi_point_precedence),
         cmocka_unit_test(test_disabling_unimplemented_defaults_is_accepted),
         cmocka_unit_test(test_plugin_config_args),
         cmocka_unit_test(test_two_profiles),
         cmocka_unit_test(test_global_settings),
+        cmocka_unit_test(test_number_forms),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_validation_errors),
         cmocka_unit_test(test_validate_struct),
