@@ -198,8 +198,14 @@ size_t ms_dec_push(ms_dec *x, const char *key) {
 size_t ms_dec_push_index(ms_dec *x, size_t i) {
     size_t old = x->plen;
     char buf[24];
-    int n = snprintf(buf, sizeof buf, "[%zu]", i);
-    path_append(x, buf, (size_t)n);
+    char *p = buf + sizeof buf;
+    *--p = ']';
+    do {
+        *--p = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    *--p = '[';
+    path_append(x, p, (size_t)(buf + sizeof buf - p));
     return old;
 }
 
@@ -253,8 +259,24 @@ const char *ms_json_type_name(const cJSON *j) {
 
 /* ---- typed access ---- */
 
-static const cJSON *child(const cJSON *parent, const char *key) {
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(parent, key);
+void ms_obj_scan(ms_obj *o, const cJSON *j) {
+    o->j = j;
+    o->rest = NULL;
+    o->n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, j) {
+        if (o->n == MS_OBJ_MAX) {
+            o->rest = c;
+            break;
+        }
+        o->kid[o->n].len = c->string ? strlen(c->string) : SIZE_MAX;
+        o->kid[o->n].v = c;
+        o->n++;
+    }
+}
+
+static const cJSON *child(const ms_obj *parent, const char *key) {
+    const cJSON *c = ms_obj_get(parent, key);
     return c && !cJSON_IsNull(c) ? c : NULL;
 }
 
@@ -262,7 +284,16 @@ static ms_rc type_error(ms_dec *x, const char *key, const cJSON *j, const char *
     return ms_dec_fail(x, key, "expected %s, got %s", want, ms_json_type_name(j));
 }
 
-ms_rc ms_dec_object(ms_dec *x, const cJSON *parent, const char *key, const cJSON **out) {
+ms_rc ms_dec_object(ms_dec *x, const ms_obj *parent, const char *key, ms_obj *out) {
+    const cJSON *c = child(parent, key);
+    ms_obj_scan(out, NULL);
+    if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
+    if (c) ms_obj_scan(out, c);
+    return MS_OK;
+}
+
+/* A map field (labels, resource lists): iterated whole, so not indexed. */
+static ms_rc get_map(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
     const cJSON *c = child(parent, key);
     *out = NULL;
     if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
@@ -270,7 +301,7 @@ ms_rc ms_dec_object(ms_dec *x, const cJSON *parent, const char *key, const cJSON
     return MS_OK;
 }
 
-ms_rc ms_dec_array(ms_dec *x, const cJSON *parent, const char *key, const cJSON **out) {
+ms_rc ms_dec_array(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
     const cJSON *c = child(parent, key);
     *out = NULL;
     if (c && !cJSON_IsArray(c)) return type_error(x, key, c, "array");
@@ -278,7 +309,7 @@ ms_rc ms_dec_array(ms_dec *x, const cJSON *parent, const char *key, const cJSON 
     return MS_OK;
 }
 
-ms_rc ms_dec_string(ms_dec *x, const cJSON *parent, const char *key, const char **out) {
+ms_rc ms_dec_string(ms_dec *x, const ms_obj *parent, const char *key, const char **out) {
     const cJSON *c = child(parent, key);
     *out = NULL;
     if (c && !cJSON_IsString(c)) return type_error(x, key, c, "string");
@@ -286,7 +317,7 @@ ms_rc ms_dec_string(ms_dec *x, const cJSON *parent, const char *key, const char 
     return MS_OK;
 }
 
-ms_rc ms_dec_bool(ms_dec *x, const cJSON *parent, const char *key, bool *out, bool *present) {
+ms_rc ms_dec_bool(ms_dec *x, const ms_obj *parent, const char *key, bool *out, bool *present) {
     const cJSON *c = child(parent, key);
     if (present) *present = c != NULL;
     *out = false;
@@ -296,7 +327,7 @@ ms_rc ms_dec_bool(ms_dec *x, const cJSON *parent, const char *key, bool *out, bo
     return MS_OK;
 }
 
-ms_rc ms_dec_int(ms_dec *x, const cJSON *parent, const char *key, int64_t min, int64_t max,
+ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, int64_t max,
                  int64_t *out, bool *present) {
     const cJSON *c = child(parent, key);
     if (present) *present = c != NULL;
@@ -314,7 +345,7 @@ static ms_rc intern_text(ms_dec *x, const char *s, ms_str *out) {
     return *out == MS_STR_NONE ? ms_dec_nomem(x) : MS_OK;
 }
 
-ms_rc ms_dec_str_id(ms_dec *x, const cJSON *parent, const char *key, bool empty_is_none,
+ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty_is_none,
                     ms_str *out) {
     const char *s;
     ms_rc rc = ms_dec_string(x, parent, key, &s);
@@ -323,7 +354,7 @@ ms_rc ms_dec_str_id(ms_dec *x, const cJSON *parent, const char *key, bool empty_
     return intern_text(x, s, out);
 }
 
-ms_rc ms_dec_str_list(ms_dec *x, const cJSON *parent, const char *key, uint32_t *n, ms_str **out) {
+ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, parent, key, &arr);
     *n = 0;
@@ -352,9 +383,9 @@ ms_rc ms_dec_str_list(ms_dec *x, const cJSON *parent, const char *key, uint32_t 
     return MS_OK;
 }
 
-ms_rc ms_dec_labels(ms_dec *x, const cJSON *parent, const char *key, ms_labels *out) {
+ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out) {
     const cJSON *map;
-    ms_rc rc = ms_dec_object(x, parent, key, &map);
+    ms_rc rc = get_map(x, parent, key, &map);
     out->n = 0;
     out->items = NULL;
     if (rc != MS_OK || !map) return rc;
@@ -383,7 +414,7 @@ ms_rc ms_dec_labels(ms_dec *x, const cJSON *parent, const char *key, ms_labels *
     return MS_OK;
 }
 
-ms_rc ms_dec_time(ms_dec *x, const cJSON *parent, const char *key, double *out) {
+ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out) {
     const char *s;
     ms_rc rc = ms_dec_string(x, parent, key, &s);
     *out = 0;
@@ -395,9 +426,9 @@ ms_rc ms_dec_time(ms_dec *x, const cJSON *parent, const char *key, double *out) 
 
 /* ---- ObjectMeta ---- */
 
-static ms_rc dec_annotations(ms_dec *x, const cJSON *meta, ms_annotations *out) {
+static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out) {
     const cJSON *map;
-    ms_rc rc = ms_dec_object(x, meta, "annotations", &map);
+    ms_rc rc = get_map(x, meta, "annotations", &map);
     out->n = 0;
     out->items = NULL;
     if (rc != MS_OK || !map) return rc;
@@ -435,7 +466,7 @@ static ms_rc dec_annotations(ms_dec *x, const cJSON *meta, ms_annotations *out) 
     return MS_OK;
 }
 
-static ms_rc dec_owners(ms_dec *x, const cJSON *meta, ms_object_meta *m) {
+static ms_rc dec_owners(ms_dec *x, const ms_obj *meta, ms_object_meta *m) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, meta, "ownerReferences", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -451,11 +482,13 @@ static ms_rc dec_owners(ms_dec *x, const cJSON *meta, ms_object_meta *m) {
         ms_owner_ref *o = &m->owners[i];
         const char *uid;
         if (!cJSON_IsObject(c)) return type_error(x, NULL, c, "object");
-        if ((rc = ms_dec_str_id(x, c, "apiVersion", true, &o->api_version)) != MS_OK ||
-            (rc = ms_dec_str_id(x, c, "kind", true, &o->kind)) != MS_OK ||
-            (rc = ms_dec_str_id(x, c, "name", true, &o->name)) != MS_OK ||
-            (rc = ms_dec_string(x, c, "uid", &uid)) != MS_OK ||
-            (rc = ms_dec_bool(x, c, "controller", &o->controller, NULL)) != MS_OK)
+        ms_obj oc;
+        ms_obj_scan(&oc, c);
+        if ((rc = ms_dec_str_id(x, &oc, "apiVersion", true, &o->api_version)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &oc, "kind", true, &o->kind)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &oc, "name", true, &o->name)) != MS_OK ||
+            (rc = ms_dec_string(x, &oc, "uid", &uid)) != MS_OK ||
+            (rc = ms_dec_bool(x, &oc, "controller", &o->controller, NULL)) != MS_OK)
             return rc;
         if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_dec_nomem(x);
         ms_dec_pop(x, s2);
@@ -466,21 +499,17 @@ static ms_rc dec_owners(ms_dec *x, const cJSON *meta, ms_object_meta *m) {
     return MS_OK;
 }
 
-ms_rc ms_dec_meta(ms_dec *x, const cJSON *obj, bool namespaced, ms_object_meta *m) {
-    const cJSON *meta;
+ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta *m) {
+    ms_obj mo;
+    const ms_obj *meta = &mo;
     const char *name = NULL, *ns = NULL, *uid = NULL, *rv = NULL;
     ms_rc rc;
+    if ((rc = ms_dec_object(x, obj, "metadata", &mo)) != MS_OK) return rc;
+    if (!mo.j) return ms_dec_fail(x, "metadata.name", "Required value");
     /* Name the object before anything else can fail. */
-    const cJSON *mj = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    if (cJSON_IsObject(mj)) {
-        const cJSON *nj = cJSON_GetObjectItemCaseSensitive(mj, "name");
-        const cJSON *sj = cJSON_GetObjectItemCaseSensitive(mj, "namespace");
-        if (cJSON_IsString(nj)) x->name = nj->valuestring;
-        if (namespaced)
-            x->ns = cJSON_IsString(sj) && *sj->valuestring ? sj->valuestring : "default";
-    }
-    if ((rc = ms_dec_object(x, obj, "metadata", &meta)) != MS_OK) return rc;
-    if (!meta) return ms_dec_fail(x, "metadata.name", "Required value");
+    const cJSON *nj = ms_obj_get(meta, "name"), *sj = ms_obj_get(meta, "namespace");
+    if (cJSON_IsString(nj)) x->name = nj->valuestring;
+    if (namespaced) x->ns = cJSON_IsString(sj) && *sj->valuestring ? sj->valuestring : "default";
     size_t saved = ms_dec_push(x, "metadata");
     if ((rc = ms_dec_string(x, meta, "name", &name)) != MS_OK ||
         (rc = ms_dec_string(x, meta, "namespace", &ns)) != MS_OK ||
@@ -544,23 +573,16 @@ int ms_rlist_set(ms_rlist *r, ms_arena *scratch, ms_str name, int64_t value) {
     return 0;
 }
 
-/* Quantities saturate instead of overflowing, as ms_quantity does. */
-static int64_t sat_add(int64_t a, int64_t b) {
-    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-    return a + b;
-}
-
 int ms_rlist_add(ms_rlist *dst, ms_arena *scratch, const ms_rlist *src) {
     for (int i = 0; i < MS_RES_NBUILTIN; i++)
         if (ms_rlist_has(src, i)) {
-            dst->v[i] = sat_add(dst->v[i], src->v[i]);
+            dst->v[i] = ms_sat_add(dst->v[i], src->v[i]);
             dst->has |= (uint8_t)(1u << i);
         }
     for (uint32_t i = 0; i < src->n; i++) {
         int j = ms_rlist_find(dst, src->s[i].name);
         int64_t base = j >= 0 ? dst->s[j].value : 0;
-        if (ms_rlist_set(dst, scratch, src->s[i].name, sat_add(base, src->s[i].value)) != 0)
+        if (ms_rlist_set(dst, scratch, src->s[i].name, ms_sat_add(base, src->s[i].value)) != 0)
             return -1;
     }
     return 0;
@@ -588,10 +610,10 @@ static const char *const builtin_names[MS_RES_NBUILTIN] = {
     [MS_RES_PODS] = "pods",
 };
 
-ms_rc ms_dec_resource_list(ms_dec *x, const cJSON *parent, const char *key, ms_arena *scratch,
+ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *scratch,
                            ms_rlist *out) {
     const cJSON *map;
-    ms_rc rc = ms_dec_object(x, parent, key, &map);
+    ms_rc rc = get_map(x, parent, key, &map);
     if (rc != MS_OK || !map) return rc;
     size_t saved = ms_dec_push(x, key);
     const cJSON *c;

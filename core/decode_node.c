@@ -8,7 +8,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/node.h"
 
-static ms_rc dec_taints(ms_dec *x, const cJSON *spec, ms_node *n) {
+static ms_rc dec_taints(ms_dec *x, const ms_obj *spec, ms_node *n) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, spec, "taints", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -22,9 +22,11 @@ static ms_rc dec_taints(ms_dec *x, const cJSON *spec, ms_node *n) {
         ms_taint *o = &n->taints[n->ntaints];
         if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
         const char *key, *value, *effect;
-        if ((rc = ms_dec_string(x, t, "key", &key)) != MS_OK ||
-            (rc = ms_dec_string(x, t, "value", &value)) != MS_OK ||
-            (rc = ms_dec_string(x, t, "effect", &effect)) != MS_OK)
+        ms_obj to;
+        ms_obj_scan(&to, t);
+        if ((rc = ms_dec_string(x, &to, "key", &key)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "value", &value)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "effect", &effect)) != MS_OK)
             return rc;
         if (!key || !*key) return ms_dec_fail(x, "key", "Required value");
         if (!effect || !*effect) return ms_dec_fail(x, "effect", "Required value");
@@ -49,7 +51,7 @@ static ms_rc dec_taints(ms_dec *x, const cJSON *spec, ms_node *n) {
     return MS_OK;
 }
 
-static ms_rc dec_images(ms_dec *x, const cJSON *status, ms_node *n) {
+static ms_rc dec_images(ms_dec *x, const ms_obj *status, ms_node *n) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, status, "images", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -63,8 +65,10 @@ static ms_rc dec_images(ms_dec *x, const cJSON *status, ms_node *n) {
         ms_container_image *o = &n->images[n->nimages];
         if (!cJSON_IsObject(im)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(im));
         const cJSON *names;
-        if ((rc = ms_dec_int(x, im, "sizeBytes", INT64_MIN, INT64_MAX, &o->size_bytes, NULL)) != MS_OK ||
-            (rc = ms_dec_array(x, im, "names", &names)) != MS_OK)
+        ms_obj io;
+        ms_obj_scan(&io, im);
+        if ((rc = ms_dec_int(x, &io, "sizeBytes", INT64_MIN, INT64_MAX, &o->size_bytes, NULL)) != MS_OK ||
+            (rc = ms_dec_array(x, &io, "names", &names)) != MS_OK)
             return rc;
         int nn = names ? cJSON_GetArraySize(names) : 0;
         if (nn) {
@@ -88,7 +92,7 @@ static ms_rc dec_images(ms_dec *x, const cJSON *status, ms_node *n) {
     return MS_OK;
 }
 
-static ms_rc dec_conditions(ms_dec *x, const cJSON *status, ms_node *n) {
+static ms_rc dec_conditions(ms_dec *x, const ms_obj *status, ms_node *n) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, status, "conditions", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -102,8 +106,10 @@ static ms_rc dec_conditions(ms_dec *x, const cJSON *status, ms_node *n) {
         ms_node_condition *o = &n->conditions[n->nconditions];
         if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
         const char *st;
-        if ((rc = ms_dec_str_id(x, c, "type", true, &o->type)) != MS_OK ||
-            (rc = ms_dec_string(x, c, "status", &st)) != MS_OK)
+        ms_obj co;
+        ms_obj_scan(&co, c);
+        if ((rc = ms_dec_str_id(x, &co, "type", true, &o->type)) != MS_OK ||
+            (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK)
             return rc;
         o->status = MS_COND_UNKNOWN;
         if (st && strcmp(st, "True") == 0) o->status = MS_COND_TRUE;
@@ -115,12 +121,12 @@ static ms_rc dec_conditions(ms_dec *x, const cJSON *status, ms_node *n) {
     return MS_OK;
 }
 
-static ms_rc dec_status(ms_dec *x, const cJSON *status, ms_node *n) {
+static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_node *n) {
     ms_rc rc;
     ms_arena scratch;
     ms_arena_init(&scratch, 512);
     ms_rlist cap = {0}, alloc = {0};
-    const cJSON *aj = cJSON_GetObjectItemCaseSensitive(status, "allocatable");
+    const cJSON *aj = ms_obj_get(status, "allocatable");
     size_t saved = ms_dec_push(x, "status");
     if ((rc = ms_dec_resource_list(x, status, "capacity", &scratch, &cap)) == MS_OK &&
         (rc = ms_dec_resource_list(x, status, "allocatable", &scratch, &alloc)) == MS_OK &&
@@ -144,19 +150,17 @@ ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_er
     if (!n) return ms_error_set(err, MS_ENOMEM, "Node: out of memory");
     ms_dec x;
     ms_dec_init(&x, d, &n->arena, err, "Node");
-    const cJSON *spec, *status;
-    static const cJSON empty = {.type = cJSON_Object};
+    ms_obj o, spec, status;
     ms_rc rc;
-    if ((rc = ms_dec_meta(&x, obj, false, &n->meta)) == MS_OK &&
-        (rc = ms_dec_object(&x, obj, "spec", &spec)) == MS_OK &&
-        (rc = ms_dec_object(&x, obj, "status", &status)) == MS_OK) {
-        if (spec) {
-            size_t saved = ms_dec_push(&x, "spec");
-            if ((rc = ms_dec_bool(&x, spec, "unschedulable", &n->unschedulable, NULL)) == MS_OK &&
-                (rc = dec_taints(&x, spec, n)) == MS_OK)
-                ms_dec_pop(&x, saved);
-        }
-        if (rc == MS_OK) rc = dec_status(&x, status ? status : &empty, n);
+    ms_obj_scan(&o, obj);
+    if ((rc = ms_dec_meta(&x, &o, false, &n->meta)) == MS_OK &&
+        (rc = ms_dec_object(&x, &o, "spec", &spec)) == MS_OK &&
+        (rc = ms_dec_object(&x, &o, "status", &status)) == MS_OK) {
+        size_t saved = ms_dec_push(&x, "spec");
+        if ((rc = ms_dec_bool(&x, &spec, "unschedulable", &n->unschedulable, NULL)) == MS_OK &&
+            (rc = dec_taints(&x, &spec, n)) == MS_OK)
+            ms_dec_pop(&x, saved);
+        if (rc == MS_OK) rc = dec_status(&x, &status, n);
     }
     if (rc != MS_OK) {
         ms_node_unref(n);

@@ -39,7 +39,12 @@ static ms_rc unsupported(ms_dec *x, const char *key, const char *value) {
 /* The full path of parent-path.key, for functions of other modules that
  * name the field themselves. */
 static const char *field_path(const ms_dec *x, const char *key, char *buf, size_t n) {
-    snprintf(buf, n, "%s%s%s", x->path, x->plen ? "." : "", key);
+    size_t klen = strlen(key), len = 0;
+    if (x->plen + klen + 2 > n) return x->path;   /* cannot happen: the path is shorter */
+    memcpy(buf, x->path, x->plen);
+    len = x->plen;
+    if (len) buf[len++] = '.';
+    memcpy(buf + len, key, klen + 1);
     return buf;
 }
 
@@ -60,7 +65,7 @@ static ms_rc add_port(ms_dec *x, podcalc *pc, ms_host_port hp) {
     return MS_OK;
 }
 
-static ms_rc dec_ports(ms_dec *x, podcalc *pc, const cJSON *c, bool host_network, bool keep) {
+static ms_rc dec_ports(ms_dec *x, podcalc *pc, const ms_obj *c, bool host_network, bool keep) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, c, "ports", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -73,10 +78,12 @@ static ms_rc dec_ports(ms_dec *x, podcalc *pc, const cJSON *c, bool host_network
         int64_t container_port, host_port;
         const char *proto;
         ms_host_port hp = {0};
-        if ((rc = ms_dec_int(x, p, "containerPort", INT32_MIN, INT32_MAX, &container_port, NULL)) != MS_OK ||
-            (rc = ms_dec_int(x, p, "hostPort", INT32_MIN, INT32_MAX, &host_port, NULL)) != MS_OK ||
-            (rc = ms_dec_string(x, p, "protocol", &proto)) != MS_OK ||
-            (rc = ms_dec_str_id(x, p, "hostIP", true, &hp.host_ip)) != MS_OK)
+        ms_obj po;
+        ms_obj_scan(&po, p);
+        if ((rc = ms_dec_int(x, &po, "containerPort", INT32_MIN, INT32_MAX, &container_port, NULL)) != MS_OK ||
+            (rc = ms_dec_int(x, &po, "hostPort", INT32_MIN, INT32_MAX, &host_port, NULL)) != MS_OK ||
+            (rc = ms_dec_string(x, &po, "protocol", &proto)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &po, "hostIP", true, &hp.host_ip)) != MS_OK)
             return rc;
         if (!proto || !*proto || strcmp(proto, "TCP") == 0) hp.protocol = MS_PROTO_TCP;
         else if (strcmp(proto, "UDP") == 0) hp.protocol = MS_PROTO_UDP;
@@ -144,11 +151,13 @@ static int default_requests(ms_rlist *req, ms_arena *scratch, const ms_rlist *li
     return 0;
 }
 
-static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *c, bool init, bool host_network) {
+static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, bool host_network) {
     ms_rc rc;
-    if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
+    if (!cJSON_IsObject(cj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(cj));
+    ms_obj co, res;
+    const ms_obj *c = &co;
+    ms_obj_scan(&co, cj);
     const char *image, *restart;
-    const cJSON *res;
     if ((rc = ms_dec_string(x, c, "image", &image)) != MS_OK ||
         (rc = ms_dec_string(x, c, "restartPolicy", &restart)) != MS_OK ||
         (rc = ms_dec_object(x, c, "resources", &res)) != MS_OK)
@@ -165,10 +174,10 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *c, bool init, bo
     ms_rlist *req = &pc->creq, *lim = &pc->clim;
     ms_rlist_clear(req);
     ms_rlist_clear(lim);
-    if (res) {
+    if (res.j) {
         size_t saved = ms_dec_push(x, "resources");
-        if ((rc = ms_dec_resource_list(x, res, "requests", &pc->scratch, req)) != MS_OK ||
-            (rc = ms_dec_resource_list(x, res, "limits", &pc->scratch, lim)) != MS_OK)
+        if ((rc = ms_dec_resource_list(x, &res, "requests", &pc->scratch, req)) != MS_OK ||
+            (rc = ms_dec_resource_list(x, &res, "limits", &pc->scratch, lim)) != MS_OK)
             return rc;
         ms_dec_pop(x, saved);
     }
@@ -183,25 +192,25 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *c, bool init, bo
     int bad = 0;
     if (!init) {
         bad |= ms_rlist_add(&pc->sum_req, s, req) | ms_rlist_add(&pc->sum_lim, s, lim);
-        for (int k = 0; k < 2; k++) pc->nz_sum[k] += nz[k];
+        for (int k = 0; k < 2; k++) pc->nz_sum[k] = ms_sat_add(pc->nz_sum[k], nz[k]);
     } else if (sidecar) {
         bad |= ms_rlist_add(&pc->sum_req, s, req) | ms_rlist_add(&pc->sum_lim, s, lim);
         bad |= ms_rlist_add(&pc->side_req, s, req) | ms_rlist_add(&pc->side_lim, s, lim);
         bad |= ms_rlist_max(&pc->init_req, s, &pc->side_req) | ms_rlist_max(&pc->init_lim, s, &pc->side_lim);
         for (int k = 0; k < 2; k++) {
-            pc->nz_sum[k] += nz[k];
-            pc->nz_side[k] += nz[k];
+            pc->nz_sum[k] = ms_sat_add(pc->nz_sum[k], nz[k]);
+            pc->nz_side[k] = ms_sat_add(pc->nz_side[k], nz[k]);
             pc->nz_init[k] = max64(pc->nz_init[k], pc->nz_side[k]);
         }
     } else {
         bad |= ms_rlist_add(req, s, &pc->side_req) | ms_rlist_add(lim, s, &pc->side_lim);
         bad |= ms_rlist_max(&pc->init_req, s, req) | ms_rlist_max(&pc->init_lim, s, lim);
-        for (int k = 0; k < 2; k++) pc->nz_init[k] = max64(pc->nz_init[k], nz[k] + pc->nz_side[k]);
+        for (int k = 0; k < 2; k++) pc->nz_init[k] = max64(pc->nz_init[k], ms_sat_add(nz[k], pc->nz_side[k]));
     }
     return bad ? ms_dec_nomem(x) : MS_OK;
 }
 
-static ms_rc dec_containers(ms_dec *x, podcalc *pc, const cJSON *spec, const char *key, bool init,
+static ms_rc dec_containers(ms_dec *x, podcalc *pc, const ms_obj *spec, const char *key, bool init,
                             bool host_network) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, spec, key, &arr);
@@ -272,7 +281,7 @@ static int default_pod_requests(const ms_dec *x, ms_rlist *preq, ms_arena *s, co
     return 0;
 }
 
-static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSON *status, ms_pod *p) {
+static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
     ms_arena *s = &pc->scratch;
     ms_rlist *req = &pc->sum_req, *lim = &pc->sum_lim;
@@ -281,14 +290,14 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSO
     int64_t nz[2] = {max64(pc->nz_sum[0], pc->nz_init[0]), max64(pc->nz_sum[1], pc->nz_init[1])};
 
     /* Pod-level resources (spec.resources). */
-    const cJSON *pres;
+    ms_obj pres;
     ms_rlist preq = {0}, plim = {0};
     if ((rc = ms_dec_object(x, spec, "resources", &pres)) != MS_OK) return rc;
     bool req_level = false;
-    if (pres) {
+    if (pres.j) {
         size_t saved = ms_dec_push(x, "resources");
-        if ((rc = ms_dec_resource_list(x, pres, "requests", s, &preq)) != MS_OK ||
-            (rc = ms_dec_resource_list(x, pres, "limits", s, &plim)) != MS_OK)
+        if ((rc = ms_dec_resource_list(x, &pres, "requests", s, &preq)) != MS_OK ||
+            (rc = ms_dec_resource_list(x, &pres, "limits", s, &plim)) != MS_OK)
             return rc;
         ms_dec_pop(x, saved);
         if (default_pod_requests(x, &preq, s, &plim, req) != 0) return ms_dec_nomem(x);
@@ -304,10 +313,10 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSO
     if (ms_rlist_add(req, s, &oh) != 0) return ms_dec_nomem(x);
     /* Overhead is added to a limit only where the pod has a non-zero one. */
     for (int i = 0; i < MS_RES_NBUILTIN; i++)
-        if (ms_rlist_has(&oh, i) && ms_rlist_has(lim, i) && lim->v[i] != 0) lim->v[i] += oh.v[i];
+        if (ms_rlist_has(&oh, i) && ms_rlist_has(lim, i) && lim->v[i] != 0) lim->v[i] = ms_sat_add(lim->v[i], oh.v[i]);
     for (uint32_t i = 0; i < oh.n; i++) {
         int j = ms_rlist_find(lim, oh.s[i].name);
-        if (j >= 0 && lim->s[j].value != 0) lim->s[j].value += oh.s[i].value;
+        if (j >= 0 && lim->s[j].value != 0) lim->s[j].value = ms_sat_add(lim->s[j].value, oh.s[i].value);
     }
 
     /* Non-zero requests. Without pod-level requests every container's
@@ -317,7 +326,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSO
     int64_t non_zero[2];
     for (int k = 0; k < 2; k++) {
         if (req_level && ms_rlist_has(req, res[k])) non_zero[k] = req->v[res[k]];
-        else non_zero[k] = nz[k] + (ms_rlist_has(&oh, res[k]) ? oh.v[res[k]] : 0);
+        else non_zero[k] = ms_sat_add(nz[k], ms_rlist_has(&oh, res[k]) ? oh.v[res[k]] : 0);
     }
     p->non_zero_cpu = non_zero[0];
     p->non_zero_mem = non_zero[1];
@@ -328,7 +337,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSO
     /* GetPodQOS: the class the API server recorded wins. */
     p->qos = (uint8_t)(pc->qos == -1 ? MS_QOS_BEST_EFFORT : pc->qos);
     const char *qc = NULL;
-    if (status && (rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK) return rc;
+    if ((rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK) return rc;
     if (qc) {
         if (strcmp(qc, "Guaranteed") == 0) p->qos = MS_QOS_GUARANTEED;
         else if (strcmp(qc, "Burstable") == 0) p->qos = MS_QOS_BURSTABLE;
@@ -339,7 +348,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const cJSON *spec, const cJSO
 
 /* ---- scheduling constraints ---- */
 
-static ms_rc dec_tolerations(ms_dec *x, const cJSON *spec, ms_pod *p) {
+static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, spec, "tolerations", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -354,11 +363,13 @@ static ms_rc dec_tolerations(ms_dec *x, const cJSON *spec, ms_pod *p) {
         ms_toleration *o = &p->tolerations[i++];
         if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
         const char *op, *effect;
-        if ((rc = ms_dec_str_id(x, t, "key", true, &o->key)) != MS_OK ||
-            (rc = ms_dec_str_id(x, t, "value", true, &o->value)) != MS_OK ||
-            (rc = ms_dec_string(x, t, "operator", &op)) != MS_OK ||
-            (rc = ms_dec_string(x, t, "effect", &effect)) != MS_OK ||
-            (rc = ms_dec_int(x, t, "tolerationSeconds", INT64_MIN, INT64_MAX, &o->toleration_seconds,
+        ms_obj to;
+        ms_obj_scan(&to, t);
+        if ((rc = ms_dec_str_id(x, &to, "key", true, &o->key)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &to, "value", true, &o->value)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "operator", &op)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "effect", &effect)) != MS_OK ||
+            (rc = ms_dec_int(x, &to, "tolerationSeconds", INT64_MIN, INT64_MAX, &o->toleration_seconds,
                              &o->has_seconds)) != MS_OK)
             return rc;
         if (!op || !*op || strcmp(op, "Equal") == 0) o->op = MS_TOL_EQUAL;
@@ -376,17 +387,20 @@ static ms_rc dec_tolerations(ms_dec *x, const cJSON *spec, ms_pod *p) {
     return MS_OK;
 }
 
-static ms_rc label_selector(ms_dec *x, const cJSON *parent, const char *key, ms_label_selector *out) {
+static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
     char field[320];
-    ms_rc rc = ms_label_selector_from_json(cJSON_GetObjectItemCaseSensitive(parent, key), x->d->in,
+    ms_rc rc = ms_label_selector_from_json(ms_obj_get(parent, key), x->d->in,
                                            x->a, out, field_path(x, key, field, sizeof field), x->err);
     return rc == MS_OK ? MS_OK : ms_dec_wrap(x, rc);
 }
 
-static ms_rc dec_pod_affinity_term(ms_dec *x, const cJSON *t, ms_pod_affinity_term *o) {
+static ms_rc dec_pod_affinity_term(ms_dec *x, const cJSON *tj, ms_pod_affinity_term *o) {
     ms_rc rc;
-    if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
-    const cJSON *nsel = cJSON_GetObjectItemCaseSensitive(t, "namespaceSelector");
+    if (!cJSON_IsObject(tj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(tj));
+    ms_obj to;
+    const ms_obj *t = &to;
+    ms_obj_scan(&to, tj);
+    const cJSON *nsel = ms_obj_get(t, "namespaceSelector");
     o->has_namespace_selector = nsel && !cJSON_IsNull(nsel);
     if ((rc = label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
         (o->has_namespace_selector &&
@@ -400,10 +414,12 @@ static ms_rc dec_pod_affinity_term(ms_dec *x, const cJSON *t, ms_pod_affinity_te
     return MS_OK;
 }
 
-static ms_rc dec_pod_affinity(ms_dec *x, const cJSON *aff, const char *key, ms_pod_affinity *o) {
-    const cJSON *pa, *arr;
-    ms_rc rc = ms_dec_object(x, aff, key, &pa);
-    if (rc != MS_OK || !pa) return rc;
+static ms_rc dec_pod_affinity(ms_dec *x, const ms_obj *aff, const char *key, ms_pod_affinity *o) {
+    ms_obj pao;
+    const ms_obj *pa = &pao;
+    const cJSON *arr;
+    ms_rc rc = ms_dec_object(x, aff, key, &pao);
+    if (rc != MS_OK || !pao.j) return rc;
     size_t saved = ms_dec_push(x, key);
     if ((rc = ms_dec_array(x, pa, "requiredDuringSchedulingIgnoredDuringExecution", &arr)) != MS_OK)
         return rc;
@@ -433,12 +449,12 @@ static ms_rc dec_pod_affinity(ms_dec *x, const cJSON *aff, const char *key, ms_p
             ms_weighted_pod_affinity_term *wt = &o->preferred[o->npreferred];
             if (!cJSON_IsObject(w)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(w));
             int64_t weight;
-            const cJSON *term;
-            if ((rc = ms_dec_int(x, w, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK ||
-                (rc = ms_dec_object(x, w, "podAffinityTerm", &term)) != MS_OK)
-                return rc;
+            ms_obj wo;
+            ms_obj_scan(&wo, w);
+            const cJSON *term = ms_obj_get(&wo, "podAffinityTerm");
+            if ((rc = ms_dec_int(x, &wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK) return rc;
             wt->weight = (int32_t)weight;
-            if (!term) return ms_dec_fail(x, "podAffinityTerm", "Required value");
+            if (!term || cJSON_IsNull(term)) return ms_dec_fail(x, "podAffinityTerm", "Required value");
             size_t s4 = ms_dec_push(x, "podAffinityTerm");
             if ((rc = dec_pod_affinity_term(x, term, &wt->term)) != MS_OK) return rc;
             ms_dec_pop(x, s4);
@@ -451,14 +467,16 @@ static ms_rc dec_pod_affinity(ms_dec *x, const cJSON *aff, const char *key, ms_p
     return MS_OK;
 }
 
-static ms_rc dec_node_affinity(ms_dec *x, const cJSON *aff, ms_pod *p) {
-    const cJSON *na, *arr;
-    ms_rc rc = ms_dec_object(x, aff, "nodeAffinity", &na);
-    if (rc != MS_OK || !na) return rc;
+static ms_rc dec_node_affinity(ms_dec *x, const ms_obj *aff, ms_pod *p) {
+    ms_obj nao;
+    const ms_obj *na = &nao;
+    const cJSON *arr;
+    ms_rc rc = ms_dec_object(x, aff, "nodeAffinity", &nao);
+    if (rc != MS_OK || !nao.j) return rc;
     size_t saved = ms_dec_push(x, "nodeAffinity");
     char field[320];
     const char *rkey = "requiredDuringSchedulingIgnoredDuringExecution";
-    const cJSON *req = cJSON_GetObjectItemCaseSensitive(na, rkey);
+    const cJSON *req = ms_obj_get(na, rkey);
     if (req && !cJSON_IsNull(req)) {
         p->has_node_affinity_required = true;
         rc = ms_node_selector_from_json(req, x->d->in, x->a, &p->node_affinity_required,
@@ -478,9 +496,11 @@ static ms_rc dec_node_affinity(ms_dec *x, const cJSON *aff, ms_pod *p) {
             ms_preferred_term *pt = &p->node_affinity_preferred[p->nnode_affinity_preferred];
             if (!cJSON_IsObject(w)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(w));
             int64_t weight;
-            if ((rc = ms_dec_int(x, w, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK) return rc;
+            ms_obj wo;
+            ms_obj_scan(&wo, w);
+            if ((rc = ms_dec_int(x, &wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK) return rc;
             pt->weight = (int32_t)weight;
-            const cJSON *pref = cJSON_GetObjectItemCaseSensitive(w, "preference");
+            const cJSON *pref = ms_obj_get(&wo, "preference");
             rc = ms_node_selector_term_from_json(pref, x->d->in, x->a, &pt->term,
                                                  field_path(x, "preference", field, sizeof field), x->err);
             if (rc != MS_OK) return ms_dec_wrap(x, rc);
@@ -493,10 +513,11 @@ static ms_rc dec_node_affinity(ms_dec *x, const cJSON *aff, ms_pod *p) {
     return MS_OK;
 }
 
-static ms_rc dec_affinity(ms_dec *x, const cJSON *spec, ms_pod *p) {
-    const cJSON *aff;
-    ms_rc rc = ms_dec_object(x, spec, "affinity", &aff);
-    if (rc != MS_OK || !aff) return rc;
+static ms_rc dec_affinity(ms_dec *x, const ms_obj *spec, ms_pod *p) {
+    ms_obj affo;
+    const ms_obj *aff = &affo;
+    ms_rc rc = ms_dec_object(x, spec, "affinity", &affo);
+    if (rc != MS_OK || !affo.j) return rc;
     size_t saved = ms_dec_push(x, "affinity");
     if ((rc = dec_node_affinity(x, aff, p)) != MS_OK ||
         (rc = dec_pod_affinity(x, aff, "podAffinity", &p->pod_affinity)) != MS_OK ||
@@ -506,7 +527,7 @@ static ms_rc dec_affinity(ms_dec *x, const cJSON *spec, ms_pod *p) {
     return MS_OK;
 }
 
-static ms_rc inclusion_policy(ms_dec *x, const cJSON *c, const char *key, uint8_t *out) {
+static ms_rc inclusion_policy(ms_dec *x, const ms_obj *c, const char *key, uint8_t *out) {
     const char *v;
     ms_rc rc = ms_dec_string(x, c, key, &v);
     if (rc != MS_OK) return rc;
@@ -517,7 +538,7 @@ static ms_rc inclusion_policy(ms_dec *x, const cJSON *c, const char *key, uint8_
     return MS_OK;
 }
 
-static ms_rc dec_spread(ms_dec *x, const cJSON *spec, ms_pod *p) {
+static ms_rc dec_spread(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, spec, "topologySpreadConstraints", &arr);
     if (rc != MS_OK || !arr) return rc;
@@ -525,11 +546,14 @@ static ms_rc dec_spread(ms_dec *x, const cJSON *spec, ms_pod *p) {
     if (!count) return MS_OK;
     if (!(p->topology_spread = MS_ARENA_NEW(&p->arena, ms_topology_spread, count))) return ms_dec_nomem(x);
     size_t saved = ms_dec_push(x, "topologySpreadConstraints");
-    const cJSON *c;
-    cJSON_ArrayForEach(c, arr) {
+    const cJSON *cj;
+    cJSON_ArrayForEach(cj, arr) {
         size_t s2 = ms_dec_push_index(x, p->ntopology_spread);
         ms_topology_spread *o = &p->topology_spread[p->ntopology_spread];
-        if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
+        if (!cJSON_IsObject(cj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(cj));
+        ms_obj co;
+        const ms_obj *c = &co;
+        ms_obj_scan(&co, cj);
         int64_t skew, min_domains;
         const char *when;
         if ((rc = ms_dec_int(x, c, "maxSkew", INT32_MIN, INT32_MAX, &skew, NULL)) != MS_OK ||
@@ -555,7 +579,7 @@ static ms_rc dec_spread(ms_dec *x, const cJSON *spec, ms_pod *p) {
 
 /* ---- spec, status, the pod ---- */
 
-static ms_rc dec_spec(ms_dec *x, const cJSON *spec, const cJSON *status, ms_pod *p) {
+static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
     const char *preempt;
     bool host_network;
@@ -608,7 +632,7 @@ static ms_rc dec_spec(ms_dec *x, const cJSON *spec, const cJSON *status, ms_pod 
     return MS_OK;
 }
 
-static ms_rc dec_status(ms_dec *x, const cJSON *status, ms_pod *p) {
+static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
     const char *phase;
     const cJSON *conds;
@@ -632,8 +656,10 @@ static ms_rc dec_status(ms_dec *x, const cJSON *status, ms_pod *p) {
             size_t s3 = ms_dec_push_index(x, i++);
             const char *type, *st;
             if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
-            if ((rc = ms_dec_string(x, c, "type", &type)) != MS_OK ||
-                (rc = ms_dec_string(x, c, "status", &st)) != MS_OK)
+            ms_obj co;
+            ms_obj_scan(&co, c);
+            if ((rc = ms_dec_string(x, &co, "type", &type)) != MS_OK ||
+                (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK)
                 return rc;
             if (type && st && strcmp(type, "PodScheduled") == 0 && strcmp(st, "False") == 0)
                 p->scheduled_condition_false = true;
@@ -653,14 +679,14 @@ ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_erro
     if (!p) return ms_error_set(err, MS_ENOMEM, "Pod: out of memory");
     ms_dec x;
     ms_dec_init(&x, d, &p->arena, err, "Pod");
-    const cJSON *spec, *status;
+    ms_obj o, spec, status;
     ms_rc rc;
-    static const cJSON empty = {.type = cJSON_Object};
-    if ((rc = ms_dec_meta(&x, obj, true, &p->meta)) != MS_OK ||
-        (rc = ms_dec_object(&x, obj, "spec", &spec)) != MS_OK ||
-        (rc = ms_dec_object(&x, obj, "status", &status)) != MS_OK ||
-        (rc = dec_spec(&x, spec ? spec : &empty, status, p)) != MS_OK ||
-        (rc = dec_status(&x, status ? status : &empty, p)) != MS_OK) {
+    ms_obj_scan(&o, obj);
+    if ((rc = ms_dec_meta(&x, &o, true, &p->meta)) != MS_OK ||
+        (rc = ms_dec_object(&x, &o, "spec", &spec)) != MS_OK ||
+        (rc = ms_dec_object(&x, &o, "status", &status)) != MS_OK ||
+        (rc = dec_spec(&x, &spec, &status, p)) != MS_OK ||
+        (rc = dec_status(&x, &status, p)) != MS_OK) {
         ms_pod_unref(p);
         return rc;
     }
