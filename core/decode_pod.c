@@ -281,7 +281,7 @@ static int default_pod_requests(const ms_dec *x, ms_rlist *preq, ms_arena *s, co
     return 0;
 }
 
-static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, const ms_obj *status, ms_pod *p) {
+static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, ms_pod *p) {
     ms_rc rc;
     ms_arena *s = &pc->scratch;
     ms_rlist *req = &pc->sum_req, *lim = &pc->sum_lim;
@@ -334,15 +334,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, const ms_
     if (ms_rlist_export(req, &p->arena, &p->requests) != 0 || ms_rlist_export(lim, &p->arena, &p->limits) != 0)
         return ms_dec_nomem(x);
 
-    /* GetPodQOS: the class the API server recorded wins. */
-    p->qos = (uint8_t)(pc->qos == -1 ? MS_QOS_BEST_EFFORT : pc->qos);
-    const char *qc = NULL;
-    if ((rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK) return rc;
-    if (qc) {
-        if (strcmp(qc, "Guaranteed") == 0) p->qos = MS_QOS_GUARANTEED;
-        else if (strcmp(qc, "Burstable") == 0) p->qos = MS_QOS_BURSTABLE;
-        else if (strcmp(qc, "BestEffort") == 0) p->qos = MS_QOS_BEST_EFFORT;
-    }
+    p->qos = (uint8_t)(pc->qos == -1 ? MS_QOS_BEST_EFFORT : pc->qos);   /* ComputePodQOS */
     return MS_OK;
 }
 
@@ -579,7 +571,7 @@ static ms_rc dec_spread(ms_dec *x, const ms_obj *spec, ms_pod *p) {
 
 /* ---- spec, status, the pod ---- */
 
-static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, const ms_obj *status, ms_pod *p) {
+static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     ms_rc rc;
     const char *preempt;
     bool host_network;
@@ -609,7 +601,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, const ms_obj *status, ms_po
     ms_arena_init(&pc.scratch, 1024);
     if ((rc = dec_containers(x, &pc, spec, "initContainers", true, host_network)) == MS_OK &&
         (rc = dec_containers(x, &pc, spec, "containers", false, host_network)) == MS_OK)
-        rc = dec_resources(x, &pc, spec, status, p);
+        rc = dec_resources(x, &pc, spec, p);
     if (rc == MS_OK && pc.nports) {
         if ((p->host_ports = MS_ARENA_NEW(&p->arena, ms_host_port, pc.nports))) {
             memcpy(p->host_ports, pc.ports, pc.nports * sizeof *pc.ports);
@@ -634,10 +626,11 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, const ms_obj *status, ms_po
 
 static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
-    const char *phase;
+    const char *phase, *qc;
     const cJSON *conds;
     size_t saved = ms_dec_push(x, "status");
     if ((rc = ms_dec_string(x, status, "phase", &phase)) != MS_OK ||
+        (rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK ||
         (rc = ms_dec_str_id(x, status, "nominatedNodeName", true, &p->nominated_node_name)) != MS_OK ||
         (rc = ms_dec_time(x, status, "startTime", &p->start_time)) != MS_OK ||
         (rc = ms_dec_array(x, status, "conditions", &conds)) != MS_OK)
@@ -648,6 +641,10 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     else if (strcmp(phase, "Failed") == 0) p->phase = MS_PHASE_FAILED;
     else if (strcmp(phase, "Unknown") == 0) p->phase = MS_PHASE_UNKNOWN;
     else return unsupported(x, "phase", phase);
+    /* GetPodQOS: the class the API server recorded wins over the computed one. */
+    if (qc && strcmp(qc, "Guaranteed") == 0) p->qos = MS_QOS_GUARANTEED;
+    else if (qc && strcmp(qc, "Burstable") == 0) p->qos = MS_QOS_BURSTABLE;
+    else if (qc && strcmp(qc, "BestEffort") == 0) p->qos = MS_QOS_BEST_EFFORT;
     if (conds) {
         size_t s2 = ms_dec_push(x, "conditions");
         size_t i = 0;
@@ -685,7 +682,7 @@ ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_erro
     if ((rc = ms_dec_meta(&x, &o, true, &p->meta)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "spec", &spec)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "status", &status)) != MS_OK ||
-        (rc = dec_spec(&x, &spec, &status, p)) != MS_OK ||
+        (rc = dec_spec(&x, &spec, p)) != MS_OK ||
         (rc = dec_status(&x, &status, p)) != MS_OK) {
         ms_pod_unref(p);
         return rc;

@@ -26,8 +26,12 @@ typedef struct ms_decoder {
 
 void ms_decoder_init(ms_decoder *d, ms_interner *in);
 
-/* Errors read like: `Pod default/web-1: spec.containers[0].resources.requests.cpu:
- * quantities must match the regular expression ...`. */
+/* Decodes one object into a new reference-counted ms_pod / ms_node (refs 1,
+ * everything in its arena; *out NULL on error). Safe to call from several
+ * threads with one decoder. Errors read like: `Pod default/web-1:
+ * spec.containers[0].resources.requests.cpu: quantities must match the
+ * regular expression ...` or `Node n1: spec.taints[0].effect: Unsupported
+ * value: "Foo"`; wrong JSON types read `<path>: expected string, got number`. */
 ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_error *err);
 ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_error *err);
 
@@ -47,17 +51,23 @@ ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_er
  * A YAML number is a cJSON number (valuedouble set as usual) whose
  * valuestring ALSO holds the exact source text, so that "cpu: 0.1" and
  * "memory: 137438953472" stay exact: read numbers through
- * ms_json_quantity / integer helpers, or check valuestring first. Anchors
- * and aliases are supported (an alias is a deep copy, within a budget);
- * complex keys and duplicate keys are errors. */
+ * ms_json_quantity / ms_json_integer, or check valuestring first. Anchors
+ * and aliases are supported (an alias is a deep copy, within a budget of
+ * nodes and nesting); merge keys ("<<") are ordinary keys; complex keys and
+ * duplicate keys are errors. */
 ms_rc ms_json_parse(const char *buf, size_t len, cJSON **out, ms_error *err);
 ms_rc ms_json_parse_stream(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, ms_error *err);
 ms_rc ms_yaml_parse(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, ms_error *err);
 
 /* Calls cb once per object, flattening `kind: List` / `*List` items and
- * skipping empty documents. `kind` is the object's kind ("Pod", "Node", ...).
- * JSON or YAML is detected from the content. An error from cb stops the load
- * and is returned with the source name prefixed. */
+ * skipping empty documents. `kind` is the object's kind ("Pod", "Node", ...);
+ * items of a typed list without their own kind ("PodList" items, as the API
+ * server sends them) get the list's ("Pod"). JSON (one value or a stream of
+ * values) or YAML is detected from the content: text starting with '{' or
+ * '[' is JSON, or YAML flow style when it is not valid JSON. An error stops
+ * the load and is returned with the source name prefixed ("cluster.yaml:
+ * document 2: Pod default/web: ..."). ms_load_objects_file reads stdin for
+ * the path "-". */
 typedef ms_rc (*ms_object_cb)(void *ctx, const char *kind, const cJSON *obj, ms_error *err);
 ms_rc ms_load_objects_buffer(const char *source, const char *buf, size_t len,
                              ms_object_cb cb, void *ctx, ms_error *err);

@@ -1015,6 +1015,7 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nspec: []\n", "Pod default/w: spec: expected object, got array"},
         {"metadata: {name: w}\nstatus: {phase: Sleeping}\n", "Pod default/w: status.phase: Unsupported value: \"Sleeping\""},
         {"metadata: {name: w}\nstatus: {startTime: 2024}\n", "Pod default/w: status.startTime: expected string, got number"},
+        {"metadata: {name: w}\nstatus: {qosClass: 1}\n", "Pod default/w: status.qosClass: expected string, got number"},
         {"metadata: {name: w}\nstatus: {conditions: [{type: PodScheduled, status: false}]}\n",
          "Pod default/w: status.conditions[0].status: expected string, got boolean"},
         {"metadata: {name: w}\nspec: {resources: {requests: {cpu: -x}}}\n",
