@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/decode.h"
+
 #define DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define API_GROUP "kubescheduler.config.k8s.io/"
 
@@ -223,8 +225,9 @@ static ms_rc as_number(parser *ps, const cJSON *j, double *out, char *text, size
     return MS_OK;
 }
 
-/* An integer field in [min, max]. 3.0 and 1e3 are integers, as in Go's
- * decoder; 1.5 is not. */
+/* An integer field in [min, max]. 3.0 and 1e3 are accepted as integers
+ * (Go's decoder refuses them, but a parsed JSON number no longer says how
+ * it was written); 1.5 is not. */
 static ms_rc as_int(parser *ps, const cJSON *j, int64_t min, int64_t max, int64_t *out) {
     char text[64];
     double d;
@@ -748,57 +751,91 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
 
 #define MAX_CONFIG_FILE (16u << 20)
 
-ms_rc ms_config_load_file(ms_config *c, const char *path,
-                          void (*warn)(void *ctx, const char *msg), void *warn_ctx, ms_error *err) {
-    memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "rb");
-    if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
+static ms_rc read_all(FILE *f, const char *name, char **out, size_t *outlen, ms_error *err) {
     char *buf = NULL;
     size_t len = 0, cap = 0;
-    ms_rc rc = MS_OK;
     for (;;) {
         if (len == cap) {
             if (cap >= MAX_CONFIG_FILE) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", path, MAX_CONFIG_FILE);
-                break;
+                free(buf);
+                return ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", name, MAX_CONFIG_FILE);
             }
             cap = cap ? cap * 2 : 8192;
             char *nb = realloc(buf, cap + 1);
             if (!nb) {
-                rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-                break;
+                free(buf);
+                return ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
             }
             buf = nb;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (got == 0) {
-            if (ferror(f)) rc = ms_error_set(err, MS_EIO, "%s: read error", path);
-            break;
-        }
+        if (got == 0) break;
     }
-    fclose(f);
-    if (rc != MS_OK) {
+    if (ferror(f)) {
         free(buf);
-        return rc;
+        return ms_error_set(err, MS_EIO, "%s: read error", name);
     }
     buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return MS_OK;
+}
+
+/* One document: JSON when the text starts with '{' (as kube-scheduler's
+ * decoder decides), YAML otherwise. */
+static ms_rc parse_document(const char *name, const char *buf, size_t len, cJSON **out,
+                            ms_error *err) {
     size_t start = 0;
     while (start < len && strchr(" \t\r\n", buf[start])) start++;
-    cJSON *root = NULL;
+    ms_rc rc;
     if (start < len && buf[start] == '{') {
-        root = cJSON_ParseWithLength(buf, len);
-        if (!root) {
-            const char *at = cJSON_GetErrorPtr();
-            size_t off = at && at >= buf && at <= buf + len ? (size_t)(at - buf) : 0;
-            rc = ms_error_set(err, MS_EINVAL, "%s: invalid JSON near byte %zu", path, off);
-        }
+        rc = ms_json_parse(buf, len, out, err);
     } else {
-        rc = ms_error_set(err, MS_EINVAL, "%s: YAML configuration files are not supported yet", path);
+        cJSON **docs = NULL;
+        size_t ndocs = 0;
+        rc = ms_yaml_parse(buf, len, &docs, &ndocs, err);
+        if (rc == MS_OK) {
+            /* empty documents (a leading "---", comments only) do not count */
+            size_t found = 0;
+            for (size_t i = 0; i < ndocs; i++) {
+                if (cJSON_IsNull(docs[i])) continue;
+                if (found++ == 0) {
+                    *out = docs[i];
+                    docs[i] = NULL;
+                }
+            }
+            for (size_t i = 0; i < ndocs; i++) cJSON_Delete(docs[i]);
+            free(docs);
+            if (found != 1) {
+                if (found) cJSON_Delete(*out);
+                *out = NULL;
+                rc = ms_error_set(err, MS_EINVAL,
+                                  "expected one KubeSchedulerConfiguration document, found %zu", found);
+            }
+        }
     }
+    if (rc != MS_OK) ms_error_prefix(err, "%s", name);
+    return rc;
+}
+
+ms_rc ms_config_load_file(ms_config *c, const char *path,
+                          void (*warn)(void *ctx, const char *msg), void *warn_ctx, ms_error *err) {
+    memset(c, 0, sizeof *c);
+    bool std_in = strcmp(path, "-") == 0;
+    const char *name = std_in ? "<stdin>" : path;
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0;
+    ms_rc rc = read_all(f, name, &buf, &len, err);
+    if (!std_in) fclose(f);
+    if (rc != MS_OK) return rc;
+    cJSON *root = NULL;
+    rc = parse_document(name, buf, len, &root, err);
     free(buf);
     if (rc != MS_OK) return rc;
-    rc = ms_config_load_json(c, root, path, warn, warn_ctx, err);
+    rc = ms_config_load_json(c, root, name, warn, warn_ctx, err);
     cJSON_Delete(root);
     return rc;
 }

@@ -98,7 +98,8 @@ ms_rc ms_config_default(ms_config *c);
  * Errors are MS_EINVAL with the source name and the field path
  * ("sched.yaml: profiles[0].plugins.score.enabled[1]: weight must be
  * positive"). Unknown fields are reported to `warn` (may be NULL), one call
- * per field, with their path. */
+ * per field, with their path. A file holds one document; text starting
+ * with '{' is JSON, anything else YAML; the path "-" reads stdin. */
 ms_rc ms_config_load_file(ms_config *c, const char *path,
                           void (*warn)(void *ctx, const char *msg), void *warn_ctx,
                           ms_error *err);

@@ -887,13 +887,281 @@ static void test_load_file(void **state) {
 
     path = write_temp("{" V1 ", ");
     assert_int_equal(ms_config_load_file(&c, path, NULL, NULL, &err), MS_EINVAL);
-    assert_non_null(strstr(err.msg, "invalid JSON"));
+    snprintf(want, sizeof want, "%s: line 1, column ", path);
+    assert_int_equal(strncmp(err.msg, want, strlen(want)), 0);
     unlink(path);
 
     assert_int_equal(ms_config_load_file(&c, "/nonexistent/sched.yaml", NULL, NULL, &err), MS_EIO);
     assert_string_equal(err.msg, "/nonexistent/sched.yaml: No such file or directory");
     assert_int_equal(c.nprofiles, 0);
     ms_config_free(&c);
+}
+
+/* Paths of files in the source tree: tests run from the top directory
+ * unless MOONSCHED_SOURCE_DIR says where it is. */
+static const char *source_path(const char *rel) {
+    static char buf[1024];
+    const char *dir = getenv("MOONSCHED_SOURCE_DIR");
+    snprintf(buf, sizeof buf, "%s/%s", dir && *dir ? dir : ".", rel);
+    return buf;
+}
+
+static ms_config load_yaml_ok(const char *yaml, warnings *w) {
+    char *path = write_temp(yaml);
+    ms_config c;
+    ms_error err;
+    ms_rc rc = ms_config_load_file(&c, path, w ? collect : NULL, w, &err);
+    unlink(path);
+    if (rc != MS_OK) fail_msg("load failed: %s", err.msg);
+    return c;
+}
+
+static ms_rc load_yaml(const char *yaml, ms_config *c, ms_error *err, char *path_out) {
+    char *path = write_temp(yaml);
+    strcpy(path_out, path);
+    ms_rc rc = ms_config_load_file(c, path, NULL, NULL, err);
+    unlink(path);
+    return rc;
+}
+
+static const char *arg_type(const ms_profile_config *p, const char *name) {
+    const cJSON *args = plugin(p, name)->args;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(args, "scoringStrategy");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "type");
+    return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+static void test_yaml_example_scheduler_config(void **state) {
+    (void)state;
+    ms_config c;
+    ms_error err;
+    warnings w = {0};
+    if (ms_config_load_file(&c, source_path("examples/scheduler-config.yaml"), collect, &w, &err) != MS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(c.nprofiles, 2);
+    assert_int_equal(c.percentage_of_nodes_to_score, 0);
+    assert_true(c.pod_initial_backoff == 1 && c.pod_max_backoff == 10);
+    assert_true(c.qps == 50);
+    assert_int_equal(c.burst, 100);
+    assert_false(c.leader_election.leader_elect);
+
+    const ms_profile_config *d = ms_config_profile(&c, "default-scheduler");
+    assert_ptr_equal(d, &c.profiles[0]);
+    for (int ep = 0; ep < MS_EP_COUNT; ep++) assert_string_equal(order(d, (ms_extension_point)ep), default_order);
+    assert_int_equal(weight(d, "TaintToleration"), 3);
+    assert_int_equal(weight(d, "NodeAffinity"), 2);
+    assert_string_equal(arg_type(d, "NodeResourcesFit"), "LeastAllocated");
+
+    const ms_profile_config *b = ms_config_profile(&c, "bin-packing-scheduler");
+    assert_ptr_equal(b, &c.profiles[1]);
+    assert_string_equal(order(b, MS_EP_SCORE),
+                        "NodeResourcesFit,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodePorts,DefaultBinder");
+    assert_string_equal(order(b, MS_EP_FILTER), default_order);
+    assert_int_equal(weight(b, "NodeResourcesFit"), 5);
+    assert_int_equal(weight(b, "TaintToleration"), 3);
+    assert_string_equal(arg_type(b, "NodeResourcesFit"), "MostAllocated");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(plugin(b, "NodeResourcesFit")->args, "scoringStrategy"), "resources");
+    assert_int_equal(cJSON_GetArraySize(res), 2);
+    const cJSON *w0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(res, 0), "weight");
+    assert_true(cJSON_IsNumber(w0) && w0->valuedouble == 1);
+    assert_int_equal(plugin(b, "NodeResourcesBalancedAllocation")->points, ALL_POINTS & ~(1u << MS_EP_SCORE));
+    ms_config_free(&c);
+}
+
+static void test_yaml_example_profiles(void **state) {
+    (void)state;
+    ms_config c;
+    ms_error err;
+    warnings w = {0};
+    if (ms_config_load_file(&c, source_path("examples/scheduler-config-profiles.yaml"), collect, &w, &err) != MS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(c.nprofiles, 3);
+    assert_default_profile(ms_config_profile(&c, "default-scheduler"));
+    const ms_profile_config *n = ms_config_profile(&c, "no-scoring-scheduler");
+    assert_int_equal(n->norder[MS_EP_SCORE], 0);
+    assert_int_equal(n->norder[MS_EP_PRE_SCORE], 0);
+    assert_string_equal(order(n, MS_EP_FILTER), default_order);
+    const ms_profile_config *r = ms_config_profile(&c, "resources-first-scheduler");
+    assert_int_equal(r->percentage_of_nodes_to_score, 30);
+    assert_string_equal(order(r, MS_EP_FILTER), "NodeResourcesFit,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity");
+    assert_string_equal(order(r, MS_EP_PRE_FILTER),
+                        "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodeResourcesFit,NodeResourcesBalancedAllocation,DefaultBinder");
+    assert_null(plugin(r, "NodePorts"));
+    ms_config_free(&c);
+}
+
+/* Examples from the Kubernetes documentation's "Scheduler Configuration"
+ * page, as written there. */
+static void test_yaml_docs_examples(void **state) {
+    (void)state;
+    warnings w = {0};
+    ms_config c = load_yaml_ok("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                               "kind: KubeSchedulerConfiguration\n"
+                               "clientConnection:\n"
+                               "  kubeconfig: /etc/srv/kubernetes/kube-scheduler/kubeconfig\n",
+                               &w);
+    assert_int_equal(w.n, 0);
+    assert_string_equal(c.kubeconfig, "/etc/srv/kubernetes/kube-scheduler/kubeconfig");
+    assert_default_profile(&c.profiles[0]);
+    ms_config_free(&c);
+
+    c = load_yaml_ok("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                     "kind: KubeSchedulerConfiguration\n"
+                     "profiles:\n"
+                     "  - plugins:\n"
+                     "      score:\n"
+                     "        disabled:\n"
+                     "        - name: PodTopologySpread\n"
+                     "        enabled:\n"
+                     "        - name: MyCustomPluginA\n"
+                     "          weight: 2\n"
+                     "        - name: MyCustomPluginB\n"
+                     "          weight: 1\n",
+                     &w);
+    assert_int_equal(w.n, 0);
+    const ms_profile_config *p = &c.profiles[0];
+    assert_string_equal(p->scheduler_name, "default-scheduler");
+    char want[512];
+    snprintf(want, sizeof want, "%s,MyCustomPluginA,MyCustomPluginB", default_order);
+    assert_string_equal(order(p, MS_EP_SCORE), want);
+    assert_string_equal(order(p, MS_EP_FILTER), default_order);
+    assert_int_equal(weight(p, "MyCustomPluginA"), 2);
+    assert_int_equal(weight(p, "MyCustomPluginB"), 1);
+    assert_int_equal(plugin(p, "MyCustomPluginA")->points, 1u << MS_EP_SCORE);
+    ms_config_free(&c);
+
+    c = load_yaml_ok("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                     "kind: KubeSchedulerConfiguration\n"
+                     "profiles:\n"
+                     "  - schedulerName: non-multipoint-scheduler\n"
+                     "    plugins:\n"
+                     "      multiPoint:\n"
+                     "        enabled:\n"
+                     "        - name: 'MyPlugin'\n"
+                     "      preScore:\n"
+                     "        disabled:\n"
+                     "        - name: '*'\n"
+                     "      score:\n"
+                     "        disabled:\n"
+                     "        - name: '*'\n",
+                     &w);
+    assert_int_equal(w.n, 0);
+    p = ms_config_profile(&c, "non-multipoint-scheduler");
+    assert_non_null(p);
+    assert_null(ms_config_profile(&c, "default-scheduler"));
+    snprintf(want, sizeof want, "%s,MyPlugin", default_order);
+    assert_string_equal(order(p, MS_EP_FILTER), want);
+    assert_string_equal(order(p, MS_EP_PRE_FILTER), want);
+    assert_int_equal(p->norder[MS_EP_SCORE], 0);
+    assert_int_equal(p->norder[MS_EP_PRE_SCORE], 0);
+    assert_int_equal(plugin(p, "MyPlugin")->points, ALL_POINTS & ~(1u << MS_EP_SCORE | 1u << MS_EP_PRE_SCORE));
+    ms_config_free(&c);
+
+    /* the v1beta2 form of the precedence example, queueSort and all */
+    c = load_yaml_ok("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
+                     "kind: KubeSchedulerConfiguration\n"
+                     "profiles:\n"
+                     "  - schedulerName: multipoint-scheduler\n"
+                     "    plugins:\n"
+                     "      # Disable the default QueueSort plugin\n"
+                     "      queueSort:\n"
+                     "        enabled:\n"
+                     "        - name: 'CustomQueueSort'\n"
+                     "        disabled:\n"
+                     "        - name: 'DefaultQueueSort'\n"
+                     "      filter:\n"
+                     "        enabled:\n"
+                     "        - name: 'CustomPlugin1'\n"
+                     "        - name: 'CustomPlugin2'\n"
+                     "        - name: 'DefaultPlugin2'\n"
+                     "        disabled:\n"
+                     "        - name: 'DefaultPlugin1'\n"
+                     "      score:\n"
+                     "        enabled:\n"
+                     "        - name: 'DefaultPlugin2'\n"
+                     "          weight: 1\n"
+                     "        - name: 'DefaultPlugin1'\n"
+                     "          weight: 3\n",
+                     &w);
+    assert_int_equal(w.n, 0);
+    p = &c.profiles[0];
+    snprintf(want, sizeof want, "%s,CustomQueueSort", default_order);
+    assert_string_equal(order(p, MS_EP_QUEUE_SORT), want);
+    snprintf(want, sizeof want, "%s,CustomPlugin1,CustomPlugin2,DefaultPlugin2", default_order);
+    assert_string_equal(order(p, MS_EP_FILTER), want);
+    snprintf(want, sizeof want, "%s,DefaultPlugin2,DefaultPlugin1", default_order);
+    assert_string_equal(order(p, MS_EP_SCORE), want);
+    assert_int_equal(weight(p, "DefaultPlugin1"), 3);
+    assert_int_equal(plugin(p, "DefaultPlugin2")->explicit_points, 1u << MS_EP_FILTER | 1u << MS_EP_SCORE);
+    ms_config_free(&c);
+}
+
+static void test_yaml_files(void **state) {
+    (void)state;
+    /* YAML numbers, comments, a leading document marker */
+    warnings w = {0};
+    ms_config c = load_yaml_ok("# scheduler\n---\n"
+                               "apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
+                               "kind: KubeSchedulerConfiguration\n"
+                               "percentageOfNodesToScore: 0x10\n"
+                               "podMaxBackoffSeconds: 20\n"
+                               "leaderElection: {leaderElect: true, leaseDuration: 30s}\n"
+                               "profiles:\n"
+                               "- schedulerName: a\n"
+                               "  plugins:\n"
+                               "    scor: {}\n"
+                               "    score:\n"
+                               "      enabled: [{name: NodeAffinity, weight: 6}]\n",
+                               &w);
+    assert_int_equal(c.percentage_of_nodes_to_score, 16);
+    assert_true(c.pod_max_backoff == 20);
+    assert_true(c.leader_election.lease_duration == 30);
+    assert_int_equal(weight(&c.profiles[0], "NodeAffinity"), 6);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], ": unknown field \"profiles[0].plugins.scor\""));
+    ms_config_free(&c);
+
+    static const struct {
+        const char *yaml;
+        const char *msg;              /* after "<path>: " */
+    } cases[] = {
+        {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+         "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: A\n      - name: B\n        weight: -2\n",
+         "profiles[0].plugins.score.enabled[1]: weight must be positive"},
+        {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n---\n"
+         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
+         "expected one KubeSchedulerConfiguration document, found 2"},
+        {"# nothing\n", "expected one KubeSchedulerConfiguration document, found 0"},
+        {"", "expected one KubeSchedulerConfiguration document, found 0"},
+        {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+         "percentageOfNodesToScore: 20.5\n",
+         "percentageOfNodesToScore: Invalid value: 20.5: must be an integer"},
+        {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+         "leaderElection:\n  leaderElect: yes\n",
+         "leaderElection.leaderElect: must be true or false"},
+        {"- a\n- b\n", "<root>: expected a KubeSchedulerConfiguration object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ms_error err;
+        char path[64], want[600];
+        ms_rc rc = load_yaml(cases[i].yaml, &c, &err, path);
+        snprintf(want, sizeof want, "%s: %s", path, cases[i].msg);
+        if (rc != MS_EINVAL || strcmp(err.msg, want) != 0)
+            fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, rc ? err.msg : "", want);
+        assert_int_equal(c.nprofiles, 0);
+    }
+
+    /* a YAML syntax error names the file and the position */
+    ms_error err;
+    char path[64];
+    assert_int_equal(load_yaml("kind: [a\n", &c, &err, path), MS_EINVAL);
+    assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+    assert_non_null(strstr(err.msg, "line "));
 }
 
 int main(void) {
@@ -922,6 +1190,10 @@ int main(void) {
         cmocka_unit_test(test_max_plugins_bound),
         cmocka_unit_test(test_build_directly),
         cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_yaml_example_scheduler_config),
+        cmocka_unit_test(test_yaml_example_profiles),
+        cmocka_unit_test(test_yaml_docs_examples),
+        cmocka_unit_test(test_yaml_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
