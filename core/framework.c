@@ -25,6 +25,22 @@ static bool implements(const ms_plugin_ops *o, ms_extension_point ep) {
     return false;
 }
 
+/* upstream's interface names, for "does not extend" errors. */
+static const char *const point_interface[MS_EP_COUNT] = {
+    [MS_EP_PRE_ENQUEUE] = "PreEnqueuePlugin",
+    [MS_EP_QUEUE_SORT] = "QueueSortPlugin",
+    [MS_EP_PRE_FILTER] = "PreFilterPlugin",
+    [MS_EP_FILTER] = "FilterPlugin",
+    [MS_EP_POST_FILTER] = "PostFilterPlugin",
+    [MS_EP_PRE_SCORE] = "PreScorePlugin",
+    [MS_EP_SCORE] = "ScorePlugin",
+    [MS_EP_RESERVE] = "ReservePlugin",
+    [MS_EP_PERMIT] = "PermitPlugin",
+    [MS_EP_PRE_BIND] = "PreBindPlugin",
+    [MS_EP_BIND] = "BindPlugin",
+    [MS_EP_POST_BIND] = "PostBindPlugin",
+};
+
 static const ms_plugin_ops *find_ops(const char *name, const ms_plugin_ops *const *oot,
                                      uint32_t noot) {
     for (uint32_t i = 0; i < noot; i++)
@@ -89,10 +105,21 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
             }
         const ms_plugin_ops *ops = find_ops(cfg->name, out_of_tree, n_out_of_tree);
         if (!ops) {
-            rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" does not exist",
+            rc = ms_error_set(err, MS_EINVAL,
+                              ms_config_default_not_implemented(cfg->name)
+                                  ? "profile \"%s\": plugin \"%s\" is not implemented yet"
+                                  : "profile \"%s\": plugin \"%s\" does not exist",
                               profile, cfg->name);
             goto fail;
         }
+        /* Named at a point (not through multiPoint) it cannot serve: a
+         * configuration mistake, as upstream says. */
+        for (int ep = 0; ep < MS_EP_COUNT; ep++)
+            if ((cfg->explicit_points & (1u << ep)) && !implements(ops, (ms_extension_point)ep)) {
+                rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" does not extend %s "
+                                  "plugin", profile, cfg->name, point_interface[ep]);
+                goto fail;
+            }
         ms_framework_plugin *p = &fw->plugins[i];
         p->ops = ops;
         p->weight = cfg->weight == 0 ? 1 : cfg->weight;

@@ -29,10 +29,11 @@ struct ms_framework {
 };
 
 /* Instantiates the profile's plugins from the built-in registry. Fails when a
- * plugin is unknown, a plugin's create fails, a Score weight is negative, or
+ * plugin is unknown, a plugin's create fails, a plugin is named at a point
+ * it does not implement (explicit_points), a Score weight is negative, or
  * the profile lacks exactly one QueueSort or at least one Bind plugin (as
- * upstream). A plugin enabled at a point it does not implement is not called
- * there. A Score weight of 0 means 1. */
+ * upstream). A plugin enabled at a point through multiPoint that it does not
+ * implement is not called there. A Score weight of 0 means 1. */
 ms_rc ms_framework_init(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
                         const ms_handle *h, ms_error *err);
 /* The same with out-of-tree plugins (upstream's WithFrameworkOutOfTreeRegistry,

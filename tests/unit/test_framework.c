@@ -225,12 +225,15 @@ typedef struct fixture {
     ms_pod *pod;
     ms_cycle c;
     ms_interner *in;
+    ms_resource_names rn;
 } fixture;
 
 static int setup(void **state) {
     fixture *fx = calloc(1, sizeof *fx);
     fx->in = ms_interner_new();
     fx->h.in = fx->in;
+    ms_resource_names_init(&fx->rn, fx->in);
+    fx->h.rn = &fx->rn;
     fx->h.scratch = ms_node_info_new(MS_STR_NONE);
     ms_arena_init(&fx->arena, 4096);
     fx->pod = ms_pod_alloc();
@@ -365,6 +368,22 @@ static void test_init_errors(void **state) {
     fx->pc.plugins[1].points = 0;
     fx->pc.norder[MS_EP_BIND] = 0;
     expect_init_error(fx, "profile \"test-scheduler\": at least one bind plugin is needed");
+
+    /* Named at a point it does not implement (not through multiPoint). */
+    snprintf(fx->pc.plugins[a].name, sizeof fx->pc.plugins[0].name, "FilterOnly");
+    fx->pc.plugins[a].explicit_points = BIT(MS_EP_SCORE);
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"FilterOnly\" does not extend "
+                          "ScorePlugin plugin");
+    fx->pc.plugins[a].explicit_points = BIT(MS_EP_FILTER);
+    fx->pc.plugins[1].points = BIT(MS_EP_BIND);
+    fx->pc.order[MS_EP_BIND][fx->pc.norder[MS_EP_BIND]++] = 1;
+    assert_int_equal(ms_framework_init_with(&fw, &fx->pc, 0, &fx->h, out_of_tree, NOOT, &err), MS_OK);
+    ms_framework_destroy(&fw);
+
+    /* An upstream default moonsched lacks is named as such. */
+    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "PodTopologySpread");
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"PodTopologySpread\" is not "
+                          "implemented yet");
 
     static const ms_plugin_ops shadow = {.name = "NodeName"};
     static const ms_plugin_ops *const bad[] = {&shadow};
@@ -819,6 +838,36 @@ static void test_filter_with_nominated_pods(void **state) {
     ms_framework_destroy(&fx->fw);
 }
 
+static void expect_order(const ms_framework *fw, ms_extension_point ep, const char *want) {
+    char got[512] = "";
+    for (uint32_t k = 0; k < fw->norder[ep]; k++) {
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof got - n, "%s%s", k ? " " : "", fw->plugins[fw->order[ep][k]].ops->name);
+    }
+    assert_string_equal(got, want);
+}
+
+/* Upstream's default profile, through the real configuration: every point
+ * gets the plugins that implement it, in upstream's order, with its weights. */
+static void test_default_profile(void **state) {
+    fixture *fx = *state;
+    ms_profile_config_default(&fx->pc, "default-scheduler");
+    ms_error err = {0};
+    ms_framework fw;
+    if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
+    expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
+    expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
+                                    "NodePorts NodeResourcesFit");
+    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
+                                   "NodeResourcesBalancedAllocation");
+    expect_order(&fw, MS_EP_BIND, "DefaultBinder");
+    expect_order(&fw, MS_EP_RESERVE, "");
+    static const int32_t weights[] = {3, 2, 1, 1};
+    for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
+        assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
+    ms_framework_destroy(&fw);
+}
+
 static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
@@ -877,6 +926,7 @@ int main(void) {
         T(test_priority_sort_through_the_framework),
         T(test_filter_with_nominated_without_queue),
         T(test_filter_with_nominated_pods),
+        T(test_default_profile),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_default_normalize_score),
     };
