@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "fixtures.h"
+
 #include "moonsched/framework.h"
 #include "moonsched/queue.h"
 
@@ -868,6 +870,76 @@ static void test_default_profile(void **state) {
     ms_framework_destroy(&fw);
 }
 
+/* Decoded objects through upstream's default profile: each node is rejected
+ * by the plugin upstream would name, and the FitError message says so. */
+static void test_default_profile_on_decoded_objects(void **state) {
+    (void)state;
+    fx_env env;
+    fx_env_init(&env);
+    ms_resource_names rn;
+    ms_resource_names_init(&rn, env.in);
+    ms_handle h = {.in = env.in, .rn = &rn, .wildcard_ip = ms_intern_cstr(env.in, "0.0.0.0")};
+    ms_profile_config pc;
+    ms_profile_config_default(&pc, "default-scheduler");
+    ms_framework fw;
+    ms_error err = {0};
+    if (ms_framework_init(&fw, &pc, 0, &h, &err) != MS_OK) fail_msg("%s", err.msg);
+
+    static const char *const nodes[] = {
+        "metadata: {name: n1}\nspec: {taints: [{key: dedicated, value: a, effect: NoSchedule}]}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}",
+        "metadata: {name: n2}\nspec: {unschedulable: true}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}",
+        "metadata: {name: n3}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}",
+        "metadata: {name: n4}\nspec: {taints: [{key: soft, effect: PreferNoSchedule}]}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}",
+    };
+    ms_node_info *ni[4];
+    ms_node *nd[4];
+    for (int i = 0; i < 4; i++) {
+        nd[i] = fx_node(&env.d, nodes[i]);
+        ni[i] = ms_node_info_new(nd[i]->meta.name);
+        ms_node_info_set_node(ni[i], nd[i]);
+    }
+    ms_pod *web = fx_pod(&env.d, "metadata: {name: web, uid: u1}\nspec: {nodeName: n3, containers: "
+                                 "[{name: c, ports: [{containerPort: 8080, hostPort: 80}]}]}");
+    assert_int_equal(ms_node_info_add_pod(ni[2], web, env.in), 0);
+    ms_pod *pod = fx_pod(&env.d, "metadata: {name: p, uid: u2}\nspec: {containers: "
+                                 "[{name: c, ports: [{containerPort: 80, hostPort: 80}]}]}");
+
+    ms_arena arena;
+    ms_arena_init(&arena, 4096);
+    ms_cycle c = {.pod = pod, .arena = &arena};
+    assert_int_equal(ms_framework_begin_cycle(&fw, &c), MS_OK);
+    ms_status st[4];
+    assert_int_equal(ms_framework_run_pre_filter(&fw, &c, &st[0]), MS_SUCCESS);
+    static const char *const rejected_by[] = {"TaintToleration", "NodeUnschedulable", "NodePorts", NULL};
+    for (int i = 0; i < 4; i++) {
+        ms_code code = ms_framework_run_filter(&fw, &c, ni[i], &st[i]);
+        if (!rejected_by[i]) {
+            assert_int_equal(code, MS_SUCCESS);
+            continue;
+        }
+        assert_int_not_equal(code, MS_SUCCESS);
+        assert_string_equal(ms_framework_plugin_name(&fw, st[i].plugin), rejected_by[i]);
+    }
+    char msg[512];
+    ms_fit_error_message(msg, sizeof msg, 4, st, 3, NULL);
+    assert_string_equal(msg, "0/4 nodes are available: 1 node(s) didn't have free ports for the "
+                             "requested pod ports, 1 node(s) had untolerated taint {dedicated: a}, "
+                             "1 node(s) were unschedulable.");
+
+    ms_arena_free(&arena);
+    ms_pod_unref(pod);
+    ms_pod_unref(web);
+    for (int i = 0; i < 4; i++) {
+        ms_node_info_free(ni[i]);
+        ms_node_unref(nd[i]);
+    }
+    ms_framework_destroy(&fw);
+    fx_env_free(&env);
+}
+
 static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
@@ -927,6 +999,7 @@ int main(void) {
         T(test_filter_with_nominated_without_queue),
         T(test_filter_with_nominated_pods),
         T(test_default_profile),
+        cmocka_unit_test(test_default_profile_on_decoded_objects),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_default_normalize_score),
     };
