@@ -862,6 +862,7 @@ static void test_default_profile(void **state) {
                                     "NodePorts NodeResourcesFit");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
                                    "NodeResourcesBalancedAllocation");
+    expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "");
     static const int32_t weights[] = {3, 2, 1, 1};
@@ -944,7 +945,8 @@ static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                                  "NodeResourcesBalancedAllocation", "DefaultBinder"};
+                                  "NodeResourcesBalancedAllocation", "DefaultPreemption",
+                                  "DefaultBinder"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);
