@@ -17,6 +17,7 @@
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
+#include "moonsched/rng.h"
 
 /* Where binds go. bind() must not block: the result comes back later through
  * ms_scheduler_bind_done (the in-memory binder calls it at once). */
@@ -34,8 +35,13 @@ typedef struct ms_score_report {
     int64_t total;
     uint32_t feasible;             /* feasible nodes found */
     uint32_t evaluated;            /* nodes evaluated */
+    uint32_t num_all_nodes;        /* nodes in the snapshot */
 } ms_score_report;
 
+/* scheduled: the decision is made and the bind was handed to the binder (a
+ * later bind_failed retracts it). nplugins is 0 when the pod was not scored
+ * (a single feasible node, as upstream). unschedulable: also used for
+ * errors during the cycle (the message then says what failed). */
 typedef struct ms_reporter {
     void *ctx;
     void (*scheduled)(void *ctx, const ms_pod *pod, ms_str node, const ms_score_report *why);
@@ -76,6 +82,22 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
                             const char *message, double now);
 /* Periodic housekeeping: queue flush, assumed-pod expiry. */
 void ms_scheduler_tick(ms_scheduler *s, double now);
+
+/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
+ * percentage >= 100; percentage <= 0 is the adaptive default
+ * (50 - nodes/125, at least 5); never fewer than 100. */
+uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
+
+/* upstream selectHost: the index of a highest total, ties broken uniformly
+ * at random by reservoir sampling (one draw per tie). n > 0. */
+uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Index of the profile for a schedulerName, or -1 (the pod is not ours). */
+int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name);
+/* Where the next Filter pass starts in the snapshot's node list. */
+uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
+/* Pods handed to the binder whose outcome has not arrived yet. */
+uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
 
 ms_queue *ms_scheduler_queue(ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);
