@@ -68,7 +68,7 @@ $(B)/tests-asan/%: tests/unit/%.c tests/unit/testutil.h $(B)/libmoonsched-asan.a
 
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)

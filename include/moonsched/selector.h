@@ -40,7 +40,8 @@ typedef struct ms_requirement {
     uint8_t op;          /* ms_selector_op */
     uint32_t nvalues;
     ms_str *values;      /* sorted by id */
-    int64_t number;      /* Gt/Lt operand */
+    int64_t number;      /* Gt/Lt operand; in a matchFields requirement, 1 when
+                            the key is metadata.name (other keys read as "") */
 } ms_requirement;
 
 typedef struct ms_label_selector {
@@ -84,7 +85,8 @@ ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena 
                                       ms_node_selector_term *out, const char *field,
                                       ms_error *err);
 
-/* labels.Parse text syntax: "a=b,c!=d,e in (x,y),f notin (z),g,!h,i>3". */
+/* labels.Parse text syntax: "a=b,c!=d,e in (x,y),f notin (z),g,!h,i>3".
+ * "" (or NULL) selects everything; on MS_EINVAL `out` selects nothing. */
 ms_rc ms_label_selector_parse(const char *text, ms_interner *in, ms_arena *a,
                               ms_label_selector *out, ms_error *err);
 

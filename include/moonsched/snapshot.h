@@ -3,6 +3,7 @@
 #ifndef MOONSCHED_SNAPSHOT_H
 #define MOONSCHED_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "moonsched/map.h"
@@ -18,10 +19,26 @@ typedef struct ms_snapshot {
     uint32_t nhave_anti, anticap;
     ms_map by_name;              /* node name id -> ms_node_info* (owned) */
     uint64_t generation;
+    uint64_t tree_version;       /* the cache's node-tree version `nodes` was built from */
 } ms_snapshot;
 
+/* The snapshot's NodeInfos are borrowed copies (see ms_node_info_copy_into):
+ * they point at pods and nodes the cache holds. A pod or node the cache
+ * drops stays alive until the cache's next ms_cache_update_snapshot, so a
+ * cycle can keep reading its snapshot while the cache changes under it. */
 void ms_snapshot_init(ms_snapshot *s);
 void ms_snapshot_free(ms_snapshot *s);
 ms_node_info *ms_snapshot_get(const ms_snapshot *s, ms_str node_name);
+
+/* For ms_cache_update_snapshot. The NodeInfo for a name, created empty (and
+ * *created set) when absent; NULL when out of memory. */
+ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created);
+/* Frees the NodeInfo of a name (not in the lists afterwards only once they
+ * are rebuilt). */
+void ms_snapshot_drop(ms_snapshot *s, ms_str node_name);
+/* all: `nodes` becomes by_name's NodeInfos in the given order (names that
+ * are absent are skipped); always rebuilds the affinity lists from `nodes`.
+ * 0 or -1 (out of memory). */
+int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all);
 
 #endif

@@ -1,0 +1,116 @@
+#include "moonsched/node_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/error.h"
+#include "moonsched/labels.h"
+
+void ms_node_tree_init(ms_node_tree *t, ms_interner *in) {
+    memset(t, 0, sizeof *t);
+    t->label_zone_beta = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/zone");
+    t->label_region_beta = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/region");
+    t->label_zone = ms_intern_cstr(in, "topology.kubernetes.io/zone");
+    t->label_region = ms_intern_cstr(in, "topology.kubernetes.io/region");
+}
+
+void ms_node_tree_free(ms_node_tree *t) {
+    for (uint32_t i = 0; i < t->nzones; i++) free(t->zones[i].names);
+    free(t->zones);
+    t->zones = NULL;
+    t->nzones = t->zonecap = t->num_nodes = 0;
+}
+
+/* Upstream reads the first label that is present, even when its value is
+ * empty; an empty value then counts as no value. */
+static ms_str label_or(const ms_labels *l, ms_str first, ms_str second) {
+    ms_str v = ms_labels_get(l, first);
+    if (v == MS_STR_NONE) v = ms_labels_get(l, second);
+    return v == MS_STR_EMPTY ? MS_STR_NONE : v;
+}
+
+ms_zone_key ms_node_tree_zone_key(const ms_node_tree *t, const ms_node *node) {
+    const ms_labels *l = &node->meta.labels;
+    return (ms_zone_key){
+        .region = label_or(l, t->label_region_beta, t->label_region),
+        .zone = label_or(l, t->label_zone_beta, t->label_zone),
+    };
+}
+
+static ms_tree_zone *find_zone(const ms_node_tree *t, ms_zone_key key) {
+    for (uint32_t i = 0; i < t->nzones; i++)
+        if (t->zones[i].key.region == key.region && t->zones[i].key.zone == key.zone) return &t->zones[i];
+    return NULL;
+}
+
+int ms_node_tree_add(ms_node_tree *t, ms_str name, ms_zone_key key) {
+    ms_tree_zone *z = find_zone(t, key);
+    if (z) {
+        for (uint32_t i = 0; i < z->n; i++)
+            if (z->names[i] == name) return MS_EEXIST;
+    } else {
+        if (t->nzones == t->zonecap) {
+            uint32_t cap = t->zonecap ? t->zonecap * 2 : 4;
+            ms_tree_zone *zs = realloc(t->zones, cap * sizeof *zs);
+            if (!zs) return MS_ENOMEM;
+            t->zones = zs;
+            t->zonecap = cap;
+        }
+        z = &t->zones[t->nzones++];
+        *z = (ms_tree_zone){.key = key};
+    }
+    if (z->n == z->cap) {
+        uint32_t cap = z->cap ? z->cap * 2 : 8;
+        ms_str *names = realloc(z->names, cap * sizeof *names);
+        if (!names) {
+            if (z->n == 0) t->nzones--;   /* the zone was just created */
+            return MS_ENOMEM;
+        }
+        z->names = names;
+        z->cap = cap;
+    }
+    z->names[z->n++] = name;
+    t->num_nodes++;
+    return MS_OK;
+}
+
+int ms_node_tree_remove(ms_node_tree *t, ms_str name, ms_zone_key key) {
+    ms_tree_zone *z = find_zone(t, key);
+    if (!z) return MS_ENOENT;
+    for (uint32_t i = 0; i < z->n; i++) {
+        if (z->names[i] != name) continue;
+        /* Keep the order: it decides which nodes a cycle looks at first. */
+        memmove(&z->names[i], &z->names[i + 1], (z->n - i - 1) * sizeof *z->names);
+        z->n--;
+        t->num_nodes--;
+        if (z->n == 0) {
+            free(z->names);
+            uint32_t zi = (uint32_t)(z - t->zones);
+            memmove(&t->zones[zi], &t->zones[zi + 1], (t->nzones - zi - 1) * sizeof *t->zones);
+            t->nzones--;
+        }
+        return MS_OK;
+    }
+    return MS_ENOENT;
+}
+
+int ms_node_tree_update(ms_node_tree *t, ms_str name, ms_zone_key old_key, ms_zone_key new_key) {
+    if (old_key.region == new_key.region && old_key.zone == new_key.zone) return MS_OK;
+    (void)ms_node_tree_remove(t, name, old_key);   /* as upstream: absent is fine */
+    return ms_node_tree_add(t, name, new_key);
+}
+
+uint32_t ms_node_tree_list(const ms_node_tree *t, ms_str *out) {
+    uint32_t n = 0;
+    for (uint32_t idx = 0; n < t->num_nodes; idx++) {
+        bool any = false;
+        for (uint32_t zi = 0; zi < t->nzones; zi++) {
+            const ms_tree_zone *z = &t->zones[zi];
+            if (idx >= z->n) continue;
+            out[n++] = z->names[idx];
+            any = true;
+        }
+        if (!any) break;   /* all zones exhausted */
+    }
+    return n;
+}

@@ -1,0 +1,77 @@
+#include "moonsched/snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ms_snapshot_init(ms_snapshot *s) {
+    memset(s, 0, sizeof *s);
+    ms_map_init(&s->by_name);
+    /* Differs from any cache's version, so the first update builds the lists. */
+    s->tree_version = UINT64_MAX;
+}
+
+void ms_snapshot_free(ms_snapshot *s) {
+    void *v;
+    for (size_t it = 0; ms_map_next(&s->by_name, &it, NULL, &v);) ms_node_info_free(v);
+    ms_map_free(&s->by_name);
+    free(s->nodes);
+    free(s->have_pods_with_affinity);
+    free(s->have_pods_with_required_anti_affinity);
+    memset(s, 0, sizeof *s);
+}
+
+ms_node_info *ms_snapshot_get(const ms_snapshot *s, ms_str node_name) {
+    return ms_map_get(&s->by_name, node_name);
+}
+
+ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created) {
+    ms_node_info *ni = ms_map_get(&s->by_name, node_name);
+    *created = false;
+    if (ni) return ni;
+    ni = ms_node_info_new(node_name);
+    if (!ni) return NULL;
+    ni->borrowed = true;
+    if (ms_map_put(&s->by_name, node_name, ni) != 0) {
+        ms_node_info_free(ni);
+        return NULL;
+    }
+    *created = true;
+    return ni;
+}
+
+void ms_snapshot_drop(ms_snapshot *s, ms_str node_name) {
+    ms_node_info_free(ms_map_del(&s->by_name, node_name));
+}
+
+static int reserve(ms_node_info ***arr, uint32_t *cap, uint32_t need) {
+    if (need <= *cap) return 0;
+    uint32_t n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    ms_node_info **p = realloc(*arr, n * sizeof *p);
+    if (!p) return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
+int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all) {
+    if (all) {
+        if (reserve(&s->nodes, &s->nodecap, n) != 0) return -1;
+        s->nnodes = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            ms_node_info *ni = ms_map_get(&s->by_name, order[i]);
+            if (ni) s->nodes[s->nnodes++] = ni;
+        }
+    }
+    if (reserve(&s->have_pods_with_affinity, &s->affcap, s->nnodes) != 0 ||
+        reserve(&s->have_pods_with_required_anti_affinity, &s->anticap, s->nnodes) != 0)
+        return -1;
+    s->nhave_affinity = s->nhave_anti = 0;
+    for (uint32_t i = 0; i < s->nnodes; i++) {
+        ms_node_info *ni = s->nodes[i];
+        if (ni->npods_with_affinity) s->have_pods_with_affinity[s->nhave_affinity++] = ni;
+        if (ni->npods_with_required_anti_affinity)
+            s->have_pods_with_required_anti_affinity[s->nhave_anti++] = ni;
+    }
+    return 0;
+}

@@ -1,0 +1,121 @@
+#!/bin/bash
+# A real etcd + kube-apiserver on loopback for end-to-end tests.
+#
+#   source tests/e2e/kube-env.sh
+#   kube_start DIR      # starts etcd and kube-apiserver, writes DIR/admin.kubeconfig
+#                       # and DIR/scheduler.kubeconfig; exports KUBE_DIR, KUBE_URL
+#   kube_stop DIR       # stops both and removes their data
+#
+# Binaries come from tests/e2e/build-kube.sh (cached outside the repository).
+set -u
+
+kube_free_port() {
+    local p
+    for _ in $(seq 1 200); do
+        p=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+kube_certs() {
+    local d=$1
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=moonsched-test-ca" \
+        -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+        -keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$d/san.ext"
+    openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+        -days 2 -extfile "$d/san.ext" -out "$d/server.crt" 2>/dev/null
+    openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
+    openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+kube_kubeconfig() {   # dir, name, token
+    cat >"$1/$2.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: $KUBE_URL
+    certificate-authority: $1/ca.crt
+users:
+- name: $2
+  user:
+    token: $3
+contexts:
+- name: $2
+  context: {cluster: test, user: $2}
+current-context: $2
+KC
+}
+
+kube_start() {
+    local d=$1 bin
+    bin=${KUBE_BIN:-$(bash "$(dirname "${BASH_SOURCE[0]}")/build-kube.sh" | tail -n 1)}
+    mkdir -p "$d"
+    kube_certs "$d"
+    local admin_token sched_token
+    admin_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+    sched_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+    printf '%s,admin,admin,"system:masters"\n%s,system:kube-scheduler,kube-scheduler\n' \
+        "$admin_token" "$sched_token" >"$d/tokens.csv"
+    local etcd_port peer_port api_port
+    etcd_port=$(kube_free_port); peer_port=$(kube_free_port); api_port=$(kube_free_port)
+    etcd --data-dir "$d/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+        --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+        --listen-peer-urls "http://127.0.0.1:$peer_port" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+        --initial-cluster "default=http://127.0.0.1:$peer_port" \
+        >"$d/etcd.log" 2>&1 &
+    echo $! >"$d/etcd.pid"
+    "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
+        --bind-address=127.0.0.1 --secure-port="$api_port" --advertise-address=127.0.0.1 \
+        --insecure-port=0 --tls-cert-file="$d/server.crt" --tls-private-key-file="$d/server.key" \
+        --client-ca-file="$d/ca.crt" --token-auth-file="$d/tokens.csv" \
+        --authorization-mode=Node,RBAC \
+        --service-account-issuer=https://kubernetes.default.svc \
+        --service-account-key-file="$d/sa.pub" --service-account-signing-key-file="$d/sa.key" \
+        --service-cluster-ip-range=10.96.0.0/16 \
+        --enable-admission-plugins=Priority \
+        --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+        >"$d/apiserver.log" 2>&1 &
+    echo $! >"$d/apiserver.pid"
+    export KUBE_DIR=$d KUBE_URL="https://127.0.0.1:$api_port"
+    kube_kubeconfig "$d" admin "$admin_token"
+    kube_kubeconfig "$d" scheduler "$sched_token"
+    echo "$admin_token" >"$d/admin.token"
+    for _ in $(seq 1 120); do
+        if curl -sf --cacert "$d/ca.crt" -H "Authorization: Bearer $admin_token" \
+            "$KUBE_URL/readyz" >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 0.5
+    done
+    echo "kube-apiserver did not become ready; see $d/apiserver.log" >&2
+    kube_stop "$d"
+    return 1
+}
+
+kube_stop() {
+    local d=$1 pid
+    for f in apiserver etcd; do
+        [ -f "$d/$f.pid" ] || continue
+        pid=$(cat "$d/$f.pid")
+        kill "$pid" 2>/dev/null
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+        rm -f "$d/$f.pid"
+    done
+    rm -rf "$d/etcd"
+}
+
+# kubectl-like helper: kube_api METHOD PATH [JSON-BODY]
+kube_api() {
+    curl -s --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
+        -H 'Content-Type: application/json' -X "$1" "$KUBE_URL$2" ${3:+--data-binary "$3"}
+}
