@@ -76,11 +76,12 @@ static const char *queue_sort_name(const ms_framework *fw) {
 }
 
 /* Fills the arrays allocated by ms_scheduler_new. */
-static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, ms_error *err) {
+static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
+                           ms_error *err) {
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
         const ms_profile_config *pc = &cfg->profiles[i];
-        ms_rc rc = ms_framework_init(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
-                                     &s->handle, err);
+        ms_rc rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
+                                          &s->handle, o->out_of_tree, o->n_out_of_tree, err);
         if (rc != MS_OK) return rc;
         s->nprofiles = i + 1;
         ms_profile_info *info = &s->info[i];
@@ -171,7 +172,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     }
     s->handle.queue = s->queue;
 
-    rc = init_profiles(s, cfg, err);
+    rc = init_profiles(s, cfg, o, err);
     if (rc != MS_OK) goto fail;
 
     if (own_defaults) ms_config_free(&defaults);
@@ -324,21 +325,25 @@ static ms_inflight *binding_record(const ms_scheduler *s, uint64_t uid_hash) {
     return ms_map_get(&s->binding, uid_hash);
 }
 
-/* A pod with nodeName: into the cache (confirming our assumption if it is
- * one), out of the queue if it was pending there. */
-static void assigned_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
-    ms_inflight *r = binding_record(s, pod->meta.uid_hash);
+/* A pod with nodeName (add or update): into the cache, confirming our
+ * assumption if it is one; out of the queue if it was pending there. */
+static void assigned_pod_upsert(ms_scheduler *s, ms_pod *pod, double now) {
+    uint64_t uid = pod->meta.uid_hash;
     /* A pod bound by someone else while it waited in our queue. Our own
-     * in-flight pods are not in the queue: their entry is held by the record. */
-    if (!r) ms_queue_delete(s->queue, pod);
+     * binding pods are not in the queue: their record holds the entry. */
+    if (!binding_record(s, uid)) ms_queue_delete(s->queue, pod);
+    ms_pod *old = ms_cache_get_pod(s->cache, uid);
+    bool was_bound = old && !ms_cache_is_assumed(s->cache, old);
     if (ms_pod_is_terminal(pod)) {
-        if (ms_cache_get_pod(s->cache, pod->meta.uid_hash) &&
-            ms_cache_remove_pod(s->cache, pod) == MS_OK)
+        /* A terminal pod releases what it held. */
+        if (old && ms_cache_remove_pod(s->cache, old) == MS_OK)
             ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
         return;
     }
-    if (ms_cache_add_pod(s->cache, pod) != MS_OK) return;
-    ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_ADD, now);
+    ms_rc rc = was_bound ? ms_cache_update_pod(s->cache, old, pod) : ms_cache_add_pod(s->cache, pod);
+    if (rc == MS_OK)
+        ms_queue_move_on_event(s->queue, was_bound ? MS_EV_ASSIGNED_POD_UPDATE : MS_EV_ASSIGNED_POD_ADD,
+                               now);
 }
 
 static bool responsible_for(const ms_scheduler *s, const ms_pod *pod) {
@@ -347,12 +352,14 @@ static bool responsible_for(const ms_scheduler *s, const ms_pod *pod) {
 
 void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
     if (pod->node_name != MS_STR_NONE) {
-        assigned_pod_add(s, pod, now);
+        assigned_pod_upsert(s, pod, now);
         return;
     }
     if (ms_pod_is_terminal(pod) || !responsible_for(s, pod)) return;
-    /* An informer replay of a pod we are binding: the record holds it. */
-    if (binding_record(s, pod->meta.uid_hash)) return;
+    /* An informer replay of a pod we are binding or have bound (assumed,
+     * not confirmed yet): not pending any more. */
+    if (binding_record(s, pod->meta.uid_hash) || ms_cache_get_pod(s->cache, pod->meta.uid_hash))
+        return;
     if (ms_queue_add(s->queue, pod, now) == MS_EEXIST) ms_queue_update(s->queue, pod, now);
 }
 
@@ -360,35 +367,23 @@ void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now) {
     uint64_t uid = pod->meta.uid_hash;
     ms_inflight *r = binding_record(s, uid);
     if (pod->node_name != MS_STR_NONE) {
-        ms_pod *old = ms_cache_get_pod(s->cache, uid);
-        if (!old || ms_cache_is_assumed(s->cache, old)) {
-            assigned_pod_add(s, pod, now);
-            return;
-        }
-        if (ms_pod_is_terminal(pod)) {
-            /* A terminal pod releases its resources. */
-            if (ms_cache_remove_pod(s->cache, old) == MS_OK)
-                ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-            return;
-        }
-        if (ms_cache_update_pod(s->cache, old, pod) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_UPDATE, now);
+        assigned_pod_upsert(s, pod, now);
         return;
     }
     if (r) {
-        /* Being bound: keep the newest spec for a retry should the bind fail
-         * (upstream skips updates of assumed pods). */
-        if (r->qp && r->qp->pod != pod) {
-            ms_pod *prev = r->qp->pod;
-            r->qp->pod = ms_pod_ref(pod);
-            ms_pod_unref(prev);
-        }
+        /* Being bound. The queue keeps the newest object for the in-flight
+         * entry: a retry after a failed bind uses it (upstream skips
+         * updates of assumed pods otherwise). */
+        ms_queue_update(s->queue, pod, now);
         return;
     }
     if (ms_pod_is_terminal(pod) || !responsible_for(s, pod)) {
         ms_queue_delete(s->queue, pod);
         return;
     }
+    /* Assumed after a successful bind, waiting for the informer's bound
+     * version: the queue must not take it back. */
+    if (ms_cache_get_pod(s->cache, uid)) return;
     if (ms_queue_update(s->queue, pod, now) == MS_ENOENT) ms_queue_add(s->queue, pod, now);
 }
 
@@ -401,7 +396,8 @@ void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
             ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
         return;
     }
-    if (!r) ms_queue_delete(s->queue, pod);
+    /* The queue keeps an in-flight entry valid for its record. */
+    ms_queue_delete(s->queue, pod);
 }
 
 /* ---- binding outcomes ------------------------------------------------ */

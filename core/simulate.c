@@ -656,6 +656,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
     r.wall_seconds = mono() - t0;
+    /* Statistics follow the output when both go to a terminal. */
+    fflush(m.out);
     if (o->stats) print_stats(&m, &r);
     if (result) *result = r;
 

@@ -58,6 +58,10 @@ typedef struct ms_scheduler_options {
     ms_binder binder;
     ms_reporter reporter;
     uint64_t seed;                 /* random choice among equal top scores */
+    /* Plugins the profiles may name beside the built-ins (policies, tests);
+     * the array must outlive the scheduler. */
+    const ms_plugin_ops *const *out_of_tree;
+    uint32_t n_out_of_tree;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
