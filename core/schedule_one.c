@@ -229,6 +229,37 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
                           msg, now);
 }
 
+/* Permit asked to wait: the pod stays assumed and reserved until its
+ * deadline (ms_scheduler_tick decides then). The report is copied into the
+ * record's arena: the cycle buffers are reused by the next pod. */
+static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
+                 double now) {
+    ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
+    int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
+    if (s->nwaiting == s->waitcap) {
+        uint32_t cap = s->waitcap ? s->waitcap * 2 : 16;
+        ms_inflight **w = realloc(s->waiting, cap * sizeof *w);
+        if (w) {
+            s->waiting = w;
+            s->waitcap = cap;
+        }
+    }
+    if (!copy || (report->nplugins && !scores) || s->nwaiting == s->waitcap) {
+        ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
+        ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
+        ms_cache_forget_pod(s->cache, r->assumed);
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+    *copy = *report;
+    if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
+    copy->scores = scores;
+    r->report = copy;
+    r->waiting = true;
+    r->deadline = deadline;
+    s->waiting[s->nwaiting++] = r;
+}
+
 static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
                             const ms_score_report *report, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -262,18 +293,12 @@ static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
     }
     double timeout = 0;
     ms_code code = ms_framework_run_permit(fw, c, node, &timeout, &st);
-    /* No waiting area yet: a pod a Permit plugin asked to wait for is let
-     * through as if allowed when its wait ended (simulate's rule). */
-    if (code == MS_WAIT) code = MS_SUCCESS;
-    if (code != MS_SUCCESS) {
+    if (code != MS_SUCCESS && code != MS_WAIT) {
         ms_framework_run_unreserve(fw, c, node);
         ms_cache_forget_pod(s->cache, assumed);
         late_failure(s, r, "Permit", &st, now);
         return;
     }
-
-    /* Binding cycle. The record is findable before Bind so that a binder
-     * that answers at once (ms_scheduler_bind_done from inside bind) finds it. */
     uint64_t uid = pod->meta.uid_hash;
     if (ms_map_put(&s->binding, uid, r) != 0) {
         ms_framework_run_unreserve(fw, c, node);
@@ -281,9 +306,26 @@ static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
         cycle_error(s, r, "out of memory", now);
         return;
     }
+    if (code == MS_WAIT) {
+        park(s, r, report, now + timeout, now);
+        return;
+    }
+    ms_sched_start_binding(s, r, report, now);
+}
+
+void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
+                            double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_pod *pod = r->qp->pod;
+    ms_pod *assumed = r->assumed;
+    ms_str node = r->node;
+    uint64_t uid = pod->meta.uid_hash;
+    ms_status st;
     if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, pod, node, report);
 
-    code = ms_framework_run_pre_bind(fw, assumed, node, &st);
+    /* The record is findable before Bind, so that a binder that answers at
+     * once (ms_scheduler_bind_done from inside bind) finds it. */
+    ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
     const char *point = "PreBind";
     if (code == MS_SUCCESS) {
         point = "Bind";

@@ -31,6 +31,9 @@ ms_inflight *ms_sched_record_take(ms_scheduler *s) {
     r->node = MS_STR_NONE;
     r->profile = 0;
     r->deleted = false;
+    r->waiting = false;
+    r->deadline = 0;
+    r->report = NULL;
     memset(&r->cycle, 0, sizeof r->cycle);
     return r;
 }
@@ -115,6 +118,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->in = o->in;
     s->binder = o->binder;
     s->reporter = o->reporter;
+    s->permit_timeout_allows = o->permit_timeout_allows;
     ms_rng_seed(&s->rng, o->seed);
     ms_snapshot_init(&s->snap);
     ms_map_init(&s->binding);
@@ -196,6 +200,7 @@ void ms_scheduler_free(ms_scheduler *s) {
         ms_sched_record_release(s, r);
     }
     ms_map_free(&s->binding);
+    free(s->waiting);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
     free(s->profiles);
     free(s->info);
@@ -227,6 +232,14 @@ int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name)
 
 uint32_t ms_scheduler_next_start_index(const ms_scheduler *s) { return s->next_start; }
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s) { return (uint32_t)s->binding.len; }
+uint32_t ms_scheduler_waiting_count(const ms_scheduler *s) { return s->nwaiting; }
+
+double ms_scheduler_next_permit_deadline(const ms_scheduler *s) {
+    double next = 0;
+    for (uint32_t i = 0; i < s->nwaiting; i++)
+        if (next == 0 || s->waiting[i]->deadline < next) next = s->waiting[i]->deadline;
+    return next;
+}
 ms_queue *ms_scheduler_queue(ms_scheduler *s) { return s->queue; }
 ms_cache *ms_scheduler_cache(ms_scheduler *s) { return s->cache; }
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s) { return s->nprofiles; }
@@ -391,6 +404,11 @@ void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
     uint64_t uid = pod->meta.uid_hash;
     ms_inflight *r = binding_record(s, uid);
     if (r) r->deleted = true;
+    if (r && r->waiting) {
+        /* upstream rejects a waiting pod that is deleted. */
+        ms_sched_reject_waiting(s, r, "pod deleted while waiting on Permit", true, now);
+        r = NULL;
+    }
     if (pod->node_name != MS_STR_NONE) {
         if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
             ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
@@ -424,8 +442,9 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
 
 void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool gone,
                             const char *message, double now) {
-    ms_inflight *r = ms_map_del(&s->binding, pod->meta.uid_hash);
-    if (!r) return;
+    ms_inflight *r = ms_map_get(&s->binding, pod->meta.uid_hash);
+    if (!r || r->waiting) return;   /* never handed to the binder */
+    ms_map_del(&s->binding, pod->meta.uid_hash);
     if (!ok) {
         ms_sched_binding_failed(s, r, message, gone, now);
         return;
@@ -436,7 +455,56 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
     ms_sched_record_release(s, r);
 }
 
+static void unpark(ms_scheduler *s, ms_inflight *r) {
+    for (uint32_t i = 0; i < s->nwaiting; i++)
+        if (s->waiting[i] == r) {
+            s->waiting[i] = s->waiting[--s->nwaiting];
+            break;
+        }
+    r->waiting = false;
+}
+
+void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
+                             double now) {
+    unpark(s, r);
+    ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
+    ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
+    ms_cache_forget_pod(s->cache, r->assumed);
+    ms_queued_pod *qp = r->qp;
+    if (gone || r->deleted) {
+        ms_queue_done(s->queue, qp);
+    } else {
+        if (s->reporter.unschedulable)
+            s->reporter.unschedulable(s->reporter.ctx, qp->pod, message, qp->attempts);
+        qp->unschedulable_plugins = 0;
+        qp->interest = MS_EV_ALL;
+        ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
+    }
+    ms_sched_record_release(s, r);
+}
+
+/* Waits that reached their deadline: let through (simulate) or rejected
+ * with upstream's timeout message. */
+static void resolve_waits(ms_scheduler *s, double now) {
+    for (uint32_t i = 0; i < s->nwaiting;) {
+        ms_inflight *r = s->waiting[i];
+        if (r->deadline > now) {
+            i++;
+            continue;
+        }
+        if (s->permit_timeout_allows) {
+            unpark(s, r);
+            ms_sched_start_binding(s, r, r->report, now);
+        } else {
+            ms_sched_reject_waiting(s, r, "rejected due to timeout after waiting at Permit", false,
+                                    now);
+        }
+        i = 0;   /* the list changed under us */
+    }
+}
+
 void ms_scheduler_tick(ms_scheduler *s, double now) {
+    resolve_waits(s, now);
     ms_queue_flush(s->queue, now);
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)

@@ -27,6 +27,9 @@ typedef struct ms_inflight {
     ms_str node;
     uint32_t profile;
     bool deleted;                  /* the pending pod was deleted while binding */
+    bool waiting;                  /* parked by Permit until `deadline` */
+    double deadline;
+    ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 
 /* Per-profile constants for reports. */
@@ -63,7 +66,12 @@ struct ms_scheduler {
     size_t msgcap;
 
     ms_inflight *free_records;
-    ms_map binding;                /* uid hash -> ms_inflight* handed to the binder */
+    /* uid hash -> ms_inflight* of pods past Permit: waiting, or handed to
+     * the binder and not answered yet. */
+    ms_map binding;
+    ms_inflight **waiting;         /* the waiting ones, in no order */
+    uint32_t nwaiting, waitcap;
+    bool permit_timeout_allows;
 };
 
 /* Record pool (scheduler.c). */
@@ -72,6 +80,14 @@ void ms_sched_record_release(ms_scheduler *s, ms_inflight *r);
 /* Binding-cycle failure: Unreserve, forget, tell the queue, requeue with
  * backoff unless the pod is gone. Releases the record. */
 void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
+                             double now);
+/* Binding cycle (upstream bindingCycle): PreBind, Bind; the record is
+ * registered in s->binding (a waiting record already is). */
+void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
+                            double now);
+/* A waiting pod whose wait ended without approval: Unreserve, forget, back
+ * to the unschedulable pods (or dropped when gone). Releases the record. */
+void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now);
 /* Makes s->msg hold at least n bytes; false when out of memory. */
 bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);

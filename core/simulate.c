@@ -533,12 +533,20 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     double t0 = mono();
     for (;;) {
         if (ms_queue_len_active(q) == 0) {
-            if (ms_queue_len_backoff(q) == 0) break;
-            double next = ms_queue_next_backoff(q);
-            /* Never stand still: the flush below must release something. */
-            m->now = next > m->now ? next : m->now + 1e-3;
+            /* Idle: jump to the next backoff expiry or Permit deadline. */
+            uint32_t backoff = ms_queue_len_backoff(q), waiting = ms_scheduler_waiting_count(m->sched);
+            if (backoff == 0 && waiting == 0) break;
+            double next = INFINITY;
+            if (backoff) next = ms_queue_next_backoff(q);
+            if (waiting) next = fmin(next, ms_scheduler_next_permit_deadline(m->sched));
+            if (next > m->now) m->now = next;
             if (m->now > limit) break;
             ms_scheduler_tick(m->sched, m->now);
+            drain_binds(m);
+            /* Never stand still. */
+            if (ms_queue_len_active(q) == 0 && ms_queue_len_backoff(q) == backoff &&
+                ms_scheduler_waiting_count(m->sched) == waiting)
+                m->now += 1e-3;
             continue;
         }
         if (!grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
@@ -625,6 +633,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         .binder = {&m, sim_bind},
         .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL},
         .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
+        .permit_timeout_allows = true,
     };
     if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) goto done;
     if ((rc = feed(&m, &r)) != MS_OK) goto done;

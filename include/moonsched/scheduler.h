@@ -62,6 +62,9 @@ typedef struct ms_scheduler_options {
      * the array must outlive the scheduler. */
     const ms_plugin_ops *const *out_of_tree;
     uint32_t n_out_of_tree;
+    /* A pod a Permit plugin made wait is rejected when the wait times out
+     * (upstream); simulate sets this to let it through instead. */
+    bool permit_timeout_allows;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
@@ -84,7 +87,8 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now);
  * elsewhere or deleted). */
 void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool gone,
                             const char *message, double now);
-/* Periodic housekeeping: queue flush, assumed-pod expiry. */
+/* Periodic housekeeping: queue flush, assumed-pod expiry, Permit waits
+ * that reached their deadline. */
 void ms_scheduler_tick(ms_scheduler *s, double now);
 
 /* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
@@ -100,8 +104,13 @@ uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
 int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name);
 /* Where the next Filter pass starts in the snapshot's node list. */
 uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
-/* Pods handed to the binder whose outcome has not arrived yet. */
+/* Pods past Permit whose bind outcome has not arrived yet (waiting ones
+ * included). */
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
+/* Pods a Permit plugin made wait, and the earliest of their deadlines (0
+ * when none): a virtual clock jumps to it, then calls ms_scheduler_tick. */
+uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);
+double ms_scheduler_next_permit_deadline(const ms_scheduler *s);
 
 ms_queue *ms_scheduler_queue(ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);

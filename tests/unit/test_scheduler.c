@@ -123,7 +123,25 @@ static const ms_plugin_ops test_gate = {
     .pre_filter = gate_pre_filter,
 };
 
-static const ms_plugin_ops *const test_plugins[] = {&test_fit, &test_half, &test_score, &test_gate};
+/* TestWait: Permit makes pods named wait-* wait 5 seconds. */
+static ms_code wait_permit(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
+    (void)node;
+    (void)st;
+    test_plugin *p = self;
+    if (strncmp(ms_str_get(p->in, c->pod->meta.name), "wait-", 5) != 0) return MS_SUCCESS;
+    *timeout = 5;
+    return MS_WAIT;
+}
+
+static const ms_plugin_ops test_wait = {
+    .name = "TestWait",
+    .create = gate_create,
+    .destroy = tp_destroy,
+    .permit = wait_permit,
+};
+
+static const ms_plugin_ops *const test_plugins[] = {&test_fit, &test_half, &test_score, &test_gate,
+                                                    &test_wait};
 
 /* ---- environment ----------------------------------------------------- */
 
@@ -209,9 +227,9 @@ static void set_profile(ms_profile_config *pc, const char *name, const char *con
 
 static const char *const basic_plugins[] = {"PrioritySort", "NodeUnschedulable", "TaintToleration",
                                             "TestFit", "TestHalf", "TestScore", "TestGate",
-                                            "DefaultBinder", NULL};
+                                            "TestWait", "DefaultBinder", NULL};
 
-static env *env_new(int32_t pct, uint64_t seed) {
+static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->in = ms_interner_new();
@@ -228,13 +246,16 @@ static env *env_new(int32_t pct, uint64_t seed) {
         .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, NULL},
         .seed = seed,
         .out_of_tree = test_plugins,
-        .n_out_of_tree = 4,
+        .n_out_of_tree = 5,
+        .permit_timeout_allows = permit_timeout_allows,
     };
     ms_error err = {0};
     ms_rc rc = ms_scheduler_new(&o, &e->s, &err);
     if (rc != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
 }
+
+static env *env_new(int32_t pct, uint64_t seed) { return env_new_with(pct, seed, false); }
 
 static void env_free(env *e) {
     for (uint32_t i = 0; i < e->nbinds; i++) ms_pod_unref(e->binds[i].pod);
@@ -737,6 +758,58 @@ static void test_priority_order(void **state) {
     env_free(e);
 }
 
+static void test_permit_wait(void **state) {
+    (void)state;
+    /* Upstream: the wait times out, the pod is rejected and unreserved. */
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    add_pod(e, "wait-1", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 10));
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 1);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 1);
+    assert_true(ms_scheduler_next_permit_deadline(e->s) == 15);
+    assert_int_equal(requested_cpu(e, "a"), 1000);
+    assert_int_equal(e->nscheduled, 0);
+    ms_scheduler_tick(e->s, 14.9);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 1);
+    ms_scheduler_tick(e->s, 15);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 0);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 0);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_int_equal(e->nunschedulable, 1);
+    assert_string_equal(e->last_message, "rejected due to timeout after waiting at Permit");
+    assert_int_equal(e->nbinds, 0);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q) + ms_queue_len_backoff(q), 1);
+    env_free(e);
+
+    /* simulate's rule: let through when the wait ends. */
+    e = env_new_with(0, 1, true);
+    add_node(e, "a", "4", NULL, NULL);
+    add_pod(e, "wait-1", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 10));
+    assert_int_equal(e->nscheduled, 0);
+    ms_scheduler_tick(e->s, 15);
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "a");
+    assert_int_equal(e->nbinds, 1);
+    complete_binds(e, true, false, 15);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 0);
+    assert_int_equal(requested_cpu(e, "a"), 1000);
+
+    /* Deleted while waiting: released at once, not requeued. */
+    ms_pod *w2 = add_pod(e, "wait-2", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 20));
+    assert_int_equal(requested_cpu(e, "a"), 2000);
+    ms_scheduler_pod_delete(e->s, w2, 21);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 0);
+    assert_int_equal(requested_cpu(e, "a"), 1000);
+    q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q) + ms_queue_len_unschedulable(q),
+                     0);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_num_feasible_nodes_to_find),
@@ -755,6 +828,7 @@ int main(void) {
         cmocka_unit_test(test_deleted_pending_pod_leaves_queue),
         cmocka_unit_test(test_binder_answering_at_once),
         cmocka_unit_test(test_priority_order),
+        cmocka_unit_test(test_permit_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
