@@ -21,17 +21,29 @@ typedef struct ms_queued_pod {
     uint64_t unschedulable_plugins;   /* bit per plugin index that rejected it */
     ms_event_mask interest;        /* events that could help (from those plugins) */
     uint64_t seq;                  /* insertion order: the final tie-break */
-    /* where it is: private to the queue */
+    /* where it is: maintained by the queue, read-only for others */
     int32_t heap_index;
-    uint8_t where;
-    double backoff_expiry;
+    uint8_t where;                 /* ms_queue_where */
+    bool gated;                    /* refused by PreEnqueue: waits among the unschedulable pods */
+    double backoff_expiry;         /* timestamp + backoff for `attempts` */
     double unschedulable_since;
 } ms_queued_pod;
 
-/* QueueSort: true when a goes before b. */
+typedef enum ms_queue_where {
+    MS_QW_NONE = 0,
+    MS_QW_ACTIVE,
+    MS_QW_BACKOFF,
+    MS_QW_UNSCHEDULABLE,
+    MS_QW_IN_FLIGHT,               /* popped, not yet handed back */
+} ms_queue_where;
+
+/* QueueSort: true when a goes before b. The queue breaks remaining ties by
+ * seq (earlier insertion first) so that the order is deterministic. */
 typedef bool (*ms_less_fn)(void *ctx, const ms_queued_pod *a, const ms_queued_pod *b);
 /* PreEnqueue: false keeps the pod out of activeQ (it waits among the
- * unschedulable pods until an update or a policy reload). */
+ * unschedulable pods until it is updated, a move event in pre_enqueue_events
+ * arrives, or it has waited max_unschedulable); it is asked again each time
+ * the pod would enter activeQ. */
 typedef bool (*ms_pre_enqueue_fn)(void *ctx, const ms_pod *pod);
 
 typedef struct ms_queue_config {
@@ -42,6 +54,9 @@ typedef struct ms_queue_config {
     void *less_ctx;
     ms_pre_enqueue_fn pre_enqueue; /* NULL: none */
     void *pre_enqueue_ctx;
+    /* Events that may lift a PreEnqueue refusal (upstream's
+     * GatingPluginEvents); 0: every event. */
+    ms_event_mask pre_enqueue_events;
 } ms_queue_config;
 
 void ms_queue_config_default(ms_queue_config *c);
@@ -51,23 +66,41 @@ typedef struct ms_queue ms_queue;
 ms_queue *ms_queue_new(const ms_queue_config *cfg);
 void ms_queue_free(ms_queue *q);
 
-/* A new pending pod (takes a reference). MS_EEXIST if its uid is queued. */
+/* A new pending pod (takes a reference), to activeQ (or among the
+ * unschedulable pods when PreEnqueue refuses it); nominated when its
+ * status.nominatedNodeName is set. MS_EEXIST if its uid is queued or in
+ * flight. Pods are keyed by meta.uid_hash. */
 ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now);
-/* A pending pod changed: replaced in place; an unschedulable pod whose spec
- * changed is moved to activeQ (or backoffQ while backing off). */
+/* A pending pod changed (takes a reference to new_pod): replaced in place in
+ * activeQ or backoffQ (order re-fixed); an unschedulable pod is moved to
+ * backoffQ while backing off, else to activeQ (any new object counts as a
+ * spec change: decoded pods carry nothing that tells a status-only change
+ * apart, which upstream's isPodUpdated ignores); an in-flight pod gets the
+ * new object when it is handed back, and then counts as moved. A pod the
+ * queue does not hold is added, as upstream does: callers must not pass
+ * pods that are assumed or bound. */
 ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now);
+/* Removes the pod (by uid) from wherever it is and from the nominator.
+ * An in-flight entry stays valid for its owner; handing it back frees it.
+ * MS_ENOENT when the queue does not hold it. */
 ms_rc ms_queue_delete(ms_queue *q, const ms_pod *pod);
+/* The entry for a uid (NULL when absent): for reporting and tests. */
+const ms_queued_pod *ms_queue_get(const ms_queue *q, uint64_t uid_hash);
 
 /* Highest-priority pod from activeQ, or NULL when activeQ is empty. The
  * caller owns the returned entry until it hands it back with
- * ms_queue_add_unschedulable / ms_queue_done. Increments the cycle counter. */
+ * ms_queue_add_unschedulable / ms_queue_add_backoff / ms_queue_done.
+ * Increments the cycle counter (the pod's cycle is ms_queue_cycle() right
+ * after the pop) and the pod's attempts; sets initial_attempt on the first. */
 ms_queued_pod *ms_queue_pop(ms_queue *q, double now);
 /* After a failed cycle: to backoffQ if a move request arrived since
- * `cycle` (the pod's own scheduling cycle), else to unschedulable pods. */
+ * `cycle` (the pod's own scheduling cycle), else to unschedulable pods.
+ * Set qp->interest (and unschedulable_plugins) first: move events are
+ * filtered by it. Does not touch the nominator (nominate after or before). */
 void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, double now);
-/* After a successful cycle (assumed): drops the entry. */
+/* After a successful cycle (assumed): drops the entry and its nomination. */
 void ms_queue_done(ms_queue *q, ms_queued_pod *qp);
-/* After a failed bind: straight to backoffQ. */
+/* After a failed bind (or an error that is worth a retry): straight to backoffQ. */
 void ms_queue_add_backoff(ms_queue *q, ms_queued_pod *qp, double now);
 
 /* A cluster event: unschedulable pods whose interest matches go to activeQ
@@ -80,14 +113,19 @@ void ms_queue_flush(ms_queue *q, double now);
 uint64_t ms_queue_cycle(const ms_queue *q);
 uint32_t ms_queue_len_active(const ms_queue *q);
 uint32_t ms_queue_len_backoff(const ms_queue *q);
-uint32_t ms_queue_len_unschedulable(const ms_queue *q);
+uint32_t ms_queue_len_unschedulable(const ms_queue *q);   /* gated pods included */
+uint32_t ms_queue_len_in_flight(const ms_queue *q);
 /* Earliest backoff expiry, or 0 when backoffQ is empty (virtual clocks jump to it). */
 double ms_queue_next_backoff(const ms_queue *q);
-/* Calls fn for every pod still held by the queue (for final reporting). */
+/* Calls fn for every pod still held by the queue (for final reporting):
+ * activeQ, backoffQ, unschedulable pods (longest waiting first), in flight. */
 void ms_queue_each(ms_queue *q, void (*fn)(void *ctx, const ms_queued_pod *qp), void *ctx);
 
 /* Nominator: pods nominated to a node (status.nominatedNodeName, or set by
- * preemption). The list for a node is ordered by priority, highest first. */
+ * preemption). The list for a node is ordered by priority, highest first
+ * (earlier nomination first among equals). It holds references. A pod is
+ * nominated to one node at most: nominating again moves it. node ==
+ * MS_STR_NONE: use the pod's status.nominatedNodeName (none: just removed). */
 void ms_queue_add_nominated(ms_queue *q, ms_pod *pod, ms_str node);
 void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod);
 /* Returns a borrowed array valid until the next queue mutation. */

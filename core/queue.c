@@ -1,0 +1,572 @@
+#include "moonsched/queue.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/heap.h"
+#include "moonsched/map.h"
+
+/* Unschedulable pods are grouped by the events that may move them, so that a
+ * cluster event touches only the pods it can help (plus one check per group)
+ * instead of scanning every unschedulable pod. Distinct masks are few (one
+ * per combination of rejecting plugins); past MAX_GROUPS, pods share group 0,
+ * which moves on every event: too eager, never stuck. */
+#define MAX_GROUPS 64
+
+typedef struct entry entry;
+
+struct entry {
+    ms_queued_pod qp;              /* first: a qp handed out is an entry */
+    /* unschedulable pods: ordered by unschedulable_since; in flight: the
+     * in-flight list */
+    entry *prev, *next;
+    /* unschedulable pods: the group's list */
+    entry *gprev, *gnext;
+    uint32_t group;
+    ms_pod *pending;               /* update received while in flight */
+    bool deleted;                  /* deleted while in flight */
+};
+
+typedef struct group {
+    ms_event_mask mask;
+    uint32_t count;
+    entry *head, *tail;
+} group;
+
+typedef struct nom_list {
+    uint32_t n, cap;
+    ms_pod **pods;
+} nom_list;
+
+struct ms_queue {
+    ms_queue_config cfg;
+    ms_heap active;
+    ms_heap backoff;
+    ms_map by_uid;                 /* uid_hash -> entry, every live entry */
+
+    entry *unsched_head, *unsched_tail;
+    uint32_t nunsched;
+    group groups[MAX_GROUPS];
+    uint32_t ngroups;
+
+    entry *flight_head;
+    uint32_t nflight;
+
+    uint64_t cycle;
+    int64_t move_request_cycle;    /* -1: none yet */
+    uint64_t next_seq;
+
+    ms_map nom_nodes;              /* node -> nom_list */
+    ms_map nom_pods;               /* uid_hash -> node (as uintptr_t) */
+};
+
+static entry *entry_of(ms_queued_pod *qp) {
+    return (entry *)qp;
+}
+
+void ms_queue_config_default(ms_queue_config *c) {
+    memset(c, 0, sizeof *c);
+    c->initial_backoff = 1;
+    c->max_backoff = 10;
+    c->max_unschedulable = 300;
+}
+
+/* PrioritySort: higher priority first, then the earlier timestamp. */
+static bool priority_sort(const ms_queued_pod *a, const ms_queued_pod *b, bool *decided) {
+    *decided = true;
+    if (a->pod->priority != b->pod->priority) return a->pod->priority > b->pod->priority;
+    if (a->timestamp != b->timestamp) return a->timestamp < b->timestamp;
+    *decided = false;
+    return false;
+}
+
+static bool active_less(void *ctx, const void *va, const void *vb) {
+    const ms_queue *q = ctx;
+    const ms_queued_pod *a = va, *b = vb;
+    if (q->cfg.less) {
+        if (q->cfg.less(q->cfg.less_ctx, a, b)) return true;
+        if (q->cfg.less(q->cfg.less_ctx, b, a)) return false;
+    } else {
+        bool decided;
+        bool r = priority_sort(a, b, &decided);
+        if (decided) return r;
+    }
+    return a->seq < b->seq;
+}
+
+static bool backoff_less(void *ctx, const void *va, const void *vb) {
+    (void)ctx;
+    const ms_queued_pod *a = va, *b = vb;
+    if (a->backoff_expiry != b->backoff_expiry) return a->backoff_expiry < b->backoff_expiry;
+    return a->seq < b->seq;
+}
+
+/* upstream's calculateBackoffDuration: nothing before the first attempt,
+ * then initial * 2^(attempts-1), capped. */
+static double backoff_duration(const ms_queue *q, uint32_t attempts) {
+    if (attempts == 0) return 0;
+    double d = q->cfg.initial_backoff;
+    for (uint32_t i = 1; i < attempts; i++) {
+        if (d >= q->cfg.max_backoff - d) return q->cfg.max_backoff;
+        d += d;
+    }
+    return d < q->cfg.max_backoff ? d : q->cfg.max_backoff;
+}
+
+static void refresh_backoff(const ms_queue *q, entry *e) {
+    e->qp.backoff_expiry = e->qp.timestamp + backoff_duration(q, e->qp.attempts);
+}
+
+static bool backing_off(const entry *e, double now) {
+    return e->qp.backoff_expiry > now;
+}
+
+/* ---- nominator ---- */
+
+static void nom_delete_uid(ms_queue *q, uint64_t uid) {
+    void *v = ms_map_del(&q->nom_pods, uid);
+    if (!v) return;
+    nom_list *l = ms_map_get(&q->nom_nodes, (uint64_t)(uintptr_t)v);
+    if (!l) return;
+    for (uint32_t i = 0; i < l->n; i++) {
+        if (l->pods[i]->meta.uid_hash != uid) continue;
+        ms_pod_unref(l->pods[i]);
+        memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
+        l->n--;
+        return;
+    }
+}
+
+void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod) {
+    nom_delete_uid(q, pod->meta.uid_hash);
+}
+
+static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
+    nom_list *l = ms_map_get(&q->nom_nodes, node);
+    if (!l) {
+        l = calloc(1, sizeof *l);
+        if (!l) return false;
+        if (ms_map_put(&q->nom_nodes, node, l) != 0) {
+            free(l);
+            return false;
+        }
+    }
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 4;
+        ms_pod **pods = realloc(l->pods, cap * sizeof *pods);
+        if (!pods) return false;
+        l->pods = pods;
+        l->cap = cap;
+    }
+    if (ms_map_put(&q->nom_pods, pod->meta.uid_hash, (void *)(uintptr_t)node) != 0) return false;
+    /* After every pod of the same or higher priority: stable among equals. */
+    uint32_t at = l->n;
+    while (at > 0 && l->pods[at - 1]->priority < pod->priority) at--;
+    memmove(&l->pods[at + 1], &l->pods[at], (l->n - at) * sizeof *l->pods);
+    l->pods[at] = pod;
+    l->n++;
+    return true;
+}
+
+void ms_queue_add_nominated(ms_queue *q, ms_pod *pod, ms_str node) {
+    /* Referenced first: the nomination being replaced may hold the only
+     * other reference to this very object. */
+    ms_pod_ref(pod);
+    nom_delete_uid(q, pod->meta.uid_hash);
+    if (node == MS_STR_NONE) node = pod->nominated_node_name;
+    if (node == MS_STR_NONE || !nom_insert(q, pod, node)) ms_pod_unref(pod);
+}
+
+ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *n) {
+    const nom_list *l = ms_map_get(&q->nom_nodes, node);
+    *n = l ? l->n : 0;
+    return l && l->n ? l->pods : NULL;
+}
+
+/* upstream's UpdateNominatedPod: a nomination made in memory (by preemption)
+ * survives an update that carries no nominatedNodeName on either side;
+ * otherwise the new object's status decides. */
+static void nom_update(ms_queue *q, const ms_pod *old_pod, ms_pod *new_pod) {
+    ms_str node = MS_STR_NONE;
+    if (old_pod->nominated_node_name == MS_STR_NONE && new_pod->nominated_node_name == MS_STR_NONE) {
+        void *v = ms_map_get(&q->nom_pods, old_pod->meta.uid_hash);
+        if (!v) return;
+        node = (ms_str)(uintptr_t)v;
+    }
+    ms_queue_add_nominated(q, new_pod, node);
+}
+
+/* ---- unschedulable pods ---- */
+
+static uint32_t group_for(ms_queue *q, ms_event_mask mask) {
+    for (uint32_t g = 0; g < q->ngroups; g++)
+        if (q->groups[g].mask == mask) return g;
+    if (q->ngroups == MAX_GROUPS) return 0;
+    group *gr = &q->groups[q->ngroups];
+    memset(gr, 0, sizeof *gr);
+    gr->mask = mask;
+    return q->ngroups++;
+}
+
+static void unsched_insert(ms_queue *q, entry *e, double now, bool gated) {
+    ms_event_mask mask;
+    if (gated) mask = q->cfg.pre_enqueue_events ? q->cfg.pre_enqueue_events : MS_EV_ALL;
+    else mask = e->qp.interest ? e->qp.interest : MS_EV_ALL;
+    e->qp.where = MS_QW_UNSCHEDULABLE;
+    e->qp.gated = gated;
+    e->qp.unschedulable_since = now;
+
+    /* Time order for the flush; `now` only goes forward, so this is the tail. */
+    entry *after = q->unsched_tail;
+    while (after && after->qp.unschedulable_since > now) after = after->prev;
+    e->prev = after;
+    e->next = after ? after->next : q->unsched_head;
+    if (e->next) e->next->prev = e;
+    else q->unsched_tail = e;
+    if (after) after->next = e;
+    else q->unsched_head = e;
+    q->nunsched++;
+
+    e->group = group_for(q, mask);
+    group *g = &q->groups[e->group];
+    e->gnext = NULL;
+    e->gprev = g->tail;
+    if (g->tail) g->tail->gnext = e;
+    else g->head = e;
+    g->tail = e;
+    g->count++;
+}
+
+static void unlink_time(ms_queue *q, entry *e) {
+    if (e->prev) e->prev->next = e->next;
+    else q->unsched_head = e->next;
+    if (e->next) e->next->prev = e->prev;
+    else q->unsched_tail = e->prev;
+    e->prev = e->next = NULL;
+    q->nunsched--;
+}
+
+static void unsched_remove(ms_queue *q, entry *e) {
+    unlink_time(q, e);
+    group *g = &q->groups[e->group];
+    if (e->gprev) e->gprev->gnext = e->gnext;
+    else g->head = e->gnext;
+    if (e->gnext) e->gnext->gprev = e->gprev;
+    else g->tail = e->gprev;
+    e->gprev = e->gnext = NULL;
+    g->count--;
+    e->qp.where = MS_QW_NONE;
+    e->qp.gated = false;
+}
+
+/* ---- moves between queues ---- */
+
+static void to_active(ms_queue *q, entry *e, double now) {
+    if (q->cfg.pre_enqueue && !q->cfg.pre_enqueue(q->cfg.pre_enqueue_ctx, e->qp.pod)) {
+        unsched_insert(q, e, now, true);
+        return;
+    }
+    e->qp.seq = q->next_seq++;
+    if (ms_heap_push(&q->active, e) != MS_OK) {
+        /* Out of memory: park it where no allocation is needed; the next
+         * event or flush retries. */
+        unsched_insert(q, e, now, false);
+        return;
+    }
+    e->qp.where = MS_QW_ACTIVE;
+    e->qp.gated = false;
+}
+
+static void to_backoff(ms_queue *q, entry *e, double now) {
+    e->qp.seq = q->next_seq++;
+    if (ms_heap_push(&q->backoff, e) != MS_OK) {
+        unsched_insert(q, e, now, false);
+        return;
+    }
+    e->qp.where = MS_QW_BACKOFF;
+    e->qp.gated = false;
+}
+
+/* A pod that may have become schedulable: wait out its backoff first. */
+static void requeue(ms_queue *q, entry *e, double now) {
+    if (backing_off(e, now)) to_backoff(q, e, now);
+    else to_active(q, e, now);
+}
+
+/* ---- lifetime ---- */
+
+ms_queue *ms_queue_new(const ms_queue_config *cfg) {
+    ms_queue *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    if (cfg) q->cfg = *cfg;
+    else ms_queue_config_default(&q->cfg);
+    if (!(q->cfg.initial_backoff >= 0)) q->cfg.initial_backoff = 0;
+    if (!(q->cfg.max_backoff >= q->cfg.initial_backoff)) q->cfg.max_backoff = q->cfg.initial_backoff;
+    if (!(q->cfg.max_unschedulable >= 0)) q->cfg.max_unschedulable = 0;
+    ms_heap_init(&q->active, active_less, q, offsetof(ms_queued_pod, heap_index));
+    ms_heap_init(&q->backoff, backoff_less, q, offsetof(ms_queued_pod, heap_index));
+    ms_map_init(&q->by_uid);
+    ms_map_init(&q->nom_nodes);
+    ms_map_init(&q->nom_pods);
+    q->move_request_cycle = -1;
+    q->groups[0].mask = MS_EV_ALL;
+    q->ngroups = 1;
+    return q;
+}
+
+static void entry_free(entry *e) {
+    ms_pod_unref(e->qp.pod);
+    ms_pod_unref(e->pending);
+    free(e);
+}
+
+void ms_queue_free(ms_queue *q) {
+    if (!q) return;
+    for (uint32_t i = 0; i < q->active.len; i++) entry_free(q->active.items[i]);
+    for (uint32_t i = 0; i < q->backoff.len; i++) entry_free(q->backoff.items[i]);
+    for (entry *e = q->unsched_head, *n; e; e = n) {
+        n = e->next;
+        entry_free(e);
+    }
+    for (entry *e = q->flight_head, *n; e; e = n) {
+        n = e->next;
+        entry_free(e);
+    }
+    ms_heap_free(&q->active);
+    ms_heap_free(&q->backoff);
+    ms_map_free(&q->by_uid);
+    uint64_t k;
+    void *v;
+    for (size_t it = 0; ms_map_next(&q->nom_nodes, &it, &k, &v);) {
+        nom_list *l = v;
+        for (uint32_t i = 0; i < l->n; i++) ms_pod_unref(l->pods[i]);
+        free(l->pods);
+        free(l);
+    }
+    ms_map_free(&q->nom_nodes);
+    ms_map_free(&q->nom_pods);
+    free(q);
+}
+
+/* ---- pending pods ---- */
+
+ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now) {
+    uint64_t uid = pod->meta.uid_hash;
+    if (ms_map_has(&q->by_uid, uid)) return MS_EEXIST;
+    entry *e = calloc(1, sizeof *e);
+    if (!e) return MS_ENOMEM;
+    if (ms_map_put(&q->by_uid, uid, e) != 0) {
+        free(e);
+        return MS_ENOMEM;
+    }
+    e->qp.pod = ms_pod_ref(pod);
+    e->qp.timestamp = now;
+    e->qp.heap_index = -1;
+    refresh_backoff(q, e);
+    if (pod->nominated_node_name != MS_STR_NONE) ms_queue_add_nominated(q, pod, MS_STR_NONE);
+    to_active(q, e, now);
+    return MS_OK;
+}
+
+ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now) {
+    entry *e = ms_map_get(&q->by_uid, new_pod->meta.uid_hash);
+    if (!e) return ms_queue_add(q, new_pod, now);
+    if (e->qp.where == MS_QW_IN_FLIGHT) {
+        const ms_pod *latest = e->pending ? e->pending : e->qp.pod;
+        if (latest == new_pod) return MS_OK;
+        nom_update(q, latest, new_pod);
+        ms_pod_ref(new_pod);
+        ms_pod_unref(e->pending);
+        e->pending = new_pod;
+        return MS_OK;
+    }
+    ms_pod *old = e->qp.pod;
+    if (old == new_pod) return MS_OK;
+    nom_update(q, old, new_pod);
+    e->qp.pod = ms_pod_ref(new_pod);
+    switch (e->qp.where) {
+    case MS_QW_ACTIVE:
+        ms_heap_fix(&q->active, e);
+        break;
+    case MS_QW_BACKOFF:
+        ms_heap_fix(&q->backoff, e);
+        break;
+    case MS_QW_UNSCHEDULABLE:
+        unsched_remove(q, e);
+        requeue(q, e, now);
+        break;
+    default:
+        break;
+    }
+    ms_pod_unref(old);
+    return MS_OK;
+}
+
+ms_rc ms_queue_delete(ms_queue *q, const ms_pod *pod) {
+    uint64_t uid = pod->meta.uid_hash;
+    nom_delete_uid(q, uid);
+    entry *e = ms_map_del(&q->by_uid, uid);
+    if (!e) return MS_ENOENT;
+    switch (e->qp.where) {
+    case MS_QW_ACTIVE:
+        ms_heap_remove(&q->active, e);
+        break;
+    case MS_QW_BACKOFF:
+        ms_heap_remove(&q->backoff, e);
+        break;
+    case MS_QW_UNSCHEDULABLE:
+        unsched_remove(q, e);
+        break;
+    case MS_QW_IN_FLIGHT:
+        /* Its owner still holds it: freed when handed back. */
+        e->deleted = true;
+        ms_pod_unref(e->pending);
+        e->pending = NULL;
+        return MS_OK;
+    default:
+        break;
+    }
+    entry_free(e);
+    return MS_OK;
+}
+
+const ms_queued_pod *ms_queue_get(const ms_queue *q, uint64_t uid_hash) {
+    const entry *e = ms_map_get(&q->by_uid, uid_hash);
+    return e ? &e->qp : NULL;
+}
+
+/* ---- scheduling cycle ---- */
+
+ms_queued_pod *ms_queue_pop(ms_queue *q, double now) {
+    entry *e = ms_heap_pop(&q->active);
+    if (!e) return NULL;
+    q->cycle++;
+    e->qp.attempts++;
+    if (e->qp.attempts == 1) e->qp.initial_attempt = now;
+    e->qp.where = MS_QW_IN_FLIGHT;
+    e->prev = NULL;
+    e->next = q->flight_head;
+    if (e->next) e->next->prev = e;
+    q->flight_head = e;
+    q->nflight++;
+    return &e->qp;
+}
+
+/* Takes a handed-back entry off the in-flight list. False when it was
+ * deleted meanwhile (then it is freed) or is not in flight at all. */
+static bool land(ms_queue *q, entry *e, double now) {
+    if (e->qp.where != MS_QW_IN_FLIGHT) return false;
+    if (e->prev) e->prev->next = e->next;
+    else q->flight_head = e->next;
+    if (e->next) e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+    q->nflight--;
+    e->qp.where = MS_QW_NONE;
+    if (e->deleted) {
+        entry_free(e);
+        return false;
+    }
+    e->qp.timestamp = now;
+    refresh_backoff(q, e);
+    return true;
+}
+
+/* An update that arrived in flight: the pod goes back with the new object. */
+static bool apply_pending(entry *e) {
+    if (!e->pending) return false;
+    ms_pod_unref(e->qp.pod);
+    e->qp.pod = e->pending;
+    e->pending = NULL;
+    return true;
+}
+
+void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, double now) {
+    entry *e = entry_of(qp);
+    if (!land(q, e, now)) return;
+    if (apply_pending(e) || q->move_request_cycle >= (int64_t)cycle) requeue(q, e, now);
+    else unsched_insert(q, e, now, false);
+}
+
+void ms_queue_add_backoff(ms_queue *q, ms_queued_pod *qp, double now) {
+    entry *e = entry_of(qp);
+    if (!land(q, e, now)) return;
+    apply_pending(e);
+    to_backoff(q, e, now);
+}
+
+void ms_queue_done(ms_queue *q, ms_queued_pod *qp) {
+    entry *e = entry_of(qp);
+    if (!land(q, e, 0)) return;
+    uint64_t uid = e->qp.pod->meta.uid_hash;
+    nom_delete_uid(q, uid);
+    ms_map_del(&q->by_uid, uid);
+    entry_free(e);
+}
+
+/* ---- moves ---- */
+
+/* Detaches pods from the unschedulable lists into a chain (through gnext)
+ * first, then requeues them: a pod that PreEnqueue refuses again goes back
+ * among the unschedulable pods and must not be seen twice. */
+static void requeue_chain(ms_queue *q, entry *chain, double now) {
+    for (entry *e = chain, *n; e; e = n) {
+        n = e->gnext;
+        e->gnext = e->gprev = NULL;
+        e->qp.where = MS_QW_NONE;
+        e->qp.gated = false;
+        requeue(q, e, now);
+    }
+}
+
+void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now) {
+    q->move_request_cycle = (int64_t)q->cycle;
+    entry *chain = NULL, **tail = &chain;
+    for (uint32_t g = 0; g < q->ngroups; g++) {
+        group *gr = &q->groups[g];
+        if (!(gr->mask & ev) || gr->count == 0) continue;
+        for (entry *e = gr->head; e; e = e->gnext) unlink_time(q, e);
+        *tail = gr->head;
+        tail = &gr->tail->gnext;
+        gr->head = gr->tail = NULL;
+        gr->count = 0;
+    }
+    requeue_chain(q, chain, now);
+}
+
+void ms_queue_flush(ms_queue *q, double now) {
+    for (entry *e; (e = ms_heap_peek(&q->backoff)) && !backing_off(e, now);) {
+        ms_heap_pop(&q->backoff);
+        e->qp.where = MS_QW_NONE;
+        to_active(q, e, now);
+    }
+    entry *chain = NULL, **tail = &chain;
+    while (q->unsched_head && now - q->unsched_head->qp.unschedulable_since > q->cfg.max_unschedulable) {
+        entry *e = q->unsched_head;
+        unsched_remove(q, e);
+        *tail = e;
+        tail = &e->gnext;
+    }
+    requeue_chain(q, chain, now);
+}
+
+/* ---- introspection ---- */
+
+uint64_t ms_queue_cycle(const ms_queue *q) { return q->cycle; }
+uint32_t ms_queue_len_active(const ms_queue *q) { return ms_heap_len(&q->active); }
+uint32_t ms_queue_len_backoff(const ms_queue *q) { return ms_heap_len(&q->backoff); }
+uint32_t ms_queue_len_unschedulable(const ms_queue *q) { return q->nunsched; }
+uint32_t ms_queue_len_in_flight(const ms_queue *q) { return q->nflight; }
+
+double ms_queue_next_backoff(const ms_queue *q) {
+    const entry *e = ms_heap_peek(&q->backoff);
+    return e ? e->qp.backoff_expiry : 0;
+}
+
+void ms_queue_each(ms_queue *q, void (*fn)(void *ctx, const ms_queued_pod *qp), void *ctx) {
+    for (uint32_t i = 0; i < q->active.len; i++) fn(ctx, ms_heap_at(&q->active, i));
+    for (uint32_t i = 0; i < q->backoff.len; i++) fn(ctx, ms_heap_at(&q->backoff, i));
+    for (const entry *e = q->unsched_head; e; e = e->next) fn(ctx, &e->qp);
+    for (const entry *e = q->flight_head; e; e = e->next)
+        if (!e->deleted) fn(ctx, &e->qp);
+}
