@@ -122,7 +122,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_rng_seed(&s->rng, o->seed);
     ms_snapshot_init(&s->snap);
     ms_map_init(&s->binding);
-    ms_resource_names_init(&s->rn, s->in);
+    ms_decoder_init(&s->dec, s->in);
 
     ms_config defaults;
     bool own_defaults = false;
@@ -144,7 +144,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
 
     s->cache = ms_cache_new(s->in, cfg->assumed_ttl);
     s->handle.in = s->in;
-    s->handle.rn = &s->rn;
+    s->handle.rn = &s->dec.rn;
     s->handle.scratch = ms_node_info_new(MS_STR_NONE);
     s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
     s->handle.bind = sched_bind;
@@ -241,6 +241,7 @@ double ms_scheduler_next_permit_deadline(const ms_scheduler *s) {
     return next;
 }
 ms_queue *ms_scheduler_queue(ms_scheduler *s) { return s->queue; }
+const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s) { return &s->dec; }
 ms_cache *ms_scheduler_cache(ms_scheduler *s) { return s->cache; }
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s) { return s->nprofiles; }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
+#include "moonsched/decode.h"
 #include "moonsched/map.h"
 #include "moonsched/plugin.h"
 #include "moonsched/rng.h"
@@ -41,7 +42,7 @@ typedef struct ms_profile_info {
 
 struct ms_scheduler {
     ms_interner *in;
-    ms_resource_names rn;
+    ms_decoder dec;                /* for informers: same interner, same names */
     ms_handle handle;              /* shared by every profile's plugins */
     ms_cache *cache;
     ms_queue *queue;

@@ -11,6 +11,7 @@
 
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
+#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/framework.h"
 #include "moonsched/intern.h"
@@ -113,6 +114,8 @@ uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);
 double ms_scheduler_next_permit_deadline(const ms_scheduler *s);
 
 ms_queue *ms_scheduler_queue(ms_scheduler *s);
+/* A decoder over the scheduler's interner, for informers that feed it. */
+const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s);
 const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i);
