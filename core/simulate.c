@@ -355,10 +355,12 @@ static void print_node_table(sim *m) {
         snprintf(r->name, sizeof r->name, "%s%s", ms_str_get(m->in, ni->name),
                  ni->node->unschedulable ? " (cordoned)" : "");
         snprintf(r->pods, sizeof r->pods, "%u/%lld", ni->npods, (long long)alloc->v[MS_RES_PODS]);
-        format_quantity(MS_RES_CPU, NULL, req->v[MS_RES_CPU], a, sizeof a);
-        format_quantity(MS_RES_CPU, NULL, alloc->v[MS_RES_CPU], b, sizeof b);
-        snprintf(r->cpu, sizeof r->cpu, "%s/%s (%d%%)", a, b,
-                 percent(req->v[MS_RES_CPU], alloc->v[MS_RES_CPU]));
+        /* One unit for both sides: cores when both are whole, else millicores. */
+        int64_t rc = req->v[MS_RES_CPU], ac = alloc->v[MS_RES_CPU];
+        bool whole = rc % 1000 == 0 && ac % 1000 == 0;
+        snprintf(r->cpu, sizeof r->cpu, whole ? "%lld/%lld (%d%%)" : "%lldm/%lldm (%d%%)",
+                 (long long)(whole ? rc / 1000 : rc), (long long)(whole ? ac / 1000 : ac),
+                 percent(rc, ac));
         format_quantity(MS_RES_MEMORY, NULL, req->v[MS_RES_MEMORY], a, sizeof a);
         format_quantity(MS_RES_MEMORY, NULL, alloc->v[MS_RES_MEMORY], b, sizeof b);
         snprintf(r->mem, sizeof r->mem, "%s/%s (%d%%)", a, b,

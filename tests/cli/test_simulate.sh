@@ -57,7 +57,7 @@ check "example: scored placements show per-plugin scores and feasible counts" \
 check "example: too big pod names every reason" has_line "$T/ex.out" \
     "default/huge -> (unschedulable) 0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient cpu, 3 Insufficient memory."
 check "example: GPU pod without toleration" has_line "$T/ex.out" \
-    "ml/gpu-no-toleration -> (unschedulable) 0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu."
+    "ml/gpu-no-toleration -> (unschedulable) 0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu."
 check "example: another scheduler's pod is left alone" sh -c "! grep -q batch-job '$T/ex.out'"
 check "example: one line per pending pod of ours (11)" \
     test "$(grep -c ' -> ' "$T/ex.out")" -eq 11
@@ -75,7 +75,7 @@ check "forced: toleration and extended resource placement" has_line "$T/forced.o
 check "forced: unschedulable message" has_line "$T/forced.out" \
     "team-a/too-big -> (unschedulable) 0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {team: beta}, 1 node(s) were unschedulable."
 check "forced: utilisation of alpha (its finished pod holds nothing)" \
-    sh -c "grep '^alpha ' '$T/forced.out' | grep -q '1/10 .*500m/2 (25%) .*1Gi/4Gi (25%)'"
+    sh -c "grep '^alpha ' '$T/forced.out' | grep -q '1/10 .*500m/2000m (25%) .*1Gi/4Gi (25%)'"
 check "forced: extended resource in use on beta" \
     sh -c "grep '^beta ' '$T/forced.out' | grep -q 'example.com/fpga 1/2'"
 
