@@ -130,6 +130,19 @@ check "bad --output: exit 2" test $? -eq 2
 check "--policy refused: exit 2" test $? -eq 2
 check "--policy refused: says why" has_text "$T/policy.err" "Lua policies are not available in this build yet"
 
+# ---- configuration ----
+"$M" simulate --cluster examples/cluster.yaml --config "$D/two-profiles.json" --stats \
+    >"$T/cfg.out" 2>"$T/cfg.err"
+check "config: exit 0" test $? -eq 0
+check "config: a second profile schedules its own pods" \
+    sh -c "grep -q '^default/batch-job-1 -> node-' '$T/cfg.out'"
+check "config: that profile has no Score plugins" \
+    sh -c "grep '^default/batch-job-1 -> ' '$T/cfg.out' | grep -q '(not scored: feasible 3/5)'"
+check "config: 12 pending pods of our profiles" has_text "$T/cfg.err" "pods:              12 pending, 3 bound, 1 ignored"
+"$M" simulate --cluster examples/cluster.yaml --config "$D/unknown-plugin.json" >/dev/null 2>"$T/cfg2.err"
+check "config: unknown plugin refused with exit 2" test $? -eq 2
+check "config: unknown plugin named" has_text "$T/cfg2.err" "NoSuchPlugin"
+
 # ---- generator ----
 "$M" simulate --generate nodes=20,pods=50,zones=3 >"$T/gen.out" 2>&1
 check "--generate: exit 0" test $? -eq 0
