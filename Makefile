@@ -36,11 +36,11 @@ deps:
 deps-test:
 	@sh tests/ensure-packages.sh $(DEB_TEST)
 
-$(B)/obj/%.o: %.c $(wildcard include/moonsched/*.h)
+$(B)/obj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h)
+$(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
@@ -58,15 +58,15 @@ $(B)/libmoonsched.so: $(CORE_OBJ)
 $(B)/moonsched: $(B)/obj/core/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/testutil.h $(B)/libmoonsched.a
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS) -lcmocka
 
-$(B)/tests-asan/%: tests/unit/%.c tests/unit/testutil.h $(B)/libmoonsched-asan.a
+$(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
-$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h)
+$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
 

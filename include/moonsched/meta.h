@@ -20,7 +20,8 @@ typedef struct ms_object_meta {
     ms_str name;
     ms_str namespace_;        /* MS_STR_NONE for cluster-scoped objects */
     const char *uid;          /* "" when absent (files for simulate may omit it) */
-    uint64_t uid_hash;        /* ms_hash_bytes of uid, or of "namespace/name" when uid is empty */
+    uint64_t uid_hash;        /* ms_hash_bytes of uid, or of "namespace/name" ("name" for
+                                 cluster-scoped objects) when uid is empty */
     ms_labels labels;
     ms_annotations annotations;
     uint32_t nowners;

@@ -14,7 +14,7 @@
 
 typedef struct ms_taint {
     ms_str key;
-    ms_str value;                  /* MS_STR_NONE when absent */
+    ms_str value;                  /* MS_STR_NONE when absent or empty */
     uint8_t effect;                /* ms_taint_effect */
     /* Precomputed filter reason, upstream's text:
      * "node(s) had untolerated taint {key: value}" ("{key: }" when no value). */

@@ -29,7 +29,7 @@ typedef enum ms_toleration_op {
 
 typedef struct ms_toleration {
     ms_str key;                    /* MS_STR_NONE: empty key (with Exists: tolerates everything) */
-    ms_str value;
+    ms_str value;                  /* MS_STR_NONE when absent or empty (as taint values) */
     uint8_t op;                    /* ms_toleration_op */
     uint8_t effect;                /* ms_taint_effect */
     bool has_seconds;
@@ -127,19 +127,31 @@ typedef struct ms_pod {
     uint32_t ntopology_spread;
     ms_topology_spread *topology_spread;
     uint32_t nhost_ports;
-    ms_host_port *host_ports;      /* containers' ports with hostPort > 0 (and init containers') */
+    /* Ports with hostPort > 0 of the containers and of the restartable init
+     * containers (sidecars), as upstream's GetHostPorts: other init
+     * containers have finished before the pod runs. */
+    ms_host_port *host_ports;
     uint32_t nimages;
-    ms_str *images;                /* container images, normalized as upstream (":latest" added when no tag/digest) */
+    /* One per init container then per container, in spec order, normalized
+     * as upstream's ImageLocality (":latest" added when there is neither tag
+     * nor digest); MS_STR_NONE for a container without an image, so that
+     * nimages is upstream's container count. */
+    ms_str *images;
 
-    /* upstream's computePodResourceRequest: max(sum(containers), each init
-     * container) + overhead; pod count is not included here. */
+    /* upstream's PodRequests (k8s.io/component-helpers/resource):
+     * max(sum of containers and sidecars, each init container plus the
+     * sidecars declared before it), then pod-level resources (spec.resources:
+     * cpu, memory, hugepages-*) replace the containers' totals, then overhead
+     * is added. Requests default to limits (API defaulting). Pod count is not
+     * included here. limits: PodLimits, overhead added to non-zero limits. */
     ms_resources requests;
     ms_resources limits;
-    /* The same, with upstream's non-zero defaults (100m CPU, 200Mi) applied
-     * per container that requests nothing; used by scoring. */
+    /* cpu and memory of requests, with upstream's non-zero defaults (100m
+     * CPU, 200Mi) standing in for each container's missing (not zero) cpu /
+     * memory request; used by scoring. */
     int64_t non_zero_cpu;
     int64_t non_zero_mem;
-    uint8_t qos;                   /* ms_qos */
+    uint8_t qos;                   /* ms_qos: status.qosClass, else computed (GetPodQOS) */
 
     /* status */
     uint8_t phase;                 /* ms_pod_phase */

@@ -1,0 +1,678 @@
+/* The decoder's shared pieces: field access with error paths, ObjectMeta,
+ * timestamps, quantities and resource lists. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_internal.h"
+#include "moonsched/decode.h"
+#include "moonsched/map.h"
+#include "moonsched/quantity.h"
+
+void ms_decoder_init(ms_decoder *d, ms_interner *in) {
+    d->in = in;
+    ms_resource_names_init(&d->rn, in);
+    d->default_scheduler = ms_intern_cstr(in, "default-scheduler");
+}
+
+/* ---- RFC 3339 ---- */
+
+static bool digits(const char *s, int n, int *out) {
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int days_in_month(int y, int m) {
+    static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
+    return dm[m - 1];
+}
+
+ms_rc ms_parse_rfc3339(const char *s, double *out) {
+    int Y, M, D, h, mi, sec;
+    size_t len = strlen(s);
+    if (len < 20 || !digits(s, 4, &Y) || s[4] != '-' || !digits(s + 5, 2, &M) || s[7] != '-' ||
+        !digits(s + 8, 2, &D) || (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) ||
+        s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
+        return MS_EINVAL;
+    if (M < 1 || M > 12 || D < 1 || D > days_in_month(Y, M) || h > 23 || mi > 59 || sec > 59)
+        return MS_EINVAL;
+    const char *p = s + 19;
+    double frac = 0, scale = 0.1;
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9') return MS_EINVAL;
+        while (*p >= '0' && *p <= '9') {
+            frac += (*p - '0') * scale;
+            scale /= 10;
+            p++;
+        }
+    }
+    int offset = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om;
+        if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
+            return MS_EINVAL;
+        offset = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
+        p += 6;
+    } else {
+        return MS_EINVAL;
+    }
+    if (*p) return MS_EINVAL;
+    int64_t t = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + sec - offset;
+    *out = (double)t + frac;
+    return MS_OK;
+}
+
+/* ---- numbers and quantities ---- */
+
+/* Exact integer text: [-+]?[0-9]+, 0x.., 0o.. (YAML 1.2 core schema). */
+static bool integer_text(const char *s, int64_t *out) {
+    bool neg = false;
+    const char *p = s;
+    if (*p == '-' || *p == '+') neg = *p++ == '-';
+    unsigned base = 10;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'o') && !neg && p == s) {
+        base = p[1] == 'x' ? 16 : 8;
+        p += 2;
+    }
+    if (!*p) return false;
+    uint64_t v = 0;
+    for (; *p; p++) {
+        unsigned dgt;
+        if (*p >= '0' && *p <= '9') dgt = (unsigned)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f') dgt = (unsigned)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F') dgt = (unsigned)(*p - 'A' + 10);
+        else return false;
+        if (dgt >= base) return false;
+        if (v > (UINT64_MAX - dgt) / base) return false;
+        v = v * base + dgt;
+    }
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1) return false;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else {
+        if (v > (uint64_t)INT64_MAX) return false;
+        *out = (int64_t)v;
+    }
+    return true;
+}
+
+bool ms_json_integer(const cJSON *j, int64_t min, int64_t max, int64_t *out) {
+    if (!cJSON_IsNumber(j)) return false;
+    int64_t v;
+    if (j->valuestring && integer_text(j->valuestring, &v)) {
+        /* YAML number with its exact text */
+    } else {
+        double d = j->valuedouble;
+        if (!isfinite(d) || floor(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+            return false;
+        v = (int64_t)d;
+    }
+    if (v < min || v > max) return false;
+    *out = v;
+    return true;
+}
+
+const char *ms_json_quantity_text(const cJSON *j, char *buf, size_t n) {
+    if (cJSON_IsString(j)) return j->valuestring;
+    if (!cJSON_IsNumber(j)) return NULL;
+    if (j->valuestring) return j->valuestring;
+    /* A JSON number has lost its text: use the shortest form that reads back
+     * as the same double, which is the text it was written with unless it
+     * had redundant digits. */
+    double d = j->valuedouble;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d) break;
+    }
+    return buf;
+}
+
+ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const char *field,
+                       ms_error *err) {
+    char buf[64];
+    const char *text = ms_json_quantity_text(j, buf, sizeof buf);
+    if (!text)
+        return ms_error_set(err, MS_EINVAL, "%s: expected a quantity (string or number), got %s",
+                            field, ms_json_type_name(j));
+    ms_quantity q;
+    ms_rc rc = ms_quantity_parse_cstr(text, &q, err);
+    if (rc != MS_OK) {
+        ms_error_prefix(err, "%s", field);
+        return rc;
+    }
+    if (value) *value = q.value;
+    if (milli) *milli = q.milli;
+    return MS_OK;
+}
+
+/* ---- error paths ---- */
+
+void ms_dec_init(ms_dec *x, const ms_decoder *d, ms_arena *a, ms_error *err, const char *kind) {
+    x->d = d;
+    x->a = a;
+    x->err = err;
+    x->kind = kind;
+    x->ns = NULL;
+    x->name = NULL;
+    x->plen = 0;
+    x->path[0] = '\0';
+}
+
+static void path_append(ms_dec *x, const char *s, size_t n) {
+    size_t room = sizeof x->path - 1 - x->plen;
+    if (n > room) n = room;
+    memcpy(x->path + x->plen, s, n);
+    x->plen += n;
+    x->path[x->plen] = '\0';
+}
+
+size_t ms_dec_push(ms_dec *x, const char *key) {
+    size_t old = x->plen;
+    if (x->plen) path_append(x, ".", 1);
+    path_append(x, key, strlen(key));
+    return old;
+}
+
+size_t ms_dec_push_index(ms_dec *x, size_t i) {
+    size_t old = x->plen;
+    char buf[24];
+    char *p = buf + sizeof buf;
+    *--p = ']';
+    do {
+        *--p = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    *--p = '[';
+    path_append(x, p, (size_t)(buf + sizeof buf - p));
+    return old;
+}
+
+static int object_id(const ms_dec *x, char *buf, size_t n) {
+    if (!x->name || !*x->name) return snprintf(buf, n, "%s (no name)", x->kind);
+    if (x->ns) return snprintf(buf, n, "%s %s/%s", x->kind, x->ns, x->name);
+    return snprintf(buf, n, "%s %s", x->kind, x->name);
+}
+
+ms_rc ms_dec_fail(ms_dec *x, const char *key, const char *fmt, ...) {
+    if (!x->err) return MS_EINVAL;
+    char id[160], msg[320];
+    object_id(x, id, sizeof id);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *dot = x->plen && key ? "." : "";
+    if (!x->plen && !key)
+        return ms_error_set(x->err, MS_EINVAL, "%s: %s", id, msg);
+    return ms_error_set(x->err, MS_EINVAL, "%s: %s%s%s: %s", id, x->path, dot, key ? key : "", msg);
+}
+
+ms_rc ms_dec_nomem(ms_dec *x) {
+    char id[160];
+    object_id(x, id, sizeof id);
+    return ms_error_set(x->err, MS_ENOMEM, "%s: out of memory", id);
+}
+
+ms_rc ms_dec_wrap(ms_dec *x, ms_rc rc) {
+    char id[160];
+    object_id(x, id, sizeof id);
+    ms_error_prefix(x->err, "%s", id);
+    return rc;
+}
+
+const char *ms_json_type_name(const cJSON *j) {
+    if (!j) return "nothing";
+    switch (j->type & 0xff) {
+    case cJSON_False:
+    case cJSON_True: return "boolean";
+    case cJSON_NULL: return "null";
+    case cJSON_Number: return "number";
+    case cJSON_String: return "string";
+    case cJSON_Array: return "array";
+    case cJSON_Object: return "object";
+    case cJSON_Raw: return "raw";
+    }
+    return "invalid";
+}
+
+/* ---- typed access ---- */
+
+void ms_obj_scan(ms_obj *o, const cJSON *j) {
+    o->j = j;
+    o->rest = NULL;
+    o->n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, j) {
+        if (o->n == MS_OBJ_MAX) {
+            o->rest = c;
+            break;
+        }
+        o->kid[o->n].len = c->string ? strlen(c->string) : SIZE_MAX;
+        o->kid[o->n].v = c;
+        o->n++;
+    }
+}
+
+static const cJSON *child(const ms_obj *parent, const char *key) {
+    const cJSON *c = ms_obj_get(parent, key);
+    return c && !cJSON_IsNull(c) ? c : NULL;
+}
+
+static ms_rc type_error(ms_dec *x, const char *key, const cJSON *j, const char *want) {
+    return ms_dec_fail(x, key, "expected %s, got %s", want, ms_json_type_name(j));
+}
+
+ms_rc ms_dec_object(ms_dec *x, const ms_obj *parent, const char *key, ms_obj *out) {
+    const cJSON *c = child(parent, key);
+    ms_obj_scan(out, NULL);
+    if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
+    if (c) ms_obj_scan(out, c);
+    return MS_OK;
+}
+
+/* A map field (labels, resource lists): iterated whole, so not indexed. */
+static ms_rc get_map(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
+    const cJSON *c = child(parent, key);
+    *out = NULL;
+    if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
+    *out = c;
+    return MS_OK;
+}
+
+ms_rc ms_dec_array(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
+    const cJSON *c = child(parent, key);
+    *out = NULL;
+    if (c && !cJSON_IsArray(c)) return type_error(x, key, c, "array");
+    *out = c;
+    return MS_OK;
+}
+
+ms_rc ms_dec_string(ms_dec *x, const ms_obj *parent, const char *key, const char **out) {
+    const cJSON *c = child(parent, key);
+    *out = NULL;
+    if (c && !cJSON_IsString(c)) return type_error(x, key, c, "string");
+    if (c) *out = c->valuestring;
+    return MS_OK;
+}
+
+ms_rc ms_dec_bool(ms_dec *x, const ms_obj *parent, const char *key, bool *out, bool *present) {
+    const cJSON *c = child(parent, key);
+    if (present) *present = c != NULL;
+    *out = false;
+    if (!c) return MS_OK;
+    if (!cJSON_IsBool(c)) return type_error(x, key, c, "boolean");
+    *out = cJSON_IsTrue(c);
+    return MS_OK;
+}
+
+ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, int64_t max,
+                 int64_t *out, bool *present) {
+    const cJSON *c = child(parent, key);
+    if (present) *present = c != NULL;
+    *out = 0;
+    if (!c) return MS_OK;
+    if (!cJSON_IsNumber(c)) return type_error(x, key, c, "integer");
+    if (!ms_json_integer(c, min, max, out))
+        return ms_dec_fail(x, key, "expected an integer in [%lld, %lld]", (long long)min,
+                           (long long)max);
+    return MS_OK;
+}
+
+static ms_rc intern_text(ms_dec *x, const char *s, ms_str *out) {
+    *out = ms_intern_cstr(x->d->in, s);
+    return *out == MS_STR_NONE ? ms_dec_nomem(x) : MS_OK;
+}
+
+ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty_is_none,
+                    ms_str *out) {
+    const char *s;
+    ms_rc rc = ms_dec_string(x, parent, key, &s);
+    *out = MS_STR_NONE;
+    if (rc != MS_OK || !s || (empty_is_none && !*s)) return rc;
+    return intern_text(x, s, out);
+}
+
+ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, parent, key, &arr);
+    *n = 0;
+    *out = NULL;
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (count == 0) return MS_OK;
+    ms_str *ids = MS_ARENA_NEW(x->a, ms_str, count);
+    if (!ids) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, key);
+    uint32_t i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        if (!cJSON_IsString(c)) {
+            ms_dec_push_index(x, i);
+            rc = type_error(x, NULL, c, "string");
+            ms_dec_pop(x, saved);
+            return rc;
+        }
+        if ((rc = intern_text(x, c->valuestring, &ids[i])) != MS_OK) return rc;
+        i++;
+    }
+    ms_dec_pop(x, saved);
+    *n = i;
+    *out = ids;
+    return MS_OK;
+}
+
+ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out) {
+    const cJSON *map;
+    ms_rc rc = get_map(x, parent, key, &map);
+    out->n = 0;
+    out->items = NULL;
+    if (rc != MS_OK || !map) return rc;
+    int count = cJSON_GetArraySize(map);
+    if (count == 0) return MS_OK;
+    ms_label *items = MS_ARENA_NEW(x->a, ms_label, count);
+    if (!items) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, key);
+    uint32_t i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, map) {
+        if (!cJSON_IsString(c)) {
+            rc = type_error(x, c->string, c, "string");
+            ms_dec_pop(x, saved);
+            return rc;
+        }
+        if ((rc = intern_text(x, c->string, &items[i].key)) != MS_OK ||
+            (rc = intern_text(x, c->valuestring, &items[i].value)) != MS_OK)
+            return rc;
+        i++;
+    }
+    ms_dec_pop(x, saved);
+    out->n = i;
+    out->items = items;
+    ms_labels_sort(out);
+    return MS_OK;
+}
+
+ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out) {
+    const char *s;
+    ms_rc rc = ms_dec_string(x, parent, key, &s);
+    *out = 0;
+    if (rc != MS_OK || !s) return rc;
+    if (ms_parse_rfc3339(s, out) != MS_OK)
+        return ms_dec_fail(x, key, "Invalid value: \"%.64s\": not an RFC 3339 timestamp", s);
+    return MS_OK;
+}
+
+/* ---- ObjectMeta ---- */
+
+static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out) {
+    const cJSON *map;
+    ms_rc rc = get_map(x, meta, "annotations", &map);
+    out->n = 0;
+    out->items = NULL;
+    if (rc != MS_OK || !map) return rc;
+    int count = cJSON_GetArraySize(map);
+    if (count == 0) return MS_OK;
+    ms_annotation *items = MS_ARENA_NEW(x->a, ms_annotation, count);
+    if (!items) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "annotations");
+    uint32_t n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, map) {
+        if (!cJSON_IsString(c)) {
+            rc = type_error(x, c->string, c, "string");
+            ms_dec_pop(x, saved);
+            return rc;
+        }
+        ms_annotation an;
+        if ((rc = intern_text(x, c->string, &an.key)) != MS_OK) return rc;
+        if (!(an.value = ms_arena_strdup(x->a, c->valuestring))) return ms_dec_nomem(x);
+        /* Insertion keeps the array sorted by key id; a repeated key keeps
+         * the last value, as a JSON decoder into a map does. */
+        uint32_t j = n;
+        while (j > 0 && items[j - 1].key > an.key) j--;
+        if (j > 0 && items[j - 1].key == an.key) {
+            items[j - 1] = an;
+            continue;
+        }
+        memmove(&items[j + 1], &items[j], (n - j) * sizeof *items);
+        items[j] = an;
+        n++;
+    }
+    ms_dec_pop(x, saved);
+    out->n = n;
+    out->items = items;
+    return MS_OK;
+}
+
+static ms_rc dec_owners(ms_dec *x, const ms_obj *meta, ms_object_meta *m) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, meta, "ownerReferences", &arr);
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (count == 0) return MS_OK;
+    m->owners = MS_ARENA_NEW(x->a, ms_owner_ref, count);
+    if (!m->owners) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "ownerReferences");
+    uint32_t i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        size_t s2 = ms_dec_push_index(x, i);
+        ms_owner_ref *o = &m->owners[i];
+        const char *uid;
+        if (!cJSON_IsObject(c)) return type_error(x, NULL, c, "object");
+        ms_obj oc;
+        ms_obj_scan(&oc, c);
+        if ((rc = ms_dec_str_id(x, &oc, "apiVersion", true, &o->api_version)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &oc, "kind", true, &o->kind)) != MS_OK ||
+            (rc = ms_dec_str_id(x, &oc, "name", true, &o->name)) != MS_OK ||
+            (rc = ms_dec_string(x, &oc, "uid", &uid)) != MS_OK ||
+            (rc = ms_dec_bool(x, &oc, "controller", &o->controller, NULL)) != MS_OK)
+            return rc;
+        if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_dec_nomem(x);
+        ms_dec_pop(x, s2);
+        i++;
+    }
+    ms_dec_pop(x, saved);
+    m->nowners = i;
+    return MS_OK;
+}
+
+ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta *m) {
+    ms_obj mo;
+    const ms_obj *meta = &mo;
+    const char *name = NULL, *ns = NULL, *uid = NULL, *rv = NULL;
+    ms_rc rc;
+    if ((rc = ms_dec_object(x, obj, "metadata", &mo)) != MS_OK) return rc;
+    if (!mo.j) return ms_dec_fail(x, "metadata.name", "Required value");
+    /* Name the object before anything else can fail. */
+    const cJSON *nj = ms_obj_get(meta, "name"), *sj = ms_obj_get(meta, "namespace");
+    if (cJSON_IsString(nj)) x->name = nj->valuestring;
+    if (namespaced) x->ns = cJSON_IsString(sj) && *sj->valuestring ? sj->valuestring : "default";
+    size_t saved = ms_dec_push(x, "metadata");
+    if ((rc = ms_dec_string(x, meta, "name", &name)) != MS_OK ||
+        (rc = ms_dec_string(x, meta, "namespace", &ns)) != MS_OK ||
+        (rc = ms_dec_string(x, meta, "uid", &uid)) != MS_OK ||
+        (rc = ms_dec_string(x, meta, "resourceVersion", &rv)) != MS_OK)
+        return rc;
+    if (!name || !*name) return ms_dec_fail(x, "name", "Required value");
+    if ((rc = intern_text(x, name, &m->name)) != MS_OK) return rc;
+    m->namespace_ = MS_STR_NONE;
+    if (namespaced && (rc = intern_text(x, x->ns, &m->namespace_)) != MS_OK) return rc;
+    if (!(m->uid = ms_arena_strdup(x->a, uid ? uid : "")) ||
+        !(m->resource_version = ms_arena_strdup(x->a, rv ? rv : "")))
+        return ms_dec_nomem(x);
+    if (*m->uid) {
+        m->uid_hash = ms_hash_bytes(m->uid, strlen(m->uid));
+    } else {
+        /* The object's key stands in for a UID (files for simulate may have
+         * none): "namespace/name", or "name" for cluster-scoped objects. */
+        char key[512];
+        int n = namespaced ? snprintf(key, sizeof key, "%s/%s", x->ns, name)
+                           : snprintf(key, sizeof key, "%s", name);
+        if (n < 0) n = 0;
+        if ((size_t)n >= sizeof key) n = (int)sizeof key - 1;
+        m->uid_hash = ms_hash_bytes(key, (size_t)n);
+    }
+    if ((rc = ms_dec_labels(x, meta, "labels", &m->labels)) != MS_OK ||
+        (rc = dec_annotations(x, meta, &m->annotations)) != MS_OK ||
+        (rc = dec_owners(x, meta, m)) != MS_OK ||
+        (rc = ms_dec_time(x, meta, "creationTimestamp", &m->creation)) != MS_OK ||
+        (rc = ms_dec_time(x, meta, "deletionTimestamp", &m->deletion)) != MS_OK)
+        return rc;
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+/* ---- resource lists ---- */
+
+int ms_rlist_find(const ms_rlist *r, ms_str name) {
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->s[i].name == name) return (int)i;
+    return -1;
+}
+
+int ms_rlist_set(ms_rlist *r, ms_arena *scratch, ms_str name, int64_t value) {
+    int i = ms_rlist_find(r, name);
+    if (i >= 0) {
+        r->s[i].value = value;
+        return 0;
+    }
+    if (r->n == r->cap) {
+        uint32_t cap = r->cap ? r->cap * 2 : 4;
+        ms_scalar *s = MS_ARENA_NEW(scratch, ms_scalar, cap);
+        if (!s) return -1;
+        if (r->n) memcpy(s, r->s, r->n * sizeof *s);
+        r->s = s;
+        r->cap = cap;
+    }
+    r->s[r->n].name = name;
+    r->s[r->n].value = value;
+    r->n++;
+    return 0;
+}
+
+int ms_rlist_add(ms_rlist *dst, ms_arena *scratch, const ms_rlist *src) {
+    for (int i = 0; i < MS_RES_NBUILTIN; i++)
+        if (ms_rlist_has(src, i)) {
+            dst->v[i] = ms_sat_add(dst->v[i], src->v[i]);
+            dst->has |= (uint8_t)(1u << i);
+        }
+    for (uint32_t i = 0; i < src->n; i++) {
+        int j = ms_rlist_find(dst, src->s[i].name);
+        int64_t base = j >= 0 ? dst->s[j].value : 0;
+        if (ms_rlist_set(dst, scratch, src->s[i].name, ms_sat_add(base, src->s[i].value)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ms_rlist_max(ms_rlist *dst, ms_arena *scratch, const ms_rlist *src) {
+    for (int i = 0; i < MS_RES_NBUILTIN; i++)
+        if (ms_rlist_has(src, i) && (!ms_rlist_has(dst, i) || src->v[i] > dst->v[i])) {
+            dst->v[i] = src->v[i];
+            dst->has |= (uint8_t)(1u << i);
+        }
+    for (uint32_t i = 0; i < src->n; i++) {
+        int j = ms_rlist_find(dst, src->s[i].name);
+        if ((j < 0 || src->s[i].value > dst->s[j].value) &&
+            ms_rlist_set(dst, scratch, src->s[i].name, src->s[i].value) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const char *const builtin_names[MS_RES_NBUILTIN] = {
+    [MS_RES_CPU] = "cpu",
+    [MS_RES_MEMORY] = "memory",
+    [MS_RES_EPHEMERAL] = "ephemeral-storage",
+    [MS_RES_PODS] = "pods",
+};
+
+ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *scratch,
+                           ms_rlist *out) {
+    const cJSON *map;
+    ms_rc rc = get_map(x, parent, key, &map);
+    if (rc != MS_OK || !map) return rc;
+    size_t saved = ms_dec_push(x, key);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, map) {
+        char buf[64];
+        const char *text = ms_json_quantity_text(c, buf, sizeof buf);
+        if (!text) return type_error(x, c->string, c, "quantity (string or number)");
+        ms_quantity q;
+        ms_error qerr;
+        if (ms_quantity_parse_cstr(text, &q, &qerr) != MS_OK)
+            return ms_dec_fail(x, c->string, "%s", qerr.msg);
+        out->nraw++;
+        int b = -1;
+        for (int i = 0; i < MS_RES_NBUILTIN; i++)
+            if (strcmp(c->string, builtin_names[i]) == 0) b = i;
+        if (b >= 0) {
+            out->v[b] = b == MS_RES_CPU ? q.milli : q.value;
+            out->has |= (uint8_t)(1u << b);
+        } else if (ms_resource_is_scalar_name(c->string)) {
+            ms_str id;
+            if ((rc = intern_text(x, c->string, &id)) != MS_OK) return rc;
+            if (ms_rlist_set(out, scratch, id, q.value) != 0) return ms_dec_nomem(x);
+        }
+    }
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+int ms_rlist_export(const ms_rlist *r, ms_arena *a, ms_resources *out) {
+    memcpy(out->v, r->v, sizeof out->v);
+    out->nscalar = 0;
+    out->cap = 0;
+    out->scalar = NULL;
+    if (!r->n) return 0;
+    ms_scalar *s = MS_ARENA_NEW(a, ms_scalar, r->n);
+    if (!s) return -1;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t j = i;
+        while (j > 0 && s[j - 1].name > r->s[i].name) {
+            s[j] = s[j - 1];
+            j--;
+        }
+        s[j] = r->s[i];
+    }
+    out->scalar = s;
+    out->nscalar = r->n;
+    return 0;
+}
+
+ms_str ms_dec_image_name(ms_dec *x, const char *image) {
+    const char *colon = strrchr(image, ':'), *slash = strrchr(image, '/');
+    size_t len = strlen(image);
+    if (colon && (!slash || colon > slash)) return ms_intern(x->d->in, image, len);
+    char stack[256];
+    char *buf = len + 8 <= sizeof stack ? stack : malloc(len + 8);
+    if (!buf) return MS_STR_NONE;
+    memcpy(buf, image, len);
+    memcpy(buf + len, ":latest", 7);
+    ms_str id = ms_intern(x->d->in, buf, len + 7);
+    if (buf != stack) free(buf);
+    return id;
+}

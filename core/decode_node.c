@@ -1,0 +1,171 @@
+/* Node decoding: labels, taints (with their filter reason built once),
+ * capacity and allocatable, images, conditions. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode_internal.h"
+#include "moonsched/decode.h"
+#include "moonsched/node.h"
+
+static ms_rc dec_taints(ms_dec *x, const ms_obj *spec, ms_node *n) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, spec, "taints", &arr);
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (!count) return MS_OK;
+    if (!(n->taints = MS_ARENA_NEW(&n->arena, ms_taint, count))) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "taints");
+    const cJSON *t;
+    cJSON_ArrayForEach(t, arr) {
+        size_t s2 = ms_dec_push_index(x, n->ntaints);
+        ms_taint *o = &n->taints[n->ntaints];
+        if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
+        const char *key, *value, *effect;
+        ms_obj to;
+        ms_obj_scan(&to, t);
+        if ((rc = ms_dec_string(x, &to, "key", &key)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "value", &value)) != MS_OK ||
+            (rc = ms_dec_string(x, &to, "effect", &effect)) != MS_OK)
+            return rc;
+        if (!key || !*key) return ms_dec_fail(x, "key", "Required value");
+        if (!effect || !*effect) return ms_dec_fail(x, "effect", "Required value");
+        if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
+        else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
+        else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
+        else return ms_dec_fail(x, "effect", "Unsupported value: \"%.64s\"", effect);
+        if (!value) value = "";
+        o->key = ms_intern_cstr(x->d->in, key);
+        o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;
+        if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_dec_nomem(x);
+        /* upstream TaintToleration's reason, built once per node. */
+        size_t len = strlen(key) + strlen(value) + 40;
+        char *reason = ms_arena_alloc(&n->arena, len);
+        if (!reason) return ms_dec_nomem(x);
+        snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
+        o->reason = reason;
+        n->ntaints++;
+        ms_dec_pop(x, s2);
+    }
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+static ms_rc dec_images(ms_dec *x, const ms_obj *status, ms_node *n) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, status, "images", &arr);
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (!count) return MS_OK;
+    if (!(n->images = MS_ARENA_NEW(&n->arena, ms_container_image, count))) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "images");
+    const cJSON *im;
+    cJSON_ArrayForEach(im, arr) {
+        size_t s2 = ms_dec_push_index(x, n->nimages);
+        ms_container_image *o = &n->images[n->nimages];
+        if (!cJSON_IsObject(im)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(im));
+        const cJSON *names;
+        ms_obj io;
+        ms_obj_scan(&io, im);
+        if ((rc = ms_dec_int(x, &io, "sizeBytes", INT64_MIN, INT64_MAX, &o->size_bytes, NULL)) != MS_OK ||
+            (rc = ms_dec_array(x, &io, "names", &names)) != MS_OK)
+            return rc;
+        int nn = names ? cJSON_GetArraySize(names) : 0;
+        if (nn) {
+            if (!(o->names = MS_ARENA_NEW(&n->arena, ms_str, nn))) return ms_dec_nomem(x);
+            size_t s3 = ms_dec_push(x, "names");
+            const cJSON *nm;
+            cJSON_ArrayForEach(nm, names) {
+                if (!cJSON_IsString(nm)) {
+                    ms_dec_push_index(x, o->nnames);
+                    return ms_dec_fail(x, NULL, "expected string, got %s", ms_json_type_name(nm));
+                }
+                if ((o->names[o->nnames++] = ms_dec_image_name(x, nm->valuestring)) == MS_STR_NONE)
+                    return ms_dec_nomem(x);
+            }
+            ms_dec_pop(x, s3);
+        }
+        n->nimages++;
+        ms_dec_pop(x, s2);
+    }
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+static ms_rc dec_conditions(ms_dec *x, const ms_obj *status, ms_node *n) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, status, "conditions", &arr);
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (!count) return MS_OK;
+    if (!(n->conditions = MS_ARENA_NEW(&n->arena, ms_node_condition, count))) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "conditions");
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        size_t s2 = ms_dec_push_index(x, n->nconditions);
+        ms_node_condition *o = &n->conditions[n->nconditions];
+        if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
+        const char *st;
+        ms_obj co;
+        ms_obj_scan(&co, c);
+        if ((rc = ms_dec_str_id(x, &co, "type", true, &o->type)) != MS_OK ||
+            (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK)
+            return rc;
+        o->status = MS_COND_UNKNOWN;
+        if (st && strcmp(st, "True") == 0) o->status = MS_COND_TRUE;
+        else if (st && strcmp(st, "False") == 0) o->status = MS_COND_FALSE;
+        n->nconditions++;
+        ms_dec_pop(x, s2);
+    }
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_node *n) {
+    ms_rc rc;
+    ms_arena scratch;
+    ms_arena_init(&scratch, 512);
+    ms_rlist cap = {0}, alloc = {0};
+    const cJSON *aj = ms_obj_get(status, "allocatable");
+    size_t saved = ms_dec_push(x, "status");
+    if ((rc = ms_dec_resource_list(x, status, "capacity", &scratch, &cap)) == MS_OK &&
+        (rc = ms_dec_resource_list(x, status, "allocatable", &scratch, &alloc)) == MS_OK &&
+        (rc = dec_images(x, status, n)) == MS_OK && (rc = dec_conditions(x, status, n)) == MS_OK) {
+        /* API defaulting: no allocatable means all of capacity. */
+        const ms_rlist *a = aj && !cJSON_IsNull(aj) ? &alloc : &cap;
+        if (ms_rlist_export(&cap, &n->arena, &n->capacity) != 0 ||
+            ms_rlist_export(a, &n->arena, &n->allocatable) != 0)
+            rc = ms_dec_nomem(x);
+    }
+    ms_arena_free(&scratch);
+    if (rc == MS_OK) ms_dec_pop(x, saved);
+    return rc;
+}
+
+ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_error *err) {
+    *out = NULL;
+    if (!cJSON_IsObject(obj))
+        return ms_error_set(err, MS_EINVAL, "Node: expected an object, got %s", ms_json_type_name(obj));
+    ms_node *n = ms_node_alloc();
+    if (!n) return ms_error_set(err, MS_ENOMEM, "Node: out of memory");
+    ms_dec x;
+    ms_dec_init(&x, d, &n->arena, err, "Node");
+    ms_obj o, spec, status;
+    ms_rc rc;
+    ms_obj_scan(&o, obj);
+    if ((rc = ms_dec_meta(&x, &o, false, &n->meta)) == MS_OK &&
+        (rc = ms_dec_object(&x, &o, "spec", &spec)) == MS_OK &&
+        (rc = ms_dec_object(&x, &o, "status", &status)) == MS_OK) {
+        size_t saved = ms_dec_push(&x, "spec");
+        if ((rc = ms_dec_bool(&x, &spec, "unschedulable", &n->unschedulable, NULL)) == MS_OK &&
+            (rc = dec_taints(&x, &spec, n)) == MS_OK)
+            ms_dec_pop(&x, saved);
+        if (rc == MS_OK) rc = dec_status(&x, &status, n);
+    }
+    if (rc != MS_OK) {
+        ms_node_unref(n);
+        return rc;
+    }
+    *out = n;
+    return MS_OK;
+}

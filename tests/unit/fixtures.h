@@ -1,0 +1,129 @@
+/* Test fixtures: pods and nodes from JSON or YAML text, through the real
+ * loader and decoder. Include after "testutil.h".
+ *
+ *   fx_env env; fx_env_init(&env);
+ *   ms_pod *p = fx_pod(&env.d, "metadata: {name: p}\nspec: {containers: [{name: c}]}");
+ *   ...
+ *   ms_pod_unref(p); fx_env_free(&env);
+ *
+ * The text is one object (kind may be omitted) or a List / stream whose
+ * first object of the wanted kind is returned. Failures fail the test with
+ * the decoder's message. */
+#ifndef MOONSCHED_TEST_FIXTURES_H
+#define MOONSCHED_TEST_FIXTURES_H
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "moonsched/decode.h"
+#include "moonsched/intern.h"
+#include "moonsched/node.h"
+#include "moonsched/pod.h"
+
+typedef struct fx_env {
+    ms_interner *in;
+    ms_decoder d;
+} fx_env;
+
+static inline void fx_env_init(fx_env *e) {
+    e->in = ms_interner_new();
+    assert_non_null(e->in);
+    ms_decoder_init(&e->d, e->in);
+}
+
+static inline void fx_env_free(fx_env *e) {
+    ms_interner_free(e->in);
+    e->in = NULL;
+}
+
+typedef struct fx_find {
+    const ms_decoder *d;
+    const char *kind;
+    ms_pod *pod;
+    ms_node *node;
+} fx_find;
+
+static inline ms_rc fx_find_cb(fx_find *f, const char *kind, const cJSON *obj, ms_error *err) {
+    if (f->pod || f->node || strcmp(kind, f->kind) != 0) return MS_OK;
+    if (strcmp(f->kind, "Pod") == 0) return ms_pod_decode(f->d, obj, &f->pod, err);
+    return ms_node_decode(f->d, obj, &f->node, err);
+}
+
+/* Decodes the first object of `kind` in text (JSON or YAML; a List's items
+ * count; an object without kind is taken to be of `kind`). Returns MS_OK or
+ * the error (with err filled); *pod / *node receive the object. */
+static inline ms_rc fx_decode(const ms_decoder *d, const char *kind, const char *text, ms_pod **pod,
+                              ms_node **node, ms_error *err) {
+    fx_find f = {d, kind, NULL, NULL};
+    cJSON **docs = NULL;
+    size_t ndocs = 0;
+    size_t len = strlen(text);
+    const char *p = text;
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+    ms_rc rc = *p == '{' || *p == '[' ? ms_json_parse_stream(text, len, &docs, &ndocs, err)
+                                      : ms_yaml_parse(text, len, &docs, &ndocs, err);
+    for (size_t i = 0; i < ndocs && rc == MS_OK; i++) {
+        if (!cJSON_IsObject(docs[i])) continue;
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(docs[i], "kind");
+        const char *dk = cJSON_IsString(k) ? k->valuestring : kind;
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(docs[i], "items");
+        size_t dl = strlen(dk);
+        if (cJSON_IsArray(items) && dl >= 4 && strcmp(dk + dl - 4, "List") == 0) {
+            const cJSON *it;
+            cJSON_ArrayForEach(it, items) {
+                const cJSON *ik = cJSON_GetObjectItemCaseSensitive(it, "kind");
+                if ((rc = fx_find_cb(&f, cJSON_IsString(ik) ? ik->valuestring : kind, it, err)) != MS_OK)
+                    break;
+            }
+        } else {
+            rc = fx_find_cb(&f, dk, docs[i], err);
+        }
+    }
+    for (size_t i = 0; i < ndocs; i++) cJSON_Delete(docs[i]);
+    free(docs);
+    if (rc == MS_OK && !f.pod && !f.node) rc = ms_error_set(err, MS_ENOENT, "no %s in the text", kind);
+    if (pod) *pod = f.pod;
+    else ms_pod_unref(f.pod);
+    if (node) *node = f.node;
+    else ms_node_unref(f.node);
+    return rc;
+}
+
+static inline ms_pod *fx_pod(const ms_decoder *d, const char *text) {
+    ms_error err = {0};
+    ms_pod *p = NULL;
+    ms_rc rc = fx_decode(d, "Pod", text, &p, NULL, &err);
+    if (rc != MS_OK) fail_msg("fx_pod: %s", err.msg);
+    return p;
+}
+
+static inline ms_node *fx_node(const ms_decoder *d, const char *text) {
+    ms_error err = {0};
+    ms_node *n = NULL;
+    ms_rc rc = fx_decode(d, "Node", text, NULL, &n, &err);
+    if (rc != MS_OK) fail_msg("fx_node: %s", err.msg);
+    return n;
+}
+
+/* The error message of a text that must not decode (as a Pod or Node). */
+static inline const char *fx_pod_error(const ms_decoder *d, const char *text, ms_error *err) {
+    ms_pod *p = NULL;
+    ms_rc rc = fx_decode(d, "Pod", text, &p, NULL, err);
+    if (rc == MS_OK) {
+        ms_pod_unref(p);
+        fail_msg("fx_pod_error: the pod decoded");
+    }
+    return err->msg;
+}
+
+static inline const char *fx_node_error(const ms_decoder *d, const char *text, ms_error *err) {
+    ms_node *n = NULL;
+    ms_rc rc = fx_decode(d, "Node", text, NULL, &n, err);
+    if (rc == MS_OK) {
+        ms_node_unref(n);
+        fail_msg("fx_node_error: the node decoded");
+    }
+    return err->msg;
+}
+
+#endif
