@@ -358,9 +358,12 @@ static void print_node_table(sim *m) {
         /* One unit for both sides: cores when both are whole, else millicores. */
         int64_t rc = req->v[MS_RES_CPU], ac = alloc->v[MS_RES_CPU];
         bool whole = rc % 1000 == 0 && ac % 1000 == 0;
-        snprintf(r->cpu, sizeof r->cpu, whole ? "%lld/%lld (%d%%)" : "%lldm/%lldm (%d%%)",
-                 (long long)(whole ? rc / 1000 : rc), (long long)(whole ? ac / 1000 : ac),
-                 percent(rc, ac));
+        if (whole)
+            snprintf(r->cpu, sizeof r->cpu, "%lld/%lld (%d%%)", (long long)(rc / 1000),
+                     (long long)(ac / 1000), percent(rc, ac));
+        else
+            snprintf(r->cpu, sizeof r->cpu, "%lld%s/%lldm (%d%%)", (long long)rc, rc ? "m" : "",
+                     (long long)ac, percent(rc, ac));
         format_quantity(MS_RES_MEMORY, NULL, req->v[MS_RES_MEMORY], a, sizeof a);
         format_quantity(MS_RES_MEMORY, NULL, alloc->v[MS_RES_MEMORY], b, sizeof b);
         snprintf(r->mem, sizeof r->mem, "%s/%s (%d%%)", a, b,
@@ -637,7 +640,11 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
         .permit_timeout_allows = true,
     };
-    if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) goto done;
+    if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) {
+        /* Profiles are checked against the plugin registry only here. */
+        if (o->config_file && rc == MS_EINVAL) ms_error_prefix(err, "%s", o->config_file);
+        goto done;
+    }
     if ((rc = feed(&m, &r)) != MS_OK) goto done;
     if ((rc = run_loop(&m, &r)) != MS_OK) {
         ms_error_set(err, rc, "out of memory");

@@ -139,9 +139,10 @@ check "config: a second profile schedules its own pods" \
 check "config: that profile has no Score plugins" \
     sh -c "grep '^default/batch-job-1 -> ' '$T/cfg.out' | grep -q '(not scored: feasible 3/5)'"
 check "config: 12 pending pods of our profiles" has_text "$T/cfg.err" "pods:              12 pending, 3 bound, 1 ignored"
-"$M" simulate --cluster examples/cluster.yaml --config "$D/unknown-plugin.json" >/dev/null 2>"$T/cfg2.err"
+"$M" simulate --cluster examples/cluster.yaml --config "$D/unknown-plugin.yaml" >/dev/null 2>"$T/cfg2.err"
 check "config: unknown plugin refused with exit 2" test $? -eq 2
-check "config: unknown plugin named" has_text "$T/cfg2.err" "NoSuchPlugin"
+check "config: unknown plugin named, with the file" has_text "$T/cfg2.err" \
+    "moonsched: $D/unknown-plugin.yaml: profile \"default-scheduler\": plugin \"NoSuchPlugin\" does not exist"
 
 # ---- generator ----
 "$M" simulate --generate nodes=20,pods=50,zones=3 >"$T/gen.out" 2>&1
