@@ -298,6 +298,27 @@ static void test_more_important_pod(void **state) {
     assert_false(ms_more_important_pod(a, a));
 }
 
+/* What a scheduler records after nominating or clearing: a copy of the
+ * pod with the new status.nominatedNodeName, the rest shared. */
+static void test_pod_with_nominated_node(void **state) {
+    env *e = *state;
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = LARGE, .labels = "{app: x}",
+                                 .nominated = "node1"});
+    ms_pod *moved = ms_pod_with_nominated_node(p, id(e, "node2"));
+    assert_non_null(moved);
+    assert_string_equal(ms_str_get(e->fx.in, moved->nominated_node_name), "node2");
+    assert_string_equal(ms_str_get(e->fx.in, p->nominated_node_name), "node1");
+    assert_int_equal(moved->meta.uid_hash, p->meta.uid_hash);
+    assert_int_equal(moved->priority, HIGH);
+    assert_ptr_equal(moved->meta.labels.items, p->meta.labels.items);
+    ms_pod *cleared = ms_pod_with_nominated_node(moved, MS_STR_NONE);
+    assert_int_equal(cleared->nominated_node_name, MS_STR_NONE);
+    assert_ptr_equal(cleared->base, p);   /* copies of copies point at the owner */
+    ms_pod_unref(moved);
+    assert_int_equal(cleared->requests.v[MS_RES_CPU], LARGE);
+    ms_pod_unref(cleared);
+}
+
 static void test_num_candidates(void **state) {
     (void)state;
     static const struct {
@@ -1036,6 +1057,7 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_more_important_pod),
+        T(test_pod_with_nominated_node),
         T(test_num_candidates),
         T(test_pick_rules),
         T(test_select_victims_upstream_cases),
