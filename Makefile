@@ -89,7 +89,11 @@ fuzz: $(FUZZ_BIN)
 run: all
 	$(B)/moonsched simulate --cluster examples/cluster.yaml
 
-test: deps-test all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
+# The build runs on every core even when make was called without -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+test: deps-test
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
 	@sh tests/run-tests.sh
 
 bench: all
