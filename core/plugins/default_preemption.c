@@ -38,6 +38,11 @@ typedef struct dp {
      * lives until the next PostFilter of this profile. */
     char *msg;
     size_t msgcap;
+    /* Per-node work arrays, kept from call to call: they are as large as
+     * the cluster, too large to take from the cycle arena each time. */
+    ms_status *dry;
+    uint32_t *potential;
+    uint32_t nodecap;
 } dp;
 
 /* ---- helpers shared with policies and tests ---- */
@@ -169,6 +174,8 @@ static void dp_destroy(void *self) {
     if (!p) return;
     ms_node_info_free(p->scratch);
     free(p->msg);
+    free(p->dry);
+    free(p->potential);
     free(p);
 }
 
@@ -531,6 +538,17 @@ static ms_code choose(dp *p, ms_cycle *c, const ms_preemption_candidate *cands, 
     return MS_SUCCESS;
 }
 
+static bool reserve_nodes(dp *p, uint32_t n) {
+    if (n <= p->nodecap) return true;
+    ms_status *d = realloc(p->dry, n * sizeof *d);
+    if (d) p->dry = d;
+    uint32_t *pot = realloc(p->potential, n * sizeof *pot);
+    if (pot) p->potential = pot;
+    if (!d || !pot) return false;
+    p->nodecap = n;
+    return true;
+}
+
 static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses,
                               ms_str *nominated, ms_status *st) {
     dp *p = self;
@@ -553,9 +571,10 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     p->last.attempted = true;
 
     /* 2) candidates: nodes where removing pods might help */
-    ms_status *dry = MS_ARENA_NEW(c->arena, ms_status, n);   /* zeroed: Success = not looked at */
-    uint32_t *potential = MS_ARENA_NEW(c->arena, uint32_t, n);
-    if (!dry || !potential) return fail(st, MS_ERROR, "out of memory");
+    if (!reserve_nodes(p, n)) return fail(st, MS_ERROR, "out of memory");
+    ms_status *dry = p->dry;
+    uint32_t *potential = p->potential;
+    memset(dry, 0, n * sizeof *dry);   /* Success: not looked at */
     uint32_t np = 0;
     for (uint32_t i = 0; i < n; i++)
         if (statuses[i].code == MS_UNSCHEDULABLE) potential[np++] = i;
