@@ -12,6 +12,7 @@
 #include "moonsched/error.h"
 #include "moonsched/events.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
@@ -30,11 +31,17 @@ typedef struct ms_handle {
     ms_interner *in;
     const ms_resource_names *rn;
     ms_queue *queue;               /* nominator; NULL in unit tests */
+    /* Reusable NodeInfo for the Filter pass with nominated pods added (one
+     * copy at a time, no allocation per node); needed when queue is set. */
+    ms_node_info *scratch;
     ms_str wildcard_ip;            /* interned "0.0.0.0" */
     /* Sends a bind without blocking (DefaultBinder's Bind); the outcome comes
      * back through ms_scheduler_bind_done. */
     ms_rc (*bind)(void *bind_ctx, const ms_pod *pod, ms_str node);
     void *bind_ctx;
+    /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
+     * no namespace known (owned by the scheduler, like the cache). */
+    const ms_namespaces *namespaces;
 } ms_handle;
 
 /* One pod's scheduling cycle. */
