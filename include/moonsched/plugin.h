@@ -61,7 +61,9 @@ typedef struct ms_cycle {
 
 typedef struct ms_plugin_ops {
     const char *name;              /* upstream's plugin name */
-    ms_event_mask events;          /* cluster events that may help a pod it rejected */
+    /* Cluster events that may help a pod it rejected; 0 means every event
+     * (upstream's default for plugins without EnqueueExtensions). */
+    ms_event_mask events;
 
     /* args: the plugin's pluginConfig args object, or NULL. */
     ms_rc (*create)(const cJSON *args, const ms_handle *h, void **self, ms_error *err);
