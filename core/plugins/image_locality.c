@@ -28,7 +28,7 @@ static ms_code il_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uin
     (void)self;
     (void)st;
     const ms_pod *pod = c->pod;
-    uint32_t total = c->snap->nnodes;
+    uint32_t total = c->snap ? c->snap->nnodes : 0;
     for (uint32_t i = 0; i < n; i++) {
         int64_t sum = 0;
         for (uint32_t k = 0; k < pod->nimages && total; k++) {

@@ -263,6 +263,12 @@ static const ms_labels *namespace_labels(const ms_handle *h, ms_str ns) {
     return n ? &n->meta.labels : &no_labels;
 }
 
+/* A cycle without a snapshot (framework tests) sees an empty cluster. */
+static const ms_snapshot *snapshot_of(const ms_cycle *c) {
+    static const ms_snapshot none;
+    return c->snap ? c->snap : &none;
+}
+
 static void ipa_destroy(void *self) {
     inter_pod_affinity *p = self;
     if (!p) return;
@@ -403,8 +409,9 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
         compile_required(c->arena, pod, &pod->pod_anti_affinity, nss, p->in, &s->anti) != 0 ||
         (s->nanti && !(s->extra_anti = MS_ARENA_NEW(c->arena, bool, s->nanti))))
         return oom(st);
-    if (count_existing_anti(p, c->snap, pod, s->ns_labels) != 0) return oom(st);
-    if ((s->naff || s->nanti) && count_incoming(p, c->arena, c->snap, s) != 0) return oom(st);
+    const ms_snapshot *snap = snapshot_of(c);
+    if (count_existing_anti(p, snap, pod, s->ns_labels) != 0) return oom(st);
+    if ((s->naff || s->nanti) && count_incoming(p, c->arena, snap, s) != 0) return oom(st);
     if (p->existing_anti.n == 0 && s->naff == 0 && s->nanti == 0)
         return ms_status_set(st, MS_SKIP, NULL);
     s->self_match = matches_all(s->aff, s->naff, pod, p->in);
@@ -425,7 +432,7 @@ typedef struct extra_counts {
 static bool count_extra(const inter_pod_affinity *p, const ms_cycle *c, const filter_state *s,
                         const ms_node_info *ni, extra_counts *x) {
     memset(x, 0, sizeof *x);
-    const ms_node_info *base = ms_snapshot_get(c->snap, ni->name);
+    const ms_node_info *base = ms_snapshot_get(snapshot_of(c), ni->name);
     if (!base || base == ni) return false;
     if (s->nanti) memset(s->extra_anti, 0, s->nanti * sizeof *s->extra_anti);
     const ms_labels *nl = &ni->node->meta.labels;
@@ -584,7 +591,7 @@ static ms_code ipa_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes
 
     /* Without preferred terms of its own, the pod can only be scored by
      * existing pods that have affinity terms. */
-    const ms_snapshot *snap = c->snap;
+    const ms_snapshot *snap = snapshot_of(c);
     ms_node_info *const *list = has_constraints ? snap->nodes : snap->have_pods_with_affinity;
     uint32_t nlist = has_constraints ? snap->nnodes : snap->nhave_affinity;
     for (uint32_t i = 0; i < nlist; i++) {
