@@ -3,9 +3,13 @@
  * terms against the incoming pod), preferred terms (both ways) and the
  * existing pods' required affinity terms (hardPodAffinityWeight) in Score.
  *
- * Everything that depends on other pods is counted once per pod, per
- * topology pair (topologyKey id, value id), in PreFilter and PreScore;
- * Filter and Score are a few label and map lookups per node.
+ * Everything that depends on other pods is counted per topology pair
+ * (topologyKey id, value id) in PreFilter and PreScore; Filter and Score are
+ * a few label and map lookups per node. The counts are kept from one cycle
+ * to the next: when the pod has the same shape as the previous one (same
+ * namespace, labels and terms, as replicas of one workload do), only the
+ * nodes the snapshot update changed are counted again; otherwise every node
+ * is.
  *
  * Term matching follows upstream's AffinityTerm.Matches: the target pod's
  * namespace must be in the term's namespaces (the owner's own namespace when
@@ -43,6 +47,7 @@ typedef struct pair_counts {
     ms_map slot;                   /* pair -> index + 1 into v */
     int64_t *v;
     uint32_t n, cap;
+    uint32_t nonzero;              /* pairs whose count is not 0 */
     ms_str *keys;
     uint32_t nkeys, keycap;
 } pair_counts;
@@ -59,6 +64,7 @@ static void pc_free(pair_counts *pc) {
 static void pc_clear(pair_counts *pc) {
     ms_map_clear(&pc->slot);
     pc->n = 0;
+    pc->nonzero = 0;
     pc->nkeys = 0;
 }
 
@@ -73,18 +79,21 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
     return 0;
 }
 
-/* Adds d to the pair's count, creating the entry (upstream keeps an entry
- * once created, even when its sum is 0). 0 or -1 (out of memory). */
+/* Adds d (which may be negative: a node counted again first takes back
+ * what it added) to the pair's count. 0 or -1 (out of memory). */
 static int pc_add(pair_counts *pc, ms_str key, ms_str value, int64_t d) {
     uint64_t k = pair_of(key, value);
     uintptr_t i = (uintptr_t)ms_map_get(&pc->slot, k);
     if (i) {
+        int64_t old = pc->v[i - 1];
         pc->v[i - 1] += d;
+        pc->nonzero += (old == 0) - (pc->v[i - 1] == 0);
         return 0;
     }
     if (grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v) != 0) return -1;
     if (ms_map_put(&pc->slot, k, (void *)(uintptr_t)(pc->n + 1)) != 0) return -1;
     pc->v[pc->n++] = d;
+    pc->nonzero += d != 0;
     for (uint32_t j = 0; j < pc->nkeys; j++)
         if (pc->keys[j] == key) return 0;
     if (grow((void **)&pc->keys, &pc->keycap, pc->nkeys + 1, sizeof *pc->keys) != 0) return -1;
@@ -231,17 +240,45 @@ static bool term_matches(const ms_pod_affinity_term *t, const ms_pod *owner, con
 
 /* ---- plugin --------------------------------------------------------------- */
 
+/* ---- counts kept between cycles ------------------------------------------ */
+
+enum { C_EXISTING_ANTI, C_AFFINITY, C_ANTI, C_SCORE, C_COUNT };
+
+/* One count a node added: taken back when the node is counted again. */
+typedef struct contrib {
+    ms_str key, value;
+    int32_t delta;
+    uint32_t which;                /* C_* */
+} contrib;
+
+typedef struct node_rec {
+    uint32_t n, cap;
+    contrib *items;
+} node_rec;
+
+/* What a set of counts was taken from: a snapshot at an update, a pod
+ * shape, the namespace store at a generation. */
+typedef struct tracker {
+    ms_map recs;                   /* node name -> node_rec* */
+    uint64_t entries;              /* contributions over all records */
+    const ms_snapshot *snap;
+    uint64_t seq;
+    uint64_t ns_generation;
+    ms_pod *shape;                 /* referenced */
+    bool valid;
+} tracker;
+
 typedef struct inter_pod_affinity {
     const ms_interner *in;
     const ms_handle *h;
     int64_t hard_pod_affinity_weight;
     bool ignore_preferred_terms_of_existing_pods;
-    /* PreFilter's counts (upstream's preFilterState maps). */
-    pair_counts existing_anti;     /* existing pods' anti-affinity terms matching the pod */
-    pair_counts affinity;          /* existing pods matching all the pod's affinity terms */
-    pair_counts anti;              /* existing pods matching the pod's anti-affinity terms */
-    /* PreScore's topology scores. */
-    pair_counts scores;
+    /* C_EXISTING_ANTI: existing pods' anti-affinity terms matching the pod;
+     * C_AFFINITY: existing pods matching all the pod's affinity terms;
+     * C_ANTI: existing pods matching the pod's anti-affinity terms
+     * (upstream's preFilterState maps); C_SCORE: PreScore's topology scores. */
+    pair_counts counts[C_COUNT];
+    tracker filter_tracker, score_tracker;
 } inter_pod_affinity;
 
 typedef struct filter_state {
@@ -269,13 +306,24 @@ static const ms_snapshot *snapshot_of(const ms_cycle *c) {
     return c->snap ? c->snap : &none;
 }
 
+static void tracker_free(tracker *tr) {
+    void *v;
+    for (size_t it = 0; ms_map_next(&tr->recs, &it, NULL, &v);) {
+        node_rec *r = v;
+        free(r->items);
+        free(r);
+    }
+    ms_map_free(&tr->recs);
+    ms_pod_unref(tr->shape);
+    memset(tr, 0, sizeof *tr);
+}
+
 static void ipa_destroy(void *self) {
     inter_pod_affinity *p = self;
     if (!p) return;
-    pc_free(&p->existing_anti);
-    pc_free(&p->affinity);
-    pc_free(&p->anti);
-    pc_free(&p->scores);
+    for (int i = 0; i < C_COUNT; i++) pc_free(&p->counts[i]);
+    tracker_free(&p->filter_tracker);
+    tracker_free(&p->score_tracker);
     free(p);
 }
 
@@ -335,61 +383,217 @@ static int compile_required(ms_arena *a, const ms_pod *pod, const ms_pod_affinit
     return 0;
 }
 
-/* upstream getExistingAntiAffinityCounts: only nodes with pods that have
- * required anti-affinity are visited. */
-static int count_existing_anti(inter_pod_affinity *p, const ms_snapshot *snap, const ms_pod *pod,
-                               const ms_labels *ns_labels) {
-    for (uint32_t i = 0; i < snap->nhave_anti; i++) {
-        const ms_node_info *ni = snap->have_pods_with_required_anti_affinity[i];
-        if (!ni->node) continue;
-        const ms_labels *nl = &ni->node->meta.labels;
+/* ---- pod shapes ------------------------------------------------------------ */
+
+static bool strs_equal(const ms_str *a, uint32_t na, const ms_str *b, uint32_t nb) {
+    return na == nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+static bool selector_equal(const ms_label_selector *a, const ms_label_selector *b) {
+    if (a->nothing != b->nothing || a->n != b->n) return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const ms_requirement *x = &a->reqs[i], *y = &b->reqs[i];
+        if (x->key != y->key || x->op != y->op || x->number != y->number ||
+            !strs_equal(x->values, x->nvalues, y->values, y->nvalues))
+            return false;
+    }
+    return true;
+}
+
+static bool term_equal(const ms_pod_affinity_term *a, const ms_pod_affinity_term *b) {
+    return a->topology_key == b->topology_key && selector_equal(&a->selector, &b->selector) &&
+           strs_equal(a->namespaces, a->nnamespaces, b->namespaces, b->nnamespaces) &&
+           a->has_namespace_selector == b->has_namespace_selector &&
+           (!a->has_namespace_selector || selector_equal(&a->namespace_selector, &b->namespace_selector)) &&
+           strs_equal(a->match_label_keys, a->nmatch_label_keys, b->match_label_keys,
+                      b->nmatch_label_keys) &&
+           strs_equal(a->mismatch_label_keys, a->nmismatch_label_keys, b->mismatch_label_keys,
+                      b->nmismatch_label_keys);
+}
+
+static bool required_equal(const ms_pod_affinity *a, const ms_pod_affinity *b) {
+    if (a->nrequired != b->nrequired) return false;
+    for (uint32_t i = 0; i < a->nrequired; i++)
+        if (!term_equal(&a->required[i], &b->required[i])) return false;
+    return true;
+}
+
+static bool preferred_equal(const ms_pod_affinity *a, const ms_pod_affinity *b) {
+    if (a->npreferred != b->npreferred) return false;
+    for (uint32_t i = 0; i < a->npreferred; i++)
+        if (a->preferred[i].weight != b->preferred[i].weight ||
+            !term_equal(&a->preferred[i].term, &b->preferred[i].term))
+            return false;
+    return true;
+}
+
+/* Pods the counts do not tell apart: the same namespace and labels (what
+ * existing pods' terms select, and matchLabelKeys values) and the same
+ * terms of the kind (required for Filter, preferred for Score). */
+static bool same_shape(const ms_pod *a, const ms_pod *b, bool required) {
+    if (a == b) return true;
+    if (!a || !b || a->meta.namespace_ != b->meta.namespace_ ||
+        a->meta.labels.n != b->meta.labels.n ||
+        (a->meta.labels.n &&
+         memcmp(a->meta.labels.items, b->meta.labels.items, a->meta.labels.n * sizeof(ms_label)) != 0))
+        return false;
+    return required ? required_equal(&a->pod_affinity, &b->pod_affinity) &&
+                          required_equal(&a->pod_anti_affinity, &b->pod_anti_affinity)
+                    : preferred_equal(&a->pod_affinity, &b->pod_affinity) &&
+                          preferred_equal(&a->pod_anti_affinity, &b->pod_anti_affinity);
+}
+
+/* ---- per-node records ----------------------------------------------------- */
+
+/* Adds one count for node `name`, remembering it in the node's record
+ * (created at the first count). 0 or -1. */
+static int emit(inter_pod_affinity *p, tracker *tr, node_rec **rp, ms_str name, uint32_t which,
+                ms_str key, ms_str value, int32_t delta) {
+    node_rec *r = *rp;
+    if (!r) {
+        if (!(r = calloc(1, sizeof *r))) return -1;
+        if (ms_map_put(&tr->recs, name, r) != 0) {
+            free(r);
+            return -1;
+        }
+        *rp = r;
+    }
+    if (grow((void **)&r->items, &r->cap, r->n + 1, sizeof *r->items) != 0) return -1;
+    if (pc_add(&p->counts[which], key, value, delta) != 0) return -1;
+    r->items[r->n++] = (contrib){key, value, delta, which};
+    tr->entries++;
+    return 0;
+}
+
+/* Takes back what a node added; returns its record (emptied) or NULL. */
+static node_rec *retract(inter_pod_affinity *p, tracker *tr, ms_str name) {
+    node_rec *r = ms_map_get(&tr->recs, name);
+    if (!r) return NULL;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const contrib *x = &r->items[i];
+        pc_add(&p->counts[x->which], x->key, x->value, -(int64_t)x->delta);   /* slot exists */
+    }
+    tr->entries -= r->n;
+    r->n = 0;
+    return r;
+}
+
+/* Starting over: every record emptied, those of nodes that left the
+ * snapshot freed. */
+static void tracker_reset(tracker *tr, const ms_snapshot *snap) {
+    uint64_t name;
+    void *v;
+    for (size_t it = 0; ms_map_next(&tr->recs, &it, &name, &v);) {
+        node_rec *r = v;
+        r->n = 0;
+        if (!ms_snapshot_get(snap, (ms_str)name)) {
+            ms_map_del(&tr->recs, name);   /* deleting keeps the iteration valid */
+            free(r->items);
+            free(r);
+        }
+    }
+    tr->entries = 0;
+}
+
+/* The counts can be brought up to date from the snapshot's change list:
+ * same pod shape, same namespaces, and at most one update since. */
+static bool tracker_current(const tracker *tr, const ms_snapshot *snap, const ms_pod *pod,
+                            uint64_t ns_generation, bool required) {
+    return tr->valid && tr->snap == snap && tr->ns_generation == ns_generation &&
+           !snap->updated_all &&
+           (snap->update_seq == tr->seq || snap->update_seq == tr->seq + 1) &&
+           same_shape(tr->shape, pod, required);
+}
+
+static void tracker_commit(tracker *tr, const ms_snapshot *snap, ms_pod *pod, uint64_t ns_generation) {
+    tr->snap = snap;
+    tr->seq = snap->update_seq;
+    tr->ns_generation = ns_generation;
+    if (tr->shape != pod) {
+        ms_pod_unref(tr->shape);
+        tr->shape = ms_pod_ref(pod);
+    }
+    tr->valid = true;
+}
+
+static uint64_t ns_generation_of(const ms_handle *h) {
+    return h->namespaces ? h->namespaces->generation : 0;
+}
+
+/* ---- PreFilter counts ------------------------------------------------------- */
+
+/* What one node adds to the PreFilter counts: its pods' anti-affinity terms
+ * that select the pod (upstream getExistingAntiAffinityCounts), and its pods
+ * that the pod's terms select (getIncomingAffinityAntiAffinityCounts). The
+ * node's topology values are read once per term, not per pod. */
+static int count_filter_node(inter_pod_affinity *p, const filter_state *s, const ms_pod *pod,
+                             const ms_node_info *ni, ms_str *vals) {
+    tracker *tr = &p->filter_tracker;
+    node_rec *r = retract(p, tr, ni->name);
+    if (!ni->node || ni->npods == 0) return 0;
+    const ms_labels *nl = &ni->node->meta.labels;
+    if (ni->npods_with_required_anti_affinity)
         for (uint32_t k = 0; k < ni->npods; k++) {
             const ms_pod *e = ni->pods[k];
             const ms_pod_affinity *anti = &e->pod_anti_affinity;
             for (uint32_t t = 0; t < anti->nrequired; t++) {
                 const ms_pod_affinity_term *term = &anti->required[t];
                 ms_str v = ms_labels_get(nl, term->topology_key);
-                if (v == MS_STR_NONE || !term_matches(term, e, pod, ns_labels, p->in)) continue;
-                if (pc_add(&p->existing_anti, term->topology_key, v, 1) != 0) return -1;
+                if (v != MS_STR_NONE && term_matches(term, e, pod, s->ns_labels, p->in) &&
+                    emit(p, tr, &r, ni->name, C_EXISTING_ANTI, term->topology_key, v, 1) != 0)
+                    return -1;
             }
+        }
+    uint32_t nt = s->naff + s->nanti;
+    bool any = false;
+    for (uint32_t t = 0; t < nt; t++) {
+        const cterm *term = t < s->naff ? &s->aff[t] : &s->anti[t - s->naff];
+        vals[t] = ms_labels_get(nl, term->topology_key);
+        any |= vals[t] != MS_STR_NONE;
+    }
+    if (!any) return 0;
+    for (uint32_t k = 0; k < ni->npods; k++) {
+        const ms_pod *e = ni->pods[k];
+        if (s->naff && matches_all(s->aff, s->naff, e, p->in))
+            for (uint32_t t = 0; t < s->naff; t++)
+                if (vals[t] != MS_STR_NONE &&
+                    emit(p, tr, &r, ni->name, C_AFFINITY, s->aff[t].topology_key, vals[t], 1) != 0)
+                    return -1;
+        for (uint32_t t = 0; t < s->nanti; t++) {
+            ms_str v = vals[s->naff + t];
+            if (v != MS_STR_NONE && cterm_matches(&s->anti[t], e, p->in) &&
+                emit(p, tr, &r, ni->name, C_ANTI, s->anti[t].topology_key, v, 1) != 0)
+                return -1;
         }
     }
     return 0;
 }
 
-/* upstream getIncomingAffinityAntiAffinityCounts over every node with pods.
- * The topology values of a node are read once per term, not per pod. */
-static int count_incoming(inter_pod_affinity *p, ms_arena *a, const ms_snapshot *snap,
-                          const filter_state *s) {
-    uint32_t nt = s->naff + s->nanti;
-    ms_str *vals = MS_ARENA_NEW(a, ms_str, nt);
+static int count_filter(inter_pod_affinity *p, ms_cycle *c, const filter_state *s) {
+    tracker *tr = &p->filter_tracker;
+    const ms_snapshot *snap = snapshot_of(c);
+    uint64_t nsgen = ns_generation_of(p->h);
+    ms_str *vals = MS_ARENA_NEW(c->arena, ms_str, s->naff + s->nanti + 1);
     if (!vals) return -1;
-    for (uint32_t i = 0; i < snap->nnodes; i++) {
-        const ms_node_info *ni = snap->nodes[i];
-        if (ni->npods == 0 || !ni->node) continue;
-        const ms_labels *nl = &ni->node->meta.labels;
-        bool any = false;
-        for (uint32_t t = 0; t < nt; t++) {
-            const cterm *term = t < s->naff ? &s->aff[t] : &s->anti[t - s->naff];
-            vals[t] = ms_labels_get(nl, term->topology_key);
-            any |= vals[t] != MS_STR_NONE;
-        }
-        if (!any) continue;
-        for (uint32_t k = 0; k < ni->npods; k++) {
-            const ms_pod *e = ni->pods[k];
-            if (s->naff && matches_all(s->aff, s->naff, e, p->in))
-                for (uint32_t t = 0; t < s->naff; t++)
-                    if (vals[t] != MS_STR_NONE &&
-                        pc_add(&p->affinity, s->aff[t].topology_key, vals[t], 1) != 0)
-                        return -1;
-            for (uint32_t t = 0; t < s->nanti; t++) {
-                ms_str v = vals[s->naff + t];
-                if (v != MS_STR_NONE && cterm_matches(&s->anti[t], e, p->in) &&
-                    pc_add(&p->anti, s->anti[t].topology_key, v, 1) != 0)
-                    return -1;
-            }
-        }
+    bool current = tracker_current(tr, snap, c->pod, nsgen, true);
+    tr->valid = false;
+    if (current) {
+        if (snap->update_seq != tr->seq)
+            for (uint32_t i = 0; i < snap->nupdated; i++)
+                if (count_filter_node(p, s, c->pod, snap->updated[i], vals) != 0) return -1;
+    } else {
+        pc_clear(&p->counts[C_EXISTING_ANTI]);
+        pc_clear(&p->counts[C_AFFINITY]);
+        pc_clear(&p->counts[C_ANTI]);
+        tracker_reset(tr, snap);
+        /* Without terms of its own, only nodes with anti-affinity pods count. */
+        bool terms = s->naff || s->nanti;
+        ms_node_info *const *list = terms ? snap->nodes : snap->have_pods_with_required_anti_affinity;
+        uint32_t n = terms ? snap->nnodes : snap->nhave_anti;
+        for (uint32_t i = 0; i < n; i++)
+            if (count_filter_node(p, s, c->pod, list[i], vals) != 0) return -1;
     }
+    tracker_commit(tr, snap, c->pod, nsgen);
     return 0;
 }
 
@@ -397,9 +601,6 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     inter_pod_affinity *p = self;
     const ms_pod *pod = c->pod;
     const ms_namespaces *nss = p->h->namespaces;
-    pc_clear(&p->existing_anti);
-    pc_clear(&p->affinity);
-    pc_clear(&p->anti);
     filter_state *s = MS_ARENA_NEW(c->arena, filter_state, 1);
     if (!s) return oom(st);
     s->ns_labels = namespace_labels(p->h, pod->meta.namespace_);
@@ -409,10 +610,8 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
         compile_required(c->arena, pod, &pod->pod_anti_affinity, nss, p->in, &s->anti) != 0 ||
         (s->nanti && !(s->extra_anti = MS_ARENA_NEW(c->arena, bool, s->nanti))))
         return oom(st);
-    const ms_snapshot *snap = snapshot_of(c);
-    if (count_existing_anti(p, snap, pod, s->ns_labels) != 0) return oom(st);
-    if ((s->naff || s->nanti) && count_incoming(p, c->arena, snap, s) != 0) return oom(st);
-    if (p->existing_anti.n == 0 && s->naff == 0 && s->nanti == 0)
+    if (count_filter(p, c, s) != 0) return oom(st);
+    if (p->counts[C_EXISTING_ANTI].nonzero == 0 && s->naff == 0 && s->nanti == 0)
         return ms_status_set(st, MS_SKIP, NULL);
     s->self_match = matches_all(s->aff, s->naff, pod, p->in);
     c->state[c->current] = s;
@@ -481,28 +680,30 @@ static ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_st
             ms_str v = ms_labels_get(nl, s->aff[t].topology_key);
             if (v == MS_STR_NONE)
                 return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_AFFINITY);
-            if (pc_get(&p->affinity, s->aff[t].topology_key, v) <= 0 && !(extra && x.affinity_any))
+            if (pc_get(&p->counts[C_AFFINITY], s->aff[t].topology_key, v) <= 0 &&
+                !(extra && x.affinity_any))
                 pods_exist = false;
         }
         /* The first pod of a group whose terms select itself may go anywhere
          * its topology keys exist. */
-        bool none_anywhere = p->affinity.n == 0 && !(extra && x.affinity_any);
+        bool none_anywhere = p->counts[C_AFFINITY].nonzero == 0 && !(extra && x.affinity_any);
         if (!pods_exist && !(none_anywhere && s->self_match))
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_AFFINITY);
     }
 
     /* satisfyPodAntiAffinity */
-    if (s->nanti && (p->anti.n || (extra && x.anti_any)))
+    if (s->nanti && (p->counts[C_ANTI].nonzero || (extra && x.anti_any)))
         for (uint32_t t = 0; t < s->nanti; t++) {
             ms_str key = s->anti[t].topology_key, v = ms_labels_get(nl, key);
-            if (v != MS_STR_NONE && (pc_get(&p->anti, key, v) > 0 || (extra && extra_anti(s, &x, key))))
+            if (v != MS_STR_NONE &&
+                (pc_get(&p->counts[C_ANTI], key, v) > 0 || (extra && extra_anti(s, &x, key))))
                 return ms_status_set(st, MS_UNSCHEDULABLE, ERR_ANTI_AFFINITY);
         }
 
     /* satisfyExistingPodsAntiAffinity: only the keys that have counts can
      * match one of the node's labels. */
     if (extra && x.existing_any) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
-    const pair_counts *ea = &p->existing_anti;
+    const pair_counts *ea = &p->counts[C_EXISTING_ANTI];
     for (uint32_t k = 0; k < ea->nkeys; k++) {
         ms_str v = ms_labels_get(nl, ea->keys[k]);
         if (v != MS_STR_NONE && pc_get(ea, ea->keys[k], v) > 0)
@@ -520,34 +721,45 @@ typedef struct prescore_terms {
     const ms_labels *ns_labels;
 } prescore_terms;
 
-static int add_score(inter_pod_affinity *p, score_state *ss, ms_str key, ms_str v, int64_t w) {
-    ss->any = true;
-    return pc_add(&p->scores, key, v, w);
-}
-
-/* upstream processExistingPod. */
-static int score_existing(inter_pod_affinity *p, score_state *ss, const prescore_terms *pt,
-                          const ms_pod *e, const ms_labels *nl, const ms_pod *pod) {
-    for (uint32_t t = 0; t < pt->n; t++)
-        if (pt->vals[t] != MS_STR_NONE && cterm_matches(&pt->terms[t], e, p->in) &&
-            add_score(p, ss, pt->terms[t].topology_key, pt->vals[t], pt->terms[t].weight) != 0)
-            return -1;
-    if (p->hard_pod_affinity_weight > 0)
-        for (uint32_t t = 0; t < e->pod_affinity.nrequired; t++) {
-            const ms_pod_affinity_term *term = &e->pod_affinity.required[t];
-            ms_str v = ms_labels_get(nl, term->topology_key);
-            if (v != MS_STR_NONE && term_matches(term, e, pod, pt->ns_labels, p->in) &&
-                add_score(p, ss, term->topology_key, v, p->hard_pod_affinity_weight) != 0)
+/* What one node adds to the topology scores (upstream processExistingPod
+ * for each of its pods). Without preferred terms of its own the pod is
+ * scored only by existing pods that have affinity terms. */
+static int count_score_node(inter_pod_affinity *p, const prescore_terms *pt, const ms_pod *pod,
+                            const ms_node_info *ni, bool has_constraints) {
+    tracker *tr = &p->score_tracker;
+    node_rec *r = retract(p, tr, ni->name);
+    if (ni->npods == 0 || !ni->node || ni->node->meta.labels.n == 0) return 0;
+    if (!has_constraints && ni->npods_with_affinity == 0) return 0;
+    const ms_labels *nl = &ni->node->meta.labels;
+    ms_str name = ni->name;
+    for (uint32_t t = 0; t < pt->n; t++) pt->vals[t] = ms_labels_get(nl, pt->terms[t].topology_key);
+    for (uint32_t k = 0; k < ni->npods; k++) {
+        const ms_pod *e = ni->pods[k];
+        if (!has_constraints && !ms_pod_has_affinity(e)) continue;
+        for (uint32_t t = 0; t < pt->n; t++)
+            if (pt->vals[t] != MS_STR_NONE && cterm_matches(&pt->terms[t], e, p->in) &&
+                emit(p, tr, &r, name, C_SCORE, pt->terms[t].topology_key, pt->vals[t],
+                     (int32_t)pt->terms[t].weight) != 0)
                 return -1;
-        }
-    for (int anti = 0; anti < 2; anti++) {
-        const ms_pod_affinity *pa = anti ? &e->pod_anti_affinity : &e->pod_affinity;
-        for (uint32_t t = 0; t < pa->npreferred; t++) {
-            const ms_weighted_pod_affinity_term *wt = &pa->preferred[t];
-            ms_str v = ms_labels_get(nl, wt->term.topology_key);
-            if (v != MS_STR_NONE && term_matches(&wt->term, e, pod, pt->ns_labels, p->in) &&
-                add_score(p, ss, wt->term.topology_key, v, anti ? -(int64_t)wt->weight : wt->weight) != 0)
-                return -1;
+        if (p->hard_pod_affinity_weight > 0)
+            for (uint32_t t = 0; t < e->pod_affinity.nrequired; t++) {
+                const ms_pod_affinity_term *term = &e->pod_affinity.required[t];
+                ms_str v = ms_labels_get(nl, term->topology_key);
+                if (v != MS_STR_NONE && term_matches(term, e, pod, pt->ns_labels, p->in) &&
+                    emit(p, tr, &r, name, C_SCORE, term->topology_key, v,
+                         (int32_t)p->hard_pod_affinity_weight) != 0)
+                    return -1;
+            }
+        for (int anti = 0; anti < 2; anti++) {
+            const ms_pod_affinity *pa = anti ? &e->pod_anti_affinity : &e->pod_affinity;
+            for (uint32_t t = 0; t < pa->npreferred; t++) {
+                const ms_weighted_pod_affinity_term *wt = &pa->preferred[t];
+                ms_str v = ms_labels_get(nl, wt->term.topology_key);
+                if (v != MS_STR_NONE && term_matches(&wt->term, e, pod, pt->ns_labels, p->in) &&
+                    emit(p, tr, &r, name, C_SCORE, wt->term.topology_key, v,
+                         anti ? -wt->weight : wt->weight) != 0)
+                    return -1;
+            }
         }
     }
     return 0;
@@ -573,39 +785,47 @@ static int compile_preferred(ms_arena *a, const ms_pod *pod, const ms_namespaces
     return 0;
 }
 
+static int count_scores(inter_pod_affinity *p, ms_cycle *c, const prescore_terms *pt,
+                        bool has_constraints) {
+    tracker *tr = &p->score_tracker;
+    const ms_snapshot *snap = snapshot_of(c);
+    uint64_t nsgen = ns_generation_of(p->h);
+    bool current = tracker_current(tr, snap, c->pod, nsgen, false);
+    tr->valid = false;
+    if (current) {
+        if (snap->update_seq != tr->seq)
+            for (uint32_t i = 0; i < snap->nupdated; i++)
+                if (count_score_node(p, pt, c->pod, snap->updated[i], has_constraints) != 0) return -1;
+    } else {
+        pc_clear(&p->counts[C_SCORE]);
+        tracker_reset(tr, snap);
+        ms_node_info *const *list = has_constraints ? snap->nodes : snap->have_pods_with_affinity;
+        uint32_t n = has_constraints ? snap->nnodes : snap->nhave_affinity;
+        for (uint32_t i = 0; i < n; i++)
+            if (count_score_node(p, pt, c->pod, list[i], has_constraints) != 0) return -1;
+    }
+    tracker_commit(tr, snap, c->pod, nsgen);
+    return 0;
+}
+
 static ms_code ipa_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                              ms_status *st) {
     (void)nodes;
     (void)n;
     inter_pod_affinity *p = self;
     const ms_pod *pod = c->pod;
-    const ms_handle *h = p->h;
     bool has_constraints = pod->pod_affinity.npreferred || pod->pod_anti_affinity.npreferred;
     if (p->ignore_preferred_terms_of_existing_pods && !has_constraints)
         return ms_status_set(st, MS_SKIP, NULL);
-    pc_clear(&p->scores);
     score_state *ss = MS_ARENA_NEW(c->arena, score_state, 1);
     prescore_terms pt = {0};
-    if (!ss || compile_preferred(c->arena, pod, h->namespaces, p->in, &pt) != 0) return oom(st);
-    pt.ns_labels = namespace_labels(h, pod->meta.namespace_);
-
-    /* Without preferred terms of its own, the pod can only be scored by
-     * existing pods that have affinity terms. */
-    const ms_snapshot *snap = snapshot_of(c);
-    ms_node_info *const *list = has_constraints ? snap->nodes : snap->have_pods_with_affinity;
-    uint32_t nlist = has_constraints ? snap->nnodes : snap->nhave_affinity;
-    for (uint32_t i = 0; i < nlist; i++) {
-        const ms_node_info *ni = list[i];
-        if (ni->npods == 0 || !ni->node || ni->node->meta.labels.n == 0) continue;
-        const ms_labels *nl = &ni->node->meta.labels;
-        for (uint32_t t = 0; t < pt.n; t++) pt.vals[t] = ms_labels_get(nl, pt.terms[t].topology_key);
-        for (uint32_t k = 0; k < ni->npods; k++) {
-            const ms_pod *e = ni->pods[k];
-            if (!has_constraints && !ms_pod_has_affinity(e)) continue;
-            if (score_existing(p, ss, &pt, e, nl, pod) != 0) return oom(st);
-        }
-    }
-    if (!ss->any) return ms_status_set(st, MS_SKIP, NULL);
+    if (!ss || compile_preferred(c->arena, pod, p->h->namespaces, p->in, &pt) != 0) return oom(st);
+    pt.ns_labels = namespace_labels(p->h, pod->meta.namespace_);
+    if (pt.n == 0 && !(pt.vals = MS_ARENA_NEW(c->arena, ms_str, 1))) return oom(st);
+    if (count_scores(p, c, &pt, has_constraints) != 0) return oom(st);
+    /* upstream: nothing matched anywhere, nothing to score. */
+    if (p->score_tracker.entries == 0) return ms_status_set(st, MS_SKIP, NULL);
+    ss->any = true;
     c->state[c->current] = ss;
     return MS_SUCCESS;
 }
@@ -614,7 +834,7 @@ static ms_code ipa_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
                          int64_t *scores, ms_status *st) {
     (void)st;
     const inter_pod_affinity *p = self;
-    const pair_counts *sc = &p->scores;
+    const pair_counts *sc = &p->counts[C_SCORE];
     bool have = c->state[c->current] != NULL;
     for (uint32_t i = 0; i < n; i++) {
         int64_t s = 0;

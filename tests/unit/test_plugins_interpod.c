@@ -960,6 +960,180 @@ static void test_normalize(void **state) {
     env_free(&e);
 }
 
+/* ---- counts kept between cycles ------------------------------------------- */
+
+/* Deterministic pseudo-random numbers for the sequence below. */
+static uint32_t next_rand(uint64_t *st) {
+    *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(*st >> 33);
+}
+
+/* Pod shapes: labels and affinity of existing and incoming pods. */
+static const char *const shape_labels[] = {"app: web", "app: db", "app: web, tier: front", "app: cache"};
+static const char *const shape_affinity[] = {
+    "",
+    ANTI(TERM(IN("app", "web"), "hostname")),
+    AFF(TERM(IN("app", "db"), "zone")),
+    PREF_AFF(WEIGHTED(7, TERM(IN("app", "web"), "zone"))) ", " PREF_ANTI(
+        WEIGHTED(3, TERM(EXISTS("tier"), "hostname"))),
+    ANTI(TERMX(IN("app", "cache"), "zone", "namespaceSelector: {}")) ", " PREF_AFF(
+        WEIGHTED(2, TERM(IN("app", "db"), "region"))),
+    AFF(TERM(IN("app", "db"), "region")) ", " ANTI(TERM(IN("app", "db"), "hostname")),
+    "podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [" TERMX(
+        IN("app", "web"), "zone", "namespaceSelector: {matchLabels: {env: prod}}") "], "
+    "preferredDuringSchedulingIgnoredDuringExecution: [" WEIGHTED(
+        4, TERMX(EXISTS("app"), "region", "namespaceSelector: {matchLabels: {env: dev}}")) "]}",
+};
+#define NSHAPE_LABELS (sizeof shape_labels / sizeof shape_labels[0])
+#define NSHAPE_AFFINITY (sizeof shape_affinity / sizeof shape_affinity[0])
+
+static ms_pod *shape_pod(env *e, const char *name, const char *node, uint32_t li, uint32_t ai) {
+    char yaml[2048];
+    if (node)
+        snprintf(yaml, sizeof yaml,
+                 "metadata: {name: %s, namespace: default, labels: {%s}}\n"
+                 "spec: {nodeName: %s, containers: [{name: c}], affinity: {%s}}",
+                 name, shape_labels[li], node, shape_affinity[ai]);
+    else
+        snprintf(yaml, sizeof yaml,
+                 "metadata: {name: %s, namespace: default, labels: {%s}}\n"
+                 "spec: {containers: [{name: c}], affinity: {%s}}",
+                 name, shape_labels[li], shape_affinity[ai]);
+    return fx_pod(&e->fx.d, yaml);
+}
+
+static ms_node *shape_node(env *e, uint32_t i, uint32_t zone) {
+    char yaml[256];
+    snprintf(yaml, sizeof yaml,
+             "metadata: {name: n%u, labels: {hostname: n%u, zone: z%u, region: r%u}}", i, i, zone,
+             zone / 2);
+    return fx_node(&e->fx.d, yaml);
+}
+
+/* Filter statuses and normalized scores of every snapshot node for `pod`,
+ * by plugin `self` (persistent) in cycle c. */
+static void run_cycle(env *e, void *self, ms_pod *pod, ms_code *codes, const char **reasons,
+                      int64_t *scores, uint32_t *n) {
+    ms_arena_reset(&e->arena);
+    e->slots[0] = NULL;
+    e->c = (ms_cycle){.pod = pod, .snap = &e->snap, .arena = &e->arena, .state = e->slots,
+                      .h = &e->h};
+    ms_status st;
+    ms_status_ok(&st);
+    ms_code pre = ms_plugin_inter_pod_affinity.pre_filter(self, &e->c, &st);
+    assert_true(pre == MS_SUCCESS || pre == MS_SKIP);
+    *n = e->snap.nnodes;
+    for (uint32_t i = 0; i < *n; i++) {
+        ms_status_ok(&st);
+        codes[i] = pre == MS_SKIP ? MS_SUCCESS
+                                  : ms_plugin_inter_pod_affinity.filter(self, &e->c, e->snap.nodes[i], &st);
+        reasons[i] = st.nreasons ? st.reasons[0] : NULL;
+    }
+    e->slots[0] = NULL;
+    memset(scores, 0, *n * sizeof *scores);
+    ms_code ps = ms_plugin_inter_pod_affinity.pre_score(self, &e->c, e->snap.nodes, *n, &st);
+    assert_true(ps == MS_SUCCESS || ps == MS_SKIP);
+    if (ps == MS_SUCCESS) {
+        ms_plugin_inter_pod_affinity.score(self, &e->c, e->snap.nodes, *n, scores, &st);
+        ms_plugin_inter_pod_affinity.normalize_score(self, &e->c, scores, *n, &st);
+    }
+}
+
+/* One plugin instance kept over many cycles (counting only what each
+ * snapshot update changed when pods repeat a shape) must decide exactly as
+ * a fresh instance that counts everything, whatever happens in between:
+ * pods bound and deleted, node labels changed, nodes added and removed. */
+static void test_counts_kept_between_cycles(void **state) {
+    (void)state;
+    env e;
+    env_init(&e, "{\"hardPodAffinityWeight\": 5}");
+    cJSON *args = cJSON_Parse("{\"hardPodAffinityWeight\": 5}");
+    uint64_t rng = 42;
+    enum { NODES = 24, MAXPODS = 400 };
+    for (uint32_t i = 0; i < NODES; i++) {
+        ms_node *n = shape_node(&e, i, i % 5);
+        assert_int_equal(ms_cache_add_node(e.cache, n), MS_OK);
+        ms_node_unref(n);
+    }
+    ms_pod *bound[MAXPODS];
+    uint32_t nbound = 0, serial = 0, incoming_shape = 0;
+    ms_code codes[2][64];
+    const char *reasons[2][64];
+    int64_t scores[2][64];
+    for (int round = 0; round < 400; round++) {
+        /* Some cluster changes, often none (the common case between cycles). */
+        uint32_t nchanges = next_rand(&rng) % 4 == 0 ? next_rand(&rng) % 3 + 1 : 0;
+        for (uint32_t k = 0; k < nchanges; k++) {
+            uint32_t what = next_rand(&rng) % 11;
+            char name[32];
+            if (what < 5 && nbound < MAXPODS) {
+                snprintf(name, sizeof name, "p%u", serial++);
+                char node[16];
+                snprintf(node, sizeof node, "n%u", next_rand(&rng) % (NODES + 2));
+                ms_pod *p = shape_pod(&e, name, node, next_rand(&rng) % NSHAPE_LABELS,
+                                      next_rand(&rng) % NSHAPE_AFFINITY);
+                assert_int_equal(ms_cache_add_pod(e.cache, p), MS_OK);
+                bound[nbound++] = p;
+            } else if (what < 8 && nbound) {
+                uint32_t i = next_rand(&rng) % nbound;
+                assert_int_equal(ms_cache_remove_pod(e.cache, bound[i]), MS_OK);
+                ms_pod_unref(bound[i]);
+                bound[i] = bound[--nbound];
+            } else if (what == 8) {
+                ms_node *n = shape_node(&e, next_rand(&rng) % NODES, next_rand(&rng) % 5);
+                assert_int_equal(ms_cache_update_node(e.cache, n), MS_OK);
+                ms_node_unref(n);
+            } else if (what == 10) {
+                /* The namespace's labels change what namespaceSelector selects. */
+                add_namespace(&e, next_rand(&rng) % 2 ? NAMESPACE("default", "env: prod")
+                                                       : NAMESPACE("default", "env: dev"));
+            } else {
+                /* n24 and n25 come and go (pods may name them meanwhile). */
+                uint32_t i = NODES + next_rand(&rng) % 2;
+                ms_node *n = shape_node(&e, i, next_rand(&rng) % 5);
+                if (ms_cache_remove_node(e.cache, n->meta.name) == MS_ENOENT)
+                    assert_int_equal(ms_cache_add_node(e.cache, n), MS_OK);
+                ms_node_unref(n);
+            }
+        }
+        assert_int_equal(ms_cache_update_snapshot(e.cache, &e.snap), MS_OK);
+        assert_true(e.snap.nnodes <= 64);
+        if (next_rand(&rng) % 4 == 0) incoming_shape = next_rand(&rng) % (NSHAPE_LABELS * NSHAPE_AFFINITY);
+        char name[32];
+        snprintf(name, sizeof name, "in%d", round);
+        ms_pod *pod = shape_pod(&e, name, NULL, incoming_shape % NSHAPE_LABELS,
+                                incoming_shape / NSHAPE_LABELS);
+        uint32_t n[2];
+        run_cycle(&e, e.self, pod, codes[0], reasons[0], scores[0], &n[0]);
+        void *fresh = NULL;
+        ms_error err = {0};
+        assert_int_equal(ms_plugin_inter_pod_affinity.create(args, &e.h, &fresh, &err), MS_OK);
+        run_cycle(&e, fresh, pod, codes[1], reasons[1], scores[1], &n[1]);
+        ms_plugin_inter_pod_affinity.destroy(fresh);
+        for (uint32_t i = 0; i < n[0]; i++) {
+            if (codes[0][i] != codes[1][i] || reasons[0][i] != reasons[1][i] || scores[0][i] != scores[1][i])
+                fail_msg("round %d, shape %u, node %s: kept %s/%s/%lld, fresh %s/%s/%lld", round,
+                         incoming_shape, ms_str_get(e.fx.in, e.snap.nodes[i]->name),
+                         code_name(codes[0][i]), reasons[0][i] ? reasons[0][i] : "-",
+                         (long long)scores[0][i], code_name(codes[1][i]),
+                         reasons[1][i] ? reasons[1][i] : "-", (long long)scores[1][i]);
+        }
+        /* Sometimes the pod is placed where it fits, as the scheduler would. */
+        if (next_rand(&rng) % 2 && nbound < MAXPODS)
+            for (uint32_t i = 0; i < n[0]; i++)
+                if (codes[0][i] == MS_SUCCESS) {
+                    ms_pod *b = ms_pod_with_node(pod, e.snap.nodes[i]->name);
+                    assert_int_equal(ms_cache_add_pod(e.cache, b), MS_OK);
+                    bound[nbound++] = b;
+                    break;
+                }
+        ms_pod_unref(pod);
+    }
+    for (uint32_t i = 0; i < nbound; i++) ms_pod_unref(bound[i]);
+    cJSON_Delete(args);
+    env_free(&e);
+}
+
 /* ---- args and ops -------------------------------------------------------- */
 
 static void test_args(void **state) {
@@ -1030,6 +1204,7 @@ int main(void) {
         cmocka_unit_test(test_score_preferred),
         cmocka_unit_test(test_score_hard_pod_affinity_weight),
         cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_counts_kept_between_cycles),
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_ops),
     };
