@@ -41,8 +41,9 @@
 
 /* Counts (or scores) per (topologyKey, value), and the distinct topology
  * keys seen, so that a node is checked with one label lookup per key instead
- * of one map lookup per node label. Owned by the plugin and cleared, not
- * freed, per cycle: nothing is allocated once the arrays have grown. */
+ * of one map lookup per node label. Owned by the plugin, kept between cycles
+ * and cleared (not freed) when counting starts over: nothing is allocated
+ * once the arrays have grown. */
 typedef struct pair_counts {
     ms_map slot;                   /* pair -> index + 1 into v */
     int64_t *v;
