@@ -29,9 +29,15 @@ static ms_code il_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uin
     (void)st;
     const ms_pod *pod = c->pod;
     uint32_t total = c->snap ? c->snap->nnodes : 0;
+    int64_t none = priority(0, pod->nimages);
     for (uint32_t i = 0; i < n; i++) {
+        /* A node that reports no images scores the floor without lookups. */
+        if (nodes[i]->nimages == 0 || total == 0) {
+            scores[i] = none;
+            continue;
+        }
         int64_t sum = 0;
-        for (uint32_t k = 0; k < pod->nimages && total; k++) {
+        for (uint32_t k = 0; k < pod->nimages; k++) {
             if (pod->images[k] == MS_STR_NONE) continue;
             const ms_image_state *is = ms_node_info_image(nodes[i], pod->images[k]);
             if (is) sum += scaled_image_score(is, total);
