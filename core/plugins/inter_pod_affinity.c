@@ -280,9 +280,13 @@ typedef struct inter_pod_affinity {
      * (upstream's preFilterState maps); C_SCORE: PreScore's topology scores. */
     pair_counts counts[C_COUNT];
     tracker filter_tracker, score_tracker;
+    uint64_t filter_serial, score_serial;
 } inter_pod_affinity;
 
+/* The counts live in the plugin, so a cycle's state is only good until the
+ * next cycle's PreFilter (PreScore): `serial` says which one it was. */
 typedef struct filter_state {
+    uint64_t serial;
     uint32_t naff, nanti;
     cterm *aff, *anti;
     bool self_match;               /* the pod matches all its own affinity terms */
@@ -291,7 +295,7 @@ typedef struct filter_state {
 } filter_state;
 
 typedef struct score_state {
-    bool any;                      /* a topology score was recorded */
+    uint64_t serial;
 } score_state;
 
 static const ms_labels no_labels = {0, NULL};
@@ -604,6 +608,7 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     const ms_namespaces *nss = p->h->namespaces;
     filter_state *s = MS_ARENA_NEW(c->arena, filter_state, 1);
     if (!s) return oom(st);
+    s->serial = ++p->filter_serial;
     s->ns_labels = namespace_labels(p->h, pod->meta.namespace_);
     s->naff = pod->pod_affinity.nrequired;
     s->nanti = pod->pod_anti_affinity.nrequired;
@@ -667,6 +672,8 @@ static ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_st
     const inter_pod_affinity *p = self;
     const filter_state *s = c->state[c->current];
     if (!s) return ms_status_set(st, MS_ERROR, PLUGIN ": PreFilter state missing");
+    if (s->serial != p->filter_serial)
+        return ms_status_set(st, MS_ERROR, PLUGIN ": PreFilter state of another cycle");
     if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
     const ms_labels *nl = &ni->node->meta.labels;
     extra_counts x;
@@ -815,6 +822,7 @@ static ms_code ipa_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes
     (void)n;
     inter_pod_affinity *p = self;
     const ms_pod *pod = c->pod;
+    p->score_serial++;
     bool has_constraints = pod->pod_affinity.npreferred || pod->pod_anti_affinity.npreferred;
     if (p->ignore_preferred_terms_of_existing_pods && !has_constraints)
         return ms_status_set(st, MS_SKIP, NULL);
@@ -826,21 +834,28 @@ static ms_code ipa_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes
     if (count_scores(p, c, &pt, has_constraints) != 0) return oom(st);
     /* upstream: nothing matched anywhere, nothing to score. */
     if (p->score_tracker.entries == 0) return ms_status_set(st, MS_SKIP, NULL);
-    ss->any = true;
+    ss->serial = p->score_serial;
     c->state[c->current] = ss;
+    return MS_SUCCESS;
+}
+
+static ms_code check_score_state(const inter_pod_affinity *p, const ms_cycle *c, ms_status *st) {
+    const score_state *ss = c->state[c->current];
+    if (!ss) return ms_status_set(st, MS_ERROR, PLUGIN ": PreScore state missing");
+    if (ss->serial != p->score_serial)
+        return ms_status_set(st, MS_ERROR, PLUGIN ": PreScore state of another cycle");
     return MS_SUCCESS;
 }
 
 static ms_code ipa_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                          int64_t *scores, ms_status *st) {
-    (void)st;
     const inter_pod_affinity *p = self;
+    if (check_score_state(p, c, st) != MS_SUCCESS) return MS_ERROR;
     const pair_counts *sc = &p->counts[C_SCORE];
-    bool have = c->state[c->current] != NULL;
     for (uint32_t i = 0; i < n; i++) {
         int64_t s = 0;
         const ms_node *node = nodes[i]->node;
-        if (have && node)
+        if (node)
             for (uint32_t k = 0; k < sc->nkeys; k++) {
                 ms_str v = ms_labels_get(&node->meta.labels, sc->keys[k]);
                 if (v != MS_STR_NONE) s += pc_get(sc, sc->keys[k], v);
@@ -852,10 +867,8 @@ static ms_code ipa_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
 
 /* Min-max to 0..MaxNodeScore: anti-affinity makes raw scores negative. */
 static ms_code ipa_normalize(void *self, ms_cycle *c, int64_t *scores, uint32_t n, ms_status *st) {
-    (void)self;
-    (void)st;
-    const score_state *ss = c->state[c->current];
-    if (!ss || !ss->any || n == 0) return MS_SUCCESS;
+    if (check_score_state(self, c, st) != MS_SUCCESS) return MS_ERROR;
+    if (n == 0) return MS_SUCCESS;
     int64_t min = scores[0], max = scores[0];
     for (uint32_t i = 1; i < n; i++) {
         if (scores[i] < min) min = scores[i];

@@ -578,18 +578,57 @@ static void test_pre_filter_skip(void **state) {
     }
 }
 
-/* Filter without PreFilter state is an error, as upstream's. */
-static void test_filter_without_pre_filter(void **state) {
+/* Filter and Score without their Pre* state are errors, as upstream's; so
+ * is a state from an earlier cycle (the counts have moved on since). */
+static void test_state_checks(void **state) {
     (void)state;
     env e;
     env_init(&e, NULL);
     const char *nodes[] = {NA("z1")};
-    env_load(&e, nodes, 1, NULL, 0, NULL, 0);
-    env_cycle(&e, INCOMING("", ""));
+    const char *pods[] = {POD("p1", "app: web", "nodeA", "")};
+    env_load(&e, nodes, 1, pods, 1, NULL, 0);
+    ms_node_info *a = node_info(&e, "nodeA");
     ms_status st;
+    int64_t score = 0;
+    env_cycle(&e, INCOMING("", ""));
     ms_status_ok(&st);
-    assert_int_equal(ms_plugin_inter_pod_affinity.filter(e.self, &e.c, node_info(&e, "nodeA"), &st),
-                     MS_ERROR);
+    assert_int_equal(ms_plugin_inter_pod_affinity.filter(e.self, &e.c, a, &st), MS_ERROR);
+    assert_int_equal(ms_plugin_inter_pod_affinity.score(e.self, &e.c, &a, 1, &score, &st), MS_ERROR);
+    assert_int_equal(ms_plugin_inter_pod_affinity.normalize_score(e.self, &e.c, &score, 1, &st), MS_ERROR);
+
+    /* Cycle 1's state, then cycle 2's PreFilter and PreScore. */
+    env_cycle(&e, INCOMING("", ANTI(TERM(IN("app", "web"), "zone")) ", " PREF_AFF(
+                                    WEIGHTED(5, TERM(IN("app", "web"), "zone")))));
+    assert_int_equal(ms_plugin_inter_pod_affinity.pre_filter(e.self, &e.c, &st), MS_SUCCESS);
+    void *filter_state1 = e.slots[0];
+    e.slots[0] = NULL;
+    ms_arena other;
+    ms_arena_init(&other, 1024);
+    void *slots2[1] = {NULL};
+    ms_pod *pod2 = fx_pod(&e.fx.d, INCOMING("", AFF(TERM(IN("app", "web"), "zone"))));
+    ms_cycle c2 = {.pod = pod2, .snap = &e.snap, .arena = &other, .state = slots2, .h = &e.h};
+    assert_int_equal(ms_plugin_inter_pod_affinity.pre_filter(e.self, &c2, &st), MS_SUCCESS);
+    e.slots[0] = filter_state1;
+    ms_status_ok(&st);
+    assert_int_equal(ms_plugin_inter_pod_affinity.filter(e.self, &e.c, a, &st), MS_ERROR);
+    assert_string_equal(st.reasons[0], "InterPodAffinity: PreFilter state of another cycle");
+    ms_status_ok(&st);
+    assert_int_equal(ms_plugin_inter_pod_affinity.filter(e.self, &c2, a, &st), MS_SUCCESS);
+
+    e.slots[0] = NULL;
+    assert_int_equal(ms_plugin_inter_pod_affinity.pre_score(e.self, &e.c, &a, 1, &st), MS_SUCCESS);
+    void *score_state1 = e.slots[0];
+    slots2[0] = NULL;
+    ms_pod *pod3 = fx_pod(&e.fx.d, INCOMING("security: S1", ""));
+    c2.pod = pod3;
+    assert_int_equal(ms_plugin_inter_pod_affinity.pre_score(e.self, &c2, &a, 1, &st), MS_SKIP);
+    ms_status_ok(&st);
+    e.slots[0] = score_state1;
+    assert_int_equal(ms_plugin_inter_pod_affinity.score(e.self, &e.c, &a, 1, &score, &st), MS_ERROR);
+    assert_string_equal(st.reasons[0], "InterPodAffinity: PreScore state of another cycle");
+    ms_pod_unref(pod2);
+    ms_pod_unref(pod3);
+    ms_arena_free(&other);
     env_free(&e);
 }
 
@@ -1199,7 +1238,7 @@ int main(void) {
         cmocka_unit_test(test_filter_multiple_nodes),
         cmocka_unit_test(test_filter_selectors),
         cmocka_unit_test(test_pre_filter_skip),
-        cmocka_unit_test(test_filter_without_pre_filter),
+        cmocka_unit_test(test_state_checks),
         cmocka_unit_test(test_filter_nominated_pods),
         cmocka_unit_test(test_score_preferred),
         cmocka_unit_test(test_score_hard_pod_affinity_weight),
