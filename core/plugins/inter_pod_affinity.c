@@ -239,8 +239,6 @@ static bool term_matches(const ms_pod_affinity_term *t, const ms_pod *owner, con
     return true;
 }
 
-/* ---- plugin --------------------------------------------------------------- */
-
 /* ---- counts kept between cycles ------------------------------------------ */
 
 enum { C_EXISTING_ANTI, C_AFFINITY, C_ANTI, C_SCORE, C_COUNT };
@@ -712,7 +710,7 @@ static ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_st
      * match one of the node's labels. */
     if (extra && x.existing_any) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
     const pair_counts *ea = &p->counts[C_EXISTING_ANTI];
-    for (uint32_t k = 0; k < ea->nkeys; k++) {
+    for (uint32_t k = 0; ea->nonzero && k < ea->nkeys; k++) {
         ms_str v = ms_labels_get(nl, ea->keys[k]);
         if (v != MS_STR_NONE && pc_get(ea, ea->keys[k], v) > 0)
             return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
