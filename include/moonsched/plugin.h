@@ -12,6 +12,7 @@
 #include "moonsched/error.h"
 #include "moonsched/events.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
@@ -40,6 +41,9 @@ typedef struct ms_handle {
      * back through ms_scheduler_bind_done. */
     ms_rc (*bind)(void *bind_ctx, const ms_pod *pod, ms_str node);
     void *bind_ctx;
+    /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
+     * no namespace known (owned by the scheduler, like the cache). */
+    const ms_namespaces *namespaces;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */
