@@ -10,9 +10,19 @@ CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/n
 CFLAGS   += -std=c11 $(OPT) -g -fPIC $(WARN)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
+# LuaJIT built from Debian's source package with hook checks in compiled
+# code (lua/build-luajit.sh says why), static, cached outside the tree.
+LUAJIT_DIR := $(or $(MOONSCHED_CACHE),$(HOME)/.cache/moonsched)/luajit-checkhook
+LUAJIT_LIB := $(LUAJIT_DIR)/lib/libluajit-5.1.a
+CPPFLAGS += -I$(LUAJIT_DIR)/include/luajit-2.1
+LDLIBS   += $(LUAJIT_LIB) -ldl
+# libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
+# through the FFI (the busted specs) must not bind to it, nor it to the host's.
+SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
+
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
@@ -44,6 +54,11 @@ $(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
+$(LUAJIT_LIB):
+	@sh lua/build-luajit.sh >/dev/null
+
+$(CORE_OBJ) $(ASAN_OBJ): | $(LUAJIT_LIB)
+
 $(B)/libmoonsched.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -53,7 +68,7 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 	ar rcs $@ $^
 
 $(B)/libmoonsched.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/moonsched: $(B)/obj/core/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -66,7 +81,7 @@ $(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
-$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.h)
+$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.h) | $(LUAJIT_LIB)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
 
