@@ -26,8 +26,11 @@ DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-bust
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o)
+# The Lua runtime ships inside the library as generated C arrays.
+LUA_SRC  := $(sort $(wildcard lua/moonsched/*.lua))
+LUA_GEN  := $(B)/gen/lua_embedded.c
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lua_embedded.o
+ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o) $(B)/asan/gen/lua_embedded.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests-asan/%)
@@ -54,10 +57,22 @@ $(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
-$(LUAJIT_LIB):
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
 	@sh lua/build-luajit.sh >/dev/null
 
-$(CORE_OBJ) $(ASAN_OBJ): | $(LUAJIT_LIB)
+$(B)/obj/core/lua_policy.o $(B)/asan/core/lua_policy.o: | $(LUAJIT_LIB)
+
+$(LUA_GEN): lua/embed.sh $(LUA_SRC)
+	@mkdir -p $(dir $@)
+	sh lua/embed.sh $(LUA_SRC) >$@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/asan/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
 $(B)/libmoonsched.a: $(CORE_OBJ)
 	@rm -f $@
@@ -81,9 +96,9 @@ $(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
-$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.h) | $(LUAJIT_LIB)
+$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(LUA_GEN) $(wildcard include/moonsched/*.h core/*.h) | $(LUAJIT_LIB)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LUA_GEN) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
