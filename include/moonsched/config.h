@@ -1,7 +1,13 @@
 /* The effective scheduler configuration (KubeSchedulerConfiguration shape).
  * Defaults are upstream's; a file overrides them with upstream's merge
  * rules for plugins (enabled/disabled per extension point, '*' disables all
- * defaults of that point, multiPoint). */
+ * defaults of that point, multiPoint).
+ *
+ * The configuration does not know which extension points a plugin
+ * implements: a plugin enabled through multiPoint is listed at every point
+ * (where not disabled), and the framework keeps only the points the plugin
+ * implements. Plugin names are not checked here either: the framework
+ * validates them against its registry. */
 #ifndef MOONSCHED_CONFIG_H
 #define MOONSCHED_CONFIG_H
 
@@ -36,6 +42,10 @@ const char *ms_extension_point_name(ms_extension_point ep);   /* "preFilter", ..
 typedef struct ms_plugin_config {
     char name[64];
     uint32_t points;               /* bit per ms_extension_point where it is enabled */
+    /* Points where it was enabled by name (not through multiPoint). Upstream
+     * rejects a plugin enabled at a point it does not implement; for the
+     * other bits of `points` the framework just drops what is not implemented. */
+    uint32_t explicit_points;
     int32_t weight;                /* score weight (>= 1 when enabled for score) */
     cJSON *args;                   /* pluginConfig args (owned), or NULL */
 } ms_plugin_config;
@@ -50,6 +60,17 @@ typedef struct ms_profile_config {
     int32_t percentage_of_nodes_to_score;   /* -1: use the global value */
 } ms_profile_config;
 
+/* leaderElection (component-base LeaderElectionConfiguration). */
+typedef struct ms_leader_election {
+    bool leader_elect;             /* true */
+    double lease_duration;         /* seconds: 15 */
+    double renew_deadline;         /* 10 */
+    double retry_period;           /* 2 */
+    char resource_lock[32];        /* "leases" */
+    char resource_name[256];       /* "kube-scheduler" */
+    char resource_namespace[64];   /* "kube-system" */
+} ms_leader_election;
+
 typedef struct ms_config {
     uint32_t nprofiles;
     ms_profile_config *profiles;
@@ -58,26 +79,75 @@ typedef struct ms_config {
     double pod_max_backoff;                 /* 10 */
     double pod_max_unschedulable;           /* 300 */
     double assumed_ttl;                     /* 0: never expire */
-    double qps;                             /* clientConnection.qps */
-    int32_t burst;
+    double qps;                             /* clientConnection.qps: 50 */
+    int32_t burst;                          /* clientConnection.burst: 100 */
+    char *kubeconfig;                       /* clientConnection.kubeconfig (owned), or NULL */
+    int32_t parallelism;                    /* 16 */
+    ms_leader_election leader_election;
+    cJSON *extenders;                       /* `extenders` as written (owned), or NULL */
     bool has_seed;
     uint64_t seed;
 } ms_config;
 
 /* Upstream's default profile ("default-scheduler") and settings. */
 ms_rc ms_config_default(ms_config *c);
-/* Reads a KubeSchedulerConfiguration (YAML or JSON) on top of the defaults.
- * Unknown fields are reported to `warn` (may be NULL), one call per field. */
+/* Reads a KubeSchedulerConfiguration (YAML or JSON; apiVersion
+ * kubescheduler.config.k8s.io/v1, v1beta3, v1beta2 or v1beta1) on top of the
+ * defaults. `c` is initialised by the call (do not call ms_config_default
+ * first); on error it is left empty, so ms_config_free is always safe.
+ * Errors are MS_EINVAL with the source name and the field path
+ * ("sched.yaml: profiles[0].plugins.score.enabled[1]: weight must be
+ * positive"). Unknown fields are reported to `warn` (may be NULL), one call
+ * per field, with their path. A file holds one document; text starting
+ * with '{' is JSON, anything else YAML; the path "-" reads stdin. */
 ms_rc ms_config_load_file(ms_config *c, const char *path,
                           void (*warn)(void *ctx, const char *msg), void *warn_ctx,
                           ms_error *err);
 ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
                           void (*warn)(void *ctx, const char *msg), void *warn_ctx,
                           ms_error *err);
+/* Upstream's validation of the settings held in ms_config (for callers that
+ * change a loaded configuration, e.g. from command-line flags). */
+ms_rc ms_config_validate(const ms_config *c, ms_error *err);
 void ms_config_free(ms_config *c);
 const ms_profile_config *ms_config_profile(const ms_config *c, const char *scheduler_name);
 
 /* Builds the default profile plugin set into p (used by defaults and tests). */
 void ms_profile_config_default(ms_profile_config *p, const char *scheduler_name);
+
+/* An upstream default plugin that moonsched does not implement yet
+ * ("PodTopologySpread", "InterPodAffinity", ...): the framework uses it to
+ * say so when a configuration enables one. */
+bool ms_config_default_not_implemented(const char *name);
+
+/* A profile's `plugins` as written: one set per extension point plus
+ * multiPoint. Names are borrowed (they point into the parsed document). */
+#define MS_EP_MULTI_POINT MS_EP_COUNT
+
+typedef struct ms_plugin_ref {
+    const char *name;
+    int32_t weight;                /* 0: not given */
+} ms_plugin_ref;
+
+typedef struct ms_plugin_set {
+    uint32_t nenabled;
+    uint32_t ndisabled;
+    ms_plugin_ref enabled[MS_MAX_PLUGINS];
+    const char *disabled[MS_MAX_PLUGINS];   /* "*": every default of the point */
+} ms_plugin_set;
+
+typedef struct ms_plugins {
+    ms_plugin_set set[MS_EP_COUNT + 1];     /* indexed by ms_extension_point, MS_EP_MULTI_POINT */
+} ms_plugins;
+
+/* Merges `custom` (NULL: none) into the default plugin set with upstream's
+ * rules and expands multiPoint: per point, multiPoint plugins explicitly
+ * enabled at that point come first (in that point's order), then the other
+ * multiPoint plugins not disabled there, then the rest of the point's
+ * enabled plugins; '*' disabled at a point leaves only that point's enabled
+ * list. A score weight comes from the score list, else from multiPoint, else
+ * 1. Clears args. */
+ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
+                              const ms_plugins *custom, ms_error *err);
 
 #endif
