@@ -98,6 +98,10 @@ $(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
+$(B)/bench/%: tests/bench/%.c $(B)/libmoonsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
 # The core is compiled once with coverage instrumentation; each target only
 # links against it.
 $(B)/fuzzobj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)

@@ -303,6 +303,13 @@ end
 --- policy's name and the bits of the hooks it defines.
 function M.start(frame, cdef, checks, chunkname, src, args)
     harden()
+    -- A policy's hooks call view metamethods several times per node, so
+    -- they get hot before the runtime's loop over the nodes. Traces that
+    -- start in them end in "return to lower frame" aborts, and the loop's
+    -- trace is then recorded with the loop entered as an inner loop, where
+    -- each tail call (`return math.floor(x)`) counts toward the unroll
+    -- limit: past 15 the loop stays interpreted, over 100 times slower.
+    require("jit.opt").start("loopunroll=60")
     ffi.cdef(cdef)
     verify(checks)
     local F = ffi.cast("ms_lua_frame *", frame)
