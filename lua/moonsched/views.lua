@@ -192,10 +192,12 @@ function M.setup(F)
     local pod_get = {
         name = function(p) return str(p.meta.name) end,
         namespace = function(p) return str(p.meta.namespace_) end,
+        -- A pod without metadata.uid (simulate's files may omit it) is
+        -- known by namespace/name, as the core keys it.
         uid = function(p)
             local u = p.meta.uid
-            if u == nil then return "" end
-            return fstring(u)
+            if u ~= nil and u[0] ~= 0 then return fstring(u) end
+            return str(p.meta.namespace_) .. "/" .. str(p.meta.name)
         end,
         priority = function(p) return p.priority end,
         scheduler_name = function(p) return str(p.scheduler_name) end,

@@ -28,6 +28,7 @@ typedef struct ms_lua_options {
 } ms_lua_options;
 typedef struct ms_policy_stats {
   uint64_t calls, failures, budget_kills, memory_errors; uint32_t consecutive;
+  uint64_t reloads_ok, reloads_failed, disabled;
 } ms_policy_stats;
 typedef struct ms_plugin_ops {
   const char *name; uint32_t events;

@@ -25,10 +25,10 @@ static void quiet_log(void *ctx, ms_lua_log_level level, const char *policy, con
     ((env *)ctx)->nlogs++;
 }
 
-static void on_disabled(void *ctx, const char *policy, const char *why) {
+static void on_disabled(void *ctx, ms_policy *p, const char *why) {
     env *e = ctx;
     e->ndisabled++;
-    snprintf(e->disabled, sizeof e->disabled, "%s: %s", policy, why);
+    snprintf(e->disabled, sizeof e->disabled, "%s: %s", ms_policy_name(p), why);
 }
 
 static env *env_new(double budget, size_t memory, uint8_t on_error) {
