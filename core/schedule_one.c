@@ -515,5 +515,6 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->h = &s->handle;
     c->cycle = cycle;
     run_cycle(s, r, now);
+    ms_sched_flush_permits(s, now);
     return true;
 }
