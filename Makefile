@@ -3,7 +3,7 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1
+PKGS     := libcjson yaml-0.1 libcurl
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -11,7 +11,7 @@ CFLAGS   += -std=c11 $(OPT) -g -fPIC $(WARN)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev libcurl4-openssl-dev
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev
 
 B        := build
