@@ -332,8 +332,7 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
     c->insecure = kc->insecure_skip_tls_verify;
     ms_rc rc = set_urls(c, kc, err);
     if (rc != MS_OK) goto fail;
-    rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    if (!(c->user_agent = strdup(o->user_agent ? o->user_agent : "moonsched/0.1"))) goto fail;
+    if (!(c->user_agent = strdup(o->user_agent ? o->user_agent : "moonsched/0.1"))) goto nomem;
     if ((kc->proxy_url && !(c->proxy = strdup(kc->proxy_url))) ||
         (kc->username && !(c->username = strdup(kc->username))) ||
         (kc->password && !(c->password = strdup(kc->password))) ||
@@ -343,23 +342,22 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
         (kc->key_data && !(c->key = dup_blob(kc->key_data, kc->key_len))) ||
         (kc->ca_data && !(c->ca = dup_blob(kc->ca_data, kc->ca_len))) ||
         (kc->token && !(c->token = strdup(kc->token))))
-        goto fail;
+        goto nomem;
     c->cert_len = kc->cert_len;
     c->key_len = kc->key_len;
     c->ca_len = kc->ca_len;
     /* The CA is read once, like client-go; in memory it is also what
      * libcurl trusts exclusively (a CA file would be combined with the
      * system's CA directory). */
-    if (kc->ca_file && (rc = slurp(kc->ca_file, &c->ca, &c->ca_len, err)) != MS_OK) goto fail;
+    if (kc->ca_file && !c->ca && (rc = slurp(kc->ca_file, &c->ca, &c->ca_len, err)) != MS_OK) goto fail;
     if (!c->token && kc->token_file) {
-        if (!(c->token_file = strdup(kc->token_file))) goto fail;
+        if (!(c->token_file = strdup(kc->token_file))) goto nomem;
         if ((rc = read_token(c->token_file, &c->token, err)) != MS_OK) goto fail;
         c->token_read_at = c->clock(c->clock_ctx);
     }
     if ((rc = build_static_headers(c, kc, err)) != MS_OK) goto fail;
-    rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    if (!(c->rl = ms_rate_limiter_new(o->qps, o->burst, c->clock, c->clock_ctx))) goto fail;
-    if (!(c->share = curl_share_init())) goto fail;
+    if (!(c->rl = ms_rate_limiter_new(o->qps, o->burst, c->clock, c->clock_ctx))) goto nomem;
+    if (!(c->share = curl_share_init())) goto nomem;
     curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
@@ -367,6 +365,8 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     *out = c;
     return MS_OK;
+nomem:
+    rc = ms_error_set(err, MS_ENOMEM, "out of memory");
 fail:
     ms_kube_client_free(c);
     return rc;
@@ -698,9 +698,10 @@ static CURLcode run(slot *s, ms_kube_cancel *cancel, bool *cancelled) {
     return result;
 }
 
-static void count(ms_kube_client *c, bool retry, double throttled, long conns) {
+static void count(ms_kube_client *c, bool retry, double throttled, long conns, bool h2) {
     pthread_mutex_lock(&c->stats_mu);
     c->stats.requests++;
+    if (h2) c->stats.http2++;
     if (retry) c->stats.retries++;
     if (throttled > 0) {
         c->stats.throttled++;
@@ -733,9 +734,10 @@ static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn,
         bool cancelled = false;
         CURLcode cc = setup(c, s->easy, r, &x, &hdrs, &url, fn != NULL);
         if (cc == CURLE_OK) cc = run(s, r->cancel, &cancelled);
-        long status = 0, conns = 0;
+        long status = 0, conns = 0, version = 0;
         curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(s->easy, CURLINFO_NUM_CONNECTS, &conns);
+        curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &version);
         char cerr[CURL_ERROR_SIZE];
         snprintf(cerr, sizeof cerr, "%s", curl_easy_strerror(cc));
         curl_easy_reset(s->easy);   /* drop pointers to hdrs, url and x before they go */
@@ -744,7 +746,7 @@ static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn,
         free(url);
         size_t pending = fn ? ms_line_splitter_pending(&x.split) : 0;
         if (fn) ms_line_splitter_free(&x.split);
-        count(c, attempt > 0, wait, conns);
+        count(c, attempt > 0, wait, conns, version == CURL_HTTP_VERSION_2_0);
         resp->attempts = attempt + 1;
         if (ms_log_enabled(c->log, MS_LOG_DEBUG)) {
             char st[24], ms[32];

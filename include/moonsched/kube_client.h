@@ -119,6 +119,7 @@ typedef struct ms_kube_client_stats {
     uint64_t throttled;            /* attempts that waited for the rate limiter */
     double throttle_seconds;       /* total time waited */
     uint64_t connections;          /* new connections opened */
+    uint64_t http2;                /* attempts answered over HTTP/2 */
 } ms_kube_client_stats;
 
 void ms_kube_client_stats_get(ms_kube_client *c, ms_kube_client_stats *out);

@@ -128,6 +128,7 @@ static void test_requests_and_keepalive(void **state) {
     ms_kube_client_stats_get(f->c, &st);
     assert_int_equal(st.connections, 1);
     assert_int_equal(st.requests, 6);
+    assert_int_equal(st.http2, 0);   /* cleartext: HTTP/1.1 */
 
     char h[256];
     const fh_request *q = &f->srv->reqs[0];
