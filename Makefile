@@ -23,9 +23,11 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests-asan/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+E2E_SRC  := $(wildcard tests/e2e/*.c)
+E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all run test bench deps deps-test unit unit-asan fuzz clean
+.PHONY: all run test bench deps deps-test unit unit-asan fuzz e2e clean
 .DEFAULT_GOAL := all
 
 all: deps $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
@@ -70,14 +72,20 @@ $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
 
+# Drivers for the end-to-end suites (tests/e2e/test_*.sh) against a real kube-apiserver.
+$(B)/e2e/%: tests/e2e/%.c $(B)/libmoonsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
 fuzz: $(FUZZ_BIN)
+e2e: $(E2E_BIN)
 
 run: all
 	$(B)/moonsched simulate --cluster examples/cluster.yaml
 
-test: deps-test all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
+test: deps-test all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
 	@sh tests/run-tests.sh
 
 bench: all

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every suite and ends with one line "N passed, N failed".
 # Unit tests (cmocka, TAP output) in a normal and an ASan+UBSan build, the
-# command-line suites (tests/cli/test_*.sh, TAP output), and each fuzz target
+# command-line suites (tests/cli/test_*.sh, TAP output), the end-to-end
+# suites (tests/e2e/test_*.sh, TAP output), and each fuzz target
 # for a bounded time (FUZZ_SECONDS, default 10).
 set -u
 B=${B:-build}
@@ -37,6 +38,14 @@ for t in tests/cli/test_*.sh; do
     [ -f "$t" ] || continue
     B="$B" sh "$t" >"$out" 2>&1
     count_tap "cli/$(basename "$t" .sh)" "$out" $?
+done
+
+# End-to-end suites against a real kube-apiserver (bash: they source
+# tests/e2e/kube-env.sh); each skips itself when the binaries are missing.
+for t in tests/e2e/test_*.sh; do
+    [ -f "$t" ] || continue
+    B="$B" bash "$t" >"$out" 2>&1
+    count_tap "e2e/$(basename "$t" .sh)" "$out" $?
 done
 
 for f in "$B"/fuzz/fuzz_*; do
