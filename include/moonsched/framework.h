@@ -28,12 +28,24 @@ struct ms_framework {
     const ms_handle *h;
 };
 
+/* Instantiates the profile's plugins from the built-in registry. Fails when a
+ * plugin is unknown, a plugin's create fails, a plugin is named at a point
+ * it does not implement (explicit_points), a Score weight is negative, or
+ * the profile lacks exactly one QueueSort or at least one Bind plugin (as
+ * upstream). A plugin enabled at a point through multiPoint that it does not
+ * implement is not called there. A Score weight of 0 means 1. */
 ms_rc ms_framework_init(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
                         const ms_handle *h, ms_error *err);
+/* The same with out-of-tree plugins (upstream's WithFrameworkOutOfTreeRegistry,
+ * e.g. policies) looked up beside the built-ins; a name may not be both. */
+ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
+                             const ms_handle *h, const ms_plugin_ops *const *out_of_tree,
+                             uint32_t n_out_of_tree, ms_error *err);
 void ms_framework_destroy(ms_framework *fw);
 
-/* Allocates the per-plugin state slots and clears skip bits. */
-void ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
+/* Allocates the per-plugin state slots from c->arena, clears skip bits and
+ * sets c->h. MS_ENOMEM when the arena cannot grow. */
+ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
 
 /* PreFilter: on rejection `st` carries the plugin and reason. */
 ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st);
@@ -42,7 +54,9 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
                                 ms_status *st);
 /* Filter with nominated pods taken into account (upstream's two-pass
  * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
- * nominated to the node, the pod must fit with them added and without. */
+ * nominated to the node, the pod must fit with them added and without.
+ * Nominated pods come from c->h->queue; the pass with them added runs on
+ * c->h->scratch (see ms_handle). */
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st);
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
@@ -55,12 +69,18 @@ ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
  * (row-major: per_plugin[k * n + i] for the k-th score plugin). */
 ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
                                uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st);
+/* On failure the Unreserve of every Reserve plugin has already run, in
+ * reverse order: the caller only forgets the assumed pod. */
 ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st);
 void ms_framework_run_unreserve(const ms_framework *fw, ms_cycle *c, ms_str node);
+/* MS_WAIT when a plugin asked to wait and none rejected: *timeout is the
+ * smallest wait asked for, capped at upstream's 15 minutes. */
 ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node,
                                 double *timeout, ms_status *st);
 ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
                                   ms_status *st);
+/* The first Bind plugin that does not return MS_SKIP decides; MS_SKIP when
+ * every plugin skipped. */
 ms_code ms_framework_run_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
                               ms_status *st);
 void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_str node);
@@ -68,8 +88,13 @@ void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_st
 /* QueueSort of this profile. */
 bool ms_framework_less(void *fw, const ms_queued_pod *a, const ms_queued_pod *b);
 bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason);
-/* Events that could help a pod rejected by the plugins in `plugins` (bits). */
+/* Events that could help a pod rejected by the plugins in `plugins` (bits).
+ * A plugin that declares no events counts as interested in all of them (as
+ * upstream's plugins without EnqueueExtensions); so does an empty set (the
+ * pod failed for a reason no plugin owns, e.g. an error). */
 ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins);
+/* Upstream name of the plugin at an index (ms_status.plugin), "" for -1. */
+const char *ms_framework_plugin_name(const ms_framework *fw, int32_t index);
 /* Number of Score plugins and the name of the k-th (for reports). */
 uint32_t ms_framework_nscore(const ms_framework *fw);
 const char *ms_framework_score_name(const ms_framework *fw, uint32_t k);

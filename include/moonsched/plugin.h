@@ -30,6 +30,9 @@ typedef struct ms_handle {
     ms_interner *in;
     const ms_resource_names *rn;
     ms_queue *queue;               /* nominator; NULL in unit tests */
+    /* Reusable NodeInfo for the Filter pass with nominated pods added (one
+     * copy at a time, no allocation per node); needed when queue is set. */
+    ms_node_info *scratch;
     ms_str wildcard_ip;            /* interned "0.0.0.0" */
     /* Sends a bind without blocking (DefaultBinder's Bind); the outcome comes
      * back through ms_scheduler_bind_done. */
@@ -54,7 +57,9 @@ typedef struct ms_cycle {
 
 typedef struct ms_plugin_ops {
     const char *name;              /* upstream's plugin name */
-    ms_event_mask events;          /* cluster events that may help a pod it rejected */
+    /* Cluster events that may help a pod it rejected; 0 means every event
+     * (upstream's default for plugins without EnqueueExtensions). */
+    ms_event_mask events;
 
     /* args: the plugin's pluginConfig args object, or NULL. */
     ms_rc (*create)(const cJSON *args, const ms_handle *h, void **self, ms_error *err);

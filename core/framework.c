@@ -1,0 +1,458 @@
+#include "moonsched/framework.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Upstream's cap on a Permit wait (maxTimeout, 15 minutes). */
+#define MAX_PERMIT_TIMEOUT 900.0
+
+static bool implements(const ms_plugin_ops *o, ms_extension_point ep) {
+    switch (ep) {
+    case MS_EP_PRE_ENQUEUE: return o->pre_enqueue != NULL;
+    case MS_EP_QUEUE_SORT: return o->less != NULL;
+    case MS_EP_PRE_FILTER: return o->pre_filter != NULL;
+    case MS_EP_FILTER: return o->filter != NULL;
+    case MS_EP_POST_FILTER: return o->post_filter != NULL;
+    case MS_EP_PRE_SCORE: return o->pre_score != NULL;
+    case MS_EP_SCORE: return o->score != NULL;
+    case MS_EP_RESERVE: return o->reserve != NULL || o->unreserve != NULL;
+    case MS_EP_PERMIT: return o->permit != NULL;
+    case MS_EP_PRE_BIND: return o->pre_bind != NULL;
+    case MS_EP_BIND: return o->bind != NULL;
+    case MS_EP_POST_BIND: return o->post_bind != NULL;
+    case MS_EP_COUNT: break;
+    }
+    return false;
+}
+
+/* upstream's interface names, for "does not extend" errors. */
+static const char *const point_interface[MS_EP_COUNT] = {
+    [MS_EP_PRE_ENQUEUE] = "PreEnqueuePlugin",
+    [MS_EP_QUEUE_SORT] = "QueueSortPlugin",
+    [MS_EP_PRE_FILTER] = "PreFilterPlugin",
+    [MS_EP_FILTER] = "FilterPlugin",
+    [MS_EP_POST_FILTER] = "PostFilterPlugin",
+    [MS_EP_PRE_SCORE] = "PreScorePlugin",
+    [MS_EP_SCORE] = "ScorePlugin",
+    [MS_EP_RESERVE] = "ReservePlugin",
+    [MS_EP_PERMIT] = "PermitPlugin",
+    [MS_EP_PRE_BIND] = "PreBindPlugin",
+    [MS_EP_BIND] = "BindPlugin",
+    [MS_EP_POST_BIND] = "PostBindPlugin",
+};
+
+static const ms_plugin_ops *find_ops(const char *name, const ms_plugin_ops *const *oot,
+                                     uint32_t noot) {
+    for (uint32_t i = 0; i < noot; i++)
+        if (oot[i] && strcmp(oot[i]->name, name) == 0) return oot[i];
+    return ms_plugin_lookup(name);
+}
+
+/* The config's order for a point, then any plugin enabled there that the
+ * order missed (hand-built configs), keeping only plugins that implement it. */
+static void build_order(ms_framework *fw, const ms_profile_config *pc, ms_extension_point ep) {
+    uint32_t bit = 1u << ep;
+    uint64_t seen = 0;
+    uint8_t n = 0;
+    for (uint32_t k = 0; k < pc->norder[ep] && k < MS_MAX_PLUGINS; k++) {
+        uint32_t i = pc->order[ep][k];
+        if (i >= fw->nplugins || (seen >> i & 1)) continue;
+        seen |= 1ull << i;
+        if (implements(fw->plugins[i].ops, ep)) fw->order[ep][n++] = (uint8_t)i;
+    }
+    for (uint32_t i = 0; i < fw->nplugins; i++) {
+        if ((seen >> i & 1) || !(pc->plugins[i].points & bit)) continue;
+        if (implements(fw->plugins[i].ops, ep)) fw->order[ep][n++] = (uint8_t)i;
+    }
+    fw->norder[ep] = n;
+    for (uint32_t k = 0; k < n; k++) fw->plugins[fw->order[ep][k]].points |= bit;
+}
+
+ms_rc ms_framework_init(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
+                        const ms_handle *h, ms_error *err) {
+    return ms_framework_init_with(fw, pc, global_pct, h, NULL, 0, err);
+}
+
+ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
+                             const ms_handle *h, const ms_plugin_ops *const *out_of_tree,
+                             uint32_t n_out_of_tree, ms_error *err) {
+    memset(fw, 0, sizeof *fw);
+    snprintf(fw->scheduler_name, sizeof fw->scheduler_name, "%s", pc->scheduler_name);
+    fw->h = h;
+    fw->percentage_of_nodes_to_score =
+        pc->percentage_of_nodes_to_score < 0 ? global_pct : pc->percentage_of_nodes_to_score;
+    const char *profile = pc->scheduler_name;
+    ms_rc rc = MS_OK;
+
+    for (uint32_t i = 0; i < n_out_of_tree; i++)
+        if (out_of_tree[i] && ms_plugin_lookup(out_of_tree[i]->name)) {
+            rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": a plugin named \"%s\" already exists",
+                              profile, out_of_tree[i]->name);
+            goto fail;
+        }
+    if (pc->nplugins > MS_MAX_PLUGINS) {
+        rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": %u plugins, at most %d", profile,
+                          pc->nplugins, MS_MAX_PLUGINS);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < pc->nplugins; i++) {
+        const ms_plugin_config *cfg = &pc->plugins[i];
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(pc->plugins[j].name, cfg->name) == 0) {
+                rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" is listed twice",
+                                  profile, cfg->name);
+                goto fail;
+            }
+        const ms_plugin_ops *ops = find_ops(cfg->name, out_of_tree, n_out_of_tree);
+        if (!ops) {
+            rc = ms_error_set(err, MS_EINVAL,
+                              ms_config_default_not_implemented(cfg->name)
+                                  ? "profile \"%s\": plugin \"%s\" is not implemented yet"
+                                  : "profile \"%s\": plugin \"%s\" does not exist",
+                              profile, cfg->name);
+            goto fail;
+        }
+        /* Named at a point (not through multiPoint) it cannot serve: a
+         * configuration mistake, as upstream says. */
+        for (int ep = 0; ep < MS_EP_COUNT; ep++)
+            if ((cfg->explicit_points & (1u << ep)) && !implements(ops, (ms_extension_point)ep)) {
+                rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" does not extend %s "
+                                  "plugin", profile, cfg->name, point_interface[ep]);
+                goto fail;
+            }
+        ms_framework_plugin *p = &fw->plugins[i];
+        p->ops = ops;
+        p->weight = cfg->weight == 0 ? 1 : cfg->weight;
+        if (ops->create) {
+            rc = ops->create(cfg->args, h, &p->self, err);
+            if (rc != MS_OK) {
+                ms_error_prefix(err, "profile \"%s\": initializing plugin \"%s\"", profile,
+                                cfg->name);
+                p->ops = NULL;
+                goto fail;
+            }
+        }
+        fw->nplugins = i + 1;
+    }
+    for (int ep = 0; ep < MS_EP_COUNT; ep++) build_order(fw, pc, (ms_extension_point)ep);
+
+    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
+        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_SCORE][k]];
+        if (p->weight < 1) {
+            rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": score plugin \"%s\" has weight %d, "
+                              "it must be positive", profile, p->ops->name, (int)p->weight);
+            goto fail;
+        }
+    }
+    if (fw->norder[MS_EP_QUEUE_SORT] != 1) {
+        rc = ms_error_set(err, MS_EINVAL, fw->norder[MS_EP_QUEUE_SORT]
+                          ? "profile \"%s\": only one queue sort plugin can be enabled"
+                          : "profile \"%s\": no queue sort plugin is enabled", profile);
+        goto fail;
+    }
+    if (fw->norder[MS_EP_BIND] == 0) {
+        rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": at least one bind plugin is needed",
+                          profile);
+        goto fail;
+    }
+    return MS_OK;
+
+fail:
+    ms_framework_destroy(fw);
+    return rc;
+}
+
+void ms_framework_destroy(ms_framework *fw) {
+    for (uint32_t i = 0; i < fw->nplugins; i++) {
+        ms_framework_plugin *p = &fw->plugins[i];
+        if (p->ops && p->ops->destroy && p->self) p->ops->destroy(p->self);
+        p->self = NULL;
+    }
+    fw->nplugins = 0;
+    memset(fw->norder, 0, sizeof fw->norder);
+}
+
+ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c) {
+    c->h = fw->h;
+    c->skip_filter = 0;
+    c->skip_score = 0;
+    c->current = 0;
+    c->state = MS_ARENA_NEW(c->arena, void *, fw->nplugins ? fw->nplugins : 1);
+    return c->state ? MS_OK : MS_ENOMEM;
+}
+
+/* Unschedulable, UnschedulableAndUnresolvable and Pending reject the pod;
+ * anything else that is not Success is an Error (upstream's IsRejected). */
+static bool is_rejected(ms_code code) {
+    return code == MS_UNSCHEDULABLE || code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE ||
+           code == MS_PENDING;
+}
+
+static ms_code fail_status(ms_status *st, ms_code code, uint32_t plugin) {
+    st->code = (uint8_t)(is_rejected(code) ? code : MS_ERROR);
+    st->plugin = (int16_t)plugin;
+    return (ms_code)st->code;
+}
+
+static ms_code error_status(ms_status *st, int32_t plugin, const char *reason) {
+    ms_status_set(st, MS_ERROR, reason);
+    st->plugin = (int16_t)plugin;
+    return MS_ERROR;
+}
+
+ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_PRE_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->pre_filter(p->self, c, st);
+        if (code == MS_SKIP) {
+            c->skip_filter |= 1ull << i;
+            continue;
+        }
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                ms_status *st) {
+    uint64_t skip = c->skip_filter;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if (skip >> i & 1) continue;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->filter(p->self, c, ni, st);
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
+                                     const ms_status *statuses, ms_str *nominated,
+                                     ms_status *st) {
+    *nominated = MS_STR_NONE;
+    ms_status_set(st, MS_UNSCHEDULABLE, NULL);
+    st->plugin = -1;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_POST_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_POST_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        ms_status one;
+        ms_status_ok(&one);
+        ms_str node = MS_STR_NONE;
+        c->current = i;
+        ms_code code = p->ops->post_filter(p->self, c, statuses, &node, &one);
+        if (code == MS_SUCCESS) {
+            *nominated = node;
+            *st = one;
+            st->code = MS_SUCCESS;
+            st->plugin = (int16_t)i;
+            return MS_SUCCESS;
+        }
+        if (code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE || !is_rejected(code)) {
+            *st = one;
+            return fail_status(st, code, i);
+        }
+        /* Unschedulable: the next plugin may still help; keep every reason
+         * and the first plugin that rejected. */
+        for (uint32_t r = 0; r < one.nreasons; r++) ms_status_add_reason(st, one.reasons[r]);
+        if (st->plugin < 0) st->plugin = (int16_t)i;
+    }
+    return MS_UNSCHEDULABLE;
+}
+
+ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
+                                   ms_node_info *const *nodes, uint32_t n, ms_status *st) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_SCORE]; k++) {
+        uint32_t i = fw->order[MS_EP_PRE_SCORE][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->pre_score(p->self, c, nodes, n, st);
+        if (code == MS_SKIP) {
+            c->skip_score |= 1ull << i;
+            continue;
+        }
+        /* Any PreScore failure is an error: the pod already fits somewhere. */
+        if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
+                               uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st) {
+    ms_status_ok(st);
+    if (n == 0) return MS_SUCCESS;
+    memset(totals, 0, (size_t)n * sizeof *totals);
+    int64_t *buf = NULL;
+    if (!per_plugin) {
+        buf = MS_ARENA_NEW(c->arena, int64_t, n);
+        if (!buf) return error_status(st, -1, "out of memory");
+    }
+    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
+        uint32_t i = fw->order[MS_EP_SCORE][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        int64_t *scores = per_plugin ? per_plugin + (size_t)k * n : buf;
+        memset(scores, 0, (size_t)n * sizeof *scores);
+        if (c->skip_score >> i & 1) continue;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->score(p->self, c, nodes, n, scores, st);
+        if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
+        if (p->ops->normalize_score) {
+            code = p->ops->normalize_score(p->self, c, scores, n, st);
+            if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            if (scores[j] < MS_MIN_NODE_SCORE || scores[j] > MS_MAX_NODE_SCORE)
+                return error_status(st, (int32_t)i, "plugin returned a score outside [0, 100] "
+                                           "after normalizing");
+            scores[j] *= p->weight;
+            totals[j] += scores[j];
+        }
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_RESERVE]; k++) {
+        uint32_t i = fw->order[MS_EP_RESERVE][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if (!p->ops->reserve) continue;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->reserve(p->self, c, node, st);
+        if (code != MS_SUCCESS) {
+            fail_status(st, code, i);
+            ms_framework_run_unreserve(fw, c, node);
+            return (ms_code)st->code;
+        }
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+void ms_framework_run_unreserve(const ms_framework *fw, ms_cycle *c, ms_str node) {
+    for (uint32_t k = fw->norder[MS_EP_RESERVE]; k-- > 0;) {
+        uint32_t i = fw->order[MS_EP_RESERVE][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if (!p->ops->unreserve) continue;
+        c->current = i;
+        p->ops->unreserve(p->self, c, node);
+    }
+}
+
+ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                double *timeout, ms_status *st) {
+    bool wait = false;
+    double min_wait = MAX_PERMIT_TIMEOUT;
+    *timeout = 0;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_PERMIT]; k++) {
+        uint32_t i = fw->order[MS_EP_PERMIT][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        double t = 0;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = p->ops->permit(p->self, c, node, &t, st);
+        if (code == MS_SUCCESS) continue;
+        if (code == MS_WAIT) {
+            wait = true;
+            if (t < min_wait) min_wait = t;
+            continue;
+        }
+        return fail_status(st, code, i);
+    }
+    if (wait) {
+        *timeout = min_wait < 0 ? 0 : min_wait;
+        ms_status_set(st, MS_WAIT, "one or more plugins asked to wait and no plugin rejected pod");
+        st->plugin = -1;
+        return MS_WAIT;
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                                  ms_status *st) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_BIND]; k++) {
+        uint32_t i = fw->order[MS_EP_PRE_BIND][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        st->nreasons = 0;
+        ms_code code = p->ops->pre_bind(p->self, pod, node, st);
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                              ms_status *st) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_BIND]; k++) {
+        uint32_t i = fw->order[MS_EP_BIND][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        st->nreasons = 0;
+        ms_code code = p->ops->bind(p->self, pod, node, st);
+        if (code == MS_SKIP) continue;
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+        ms_status_ok(st);
+        st->plugin = (int16_t)i;
+        return MS_SUCCESS;
+    }
+    ms_status_set(st, MS_SKIP, NULL);
+    st->plugin = -1;
+    return MS_SKIP;
+}
+
+void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_str node) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_POST_BIND]; k++) {
+        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_POST_BIND][k]];
+        p->ops->post_bind(p->self, pod, node);
+    }
+}
+
+bool ms_framework_less(void *ctx, const ms_queued_pod *a, const ms_queued_pod *b) {
+    const ms_framework *fw = ctx;
+    const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]];
+    return p->ops->less(p->self, a, b);
+}
+
+bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason) {
+    const char *dummy = NULL;
+    if (!reason) reason = &dummy;
+    *reason = NULL;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_ENQUEUE]; k++) {
+        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_PRE_ENQUEUE][k]];
+        if (!p->ops->pre_enqueue(p->self, pod, reason)) return false;
+    }
+    return true;
+}
+
+ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins) {
+    if (plugins == 0) return MS_EV_ALL;
+    ms_event_mask m = 0;
+    for (uint32_t i = 0; i < fw->nplugins; i++) {
+        if (!(plugins >> i & 1)) continue;
+        ms_event_mask ev = fw->plugins[i].ops->events;
+        m |= ev ? ev : MS_EV_ALL;
+    }
+    return m ? m : MS_EV_ALL;
+}
+
+uint32_t ms_framework_nscore(const ms_framework *fw) { return fw->norder[MS_EP_SCORE]; }
+
+const char *ms_framework_score_name(const ms_framework *fw, uint32_t k) {
+    if (k >= fw->norder[MS_EP_SCORE]) return "";
+    return fw->plugins[fw->order[MS_EP_SCORE][k]].ops->name;
+}
+
+const char *ms_framework_plugin_name(const ms_framework *fw, int32_t index) {
+    if (index < 0 || (uint32_t)index >= fw->nplugins) return "";
+    return fw->plugins[index].ops->name;
+}

@@ -1,0 +1,42 @@
+/* Upstream's RunFilterPluginsWithNominatedPods. Apart from framework.c
+ * because it is the one runner that needs the queue's nominator and NodeInfo
+ * arithmetic. */
+#include "moonsched/framework.h"
+#include "moonsched/queue.h"
+
+/* The pod must leave room for nominated pods of at least its priority, other
+ * than itself. */
+static bool yields_to(const ms_pod *pod, const ms_pod *nominated) {
+    return nominated->priority >= pod->priority && nominated->meta.uid_hash != pod->meta.uid_hash;
+}
+
+ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                               const ms_node_info *ni, ms_status *st) {
+    const ms_handle *h = c->h;
+    const ms_pod *pod = c->pod;
+    uint32_t n = 0;
+    ms_pod *const *nominated = NULL;
+    if (h && h->queue && ni->node) nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
+    uint32_t yield = 0;
+    for (uint32_t i = 0; i < n; i++) yield += yields_to(pod, nominated[i]);
+    if (yield == 0) return ms_framework_run_filter(fw, c, ni, st);
+
+    /* Pass 1: with those pods on the node, as if already running. The
+     * scratch copy borrows pods, so the next copy just overwrites them. */
+    ms_node_info *tmp = h->scratch;
+    const char *why = !tmp ? "no scratch NodeInfo for nominated pods" : NULL;
+    if (!why && ms_node_info_copy_into(tmp, ni) != 0) why = "out of memory";
+    for (uint32_t i = 0; !why && i < n; i++)
+        if (yields_to(pod, nominated[i]) && ms_node_info_add_pod(tmp, nominated[i], h->in) != 0)
+            why = "out of memory";
+    if (why) {
+        ms_status_set(st, MS_ERROR, why);
+        st->plugin = -1;
+        return MS_ERROR;
+    }
+    ms_code code = ms_framework_run_filter(fw, c, tmp, st);
+    if (code != MS_SUCCESS) return code;
+
+    /* Pass 2: without them; filters such as pod affinity may need them absent. */
+    return ms_framework_run_filter(fw, c, ni, st);
+}

@@ -1,0 +1,124 @@
+#include "testutil.h"
+
+#include "moonsched/status.h"
+
+static ms_status failed(ms_code code, const char *r1, const char *r2) {
+    ms_status s = {0};
+    ms_status_set(&s, code, r1);
+    s.plugin = 0;
+    if (r2) ms_status_add_reason(&s, r2);
+    return s;
+}
+
+static void test_code_names(void **state) {
+    (void)state;
+    static const struct { ms_code code; const char *name; } cases[] = {
+        {MS_SUCCESS, "Success"},
+        {MS_ERROR, "Error"},
+        {MS_UNSCHEDULABLE, "Unschedulable"},
+        {MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "UnschedulableAndUnresolvable"},
+        {MS_WAIT, "Wait"},
+        {MS_SKIP, "Skip"},
+        {MS_PENDING, "Pending"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(ms_code_str(cases[i].code), cases[i].name);
+    assert_string_equal(ms_code_str((ms_code)99), "Unknown");
+}
+
+/* Reasons are counted by text (each node builds its own taint reason), every
+ * reason of a status counts, and "COUNT REASON" entries sort as strings. */
+static void test_histogram_counts_and_sorts(void **state) {
+    (void)state;
+    char taint_a[] = "node(s) had untolerated taint {k: v}";
+    char taint_b[] = "node(s) had untolerated taint {k: v}";
+    ms_status st[] = {
+        failed(MS_UNSCHEDULABLE, "Insufficient cpu", NULL),
+        failed(MS_UNSCHEDULABLE, "Insufficient cpu", "Insufficient memory"),
+        failed(MS_UNSCHEDULABLE_AND_UNRESOLVABLE, taint_a, NULL),
+        failed(MS_UNSCHEDULABLE_AND_UNRESOLVABLE, taint_b, NULL),
+    };
+    char buf[256];
+    size_t n = ms_fit_error_message(buf, sizeof buf, 5, st, 4, NULL);
+    const char *want = "0/5 nodes are available: 1 Insufficient memory, 2 Insufficient cpu, "
+                       "2 node(s) had untolerated taint {k: v}.";
+    assert_string_equal(buf, want);
+    assert_int_equal(n, strlen(want));
+}
+
+/* String order, not numeric: "12 ..." sorts before "3 ...". */
+static void test_histogram_sorts_counts_as_strings(void **state) {
+    (void)state;
+    ms_status st[15];
+    for (int i = 0; i < 12; i++) st[i] = failed(MS_UNSCHEDULABLE, "node(s) were unschedulable", NULL);
+    for (int i = 12; i < 15; i++) st[i] = failed(MS_UNSCHEDULABLE, "Insufficient cpu", NULL);
+    char buf[256];
+    ms_fit_error_message(buf, sizeof buf, 15, st, 15, NULL);
+    assert_string_equal(buf, "0/15 nodes are available: 12 node(s) were unschedulable, "
+                             "3 Insufficient cpu.");
+}
+
+static void test_histogram_ignores_success_and_counts_duplicates(void **state) {
+    (void)state;
+    ms_status ok;
+    ms_status_ok(&ok);
+    ms_status st[] = {
+        ok,
+        failed(MS_UNSCHEDULABLE, "Insufficient cpu", "Insufficient cpu"),
+    };
+    char buf[128];
+    ms_fit_error_message(buf, sizeof buf, 2, st, 2, NULL);
+    assert_string_equal(buf, "0/2 nodes are available: 2 Insufficient cpu.");
+}
+
+static void test_prefilter_message(void **state) {
+    (void)state;
+    ms_status st[] = {failed(MS_UNSCHEDULABLE, "Insufficient cpu", NULL)};
+    char buf[128];
+    size_t n = ms_fit_error_message(buf, sizeof buf, 3, st, 1,
+                                    "node(s) didn't match pod topology spread constraints");
+    assert_string_equal(buf, "0/3 nodes are available: node(s) didn't match pod topology "
+                             "spread constraints.");
+    assert_int_equal(n, strlen(buf));
+}
+
+static void test_no_reasons(void **state) {
+    (void)state;
+    char buf[64];
+    assert_int_equal(ms_fit_error_message(buf, sizeof buf, 0, NULL, 0, NULL),
+                     strlen("0/0 nodes are available:"));
+    assert_string_equal(buf, "0/0 nodes are available:");
+}
+
+static void test_truncation(void **state) {
+    (void)state;
+    ms_status st[] = {failed(MS_UNSCHEDULABLE, "Insufficient cpu", NULL)};
+    const char *full = "0/1 nodes are available: 1 Insufficient cpu.";
+    char buf[11];
+    memset(buf, 'x', sizeof buf);
+    size_t n = ms_fit_error_message(buf, sizeof buf, 1, st, 1, NULL);
+    assert_int_equal(n, strlen(full));
+    assert_string_equal(buf, "0/1 nodes ");
+    /* Measuring only. */
+    assert_int_equal(ms_fit_error_message(NULL, 0, 1, st, 1, NULL), strlen(full));
+    char one[1] = {'x'};
+    assert_int_equal(ms_fit_error_message(one, 1, 1, st, 1, "r"), strlen("0/1 nodes are available: r."));
+    assert_int_equal(one[0], '\0');
+    /* Exactly enough room. */
+    char exact[64];
+    n = ms_fit_error_message(exact, strlen(full) + 1, 1, st, 1, NULL);
+    assert_string_equal(exact, full);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_code_names),
+        cmocka_unit_test(test_histogram_counts_and_sorts),
+        cmocka_unit_test(test_histogram_sorts_counts_as_strings),
+        cmocka_unit_test(test_histogram_ignores_success_and_counts_duplicates),
+        cmocka_unit_test(test_prefilter_message),
+        cmocka_unit_test(test_no_reasons),
+        cmocka_unit_test(test_truncation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
