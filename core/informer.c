@@ -66,7 +66,7 @@ struct ms_informer {
 
 /* ---- resources ---- */
 
-static ms_rc decode_pod(void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_pod(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
     ms_pod *p = NULL;
     ms_rc rc = ms_pod_decode(ctx, obj, &p, err);
     *out = p;
@@ -76,7 +76,7 @@ static ms_rc decode_pod(void *ctx, const cJSON *obj, void **out, ms_error *err) 
 static void *ref_pod(void *obj) { return ms_pod_ref(obj); }
 static void unref_pod(void *obj) { ms_pod_unref(obj); }
 
-static ms_rc decode_node(void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_node(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
     ms_node *n = NULL;
     ms_rc rc = ms_node_decode(ctx, obj, &n, err);
     *out = n;

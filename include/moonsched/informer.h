@@ -33,7 +33,7 @@ typedef struct ms_informer_resource {
     const char *path;              /* collection path: "/api/v1/pods" */
     const char *field_selector;    /* NULL: none */
     /* Decodes one object; *out gets a reference the informer owns. */
-    ms_rc (*decode)(void *ctx, const cJSON *obj, void **out, ms_error *err);
+    ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
     void *(*ref)(void *obj);       /* takes a reference, returns obj */
     void (*unref)(void *obj);
 } ms_informer_resource;
@@ -47,7 +47,7 @@ extern const ms_informer_resource ms_informer_nodes;
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */
     const ms_informer_resource *resource;
-    void *decode_ctx;              /* passed to resource->decode */
+    const void *decode_ctx;        /* passed to resource->decode (pods, nodes: an ms_decoder, e.g. ms_scheduler_decoder) */
     ms_delta_queue *queue;         /* must outlive the informer */
     const ms_logger *log;          /* NULL: ms_log_default; must outlive the informer */
     const char *label_selector;    /* NULL: none */

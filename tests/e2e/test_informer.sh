@@ -82,6 +82,10 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=other-ca" \
 sed "s#certificate-authority: .*#certificate-authority: $dir/other.crt#" "$dir/scheduler.kubeconfig" >"$dir/wrong-ca.kubeconfig"
 timeout 30 "$driver" probe "$dir/wrong-ca.kubeconfig" tls-error 2>>"$dir/driver.log" | sed 's/^ok [0-9]*/ok/; s/^not ok [0-9]*/not ok/' || rc=1
 
+# ... unless verification is explicitly off.
+sed "s#certificate-authority: .*#insecure-skip-tls-verify: true#" "$dir/scheduler.kubeconfig" >"$dir/insecure.kubeconfig"
+timeout 30 "$driver" probe "$dir/insecure.kubeconfig" ok 2>>"$dir/driver.log" | sed 's/^ok [0-9]*/ok/; s/^not ok [0-9]*/not ok/' || rc=1
+
 # A token the server does not know.
 sed "s#token: .*#token: not-a-valid-token#" "$dir/scheduler.kubeconfig" >"$dir/bad-token.kubeconfig"
 timeout 30 "$driver" probe "$dir/bad-token.kubeconfig" forbidden 2>>"$dir/driver.log" | sed 's/^ok [0-9]*/ok/; s/^not ok [0-9]*/not ok/' || rc=1
