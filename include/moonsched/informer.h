@@ -57,7 +57,7 @@ typedef struct ms_informer_options {
     uint32_t watch_timeout;
     double backoff_initial;        /* seconds; 0: 0.8 */
     double backoff_max;            /* 0: 30 */
-    double backoff_reset;          /* a watch that lasted this long resets the backoff; 0: 120 */
+    double backoff_reset;          /* this long without a failure resets the backoff; 0: 120 */
     uint64_t seed;                 /* jitter; 0: from the clock */
     /* For tests: called on the informer thread before each WATCH with the
      * resourceVersion it resumes from (rv, rv_size bytes); it may rewrite

@@ -40,8 +40,10 @@ typedef struct ms_kube_client_options {
     const char *user_agent;        /* NULL: "moonsched/0.1" */
     double timeout;                /* seconds per request (not streams); 0: 60 */
     /* Retries of one request: on 429 and 5xx answers that carry
-     * Retry-After (any method: the server asks for it), and for GET also
-     * on transport errors and other 5xx answers. 0: 10, as client-go;
+     * Retry-After (any method: the server asks for it; waits capped at
+     * 60 s), and for GET also on other 5xx answers (backoff 0.5 s doubling
+     * to 8 s) and on transport errors (at most 3 times). Streams are not
+     * retried once lines have been delivered. 0: 10, as client-go;
      * < 0: none. */
     int32_t max_retries;
     bool disable_compression;      /* else gzip is accepted, as client-go does */
