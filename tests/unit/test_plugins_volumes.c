@@ -3,6 +3,8 @@
 #include "testutil.h"
 
 #include "fixtures.h"
+#include "moonsched/config.h"
+#include "moonsched/framework.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/plugin.h"
 
@@ -284,6 +286,79 @@ static void test_registered(void **state) {
     assert_false(vr->events & MS_EV_ASSIGNED_POD_UPDATE);
 }
 
+/* Through upstream's default profile: the node holding the disk is rejected
+ * by VolumeRestrictions with upstream's message; a pod without volumes has
+ * both volume plugins skipped. */
+static void test_default_profile(void **state) {
+    (void)state;
+    ms_resource_names rn;
+    ms_resource_names_init(&rn, env.in);
+    ms_handle h = {.in = env.in, .rn = &rn, .wildcard_ip = ms_intern_cstr(env.in, "0.0.0.0")};
+    ms_profile_config pc;
+    ms_profile_config_default(&pc, "default-scheduler");
+    ms_framework fw;
+    ms_error err = {0};
+    if (ms_framework_init(&fw, &pc, 0, &h, &err) != MS_OK) fail_msg("%s", err.msg);
+    int32_t vr = -1, nvl = -1;
+    for (uint32_t i = 0; i < fw.nplugins; i++) {
+        if (strcmp(fw.plugins[i].ops->name, "VolumeRestrictions") == 0) vr = (int32_t)i;
+        if (strcmp(fw.plugins[i].ops->name, "NodeVolumeLimits") == 0) nvl = (int32_t)i;
+    }
+    assert_true(vr >= 0 && nvl >= 0);
+
+    ms_node *nd[2];
+    ms_node_info *ni[2];
+    for (int i = 0; i < 2; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "metadata: {name: n%d}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}", i + 1);
+        nd[i] = fx_node(&env.d, text);
+        ni[i] = ms_node_info_new(nd[i]->meta.name);
+        ms_node_info_set_node(ni[i], nd[i]);
+    }
+    ms_pod *db = fx_pod(&env.d, "metadata: {name: db, uid: u1}\nspec: {nodeName: n1, containers: [{name: c}],"
+                                " volumes: [{name: d, gcePersistentDisk: {pdName: foo}}]}");
+    assert_int_equal(ms_node_info_add_pod(ni[0], db, env.in), 0);
+
+    ms_pod *pods[2] = {
+        fx_pod(&env.d, "metadata: {name: p, uid: u2}\nspec: {containers: [{name: c}],"
+                       " volumes: [{name: d, gcePersistentDisk: {pdName: foo}}]}"),
+        fx_pod(&env.d, "metadata: {name: q, uid: u3}\nspec: {containers: [{name: c}]}"),
+    };
+    ms_arena arena;
+    ms_arena_init(&arena, 4096);
+    for (int k = 0; k < 2; k++) {
+        ms_arena_reset(&arena);
+        ms_cycle c = {.pod = pods[k], .arena = &arena};
+        assert_int_equal(ms_framework_begin_cycle(&fw, &c), MS_OK);
+        ms_status st[2];
+        assert_int_equal(ms_framework_run_pre_filter(&fw, &c, &st[0]), MS_SUCCESS);
+        /* the pod with a GCE PD is one upstream's NodeVolumeLimits filters
+         * (CSI migration may count it); the other is skipped by both */
+        assert_int_equal((c.skip_filter >> vr) & 1, k == 1);
+        assert_int_equal((c.skip_filter >> nvl) & 1, k == 1);
+        ms_code code0 = ms_framework_run_filter(&fw, &c, ni[0], &st[0]);
+        ms_code code1 = ms_framework_run_filter(&fw, &c, ni[1], &st[1]);
+        assert_int_equal(code1, MS_SUCCESS);
+        if (k == 1) {
+            assert_int_equal(code0, MS_SUCCESS);
+            continue;
+        }
+        assert_int_equal(code0, MS_UNSCHEDULABLE);
+        assert_string_equal(ms_framework_plugin_name(&fw, st[0].plugin), "VolumeRestrictions");
+        char msg[256];
+        ms_fit_error_message(msg, sizeof msg, 2, st, 1, NULL);
+        assert_string_equal(msg, "0/2 nodes are available: 1 node(s) had no available disk.");
+    }
+    ms_arena_free(&arena);
+    for (int k = 0; k < 2; k++) ms_pod_unref(pods[k]);
+    ms_pod_unref(db);
+    for (int i = 0; i < 2; i++) {
+        ms_node_info_free(ni[i]);
+        ms_node_unref(nd[i]);
+    }
+    ms_framework_destroy(&fw);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_disk_conflicts),
@@ -292,6 +367,7 @@ int main(void) {
         cmocka_unit_test(test_node_volume_limits_pre_filter),
         cmocka_unit_test(test_node_volume_limits_filter_passes),
         cmocka_unit_test(test_registered),
+        cmocka_unit_test(test_default_profile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
