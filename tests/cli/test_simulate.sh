@@ -159,6 +159,12 @@ check "--generate: unknown key named" has_text "$T/gen3.err" "unknown key \"bogu
 check "--generate with --cluster: both feed the cluster" \
     sh -c "grep -q '^default/pod-0 -> ' '$T/both.out' && grep -q '^team-a/to-alpha -> alpha' '$T/both.out'"
 
+# ---- volumes ----
+"$M" simulate --cluster "$D/volumes.yaml" >"$T/vol.out" 2>&1
+check "VolumeRestrictions: disk conflict in the FitError message" \
+    has_text "$T/vol.out" "default/db-1 -> (unschedulable) 0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had no available disk."
+check "VolumeRestrictions: the pod goes where its disk is free" has_text "$T/vol.out" "default/db-2 -> n2 "
+
 # ---- seeds ----
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s2.out" 2>&1
