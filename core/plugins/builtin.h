@@ -14,5 +14,6 @@ extern const ms_plugin_ops ms_plugin_default_binder;
 extern const ms_plugin_ops ms_plugin_node_resources_fit;
 extern const ms_plugin_ops ms_plugin_node_resources_balanced_allocation;
 extern const ms_plugin_ops ms_plugin_node_affinity;
+extern const ms_plugin_ops ms_plugin_pod_topology_spread;
 
 #endif
