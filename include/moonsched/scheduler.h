@@ -11,12 +11,14 @@
 
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
+#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/framework.h"
 #include "moonsched/intern.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
+#include "moonsched/rng.h"
 
 /* Where binds go. bind() must not block: the result comes back later through
  * ms_scheduler_bind_done (the in-memory binder calls it at once). */
@@ -34,8 +36,13 @@ typedef struct ms_score_report {
     int64_t total;
     uint32_t feasible;             /* feasible nodes found */
     uint32_t evaluated;            /* nodes evaluated */
+    uint32_t num_all_nodes;        /* nodes in the snapshot */
 } ms_score_report;
 
+/* scheduled: the decision is made and the bind was handed to the binder (a
+ * later bind_failed retracts it). nplugins is 0 when the pod was not scored
+ * (a single feasible node, as upstream). unschedulable: also used for
+ * errors during the cycle (the message then says what failed). */
 typedef struct ms_reporter {
     void *ctx;
     void (*scheduled)(void *ctx, const ms_pod *pod, ms_str node, const ms_score_report *why);
@@ -52,6 +59,13 @@ typedef struct ms_scheduler_options {
     ms_binder binder;
     ms_reporter reporter;
     uint64_t seed;                 /* random choice among equal top scores */
+    /* Plugins the profiles may name beside the built-ins (policies, tests);
+     * the array must outlive the scheduler. */
+    const ms_plugin_ops *const *out_of_tree;
+    uint32_t n_out_of_tree;
+    /* A pod a Permit plugin made wait is rejected when the wait times out
+     * (upstream); simulate sets this to let it through instead. */
+    bool permit_timeout_allows;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
@@ -74,10 +88,34 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now);
  * elsewhere or deleted). */
 void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool gone,
                             const char *message, double now);
-/* Periodic housekeeping: queue flush, assumed-pod expiry. */
+/* Periodic housekeeping: queue flush, assumed-pod expiry, Permit waits
+ * that reached their deadline. */
 void ms_scheduler_tick(ms_scheduler *s, double now);
 
+/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
+ * percentage >= 100; percentage <= 0 is the adaptive default
+ * (50 - nodes/125, at least 5); never fewer than 100. */
+uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
+
+/* upstream selectHost: the index of a highest total, ties broken uniformly
+ * at random by reservoir sampling (one draw per tie). n > 0. */
+uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Index of the profile for a schedulerName, or -1 (the pod is not ours). */
+int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name);
+/* Where the next Filter pass starts in the snapshot's node list. */
+uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
+/* Pods past Permit whose bind outcome has not arrived yet (waiting ones
+ * included). */
+uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
+/* Pods a Permit plugin made wait, and the earliest of their deadlines (0
+ * when none): a virtual clock jumps to it, then calls ms_scheduler_tick. */
+uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);
+double ms_scheduler_next_permit_deadline(const ms_scheduler *s);
+
 ms_queue *ms_scheduler_queue(ms_scheduler *s);
+/* A decoder over the scheduler's interner, for informers that feed it. */
+const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s);
 const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i);

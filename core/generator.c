@@ -1,0 +1,257 @@
+/* Synthetic clusters: one API object template per kind, renamed for each
+ * object and decoded, so generated objects go through the same decoder as
+ * files (no text round trip). */
+#include "moonsched/generator.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/quantity.h"
+#include "moonsched/rng.h"
+
+void ms_generator_spec_default(ms_generator_spec *g) {
+    memset(g, 0, sizeof *g);
+    snprintf(g->node_cpu, sizeof g->node_cpu, "4");
+    snprintf(g->node_memory, sizeof g->node_memory, "32Gi");
+    snprintf(g->node_pods, sizeof g->node_pods, "110");
+    snprintf(g->pod_cpu, sizeof g->pod_cpu, "100m");
+    snprintf(g->pod_memory, sizeof g->pod_memory, "500Mi");
+    snprintf(g->namespace_, sizeof g->namespace_, "default");
+    g->seed = 1;
+}
+
+static ms_rc parse_count(const char *key, const char *v, uint32_t max, uint32_t *out,
+                         ms_error *err) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || errno || *v == '-' || n > max)
+        return ms_error_set(err, MS_EINVAL, "--generate: %s: expected a count up to %u, got \"%s\"",
+                            key, max, v);
+    *out = (uint32_t)n;
+    return MS_OK;
+}
+
+static ms_rc parse_quantity(const char *key, const char *v, char *dst, size_t n, ms_error *err) {
+    ms_quantity q;
+    ms_error qe;
+    if (ms_quantity_parse_cstr(v, &q, &qe) != MS_OK)
+        return ms_error_set(err, MS_EINVAL, "--generate: %s: %s", key, qe.msg);
+    if (q.milli < 0) return ms_error_set(err, MS_EINVAL, "--generate: %s: must not be negative", key);
+    if (strlen(v) >= n) return ms_error_set(err, MS_EINVAL, "--generate: %s: too long", key);
+    snprintf(dst, n, "%s", v);
+    return MS_OK;
+}
+
+#define MAX_OBJECTS 10000000u
+
+static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms_error *err) {
+    if (strcmp(key, "nodes") == 0) return parse_count(key, v, MAX_OBJECTS, &g->nodes, err);
+    if (strcmp(key, "pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->pods, err);
+    if (strcmp(key, "bound-pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->bound_pods, err);
+    if (strcmp(key, "zones") == 0) return parse_count(key, v, 10000, &g->zones, err);
+    if (strcmp(key, "priorities") == 0) return parse_count(key, v, 1000000, &g->priorities, err);
+    if (strcmp(key, "node-cpu") == 0) return parse_quantity(key, v, g->node_cpu, sizeof g->node_cpu, err);
+    if (strcmp(key, "node-memory") == 0)
+        return parse_quantity(key, v, g->node_memory, sizeof g->node_memory, err);
+    if (strcmp(key, "node-pods") == 0)
+        return parse_quantity(key, v, g->node_pods, sizeof g->node_pods, err);
+    if (strcmp(key, "pod-cpu") == 0) return parse_quantity(key, v, g->pod_cpu, sizeof g->pod_cpu, err);
+    if (strcmp(key, "pod-memory") == 0)
+        return parse_quantity(key, v, g->pod_memory, sizeof g->pod_memory, err);
+    if (strcmp(key, "namespace") == 0) {
+        if (!*v || strlen(v) >= sizeof g->namespace_)
+            return ms_error_set(err, MS_EINVAL, "--generate: namespace: expected a name, got \"%s\"", v);
+        snprintf(g->namespace_, sizeof g->namespace_, "%s", v);
+        return MS_OK;
+    }
+    if (strcmp(key, "seed") == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 0);
+        if (!*v || *end || errno || *v == '-')
+            return ms_error_set(err, MS_EINVAL, "--generate: seed: expected a number, got \"%s\"", v);
+        g->seed = n;
+        return MS_OK;
+    }
+    return ms_error_set(err, MS_EINVAL,
+                        "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, zones, "
+                        "node-cpu, node-memory, node-pods, pod-cpu, pod-memory, priorities, "
+                        "namespace, seed)", key);
+}
+
+ms_rc ms_generator_parse(const char *text, ms_generator_spec *g, ms_error *err) {
+    char buf[1024];
+    if (strlen(text) >= sizeof buf) return ms_error_set(err, MS_EINVAL, "--generate: spec too long");
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        char *eq = strchr(tok, '=');
+        if (!eq) return ms_error_set(err, MS_EINVAL, "--generate: \"%s\": expected key=value", tok);
+        *eq = '\0';
+        ms_rc rc = parse_pair(tok, eq + 1, g, err);
+        if (rc != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
+/* ---- templates ---- */
+
+static cJSON *resource_list(const char *cpu, const char *memory, const char *pods) {
+    cJSON *r = cJSON_CreateObject();
+    if (!r) return NULL;
+    cJSON_AddStringToObject(r, "cpu", cpu);
+    cJSON_AddStringToObject(r, "memory", memory);
+    if (pods) cJSON_AddStringToObject(r, "pods", pods);
+    return r;
+}
+
+/* node-default.yaml, with the labels a kubelet sets. */
+static cJSON *node_template(const ms_generator_spec *g) {
+    cJSON *n = cJSON_CreateObject();
+    if (!n) return NULL;
+    cJSON_AddStringToObject(n, "apiVersion", "v1");
+    cJSON_AddStringToObject(n, "kind", "Node");
+    cJSON *meta = cJSON_AddObjectToObject(n, "metadata");
+    cJSON_AddStringToObject(meta, "name", "node-0000000000");
+    cJSON *labels = cJSON_AddObjectToObject(meta, "labels");
+    cJSON_AddStringToObject(labels, "kubernetes.io/hostname", "node-0000000000");
+    cJSON_AddStringToObject(labels, "kubernetes.io/os", "linux");
+    if (g->zones) {
+        cJSON_AddStringToObject(labels, "topology.kubernetes.io/zone", "zone-0000000000");
+        cJSON_AddStringToObject(labels, "topology.kubernetes.io/region", "region-1");
+    }
+    cJSON_AddObjectToObject(n, "spec");
+    cJSON *status = cJSON_AddObjectToObject(n, "status");
+    cJSON_AddItemToObject(status, "capacity", resource_list(g->node_cpu, g->node_memory, g->node_pods));
+    cJSON_AddItemToObject(status, "allocatable",
+                          resource_list(g->node_cpu, g->node_memory, g->node_pods));
+    cJSON *conds = cJSON_AddArrayToObject(status, "conditions");
+    cJSON *ready = cJSON_CreateObject();
+    cJSON_AddStringToObject(ready, "type", "Ready");
+    cJSON_AddStringToObject(ready, "status", "True");
+    cJSON_AddItemToArray(conds, ready);
+    cJSON_AddStringToObject(status, "phase", "Running");
+    return n;
+}
+
+/* pod-default.yaml */
+static cJSON *pod_template(const ms_generator_spec *g) {
+    cJSON *p = cJSON_CreateObject();
+    if (!p) return NULL;
+    cJSON_AddStringToObject(p, "apiVersion", "v1");
+    cJSON_AddStringToObject(p, "kind", "Pod");
+    cJSON *meta = cJSON_AddObjectToObject(p, "metadata");
+    cJSON_AddStringToObject(meta, "name", "pod-0000000000");
+    cJSON_AddStringToObject(meta, "namespace", g->namespace_);
+    cJSON *spec = cJSON_AddObjectToObject(p, "spec");
+    cJSON *containers = cJSON_AddArrayToObject(spec, "containers");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "name", "pause");
+    cJSON_AddStringToObject(c, "image", "registry.k8s.io/pause:3.2");
+    cJSON *ports = cJSON_AddArrayToObject(c, "ports");
+    cJSON *port = cJSON_CreateObject();
+    cJSON_AddNumberToObject(port, "containerPort", 80);
+    cJSON_AddItemToArray(ports, port);
+    cJSON *res = cJSON_AddObjectToObject(c, "resources");
+    cJSON_AddItemToObject(res, "limits", resource_list(g->pod_cpu, g->pod_memory, NULL));
+    cJSON_AddItemToObject(res, "requests", resource_list(g->pod_cpu, g->pod_memory, NULL));
+    cJSON_AddItemToArray(containers, c);
+    cJSON *status = cJSON_AddObjectToObject(p, "status");
+    cJSON_AddStringToObject(status, "phase", "Pending");
+    return p;
+}
+
+static cJSON *path(cJSON *obj, const char *a, const char *b) {
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, a);
+    return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
+}
+
+static ms_rc set_string(cJSON *item, const char *v, ms_error *err) {
+    if (!item || !cJSON_SetValuestring(item, v)) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    return MS_OK;
+}
+
+static ms_rc gen_nodes(const ms_generator_spec *g, const ms_decoder *d,
+                       const ms_generator_sink *sink, ms_error *err) {
+    cJSON *t = node_template(g);
+    if (!t) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    cJSON *name = path(t, "metadata", "name");
+    cJSON *labels = path(t, "metadata", "labels");
+    cJSON *host = cJSON_GetObjectItemCaseSensitive(labels, "kubernetes.io/hostname");
+    cJSON *zone = cJSON_GetObjectItemCaseSensitive(labels, "topology.kubernetes.io/zone");
+    ms_rc rc = MS_OK;
+    char buf[32];
+    for (uint32_t i = 0; i < g->nodes && rc == MS_OK; i++) {
+        snprintf(buf, sizeof buf, "node-%u", i);
+        if ((rc = set_string(name, buf, err)) != MS_OK || (rc = set_string(host, buf, err)) != MS_OK)
+            break;
+        if (zone) {
+            snprintf(buf, sizeof buf, "zone-%u", i % g->zones);
+            if ((rc = set_string(zone, buf, err)) != MS_OK) break;
+        }
+        ms_node *node = NULL;
+        if ((rc = ms_node_decode(d, t, &node, err)) != MS_OK) break;
+        rc = sink->node(sink->ctx, node, err);
+    }
+    cJSON_Delete(t);
+    return rc;
+}
+
+static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
+                      const ms_generator_sink *sink, ms_error *err) {
+    cJSON *t = pod_template(g);
+    if (!t) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    cJSON *name = path(t, "metadata", "name");
+    cJSON *spec = path(t, "spec", NULL);
+    cJSON *phase = path(t, "status", "phase");
+    ms_rng rng;
+    ms_rng_seed(&rng, g->seed);
+    ms_rc rc = MS_OK;
+    char buf[32];
+
+    /* Bound pods first, round-robin over the nodes, Running. */
+    cJSON *node_name = cJSON_AddStringToObject(spec, "nodeName", "node-0000000000");
+    if (!node_name || set_string(phase, "Running", err) != MS_OK) rc = MS_ENOMEM;
+    for (uint32_t i = 0; i < g->bound_pods && g->nodes && rc == MS_OK; i++) {
+        snprintf(buf, sizeof buf, "bound-%u", i);
+        if ((rc = set_string(name, buf, err)) != MS_OK) break;
+        snprintf(buf, sizeof buf, "node-%u", i % g->nodes);
+        if ((rc = set_string(node_name, buf, err)) != MS_OK) break;
+        ms_pod *pod = NULL;
+        if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
+        rc = sink->pod(sink->ctx, pod, err);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
+    if (rc == MS_OK) rc = set_string(phase, "Pending", err);
+
+    cJSON *priority = NULL;
+    if (g->priorities > 1 && rc == MS_OK) {
+        priority = cJSON_AddNumberToObject(spec, "priority", 0);
+        if (!priority) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < g->pods && rc == MS_OK; i++) {
+        snprintf(buf, sizeof buf, "pod-%u", i);
+        if ((rc = set_string(name, buf, err)) != MS_OK) break;
+        if (priority) cJSON_SetNumberValue(priority, (double)ms_rng_below(&rng, g->priorities));
+        ms_pod *pod = NULL;
+        if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
+        rc = sink->pod(sink->ctx, pod, err);
+    }
+    cJSON_Delete(t);
+    if (rc == MS_ENOMEM && err && err->rc != MS_ENOMEM) ms_error_set(err, MS_ENOMEM, "out of memory");
+    return rc;
+}
+
+ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
+                  ms_error *err) {
+    ms_rc rc = gen_nodes(g, d, sink, err);
+    if (rc == MS_OK) rc = gen_pods(g, d, sink, err);
+    if (rc != MS_OK && rc != MS_ENOMEM) ms_error_prefix(err, "--generate");
+    return rc;
+}

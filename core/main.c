@@ -1,0 +1,139 @@
+/* The moonsched command: argument parsing and exit codes only.
+ * Exit codes: 0 success, 1 internal failure (out of memory, ...), 2 usage
+ * errors, bad input files and features this build does not have. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/simulate.h"
+
+enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
+
+static const char usage[] =
+    "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
+    "                          [--seed N] [--output table|json] [--generate SPEC]\n"
+    "                          [--quiet] [--stats]\n"
+    "\n"
+    "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
+    "                     `kubectl get -o yaml` output); '-' reads standard input\n"
+    "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
+    "  --policy FILE      a Lua policy (not available in this build yet)\n"
+    "  --seed N           seed for random tie-breaking among equal scores (default 1)\n"
+    "  --output FORMAT    table (default) or json\n"
+    "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
+    "  --quiet            print no placements or node summary\n"
+    "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
+    "\n"
+    "See docs/simulate.md for the formats and the generator keys.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "moonsched: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage);
+    return EXIT_USAGE;
+}
+
+/* "--name=value" or "--name value". */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) == 0 && a[n] == '=') return a + n + 1;
+    if (strcmp(a, name) != 0) return NULL;
+    if (*i + 1 >= argc) return "";
+    return argv[++*i];
+}
+
+static int simulate_main(int argc, char **argv) {
+    ms_simulate_options o;
+    ms_simulate_options_default(&o);
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    uint32_t nfiles = 0;
+    bool policy = false;
+    int rc = EXIT_OK;
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--cluster") == 0) {
+            /* One or more files up to the next option. */
+            int start = nfiles;
+            while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
+                files[nfiles++] = argv[++i];
+            if ((int)nfiles == start) rc = usage_error("%s needs at least one file", a);
+        } else if ((v = option_value(argc, argv, &i, "--cluster"))) {
+            if (!*v) rc = usage_error("%s needs a file", "--cluster");
+            else files[nfiles++] = v;
+        } else if ((v = option_value(argc, argv, &i, "--config"))) {
+            if (!*v) rc = usage_error("%s needs a file", "--config");
+            o.config_file = v;
+        } else if ((v = option_value(argc, argv, &i, "--policy"))) {
+            if (!*v) rc = usage_error("%s needs a file", "--policy");
+            policy = true;
+        } else if ((v = option_value(argc, argv, &i, "--generate"))) {
+            if (!*v) rc = usage_error("%s needs a spec", "--generate");
+            o.generate = v;
+        } else if ((v = option_value(argc, argv, &i, "--seed"))) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 0);
+            if (!*v || *end || errno || *v == '-')
+                rc = usage_error("--seed: expected a non-negative integer, got \"%s\"", v);
+            o.seed = s;
+            o.has_seed = true;
+        } else if ((v = option_value(argc, argv, &i, "--output"))) {
+            if (strcmp(v, "table") == 0) o.output = MS_OUTPUT_TABLE;
+            else if (strcmp(v, "json") == 0) o.output = MS_OUTPUT_JSON;
+            else rc = usage_error("--output: expected table or json, got \"%s\"", v);
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o.quiet = true;
+        } else if (strcmp(a, "--stats") == 0) {
+            o.stats = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            free(files);
+            return EXIT_OK;
+        } else {
+            rc = usage_error("unknown argument \"%s\"", a);
+        }
+    }
+    if (rc == EXIT_OK && policy) {
+        fprintf(stderr, "moonsched: --policy: Lua policies are not available in this build yet\n");
+        rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK && nfiles == 0 && !o.generate)
+        rc = usage_error("%s", "simulate needs --cluster FILE... or --generate SPEC");
+    if (rc != EXIT_OK) {
+        free(files);
+        return rc;
+    }
+    o.cluster_files = files;
+    o.ncluster_files = nfiles;
+    ms_error err = {0};
+    ms_rc r = ms_simulate_run(&o, stdout, stderr, NULL, &err);
+    free(files);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
+    return EXIT_USAGE;
+}

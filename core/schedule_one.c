@@ -1,0 +1,464 @@
+/* One scheduling cycle (upstream's scheduleOne and genericScheduler):
+ * pop, snapshot, PreFilter, Filter from a rotating start index until enough
+ * feasible nodes are found, PostFilter and the FitError when none is, else
+ * PreScore, Score, selectHost, assume, Reserve, Permit, PreBind, Bind.
+ *
+ * The Filter loop is the hot path: per node it makes one framework call
+ * and writes one status into a reused array. Nothing per node allocates,
+ * compares strings or locks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/scheduler.h"
+#include "scheduler_priv.h"
+
+/* upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind */
+#define MIN_FEASIBLE_NODES 100u
+#define MIN_FEASIBLE_PERCENTAGE 5
+#define BASE_PERCENTAGE 50
+
+uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes) {
+    if (num_all_nodes < MIN_FEASIBLE_NODES || percentage >= 100) return num_all_nodes;
+    int64_t pct = percentage;
+    if (pct <= 0) {
+        pct = BASE_PERCENTAGE - (int64_t)num_all_nodes / 125;
+        if (pct < MIN_FEASIBLE_PERCENTAGE) pct = MIN_FEASIBLE_PERCENTAGE;
+    }
+    uint64_t n = (uint64_t)num_all_nodes * (uint64_t)pct / 100;
+    return n < MIN_FEASIBLE_NODES ? MIN_FEASIBLE_NODES : (uint32_t)n;
+}
+
+uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n) {
+    uint32_t selected = 0, ties = 1;
+    int64_t best = totals[0];
+    for (uint32_t i = 1; i < n; i++) {
+        if (totals[i] > best) {
+            best = totals[i];
+            selected = i;
+            ties = 1;
+        } else if (totals[i] == best) {
+            /* Keeps each of the `ties` candidates with probability 1/ties. */
+            if (ms_rng_below(rng, ++ties) == 0) selected = i;
+        }
+    }
+    return selected;
+}
+
+static bool grow_buffers(ms_scheduler *s, uint32_t n) {
+    if (n <= s->cap) return true;
+    uint32_t cap = s->cap ? s->cap : 64;
+    while (cap < n) cap *= 2;
+    size_t rows = s->max_nscore ? s->max_nscore : 1;
+    ms_status *st = realloc(s->statuses, cap * sizeof *st);
+    if (st) s->statuses = st;
+    ms_node_info **fe = realloc(s->feasible, cap * sizeof *fe);
+    if (fe) s->feasible = fe;
+    int64_t *to = realloc(s->totals, cap * sizeof *to);
+    if (to) s->totals = to;
+    int64_t *pp = realloc(s->per_plugin, rows * cap * sizeof *pp);
+    if (pp) s->per_plugin = pp;
+    if (!st || !fe || !to || !pp) return false;
+    s->cap = cap;
+    return true;
+}
+
+/* Reasons of a status joined by ", " (upstream Status.Message). */
+static void join_reasons(const ms_status *st, char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < st->nreasons && len < n; i++) {
+        int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "",
+                         st->reasons[i] ? st->reasons[i] : "");
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+static void report_unschedulable(ms_scheduler *s, const ms_queued_pod *qp, const char *msg) {
+    if (s->reporter.unschedulable)
+        s->reporter.unschedulable(s->reporter.ctx, qp->pod, msg, qp->attempts);
+}
+
+/* An error in the scheduling cycle: the pod waits out its backoff and
+ * retries (no plugin rejected it, so no event is needed). */
+static void cycle_error(ms_scheduler *s, ms_inflight *r, const char *msg, double now) {
+    report_unschedulable(s, r->qp, msg);
+    r->qp->unschedulable_plugins = 0;
+    ms_queue_add_backoff(s->queue, r->qp, now);
+    ms_sched_record_release(s, r);
+}
+
+static void cycle_plugin_error(ms_scheduler *s, ms_inflight *r, const char *point,
+                               const ms_status *st, double now) {
+    char reasons[256];
+    join_reasons(st, reasons, sizeof reasons);
+    const char *plugin = ms_framework_plugin_name(&s->profiles[r->profile], st->plugin);
+    char msg[512];
+    if (*plugin)
+        snprintf(msg, sizeof msg, "running %s plugin \"%s\": %s", point, plugin, reasons);
+    else
+        snprintf(msg, sizeof msg, "running %s plugins: %s", point, reasons);
+    cycle_error(s, r, msg, now);
+}
+
+/* Back to the unschedulable pods, remembering which plugins rejected the
+ * pod so that only events they care about move it. */
+static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plugins,
+                                  ms_event_mask interest, const char *msg, double now) {
+    ms_queued_pod *qp = r->qp;
+    qp->unschedulable_plugins = plugins;
+    qp->interest = interest;
+    report_unschedulable(s, qp, msg);
+    ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
+    ms_sched_record_release(s, r);
+}
+
+/* No feasible node: every node of the snapshot has a failing status in
+ * s->statuses. PostFilter, then the FitError message. */
+static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
+                      double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_cycle *c = &r->cycle;
+    uint64_t plugins = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s->statuses[i].plugin >= 0 && s->statuses[i].plugin < 64)
+            plugins |= 1ull << s->statuses[i].plugin;
+
+    ms_str nominated = MS_STR_NONE;
+    ms_status pst;
+    ms_status_ok(&pst);
+    ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
+
+    size_t need = ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
+    if (need + 1 > s->msgcap) {
+        if (!ms_sched_msg_reserve(s, need + 1)) {
+            cycle_error(s, r, "out of memory", now);
+            return;
+        }
+        ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
+    }
+    if (pcode != MS_SUCCESS && pst.nreasons > 0) {
+        /* upstream appends the PostFilter message (e.g. preemption's). */
+        char post[512];
+        join_reasons(&pst, post, sizeof post);
+        size_t len = strlen(s->msg);
+        if (ms_sched_msg_reserve(s, len + strlen(post) + 2))
+            snprintf(s->msg + len, s->msgcap - len, " %s", post);
+    }
+    if (pcode == MS_SUCCESS && nominated != MS_STR_NONE) {
+        ms_queue_add_nominated(s->queue, r->qp->pod, nominated);
+        if (s->reporter.nominated) s->reporter.nominated(s->reporter.ctx, r->qp->pod, nominated);
+    }
+    requeue_unschedulable(s, r, plugins, ms_framework_interest(fw, plugins), s->msg, now);
+}
+
+/* upstream findNodesThatPassFilters (with evaluateNominatedNode first).
+ * Returns MS_ERROR with *err when a plugin failed. */
+static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
+                             uint32_t *nfeasible, uint32_t *evaluated, ms_status *err) {
+    ms_node_info *const *nodes = s->snap.nodes;
+    ms_node_info **feasible = s->feasible;
+    *nfeasible = 0;
+    *evaluated = 0;
+
+    /* A pod nominated by an earlier preemption tries that node first. */
+    ms_str nominated = c->pod->nominated_node_name;
+    if (nominated != MS_STR_NONE) {
+        ms_node_info *ni = ms_snapshot_get(&s->snap, nominated);
+        if (ni && ni->node) {
+            ms_status st;
+            ms_code code = ms_framework_run_filter_with_nominated(fw, c, ni, &st);
+            if (code == MS_ERROR) {
+                *err = st;
+                return MS_ERROR;
+            }
+            if (code == MS_SUCCESS) {
+                feasible[0] = ni;
+                *nfeasible = 1;
+                *evaluated = 1;
+                return MS_SUCCESS;
+            }
+        }
+    }
+
+    uint32_t want = ms_num_feasible_nodes_to_find(fw->percentage_of_nodes_to_score, n);
+    uint32_t start = s->next_start < n ? s->next_start : s->next_start % n;
+    if (fw->norder[MS_EP_FILTER] == 0) {
+        for (uint32_t k = 0; k < want; k++) feasible[k] = nodes[(start + k) % n];
+        s->next_start = (uint32_t)(((uint64_t)start + want) % n);
+        *nfeasible = want;
+        *evaluated = want;
+        return MS_SUCCESS;
+    }
+
+    ms_status *statuses = s->statuses;
+    uint32_t found = 0, processed = 0, i = start;
+    ms_code code = MS_SUCCESS;
+    while (processed < n) {
+        ms_node_info *ni = nodes[i];
+        code = ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i]);
+        processed++;
+        if (code == MS_SUCCESS) {
+            feasible[found++] = ni;
+            if (found == want) break;
+        } else if (code == MS_ERROR) {
+            *err = statuses[i];
+            break;
+        }
+        if (++i == n) i = 0;
+    }
+    s->next_start = (uint32_t)(((uint64_t)start + processed) % n);
+    *nfeasible = found;
+    *evaluated = processed;
+    return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
+}
+
+/* A rejection or error after the pod was assumed, in the scheduling cycle
+ * (Reserve, Permit): the assumption is already undone. */
+static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, const ms_status *st,
+                         double now) {
+    if (st->code == MS_ERROR) {
+        cycle_plugin_error(s, r, point, st, now);
+        return;
+    }
+    char msg[512];
+    join_reasons(st, msg, sizeof msg);
+    uint64_t plugins = st->plugin >= 0 && st->plugin < 64 ? 1ull << st->plugin : 0;
+    requeue_unschedulable(s, r, plugins, ms_framework_interest(&s->profiles[r->profile], plugins),
+                          msg, now);
+}
+
+/* Permit asked to wait: the pod stays assumed and reserved until its
+ * deadline (ms_scheduler_tick decides then). The report is copied into the
+ * record's arena: the cycle buffers are reused by the next pod. */
+static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
+                 double now) {
+    ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
+    int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
+    if (s->nwaiting == s->waitcap) {
+        uint32_t cap = s->waitcap ? s->waitcap * 2 : 16;
+        ms_inflight **w = realloc(s->waiting, cap * sizeof *w);
+        if (w) {
+            s->waiting = w;
+            s->waitcap = cap;
+        }
+    }
+    if (!copy || (report->nplugins && !scores) || s->nwaiting == s->waitcap) {
+        ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
+        ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
+        ms_cache_forget_pod(s->cache, r->assumed);
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+    *copy = *report;
+    if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
+    copy->scores = scores;
+    r->report = copy;
+    r->waiting = true;
+    r->deadline = deadline;
+    s->waiting[s->nwaiting++] = r;
+}
+
+static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
+                            const ms_score_report *report, double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_cycle *c = &r->cycle;
+    ms_pod *pod = r->qp->pod;
+    ms_status st;
+
+    ms_pod *assumed = ms_pod_with_node(pod, node);
+    if (!assumed) {
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+    ms_rc rc = ms_cache_assume_pod(s->cache, assumed);
+    if (rc != MS_OK) {
+        ms_pod_unref(assumed);
+        char msg[128];
+        snprintf(msg, sizeof msg, "assuming pod in the cache: %s", ms_rc_str(rc));
+        cycle_error(s, r, msg, now);
+        return;
+    }
+    r->assumed = assumed;
+    r->node = node;
+    /* From Reserve on, plugins see the pod as upstream's assumedPod. */
+    c->pod = assumed;
+
+    if (ms_framework_run_reserve(fw, c, node, &st) != MS_SUCCESS) {
+        /* The framework already ran every Unreserve. */
+        ms_cache_forget_pod(s->cache, assumed);
+        late_failure(s, r, "Reserve", &st, now);
+        return;
+    }
+    double timeout = 0;
+    ms_code code = ms_framework_run_permit(fw, c, node, &timeout, &st);
+    if (code != MS_SUCCESS && code != MS_WAIT) {
+        ms_framework_run_unreserve(fw, c, node);
+        ms_cache_forget_pod(s->cache, assumed);
+        late_failure(s, r, "Permit", &st, now);
+        return;
+    }
+    uint64_t uid = pod->meta.uid_hash;
+    if (ms_map_put(&s->binding, uid, r) != 0) {
+        ms_framework_run_unreserve(fw, c, node);
+        ms_cache_forget_pod(s->cache, assumed);
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+    if (code == MS_WAIT) {
+        park(s, r, report, now + timeout, now);
+        return;
+    }
+    ms_sched_start_binding(s, r, report, now);
+}
+
+void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
+                            double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_pod *pod = r->qp->pod;
+    ms_pod *assumed = r->assumed;
+    ms_str node = r->node;
+    uint64_t uid = pod->meta.uid_hash;
+    ms_status st;
+    if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, pod, node, report);
+
+    /* The record is findable before Bind, so that a binder that answers at
+     * once (ms_scheduler_bind_done from inside bind) finds it. */
+    ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
+    const char *point = "PreBind";
+    if (code == MS_SUCCESS) {
+        point = "Bind";
+        code = ms_framework_run_bind(fw, assumed, node, &st);
+        if (code == MS_SUCCESS) return;   /* the outcome comes through bind_done */
+    }
+    /* The binder may have answered before failing; only a record still
+     * waiting is ours to fail. */
+    if (ms_map_get(&s->binding, uid) != r) return;
+    ms_map_del(&s->binding, uid);
+    char reasons[256], msg[512];
+    join_reasons(&st, reasons, sizeof reasons);
+    if (code == MS_SKIP)
+        snprintf(msg, sizeof msg, "no bind plugin bound the pod");
+    else
+        snprintf(msg, sizeof msg, "running %s plugin \"%s\": %s", point,
+                 ms_framework_plugin_name(fw, st.plugin), reasons);
+    ms_sched_binding_failed(s, r, msg, false, now);
+}
+
+static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_cycle *c = &r->cycle;
+    ms_status st;
+    ms_status_ok(&st);
+
+    if (ms_cache_update_snapshot(s->cache, &s->snap) != MS_OK) {
+        cycle_error(s, r, "updating the snapshot: out of memory", now);
+        return;
+    }
+    if (ms_framework_begin_cycle(fw, c) != MS_OK) {
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+    uint32_t n = s->snap.nnodes;
+    if (n == 0) {
+        /* upstream ErrNoNodesAvailable. Unlike upstream (an error, retried
+         * with backoff for ever) the pod waits for a node to be added. */
+        requeue_unschedulable(s, r, 0, MS_EV_NODE_ADD, "no nodes available to schedule pods", now);
+        return;
+    }
+    if (!grow_buffers(s, n)) {
+        cycle_error(s, r, "out of memory", now);
+        return;
+    }
+
+    ms_code code = ms_framework_run_pre_filter(fw, c, &st);
+    if (code == MS_ERROR) {
+        cycle_plugin_error(s, r, "PreFilter", &st, now);
+        return;
+    }
+    if (code != MS_SUCCESS) {
+        /* Every node gets the PreFilter status (for PostFilter); the
+         * message is the PreFilter's own. */
+        for (uint32_t i = 0; i < n; i++) s->statuses[i] = st;
+        char reason[512];
+        join_reasons(&st, reason, sizeof reason);
+        fit_error(s, r, n, reason, now);
+        return;
+    }
+
+    uint32_t nfeasible = 0, evaluated = 0;
+    if (find_feasible(s, fw, c, n, &nfeasible, &evaluated, &st) == MS_ERROR) {
+        cycle_plugin_error(s, r, "Filter", &st, now);
+        return;
+    }
+    if (nfeasible == 0) {
+        fit_error(s, r, n, NULL, now);
+        return;
+    }
+
+    const ms_profile_info *info = &s->info[r->profile];
+    ms_score_report report = {
+        .nplugins = 0,
+        .names = info->score_names,
+        .scores = s->report_scores,
+        .total = 0,
+        .feasible = nfeasible,
+        .evaluated = evaluated,
+        .num_all_nodes = n,
+    };
+    uint32_t selected = 0;
+    /* upstream: a single feasible node is taken without scoring. */
+    if (nfeasible > 1) {
+        ms_node_info *const *feasible = s->feasible;
+        if (ms_framework_run_pre_score(fw, c, feasible, nfeasible, &st) != MS_SUCCESS) {
+            cycle_plugin_error(s, r, "PreScore", &st, now);
+            return;
+        }
+        int64_t *per_plugin = s->reporter.scheduled ? s->per_plugin : NULL;
+        if (ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, &st) !=
+            MS_SUCCESS) {
+            cycle_plugin_error(s, r, "Score", &st, now);
+            return;
+        }
+        selected = ms_select_host(&s->rng, s->totals, nfeasible);
+        report.total = s->totals[selected];
+        if (per_plugin) {
+            report.nplugins = info->nscore;
+            for (uint32_t k = 0; k < info->nscore; k++)
+                s->report_scores[k] = per_plugin[(size_t)k * nfeasible + selected];
+        }
+    }
+    assume_and_bind(s, r, s->feasible[selected]->name, &report, now);
+}
+
+bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
+    ms_queued_pod *qp = ms_queue_pop(s->queue, now);
+    if (!qp) return false;
+    uint64_t cycle = ms_queue_cycle(s->queue);
+    ms_pod *pod = qp->pod;
+    int32_t profile = ms_scheduler_profile_index(s, pod->scheduler_name);
+    /* upstream skipPodSchedule: being deleted, or already assumed/bound. */
+    if (profile < 0 || pod->meta.deletion != 0 ||
+        ms_cache_get_pod(s->cache, pod->meta.uid_hash) != NULL) {
+        ms_queue_done(s->queue, qp);
+        return true;
+    }
+    ms_inflight *r = ms_sched_record_take(s);
+    if (!r) {
+        report_unschedulable(s, qp, "out of memory");
+        ms_queue_add_backoff(s->queue, qp, now);
+        return true;
+    }
+    r->qp = qp;
+    r->profile = (uint32_t)profile;
+    ms_cycle *c = &r->cycle;
+    c->pod = pod;
+    c->qp = qp;
+    c->snap = &s->snap;
+    c->arena = &r->arena;
+    c->h = &s->handle;
+    c->cycle = cycle;
+    run_cycle(s, r, now);
+    return true;
+}

@@ -1,0 +1,96 @@
+/* The scheduler's private state, shared by scheduler.c (deltas, binding
+ * outcomes, housekeeping) and schedule_one.c (the scheduling cycle). Not a
+ * public header: nothing outside these two files may depend on it. */
+#ifndef MOONSCHED_SCHEDULER_PRIV_H
+#define MOONSCHED_SCHEDULER_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/arena.h"
+#include "moonsched/decode.h"
+#include "moonsched/map.h"
+#include "moonsched/plugin.h"
+#include "moonsched/rng.h"
+#include "moonsched/scheduler.h"
+#include "moonsched/snapshot.h"
+
+/* One pod's cycle: its arena and CycleState. A cycle that ends in a bind
+ * keeps its record until the bind's outcome arrives (Unreserve needs the
+ * cycle state); otherwise the record goes straight back to the free list.
+ * Arenas are reset on reuse, never freed per cycle. */
+typedef struct ms_inflight {
+    struct ms_inflight *next_free;
+    ms_arena arena;
+    ms_cycle cycle;
+    ms_queued_pod *qp;             /* owned until ms_queue_done / requeue */
+    ms_pod *assumed;               /* our reference to the assumed copy */
+    ms_str node;
+    uint32_t profile;
+    bool deleted;                  /* the pending pod was deleted while binding */
+    bool waiting;                  /* parked by Permit until `deadline` */
+    double deadline;
+    ms_score_report *report;       /* kept for a waiting pod (in its arena) */
+} ms_inflight;
+
+/* Per-profile constants for reports. */
+typedef struct ms_profile_info {
+    ms_str scheduler_name;
+    uint32_t nscore;
+    const char *score_names[MS_MAX_PLUGINS];
+} ms_profile_info;
+
+struct ms_scheduler {
+    ms_interner *in;
+    ms_decoder dec;                /* for informers: same interner, same names */
+    ms_handle handle;              /* shared by every profile's plugins */
+    ms_cache *cache;
+    ms_queue *queue;
+    ms_snapshot snap;
+    uint32_t nprofiles;
+    ms_framework *profiles;
+    ms_profile_info *info;
+    uint32_t max_nscore;           /* most Score plugins in a profile */
+    ms_binder binder;
+    ms_reporter reporter;
+    ms_rng rng;
+    uint32_t next_start;           /* upstream nextStartNodeIndex */
+
+    /* Buffers of the cycle, sized to the node count and reused. */
+    uint32_t cap;                  /* nodes the buffers below can hold */
+    ms_status *statuses;           /* per snapshot index */
+    ms_node_info **feasible;
+    int64_t *totals;
+    int64_t *per_plugin;           /* MS_MAX_PLUGINS rows of cap */
+    int64_t report_scores[MS_MAX_PLUGINS];
+    char *msg;                     /* FitError and other messages */
+    size_t msgcap;
+
+    ms_inflight *free_records;
+    /* uid hash -> ms_inflight* of pods past Permit: waiting, or handed to
+     * the binder and not answered yet. */
+    ms_map binding;
+    ms_inflight **waiting;         /* the waiting ones, in no order */
+    uint32_t nwaiting, waitcap;
+    bool permit_timeout_allows;
+};
+
+/* Record pool (scheduler.c). */
+ms_inflight *ms_sched_record_take(ms_scheduler *s);
+void ms_sched_record_release(ms_scheduler *s, ms_inflight *r);
+/* Binding-cycle failure: Unreserve, forget, tell the queue, requeue with
+ * backoff unless the pod is gone. Releases the record. */
+void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
+                             double now);
+/* Binding cycle (upstream bindingCycle): PreBind, Bind; the record is
+ * registered in s->binding (a waiting record already is). */
+void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
+                            double now);
+/* A waiting pod whose wait ended without approval: Unreserve, forget, back
+ * to the unschedulable pods (or dropped when gone). Releases the record. */
+void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
+                             double now);
+/* Makes s->msg hold at least n bytes; false when out of memory. */
+bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);
+
+#endif

@@ -1,0 +1,686 @@
+/* `moonsched simulate`: files (and/or a generated cluster) in, deltas to the
+ * scheduler (nodes, then bound pods, then pending pods), an in-memory binder
+ * whose binds succeed and are confirmed like an informer would, a virtual
+ * clock, and a report of every pending pod's fate. */
+#include "moonsched/simulate.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "moonsched/cache.h"
+#include "moonsched/config.h"
+#include "moonsched/decode.h"
+#include "moonsched/generator.h"
+#include "moonsched/map.h"
+#include "moonsched/quantity.h"
+#include "moonsched/scheduler.h"
+
+#define DEFAULT_MAX_VIRTUAL_TIME 3600.0
+#define DEFAULT_SEED 1
+
+void ms_simulate_options_default(ms_simulate_options *o) {
+    memset(o, 0, sizeof *o);
+    o->output = MS_OUTPUT_TABLE;
+}
+
+/* The fate of one pending pod, as last reported. */
+typedef struct placement {
+    ms_pod *pod;                   /* referenced */
+    ms_str node;                   /* MS_STR_NONE: not placed */
+    bool scored;
+    int64_t total;
+    uint32_t feasible, num_all_nodes;
+    uint32_t nscores;
+    int64_t *scores;               /* nscores weighted scores (heap) */
+    const char *const *names;      /* the profile's score plugin names */
+    char *message;                 /* heap: why it is not placed */
+} placement;
+
+typedef struct kind_count {
+    char kind[64];
+    uint32_t n;
+} kind_count;
+
+typedef struct pending_bind {
+    ms_pod *pod;                   /* referenced */
+    ms_str node;
+} pending_bind;
+
+typedef struct sim {
+    const ms_simulate_options *o;
+    FILE *out, *diag;
+    ms_interner *in;
+    ms_decoder dec;
+    ms_scheduler *sched;
+    double now;
+
+    ms_node **nodes;
+    uint32_t nnodes, nodecap;
+    ms_pod **pods;
+    uint32_t npods, podcap;
+    uint32_t objects;
+    kind_count skipped[32];
+    uint32_t nskipped_kinds, nskipped;
+
+    pending_bind *binds;
+    uint32_t nbinds, bindcap;
+
+    placement *pl;
+    uint32_t npl, plcap;
+    ms_map pl_index;               /* uid hash -> index + 1 */
+    bool keep_details;             /* scores and messages are printed */
+
+    double *lat;
+    uint32_t nlat, latcap;
+    bool oom;                      /* a reporter callback ran out of memory */
+} sim;
+
+static double mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
+    if (need <= *cap) return true;
+    uint32_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *np = realloc(*p, (size_t)c * size);
+    if (!np) return false;
+    *p = np;
+    *cap = c;
+    return true;
+}
+
+/* ---- input ---------------------------------------------------------- */
+
+static ms_rc keep_node(void *ctx, ms_node *node, ms_error *err) {
+    sim *m = ctx;
+    if (!grow((void **)&m->nodes, &m->nodecap, m->nnodes + 1, sizeof *m->nodes)) {
+        ms_node_unref(node);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    m->nodes[m->nnodes++] = node;
+    return MS_OK;
+}
+
+static ms_rc keep_pod(void *ctx, ms_pod *pod, ms_error *err) {
+    sim *m = ctx;
+    if (!grow((void **)&m->pods, &m->podcap, m->npods + 1, sizeof *m->pods)) {
+        ms_pod_unref(pod);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    m->pods[m->npods++] = pod;
+    return MS_OK;
+}
+
+static void count_skipped(sim *m, const char *kind) {
+    m->nskipped++;
+    for (uint32_t i = 0; i < m->nskipped_kinds; i++)
+        if (strcmp(m->skipped[i].kind, kind) == 0) {
+            m->skipped[i].n++;
+            return;
+        }
+    if (m->nskipped_kinds < sizeof m->skipped / sizeof m->skipped[0]) {
+        kind_count *k = &m->skipped[m->nskipped_kinds++];
+        snprintf(k->kind, sizeof k->kind, "%s", kind);
+        k->n = 1;
+    }
+}
+
+static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *err) {
+    sim *m = ctx;
+    m->objects++;
+    if (strcmp(kind, "Node") == 0) {
+        ms_node *node = NULL;
+        ms_rc rc = ms_node_decode(&m->dec, obj, &node, err);
+        return rc == MS_OK ? keep_node(m, node, err) : rc;
+    }
+    if (strcmp(kind, "Pod") == 0) {
+        ms_pod *pod = NULL;
+        ms_rc rc = ms_pod_decode(&m->dec, obj, &pod, err);
+        return rc == MS_OK ? keep_pod(m, pod, err) : rc;
+    }
+    count_skipped(m, kind);
+    return MS_OK;
+}
+
+/* ---- binder and reporter -------------------------------------------- */
+
+static ms_rc sim_bind(void *ctx, const ms_pod *pod, ms_str node) {
+    sim *m = ctx;
+    if (!grow((void **)&m->binds, &m->bindcap, m->nbinds + 1, sizeof *m->binds)) return MS_ENOMEM;
+    m->binds[m->nbinds].pod = ms_pod_ref((ms_pod *)pod);
+    m->binds[m->nbinds].node = node;
+    m->nbinds++;
+    return MS_OK;
+}
+
+/* The binds of the last cycle succeed, and the bound pods come back as an
+ * informer would deliver them (confirming the assumption, AssignedPodAdd). */
+static void drain_binds(sim *m) {
+    for (uint32_t i = 0; i < m->nbinds; i++) {
+        pending_bind *b = &m->binds[i];
+        ms_scheduler_bind_done(m->sched, b->pod, true, false, NULL, m->now);
+        ms_pod *bound = ms_pod_with_node(b->pod, b->node);
+        if (bound) {
+            ms_scheduler_pod_add(m->sched, bound, m->now);
+            ms_pod_unref(bound);
+        } else {
+            m->oom = true;
+        }
+        ms_pod_unref(b->pod);
+    }
+    m->nbinds = 0;
+}
+
+static placement *placement_for(sim *m, const ms_pod *pod) {
+    uintptr_t idx = (uintptr_t)ms_map_get(&m->pl_index, pod->meta.uid_hash);
+    if (idx) return &m->pl[idx - 1];
+    if (!grow((void **)&m->pl, &m->plcap, m->npl + 1, sizeof *m->pl)) return NULL;
+    if (ms_map_put(&m->pl_index, pod->meta.uid_hash, (void *)(uintptr_t)(m->npl + 1)) != 0)
+        return NULL;
+    placement *p = &m->pl[m->npl++];
+    memset(p, 0, sizeof *p);
+    p->pod = ms_pod_ref((ms_pod *)pod);
+    return p;
+}
+
+static void set_message(sim *m, placement *p, const char *msg) {
+    free(p->message);
+    p->message = NULL;
+    if (!m->keep_details) return;
+    p->message = strdup(msg ? msg : "");
+    if (!p->message) m->oom = true;
+}
+
+static void on_scheduled(void *ctx, const ms_pod *pod, ms_str node, const ms_score_report *why) {
+    sim *m = ctx;
+    placement *p = placement_for(m, pod);
+    if (!p) {
+        m->oom = true;
+        return;
+    }
+    p->node = node;
+    set_message(m, p, NULL);
+    p->scored = why->nplugins > 0;
+    p->total = why->total;
+    p->feasible = why->feasible;
+    p->num_all_nodes = why->num_all_nodes;
+    p->names = why->names;
+    p->nscores = 0;
+    if (!m->keep_details || why->nplugins == 0) return;
+    int64_t *s = realloc(p->scores, why->nplugins * sizeof *s);
+    if (!s) {
+        m->oom = true;
+        return;
+    }
+    memcpy(s, why->scores, why->nplugins * sizeof *s);
+    p->scores = s;
+    p->nscores = why->nplugins;
+}
+
+static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts) {
+    (void)attempts;
+    sim *m = ctx;
+    placement *p = placement_for(m, pod);
+    if (!p) {
+        m->oom = true;
+        return;
+    }
+    p->node = MS_STR_NONE;
+    p->nscores = 0;
+    set_message(m, p, message);
+}
+
+static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
+    (void)node;
+    on_unschedulable(ctx, pod, message, 0);
+}
+
+/* Pods still queued that no cycle ever reported (PreEnqueue kept them out). */
+static void on_left_over(void *ctx, const ms_queued_pod *qp) {
+    sim *m = ctx;
+    if (ms_map_has(&m->pl_index, qp->pod->meta.uid_hash)) return;
+    placement *p = placement_for(m, qp->pod);
+    if (!p) {
+        m->oom = true;
+        return;
+    }
+    set_message(m, p, qp->attempts ? "still queued when the simulation stopped"
+                                    : "never attempted: held back by PreEnqueue");
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static void format_score(const placement *p, char *buf, size_t n) {
+    size_t len = 0;
+    int w;
+    if (p->nscores > 0) {
+        w = snprintf(buf, n, "score %lld: ", (long long)p->total);
+        len = w > 0 ? (size_t)w : 0;
+        for (uint32_t k = 0; k < p->nscores && len < n; k++) {
+            w = snprintf(buf + len, n - len, "%s%s %lld", k ? ", " : "", p->names[k],
+                         (long long)p->scores[k]);
+            if (w > 0) len += (size_t)w;
+        }
+        if (len < n) snprintf(buf + len, n - len, "; feasible %u/%u", p->feasible, p->num_all_nodes);
+    } else if (p->scored) {
+        snprintf(buf, n, "score %lld; feasible %u/%u", (long long)p->total, p->feasible,
+                 p->num_all_nodes);
+    } else {
+        snprintf(buf, n, "not scored: feasible %u/%u", p->feasible, p->num_all_nodes);
+    }
+}
+
+static void pod_key(const sim *m, const ms_pod *pod, char *buf, size_t n) {
+    ms_pod_key(pod, m->in, buf, n);
+}
+
+static void print_placements(sim *m) {
+    char key[512], why[2048];
+    for (uint32_t i = 0; i < m->npl; i++) {
+        const placement *p = &m->pl[i];
+        pod_key(m, p->pod, key, sizeof key);
+        if (p->node != MS_STR_NONE) {
+            format_score(p, why, sizeof why);
+            fprintf(m->out, "%s -> %s  (%s)\n", key, ms_str_get(m->in, p->node), why);
+        } else {
+            fprintf(m->out, "%s -> (unschedulable) %s\n", key, p->message ? p->message : "");
+        }
+    }
+}
+
+static int cmp_node_name(const void *a, const void *b, void *in) {
+    const ms_node_info *x = *(const ms_node_info *const *)a, *y = *(const ms_node_info *const *)b;
+    return strcmp(ms_str_get(in, x->name), ms_str_get(in, y->name));
+}
+
+/* Live NodeInfos with a Node object, sorted by name. */
+static const ms_node_info **sorted_nodes(sim *m, uint32_t *n) {
+    ms_cache *c = ms_scheduler_cache(m->sched);
+    uint32_t total = ms_cache_node_count(c), k = 0;
+    const ms_node_info **v = calloc(total ? total : 1, sizeof *v);
+    if (!v) return NULL;
+    for (uint32_t i = 0; i < total; i++) {
+        const ms_node_info *ni = ms_cache_node_at(c, i);
+        if (ni && ni->node) v[k++] = ni;
+    }
+    qsort_r(v, k, sizeof *v, cmp_node_name, m->in);
+    *n = k;
+    return v;
+}
+
+static bool is_byte_scalar(const char *name) { return strncmp(name, "hugepages-", 10) == 0; }
+
+static void format_quantity(int kind, const char *name, int64_t v, char *buf, size_t n) {
+    if (kind == MS_RES_CPU) ms_format_milli(buf, n, v);
+    else if (kind == MS_RES_MEMORY || kind == MS_RES_EPHEMERAL || (name && is_byte_scalar(name)))
+        ms_format_bytes(buf, n, v);
+    else snprintf(buf, n, "%lld", (long long)v);
+}
+
+static int percent(int64_t used, int64_t total) {
+    if (total <= 0) return used > 0 ? 100 : 0;
+    return (int)(used * 100 / total);
+}
+
+static void print_node_table(sim *m) {
+    uint32_t n = 0;
+    const ms_node_info **v = sorted_nodes(m, &n);
+    if (!v) {
+        m->oom = true;
+        return;
+    }
+    /* Rows first, to size the columns. */
+    typedef struct row {
+        char name[160], pods[48], cpu[96], mem[96], ext[256];
+    } row;
+    row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) {
+        free(v);
+        m->oom = true;
+        return;
+    }
+    size_t w[4] = {4, 4, 3, 6};
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_node_info *ni = v[i];
+        const ms_resources *alloc = &ni->node->allocatable, *req = &ni->requested;
+        row *r = &rows[i];
+        char a[32], b[32];
+        snprintf(r->name, sizeof r->name, "%s%s", ms_str_get(m->in, ni->name),
+                 ni->node->unschedulable ? " (cordoned)" : "");
+        snprintf(r->pods, sizeof r->pods, "%u/%lld", ni->npods, (long long)alloc->v[MS_RES_PODS]);
+        /* One unit for both sides: cores when both are whole, else millicores. */
+        int64_t rc = req->v[MS_RES_CPU], ac = alloc->v[MS_RES_CPU];
+        bool whole = rc % 1000 == 0 && ac % 1000 == 0;
+        if (whole)
+            snprintf(r->cpu, sizeof r->cpu, "%lld/%lld (%d%%)", (long long)(rc / 1000),
+                     (long long)(ac / 1000), percent(rc, ac));
+        else
+            snprintf(r->cpu, sizeof r->cpu, "%lld%s/%lldm (%d%%)", (long long)rc, rc ? "m" : "",
+                     (long long)ac, percent(rc, ac));
+        format_quantity(MS_RES_MEMORY, NULL, req->v[MS_RES_MEMORY], a, sizeof a);
+        format_quantity(MS_RES_MEMORY, NULL, alloc->v[MS_RES_MEMORY], b, sizeof b);
+        snprintf(r->mem, sizeof r->mem, "%s/%s (%d%%)", a, b,
+                 percent(req->v[MS_RES_MEMORY], alloc->v[MS_RES_MEMORY]));
+        size_t len = 0;
+        for (uint32_t k = 0; k < alloc->nscalar && len < sizeof r->ext; k++) {
+            const char *name = ms_str_get(m->in, alloc->scalar[k].name);
+            format_quantity(-1, name, ms_resources_scalar(req, alloc->scalar[k].name), a, sizeof a);
+            format_quantity(-1, name, alloc->scalar[k].value, b, sizeof b);
+            int wr = snprintf(r->ext + len, sizeof r->ext - len, "%s%s %s/%s", len ? ", " : "",
+                              name, a, b);
+            if (wr > 0) len += (size_t)wr;
+        }
+        if (!len) snprintf(r->ext, sizeof r->ext, "-");
+        size_t l[4] = {strlen(r->name), strlen(r->pods), strlen(r->cpu), strlen(r->mem)};
+        for (int k = 0; k < 4; k++)
+            if (l[k] > w[k]) w[k] = l[k];
+    }
+    fprintf(m->out, "\n%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], "NODE", (int)w[1], "PODS",
+            (int)w[2], "CPU", (int)w[3], "MEMORY", "EXTENDED");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(m->out, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], rows[i].name, (int)w[1],
+                rows[i].pods, (int)w[2], rows[i].cpu, (int)w[3], rows[i].mem, rows[i].ext);
+    free(rows);
+    free(v);
+}
+
+static void add_quantity(cJSON *obj, const sim *m, int kind, ms_str name, int64_t v) {
+    char buf[64];
+    const char *key = kind >= 0 ? ms_str_get(m->in, m->dec.rn.builtin[kind]) : ms_str_get(m->in, name);
+    format_quantity(kind, key, v, buf, sizeof buf);
+    cJSON_AddStringToObject(obj, key, buf);
+}
+
+static cJSON *resources_json(const sim *m, const ms_resources *r, const ms_resources *keys) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    for (int k = 0; k < MS_RES_NBUILTIN; k++) {
+        /* ephemeral-storage only where the node declares it */
+        if (k == MS_RES_EPHEMERAL && keys->v[k] == 0 && r->v[k] == 0) continue;
+        add_quantity(o, m, k, MS_STR_NONE, r->v[k]);
+    }
+    for (uint32_t k = 0; k < keys->nscalar; k++)
+        add_quantity(o, m, -1, keys->scalar[k].name, ms_resources_scalar(r, keys->scalar[k].name));
+    return o;
+}
+
+static void print_json(sim *m) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON *pls = cJSON_AddArrayToObject(root, "placements");
+    cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
+    if (!root || !pls || !nodes) {
+        cJSON_Delete(root);
+        m->oom = true;
+        return;
+    }
+    char key[512], why[2048];
+    for (uint32_t i = 0; i < m->npl; i++) {
+        const placement *p = &m->pl[i];
+        cJSON *e = cJSON_CreateObject();
+        pod_key(m, p->pod, key, sizeof key);
+        cJSON_AddStringToObject(e, "pod", key);
+        if (p->node != MS_STR_NONE) {
+            cJSON_AddStringToObject(e, "node", ms_str_get(m->in, p->node));
+            format_score(p, why, sizeof why);
+            cJSON_AddStringToObject(e, "message", why);
+        } else {
+            cJSON_AddNullToObject(e, "node");
+            cJSON_AddStringToObject(e, "message", p->message ? p->message : "");
+        }
+        cJSON_AddItemToArray(pls, e);
+    }
+    uint32_t n = 0;
+    const ms_node_info **v = sorted_nodes(m, &n);
+    for (uint32_t i = 0; v && i < n; i++) {
+        const ms_node_info *ni = v[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", ms_str_get(m->in, ni->name));
+        /* Requested lists every resource the node has, plus any requested
+         * scalar it lacks (bound pods may ask for more than it has). */
+        ms_resources keys = {0};
+        ms_resources_copy(&keys, &ni->node->allocatable);
+        for (uint32_t k = 0; k < ni->requested.nscalar; k++)
+            if (ms_resources_scalar(&keys, ni->requested.scalar[k].name) == 0 &&
+                ni->requested.scalar[k].value != 0)
+                ms_resources_set_scalar(&keys, ni->requested.scalar[k].name, 0);
+        cJSON_AddItemToObject(e, "requested", resources_json(m, &ni->requested, &keys));
+        cJSON_AddItemToObject(e, "allocatable", resources_json(m, &ni->node->allocatable, &keys));
+        ms_resources_free(&keys);
+        cJSON_AddItemToArray(nodes, e);
+    }
+    free(v);
+    char *text = cJSON_PrintUnformatted(root);
+    if (text) {
+        fprintf(m->out, "%s\n", text);
+        free(text);
+    } else {
+        m->oom = true;
+    }
+    cJSON_Delete(root);
+}
+
+/* ---- statistics ------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile(const double *v, uint32_t n, double p) {
+    if (n == 0) return 0;
+    double rank = ceil(p / 100.0 * n);
+    uint32_t i = rank < 1 ? 0 : (uint32_t)rank - 1;
+    return v[i < n ? i : n - 1];
+}
+
+static void print_stats(sim *m, const ms_simulate_result *r) {
+    FILE *f = m->diag;
+    fprintf(f, "objects read:      %u (%u skipped", r->objects, r->skipped);
+    for (uint32_t i = 0; i < m->nskipped_kinds; i++)
+        fprintf(f, "%s%s %u", i ? ", " : ": ", m->skipped[i].kind, m->skipped[i].n);
+    fprintf(f, ")\n");
+    fprintf(f, "nodes:             %u\n", r->nodes);
+    fprintf(f, "pods:              %u pending, %u bound, %u ignored\n", r->pending_pods,
+            r->bound_pods, r->ignored_pods);
+    fprintf(f, "scheduled:         %u\n", r->scheduled);
+    fprintf(f, "unschedulable:     %u\n", r->unschedulable);
+    fprintf(f, "attempts:          %u\n", r->attempts);
+    fprintf(f, "wall time:         %.3f s\n", r->wall_seconds);
+    fprintf(f, "scheduling time:   %.3f s\n", r->schedule_seconds);
+    fprintf(f, "pods/s:            %.0f\n", r->pods_per_second);
+    fprintf(f, "latency p50:       %.1f us\n", r->latency_p50 * 1e6);
+    fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
+    fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
+    fprintf(f, "virtual time:      %.1f s\n", r->virtual_seconds);
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+static void warn_config(void *ctx, const char *msg) {
+    sim *m = ctx;
+    fprintf(m->diag, "moonsched: warning: %s\n", msg);
+}
+
+static ms_rc feed(sim *m, ms_simulate_result *r) {
+    for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
+    r->nodes = m->nnodes;
+    for (uint32_t i = 0; i < m->npods; i++) {
+        ms_pod *p = m->pods[i];
+        if (p->node_name == MS_STR_NONE) continue;
+        if (ms_pod_is_terminal(p)) r->ignored_pods++;
+        else r->bound_pods++;
+        ms_scheduler_pod_add(m->sched, p, m->now);
+    }
+    for (uint32_t i = 0; i < m->npods; i++) {
+        ms_pod *p = m->pods[i];
+        if (p->node_name != MS_STR_NONE) continue;
+        if (ms_pod_is_terminal(p) || ms_scheduler_profile_index(m->sched, p->scheduler_name) < 0) {
+            r->ignored_pods++;
+            continue;
+        }
+        r->pending_pods++;
+        ms_scheduler_pod_add(m->sched, p, m->now);
+    }
+    return MS_OK;
+}
+
+static ms_rc run_loop(sim *m, ms_simulate_result *r) {
+    ms_queue *q = ms_scheduler_queue(m->sched);
+    double limit = m->o->max_virtual_time > 0 ? m->o->max_virtual_time : DEFAULT_MAX_VIRTUAL_TIME;
+    double t0 = mono();
+    for (;;) {
+        if (ms_queue_len_active(q) == 0) {
+            /* Idle: jump to the next backoff expiry or Permit deadline. */
+            uint32_t backoff = ms_queue_len_backoff(q), waiting = ms_scheduler_waiting_count(m->sched);
+            if (backoff == 0 && waiting == 0) break;
+            double next = INFINITY;
+            if (backoff) next = ms_queue_next_backoff(q);
+            if (waiting) next = fmin(next, ms_scheduler_next_permit_deadline(m->sched));
+            if (next > m->now) m->now = next;
+            if (m->now > limit) break;
+            ms_scheduler_tick(m->sched, m->now);
+            drain_binds(m);
+            /* Never stand still. */
+            if (ms_queue_len_active(q) == 0 && ms_queue_len_backoff(q) == backoff &&
+                ms_scheduler_waiting_count(m->sched) == waiting)
+                m->now += 1e-3;
+            continue;
+        }
+        if (!grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
+            return MS_ENOMEM;
+        double a = mono();
+        ms_scheduler_schedule_one(m->sched, m->now);
+        drain_binds(m);
+        m->lat[m->nlat++] = mono() - a;
+        if (m->oom) return MS_ENOMEM;
+    }
+    r->schedule_seconds = mono() - t0;
+    r->virtual_seconds = m->now;
+    r->attempts = m->nlat;
+    return MS_OK;
+}
+
+static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
+    for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
+        ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
+        if (rc != MS_OK) return rc;
+    }
+    r->objects = m->objects;
+    r->skipped = m->nskipped;
+    if (m->o->generate) {
+        ms_generator_spec g;
+        ms_generator_spec_default(&g);
+        ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
+        if (rc != MS_OK) return rc;
+        ms_generator_sink sink = {m, keep_node, keep_pod};
+        rc = ms_generate(&g, &m->dec, &sink, err);
+        if (rc != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
+static void sim_free(sim *m) {
+    if (m->sched) ms_scheduler_free(m->sched);
+    for (uint32_t i = 0; i < m->nbinds; i++) ms_pod_unref(m->binds[i].pod);
+    free(m->binds);
+    for (uint32_t i = 0; i < m->npl; i++) {
+        ms_pod_unref(m->pl[i].pod);
+        free(m->pl[i].scores);
+        free(m->pl[i].message);
+    }
+    free(m->pl);
+    ms_map_free(&m->pl_index);
+    for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
+    free(m->nodes);
+    for (uint32_t i = 0; i < m->npods; i++) ms_pod_unref(m->pods[i]);
+    free(m->pods);
+    free(m->lat);
+    if (m->in) ms_interner_free(m->in);
+}
+
+ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
+                      ms_simulate_result *result, ms_error *err) {
+    double t0 = mono();
+    ms_simulate_result r;
+    memset(&r, 0, sizeof r);
+    sim m;
+    memset(&m, 0, sizeof m);
+    m.o = o;
+    m.out = out;
+    m.diag = diag;
+    m.keep_details = !o->quiet;
+    ms_map_init(&m.pl_index);
+    m.in = ms_interner_new();
+    if (!m.in) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_decoder_init(&m.dec, m.in);
+
+    ms_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    ms_rc rc = o->config_file ? ms_config_load_file(&cfg, o->config_file, warn_config, &m, err)
+                              : ms_config_default(&cfg);
+    if (rc != MS_OK) {
+        if (!o->config_file) ms_error_set(err, rc, "building the default configuration failed");
+        goto done;
+    }
+    if ((rc = load_inputs(&m, &r, err)) != MS_OK) goto done;
+
+    ms_scheduler_options so = {
+        .config = &cfg,
+        .in = m.in,
+        .binder = {&m, sim_bind},
+        .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL},
+        .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
+        .permit_timeout_allows = true,
+    };
+    if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) {
+        /* Profiles are checked against the plugin registry only here. */
+        if (o->config_file && rc == MS_EINVAL) ms_error_prefix(err, "%s", o->config_file);
+        goto done;
+    }
+    if ((rc = feed(&m, &r)) != MS_OK) goto done;
+    if ((rc = run_loop(&m, &r)) != MS_OK) {
+        ms_error_set(err, rc, "out of memory");
+        goto done;
+    }
+    ms_queue_each(ms_scheduler_queue(m.sched), on_left_over, &m);
+    for (uint32_t i = 0; i < m.npl; i++) {
+        if (m.pl[i].node != MS_STR_NONE) r.scheduled++;
+        else r.unschedulable++;
+    }
+    if (!o->quiet) {
+        if (o->output == MS_OUTPUT_JSON) {
+            print_json(&m);
+        } else {
+            print_placements(&m);
+            print_node_table(&m);
+        }
+    }
+    if (m.oom) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto done;
+    }
+    qsort(m.lat, m.nlat, sizeof *m.lat, cmp_double);
+    r.latency_p50 = percentile(m.lat, m.nlat, 50);
+    r.latency_p99 = percentile(m.lat, m.nlat, 99);
+    r.pods_per_second = r.schedule_seconds > 0 ? r.scheduled / r.schedule_seconds : 0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
+    r.wall_seconds = mono() - t0;
+    /* Statistics follow the output when both go to a terminal. */
+    fflush(m.out);
+    if (o->stats) print_stats(&m, &r);
+    if (result) *result = r;
+
+done:
+    sim_free(&m);
+    ms_config_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* Synthetic clusters for `simulate --generate` and the benchmarks, shaped
+ * like scheduler_perf's SchedulingBasic (node-default.yaml: 4 cpu, 32Gi,
+ * 110 pods, Ready; pod-default.yaml: one pause container requesting and
+ * limited to 100m / 500Mi, containerPort 80). Objects are built as API
+ * objects and decoded by the regular decoder, so they are real ms_node and
+ * ms_pod values with every derived field filled.
+ *
+ * Spec text: comma-separated key=value pairs, e.g.
+ *   nodes=5000,pods=10000,zones=3,node-cpu=32,node-memory=64Gi
+ * Keys: nodes, pods (pending), bound-pods (already bound, round-robin over
+ * the nodes), zones (topology.kubernetes.io/zone labels zone-0..; 0 = none),
+ * node-cpu, node-memory, node-pods, pod-cpu, pod-memory (quantities),
+ * priorities (pending pods get a priority drawn in [0, N) when N > 1),
+ * namespace, seed (for the drawn priorities). */
+#ifndef MOONSCHED_GENERATOR_H
+#define MOONSCHED_GENERATOR_H
+
+#include <stdint.h>
+
+#include "moonsched/decode.h"
+#include "moonsched/error.h"
+#include "moonsched/node.h"
+#include "moonsched/pod.h"
+
+typedef struct ms_generator_spec {
+    uint32_t nodes;                /* 0 */
+    uint32_t pods;                 /* 0 */
+    uint32_t bound_pods;           /* 0 */
+    uint32_t zones;                /* 0 */
+    char node_cpu[32];             /* "4" */
+    char node_memory[32];          /* "32Gi" */
+    char node_pods[32];            /* "110" */
+    char pod_cpu[32];              /* "100m" */
+    char pod_memory[32];           /* "500Mi" */
+    uint32_t priorities;           /* 0 */
+    char namespace_[64];           /* "default" */
+    uint64_t seed;                 /* 1 */
+} ms_generator_spec;
+
+void ms_generator_spec_default(ms_generator_spec *g);
+/* Parses spec text over the current values. Errors name the key:
+ * "--generate: node-memory: quantities must match ...". */
+ms_rc ms_generator_parse(const char *text, ms_generator_spec *g, ms_error *err);
+
+/* Receives each object with the one reference it was created with. */
+typedef struct ms_generator_sink {
+    void *ctx;
+    ms_rc (*node)(void *ctx, ms_node *node, ms_error *err);
+    ms_rc (*pod)(void *ctx, ms_pod *pod, ms_error *err);
+} ms_generator_sink;
+
+/* Nodes "node-N" first, then bound pods "bound-N", then pending pods "pod-N". */
+ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
+                  ms_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/* `moonsched simulate`: schedules the pending pods of a cluster described in
+ * files (and/or generated) through the real cache, queue and framework, with
+ * an in-memory binder and a virtual clock, and prints where each pod went
+ * and why. The reference is docs/simulate.md. */
+#ifndef MOONSCHED_SIMULATE_H
+#define MOONSCHED_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "moonsched/error.h"
+
+typedef enum ms_output_format { MS_OUTPUT_TABLE = 0, MS_OUTPUT_JSON } ms_output_format;
+
+typedef struct ms_simulate_options {
+    const char *const *cluster_files;   /* "-" is standard input */
+    uint32_t ncluster_files;
+    const char *config_file;            /* KubeSchedulerConfiguration, or NULL */
+    const char *generate;               /* generator spec (generator.h), or NULL */
+    bool has_seed;
+    uint64_t seed;                      /* tie-breaking; else the config's, else 1 */
+    ms_output_format output;
+    bool quiet;                         /* no placements and no node summary */
+    bool stats;                         /* statistics on the diagnostics stream */
+    double max_virtual_time;            /* seconds of virtual clock; 0: 3600 */
+} ms_simulate_options;
+
+void ms_simulate_options_default(ms_simulate_options *o);
+
+/* What a run did (all counts over the whole run). */
+typedef struct ms_simulate_result {
+    uint32_t objects;                   /* objects read from files */
+    uint32_t skipped;                   /* of other kinds */
+    uint32_t nodes;
+    uint32_t bound_pods;
+    uint32_t pending_pods;              /* pending pods of one of our profiles */
+    uint32_t ignored_pods;              /* pending pods of other schedulers, terminal pods */
+    uint32_t scheduled;
+    uint32_t unschedulable;
+    uint32_t attempts;                  /* scheduling cycles run */
+    double wall_seconds;                /* the whole run */
+    double schedule_seconds;            /* the scheduling loop */
+    double pods_per_second;             /* scheduled / schedule_seconds */
+    double latency_p50, latency_p99;    /* seconds per cycle, bind included */
+    double peak_rss_mib;
+    double virtual_seconds;             /* where the virtual clock stopped */
+} ms_simulate_result;
+
+/* Output goes to `out`; warnings and --stats to `diag`. Bad input returns
+ * MS_EINVAL or MS_EIO with err naming the file, object and field
+ * ("cluster.yaml: Pod default/web: spec.containers[0]...: why"). `result`
+ * may be NULL. */
+ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
+                      ms_simulate_result *result, ms_error *err);
+
+#endif

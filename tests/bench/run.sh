@@ -1,0 +1,48 @@
+#!/bin/sh
+# `make bench`: scheduler_perf's SchedulingBasic shapes through
+# `moonsched simulate --generate` (default profile, default
+# percentageOfNodesToScore). Each shape runs RUNS times (default 5); the
+# table shows the median of each figure over the runs.
+#   B      build directory (default build)
+#   RUNS   runs per shape (default 5)
+set -u
+B=${B:-build}
+RUNS=${RUNS:-5}
+M="$B/moonsched"
+[ -x "$M" ] || { echo "bench: $M is not built" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# median of the numbers on standard input
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# field VALUE-LABEL FILE: the number after "LABEL:" in a --stats file
+field() { sed -n "s/^$1: *\\([0-9.]*\\).*/\\1/p" "$2"; }
+
+printf '%-28s %10s %12s %12s %10s %9s\n' "workload" "pods/s" "p50 (us)" "p99 (us)" "RSS (MiB)" "scheduled"
+status=0
+for shape in "500 1000" "5000 1000" "5000 10000"; do
+    set -- $shape
+    nodes=$1 pods=$2
+    : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
+    i=0
+    while [ "$i" -lt "$RUNS" ]; do
+        i=$((i + 1))
+        if ! "$M" simulate --generate "nodes=$nodes,pods=$pods" --quiet --stats \
+            >/dev/null 2>"$T/stats"; then
+            echo "bench: run failed:" >&2
+            cat "$T/stats" >&2
+            status=1
+            continue
+        fi
+        field "pods\\/s" "$T/stats" >>"$T/pps"
+        field "latency p50" "$T/stats" >>"$T/p50"
+        field "latency p99" "$T/stats" >>"$T/p99"
+        field "peak RSS" "$T/stats" >>"$T/rss"
+        field "scheduled" "$T/stats" >>"$T/ok"
+    done
+    printf '%-28s %10s %12s %12s %10s %9s\n' "SchedulingBasic ${nodes}n/${pods}p" \
+        "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
+        "$(median <"$T/rss")" "$(median <"$T/ok")"
+done
+exit $status

@@ -1,0 +1,170 @@
+#!/bin/sh
+# `moonsched simulate` end to end: placements, messages, output formats,
+# input formats, the generator and exit codes. TAP output.
+# B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+D=tests/cli/data
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() {      # description; the test passed when the previous command did
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+not_ok() {  # description, details
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+}
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+    d=$1
+    shift
+    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
+}
+# has FILE TEXT: the file contains the exact line.
+has_line() { grep -Fxq -- "$2" "$1"; }
+has_text() { grep -Fq -- "$2" "$1"; }
+
+if [ ! -x "$M" ]; then
+    echo "not ok 1 - $M is not built"
+    echo "1..1"
+    exit 1
+fi
+
+# ---- the example cluster (make run) ----
+"$M" simulate --cluster examples/cluster.yaml >"$T/ex.out" 2>"$T/ex.err"
+rc=$?
+check "example cluster: exit 0" test "$rc" -eq 0
+check "example cluster: nothing on stderr" test ! -s "$T/ex.err"
+check "example: higher priority pod scheduled first" \
+    sh -c "head -n 1 '$T/ex.out' | grep -q '^default/api-1 -> '"
+check "example: GPU pod tolerating the taint lands on gpu-1" \
+    sh -c "grep -q '^ml/train-1 -> gpu-1  (' '$T/ex.out'"
+check "example: nodeSelector disktype=ssd gives node-a (node-d is cordoned)" \
+    sh -c "grep -q '^default/ssd-app -> node-a  (' '$T/ex.out'"
+check "example: host port 9100 is taken on node-a" \
+    sh -c "grep '^monitoring/exporter-2 -> ' '$T/ex.out' | grep -qv -e '-> node-a' -e unschedulable"
+check "example: required zone affinity keeps zonal in eu-west-1b/c" \
+    sh -c "grep -Eq '^default/zonal -> node-(b|c)  \\(' '$T/ex.out'"
+check "example: scored placements show per-plugin scores and feasible counts" \
+    sh -c "grep '^default/web-1 -> ' '$T/ex.out' | grep -Eq 'score [0-9]+: .*TaintToleration [0-9]+.*NodeResourcesFit [0-9]+.*; feasible [0-9]+/5\\)'"
+check "example: too big pod names every reason" has_line "$T/ex.out" \
+    "default/huge -> (unschedulable) 0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient cpu, 3 Insufficient memory."
+check "example: GPU pod without toleration" has_line "$T/ex.out" \
+    "ml/gpu-no-toleration -> (unschedulable) 0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu."
+check "example: another scheduler's pod is left alone" sh -c "! grep -q batch-job '$T/ex.out'"
+check "example: one line per pending pod of ours (11)" \
+    test "$(grep -c ' -> ' "$T/ex.out")" -eq 11
+check "example: node summary with GPU usage" \
+    sh -c "grep -q '^NODE ' '$T/ex.out' && grep '^gpu-1 ' '$T/ex.out' | grep -q 'nvidia.com/gpu 1/4'"
+check "example: cordoned node marked" sh -c "grep -q '^node-d (cordoned) ' '$T/ex.out'"
+
+# ---- deterministic placements ----
+"$M" simulate --cluster "$D/forced.yaml" >"$T/forced.out" 2>&1
+check "forced: exit 0" test $? -eq 0
+check "forced: nodeSelector placement" has_line "$T/forced.out" \
+    "team-a/to-alpha -> alpha  (not scored: feasible 1/3)"
+check "forced: toleration and extended resource placement" has_line "$T/forced.out" \
+    "team-b/to-beta -> beta  (not scored: feasible 1/3)"
+check "forced: unschedulable message" has_line "$T/forced.out" \
+    "team-a/too-big -> (unschedulable) 0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {team: beta}, 1 node(s) were unschedulable."
+check "forced: utilisation of alpha (its finished pod holds nothing)" \
+    sh -c "grep '^alpha ' '$T/forced.out' | grep -q '1/10 .*500m/2000m (25%) .*1Gi/4Gi (25%)'"
+check "forced: extended resource in use on beta" \
+    sh -c "grep '^beta ' '$T/forced.out' | grep -q 'example.com/fpga 1/2'"
+
+# ---- JSON output ----
+"$M" simulate --cluster "$D/forced.yaml" --output json >"$T/forced.json" 2>&1
+check "json: exit 0" test $? -eq 0
+if command -v python3 >/dev/null 2>&1; then
+    check "json: parses, with placements and nodes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"placements", "nodes"}, d.keys()
+p = {x["pod"]: x for x in d["placements"]}
+assert p["team-a/to-alpha"]["node"] == "alpha", p
+assert p["team-a/too-big"]["node"] is None
+assert p["team-a/too-big"]["message"].startswith("0/3 nodes are available: 1 Insufficient cpu")
+n = {x["name"]: x for x in d["nodes"]}
+assert n["beta"]["requested"]["example.com/fpga"] == "1", n["beta"]
+assert n["beta"]["allocatable"]["example.com/fpga"] == "2"
+assert n["alpha"]["requested"]["cpu"] == "500m" and n["alpha"]["allocatable"]["memory"] == "4Gi"
+' "$T/forced.json"
+else
+    check "json: has placements and nodes" \
+        sh -c "grep -q '^{\"placements\":\\[' '$T/forced.json' && grep -q '\"node\":null' '$T/forced.json' && grep -q '\"nodes\":\\[' '$T/forced.json'"
+fi
+
+# ---- input formats ----
+"$M" simulate --cluster "$D/list.json" >"$T/list.out" 2>&1
+check "kubectl List (JSON) input" sh -c "grep -q '^default/nginx-7854ff8877-abcde -> worker-1  (' '$T/list.out'"
+"$M" simulate --cluster - <"$D/forced.yaml" >"$T/stdin.out" 2>&1
+check "standard input" cmp "$T/stdin.out" "$T/forced.out"
+"$M" simulate --cluster "$D/list.json" --quiet --stats >"$T/stats.out" 2>"$T/stats.err"
+check "--quiet prints nothing on stdout" test ! -s "$T/stats.out"
+check "--stats counts skipped kinds" has_text "$T/stats.err" "objects read:      3 (1 skipped: Service 1)"
+check "--stats reports throughput, latency and RSS" \
+    sh -c "grep -q '^pods/s: ' '$T/stats.err' && grep -q '^latency p99: ' '$T/stats.err' && grep -q '^peak RSS: ' '$T/stats.err'"
+
+# ---- bad input ----
+"$M" simulate --cluster "$D/bad-pod.yaml" >"$T/bad.out" 2>"$T/bad.err"
+check "bad quantity: exit 2" test $? -eq 2
+check "bad quantity: file, object and field named" \
+    sh -c "grep -q '^moonsched: $D/bad-pod.yaml: .*Pod default/broken: spec.containers\\[0\\].resources.requests.cpu: ' '$T/bad.err'"
+"$M" simulate --cluster "$T/does-not-exist.yaml" >/dev/null 2>"$T/missing.err"
+check "missing file: exit 2" test $? -eq 2
+check "missing file: named" has_text "$T/missing.err" "does-not-exist.yaml"
+"$M" simulate --bogus >/dev/null 2>&1
+check "unknown flag: exit 2" test $? -eq 2
+"$M" simulate >/dev/null 2>&1
+check "no input: exit 2" test $? -eq 2
+"$M" simulate --cluster "$D/forced.yaml" --output yaml >/dev/null 2>&1
+check "bad --output: exit 2" test $? -eq 2
+"$M" simulate --cluster examples/cluster.yaml --policy policies/x.lua >/dev/null 2>"$T/policy.err"
+check "--policy refused: exit 2" test $? -eq 2
+check "--policy refused: says why" has_text "$T/policy.err" "Lua policies are not available in this build yet"
+
+# ---- configuration ----
+"$M" simulate --cluster examples/cluster.yaml --config "$D/two-profiles.json" --stats \
+    >"$T/cfg.out" 2>"$T/cfg.err"
+check "config: exit 0" test $? -eq 0
+check "config: a second profile schedules its own pods" \
+    sh -c "grep -q '^default/batch-job-1 -> node-' '$T/cfg.out'"
+check "config: that profile has no Score plugins" \
+    sh -c "grep '^default/batch-job-1 -> ' '$T/cfg.out' | grep -q '(not scored: feasible 3/5)'"
+check "config: 12 pending pods of our profiles" has_text "$T/cfg.err" "pods:              12 pending, 3 bound, 1 ignored"
+"$M" simulate --cluster examples/cluster.yaml --config "$D/unknown-plugin.yaml" >/dev/null 2>"$T/cfg2.err"
+check "config: unknown plugin refused with exit 2" test $? -eq 2
+check "config: unknown plugin named, with the file" has_text "$T/cfg2.err" \
+    "moonsched: $D/unknown-plugin.yaml: profile \"default-scheduler\": plugin \"NoSuchPlugin\" does not exist"
+
+# ---- generator ----
+"$M" simulate --generate nodes=20,pods=50,zones=3 >"$T/gen.out" 2>&1
+check "--generate: exit 0" test $? -eq 0
+check "--generate: every pod placed" test "$(grep -c '^default/pod-[0-9]* -> node-[0-9]*  (' "$T/gen.out")" -eq 50
+check "--generate: 20 nodes in the summary" test "$(grep -c '^node-[0-9]* ' "$T/gen.out")" -eq 20
+"$M" simulate --generate nodes=2,pods=100,node-cpu=1,pod-cpu=100m --quiet --stats 2>"$T/gen2.err" >/dev/null
+check "--generate: capacity respected (20 of 100 fit)" \
+    sh -c "grep -q '^scheduled:         20$' '$T/gen2.err' && grep -q '^unschedulable:     80$' '$T/gen2.err'"
+"$M" simulate --generate nodes=2,bogus=1 >/dev/null 2>"$T/gen3.err"
+check "--generate: unknown key refused with exit 2" test $? -eq 2
+check "--generate: unknown key named" has_text "$T/gen3.err" "unknown key \"bogus\""
+"$M" simulate --generate nodes=2,pods=1 --cluster "$D/forced.yaml" >"$T/both.out" 2>&1
+check "--generate with --cluster: both feed the cluster" \
+    sh -c "grep -q '^default/pod-0 -> ' '$T/both.out' && grep -q '^team-a/to-alpha -> alpha' '$T/both.out'"
+
+# ---- seeds ----
+"$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1
+"$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s2.out" 2>&1
+"$M" simulate --generate nodes=50,pods=200 --seed 8 >"$T/s3.out" 2>&1
+check "same seed, same placements" cmp "$T/s1.out" "$T/s2.out"
+check "another seed breaks ties differently" sh -c "! cmp -s '$T/s1.out' '$T/s3.out'"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,145 @@
+/* The synthetic cluster generator: spec parsing and the objects it builds. */
+#include "testutil.h"
+
+#include "moonsched/decode.h"
+#include "moonsched/generator.h"
+
+static void test_spec_defaults_and_parse(void **state) {
+    (void)state;
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    assert_int_equal(g.nodes, 0);
+    assert_string_equal(g.node_cpu, "4");
+    assert_string_equal(g.node_memory, "32Gi");
+    assert_string_equal(g.node_pods, "110");
+    assert_string_equal(g.pod_cpu, "100m");
+    assert_string_equal(g.pod_memory, "500Mi");
+    assert_string_equal(g.namespace_, "default");
+
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("nodes=5000,pods=10000,zones=3,node-cpu=32,"
+                                        "node-memory=64Gi,pod-cpu=250m,pod-memory=1Gi,seed=9,"
+                                        "bound-pods=7,priorities=4,namespace=perf",
+                                        &g, &err),
+                     MS_OK);
+    assert_int_equal(g.nodes, 5000);
+    assert_int_equal(g.pods, 10000);
+    assert_int_equal(g.zones, 3);
+    assert_int_equal(g.bound_pods, 7);
+    assert_int_equal(g.priorities, 4);
+    assert_int_equal(g.seed, 9);
+    assert_string_equal(g.node_cpu, "32");
+    assert_string_equal(g.node_memory, "64Gi");
+    assert_string_equal(g.pod_cpu, "250m");
+    assert_string_equal(g.namespace_, "perf");
+
+    static const struct { const char *spec, *msg; } bad[] = {
+        {"nodes=abc", "--generate: nodes: expected a count"},
+        {"nodes=-1", "--generate: nodes: expected a count"},
+        {"pods", "--generate: \"pods\": expected key=value"},
+        {"node-cpu=4x", "--generate: node-cpu: "},
+        {"pod-memory=-1Gi", "--generate: pod-memory: must not be negative"},
+        {"colour=blue", "--generate: unknown key \"colour\""},
+        {"namespace=", "--generate: namespace: expected a name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ms_generator_spec_default(&g);
+        assert_int_equal(ms_generator_parse(bad[i].spec, &g, &err), MS_EINVAL);
+        if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)) != 0)
+            fail_msg("%s: got \"%s\"", bad[i].spec, err.msg);
+    }
+}
+
+typedef struct collected {
+    ms_node *nodes[16];
+    ms_pod *pods[32];
+    uint32_t nnodes, npods;
+} collected;
+
+static ms_rc take_node(void *ctx, ms_node *n, ms_error *err) {
+    (void)err;
+    collected *c = ctx;
+    assert_true(c->nnodes < 16);
+    c->nodes[c->nnodes++] = n;
+    return MS_OK;
+}
+
+static ms_rc take_pod(void *ctx, ms_pod *p, ms_error *err) {
+    (void)err;
+    collected *c = ctx;
+    assert_true(c->npods < 32);
+    c->pods[c->npods++] = p;
+    return MS_OK;
+}
+
+static void test_generated_objects(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
+                     MS_OK);
+    collected c = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.nnodes, 4);
+    assert_int_equal(c.npods, 8);
+
+    ms_str zone = ms_intern_cstr(in, "topology.kubernetes.io/zone");
+    ms_str host = ms_intern_cstr(in, "kubernetes.io/hostname");
+    for (uint32_t i = 0; i < 4; i++) {
+        const ms_node *n = c.nodes[i];
+        char want[32];
+        snprintf(want, sizeof want, "node-%u", i);
+        assert_string_equal(ms_str_get(in, n->meta.name), want);
+        assert_string_equal(ms_str_get(in, ms_labels_get(&n->meta.labels, host)), want);
+        snprintf(want, sizeof want, "zone-%u", i % 2);
+        assert_string_equal(ms_str_get(in, ms_labels_get(&n->meta.labels, zone)), want);
+        assert_int_equal(n->allocatable.v[MS_RES_CPU], 4000);
+        assert_int_equal(n->allocatable.v[MS_RES_MEMORY], 32LL << 30);
+        assert_int_equal(n->allocatable.v[MS_RES_PODS], 110);
+        assert_false(n->unschedulable);
+    }
+    /* Bound pods first, round-robin, running; then pending pods. */
+    for (uint32_t i = 0; i < 3; i++) {
+        const ms_pod *p = c.pods[i];
+        char want[32];
+        snprintf(want, sizeof want, "bound-%u", i);
+        assert_string_equal(ms_str_get(in, p->meta.name), want);
+        snprintf(want, sizeof want, "node-%u", i);
+        assert_string_equal(ms_str_get(in, p->node_name), want);
+        assert_int_equal(p->phase, MS_PHASE_RUNNING);
+    }
+    int priorities_seen = 0;
+    for (uint32_t i = 3; i < 8; i++) {
+        const ms_pod *p = c.pods[i];
+        char want[32];
+        snprintf(want, sizeof want, "pod-%u", i - 3);
+        assert_string_equal(ms_str_get(in, p->meta.name), want);
+        assert_string_equal(ms_str_get(in, p->meta.namespace_), "default");
+        assert_int_equal(p->node_name, MS_STR_NONE);
+        assert_int_equal(p->phase, MS_PHASE_PENDING);
+        assert_int_equal(p->requests.v[MS_RES_CPU], 100);
+        assert_int_equal(p->requests.v[MS_RES_MEMORY], 500LL << 20);
+        assert_int_equal(p->qos, MS_QOS_GUARANTEED);
+        assert_true(p->priority >= 0 && p->priority < 3);
+        priorities_seen |= 1 << p->priority;
+        assert_string_equal(ms_str_get(in, p->scheduler_name), "default-scheduler");
+    }
+    assert_true(priorities_seen != 1 && priorities_seen != 2 && priorities_seen != 4);
+
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spec_defaults_and_parse),
+        cmocka_unit_test(test_generated_objects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
