@@ -235,7 +235,7 @@ static bool merge_match_label_keys(ms_arena *a, const ms_pod *pod, const ms_topo
         reqs[n] = (ms_requirement){.key = key, .op = MS_OP_IN, .nvalues = 1, .values = &values[n]};
         n++;
     }
-    memcpy(reqs + n, t->selector.reqs, t->selector.n * sizeof *reqs);
+    if (t->selector.n) memcpy(reqs + n, t->selector.reqs, t->selector.n * sizeof *reqs);
     out->n = n + t->selector.n;
     out->reqs = reqs;
     return true;
