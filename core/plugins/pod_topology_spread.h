@@ -23,8 +23,8 @@ typedef struct pts_constraint {
     ms_str key;
     bool honor_affinity;           /* nodeAffinityPolicy Honor */
     bool honor_taints;             /* nodeTaintsPolicy Honor */
-    /* Scoring counts hostname constraints on the node itself, in Score; the
-     * count tables leave them out. */
+    /* Scoring counts hostname constraints on the node itself, whatever the
+     * policies say; the tables keep that count per node, with no domains. */
     bool per_node;
     ms_label_selector sel;
 } pts_constraint;
@@ -54,6 +54,7 @@ typedef struct pts_domains {
     ms_str *value;
     int64_t *count;                /* matching pods */
     uint32_t *nodes;               /* eligible nodes; 0: the domain does not exist */
+    uint32_t *mark;                /* PreScore: the pass that last saw the domain */
     uint32_t live;                 /* domains with nodes */
     /* Minimum count over live domains and how many domains have it; dirty
      * when the last domain at the minimum went up (recomputed on demand). */
@@ -73,17 +74,18 @@ typedef struct pts_table {
     uint32_t nc;
     bool require_all;
     pts_domains *dom;              /* nc */
-    /* Per node (slot): the domain it counts in and what it adds, per
-     * constraint (-1: the node does not count for it). */
-    ms_map slot_of;                /* node name -> slot + 1 */
-    uint32_t nslots, slotcap;
-    ms_str *slot_name;             /* MS_STR_NONE: free */
-    const ms_node_info **slot_ni;  /* the snapshot's NodeInfo it was computed from ... */
-    uint64_t *slot_gen;            /* ... at this generation */
-    int32_t *slot_dom;             /* nslots * nc */
-    int32_t *slot_cnt;             /* nslots * nc */
-    uint32_t *free_slots;
-    uint32_t nfree;
+    /* Per node number (see pts_tables): the snapshot's NodeInfo the entry
+     * was computed from (NULL: not in the snapshot) at which generation,
+     * and per constraint the domain the node counts in (-1: it does not)
+     * and what it adds (per node constraints: the node's count), and
+     * whether the node lacks the constraint's key. */
+    uint32_t nnodes, nodecap;
+    const ms_node_info **ni;
+    uint64_t *gen;
+    uint8_t *has_keys;             /* the node has every constraint's topology key */
+    int32_t *dc;                   /* [node][constraint][domain, count] */
+    uint8_t *missing;              /* [node][constraint] */
+    uint32_t pass;                 /* PreScore passes, for pts_domains.mark */
 } pts_table;
 
 typedef struct pts_tables {
@@ -92,6 +94,15 @@ typedef struct pts_tables {
     uint64_t clock;
     uint32_t *sigbuf;              /* signature of the current pod */
     uint32_t sigcap;
+    /* Node name id -> node number + 1, shared by the tables: their per-node
+     * arrays are indexed by it, so that Filter finds a node's entry with two
+     * array reads. Numbers are handed out in snapshot order (the order
+     * Filter visits nodes) and never reused. */
+    uint32_t *node_of;
+    uint32_t node_of_cap;
+    uint32_t nnodes;
+    ms_str *values;                /* scratch: a node's value per constraint */
+    uint32_t nvalues;
 } pts_tables;
 
 typedef struct pts_plugin {
@@ -128,9 +139,20 @@ pts_table *pts_tables_sync(pts_tables *ts, const pts_set *s, const ms_snapshot *
                            const ms_interner *in);
 void pts_tables_free(pts_tables *ts);
 
-/* Slot of a node, or -1. */
-static inline int32_t pts_slot(const pts_table *t, ms_str node) {
-    return (int32_t)(uintptr_t)ms_map_get(&t->slot_of, node) - 1;
+/* A node's number, or -1 when no table has seen it. */
+static inline int32_t pts_node(const pts_tables *ts, ms_str name) {
+    return name < ts->node_of_cap ? (int32_t)ts->node_of[name] - 1 : -1;
+}
+/* The table's entry for node number i: NULL when the node is not in the
+ * snapshot it synced with. */
+static inline const ms_node_info *pts_node_info(const pts_table *t, int32_t i) {
+    return i >= 0 && (uint32_t)i < t->nnodes ? t->ni[i] : NULL;
+}
+static inline int32_t pts_node_domain(const pts_table *t, int32_t i, uint32_t k) {
+    return t->dc[((size_t)i * t->nc + k) * 2];
+}
+static inline int32_t pts_node_count(const pts_table *t, int32_t i, uint32_t k) {
+    return t->dc[((size_t)i * t->nc + k) * 2 + 1];
 }
 /* Domain of a value for constraint k, or -1. */
 static inline int32_t pts_domain(const pts_table *t, uint32_t k, ms_str value) {

@@ -85,6 +85,7 @@ static void dom_free(pts_domains *ds) {
     free(ds->value);
     free(ds->count);
     free(ds->nodes);
+    free(ds->mark);
 }
 
 static void dom_reset(pts_domains *ds) {
@@ -104,13 +105,16 @@ static int32_t dom_add(pts_domains *ds, ms_str value) {
         if (c) ds->count = c;
         uint32_t *nn = realloc(ds->nodes, cap * sizeof *nn);
         if (nn) ds->nodes = nn;
-        if (!v || !c || !nn) return -1;
+        uint32_t *mk = realloc(ds->mark, cap * sizeof *mk);
+        if (mk) ds->mark = mk;
+        if (!v || !c || !nn || !mk) return -1;
         ds->cap = cap;
     }
     if (ms_map_put(&ds->index, value, (void *)(uintptr_t)(ds->n + 1)) != 0) return -1;
     ds->value[ds->n] = value;
     ds->count[ds->n] = 0;
     ds->nodes[ds->n] = 0;
+    ds->mark[ds->n] = 0;
     return (int32_t)ds->n++;
 }
 
@@ -179,12 +183,28 @@ int64_t pts_min_with(const pts_table *t, uint32_t k, int32_t d, int64_t delta) {
     return m;
 }
 
+/* ---- node numbers ---- */
+
+static int32_t node_number(pts_tables *ts, ms_str name) {
+    int32_t i = pts_node(ts, name);
+    if (i >= 0) return i;
+    if (name >= ts->node_of_cap) {
+        uint32_t cap = ts->node_of_cap ? ts->node_of_cap : 1024;
+        while (cap <= name) cap *= 2;
+        uint32_t *p = realloc(ts->node_of, cap * sizeof *p);
+        if (!p) return -1;
+        memset(p + ts->node_of_cap, 0, (cap - ts->node_of_cap) * sizeof *p);
+        ts->node_of = p;
+        ts->node_of_cap = cap;
+    }
+    ts->node_of[name] = ++ts->nnodes;
+    return (int32_t)ts->nnodes - 1;
+}
+
 /* ---- tables ---- */
 
 static void table_reset(pts_table *t) {
-    ms_map_free(&t->slot_of);
-    ms_map_init(&t->slot_of);
-    t->nslots = t->nfree = 0;
+    t->nnodes = 0;
     for (uint32_t k = 0; k < t->nc; k++) dom_reset(&t->dom[k]);
     t->synced = false;
 }
@@ -192,15 +212,13 @@ static void table_reset(pts_table *t) {
 static void table_free(pts_table *t) {
     if (!t) return;
     for (uint32_t k = 0; k < t->nc; k++) dom_free(&t->dom[k]);
-    ms_map_free(&t->slot_of);
     free(t->dom);
     free(t->sig);
-    free(t->slot_name);
-    free(t->slot_ni);
-    free(t->slot_gen);
-    free(t->slot_dom);
-    free(t->slot_cnt);
-    free(t->free_slots);
+    free(t->ni);
+    free(t->gen);
+    free(t->has_keys);
+    free(t->dc);
+    free(t->missing);
     free(t);
 }
 
@@ -218,116 +236,127 @@ static pts_table *table_new(const pts_tables *ts, uint32_t siglen, uint64_t hash
     t->sighash = hash;
     t->nc = s->n;
     t->require_all = s->require_all;
-    ms_map_init(&t->slot_of);
     for (uint32_t k = 0; k < t->nc; k++) dom_reset(&t->dom[k]);
     return t;
 }
 
-static int32_t slot_add(pts_table *t, ms_str name) {
-    int32_t slot = pts_slot(t, name);
-    if (slot >= 0) return slot;
-    uint32_t nc = t->nc ? t->nc : 1;
-    if (t->nfree) {
-        slot = (int32_t)t->free_slots[--t->nfree];
-    } else {
-        if (t->nslots == t->slotcap) {
-            uint32_t cap = t->slotcap ? t->slotcap * 2 : 64;
-            ms_str *nm = realloc(t->slot_name, cap * sizeof *nm);
-            if (nm) t->slot_name = nm;
-            const ms_node_info **ni = realloc(t->slot_ni, cap * sizeof *ni);
-            if (ni) t->slot_ni = ni;
-            uint64_t *gen = realloc(t->slot_gen, cap * sizeof *gen);
-            if (gen) t->slot_gen = gen;
-            int32_t *dom = realloc(t->slot_dom, (size_t)cap * nc * sizeof *dom);
-            if (dom) t->slot_dom = dom;
-            int32_t *cnt = realloc(t->slot_cnt, (size_t)cap * nc * sizeof *cnt);
-            if (cnt) t->slot_cnt = cnt;
-            uint32_t *fr = realloc(t->free_slots, cap * sizeof *fr);
-            if (fr) t->free_slots = fr;
-            if (!nm || !ni || !gen || !dom || !cnt || !fr) return -1;
-            t->slotcap = cap;
-        }
-        slot = (int32_t)t->nslots++;
+/* Room for node number i; new entries are empty. */
+static int table_reach(pts_table *t, int32_t i) {
+    if ((uint32_t)i < t->nnodes) return 0;
+    size_t per = (size_t)t->nc * 2;
+    if ((uint32_t)i >= t->nodecap) {
+        uint32_t cap = t->nodecap ? t->nodecap : 64;
+        while (cap <= (uint32_t)i) cap *= 2;
+        const ms_node_info **ni = realloc(t->ni, cap * sizeof *ni);
+        if (ni) t->ni = ni;
+        uint64_t *gen = realloc(t->gen, cap * sizeof *gen);
+        if (gen) t->gen = gen;
+        uint8_t *hk = realloc(t->has_keys, cap);
+        if (hk) t->has_keys = hk;
+        int32_t *dc = realloc(t->dc, (per ? cap * per : 1) * sizeof *dc);
+        if (dc) t->dc = dc;
+        uint8_t *mi = realloc(t->missing, t->nc ? (size_t)cap * t->nc : 1);
+        if (mi) t->missing = mi;
+        if (!ni || !gen || !hk || !dc || !mi) return -1;
+        t->nodecap = cap;
     }
-    if (ms_map_put(&t->slot_of, name, (void *)(uintptr_t)(slot + 1)) != 0) {
-        t->free_slots[t->nfree++] = (uint32_t)slot;
-        return -1;
+    for (uint32_t j = t->nnodes; j <= (uint32_t)i; j++) {
+        t->ni[j] = NULL;
+        t->gen[j] = 0;
+        t->has_keys[j] = 0;
+        for (size_t k = 0; k < per; k += 2) t->dc[j * per + k] = -1;
+        memset(t->missing + (size_t)j * t->nc, 1, t->nc);
     }
-    t->slot_name[slot] = name;
-    t->slot_ni[slot] = NULL;
-    t->slot_gen[slot] = 0;
-    for (uint32_t k = 0; k < nc; k++) t->slot_dom[(size_t)slot * nc + k] = -1;
-    return slot;
+    t->nnodes = (uint32_t)i + 1;
+    return 0;
 }
 
 /* Takes the node's counts out of its domains. */
-static void slot_retract(pts_table *t, int32_t slot) {
+static void node_retract(pts_table *t, int32_t i) {
     for (uint32_t k = 0; k < t->nc; k++) {
-        int32_t *d = &t->slot_dom[(size_t)slot * t->nc + k];
-        if (*d < 0) continue;
-        dom_change(&t->dom[k], *d, -(int64_t)t->slot_cnt[(size_t)slot * t->nc + k], -1);
-        *d = -1;
+        int32_t *dc = &t->dc[((size_t)i * t->nc + k) * 2];
+        if (dc[0] < 0) continue;
+        dom_change(&t->dom[k], dc[0], -(int64_t)dc[1], -1);
+        dc[0] = -1;
     }
 }
 
-static void node_remove(pts_table *t, ms_str name) {
-    int32_t slot = pts_slot(t, name);
-    if (slot < 0) return;
-    slot_retract(t, slot);
-    ms_map_del(&t->slot_of, name);
-    t->slot_name[slot] = MS_STR_NONE;
-    t->slot_ni[slot] = NULL;
-    t->free_slots[t->nfree++] = (uint32_t)slot;
+static void node_remove(pts_tables *ts, pts_table *t, ms_str name) {
+    int32_t i = pts_node(ts, name);
+    if (!pts_node_info(t, i)) return;
+    node_retract(t, i);
+    t->ni[i] = NULL;
 }
 
-/* upstream's per-node step of calPreFilterState / PreScore. */
-static int node_update(pts_table *t, const pts_set *s, const ms_node_info *ni,
+/* upstream's per-node step of calPreFilterState / PreScore, and Score's
+ * count of a node for per node constraints. */
+static int node_update(pts_tables *ts, pts_table *t, const pts_set *s, const ms_node_info *ni,
                        const ms_interner *in) {
-    int32_t slot = slot_add(t, ni->name);
-    if (slot < 0) return -1;
-    slot_retract(t, slot);
-    t->slot_ni[slot] = ni;
-    t->slot_gen[slot] = ni->generation;
+    int32_t i = node_number(ts, ni->name);
+    if (i < 0 || table_reach(t, i) != 0) return -1;
+    node_retract(t, i);
+    t->ni[i] = ni;
+    t->gen[i] = ni->generation;
     const ms_node *node = ni->node;
-    if (!node || (t->require_all && !pts_node_has_keys(s, node))) return 0;
+    int32_t *dc = &t->dc[(size_t)i * t->nc * 2];
+    uint8_t *missing = &t->missing[(size_t)i * t->nc];
+    ms_str *value = ts->values;
+    bool keys = true;
+    for (uint32_t k = 0; k < t->nc; k++) {
+        value[k] = ms_labels_get(&node->meta.labels, s->c[k].key);
+        missing[k] = value[k] == MS_STR_NONE;
+        keys &= !missing[k];
+        dc[2 * k + 1] = 0;
+    }
+    t->has_keys[i] = keys;
+    if (t->require_all && !keys) return 0;
     for (uint32_t k = 0; k < t->nc; k++) {
         const pts_constraint *c = &s->c[k];
-        if (c->per_node || !pts_node_included(s, k, node, in)) continue;
-        ms_str value = ms_labels_get(&node->meta.labels, c->key);
-        if (value == MS_STR_NONE) value = MS_STR_EMPTY;
-        int32_t d = dom_add(&t->dom[k], value);
+        if (c->per_node) {
+            dc[2 * k + 1] = pts_count_matching(ni, &c->sel, s->ns, in);
+            continue;
+        }
+        if (!pts_node_included(s, k, node, in)) continue;
+        int32_t d = dom_add(&t->dom[k], missing[k] ? MS_STR_EMPTY : value[k]);
         if (d < 0) return -1;
         int32_t cnt = pts_count_matching(ni, &c->sel, s->ns, in);
-        t->slot_dom[(size_t)slot * t->nc + k] = d;
-        t->slot_cnt[(size_t)slot * t->nc + k] = cnt;
+        dc[2 * k] = d;
+        dc[2 * k + 1] = cnt;
         dom_change(&t->dom[k], d, cnt, 1);
     }
     return 0;
 }
 
-static int table_sync(pts_table *t, const pts_set *s, const ms_snapshot *snap,
+static int table_sync(pts_tables *ts, pts_table *t, const pts_set *s, const ms_snapshot *snap,
                       const ms_interner *in) {
     const ms_snapshot_change *ch;
     uint32_t nch;
     if (t->synced && t->snap == snap && ms_snapshot_changes(snap, t->seen, &ch, &nch)) {
-        for (uint32_t i = 0; i < nch; i++) {
-            const ms_node_info *ni = ms_snapshot_get(snap, ch[i].name);
+        for (uint32_t j = 0; j < nch; j++) {
+            const ms_node_info *ni = ms_snapshot_get(snap, ch[j].name);
             if (!ni || !ni->node) {
-                node_remove(t, ch[i].name);
+                node_remove(ts, t, ch[j].name);
                 continue;
             }
-            int32_t slot = pts_slot(t, ni->name);
             /* The journal names a node once per change: seen already. */
-            if (slot >= 0 && t->slot_ni[slot] == ni && ni->generation == t->slot_gen[slot]) continue;
-            if (node_update(t, s, ni, in) != 0) goto fail;
+            int32_t i = pts_node(ts, ni->name);
+            if (pts_node_info(t, i) == ni && t->gen[i] == ni->generation) continue;
+            if (node_update(ts, t, s, ni, in) != 0) goto fail;
         }
     } else {
         table_reset(t);
-        uint64_t name;
-        void *v;
-        for (size_t it = 0; ms_map_next(&snap->by_name, &it, &name, &v);) {
-            const ms_node_info *ni = v;
-            if (ni->node && node_update(t, s, ni, in) != 0) goto fail;
+        /* In the snapshot's order, so that node numbers follow it; the map
+         * when the list is out of step (a failed snapshot update). */
+        if (snap->nnodes == snap->by_name.len) {
+            for (uint32_t j = 0; j < snap->nnodes; j++)
+                if (snap->nodes[j]->node && node_update(ts, t, s, snap->nodes[j], in) != 0) goto fail;
+        } else {
+            uint64_t name;
+            void *v;
+            for (size_t it = 0; ms_map_next(&snap->by_name, &it, &name, &v);) {
+                const ms_node_info *ni = v;
+                if (ni->node && node_update(ts, t, s, ni, in) != 0) goto fail;
+            }
         }
     }
     t->snap = snap;
@@ -341,6 +370,12 @@ fail:
 
 pts_table *pts_tables_sync(pts_tables *ts, const pts_set *s, const ms_snapshot *snap,
                            const ms_interner *in) {
+    if (s->n > ts->nvalues) {
+        ms_str *v = realloc(ts->values, s->n * sizeof *v);
+        if (!v) return NULL;
+        ts->values = v;
+        ts->nvalues = s->n;
+    }
     uint32_t len;
     if (!signature(ts, s, &len)) return NULL;
     uint64_t hash = ms_hash_bytes(ts->sigbuf, len * sizeof *ts->sigbuf);
@@ -364,11 +399,13 @@ pts_table *pts_tables_sync(pts_tables *ts, const pts_set *s, const ms_snapshot *
         }
     }
     t->last_used = ++ts->clock;
-    return table_sync(t, s, snap, in) == 0 ? t : NULL;
+    return table_sync(ts, t, s, snap, in) == 0 ? t : NULL;
 }
 
 void pts_tables_free(pts_tables *ts) {
     for (uint32_t i = 0; i < ts->n; i++) table_free(ts->t[i]);
     free(ts->sigbuf);
+    free(ts->node_of);
+    free(ts->values);
     memset(ts, 0, sizeof *ts);
 }
