@@ -3,31 +3,46 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1
+PKGS     := libcjson yaml-0.1 libcurl
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += -std=c11 $(OPT) -g -fPIC $(WARN)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
+# LuaJIT built from Debian's source package with hook checks in compiled
+# code (lua/build-luajit.sh says why), static, cached outside the tree.
+LUAJIT_DIR := $(or $(MOONSCHED_CACHE),$(HOME)/.cache/moonsched)/luajit-checkhook
+LUAJIT_LIB := $(LUAJIT_DIR)/lib/libluajit-5.1.a
+CPPFLAGS += -I$(LUAJIT_DIR)/include/luajit-2.1
+LDLIBS   += $(LUAJIT_LIB) -ldl
+# libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
+# through the FFI (the busted specs) must not bind to it, nor it to the host's.
+SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
+
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o)
+# The Lua runtime ships inside the library as generated C arrays.
+LUA_SRC  := $(sort $(wildcard lua/moonsched/*.lua))
+LUA_GEN  := $(B)/gen/lua_embedded.c
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lua_embedded.o
+ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o) $(B)/asan/gen/lua_embedded.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests-asan/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
-FUZZ_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o)
+FUZZ_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o) $(B)/fuzzobj/gen/lua_embedded.o
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+E2E_SRC  := $(wildcard tests/e2e/*.c)
+E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all run test bench deps deps-test unit unit-asan fuzz clean
+.PHONY: all run test bench deps deps-test unit unit-asan fuzz e2e clean
 .DEFAULT_GOAL := all
 
 all: deps $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
@@ -46,6 +61,23 @@ $(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
+	@sh lua/build-luajit.sh >/dev/null
+
+$(B)/obj/core/lua_policy.o $(B)/asan/core/lua_policy.o: | $(LUAJIT_LIB)
+
+$(LUA_GEN): lua/embed.sh $(LUA_SRC)
+	@mkdir -p $(dir $@)
+	sh lua/embed.sh $(LUA_SRC) >$@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/asan/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
+
 $(B)/libmoonsched.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -55,7 +87,7 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 	ar rcs $@ $^
 
 $(B)/libmoonsched.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/moonsched: $(B)/obj/core/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -68,11 +100,21 @@ $(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
+$(B)/bench/%: tests/bench/%.c $(B)/libmoonsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
 # The core is compiled once with coverage instrumentation; each target only
 # links against it.
 $(B)/fuzzobj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(B)/fuzzobj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(B)/fuzzobj/core/lua_policy.o: | $(LUAJIT_LIB)
 
 $(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@
@@ -82,14 +124,24 @@ $(B)/fuzz/%: tests/fuzz/%.c $(B)/libmoonsched-fuzz.a
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(B)/libmoonsched-fuzz.a $(LDLIBS)
 
+# Drivers for the end-to-end suites (tests/e2e/test_*.sh) against a real kube-apiserver.
+$(B)/e2e/%: tests/e2e/%.c $(B)/libmoonsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
 fuzz: $(FUZZ_BIN)
+e2e: $(E2E_BIN)
 
 run: all
 	$(B)/moonsched simulate --cluster examples/cluster.yaml
 
-test: deps-test all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
+# The build runs on every core even when make was called without -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+test: deps-test
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
 	@sh tests/run-tests.sh
 
 bench: all

@@ -184,6 +184,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
     return l && l->n ? l->pods : NULL;
 }
 
+ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash) {
+    return (ms_str)(uintptr_t)ms_map_get(&q->nom_pods, uid_hash);
+}
+
 /* upstream's UpdateNominatedPod: a nomination made in memory (by preemption)
  * survives an update that carries no nominatedNodeName on either side;
  * otherwise the new object's status decides. */

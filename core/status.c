@@ -39,8 +39,14 @@ static size_t finish(writer *w) {
     return w->len;
 }
 
-static int cmp_reason(const void *a, const void *b) {
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+/* A reason and how many times it was given. */
+typedef struct tally {
+    const char *reason;
+    size_t count;
+} tally;
+
+static int cmp_tally(const void *a, const void *b) {
+    const char *x = ((const tally *)a)->reason, *y = ((const tally *)b)->reason;
     return x == y ? 0 : strcmp(x, y);
 }
 
@@ -50,44 +56,61 @@ static int cmp_str(const void *a, const void *b) {
 
 /* The histogram entries "COUNT REASON", sorted as strings (upstream's
  * sortReasonsHistogram), joined with ", ". Reasons are compared by text:
- * nodes build their own copies (e.g. one taint reason per node). */
+ * nodes build their own copies (e.g. one taint reason per node). Most nodes
+ * give a reason that a few others gave just before (the same literal or
+ * interned text), so equal pointers are tallied as they come, against the
+ * last few seen: the sort by text then handles a few entries per distinct
+ * pointer run instead of one per node. */
 static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
     size_t nr = 0;
     for (uint32_t i = 0; i < nst; i++)
         if (st[i].code != MS_SUCCESS) nr += st[i].nreasons;
     if (nr == 0) return 0;
-    const char **reasons = malloc(nr * sizeof *reasons);
-    if (!reasons) return -1;
-    size_t k = 0;
+    tally *t = malloc(nr * sizeof *t);
+    if (!t) return -1;
+    enum { RECENT = 8 };
+    size_t recent[RECENT];
+    size_t nt = 0, nrecent = 0, next = 0;
     for (uint32_t i = 0; i < nst; i++) {
         if (st[i].code == MS_SUCCESS) continue;
-        for (uint32_t j = 0; j < st[i].nreasons; j++)
-            reasons[k++] = st[i].reasons[j] ? st[i].reasons[j] : "";
-    }
-    qsort(reasons, nr, sizeof *reasons, cmp_reason);
-
-    size_t ndistinct = 0, textlen = 0;
-    for (size_t i = 0; i < nr; i++)
-        if (i == 0 || cmp_reason(&reasons[i - 1], &reasons[i]) != 0) {
-            ndistinct++;
-            textlen += strlen(reasons[i]) + 24;
+        for (uint32_t j = 0; j < st[i].nreasons; j++) {
+            const char *r = st[i].reasons[j] ? st[i].reasons[j] : "";
+            size_t k = 0;
+            while (k < nrecent && t[recent[k]].reason != r) k++;
+            if (k < nrecent) {
+                t[recent[k]].count++;
+                continue;
+            }
+            t[nt] = (tally){r, 1};
+            recent[next] = nt++;
+            next = (next + 1) % RECENT;
+            if (nrecent < RECENT) nrecent++;
         }
+    }
+    qsort(t, nt, sizeof *t, cmp_tally);
+
+    /* Equal texts (from different pointers) become one entry. */
+    size_t ndistinct = 0, textlen = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (ndistinct && cmp_tally(&t[ndistinct - 1], &t[i]) == 0) {
+            t[ndistinct - 1].count += t[i].count;
+            continue;
+        }
+        t[ndistinct++] = t[i];
+        textlen += strlen(t[i].reason) + 24;
+    }
     char **entries = malloc(ndistinct * sizeof *entries);
     char *text = malloc(textlen);
     if (!entries || !text) {
         free(entries);
         free(text);
-        free(reasons);
+        free(t);
         return -1;
     }
     char *p = text;
-    size_t e = 0;
-    for (size_t i = 0; i < nr;) {
-        size_t j = i + 1;
-        while (j < nr && cmp_reason(&reasons[i], &reasons[j]) == 0) j++;
-        entries[e++] = p;
-        p += sprintf(p, "%zu %s", j - i, reasons[i]) + 1;
-        i = j;
+    for (size_t i = 0; i < ndistinct; i++) {
+        entries[i] = p;
+        p += sprintf(p, "%zu %s", t[i].count, t[i].reason) + 1;
     }
     qsort(entries, ndistinct, sizeof *entries, cmp_str);
     for (size_t i = 0; i < ndistinct; i++) {
@@ -96,7 +119,7 @@ static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
     }
     free(entries);
     free(text);
-    free(reasons);
+    free(t);
     return 1;
 }
 

@@ -12,6 +12,9 @@ static const ms_plugin_ops *const builtins[] = {
     &ms_plugin_node_resources_fit,
     &ms_plugin_pod_topology_spread,
     &ms_plugin_node_resources_balanced_allocation,
+    &ms_plugin_inter_pod_affinity,
+    &ms_plugin_image_locality,
+    &ms_plugin_default_preemption,
     &ms_plugin_default_binder,
 };
 

@@ -12,15 +12,18 @@
 #include "moonsched/error.h"
 #include "moonsched/events.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
 #include "moonsched/resources.h"
+#include "moonsched/rng.h"
 #include "moonsched/snapshot.h"
 #include "moonsched/status.h"
 
 typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
+typedef struct ms_pdb_set ms_pdb_set;
 
 #define MS_MAX_NODE_SCORE 100
 #define MS_MIN_NODE_SCORE 0
@@ -38,6 +41,25 @@ typedef struct ms_handle {
      * back through ms_scheduler_bind_done. */
     ms_rc (*bind)(void *bind_ctx, const ms_pod *pod, ms_str node);
     void *bind_ctx;
+    /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
+     * no namespace known (owned by the scheduler, like the cache). */
+    const ms_namespaces *namespaces;
+
+    /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
+    ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */
+    ms_rng *rng;                   /* offset of the candidate search; NULL: offset 0 */
+    /* Preempts a victim on `node` for `preemptor`, within the cycle: in
+     * live mode a waiting (Permit) victim is rejected, any other is deleted
+     * with a UID precondition; in simulate it is removed at once. Also the
+     * place for the "Preempted" event. Victims already being deleted are
+     * not passed. Must not touch the cycle's snapshot. NULL: preemption
+     * cannot act and reports an error when it finds a candidate. */
+    ms_rc (*evict)(void *preempt_ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    /* Clears a pod's nomination: the nominator's entry and (live mode) its
+     * status.nominatedNodeName; upstream then moves the pod to activeQ.
+     * NULL: nominations are left alone. */
+    void (*clear_nomination)(void *preempt_ctx, ms_pod *pod);
+    void *preempt_ctx;
 } ms_handle;
 
 /* One pod's scheduling cycle. */
@@ -53,6 +75,9 @@ typedef struct ms_cycle {
     uint64_t skip_score;           /* plugin bits that returned Skip in PreScore */
     const ms_handle *h;
     uint64_t cycle;                /* scheduling cycle number */
+    /* The profile running the cycle (set by ms_framework_begin_cycle), so
+     * that PostFilter can run the profile's filters again. */
+    const ms_framework *fw;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {
@@ -92,6 +117,20 @@ typedef struct ms_plugin_ops {
      * arrives through ms_scheduler_bind_done). */
     ms_code (*bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);
     void (*post_bind)(void *self, const ms_pod *pod, ms_str node);
+
+    /* Filter for many nodes in one call, for plugins whose per-call cost
+     * dwarfs the per-node work (Lua policies: one call per pod, the loop over
+     * nodes runs inside). statuses[i] receives nodes[i]'s result: Success, or
+     * a rejection with its reasons (the framework sets `plugin`). Returns
+     * MS_SUCCESS when the call itself worked (nodes may still be rejected),
+     * MS_ERROR when it failed as a whole (statuses then carry that error). A
+     * plugin with filter_batch and no filter takes part in Filter only
+     * through the batch runner. */
+    ms_code (*filter_batch)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
+                            ms_status *statuses);
+    /* Out-of-tree plugins made at run time (Lua policies): the framework
+     * starts `self` as ctx, then calls create (if any), which may replace it. */
+    void *ctx;
 } ms_plugin_ops;
 
 /* Built-in plugins, looked up by upstream name. NULL when unknown. */

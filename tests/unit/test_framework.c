@@ -859,12 +859,13 @@ static void test_default_profile(void **state) {
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
-                                    "NodePorts NodeResourcesFit PodTopologySpread");
-    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
-                                   "PodTopologySpread NodeResourcesBalancedAllocation");
+                                    "NodePorts NodeResourcesFit PodTopologySpread InterPodAffinity");
+    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
+                                   "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
+    expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "");
-    static const int32_t weights[] = {3, 2, 1, 2, 1};
+    static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
     ms_framework_destroy(&fw);
@@ -945,6 +946,7 @@ static void test_registry(void **state) {
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
+                                  "InterPodAffinity", "ImageLocality", "DefaultPreemption",
                                   "DefaultBinder"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
