@@ -387,9 +387,12 @@ static void print_placements(sim *m) {
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
             fprintf(m->out, "%s -> %s  (%s)\n", key, ms_str_get(m->in, p->node), why);
+        } else if (p->preempted) {
+            /* the message starts with "preempted " */
+            const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
+            fprintf(m->out, "%s -> (preempted) %s\n", key, msg);
         } else {
-            fprintf(m->out, "%s -> (%s) %s\n", key, p->preempted ? "preempted" : "unschedulable",
-                    p->message ? p->message : "");
+            fprintf(m->out, "%s -> (unschedulable) %s\n", key, p->message ? p->message : "");
         }
     }
 }
