@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler_priv.h"
 
@@ -125,6 +126,24 @@ static const char *queue_sort_name(const ms_framework *fw) {
     return fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name;
 }
 
+/* The policies this profile names, in the profile's order, for its
+ * DefaultPreemption. */
+static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
+                             const ms_scheduler_options *o) {
+    if (o->npolicies == 0) return MS_OK;
+    ms_policy **named = calloc(o->npolicies, sizeof *named);
+    if (!named) return MS_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < pc->nplugins; k++)
+        for (uint32_t j = 0; j < o->npolicies; j++)
+            if (strcmp(pc->plugins[k].name, ms_lua_state_name(ms_policy_state(o->policies[j]))) ==
+                    0 && n < o->npolicies)
+                named[n++] = o->policies[j];
+    ms_policy_preemption_attach(&s->policy_preemption[i], &s->profiles[i], named, n);
+    free(named);
+    return MS_OK;
+}
+
 /* Fills the arrays allocated by ms_scheduler_new. */
 static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
                            ms_error *err) {
@@ -145,6 +164,8 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
         for (uint32_t k = 0; k < info->nscore && k < MS_MAX_PLUGINS; k++)
             info->score_names[k] = ms_framework_score_name(&s->profiles[i], k);
         if (info->nscore > s->max_nscore) s->max_nscore = info->nscore;
+        ms_rc prc = attach_policies(s, i, pc, o);
+        if (prc != MS_OK) return ms_error_set(err, prc, "out of memory");
         /* One queue orders the pods of every profile: upstream requires the
          * same QueueSort everywhere. */
         if (strcmp(queue_sort_name(&s->profiles[i]), queue_sort_name(&s->profiles[0])) != 0)
@@ -207,8 +228,9 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->handle.preempt_ctx = s;
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
+    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
     if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE || !s->profiles ||
-        !s->info) {
+        !s->info || !s->policy_preemption) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -262,6 +284,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
     free(s->profiles);
     free(s->info);
+    free(s->policy_preemption);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);

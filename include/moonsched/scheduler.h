@@ -19,6 +19,7 @@
 #include "moonsched/node.h"
 #include "moonsched/pdb.h"
 #include "moonsched/pod.h"
+#include "moonsched/preemption.h"
 #include "moonsched/queue.h"
 #include "moonsched/rng.h"
 
@@ -90,6 +91,12 @@ typedef struct ms_scheduler_options {
     /* A pod a Permit plugin made wait is rejected when the wait times out
      * (upstream); simulate sets this to let it through instead. */
     bool permit_timeout_allows;
+    /* Lua policies (also passed as out_of_tree plugins): a profile that
+     * names one that defines select_victims or pick_preemption has its
+     * DefaultPreemption consult it (ms_policy_preemption_attach). The
+     * policies must outlive the scheduler. */
+    ms_policy *const *policies;
+    uint32_t npolicies;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
