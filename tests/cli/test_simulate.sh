@@ -196,6 +196,11 @@ d = json.load(open('$T/late.json'))
 p = [x for x in d['placements'] if x['pod'] == 'default/worker-2'][0]
 sys.exit(0 if p['node'] is None and p.get('preempted') is True else 1)"
 
+"$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
+    >/dev/null 2>"$T/gp.err"
+check "--generate shape=preemption: every high-priority pod placed, three victims each" \
+    sh -c "grep -qx 'scheduled:         10' '$T/gp.err' && grep -qx 'preempted:         30' '$T/gp.err'"
+
 # ---- seeds ----
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s2.out" 2>&1
