@@ -32,7 +32,7 @@ static const default_plugin upstream_defaults[] = {
     {"AzureDiskLimits", 0, false},
     {"VolumeBinding", 0, false},
     {"VolumeZone", 0, false},
-    {"PodTopologySpread", 2, false},
+    {"PodTopologySpread", 2, true},
     {"InterPodAffinity", 2, true},
     /* Upstream inserts it before DefaultPreemption when its feature gate
      * (on by default since DRA went GA) is enabled. */
