@@ -168,6 +168,7 @@ typedef struct env {
     uint32_t nobjects;
     /* preemption */
     bool evict_at_once;          /* the evictor deletes the victim (as simulate does) */
+    bool evict_fails;            /* the evictor answers MS_EIO */
     double now;                  /* passed to the delete */
     ms_pod *evicted[64];         /* referenced */
     uint32_t nevicted, npreempted_reports, nnominated, ncleared;
@@ -177,6 +178,7 @@ typedef struct env {
 static ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     (void)preemptor;
     env *e = ctx;
+    if (e->evict_fails) return MS_EIO;
     assert_true(e->nevicted < 64);
     e->evicted[e->nevicted++] = ms_pod_ref((ms_pod *)victim);
     e->evicted_on = node;
@@ -1095,6 +1097,32 @@ static void test_two_preemptors_one_node(void **state) {
     }
 }
 
+/* An eviction that fails is the scheduler's error, not the pod's: back off
+ * and retry, with no nomination. */
+static void test_preemption_error_backs_off(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    e->evict_fails = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_backoff(q), 1);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(e->nnominated, 0);
+    assert_int_equal(e->npreempted_reports, 0);
+    assert_true(strstr(e->last_message, "running PostFilter plugin \"DefaultPreemption\": "
+                                        "preemption: evicting pod default/low: ") != NULL);
+    /* The retry succeeds once the evictor works. */
+    e->evict_fails = false;
+    ms_scheduler_tick(e->s, 2);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    assert_int_equal(e->nevicted, 1);
+    assert_int_equal(e->nnominated, 1);
+    env_free(e);
+}
+
 /* A victim waiting on Permit is rejected, not passed to the evictor. */
 static void test_preemption_rejects_waiting_victim(void **state) {
     (void)state;
@@ -1143,6 +1171,7 @@ int main(void) {
         cmocka_unit_test(test_preemption_respects_pdb),
         cmocka_unit_test(test_two_preemptors_one_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
+        cmocka_unit_test(test_preemption_error_backs_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
