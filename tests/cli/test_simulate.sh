@@ -201,6 +201,12 @@ sys.exit(0 if p['node'] is None and p.get('preempted') is True else 1)"
 check "--generate shape=preemption: every high-priority pod placed, three victims each" \
     sh -c "grep -qx 'scheduled:         10' '$T/gp.err' && grep -qx 'preempted:         30' '$T/gp.err'"
 
+# ---- volumes ----
+"$M" simulate --cluster "$D/volumes.yaml" >"$T/vol.out" 2>&1
+check "VolumeRestrictions: disk conflict in the FitError message" \
+    has_text "$T/vol.out" "default/db-1 -> (unschedulable) 0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had no available disk."
+check "VolumeRestrictions: the pod goes where its disk is free" has_text "$T/vol.out" "default/db-2 -> n2 "
+
 # ---- topology spreading ----
 "$M" simulate --cluster "$D/spread.yaml" >"$T/spread.out" 2>&1
 check "spread: exit 0" test $? -eq 0

@@ -859,7 +859,8 @@ static void test_default_profile(void **state) {
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
-                                    "NodePorts NodeResourcesFit PodTopologySpread InterPodAffinity");
+                                    "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
+                                    "PodTopologySpread InterPodAffinity");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
@@ -947,7 +948,7 @@ static void test_registry(void **state) {
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
-                                  "DefaultBinder"};
+                                  "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);
