@@ -57,10 +57,18 @@ struct ms_scheduler {
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
+    ms_policy_preemption *policy_preemption;   /* per profile */
     uint32_t max_nscore;           /* most Score plugins in a profile */
     ms_binder binder;
     ms_reporter reporter;
+    ms_evictor evictor;
+    ms_pdb_set *pdbs;
     ms_rng rng;
+    double now;                    /* of the cycle running (for in-cycle callbacks) */
+    /* Victims of this cycle's preemption, referenced until the next
+     * snapshot update: the snapshot and the candidates borrow them. */
+    ms_pod **evicted;
+    uint32_t nevicted, evictcap;
     uint32_t next_start;           /* upstream nextStartNodeIndex */
 
     /* Buffers of the cycle, sized to the node count and reused. */
@@ -107,6 +115,8 @@ void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *messag
                              double now);
 /* Applies the releases ms_scheduler_permit_later queued. */
 void ms_sched_flush_permits(ms_scheduler *s, double now);
+/* Drops the references to the last cycle's victims (scheduler.c). */
+void ms_sched_release_evicted(ms_scheduler *s);
 /* Makes s->msg hold at least n bytes; false when out of memory. */
 bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);
 
