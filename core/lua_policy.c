@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "moonsched/decode.h"
 #include "moonsched/quantity.h"
 #include "moonsched/snapshot.h"
 
@@ -822,42 +823,8 @@ ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *s
 
 #define MAX_POLICY_FILE ((size_t)64 << 20)   /* a policy is a text file, not data */
 
-ms_rc ms_lua_read_file(const char *path, char **out, size_t *outlen, ms_error *err) {
-    *out = NULL;
-    *outlen = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 16384, len = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (len < cap) break;
-        if (cap >= MAX_POLICY_FILE) {
-            free(buf);
-            fclose(f);
-            return ms_error_set(err, MS_EINVAL, "%s: larger than 64 MiB", path);
-        }
-        char *nb = realloc(buf, cap * 2 + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    bool rerr = ferror(f);
-    fclose(f);
-    if (!buf) return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-    if (rerr) {
-        free(buf);
-        return ms_error_set(err, MS_EIO, "%s: read error", path);
-    }
-    buf[len] = 0;
-    *out = buf;
-    *outlen = len;
-    return MS_OK;
+ms_rc ms_lua_read_file(const char *path, char **out, size_t *len, ms_error *err) {
+    return ms_read_file(path, MAX_POLICY_FILE, out, len, err);
 }
 
 ms_rc ms_lua_state_load_file_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *path,
