@@ -622,6 +622,9 @@ void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *messag
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
+    /* What the pod held is free again (upstream treats forgetting it as an
+     * AssignedPodDelete); the pod itself is not in the queue yet. */
+    ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET, now);
     ms_queued_pod *qp = r->qp;
     if (gone || r->deleted) {
         ms_queue_done(s->queue, qp);
