@@ -1097,7 +1097,11 @@ static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     if (run(p, OP_PRE_FILTER) != 0) return skipping(p) ? MS_SKIP : reject(p, st);
     switch (f->result) {
     case 0: return MS_SUCCESS;
-    case 2: return MS_SKIP;
+    case 2:
+        /* "skip" skips this policy's Score too: the framework skips Filter
+         * for a PreFilter Skip, Score for a PreScore one. */
+        if (c->current < 64) c->skip_score |= 1ull << c->current;
+        return MS_SKIP;
     default: break;
     }
     ms_code code = f->result == 3 ? MS_UNSCHEDULABLE_AND_UNRESOLVABLE : MS_UNSCHEDULABLE;
