@@ -804,7 +804,13 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     bool killed = disarm(s);
     if (rc != 0) {
         set_call_error(s, killed, rc);
-        ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s", s->err);
+        /* "policy FILE: FILE:3: ..." says the file twice. */
+        const char *msg = s->err;
+        size_t nlen = strlen(s->name);
+        if (strncmp(msg, "policy ", 7) == 0 && strncmp(msg + 7, s->name, nlen) == 0 &&
+            strncmp(msg + 7 + nlen, ": ", 2) == 0 && strncmp(msg + 9 + nlen, s->name, nlen) == 0)
+            msg += 9 + nlen;
+        ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s", msg);
         ms_lua_state_free(s);
         return err ? err->rc : MS_EINVAL;
     }
