@@ -133,6 +133,30 @@ check "gang: the incomplete gang is not placed" \
 check "gang: its waiting member was rejected when the wait timed out" \
     sh -c "grep -q '^ml/eval-[01] -> (unschedulable) rejected due to timeout after waiting at Permit' '$T/gang.out'"
 
+# ---- preemption choices ----
+"$M" simulate --cluster "$D/protected.yaml" >"$T/pre0.out" 2>&1
+check "preemption without a policy: the youngest pod of all goes (kube-system/dns)" \
+    has_text "$T/pre0.out" "preempted kube-system/dns on node-a by prod/critical"
+"$M" simulate --cluster "$D/protected.yaml" --policy policies/protected-preemption.lua >"$T/pre1.out" 2>&1
+check "protected-preemption: never kube-system; the youngest batch job goes" \
+    has_text "$T/pre1.out" "preempted batch/job-b2 on node-b by prod/critical"
+check "protected-preemption: the preemptor is placed there" \
+    sh -c "grep -q '^prod/critical -> node-b  (' '$T/pre1.out'"
+cat >"$T/protect-all.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      enabled: [{name: "lua:protect"}]
+  pluginConfig:
+  - name: lua:protect
+    args: {file: policies/protected-preemption.lua, args: {protected: [kube-system, batch]}}
+EOF
+"$M" simulate --cluster "$D/protected.yaml" --config "$T/protect-all.yaml" >"$T/pre2.out" 2>&1
+check "protected-preemption: with every namespace protected, nothing is evicted" \
+    sh -c "! grep -q preempted '$T/pre2.out' && grep -q '^prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: ' '$T/pre2.out'"
+
 # ---- moonsched policy check ----
 for p in policies/*.lua; do
     case $p in *_spec.lua) continue ;; esac
