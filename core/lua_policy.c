@@ -363,10 +363,14 @@ struct ms_lua_state {
     double budget;                 /* seconds per call */
     bool oom;                      /* the allocator refused since the call began */
     _Atomic bool killed;           /* the watchdog stopped the current call */
-    /* The call in progress (under rt->mu): the CPU clock of the thread
-     * running it, its reading at the start, and when the watchdog looks. */
+    /* The CPU clock of the thread running the state's calls and a reading
+     * of it (cpu_base) taken at wall time wall_base, renewed by a call that
+     * starts more than 1/16 budget later: reading a thread's CPU clock is a
+     * system call, too dear for every call. The watchdog counts the call's
+     * CPU time from cpu_base, at most 1/16 budget too much, which it allows
+     * for. `deadline`: when it looks (under rt->mu). */
     clockid_t cpu_clock;
-    struct timespec cpu_start;
+    struct timespec cpu_base, wall_base;
     struct timespec deadline;
     ms_lua_state *next_active;
     int dispatch_ref;
@@ -405,11 +409,18 @@ static void kill_hook(lua_State *L, lua_Debug *ar) {
     luaL_error(L, "CPU budget exceeded");
 }
 
-/* CPU seconds the call in progress has used (its thread's clock). */
+static double ts_diff(const struct timespec *a, const struct timespec *b) {
+    return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) * 1e-9;
+}
+
+/* CPU seconds the call in progress may be charged: its thread's clock since
+ * cpu_base, which holds at most 1/16 budget from before the call. */
+#define BASE_SLACK 0.0625
+
 static double cpu_used(const ms_lua_state *s) {
     struct timespec t;
-    if (clock_gettime(s->cpu_clock, &t) != 0) return s->budget;
-    return (double)(t.tv_sec - s->cpu_start.tv_sec) + (double)(t.tv_nsec - s->cpu_start.tv_nsec) * 1e-9;
+    if (clock_gettime(s->cpu_clock, &t) != 0) return s->budget * (1 + BASE_SLACK);
+    return ts_diff(&t, &s->cpu_base);
 }
 
 static void *watchdog_main(void *arg) {
@@ -433,7 +444,7 @@ static void *watchdog_main(void *arg) {
         for (ms_lua_state *s = rt->active; s; s = s->next_active) {
             if (atomic_load_explicit(&s->killed, memory_order_relaxed)) continue;
             if (!ts_before(&now, &s->deadline)) {
-                double left = s->budget - cpu_used(s);
+                double left = s->budget * (1 + BASE_SLACK) - cpu_used(s);
                 if (left > 0) {
                     /* It waited for a CPU: look again when what is left
                      * could be spent. */
@@ -462,16 +473,24 @@ static void arm(ms_lua_state *s) {
     ms_lua_runtime *rt = s->rt;
     s->oom = false;
     atomic_store_explicit(&s->killed, false, memory_order_relaxed);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
     clockid_t cpu;
-    struct timespec cpu_start;
-    if (pthread_getcpuclockid(pthread_self(), &cpu) != 0 || clock_gettime(cpu, &cpu_start) != 0) {
-        cpu = CLOCK_MONOTONIC;
-        clock_gettime(cpu, &cpu_start);
+    if (pthread_getcpuclockid(pthread_self(), &cpu) != 0) cpu = CLOCK_MONOTONIC;
+    if (cpu != s->cpu_clock || ts_diff(&now, &s->wall_base) > s->budget * BASE_SLACK) {
+        struct timespec base;
+        if (clock_gettime(cpu, &base) != 0) {
+            cpu = CLOCK_MONOTONIC;
+            base = now;
+        }
+        pthread_mutex_lock(&rt->mu);
+        s->cpu_clock = cpu;
+        s->cpu_base = base;
+        s->wall_base = now;
+    } else {
+        pthread_mutex_lock(&rt->mu);
     }
-    pthread_mutex_lock(&rt->mu);
-    s->cpu_clock = cpu;
-    s->cpu_start = cpu_start;
-    clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+    s->deadline = now;
     ts_add(&s->deadline, s->budget);
     s->next_active = rt->active;
     rt->active = s;
