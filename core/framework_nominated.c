@@ -16,7 +16,8 @@ ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle 
     const ms_pod *pod = c->pod;
     uint32_t n = 0;
     ms_pod *const *nominated = NULL;
-    if (h && h->queue && ni->node) nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
+    if (h && h->queue && ni->node && ms_queue_nominated_count(h->queue) > 0)
+        nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
     uint32_t yield = 0;
     for (uint32_t i = 0; i < n; i++) yield += yields_to(pod, nominated[i]);
     if (yield == 0) return ms_framework_run_filter(fw, c, ni, st);

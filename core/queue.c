@@ -184,6 +184,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
     return l && l->n ? l->pods : NULL;
 }
 
+uint32_t ms_queue_nominated_count(const ms_queue *q) {
+    return (uint32_t)q->nom_pods.len;
+}
+
 /* upstream's UpdateNominatedPod: a nomination made in memory (by preemption)
  * survives an update that carries no nominatedNodeName on either side;
  * otherwise the new object's status decides. */

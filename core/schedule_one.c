@@ -193,11 +193,14 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     }
 
     ms_status *statuses = s->statuses;
+    /* Nominations are rare: without any, a node needs its filters alone. */
+    bool nominations = c->h && c->h->queue && ms_queue_nominated_count(c->h->queue) > 0;
     uint32_t found = 0, processed = 0, i = start;
     ms_code code = MS_SUCCESS;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        code = ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i]);
+        code = nominations ? ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i])
+                           : ms_framework_run_filter(fw, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
