@@ -10,19 +10,34 @@ CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/n
 CFLAGS   += -std=c11 $(OPT) -g -fPIC $(WARN)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
+# LuaJIT built from Debian's source package with hook checks in compiled
+# code (lua/build-luajit.sh says why), static, cached outside the tree.
+LUAJIT_DIR := $(or $(MOONSCHED_CACHE),$(HOME)/.cache/moonsched)/luajit-checkhook
+LUAJIT_LIB := $(LUAJIT_DIR)/lib/libluajit-5.1.a
+CPPFLAGS += -I$(LUAJIT_DIR)/include/luajit-2.1
+LDLIBS   += $(LUAJIT_LIB) -ldl
+# libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
+# through the FFI (the busted specs) must not bind to it, nor it to the host's.
+SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
+
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o)
+# The Lua runtime ships inside the library as generated C arrays.
+LUA_SRC  := $(sort $(wildcard lua/moonsched/*.lua))
+LUA_GEN  := $(B)/gen/lua_embedded.c
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lua_embedded.o
+ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o) $(B)/asan/gen/lua_embedded.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests-asan/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o) $(B)/fuzzobj/gen/lua_embedded.o
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench deps deps-test unit unit-asan fuzz clean
@@ -44,6 +59,23 @@ $(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
+	@sh lua/build-luajit.sh >/dev/null
+
+$(B)/obj/core/lua_policy.o $(B)/asan/core/lua_policy.o: | $(LUAJIT_LIB)
+
+$(LUA_GEN): lua/embed.sh $(LUA_SRC)
+	@mkdir -p $(dir $@)
+	sh lua/embed.sh $(LUA_SRC) >$@.tmp && mv $@.tmp $@
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/asan/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
+
 $(B)/libmoonsched.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -53,7 +85,7 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 	ar rcs $@ $^
 
 $(B)/libmoonsched.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/moonsched: $(B)/obj/core/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -66,9 +98,29 @@ $(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
-$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard include/moonsched/*.h core/*.h)
+$(B)/bench/%: tests/bench/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRC) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
+# The core is compiled once with coverage instrumentation; each target only
+# links against it.
+$(B)/fuzzobj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(B)/fuzzobj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(B)/fuzzobj/core/lua_policy.o: | $(LUAJIT_LIB)
+
+$(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/libmoonsched-fuzz.a
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(B)/libmoonsched-fuzz.a $(LDLIBS)
 
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
@@ -77,7 +129,11 @@ fuzz: $(FUZZ_BIN)
 run: all
 	$(B)/moonsched simulate --cluster examples/cluster.yaml
 
-test: deps-test all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
+# The build runs on every core even when make was called without -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+test: deps-test
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
 	@sh tests/run-tests.sh
 
 bench: all

@@ -641,6 +641,7 @@ static void remove_deleted_nodes(ms_cache *c, ms_snapshot *s) {
 
 ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s) {
     refresh_images(c);
+    ms_snapshot_begin_update(s);
     bool all = s->tree_version != c->tree_version;
     bool affinity = false;
     for (cache_node *cn = c->head; cn && cn->info->generation > s->generation; cn = cn->next) {
@@ -653,9 +654,11 @@ ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s) {
         affinity |= (dst->npods_with_affinity > 0) != (ni->npods_with_affinity > 0);
         affinity |= (dst->npods_with_required_anti_affinity > 0) != (ni->npods_with_required_anti_affinity > 0);
         if (ms_node_info_copy_into(dst, ni) != 0) goto fail;
+        ms_snapshot_note_updated(s, dst);
     }
     if (s->by_name.len > c->tree.num_nodes) {
         remove_deleted_nodes(c, s);
+        s->updated_all = true;
         all = true;
     }
     if (all || affinity) {
@@ -672,6 +675,7 @@ fail:
      * every list; until then the lists are empty rather than dangling. */
     s->nnodes = s->nhave_affinity = s->nhave_anti = 0;
     s->tree_version = UINT64_MAX;
+    s->updated_all = true;
     return MS_ENOMEM;
 }
 

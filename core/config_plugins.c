@@ -33,13 +33,13 @@ static const default_plugin upstream_defaults[] = {
     {"VolumeBinding", 0, false},
     {"VolumeZone", 0, false},
     {"PodTopologySpread", 2, false},
-    {"InterPodAffinity", 2, false},
+    {"InterPodAffinity", 2, true},
     /* Upstream inserts it before DefaultPreemption when its feature gate
      * (on by default since DRA went GA) is enabled. */
     {"DynamicResources", 0, false},
     {"DefaultPreemption", 0, false},
     {"NodeResourcesBalancedAllocation", 1, true},
-    {"ImageLocality", 1, false},
+    {"ImageLocality", 1, true},
     {"DefaultBinder", 0, true},
 };
 

@@ -11,7 +11,7 @@ static bool implements(const ms_plugin_ops *o, ms_extension_point ep) {
     case MS_EP_PRE_ENQUEUE: return o->pre_enqueue != NULL;
     case MS_EP_QUEUE_SORT: return o->less != NULL;
     case MS_EP_PRE_FILTER: return o->pre_filter != NULL;
-    case MS_EP_FILTER: return o->filter != NULL;
+    case MS_EP_FILTER: return o->filter != NULL || o->filter_batch != NULL;
     case MS_EP_POST_FILTER: return o->post_filter != NULL;
     case MS_EP_PRE_SCORE: return o->pre_score != NULL;
     case MS_EP_SCORE: return o->score != NULL;
@@ -123,6 +123,7 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
         ms_framework_plugin *p = &fw->plugins[i];
         p->ops = ops;
         p->weight = cfg->weight == 0 ? 1 : cfg->weight;
+        p->self = ops->ctx;
         if (ops->create) {
             rc = ops->create(cfg->args, h, &p->self, err);
             if (rc != MS_OK) {
@@ -223,7 +224,8 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
     for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
         uint32_t i = fw->order[MS_EP_FILTER][k];
         const ms_framework_plugin *p = &fw->plugins[i];
-        if (skip >> i & 1) continue;
+        /* Batch-only plugins run in ms_framework_run_filter_batch. */
+        if ((skip >> i & 1) || !p->ops->filter) continue;
         c->current = i;
         st->nreasons = 0;
         ms_code code = p->ops->filter(p->self, c, ni, st);
@@ -231,6 +233,61 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
     }
     ms_status_ok(st);
     return MS_SUCCESS;
+}
+
+bool ms_framework_has_filter_batch(const ms_framework *fw) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_FILTER][k]];
+        if (!p->ops->filter && p->ops->filter_batch) return true;
+    }
+    return false;
+}
+
+ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
+                                      ms_node_info *const *nodes, uint32_t n,
+                                      ms_status *statuses) {
+    ms_node_info **live = NULL;
+    uint32_t *where = NULL;
+    ms_status *out = NULL;
+    ms_code result = MS_SUCCESS;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if ((c->skip_filter >> i & 1) || p->ops->filter || !p->ops->filter_batch) continue;
+        if (!live) {
+            live = MS_ARENA_NEW(c->arena, ms_node_info *, n ? n : 1);
+            where = MS_ARENA_NEW(c->arena, uint32_t, n ? n : 1);
+            out = MS_ARENA_NEW(c->arena, ms_status, n ? n : 1);
+            if (!live || !where || !out) {
+                for (uint32_t j = 0; j < n; j++)
+                    if (statuses[j].code == MS_SUCCESS)
+                        error_status(&statuses[j], -1, "out of memory");
+                return MS_ERROR;
+            }
+        }
+        /* Only the nodes every plugin so far let through. */
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            if (statuses[j].code != MS_SUCCESS) continue;
+            live[m] = nodes[j];
+            where[m++] = j;
+        }
+        if (m == 0) break;
+        c->current = i;
+        ms_code code = p->ops->filter_batch(p->self, c, live, m, out);
+        for (uint32_t j = 0; j < m; j++) {
+            ms_status *st = &statuses[where[j]];
+            ms_code one = code == MS_SUCCESS ? (ms_code)out[j].code : MS_ERROR;
+            if (one == MS_SUCCESS) continue;
+            *st = out[j];
+            fail_status(st, one, i);
+        }
+        if (code != MS_SUCCESS) {
+            result = MS_ERROR;
+            break;
+        }
+    }
+    return result;
 }
 
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,

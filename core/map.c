@@ -124,6 +124,13 @@ void *ms_map_del(ms_map *m, uint64_t key) {
     return v;
 }
 
+void ms_map_clear(ms_map *m) {
+    if (m->len == 0 && m->tombstones == 0) return;
+    memset(m->used, 0, m->cap);
+    m->len = 0;
+    m->tombstones = 0;
+}
+
 bool ms_map_next(const ms_map *m, size_t *it, uint64_t *key, void **val) {
     for (size_t i = *it; i < m->cap; i++) {
         if (m->used[i] == SLOT_USED) {

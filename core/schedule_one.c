@@ -153,6 +153,54 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     requeue_unschedulable(s, r, plugins, ms_framework_interest(fw, plugins), s->msg, now);
 }
 
+/* findNodesThatPassFilters when the profile has batch Filter plugins (Lua
+ * policies): per-node plugins pick candidates until enough pass them, then
+ * each batch plugin judges those candidates in one call; repeated while
+ * fewer than `want` nodes are feasible and nodes remain. */
+static ms_code find_feasible_batch(ms_scheduler *s, const ms_framework *fw, ms_cycle *c,
+                                   uint32_t n, uint32_t want, uint32_t start,
+                                   uint32_t *nfeasible, uint32_t *evaluated, ms_status *err) {
+    ms_node_info *const *nodes = s->snap.nodes;
+    ms_status *statuses = s->statuses;
+    ms_node_info **cand = MS_ARENA_NEW(c->arena, ms_node_info *, n);
+    uint32_t *where = MS_ARENA_NEW(c->arena, uint32_t, n);
+    ms_status *cst = MS_ARENA_NEW(c->arena, ms_status, n);
+    if (!cand || !where || !cst) {
+        ms_status_set(err, MS_ERROR, "out of memory");
+        err->plugin = -1;
+        return MS_ERROR;
+    }
+    uint32_t found = 0, processed = 0, i = start;
+    ms_code code = MS_SUCCESS;
+    while (processed < n && found < want && code != MS_ERROR) {
+        uint32_t m = 0;
+        while (processed < n && m < want - found) {
+            code = ms_framework_run_filter_with_nominated(fw, c, nodes[i], &statuses[i]);
+            processed++;
+            if (code == MS_SUCCESS) {
+                cand[m] = nodes[i];
+                cst[m] = statuses[i];
+                where[m++] = i;
+            } else if (code == MS_ERROR) {
+                *err = statuses[i];
+                break;
+            }
+            if (++i == n) i = 0;
+        }
+        if (code == MS_ERROR || m == 0) break;
+        code = ms_framework_run_filter_batch(fw, c, cand, m, cst);
+        for (uint32_t k = 0; k < m; k++) {
+            statuses[where[k]] = cst[k];
+            if (cst[k].code == MS_SUCCESS && found < want) s->feasible[found++] = cand[k];
+            else if (code == MS_ERROR && cst[k].code == MS_ERROR) *err = cst[k];
+        }
+    }
+    s->next_start = (uint32_t)(((uint64_t)start + processed) % n);
+    *nfeasible = found;
+    *evaluated = processed;
+    return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
+}
+
 /* upstream findNodesThatPassFilters (with evaluateNominatedNode first).
  * Returns MS_ERROR with *err when a plugin failed. */
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
@@ -169,6 +217,11 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         if (ni && ni->node) {
             ms_status st;
             ms_code code = ms_framework_run_filter_with_nominated(fw, c, ni, &st);
+            if (code == MS_SUCCESS && ms_framework_has_filter_batch(fw)) {
+                ms_node_info *one[1] = {ni};
+                code = ms_framework_run_filter_batch(fw, c, one, 1, &st);
+                if (code == MS_SUCCESS) code = (ms_code)st.code;
+            }
             if (code == MS_ERROR) {
                 *err = st;
                 return MS_ERROR;
@@ -197,6 +250,8 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     bool nominations = c->h && c->h->queue && ms_queue_nominated_count(c->h->queue) > 0;
     uint32_t found = 0, processed = 0, i = start;
     ms_code code = MS_SUCCESS;
+    if (ms_framework_has_filter_batch(fw))
+        return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
     while (processed < n) {
         ms_node_info *ni = nodes[i];
         code = nominations ? ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i])

@@ -121,6 +121,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->permit_timeout_allows = o->permit_timeout_allows;
     ms_rng_seed(&s->rng, o->seed);
     ms_snapshot_init(&s->snap);
+    ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
     ms_decoder_init(&s->dec, s->in);
 
@@ -149,6 +150,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
     s->handle.bind = sched_bind;
     s->handle.bind_ctx = s;
+    s->handle.namespaces = &s->namespaces;
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     if (!s->cache || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE || !s->profiles ||
@@ -206,6 +208,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->info);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
+    ms_namespaces_free(&s->namespaces);
     if (s->cache) ms_cache_free(s->cache);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);
     while (s->free_records) {
@@ -331,6 +334,26 @@ void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now) {
 void ms_scheduler_node_delete(ms_scheduler *s, ms_str name, double now) {
     if (ms_cache_remove_node(s->cache, name) != MS_OK) return;
     ms_queue_move_on_event(s->queue, MS_EV_NODE_DELETE, now);
+}
+
+/* ---- namespace deltas ------------------------------------------------ */
+
+static bool same_labels(const ms_namespace *a, const ms_namespace *b) {
+    return a && b && a->meta.labels.n == b->meta.labels.n &&
+           (a->meta.labels.n == 0 || memcmp(a->meta.labels.items, b->meta.labels.items,
+                                            a->meta.labels.n * sizeof(ms_label)) == 0);
+}
+
+void ms_scheduler_namespace_add(ms_scheduler *s, ms_namespace *ns, double now) {
+    const ms_namespace *old = ms_namespaces_get(&s->namespaces, ns->meta.name);
+    bool changed = !same_labels(old, ns);
+    if (ms_namespaces_set(&s->namespaces, ns) != MS_OK) return;
+    if (changed) ms_queue_move_on_event(s->queue, MS_EV_NAMESPACE, now);
+}
+
+void ms_scheduler_namespace_delete(ms_scheduler *s, ms_str name, double now) {
+    if (ms_namespaces_remove(&s->namespaces, name) != MS_OK) return;
+    ms_queue_move_on_event(s->queue, MS_EV_NAMESPACE, now);
 }
 
 /* ---- pod deltas ------------------------------------------------------ */

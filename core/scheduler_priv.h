@@ -47,6 +47,7 @@ struct ms_scheduler {
     ms_cache *cache;
     ms_queue *queue;
     ms_snapshot snap;
+    ms_namespaces namespaces;      /* labels for pod affinity's namespaceSelector */
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;

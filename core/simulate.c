@@ -62,6 +62,8 @@ typedef struct sim {
     uint32_t nnodes, nodecap;
     ms_pod **pods;
     uint32_t npods, podcap;
+    ms_namespace **nss;
+    uint32_t nns, nscap;
     uint32_t objects;
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
@@ -118,6 +120,15 @@ static ms_rc keep_pod(void *ctx, ms_pod *pod, ms_error *err) {
     return MS_OK;
 }
 
+static ms_rc keep_namespace(sim *m, ms_namespace *ns, ms_error *err) {
+    if (!grow((void **)&m->nss, &m->nscap, m->nns + 1, sizeof *m->nss)) {
+        ms_namespace_unref(ns);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    m->nss[m->nns++] = ns;
+    return MS_OK;
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -144,6 +155,11 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_pod *pod = NULL;
         ms_rc rc = ms_pod_decode(&m->dec, obj, &pod, err);
         return rc == MS_OK ? keep_pod(m, pod, err) : rc;
+    }
+    if (strcmp(kind, "Namespace") == 0) {
+        ms_namespace *ns = NULL;
+        ms_rc rc = ms_namespace_decode(&m->dec, obj, &ns, err);
+        return rc == MS_OK ? keep_namespace(m, ns, err) : rc;
     }
     count_skipped(m, kind);
     return MS_OK;
@@ -510,6 +526,7 @@ static void warn_config(void *ctx, const char *msg) {
 }
 
 static ms_rc feed(sim *m, ms_simulate_result *r) {
+    for (uint32_t i = 0; i < m->nns; i++) ms_scheduler_namespace_add(m->sched, m->nss[i], m->now);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
@@ -600,6 +617,8 @@ static void sim_free(sim *m) {
     ms_map_free(&m->pl_index);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
+    for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);
+    free(m->nss);
     for (uint32_t i = 0; i < m->npods; i++) ms_pod_unref(m->pods[i]);
     free(m->pods);
     free(m->lat);

@@ -17,6 +17,7 @@ void ms_snapshot_free(ms_snapshot *s) {
     free(s->nodes);
     free(s->have_pods_with_affinity);
     free(s->have_pods_with_required_anti_affinity);
+    free(s->updated);
     memset(s, 0, sizeof *s);
 }
 
@@ -52,6 +53,21 @@ static int reserve(ms_node_info ***arr, uint32_t *cap, uint32_t need) {
     *arr = p;
     *cap = n;
     return 0;
+}
+
+void ms_snapshot_begin_update(ms_snapshot *s) {
+    s->update_seq++;
+    s->nupdated = 0;
+    s->updated_all = false;
+}
+
+void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
+    if (s->updated_all) return;
+    if (reserve(&s->updated, &s->updcap, s->nupdated + 1) != 0) {
+        s->updated_all = true;
+        return;
+    }
+    s->updated[s->nupdated++] = ni;
 }
 
 int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all) {

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs every suite and ends with one line "N passed, N failed".
 # Unit tests (cmocka, TAP output) in a normal and an ASan+UBSan build, the
-# command-line suites (tests/cli/test_*.sh, TAP output), and each fuzz target
-# for a bounded time (FUZZ_SECONDS, default 10).
+# command-line suites (tests/cli/test_*.sh, TAP output), the busted specs of
+# the Lua layer (run under luajit against $B/libmoonsched.so, TAP output),
+# luacheck over the Lua sources, and each fuzz target for a bounded time
+# (FUZZ_SECONDS, default 10).
 set -u
 B=${B:-build}
 pass=0
@@ -38,6 +40,26 @@ for t in tests/cli/test_*.sh; do
     B="$B" sh "$t" >"$out" 2>&1
     count_tap "cli/$(basename "$t" .sh)" "$out" $?
 done
+
+# busted's TAP has one "ok"/"not ok" line per test; an error outside any
+# test makes it exit non-zero, which count_tap turns into a failure.
+if [ -f "$B/libmoonsched.so" ] && command -v busted >/dev/null 2>&1 &&
+   command -v luajit >/dev/null 2>&1; then
+    for d in tests/lua policies; do
+        [ -d "$d" ] || continue
+        MOONSCHED_LIB="$B/libmoonsched.so" busted --lua=luajit -o TAP "$d" >"$out" 2>/dev/null
+        count_tap "busted/$d" "$out" $?
+    done
+fi
+if command -v luacheck >/dev/null 2>&1; then
+    if luacheck -q --no-color lua tests/lua $(ls -d policies tests/bench 2>/dev/null) >"$out" 2>&1; then
+        echo "ok - luacheck" >"$out.tap"; rc=0
+    else
+        cat "$out"; echo "not ok - luacheck" >"$out.tap"; rc=1
+    fi
+    count_tap "luacheck" "$out.tap" $rc
+    rm -f "$out.tap"
+fi
 
 for f in "$B"/fuzz/fuzz_*; do
     [ -x "$f" ] || continue

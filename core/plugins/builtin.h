@@ -14,5 +14,7 @@ extern const ms_plugin_ops ms_plugin_default_binder;
 extern const ms_plugin_ops ms_plugin_node_resources_fit;
 extern const ms_plugin_ops ms_plugin_node_resources_balanced_allocation;
 extern const ms_plugin_ops ms_plugin_node_affinity;
+extern const ms_plugin_ops ms_plugin_inter_pod_affinity;
+extern const ms_plugin_ops ms_plugin_image_locality;
 
 #endif

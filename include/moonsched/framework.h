@@ -52,6 +52,17 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);
+/* Plugins with only filter_batch (Lua policies) are left out by
+ * ms_framework_run_filter and run here, once per plugin over many nodes:
+ * statuses[i] holds nodes[i]'s result of the per-node plugins; nodes still
+ * at Success go to each batch plugin in Filter order, and a rejection
+ * replaces their status (plugin index set). MS_ERROR when a plugin failed
+ * as a whole (its nodes then carry the error); MS_SUCCESS otherwise, also
+ * when nodes were rejected. Scratch arrays come from c->arena. */
+bool ms_framework_has_filter_batch(const ms_framework *fw);
+ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
+                                      ms_node_info *const *nodes, uint32_t n,
+                                      ms_status *statuses);
 /* Filter with nominated pods taken into account (upstream's two-pass
  * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
  * nominated to the node, the pod must fit with them added and without.

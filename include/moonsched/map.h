@@ -26,6 +26,9 @@ bool ms_map_has(const ms_map *m, uint64_t key);
 int ms_map_put(ms_map *m, uint64_t key, void *val);
 /* Returns the removed value or NULL. */
 void *ms_map_del(ms_map *m, uint64_t key);
+/* Removes every entry and keeps the capacity: a map refilled once per
+ * scheduling cycle allocates nothing once it has grown. */
+void ms_map_clear(ms_map *m);
 
 /* Iteration: for (size_t it = 0; ms_map_next(m, &it, &k, &v);) */
 bool ms_map_next(const ms_map *m, size_t *it, uint64_t *key, void **val);

@@ -12,6 +12,7 @@
 #include "moonsched/error.h"
 #include "moonsched/events.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
@@ -38,6 +39,9 @@ typedef struct ms_handle {
      * back through ms_scheduler_bind_done. */
     ms_rc (*bind)(void *bind_ctx, const ms_pod *pod, ms_str node);
     void *bind_ctx;
+    /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
+     * no namespace known (owned by the scheduler, like the cache). */
+    const ms_namespaces *namespaces;
 } ms_handle;
 
 /* One pod's scheduling cycle. */
@@ -92,6 +96,20 @@ typedef struct ms_plugin_ops {
      * arrives through ms_scheduler_bind_done). */
     ms_code (*bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);
     void (*post_bind)(void *self, const ms_pod *pod, ms_str node);
+
+    /* Filter for many nodes in one call, for plugins whose per-call cost
+     * dwarfs the per-node work (Lua policies: one call per pod, the loop over
+     * nodes runs inside). statuses[i] receives nodes[i]'s result: Success, or
+     * a rejection with its reasons (the framework sets `plugin`). Returns
+     * MS_SUCCESS when the call itself worked (nodes may still be rejected),
+     * MS_ERROR when it failed as a whole (statuses then carry that error). A
+     * plugin with filter_batch and no filter takes part in Filter only
+     * through the batch runner. */
+    ms_code (*filter_batch)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
+                            ms_status *statuses);
+    /* Out-of-tree plugins made at run time (Lua policies): the framework
+     * starts `self` as ctx, then calls create (if any), which may replace it. */
+    void *ctx;
 } ms_plugin_ops;
 
 /* Built-in plugins, looked up by upstream name. NULL when unknown. */

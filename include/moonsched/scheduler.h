@@ -15,6 +15,7 @@
 #include "moonsched/error.h"
 #include "moonsched/framework.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
@@ -75,6 +76,10 @@ void ms_scheduler_free(ms_scheduler *s);
 void ms_scheduler_node_add(ms_scheduler *s, ms_node *node, double now);
 void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now);
 void ms_scheduler_node_delete(ms_scheduler *s, ms_str name, double now);
+/* Namespaces: their labels are what pod affinity's namespaceSelector
+ * matches. Add also updates (by name); takes a reference. */
+void ms_scheduler_namespace_add(ms_scheduler *s, ms_namespace *ns, double now);
+void ms_scheduler_namespace_delete(ms_scheduler *s, ms_str name, double now);
 /* Pods: bound pods feed the cache; pending pods whose schedulerName matches
  * a profile enter the queue; others are ignored. */
 void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now);

@@ -20,6 +20,15 @@ typedef struct ms_snapshot {
     ms_map by_name;              /* node name id -> ms_node_info* (owned) */
     uint64_t generation;
     uint64_t tree_version;       /* the cache's node-tree version `nodes` was built from */
+    /* What the last update changed, for plugins that keep counts from one
+     * cycle to the next: every ms_cache_update_snapshot increments
+     * update_seq and lists in `updated` the NodeInfos it copied (new ones
+     * included). updated_all says the list is not the whole story (NodeInfos
+     * were dropped, or the update failed): start over. */
+    uint64_t update_seq;
+    ms_node_info **updated;
+    uint32_t nupdated, updcap;
+    bool updated_all;
 } ms_snapshot;
 
 /* The snapshot's NodeInfos are borrowed copies (see ms_node_info_copy_into):
@@ -36,6 +45,10 @@ ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created);
 /* Frees the NodeInfo of a name (not in the lists afterwards only once they
  * are rebuilt). */
 void ms_snapshot_drop(ms_snapshot *s, ms_str node_name);
+/* For ms_cache_update_snapshot: starts the change list of an update, and
+ * adds a NodeInfo to it (when that fails, updated_all is set instead). */
+void ms_snapshot_begin_update(ms_snapshot *s);
+void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni);
 /* all: `nodes` becomes by_name's NodeInfos in the given order (names that
  * are absent are skipped); always rebuilds the affinity lists from `nodes`.
  * 0 or -1 (out of memory). */

@@ -45,4 +45,12 @@ for shape in "500 1000" "5000 1000" "5000 10000"; do
         "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
         "$(median <"$T/rss")" "$(median <"$T/ok")"
 done
+
+# Lua policy against the native plugin: MostAllocated scoring at 5000 nodes
+# per pod (target: Lua <= 1.5x native), and the watchdog's stop latency.
+if make -s "$B/bench/bench_lua_score" >&2; then
+    "$B/bench/bench_lua_score" || status=1
+else
+    status=1
+fi
 exit $status

@@ -738,6 +738,48 @@ static void test_snapshot_incremental(void **state) {
     ms_pod_unref(q);
 }
 
+/* The change list of each update: the NodeInfos copied, or updated_all
+ * when NodeInfos were dropped. */
+static void test_snapshot_updated_list(void **state) {
+    fx *f = *state;
+    add_node(f, "n1", "a");
+    add_node(f, "n2", "b");
+    add_node(f, "n3", "c");
+    update_snap(f);
+    uint64_t seq = f->snap.update_seq;
+    assert_true(seq > 0);
+    assert_int_equal(f->snap.nupdated, 3);
+    assert_false(f->snap.updated_all);
+
+    update_snap(f);
+    assert_int_equal(f->snap.update_seq, seq + 1);
+    assert_int_equal(f->snap.nupdated, 0);
+    assert_false(f->snap.updated_all);
+
+    add_pod(f, "p1", "n2", 100, 0);
+    update_snap(f);
+    assert_int_equal(f->snap.update_seq, seq + 2);
+    assert_int_equal(f->snap.nupdated, 1);
+    assert_ptr_equal(f->snap.updated[0], ms_snapshot_get(&f->snap, S(f, "n2")));
+    assert_false(f->snap.updated_all);
+
+    add_pod(f, "p2", "n1", 100, 0);
+    add_pod(f, "p3", "n3", 100, 0);
+    add_pod(f, "p4", "n1", 100, 0);
+    update_snap(f);
+    assert_int_equal(f->snap.nupdated, 2);
+    ms_node_info *n1 = ms_snapshot_get(&f->snap, S(f, "n1")), *n3 = ms_snapshot_get(&f->snap, S(f, "n3"));
+    assert_true((f->snap.updated[0] == n1 && f->snap.updated[1] == n3) ||
+                (f->snap.updated[0] == n3 && f->snap.updated[1] == n1));
+
+    assert_int_equal(ms_cache_remove_node(f->c, S(f, "n3")), MS_OK);
+    update_snap(f);
+    assert_true(f->snap.updated_all);
+    update_snap(f);
+    assert_false(f->snap.updated_all);
+    assert_int_equal(f->snap.nupdated, 0);
+}
+
 static void test_snapshot_affinity_lists(void **state) {
     fx *f = *state;
     add_node(f, "n1", "a");
@@ -861,6 +903,7 @@ int main(void) {
         T(test_node_tree_round_robin),
         T(test_zone_key),
         T(test_snapshot_incremental),
+        T(test_snapshot_updated_list),
         T(test_snapshot_affinity_lists),
         T(test_snapshot_keeps_dropped_pods_alive),
         T(test_snapshot_scale_one_change),

@@ -58,6 +58,29 @@ static void test_iteration_visits_each_once(void **state) {
     ms_map_free(&m);
 }
 
+/* Clearing keeps the capacity, so a map refilled per cycle stops allocating. */
+static void test_clear_keeps_capacity(void **state) {
+    (void)state;
+    ms_map m;
+    ms_map_init(&m);
+    ms_map_clear(&m);
+    int v;
+    for (uint64_t round = 0; round < 3; round++) {
+        for (uint64_t i = 0; i < 1000; i++) assert_int_equal(ms_map_put(&m, i * 7 + round, &v), 0);
+        assert_null(ms_map_del(&m, 1000000));
+        assert_non_null(ms_map_del(&m, round));
+        size_t cap = m.cap;
+        ms_map_clear(&m);
+        assert_int_equal(m.len, 0);
+        assert_int_equal(m.tombstones, 0);
+        assert_int_equal(m.cap, cap);
+        assert_false(ms_map_has(&m, 7 + round));
+        size_t it = 0;
+        assert_false(ms_map_next(&m, &it, NULL, NULL));
+    }
+    ms_map_free(&m);
+}
+
 static void test_hash_bytes_differs(void **state) {
     (void)state;
     assert_int_not_equal(ms_hash_bytes("a", 1), ms_hash_bytes("b", 1));
@@ -69,6 +92,7 @@ int main(void) {
         cmocka_unit_test(test_put_get_del),
         cmocka_unit_test(test_churn_does_not_grow_without_bound),
         cmocka_unit_test(test_iteration_visits_each_once),
+        cmocka_unit_test(test_clear_keeps_capacity),
         cmocka_unit_test(test_hash_bytes_differs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,7 +229,8 @@ static const char *const basic_plugins[] = {"PrioritySort", "NodeUnschedulable",
                                             "TestFit", "TestHalf", "TestScore", "TestGate",
                                             "TestWait", "DefaultBinder", NULL};
 
-static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows) {
+static env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                            const char *const *plugins) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->in = ms_interner_new();
@@ -237,7 +238,7 @@ static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows)
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
     for (uint32_t k = 0; k < e->cfg.profiles[0].nplugins; k++)
         cJSON_Delete(e->cfg.profiles[0].plugins[k].args);
-    set_profile(&e->cfg.profiles[0], "default-scheduler", basic_plugins, -1);
+    set_profile(&e->cfg.profiles[0], "default-scheduler", plugins, -1);
     e->cfg.percentage_of_nodes_to_score = pct;
     ms_scheduler_options o = {
         .config = &e->cfg,
@@ -253,6 +254,10 @@ static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows)
     ms_rc rc = ms_scheduler_new(&o, &e->s, &err);
     if (rc != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
+}
+
+static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows) {
+    return env_new_profile(pct, seed, permit_timeout_allows, basic_plugins);
 }
 
 static env *env_new(int32_t pct, uint64_t seed) { return env_new_with(pct, seed, false); }
@@ -810,6 +815,74 @@ static void test_permit_wait(void **state) {
     env_free(e);
 }
 
+/* Namespaces reach the plugins: pod affinity's namespaceSelector matches
+ * the labels of the namespaces the scheduler was given, as they are when
+ * the pod is scheduled. */
+static void namespace_event(env *e, const char *name, const char *labels) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":%s}}",
+             name, labels);
+    cJSON *j = parse(buf);
+    ms_namespace *ns = NULL;
+    ms_error err = {0};
+    if (ms_namespace_decode(&e->dec, j, &ns, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    ms_scheduler_namespace_add(e->s, ns, 0);
+    ms_namespace_unref(ns);
+}
+
+static ms_pod *ns_pod(env *e, const char *name, const char *ns, const char *app, const char *spec) {
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+             "\"labels\":{\"app\":\"%s\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]%s}}",
+             name, ns, app, spec);
+    cJSON *j = parse(buf);
+    ms_pod *p = NULL;
+    ms_error err = {0};
+    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    assert_true(e->nobjects < 512);
+    e->objects[e->nobjects++] = p;
+    return p;
+}
+
+static void test_namespace_selector_through_the_scheduler(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "InterPodAffinity", "DefaultBinder", NULL};
+    env *e = env_new_profile(-1, 1, false, plugins);
+    e->complete_at_once = true;
+    add_node(e, "n1", "4", "{\"zone\":\"a\"}", NULL);
+    add_node(e, "n2", "4", "{\"zone\":\"b\"}", NULL);
+    add_node(e, "n3", "4", "{\"zone\":\"c\"}", NULL);
+    namespace_event(e, "team-a", "{\"team\":\"a\"}");
+    namespace_event(e, "team-b", "{\"team\":\"b\"}");
+    ms_scheduler_pod_add(e->s, ns_pod(e, "web", "team-b", "web", ",\"nodeName\":\"n2\""), 0);
+    static const char *const affinity =
+        ",\"affinity\":{\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":[{"
+        "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}},"
+        "\"namespaceSelector\":{\"matchLabels\":{\"team\":\"b\"}},\"topologyKey\":\"zone\"}]}}";
+    ms_scheduler_pod_add(e->s, ns_pod(e, "api-1", "team-a", "api", affinity), 0);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "n2");
+
+    /* team-b no longer has the label: nothing is selected any more. */
+    namespace_event(e, "team-b", "{\"team\":\"x\"}");
+    ms_scheduler_pod_add(e->s, ns_pod(e, "api-2", "team-a", "api", affinity), 0);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_string_equal(e->last_message,
+                        "0/3 nodes are available: 3 node(s) didn't match pod affinity rules.");
+
+    namespace_event(e, "team-b", "{\"team\":\"b\"}");
+    ms_scheduler_namespace_delete(e->s, ms_intern_cstr(e->in, "team-b"), 0);
+    ms_scheduler_pod_add(e->s, ns_pod(e, "api-3", "team-a", "api", affinity), 0);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nunschedulable, 2);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_num_feasible_nodes_to_find),
@@ -829,6 +902,7 @@ int main(void) {
         cmocka_unit_test(test_binder_answering_at_once),
         cmocka_unit_test(test_priority_order),
         cmocka_unit_test(test_permit_wait),
+        cmocka_unit_test(test_namespace_selector_through_the_scheduler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

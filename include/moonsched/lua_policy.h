@@ -1,0 +1,216 @@
+/* Scheduling policies written in Lua (LuaJIT): a policy file returns a
+ * table of hooks that run at the framework's extension points (the contract
+ * is docs/policies.md).
+ *
+ * Three objects:
+ * - ms_lua_runtime: what the policies of one scheduler thread share: the
+ *   options (budget, memory cap, failure handling, callbacks), the interner,
+ *   and the watchdog thread that stops a call past its budget.
+ * - ms_lua_state: one loaded version of one policy, in a lua_State of its
+ *   own with a counting allocator (the memory cap) and the sandbox. Loading
+ *   runs the file and init(args) in a fresh state, so that a reload is
+ *   "load the new version, then swap a pointer at a cycle boundary".
+ * - ms_policy: the stable handle that the framework sees as a plugin
+ *   (ms_policy_ops); it runs the current ms_lua_state, counts consecutive
+ *   failures and disables the policy after max_failures of them.
+ *
+ * The Lua boundary is crossed once per pod per extension point: Filter and
+ * Score hand the pod and the whole node array to the runtime, whose loop
+ * over the nodes runs in Lua (JIT-compiled), reading C-owned structs through
+ * FFI views and writing results into C-owned arrays.
+ *
+ * Everything here runs on the thread that owns the runtime, except the
+ * watchdog. */
+#ifndef MOONSCHED_LUA_POLICY_H
+#define MOONSCHED_LUA_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moonsched/error.h"
+#include "moonsched/intern.h"
+#include "moonsched/labels.h"
+#include "moonsched/meta.h"
+#include "moonsched/nodeinfo.h"
+#include "moonsched/plugin.h"
+#include "moonsched/pod.h"
+#include "moonsched/resources.h"
+#include "moonsched/status.h"
+
+typedef struct cJSON cJSON;
+
+/* The runtime's Lua sources, compiled into the library by lua/embed.sh.
+ * name is the module name ("moonsched.views"); the list ends with name NULL. */
+typedef struct ms_lua_module {
+    const char *name;
+    const char *chunkname;         /* "@lua/moonsched/views.lua", for error messages */
+    const char *src;
+    size_t len;
+} ms_lua_module;
+extern const ms_lua_module ms_lua_modules[];
+
+typedef enum ms_lua_log_level {
+    MS_LUA_LOG_INFO = 0,
+    MS_LUA_LOG_WARN,
+    MS_LUA_LOG_ERROR,
+} ms_lua_log_level;
+
+/* What a failed call (an error, the budget, the memory cap) does to the pod
+ * whose cycle it was part of. */
+typedef enum ms_policy_on_error {
+    MS_POLICY_REJECT = 0,          /* Unschedulable, the error as the reason */
+    MS_POLICY_SKIP,                /* as if the policy had no opinion on this pod */
+} ms_policy_on_error;
+
+typedef struct ms_lua_options {
+    double budget;                 /* seconds per call (wall clock); default 0.05 */
+    size_t memory;                 /* bytes per policy state; default 64 MiB */
+    uint32_t max_failures;         /* consecutive failures that disable a policy;
+                                    * default 10, 0 = never disable */
+    uint8_t on_error;              /* ms_policy_on_error; default MS_POLICY_REJECT */
+    /* sched.log.*, and the runtime's own reports. NULL: one line on stderr. */
+    void (*log)(void *ctx, ms_lua_log_level level, const char *policy, const char *msg);
+    void *log_ctx;
+    /* sched.now(). NULL: CLOCK_MONOTONIC seconds. */
+    double (*now)(void *ctx);
+    void *now_ctx;
+    /* sched.permit.allow(uid) / deny(uid, reason): releases a pod that a
+     * Permit hook parked. Returns false when no such pod waits. NULL: the
+     * calls return false. */
+    bool (*permit)(void *ctx, const char *uid, bool allow, const char *reason);
+    void *permit_ctx;
+    /* A policy was disabled (also logged). */
+    void (*disabled)(void *ctx, const char *policy, const char *why);
+    void *disabled_ctx;
+} ms_lua_options;
+
+void ms_lua_options_default(ms_lua_options *o);
+
+typedef struct ms_lua_runtime ms_lua_runtime;
+
+/* Starts the watchdog thread. `in` must outlive the runtime: policies read
+ * interned strings and filter reasons are interned (a bounded number per
+ * policy state). */
+ms_rc ms_lua_runtime_new(const ms_lua_options *o, ms_interner *in, ms_lua_runtime **out,
+                         ms_error *err);
+/* Every state of the runtime must be freed first. */
+void ms_lua_runtime_free(ms_lua_runtime *rt);
+const ms_lua_options *ms_lua_runtime_options(const ms_lua_runtime *rt);
+
+/* Hooks a policy defines (bits of ms_lua_state_hooks). */
+enum {
+    MS_LUA_HOOK_PRE_ENQUEUE = 1u << 0,
+    MS_LUA_HOOK_LESS = 1u << 1,
+    MS_LUA_HOOK_PRE_FILTER = 1u << 2,
+    MS_LUA_HOOK_FILTER = 1u << 3,
+    MS_LUA_HOOK_SCORE = 1u << 4,
+    MS_LUA_HOOK_NORMALIZE = 1u << 5,
+    MS_LUA_HOOK_RESERVE = 1u << 6,
+    MS_LUA_HOOK_UNRESERVE = 1u << 7,
+    MS_LUA_HOOK_PERMIT = 1u << 8,
+    MS_LUA_HOOK_SELECT_VICTIMS = 1u << 9,
+    MS_LUA_HOOK_PICK_PREEMPTION = 1u << 10,
+};
+
+typedef struct ms_lua_state ms_lua_state;
+
+/* Loads one version of a policy into a fresh state: the sandbox, the file
+ * (text only), the returned table validated (`name` a non-empty string,
+ * hooks functions), then init(args) with args converted to a plain table
+ * (NULL: an empty table). The file's top level and init run under the
+ * budget and the memory cap. On error *out is NULL and err says why, with
+ * the chunk name and line where Lua gives them. */
+ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *src, size_t len,
+                        const cJSON *args, ms_lua_state **out, ms_error *err);
+/* Same, reading the file; the chunk name is "@path". */
+ms_rc ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
+                             ms_lua_state **out, ms_error *err);
+void ms_lua_state_free(ms_lua_state *s);
+const char *ms_lua_state_name(const ms_lua_state *s);
+uint32_t ms_lua_state_hooks(const ms_lua_state *s);
+/* Bytes the state's allocator holds now. */
+size_t ms_lua_state_memory(const ms_lua_state *s);
+
+typedef struct ms_policy ms_policy;
+
+/* A policy handle around a first loaded version (taken over, also on
+ * error). Its plugin name is the policy's `name`. */
+ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms_error *err);
+void ms_policy_free(ms_policy *p);
+/* Hot reload: from the next call on, `next` runs; returns the previous
+ * version for the caller to free once no cycle uses it (between cycles that
+ * is at once). The failure count is reset and a disabled policy comes back. */
+ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next);
+const ms_lua_state *ms_policy_state(const ms_policy *p);
+
+/* The framework plugin: extension points for the hooks the policy defines
+ * (fixed at ms_policy_new: a reload that adds hooks needs a new profile).
+ * ctx is the policy, so self is the policy without a create step. Filter is
+ * filter_batch only; Score writes normalized 0..100 scores itself (default:
+ * linear rescale with the top score at 100, see ms_lua_normalize).
+ * Valid while the policy lives. */
+const ms_plugin_ops *ms_policy_ops(ms_policy *p);
+
+bool ms_policy_disabled(const ms_policy *p);
+/* The last failure's message ("" before any). */
+const char *ms_policy_last_error(const ms_policy *p);
+
+typedef struct ms_policy_stats {
+    uint64_t calls;
+    uint64_t failures;             /* all failed calls */
+    uint64_t budget_kills;         /* calls stopped by the watchdog */
+    uint64_t memory_errors;        /* calls that hit the memory cap */
+    uint32_t consecutive;          /* failures since the last success */
+} ms_policy_stats;
+void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out);
+
+/* Preemption (PostFilter), for DefaultPreemption to consult.
+ *
+ * select_victims: candidates are the pods on `ni` with lower priority than
+ * the preemptor, lowest priority first. MS_SUCCESS: victims[0..*nvictims)
+ * are indexes into candidates (each at most once, in the order the policy
+ * returned them; victims must have room for ncandidates). MS_UNSCHEDULABLE:
+ * the policy says this node cannot help. MS_SKIP: the policy has no
+ * select_victims (or is disabled, or failed under MS_POLICY_SKIP): use the
+ * default. MS_ERROR: the call failed (st says why). */
+ms_code ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
+                                 ms_pod *const *candidates, uint32_t ncandidates,
+                                 uint32_t *victims, uint32_t *nvictims, ms_status *st);
+
+typedef struct ms_preemption_option {
+    const ms_node_info *node;
+    ms_pod *const *victims;
+    uint32_t nvictims;
+    uint32_t pdb_violations;
+} ms_preemption_option;
+
+/* pick_preemption: MS_SUCCESS with *chosen an index into options; MS_SKIP
+ * when the policy has no pick_preemption or returned nil (use the default);
+ * MS_ERROR on failure. */
+ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
+                                  uint32_t noptions, uint32_t *chosen, ms_status *st);
+
+/* The default NormalizeScore for policy scores: with lo = min(0, min score)
+ * and hi = max score, each score becomes round(100 * (s - lo) / (hi - lo));
+ * all 0 when hi == lo. Non-negative scores are thus scaled by 100 / max
+ * (upstream's DefaultNormalizeScore), negative ones shifted first. */
+void ms_lua_normalize(const double *raw, uint32_t n, int64_t *out);
+
+/* Called by the runtime's Lua side through the FFI (ms_lua_api holds
+ * pointers to them, so no dynamic symbol lookup is needed). `s` is the
+ * calling state. */
+const char *ms_lua_str(const ms_lua_state *s, ms_str id);
+ms_str ms_lua_find(const ms_lua_state *s, const char *p, size_t len);
+/* A filter or rejection reason, interned so that statuses can point at it
+ * for as long as the interner lives. A state interns at most
+ * MS_LUA_MAX_REASONS distinct new texts; past that it gets one fixed text. */
+#define MS_LUA_MAX_REASONS 4096
+ms_str ms_lua_reason(ms_lua_state *s, const char *p, size_t len);
+/* 0 and the exact value (value() as a double, milli) or -1 when malformed. */
+int ms_lua_quantity(const char *p, size_t len, double *value, int64_t *milli);
+void ms_lua_log(ms_lua_state *s, int level, const char *msg, size_t len);
+double ms_lua_now(ms_lua_state *s);
+int ms_lua_permit(ms_lua_state *s, const char *uid, int allow, const char *reason);
+
+#endif

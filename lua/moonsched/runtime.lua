@@ -1,0 +1,328 @@
+-- The runtime inside one policy state. core/lua_policy.c calls start() once
+-- (declarations, sandbox, the policy file, init), then the returned
+-- dispatcher once per call, with the call's arguments in the C-owned frame.
+-- Filter and Score loop over the candidate nodes here, so that the loop and
+-- the policy's hook are compiled together by the JIT.
+
+local ffi = require("ffi")
+
+local M = {}
+
+-- Operations: the same numbers as in core/lua_policy.c.
+local OP = {
+    PRE_ENQUEUE = 1, LESS = 2, PRE_FILTER = 3, FILTER = 4, SCORE = 5,
+    RESERVE = 6, UNRESERVE = 7, PERMIT = 8, SELECT_VICTIMS = 9, PICK_PREEMPTION = 10,
+}
+
+-- Hook name -> bit (MS_LUA_HOOK_* in include/moonsched/lua_policy.h).
+local HOOKS = {
+    pre_enqueue = 1, less = 2, pre_filter = 4, filter = 8, score = 16, normalize = 32,
+    reserve = 64, unreserve = 128, permit = 256, select_victims = 512, pick_preemption = 1024,
+}
+
+local type, error, tostring, tonumber, pairs = type, error, tostring, tonumber, pairs
+
+--- The policy never sees the runtime's globals; still, leave nothing there
+--- that reaches the file system or the process.
+local function harden()
+    -- luacheck: push ignore 122
+    string.dump = nil
+    for k in pairs(os) do
+        if k ~= "time" and k ~= "clock" then os[k] = nil end
+    end
+    package.path, package.cpath, package.loadlib = "", "", nil
+    -- Only the preload searcher: modules come from the binary.
+    for i = #package.loaders, 2, -1 do package.loaders[i] = nil end
+    -- luacheck: pop
+end
+
+--- The C side's layouts, checked against what the FFI made of them.
+local function verify(checks)
+    for line in checks:gmatch("[^\n]+") do
+        local t, a, b = line:match("^(%S+) (%S+) ?(%S*)$")
+        if b == "" then
+            local want = tonumber(a)
+            if ffi.sizeof(t) ~= want then
+                error(("layout of %s: FFI size %d, C size %d"):format(t, ffi.sizeof(t), want))
+            end
+        else
+            local want = tonumber(b)
+            if ffi.offsetof(t, a) ~= want then
+                error(("layout of %s.%s: FFI offset %s, C offset %d"):format(
+                    t, a, tostring(ffi.offsetof(t, a)), want))
+            end
+        end
+    end
+end
+
+local function validate(p, chunkname)
+    if type(p) ~= "table" then
+        error(chunkname .. ": a policy file must return a table, not " .. type(p), 0)
+    end
+    local name = rawget(p, "name")
+    if type(name) ~= "string" or name == "" or #name > 100 then
+        error(chunkname .. ": the policy table needs a name (a non-empty string)", 0)
+    end
+    local mask = 0
+    for hook, b in pairs(HOOKS) do
+        local f = rawget(p, hook)
+        if f ~= nil then
+            if type(f) ~= "function" then
+                error(("%s: %s must be a function, not %s"):format(chunkname, hook, type(f)), 0)
+            end
+            mask = mask + b
+        end
+    end
+    if rawget(p, "init") ~= nil and type(rawget(p, "init")) ~= "function" then
+        error(chunkname .. ": init must be a function", 0)
+    end
+    return name, mask
+end
+
+local function dispatcher(F, policy, views, name)
+    local api, S = F.api, F.state
+    local PodView, NodeView = views.PodView, views.NodeView
+    local ScoresView, NodesView, U64 = views.ScoresView, views.NodesView, views.U64
+    local istype = ffi.istype
+
+    -- `state`: one plain table per scheduling cycle.
+    local cur_cycle, cur_state = -1, nil
+    local function cycle_state()
+        local c = F.cycle
+        if c ~= cur_cycle then
+            cur_cycle, cur_state = c, {}
+        end
+        return cur_state
+    end
+
+    -- Reasons become interned ids once per distinct text.
+    local rcache, nr = {}, 0
+    local function reason_id(why, default)
+        if why == nil then
+            why = default
+        elseif type(why) ~= "string" then
+            why = tostring(why)
+        end
+        local id = rcache[why]
+        if id == nil then
+            id = api.reason(S, why, #why)
+            if nr < 4096 then
+                rcache[why] = id
+                nr = nr + 1
+            end
+        end
+        return id
+    end
+    local rejected = "node(s) rejected by policy " .. name
+    local refused = "rejected by policy " .. name
+
+    local function node_name()
+        return views.str(F.node_name)
+    end
+
+    local ops = {}
+
+    ops[OP.PRE_ENQUEUE] = function()
+        local f = policy.pre_enqueue
+        if f == nil then F.result = 1 return end
+        local ok, why = f(PodView(F.pod, F.epoch))
+        if ok == false then
+            F.result = 0
+            F.reason = reason_id(why, refused)
+        else
+            F.result = 1
+        end
+    end
+
+    ops[OP.LESS] = function()
+        local f = policy.less
+        if f == nil then F.result = 0 return end
+        local e = F.epoch
+        F.result = f(PodView(F.pod, e), PodView(F.pod2, e)) and 1 or 0
+    end
+
+    ops[OP.PRE_FILTER] = function()
+        local f = policy.pre_filter
+        if f == nil then F.result = 0 return end
+        local r, why, unresolvable = f(PodView(F.pod, F.epoch), cycle_state())
+        if r == nil or r == true then
+            F.result = 0
+        elseif r == "skip" then
+            F.result = 2
+        elseif r == false then
+            F.result = unresolvable and 3 or 1
+            F.reason = reason_id(why, refused)
+        else
+            error("pre_filter returned " .. tostring(r)
+                .. ": expected nil, true, \"skip\" or false, reason", 0)
+        end
+    end
+
+    -- A node passes when the first result is true (nil rejects, so that
+    -- `return a and b, "why"` means what it says).
+    ops[OP.FILTER] = function()
+        local f, n, codes = policy.filter, F.n, F.codes
+        if f == nil then
+            for i = 0, n - 1 do codes[i] = 0 end
+            return
+        end
+        local e, nodes, reasons = F.epoch, F.nodes, F.reasons
+        local pod, st = PodView(F.pod, e), cycle_state()
+        for i = 0, n - 1 do
+            local ok, why, unresolvable = f(pod, NodeView(nodes[i], e), st)
+            if ok then
+                codes[i] = 0
+            else
+                codes[i] = unresolvable and 2 or 1
+                reasons[i] = reason_id(why, rejected)
+            end
+        end
+    end
+
+    local function bad_score(v, node)
+        error(("score for %s is %s, not a finite number"):format(tostring(node), tostring(v)), 0)
+    end
+
+    ops[OP.SCORE] = function()
+        local f, n, out = policy.score, F.n, F.scores
+        F.result = 0
+        if f == nil then
+            for i = 0, n - 1 do out[i] = 0 end
+            return
+        end
+        local e, nodes = F.epoch, F.nodes
+        local pod, st = PodView(F.pod, e), cycle_state()
+        for i = 0, n - 1 do
+            local v = f(pod, NodeView(nodes[i], e), st)
+            if type(v) ~= "number" or v - v ~= 0 then bad_score(v, NodeView(nodes[i], e)) end
+            out[i] = v
+        end
+        local norm = policy.normalize
+        if norm ~= nil then
+            norm(pod, ScoresView(ffi.cast(U64, out), e, n), NodesView(ffi.cast(U64, nodes), e, n), st)
+            F.result = 1
+        end
+    end
+
+    ops[OP.RESERVE] = function()
+        local f = policy.reserve
+        if f == nil then F.result = 0 return end
+        local ok, why = f(PodView(F.pod, F.epoch), node_name(), cycle_state())
+        if ok == false then
+            F.result = 1
+            F.reason = reason_id(why, refused)
+        else
+            F.result = 0
+        end
+    end
+
+    ops[OP.UNRESERVE] = function()
+        local f = policy.unreserve
+        if f ~= nil then f(PodView(F.pod, F.epoch), node_name(), cycle_state()) end
+    end
+
+    ops[OP.PERMIT] = function()
+        local f = policy.permit
+        if f == nil then F.result = 0 return end
+        local r, x = f(PodView(F.pod, F.epoch), node_name(), cycle_state())
+        if r == nil or r == true or r == "allow" then
+            F.result = 0
+        elseif r == "deny" or r == false then
+            F.result = 1
+            F.reason = reason_id(x, refused)
+        elseif r == "wait" then
+            if type(x) ~= "number" or not (x >= 0) then -- luacheck: ignore 581 (NaN too)
+                error("permit: \"wait\" needs a number of seconds, got " .. tostring(x), 0)
+            end
+            F.result = 2
+            F.number = x
+        else
+            error("permit returned " .. tostring(r) .. ": expected \"allow\", \"deny\" or \"wait\"", 0)
+        end
+    end
+
+    ops[OP.SELECT_VICTIMS] = function()
+        local f = policy.select_victims
+        if f == nil then F.result = 0 return end
+        local e = F.epoch
+        local cands, index = {}, {}
+        for i = 0, F.ncands - 1 do
+            local addr = F.cands[i]
+            cands[i + 1] = PodView(addr, e)
+            index[tonumber(addr)] = i
+        end
+        local r = f(PodView(F.pod, e), NodeView(F.node, e), cands)
+        if r == nil then F.result = 0 return end
+        if type(r) ~= "table" then
+            error("select_victims returned a " .. type(r) .. ": expected an array of candidates or nil", 0)
+        end
+        local seen, k = {}, 0
+        for j = 1, #r do
+            local v = r[j]
+            local idx = istype(PodView, v) and index[tonumber(v.__p)] or nil
+            if idx == nil then
+                error(("select_victims: entry %d is not one of the candidates"):format(j), 0)
+            end
+            if not seen[idx] then
+                seen[idx] = true
+                F.picked[k] = idx
+                k = k + 1
+            end
+        end
+        F.npicked = k
+        F.result = 1
+    end
+
+    ops[OP.PICK_PREEMPTION] = function()
+        local f = policy.pick_preemption
+        if f == nil then F.result = 0 return end
+        local e, n = F.epoch, F.noptions
+        local options = {}
+        for i = 0, n - 1 do
+            local o = F.options[i]
+            local victims = {}
+            for j = 0, o.nvictims - 1 do victims[j + 1] = PodView(o.victims[j], e) end
+            options[i + 1] = { node = NodeView(o.node, e), victims = victims,
+                               pdb_violations = o.pdb_violations }
+        end
+        local r = f(PodView(F.pod, e), options)
+        if r == nil then F.result = 0 return end
+        if type(r) ~= "number" or r % 1 ~= 0 or r < 1 or r > n then
+            error(("pick_preemption returned %s: expected an index in 1..%d or nil"):format(
+                tostring(r), n), 0)
+        end
+        F.result = r
+    end
+
+    return function()
+        return ops[F.op]()
+    end
+end
+
+--- Called once per state by core/lua_policy.c. Returns the dispatcher, the
+--- policy's name and the bits of the hooks it defines.
+function M.start(frame, cdef, checks, chunkname, src, args)
+    harden()
+    -- A policy's hooks call view metamethods several times per node, so
+    -- they get hot before the runtime's loop over the nodes. Traces that
+    -- start in them end in "return to lower frame" aborts, and the loop's
+    -- trace is then recorded with the loop entered as an inner loop, where
+    -- each tail call (`return math.floor(x)`) counts toward the unroll
+    -- limit: past 15 the loop stays interpreted, over 100 times slower.
+    require("jit.opt").start("loopunroll=60")
+    ffi.cdef(cdef)
+    verify(checks)
+    local F = ffi.cast("ms_lua_frame *", frame)
+    local views = require("moonsched.views").setup(F)
+    local sandbox = require("moonsched.sandbox")
+    local make_sched = require("moonsched.sched").setup
+    local env = sandbox.env(views, function(protect) return make_sched(F, views, protect) end)
+    local shown = (chunkname:gsub("^[@=]", ""))
+    local policy = sandbox.run_policy(env, src, chunkname, shown)
+    local name, mask = validate(policy, shown)
+    local init = rawget(policy, "init")
+    if init ~= nil then init(args) end
+    return dispatcher(F, policy, views, name), name, mask
+end
+
+return M

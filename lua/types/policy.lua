@@ -1,0 +1,113 @@
+---@meta
+-- LuaLS annotations for moonsched policies (docs/policies.md): point the
+-- luacheck: ignore
+-- language server at this directory ("workspace.library": ["lua/types"])
+-- and annotate a policy table with ---@type moonsched.Policy.
+-- Not loaded at run time.
+
+---@alias moonsched.Resources table<string, number> cpu in millicores, memory and ephemeral-storage in bytes, extended resources by name; 0 when absent
+
+---@class moonsched.Toleration
+---@field key string "" for an empty key
+---@field operator "Equal"|"Exists"
+---@field value string
+---@field effect ""|"NoSchedule"|"PreferNoSchedule"|"NoExecute"
+---@field tolerationSeconds? number
+
+---@class moonsched.Taint
+---@field key string
+---@field value string
+---@field effect "NoSchedule"|"PreferNoSchedule"|"NoExecute"
+
+---@class moonsched.HostPort
+---@field hostPort integer
+---@field hostIP string
+---@field protocol "TCP"|"UDP"|"SCTP"
+
+---A read-only view of a pod, valid only during the call that received it.
+---@class moonsched.Pod
+---@field name string
+---@field namespace string
+---@field uid string
+---@field priority integer
+---@field scheduler_name string
+---@field node_name? string set for bound pods
+---@field nominated_node_name? string
+---@field qos "Guaranteed"|"Burstable"|"BestEffort"
+---@field owner_kind? string
+---@field owner_name? string
+---@field created number unix seconds
+---@field labels table<string, string> pairs() iterates
+---@field annotations table<string, string> pairs() iterates
+---@field requests moonsched.Resources
+---@field limits moonsched.Resources
+---@field tolerations moonsched.Toleration[]
+---@field node_selector table<string, string>
+---@field ports moonsched.HostPort[]
+
+---A read-only view of a node (NodeInfo), valid only during the call that received it.
+---@class moonsched.Node
+---@field name string
+---@field unschedulable boolean
+---@field labels table<string, string>
+---@field annotations table<string, string>
+---@field taints moonsched.Taint[]
+---@field allocatable moonsched.Resources
+---@field requested moonsched.Resources sum over the pods on the node, assumed ones included
+---@field free fun(resource: string): number allocatable minus requested; node.free(r) or node:free(r)
+---@field pod_count integer
+local Node = {}
+
+---The pods on the node (bound and assumed).
+---@return fun(): moonsched.Pod?
+function Node:pods() end
+
+---@class moonsched.LabelSelectorRequirement
+---@field key string
+---@field operator "In"|"NotIn"|"Exists"|"DoesNotExist"
+---@field values? string[]
+
+---@class moonsched.LabelSelector
+---@field matchLabels? table<string, string>
+---@field matchExpressions? moonsched.LabelSelectorRequirement[]
+
+---@class moonsched.PreemptionOption
+---@field node moonsched.Node
+---@field victims moonsched.Pod[]
+---@field pdb_violations integer
+
+---A policy: only `name` is required; each hook is optional.
+---@class moonsched.Policy
+---@field name string
+---@field init? fun(args: table)
+---@field pre_enqueue? fun(pod: moonsched.Pod): (boolean?, string?) false, reason keeps the pod out of activeQ
+---@field less? fun(a: moonsched.Pod, b: moonsched.Pod): boolean
+---@field pre_filter? fun(pod: moonsched.Pod, state: table): (boolean|"skip"|nil, string?, boolean?)
+---@field filter? fun(pod: moonsched.Pod, node: moonsched.Node, state: table): (boolean, string?, boolean?) a false or nil first value rejects; a true third value makes it unresolvable
+---@field score? fun(pod: moonsched.Pod, node: moonsched.Node, state: table): number
+---@field normalize? fun(pod: moonsched.Pod, scores: number[], nodes: moonsched.Node[], state: table)
+---@field reserve? fun(pod: moonsched.Pod, node_name: string, state: table): (boolean?, string?)
+---@field unreserve? fun(pod: moonsched.Pod, node_name: string, state: table)
+---@field permit? fun(pod: moonsched.Pod, node_name: string, state: table): ("allow"|"deny"|"wait"|boolean|nil, (string|number)?)
+---@field select_victims? fun(pod: moonsched.Pod, node: moonsched.Node, candidates: moonsched.Pod[]): moonsched.Pod[]?
+---@field pick_preemption? fun(pod: moonsched.Pod, options: moonsched.PreemptionOption[]): integer?
+
+---@class moonsched.Log
+---@field info fun(msg: any, fields?: table)
+---@field warn fun(msg: any, fields?: table)
+---@field error fun(msg: any, fields?: table)
+
+---@class moonsched.Permit
+---@field allow fun(uid: string): boolean releases a waiting pod
+---@field deny fun(uid: string, reason?: string): boolean
+
+---@class moonsched.Sched
+---@field nodes fun(): (fun(): moonsched.Node?) every node of the cycle's snapshot
+---@field quantity fun(q: string): number, number the value ("500m" -> 0.5) and thousandths (500)
+---@field match_labels fun(selector: moonsched.LabelSelector?, labels: table<string, string>?): boolean
+---@field log moonsched.Log
+---@field now fun(): number monotonic seconds
+---@field permit moonsched.Permit
+
+---@type moonsched.Sched
+sched = {}
