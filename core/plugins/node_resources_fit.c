@@ -272,16 +272,11 @@ static ms_code fit_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     return MS_SUCCESS;
 }
 
-/* fitsRequest. Every insufficient resource is a reason; when the pod asks
- * for more than the node has at all, preemption cannot help: the status is
- * UnschedulableAndUnresolvable. */
-static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    (void)self;
-    const fit_state *s = c->state[c->current];
-    if (!s || !s->prefiltered)
-        return ms_status_set(st, MS_ERROR,
-                             "error reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
-    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+/* fitsRequest's reasons for a node that does not fit. Every insufficient
+ * resource is a reason; when the pod asks for more than the node has at
+ * all, preemption cannot help: the status is UnschedulableAndUnresolvable. */
+static ms_code __attribute__((noinline)) fit_reasons(const fit_state *s, const ms_node_info *ni,
+                                                     ms_status *st) {
     const ms_resources *alloc = &ni->node->allocatable, *used = &ni->requested;
     bool unresolvable = false;
     st->nreasons = 0;
@@ -312,6 +307,26 @@ static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_st
     if (st->nreasons == 0) return MS_SUCCESS;
     st->code = (uint8_t)(unresolvable ? MS_UNSCHEDULABLE_AND_UNRESOLVABLE : MS_UNSCHEDULABLE);
     return (ms_code)st->code;
+}
+
+/* fitsRequest. Most nodes a cycle visits fit: that is decided with
+ * straight-line comparisons; fit_reasons gathers the reasons for the others
+ * (and checks scalar resources). */
+static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    (void)self;
+    const fit_state *s = c->state[c->current];
+    if (!s || !s->prefiltered)
+        return ms_status_set(st, MS_ERROR,
+                             "error reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
+    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+    const int64_t *a = ni->node->allocatable.v, *u = ni->requested.v;
+    if ((int64_t)ni->npods + 1 <= a[MS_RES_PODS] &&
+        (s->requests_nothing ||
+         (s->nscalar == 0 && !(s->cpu > 0 && s->cpu > a[MS_RES_CPU] - u[MS_RES_CPU]) &&
+          !(s->memory > 0 && s->memory > a[MS_RES_MEMORY] - u[MS_RES_MEMORY]) &&
+          !(s->ephemeral > 0 && s->ephemeral > a[MS_RES_EPHEMERAL] - u[MS_RES_EPHEMERAL]))))
+        return MS_SUCCESS;
+    return fit_reasons(s, ni, st);
 }
 
 static ms_code fit_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
