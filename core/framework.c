@@ -242,6 +242,33 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
     return MS_SUCCESS;
 }
 
+void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan) {
+    plan->n = 0;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if ((c->skip_filter >> i & 1) || !p->ops->filter) continue;
+        plan->steps[plan->n].filter = p->ops->filter;
+        plan->steps[plan->n].self = p->self;
+        plan->steps[plan->n].plugin = i;
+        plan->n++;
+    }
+}
+
+ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
+                                     const ms_node_info *ni, ms_status *st) {
+    const uint32_t n = plan->n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = plan->steps[k].plugin;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = plan->steps[k].filter(plan->steps[k].self, c, ni, st);
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
 bool ms_framework_has_filter_batch(const ms_framework *fw) {
     for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
         const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_FILTER][k]];

@@ -52,6 +52,21 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);
+/* The per-node Filter plugins of one cycle, resolved after PreFilter
+ * (Skips and batch-only plugins left out): the filter loop then makes no
+ * lookups per node. Valid while c->skip_filter is unchanged. */
+typedef struct ms_filter_plan {
+    uint32_t n;
+    struct {
+        ms_code (*filter)(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st);
+        void *self;
+        uint32_t plugin;
+    } steps[MS_MAX_PLUGINS];
+} ms_filter_plan;
+void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan);
+/* ms_framework_run_filter through a plan: the same results. */
+ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
+                                     const ms_node_info *ni, ms_status *st);
 /* Plugins with only filter_batch (Lua policies) are left out by
  * ms_framework_run_filter and run here, once per plugin over many nodes:
  * statuses[i] holds nodes[i]'s result of the per-node plugins; nodes still
