@@ -99,16 +99,27 @@ static reason_count *count_all(const ms_status *st, uint32_t nst, reason_count *
     for (;;) {
         bool full = false;
         *used = 0;
+        /* Neighbouring nodes mostly fail alike: runs of one pointer are
+         * counted locally and added to the table once. */
+        const char *run = NULL;
+        size_t len = 0;
         for (uint32_t i = 0; i < nst && !full; i++) {
             if (st[i].code == MS_SUCCESS) continue;
             for (uint32_t j = 0; j < st[i].nreasons; j++) {
                 const char *r = st[i].reasons[j] ? st[i].reasons[j] : "";
-                if (!count_reason(t, *mask, used, r, 1)) {
+                if (r == run) {
+                    len++;
+                    continue;
+                }
+                if (len && !count_reason(t, *mask, used, run, len)) {
                     full = true;
                     break;
                 }
+                run = r;
+                len = 1;
             }
         }
+        if (!full && len && !count_reason(t, *mask, used, run, len)) full = true;
         if (!full) return t;
         size_t slots = (*mask + 1) * 4;
         free(heap);
