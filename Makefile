@@ -3,7 +3,7 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1
+PKGS     := libcjson yaml-0.1 libcurl
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -21,7 +21,7 @@ LDLIBS   += $(LUAJIT_LIB) -ldl
 SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
 
 B        := build
@@ -38,9 +38,11 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o) $(B)/fuzzobj/gen/lua_embedded.o
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+E2E_SRC  := $(wildcard tests/e2e/*.c)
+E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all run test bench deps deps-test unit unit-asan fuzz clean
+.PHONY: all run test bench deps deps-test unit unit-asan fuzz e2e clean
 .DEFAULT_GOAL := all
 
 all: deps $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
@@ -122,9 +124,15 @@ $(B)/fuzz/%: tests/fuzz/%.c $(B)/libmoonsched-fuzz.a
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(B)/libmoonsched-fuzz.a $(LDLIBS)
 
+# Drivers for the end-to-end suites (tests/e2e/test_*.sh) against a real kube-apiserver.
+$(B)/e2e/%: tests/e2e/%.c $(B)/libmoonsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
 fuzz: $(FUZZ_BIN)
+e2e: $(E2E_BIN)
 
 run: all
 	$(B)/moonsched simulate --cluster examples/cluster.yaml
@@ -133,7 +141,7 @@ run: all
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 test: deps-test
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
 	@sh tests/run-tests.sh
 
 bench: all

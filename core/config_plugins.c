@@ -37,7 +37,7 @@ static const default_plugin upstream_defaults[] = {
     /* Upstream inserts it before DefaultPreemption when its feature gate
      * (on by default since DRA went GA) is enabled. */
     {"DynamicResources", 0, false},
-    {"DefaultPreemption", 0, false},
+    {"DefaultPreemption", 0, true},
     {"NodeResourcesBalancedAllocation", 1, true},
     {"ImageLocality", 1, true},
     {"DefaultBinder", 0, true},

@@ -175,6 +175,7 @@ void ms_framework_destroy(ms_framework *fw) {
 
 ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c) {
     c->h = fw->h;
+    c->fw = fw;
     c->skip_filter = 0;
     c->skip_score = 0;
     c->current = 0;

@@ -20,7 +20,8 @@ void ms_pod_unref(ms_pod *p) {
     free(p);
 }
 
-ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name) {
+/* A shallow copy that references the pod owning the memory. */
+static ms_pod *copy_of(const ms_pod *p) {
     ms_pod *c = malloc(sizeof *c);
     if (!c) return NULL;
     memcpy(c, p, sizeof *c);
@@ -30,7 +31,18 @@ ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name) {
      * so chains of copies stay one level deep. */
     ms_pod *owner = p->base ? p->base : (ms_pod *)p;
     c->base = ms_pod_ref(owner);
-    c->node_name = node_name;
+    return c;
+}
+
+ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name) {
+    ms_pod *c = copy_of(p);
+    if (c) c->node_name = node_name;
+    return c;
+}
+
+ms_pod *ms_pod_with_nominated_node(const ms_pod *p, ms_str node) {
+    ms_pod *c = copy_of(p);
+    if (c) c->nominated_node_name = node;
     return c;
 }
 

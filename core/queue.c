@@ -188,6 +188,10 @@ uint32_t ms_queue_nominated_count(const ms_queue *q) {
     return (uint32_t)q->nom_pods.len;
 }
 
+ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash) {
+    return (ms_str)(uintptr_t)ms_map_get(&q->nom_pods, uid_hash);
+}
+
 /* upstream's UpdateNominatedPod: a nomination made in memory (by preemption)
  * survives an update that carries no nominatedNodeName on either side;
  * otherwise the new object's status decides. */

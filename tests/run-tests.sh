@@ -1,10 +1,11 @@
 #!/bin/sh
 # Runs every suite and ends with one line "N passed, N failed".
 # Unit tests (cmocka, TAP output) in a normal and an ASan+UBSan build, the
-# command-line suites (tests/cli/test_*.sh, TAP output), the busted specs of
-# the Lua layer (run under luajit against $B/libmoonsched.so, TAP output),
-# luacheck over the Lua sources, and each fuzz target for a bounded time
-# (FUZZ_SECONDS, default 10).
+# command-line suites (tests/cli/test_*.sh, TAP output), the end-to-end
+# suites against a real kube-apiserver (tests/e2e/test_*.sh, TAP output),
+# the busted specs of the Lua layer (run under luajit against
+# $B/libmoonsched.so, TAP output), luacheck over the Lua sources, and each
+# fuzz target for a bounded time (FUZZ_SECONDS, default 10).
 set -u
 B=${B:-build}
 pass=0
@@ -39,6 +40,14 @@ for t in tests/cli/test_*.sh; do
     [ -f "$t" ] || continue
     B="$B" sh "$t" >"$out" 2>&1
     count_tap "cli/$(basename "$t" .sh)" "$out" $?
+done
+
+# End-to-end suites against a real kube-apiserver (bash: they source
+# tests/e2e/kube-env.sh); each skips itself when the binaries are missing.
+for t in tests/e2e/test_*.sh; do
+    [ -f "$t" ] || continue
+    B="$B" bash "$t" >"$out" 2>&1
+    count_tap "e2e/$(basename "$t" .sh)" "$out" $?
 done
 
 # busted's TAP has one "ok"/"not ok" line per test; an error outside any

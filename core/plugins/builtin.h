@@ -16,5 +16,6 @@ extern const ms_plugin_ops ms_plugin_node_resources_balanced_allocation;
 extern const ms_plugin_ops ms_plugin_node_affinity;
 extern const ms_plugin_ops ms_plugin_inter_pod_affinity;
 extern const ms_plugin_ops ms_plugin_image_locality;
+extern const ms_plugin_ops ms_plugin_default_preemption;
 
 #endif

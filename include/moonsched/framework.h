@@ -44,7 +44,7 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
 void ms_framework_destroy(ms_framework *fw);
 
 /* Allocates the per-plugin state slots from c->arena, clears skip bits and
- * sets c->h. MS_ENOMEM when the arena cannot grow. */
+ * sets c->h and c->fw. MS_ENOMEM when the arena cannot grow. */
 ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
 
 /* PreFilter: on rejection `st` carries the plugin and reason. */

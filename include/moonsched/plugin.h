@@ -17,11 +17,13 @@
 #include "moonsched/pod.h"
 #include "moonsched/queue.h"
 #include "moonsched/resources.h"
+#include "moonsched/rng.h"
 #include "moonsched/snapshot.h"
 #include "moonsched/status.h"
 
 typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
+typedef struct ms_pdb_set ms_pdb_set;
 
 #define MS_MAX_NODE_SCORE 100
 #define MS_MIN_NODE_SCORE 0
@@ -42,6 +44,22 @@ typedef struct ms_handle {
     /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
      * no namespace known (owned by the scheduler, like the cache). */
     const ms_namespaces *namespaces;
+
+    /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
+    ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */
+    ms_rng *rng;                   /* offset of the candidate search; NULL: offset 0 */
+    /* Preempts a victim on `node` for `preemptor`, within the cycle: in
+     * live mode a waiting (Permit) victim is rejected, any other is deleted
+     * with a UID precondition; in simulate it is removed at once. Also the
+     * place for the "Preempted" event. Victims already being deleted are
+     * not passed. Must not touch the cycle's snapshot. NULL: preemption
+     * cannot act and reports an error when it finds a candidate. */
+    ms_rc (*evict)(void *preempt_ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    /* Clears a pod's nomination: the nominator's entry and (live mode) its
+     * status.nominatedNodeName; upstream then moves the pod to activeQ.
+     * NULL: nominations are left alone. */
+    void (*clear_nomination)(void *preempt_ctx, ms_pod *pod);
+    void *preempt_ctx;
 } ms_handle;
 
 /* One pod's scheduling cycle. */
@@ -57,6 +75,9 @@ typedef struct ms_cycle {
     uint64_t skip_score;           /* plugin bits that returned Skip in PreScore */
     const ms_handle *h;
     uint64_t cycle;                /* scheduling cycle number */
+    /* The profile running the cycle (set by ms_framework_begin_cycle), so
+     * that PostFilter can run the profile's filters again. */
+    const ms_framework *fw;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {

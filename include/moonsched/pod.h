@@ -173,6 +173,10 @@ void ms_pod_unref(ms_pod *p);
 /* A copy of p with spec.nodeName set (what the cache keeps for an assumed
  * pod). The copy shares nothing mutable with p. */
 ms_pod *ms_pod_with_node(const ms_pod *p, ms_str node_name);
+/* A copy of p with status.nominatedNodeName set (MS_STR_NONE: cleared), for
+ * a scheduler that records a nomination the API server would echo back
+ * (simulate). Shares nothing mutable with p. */
+ms_pod *ms_pod_with_nominated_node(const ms_pod *p, ms_str node);
 
 /* "namespace/name" into buf. */
 int ms_pod_key(const ms_pod *p, const ms_interner *in, char *buf, size_t n);

@@ -55,9 +55,9 @@ check "example: required zone affinity keeps zonal in eu-west-1b/c" \
 check "example: scored placements show per-plugin scores and feasible counts" \
     sh -c "grep '^default/web-1 -> ' '$T/ex.out' | grep -Eq 'score [0-9]+: .*TaintToleration [0-9]+.*NodeResourcesFit [0-9]+.*; feasible [0-9]+/5\\)'"
 check "example: too big pod names every reason" has_line "$T/ex.out" \
-    "default/huge -> (unschedulable) 0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient cpu, 3 Insufficient memory."
+    "default/huge -> (unschedulable) 0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient cpu, 3 Insufficient memory. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling."
 check "example: GPU pod without toleration" has_line "$T/ex.out" \
-    "ml/gpu-no-toleration -> (unschedulable) 0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu."
+    "ml/gpu-no-toleration -> (unschedulable) 0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling."
 check "example: another scheduler's pod is left alone" sh -c "! grep -q batch-job '$T/ex.out'"
 check "example: one line per pending pod of ours (11)" \
     test "$(grep -c ' -> ' "$T/ex.out")" -eq 11
@@ -73,7 +73,7 @@ check "forced: nodeSelector placement" has_line "$T/forced.out" \
 check "forced: toleration and extended resource placement" has_line "$T/forced.out" \
     "team-b/to-beta -> beta  (not scored: feasible 1/3)"
 check "forced: unschedulable message" has_line "$T/forced.out" \
-    "team-a/too-big -> (unschedulable) 0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {team: beta}, 1 node(s) were unschedulable."
+    "team-a/too-big -> (unschedulable) 0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {team: beta}, 1 node(s) were unschedulable. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 check "forced: utilisation of alpha (its finished pod holds nothing)" \
     sh -c "grep '^alpha ' '$T/forced.out' | grep -q '1/10 .*500m/2000m (25%) .*1Gi/4Gi (25%)'"
 check "forced: extended resource in use on beta" \

@@ -1,5 +1,6 @@
 /* libFuzzer target: the input as JSON and as YAML, through the loader, every
- * object decoded both as a Pod and as a Node. Must never crash or leak. */
+ * object decoded as a Pod, as a Node and as a PodDisruptionBudget. Must
+ * never crash or leak. */
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/intern.h"
 #include "moonsched/node.h"
+#include "moonsched/pdb.h"
 #include "moonsched/pod.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -26,6 +28,11 @@ static void decode_both(const ms_decoder *d, const cJSON *obj) {
     if (ms_node_decode(d, obj, &n, &err) == MS_OK) {
         for (uint32_t i = 0; i < n->ntaints; i++) (void)n->taints[i].reason[0];
         ms_node_unref(n);
+    }
+    ms_pdb *b = NULL;
+    if (ms_pdb_decode(d, obj, &b, &err) == MS_OK) {
+        for (uint32_t i = 0; i < b->ndisrupted; i++) (void)ms_pdb_disrupted(b, b->disrupted_pods[i]);
+        ms_pdb_unref(b);
     }
 }
 

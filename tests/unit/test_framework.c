@@ -862,6 +862,7 @@ static void test_default_profile(void **state) {
                                     "NodePorts NodeResourcesFit InterPodAffinity");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
+    expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "");
     static const int32_t weights[] = {3, 2, 1, 2, 1, 1};
@@ -945,7 +946,7 @@ static void test_registry(void **state) {
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                   "NodeResourcesBalancedAllocation", "InterPodAffinity",
-                                  "ImageLocality", "DefaultBinder"};
+                                  "ImageLocality", "DefaultPreemption", "DefaultBinder"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

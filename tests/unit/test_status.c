@@ -10,6 +10,10 @@ static ms_status failed(ms_code code, const char *r1, const char *r2) {
     return s;
 }
 
+static int cmp_entries(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static void test_code_names(void **state) {
     (void)state;
     static const struct { ms_code code; const char *name; } cases[] = {
@@ -110,12 +114,55 @@ static void test_truncation(void **state) {
     assert_string_equal(exact, full);
 }
 
+/* Many nodes, more distinct reason pointers than are tallied at once, the
+ * same texts at different addresses, two reasons per status: the counts
+ * are the same as one count per node and reason. */
+static void test_histogram_many_pointers(void **state) {
+    (void)state;
+    enum { N = 600, K = 12 };
+    static char texts[K][32];
+    static char copies[K][32];
+    for (int k = 0; k < K; k++) {
+        snprintf(texts[k], sizeof texts[k], "reason %02d", k);
+        snprintf(copies[k], sizeof copies[k], "reason %02d", k);
+    }
+    static ms_status st[N];
+    size_t want[K] = {0};
+    for (int i = 0; i < N; i++) {
+        int a = (i * 7) % K, b = (i / 3) % K;
+        const char *ra = (i % 5) ? texts[a] : copies[a];
+        st[i] = failed(MS_UNSCHEDULABLE, ra, b == a ? NULL : texts[b]);
+        want[a]++;
+        if (b != a) want[b]++;
+    }
+    st[17].code = MS_SUCCESS;   /* a node that passed: not counted */
+    want[(17 * 7) % K]--;
+    if ((17 / 3) % K != (17 * 7) % K) want[(17 / 3) % K]--;
+
+    char *entries[K], exp[1024];
+    for (int k = 0; k < K; k++) {
+        entries[k] = malloc(48);
+        snprintf(entries[k], 48, "%zu reason %02d", want[k], k);
+    }
+    qsort(entries, K, sizeof *entries, cmp_entries);
+    size_t len = (size_t)snprintf(exp, sizeof exp, "0/%d nodes are available: ", N);
+    for (int k = 0; k < K; k++) {
+        len += (size_t)snprintf(exp + len, sizeof exp - len, "%s%s", k ? ", " : "", entries[k]);
+        free(entries[k]);
+    }
+    snprintf(exp + len, sizeof exp - len, ".");
+    char buf[1024];
+    ms_fit_error_message(buf, sizeof buf, N, st, N, NULL);
+    assert_string_equal(buf, exp);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_code_names),
         cmocka_unit_test(test_histogram_counts_and_sorts),
         cmocka_unit_test(test_histogram_sorts_counts_as_strings),
         cmocka_unit_test(test_histogram_ignores_success_and_counts_duplicates),
+        cmocka_unit_test(test_histogram_many_pointers),
         cmocka_unit_test(test_prefilter_message),
         cmocka_unit_test(test_no_reasons),
         cmocka_unit_test(test_truncation),

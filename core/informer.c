@@ -1,0 +1,725 @@
+/* List/watch of one resource on its own thread, decoding into deltas.
+ *
+ * The informer remembers every object it has delivered (key, resourceVersion
+ * and a reference to the decoded object) so that a relist can tell what
+ * changed while it was not watching: objects listed again with another
+ * resourceVersion become updates, new ones adds, and the ones that are no
+ * longer listed deletes that carry the last state it had. */
+#include "moonsched/informer.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "moonsched/map.h"
+#include "moonsched/rng.h"
+
+#define PATH_MAX_LEN 8192
+#define WATCH_SLACK 30.0   /* seconds beyond timeoutSeconds before the client gives up */
+
+typedef struct entry {
+    char *key;
+    char *rv;
+    void *obj;
+    uint32_t gen;          /* the list generation that last saw it */
+    struct entry *next;    /* same 64-bit key hash */
+} entry;
+
+typedef enum watch_result { W_STOP, W_GONE, W_ENDED, W_FAIL } watch_result;
+
+struct ms_informer {
+    ms_informer_options o;
+    const ms_informer_resource *res;
+    char *label_selector;
+    const ms_logger *log;
+    pthread_t thread;
+    bool started;
+    ms_kube_cancel *cancel;
+    atomic_bool synced;
+    bool closed;               /* the queue refused a push: nobody consumes */
+
+    ms_map known;              /* hash of key -> entry chain */
+    size_t nknown;
+    uint32_t gen;
+    char *rv;                  /* where the next watch resumes */
+
+    ms_rng rng;
+    double backoff;            /* current base delay; 0 before the first failure */
+    double last_backoff;       /* monotonic time of the last backoff */
+
+    /* deltas waiting to be pushed in one go */
+    ms_delta *batch;
+    size_t nbatch, cbatch;
+
+    /* the watch in progress */
+    bool gone;
+    bool watch_error;
+    uint64_t watch_events;
+
+    pthread_mutex_t stats_mu;
+    ms_informer_stats stats;
+};
+
+/* ---- resources ---- */
+
+static ms_rc decode_pod(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+    ms_pod *p = NULL;
+    ms_rc rc = ms_pod_decode(ctx, obj, &p, err);
+    *out = p;
+    return rc;
+}
+
+static void *ref_pod(void *obj) { return ms_pod_ref(obj); }
+static void unref_pod(void *obj) { ms_pod_unref(obj); }
+
+static ms_rc decode_node(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+    ms_node *n = NULL;
+    ms_rc rc = ms_node_decode(ctx, obj, &n, err);
+    *out = n;
+    return rc;
+}
+
+static void *ref_node(void *obj) { return ms_node_ref(obj); }
+static void unref_node(void *obj) { ms_node_unref(obj); }
+
+const ms_informer_resource ms_informer_pods = {
+    .kind = MS_KIND_POD,
+    .path = "/api/v1/pods",
+    .field_selector = "status.phase!=Succeeded,status.phase!=Failed",
+    .decode = decode_pod,
+    .ref = ref_pod,
+    .unref = unref_pod,
+};
+
+const ms_informer_resource ms_informer_nodes = {
+    .kind = MS_KIND_NODE,
+    .path = "/api/v1/nodes",
+    .field_selector = NULL,
+    .decode = decode_node,
+    .ref = ref_node,
+    .unref = unref_node,
+};
+
+/* ---- resourceVersion ---- */
+
+static bool parse_u64(const char *s, unsigned long long *v) {
+    if (!s || !*s) return false;
+    unsigned long long x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (~0ULL - d) / 10) return false;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return true;
+}
+
+int ms_resource_version_compare(const char *a, const char *b) {
+    unsigned long long x, y;
+    if (!parse_u64(a, &x) || !parse_u64(b, &y)) return 0;
+    return x < y ? -1 : x > y;
+}
+
+/* The resume point only moves forward. */
+static void set_rv(ms_informer *inf, const char *rv, bool from_list) {
+    if (!rv || !*rv) return;
+    if (inf->rv && ms_resource_version_compare(rv, inf->rv) < 0) {
+        if (from_list)
+            ms_log(inf->log, MS_LOG_WARN, "list resourceVersion is older than one already seen; keeping the newer",
+                   "resource", inf->res->path, "list", rv, "current", inf->rv, NULL);
+        return;
+    }
+    if (inf->rv && strcmp(inf->rv, rv) == 0) return;
+    char *n = strdup(rv);
+    if (!n) return;
+    free(inf->rv);
+    inf->rv = n;
+}
+
+/* ---- stats ---- */
+
+#define STAT_ADD(inf, field, n)                  \
+    do {                                         \
+        pthread_mutex_lock(&(inf)->stats_mu);    \
+        (inf)->stats.field += (n);               \
+        pthread_mutex_unlock(&(inf)->stats_mu);  \
+    } while (0)
+
+void ms_informer_stats_get(ms_informer *inf, ms_informer_stats *out) {
+    pthread_mutex_lock(&inf->stats_mu);
+    *out = inf->stats;
+    pthread_mutex_unlock(&inf->stats_mu);
+}
+
+static void publish_state(ms_informer *inf) {
+    pthread_mutex_lock(&inf->stats_mu);
+    inf->stats.objects = inf->nknown;
+    snprintf(inf->stats.resource_version, sizeof inf->stats.resource_version, "%s", inf->rv ? inf->rv : "");
+    pthread_mutex_unlock(&inf->stats_mu);
+}
+
+bool ms_informer_has_synced(const ms_informer *inf) { return atomic_load(&inf->synced); }
+
+/* ---- known objects ---- */
+
+static uint64_t key_hash(const char *key) { return ms_hash_bytes(key, strlen(key)); }
+
+static entry *known_find(ms_informer *inf, const char *key) {
+    for (entry *e = ms_map_get(&inf->known, key_hash(key)); e; e = e->next)
+        if (strcmp(e->key, key) == 0) return e;
+    return NULL;
+}
+
+static entry *known_add(ms_informer *inf, const char *key, const char *rv, void *obj) {
+    entry *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    if (!(e->key = strdup(key)) || !(e->rv = strdup(rv ? rv : ""))) goto fail;
+    uint64_t h = key_hash(key);
+    e->next = ms_map_get(&inf->known, h);
+    if (ms_map_put(&inf->known, h, e) != 0) goto fail;
+    e->obj = obj;
+    e->gen = inf->gen;
+    inf->nknown++;
+    return e;
+fail:
+    free(e->key);
+    free(e->rv);
+    free(e);
+    return NULL;
+}
+
+/* Unlinks e; the caller owns it (and its object reference). */
+static void known_unlink(ms_informer *inf, entry *e) {
+    uint64_t h = key_hash(e->key);
+    entry *head = ms_map_get(&inf->known, h);
+    if (head == e) {
+        if (e->next)
+            ms_map_put(&inf->known, h, e->next);   /* replacing an existing key cannot fail */
+        else
+            ms_map_del(&inf->known, h);
+    } else {
+        for (entry *p = head; p; p = p->next)
+            if (p->next == e) {
+                p->next = e->next;
+                break;
+            }
+    }
+    inf->nknown--;
+}
+
+static void entry_free(entry *e, void (*unref)(void *)) {
+    if (e->obj && unref) unref(e->obj);
+    free(e->key);
+    free(e->rv);
+    free(e);
+}
+
+static bool set_entry_rv(entry *e, const char *rv) {
+    char *n = strdup(rv ? rv : "");
+    if (!n) return false;
+    free(e->rv);
+    e->rv = n;
+    return true;
+}
+
+/* ---- deltas ---- */
+
+static void flush(ms_informer *inf) {
+    if (!inf->nbatch) return;
+    ms_rc rc = ms_delta_queue_push_many(inf->o.queue, inf->batch, inf->nbatch);
+    if (rc == MS_OK) {
+        STAT_ADD(inf, deltas, inf->nbatch);
+    } else {
+        if (rc == MS_ENOMEM) {
+            for (size_t i = 0; i < inf->nbatch; i++) ms_delta_release(&inf->batch[i]);
+            ms_log(inf->log, MS_LOG_ERROR, "delta queue out of memory; deltas dropped", "resource", inf->res->path,
+                   NULL);
+        }
+        if (rc == MS_ESTATE) inf->closed = true;   /* the references were released by the queue */
+    }
+    inf->nbatch = 0;
+}
+
+/* Queues a delta carrying its own reference to obj (taken here). */
+static void emit(ms_informer *inf, ms_delta_type type, void *obj, bool final_unknown, bool take_ref) {
+    if (inf->nbatch == inf->cbatch) {
+        size_t cap = inf->cbatch ? inf->cbatch * 2 : 64;
+        ms_delta *nb = realloc(inf->batch, cap * sizeof *nb);
+        if (!nb) {
+            flush(inf);
+            if (inf->nbatch == inf->cbatch) {   /* no batch at all */
+                if (!take_ref && obj) inf->res->unref(obj);
+                return;
+            }
+        } else {
+            inf->batch = nb;
+            inf->cbatch = cap;
+        }
+    }
+    ms_delta *d = &inf->batch[inf->nbatch++];
+    memset(d, 0, sizeof *d);
+    d->type = (uint8_t)type;
+    d->kind = inf->res->kind;
+    d->final_state_unknown = final_unknown;
+    d->unref = inf->res->unref;
+    d->obj = obj && take_ref ? inf->res->ref(obj) : obj;
+}
+
+/* ---- object metadata ---- */
+
+typedef struct meta {
+    const char *ns, *name, *rv;
+    char key[512];
+} meta;
+
+static bool read_meta(const cJSON *obj, meta *m) {
+    memset(m, 0, sizeof *m);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(md, "namespace");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
+    m->ns = cJSON_IsString(ns) && *ns->valuestring ? ns->valuestring : NULL;
+    m->name = cJSON_IsString(name) ? name->valuestring : NULL;
+    m->rv = cJSON_IsString(rv) ? rv->valuestring : "";
+    if (!m->name || !*m->name) return false;
+    int n = m->ns ? snprintf(m->key, sizeof m->key, "%s/%s", m->ns, m->name)
+                  : snprintf(m->key, sizeof m->key, "%s", m->name);
+    return n > 0 && (size_t)n < sizeof m->key;
+}
+
+static void *decode(ms_informer *inf, const cJSON *obj, const meta *m) {
+    void *out = NULL;
+    ms_error err = {0};
+    if (inf->res->decode(inf->o.decode_ctx, obj, &out, &err) == MS_OK && out) return out;
+    STAT_ADD(inf, decode_errors, 1);
+    ms_log(inf->log, MS_LOG_WARN, "object skipped: it does not decode", "kind",
+           ms_object_kind_name((ms_object_kind)inf->res->kind), "object", m->key, "resourceVersion", m->rv, "error",
+           err.msg, NULL);
+    return NULL;
+}
+
+/* An object seen by a LIST or an ADDED/MODIFIED event. */
+static void apply_upsert(ms_informer *inf, const cJSON *obj, const meta *m, bool from_list) {
+    entry *e = known_find(inf, m->key);
+    if (e) e->gen = inf->gen;
+    if (from_list && e && strcmp(e->rv, m->rv) == 0 && *m->rv) return;   /* unchanged since we saw it */
+    void *o = decode(inf, obj, m);
+    if (!o) return;   /* the consumer keeps the last good version, if any */
+    if (e) {
+        if (!set_entry_rv(e, m->rv)) {
+            inf->res->unref(o);
+            return;
+        }
+        inf->res->unref(e->obj);
+        e->obj = o;
+        emit(inf, MS_DELTA_UPDATE, o, false, true);
+    } else {
+        if (!known_add(inf, m->key, m->rv, o)) {
+            inf->res->unref(o);
+            ms_log(inf->log, MS_LOG_ERROR, "out of memory; object dropped", "object", m->key, NULL);
+            return;
+        }
+        emit(inf, MS_DELTA_ADD, o, false, true);
+    }
+}
+
+static void apply_delete(ms_informer *inf, const cJSON *obj, const meta *m) {
+    entry *e = known_find(inf, m->key);
+    if (!e) return;   /* never delivered: nothing to take back */
+    known_unlink(inf, e);
+    void *o = decode(inf, obj, m);
+    if (o) {
+        emit(inf, MS_DELTA_DELETE, o, false, false);
+        inf->res->unref(e->obj);
+    } else {
+        emit(inf, MS_DELTA_DELETE, e->obj, false, false);
+    }
+    e->obj = NULL;
+    entry_free(e, inf->res->unref);
+}
+
+/* ---- LIST ---- */
+
+static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const char *rv, uint32_t timeout,
+                       const char *cont) {
+    int w = snprintf(buf, n, "%s?", inf->res->path);
+    if (w < 0 || (size_t)w >= n) return false;
+    char tmp[128];
+    if (watch) {
+        snprintf(tmp, sizeof tmp, "watch=1&allowWatchBookmarks=true&timeoutSeconds=%u&resourceVersion=", timeout);
+        if (strlen(buf) + strlen(tmp) >= n) return false;
+        strcat(buf, tmp);
+        if (!ms_kube_query_escape(buf, n, rv)) return false;
+    } else {
+        snprintf(tmp, sizeof tmp, "limit=%u", inf->o.page_size ? inf->o.page_size : 500);
+        if (strlen(buf) + strlen(tmp) >= n) return false;
+        strcat(buf, tmp);
+        if (cont) {
+            if (strlen(buf) + 10 >= n) return false;
+            strcat(buf, "&continue=");
+            if (!ms_kube_query_escape(buf, n, cont)) return false;
+        }
+    }
+    if (inf->res->field_selector) {
+        if (strlen(buf) + 16 >= n) return false;
+        strcat(buf, "&fieldSelector=");
+        if (!ms_kube_query_escape(buf, n, inf->res->field_selector)) return false;
+    }
+    if (inf->label_selector) {
+        if (strlen(buf) + 16 >= n) return false;
+        strcat(buf, "&labelSelector=");
+        if (!ms_kube_query_escape(buf, n, inf->label_selector)) return false;
+    }
+    return true;
+}
+
+typedef enum list_result { L_OK, L_STOP, L_FAIL } list_result;
+
+static void log_http(ms_informer *inf, const char *what, const ms_kube_response *resp) {
+    char msg[300], st[24];
+    ms_kube_status_message(resp, msg, sizeof msg);
+    snprintf(st, sizeof st, "%ld", resp->status);
+    ms_log(inf->log, MS_LOG_WARN, what, "resource", inf->res->path, "status", st, "error", msg, NULL);
+}
+
+/* Deletes for what the completed list no longer has. */
+static void drop_unlisted(ms_informer *inf) {
+    size_t cap = inf->nknown, n = 0;
+    entry **gone = cap ? malloc(cap * sizeof *gone) : NULL;
+    if (cap && !gone) return;   /* next relist catches them */
+    uint64_t k;
+    void *v;
+    for (size_t it = 0; ms_map_next(&inf->known, &it, &k, &v);)
+        for (entry *e = v; e; e = e->next)
+            if (e->gen != inf->gen && n < cap) gone[n++] = e;
+    for (size_t i = 0; i < n; i++) {
+        known_unlink(inf, gone[i]);
+        emit(inf, MS_DELTA_DELETE, gone[i]->obj, true, false);
+        gone[i]->obj = NULL;
+        entry_free(gone[i], inf->res->unref);
+    }
+    free(gone);
+}
+
+static list_result list_all(ms_informer *inf) {
+    inf->gen++;
+    char *cont = NULL, *list_rv = NULL;
+    char path[PATH_MAX_LEN];
+    list_result res = L_FAIL;
+    int restarts = 0;
+    for (;;) {
+        if (!build_path(inf, path, sizeof path, false, NULL, 0, cont)) {
+            ms_log(inf->log, MS_LOG_ERROR, "list path too long", "resource", inf->res->path, NULL);
+            break;
+        }
+        ms_kube_request req = {.method = "GET", .path = path, .cancel = inf->cancel};
+        ms_kube_response resp;
+        ms_error err = {0};
+        ms_rc rc = ms_kube_do(inf->o.client, &req, &resp, &err);
+        if (rc == MS_ESTATE) {
+            ms_kube_response_free(&resp);
+            res = L_STOP;
+            break;
+        }
+        if (rc != MS_OK) {
+            ms_log(inf->log, MS_LOG_WARN, "list failed", "resource", inf->res->path, "error", err.msg, NULL);
+            ms_kube_response_free(&resp);
+            break;
+        }
+        if (resp.status == 410 && cont && restarts < 3) {
+            /* The continue token outlived etcd's compaction: start over. */
+            log_http(inf, "list continue token expired; listing again", &resp);
+            ms_kube_response_free(&resp);
+            free(cont);
+            cont = NULL;
+            restarts++;
+            continue;
+        }
+        if (resp.status != 200) {
+            log_http(inf, "list failed", &resp);
+            ms_kube_response_free(&resp);
+            break;
+        }
+        cJSON *doc = NULL;
+        rc = ms_json_parse(resp.body ? resp.body : "", resp.len, &doc, &err);
+        ms_kube_response_free(&resp);
+        if (rc != MS_OK) {
+            ms_log(inf->log, MS_LOG_WARN, "list answer is not JSON", "resource", inf->res->path, "error", err.msg, NULL);
+            break;
+        }
+        STAT_ADD(inf, pages, 1);
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
+        cJSON_ArrayForEach(it, items) {
+            meta m;
+            if (!read_meta(it, &m)) {
+                STAT_ADD(inf, decode_errors, 1);
+                ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", inf->res->path, NULL);
+                continue;
+            }
+            apply_upsert(inf, it, &m, true);
+        }
+        flush(inf);
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+        const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
+        const cJSON *ct = cJSON_GetObjectItemCaseSensitive(md, "continue");
+        free(list_rv);
+        list_rv = cJSON_IsString(rv) ? strdup(rv->valuestring) : NULL;
+        free(cont);
+        cont = cJSON_IsString(ct) && *ct->valuestring ? strdup(ct->valuestring) : NULL;
+        cJSON_Delete(doc);
+        if (!cont) {
+            res = L_OK;
+            break;
+        }
+        if (inf->closed) break;
+    }
+    free(cont);
+    if (res == L_OK) {
+        drop_unlisted(inf);
+        set_rv(inf, list_rv, true);
+        bool first = !atomic_load(&inf->synced);
+        if (first) emit(inf, MS_DELTA_SYNCED, NULL, false, false);
+        flush(inf);
+        if (first) atomic_store(&inf->synced, true);
+        STAT_ADD(inf, lists, 1);
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
+        ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", inf->res->path, "objects", cnt,
+               "resourceVersion", inf->rv ? inf->rv : "", NULL);
+    }
+    free(list_rv);
+    publish_state(inf);
+    return res;
+}
+
+/* ---- WATCH ---- */
+
+static bool status_is_gone(const cJSON *status) {
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(status, "code");
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(status, "reason");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(status, "message");
+    if (cJSON_IsNumber(code) && code->valueint == 410) return true;
+    if (cJSON_IsString(reason) && (!strcmp(reason->valuestring, "Expired") || !strcmp(reason->valuestring, "Gone")))
+        return true;
+    return cJSON_IsString(msg) && strstr(msg->valuestring, "too old resource version");
+}
+
+static int on_event(void *ctx, char *line, size_t len) {
+    ms_informer *inf = ctx;
+    cJSON *ev = NULL;
+    ms_error err = {0};
+    if (ms_json_parse(line, len, &ev, &err) != MS_OK) {
+        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; skipped", "resource", inf->res->path, "error", err.msg,
+               NULL);
+        return 0;
+    }
+    inf->watch_events++;
+    STAT_ADD(inf, events, 1);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    int stop = 0;
+    if (!strcmp(t, "ERROR")) {
+        if (status_is_gone(obj)) {
+            inf->gone = true;
+        } else {
+            inf->watch_error = true;
+            ms_kube_response r = {.status = 200, .body = cJSON_PrintUnformatted(obj)};
+            r.len = r.body ? strlen(r.body) : 0;
+            log_http(inf, "watch error event", &r);
+            free(r.body);
+        }
+        stop = 1;
+    } else if (!cJSON_IsObject(obj)) {
+        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; skipped", "resource", inf->res->path, "type", t,
+               NULL);
+    } else {
+        meta m;
+        bool ok = read_meta(obj, &m);
+        if (!strcmp(t, "BOOKMARK")) {
+            STAT_ADD(inf, bookmarks, 1);
+            set_rv(inf, m.rv, false);
+        } else if (!ok) {
+            STAT_ADD(inf, decode_errors, 1);
+            ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", inf->res->path, "type", t,
+                   NULL);
+        } else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED")) {
+            apply_upsert(inf, obj, &m, false);
+            set_rv(inf, m.rv, false);
+        } else if (!strcmp(t, "DELETED")) {
+            apply_delete(inf, obj, &m);
+            set_rv(inf, m.rv, false);
+        } else {
+            ms_log(inf->log, MS_LOG_WARN, "unknown watch event type; skipped", "resource", inf->res->path, "type", t,
+                   NULL);
+        }
+        flush(inf);
+        if (inf->closed) stop = 1;
+    }
+    cJSON_Delete(ev);
+    publish_state(inf);
+    return stop;
+}
+
+static watch_result watch_once(ms_informer *inf) {
+    uint32_t base = inf->o.watch_timeout ? inf->o.watch_timeout : 300;
+    uint32_t timeout = base + (uint32_t)ms_rng_below(&inf->rng, base);
+    char rv[128];
+    snprintf(rv, sizeof rv, "%s", inf->rv ? inf->rv : "");
+    if (inf->o.before_watch) inf->o.before_watch(inf->o.before_watch_ctx, rv, sizeof rv);
+    char path[PATH_MAX_LEN];
+    if (!build_path(inf, path, sizeof path, true, rv, timeout, NULL)) {
+        ms_log(inf->log, MS_LOG_ERROR, "watch path too long", "resource", inf->res->path, NULL);
+        return W_FAIL;
+    }
+    inf->gone = inf->watch_error = false;
+    inf->watch_events = 0;
+    ms_kube_request req = {.method = "GET", .path = path, .cancel = inf->cancel, .timeout = timeout + WATCH_SLACK};
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc = ms_kube_stream(inf->o.client, &req, on_event, inf, &resp, &err);
+    long status = resp.status;
+    watch_result res;
+    if (rc == MS_ESTATE || inf->closed) {
+        res = W_STOP;
+    } else if (status == 410 || inf->gone) {
+        char msg[300];
+        if (inf->gone)
+            snprintf(msg, sizeof msg, "ERROR event with code 410");
+        else
+            ms_kube_status_message(&resp, msg, sizeof msg);
+        ms_log(inf->log, MS_LOG_INFO, "resourceVersion too old; relisting", "resource", inf->res->path,
+               "resourceVersion", rv, "reason", msg, NULL);
+        res = W_GONE;
+    } else if (rc != MS_OK) {
+        ms_log(inf->log, MS_LOG_WARN, "watch failed", "resource", inf->res->path, "error", err.msg, NULL);
+        res = W_FAIL;
+    } else if (status < 200 || status >= 300) {
+        log_http(inf, "watch refused", &resp);
+        res = W_FAIL;
+    } else if (inf->watch_error) {
+        res = W_FAIL;
+    } else {
+        res = W_ENDED;
+    }
+    if (status >= 200 && status < 300) STAT_ADD(inf, watches, 1);
+    if (res == W_ENDED) STAT_ADD(inf, watch_ends, 1);
+    ms_kube_response_free(&resp);
+    return res;
+}
+
+/* ---- thread ---- */
+
+/* Sleeps the next backoff; false when stopped meanwhile. */
+static bool backoff(ms_informer *inf) {
+    STAT_ADD(inf, failures, 1);
+    double initial = inf->o.backoff_initial > 0 ? inf->o.backoff_initial : 0.8;
+    double max = inf->o.backoff_max > 0 ? inf->o.backoff_max : 30;
+    double reset = inf->o.backoff_reset > 0 ? inf->o.backoff_reset : 120;
+    double now = ms_monotonic_now(NULL);
+    if (inf->backoff == 0 || now - inf->last_backoff >= reset)
+        inf->backoff = initial;
+    else
+        inf->backoff = inf->backoff * 2 > max ? max : inf->backoff * 2;
+    inf->last_backoff = now;
+    /* up to +25%, so that informers that failed together do not retry together */
+    double delay = inf->backoff * (1 + 0.25 * (double)ms_rng_below(&inf->rng, 1000) / 1000.0);
+    return !ms_kube_cancel_sleep(inf->cancel, delay);
+}
+
+static void *informer_main(void *arg) {
+    ms_informer *inf = arg;
+    bool need_list = true;
+    while (!ms_kube_cancel_fired(inf->cancel) && !inf->closed) {
+        if (need_list) {
+            list_result l = list_all(inf);
+            if (l == L_STOP) break;
+            if (l == L_FAIL) {
+                if (!backoff(inf)) break;
+                continue;
+            }
+            need_list = false;
+        }
+        double t0 = ms_monotonic_now(NULL);
+        watch_result w = watch_once(inf);
+        double lasted = ms_monotonic_now(NULL) - t0;
+        if (w == W_STOP) break;
+        if (w == W_GONE) {
+            STAT_ADD(inf, relists_gone, 1);
+            need_list = true;
+            continue;
+        }
+        /* A watch the server ends at once without a word is a failure
+         * in disguise: without a backoff it would spin. */
+        if (w == W_FAIL || (lasted < 1.0 && inf->watch_events == 0)) {
+            if (!backoff(inf)) break;
+        }
+    }
+    flush(inf);
+    return NULL;
+}
+
+ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_error *err) {
+    *out = NULL;
+    if (!o->client || !o->resource || !o->queue || !o->resource->decode || !o->resource->ref ||
+        !o->resource->unref)
+        return ms_error_set(err, MS_EINVAL, "informer: client, resource and queue are required");
+    ms_informer *inf = calloc(1, sizeof *inf);
+    if (!inf) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    inf->o = *o;
+    inf->res = o->resource;
+    inf->log = o->log ? o->log : &ms_log_default;
+    atomic_init(&inf->synced, false);
+    ms_map_init(&inf->known);
+    pthread_mutex_init(&inf->stats_mu, NULL);
+    uint64_t seed = o->seed;
+    if (!seed) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)(uintptr_t)inf;
+    }
+    ms_rng_seed(&inf->rng, seed);
+    if ((o->label_selector && !(inf->label_selector = strdup(o->label_selector))) ||
+        !(inf->cancel = ms_kube_cancel_new())) {
+        ms_informer_stop(inf);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    inf->o.label_selector = inf->label_selector;
+    if (pthread_create(&inf->thread, NULL, informer_main, inf) != 0) {
+        ms_informer_stop(inf);
+        return ms_error_set(err, MS_EIO, "informer: cannot start a thread");
+    }
+    inf->started = true;
+    *out = inf;
+    return MS_OK;
+}
+
+void ms_informer_stop(ms_informer *inf) {
+    if (!inf) return;
+    if (inf->cancel) {
+        ms_kube_cancel_fire(inf->cancel);
+        if (inf->started) pthread_join(inf->thread, NULL);
+    }
+    uint64_t k;
+    void *v;
+    for (size_t it = 0; ms_map_next(&inf->known, &it, &k, &v);) {
+        for (entry *e = v; e;) {
+            entry *next = e->next;
+            entry_free(e, inf->res->unref);
+            e = next;
+        }
+    }
+    ms_map_free(&inf->known);
+    for (size_t i = 0; i < inf->nbatch; i++) ms_delta_release(&inf->batch[i]);
+    free(inf->batch);
+    free(inf->rv);
+    free(inf->label_selector);
+    ms_kube_cancel_free(inf->cancel);
+    pthread_mutex_destroy(&inf->stats_mu);
+    free(inf);
+}

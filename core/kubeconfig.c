@@ -1,0 +1,686 @@
+/* kubeconfig files and the in-cluster service account. */
+#include "moonsched/kubeconfig.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "moonsched/decode.h"
+
+#define MAX_FILE_SIZE (16u << 20)
+
+/* One parsed file: its top-level mapping (or NULL for an empty file), the
+ * absolute directory that relative paths resolve against, and its name for
+ * errors. */
+typedef struct kcfile {
+    cJSON **docs;
+    size_t ndocs;
+    const cJSON *root;
+    char *dir;
+    char *source;
+} kcfile;
+
+static void kcfile_free(kcfile *f) {
+    for (size_t i = 0; i < f->ndocs; i++) cJSON_Delete(f->docs[i]);
+    free(f->docs);
+    free(f->dir);
+    free(f->source);
+    memset(f, 0, sizeof *f);
+}
+
+static ms_rc read_file(const char *path, char **out, size_t *len, ms_error *err) {
+    *out = NULL;
+    *len = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return ms_error_set(err, errno == ENOENT ? MS_ENOENT : MS_EIO, "%s: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    ms_rc rc = MS_OK;
+    while (buf) {
+        if (n + 1 >= cap) {
+            if (cap >= MAX_FILE_SIZE) {
+                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", path, MAX_FILE_SIZE);
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, fp);
+        n += r;
+        if (r == 0) {
+            if (ferror(fp)) rc = ms_error_set(err, MS_EIO, "%s: read error", path);
+            break;
+        }
+    }
+    fclose(fp);
+    if (!buf) return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
+    if (rc != MS_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return MS_OK;
+}
+
+/* Absolute directory of path (relative paths against the working directory). */
+static char *abs_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash) {
+        dir = strdup(".");
+    } else if (slash == path) {
+        dir = strdup("/");
+    } else {
+        dir = strndup(path, (size_t)(slash - path));
+    }
+    if (!dir || dir[0] == '/') return dir;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return dir;
+    size_t n = strlen(cwd) + strlen(dir) + 2;
+    char *full = malloc(n);
+    if (full) snprintf(full, n, "%s/%s", cwd, strcmp(dir, ".") ? dir : "");
+    if (full && full[strlen(full) - 1] == '/' && strlen(full) > 1) full[strlen(full) - 1] = '\0';
+    free(dir);
+    return full;
+}
+
+static char *resolve_path(const char *dir, const char *p) {
+    if (!p || !*p) return NULL;
+    if (p[0] == '/' || !dir) return strdup(p);
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *full = malloc(n);
+    if (full) snprintf(full, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", p);
+    return full;
+}
+
+static ms_rc parse_text(kcfile *f, const char *buf, size_t len, const char *dir, const char *source,
+                        ms_error *err) {
+    memset(f, 0, sizeof *f);
+    f->source = strdup(source ? source : "kubeconfig");
+    if (dir) {
+        f->dir = strdup(dir);
+    } else {
+        char cwd[4096];
+        f->dir = strdup(getcwd(cwd, sizeof cwd) ? cwd : ".");
+    }
+    if (!f->source || !f->dir) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rc rc = ms_yaml_parse(buf, len, &f->docs, &f->ndocs, err);
+    if (rc != MS_OK) {
+        ms_error_prefix(err, "%s", f->source);
+        return rc;
+    }
+    /* Like client-go, the file's first document is the configuration. */
+    const cJSON *root = f->ndocs ? f->docs[0] : NULL;
+    if (root && cJSON_IsNull(root)) root = NULL;
+    if (root && !cJSON_IsObject(root))
+        return ms_error_set(err, MS_EINVAL, "%s: expected a mapping at the top level", f->source);
+    f->root = root;
+    return MS_OK;
+}
+
+static ms_rc load_path(kcfile *f, const char *path, ms_error *err) {
+    char *buf;
+    size_t len;
+    ms_rc rc = read_file(path, &buf, &len, err);
+    if (rc != MS_OK) return rc;
+    char *dir = abs_dir(path);
+    if (!dir) {
+        free(buf);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    rc = parse_text(f, buf, len, dir, path, err);
+    free(dir);
+    free(buf);
+    return rc;
+}
+
+/* ---- typed field access with paths in errors ---- */
+
+typedef struct where {
+    const kcfile *f;
+    char path[160];
+} where;
+
+static ms_rc type_error(const where *w, const char *key, const char *want, ms_error *err) {
+    return ms_error_set(err, MS_EINVAL, "%s: %s.%s: expected %s", w->f->source, w->path, key, want);
+}
+
+/* A string field: strings, and numbers by their source text (a token of
+ * digits is still a token). NULL when absent, null or empty. */
+static ms_rc get_str(const where *w, const cJSON *o, const char *key, const char **out, ms_error *err) {
+    *out = NULL;
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (!j || cJSON_IsNull(j)) return MS_OK;
+    if (cJSON_IsString(j)) {
+        *out = *j->valuestring ? j->valuestring : NULL;
+        return MS_OK;
+    }
+    if (cJSON_IsNumber(j) && j->valuestring) {
+        *out = j->valuestring;
+        return MS_OK;
+    }
+    return type_error(w, key, "a string", err);
+}
+
+static ms_rc get_bool(const where *w, const cJSON *o, const char *key, bool *out, ms_error *err) {
+    *out = false;
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (!j || cJSON_IsNull(j)) return MS_OK;
+    if (!cJSON_IsBool(j)) return type_error(w, key, "true or false", err);
+    *out = cJSON_IsTrue(j);
+    return MS_OK;
+}
+
+static ms_rc get_b64(const where *w, const cJSON *o, const char *key, char **out, size_t *len,
+                     ms_error *err) {
+    const char *s;
+    ms_rc rc = get_str(w, o, key, &s, err);
+    if (rc != MS_OK || !s) return rc;
+    size_t bad = 0;
+    rc = ms_base64_decode(s, strlen(s), out, len, &bad);
+    if (rc == MS_EINVAL)
+        return ms_error_set(err, rc, "%s: %s.%s: illegal base64 data at input byte %zu", w->f->source,
+                            w->path, key, bad);
+    if (rc != MS_OK) return ms_error_set(err, rc, "out of memory");
+    return MS_OK;
+}
+
+static ms_rc get_str_list(const where *w, const cJSON *o, const char *key, char ***out, size_t *n,
+                          ms_error *err) {
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (!j || cJSON_IsNull(j)) return MS_OK;
+    if (!cJSON_IsArray(j)) return type_error(w, key, "a list of strings", err);
+    size_t cnt = (size_t)cJSON_GetArraySize(j);
+    char **v = calloc(cnt ? cnt : 1, sizeof *v);
+    if (!v) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    *out = v;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, j) {
+        if (!cJSON_IsString(it)) return type_error(w, key, "a list of strings", err);
+        if (!(v[(*n)++] = strdup(it->valuestring))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    return MS_OK;
+}
+
+/* The entry named `name` in the list `section` (clusters, users, contexts)
+ * of a file: its inner object (cluster/user/context) and its index. */
+typedef struct found {
+    const kcfile *f;
+    const cJSON *inner;
+    int index;
+} found;
+
+static ms_rc find_named(const kcfile *f, const char *section, const char *inner_key, const char *name,
+                        found *out, ms_error *err) {
+    out->f = NULL;
+    if (!f->root) return MS_OK;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(f->root, section);
+    if (!list || cJSON_IsNull(list)) return MS_OK;
+    if (!cJSON_IsArray(list)) return ms_error_set(err, MS_EINVAL, "%s: %s: expected a list", f->source, section);
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list) {
+        if (!cJSON_IsObject(it))
+            return ms_error_set(err, MS_EINVAL, "%s: %s[%d]: expected a mapping", f->source, section, i);
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(nm) && strcmp(nm->valuestring, name) == 0) {
+            const cJSON *in = cJSON_GetObjectItemCaseSensitive(it, inner_key);
+            if (in && !cJSON_IsNull(in) && !cJSON_IsObject(in))
+                return ms_error_set(err, MS_EINVAL, "%s: %s[%d].%s: expected a mapping", f->source, section, i,
+                                    inner_key);
+            out->f = f;
+            out->inner = cJSON_IsObject(in) ? in : NULL;
+            out->index = i;
+            return MS_OK;
+        }
+        i++;
+    }
+    return MS_OK;
+}
+
+/* First file that defines the name wins (KUBECONFIG merging). */
+static ms_rc find_in(const kcfile *files, size_t nfiles, const char *section, const char *inner_key,
+                     const char *name, found *out, ms_error *err) {
+    for (size_t i = 0; i < nfiles; i++) {
+        ms_rc rc = find_named(&files[i], section, inner_key, name, out, err);
+        if (rc != MS_OK || out->f) return rc;
+    }
+    return MS_OK;
+}
+
+static ms_rc set_str(char **dst, const char *v, ms_error *err) {
+    if (!v) return MS_OK;
+    if (!(*dst = strdup(v))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    return MS_OK;
+}
+
+static ms_rc set_path(char **dst, const kcfile *f, const char *v, ms_error *err) {
+    if (!v) return MS_OK;
+    if (!(*dst = resolve_path(f->dir, v))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* "https://" when the server has no scheme, as client-go's DefaultServerURL
+ * does; no trailing '/', so that paths can be appended. */
+static ms_rc set_server(ms_kubeconfig *kc, const char *source, const char *s, ms_error *err) {
+    size_t n = strlen(s);
+    while (n && s[n - 1] == '/') n--;
+    bool scheme = strstr(s, "://") != NULL;
+    size_t total = n + (scheme ? 0 : 8) + 1;
+    if (!(kc->server = malloc(total))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    snprintf(kc->server, total, "%s%.*s", scheme ? "" : "https://", (int)n, s);
+    if (strncmp(kc->server, "https://", 8) != 0 && strncmp(kc->server, "http://", 7) != 0)
+        return ms_error_set(err, MS_EINVAL, "%s: cluster %s: server %s: only http and https are supported", source,
+                            kc->cluster_name ? kc->cluster_name : "", s);
+    return MS_OK;
+}
+
+static ms_rc read_cluster(ms_kubeconfig *kc, const found *c, ms_error *err) {
+    where w = {.f = c->f};
+    snprintf(w.path, sizeof w.path, "clusters[%d].cluster", c->index);
+    const cJSON *o = c->inner;
+    const char *server, *tsn, *ca, *proxy;
+    ms_rc rc;
+    if ((rc = get_str(&w, o, "server", &server, err)) != MS_OK ||
+        (rc = get_str(&w, o, "tls-server-name", &tsn, err)) != MS_OK ||
+        (rc = get_str(&w, o, "certificate-authority", &ca, err)) != MS_OK ||
+        (rc = get_str(&w, o, "proxy-url", &proxy, err)) != MS_OK ||
+        (rc = get_bool(&w, o, "insecure-skip-tls-verify", &kc->insecure_skip_tls_verify, err)) != MS_OK ||
+        (rc = get_b64(&w, o, "certificate-authority-data", &kc->ca_data, &kc->ca_len, err)) != MS_OK)
+        return rc;
+    if (!server) return ms_error_set(err, MS_EINVAL, "%s: cluster %s has no server defined", c->f->source, kc->cluster_name);
+    if (ca && kc->ca_data)
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: cluster %s: certificate-authority-data and certificate-authority are both specified",
+                            c->f->source, kc->cluster_name);
+    if ((rc = set_server(kc, c->f->source, server, err)) != MS_OK || (rc = set_str(&kc->tls_server_name, tsn, err)) != MS_OK ||
+        (rc = set_path(&kc->ca_file, c->f, ca, err)) != MS_OK || (rc = set_str(&kc->proxy_url, proxy, err)) != MS_OK)
+        return rc;
+    if (kc->insecure_skip_tls_verify && (kc->ca_file || kc->ca_data))
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: cluster %s: a certificate authority cannot be combined with insecure-skip-tls-verify",
+                            c->f->source, kc->cluster_name);
+    return MS_OK;
+}
+
+static ms_rc read_extra(ms_kubeconfig *kc, const where *w, const cJSON *o, ms_error *err) {
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, "as-user-extra") : NULL;
+    if (!j || cJSON_IsNull(j)) return MS_OK;
+    if (!cJSON_IsObject(j)) return type_error(w, "as-user-extra", "a mapping of lists of strings", err);
+    size_t total = 0;
+    const cJSON *k, *v;
+    cJSON_ArrayForEach(k, j) {
+        if (!cJSON_IsArray(k)) return type_error(w, "as-user-extra", "a mapping of lists of strings", err);
+        total += (size_t)cJSON_GetArraySize(k);
+    }
+    if (!(kc->impersonate_extra = calloc(total ? total : 1, sizeof(char *))))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    cJSON_ArrayForEach(k, j) {
+        cJSON_ArrayForEach(v, k) {
+            if (!cJSON_IsString(v)) return type_error(w, "as-user-extra", "a mapping of lists of strings", err);
+            size_t n = strlen(k->string) + strlen(v->valuestring) + 2;
+            char *p = malloc(n);
+            if (!p) return ms_error_set(err, MS_ENOMEM, "out of memory");
+            snprintf(p, n, "%s=%s", k->string, v->valuestring);
+            kc->impersonate_extra[kc->nimpersonate_extra++] = p;
+        }
+    }
+    return MS_OK;
+}
+
+static ms_rc read_user(ms_kubeconfig *kc, const found *u, ms_error *err) {
+    where w = {.f = u->f};
+    snprintf(w.path, sizeof w.path, "users[%d].user", u->index);
+    const cJSON *o = u->inner;
+    if (o && cJSON_GetObjectItemCaseSensitive(o, "exec") &&
+        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "exec")))
+        return ms_error_set(err, MS_EINVAL, "kubeconfig user %s: exec credential plugins are not supported",
+                            kc->user_name);
+    if (o && cJSON_GetObjectItemCaseSensitive(o, "auth-provider") &&
+        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "auth-provider")))
+        return ms_error_set(err, MS_EINVAL, "kubeconfig user %s: auth-provider credential plugins are not supported",
+                            kc->user_name);
+    const char *cert, *key, *token, *token_file, *user, *pass, *as;
+    ms_rc rc;
+    if ((rc = get_str(&w, o, "client-certificate", &cert, err)) != MS_OK ||
+        (rc = get_str(&w, o, "client-key", &key, err)) != MS_OK ||
+        (rc = get_str(&w, o, "token", &token, err)) != MS_OK ||
+        (rc = get_str(&w, o, "tokenFile", &token_file, err)) != MS_OK ||
+        (rc = get_str(&w, o, "username", &user, err)) != MS_OK ||
+        (rc = get_str(&w, o, "password", &pass, err)) != MS_OK ||
+        (rc = get_str(&w, o, "as", &as, err)) != MS_OK ||
+        (rc = get_b64(&w, o, "client-certificate-data", &kc->cert_data, &kc->cert_len, err)) != MS_OK ||
+        (rc = get_b64(&w, o, "client-key-data", &kc->key_data, &kc->key_len, err)) != MS_OK ||
+        (rc = get_str_list(&w, o, "as-groups", &kc->impersonate_groups, &kc->nimpersonate_groups, err)) != MS_OK ||
+        (rc = read_extra(kc, &w, o, err)) != MS_OK)
+        return rc;
+    const char *src = u->f->source, *name = kc->user_name;
+    if (cert && kc->cert_data)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: client-certificate-data and client-certificate are both specified",
+                            src, name);
+    if (key && kc->key_data)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: client-key-data and client-key are both specified", src, name);
+    bool has_cert = cert || kc->cert_data, has_key = key || kc->key_data;
+    if (has_cert && !has_key)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: client-key-data or client-key must be specified to use a client certificate",
+                            src, name);
+    if (has_key && !has_cert)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: client-certificate-data or client-certificate must be specified with a client key",
+                            src, name);
+    if (token && (user || pass))
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: more than one authentication method found (token, basicAuth); only one is allowed",
+                            src, name);
+    if ((kc->nimpersonate_groups || kc->nimpersonate_extra) && !as)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: as-groups or as-user-extra without impersonating a user (as)",
+                            src, name);
+    if ((rc = set_path(&kc->cert_file, u->f, cert, err)) != MS_OK ||
+        (rc = set_path(&kc->key_file, u->f, key, err)) != MS_OK || (rc = set_str(&kc->token, token, err)) != MS_OK ||
+        (rc = set_path(&kc->token_file, u->f, token_file, err)) != MS_OK ||
+        (rc = set_str(&kc->username, user, err)) != MS_OK || (rc = set_str(&kc->password, pass, err)) != MS_OK ||
+        (rc = set_str(&kc->impersonate, as, err)) != MS_OK)
+        return rc;
+    /* The token file is only a fallback for a missing token (client-go). */
+    if (kc->token && kc->token_file) {
+        free(kc->token_file);
+        kc->token_file = NULL;
+    }
+    return MS_OK;
+}
+
+static ms_rc resolve(ms_kubeconfig *kc, const kcfile *files, size_t nfiles, const char *context, ms_error *err) {
+    bool empty = true;
+    for (size_t i = 0; i < nfiles; i++)
+        if (files[i].root && cJSON_GetArraySize(files[i].root) > 0) empty = false;
+    if (empty) return ms_error_set(err, MS_EINVAL, "invalid configuration: no configuration has been provided");
+
+    const char *ctx_name = context && *context ? context : NULL;
+    for (size_t i = 0; !ctx_name && i < nfiles; i++) {
+        where w = {.f = &files[i], .path = "(root)"};
+        const char *cur;
+        ms_rc rc = get_str(&w, files[i].root, "current-context", &cur, err);
+        if (rc != MS_OK) return rc;
+        ctx_name = cur;
+    }
+    if (!ctx_name) return ms_error_set(err, MS_EINVAL, "%s: no context chosen (current-context is not set)", files[0].source);
+
+    found c;
+    ms_rc rc = find_in(files, nfiles, "contexts", "context", ctx_name, &c, err);
+    if (rc != MS_OK) return rc;
+    if (!c.f) return ms_error_set(err, MS_EINVAL, "%s: context was not found for specified context: %s", files[0].source, ctx_name);
+    where w = {.f = c.f};
+    snprintf(w.path, sizeof w.path, "contexts[%d].context", c.index);
+    const char *cluster, *user, *ns;
+    if ((rc = get_str(&w, c.inner, "cluster", &cluster, err)) != MS_OK ||
+        (rc = get_str(&w, c.inner, "user", &user, err)) != MS_OK ||
+        (rc = get_str(&w, c.inner, "namespace", &ns, err)) != MS_OK)
+        return rc;
+    if ((rc = set_str(&kc->context, ctx_name, err)) != MS_OK ||
+        (rc = set_str(&kc->namespace_, ns ? ns : "default", err)) != MS_OK)
+        return rc;
+    if (!cluster) return ms_error_set(err, MS_EINVAL, "%s: context %s: cluster was not specified", c.f->source, ctx_name);
+    if ((rc = set_str(&kc->cluster_name, cluster, err)) != MS_OK) return rc;
+
+    found cl;
+    if ((rc = find_in(files, nfiles, "clusters", "cluster", cluster, &cl, err)) != MS_OK) return rc;
+    if (!cl.f)
+        return ms_error_set(err, MS_EINVAL, "%s: context %s: cluster %s was not found", c.f->source, ctx_name, cluster);
+    if ((rc = read_cluster(kc, &cl, err)) != MS_OK) return rc;
+
+    /* A context without a user is anonymous, as client-go allows. */
+    if (user) {
+        if ((rc = set_str(&kc->user_name, user, err)) != MS_OK) return rc;
+        found u;
+        if ((rc = find_in(files, nfiles, "users", "user", user, &u, err)) != MS_OK) return rc;
+        if (!u.f) return ms_error_set(err, MS_EINVAL, "%s: context %s: user %s was not found", c.f->source, ctx_name, user);
+        if ((rc = read_user(kc, &u, err)) != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
+static ms_rc finish(ms_kubeconfig *kc, kcfile *files, size_t nfiles, const char *context, ms_error *err) {
+    ms_rc rc = resolve(kc, files, nfiles, context, err);
+    for (size_t i = 0; i < nfiles; i++) kcfile_free(&files[i]);
+    if (rc != MS_OK) ms_kubeconfig_free(kc);
+    return rc;
+}
+
+ms_rc ms_kubeconfig_load_buffer(ms_kubeconfig *kc, const char *buf, size_t len, const char *dir,
+                                const char *source, const char *context, ms_error *err) {
+    memset(kc, 0, sizeof *kc);
+    kcfile f;
+    ms_rc rc = parse_text(&f, buf, len, dir, source, err);
+    if (rc != MS_OK) {
+        kcfile_free(&f);
+        return rc;
+    }
+    return finish(kc, &f, 1, context, err);
+}
+
+ms_rc ms_kubeconfig_load_files(ms_kubeconfig *kc, const char *const *paths, size_t npaths, const char *context,
+                               ms_error *err) {
+    memset(kc, 0, sizeof *kc);
+    kcfile *files = calloc(npaths ? npaths : 1, sizeof *files);
+    if (!files) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    size_t n = 0;
+    ms_rc rc = MS_OK;
+    for (size_t i = 0; i < npaths; i++) {
+        if (!paths[i] || !*paths[i]) continue;
+        rc = load_path(&files[n], paths[i], err);
+        if (rc == MS_ENOENT && npaths > 1) {   /* KUBECONFIG may name files that do not exist */
+            kcfile_free(&files[n]);
+            rc = MS_OK;
+            continue;
+        }
+        if (rc != MS_OK) {
+            kcfile_free(&files[n]);
+            break;
+        }
+        n++;
+    }
+    if (rc == MS_OK && n == 0) rc = ms_error_set(err, MS_ENOENT, "none of the kubeconfig files exist");
+    if (rc != MS_OK) {
+        for (size_t i = 0; i < n; i++) kcfile_free(&files[i]);
+        free(files);
+        return rc;
+    }
+    rc = finish(kc, files, n, context, err);
+    free(files);
+    return rc;
+}
+
+ms_rc ms_kubeconfig_load_file(ms_kubeconfig *kc, const char *path, const char *context, ms_error *err) {
+    return ms_kubeconfig_load_files(kc, &path, 1, context, err);
+}
+
+static char *trim_dup(const char *s, size_t len) {
+    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+    while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
+        s++;
+        len--;
+    }
+    return strndup(s, len);
+}
+
+ms_rc ms_kubeconfig_in_cluster(ms_kubeconfig *kc, const char *sa_dir, ms_error *err) {
+    memset(kc, 0, sizeof *kc);
+    const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
+    if (!host || !*host || !port || !*port)
+        return ms_error_set(err, MS_ENOENT,
+                            "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
+                            "KUBERNETES_SERVICE_PORT must be defined");
+    if (!sa_dir) sa_dir = MS_SERVICE_ACCOUNT_DIR;
+    ms_rc rc = MS_OK;
+    char path[4096];
+    char *buf = NULL;
+    size_t len;
+    /* An IPv6 address needs brackets in a URL. */
+    bool v6 = strchr(host, ':') != NULL;
+    size_t n = strlen(host) + strlen(port) + 16;
+    if (!(kc->server = malloc(n)) || !(kc->context = strdup("")) || !(kc->cluster_name = strdup("")) ||
+        !(kc->user_name = strdup(""))) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(kc->server, n, "https://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port);
+
+    snprintf(path, sizeof path, "%s/token", sa_dir);
+    if ((rc = read_file(path, &buf, &len, err)) != MS_OK) goto out;
+    free(buf);
+    buf = NULL;
+    if (!(kc->token_file = strdup(path))) goto nomem;
+
+    /* Unlike client-go, which logs and falls back to the system roots, a
+     * missing service-account CA is an error: the fallback can only fail
+     * later, with a less helpful TLS message. */
+    snprintf(path, sizeof path, "%s/ca.crt", sa_dir);
+    if ((rc = read_file(path, &buf, &len, err)) != MS_OK) goto out;
+    free(buf);
+    buf = NULL;
+    if (!(kc->ca_file = strdup(path))) goto nomem;
+
+    snprintf(path, sizeof path, "%s/namespace", sa_dir);
+    if (read_file(path, &buf, &len, NULL) == MS_OK) {
+        kc->namespace_ = trim_dup(buf, len);
+        free(buf);
+        buf = NULL;
+        if (!kc->namespace_) goto nomem;
+        if (!*kc->namespace_) {
+            free(kc->namespace_);
+            kc->namespace_ = NULL;
+        }
+    }
+    if (!kc->namespace_ && !(kc->namespace_ = strdup("default"))) goto nomem;
+    return MS_OK;
+nomem:
+    rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+out:
+    free(buf);
+    ms_kubeconfig_free(kc);
+    return rc;
+}
+
+ms_rc ms_kubeconfig_load_default(ms_kubeconfig *kc, const char *path, const char *context, ms_error *err) {
+    if (path && *path) return ms_kubeconfig_load_file(kc, path, context, err);
+    const char *host = getenv("KUBERNETES_SERVICE_HOST");
+    if (host && *host) return ms_kubeconfig_in_cluster(kc, NULL, err);
+    const char *env = getenv("KUBECONFIG");
+    if (env && *env) {
+        char *copy = strdup(env);
+        size_t cap = 1;
+        for (const char *p = env; *p; p++) cap += *p == ':';
+        const char **paths = calloc(cap, sizeof *paths);
+        if (!copy || !paths) {
+            free(copy);
+            free(paths);
+            memset(kc, 0, sizeof *kc);
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        }
+        size_t n = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) paths[n++] = tok;
+        ms_rc rc = ms_kubeconfig_load_files(kc, paths, n, context, err);
+        free(paths);
+        free(copy);
+        return rc;
+    }
+    const char *home = getenv("HOME");
+    if (!home || !*home) {
+        memset(kc, 0, sizeof *kc);
+        return ms_error_set(err, MS_ENOENT, "no kubeconfig: not in a cluster, and neither KUBECONFIG nor HOME is set");
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/.kube/config", home);
+    return ms_kubeconfig_load_file(kc, p, context, err);
+}
+
+static void free_list(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void ms_kubeconfig_free(ms_kubeconfig *kc) {
+    if (!kc) return;
+    char **strs[] = {&kc->context,   &kc->cluster_name, &kc->user_name, &kc->namespace_, &kc->server,
+                     &kc->tls_server_name, &kc->ca_file, &kc->ca_data,   &kc->proxy_url, &kc->cert_file,
+                     &kc->cert_data, &kc->key_file,     &kc->key_data,  &kc->token,      &kc->token_file,
+                     &kc->username,  &kc->password,     &kc->impersonate};
+    /* secrets do not linger in freed memory */
+    if (kc->key_data) memset(kc->key_data, 0, kc->key_len);
+    if (kc->token) memset(kc->token, 0, strlen(kc->token));
+    if (kc->password) memset(kc->password, 0, strlen(kc->password));
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(*strs[i]);
+    free_list(kc->impersonate_groups, kc->nimpersonate_groups);
+    free_list(kc->impersonate_extra, kc->nimpersonate_extra);
+    memset(kc, 0, sizeof *kc);
+}
+
+/* ---- base64 ---- */
+
+static int b64_value(unsigned char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+ms_rc ms_base64_decode(const char *in, size_t len, char **out, size_t *outlen, size_t *bad_at) {
+    *out = NULL;
+    *outlen = 0;
+    char *buf = malloc(len / 4 * 3 + 4);
+    if (!buf) return MS_ENOMEM;
+    size_t n = 0, quad = 0, pad = 0;
+    uint32_t acc = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '\n' || c == '\r') continue;
+        if (c == '=') {
+            /* Padding only completes the last quantum: "xx==" or "xxx=". */
+            if (quad < 2) goto bad;
+            pad++;
+            quad++;
+            acc <<= 6;
+            if (quad == 4) {
+                buf[n++] = (char)(acc >> 16);
+                if (pad == 1) buf[n++] = (char)(acc >> 8);
+                quad = 0;
+                acc = 0;
+            }
+            continue;
+        }
+        int v = b64_value(c);
+        if (v < 0 || pad) goto bad;
+        acc = acc << 6 | (uint32_t)v;
+        if (++quad == 4) {
+            buf[n++] = (char)(acc >> 16);
+            buf[n++] = (char)(acc >> 8);
+            buf[n++] = (char)acc;
+            quad = 0;
+            acc = 0;
+        }
+        continue;
+    bad:
+        *bad_at = i;
+        free(buf);
+        return MS_EINVAL;
+    }
+    if (quad != 0) {
+        *bad_at = len;
+        free(buf);
+        return MS_EINVAL;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *outlen = n;
+    return MS_OK;
+}

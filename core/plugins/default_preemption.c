@@ -1,0 +1,645 @@
+/* DefaultPreemption: the PostFilter that makes room for a pod by evicting
+ * lower-priority pods (upstream's defaultpreemption plugin and its
+ * preemption.Evaluator). See include/moonsched/preemption.h for the steps.
+ *
+ * Preemption runs only for pods no node could take, so it favours clarity
+ * over speed: per-call arrays come from the cycle arena, and the one
+ * NodeInfo it edits is a scratch copy reused from call to call. */
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "moonsched/framework.h"
+#include "moonsched/pdb.h"
+#include "moonsched/preemption.h"
+#include "plugin_args.h"
+
+#define PLUGIN "DefaultPreemption"
+
+/* upstream's reasons and messages, kept word for word */
+#define NO_VICTIMS "No preemption victims found for incoming pod"
+#define NOT_HELPFUL "Preemption is not helpful for scheduling"
+#define NEVER "preemption: not eligible due to preemptionPolicy=Never."
+#define TERMINATING "preemption: not eligible due to a terminating pod on the nominated node."
+
+typedef struct dp {
+    const ms_handle *h;
+    int32_t min_pct, min_abs;
+    /* The node being dry-run: a borrowed copy, so filling it never touches
+     * pod references. Distinct from h->scratch, which the Filter runner
+     * uses for nominated pods while this one is in use. */
+    ms_node_info *scratch;
+    const ms_preemption_hooks *hooks;
+    ms_preemption_result last;
+    /* Text of the last message built here; reasons point into it, so it
+     * lives until the next PostFilter of this profile. */
+    char *msg;
+    size_t msgcap;
+    /* Per-node work arrays, kept from call to call: they are as large as
+     * the cluster, too large to take from the cycle arena each time. */
+    ms_status *dry;
+    uint32_t *potential;
+    uint32_t nodecap;
+} dp;
+
+/* ---- helpers shared with policies and tests ---- */
+
+/* GetPodStartTime: a pod that has not started reads as starting now, which
+ * is after every recorded start. */
+static double start_of(const ms_pod *p) { return p->start_time != 0 ? p->start_time : INFINITY; }
+
+bool ms_more_important_pod(const ms_pod *a, const ms_pod *b) {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    return start_of(a) < start_of(b);
+}
+
+uint32_t ms_preemption_num_candidates(uint32_t num_nodes, int32_t min_pct, int32_t min_abs) {
+    uint64_t n = (uint64_t)num_nodes * (uint64_t)(min_pct > 0 ? min_pct : 0) / 100;
+    if (n < (uint64_t)(min_abs > 0 ? min_abs : 0)) n = (uint64_t)min_abs;
+    return n > num_nodes ? num_nodes : (uint32_t)n;
+}
+
+/* GetEarliestPodStartTime: the earliest start among the victims of the
+ * highest priority. */
+static double earliest_top_start(const ms_preemption_candidate *c) {
+    if (c->nvictims == 0) return -INFINITY;
+    int32_t top = c->victims[0]->priority;
+    double t = start_of(c->victims[0]);
+    for (uint32_t i = 1; i < c->nvictims; i++) {
+        const ms_pod *v = c->victims[i];
+        if (v->priority == top && start_of(v) < t) {
+            t = start_of(v);
+        } else if (v->priority > top) {
+            top = v->priority;
+            t = start_of(v);
+        }
+    }
+    return t;
+}
+
+static int64_t priority_sum(const ms_preemption_candidate *c) {
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < c->nvictims; i++)
+        sum += (int64_t)c->victims[i]->priority + ((int64_t)INT32_MAX + 1);
+    return sum;
+}
+
+enum { RULE_PDB, RULE_TOP_PRIORITY, RULE_SUM, RULE_COUNT, RULE_START, NRULES };
+
+static int sign64(int64_t a, int64_t b) { return a > b ? 1 : a < b ? -1 : 0; }
+
+/* >0 when a is preferred to b under one rule, 0 on a tie. */
+static int prefer(int rule, const ms_preemption_candidate *a, const ms_preemption_candidate *b) {
+    switch (rule) {
+    case RULE_PDB: return sign64(b->num_pdb_violations, a->num_pdb_violations);
+    case RULE_TOP_PRIORITY: {
+        int64_t pa = a->nvictims ? a->victims[0]->priority : INT64_MIN;
+        int64_t pb = b->nvictims ? b->victims[0]->priority : INT64_MIN;
+        return sign64(pb, pa);
+    }
+    case RULE_SUM: return sign64(priority_sum(b), priority_sum(a));
+    case RULE_COUNT: return sign64(b->nvictims, a->nvictims);
+    case RULE_START: {
+        double ta = earliest_top_start(a), tb = earliest_top_start(b);
+        return ta > tb ? 1 : ta < tb ? -1 : 0;
+    }
+    }
+    return 0;
+}
+
+uint32_t ms_pick_one_node_for_preemption(const ms_preemption_candidate *cands, uint32_t n) {
+    if (n <= 1) return 0;
+    /* Each rule keeps the candidates tied for its best; a candidate is
+     * still in the running when it ties every earlier rule's best. No
+     * allocation: the set is recomputed from the earlier bests. */
+    uint32_t best[NRULES];
+    for (int rule = 0; rule < NRULES; rule++) {
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bool in = true;
+            for (int r = 0; r < rule && in; r++) in = prefer(r, &cands[i], &cands[best[r]]) == 0;
+            if (!in) continue;
+            int cmp = count ? prefer(rule, &cands[i], &cands[best[rule]]) : 1;
+            if (cmp > 0) {
+                best[rule] = i;
+                count = 1;
+            } else if (cmp == 0) {
+                count++;
+            }
+        }
+        if (count == 1) return best[rule];
+    }
+    /* Still tied: the first of them, which is where the last rule's best
+     * stayed (it is only replaced by a strictly better one). */
+    return best[NRULES - 1];
+}
+
+/* ---- plugin instance ---- */
+
+static ms_rc args_error(ms_error *err, const char *field, int64_t v, const char *what) {
+    return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Invalid value: %lld: %s", field,
+                        (long long)v, what);
+}
+
+static ms_rc parse_args(dp *p, const cJSON *args, ms_error *err) {
+    static const char *const fields[] = {"minCandidateNodesPercentage",
+                                         "minCandidateNodesAbsolute", NULL};
+    int64_t pct = MS_MIN_CANDIDATE_NODES_PERCENTAGE, abs = MS_MIN_CANDIDATE_NODES_ABSOLUTE;
+    if (args && !cJSON_IsNull(args)) {
+        ms_rc rc = ms_args_check_object(args, fields, PLUGIN, "", err);
+        if (rc != MS_OK) return rc;
+        const cJSON *jp = cJSON_GetObjectItemCaseSensitive(args, fields[0]);
+        const cJSON *ja = cJSON_GetObjectItemCaseSensitive(args, fields[1]);
+        if (jp && !cJSON_IsNull(jp) && (rc = ms_args_int(jp, PLUGIN, fields[0], &pct, err)))
+            return rc;
+        if (ja && !cJSON_IsNull(ja) && (rc = ms_args_int(ja, PLUGIN, fields[1], &abs, err)))
+            return rc;
+    }
+    if (pct < 0 || pct > 100) return args_error(err, fields[0], pct, "not in valid range [0, 100]");
+    if (abs < 0 || abs > INT32_MAX)
+        return args_error(err, fields[1], abs, "not in valid range [0, inf)");
+    if (pct == 0 && abs == 0)
+        return args_error(err, fields[0], pct,
+                          "cannot be zero at the same time as minCandidateNodesAbsolute");
+    p->min_pct = (int32_t)pct;
+    p->min_abs = (int32_t)abs;
+    return MS_OK;
+}
+
+static void dp_destroy(void *self) {
+    dp *p = self;
+    if (!p) return;
+    ms_node_info_free(p->scratch);
+    free(p->msg);
+    free(p->dry);
+    free(p->potential);
+    free(p);
+}
+
+static ms_rc dp_create(const cJSON *args, const ms_handle *h, void **self, ms_error *err) {
+    dp *p = calloc(1, sizeof *p);
+    if (!p || !(p->scratch = ms_node_info_new(MS_STR_NONE))) {
+        dp_destroy(p);
+        return ms_error_set(err, MS_ENOMEM, PLUGIN ": out of memory");
+    }
+    p->h = h;
+    ms_rc rc = parse_args(p, args, err);
+    if (rc != MS_OK) {
+        dp_destroy(p);
+        return rc;
+    }
+    *self = p;
+    return MS_OK;
+}
+
+/* The plugin's instance in a profile, or NULL. */
+static dp *instance(const ms_framework *fw) {
+    for (uint32_t i = 0; fw && i < fw->nplugins; i++)
+        if (fw->plugins[i].ops == &ms_plugin_default_preemption) return fw->plugins[i].self;
+    return NULL;
+}
+
+bool ms_default_preemption_set_hooks(const ms_framework *fw, const ms_preemption_hooks *hooks) {
+    dp *p = instance(fw);
+    if (!p) return false;
+    p->hooks = hooks;
+    return true;
+}
+
+const ms_preemption_result *ms_default_preemption_last(const ms_framework *fw) {
+    dp *p = instance(fw);
+    return p ? &p->last : NULL;
+}
+
+/* ---- messages ---- */
+
+static bool msg_reserve(dp *p, size_t need) {
+    if (need <= p->msgcap) return true;
+    size_t cap = p->msgcap ? p->msgcap : 256;
+    while (cap < need) cap *= 2;
+    char *m = realloc(p->msg, cap);
+    if (!m) return false;
+    p->msg = m;
+    p->msgcap = cap;
+    return true;
+}
+
+static ms_code fail(ms_status *st, ms_code code, const char *reason) {
+    ms_status_set(st, code, reason);
+    st->plugin = -1;
+    return code;
+}
+
+/* A reason built for one call, in the cycle arena: it stays put until the
+ * cycle's arena is reset, after the scheduler has used the status. */
+static const char *cycle_text(ms_cycle *c, const char *fmt, const char *a, const char *b) {
+    int need = snprintf(NULL, 0, fmt, a, b);
+    char *t = need < 0 ? NULL : ms_arena_alloc(c->arena, (size_t)need + 1);
+    if (t) snprintf(t, (size_t)need + 1, fmt, a, b);
+    return t;
+}
+
+/* ---- SelectVictimsOnNode ---- */
+
+typedef struct ranked {
+    ms_pod *pod;
+    uint32_t at;           /* position on the node: the tie-break, for a stable order */
+} ranked;
+
+static int cmp_importance(const void *va, const void *vb) {
+    const ranked *a = va, *b = vb;
+    if (ms_more_important_pod(a->pod, b->pod)) return -1;
+    if (ms_more_important_pod(b->pod, a->pod)) return 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static int cmp_importance_pods(const void *va, const void *vb) {
+    const ms_pod *a = *(ms_pod *const *)va, *b = *(ms_pod *const *)vb;
+    if (ms_more_important_pod(a, b)) return -1;
+    if (ms_more_important_pod(b, a)) return 1;
+    return 0;
+}
+
+/* Victims are compared by importance only; equal ones keep the order in
+ * which they were found (a stable insertion sort: lists are short). */
+static void sort_victims(ms_pod **v, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        ms_pod *x = v[i];
+        uint32_t j = i;
+        while (j > 0 && cmp_importance_pods(&x, &v[j - 1]) < 0) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Removes / re-adds a pod on the scratch copy. This is where upstream also
+ * runs the PreFilter extensions (AddPod/RemovePod) on a copy of the cycle
+ * state; none of moonsched's plugins keeps per-pod PreFilter state yet. */
+static bool scratch_remove(dp *p, ms_pod *pod) {
+    return ms_node_info_remove_pod(p->scratch, pod, p->h->in) == 0;
+}
+static bool scratch_add(dp *p, ms_pod *pod) {
+    return ms_node_info_add_pod(p->scratch, pod, p->h->in) == 0;
+}
+
+static uint32_t count_pdb_violations(dp *p, ms_pod *const *victims, uint32_t n) {
+    ms_pdb_set *pdbs = p->h->pdbs;
+    if (!pdbs || ms_pdb_set_len(pdbs) == 0) return 0;
+    uint32_t k = 0;
+    ms_pdb_budget_reset(pdbs);
+    for (uint32_t i = 0; i < n; i++) k += ms_pdb_budget_take(pdbs, victims[i], p->h->in);
+    return k;
+}
+
+/* A policy's select_victims on one node. MS_SKIP: use the default. */
+static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, ranked *pv, uint32_t npv,
+                             ms_preemption_candidate *out, ms_status *st) {
+    ms_pod **potential = MS_ARENA_NEW(c->arena, ms_pod *, npv);
+    uint32_t *chosen = MS_ARENA_NEW(c->arena, uint32_t, npv);
+    bool *taken = MS_ARENA_NEW(c->arena, bool, npv);
+    if (!potential || !chosen || !taken) return fail(st, MS_ERROR, "out of memory");
+    for (uint32_t i = 0; i < npv; i++) potential[i] = pv[npv - 1 - i].pod;   /* least important first */
+    uint32_t nchosen = 0;
+    ms_status hst;
+    ms_status_ok(&hst);
+    ms_code code = p->hooks->select_victims(p->hooks->ctx, c, ni, potential, npv, chosen, &nchosen,
+                                            &hst);
+    if (code == MS_SKIP) return MS_SKIP;
+    if (code == MS_ERROR) {
+        *st = hst;
+        st->code = MS_ERROR;
+        return MS_ERROR;
+    }
+    if (code != MS_SUCCESS || nchosen == 0)
+        return fail(st, MS_UNSCHEDULABLE, hst.nreasons ? hst.reasons[0] : NO_VICTIMS);
+    if (nchosen > npv) return fail(st, MS_ERROR, "preemption: select_victims chose too many pods");
+    ms_pod **victims = MS_ARENA_NEW(c->arena, ms_pod *, nchosen);
+    if (!victims) return fail(st, MS_ERROR, "out of memory");
+    for (uint32_t i = 0; i < nchosen; i++) {
+        if (chosen[i] >= npv || taken[chosen[i]])
+            return fail(st, MS_ERROR, "preemption: select_victims chose an invalid pod");
+        taken[chosen[i]] = true;
+        victims[i] = potential[chosen[i]];
+        if (!scratch_remove(p, victims[i])) return fail(st, MS_ERROR, "preemption: victim not on node");
+    }
+    /* The policy's choice must actually make room. */
+    code = ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, st);
+    if (code != MS_SUCCESS) return code;
+    sort_victims(victims, nchosen);
+    *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nchosen,
+                                     .victims = victims,
+                                     .num_pdb_violations = count_pdb_violations(p, victims, nchosen)};
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+/* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
+ * node is no candidate (for the message) or carries an error. */
+static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni,
+                                      ms_preemption_candidate *out, ms_status *st) {
+    const ms_pod *pod = c->pod;
+    uint32_t npv = 0;
+    for (uint32_t i = 0; i < ni->npods; i++) npv += ni->pods[i]->priority < pod->priority;
+    /* Nothing to remove: the node stays as Filter saw it. */
+    if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+
+    ranked *pv = MS_ARENA_NEW(c->arena, ranked, npv);
+    if (!pv) return fail(st, MS_ERROR, "out of memory");
+    npv = 0;
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) pv[npv++] = (ranked){ni->pods[i], i};
+    /* Most important first: reprieve order. */
+    qsort(pv, npv, sizeof *pv, cmp_importance);
+
+    if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
+    if (p->hooks && p->hooks->select_victims) {
+        /* MS_SKIP leaves the copy untouched: the default goes on with it. */
+        ms_code code = hooked_select(p, c, ni, pv, npv, out, st);
+        if (code != MS_SKIP) return code;
+    }
+
+    for (uint32_t i = 0; i < npv; i++)
+        if (!scratch_remove(p, pv[i].pod)) return fail(st, MS_ERROR, "preemption: victim not on node");
+    /* Not even without every lower-priority pod: this node cannot help.
+     * (Affinity to a victim is not considered, as upstream.) */
+    ms_code code = ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, st);
+    if (code != MS_SUCCESS) return code;
+
+    /* filterPodsWithPDBViolation: split the ranked list, keeping its order,
+     * into pods whose eviction would violate a PDB and the others. */
+    ms_pod **order = MS_ARENA_NEW(c->arena, ms_pod *, npv);
+    ms_pod **victims = MS_ARENA_NEW(c->arena, ms_pod *, npv);
+    bool *violating = MS_ARENA_NEW(c->arena, bool, npv);
+    if (!order || !victims || !violating) return fail(st, MS_ERROR, "out of memory");
+    uint32_t nviolating = 0;
+    ms_pdb_set *pdbs = p->h->pdbs;
+    if (pdbs && ms_pdb_set_len(pdbs)) {
+        ms_pdb_budget_reset(pdbs);
+        for (uint32_t i = 0; i < npv; i++) {
+            violating[i] = ms_pdb_budget_take(pdbs, pv[i].pod, p->h->in);
+            nviolating += violating[i];
+        }
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < npv; i++)
+        if (violating[i]) order[k++] = pv[i].pod;
+    for (uint32_t i = 0; i < npv; i++)
+        if (!violating[i]) order[k++] = pv[i].pod;
+
+    /* Reprieve: put each pod back and keep it when the pod still fits. */
+    uint32_t nvictims = 0, num_violations = 0;
+    for (uint32_t i = 0; i < npv; i++) {
+        ms_pod *v = order[i];
+        if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
+        ms_status fst;
+        if (ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, &fst) == MS_SUCCESS)
+            continue;
+        if (!scratch_remove(p, v)) return fail(st, MS_ERROR, "preemption: victim not on node");
+        victims[nvictims++] = v;
+        num_violations += i < nviolating;
+    }
+    if (nvictims == 0) {
+        const char *why = cycle_text(c, "preemption: expected at least one victim pod on node %s%s",
+                                     ms_str_get(p->h->in, ni->name), "");
+        return fail(st, MS_ERROR, why ? why : "preemption: expected at least one victim pod");
+    }
+    /* Both groups contributed: back to one importance order, so that
+     * victims[0] is the most important (pickOneNodeForPreemption reads it). */
+    if (nviolating && nviolating < npv) sort_victims(victims, nvictims);
+    *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nvictims,
+                                     .victims = victims, .num_pdb_violations = num_violations};
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+/* ---- PostFilter ---- */
+
+/* The node the pod is nominated to. The nominator is the live record (it
+ * starts from status.nominatedNodeName and follows nominations made and
+ * cleared in memory, which the pod object may not show yet); the pod's own
+ * field is only read without a queue. */
+static ms_str nomination_of(const ms_handle *h, const ms_pod *pod) {
+    if (h->queue) return ms_queue_nominated_node(h->queue, pod->meta.uid_hash);
+    return pod->nominated_node_name;
+}
+
+static int32_t snapshot_index(const ms_snapshot *snap, const ms_node_info *ni) {
+    for (uint32_t i = 0; i < snap->nnodes; i++)
+        if (snap->nodes[i] == ni) return (int32_t)i;
+    return -1;
+}
+
+/* PodEligibleToPreemptOthers: NULL when eligible, else the message. */
+static const char *not_eligible(const ms_cycle *c, const ms_status *statuses, ms_str nominated) {
+    const ms_pod *pod = c->pod;
+    if (pod->preemption_policy == MS_PREEMPT_NEVER) return NEVER;
+    if (nominated == MS_STR_NONE) return NULL;
+    const ms_node_info *ni = ms_snapshot_get(c->snap, nominated);
+    if (!ni || !ni->node) return NULL;
+    /* Filters now rule that node out for good: look elsewhere. */
+    int32_t i = snapshot_index(c->snap, ni);
+    if (i >= 0 && statuses[i].code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE) return NULL;
+    for (uint32_t k = 0; k < ni->npods; k++) {
+        const ms_pod *q = ni->pods[k];
+        if (q->meta.deletion != 0 && q->priority < pod->priority) return TERMINATING;
+    }
+    return NULL;
+}
+
+static void clear_own_nomination(dp *p, ms_cycle *c, ms_str nominated) {
+    if (nominated != MS_STR_NONE && p->h->clear_nomination)
+        p->h->clear_nomination(p->h->preempt_ctx, c->pod);
+}
+
+/* No candidate: upstream's FitError over the dry run's statuses, nodes it
+ * did not look at counting as "Preemption is not helpful for scheduling". */
+static ms_code no_candidates(dp *p, const ms_cycle *c, ms_status *dry, ms_status *st) {
+    uint32_t n = c->snap->nnodes;
+    for (uint32_t i = 0; i < n; i++)
+        if (dry[i].code == MS_SUCCESS) {
+            ms_status_set(&dry[i], MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL);
+            dry[i].plugin = -1;
+        }
+    static const char prefix[] = "preemption: ";
+    size_t need = ms_fit_error_message(NULL, 0, n, dry, n, NULL);
+    if (!msg_reserve(p, sizeof prefix + need))
+        return fail(st, MS_UNSCHEDULABLE, "preemption: " NOT_HELPFUL);
+    memcpy(p->msg, prefix, sizeof prefix - 1);
+    ms_fit_error_message(p->msg + sizeof prefix - 1, p->msgcap - (sizeof prefix - 1), n, dry, n,
+                         NULL);
+    return fail(st, MS_UNSCHEDULABLE, p->msg);
+}
+
+/* PrepareCandidate: evict the victims, then clear the nominations of
+ * lower-priority pods nominated to the node (they may no longer fit). */
+static ms_code prepare(dp *p, ms_cycle *c, const ms_preemption_candidate *cand, ms_status *st) {
+    const ms_handle *h = p->h;
+    ms_pod *pod = c->pod;
+    for (uint32_t i = 0; i < cand->nvictims; i++) {
+        ms_pod *v = cand->victims[i];
+        /* Already going away: another request would change nothing. */
+        if (v->meta.deletion != 0) continue;
+        if (!h->evict) return fail(st, MS_ERROR, "preemption: the scheduler cannot evict pods");
+        ms_rc rc = h->evict(h->preempt_ctx, v, pod, cand->node);
+        if (rc != MS_OK) {
+            char key[320];
+            ms_pod_key(v, h->in, key, sizeof key);
+            const char *why = cycle_text(c, "preemption: evicting pod %s: %s", key, ms_rc_str(rc));
+            return fail(st, MS_ERROR, why ? why : "preemption: evicting a victim failed");
+        }
+    }
+    if (!h->queue) return MS_SUCCESS;
+    uint32_t n = 0;
+    ms_pod *const *nominated = ms_queue_nominated_for(h->queue, cand->node, &n);
+    uint32_t nlower = 0;
+    for (uint32_t i = 0; i < n; i++) nlower += nominated[i]->priority < pod->priority;
+    if (nlower == 0) return MS_SUCCESS;
+    /* Copied and referenced first: clearing a nomination changes the
+     * nominator's list and may drop its reference. */
+    ms_pod **lower = MS_ARENA_NEW(c->arena, ms_pod *, nlower);
+    if (!lower) return fail(st, MS_ERROR, "out of memory");
+    nlower = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (nominated[i]->priority < pod->priority) lower[nlower++] = ms_pod_ref(nominated[i]);
+    for (uint32_t i = 0; i < nlower; i++) {
+        if (h->clear_nomination) h->clear_nomination(h->preempt_ctx, lower[i]);
+        ms_pod_unref(lower[i]);
+    }
+    p->last.ncleared = h->clear_nomination ? nlower : 0;
+    return MS_SUCCESS;
+}
+
+static ms_code choose(dp *p, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
+                      uint32_t *chosen, ms_status *st) {
+    *chosen = 0;
+    const ms_preemption_hooks *hk = p->hooks;
+    if (hk && hk->pick && (n > 1 || hk->always_pick)) {
+        ms_status hst;
+        ms_status_ok(&hst);
+        ms_code code = hk->pick(hk->ctx, c, cands, n, chosen, &hst);
+        if (code == MS_SUCCESS) {
+            if (*chosen < n) return MS_SUCCESS;
+            return fail(st, MS_ERROR, "preemption: pick_preemption chose no option");
+        }
+        if (code != MS_SKIP) {
+            *st = hst;
+            st->code = (uint8_t)(code == MS_ERROR ? MS_ERROR : MS_UNSCHEDULABLE);
+            st->plugin = -1;
+            if (!st->nreasons) ms_status_add_reason(st, "preemption: no candidate node for preemption");
+            return (ms_code)st->code;
+        }
+    }
+    *chosen = ms_pick_one_node_for_preemption(cands, n);
+    return MS_SUCCESS;
+}
+
+static bool reserve_nodes(dp *p, uint32_t n) {
+    if (n <= p->nodecap) return true;
+    ms_status *d = realloc(p->dry, n * sizeof *d);
+    if (d) p->dry = d;
+    uint32_t *pot = realloc(p->potential, n * sizeof *pot);
+    if (pot) p->potential = pot;
+    if (!d || !pot) return false;
+    p->nodecap = n;
+    return true;
+}
+
+static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses,
+                              ms_str *nominated, ms_status *st) {
+    dp *p = self;
+    memset(&p->last, 0, sizeof p->last);
+    p->last.chosen = -1;
+    *nominated = MS_STR_NONE;
+    if (!c->fw || !c->snap || !statuses)
+        return fail(st, MS_ERROR, "preemption: the cycle has no framework, snapshot or statuses");
+
+    /* 1) eligibility */
+    ms_str nom = nomination_of(p->h, c->pod);
+    const char *why = not_eligible(c, statuses, nom);
+    if (why) {
+        p->last.not_eligible = why;
+        return fail(st, MS_UNSCHEDULABLE, why);
+    }
+    const ms_snapshot *snap = c->snap;
+    uint32_t n = snap->nnodes;
+    if (n == 0) return fail(st, MS_ERROR, "preemption: no nodes available");
+    p->last.attempted = true;
+
+    /* 2) candidates: nodes where removing pods might help */
+    if (!reserve_nodes(p, n)) return fail(st, MS_ERROR, "out of memory");
+    ms_status *dry = p->dry;
+    uint32_t *potential = p->potential;
+    memset(dry, 0, n * sizeof *dry);   /* Success: not looked at */
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (statuses[i].code == MS_UNSCHEDULABLE) potential[np++] = i;
+    p->last.npotential = np;
+    if (np == 0) {
+        clear_own_nomination(p, c, nom);
+        return no_candidates(p, c, dry, st);
+    }
+    uint32_t offset = p->h->rng ? (uint32_t)ms_rng_below(p->h->rng, np) : 0;
+    uint32_t want = ms_preemption_num_candidates(np, p->min_pct, p->min_abs);
+    p->last.offset = offset;
+    p->last.want = want;
+    /* Violating candidates after the others; each list holds `want` at most. */
+    ms_preemption_candidate *cands = MS_ARENA_NEW(c->arena, ms_preemption_candidate, 2 * (size_t)want);
+    if (!cands) return fail(st, MS_ERROR, "out of memory");
+    ms_preemption_candidate *violating = cands + want;
+    uint32_t nok = 0, nbad = 0;
+    int32_t first_error = -1;
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t i = potential[(offset + k) % np];
+        ms_preemption_candidate cand;
+        ms_code code = select_victims_on_node(p, c, snap->nodes[i], &cand, &dry[i]);
+        p->last.nevaluated++;
+        if (code == MS_SUCCESS) {
+            if (cand.num_pdb_violations == 0) {
+                if (nok < want) cands[nok++] = cand;
+            } else if (nbad < want) {
+                violating[nbad++] = cand;
+            }
+            if (nok > 0 && nok + nbad >= want) break;
+        } else if (code == MS_ERROR && first_error < 0) {
+            first_error = (int32_t)i;
+        }
+    }
+    if (nbad) memmove(cands + nok, violating, nbad * sizeof *cands);
+    uint32_t ncands = nok + nbad;
+    p->last.candidates = cands;
+    p->last.ncandidates = ncands;
+    if (ncands == 0) {
+        if (first_error >= 0) {
+            *st = dry[first_error];
+            st->code = MS_ERROR;
+            st->plugin = -1;
+            return MS_ERROR;
+        }
+        clear_own_nomination(p, c, nom);
+        return no_candidates(p, c, dry, st);
+    }
+
+    /* 3) the best candidate */
+    uint32_t chosen;
+    ms_code code = choose(p, c, cands, ncands, &chosen, st);
+    if (code != MS_SUCCESS) return code;
+    p->last.chosen = (int32_t)chosen;
+
+    /* 4) make room, then nominate */
+    if ((code = prepare(p, c, &cands[chosen], st)) != MS_SUCCESS) return code;
+    *nominated = cands[chosen].node;
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+const ms_plugin_ops ms_plugin_default_preemption = {
+    .name = PLUGIN,
+    .create = dp_create,
+    .destroy = dp_destroy,
+    .post_filter = dp_post_filter,
+};

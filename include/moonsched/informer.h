@@ -1,0 +1,104 @@
+/* An informer keeps a consumer's view of one resource (pods, nodes, ...)
+ * in step with the API server, on a thread of its own:
+ *
+ *   LIST (paginated: limit, continue) -> deltas, then "synced" once
+ *   WATCH from the list's resourceVersion (allowWatchBookmarks, a jittered
+ *   timeoutSeconds) -> ADDED/MODIFIED/DELETED as deltas, BOOKMARK moves the
+ *   resourceVersion; when the server ends the watch, watch again from the
+ *   last resourceVersion; on failure, again after a jittered backoff
+ *   (0.8 s doubling to 30 s, reset after a healthy period);
+ *   410 Gone (HTTP status, or an ERROR event with code 410): relist and
+ *   emit the deltas that turn the consumer's view into the new list.
+ *
+ * JSON is decoded on the informer thread; the consumer receives decoded,
+ * reference-counted objects through an ms_delta_queue. An object that does
+ * not decode is logged (one line naming it) and skipped. */
+#ifndef MOONSCHED_INFORMER_H
+#define MOONSCHED_INFORMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/decode.h"
+#include "moonsched/delta_queue.h"
+#include "moonsched/error.h"
+#include "moonsched/kube_client.h"
+#include "moonsched/log.h"
+
+typedef struct cJSON cJSON;
+
+/* What is watched and how its objects are decoded. */
+typedef struct ms_informer_resource {
+    uint8_t kind;                  /* ms_object_kind, copied into deltas */
+    const char *path;              /* collection path: "/api/v1/pods" */
+    const char *field_selector;    /* NULL: none */
+    /* Decodes one object; *out gets a reference the informer owns. */
+    ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
+    void *(*ref)(void *obj);       /* takes a reference, returns obj */
+    void (*unref)(void *obj);
+} ms_informer_resource;
+
+/* Pods as kube-scheduler watches them (terminal pods are excluded by the
+ * field selector status.phase!=Succeeded,status.phase!=Failed) and nodes;
+ * the decode context is an ms_decoder *. */
+extern const ms_informer_resource ms_informer_pods;
+extern const ms_informer_resource ms_informer_nodes;
+
+typedef struct ms_informer_options {
+    ms_kube_client *client;        /* shared; must outlive the informer */
+    const ms_informer_resource *resource;
+    const void *decode_ctx;        /* passed to resource->decode (pods, nodes: an ms_decoder, e.g. ms_scheduler_decoder) */
+    ms_delta_queue *queue;         /* must outlive the informer */
+    const ms_logger *log;          /* NULL: ms_log_default; must outlive the informer */
+    const char *label_selector;    /* NULL: none */
+    uint32_t page_size;            /* LIST limit; 0: 500 */
+    /* The watch asks the server to end it after timeoutSeconds, a random
+     * value in [watch_timeout, 2 * watch_timeout). 0: 300 (5 minutes). */
+    uint32_t watch_timeout;
+    double backoff_initial;        /* seconds; 0: 0.8 */
+    double backoff_max;            /* 0: 30 */
+    double backoff_reset;          /* this long without a failure resets the backoff; 0: 120 */
+    uint64_t seed;                 /* jitter; 0: from the clock */
+    /* For tests: called on the informer thread before each WATCH with the
+     * resourceVersion it resumes from (rv, rv_size bytes); it may rewrite
+     * it, e.g. to a compacted one to make the server answer 410 Gone. */
+    void (*before_watch)(void *ctx, char *rv, size_t rv_size);
+    void *before_watch_ctx;
+} ms_informer_options;
+
+typedef struct ms_informer ms_informer;
+
+/* Starts the thread. The options' pointers must stay valid until stop. */
+ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_error *err);
+/* Stops the thread (at once: requests in flight are cancelled) and frees
+ * the informer with its references to the objects it knew. Deltas already
+ * queued stay in the queue. */
+void ms_informer_stop(ms_informer *inf);
+
+/* True once the first LIST has been delivered (the MS_DELTA_SYNCED delta
+ * follows the last of its deltas in the queue). */
+bool ms_informer_has_synced(const ms_informer *inf);
+
+typedef struct ms_informer_stats {
+    uint64_t lists;                /* complete LISTs (the first one and relists) */
+    uint64_t pages;                /* LIST requests that returned a page */
+    uint64_t relists_gone;         /* relists caused by 410 Gone */
+    uint64_t watches;              /* WATCH requests that got a 2xx answer */
+    uint64_t watch_ends;           /* watches the server ended normally */
+    uint64_t failures;             /* failed requests (each followed by a backoff) */
+    uint64_t events;               /* watch events received (bookmarks included) */
+    uint64_t bookmarks;
+    uint64_t decode_errors;        /* objects skipped */
+    uint64_t deltas;               /* deltas pushed, synced markers included */
+    uint64_t objects;              /* objects known now */
+    char resource_version[64];     /* where the next watch resumes */
+} ms_informer_stats;
+
+void ms_informer_stats_get(ms_informer *inf, ms_informer_stats *out);
+
+/* Numeric comparison of resourceVersions (etcd revisions): < 0, 0, > 0.
+ * Values that are not decimal integers compare equal, so that they are
+ * never treated as older. */
+int ms_resource_version_compare(const char *a, const char *b);
+
+#endif

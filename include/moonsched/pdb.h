@@ -1,0 +1,112 @@
+/* PodDisruptionBudgets (policy/v1 and policy/v1beta1, which share one JSON
+ * shape) and the set of them the scheduler keeps for preemption.
+ *
+ * Selector semantics. The policy/v1 API says an empty selector ({}) selects
+ * every pod of the namespace, policy/v1beta1 that it selects none; the
+ * eviction API and the disruption controller follow the version. The
+ * scheduler's preemption does not: upstream's filterPodsWithPDBViolation
+ * (1.20 with v1beta1, and today with v1) skips a PDB whose selector is nil
+ * or empty, and skips pods without labels. ms_pdb_selects implements the
+ * scheduler's rule for both versions; `api_version` and `selector_empty` are
+ * kept so that other users (a descheduler) can apply the API's rule. */
+#ifndef MOONSCHED_PDB_H
+#define MOONSCHED_PDB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/arena.h"
+#include "moonsched/decode.h"
+#include "moonsched/error.h"
+#include "moonsched/intern.h"
+#include "moonsched/meta.h"
+#include "moonsched/pod.h"
+#include "moonsched/selector.h"
+
+typedef struct cJSON cJSON;
+
+typedef enum ms_pdb_api_version {
+    MS_PDB_POLICY_V1 = 0,          /* also when apiVersion is absent */
+    MS_PDB_POLICY_V1BETA1,
+} ms_pdb_api_version;
+
+/* intstr.IntOrString as a PDB uses it: an integer or "N%". */
+typedef struct ms_int_or_percent {
+    bool set;
+    bool percent;
+    int32_t value;
+} ms_int_or_percent;
+
+typedef struct ms_pdb {
+    _Atomic int32_t refs;
+    ms_arena arena;
+    ms_object_meta meta;
+    uint8_t api_version;           /* ms_pdb_api_version */
+
+    /* spec */
+    ms_label_selector selector;    /* nil (absent) selects nothing */
+    bool selector_empty;           /* present but without requirements ({}) */
+    ms_int_or_percent min_available;
+    ms_int_or_percent max_unavailable;
+
+    /* status */
+    int32_t disruptions_allowed;
+    int32_t current_healthy;
+    int32_t desired_healthy;
+    int32_t expected_pods;
+    uint32_t ndisrupted;
+    ms_str *disrupted_pods;        /* status.disruptedPods keys (pod names), sorted by id */
+} ms_pdb;
+
+/* Reference counting as ms_pod: a new PDB has refs == 1. */
+ms_pdb *ms_pdb_alloc(void);
+static inline ms_pdb *ms_pdb_ref(ms_pdb *p) {
+    atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+    return p;
+}
+void ms_pdb_unref(ms_pdb *p);
+
+/* Decodes a PodDisruptionBudget (kind "PodDisruptionBudget", apiVersion
+ * policy/v1 or policy/v1beta1) with the decoder's conventions: errors read
+ * `PodDisruptionBudget ns/name: spec.minAvailable: ...`. */
+ms_rc ms_pdb_decode(const ms_decoder *d, const cJSON *obj, ms_pdb **out, ms_error *err);
+
+/* The scheduler's matching rule (see the top of this file): same namespace,
+ * a non-empty selector that matches the pod's labels, and a pod with labels. */
+bool ms_pdb_selects(const ms_pdb *pdb, const ms_pod *pod, const ms_interner *in);
+/* The pod's name is in status.disruptedPods: the API server has already
+ * counted its eviction. */
+bool ms_pdb_disrupted(const ms_pdb *pdb, ms_str pod_name);
+
+/* The PDBs the scheduler knows, keyed by namespace/name, indexed by
+ * namespace. Owned by the scheduler thread, like the cache. */
+typedef struct ms_pdb_set ms_pdb_set;
+
+ms_pdb_set *ms_pdb_set_new(void);
+void ms_pdb_set_free(ms_pdb_set *s);
+/* Adds or replaces (same namespace/name) a PDB; takes a reference.
+ * MS_ENOMEM leaves the set as it was. */
+ms_rc ms_pdb_set_update(ms_pdb_set *s, ms_pdb *pdb);
+/* MS_ENOENT when absent. */
+ms_rc ms_pdb_set_delete(ms_pdb_set *s, ms_str namespace_, ms_str name);
+uint32_t ms_pdb_set_len(const ms_pdb_set *s);
+/* NULL when absent. Borrowed: valid until the PDB is replaced or deleted. */
+const ms_pdb *ms_pdb_set_get(const ms_pdb_set *s, ms_str namespace_, ms_str name);
+/* Calls fn for every PDB (in no particular order). */
+void ms_pdb_set_each(const ms_pdb_set *s, void (*fn)(void *ctx, const ms_pdb *pdb), void *ctx);
+/* The PDBs that select the pod (ms_pdb_selects): writes up to cap of them
+ * into out and returns how many there are. */
+uint32_t ms_pdb_set_matching(const ms_pdb_set *s, const ms_pod *pod, const ms_interner *in,
+                             const ms_pdb **out, uint32_t cap);
+
+/* upstream's filterPodsWithPDBViolation, one pod at a time. A budget starts
+ * with every PDB at status.disruptionsAllowed (ms_pdb_budget_reset, O(1));
+ * ms_pdb_budget_take charges the pod to every PDB that selects it and has
+ * not already counted it (disruptedPods), and returns true when one of them
+ * goes below zero: evicting the pod would violate that PDB. Pods are to be
+ * taken in the order upstream groups them (most important first). */
+void ms_pdb_budget_reset(ms_pdb_set *s);
+bool ms_pdb_budget_take(ms_pdb_set *s, const ms_pod *pod, const ms_interner *in);
+
+#endif

@@ -1,0 +1,360 @@
+#include "testutil.h"
+
+#include "fake_http.h"
+#include "moonsched/decode.h"
+#include "moonsched/informer.h"
+
+#define NODE(name, rv) "{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}"
+#define EVENT(type, obj) "{\"type\":\"" type "\",\"object\":" obj "}\n"
+
+typedef struct script {
+    atomic_int lists, watches;
+    char watch_paths[8][4096];
+    bool always_fail;      /* every LIST answers 403 */
+    bool empty_watches;    /* every WATCH ends at once without events */
+} script;
+
+static bool has(const char *path, const char *part) { return strstr(path, part) != NULL; }
+
+static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    const char *p = r->path;
+    if (!has(p, "watch=1")) {
+        if (s->always_fail) {
+            atomic_fetch_add(&s->lists, 1);
+            return fh_reply(fd, 403, NULL,
+                            "{\"kind\":\"Status\",\"message\":\"nodes is forbidden: User \\\"u\\\" cannot list "
+                            "resource \\\"nodes\\\"\",\"code\":403}");
+        }
+        if (has(p, "continue=tok%2B1%3D"))
+            return fh_reply(fd, 200, NULL,
+                            "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[" NODE("n3", "3") "]}");
+        int n = atomic_fetch_add(&s->lists, 1);
+        if (n == 0)
+            return fh_reply(fd, 200, NULL,
+                            "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\",\"continue\":\"tok+1=\"},"
+                            "\"items\":[" NODE("n1", "1") "," NODE("n2", "2") "]}");
+        const char *rv = n == 1 ? "25" : "26";
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"%s\"},\"items\":[" NODE("n1", "12") "," NODE(
+                     "n3", "20") "," NODE("n5", "21") "]}",
+                 rv);
+        return fh_reply(fd, 200, NULL, body);
+    }
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 8) snprintf(s->watch_paths[w], sizeof s->watch_paths[w], "%s", p);
+    if (s->empty_watches) {
+        fh_stream_begin(fd, 200);
+        return fh_stream_end(fd);
+    }
+    switch (w) {
+    case 0:
+        fh_stream_begin(fd, 200);
+        /* events split across chunks, and two in one chunk */
+        fh_stream_str(fd, "{\"type\":\"ADDED\",\"object\":" NODE("n4", "11") "}\n{\"type\":\"MOD", 0.02);
+        fh_stream_str(fd, "IFIED\",\"object\":" NODE("n1", "12") "}\n" EVENT("DELETED", NODE("n2", "13")), 0.02);
+        fh_stream_str(fd, EVENT("BOOKMARK", "{\"kind\":\"Node\",\"metadata\":{\"resourceVersion\":\"15\"}}"), 0.02);
+        fh_stream_str(fd,
+                      EVENT("ADDED", "{\"metadata\":{\"name\":\"bad\",\"resourceVersion\":\"16\"},\"status\":{"
+                                     "\"allocatable\":{\"cpu\":\"4x\"}}}"),
+                      0.02);
+        fh_stream_str(fd, "not json\n", 0.02);
+        fh_stream_str(fd,
+                      EVENT("ERROR", "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"too old resource "
+                                     "version: 10 (14)\",\"reason\":\"Expired\",\"code\":410}"),
+                      0);
+        fh_stream_hold(srv, fd);   /* the client must leave on its own */
+        return false;
+    case 1:
+        return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
+    case 2:
+        fh_stream_begin(fd, 200);
+        fh_stream_str(fd, EVENT("ADDED", NODE("n6", "27")), 0);
+        return fh_stream_end(fd);   /* the server ends the watch (timeoutSeconds) */
+    default:
+        fh_stream_begin(fd, 200);
+        fh_stream_hold(srv, fd);
+        return false;
+    }
+}
+
+typedef struct logs {
+    pthread_mutex_t mu;
+    char text[16384];
+} logs;
+
+static void log_sink(void *ctx, ms_log_level level, const char *line, size_t len) {
+    (void)level;
+    logs *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    if (strlen(l->text) + len + 2 < sizeof l->text) {
+        strcat(l->text, line);
+        strcat(l->text, "\n");
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+typedef struct env {
+    script s;
+    logs lg;
+    ms_logger logger;
+    fake_http *srv;
+    ms_kubeconfig kc;
+    ms_kube_client *client;
+    ms_interner *in;
+    ms_decoder dec;
+    ms_delta_queue *q;
+} env;
+
+static env *env_new(void) {
+    env *e = calloc(1, sizeof *e);
+    pthread_mutex_init(&e->lg.mu, NULL);
+    e->logger = (ms_logger){.level = MS_LOG_INFO, .sink = log_sink, .ctx = &e->lg};
+    e->srv = fh_start(node_handler, &e->s);
+    e->kc.server = strdup(e->srv->url);
+    ms_kube_client_options co = {.config = &e->kc, .log = &e->logger};
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &e->client, &err), MS_OK);
+    e->in = ms_interner_new();
+    ms_decoder_init(&e->dec, e->in);
+    e->q = ms_delta_queue_new();
+    return e;
+}
+
+static void env_free(env *e) {
+    ms_delta d[64];
+    size_t n;
+    while ((n = ms_delta_queue_pop(e->q, d, 64, 0)))
+        for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_delta_queue_free(e->q);
+    ms_kube_client_free(e->client);
+    fh_stop(e->srv);
+    ms_kubeconfig_free(&e->kc);
+    ms_interner_free(e->in);
+    pthread_mutex_destroy(&e->lg.mu);
+    free(e);
+}
+
+typedef struct seen {
+    char what[32][48];
+    int n;
+} seen;
+
+static void hook(void *ctx, char *rv, size_t n) {
+    seen *s = ctx;
+    if (s->n < 32) snprintf(s->what[s->n++], sizeof s->what[0], "%.*s", (int)n, rv);
+}
+
+/* "add n1", "delete n4 (unknown)", "synced" ... until `until` or a timeout. */
+static int collect(env *e, seen *out, const char *until) {
+    double deadline = fh_now() + 10;
+    while (fh_now() < deadline) {
+        ms_delta d[16];
+        size_t n = ms_delta_queue_pop(e->q, d, 16, 0.2);
+        for (size_t i = 0; i < n; i++) {
+            char *w = out->what[out->n < 32 ? out->n++ : 31];
+            if (d[i].type == MS_DELTA_SYNCED) {
+                snprintf(w, 48, "synced");
+                assert_null(d[i].obj);
+            } else {
+                assert_int_equal(d[i].kind, MS_KIND_NODE);
+                snprintf(w, 48, "%s %s%s", ms_delta_type_name(d[i].type), ms_str_get(e->in, d[i].node->meta.name),
+                         d[i].final_state_unknown ? " (unknown)" : "");
+            }
+            ms_delta_release(&d[i]);
+            if (!strcmp(w, until)) return out->n;
+        }
+    }
+    return -1;
+}
+
+static void test_list_watch_relist(void **state) {
+    (void)state;
+    env *e = env_new();
+    seen hooks = {0};
+    ms_informer_options o = {
+        .client = e->client,
+        .resource = &ms_informer_nodes,
+        .decode_ctx = &e->dec,
+        .queue = e->q,
+        .log = &e->logger,
+        .page_size = 2,
+        .watch_timeout = 60,
+        .before_watch = hook,
+        .before_watch_ctx = &hooks,
+        .seed = 42,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    seen got = {0};
+    assert_true(collect(e, &got, "add n6") > 0);
+    static const char *const want[] = {
+        "add n1", "add n2", "add n3", "synced",                  /* LIST in two pages */
+        "add n4", "update n1", "delete n2",                     /* the watch */
+        "update n3", "add n5", "delete n4 (unknown)",           /* relist after the 410 ERROR event */
+        "add n6",                                               /* (nothing from the relist after HTTP 410) */
+    };
+    assert_int_equal(got.n, sizeof want / sizeof want[0]);
+    for (int i = 0; i < got.n; i++) assert_string_equal(got.what[i], want[i]);
+    assert_true(ms_informer_has_synced(inf));
+
+    /* wait for the fourth watch to be under way before reading counters */
+    for (int i = 0; i < 100 && atomic_load(&e->s.watches) < 4; i++) fh_sleep(0.02);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 3);
+    assert_int_equal(st.pages, 4);
+    assert_int_equal(st.relists_gone, 2);
+    assert_int_equal(st.decode_errors, 1);
+    assert_int_equal(st.bookmarks, 1);
+    assert_int_equal(st.objects, 4);   /* n1 n3 n5 n6 */
+    assert_string_equal(st.resource_version, "27");
+    ms_informer_stop(inf);
+
+    /* where each watch resumed: the list, the list after each relist, the last event */
+    assert_int_equal(hooks.n, 4);
+    assert_string_equal(hooks.what[0], "10");
+    assert_string_equal(hooks.what[1], "25");
+    assert_string_equal(hooks.what[2], "26");
+    assert_string_equal(hooks.what[3], "27");
+    const char *w0 = e->s.watch_paths[0];
+    assert_true(has(w0, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds="));
+    assert_true(has(w0, "&resourceVersion=10"));
+    int secs = atoi(strstr(w0, "timeoutSeconds=") + 15);
+    assert_true(secs >= 60 && secs < 120);
+    assert_true(has(e->srv->reqs[0].path, "/api/v1/nodes?limit=2"));
+    assert_false(has(e->srv->reqs[0].path, "fieldSelector"));
+
+    /* the undecodable object is named in one log line, and the stream went on */
+    assert_non_null(strstr(e->lg.text, "msg=\"object skipped: it does not decode\" kind=Node object=bad resourceVersion=16"));
+    assert_non_null(strstr(e->lg.text, "error=\"Node bad: status.allocatable.cpu: "));
+    assert_non_null(strstr(e->lg.text, "msg=\"watch event is not JSON; skipped\""));
+    assert_non_null(strstr(e->lg.text, "msg=\"resourceVersion too old; relisting\""));
+    env_free(e);
+}
+
+static void test_failures_back_off_and_stop_quickly(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->s.always_fail = true;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.2,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    fh_sleep(0.6);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    /* 0.05, 0.1, 0.2, 0.2 ... (+ up to 25%): a handful of attempts, not hundreds */
+    assert_true(st.failures >= 3 && st.failures <= 6);
+    assert_false(ms_informer_has_synced(inf));
+    double t0 = fh_now();
+    ms_informer_stop(inf);
+    assert_true(fh_now() - t0 < 0.5);
+    assert_non_null(strstr(e->lg.text, "msg=\"list failed\" resource=/api/v1/nodes status=403 "
+                                       "error=\"nodes is forbidden: User \\\"u\\\" cannot list resource \\\"nodes\\\"\""));
+    assert_int_equal(ms_delta_queue_len(e->q), 0);
+    env_free(e);
+}
+
+static void test_empty_watches_do_not_spin(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->s.empty_watches = true;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    fh_sleep(0.5);
+    ms_informer_stop(inf);
+    int w = atomic_load(&e->s.watches);
+    assert_true(w >= 2 && w <= 5);
+    seen got = {0};
+    collect(e, &got, "synced");
+    assert_int_equal(got.n, 4);   /* n1 n2 n3 synced */
+    env_free(e);
+}
+
+static bool pod_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL,
+                        "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":{"
+                        "\"name\":\"web\",\"namespace\":\"prod\",\"resourceVersion\":\"4\"},\"spec\":{\"containers\":[{"
+                        "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"250m\"}}}]}}]}");
+    fh_stream_begin(fd, 200);
+    /* a delete for a pod never seen is not passed on */
+    fh_stream_str(fd, EVENT("DELETED", "{\"metadata\":{\"name\":\"ghost\",\"namespace\":\"prod\",\"resourceVersion\":\"6\"}}"), 0);
+    fh_stream_str(fd, EVENT("DELETED", "{\"metadata\":{\"name\":\"web\",\"namespace\":\"prod\",\"resourceVersion\":\"7\"},"
+                                       "\"status\":{\"phase\":\"Succeeded\"}}"), 0);
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+static void test_pods(void **state) {
+    (void)state;
+    env *e = env_new();
+    fake_http *srv = fh_start(pod_handler, NULL);
+    ms_kubeconfig kc = {.server = strdup(srv->url)};
+    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
+    ms_kube_client *client;
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
+    ms_informer_options o = {
+        .client = client, .resource = &ms_informer_pods, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .label_selector = "app in (web,api)",
+    };
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[4];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 3 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 4 - n, 0.2);
+    assert_int_equal(n, 3);
+    assert_int_equal(d[0].type, MS_DELTA_ADD);
+    assert_int_equal(d[0].kind, MS_KIND_POD);
+    assert_int_equal(d[0].pod->requests.v[MS_RES_CPU], 250);
+    assert_string_equal(ms_str_get(e->in, d[0].pod->meta.namespace_), "prod");
+    assert_int_equal(d[1].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[1].kind, MS_KIND_POD);
+    assert_int_equal(d[2].type, MS_DELTA_DELETE);
+    assert_int_equal(d[2].pod->phase, MS_PHASE_SUCCEEDED);   /* the final state from the event */
+    assert_false(d[2].final_state_unknown);
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_informer_stop(inf);
+    const char *list = srv->reqs[0].path;
+    assert_string_equal(list, "/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+                              "&labelSelector=app%20in%20%28web%2Capi%29");
+    ms_kube_client_free(client);
+    fh_stop(srv);
+    ms_kubeconfig_free(&kc);
+    env_free(e);
+}
+
+static void test_resource_version_compare(void **state) {
+    (void)state;
+    assert_true(ms_resource_version_compare("9", "10") < 0);
+    assert_true(ms_resource_version_compare("10", "9") > 0);
+    assert_int_equal(ms_resource_version_compare("10", "10"), 0);
+    assert_int_equal(ms_resource_version_compare("abc", "10"), 0);   /* opaque: never older */
+    assert_int_equal(ms_resource_version_compare("", "10"), 0);
+    assert_true(ms_resource_version_compare("18446744073709551615", "18446744073709551614") > 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_watch_relist),
+        cmocka_unit_test(test_failures_back_off_and_stop_quickly),
+        cmocka_unit_test(test_empty_watches_do_not_spin),
+        cmocka_unit_test(test_pods),
+        cmocka_unit_test(test_resource_version_compare),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
