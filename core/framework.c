@@ -256,18 +256,8 @@ void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filt
     }
 }
 
-ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
-                                     const ms_node_info *ni, ms_status *st) {
-    const uint32_t n = plan->n;
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t i = plan->steps[k].plugin;
-        c->current = i;
-        st->nreasons = 0;
-        ms_code code = plan->steps[k].filter(plan->steps[k].self, c, ni, st);
-        if (code != MS_SUCCESS) return fail_status(st, code, i);
-    }
-    ms_status_ok(st);
-    return MS_SUCCESS;
+ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin) {
+    return fail_status(st, code, plugin);
 }
 
 bool ms_framework_has_filter_batch(const ms_framework *fw) {

@@ -64,9 +64,24 @@ typedef struct ms_filter_plan {
     } steps[MS_MAX_PLUGINS];
 } ms_filter_plan;
 void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan);
-/* ms_framework_run_filter through a plan: the same results. */
-ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
-                                     const ms_node_info *ni, ms_status *st);
+/* Completes the status of a plugin's Filter failure (code, plugin index)
+ * as ms_framework_run_filter does; returns the code. */
+ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin);
+/* ms_framework_run_filter through a plan: the same results. Inline: the
+ * loop over nodes calls it for every node. */
+static inline ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
+                                                   const ms_node_info *ni, ms_status *st) {
+    const uint32_t n = plan->n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = plan->steps[k].plugin;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = plan->steps[k].filter(plan->steps[k].self, c, ni, st);
+        if (code != MS_SUCCESS) return ms_framework_filter_failed(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
 /* Plugins with only filter_batch (Lua policies) are left out by
  * ms_framework_run_filter and run here, once per plugin over many nodes:
  * statuses[i] holds nodes[i]'s result of the per-node plugins; nodes still
