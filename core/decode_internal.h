@@ -145,4 +145,8 @@ int ms_rlist_export(const ms_rlist *r, ms_arena *a, ms_resources *out);
 /* upstream ImageLocality's normalizedImageName, interned. */
 ms_str ms_dec_image_name(ms_dec *x, const char *image);
 
+/* spec.volumes into p->volumes / p->nother_volumes (decode_volumes.c). */
+struct ms_pod;
+ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, struct ms_pod *p);
+
 #endif

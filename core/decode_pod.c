@@ -592,7 +592,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     else return unsupported(x, "preemptionPolicy", preempt);
 
     if ((rc = dec_affinity(x, spec, p)) != MS_OK || (rc = dec_tolerations(x, spec, p)) != MS_OK ||
-        (rc = dec_spread(x, spec, p)) != MS_OK)
+        (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK)
         return rc;
 
     podcalc pc;

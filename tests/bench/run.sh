@@ -1,5 +1,7 @@
 #!/bin/sh
-# `make bench`: scheduler_perf's SchedulingBasic shapes through
+# `make bench`: scheduler_perf's SchedulingBasic shapes, and its
+# TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
+# zones, 5000 running pods, 2000 spreading pods measured), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). The table shows the median of each figure over
 # the runs of a shape. The machine is shared: a short shape (1000 pods take
@@ -39,15 +41,22 @@ echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo un
 
 printf '%-28s %10s %12s %12s %10s %9s\n' "workload" "pods/s" "p50 (us)" "p99 (us)" "RSS (MiB)" "scheduled"
 status=0
-for shape in "500 1000 4" "5000 1000 2" "5000 10000 1"; do
-    set -- $shape
-    nodes=$1 pods=$2 runs=$(($3 * RUNS / 2 * 2 + 1))   # odd: a median that is one run
+# label|generator spec|runs as a multiple of RUNS
+for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|4" \
+             "SchedulingBasic 5000n/1000p|nodes=5000,pods=1000|2" \
+             "SchedulingBasic 5000n/10000p|nodes=5000,pods=10000|1" \
+             "TopologySpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=hard|1" \
+             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft|1"; do
+    label=${shape%%|*}
+    rest=${shape#*|}
+    spec=${rest%|*}
+    runs=$((${rest##*|} * RUNS / 2 * 2 + 1))   # odd: a median that is one run
     : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
-    "$M" simulate --generate "nodes=$nodes,pods=$pods" --quiet >/dev/null 2>&1
+    "$M" simulate --generate "$spec" --quiet >/dev/null 2>&1
     i=0
     while [ "$i" -lt "$runs" ]; do
         i=$((i + 1))
-        if ! "$M" simulate --generate "nodes=$nodes,pods=$pods" --quiet --stats \
+        if ! "$M" simulate --generate "$spec" --quiet --stats \
             >/dev/null 2>"$T/stats"; then
             echo "bench: run failed:" >&2
             cat "$T/stats" >&2
@@ -60,7 +69,7 @@ for shape in "500 1000 4" "5000 1000 2" "5000 10000 1"; do
         field "peak RSS" "$T/stats" >>"$T/rss"
         field "scheduled" "$T/stats" >>"$T/ok"
     done
-    printf '%-28s %10s %12s %12s %10s %9s\n' "SchedulingBasic ${nodes}n/${pods}p" \
+    printf '%-28s %10s %12s %12s %10s %9s\n' "$label" \
         "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
         "$(median <"$T/rss")" "$(median <"$T/ok")"
 done
