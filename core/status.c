@@ -90,43 +90,47 @@ static int cmp_entry(const void *a, const void *b) {
     return c < d ? -1 : 1;
 }
 
-/* Counts reasons by pointer into t (mask + 1 slots, zeroed); on overflow
- * recounts into a bigger heap table. Returns the table in use (t or a heap
- * one the caller frees), NULL when out of memory. */
+/* One pass counting every failing status's reasons into t (mask + 1
+ * slots, zeroed); false when t filled up. Neighbouring nodes mostly fail
+ * alike: a run of one pointer is counted locally and added once. */
+static bool count_pass(const ms_status *st, uint32_t nst, reason_count *t, size_t mask,
+                       size_t *used) {
+    size_t n = 0, len = 0;
+    const char *run = NULL;
+    for (uint32_t i = 0; i < nst; i++) {
+        const ms_status *s = &st[i];
+        if (s->code == MS_SUCCESS) continue;
+        const uint32_t nr = s->nreasons;
+        for (uint32_t j = 0; j < nr; j++) {
+            const char *r = s->reasons[j] ? s->reasons[j] : "";
+            if (r == run) {
+                len++;
+                continue;
+            }
+            if (len && !count_reason(t, mask, &n, run, len)) return false;
+            run = r;
+            len = 1;
+        }
+    }
+    if (len && !count_reason(t, mask, &n, run, len)) return false;
+    *used = n;
+    return true;
+}
+
+/* Counts reasons by pointer into t (mask + 1 slots, zeroed); when it
+ * fills up, recounts into a bigger heap table. Returns the table in use (t
+ * or a heap one the caller frees), NULL when out of memory. */
 static reason_count *count_all(const ms_status *st, uint32_t nst, reason_count *t, size_t *mask,
                                size_t *used) {
     reason_count *heap = NULL;
-    for (;;) {
-        bool full = false;
-        *used = 0;
-        /* Neighbouring nodes mostly fail alike: runs of one pointer are
-         * counted locally and added to the table once. */
-        const char *run = NULL;
-        size_t len = 0;
-        for (uint32_t i = 0; i < nst && !full; i++) {
-            if (st[i].code == MS_SUCCESS) continue;
-            for (uint32_t j = 0; j < st[i].nreasons; j++) {
-                const char *r = st[i].reasons[j] ? st[i].reasons[j] : "";
-                if (r == run) {
-                    len++;
-                    continue;
-                }
-                if (len && !count_reason(t, *mask, used, run, len)) {
-                    full = true;
-                    break;
-                }
-                run = r;
-                len = 1;
-            }
-        }
-        if (!full && len && !count_reason(t, *mask, used, run, len)) full = true;
-        if (!full) return t;
+    while (!count_pass(st, nst, t, *mask, used)) {
         size_t slots = (*mask + 1) * 4;
         free(heap);
         heap = t = calloc(slots, sizeof *t);
         if (!t) return NULL;
         *mask = slots - 1;
     }
+    return t;
 }
 
 /* The histogram entries "COUNT REASON", sorted as strings (upstream's
