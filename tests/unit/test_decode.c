@@ -1214,6 +1214,32 @@ static void test_fixtures(void **state) {
     ms_node_unref(n);
 }
 
+/* The whole file comes back NUL-terminated; a cap refuses longer files. */
+static void test_read_file(void **state) {
+    (void)state;
+    char path[] = "/tmp/ms_read_file_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char data[100000];
+    for (size_t i = 0; i < sizeof data; i++) data[i] = (char)('a' + i % 26);
+    assert_int_equal(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    close(fd);
+    char *buf;
+    size_t len;
+    ms_error err = {0};
+    assert_int_equal(ms_read_file(path, 0, &buf, &len, &err), MS_OK);
+    assert_int_equal(len, sizeof data);
+    assert_memory_equal(buf, data, sizeof data);
+    assert_int_equal(buf[len], '\0');
+    free(buf);
+    assert_int_equal(ms_read_file(path, 1000, &buf, &len, &err), MS_EINVAL);
+    assert_null(buf);
+    assert_non_null(strstr(err.msg, "larger than"));
+    unlink(path);
+    assert_int_equal(ms_read_file(path, 0, &buf, &len, &err), MS_EIO);
+    assert_non_null(strstr(err.msg, path));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kubectl_yaml_pod),
@@ -1228,6 +1254,7 @@ int main(void) {
         cmocka_unit_test(test_kubectl_node),
         cmocka_unit_test(test_node_defaults),
         cmocka_unit_test(test_loader),
+        cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_selector_errors),
         cmocka_unit_test(test_rfc3339),
