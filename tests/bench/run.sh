@@ -1,20 +1,20 @@
 #!/bin/sh
-# `make bench`: scheduler_perf's SchedulingBasic shapes, and its
+# `make bench`: scheduler_perf's SchedulingBasic and Preemption shapes, and its
 # TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
 # zones, 5000 running pods, 2000 spreading pods measured), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). The table shows the median of each figure over
 # the runs of a shape. The machine is shared: a short shape (1000 pods take
 # about 10 ms at 500 nodes) is easily disturbed, so short shapes run more
-# times (RUNS x the shape's multiplier), and each shape first runs once
-# uncounted so that every counted run starts warm.
+# times (each shape's share of RUNS), after one uncounted warm-up run.
 # pods/s is over the CPU time of the scheduling loop (simulate's
 # `pods/CPU s`): a run that other processes pushed off the CPU for a time
 # slice (4 ms here, as long as the whole 500-node shape) is not slower for
 # it. CLOCK=wall uses the wall clock instead (simulate's `pods/s`); on an
 # idle machine both agree. Latencies are wall-clock per cycle.
 #   B      build directory (default build)
-#   RUNS   runs of the longest shape (default 7; counts are made odd)
+#   RUNS   runs of a SchedulingBasic 5000n/10000p-sized shape (default 7;
+#          counts are made odd)
 #   CLOCK  cpu (default) or wall
 set -u
 B=${B:-build}
@@ -41,18 +41,27 @@ echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo un
 
 printf '%-28s %10s %12s %12s %10s %9s\n' "workload" "pods/s" "p50 (us)" "p99 (us)" "RSS (MiB)" "scheduled"
 status=0
-# label|generator spec|runs as a multiple of RUNS
-for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|4" \
-             "SchedulingBasic 5000n/1000p|nodes=5000,pods=1000|2" \
-             "SchedulingBasic 5000n/10000p|nodes=5000,pods=10000|1" \
-             "TopologySpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=hard|1" \
-             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft|1"; do
+# label|generator spec|runs in percent of RUNS (made odd). scheduler_perf's
+# Preemption: nodes full of low-priority pods (bound, four per node), then
+# high-priority pods that each preempt three of them; pods/s counts the
+# high-priority pods placed (each takes two cycles: the preemption, then
+# the placement on the nominated node). Its 5000-node shape takes seconds
+# per run: it runs half as often.
+for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|400" \
+             "SchedulingBasic 5000n/1000p|nodes=5000,pods=1000|200" \
+             "SchedulingBasic 5000n/10000p|nodes=5000,pods=10000|100" \
+             "TopologySpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=hard|100" \
+             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft|100" \
+             "Preemption 500n/500p|shape=preemption,nodes=500,bound-pods=2000,pods=500|100" \
+             "Preemption 5000n/5000p|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|50"; do
     label=${shape%%|*}
     rest=${shape#*|}
     spec=${rest%|*}
-    runs=$((${rest##*|} * RUNS / 2 * 2 + 1))   # odd: a median that is one run
+    pct=${rest##*|}
+    runs=$((pct * RUNS / 100 / 2 * 2 + 1))   # odd: a median that is one run
     : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
-    "$M" simulate --generate "$spec" --quiet >/dev/null 2>&1
+    # Short shapes are the easily disturbed ones: they also get a warm-up.
+    [ "$pct" -gt 100 ] && "$M" simulate --generate "$spec" --quiet >/dev/null 2>&1
     i=0
     while [ "$i" -lt "$runs" ]; do
         i=$((i + 1))
