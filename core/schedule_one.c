@@ -269,10 +269,10 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        uint32_t nominees = 0;
-        if (nominations) (void)ms_queue_nominated_for(queue, ni->name, &nominees);
-        code = nominees ? ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i])
-                        : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        uint32_t nn = 0;
+        ms_pod *const *nominees = nominations ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
+        code = nn ? ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, &statuses[i])
+                  : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;

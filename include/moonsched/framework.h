@@ -100,6 +100,11 @@ ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
  * c->h->scratch (see ms_handle). */
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st);
+/* The same for a caller that has the node's nominated pods at hand
+ * (ms_queue_nominated_for): no second lookup. */
+ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                              const ms_node_info *ni, ms_pod *const *nominated,
+                                              uint32_t n, ms_status *st);
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
                                      const ms_status *statuses, ms_str *nominated,
                                      ms_status *st);
