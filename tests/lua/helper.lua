@@ -130,6 +130,16 @@ function M.world(opts)
             return true
         end)
     o.permit = ffi.cast("void *", w.permit_cb)
+    -- Log lines (sched.log and the runtime's own) land in w.logs when
+    -- opts.record_logs is set, as {level, policy, msg}.
+    if opts.record_logs then
+        w.logs = {}
+        w.log_cb = ffi.cast("void (*)(void *, int, const char *, const char *)",
+            function(_, level, policy, msg)
+                w.logs[#w.logs + 1] = { level = level, policy = ffi.string(policy), msg = ffi.string(msg) }
+            end)
+        o.log = ffi.cast("void *", w.log_cb)
+    end
     local err = ffi.new("ms_error")
     local rt = ffi.new("ms_lua_runtime *[1]")
     check(C.ms_lua_runtime_new(o, w.in_, rt, err), err, "runtime")
@@ -385,6 +395,7 @@ function M:close()
     for _, f in ipairs(self.objects) do f() end
     C.ms_lua_runtime_free(self.rt)
     self.permit_cb:free()
+    if self.log_cb then self.log_cb:free() end
     C.ms_arena_free(self.arena)
     C.ms_interner_free(self.in_)
 end

@@ -241,3 +241,24 @@ describe("failures", function()
         w:close()
     end)
 end)
+
+describe("sched.log", function()
+    it("is structured, leveled and tagged with the policy", function()
+        local w = h.world({ record_logs = true })
+        local pod = w:pod(POD)
+        local ni = w:node(node_json("n1", "1"))
+        local p = assert(w:policy([[return {name = "talker", filter = function(pod)
+          sched.log.info("looked at", {pod = pod.name, n = 1})
+          sched.log.warn("careful")
+          sched.log.error(42)
+          return true
+        end}]]))
+        assert.are.equal(h.SUCCESS, w:filter(p, pod, { ni })[1].code)
+        assert.are.same({
+            { level = 0, policy = "talker", msg = "looked at n=1 pod=web-1" },
+            { level = 1, policy = "talker", msg = "careful" },
+            { level = 2, policy = "talker", msg = "42" },
+        }, w.logs)
+        w:close()
+    end)
+end)
