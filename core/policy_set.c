@@ -195,6 +195,7 @@ static uint32_t cli_points(uint32_t hooks) {
 }
 
 static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) {
+    const char *sorter = NULL;     /* the file whose policy sorts the queue */
     for (uint32_t f = 0; f < ps->o.nfiles; f++) {
         const char *path = ps->o.files[f];
         ms_lua_state *s = NULL;
@@ -207,6 +208,13 @@ static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) 
         snprintf(name, sizeof name, MS_POLICY_PREFIX "%s", ms_lua_state_name(s));
         uint32_t points = cli_points(ms_lua_state_hooks(s));
         ms_lua_state_free(s);
+        if (points & (1u << MS_EP_QUEUE_SORT)) {
+            if (sorter)
+                return ms_error_set(err, MS_EINVAL,
+                                    "--policy %s: defines less, as %s does: the queue has one order",
+                                    path, sorter);
+            sorter = path;
+        }
         if (!ms_config_policy_name_valid(name))
             return ms_error_set(err, MS_EINVAL,
                                 "--policy %s: the policy's name \"%s\" cannot name a plugin: it must be "

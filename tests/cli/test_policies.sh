@@ -80,6 +80,18 @@ check "--policy with a syntax error: exit 2" test $? -eq 2
 check "--policy with a syntax error: file and line" has_text "$T/broken.err" "--policy $T/broken.lua: "
 check "--policy with a syntax error: the parser's message" has_text "$T/broken.err" "broken.lua:2:"
 
+cat >"$T/by-name.lua" <<'EOF'
+return { name = "by-name", less = function(a, b) return a.name > b.name end }
+EOF
+sed 's/by-name/by-name-2/' "$T/by-name.lua" >"$T/by-name-2.lua"
+"$M" simulate --generate nodes=2,pods=3 --policy "$T/by-name.lua" >"$T/sort.out" 2>&1
+check "--policy with less: the queue follows it (pod-2 first)" \
+    sh -c "head -n 1 '$T/sort.out' | grep -q '^default/pod-2 -> '"
+"$M" simulate --generate nodes=2,pods=3 --policy "$T/by-name.lua" --policy "$T/by-name-2.lua" \
+    >/dev/null 2>"$T/sort2.err"
+check "two --policy files with less: exit 2, the queue has one order" \
+    sh -c "test $? -eq 2 && grep -q 'defines less, as $T/by-name.lua does' '$T/sort2.err'"
+
 # ---- containment: the scheduler keeps scheduling ----
 hostile_config() {   # onError maxConsecutiveFailures
     cat >"$T/hostile-$1-$2.yaml" <<EOF
