@@ -68,6 +68,15 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
         snprintf(g->namespace_, sizeof g->namespace_, "%s", v);
         return MS_OK;
     }
+    if (strcmp(key, "spread") == 0) {
+        if (strcmp(v, "none") == 0) g->spread = MS_SPREAD_NONE;
+        else if (strcmp(v, "hard") == 0) g->spread = MS_SPREAD_HARD;
+        else if (strcmp(v, "soft") == 0) g->spread = MS_SPREAD_SOFT;
+        else
+            return ms_error_set(err, MS_EINVAL,
+                                "--generate: spread: expected none, hard or soft, got \"%s\"", v);
+        return MS_OK;
+    }
     if (strcmp(key, "seed") == 0) {
         char *end;
         errno = 0;
@@ -80,7 +89,7 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     return ms_error_set(err, MS_EINVAL,
                         "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, zones, "
                         "node-cpu, node-memory, node-pods, pod-cpu, pod-memory, priorities, "
-                        "namespace, seed)", key);
+                        "namespace, seed, spread)", key);
 }
 
 ms_rc ms_generator_parse(const char *text, ms_generator_spec *g, ms_error *err) {
@@ -230,6 +239,27 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
     cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
     if (rc == MS_OK) rc = set_string(phase, "Pending", err);
 
+    /* scheduler_perf's topology spreading pods: color=blue, spread over
+     * zones by color=blue. */
+    if (g->spread != MS_SPREAD_NONE && rc == MS_OK) {
+        cJSON *labels = cJSON_AddObjectToObject(path(t, "metadata", NULL), "labels");
+        cJSON *tsc = cJSON_AddArrayToObject(spec, "topologySpreadConstraints");
+        cJSON *c = cJSON_CreateObject();
+        cJSON *match = c ? cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "labelSelector"),
+                                                    "matchLabels")
+                         : NULL;
+        if (!labels || !tsc || !match || !cJSON_AddStringToObject(labels, "color", "blue") ||
+            !cJSON_AddStringToObject(match, "color", "blue") ||
+            !cJSON_AddNumberToObject(c, "maxSkew", 5) ||
+            !cJSON_AddStringToObject(c, "topologyKey", "topology.kubernetes.io/zone") ||
+            !cJSON_AddStringToObject(c, "whenUnsatisfiable",
+                                     g->spread == MS_SPREAD_HARD ? "DoNotSchedule" : "ScheduleAnyway")) {
+            cJSON_Delete(c);
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        } else {
+            cJSON_AddItemToArray(tsc, c);
+        }
+    }
     cJSON *priority = NULL;
     if (g->priorities > 1 && rc == MS_OK) {
         priority = cJSON_AddNumberToObject(spec, "priority", 0);

@@ -11,7 +11,11 @@
  * the nodes), zones (topology.kubernetes.io/zone labels zone-0..; 0 = none),
  * node-cpu, node-memory, node-pods, pod-cpu, pod-memory (quantities),
  * priorities (pending pods get a priority drawn in [0, N) when N > 1),
- * namespace, seed (for the drawn priorities). */
+ * namespace, seed (for the drawn priorities), spread (hard or soft: pending
+ * pods are scheduler_perf's pod-with-topology-spreading.yaml /
+ * pod-with-preferred-topology-spreading.yaml: label color=blue and a
+ * maxSkew 5 zone constraint over color=blue, DoNotSchedule or
+ * ScheduleAnyway). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -35,7 +39,10 @@ typedef struct ms_generator_spec {
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
     uint64_t seed;                 /* 1 */
+    uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
 } ms_generator_spec;
+
+typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;
 
 void ms_generator_spec_default(ms_generator_spec *g);
 /* Parses spec text over the current values. Errors name the key:

@@ -1,5 +1,7 @@
 #!/bin/sh
-# `make bench`: scheduler_perf's SchedulingBasic shapes through
+# `make bench`: scheduler_perf's SchedulingBasic shapes, and its
+# TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
+# zones, 5000 running pods, 2000 spreading pods measured), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). Each shape runs RUNS times (default 5); the
 # table shows the median of each figure over the runs.
@@ -21,14 +23,19 @@ field() { sed -n "s/^$1: *\\([0-9.]*\\).*/\\1/p" "$2"; }
 
 printf '%-28s %10s %12s %12s %10s %9s\n' "workload" "pods/s" "p50 (us)" "p99 (us)" "RSS (MiB)" "scheduled"
 status=0
-for shape in "500 1000" "5000 1000" "5000 10000"; do
-    set -- $shape
-    nodes=$1 pods=$2
+# label|generator spec
+for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000" \
+             "SchedulingBasic 5000n/1000p|nodes=5000,pods=1000" \
+             "SchedulingBasic 5000n/10000p|nodes=5000,pods=10000" \
+             "TopologySpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=hard" \
+             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft"; do
+    label=${shape%%|*}
+    spec=${shape#*|}
     : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
     i=0
     while [ "$i" -lt "$RUNS" ]; do
         i=$((i + 1))
-        if ! "$M" simulate --generate "nodes=$nodes,pods=$pods" --quiet --stats \
+        if ! "$M" simulate --generate "$spec" --quiet --stats \
             >/dev/null 2>"$T/stats"; then
             echo "bench: run failed:" >&2
             cat "$T/stats" >&2
@@ -41,7 +48,7 @@ for shape in "500 1000" "5000 1000" "5000 10000"; do
         field "peak RSS" "$T/stats" >>"$T/rss"
         field "scheduled" "$T/stats" >>"$T/ok"
     done
-    printf '%-28s %10s %12s %12s %10s %9s\n' "SchedulingBasic ${nodes}n/${pods}p" \
+    printf '%-28s %10s %12s %12s %10s %9s\n' "$label" \
         "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
         "$(median <"$T/rss")" "$(median <"$T/ok")"
 done

@@ -159,6 +159,27 @@ check "--generate: unknown key named" has_text "$T/gen3.err" "unknown key \"bogu
 check "--generate with --cluster: both feed the cluster" \
     sh -c "grep -q '^default/pod-0 -> ' '$T/both.out' && grep -q '^team-a/to-alpha -> alpha' '$T/both.out'"
 
+# ---- volumes ----
+"$M" simulate --cluster "$D/volumes.yaml" >"$T/vol.out" 2>&1
+check "VolumeRestrictions: disk conflict in the FitError message" \
+    has_text "$T/vol.out" "default/db-1 -> (unschedulable) 0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had no available disk."
+check "VolumeRestrictions: the pod goes where its disk is free" has_text "$T/vol.out" "default/db-2 -> n2 "
+
+# ---- topology spreading ----
+"$M" simulate --cluster "$D/spread.yaml" >"$T/spread.out" 2>&1
+check "spread: exit 0" test $? -eq 0
+# n1, n2 are zone-a; n3, n4 zone-b; n5, n6 zone-c; web-0 already runs on n1.
+zones=$(grep '^default/web-' "$T/spread.out" | sed -n 's/.* -> n\([1-6]\) .*/\1/p' |
+    awk '{ z[int(($1 - 1) / 2)]++ } END { printf "%d/%d/%d", z[0] + 1, z[1], z[2] }')
+check "spread: DoNotSchedule maxSkew 1 leaves the zones at 2/2/2 (got $zones)" test "$zones" = "2/2/2"
+check "spread: a key no node has is unresolvable" has_text "$T/spread.out" \
+    "default/racked -> (unschedulable) 0/6 nodes are available: 6 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
+check "spread: system defaults keep a ReplicaSet's pod off its sibling's zone" \
+    sh -c "grep -Eq '^default/api-1 -> n[3-6]  \\(.*PodTopologySpread 200' '$T/spread.out'"
+"$M" simulate --generate nodes=300,zones=3,bound-pods=300,pods=300,spread=hard --quiet --stats \
+    >/dev/null 2>"$T/spreadgen.err"
+check "--generate spread=hard: every spreading pod placed" grep -q '^scheduled:         300$' "$T/spreadgen.err"
+
 # ---- seeds ----
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s2.out" 2>&1

@@ -383,8 +383,8 @@ static void test_init_errors(void **state) {
     ms_framework_destroy(&fw);
 
     /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "PodTopologySpread");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"PodTopologySpread\" is not "
+    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "VolumeZone");
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"VolumeZone\" is not "
                           "implemented yet");
 
     static const ms_plugin_ops shadow = {.name = "NodeName"};
@@ -859,13 +859,14 @@ static void test_default_profile(void **state) {
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
-                                    "NodePorts NodeResourcesFit InterPodAffinity");
-    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
+                                    "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
+                                    "PodTopologySpread InterPodAffinity");
+    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "");
-    static const int32_t weights[] = {3, 2, 1, 2, 1, 1};
+    static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
     ms_framework_destroy(&fw);
@@ -945,8 +946,9 @@ static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                                  "NodeResourcesBalancedAllocation", "InterPodAffinity",
-                                  "ImageLocality", "DefaultPreemption", "DefaultBinder"};
+                                  "PodTopologySpread", "NodeResourcesBalancedAllocation",
+                                  "InterPodAffinity", "ImageLocality", "DefaultPreemption",
+                                  "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);
