@@ -129,6 +129,11 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     ms_status pst;
     ms_status_ok(&pst);
     ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
+    if (pcode == MS_ERROR) {
+        /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
+        cycle_plugin_error(s, r, "PostFilter", &pst, now);
+        return;
+    }
 
     size_t need = ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
     if (need + 1 > s->msgcap) {
@@ -147,7 +152,13 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
             snprintf(s->msg + len, s->msgcap - len, " %s", post);
     }
     if (pcode == MS_SUCCESS && nominated != MS_STR_NONE) {
+        /* upstream recordSchedulingFailure: the nominator first (later
+         * cycles leave room for the pod there), then the status. The pod
+         * waits like any unschedulable one: the victims' deletion moves it
+         * (in simulate, at once, so it goes to backoffQ). */
         ms_queue_add_nominated(s->queue, r->qp->pod, nominated);
+        if (s->evictor.set_nomination)
+            s->evictor.set_nomination(s->evictor.ctx, r->qp->pod, nominated);
         if (s->reporter.nominated) s->reporter.nominated(s->reporter.ctx, r->qp->pod, nominated);
     }
     /* Extenders declare no events: a pod they rejected waits for any
@@ -218,7 +229,8 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     *via_nominated = false;
 
     /* A pod nominated by an earlier preemption tries that node first. */
-    ms_str nominated = skip_nominated ? MS_STR_NONE : c->pod->nominated_node_name;
+    ms_str nominated =
+        skip_nominated ? MS_STR_NONE : ms_queue_nominated_node(s->queue, c->pod->meta.uid_hash);
     if (nominated != MS_STR_NONE) {
         ms_node_info *ni = ms_snapshot_get(&s->snap, nominated);
         if (ni && ni->node) {
@@ -500,6 +512,7 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         cycle_error(s, r, "updating the snapshot: out of memory", now);
         return;
     }
+    ms_sched_release_evicted(s);   /* the snapshot no longer borrows them */
     if (ms_framework_begin_cycle(fw, c) != MS_OK) {
         cycle_error(s, r, "out of memory", now);
         return;
@@ -651,6 +664,7 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->arena = &r->arena;
     c->h = &s->handle;
     c->cycle = cycle;
+    s->now = now;
     run_cycle(s, r, now);
     return true;
 }

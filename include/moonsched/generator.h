@@ -15,7 +15,12 @@
  * pods are scheduler_perf's pod-with-topology-spreading.yaml /
  * pod-with-preferred-topology-spreading.yaml: label color=blue and a
  * maxSkew 5 zone constraint over color=blue, DoNotSchedule or
- * ScheduleAnyway). */
+ * ScheduleAnyway),
+ * shape: basic (the default)
+ * or preemption (scheduler_perf's Preemption: the bound pods are
+ * low-priority 900m/500Mi pods, four filling a default node, the pending
+ * pods high-priority (10) 3000m/500Mi ones that fit only by preempting;
+ * pod-cpu, pod-memory and priorities do not apply). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -38,6 +43,7 @@ typedef struct ms_generator_spec {
     char pod_memory[32];           /* "500Mi" */
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
+    char shape[32];                /* "basic" or "preemption" */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
 } ms_generator_spec;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make bench`: scheduler_perf's SchedulingBasic shapes, and its
+# `make bench`: scheduler_perf's SchedulingBasic and Preemption shapes, and its
 # TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
 # zones, 5000 running pods, 2000 spreading pods measured), through
 # `moonsched simulate --generate` (default profile, default
@@ -49,6 +49,35 @@ for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000" \
         field "scheduled" "$T/stats" >>"$T/ok"
     done
     printf '%-28s %10s %12s %12s %10s %9s\n' "$label" \
+        "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
+        "$(median <"$T/rss")" "$(median <"$T/ok")"
+done
+
+# scheduler_perf's Preemption: nodes full of low-priority pods (bound, four
+# per node), then high-priority pods that each preempt three of them.
+# pods/s counts the high-priority pods placed (each takes two cycles: the
+# preemption, then the placement on the nominated node).
+for shape in "500 2000 500" "5000 20000 5000"; do
+    set -- $shape
+    nodes=$1 init=$2 pods=$3
+    : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
+    i=0
+    while [ "$i" -lt "$RUNS" ]; do
+        i=$((i + 1))
+        if ! "$M" simulate --generate "shape=preemption,nodes=$nodes,bound-pods=$init,pods=$pods" \
+            --quiet --stats >/dev/null 2>"$T/stats"; then
+            echo "bench: run failed:" >&2
+            cat "$T/stats" >&2
+            status=1
+            continue
+        fi
+        field "pods\\/s" "$T/stats" >>"$T/pps"
+        field "latency p50" "$T/stats" >>"$T/p50"
+        field "latency p99" "$T/stats" >>"$T/p99"
+        field "peak RSS" "$T/stats" >>"$T/rss"
+        field "scheduled" "$T/stats" >>"$T/ok"
+    done
+    printf '%-28s %10s %12s %12s %10s %9s\n' "Preemption ${nodes}n/${pods}p" \
         "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
         "$(median <"$T/rss")" "$(median <"$T/ok")"
 done

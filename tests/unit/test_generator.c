@@ -144,6 +144,51 @@ static void test_generated_objects(void **state) {
     ms_interner_free(in);
 }
 
+/* scheduler_perf's Preemption shape: low-priority bound pods, four per
+ * node, and high-priority pending pods too big for what is left. */
+static void test_preemption_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    assert_string_equal(g.shape, "basic");
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=preemption,nodes=2,bound-pods=8,pods=2,pod-cpu=1",
+                                        &g, &err),
+                     MS_OK);
+    assert_string_equal(g.shape, "preemption");
+    collected c = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.nnodes, 2);
+    assert_int_equal(c.npods, 10);
+    int64_t used[2] = {0, 0};
+    for (uint32_t i = 0; i < 8; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_int_equal(p->priority, 0);
+        assert_int_equal(p->requests.v[MS_RES_CPU], 900);
+        assert_int_equal(p->requests.v[MS_RES_MEMORY], 500LL << 20);
+        assert_int_not_equal(p->node_name, MS_STR_NONE);
+        used[strcmp(ms_str_get(in, p->node_name), "node-1") == 0] += p->requests.v[MS_RES_CPU];
+    }
+    assert_int_equal(used[0], 3600);
+    assert_int_equal(used[1], 3600);
+    for (uint32_t i = 8; i < 10; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_int_equal(p->priority, 10);
+        assert_int_equal(p->requests.v[MS_RES_CPU], 3000);
+        assert_int_equal(p->node_name, MS_STR_NONE);
+    }
+    ms_generator_spec_default(&g);
+    assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "--generate: shape: expected basic or preemption, got \"square\"");
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
 /* spread=hard / soft: scheduler_perf's topology spreading pods; bound pods
  * stay plain. */
 static void test_spreading_pods(void **state) {
@@ -187,6 +232,7 @@ static void test_spreading_pods(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_preemption_shape),
         cmocka_unit_test(test_spec_defaults_and_parse),
         cmocka_unit_test(test_generated_objects),
         cmocka_unit_test(test_spreading_pods),
