@@ -1,7 +1,9 @@
 #!/bin/sh
 # `make bench`: scheduler_perf's SchedulingBasic and Preemption shapes, and its
 # TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
-# zones, 5000 running pods, 2000 spreading pods measured), through
+# zones, 5000 running pods, 2000 spreading pods measured),
+# SchedulingPodAntiAffinity (5000 nodes, 1000 setup pods, 1000 measured) and
+# SchedulingNodeAffinity (5000 nodes, 5000 setup pods, 1000 measured), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). Each shape runs RUNS times (default 5); the
 # table shows the median of each figure over the runs.
@@ -28,7 +30,9 @@ for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000" \
              "SchedulingBasic 5000n/1000p|nodes=5000,pods=1000" \
              "SchedulingBasic 5000n/10000p|nodes=5000,pods=10000" \
              "TopologySpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=hard" \
-             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft"; do
+             "PreferredTopoSpreading 5000n|nodes=5000,zones=3,bound-pods=5000,pods=2000,spread=soft" \
+             "PodAntiAffinity 5000n|shape=pod-anti-affinity,nodes=5000,bound-pods=1000,pods=1000" \
+             "NodeAffinity 5000n|shape=node-affinity,nodes=5000,bound-pods=5000,pods=1000"; do
     label=${shape%%|*}
     spec=${shape#*|}
     : >"$T/pps"; : >"$T/p50"; : >"$T/p99"; : >"$T/rss"; : >"$T/ok"
