@@ -12,6 +12,8 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,12 @@ static char *answer(const char *path, const cJSON *req) {
     const cJSON *items =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "Nodes"), "items");
     const cJSON *n;
-    if (strcmp(path, "/filter") == 0) {
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(req, "NodeNames");
+    if (strcmp(path, "/filter") == 0 && cJSON_IsArray(names)) {
+        /* nodeCacheCapable: names only, all kept (no labels to judge) */
+        out = cJSON_CreateObject();
+        cJSON_AddItemToObject(out, "NodeNames", cJSON_Duplicate(names, 1));
+    } else if (strcmp(path, "/filter") == 0) {
         out = cJSON_CreateObject();
         cJSON *keep = cJSON_AddArrayToObject(cJSON_AddObjectToObject(out, "Nodes"), "items");
         cJSON *failed = cJSON_AddObjectToObject(out, "FailedNodes");
@@ -111,16 +118,19 @@ static void serve(int fd) {
         cJSON *req = cJSON_ParseWithLength(buf + head, len);
         char *body = answer(path, req);
         cJSON_Delete(req);
-        char hdr[256];
+        /* one write: a header and a body sent apart would wait on the
+         * client's delayed ACK */
+        size_t blen = body ? strlen(body) : 0;
+        char *msg = malloc(blen + 256);
         int status = body ? 200 : 404;
-        snprintf(hdr, sizeof hdr, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                 status, body ? strlen(body) : 0);
-        if (send(fd, hdr, strlen(hdr), MSG_NOSIGNAL) < 0 ||
-            (body && send(fd, body, strlen(body), MSG_NOSIGNAL) < 0)) {
-            free(body);
-            return;
-        }
+        int hl = msg ? snprintf(msg, 256, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                                status, blen)
+                     : 0;
+        if (msg && blen) memcpy(msg + hl, body, blen);
+        bool ok = msg && send(fd, msg, (size_t)hl + blen, MSG_NOSIGNAL) >= 0;
+        free(msg);
         free(body);
+        if (!ok) return;
         memmove(buf, buf + head + len, have - head - len);
         have -= head + len;
     }
@@ -151,6 +161,9 @@ int main(int argc, char **argv) {
     for (;;) {
         int fd = accept(lfd, NULL, NULL);
         if (fd < 0) continue;
+        /* as Go's servers do: no Nagle wait on the tail of a long answer */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         serve(fd);
         close(fd);
     }
