@@ -27,12 +27,17 @@ static ms_rc dec_taint(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
     o->key = ms_intern_cstr(x->d->in, key);
     o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;
     if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_dec_nomem(x);
-    /* upstream TaintToleration's reason, built once per node. */
+    /* upstream TaintToleration's reason, built once per node and interned:
+     * nodes with the same taint then share one pointer, which is what the
+     * FitError histogram counts by first. */
     size_t len = strlen(key) + strlen(value) + 40;
-    char *reason = ms_arena_alloc(&n->arena, len);
+    char stack[512];
+    char *reason = len <= sizeof stack ? stack : ms_arena_alloc(&n->arena, len);
     if (!reason) return ms_dec_nomem(x);
-    snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
-    o->reason = reason;
+    int rlen = snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
+    ms_str rid = rlen < 0 ? MS_STR_NONE : ms_intern(x->d->in, reason, (size_t)rlen);
+    if (rid == MS_STR_NONE) return ms_dec_nomem(x);
+    o->reason = ms_str_get(x->d->in, rid);
     return MS_OK;
 }
 

@@ -267,13 +267,22 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     }
 
     ms_status *statuses = s->statuses;
+    /* A node nobody is nominated to needs its filters alone, resolved once
+     * for the cycle; with no nomination anywhere, no node is looked up. */
+    const ms_queue *queue = c->h ? c->h->queue : NULL;
+    bool nominations = queue && ms_queue_nominated_count(queue) > 0;
+    ms_filter_plan plan;
+    ms_framework_filter_plan(fw, c, &plan);
     uint32_t found = 0, processed = 0, i = start;
     ms_code code = MS_SUCCESS;
     if (ms_framework_has_filter_batch(fw))
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        code = ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i]);
+        uint32_t nn = 0;
+        ms_pod *const *nominees = nominations ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
+        code = nn ? ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, &statuses[i])
+                  : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
