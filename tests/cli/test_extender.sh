@@ -58,7 +58,7 @@ YAML
 check "filter and prioritize: exit 0" test $? -eq 0
 check "filter and prioritize: nothing on stderr" test ! -s "$T/err"
 check "the extender's favourite node wins, its score shown last" \
-    sh -c "grep '^default/web -> node-c  (' '$T/out' | grep -q 'ImageLocality [0-9]*, http://127.0.0.1:$port/ 500; feasible 2/3)'"
+    sh -c "grep '^default/web -> node-c  (' '$T/out' | grep -q '[0-9], http://127.0.0.1:$port/ 500; feasible 2/3)\$'"
 check "the extender's reason is in the FitError" \
     sh -c "grep -q '^default/pinned -> (unschedulable) 0/3 nodes are available: 1 rejected by the test extender, 2 node(s) didn.t match Pod.s node affinity/selector\\.' '$T/out'"
 check "filter and prioritize were called" \
