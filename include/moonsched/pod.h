@@ -193,6 +193,12 @@ typedef struct ms_pod {
     ms_str nominated_node_name;
     bool scheduled_condition_false;   /* PodScheduled=False already reported */
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
+
+    /* The object as decoded, compact JSON in the arena (copies made by
+     * ms_pod_with_node share it and do not carry their nodeName in it); NULL
+     * unless the decoder had keep_raw. */
+    const char *raw;
+    size_t raw_len;
 } ms_pod;
 
 /* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.
