@@ -170,7 +170,8 @@ ms_rc ms_extenders_bind(ms_extenders *e, const ms_pod *pod, ms_str node, bool *b
  * the next extender and for the final choice. An ignorable extender's error
  * is skipped, as is a node it answers without victims; another's fails the
  * call (MS_EIO). *cands / *ncands are replaced (arrays from `a`); the
- * input arrays are not written. Not wired into DefaultPreemption yet. */
+ * input arrays are not written. DefaultPreemption calls it between finding
+ * its candidates and choosing one. */
 ms_rc ms_extenders_preempt(ms_extenders *e, const ms_pod *pod, const ms_snapshot *snap,
                            ms_preemption_candidate **cands, uint32_t *ncands, ms_arena *a,
                            ms_error *err);

@@ -1142,6 +1142,47 @@ static void test_preempt(void **state) {
 }
 
 /* TLS settings are checked when the extenders are built. */
+/* The preempt verb through the scheduler: DefaultPreemption hands its
+ * candidates to the extender, and an answer with no node leaves the
+ * preemptor without a candidate (upstream's callExtenders). */
+static void decode_add_pod(harness *h, const char *json) {
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    ms_pod *p = NULL;
+    ms_error err;
+    if (ms_pod_decode(ms_scheduler_decoder(h->s), j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    ms_scheduler_pod_add(h->s, p, h->now);
+    ms_pod_unref(p);
+}
+
+static void test_preempt_verb_in_cycle(void **state) {
+    (void)state;
+    ext_server *srv = server_start();
+    serve(srv, "/preempt", 200, "{\"NodeNameToMetaVictims\": {}}", 0);
+    char ext[512];
+    snprintf(ext, sizeof ext, "[{\"urlPrefix\": \"%s\", \"preemptVerb\": \"preempt\"}]", srv->http->url);
+    harness h;
+    harness_init(&h, ext);
+    add_node(&h, "n1", NULL);
+    decode_add_pod(&h, "{\"metadata\": {\"name\": \"low\", \"namespace\": \"default\", \"uid\": \"u-low\"},"
+                       " \"spec\": {\"nodeName\": \"n1\", \"priority\": 0, \"containers\": [{\"name\": \"c\","
+                       "   \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}");
+    decode_add_pod(&h, "{\"metadata\": {\"name\": \"high\", \"namespace\": \"default\", \"uid\": \"u-high\"},"
+                       " \"spec\": {\"priority\": 100, \"containers\": [{\"name\": \"c\","
+                       "   \"resources\": {\"requests\": {\"cpu\": \"1\"}}}]}}");
+    run_all(&h);
+    cJSON *req = last_request(srv, "/preempt");
+    assert_non_null(req);
+    const cJSON *victims = cJSON_GetObjectItem(cJSON_GetObjectItem(req, "NodeNameToVictims"), "n1");
+    assert_non_null(victims);
+    assert_string_equal(get(&h, "high")->node, "");
+    if (!strstr(get(&h, "high")->message, "preemption: extenders left no candidate node"))
+        fail_msg("got: %s", get(&h, "high")->message);
+    harness_free(&h);
+    server_stop(srv);
+}
+
 static void test_tls_setup_errors(void **state) {
     (void)state;
     static const struct {
@@ -1411,6 +1452,7 @@ int main(void) {
         cmocka_unit_test(test_managed_resources),
         cmocka_unit_test(test_call_order),
         cmocka_unit_test(test_preempt),
+        cmocka_unit_test(test_preempt_verb_in_cycle),
         cmocka_unit_test(test_tls_setup_errors),
         cmocka_unit_test(test_https_round_trip),
     };
