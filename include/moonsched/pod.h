@@ -158,6 +158,12 @@ typedef struct ms_pod {
     ms_str nominated_node_name;
     bool scheduled_condition_false;   /* PodScheduled=False already reported */
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
+
+    /* Hash of spec, labels and annotations as decoded (0: unknown, e.g. a
+     * pod built by hand): an update that keeps it and the node binding is
+     * a status-only change, which does not make an unschedulable pod worth
+     * retrying (upstream's isPodUpdated). */
+    uint64_t spec_hash;
 } ms_pod;
 
 /* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.
