@@ -53,11 +53,11 @@ deps:
 deps-test:
 	@sh tests/ensure-packages.sh $(DEB_TEST)
 
-$(B)/obj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
+$(B)/obj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h)
+$(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
 

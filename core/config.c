@@ -4,7 +4,6 @@
 #include "moonsched/config.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -751,37 +750,6 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
 
 #define MAX_CONFIG_FILE (16u << 20)
 
-static ms_rc read_all(FILE *f, const char *name, char **out, size_t *outlen, ms_error *err) {
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= MAX_CONFIG_FILE) {
-                free(buf);
-                return ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", name, MAX_CONFIG_FILE);
-            }
-            cap = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb) {
-                free(buf);
-                return ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        free(buf);
-        return ms_error_set(err, MS_EIO, "%s: read error", name);
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *outlen = len;
-    return MS_OK;
-}
-
 /* One document: JSON when the text starts with '{' (as kube-scheduler's
  * decoder decides), YAML otherwise. */
 static ms_rc parse_document(const char *name, const char *buf, size_t len, cJSON **out,
@@ -822,14 +790,10 @@ static ms_rc parse_document(const char *name, const char *buf, size_t len, cJSON
 ms_rc ms_config_load_file(ms_config *c, const char *path,
                           void (*warn)(void *ctx, const char *msg), void *warn_ctx, ms_error *err) {
     memset(c, 0, sizeof *c);
-    bool std_in = strcmp(path, "-") == 0;
-    const char *name = std_in ? "<stdin>" : path;
-    FILE *f = std_in ? stdin : fopen(path, "rb");
-    if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0;
-    ms_rc rc = read_all(f, name, &buf, &len, err);
-    if (!std_in) fclose(f);
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *buf;
+    size_t len;
+    ms_rc rc = ms_read_file(path, MAX_CONFIG_FILE, &buf, &len, err);
     if (rc != MS_OK) return rc;
     cJSON *root = NULL;
     rc = parse_document(name, buf, len, &root, err);

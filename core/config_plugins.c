@@ -25,14 +25,14 @@ static const default_plugin upstream_defaults[] = {
     {"NodeAffinity", 2, true},
     {"NodePorts", 0, true},
     {"NodeResourcesFit", 1, true},
-    {"VolumeRestrictions", 0, false},
-    {"EBSLimits", 0, false},
-    {"GCEPDLimits", 0, false},
-    {"NodeVolumeLimits", 0, false},
-    {"AzureDiskLimits", 0, false},
+    {"VolumeRestrictions", 0, true},
+    /* EBSLimits, GCEPDLimits and AzureDiskLimits stood here until upstream
+     * removed them (their volumes are counted by NodeVolumeLimits through
+     * CSI migration). */
+    {"NodeVolumeLimits", 0, true},
     {"VolumeBinding", 0, false},
     {"VolumeZone", 0, false},
-    {"PodTopologySpread", 2, false},
+    {"PodTopologySpread", 2, true},
     {"InterPodAffinity", 2, true},
     /* Upstream inserts it before DefaultPreemption when its feature gate
      * (on by default since DRA went GA) is enabled. */

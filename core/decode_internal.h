@@ -94,6 +94,13 @@ ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty
                     ms_str *out);
 /* []string field, interned, into the arena. */
 ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out);
+/* parent[key] as a list of objects into an arena array of `size`-byte
+ * elements (*out; NULL when absent or empty): `item` fills one element from
+ * one object, with the path at key[i]; *n counts the elements filled, so a
+ * failure leaves only finished ones counted. */
+typedef ms_rc (*ms_dec_item_fn)(ms_dec *x, const ms_obj *obj, void *elem, void *ctx);
+ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *a, size_t size,
+                     void **out, uint32_t *n, ms_dec_item_fn item, void *ctx);
 /* map[string]string field into sorted label pairs. */
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out);
 /* RFC 3339 timestamp field; absent gives 0. */
@@ -144,5 +151,9 @@ int ms_rlist_export(const ms_rlist *r, ms_arena *a, ms_resources *out);
 
 /* upstream ImageLocality's normalizedImageName, interned. */
 ms_str ms_dec_image_name(ms_dec *x, const char *image);
+
+/* spec.volumes into p->volumes / p->nother_volumes (decode_volumes.c). */
+struct ms_pod;
+ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, struct ms_pod *p);
 
 #endif

@@ -383,6 +383,33 @@ ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t
     return MS_OK;
 }
 
+ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *a, size_t size,
+                     void **out, uint32_t *n, ms_dec_item_fn item, void *ctx) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, parent, key, &arr);
+    *out = NULL;
+    *n = 0;
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (count == 0) return MS_OK;
+    char *elems = ms_arena_alloc(a, (size_t)count * size);
+    if (!elems) return ms_dec_nomem(x);
+    *out = elems;
+    size_t saved = ms_dec_push(x, key);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        size_t s2 = ms_dec_push_index(x, *n);
+        if (!cJSON_IsObject(c)) return type_error(x, NULL, c, "object");
+        ms_obj o;
+        ms_obj_scan(&o, c);
+        if ((rc = item(x, &o, elems + (size_t)*n * size, ctx)) != MS_OK) return rc;
+        (*n)++;
+        ms_dec_pop(x, s2);
+    }
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out) {
     const cJSON *map;
     ms_rc rc = get_map(x, parent, key, &map);
@@ -466,37 +493,27 @@ static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out)
     return MS_OK;
 }
 
-static ms_rc dec_owners(ms_dec *x, const ms_obj *meta, ms_object_meta *m) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, meta, "ownerReferences", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (count == 0) return MS_OK;
-    m->owners = MS_ARENA_NEW(x->a, ms_owner_ref, count);
-    if (!m->owners) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "ownerReferences");
-    uint32_t i = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, arr) {
-        size_t s2 = ms_dec_push_index(x, i);
-        ms_owner_ref *o = &m->owners[i];
-        const char *uid;
-        if (!cJSON_IsObject(c)) return type_error(x, NULL, c, "object");
-        ms_obj oc;
-        ms_obj_scan(&oc, c);
-        if ((rc = ms_dec_str_id(x, &oc, "apiVersion", true, &o->api_version)) != MS_OK ||
-            (rc = ms_dec_str_id(x, &oc, "kind", true, &o->kind)) != MS_OK ||
-            (rc = ms_dec_str_id(x, &oc, "name", true, &o->name)) != MS_OK ||
-            (rc = ms_dec_string(x, &oc, "uid", &uid)) != MS_OK ||
-            (rc = ms_dec_bool(x, &oc, "controller", &o->controller, NULL)) != MS_OK)
-            return rc;
-        if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_dec_nomem(x);
-        ms_dec_pop(x, s2);
-        i++;
-    }
-    ms_dec_pop(x, saved);
-    m->nowners = i;
+static ms_rc dec_owner(ms_dec *x, const ms_obj *oc, void *elem, void *ctx) {
+    (void)ctx;
+    ms_owner_ref *o = elem;
+    const char *uid;
+    ms_rc rc;
+    if ((rc = ms_dec_str_id(x, oc, "apiVersion", true, &o->api_version)) != MS_OK ||
+        (rc = ms_dec_str_id(x, oc, "kind", true, &o->kind)) != MS_OK ||
+        (rc = ms_dec_str_id(x, oc, "name", true, &o->name)) != MS_OK ||
+        (rc = ms_dec_string(x, oc, "uid", &uid)) != MS_OK ||
+        (rc = ms_dec_bool(x, oc, "controller", &o->controller, NULL)) != MS_OK)
+        return rc;
+    if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_dec_nomem(x);
     return MS_OK;
+}
+
+static ms_rc dec_owners(ms_dec *x, const ms_obj *meta, ms_object_meta *m) {
+    void *owners;
+    ms_rc rc = ms_dec_objects(x, meta, "ownerReferences", x->a, sizeof *m->owners, &owners, &m->nowners,
+                              dec_owner, NULL);
+    m->owners = owners;
+    return rc;
 }
 
 ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta *m) {

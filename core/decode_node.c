@@ -8,117 +8,100 @@
 #include "moonsched/decode.h"
 #include "moonsched/node.h"
 
+static ms_rc dec_taint(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
+    ms_node *n = ctx;
+    ms_taint *o = elem;
+    const char *key, *value, *effect;
+    ms_rc rc;
+    if ((rc = ms_dec_string(x, to, "key", &key)) != MS_OK ||
+        (rc = ms_dec_string(x, to, "value", &value)) != MS_OK ||
+        (rc = ms_dec_string(x, to, "effect", &effect)) != MS_OK)
+        return rc;
+    if (!key || !*key) return ms_dec_fail(x, "key", "Required value");
+    if (!effect || !*effect) return ms_dec_fail(x, "effect", "Required value");
+    if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
+    else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
+    else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
+    else return ms_dec_fail(x, "effect", "Unsupported value: \"%.64s\"", effect);
+    if (!value) value = "";
+    o->key = ms_intern_cstr(x->d->in, key);
+    o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;
+    if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_dec_nomem(x);
+    /* upstream TaintToleration's reason, built once per node and interned:
+     * nodes with the same taint then share one pointer, which is what the
+     * FitError histogram counts by first. */
+    size_t len = strlen(key) + strlen(value) + 40;
+    char stack[512];
+    char *reason = len <= sizeof stack ? stack : ms_arena_alloc(&n->arena, len);
+    if (!reason) return ms_dec_nomem(x);
+    int rlen = snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
+    ms_str rid = rlen < 0 ? MS_STR_NONE : ms_intern(x->d->in, reason, (size_t)rlen);
+    if (rid == MS_STR_NONE) return ms_dec_nomem(x);
+    o->reason = ms_str_get(x->d->in, rid);
+    return MS_OK;
+}
+
 static ms_rc dec_taints(ms_dec *x, const ms_obj *spec, ms_node *n) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, spec, "taints", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (!count) return MS_OK;
-    if (!(n->taints = MS_ARENA_NEW(&n->arena, ms_taint, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "taints");
-    const cJSON *t;
-    cJSON_ArrayForEach(t, arr) {
-        size_t s2 = ms_dec_push_index(x, n->ntaints);
-        ms_taint *o = &n->taints[n->ntaints];
-        if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
-        const char *key, *value, *effect;
-        ms_obj to;
-        ms_obj_scan(&to, t);
-        if ((rc = ms_dec_string(x, &to, "key", &key)) != MS_OK ||
-            (rc = ms_dec_string(x, &to, "value", &value)) != MS_OK ||
-            (rc = ms_dec_string(x, &to, "effect", &effect)) != MS_OK)
-            return rc;
-        if (!key || !*key) return ms_dec_fail(x, "key", "Required value");
-        if (!effect || !*effect) return ms_dec_fail(x, "effect", "Required value");
-        if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
-        else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
-        else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
-        else return ms_dec_fail(x, "effect", "Unsupported value: \"%.64s\"", effect);
-        if (!value) value = "";
-        o->key = ms_intern_cstr(x->d->in, key);
-        o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;
-        if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_dec_nomem(x);
-        /* upstream TaintToleration's reason, built once per node. */
-        size_t len = strlen(key) + strlen(value) + 40;
-        char *reason = ms_arena_alloc(&n->arena, len);
-        if (!reason) return ms_dec_nomem(x);
-        snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
-        o->reason = reason;
-        n->ntaints++;
-        ms_dec_pop(x, s2);
+    void *taints;
+    ms_rc rc = ms_dec_objects(x, spec, "taints", &n->arena, sizeof *n->taints, &taints, &n->ntaints,
+                              dec_taint, n);
+    n->taints = taints;
+    return rc;
+}
+
+static ms_rc dec_image(ms_dec *x, const ms_obj *io, void *elem, void *ctx) {
+    ms_node *n = ctx;
+    ms_container_image *o = elem;
+    const cJSON *names;
+    ms_rc rc;
+    if ((rc = ms_dec_int(x, io, "sizeBytes", INT64_MIN, INT64_MAX, &o->size_bytes, NULL)) != MS_OK ||
+        (rc = ms_dec_array(x, io, "names", &names)) != MS_OK)
+        return rc;
+    int nn = names ? cJSON_GetArraySize(names) : 0;
+    if (!nn) return MS_OK;
+    if (!(o->names = MS_ARENA_NEW(&n->arena, ms_str, nn))) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "names");
+    const cJSON *nm;
+    cJSON_ArrayForEach(nm, names) {
+        if (!cJSON_IsString(nm)) {
+            ms_dec_push_index(x, o->nnames);
+            return ms_dec_fail(x, NULL, "expected string, got %s", ms_json_type_name(nm));
+        }
+        if ((o->names[o->nnames++] = ms_dec_image_name(x, nm->valuestring)) == MS_STR_NONE)
+            return ms_dec_nomem(x);
     }
     ms_dec_pop(x, saved);
     return MS_OK;
 }
 
 static ms_rc dec_images(ms_dec *x, const ms_obj *status, ms_node *n) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, status, "images", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (!count) return MS_OK;
-    if (!(n->images = MS_ARENA_NEW(&n->arena, ms_container_image, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "images");
-    const cJSON *im;
-    cJSON_ArrayForEach(im, arr) {
-        size_t s2 = ms_dec_push_index(x, n->nimages);
-        ms_container_image *o = &n->images[n->nimages];
-        if (!cJSON_IsObject(im)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(im));
-        const cJSON *names;
-        ms_obj io;
-        ms_obj_scan(&io, im);
-        if ((rc = ms_dec_int(x, &io, "sizeBytes", INT64_MIN, INT64_MAX, &o->size_bytes, NULL)) != MS_OK ||
-            (rc = ms_dec_array(x, &io, "names", &names)) != MS_OK)
-            return rc;
-        int nn = names ? cJSON_GetArraySize(names) : 0;
-        if (nn) {
-            if (!(o->names = MS_ARENA_NEW(&n->arena, ms_str, nn))) return ms_dec_nomem(x);
-            size_t s3 = ms_dec_push(x, "names");
-            const cJSON *nm;
-            cJSON_ArrayForEach(nm, names) {
-                if (!cJSON_IsString(nm)) {
-                    ms_dec_push_index(x, o->nnames);
-                    return ms_dec_fail(x, NULL, "expected string, got %s", ms_json_type_name(nm));
-                }
-                if ((o->names[o->nnames++] = ms_dec_image_name(x, nm->valuestring)) == MS_STR_NONE)
-                    return ms_dec_nomem(x);
-            }
-            ms_dec_pop(x, s3);
-        }
-        n->nimages++;
-        ms_dec_pop(x, s2);
-    }
-    ms_dec_pop(x, saved);
+    void *images;
+    ms_rc rc = ms_dec_objects(x, status, "images", &n->arena, sizeof *n->images, &images, &n->nimages,
+                              dec_image, n);
+    n->images = images;
+    return rc;
+}
+
+static ms_rc dec_condition(ms_dec *x, const ms_obj *co, void *elem, void *ctx) {
+    (void)ctx;
+    ms_node_condition *o = elem;
+    const char *st;
+    ms_rc rc;
+    if ((rc = ms_dec_str_id(x, co, "type", true, &o->type)) != MS_OK ||
+        (rc = ms_dec_string(x, co, "status", &st)) != MS_OK)
+        return rc;
+    o->status = MS_COND_UNKNOWN;
+    if (st && strcmp(st, "True") == 0) o->status = MS_COND_TRUE;
+    else if (st && strcmp(st, "False") == 0) o->status = MS_COND_FALSE;
     return MS_OK;
 }
 
 static ms_rc dec_conditions(ms_dec *x, const ms_obj *status, ms_node *n) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, status, "conditions", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (!count) return MS_OK;
-    if (!(n->conditions = MS_ARENA_NEW(&n->arena, ms_node_condition, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "conditions");
-    const cJSON *c;
-    cJSON_ArrayForEach(c, arr) {
-        size_t s2 = ms_dec_push_index(x, n->nconditions);
-        ms_node_condition *o = &n->conditions[n->nconditions];
-        if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
-        const char *st;
-        ms_obj co;
-        ms_obj_scan(&co, c);
-        if ((rc = ms_dec_str_id(x, &co, "type", true, &o->type)) != MS_OK ||
-            (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK)
-            return rc;
-        o->status = MS_COND_UNKNOWN;
-        if (st && strcmp(st, "True") == 0) o->status = MS_COND_TRUE;
-        else if (st && strcmp(st, "False") == 0) o->status = MS_COND_FALSE;
-        n->nconditions++;
-        ms_dec_pop(x, s2);
-    }
-    ms_dec_pop(x, saved);
-    return MS_OK;
+    void *conditions;
+    ms_rc rc = ms_dec_objects(x, status, "conditions", &n->arena, sizeof *n->conditions, &conditions,
+                              &n->nconditions, dec_condition, NULL);
+    n->conditions = conditions;
+    return rc;
 }
 
 static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_node *n) {

@@ -340,43 +340,35 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, ms_pod *p
 
 /* ---- scheduling constraints ---- */
 
-static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, spec, "tolerations", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (!count) return MS_OK;
-    if (!(p->tolerations = MS_ARENA_NEW(&p->arena, ms_toleration, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "tolerations");
-    uint32_t i = 0;
-    const cJSON *t;
-    cJSON_ArrayForEach(t, arr) {
-        size_t s2 = ms_dec_push_index(x, i);
-        ms_toleration *o = &p->tolerations[i++];
-        if (!cJSON_IsObject(t)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(t));
-        const char *op, *effect;
-        ms_obj to;
-        ms_obj_scan(&to, t);
-        if ((rc = ms_dec_str_id(x, &to, "key", true, &o->key)) != MS_OK ||
-            (rc = ms_dec_str_id(x, &to, "value", true, &o->value)) != MS_OK ||
-            (rc = ms_dec_string(x, &to, "operator", &op)) != MS_OK ||
-            (rc = ms_dec_string(x, &to, "effect", &effect)) != MS_OK ||
-            (rc = ms_dec_int(x, &to, "tolerationSeconds", INT64_MIN, INT64_MAX, &o->toleration_seconds,
-                             &o->has_seconds)) != MS_OK)
-            return rc;
-        if (!op || !*op || strcmp(op, "Equal") == 0) o->op = MS_TOL_EQUAL;
-        else if (strcmp(op, "Exists") == 0) o->op = MS_TOL_EXISTS;
-        else return unsupported(x, "operator", op);
-        if (!effect || !*effect) o->effect = MS_EFFECT_NONE;
-        else if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
-        else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
-        else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
-        else return unsupported(x, "effect", effect);
-        ms_dec_pop(x, s2);
-    }
-    ms_dec_pop(x, saved);
-    p->ntolerations = i;
+static ms_rc dec_toleration(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
+    (void)ctx;
+    ms_toleration *o = elem;
+    const char *op, *effect;
+    ms_rc rc;
+    if ((rc = ms_dec_str_id(x, to, "key", true, &o->key)) != MS_OK ||
+        (rc = ms_dec_str_id(x, to, "value", true, &o->value)) != MS_OK ||
+        (rc = ms_dec_string(x, to, "operator", &op)) != MS_OK ||
+        (rc = ms_dec_string(x, to, "effect", &effect)) != MS_OK ||
+        (rc = ms_dec_int(x, to, "tolerationSeconds", INT64_MIN, INT64_MAX, &o->toleration_seconds,
+                         &o->has_seconds)) != MS_OK)
+        return rc;
+    if (!op || !*op || strcmp(op, "Equal") == 0) o->op = MS_TOL_EQUAL;
+    else if (strcmp(op, "Exists") == 0) o->op = MS_TOL_EXISTS;
+    else return unsupported(x, "operator", op);
+    if (!effect || !*effect) o->effect = MS_EFFECT_NONE;
+    else if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
+    else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
+    else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
+    else return unsupported(x, "effect", effect);
     return MS_OK;
+}
+
+static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
+    void *tolerations;
+    ms_rc rc = ms_dec_objects(x, spec, "tolerations", &p->arena, sizeof *p->tolerations, &tolerations,
+                              &p->ntolerations, dec_toleration, NULL);
+    p->tolerations = tolerations;
+    return rc;
 }
 
 static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
@@ -386,12 +378,10 @@ static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms
     return rc == MS_OK ? MS_OK : ms_dec_wrap(x, rc);
 }
 
-static ms_rc dec_pod_affinity_term(ms_dec *x, const cJSON *tj, ms_pod_affinity_term *o) {
+static ms_rc dec_pod_affinity_term(ms_dec *x, const ms_obj *t, void *elem, void *ctx) {
+    (void)ctx;
+    ms_pod_affinity_term *o = elem;
     ms_rc rc;
-    if (!cJSON_IsObject(tj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(tj));
-    ms_obj to;
-    const ms_obj *t = &to;
-    ms_obj_scan(&to, tj);
     const cJSON *nsel = ms_obj_get(t, "namespaceSelector");
     o->has_namespace_selector = nsel && !cJSON_IsNull(nsel);
     if ((rc = label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
@@ -406,101 +396,76 @@ static ms_rc dec_pod_affinity_term(ms_dec *x, const cJSON *tj, ms_pod_affinity_t
     return MS_OK;
 }
 
-static ms_rc dec_pod_affinity(ms_dec *x, const ms_obj *aff, const char *key, ms_pod_affinity *o) {
-    ms_obj pao;
-    const ms_obj *pa = &pao;
-    const cJSON *arr;
-    ms_rc rc = ms_dec_object(x, aff, key, &pao);
-    if (rc != MS_OK || !pao.j) return rc;
-    size_t saved = ms_dec_push(x, key);
-    if ((rc = ms_dec_array(x, pa, "requiredDuringSchedulingIgnoredDuringExecution", &arr)) != MS_OK)
-        return rc;
-    int count = arr ? cJSON_GetArraySize(arr) : 0;
-    if (count) {
-        if (!(o->required = MS_ARENA_NEW(x->a, ms_pod_affinity_term, count))) return ms_dec_nomem(x);
-        size_t s2 = ms_dec_push(x, "requiredDuringSchedulingIgnoredDuringExecution");
-        const cJSON *t;
-        cJSON_ArrayForEach(t, arr) {
-            size_t s3 = ms_dec_push_index(x, o->nrequired);
-            if ((rc = dec_pod_affinity_term(x, t, &o->required[o->nrequired])) != MS_OK) return rc;
-            o->nrequired++;
-            ms_dec_pop(x, s3);
-        }
-        ms_dec_pop(x, s2);
-    }
-    if ((rc = ms_dec_array(x, pa, "preferredDuringSchedulingIgnoredDuringExecution", &arr)) != MS_OK)
-        return rc;
-    count = arr ? cJSON_GetArraySize(arr) : 0;
-    if (count) {
-        if (!(o->preferred = MS_ARENA_NEW(x->a, ms_weighted_pod_affinity_term, count)))
-            return ms_dec_nomem(x);
-        size_t s2 = ms_dec_push(x, "preferredDuringSchedulingIgnoredDuringExecution");
-        const cJSON *w;
-        cJSON_ArrayForEach(w, arr) {
-            size_t s3 = ms_dec_push_index(x, o->npreferred);
-            ms_weighted_pod_affinity_term *wt = &o->preferred[o->npreferred];
-            if (!cJSON_IsObject(w)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(w));
-            int64_t weight;
-            ms_obj wo;
-            ms_obj_scan(&wo, w);
-            const cJSON *term = ms_obj_get(&wo, "podAffinityTerm");
-            if ((rc = ms_dec_int(x, &wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK) return rc;
-            wt->weight = (int32_t)weight;
-            if (!term || cJSON_IsNull(term)) return ms_dec_fail(x, "podAffinityTerm", "Required value");
-            size_t s4 = ms_dec_push(x, "podAffinityTerm");
-            if ((rc = dec_pod_affinity_term(x, term, &wt->term)) != MS_OK) return rc;
-            ms_dec_pop(x, s4);
-            o->npreferred++;
-            ms_dec_pop(x, s3);
-        }
-        ms_dec_pop(x, s2);
-    }
+static ms_rc dec_weighted_pod_affinity_term(ms_dec *x, const ms_obj *wo, void *elem, void *ctx) {
+    (void)ctx;
+    ms_weighted_pod_affinity_term *wt = elem;
+    int64_t weight;
+    ms_rc rc = ms_dec_int(x, wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL);
+    if (rc != MS_OK) return rc;
+    wt->weight = (int32_t)weight;
+    const cJSON *term = ms_obj_get(wo, "podAffinityTerm");
+    if (!term || cJSON_IsNull(term)) return ms_dec_fail(x, "podAffinityTerm", "Required value");
+    if (!cJSON_IsObject(term))
+        return ms_dec_fail(x, "podAffinityTerm", "expected object, got %s", ms_json_type_name(term));
+    ms_obj to;
+    ms_obj_scan(&to, term);
+    size_t saved = ms_dec_push(x, "podAffinityTerm");
+    if ((rc = dec_pod_affinity_term(x, &to, &wt->term, NULL)) != MS_OK) return rc;
     ms_dec_pop(x, saved);
     return MS_OK;
 }
 
+static ms_rc dec_pod_affinity(ms_dec *x, const ms_obj *aff, const char *key, ms_pod_affinity *o) {
+    ms_obj pa;
+    ms_rc rc = ms_dec_object(x, aff, key, &pa);
+    if (rc != MS_OK || !pa.j) return rc;
+    size_t saved = ms_dec_push(x, key);
+    void *required, *preferred;
+    rc = ms_dec_objects(x, &pa, "requiredDuringSchedulingIgnoredDuringExecution", x->a, sizeof *o->required,
+                        &required, &o->nrequired, dec_pod_affinity_term, NULL);
+    o->required = required;
+    if (rc != MS_OK) return rc;
+    rc = ms_dec_objects(x, &pa, "preferredDuringSchedulingIgnoredDuringExecution", x->a, sizeof *o->preferred,
+                        &preferred, &o->npreferred, dec_weighted_pod_affinity_term, NULL);
+    o->preferred = preferred;
+    if (rc != MS_OK) return rc;
+    ms_dec_pop(x, saved);
+    return MS_OK;
+}
+
+static ms_rc dec_preferred_node_term(ms_dec *x, const ms_obj *wo, void *elem, void *ctx) {
+    (void)ctx;
+    ms_preferred_term *pt = elem;
+    int64_t weight;
+    ms_rc rc = ms_dec_int(x, wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL);
+    if (rc != MS_OK) return rc;
+    pt->weight = (int32_t)weight;
+    char field[320];
+    rc = ms_node_selector_term_from_json(ms_obj_get(wo, "preference"), x->d->in, x->a, &pt->term,
+                                         field_path(x, "preference", field, sizeof field), x->err);
+    return rc == MS_OK ? MS_OK : ms_dec_wrap(x, rc);
+}
+
 static ms_rc dec_node_affinity(ms_dec *x, const ms_obj *aff, ms_pod *p) {
-    ms_obj nao;
-    const ms_obj *na = &nao;
-    const cJSON *arr;
-    ms_rc rc = ms_dec_object(x, aff, "nodeAffinity", &nao);
-    if (rc != MS_OK || !nao.j) return rc;
+    ms_obj na;
+    ms_rc rc = ms_dec_object(x, aff, "nodeAffinity", &na);
+    if (rc != MS_OK || !na.j) return rc;
     size_t saved = ms_dec_push(x, "nodeAffinity");
     char field[320];
     const char *rkey = "requiredDuringSchedulingIgnoredDuringExecution";
-    const cJSON *req = ms_obj_get(na, rkey);
+    const cJSON *req = ms_obj_get(&na, rkey);
     if (req && !cJSON_IsNull(req)) {
         p->has_node_affinity_required = true;
         rc = ms_node_selector_from_json(req, x->d->in, x->a, &p->node_affinity_required,
                                         field_path(x, rkey, field, sizeof field), x->err);
         if (rc != MS_OK) return ms_dec_wrap(x, rc);
     }
-    if ((rc = ms_dec_array(x, na, "preferredDuringSchedulingIgnoredDuringExecution", &arr)) != MS_OK)
-        return rc;
-    int count = arr ? cJSON_GetArraySize(arr) : 0;
-    if (count) {
-        if (!(p->node_affinity_preferred = MS_ARENA_NEW(x->a, ms_preferred_term, count)))
-            return ms_dec_nomem(x);
-        size_t s2 = ms_dec_push(x, "preferredDuringSchedulingIgnoredDuringExecution");
-        const cJSON *w;
-        cJSON_ArrayForEach(w, arr) {
-            size_t s3 = ms_dec_push_index(x, p->nnode_affinity_preferred);
-            ms_preferred_term *pt = &p->node_affinity_preferred[p->nnode_affinity_preferred];
-            if (!cJSON_IsObject(w)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(w));
-            int64_t weight;
-            ms_obj wo;
-            ms_obj_scan(&wo, w);
-            if ((rc = ms_dec_int(x, &wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL)) != MS_OK) return rc;
-            pt->weight = (int32_t)weight;
-            const cJSON *pref = ms_obj_get(&wo, "preference");
-            rc = ms_node_selector_term_from_json(pref, x->d->in, x->a, &pt->term,
-                                                 field_path(x, "preference", field, sizeof field), x->err);
-            if (rc != MS_OK) return ms_dec_wrap(x, rc);
-            p->nnode_affinity_preferred++;
-            ms_dec_pop(x, s3);
-        }
-        ms_dec_pop(x, s2);
-    }
+    void *preferred;
+    rc = ms_dec_objects(x, &na, "preferredDuringSchedulingIgnoredDuringExecution", x->a,
+                        sizeof *p->node_affinity_preferred, &preferred, &p->nnode_affinity_preferred,
+                        dec_preferred_node_term, NULL);
+    p->node_affinity_preferred = preferred;
+    if (rc != MS_OK) return rc;
     ms_dec_pop(x, saved);
     return MS_OK;
 }
@@ -530,43 +495,35 @@ static ms_rc inclusion_policy(ms_dec *x, const ms_obj *c, const char *key, uint8
     return MS_OK;
 }
 
-static ms_rc dec_spread(ms_dec *x, const ms_obj *spec, ms_pod *p) {
-    const cJSON *arr;
-    ms_rc rc = ms_dec_array(x, spec, "topologySpreadConstraints", &arr);
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (!count) return MS_OK;
-    if (!(p->topology_spread = MS_ARENA_NEW(&p->arena, ms_topology_spread, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "topologySpreadConstraints");
-    const cJSON *cj;
-    cJSON_ArrayForEach(cj, arr) {
-        size_t s2 = ms_dec_push_index(x, p->ntopology_spread);
-        ms_topology_spread *o = &p->topology_spread[p->ntopology_spread];
-        if (!cJSON_IsObject(cj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(cj));
-        ms_obj co;
-        const ms_obj *c = &co;
-        ms_obj_scan(&co, cj);
-        int64_t skew, min_domains;
-        const char *when;
-        if ((rc = ms_dec_int(x, c, "maxSkew", INT32_MIN, INT32_MAX, &skew, NULL)) != MS_OK ||
-            (rc = ms_dec_int(x, c, "minDomains", INT32_MIN, INT32_MAX, &min_domains, NULL)) != MS_OK ||
-            (rc = ms_dec_str_id(x, c, "topologyKey", true, &o->topology_key)) != MS_OK ||
-            (rc = ms_dec_string(x, c, "whenUnsatisfiable", &when)) != MS_OK ||
-            (rc = label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
-            (rc = inclusion_policy(x, c, "nodeAffinityPolicy", &o->node_affinity_policy)) != MS_OK ||
-            (rc = inclusion_policy(x, c, "nodeTaintsPolicy", &o->node_taints_policy)) != MS_OK ||
-            (rc = ms_dec_str_list(x, c, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK)
-            return rc;
-        o->max_skew = (int32_t)skew;
-        o->min_domains = (int32_t)min_domains;
-        if (!when || !*when || strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
-        else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
-        else return unsupported(x, "whenUnsatisfiable", when);
-        p->ntopology_spread++;
-        ms_dec_pop(x, s2);
-    }
-    ms_dec_pop(x, saved);
+static ms_rc dec_spread_constraint(ms_dec *x, const ms_obj *c, void *elem, void *ctx) {
+    (void)ctx;
+    ms_topology_spread *o = elem;
+    ms_rc rc;
+    int64_t skew, min_domains;
+    const char *when;
+    if ((rc = ms_dec_int(x, c, "maxSkew", INT32_MIN, INT32_MAX, &skew, NULL)) != MS_OK ||
+        (rc = ms_dec_int(x, c, "minDomains", INT32_MIN, INT32_MAX, &min_domains, NULL)) != MS_OK ||
+        (rc = ms_dec_str_id(x, c, "topologyKey", true, &o->topology_key)) != MS_OK ||
+        (rc = ms_dec_string(x, c, "whenUnsatisfiable", &when)) != MS_OK ||
+        (rc = label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
+        (rc = inclusion_policy(x, c, "nodeAffinityPolicy", &o->node_affinity_policy)) != MS_OK ||
+        (rc = inclusion_policy(x, c, "nodeTaintsPolicy", &o->node_taints_policy)) != MS_OK ||
+        (rc = ms_dec_str_list(x, c, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK)
+        return rc;
+    o->max_skew = (int32_t)skew;
+    o->min_domains = (int32_t)min_domains;
+    if (!when || !*when || strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
+    else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
+    else return unsupported(x, "whenUnsatisfiable", when);
     return MS_OK;
+}
+
+static ms_rc dec_spread(ms_dec *x, const ms_obj *spec, ms_pod *p) {
+    void *spread;
+    ms_rc rc = ms_dec_objects(x, spec, "topologySpreadConstraints", &p->arena, sizeof *p->topology_spread,
+                              &spread, &p->ntopology_spread, dec_spread_constraint, NULL);
+    p->topology_spread = spread;
+    return rc;
 }
 
 /* ---- spec, status, the pod ---- */
@@ -592,7 +549,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     else return unsupported(x, "preemptionPolicy", preempt);
 
     if ((rc = dec_affinity(x, spec, p)) != MS_OK || (rc = dec_tolerations(x, spec, p)) != MS_OK ||
-        (rc = dec_spread(x, spec, p)) != MS_OK)
+        (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK)
         return rc;
 
     podcalc pc;

@@ -221,19 +221,43 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
 
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st) {
-    uint64_t skip = c->skip_filter;
-    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
-        uint32_t i = fw->order[MS_EP_FILTER][k];
+    /* Runs for every node a cycle visits: the order is read once (stores
+     * through c and st could alias the framework's uint8_t arrays), and a
+     * skipped plugin costs one bit test. */
+    const uint64_t skip = c->skip_filter;
+    const uint8_t *order = fw->order[MS_EP_FILTER];
+    const uint32_t n = fw->norder[MS_EP_FILTER];
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = order[k];
+        if (skip >> i & 1) continue;
         const ms_framework_plugin *p = &fw->plugins[i];
+        ms_code (*filter)(void *, ms_cycle *, const ms_node_info *, ms_status *) = p->ops->filter;
         /* Batch-only plugins run in ms_framework_run_filter_batch. */
-        if ((skip >> i & 1) || !p->ops->filter) continue;
+        if (!filter) continue;
         c->current = i;
         st->nreasons = 0;
-        ms_code code = p->ops->filter(p->self, c, ni, st);
+        ms_code code = filter(p->self, c, ni, st);
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
     ms_status_ok(st);
     return MS_SUCCESS;
+}
+
+void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan) {
+    plan->n = 0;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if ((c->skip_filter >> i & 1) || !p->ops->filter) continue;
+        plan->steps[plan->n].filter = p->ops->filter;
+        plan->steps[plan->n].self = p->self;
+        plan->steps[plan->n].plugin = i;
+        plan->n++;
+    }
+}
+
+ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin) {
+    return fail_status(st, code, plugin);
 }
 
 bool ms_framework_has_filter_batch(const ms_framework *fw) {
@@ -357,8 +381,12 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
         uint32_t i = fw->order[MS_EP_SCORE][k];
         const ms_framework_plugin *p = &fw->plugins[i];
         int64_t *scores = per_plugin ? per_plugin + (size_t)k * n : buf;
-        memset(scores, 0, (size_t)n * sizeof *scores);
-        if (c->skip_score >> i & 1) continue;
+        if (c->skip_score >> i & 1) {
+            /* The report shows a skipped plugin's 0; a plugin that runs
+             * writes every entry. */
+            if (per_plugin) memset(scores, 0, (size_t)n * sizeof *scores);
+            continue;
+        }
         c->current = i;
         st->nreasons = 0;
         ms_code code = p->ops->score(p->self, c, nodes, n, scores, st);

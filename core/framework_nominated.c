@@ -13,10 +13,18 @@ static bool yields_to(const ms_pod *pod, const ms_pod *nominated) {
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st) {
     const ms_handle *h = c->h;
-    const ms_pod *pod = c->pod;
     uint32_t n = 0;
     ms_pod *const *nominated = NULL;
-    if (h && h->queue && ni->node) nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
+    if (h && h->queue && ni->node && ms_queue_nominated_count(h->queue) > 0)
+        nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
+    return ms_framework_run_filter_with_nominees(fw, c, ni, nominated, n, st);
+}
+
+ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                              const ms_node_info *ni, ms_pod *const *nominated,
+                                              uint32_t n, ms_status *st) {
+    const ms_handle *h = c->h;
+    const ms_pod *pod = c->pod;
     uint32_t yield = 0;
     for (uint32_t i = 0; i < n; i++) yield += yields_to(pod, nominated[i]);
     if (yield == 0) return ms_framework_run_filter(fw, c, ni, st);

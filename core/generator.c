@@ -20,6 +20,7 @@ void ms_generator_spec_default(ms_generator_spec *g) {
     snprintf(g->pod_cpu, sizeof g->pod_cpu, "100m");
     snprintf(g->pod_memory, sizeof g->pod_memory, "500Mi");
     snprintf(g->namespace_, sizeof g->namespace_, "default");
+    snprintf(g->shape, sizeof g->shape, "basic");
     g->seed = 1;
 }
 
@@ -68,6 +69,22 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
         snprintf(g->namespace_, sizeof g->namespace_, "%s", v);
         return MS_OK;
     }
+    if (strcmp(key, "shape") == 0) {
+        if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0)
+            return ms_error_set(err, MS_EINVAL,
+                                "--generate: shape: expected basic or preemption, got \"%s\"", v);
+        snprintf(g->shape, sizeof g->shape, "%s", v);
+        return MS_OK;
+    }
+    if (strcmp(key, "spread") == 0) {
+        if (strcmp(v, "none") == 0) g->spread = MS_SPREAD_NONE;
+        else if (strcmp(v, "hard") == 0) g->spread = MS_SPREAD_HARD;
+        else if (strcmp(v, "soft") == 0) g->spread = MS_SPREAD_SOFT;
+        else
+            return ms_error_set(err, MS_EINVAL,
+                                "--generate: spread: expected none, hard or soft, got \"%s\"", v);
+        return MS_OK;
+    }
     if (strcmp(key, "seed") == 0) {
         char *end;
         errno = 0;
@@ -80,7 +97,7 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     return ms_error_set(err, MS_EINVAL,
                         "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, zones, "
                         "node-cpu, node-memory, node-pods, pod-cpu, pod-memory, priorities, "
-                        "namespace, seed)", key);
+                        "namespace, seed, spread, shape)", key);
 }
 
 ms_rc ms_generator_parse(const char *text, ms_generator_spec *g, ms_error *err) {
@@ -230,6 +247,27 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
     cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
     if (rc == MS_OK) rc = set_string(phase, "Pending", err);
 
+    /* scheduler_perf's topology spreading pods: color=blue, spread over
+     * zones by color=blue. */
+    if (g->spread != MS_SPREAD_NONE && rc == MS_OK) {
+        cJSON *labels = cJSON_AddObjectToObject(path(t, "metadata", NULL), "labels");
+        cJSON *tsc = cJSON_AddArrayToObject(spec, "topologySpreadConstraints");
+        cJSON *c = cJSON_CreateObject();
+        cJSON *match = c ? cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "labelSelector"),
+                                                    "matchLabels")
+                         : NULL;
+        if (!labels || !tsc || !match || !cJSON_AddStringToObject(labels, "color", "blue") ||
+            !cJSON_AddStringToObject(match, "color", "blue") ||
+            !cJSON_AddNumberToObject(c, "maxSkew", 5) ||
+            !cJSON_AddStringToObject(c, "topologyKey", "topology.kubernetes.io/zone") ||
+            !cJSON_AddStringToObject(c, "whenUnsatisfiable",
+                                     g->spread == MS_SPREAD_HARD ? "DoNotSchedule" : "ScheduleAnyway")) {
+            cJSON_Delete(c);
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        } else {
+            cJSON_AddItemToArray(tsc, c);
+        }
+    }
     cJSON *priority = NULL;
     if (g->priorities > 1 && rc == MS_OK) {
         priority = cJSON_AddNumberToObject(spec, "priority", 0);
@@ -248,10 +286,47 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
     return rc;
 }
 
+/* scheduler_perf's Preemption: the bound pods are pod-low-priority.yaml
+ * (900m, 500Mi, priority 0; four fill a default node), the pending ones
+ * pod-high-priority.yaml (3000m, 500Mi, priority 10): each must preempt. */
+static ms_rc gen_preemption_pods(const ms_generator_spec *g, const ms_decoder *d,
+                                 const ms_generator_sink *sink, ms_error *err) {
+    ms_generator_spec low = *g;
+    low.pods = 0;
+    low.priorities = 0;
+    snprintf(low.pod_cpu, sizeof low.pod_cpu, "900m");
+    snprintf(low.pod_memory, sizeof low.pod_memory, "500Mi");
+    ms_rc rc = gen_pods(&low, d, sink, err);
+    if (rc != MS_OK || g->pods == 0) return rc;
+
+    ms_generator_spec high = *g;
+    snprintf(high.pod_cpu, sizeof high.pod_cpu, "3000m");
+    snprintf(high.pod_memory, sizeof high.pod_memory, "500Mi");
+    cJSON *t = pod_template(&high);
+    cJSON *spec = t ? path(t, "spec", NULL) : NULL;
+    if (!spec || !cJSON_AddNumberToObject(spec, "priority", 10)) {
+        cJSON_Delete(t);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON *name = path(t, "metadata", "name");
+    char buf[32];
+    for (uint32_t i = 0; i < g->pods && rc == MS_OK; i++) {
+        snprintf(buf, sizeof buf, "pod-%u", i);
+        if ((rc = set_string(name, buf, err)) != MS_OK) break;
+        ms_pod *pod = NULL;
+        if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
+        rc = sink->pod(sink->ctx, pod, err);
+    }
+    cJSON_Delete(t);
+    return rc;
+}
+
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err) {
     ms_rc rc = gen_nodes(g, d, sink, err);
-    if (rc == MS_OK) rc = gen_pods(g, d, sink, err);
+    if (rc == MS_OK)
+        rc = strcmp(g->shape, "preemption") == 0 ? gen_preemption_pods(g, d, sink, err)
+                                                 : gen_pods(g, d, sink, err);
     if (rc != MS_OK && rc != MS_ENOMEM) ms_error_prefix(err, "--generate");
     return rc;
 }

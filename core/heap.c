@@ -30,15 +30,27 @@ static bool sift_up(ms_heap *h, uint32_t i) {
     return i != start;
 }
 
+/* Floyd's variant: the hole goes down to a leaf along the smaller children
+ * (one comparison per level), then the element rises from there. A pop
+ * moves the last element, which nearly always belongs near the bottom, so
+ * this takes about half the comparisons of the textbook loop; with the
+ * queue's orders (total: ties end on insertion order) the pop order is
+ * the same. */
 static void sift_down(ms_heap *h, uint32_t i) {
     void *e = h->items[i];
+    uint32_t start = i;
     for (;;) {
         uint32_t child = 2 * i + 1;
         if (child >= h->len) break;
         if (child + 1 < h->len && less_at(h, child + 1, child)) child++;
-        if (!h->less(h->ctx, h->items[child], e)) break;
         place(h, i, h->items[child]);
         i = child;
+    }
+    while (i > start) {
+        uint32_t parent = (i - 1) / 2;
+        if (!h->less(h->ctx, e, h->items[parent])) break;
+        place(h, i, h->items[parent]);
+        i = parent;
     }
     place(h, i, e);
 }

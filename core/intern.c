@@ -25,7 +25,10 @@ struct ms_interner {
     pthread_mutex_t lock;
     intern_entry **chunks;   /* MAX_CHUNKS slots */
     _Atomic uint32_t count;  /* ids handed out, including the reserved 0 */
-    uint32_t *slots;         /* open addressing: id or 0 */
+    /* Open addressing: hash << 32 | id, or 0. The hash beside the id lets
+     * a probe skip other strings without reading their entries (a load of
+     * 200,000 pod names otherwise misses the cache on every probe). */
+    uint64_t *slots;
     uint32_t nslots;         /* power of two */
     ms_arena text;
 };
@@ -39,25 +42,31 @@ static uint32_t hash32(const char *s, size_t len) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
+static uint32_t slot_id(uint64_t slot) { return (uint32_t)slot; }
+
+static uint64_t make_slot(uint32_t h, uint32_t id) { return (uint64_t)h << 32 | id; }
+
 static uint32_t find_slot(const ms_interner *in, const char *s, size_t len, uint32_t h) {
     uint32_t mask = in->nslots - 1;
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-        uint32_t id = in->slots[i];
-        if (id == 0) return i;
-        const intern_entry *e = entry_at(in, id);
-        if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) return i;
+        uint64_t slot = in->slots[i];
+        if (slot == 0) return i;
+        if ((uint32_t)(slot >> 32) != h) continue;
+        const intern_entry *e = entry_at(in, slot_id(slot));
+        if (e->len == len && memcmp(e->s, s, len) == 0) return i;
     }
 }
 
 static int rehash(ms_interner *in) {
     uint32_t n = in->nslots * 2;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint64_t *slots = calloc(n, sizeof *slots);
     if (!slots) return -1;
     uint32_t count = atomic_load_explicit(&in->count, memory_order_relaxed);
     for (uint32_t id = 1; id < count; id++) {
-        uint32_t i = entry_at(in, id)->hash & (n - 1);
+        uint32_t h = entry_at(in, id)->hash;
+        uint32_t i = h & (n - 1);
         while (slots[i]) i = (i + 1) & (n - 1);
-        slots[i] = id;
+        slots[i] = make_slot(h, id);
     }
     free(in->slots);
     in->slots = slots;
@@ -127,10 +136,10 @@ ms_str ms_intern(ms_interner *in, const char *s, size_t len) {
         return MS_STR_NONE;
     }
     uint32_t slot = find_slot(in, s, len, h);
-    ms_str id = in->slots[slot];
+    ms_str id = slot_id(in->slots[slot]);
     if (id == 0) {
         id = append(in, s, len, h);
-        if (id != MS_STR_NONE) in->slots[slot] = id;
+        if (id != MS_STR_NONE) in->slots[slot] = make_slot(h, id);
     }
     pthread_mutex_unlock(&in->lock);
     return id;
@@ -143,7 +152,7 @@ ms_str ms_intern_cstr(ms_interner *in, const char *s) {
 ms_str ms_intern_find(ms_interner *in, const char *s, size_t len) {
     uint32_t h = hash32(s, len);
     pthread_mutex_lock(&in->lock);
-    ms_str id = in->slots[find_slot(in, s, len, h)];
+    ms_str id = slot_id(in->slots[find_slot(in, s, len, h)]);
     pthread_mutex_unlock(&in->lock);
     return id;
 }

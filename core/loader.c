@@ -123,32 +123,53 @@ ms_rc ms_load_objects_buffer(const char *source, const char *buf, size_t len, ms
     return rc;
 }
 
-ms_rc ms_load_objects_file(const char *path, ms_object_cb cb, void *ctx, ms_error *err) {
+ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *outlen, ms_error *err) {
+    *out = NULL;
+    *outlen = 0;
     bool std_in = strcmp(path, "-") == 0;
+    const char *name = std_in ? "<stdin>" : path;
     FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
     ms_rc rc = MS_OK;
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
+    for (;;) {
         if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
+            if (max && cap >= max) {
+                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %zu bytes", name, max);
+                break;
+            }
+            size_t ncap = cap ? cap * 2 : 1 << 16;
+            char *nb = ncap > cap ? realloc(buf, ncap + 1) : NULL;   /* +1: the terminating NUL */
             if (!nb) {
-                free(buf);
-                buf = NULL;
+                rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
                 break;
             }
             buf = nb;
-            cap *= 2;
+            cap = ncap;
         }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
     }
-    if (!buf) rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-    else if (ferror(f)) rc = ms_error_set(err, MS_EIO, "%s: read error", path);
+    if (rc == MS_OK && ferror(f)) rc = ms_error_set(err, MS_EIO, "%s: read error", name);
     if (!std_in) fclose(f);
-    if (rc == MS_OK) rc = ms_load_objects_buffer(std_in ? "<stdin>" : path, buf, len, cb, ctx, err);
+    if (rc != MS_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return MS_OK;
+}
+
+ms_rc ms_load_objects_file(const char *path, ms_object_cb cb, void *ctx, ms_error *err) {
+    char *buf;
+    size_t len;
+    ms_rc rc = ms_read_file(path, 0, &buf, &len, err);
+    if (rc != MS_OK) return rc;
+    rc = ms_load_objects_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, cb, ctx, err);
     free(buf);
     return rc;
 }

@@ -8,6 +8,7 @@
 
 void ms_node_tree_init(ms_node_tree *t, ms_interner *in) {
     memset(t, 0, sizeof *t);
+    ms_map_init(&t->zone_index);
     t->label_zone_beta = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/zone");
     t->label_region_beta = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/region");
     t->label_zone = ms_intern_cstr(in, "topology.kubernetes.io/zone");
@@ -15,8 +16,12 @@ void ms_node_tree_init(ms_node_tree *t, ms_interner *in) {
 }
 
 void ms_node_tree_free(ms_node_tree *t) {
-    for (uint32_t i = 0; i < t->nzones; i++) free(t->zones[i].names);
+    for (uint32_t i = 0; i < t->nzones; i++) {
+        free(t->zones[i].names);
+        ms_map_free(&t->zones[i].members);
+    }
     free(t->zones);
+    ms_map_free(&t->zone_index);
     t->zones = NULL;
     t->nzones = t->zonecap = t->num_nodes = 0;
 }
@@ -37,37 +42,64 @@ ms_zone_key ms_node_tree_zone_key(const ms_node_tree *t, const ms_node *node) {
     };
 }
 
+static uint64_t zone_id(ms_zone_key key) {
+    return (uint64_t)key.region << 32 | key.zone;
+}
+
+/* Loads add nodes by the thousand: zones and names are found through maps,
+ * never by scanning. */
 static ms_tree_zone *find_zone(const ms_node_tree *t, ms_zone_key key) {
-    for (uint32_t i = 0; i < t->nzones; i++)
-        if (t->zones[i].key.region == key.region && t->zones[i].key.zone == key.zone) return &t->zones[i];
-    return NULL;
+    uintptr_t i = (uintptr_t)ms_map_get(&t->zone_index, zone_id(key));
+    return i ? &t->zones[i - 1] : NULL;
+}
+
+static ms_tree_zone *new_zone(ms_node_tree *t, ms_zone_key key) {
+    if (t->nzones == t->zonecap) {
+        uint32_t cap = t->zonecap ? t->zonecap * 2 : 4;
+        ms_tree_zone *zs = realloc(t->zones, cap * sizeof *zs);
+        if (!zs) return NULL;
+        t->zones = zs;
+        t->zonecap = cap;
+    }
+    if (ms_map_put(&t->zone_index, zone_id(key), (void *)(uintptr_t)(t->nzones + 1)) != 0)
+        return NULL;
+    ms_tree_zone *z = &t->zones[t->nzones++];
+    *z = (ms_tree_zone){.key = key};
+    ms_map_init(&z->members);
+    return z;
+}
+
+/* Keeps the order of the zones that remain: it decides which nodes a cycle
+ * looks at first. */
+static void drop_zone(ms_node_tree *t, ms_tree_zone *z) {
+    uint32_t zi = (uint32_t)(z - t->zones);
+    free(z->names);
+    ms_map_free(&z->members);
+    ms_map_del(&t->zone_index, zone_id(z->key));
+    memmove(&t->zones[zi], &t->zones[zi + 1], (t->nzones - zi - 1) * sizeof *t->zones);
+    t->nzones--;
+    /* Rewriting existing keys never allocates. */
+    for (uint32_t i = zi; i < t->nzones; i++)
+        ms_map_put(&t->zone_index, zone_id(t->zones[i].key), (void *)(uintptr_t)(i + 1));
 }
 
 int ms_node_tree_add(ms_node_tree *t, ms_str name, ms_zone_key key) {
     ms_tree_zone *z = find_zone(t, key);
-    if (z) {
-        for (uint32_t i = 0; i < z->n; i++)
-            if (z->names[i] == name) return MS_EEXIST;
-    } else {
-        if (t->nzones == t->zonecap) {
-            uint32_t cap = t->zonecap ? t->zonecap * 2 : 4;
-            ms_tree_zone *zs = realloc(t->zones, cap * sizeof *zs);
-            if (!zs) return MS_ENOMEM;
-            t->zones = zs;
-            t->zonecap = cap;
-        }
-        z = &t->zones[t->nzones++];
-        *z = (ms_tree_zone){.key = key};
-    }
+    if (z && ms_map_has(&z->members, name)) return MS_EEXIST;
+    if (!z && !(z = new_zone(t, key))) return MS_ENOMEM;
     if (z->n == z->cap) {
         uint32_t cap = z->cap ? z->cap * 2 : 8;
         ms_str *names = realloc(z->names, cap * sizeof *names);
         if (!names) {
-            if (z->n == 0) t->nzones--;   /* the zone was just created */
+            if (z->n == 0) drop_zone(t, z);   /* the zone was just created */
             return MS_ENOMEM;
         }
         z->names = names;
         z->cap = cap;
+    }
+    if (ms_map_put(&z->members, name, (void *)1) != 0) {
+        if (z->n == 0) drop_zone(t, z);
+        return MS_ENOMEM;
     }
     z->names[z->n++] = name;
     t->num_nodes++;
@@ -76,19 +108,14 @@ int ms_node_tree_add(ms_node_tree *t, ms_str name, ms_zone_key key) {
 
 int ms_node_tree_remove(ms_node_tree *t, ms_str name, ms_zone_key key) {
     ms_tree_zone *z = find_zone(t, key);
-    if (!z) return MS_ENOENT;
+    if (!z || !ms_map_del(&z->members, name)) return MS_ENOENT;
     for (uint32_t i = 0; i < z->n; i++) {
         if (z->names[i] != name) continue;
         /* Keep the order: it decides which nodes a cycle looks at first. */
         memmove(&z->names[i], &z->names[i + 1], (z->n - i - 1) * sizeof *z->names);
         z->n--;
         t->num_nodes--;
-        if (z->n == 0) {
-            free(z->names);
-            uint32_t zi = (uint32_t)(z - t->zones);
-            memmove(&t->zones[zi], &t->zones[zi + 1], (t->nzones - zi - 1) * sizeof *t->zones);
-            t->nzones--;
-        }
+        if (z->n == 0) drop_zone(t, z);
         return MS_OK;
     }
     return MS_ENOENT;

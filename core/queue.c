@@ -184,6 +184,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
     return l && l->n ? l->pods : NULL;
 }
 
+uint32_t ms_queue_nominated_count(const ms_queue *q) {
+    return (uint32_t)q->nom_pods.len;
+}
+
 ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash) {
     return (ms_str)(uintptr_t)ms_map_get(&q->nom_pods, uid_hash);
 }

@@ -129,6 +129,11 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     ms_status pst;
     ms_status_ok(&pst);
     ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
+    if (pcode == MS_ERROR) {
+        /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
+        cycle_plugin_error(s, r, "PostFilter", &pst, now);
+        return;
+    }
 
     size_t need = ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
     if (need + 1 > s->msgcap) {
@@ -147,7 +152,13 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
             snprintf(s->msg + len, s->msgcap - len, " %s", post);
     }
     if (pcode == MS_SUCCESS && nominated != MS_STR_NONE) {
+        /* upstream recordSchedulingFailure: the nominator first (later
+         * cycles leave room for the pod there), then the status. The pod
+         * waits like any unschedulable one: the victims' deletion moves it
+         * (in simulate, at once, so it goes to backoffQ). */
         ms_queue_add_nominated(s->queue, r->qp->pod, nominated);
+        if (s->evictor.set_nomination)
+            s->evictor.set_nomination(s->evictor.ctx, r->qp->pod, nominated);
         if (s->reporter.nominated) s->reporter.nominated(s->reporter.ctx, r->qp->pod, nominated);
     }
     requeue_unschedulable(s, r, plugins, ms_framework_interest(fw, plugins), s->msg, now);
@@ -211,7 +222,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     *evaluated = 0;
 
     /* A pod nominated by an earlier preemption tries that node first. */
-    ms_str nominated = c->pod->nominated_node_name;
+    ms_str nominated = ms_queue_nominated_node(s->queue, c->pod->meta.uid_hash);
     if (nominated != MS_STR_NONE) {
         ms_node_info *ni = ms_snapshot_get(&s->snap, nominated);
         if (ni && ni->node) {
@@ -246,13 +257,22 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     }
 
     ms_status *statuses = s->statuses;
+    /* A node nobody is nominated to needs its filters alone, resolved once
+     * for the cycle; with no nomination anywhere, no node is looked up. */
+    const ms_queue *queue = c->h ? c->h->queue : NULL;
+    bool nominations = queue && ms_queue_nominated_count(queue) > 0;
+    ms_filter_plan plan;
+    ms_framework_filter_plan(fw, c, &plan);
     uint32_t found = 0, processed = 0, i = start;
     ms_code code = MS_SUCCESS;
     if (ms_framework_has_filter_batch(fw))
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        code = ms_framework_run_filter_with_nominated(fw, c, ni, &statuses[i]);
+        uint32_t nn = 0;
+        ms_pod *const *nominees = nominations ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
+        code = nn ? ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, &statuses[i])
+                  : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
@@ -411,6 +431,7 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         cycle_error(s, r, "updating the snapshot: out of memory", now);
         return;
     }
+    ms_sched_release_evicted(s);   /* the snapshot no longer borrows them */
     if (ms_framework_begin_cycle(fw, c) != MS_OK) {
         cycle_error(s, r, "out of memory", now);
         return;
@@ -514,6 +535,7 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->arena = &r->arena;
     c->h = &s->handle;
     c->cycle = cycle;
+    s->now = now;
     run_cycle(s, r, now);
     return true;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler_priv.h"
 
@@ -65,6 +66,53 @@ static ms_rc sched_bind(void *ctx, const ms_pod *pod, ms_str node) {
     return s->binder.bind(s->binder.ctx, pod, node);
 }
 
+/* ---- preemption's callbacks (handle.evict, handle.clear_nomination) ---- */
+
+static ms_inflight *binding_record(const ms_scheduler *s, uint64_t uid_hash);
+
+/* Keeps the victim alive until the next snapshot update: evicting it may
+ * drop the cache's reference while the cycle still reads it. */
+static bool hold_victim(ms_scheduler *s, ms_pod *victim) {
+    if (s->nevicted == s->evictcap) {
+        uint32_t cap = s->evictcap ? s->evictcap * 2 : 16;
+        ms_pod **v = realloc(s->evicted, cap * sizeof *v);
+        if (!v) return false;
+        s->evicted = v;
+        s->evictcap = cap;
+    }
+    s->evicted[s->nevicted++] = ms_pod_ref(victim);
+    return true;
+}
+
+void ms_sched_release_evicted(ms_scheduler *s) {
+    for (uint32_t i = 0; i < s->nevicted; i++) ms_pod_unref(s->evicted[i]);
+    s->nevicted = 0;
+}
+
+/* upstream PrepareCandidate, per victim: a pod waiting on Permit is
+ * rejected (it is not bound yet, so there is nothing to delete), any other
+ * goes to the evictor. */
+static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    ms_scheduler *s = ctx;
+    if (!hold_victim(s, victim)) return MS_ENOMEM;
+    ms_inflight *r = binding_record(s, victim->meta.uid_hash);
+    if (r && r->waiting) {
+        ms_sched_reject_waiting(s, r, "preempted", false, s->now);
+    } else {
+        if (!s->evictor.evict) return MS_ESTATE;
+        ms_rc rc = s->evictor.evict(s->evictor.ctx, victim, preemptor, node);
+        if (rc != MS_OK) return rc;
+    }
+    if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
+    return MS_OK;
+}
+
+static void sched_clear_nomination(void *ctx, ms_pod *pod) {
+    ms_scheduler *s = ctx;
+    ms_queue_delete_nominated(s->queue, pod);
+    if (s->evictor.set_nomination) s->evictor.set_nomination(s->evictor.ctx, pod, MS_STR_NONE);
+}
+
 /* PreEnqueue of the pod's own profile (the queue is shared by all). */
 static bool sched_pre_enqueue(void *ctx, const ms_pod *pod) {
     ms_scheduler *s = ctx;
@@ -76,6 +124,24 @@ static bool sched_pre_enqueue(void *ctx, const ms_pod *pod) {
 static const char *queue_sort_name(const ms_framework *fw) {
     if (fw->norder[MS_EP_QUEUE_SORT] == 0) return "";
     return fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name;
+}
+
+/* The policies this profile names, in the profile's order, for its
+ * DefaultPreemption. */
+static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
+                             const ms_scheduler_options *o) {
+    if (o->npolicies == 0) return MS_OK;
+    ms_policy **named = calloc(o->npolicies, sizeof *named);
+    if (!named) return MS_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < pc->nplugins; k++)
+        for (uint32_t j = 0; j < o->npolicies; j++)
+            if (strcmp(pc->plugins[k].name, ms_lua_state_name(ms_policy_state(o->policies[j]))) ==
+                    0 && n < o->npolicies)
+                named[n++] = o->policies[j];
+    ms_policy_preemption_attach(&s->policy_preemption[i], &s->profiles[i], named, n);
+    free(named);
+    return MS_OK;
 }
 
 /* Fills the arrays allocated by ms_scheduler_new. */
@@ -98,6 +164,8 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
         for (uint32_t k = 0; k < info->nscore && k < MS_MAX_PLUGINS; k++)
             info->score_names[k] = ms_framework_score_name(&s->profiles[i], k);
         if (info->nscore > s->max_nscore) s->max_nscore = info->nscore;
+        ms_rc prc = attach_policies(s, i, pc, o);
+        if (prc != MS_OK) return ms_error_set(err, prc, "out of memory");
         /* One queue orders the pods of every profile: upstream requires the
          * same QueueSort everywhere. */
         if (strcmp(queue_sort_name(&s->profiles[i]), queue_sort_name(&s->profiles[0])) != 0)
@@ -118,6 +186,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->in = o->in;
     s->binder = o->binder;
     s->reporter = o->reporter;
+    s->evictor = o->evictor;
     s->permit_timeout_allows = o->permit_timeout_allows;
     ms_rng_seed(&s->rng, o->seed);
     ms_snapshot_init(&s->snap);
@@ -151,10 +220,17 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->handle.bind = sched_bind;
     s->handle.bind_ctx = s;
     s->handle.namespaces = &s->namespaces;
+    s->pdbs = ms_pdb_set_new();
+    s->handle.pdbs = s->pdbs;
+    s->handle.rng = &s->rng;
+    s->handle.evict = o->evictor.evict ? sched_evict : NULL;
+    s->handle.clear_nomination = sched_clear_nomination;
+    s->handle.preempt_ctx = s;
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
-    if (!s->cache || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE || !s->profiles ||
-        !s->info) {
+    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
+    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE || !s->profiles ||
+        !s->info || !s->policy_preemption) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -203,13 +279,17 @@ void ms_scheduler_free(ms_scheduler *s) {
     }
     ms_map_free(&s->binding);
     free(s->waiting);
+    ms_sched_release_evicted(s);
+    free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
     free(s->profiles);
     free(s->info);
+    free(s->policy_preemption);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);
     if (s->cache) ms_cache_free(s->cache);
+    if (s->pdbs) ms_pdb_set_free(s->pdbs);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);
     while (s->free_records) {
         ms_inflight *r = s->free_records;
@@ -355,6 +435,24 @@ void ms_scheduler_namespace_delete(ms_scheduler *s, ms_str name, double now) {
     if (ms_namespaces_remove(&s->namespaces, name) != MS_OK) return;
     ms_queue_move_on_event(s->queue, MS_EV_NAMESPACE, now);
 }
+
+/* ---- PodDisruptionBudget deltas ------------------------------------- */
+
+void ms_scheduler_pdb_add(ms_scheduler *s, ms_pdb *pdb, double now) {
+    (void)now;
+    ms_pdb_set_update(s->pdbs, pdb);
+}
+
+void ms_scheduler_pdb_update(ms_scheduler *s, ms_pdb *pdb, double now) {
+    ms_scheduler_pdb_add(s, pdb, now);
+}
+
+void ms_scheduler_pdb_delete(ms_scheduler *s, ms_str namespace_, ms_str name, double now) {
+    (void)now;
+    ms_pdb_set_delete(s->pdbs, namespace_, name);
+}
+
+uint32_t ms_scheduler_pdb_count(const ms_scheduler *s) { return ms_pdb_set_len(s->pdbs); }
 
 /* ---- pod deltas ------------------------------------------------------ */
 

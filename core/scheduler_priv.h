@@ -51,10 +51,18 @@ struct ms_scheduler {
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
+    ms_policy_preemption *policy_preemption;   /* per profile */
     uint32_t max_nscore;           /* most Score plugins in a profile */
     ms_binder binder;
     ms_reporter reporter;
+    ms_evictor evictor;
+    ms_pdb_set *pdbs;
     ms_rng rng;
+    double now;                    /* of the cycle running (for in-cycle callbacks) */
+    /* Victims of this cycle's preemption, referenced until the next
+     * snapshot update: the snapshot and the candidates borrow them. */
+    ms_pod **evicted;
+    uint32_t nevicted, evictcap;
     uint32_t next_start;           /* upstream nextStartNodeIndex */
 
     /* Buffers of the cycle, sized to the node count and reused. */
@@ -91,6 +99,8 @@ void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_repo
  * to the unschedulable pods (or dropped when gone). Releases the record. */
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now);
+/* Drops the references to the last cycle's victims (scheduler.c). */
+void ms_sched_release_evicted(ms_scheduler *s);
 /* Makes s->msg hold at least n bytes; false when out of memory. */
 bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);
 

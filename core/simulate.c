@@ -16,6 +16,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/generator.h"
 #include "moonsched/map.h"
+#include "moonsched/pdb.h"
 #include "moonsched/quantity.h"
 #include "moonsched/scheduler.h"
 
@@ -32,6 +33,7 @@ typedef struct placement {
     ms_pod *pod;                   /* referenced */
     ms_str node;                   /* MS_STR_NONE: not placed */
     bool scored;
+    bool preempted;                /* placed, then evicted by a preemptor */
     int64_t total;
     uint32_t feasible, num_all_nodes;
     uint32_t nscores;
@@ -39,6 +41,14 @@ typedef struct placement {
     const char *const *names;      /* the profile's score plugin names */
     char *message;                 /* heap: why it is not placed */
 } placement;
+
+/* One victim of a preemption, in the order they went. */
+typedef struct preemption {
+    ms_pod *preemptor;             /* referenced */
+    ms_pod *victim;                /* referenced */
+    ms_str node;
+    uint32_t attempt;              /* the cycle it happened in (groups victims) */
+} preemption;
 
 typedef struct kind_count {
     char kind[64];
@@ -64,6 +74,8 @@ typedef struct sim {
     uint32_t npods, podcap;
     ms_namespace **nss;
     uint32_t nns, nscap;
+    ms_pdb **pdbs;
+    uint32_t npdbs, pdbcap;
     uint32_t objects;
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
@@ -74,6 +86,8 @@ typedef struct sim {
     placement *pl;
     uint32_t npl, plcap;
     ms_map pl_index;               /* uid hash -> index + 1 */
+    preemption *pre;
+    uint32_t npre, precap;
     bool keep_details;             /* scores and messages are printed */
 
     double *lat;
@@ -84,6 +98,12 @@ typedef struct sim {
 static double mono(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_time(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -129,6 +149,15 @@ static ms_rc keep_namespace(sim *m, ms_namespace *ns, ms_error *err) {
     return MS_OK;
 }
 
+static ms_rc keep_pdb(sim *m, ms_pdb *pdb, ms_error *err) {
+    if (!grow((void **)&m->pdbs, &m->pdbcap, m->npdbs + 1, sizeof *m->pdbs)) {
+        ms_pdb_unref(pdb);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    m->pdbs[m->npdbs++] = pdb;
+    return MS_OK;
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -161,6 +190,11 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_rc rc = ms_namespace_decode(&m->dec, obj, &ns, err);
         return rc == MS_OK ? keep_namespace(m, ns, err) : rc;
     }
+    if (strcmp(kind, "PodDisruptionBudget") == 0) {
+        ms_pdb *pdb = NULL;
+        ms_rc rc = ms_pdb_decode(&m->dec, obj, &pdb, err);
+        return rc == MS_OK ? keep_pdb(m, pdb, err) : rc;
+    }
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -174,6 +208,34 @@ static ms_rc sim_bind(void *ctx, const ms_pod *pod, ms_str node) {
     m->binds[m->nbinds].node = node;
     m->nbinds++;
     return MS_OK;
+}
+
+/* Preemption acts at once: the victim is deleted as an informer would
+ * report it (out of the cache, AssignedPodDelete), which also moves the
+ * preemptor to backoffQ. */
+static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    (void)preemptor;
+    (void)node;
+    sim *m = ctx;
+    ms_scheduler_pod_delete(m->sched, victim, m->now);
+    return MS_OK;
+}
+
+/* What the API server would echo back after a status patch: the queued
+ * pod, replaced by a copy with status.nominatedNodeName. Pods the queue
+ * does not hold are left alone (an update would add them). */
+static void sim_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
+    sim *m = ctx;
+    ms_queue *q = ms_scheduler_queue(m->sched);
+    if (!ms_queue_get(q, pod->meta.uid_hash)) return;
+    if (pod->nominated_node_name == node) return;
+    ms_pod *np = ms_pod_with_nominated_node(pod, node);
+    if (!np) {
+        m->oom = true;
+        return;
+    }
+    ms_scheduler_pod_update(m->sched, np, m->now);
+    ms_pod_unref(np);
 }
 
 /* The binds of the last cycle succeed, and the bound pods come back as an
@@ -253,6 +315,32 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     set_message(m, p, message);
 }
 
+static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    sim *m = ctx;
+    if (!grow((void **)&m->pre, &m->precap, m->npre + 1, sizeof *m->pre)) {
+        m->oom = true;
+        return;
+    }
+    m->pre[m->npre++] = (preemption){.preemptor = ms_pod_ref((ms_pod *)preemptor),
+                                     .victim = ms_pod_ref((ms_pod *)victim),
+                                     .node = node,
+                                     .attempt = m->nlat};
+    /* A pod this run placed: its line says what became of it. */
+    if (!ms_map_has(&m->pl_index, victim->meta.uid_hash)) return;
+    placement *p = placement_for(m, victim);
+    if (!p) {
+        m->oom = true;
+        return;
+    }
+    char key[512], msg[700];
+    ms_pod_key(preemptor, m->in, key, sizeof key);
+    snprintf(msg, sizeof msg, "preempted by %s on %s", key, ms_str_get(m->in, node));
+    p->node = MS_STR_NONE;
+    p->nscores = 0;
+    p->preempted = true;
+    set_message(m, p, msg);
+}
+
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
     (void)node;
     on_unschedulable(ctx, pod, message, 0);
@@ -305,10 +393,56 @@ static void print_placements(sim *m) {
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
             fprintf(m->out, "%s -> %s  (%s)\n", key, ms_str_get(m->in, p->node), why);
+        } else if (p->preempted) {
+            /* the message starts with "preempted " */
+            const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
+            fprintf(m->out, "%s -> (preempted) %s\n", key, msg);
         } else {
             fprintf(m->out, "%s -> (unschedulable) %s\n", key, p->message ? p->message : "");
         }
     }
+}
+
+/* Victims of the same preemptor in the same cycle form one preemption. */
+static bool same_preemption(const preemption *a, const preemption *b) {
+    return a->attempt == b->attempt && a->preemptor == b->preemptor && a->node == b->node;
+}
+
+static void print_preemptions(sim *m) {
+    if (m->npre == 0) return;
+    char v[512], p[512];
+    fprintf(m->out, "\npreemptions:\n");
+    for (uint32_t i = 0; i < m->npre; i++) {
+        const preemption *e = &m->pre[i];
+        pod_key(m, e->victim, v, sizeof v);
+        pod_key(m, e->preemptor, p, sizeof p);
+        fprintf(m->out, "  preempted %s on %s by %s (priority %d > %d)\n", v,
+                ms_str_get(m->in, e->node), p, (int)e->preemptor->priority, (int)e->victim->priority);
+    }
+}
+
+static cJSON *preemptions_json(sim *m) {
+    cJSON *arr = cJSON_CreateArray();
+    char key[512];
+    cJSON *victims = NULL;
+    for (uint32_t i = 0; arr && i < m->npre; i++) {
+        const preemption *e = &m->pre[i];
+        if (i == 0 || !same_preemption(&m->pre[i - 1], e)) {
+            cJSON *o = cJSON_CreateObject();
+            pod_key(m, e->preemptor, key, sizeof key);
+            cJSON_AddStringToObject(o, "preemptor", key);
+            cJSON_AddNumberToObject(o, "priority", e->preemptor->priority);
+            cJSON_AddStringToObject(o, "node", ms_str_get(m->in, e->node));
+            victims = cJSON_AddArrayToObject(o, "victims");
+            cJSON_AddItemToArray(arr, o);
+        }
+        cJSON *vo = cJSON_CreateObject();
+        pod_key(m, e->victim, key, sizeof key);
+        cJSON_AddStringToObject(vo, "pod", key);
+        cJSON_AddNumberToObject(vo, "priority", e->victim->priority);
+        cJSON_AddItemToArray(victims, vo);
+    }
+    return arr;
 }
 
 static int cmp_node_name(const void *a, const void *b, void *in) {
@@ -448,10 +582,12 @@ static void print_json(sim *m) {
             cJSON_AddStringToObject(e, "message", why);
         } else {
             cJSON_AddNullToObject(e, "node");
+            if (p->preempted) cJSON_AddTrueToObject(e, "preempted");
             cJSON_AddStringToObject(e, "message", p->message ? p->message : "");
         }
         cJSON_AddItemToArray(pls, e);
     }
+    cJSON_AddItemToObject(root, "preemptions", preemptions_json(m));
     uint32_t n = 0;
     const ms_node_info **v = sorted_nodes(m, &n);
     for (uint32_t i = 0; v && i < n; i++) {
@@ -508,10 +644,13 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
             r->bound_pods, r->ignored_pods);
     fprintf(f, "scheduled:         %u\n", r->scheduled);
     fprintf(f, "unschedulable:     %u\n", r->unschedulable);
+    fprintf(f, "preempted:         %u\n", r->preempted);
     fprintf(f, "attempts:          %u\n", r->attempts);
     fprintf(f, "wall time:         %.3f s\n", r->wall_seconds);
     fprintf(f, "scheduling time:   %.3f s\n", r->schedule_seconds);
+    fprintf(f, "scheduling CPU:    %.3f s\n", r->schedule_cpu_seconds);
     fprintf(f, "pods/s:            %.0f\n", r->pods_per_second);
+    fprintf(f, "pods/CPU s:        %.0f\n", r->pods_per_cpu_second);
     fprintf(f, "latency p50:       %.1f us\n", r->latency_p50 * 1e6);
     fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
     fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
@@ -528,6 +667,7 @@ static void warn_config(void *ctx, const char *msg) {
 static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->nns; i++) ms_scheduler_namespace_add(m->sched, m->nss[i], m->now);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
+    for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -552,6 +692,7 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
 static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     ms_queue *q = ms_scheduler_queue(m->sched);
     double limit = m->o->max_virtual_time > 0 ? m->o->max_virtual_time : DEFAULT_MAX_VIRTUAL_TIME;
+    double c0 = cpu_time();
     double t0 = mono();
     for (;;) {
         if (ms_queue_len_active(q) == 0) {
@@ -580,6 +721,7 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
         if (m->oom) return MS_ENOMEM;
     }
     r->schedule_seconds = mono() - t0;
+    r->schedule_cpu_seconds = cpu_time() - c0;
     r->virtual_seconds = m->now;
     r->attempts = m->nlat;
     return MS_OK;
@@ -615,6 +757,13 @@ static void sim_free(sim *m) {
     }
     free(m->pl);
     ms_map_free(&m->pl_index);
+    for (uint32_t i = 0; i < m->npre; i++) {
+        ms_pod_unref(m->pre[i].preemptor);
+        ms_pod_unref(m->pre[i].victim);
+    }
+    free(m->pre);
+    for (uint32_t i = 0; i < m->npdbs; i++) ms_pdb_unref(m->pdbs[i]);
+    free(m->pdbs);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);
@@ -655,7 +804,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         .config = &cfg,
         .in = m.in,
         .binder = {&m, sim_bind},
-        .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL},
+        .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted},
+        .evictor = {&m, sim_evict, sim_set_nomination},
         .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
         .permit_timeout_allows = true,
     };
@@ -672,6 +822,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     ms_queue_each(ms_scheduler_queue(m.sched), on_left_over, &m);
     for (uint32_t i = 0; i < m.npl; i++) {
         if (m.pl[i].node != MS_STR_NONE) r.scheduled++;
+        else if (m.pl[i].preempted) r.preempted_placed++;
         else r.unschedulable++;
     }
     if (!o->quiet) {
@@ -679,6 +830,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
             print_json(&m);
         } else {
             print_placements(&m);
+            print_preemptions(&m);
             print_node_table(&m);
         }
     }
@@ -689,7 +841,9 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     qsort(m.lat, m.nlat, sizeof *m.lat, cmp_double);
     r.latency_p50 = percentile(m.lat, m.nlat, 50);
     r.latency_p99 = percentile(m.lat, m.nlat, 99);
+    r.preempted = m.npre;
     r.pods_per_second = r.schedule_seconds > 0 ? r.scheduled / r.schedule_seconds : 0;
+    r.pods_per_cpu_second = r.schedule_cpu_seconds > 0 ? r.scheduled / r.schedule_cpu_seconds : 0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
     r.wall_seconds = mono() - t0;

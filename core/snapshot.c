@@ -10,6 +10,11 @@ void ms_snapshot_init(ms_snapshot *s) {
     s->tree_version = UINT64_MAX;
 }
 
+/* Enough for many cycles of single-node changes between two looks by a
+ * consumer; a consumer further behind rebuilds, which costs what the journal
+ * saves. */
+#define JOURNAL_MAX 8192u
+
 void ms_snapshot_free(ms_snapshot *s) {
     void *v;
     for (size_t it = 0; ms_map_next(&s->by_name, &it, NULL, &v);) ms_node_info_free(v);
@@ -17,6 +22,7 @@ void ms_snapshot_free(ms_snapshot *s) {
     free(s->nodes);
     free(s->have_pods_with_affinity);
     free(s->have_pods_with_required_anti_affinity);
+    free(s->changes);
     free(s->updated);
     memset(s, 0, sizeof *s);
 }
@@ -25,7 +31,55 @@ ms_node_info *ms_snapshot_get(const ms_snapshot *s, ms_str node_name) {
     return ms_map_get(&s->by_name, node_name);
 }
 
+/* Consumers that last looked at a generation whose changes are lost must
+ * rebuild: raising changes_from past it says so. */
+static void journal_forget(ms_snapshot *s, uint32_t drop) {
+    if (drop == 0) return;
+    uint64_t lost = s->changes[drop - 1].since + 1;
+    if (lost > s->changes_from) s->changes_from = lost;
+    memmove(s->changes, s->changes + drop, (size_t)(s->nchanges - drop) * sizeof *s->changes);
+    s->nchanges -= drop;
+}
+
+static void journal(ms_snapshot *s, ms_str name) {
+    if (s->nchanges == s->changecap) {
+        if (s->changecap >= JOURNAL_MAX) {
+            journal_forget(s, s->nchanges / 2);
+        } else {
+            uint32_t cap = s->changecap ? s->changecap * 2 : 64;
+            ms_snapshot_change *p = realloc(s->changes, cap * sizeof *p);
+            if (!p) {
+                /* Nobody can rely on the journal up to now. */
+                s->nchanges = 0;
+                s->changes_from = s->generation + 1;
+                return;
+            }
+            s->changes = p;
+            s->changecap = cap;
+        }
+    }
+    s->changes[s->nchanges++] = (ms_snapshot_change){name, s->generation};
+}
+
+bool ms_snapshot_changes(const ms_snapshot *s, uint64_t seen, const ms_snapshot_change **out,
+                         uint32_t *n) {
+    *out = s->changes;
+    *n = 0;
+    if (seen < s->changes_from || seen > s->generation) return false;
+    /* Entries are ordered by `since`: the first one not older than `seen`. */
+    uint32_t lo = 0, hi = s->nchanges;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->changes[mid].since < seen) lo = mid + 1;
+        else hi = mid;
+    }
+    *out = s->changes + lo;
+    *n = s->nchanges - lo;
+    return true;
+}
+
 ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created) {
+    journal(s, node_name);
     ms_node_info *ni = ms_map_get(&s->by_name, node_name);
     *created = false;
     if (ni) return ni;
@@ -41,6 +95,7 @@ ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created) 
 }
 
 void ms_snapshot_drop(ms_snapshot *s, ms_str node_name) {
+    journal(s, node_name);
     ms_node_info_free(ms_map_del(&s->by_name, node_name));
 }
 

@@ -1,5 +1,6 @@
 #include "moonsched/status.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,87 +40,131 @@ static size_t finish(writer *w) {
     return w->len;
 }
 
-/* A reason and how many times it was given. */
-typedef struct tally {
-    const char *reason;
+/* One distinct reason: its text, how many statuses gave it, and the count
+ * formatted as upstream prints it. */
+typedef struct reason_count {
+    const char *text;
     size_t count;
-} tally;
+    char num[24];
+} reason_count;
 
-static int cmp_tally(const void *a, const void *b) {
-    const char *x = ((const tally *)a)->reason, *y = ((const tally *)b)->reason;
-    return x == y ? 0 : strcmp(x, y);
+/* Reasons are string literals or text a node or the interner owns, so most
+ * equal texts share a pointer: counting by pointer in a small hash table
+ * (on the stack up to this many slots) leaves few entries to compare. */
+#define STACK_SLOTS 128
+
+static size_t slot_of(const char *p, size_t mask) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 29;
+    x *= 0x9e3779b97f4a7c15ULL;
+    return (size_t)(x >> 32) & mask;
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+/* Adds one occurrence of p; false when the table is more than half full. */
+static bool count_reason(reason_count *t, size_t mask, size_t *used, const char *p, size_t k) {
+    size_t i = slot_of(p, mask);
+    while (t[i].text && t[i].text != p) i = (i + 1) & mask;
+    if (!t[i].text) {
+        if (2 * (*used + 1) > mask + 1) return false;
+        t[i].text = p;
+        t[i].count = 0;
+        (*used)++;
+    }
+    t[i].count += k;
+    return true;
+}
+
+static int cmp_text(const void *a, const void *b) {
+    const reason_count *x = a, *y = b;
+    return x->text == y->text ? 0 : strcmp(x->text, y->text);
+}
+
+/* Upstream sorts the formatted "COUNT REASON" strings. */
+static int cmp_entry(const void *a, const void *b) {
+    const reason_count *x = a, *y = b;
+    const char *p = x->num, *q = y->num;
+    while (*p && *p == *q) p++, q++;
+    if (!*p && !*q) return strcmp(x->text, y->text);
+    /* The counts differ here; where one ends, its ' ' sorts before any digit. */
+    unsigned char c = *p ? (unsigned char)*p : ' ', d = *q ? (unsigned char)*q : ' ';
+    return c < d ? -1 : 1;
+}
+
+/* One pass counting every failing status's reasons into t (mask + 1
+ * slots, zeroed); false when t filled up. Neighbouring nodes mostly fail
+ * alike: a run of one pointer is counted locally and added once. */
+static bool count_pass(const ms_status *st, uint32_t nst, reason_count *t, size_t mask,
+                       size_t *used) {
+    size_t n = 0, len = 0;
+    const char *run = NULL;
+    for (uint32_t i = 0; i < nst; i++) {
+        const ms_status *s = &st[i];
+        if (s->code == MS_SUCCESS) continue;
+        const uint32_t nr = s->nreasons;
+        for (uint32_t j = 0; j < nr; j++) {
+            const char *r = s->reasons[j] ? s->reasons[j] : "";
+            if (r == run) {
+                len++;
+                continue;
+            }
+            if (len && !count_reason(t, mask, &n, run, len)) return false;
+            run = r;
+            len = 1;
+        }
+    }
+    if (len && !count_reason(t, mask, &n, run, len)) return false;
+    *used = n;
+    return true;
+}
+
+/* Counts reasons by pointer into t (mask + 1 slots, zeroed); when it
+ * fills up, recounts into a bigger heap table. Returns the table in use (t
+ * or a heap one the caller frees), NULL when out of memory. */
+static reason_count *count_all(const ms_status *st, uint32_t nst, reason_count *t, size_t *mask,
+                               size_t *used) {
+    reason_count *heap = NULL;
+    while (!count_pass(st, nst, t, *mask, used)) {
+        size_t slots = (*mask + 1) * 4;
+        free(heap);
+        heap = t = calloc(slots, sizeof *t);
+        if (!t) return NULL;
+        *mask = slots - 1;
+    }
+    return t;
 }
 
 /* The histogram entries "COUNT REASON", sorted as strings (upstream's
- * sortReasonsHistogram), joined with ", ". Reasons are compared by text:
- * nodes build their own copies (e.g. one taint reason per node). Most nodes
- * give a reason that a few others gave just before (the same literal or
- * interned text), so equal pointers are tallied as they come, against the
- * last few seen: the sort by text then handles a few entries per distinct
- * pointer run instead of one per node. */
+ * sortReasonsHistogram), joined with ", ". Reasons are counted by text:
+ * nodes may build their own copies of one text. */
 static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
-    size_t nr = 0;
-    for (uint32_t i = 0; i < nst; i++)
-        if (st[i].code != MS_SUCCESS) nr += st[i].nreasons;
-    if (nr == 0) return 0;
-    tally *t = malloc(nr * sizeof *t);
+    reason_count stack[STACK_SLOTS];
+    memset(stack, 0, sizeof stack);
+    size_t mask = STACK_SLOTS - 1, n = 0;
+    reason_count *t = count_all(st, nst, stack, &mask, &n);
     if (!t) return -1;
-    enum { RECENT = 8 };
-    size_t recent[RECENT];
-    size_t nt = 0, nrecent = 0, next = 0;
-    for (uint32_t i = 0; i < nst; i++) {
-        if (st[i].code == MS_SUCCESS) continue;
-        for (uint32_t j = 0; j < st[i].nreasons; j++) {
-            const char *r = st[i].reasons[j] ? st[i].reasons[j] : "";
-            size_t k = 0;
-            while (k < nrecent && t[recent[k]].reason != r) k++;
-            if (k < nrecent) {
-                t[recent[k]].count++;
-                continue;
-            }
-            t[nt] = (tally){r, 1};
-            recent[next] = nt++;
-            next = (next + 1) % RECENT;
-            if (nrecent < RECENT) nrecent++;
-        }
+    if (n == 0) {
+        if (t != stack) free(t);
+        return 0;
     }
-    qsort(t, nt, sizeof *t, cmp_tally);
-
-    /* Equal texts (from different pointers) become one entry. */
-    size_t ndistinct = 0, textlen = 0;
-    for (size_t i = 0; i < nt; i++) {
-        if (ndistinct && cmp_tally(&t[ndistinct - 1], &t[i]) == 0) {
-            t[ndistinct - 1].count += t[i].count;
-            continue;
-        }
-        t[ndistinct++] = t[i];
-        textlen += strlen(t[i].reason) + 24;
+    /* Entries to the front, then equal texts under different pointers merged. */
+    size_t k = 0;
+    for (size_t i = 0; i <= mask; i++)
+        if (t[i].text) t[k++] = t[i];
+    qsort(t, k, sizeof *t, cmp_text);
+    n = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (n && strcmp(t[n - 1].text, t[i].text) == 0) t[n - 1].count += t[i].count;
+        else t[n++] = t[i];
     }
-    char **entries = malloc(ndistinct * sizeof *entries);
-    char *text = malloc(textlen);
-    if (!entries || !text) {
-        free(entries);
-        free(text);
-        free(t);
-        return -1;
-    }
-    char *p = text;
-    for (size_t i = 0; i < ndistinct; i++) {
-        entries[i] = p;
-        p += sprintf(p, "%zu %s", t[i].count, t[i].reason) + 1;
-    }
-    qsort(entries, ndistinct, sizeof *entries, cmp_str);
-    for (size_t i = 0; i < ndistinct; i++) {
+    for (size_t i = 0; i < n; i++) snprintf(t[i].num, sizeof t[i].num, "%zu", t[i].count);
+    qsort(t, n, sizeof *t, cmp_entry);
+    for (size_t i = 0; i < n; i++) {
         if (i) puts_(w, ", ");
-        puts_(w, entries[i]);
+        puts_(w, t[i].num);
+        puts_(w, " ");
+        puts_(w, t[i].text);
     }
-    free(entries);
-    free(text);
-    free(t);
+    if (t != stack) free(t);
     return 1;
 }
 

@@ -113,6 +113,22 @@ static ms_code balanced_score_nodes(void *self, ms_cycle *c, ms_node_info *const
         }
     }
     int64_t requested[MS_RA_MAX_RESOURCES], allocatable[MS_RA_MAX_RESOURCES];
+    if (ms_resource_allocation_is_cpu_memory(&b->ra)) {
+        /* The default resources: balanced_score's arithmetic for two. */
+        for (uint32_t i = 0; i < n; i++) {
+            ms_resource_allocation_cpu_memory(&b->ra, nodes[i], pod_req, requested, allocatable);
+            double std = 0;
+            if (allocatable[0] != 0 && allocatable[1] != 0) {
+                double f0 = (double)requested[0] / (double)allocatable[0];
+                double f1 = (double)requested[1] / (double)allocatable[1];
+                if (f0 > 1) f0 = 1;
+                if (f1 > 1) f1 = 1;
+                std = fabs((f0 - f1) / 2);
+            }
+            scores[i] = (int64_t)((1 - std) * (double)MS_MAX_NODE_SCORE);
+        }
+        return MS_SUCCESS;
+    }
     for (uint32_t i = 0; i < n; i++) {
         ms_resource_allocation_node(&b->ra, nodes[i], pod_req, requested, allocatable);
         scores[i] = balanced_score(b->ra.n, requested, allocatable);

@@ -272,16 +272,11 @@ static ms_code fit_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     return MS_SUCCESS;
 }
 
-/* fitsRequest. Every insufficient resource is a reason; when the pod asks
- * for more than the node has at all, preemption cannot help: the status is
- * UnschedulableAndUnresolvable. */
-static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    (void)self;
-    const fit_state *s = c->state[c->current];
-    if (!s || !s->prefiltered)
-        return ms_status_set(st, MS_ERROR,
-                             "error reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
-    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+/* fitsRequest's reasons for a node that does not fit. Every insufficient
+ * resource is a reason; when the pod asks for more than the node has at
+ * all, preemption cannot help: the status is UnschedulableAndUnresolvable. */
+static ms_code __attribute__((noinline)) fit_reasons(const fit_state *s, const ms_node_info *ni,
+                                                     ms_status *st) {
     const ms_resources *alloc = &ni->node->allocatable, *used = &ni->requested;
     bool unresolvable = false;
     st->nreasons = 0;
@@ -312,6 +307,26 @@ static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_st
     if (st->nreasons == 0) return MS_SUCCESS;
     st->code = (uint8_t)(unresolvable ? MS_UNSCHEDULABLE_AND_UNRESOLVABLE : MS_UNSCHEDULABLE);
     return (ms_code)st->code;
+}
+
+/* fitsRequest. Most nodes a cycle visits fit: that is decided with
+ * straight-line comparisons; fit_reasons gathers the reasons for the others
+ * (and checks scalar resources). */
+static ms_code fit_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    (void)self;
+    const fit_state *s = c->state[c->current];
+    if (!s || !s->prefiltered)
+        return ms_status_set(st, MS_ERROR,
+                             "error reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
+    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+    const int64_t *a = ni->node->allocatable.v, *u = ni->requested.v;
+    if ((int64_t)ni->npods + 1 <= a[MS_RES_PODS] &&
+        (s->requests_nothing ||
+         (s->nscalar == 0 && !(s->cpu > 0 && s->cpu > a[MS_RES_CPU] - u[MS_RES_CPU]) &&
+          !(s->memory > 0 && s->memory > a[MS_RES_MEMORY] - u[MS_RES_MEMORY]) &&
+          !(s->ephemeral > 0 && s->ephemeral > a[MS_RES_EPHEMERAL] - u[MS_RES_EPHEMERAL]))))
+        return MS_SUCCESS;
+    return fit_reasons(s, ni, st);
 }
 
 static ms_code fit_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
@@ -377,6 +392,27 @@ static int64_t node_score(const fit *f, const int64_t *requested, const int64_t 
     return sum / weights;
 }
 
+/* node_score for the default resources under LeastAllocated or
+ * MostAllocated, unrolled: this runs for every scored node. */
+static void score_cpu_memory(const fit *f, ms_node_info *const *nodes, uint32_t n,
+                             const int64_t *pod_req, int64_t *scores) {
+    const int64_t w0 = f->ra.res[0].weight, w1 = f->ra.res[1].weight;
+    const bool most = f->strategy == MOST_ALLOCATED;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t q[2], a[2], sum = 0, weights = 0;
+        ms_resource_allocation_cpu_memory(&f->ra, nodes[i], pod_req, q, a);
+        if (a[0] != 0) {
+            sum += (most ? most_requested_score(q[0], a[0]) : least_requested_score(q[0], a[0])) * w0;
+            weights += w0;
+        }
+        if (a[1] != 0) {
+            sum += (most ? most_requested_score(q[1], a[1]) : least_requested_score(q[1], a[1])) * w1;
+            weights += w1;
+        }
+        scores[i] = weights ? sum / weights : 0;
+    }
+}
+
 static ms_code fit_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                          int64_t *scores, ms_status *st) {
     (void)st;
@@ -385,6 +421,10 @@ static ms_code fit_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
     int64_t fallback[MS_RA_MAX_RESOURCES];
     const int64_t *pod_req = s && s->prescored ? s->pod_req : fallback;
     if (pod_req == fallback) ms_resource_allocation_pod_requests(&f->ra, c->pod, fallback);
+    if (f->strategy != REQUESTED_TO_CAPACITY_RATIO && ms_resource_allocation_is_cpu_memory(&f->ra)) {
+        score_cpu_memory(f, nodes, n, pod_req, scores);
+        return MS_SUCCESS;
+    }
     int64_t requested[MS_RA_MAX_RESOURCES], allocatable[MS_RA_MAX_RESOURCES];
     for (uint32_t i = 0; i < n; i++) {
         ms_resource_allocation_node(&f->ra, nodes[i], pod_req, requested, allocatable);

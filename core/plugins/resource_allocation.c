@@ -84,38 +84,13 @@ bool ms_resource_allocation_best_effort(const ms_resource_allocation *ra, const 
     return true;
 }
 
-void ms_resource_allocation_node(const ms_resource_allocation *ra, const ms_node_info *ni,
-                                 const int64_t *pod_req, int64_t *requested, int64_t *allocatable) {
-    const ms_resources *alloc = ni->node ? &ni->node->allocatable : NULL;
-    for (uint32_t i = 0; i < ra->n; i++) {
-        const ms_resource_spec *r = &ra->res[i];
-        int64_t a = 0, q = 0;
-        if (alloc) {
-            switch (r->kind) {
-            case MS_RA_CPU:
-                a = alloc->v[MS_RES_CPU];
-                q = (ra->use_requested ? ni->requested.v[MS_RES_CPU] : ni->non_zero_cpu) + pod_req[i];
-                break;
-            case MS_RA_MEMORY:
-                a = alloc->v[MS_RES_MEMORY];
-                q = (ra->use_requested ? ni->requested.v[MS_RES_MEMORY] : ni->non_zero_mem) +
-                    pod_req[i];
-                break;
-            case MS_RA_EPHEMERAL:
-                a = alloc->v[MS_RES_EPHEMERAL];
-                q = ni->requested.v[MS_RES_EPHEMERAL] + pod_req[i];
-                break;
-            case MS_RA_SCALAR:
-                /* A scalar the pod does not request is left out of the score. */
-                if (pod_req[i] == 0) break;
-                a = ms_resources_scalar(alloc, r->name);
-                q = ms_resources_scalar(&ni->requested, r->name) + pod_req[i];
-                break;
-            default: break;
-            }
-        }
-        if (a == 0) q = 0;
-        allocatable[i] = a;
-        requested[i] = q;
+void ms_resource_allocation_scalar(const ms_resource_spec *r, const ms_node_info *ni,
+                                   int64_t pod_req, int64_t *requested, int64_t *allocatable) {
+    /* A scalar the pod does not request is left out of the score. */
+    if (pod_req == 0 || !ni->node) {
+        *allocatable = *requested = 0;
+        return;
     }
+    *allocatable = ms_resources_scalar(&ni->node->allocatable, r->name);
+    *requested = ms_resources_scalar(&ni->requested, r->name) + pod_req;
 }

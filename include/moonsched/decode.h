@@ -72,6 +72,10 @@ typedef ms_rc (*ms_object_cb)(void *ctx, const char *kind, const cJSON *obj, ms_
 ms_rc ms_load_objects_buffer(const char *source, const char *buf, size_t len,
                              ms_object_cb cb, void *ctx, ms_error *err);
 ms_rc ms_load_objects_file(const char *path, ms_object_cb cb, void *ctx, ms_error *err);
+/* The whole of a file ("-": stdin) into a NUL-terminated heap buffer the
+ * caller frees. max > 0 refuses longer input (MS_EINVAL); errors name the
+ * file. */
+ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *len, ms_error *err);
 
 /* Quantity or number field helpers for other decoders (config, extenders).
  * j may be a string or a number (a YAML number's exact text is used; a JSON

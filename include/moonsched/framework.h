@@ -52,6 +52,36 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);
+/* The per-node Filter plugins of one cycle, resolved after PreFilter
+ * (Skips and batch-only plugins left out): the filter loop then makes no
+ * lookups per node. Valid while c->skip_filter is unchanged. */
+typedef struct ms_filter_plan {
+    uint32_t n;
+    struct {
+        ms_code (*filter)(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st);
+        void *self;
+        uint32_t plugin;
+    } steps[MS_MAX_PLUGINS];
+} ms_filter_plan;
+void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan);
+/* Completes the status of a plugin's Filter failure (code, plugin index)
+ * as ms_framework_run_filter does; returns the code. */
+ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin);
+/* ms_framework_run_filter through a plan: the same results. Inline: the
+ * loop over nodes calls it for every node. */
+static inline ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
+                                                   const ms_node_info *ni, ms_status *st) {
+    const uint32_t n = plan->n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = plan->steps[k].plugin;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = plan->steps[k].filter(plan->steps[k].self, c, ni, st);
+        if (code != MS_SUCCESS) return ms_framework_filter_failed(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
 /* Plugins with only filter_batch (Lua policies) are left out by
  * ms_framework_run_filter and run here, once per plugin over many nodes:
  * statuses[i] holds nodes[i]'s result of the per-node plugins; nodes still
@@ -70,6 +100,11 @@ ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
  * c->h->scratch (see ms_handle). */
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st);
+/* The same for a caller that has the node's nominated pods at hand
+ * (ms_queue_nominated_for): no second lookup. */
+ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                              const ms_node_info *ni, ms_pod *const *nominated,
+                                              uint32_t n, ms_status *st);
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
                                      const ms_status *statuses, ms_str *nominated,
                                      ms_status *st);

@@ -11,7 +11,16 @@
  * the nodes), zones (topology.kubernetes.io/zone labels zone-0..; 0 = none),
  * node-cpu, node-memory, node-pods, pod-cpu, pod-memory (quantities),
  * priorities (pending pods get a priority drawn in [0, N) when N > 1),
- * namespace, seed (for the drawn priorities). */
+ * namespace, seed (for the drawn priorities), spread (hard or soft: pending
+ * pods are scheduler_perf's pod-with-topology-spreading.yaml /
+ * pod-with-preferred-topology-spreading.yaml: label color=blue and a
+ * maxSkew 5 zone constraint over color=blue, DoNotSchedule or
+ * ScheduleAnyway),
+ * shape: basic (the default)
+ * or preemption (scheduler_perf's Preemption: the bound pods are
+ * low-priority 900m/500Mi pods, four filling a default node, the pending
+ * pods high-priority (10) 3000m/500Mi ones that fit only by preempting;
+ * pod-cpu, pod-memory and priorities do not apply). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -34,8 +43,12 @@ typedef struct ms_generator_spec {
     char pod_memory[32];           /* "500Mi" */
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
+    char shape[32];                /* "basic" or "preemption" */
     uint64_t seed;                 /* 1 */
+    uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
 } ms_generator_spec;
+
+typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;
 
 void ms_generator_spec_default(ms_generator_spec *g);
 /* Parses spec text over the current values. Errors name the key:

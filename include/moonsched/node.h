@@ -17,7 +17,8 @@ typedef struct ms_taint {
     ms_str value;                  /* MS_STR_NONE when absent or empty */
     uint8_t effect;                /* ms_taint_effect */
     /* Precomputed filter reason, upstream's text:
-     * "node(s) had untolerated taint {key: value}" ("{key: }" when no value). */
+     * "node(s) had untolerated taint {key: value}" ("{key: }" when no value).
+     * Interned text: nodes with equal taints share the pointer. */
     const char *reason;
 } ms_taint;
 

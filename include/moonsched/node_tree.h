@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "moonsched/intern.h"
+#include "moonsched/map.h"
 #include "moonsched/node.h"
 
 /* A zone is upstream's GetZoneKey: (region, zone) label values, MS_STR_NONE
@@ -21,11 +22,13 @@ typedef struct ms_tree_zone {
     ms_zone_key key;
     uint32_t n, cap;
     ms_str *names;               /* in insertion order */
+    ms_map members;              /* name -> non-NULL: duplicate checks without a scan */
 } ms_tree_zone;
 
 typedef struct ms_node_tree {
     uint32_t nzones, zonecap;
     ms_tree_zone *zones;         /* in order of first appearance */
+    ms_map zone_index;           /* (region << 32 | zone) -> index in zones + 1 */
     uint32_t num_nodes;
     /* Label key ids, interned once. */
     ms_str label_zone_beta, label_region_beta, label_zone, label_region;

@@ -102,6 +102,7 @@ typedef struct ms_plugin_ops {
 
     ms_code (*pre_score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                          ms_status *st);
+    /* Writes scores[i] for every nodes[i] (the array is not cleared first). */
     ms_code (*score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                      int64_t *scores, ms_status *st);
     ms_code (*normalize_score)(void *self, ms_cycle *c, int64_t *scores, uint32_t n,

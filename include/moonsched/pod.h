@@ -99,6 +99,35 @@ typedef enum ms_preemption_policy {
     MS_PREEMPT_LOWER_PRIORITY = 0, MS_PREEMPT_NEVER
 } ms_preemption_policy;
 
+/* The volume sources the scheduler looks at; every other kind (emptyDir,
+ * configMap, secret, hostPath, projected, csi, nfs, ...) is only counted. */
+typedef enum ms_volume_kind {
+    MS_VOL_GCE_PD = 1,             /* gcePersistentDisk */
+    MS_VOL_AWS_EBS,                /* awsElasticBlockStore */
+    MS_VOL_RBD,                    /* rbd */
+    MS_VOL_ISCSI,                  /* iscsi */
+    MS_VOL_PVC,                    /* persistentVolumeClaim */
+    MS_VOL_EPHEMERAL,              /* ephemeral (generic ephemeral: a PVC named <pod>-<volume>) */
+    /* In-tree inline sources that CSI migration can translate (azureDisk,
+     * azureFile, cinder, vsphereVolume, portworxVolume): NodeVolumeLimits
+     * counts them once CSINode objects are known. */
+    MS_VOL_CSI_MIGRATABLE,
+} ms_volume_kind;
+
+typedef struct ms_volume {
+    ms_str name;                   /* volumes[].name */
+    uint8_t kind;                  /* ms_volume_kind */
+    bool read_only;                /* GCE PD, RBD, ISCSI, PVC */
+    int32_t lun;                   /* ISCSI */
+    /* The source's identity: GCE pdName, EBS volumeID, RBD image, ISCSI
+     * iqn, PVC claimName, ephemeral claim name (<pod>-<volume>). */
+    ms_str id;
+    ms_str pool;                   /* RBD pool ("rbd" when empty, as API defaulting) */
+    ms_str target_portal;          /* ISCSI */
+    uint32_t nmonitors;
+    ms_str *monitors;              /* RBD monitors */
+} ms_volume;
+
 typedef struct ms_pod {
     _Atomic int32_t refs;
     ms_arena arena;
@@ -137,6 +166,12 @@ typedef struct ms_pod {
      * nor digest); MS_STR_NONE for a container without an image, so that
      * nimages is upstream's container count. */
     ms_str *images;
+
+    /* spec.volumes of the kinds above, in spec order; nother_volumes
+     * counts the rest. */
+    uint32_t nvolumes;
+    ms_volume *volumes;
+    uint32_t nother_volumes;
 
     /* upstream's PodRequests (k8s.io/component-helpers/resource):
      * max(sum of containers and sidecars, each init container plus the

@@ -130,6 +130,8 @@ void ms_queue_add_nominated(ms_queue *q, ms_pod *pod, ms_str node);
 void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod);
 /* Returns a borrowed array valid until the next queue mutation. */
 ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *n);
+/* Pods nominated anywhere: when 0, a cycle skips the per-node lookups. */
+uint32_t ms_queue_nominated_count(const ms_queue *q);
 /* The node a pod (by uid hash) is nominated to, or MS_STR_NONE. */
 ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash);
 

@@ -17,7 +17,9 @@
 #include "moonsched/intern.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/node.h"
+#include "moonsched/pdb.h"
 #include "moonsched/pod.h"
+#include "moonsched/preemption.h"
 #include "moonsched/queue.h"
 #include "moonsched/rng.h"
 
@@ -27,6 +29,22 @@ typedef struct ms_binder {
     void *ctx;
     ms_rc (*bind)(void *ctx, const ms_pod *pod, ms_str node);
 } ms_binder;
+
+/* Where preemption's side effects go. Called during the cycle, on the
+ * scheduler thread; must not block and must not call back into the cycle
+ * (ms_scheduler_pod_delete is allowed: simulate removes victims at once).
+ * evict: delete the victim (live mode: DELETE with a UID precondition;
+ * the informer's delete event frees the room later). A victim waiting on
+ * Permit never reaches it: the scheduler rejects that one itself.
+ * set_nomination: record status.nominatedNodeName (MS_STR_NONE: clear it)
+ * the way the API server would echo it (live mode: a status patch;
+ * simulate: the queued pod is replaced). The nominator is already updated.
+ * Both optional; without evict preemption reports that it cannot evict. */
+typedef struct ms_evictor {
+    void *ctx;
+    ms_rc (*evict)(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    void (*set_nomination)(void *ctx, const ms_pod *pod, ms_str node);
+} ms_evictor;
 
 /* What the scheduler tells the world (events, status patches, simulate's
  * output). All optional. Called on the scheduler thread. */
@@ -50,6 +68,11 @@ typedef struct ms_reporter {
     void (*unschedulable)(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts);
     void (*bind_failed)(void *ctx, const ms_pod *pod, ms_str node, const char *message);
     void (*nominated)(void *ctx, const ms_pod *pod, ms_str node);
+    /* A victim evicted (or, waiting on Permit, rejected) for `preemptor`
+     * on `node`: upstream's Normal event on the victim, reason Preempted,
+     * message "Preempted by pod <preemptor UID> on node <node>" (1.20 said
+     * "Preempted by <ns>/<name> on node <node>"). */
+    void (*preempted)(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node);
 } ms_reporter;
 
 typedef struct ms_scheduler ms_scheduler;
@@ -59,6 +82,7 @@ typedef struct ms_scheduler_options {
     ms_interner *in;
     ms_binder binder;
     ms_reporter reporter;
+    ms_evictor evictor;
     uint64_t seed;                 /* random choice among equal top scores */
     /* Plugins the profiles may name beside the built-ins (policies, tests);
      * the array must outlive the scheduler. */
@@ -67,6 +91,12 @@ typedef struct ms_scheduler_options {
     /* A pod a Permit plugin made wait is rejected when the wait times out
      * (upstream); simulate sets this to let it through instead. */
     bool permit_timeout_allows;
+    /* Lua policies (also passed as out_of_tree plugins): a profile that
+     * names one that defines select_victims or pick_preemption has its
+     * DefaultPreemption consult it (ms_policy_preemption_attach). The
+     * policies must outlive the scheduler. */
+    ms_policy *const *policies;
+    uint32_t npolicies;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
@@ -85,6 +115,14 @@ void ms_scheduler_namespace_delete(ms_scheduler *s, ms_str name, double now);
 void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now);
 void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now);
 void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now);
+
+/* PodDisruptionBudgets, which preemption tries not to violate. Add also
+ * updates (by namespace/name); takes a reference. PDB changes do not move
+ * queued pods (upstream has no such event). */
+void ms_scheduler_pdb_add(ms_scheduler *s, ms_pdb *pdb, double now);
+void ms_scheduler_pdb_update(ms_scheduler *s, ms_pdb *pdb, double now);
+void ms_scheduler_pdb_delete(ms_scheduler *s, ms_str namespace_, ms_str name, double now);
+uint32_t ms_scheduler_pdb_count(const ms_scheduler *s);
 
 /* One scheduling cycle. Returns true when a pod was popped. */
 bool ms_scheduler_schedule_one(ms_scheduler *s, double now);

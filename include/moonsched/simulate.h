@@ -38,10 +38,16 @@ typedef struct ms_simulate_result {
     uint32_t ignored_pods;              /* pending pods of other schedulers, terminal pods */
     uint32_t scheduled;
     uint32_t unschedulable;
+    uint32_t preempted;                 /* victims evicted by preemption */
+    uint32_t preempted_placed;          /* of them, pods this run had placed */
     uint32_t attempts;                  /* scheduling cycles run */
     double wall_seconds;                /* the whole run */
     double schedule_seconds;            /* the scheduling loop */
     double pods_per_second;             /* scheduled / schedule_seconds */
+    /* The process's CPU time over the scheduling loop: unlike the wall
+     * clock, it leaves out time other processes had the CPU. */
+    double schedule_cpu_seconds;
+    double pods_per_cpu_second;         /* scheduled / schedule_cpu_seconds */
     double latency_p50, latency_p99;    /* seconds per cycle, bind included */
     double peak_rss_mib;
     double virtual_seconds;             /* where the virtual clock stopped */

@@ -9,6 +9,15 @@
 #include "moonsched/map.h"
 #include "moonsched/nodeinfo.h"
 
+/* A NodeInfo the snapshot copied (new or changed) or dropped. `since` is
+ * the snapshot's generation when the change was made: a consumer that last
+ * looked at the snapshot when its generation was g has not seen the changes
+ * with since >= g. */
+typedef struct ms_snapshot_change {
+    ms_str name;
+    uint64_t since;
+} ms_snapshot_change;
+
 typedef struct ms_snapshot {
     ms_node_info **nodes;        /* nodes with a Node object, in node-tree order
                                   * (round-robin across zones, as upstream) */
@@ -29,6 +38,14 @@ typedef struct ms_snapshot {
     ms_node_info **updated;
     uint32_t nupdated, updcap;
     bool updated_all;
+    /* Journal of changes, oldest first, so that plugins keeping state
+     * derived from NodeInfos across cycles (PodTopologySpread's counts) pay
+     * for what changed, not for every node. Bounded: old entries are dropped
+     * and changes_from raised; it holds every change with since >=
+     * changes_from. */
+    ms_snapshot_change *changes;
+    uint32_t nchanges, changecap;
+    uint64_t changes_from;
 } ms_snapshot;
 
 /* The snapshot's NodeInfos are borrowed copies (see ms_node_info_copy_into):
@@ -39,8 +56,17 @@ void ms_snapshot_init(ms_snapshot *s);
 void ms_snapshot_free(ms_snapshot *s);
 ms_node_info *ms_snapshot_get(const ms_snapshot *s, ms_str node_name);
 
-/* For ms_cache_update_snapshot. The NodeInfo for a name, created empty (and
- * *created set) when absent; NULL when out of memory. */
+/* The changes a consumer that last looked at the snapshot at generation
+ * `seen` has not applied (a name may appear more than once; look it up again
+ * with ms_snapshot_get: absent means dropped). false when the journal no
+ * longer reaches back to `seen`: the consumer must rebuild from the whole
+ * snapshot. Valid until the next ms_cache_update_snapshot. */
+bool ms_snapshot_changes(const ms_snapshot *s, uint64_t seen, const ms_snapshot_change **out,
+                         uint32_t *n);
+
+/* For ms_cache_update_snapshot (both record the change in the journal).
+ * The NodeInfo for a name, created empty (and *created set) when absent;
+ * NULL when out of memory. */
 ms_node_info *ms_snapshot_slot(ms_snapshot *s, ms_str node_name, bool *created);
 /* Frees the NodeInfo of a name (not in the lists afterwards only once they
  * are rebuilt). */

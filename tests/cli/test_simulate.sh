@@ -83,10 +83,11 @@ check "forced: extended resource in use on beta" \
 "$M" simulate --cluster "$D/forced.yaml" --output json >"$T/forced.json" 2>&1
 check "json: exit 0" test $? -eq 0
 if command -v python3 >/dev/null 2>&1; then
-    check "json: parses, with placements and nodes" python3 -c '
+    check "json: parses, with placements, nodes and no preemptions" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"placements", "nodes"}, d.keys()
+assert set(d) == {"placements", "nodes", "preemptions"}, d.keys()
+assert d["preemptions"] == [], d["preemptions"]
 p = {x["pod"]: x for x in d["placements"]}
 assert p["team-a/to-alpha"]["node"] == "alpha", p
 assert p["team-a/too-big"]["node"] is None
@@ -158,6 +159,68 @@ check "--generate: unknown key named" has_text "$T/gen3.err" "unknown key \"bogu
 "$M" simulate --generate nodes=2,pods=1 --cluster "$D/forced.yaml" >"$T/both.out" 2>&1
 check "--generate with --cluster: both feed the cluster" \
     sh -c "grep -q '^default/pod-0 -> ' '$T/both.out' && grep -q '^team-a/to-alpha -> alpha' '$T/both.out'"
+
+# ---- priority and preemption ----
+"$M" simulate --cluster "$D/preemption.yaml" --stats >"$T/pre.out" 2>"$T/pre.err"
+check "preemption: exit 0" test $? -eq 0
+check "preemption: the preemptor gets the node with the fewest victims" \
+    has_line "$T/pre.out" "prod/critical -> node-a  (not scored: feasible 1/2)"
+check "preemption: one victim, with the priorities" \
+    has_line "$T/pre.out" "  preempted batch/a-big on node-a by prod/critical (priority 1000 > 0)"
+check "preemption: nothing else preempted" test "$(grep -c '^  preempted ' "$T/pre.out")" -eq 1
+check "preemption: preemptionPolicy Never stays pending" has_line "$T/pre.out" \
+    "prod/never -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
+check "preemption: --stats counts victims" has_line "$T/pre.err" "preempted:         1"
+check "preemption: the PDB is read, not skipped" has_text "$T/pre.err" "objects read:      9 (0 skipped)"
+"$M" simulate --cluster "$D/preemption.yaml" --cluster "$D/preemption-pdb.yaml" >"$T/pdb.out" 2>&1
+check "preemption: a PDB moves the choice to the other node" \
+    has_line "$T/pdb.out" "prod/critical -> node-b  (not scored: feasible 1/2)"
+check "preemption: two victims there" sh -c \
+    "grep -qx '  preempted batch/b-1 on node-b by prod/critical (priority 1000 > 0)' '$T/pdb.out' && grep -qx '  preempted batch/b-2 on node-b by prod/critical (priority 1000 > 0)' '$T/pdb.out' && ! grep -q 'a-big' '$T/pdb.out'"
+"$M" simulate --cluster "$D/preemption.yaml" --output json >"$T/pre.json" 2>&1
+check "preemption: JSON preemptions array" python3 -c "
+import json, sys
+d = json.load(open('$T/pre.json'))
+want = [{'preemptor': 'prod/critical', 'priority': 1000, 'node': 'node-a',
+         'victims': [{'pod': 'batch/a-big', 'priority': 0}]}]
+sys.exit(0 if d['preemptions'] == want else 1)"
+"$M" simulate --cluster "$D/preemption-late.yaml" >"$T/late.out" 2>&1
+check "preemption: a pod placed in the run, then preempted, says so" \
+    has_line "$T/late.out" "default/worker-2 -> (preempted) by default/leader on node-x"
+check "preemption: the late preemptor is placed" \
+    has_line "$T/late.out" "default/leader -> node-x  (not scored: feasible 1/1)"
+"$M" simulate --cluster "$D/preemption-late.yaml" --output json >"$T/late.json" 2>&1
+check "preemption: JSON marks the victim's placement" python3 -c "
+import json, sys
+d = json.load(open('$T/late.json'))
+p = [x for x in d['placements'] if x['pod'] == 'default/worker-2'][0]
+sys.exit(0 if p['node'] is None and p.get('preempted') is True else 1)"
+
+"$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
+    >/dev/null 2>"$T/gp.err"
+check "--generate shape=preemption: every high-priority pod placed, three victims each" \
+    sh -c "grep -qx 'scheduled:         10' '$T/gp.err' && grep -qx 'preempted:         30' '$T/gp.err'"
+
+# ---- volumes ----
+"$M" simulate --cluster "$D/volumes.yaml" >"$T/vol.out" 2>&1
+check "VolumeRestrictions: disk conflict in the FitError message" \
+    has_text "$T/vol.out" "default/db-1 -> (unschedulable) 0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had no available disk."
+check "VolumeRestrictions: the pod goes where its disk is free" has_text "$T/vol.out" "default/db-2 -> n2 "
+
+# ---- topology spreading ----
+"$M" simulate --cluster "$D/spread.yaml" >"$T/spread.out" 2>&1
+check "spread: exit 0" test $? -eq 0
+# n1, n2 are zone-a; n3, n4 zone-b; n5, n6 zone-c; web-0 already runs on n1.
+zones=$(grep '^default/web-' "$T/spread.out" | sed -n 's/.* -> n\([1-6]\) .*/\1/p' |
+    awk '{ z[int(($1 - 1) / 2)]++ } END { printf "%d/%d/%d", z[0] + 1, z[1], z[2] }')
+check "spread: DoNotSchedule maxSkew 1 leaves the zones at 2/2/2 (got $zones)" test "$zones" = "2/2/2"
+check "spread: a key no node has is unresolvable" has_text "$T/spread.out" \
+    "default/racked -> (unschedulable) 0/6 nodes are available: 6 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
+check "spread: system defaults keep a ReplicaSet's pod off its sibling's zone" \
+    sh -c "grep -Eq '^default/api-1 -> n[3-6]  \\(.*PodTopologySpread 200' '$T/spread.out'"
+"$M" simulate --generate nodes=300,zones=3,bound-pods=300,pods=300,spread=hard --quiet --stats \
+    >/dev/null 2>"$T/spreadgen.err"
+check "--generate spread=hard: every spreading pod placed" grep -q '^scheduled:         300$' "$T/spreadgen.err"
 
 # ---- seeds ----
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1

@@ -191,7 +191,7 @@ describe("the sandbox", function()
     it("stops an allocation bomb at the memory cap", function()
         local p = assert(w:policy([[local keep = {}
           return {name = "bomb", filter = function()
-            local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 65536) .. i end end}]]))
+            local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 4 * 2 ^ 20) .. i end end}]]))
         local r = w:filter(p, pod, nodes)
         assert.truthy(r[1].reason:find("memory cap", 1, true), r[1].reason)
         assert.are.equal(1, tonumber(w:stats(p).memory_errors))

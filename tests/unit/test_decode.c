@@ -1018,6 +1018,26 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nstatus: {qosClass: 1}\n", "Pod default/w: status.qosClass: expected string, got number"},
         {"metadata: {name: w}\nstatus: {conditions: [{type: PodScheduled, status: false}]}\n",
          "Pod default/w: status.conditions[0].status: expected string, got boolean"},
+        {"metadata: {name: w}\nspec: {volumes: {name: v}}\n", "Pod default/w: spec.volumes: expected array, got object"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: a}, x]}\n",
+         "Pod default/w: spec.volumes[1]: expected object, got string"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: 1}]}\n", "Pod default/w: spec.volumes[0].name: expected string, got number"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, gcePersistentDisk: foo}]}\n",
+         "Pod default/w: spec.volumes[0].gcePersistentDisk: expected object, got string"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, gcePersistentDisk: {pdName: foo, readOnly: \"yes\"}}]}\n",
+         "Pod default/w: spec.volumes[0].gcePersistentDisk.readOnly: expected boolean, got string"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, awsElasticBlockStore: {volumeID: 7}}]}\n",
+         "Pod default/w: spec.volumes[0].awsElasticBlockStore.volumeID: expected string, got number"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, rbd: {monitors: [a, 1], image: i}}]}\n",
+         "Pod default/w: spec.volumes[0].rbd.monitors[1]: expected string, got number"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, rbd: {monitors: a}}]}\n",
+         "Pod default/w: spec.volumes[0].rbd.monitors: expected array, got string"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, iscsi: {iqn: q, lun: one}}]}\n",
+         "Pod default/w: spec.volumes[0].iscsi.lun: expected integer, got string"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, persistentVolumeClaim: {claimName: [c]}}]}\n",
+         "Pod default/w: spec.volumes[0].persistentVolumeClaim.claimName: expected string, got array"},
+        {"metadata: {name: w}\nspec: {volumes: [{name: v, emptyDir: {}, cinder: 3}]}\n",
+         "Pod default/w: spec.volumes[0].cinder: expected object, got number"},
         {"metadata: {name: w}\nspec: {resources: {requests: {cpu: -x}}}\n",
          "Pod default/w: spec.resources.requests.cpu: quantities must match the regular expression "
          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
@@ -1063,6 +1083,78 @@ static void test_errors(void **state) {
     assert_null(n);
     assert_string_equal(err.msg, "Node: expected an object, got nothing");
     cJSON_Delete(arr);
+}
+
+/* spec.volumes: the kinds the volume plugins compare, with their identity
+ * fields; other kinds only counted. */
+static void test_volumes(void **state) {
+    (void)state;
+    ms_pod *p = fx_pod(&env.d,
+                       "metadata: {name: db-0, namespace: ns}\n"
+                       "spec:\n"
+                       "  volumes:\n"
+                       "  - {name: cfg, configMap: {name: c}}\n"
+                       "  - {name: pd, gcePersistentDisk: {pdName: disk-1, fsType: ext4, readOnly: true}}\n"
+                       "  - {name: ebs, awsElasticBlockStore: {volumeID: \"aws://us-east-1a/vol-1\"}}\n"
+                       "  - {name: ceph, rbd: {monitors: [\"10.0.0.1:6789\", \"10.0.0.2:6789\"], image: img}}\n"
+                       "  - {name: tgt, iscsi: {targetPortal: \"10.0.0.9:3260\", iqn: \"iqn.2001-04.com.example:t\","
+                       " lun: 3, readOnly: true}}\n"
+                       "  - {name: data, persistentVolumeClaim: {claimName: data-db-0}}\n"
+                       "  - {name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}}}\n"
+                       "  - {name: az, azureDisk: {diskName: d, diskURI: u}}\n"
+                       "  - {name: tmp, emptyDir: {}}\n"
+                       "  - {name: tok, projected: {sources: []}}\n"
+                       "  - {name: gone, gcePersistentDisk: null}\n");
+    assert_int_equal(p->nvolumes, 7);
+    assert_int_equal(p->nother_volumes, 4);
+    const ms_volume *v = p->volumes;
+    assert_int_equal(v[0].kind, MS_VOL_GCE_PD);
+    assert_string_equal(T(v[0].name), "pd");
+    assert_string_equal(T(v[0].id), "disk-1");
+    assert_true(v[0].read_only);
+    assert_int_equal(v[1].kind, MS_VOL_AWS_EBS);
+    assert_string_equal(T(v[1].id), "aws://us-east-1a/vol-1");
+    assert_false(v[1].read_only);
+    assert_int_equal(v[2].kind, MS_VOL_RBD);
+    assert_string_equal(T(v[2].id), "img");
+    assert_string_equal(T(v[2].pool), "rbd");   /* API default */
+    assert_int_equal(v[2].nmonitors, 2);
+    assert_string_equal(T(v[2].monitors[1]), "10.0.0.2:6789");
+    assert_false(v[2].read_only);
+    assert_int_equal(v[3].kind, MS_VOL_ISCSI);
+    assert_string_equal(T(v[3].id), "iqn.2001-04.com.example:t");
+    assert_string_equal(T(v[3].target_portal), "10.0.0.9:3260");
+    assert_int_equal(v[3].lun, 3);
+    assert_true(v[3].read_only);
+    assert_int_equal(v[4].kind, MS_VOL_PVC);
+    assert_string_equal(T(v[4].id), "data-db-0");
+    assert_false(v[4].read_only);
+    assert_int_equal(v[5].kind, MS_VOL_EPHEMERAL);
+    assert_string_equal(T(v[5].id), "db-0-scratch");   /* <pod>-<volume> */
+    assert_int_equal(v[6].kind, MS_VOL_CSI_MIGRATABLE);
+    assert_string_equal(T(v[6].name), "az");
+    ms_pod_unref(p);
+
+    /* Absent or empty: nothing, and no array. */
+    p = fx_pod(&env.d, "metadata: {name: a}\nspec: {volumes: []}\n");
+    assert_int_equal(p->nvolumes, 0);
+    assert_null(p->volumes);
+    assert_int_equal(p->nother_volumes, 0);
+    ms_pod_unref(p);
+    p = fx_pod(&env.d, "metadata: {name: a}\nspec: {volumes: [{name: x, secret: {secretName: s}}]}\n");
+    assert_int_equal(p->nvolumes, 0);
+    assert_null(p->volumes);
+    assert_int_equal(p->nother_volumes, 1);
+    ms_pod_unref(p);
+
+    /* Explicit pool; empty identity fields are MS_STR_NONE. */
+    p = fx_pod(&env.d, "metadata: {name: a}\nspec: {volumes: [{name: x, rbd: {monitors: [m], pool: kube,"
+                       " image: \"\", readOnly: true}}]}\n");
+    assert_int_equal(p->nvolumes, 1);
+    assert_string_equal(T(p->volumes[0].pool), "kube");
+    assert_int_equal(p->volumes[0].id, MS_STR_NONE);
+    assert_true(p->volumes[0].read_only);
+    ms_pod_unref(p);
 }
 
 /* Selector errors from the selector module get the object's name. */
@@ -1122,6 +1214,32 @@ static void test_fixtures(void **state) {
     ms_node_unref(n);
 }
 
+/* The whole file comes back NUL-terminated; a cap refuses longer files. */
+static void test_read_file(void **state) {
+    (void)state;
+    char path[] = "/tmp/ms_read_file_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char data[100000];
+    for (size_t i = 0; i < sizeof data; i++) data[i] = (char)('a' + i % 26);
+    assert_int_equal(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    close(fd);
+    char *buf;
+    size_t len;
+    ms_error err = {0};
+    assert_int_equal(ms_read_file(path, 0, &buf, &len, &err), MS_OK);
+    assert_int_equal(len, sizeof data);
+    assert_memory_equal(buf, data, sizeof data);
+    assert_int_equal(buf[len], '\0');
+    free(buf);
+    assert_int_equal(ms_read_file(path, 1000, &buf, &len, &err), MS_EINVAL);
+    assert_null(buf);
+    assert_non_null(strstr(err.msg, "larger than"));
+    unlink(path);
+    assert_int_equal(ms_read_file(path, 0, &buf, &len, &err), MS_EIO);
+    assert_non_null(strstr(err.msg, path));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kubectl_yaml_pod),
@@ -1131,10 +1249,12 @@ int main(void) {
         cmocka_unit_test(test_pod_requests),
         cmocka_unit_test(test_scalar_resources),
         cmocka_unit_test(test_images_and_ports),
+        cmocka_unit_test(test_volumes),
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_kubectl_node),
         cmocka_unit_test(test_node_defaults),
         cmocka_unit_test(test_loader),
+        cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_selector_errors),
         cmocka_unit_test(test_rfc3339),

@@ -383,8 +383,8 @@ static void test_init_errors(void **state) {
     ms_framework_destroy(&fw);
 
     /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "PodTopologySpread");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"PodTopologySpread\" is not "
+    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "VolumeZone");
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"VolumeZone\" is not "
                           "implemented yet");
 
     static const ms_plugin_ops shadow = {.name = "NodeName"};
@@ -446,6 +446,54 @@ static void test_filter_stops_at_first_failure(void **state) {
     assert_int_equal(ms_framework_run_filter(&fx->fw, &fx->c, &ni, &st), MS_ERROR);
     assert_int_equal(st.code, MS_ERROR);
     assert_int_equal(st.plugin, (int)b);
+    ms_framework_destroy(&fx->fw);
+}
+
+/* A cycle's filter plan runs the same plugins, with the same results, as
+ * ms_framework_run_filter: PreFilter's Skips are left out. */
+static void test_filter_plan(void **state) {
+    fixture *fx = *state;
+    add_plugin(&fx->pc, "FakeA", BIT(MS_EP_PRE_FILTER) | BIT(MS_EP_FILTER), 0);
+    uint32_t b = add_plugin(&fx->pc, "FakeB", BIT(MS_EP_PRE_FILTER) | BIT(MS_EP_FILTER), 0);
+    uint32_t c = add_plugin(&fx->pc, "FakeC", BIT(MS_EP_PRE_FILTER) | BIT(MS_EP_FILTER), 0);
+    start(fx);
+    fakes[FA].pre_filter = MS_SKIP;
+    ms_status st, ref;
+    ms_node_info ni = {0};
+    assert_int_equal(ms_framework_run_pre_filter(&fx->fw, &fx->c, &st), MS_SUCCESS);
+    ms_filter_plan plan;
+    ms_framework_filter_plan(&fx->fw, &fx->c, &plan);
+    assert_int_equal(plan.n, 2);
+    assert_int_equal(plan.steps[0].plugin, b);
+    assert_int_equal(plan.steps[1].plugin, c);
+
+    static const struct {
+        ms_code b, c, want;
+    } cases[] = {
+        {MS_SUCCESS, MS_SUCCESS, MS_SUCCESS},
+        {MS_UNSCHEDULABLE_AND_UNRESOLVABLE, MS_SUCCESS, MS_UNSCHEDULABLE_AND_UNRESOLVABLE},
+        {MS_SUCCESS, MS_UNSCHEDULABLE, MS_UNSCHEDULABLE},
+        {MS_SUCCESS, MS_WAIT, MS_ERROR},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fakes[FB].filter = cases[k].b;
+        fakes[FC].filter = cases[k].c;
+        fakes[FB].reason = "b says no";
+        fakes[FC].reason = "c says no";
+        calls[0] = '\0';
+        assert_int_equal(ms_framework_run_filter(&fx->fw, &fx->c, &ni, &ref), cases[k].want);
+        char via_loop[sizeof calls];
+        snprintf(via_loop, sizeof via_loop, "%s", calls);
+        calls[0] = '\0';
+        memset(&st, 0x5a, sizeof st);
+        assert_int_equal(ms_framework_run_filter_plan(&plan, &fx->c, &ni, &st), cases[k].want);
+        assert_string_equal(calls, via_loop);
+        assert_int_equal(st.code, ref.code);
+        assert_int_equal(st.plugin, ref.plugin);
+        assert_int_equal(st.nreasons, ref.nreasons);
+        for (uint32_t r = 0; r < st.nreasons; r++) assert_string_equal(st.reasons[r], ref.reasons[r]);
+    }
+    assert_int_equal(wrong_current, 0);
     ms_framework_destroy(&fx->fw);
 }
 
@@ -859,13 +907,14 @@ static void test_default_profile(void **state) {
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
-                                    "NodePorts NodeResourcesFit InterPodAffinity");
-    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit "
+                                    "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
+                                    "PodTopologySpread InterPodAffinity");
+    expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "");
-    static const int32_t weights[] = {3, 2, 1, 2, 1, 1};
+    static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
     ms_framework_destroy(&fw);
@@ -945,8 +994,9 @@ static void test_registry(void **state) {
     (void)state;
     static const char *names[] = {"PrioritySort", "NodeName", "NodeUnschedulable", "NodePorts",
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                                  "NodeResourcesBalancedAllocation", "InterPodAffinity",
-                                  "ImageLocality", "DefaultPreemption", "DefaultBinder"};
+                                  "PodTopologySpread", "NodeResourcesBalancedAllocation",
+                                  "InterPodAffinity", "ImageLocality", "DefaultPreemption",
+                                  "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);
@@ -988,6 +1038,7 @@ int main(void) {
         T(test_init_errors),
         T(test_order_follows_config),
         T(test_filter_stops_at_first_failure),
+        T(test_filter_plan),
         T(test_pre_filter_skip_and_rejection),
         T(test_score_weights_normalize_and_skip),
         T(test_score_range_is_checked_after_normalize),

@@ -32,6 +32,13 @@ static void test_spec_defaults_and_parse(void **state) {
     assert_string_equal(g.node_memory, "64Gi");
     assert_string_equal(g.pod_cpu, "250m");
     assert_string_equal(g.namespace_, "perf");
+    assert_int_equal(g.spread, MS_SPREAD_NONE);
+    assert_int_equal(ms_generator_parse("spread=hard", &g, &err), MS_OK);
+    assert_int_equal(g.spread, MS_SPREAD_HARD);
+    assert_int_equal(ms_generator_parse("spread=soft", &g, &err), MS_OK);
+    assert_int_equal(g.spread, MS_SPREAD_SOFT);
+    assert_int_equal(ms_generator_parse("spread=none", &g, &err), MS_OK);
+    assert_int_equal(g.spread, MS_SPREAD_NONE);
 
     static const struct { const char *spec, *msg; } bad[] = {
         {"nodes=abc", "--generate: nodes: expected a count"},
@@ -41,6 +48,7 @@ static void test_spec_defaults_and_parse(void **state) {
         {"pod-memory=-1Gi", "--generate: pod-memory: must not be negative"},
         {"colour=blue", "--generate: unknown key \"colour\""},
         {"namespace=", "--generate: namespace: expected a name"},
+        {"spread=maybe", "--generate: spread: expected none, hard or soft, got \"maybe\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ms_generator_spec_default(&g);
@@ -136,10 +144,98 @@ static void test_generated_objects(void **state) {
     ms_interner_free(in);
 }
 
+/* scheduler_perf's Preemption shape: low-priority bound pods, four per
+ * node, and high-priority pending pods too big for what is left. */
+static void test_preemption_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    assert_string_equal(g.shape, "basic");
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=preemption,nodes=2,bound-pods=8,pods=2,pod-cpu=1",
+                                        &g, &err),
+                     MS_OK);
+    assert_string_equal(g.shape, "preemption");
+    collected c = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.nnodes, 2);
+    assert_int_equal(c.npods, 10);
+    int64_t used[2] = {0, 0};
+    for (uint32_t i = 0; i < 8; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_int_equal(p->priority, 0);
+        assert_int_equal(p->requests.v[MS_RES_CPU], 900);
+        assert_int_equal(p->requests.v[MS_RES_MEMORY], 500LL << 20);
+        assert_int_not_equal(p->node_name, MS_STR_NONE);
+        used[strcmp(ms_str_get(in, p->node_name), "node-1") == 0] += p->requests.v[MS_RES_CPU];
+    }
+    assert_int_equal(used[0], 3600);
+    assert_int_equal(used[1], 3600);
+    for (uint32_t i = 8; i < 10; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_int_equal(p->priority, 10);
+        assert_int_equal(p->requests.v[MS_RES_CPU], 3000);
+        assert_int_equal(p->node_name, MS_STR_NONE);
+    }
+    ms_generator_spec_default(&g);
+    assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "--generate: shape: expected basic or preemption, got \"square\"");
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
+/* spread=hard / soft: scheduler_perf's topology spreading pods; bound pods
+ * stay plain. */
+static void test_spreading_pods(void **state) {
+    (void)state;
+    static const struct {
+        const char *spec;
+        uint8_t when;
+    } cases[] = {{"nodes=3,pods=2,bound-pods=1,zones=3,spread=hard", MS_DO_NOT_SCHEDULE},
+                 {"nodes=3,pods=2,bound-pods=1,zones=3,spread=soft", MS_SCHEDULE_ANYWAY}};
+    for (size_t k = 0; k < 2; k++) {
+        ms_interner *in = ms_interner_new();
+        ms_decoder d;
+        ms_decoder_init(&d, in);
+        ms_generator_spec g;
+        ms_generator_spec_default(&g);
+        ms_error err = {0};
+        assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
+        collected c = {0};
+        ms_generator_sink sink = {&c, take_node, take_pod};
+        if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+        assert_int_equal(c.npods, 3);
+        assert_int_equal(c.pods[0]->ntopology_spread, 0);
+        assert_int_equal(c.pods[0]->meta.labels.n, 0);
+        ms_str color = ms_intern_cstr(in, "color"), blue = ms_intern_cstr(in, "blue");
+        for (uint32_t i = 1; i < 3; i++) {
+            const ms_pod *p = c.pods[i];
+            assert_int_equal(ms_labels_get(&p->meta.labels, color), blue);
+            assert_int_equal(p->ntopology_spread, 1);
+            const ms_topology_spread *t = &p->topology_spread[0];
+            assert_int_equal(t->max_skew, 5);
+            assert_string_equal(ms_str_get(in, t->topology_key), "topology.kubernetes.io/zone");
+            assert_int_equal(t->when_unsatisfiable, cases[k].when);
+            assert_true(ms_label_selector_matches(&t->selector, &p->meta.labels, in));
+            assert_int_equal(t->selector.n, 1);
+        }
+        for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+        for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+        ms_interner_free(in);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_preemption_shape),
         cmocka_unit_test(test_spec_defaults_and_parse),
         cmocka_unit_test(test_generated_objects),
+        cmocka_unit_test(test_spreading_pods),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,12 +145,63 @@ static void test_formatting(void **state) {
     assert_string_equal(buf, "1500");
 }
 
+/* Up to 18 significant digits take a 128-bit path; more take the exact
+ * digit-string path. The same amount written both ways ("D" and "D.000...",
+ * 19 zeros) must parse the same, whatever the suffix and sign. */
+static void test_short_and_long_digit_paths_agree(void **state) {
+    (void)state;
+    static const char *const suffixes[] = {"",   "m",  "n",  "u",   "k",   "M",    "G",  "T",
+                                           "P",  "E",  "Ki", "Mi",  "Gi",  "Ti",   "Pi", "Ei",
+                                           "e3", "e-5", "e18", "e-19", "E25", "e-40", "e+2"};
+    uint64_t x = 0x2545f4914f6cdd1dULL;
+    for (int round = 0; round < 20000; round++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        char digits[20];
+        size_t n = 1 + x % 18;
+        uint64_t y = x;
+        for (size_t i = 0; i < n; i++) {
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+            digits[i] = (char)('0' + (y >> 33) % 10);
+        }
+        digits[n] = '\0';
+        const char *sfx = suffixes[(x >> 20) % (sizeof suffixes / sizeof suffixes[0])];
+        const char *sign = (x >> 40) % 4 == 0 ? "-" : "";
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%s%s%s", sign, digits, sfx);
+        snprintf(b, sizeof b, "%s%s.0000000000000000000%s", sign, digits, sfx);
+        ms_quantity qa, qb;
+        ms_error err = {0};
+        assert_int_equal(ms_quantity_parse_cstr(a, &qa, &err), MS_OK);
+        assert_int_equal(ms_quantity_parse_cstr(b, &qb, &err), MS_OK);
+        if (qa.value != qb.value || qa.milli != qb.milli)
+            fail_msg("%s: value %lld milli %lld; %s: value %lld milli %lld", a, (long long)qa.value,
+                     (long long)qa.milli, b, (long long)qb.value, (long long)qb.milli);
+    }
+    /* Edges of the short path. */
+    ms_quantity q;
+    ms_error err = {0};
+    assert_int_equal(ms_quantity_parse_cstr("999999999999999999Ei", &q, &err), MS_OK);
+    assert_int_equal(q.value, INT64_MAX);
+    assert_int_equal(ms_quantity_parse_cstr("999999999999999999", &q, &err), MS_OK);
+    assert_int_equal(q.value, 999999999999999999LL);
+    assert_int_equal(q.milli, INT64_MAX);
+    assert_int_equal(ms_quantity_parse_cstr("9223372036854775807n", &q, &err), MS_OK);
+    assert_int_equal(q.value, 9223372037LL);
+    assert_int_equal(q.milli, 9223372036855LL);
+    assert_int_equal(ms_quantity_parse_cstr("1e-40", &q, &err), MS_OK);
+    assert_int_equal(q.value, 1);
+    assert_int_equal(q.milli, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_quantities),
         cmocka_unit_test(test_invalid_quantities),
         cmocka_unit_test(test_error_texts),
         cmocka_unit_test(test_formatting),
+        cmocka_unit_test(test_short_and_long_digit_paths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

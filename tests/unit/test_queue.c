@@ -682,6 +682,38 @@ static void test_nominator_ordering_and_cleanup(void **state) {
     }
 }
 
+/* The count of nominated pods follows every way in and out: a cycle skips
+ * the per-node nominator lookups when it is 0. */
+static void test_nominated_count(void **state) {
+    (void)state;
+    enum { NODE_A = 10, NODE_B = 11 };
+    ms_queue *q = newq();
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    ms_pod *p1 = mkpod(1, 5);
+    p1->nominated_node_name = NODE_A;
+    ms_queue_add(q, p1, 0);
+    ms_pod *p2 = mkpod(2, 5);
+    ms_queue_add(q, p2, 0);
+    assert_int_equal(ms_queue_nominated_count(q), 1);
+    ms_queue_add_nominated(q, p2, NODE_B);
+    assert_int_equal(ms_queue_nominated_count(q), 2);
+    ms_queue_add_nominated(q, p2, NODE_A);   /* moved, not added */
+    assert_int_equal(ms_queue_nominated_count(q), 2);
+    assert_int_equal(ms_queue_nominated_node(q, 2), NODE_A);
+    ms_queue_delete_nominated(q, p2);
+    assert_int_equal(ms_queue_nominated_count(q), 1);
+    ms_queue_delete(q, p1);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    ms_queue_add_nominated(q, p2, NODE_B);
+    ms_queued_pod *qp = ms_queue_pop(q, 1);
+    assert_non_null(qp);
+    ms_queue_done(q, qp);   /* scheduled: its nomination goes */
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    ms_queue_free(q);
+    ms_pod_unref(p1);
+    ms_pod_unref(p2);
+}
+
 /* The only reference to a pod may be the nominator's own. */
 static void test_renominate_sole_reference(void **state) {
     (void)state;
@@ -930,6 +962,7 @@ int main(void) {
         cmocka_unit_test(test_duplicate_add),
         cmocka_unit_test(test_nominator_ordering_and_cleanup),
         cmocka_unit_test(test_renominate_sole_reference),
+        cmocka_unit_test(test_nominated_count),
         cmocka_unit_test(test_custom_less),
         cmocka_unit_test(test_each_visits_every_held_pod),
         cmocka_unit_test(test_random_operations),

@@ -9,6 +9,7 @@
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
+#include "moonsched/pdb.h"
 #include "moonsched/scheduler.h"
 
 /* ---- test plugins ---------------------------------------------------- */
@@ -165,7 +166,46 @@ typedef struct env {
     int64_t last_total, last_scores[8];
     ms_pod *objects[512];        /* everything created, released at the end */
     uint32_t nobjects;
+    /* preemption */
+    bool evict_at_once;          /* the evictor deletes the victim (as simulate does) */
+    bool evict_fails;            /* the evictor answers MS_EIO */
+    double now;                  /* passed to the delete */
+    ms_pod *evicted[64];         /* referenced */
+    uint32_t nevicted, npreempted_reports, nnominated, ncleared;
+    ms_str evicted_on, nominated_to;
 } env;
+
+static ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    (void)preemptor;
+    env *e = ctx;
+    if (e->evict_fails) return MS_EIO;
+    assert_true(e->nevicted < 64);
+    e->evicted[e->nevicted++] = ms_pod_ref((ms_pod *)victim);
+    e->evicted_on = node;
+    if (e->evict_at_once) ms_scheduler_pod_delete(e->s, victim, e->now);
+    return MS_OK;
+}
+
+static void fake_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
+    (void)pod;
+    env *e = ctx;
+    if (node == MS_STR_NONE) e->ncleared++;
+}
+
+static void on_nominated(void *ctx, const ms_pod *pod, ms_str node) {
+    (void)pod;
+    env *e = ctx;
+    e->nnominated++;
+    e->nominated_to = node;
+}
+
+static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    (void)victim;
+    (void)preemptor;
+    (void)node;
+    env *e = ctx;
+    e->npreempted_reports++;
+}
 
 static ms_rc fake_bind(void *ctx, const ms_pod *pod, ms_str node) {
     env *e = ctx;
@@ -244,7 +284,8 @@ static env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allo
         .config = &e->cfg,
         .in = e->in,
         .binder = {e, fake_bind},
-        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, NULL},
+        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted},
+        .evictor = {e, fake_evict, fake_set_nomination},
         .seed = seed,
         .out_of_tree = test_plugins,
         .n_out_of_tree = 5,
@@ -263,6 +304,7 @@ static env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows)
 static env *env_new(int32_t pct, uint64_t seed) { return env_new_with(pct, seed, false); }
 
 static void env_free(env *e) {
+    for (uint32_t i = 0; i < e->nevicted; i++) ms_pod_unref(e->evicted[i]);
     for (uint32_t i = 0; i < e->nbinds; i++) ms_pod_unref(e->binds[i].pod);
     ms_scheduler_free(e->s);
     for (uint32_t i = 0; i < e->nobjects; i++) ms_pod_unref(e->objects[i]);
@@ -883,6 +925,227 @@ static void test_namespace_selector_through_the_scheduler(void **state) {
     env_free(e);
 }
 
+/* ---- priority and preemption ---------------------------------------- */
+
+static const char *const preempt_plugins[] = {"PrioritySort", "TestFit", "DefaultPreemption",
+                                              "DefaultBinder", NULL};
+
+static env *preempt_env(void) {
+    env *e = env_new_profile(0, 1, false, preempt_plugins);
+    e->complete_at_once = true;
+    e->evict_at_once = true;
+    return e;
+}
+
+/* A pod with an app label and a cpu request; extra: more spec fields. */
+static ms_pod *lpod(env *e, const char *name, const char *app, const char *cpu, const char *extra) {
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\","
+             "\"uid\":\"uid-%s\",\"labels\":{\"app\":\"%s\"}},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+             "{\"requests\":{\"cpu\":\"%s\"}}}]%s}}",
+             name, name, app, cpu, extra ? extra : "");
+    cJSON *j = parse(buf);
+    ms_pod *p = NULL;
+    ms_error err = {0};
+    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    assert_true(e->nobjects < 512);
+    e->objects[e->nobjects++] = p;
+    ms_scheduler_pod_add(e->s, p, e->now);
+    return p;
+}
+
+static bool was_evicted(const env *e, const ms_pod *p) {
+    for (uint32_t i = 0; i < e->nevicted; i++)
+        if (e->evicted[i]->meta.uid_hash == p->meta.uid_hash) return true;
+    return false;
+}
+
+static void test_preemption_end_to_end(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    add_node(e, "a", "4", NULL, NULL);
+    /* Four 1-cpu pods of priority 0 fill the node; the preemptor needs 2. */
+    ms_pod *low[4];
+    low[0] = lpod(e, "low-0", "batch", "1", ",\"nodeName\":\"a\"");
+    low[1] = lpod(e, "low-1", "batch", "1", ",\"nodeName\":\"a\"");
+    low[2] = lpod(e, "low-2", "batch", "1", ",\"nodeName\":\"a\"");
+    low[3] = lpod(e, "low-3", "batch", "1", ",\"nodeName\":\"a\"");
+    ms_pod *high = lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_int_equal(requested_cpu(e, "a"), 4000);
+
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    /* No more victims than needed: two of the four. */
+    assert_int_equal(e->nevicted, 2);
+    assert_int_equal(e->npreempted_reports, 2);
+    assert_string_equal(ms_str_get(e->in, e->evicted_on), "a");
+    assert_int_equal(e->nscheduled, 0);
+    assert_int_equal(e->nunschedulable, 1);
+    assert_int_equal(e->nnominated, 1);
+    assert_string_equal(ms_str_get(e->in, e->nominated_to), "a");
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_string_equal(ms_str_get(e->in, ms_queue_nominated_node(q, high->meta.uid_hash)), "a");
+    /* The victims are gone from the cache at once; the preemptor waits out
+     * its backoff (the deletion moved it), not for another event. */
+    assert_int_equal(requested_cpu(e, "a"), 2000);
+    assert_int_equal(ms_queue_len_backoff(q), 1);
+    uint32_t kept = 0;
+    for (int i = 0; i < 4; i++) kept += !was_evicted(e, low[i]);
+    assert_int_equal(kept, 2);
+
+    /* A later cycle places it on the nominated node. */
+    assert_false(ms_scheduler_schedule_one(e->s, 0.5));
+    ms_scheduler_tick(e->s, 2);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "a");
+    assert_int_equal(e->nevicted, 2);
+    assert_int_equal(requested_cpu(e, "a"), 4000);
+    assert_int_equal(ms_queue_nominated_node(q, high->meta.uid_hash), MS_STR_NONE);
+    env_free(e);
+}
+
+static void test_preemption_policy_never(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "polite", "web", "2", ",\"priority\":1000,\"preemptionPolicy\":\"Never\"");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nevicted, 0);
+    assert_int_equal(e->nnominated, 0);
+    assert_int_equal(e->nunschedulable, 1);
+    assert_string_equal(e->last_message,
+                        "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible "
+                        "due to preemptionPolicy=Never.");
+    assert_int_equal(requested_cpu(e, "a"), 2000);
+    env_free(e);
+}
+
+static void add_pdb(env *e, const char *text) {
+    cJSON *j = parse(text);
+    ms_pdb *pdb = NULL;
+    ms_error err = {0};
+    if (ms_pdb_decode(&e->dec, j, &pdb, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    ms_scheduler_pdb_add(e->s, pdb, 0);
+    ms_pdb_unref(pdb);
+}
+
+static void test_preemption_respects_pdb(void **state) {
+    (void)state;
+    /* Two equal choices; a PDB with no disruption left protects db. The
+     * default search looks at both (fewer than 100 candidates wanted). */
+    for (int round = 0; round < 2; round++) {
+        env *e = preempt_env();
+        add_node(e, "a", "2", NULL, NULL);
+        add_node(e, "b", "2", NULL, NULL);
+        ms_pod *db = lpod(e, "db", "db", "2", ",\"nodeName\":\"a\"");
+        ms_pod *web = lpod(e, "web", "web", "2", ",\"nodeName\":\"b\"");
+        if (round == 0)
+            add_pdb(e, "{\"kind\":\"PodDisruptionBudget\",\"apiVersion\":\"policy/v1\","
+                       "\"metadata\":{\"name\":\"db\",\"namespace\":\"default\"},"
+                       "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"db\"}}},"
+                       "\"status\":{\"disruptionsAllowed\":0}}");
+        else
+            add_pdb(e, "{\"kind\":\"PodDisruptionBudget\",\"apiVersion\":\"policy/v1\","
+                       "\"metadata\":{\"name\":\"web\",\"namespace\":\"default\"},"
+                       "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}}},"
+                       "\"status\":{\"disruptionsAllowed\":0}}");
+        assert_int_equal(ms_scheduler_pdb_count(e->s), 1);
+        lpod(e, "critical", "api", "2", ",\"priority\":1000");
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->nevicted, 1);
+        assert_true(was_evicted(e, round == 0 ? web : db));
+        assert_string_equal(ms_str_get(e->in, e->nominated_to), round == 0 ? "b" : "a");
+        env_free(e);
+    }
+}
+
+static void test_two_preemptors_one_node(void **state) {
+    (void)state;
+    /* Both preemptors need the whole node. The first evicts and is
+     * nominated; the second must leave room for it (the nominated pod has
+     * the same priority) and evicts nothing. */
+    for (int at_once = 0; at_once < 2; at_once++) {
+        env *e = preempt_env();
+        e->evict_at_once = at_once;
+        add_node(e, "a", "2", NULL, NULL);
+        lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+        ms_pod *p1 = lpod(e, "p1", "web", "2", ",\"priority\":1000");
+        ms_pod *p2 = lpod(e, "p2", "web", "2", ",\"priority\":1000");
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->nevicted, 1);
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->nevicted, 1);
+        assert_int_equal(e->nnominated, 1);
+        ms_queue *q = ms_scheduler_queue(e->s);
+        assert_string_equal(ms_str_get(e->in, ms_queue_nominated_node(q, p1->meta.uid_hash)), "a");
+        assert_int_equal(ms_queue_nominated_node(q, p2->meta.uid_hash), MS_STR_NONE);
+        if (at_once) {
+            /* p1 gets the node once its backoff ends. */
+            ms_scheduler_tick(e->s, 2);
+            while (ms_scheduler_schedule_one(e->s, 2)) {}
+            assert_int_equal(e->nscheduled, 1);
+            assert_non_null(ms_cache_get_pod(ms_scheduler_cache(e->s), p1->meta.uid_hash));
+            assert_null(ms_cache_get_pod(ms_scheduler_cache(e->s), p2->meta.uid_hash));
+            assert_int_equal(e->nevicted, 1);
+        }
+        env_free(e);
+    }
+}
+
+/* An eviction that fails is the scheduler's error, not the pod's: back off
+ * and retry, with no nomination. */
+static void test_preemption_error_backs_off(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    e->evict_fails = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_backoff(q), 1);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(e->nnominated, 0);
+    assert_int_equal(e->npreempted_reports, 0);
+    assert_true(strstr(e->last_message, "running PostFilter plugin \"DefaultPreemption\": "
+                                        "preemption: evicting pod default/low: ") != NULL);
+    /* The retry succeeds once the evictor works. */
+    e->evict_fails = false;
+    ms_scheduler_tick(e->s, 2);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    assert_int_equal(e->nevicted, 1);
+    assert_int_equal(e->nnominated, 1);
+    env_free(e);
+}
+
+/* A victim waiting on Permit is rejected, not passed to the evictor. */
+static void test_preemption_rejects_waiting_victim(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "TestFit", "TestWait",
+                                          "DefaultPreemption", "DefaultBinder", NULL};
+    env *e = env_new_profile(0, 1, false, plugins);
+    e->complete_at_once = true;
+    e->evict_at_once = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "wait-low", "batch", "2", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 1);
+    assert_int_equal(requested_cpu(e, "a"), 2000);
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nevicted, 0);                 /* not through the evictor */
+    assert_int_equal(e->npreempted_reports, 1);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 0);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_int_equal(e->nnominated, 1);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_num_feasible_nodes_to_find),
@@ -903,6 +1166,12 @@ int main(void) {
         cmocka_unit_test(test_priority_order),
         cmocka_unit_test(test_permit_wait),
         cmocka_unit_test(test_namespace_selector_through_the_scheduler),
+        cmocka_unit_test(test_preemption_end_to_end),
+        cmocka_unit_test(test_preemption_policy_never),
+        cmocka_unit_test(test_preemption_respects_pdb),
+        cmocka_unit_test(test_two_preemptors_one_node),
+        cmocka_unit_test(test_preemption_rejects_waiting_victim),
+        cmocka_unit_test(test_preemption_error_backs_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

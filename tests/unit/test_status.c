@@ -156,8 +156,69 @@ static void test_histogram_many_pointers(void **state) {
     assert_string_equal(buf, exp);
 }
 
+/* Every node with its own copy of one text (more pointers than the
+ * message's stack table holds), beside a literal shared by many. */
+static void test_histogram_per_node_copies(void **state) {
+    (void)state;
+    enum { N = 1300, TAINTED = 1000 };
+    static ms_status st[N];
+    static char copies[TAINTED][48];
+    for (int i = 0; i < N; i++) {
+        if (i % 13 < 10 && i / 13 * 10 + i % 13 < TAINTED) {
+            char *c = copies[i / 13 * 10 + i % 13];
+            snprintf(c, sizeof copies[0], "node(s) had untolerated taint {k: v}");
+            st[i] = failed(MS_UNSCHEDULABLE_AND_UNRESOLVABLE, c, NULL);
+        } else {
+            st[i] = failed(MS_UNSCHEDULABLE, "Insufficient cpu", NULL);
+        }
+    }
+    char buf[256];
+    size_t n = ms_fit_error_message(buf, sizeof buf, N, st, N, NULL);
+    const char *want = "0/1300 nodes are available: 1000 node(s) had untolerated taint {k: v}, "
+                       "300 Insufficient cpu.";
+    assert_string_equal(buf, want);
+    assert_int_equal(n, strlen(want));
+}
+
+/* Counts that are prefixes of each other sort as strings: "1 x" before
+ * "12 x" before "120 x"; equal counts by text. */
+static void test_histogram_count_prefixes(void **state) {
+    (void)state;
+    static ms_status st[145];
+    int k = 0;
+    st[k++] = failed(MS_UNSCHEDULABLE, "zeta", NULL);
+    for (int i = 0; i < 12; i++) st[k++] = failed(MS_UNSCHEDULABLE, "beta", NULL);
+    for (int i = 0; i < 12; i++) st[k++] = failed(MS_UNSCHEDULABLE, "alpha", NULL);
+    for (int i = 0; i < 120; i++) st[k++] = failed(MS_UNSCHEDULABLE, "gamma", NULL);
+    char buf[256];
+    ms_fit_error_message(buf, sizeof buf, 145, st, 145, NULL);
+    assert_string_equal(buf, "0/145 nodes are available: 1 zeta, 12 alpha, 12 beta, 120 gamma.");
+}
+
+/* More distinct texts than the stack table takes: all listed, in order. */
+static void test_histogram_many_texts(void **state) {
+    (void)state;
+    enum { N = 300 };
+    static ms_status st[N];
+    static char texts[N][16];
+    for (int i = 0; i < N; i++) {
+        snprintf(texts[i], sizeof texts[i], "r%03d", N - 1 - i);
+        st[i] = failed(MS_UNSCHEDULABLE, texts[i], NULL);
+    }
+    static char buf[8192], want[8192];
+    size_t len = (size_t)snprintf(want, sizeof want, "0/%d nodes are available: ", N);
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s1 r%03d", i ? ", " : "", i);
+    snprintf(want + len, sizeof want - len, ".");
+    ms_fit_error_message(buf, sizeof buf, N, st, N, NULL);
+    assert_string_equal(buf, want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_histogram_per_node_copies),
+        cmocka_unit_test(test_histogram_count_prefixes),
+        cmocka_unit_test(test_histogram_many_texts),
         cmocka_unit_test(test_code_names),
         cmocka_unit_test(test_histogram_counts_and_sorts),
         cmocka_unit_test(test_histogram_sorts_counts_as_strings),

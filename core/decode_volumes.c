@@ -1,0 +1,122 @@
+/* A pod's spec.volumes: the kinds and identity fields the volume plugins
+ * compare (VolumeRestrictions' disk conflicts, NodeVolumeLimits' counting);
+ * the other kinds are only counted. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode_internal.h"
+#include "moonsched/pod.h"
+
+/* API validation allows one source per volume; should a malformed object
+ * carry several, the first in this order is the one kept. */
+static const struct {
+    const char *key;
+    uint8_t kind;
+} sources[] = {
+    {"gcePersistentDisk", MS_VOL_GCE_PD},
+    {"awsElasticBlockStore", MS_VOL_AWS_EBS},
+    {"rbd", MS_VOL_RBD},
+    {"iscsi", MS_VOL_ISCSI},
+    {"persistentVolumeClaim", MS_VOL_PVC},
+    {"ephemeral", MS_VOL_EPHEMERAL},
+    {"azureDisk", MS_VOL_CSI_MIGRATABLE},
+    {"azureFile", MS_VOL_CSI_MIGRATABLE},
+    {"cinder", MS_VOL_CSI_MIGRATABLE},
+    {"vsphereVolume", MS_VOL_CSI_MIGRATABLE},
+    {"portworxVolume", MS_VOL_CSI_MIGRATABLE},
+};
+
+#define NSOURCES (sizeof sources / sizeof sources[0])
+
+static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
+    ms_rc rc = MS_OK;
+    int64_t lun;
+    switch (v->kind) {
+    case MS_VOL_GCE_PD:
+        if ((rc = ms_dec_str_id(x, src, "pdName", true, &v->id)) == MS_OK)
+            rc = ms_dec_bool(x, src, "readOnly", &v->read_only, NULL);
+        break;
+    case MS_VOL_AWS_EBS:
+        if ((rc = ms_dec_str_id(x, src, "volumeID", true, &v->id)) == MS_OK)
+            rc = ms_dec_bool(x, src, "readOnly", &v->read_only, NULL);
+        break;
+    case MS_VOL_RBD:
+        if ((rc = ms_dec_str_list(x, src, "monitors", &v->nmonitors, &v->monitors)) != MS_OK ||
+            (rc = ms_dec_str_id(x, src, "pool", true, &v->pool)) != MS_OK ||
+            (rc = ms_dec_str_id(x, src, "image", true, &v->id)) != MS_OK ||
+            (rc = ms_dec_bool(x, src, "readOnly", &v->read_only, NULL)) != MS_OK)
+            break;
+        /* API defaulting (SetDefaults_RBDVolumeSource): an empty pool is "rbd". */
+        if (v->pool == MS_STR_NONE && (v->pool = ms_intern_cstr(x->d->in, "rbd")) == MS_STR_NONE)
+            rc = ms_dec_nomem(x);
+        break;
+    case MS_VOL_ISCSI:
+        if ((rc = ms_dec_str_id(x, src, "targetPortal", true, &v->target_portal)) != MS_OK ||
+            (rc = ms_dec_str_id(x, src, "iqn", true, &v->id)) != MS_OK ||
+            (rc = ms_dec_int(x, src, "lun", INT32_MIN, INT32_MAX, &lun, NULL)) != MS_OK ||
+            (rc = ms_dec_bool(x, src, "readOnly", &v->read_only, NULL)) != MS_OK)
+            break;
+        v->lun = (int32_t)lun;
+        break;
+    case MS_VOL_PVC:
+        if ((rc = ms_dec_str_id(x, src, "claimName", true, &v->id)) == MS_OK)
+            rc = ms_dec_bool(x, src, "readOnly", &v->read_only, NULL);
+        break;
+    case MS_VOL_EPHEMERAL: {
+        /* upstream's ephemeral.VolumeClaimName: the claim the ephemeral
+         * controller creates is named <pod name>-<volume name>. */
+        const char *vname = ms_str_get(x->d->in, v->name);
+        char buf[512];
+        int len = snprintf(buf, sizeof buf, "%s-%s", x->name ? x->name : "", vname ? vname : "");
+        if (len < 0 || (size_t)len >= sizeof buf)
+            return ms_dec_fail(x, NULL, "claim name longer than %zu characters", sizeof buf - 1);
+        if ((v->id = ms_intern(x->d->in, buf, (size_t)len)) == MS_STR_NONE) rc = ms_dec_nomem(x);
+        break;
+    }
+    default:
+        break;
+    }
+    return rc;
+}
+
+static ms_rc dec_volume(ms_dec *x, const cJSON *vj, ms_pod *p) {
+    if (!cJSON_IsObject(vj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(vj));
+    ms_obj vo;
+    ms_obj_scan(&vo, vj);
+    ms_volume v = {0};
+    ms_rc rc = ms_dec_str_id(x, &vo, "name", true, &v.name);
+    if (rc != MS_OK) return rc;
+    for (size_t k = 0; k < NSOURCES; k++) {
+        ms_obj src;
+        if ((rc = ms_dec_object(x, &vo, sources[k].key, &src)) != MS_OK) return rc;
+        if (!src.j || v.kind) continue;
+        v.kind = sources[k].kind;
+        size_t saved = ms_dec_push(x, sources[k].key);
+        if ((rc = dec_source(x, &src, &v)) != MS_OK) return rc;
+        ms_dec_pop(x, saved);
+    }
+    if (v.kind) p->volumes[p->nvolumes++] = v;
+    else p->nother_volumes++;
+    return MS_OK;
+}
+
+ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, ms_pod *p) {
+    const cJSON *arr;
+    ms_rc rc = ms_dec_array(x, spec, "volumes", &arr);
+    if (rc != MS_OK || !arr) return rc;
+    int count = cJSON_GetArraySize(arr);
+    if (!count) return MS_OK;
+    if (!(p->volumes = MS_ARENA_NEW(&p->arena, ms_volume, count))) return ms_dec_nomem(x);
+    size_t saved = ms_dec_push(x, "volumes");
+    size_t i = 0;
+    const cJSON *vj;
+    cJSON_ArrayForEach(vj, arr) {
+        size_t s2 = ms_dec_push_index(x, i++);
+        if ((rc = dec_volume(x, vj, p)) != MS_OK) return rc;
+        ms_dec_pop(x, s2);
+    }
+    ms_dec_pop(x, saved);
+    if (!p->nvolumes) p->volumes = NULL;
+    return MS_OK;
+}

@@ -1,0 +1,48 @@
+/* Lua policies' select_victims and pick_preemption plugged into
+ * DefaultPreemption: the two interfaces describe the same things (pods
+ * below the preemptor's priority, least important first; candidates with
+ * their victims), so the adapter only converts the candidate list. */
+#include <string.h>
+
+#include "moonsched/lua_policy.h"
+#include "moonsched/preemption.h"
+
+static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod *const *potential,
+                         uint32_t npotential, uint32_t *victims, uint32_t *nvictims,
+                         ms_status *st) {
+    ms_policy_preemption *pp = ctx;
+    return ms_policy_select_victims(pp->select, c, ni, potential, npotential, victims, nvictims,
+                                    st);
+}
+
+static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
+                       uint32_t *chosen, ms_status *st) {
+    ms_policy_preemption *pp = ctx;
+    ms_preemption_option *opts = MS_ARENA_NEW(c->arena, ms_preemption_option, n);
+    if (!opts) return ms_status_set(st, MS_ERROR, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        opts[i] = (ms_preemption_option){.node = cands[i].ni,
+                                         .victims = cands[i].victims,
+                                         .nvictims = cands[i].nvictims,
+                                         .pdb_violations = cands[i].num_pdb_violations};
+    return ms_policy_pick_preemption(pp->pick, c, opts, n, chosen, st);
+}
+
+bool ms_policy_preemption_attach(ms_policy_preemption *pp, const ms_framework *fw,
+                                 ms_policy *const *policies, uint32_t npolicies) {
+    memset(pp, 0, sizeof *pp);
+    for (uint32_t i = 0; i < npolicies; i++) {
+        uint32_t hooks = ms_lua_state_hooks(ms_policy_state(policies[i]));
+        if (!pp->select && (hooks & MS_LUA_HOOK_SELECT_VICTIMS)) pp->select = policies[i];
+        if (!pp->pick && (hooks & MS_LUA_HOOK_PICK_PREEMPTION)) pp->pick = policies[i];
+    }
+    if (!pp->select && !pp->pick) {
+        ms_default_preemption_set_hooks(fw, NULL);
+        return false;
+    }
+    pp->hooks.ctx = pp;
+    pp->hooks.select_victims = pp->select ? pp_select : NULL;
+    pp->hooks.pick = pp->pick ? pp_pick : NULL;
+    pp->hooks.always_pick = false;
+    return ms_default_preemption_set_hooks(fw, &pp->hooks);
+}

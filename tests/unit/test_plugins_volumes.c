@@ -1,0 +1,373 @@
+/* VolumeRestrictions and NodeVolumeLimits, with pods decoded from YAML so
+ * that the cases read as upstream's volume_restrictions_test.go. */
+#include "testutil.h"
+
+#include "fixtures.h"
+#include "moonsched/config.h"
+#include "moonsched/framework.h"
+#include "moonsched/nodeinfo.h"
+#include "moonsched/plugin.h"
+
+static fx_env env;
+
+static int setup(void **state) {
+    (void)state;
+    fx_env_init(&env);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    fx_env_free(&env);
+    return 0;
+}
+
+/* A pod named `name` with spec.volumes = volumes (a YAML flow list; NULL:
+ * no volumes). */
+static ms_pod *pod_with(const char *name, const char *volumes) {
+    char text[2048];
+    snprintf(text, sizeof text, "metadata: {name: %s}\nspec: {containers: [{name: c}]%s%s}\n", name,
+             volumes ? ", volumes: " : "", volumes ? volumes : "");
+    return fx_pod(&env.d, text);
+}
+
+typedef struct harness {
+    const ms_plugin_ops *ops;
+    ms_handle h;
+    ms_arena arena;
+    void *slots[1];
+    ms_cycle c;
+} harness;
+
+static void harness_init(harness *hx, const char *plugin, ms_pod *pod) {
+    memset(hx, 0, sizeof *hx);
+    hx->ops = ms_plugin_lookup(plugin);
+    assert_non_null(hx->ops);
+    assert_null(hx->ops->create);
+    hx->h.in = env.in;
+    ms_arena_init(&hx->arena, 1024);
+    hx->c.pod = pod;
+    hx->c.arena = &hx->arena;
+    hx->c.state = hx->slots;
+    hx->c.h = &hx->h;
+}
+
+static void harness_free(harness *hx) { ms_arena_free(&hx->arena); }
+
+/* The code Filter returns for pod on a node holding `existing` (n pods);
+ * *reason receives the first reason. */
+static ms_code run_filter(const char *plugin, ms_pod *pod, ms_pod **existing, uint32_t n,
+                          const char **reason) {
+    harness hx;
+    harness_init(&hx, plugin, pod);
+    ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "node-1"));
+    assert_non_null(ni);
+    for (uint32_t i = 0; i < n; i++) assert_int_equal(ms_node_info_add_pod(ni, existing[i], env.in), 0);
+    ms_status st;
+    ms_status_ok(&st);
+    ms_code code = hx.ops->filter(NULL, &hx.c, ni, &st);
+    assert_int_equal(st.code, code);
+    *reason = st.nreasons ? st.reasons[0] : NULL;
+    ms_node_info_free(ni);
+    harness_free(&hx);
+    return code;
+}
+
+static ms_code run_pre_filter(const char *plugin, ms_pod *pod) {
+    harness hx;
+    harness_init(&hx, plugin, pod);
+    ms_status st;
+    ms_status_ok(&st);
+    ms_code code = hx.ops->pre_filter(NULL, &hx.c, &st);
+    harness_free(&hx);
+    return code;
+}
+
+#define GCE_FOO "[{name: v, gcePersistentDisk: {pdName: foo}}]"
+#define GCE_BAR "[{name: v, gcePersistentDisk: {pdName: bar}}]"
+#define GCE_FOO_RO "[{name: v, gcePersistentDisk: {pdName: foo, readOnly: true}}]"
+#define AWS_FOO "[{name: v, awsElasticBlockStore: {volumeID: foo}}]"
+#define AWS_BAR "[{name: v, awsElasticBlockStore: {volumeID: bar}}]"
+#define AWS_FOO_RO "[{name: v, awsElasticBlockStore: {volumeID: foo, readOnly: true}}]"
+#define RBD_AB "[{name: v, rbd: {monitors: [a, b], pool: foo, image: bar, fsType: ext4}}]"
+#define RBD_CD "[{name: v, rbd: {monitors: [c, d], pool: foo, image: bar, fsType: ext4}}]"
+#define RBD_BC "[{name: v, rbd: {monitors: [b, c], pool: foo, image: bar}}]"
+#define RBD_BC_RO "[{name: v, rbd: {monitors: [b, c], pool: foo, image: bar, readOnly: true}}]"
+#define RBD_AB_RO "[{name: v, rbd: {monitors: [a, b], pool: foo, image: bar, readOnly: true}}]"
+#define RBD_AB_POOL2 "[{name: v, rbd: {monitors: [a, b], pool: baz, image: bar}}]"
+#define RBD_AB_IMG2 "[{name: v, rbd: {monitors: [a, b], pool: foo, image: qux}}]"
+#define RBD_A_NOPOOL "[{name: v, rbd: {monitors: [a], image: bar}}]"
+#define RBD_A_RBDPOOL "[{name: v, rbd: {monitors: [a], pool: rbd, image: bar}}]"
+#define ISCSI_16 \
+    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2016-12.server:storage.target01\", " \
+    "fsType: ext4, lun: 0}}]"
+#define ISCSI_17 \
+    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2017-12.server:storage.target01\", " \
+    "fsType: ext4, lun: 0}}]"
+#define ISCSI_16_RO \
+    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2016-12.server:storage.target01\", " \
+    "lun: 0, readOnly: true}}]"
+#define PVC_A "[{name: v, persistentVolumeClaim: {claimName: a}}]"
+#define EMPTY_DIR "[{name: v, emptyDir: {}}]"
+
+typedef struct conflict_case {
+    const char *name;
+    const char *pod;           /* the incoming pod's volumes */
+    const char *existing;      /* the volumes of the one pod on the node; NULL: empty node */
+    bool conflict;
+} conflict_case;
+
+/* upstream TestGCEDiskConflicts, TestAWSDiskConflicts, TestRBDDiskConflicts,
+ * TestISCSIDiskConflicts (each: nothing, one state, same state, different
+ * state), then the read-only and identity rules the four share. */
+static const conflict_case conflict_cases[] = {
+    {"GCE nothing", NULL, NULL, false},
+    {"GCE one state", NULL, GCE_FOO, false},
+    {"GCE same state", GCE_FOO, GCE_FOO, true},
+    {"GCE different state", GCE_BAR, GCE_FOO, false},
+    {"GCE same disk, both read-only", GCE_FOO_RO, GCE_FOO_RO, false},
+    {"GCE same disk, incoming read-only", GCE_FOO_RO, GCE_FOO, true},
+    {"GCE same disk, existing read-only", GCE_FOO, GCE_FOO_RO, true},
+
+    {"AWS nothing", NULL, NULL, false},
+    {"AWS one state", NULL, AWS_FOO, false},
+    {"AWS same state", AWS_FOO, AWS_FOO, true},
+    {"AWS different state", AWS_BAR, AWS_FOO, false},
+    {"AWS same volume, both read-only: still a conflict", AWS_FOO_RO, AWS_FOO_RO, true},
+
+    {"RBD nothing", NULL, NULL, false},
+    {"RBD one state", NULL, RBD_AB, false},
+    {"RBD same state", RBD_AB, RBD_AB, true},
+    {"RBD different state (no monitor in common)", RBD_CD, RBD_AB, false},
+    {"RBD one monitor in common", RBD_BC, RBD_AB, true},
+    {"RBD one monitor in common, both read-only", RBD_BC_RO, RBD_AB_RO, false},
+    {"RBD one monitor in common, one read-only", RBD_BC_RO, RBD_AB, true},
+    {"RBD other pool", RBD_AB_POOL2, RBD_AB, false},
+    {"RBD other image", RBD_AB_IMG2, RBD_AB, false},
+    {"RBD empty pool is the default pool rbd", RBD_A_NOPOOL, RBD_A_RBDPOOL, true},
+
+    {"ISCSI nothing", NULL, NULL, false},
+    {"ISCSI one state", NULL, ISCSI_16, false},
+    {"ISCSI same state", ISCSI_16, ISCSI_16, true},
+    {"ISCSI different state", ISCSI_17, ISCSI_16, false},
+    {"ISCSI same IQN, both read-only", ISCSI_16_RO, ISCSI_16_RO, false},
+    {"ISCSI same IQN, one read-only", ISCSI_16_RO, ISCSI_16, true},
+
+    {"different kinds with the same identity", GCE_FOO, AWS_FOO, false},
+    {"PVCs are not inline disks", PVC_A, PVC_A, false},
+    {"emptyDir never conflicts", EMPTY_DIR, EMPTY_DIR, false},
+    {"second volume conflicts",
+     "[{name: a, emptyDir: {}}, {name: b, awsElasticBlockStore: {volumeID: x}}]",
+     "[{name: c, gcePersistentDisk: {pdName: x}}, {name: d, awsElasticBlockStore: {volumeID: x}}]", true},
+};
+
+static void test_disk_conflicts(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof conflict_cases / sizeof conflict_cases[0]; i++) {
+        const conflict_case *tc = &conflict_cases[i];
+        ms_pod *pod = pod_with("incoming", tc->pod);
+        ms_pod *other = tc->existing ? pod_with("existing", tc->existing) : NULL;
+        const char *reason = NULL;
+        ms_code code = run_filter("VolumeRestrictions", pod, &other, other ? 1 : 0, &reason);
+        if (code != (tc->conflict ? MS_UNSCHEDULABLE : MS_SUCCESS))
+            fail_msg("%s: got %s", tc->name, ms_code_str(code));
+        if (tc->conflict) assert_string_equal(reason, "node(s) had no available disk");
+        else assert_null(reason);
+        ms_pod_unref(pod);
+        if (other) ms_pod_unref(other);
+    }
+}
+
+/* The conflicting pod may be any of the node's pods. */
+static void test_conflict_with_any_pod_on_node(void **state) {
+    (void)state;
+    ms_pod *pod = pod_with("incoming", GCE_FOO);
+    ms_pod *pods[3] = {pod_with("a", EMPTY_DIR), pod_with("b", NULL), pod_with("c", GCE_FOO)};
+    const char *reason;
+    assert_int_equal(run_filter("VolumeRestrictions", pod, pods, 3, &reason), MS_UNSCHEDULABLE);
+    assert_int_equal(run_filter("VolumeRestrictions", pod, pods, 2, &reason), MS_SUCCESS);
+    ms_pod_unref(pod);
+    for (int i = 0; i < 3; i++) ms_pod_unref(pods[i]);
+}
+
+/* upstream's PreFilter: Skip unless the pod has a GCE PD, EBS, RBD or ISCSI
+ * volume (the ReadWriteOncePod part, which needs PVC objects, is not done). */
+static void test_volume_restrictions_pre_filter(void **state) {
+    (void)state;
+    static const struct {
+        const char *volumes;
+        ms_code want;
+    } cases[] = {
+        {NULL, MS_SKIP},          {EMPTY_DIR, MS_SKIP},  {PVC_A, MS_SKIP},
+        {GCE_FOO, MS_SUCCESS},    {AWS_FOO, MS_SUCCESS}, {RBD_AB, MS_SUCCESS},
+        {ISCSI_16, MS_SUCCESS},
+        {"[{name: a, emptyDir: {}}, {name: b, iscsi: {iqn: x, targetPortal: p}}]", MS_SUCCESS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ms_pod *pod = pod_with("p", cases[i].volumes);
+        if (run_pre_filter("VolumeRestrictions", pod) != cases[i].want)
+            fail_msg("case %zu: %s", i, cases[i].volumes ? cases[i].volumes : "no volumes");
+        ms_pod_unref(pod);
+    }
+}
+
+/* NodeVolumeLimits: PreFilter skips the pods upstream skips (no claim, no
+ * generic ephemeral volume, no inline volume CSI migration translates). */
+static void test_node_volume_limits_pre_filter(void **state) {
+    (void)state;
+    static const struct {
+        const char *volumes;
+        ms_code want;
+    } cases[] = {
+        {NULL, MS_SKIP},
+        {EMPTY_DIR, MS_SKIP},
+        {"[{name: a, configMap: {name: c}}, {name: b, secret: {secretName: s}}]", MS_SKIP},
+        {"[{name: a, csi: {driver: d}}]", MS_SKIP},
+        {RBD_AB, MS_SKIP},
+        {ISCSI_16, MS_SKIP},
+        {PVC_A, MS_SUCCESS},
+        {"[{name: a, ephemeral: {volumeClaimTemplate: {spec: {}}}}]", MS_SUCCESS},
+        {GCE_FOO, MS_SUCCESS},
+        {AWS_FOO, MS_SUCCESS},
+        {"[{name: a, azureDisk: {diskName: d, diskURI: u}}]", MS_SUCCESS},
+        {"[{name: a, cinder: {volumeID: v}}]", MS_SUCCESS},
+        {"[{name: a, emptyDir: {}}, {name: b, persistentVolumeClaim: {claimName: c}}]", MS_SUCCESS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ms_pod *pod = pod_with("p", cases[i].volumes);
+        if (run_pre_filter("NodeVolumeLimits", pod) != cases[i].want)
+            fail_msg("case %zu: %s", i, cases[i].volumes ? cases[i].volumes : "no volumes");
+        ms_pod_unref(pod);
+    }
+}
+
+/* Without PVC, PV, StorageClass and CSINode objects no volume resolves to a
+ * CSI driver: Filter admits the node even when it reports a limit of 0. */
+static void test_node_volume_limits_filter_passes(void **state) {
+    (void)state;
+    ms_pod *pod = pod_with("p", "[{name: a, persistentVolumeClaim: {claimName: c1}},"
+                                " {name: b, persistentVolumeClaim: {claimName: c2}}]");
+    ms_pod *pods[2] = {pod_with("x", "[{name: a, persistentVolumeClaim: {claimName: c3}}]"),
+                       pod_with("y", GCE_FOO)};
+    harness hx;
+    harness_init(&hx, "NodeVolumeLimits", pod);
+    ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
+    ms_node *node = fx_node(&env.d, "metadata: {name: n1}\n"
+                                    "status: {allocatable: {attachable-volumes-csi-ebs.csi.aws.com: \"0\","
+                                    " attachable-volumes-gce-pd: \"0\", pods: \"10\"}}\n");
+    ms_node_info_set_node(ni, node);
+    for (int i = 0; i < 2; i++) assert_int_equal(ms_node_info_add_pod(ni, pods[i], env.in), 0);
+    ms_status st;
+    ms_status_ok(&st);
+    assert_int_equal(hx.ops->filter(NULL, &hx.c, ni, &st), MS_SUCCESS);
+    assert_int_equal(st.nreasons, 0);
+    ms_node_info_free(ni);
+    ms_node_unref(node);
+    harness_free(&hx);
+    ms_pod_unref(pod);
+    for (int i = 0; i < 2; i++) ms_pod_unref(pods[i]);
+}
+
+static void test_registered(void **state) {
+    (void)state;
+    const ms_plugin_ops *vr = ms_plugin_lookup("VolumeRestrictions");
+    const ms_plugin_ops *nvl = ms_plugin_lookup("NodeVolumeLimits");
+    assert_non_null(vr);
+    assert_non_null(nvl);
+    assert_non_null(vr->pre_filter);
+    assert_non_null(vr->filter);
+    assert_null(vr->score);
+    assert_non_null(nvl->pre_filter);
+    assert_non_null(nvl->filter);
+    assert_null(nvl->score);
+    /* a disk frees up when its pod leaves */
+    assert_true(vr->events & MS_EV_ASSIGNED_POD_DELETE);
+    assert_true(vr->events & MS_EV_NODE_ADD);
+    assert_false(vr->events & MS_EV_ASSIGNED_POD_UPDATE);
+}
+
+/* Through upstream's default profile: the node holding the disk is rejected
+ * by VolumeRestrictions with upstream's message; a pod without volumes has
+ * both volume plugins skipped. */
+static void test_default_profile(void **state) {
+    (void)state;
+    ms_resource_names rn;
+    ms_resource_names_init(&rn, env.in);
+    ms_handle h = {.in = env.in, .rn = &rn, .wildcard_ip = ms_intern_cstr(env.in, "0.0.0.0")};
+    ms_profile_config pc;
+    ms_profile_config_default(&pc, "default-scheduler");
+    ms_framework fw;
+    ms_error err = {0};
+    if (ms_framework_init(&fw, &pc, 0, &h, &err) != MS_OK) fail_msg("%s", err.msg);
+    int32_t vr = -1, nvl = -1;
+    for (uint32_t i = 0; i < fw.nplugins; i++) {
+        if (strcmp(fw.plugins[i].ops->name, "VolumeRestrictions") == 0) vr = (int32_t)i;
+        if (strcmp(fw.plugins[i].ops->name, "NodeVolumeLimits") == 0) nvl = (int32_t)i;
+    }
+    assert_true(vr >= 0 && nvl >= 0);
+
+    ms_node *nd[2];
+    ms_node_info *ni[2];
+    for (int i = 0; i < 2; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "metadata: {name: n%d}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}", i + 1);
+        nd[i] = fx_node(&env.d, text);
+        ni[i] = ms_node_info_new(nd[i]->meta.name);
+        ms_node_info_set_node(ni[i], nd[i]);
+    }
+    ms_pod *db = fx_pod(&env.d, "metadata: {name: db, uid: u1}\nspec: {nodeName: n1, containers: [{name: c}],"
+                                " volumes: [{name: d, gcePersistentDisk: {pdName: foo}}]}");
+    assert_int_equal(ms_node_info_add_pod(ni[0], db, env.in), 0);
+
+    ms_pod *pods[2] = {
+        fx_pod(&env.d, "metadata: {name: p, uid: u2}\nspec: {containers: [{name: c}],"
+                       " volumes: [{name: d, gcePersistentDisk: {pdName: foo}}]}"),
+        fx_pod(&env.d, "metadata: {name: q, uid: u3}\nspec: {containers: [{name: c}]}"),
+    };
+    ms_arena arena;
+    ms_arena_init(&arena, 4096);
+    for (int k = 0; k < 2; k++) {
+        ms_arena_reset(&arena);
+        ms_cycle c = {.pod = pods[k], .arena = &arena};
+        assert_int_equal(ms_framework_begin_cycle(&fw, &c), MS_OK);
+        ms_status st[2];
+        assert_int_equal(ms_framework_run_pre_filter(&fw, &c, &st[0]), MS_SUCCESS);
+        /* the pod with a GCE PD is one upstream's NodeVolumeLimits filters
+         * (CSI migration may count it); the other is skipped by both */
+        assert_int_equal((c.skip_filter >> vr) & 1, k == 1);
+        assert_int_equal((c.skip_filter >> nvl) & 1, k == 1);
+        ms_code code0 = ms_framework_run_filter(&fw, &c, ni[0], &st[0]);
+        ms_code code1 = ms_framework_run_filter(&fw, &c, ni[1], &st[1]);
+        assert_int_equal(code1, MS_SUCCESS);
+        if (k == 1) {
+            assert_int_equal(code0, MS_SUCCESS);
+            continue;
+        }
+        assert_int_equal(code0, MS_UNSCHEDULABLE);
+        assert_string_equal(ms_framework_plugin_name(&fw, st[0].plugin), "VolumeRestrictions");
+        char msg[256];
+        ms_fit_error_message(msg, sizeof msg, 2, st, 1, NULL);
+        assert_string_equal(msg, "0/2 nodes are available: 1 node(s) had no available disk.");
+    }
+    ms_arena_free(&arena);
+    for (int k = 0; k < 2; k++) ms_pod_unref(pods[k]);
+    ms_pod_unref(db);
+    for (int i = 0; i < 2; i++) {
+        ms_node_info_free(ni[i]);
+        ms_node_unref(nd[i]);
+    }
+    ms_framework_destroy(&fw);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_disk_conflicts),
+        cmocka_unit_test(test_conflict_with_any_pod_on_node),
+        cmocka_unit_test(test_volume_restrictions_pre_filter),
+        cmocka_unit_test(test_node_volume_limits_pre_filter),
+        cmocka_unit_test(test_node_volume_limits_filter_passes),
+        cmocka_unit_test(test_registered),
+        cmocka_unit_test(test_default_profile),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

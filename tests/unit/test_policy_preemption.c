@@ -1,0 +1,242 @@
+/* Lua policies steering preemption through the scheduler: a policy's
+ * select_victims and pick_preemption replace DefaultPreemption's victim
+ * choice and node choice for the profiles that name it. */
+#include "testutil.h"
+#include "fixtures.h"
+
+#include <cjson/cJSON.h>
+
+#include "moonsched/cache.h"
+#include "moonsched/config.h"
+#include "moonsched/lua_policy.h"
+#include "moonsched/preemption.h"
+#include "moonsched/scheduler.h"
+
+typedef struct env {
+    fx_env fx;
+    ms_config cfg;
+    ms_lua_runtime *rt;
+    ms_policy *policy;
+    const ms_plugin_ops *ops[1];
+    ms_scheduler *s;
+    char evicted[8][64];
+    uint32_t nevicted;
+    ms_str scheduled_on;
+} env;
+
+static ms_rc bind_now(void *ctx, const ms_pod *pod, ms_str node) {
+    env *e = ctx;
+    e->scheduled_on = node;
+    ms_scheduler_bind_done(e->s, pod, true, false, NULL, 0);
+    return MS_OK;
+}
+
+static ms_rc evict_now(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    (void)preemptor, (void)node;
+    env *e = ctx;
+    assert_true(e->nevicted < 8);
+    ms_pod_key(victim, e->fx.in, e->evicted[e->nevicted++], 64);
+    ms_scheduler_pod_delete(e->s, victim, 0);
+    return MS_OK;
+}
+
+static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
+    (void)ctx, (void)level, (void)policy, (void)msg;
+}
+
+/* src: a policy, or NULL for the default profile's behaviour. */
+static env *env_new(const char *src) {
+    env *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    fx_env_init(&e->fx);
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    ms_profile_config *pc = &e->cfg.profiles[0];
+    for (uint32_t k = 0; k < pc->nplugins; k++) cJSON_Delete(pc->plugins[k].args);
+    memset(pc, 0, sizeof *pc);
+    snprintf(pc->scheduler_name, sizeof pc->scheduler_name, "default-scheduler");
+    static const char *const names[] = {"PrioritySort", "NodeResourcesFit", "DefaultPreemption",
+                                        "DefaultBinder"};
+    for (uint32_t i = 0; i < 4; i++) {
+        ms_plugin_config *p = &pc->plugins[pc->nplugins++];
+        snprintf(p->name, sizeof p->name, "%s", names[i]);
+        p->points = (1u << MS_EP_COUNT) - 1;
+        p->weight = 1;
+    }
+    ms_error err = {0};
+    ms_scheduler_options o = {
+        .config = &e->cfg,
+        .in = e->fx.in,
+        .binder = {e, bind_now},
+        .evictor = {e, evict_now, NULL},
+        .seed = 1,
+    };
+    if (src) {
+        ms_lua_options lo;
+        ms_lua_options_default(&lo);
+        lo.log = quiet;
+        assert_int_equal(ms_lua_runtime_new(&lo, e->fx.in, &e->rt, &err), MS_OK);
+        ms_lua_state *st = NULL;
+        if (ms_lua_state_load(e->rt, "=policy.lua", src, strlen(src), NULL, &st, &err) != MS_OK)
+            fail_msg("load: %s", err.msg);
+        assert_int_equal(ms_policy_new(e->rt, st, &e->policy, &err), MS_OK);
+        e->ops[0] = ms_policy_ops(e->policy);
+        ms_plugin_config *p = &pc->plugins[pc->nplugins++];
+        snprintf(p->name, sizeof p->name, "%s", ms_lua_state_name(st));
+        p->points = (1u << MS_EP_COUNT) - 1;
+        p->weight = 1;
+        o.out_of_tree = e->ops;
+        o.n_out_of_tree = 1;
+        o.policies = &e->policy;
+        o.npolicies = 1;
+    }
+    if (ms_scheduler_new(&o, &e->s, &err) != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
+    return e;
+}
+
+static void env_free(env *e) {
+    ms_scheduler_free(e->s);
+    ms_policy_free(e->policy);
+    if (e->rt) ms_lua_runtime_free(e->rt);
+    ms_config_free(&e->cfg);
+    fx_env_free(&e->fx);
+    free(e);
+}
+
+static void node(env *e, const char *name) {
+    char buf[256];
+    snprintf(buf, sizeof buf,
+             "metadata: {name: %s}\nstatus: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}\n",
+             name);
+    ms_node *n = fx_node(&e->fx.d, buf);
+    ms_scheduler_node_add(e->s, n, 0);
+    ms_node_unref(n);
+}
+
+/* node NULL: pending. */
+static void pod(env *e, const char *ns, const char *name, const char *cpu, int prio,
+                const char *node_name, const char *created) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "metadata: {name: %s, namespace: %s, uid: u-%s-%s, creationTimestamp: '%s'}\n"
+             "spec:\n  priority: %d\n%s%s%s"
+             "  containers: [{name: c, resources: {requests: {cpu: '%s'}}}]\n",
+             name, ns, ns, name, created ? created : "2023-01-01T00:00:00Z", prio,
+             node_name ? "  nodeName: " : "", node_name ? node_name : "", node_name ? "\n" : "",
+             cpu);
+    ms_pod *p = fx_pod(&e->fx.d, buf);
+    ms_scheduler_pod_add(e->s, p, 0);
+    ms_pod_unref(p);
+}
+
+/* Runs cycles (and backoffs) until the queue is empty; returns where the
+ * last pod went. */
+static const char *run(env *e) {
+    for (double now = 0; now < 30; now += 1) {
+        ms_scheduler_tick(e->s, now);
+        while (ms_scheduler_schedule_one(e->s, now)) {}
+    }
+    return e->scheduled_on ? ms_str_get(e->fx.in, e->scheduled_on) : "";
+}
+
+static const char *PROTECT_PROD =
+    "local p = {name = 'protect-prod'}\n"
+    "function p.select_victims(pod, node, cands)\n"
+    "  local out = {}\n"
+    "  for _, c in ipairs(cands) do\n"
+    "    if c.namespace ~= 'prod' then out[#out + 1] = c end\n"
+    "  end\n"
+    "  return out\n"
+    "end\n"
+    "return p\n";
+
+/* node-a: one prod pod (the default's choice: a single victim); node-b:
+ * two batch pods. */
+static void protect_cluster(env *e) {
+    node(e, "node-a");
+    node(e, "node-b");
+    pod(e, "prod", "db", "2", 0, "node-a", NULL);
+    pod(e, "batch", "x1", "1", 0, "node-b", NULL);
+    pod(e, "batch", "x2", "1", 0, "node-b", NULL);
+    pod(e, "web", "high", "2", 1000, NULL, NULL);
+}
+
+static void test_policy_protects_namespace(void **state) {
+    (void)state;
+    env *e = env_new(NULL);
+    protect_cluster(e);
+    assert_string_equal(run(e), "node-a");
+    assert_int_equal(e->nevicted, 1);
+    assert_string_equal(e->evicted[0], "prod/db");
+    env_free(e);
+
+    e = env_new(PROTECT_PROD);
+    protect_cluster(e);
+    assert_string_equal(run(e), "node-b");
+    assert_int_equal(e->nevicted, 2);
+    for (uint32_t i = 0; i < e->nevicted; i++) assert_string_not_equal(e->evicted[i], "prod/db");
+    env_free(e);
+}
+
+static void test_policy_protecting_everything_preempts_nothing(void **state) {
+    (void)state;
+    env *e = env_new(PROTECT_PROD);
+    node(e, "node-a");
+    pod(e, "prod", "db", "2", 0, "node-a", NULL);
+    pod(e, "web", "high", "2", 1000, NULL, NULL);
+    assert_string_equal(run(e), "");
+    assert_int_equal(e->nevicted, 0);
+    env_free(e);
+}
+
+static const char *YOUNGEST =
+    "local p = {name = 'youngest'}\n"
+    "function p.pick_preemption(pod, options)\n"
+    "  local best, best_t\n"
+    "  for i, o in ipairs(options) do\n"
+    "    local oldest = math.huge\n"
+    "    for _, v in ipairs(o.victims) do\n"
+    "      if v.created < oldest then oldest = v.created end\n"
+    "    end\n"
+    "    if best_t == nil or oldest > best_t then best, best_t = i, oldest end\n"
+    "  end\n"
+    "  return best\n"
+    "end\n"
+    "return p\n";
+
+/* node-a: one old pod (the default's choice: fewer victims); node-b: two
+ * young ones. */
+static void age_cluster(env *e) {
+    node(e, "node-a");
+    node(e, "node-b");
+    pod(e, "batch", "old", "2", 0, "node-a", "2020-01-01T00:00:00Z");
+    pod(e, "batch", "young-1", "1", 0, "node-b", "2024-06-01T00:00:00Z");
+    pod(e, "batch", "young-2", "1", 0, "node-b", "2024-06-02T00:00:00Z");
+    pod(e, "web", "high", "2", 1000, NULL, NULL);
+}
+
+static void test_policy_prefers_youngest_victims(void **state) {
+    (void)state;
+    env *e = env_new(NULL);
+    age_cluster(e);
+    assert_string_equal(run(e), "node-a");
+    assert_int_equal(e->nevicted, 1);
+    assert_string_equal(e->evicted[0], "batch/old");
+    env_free(e);
+
+    e = env_new(YOUNGEST);
+    age_cluster(e);
+    assert_string_equal(run(e), "node-b");
+    assert_int_equal(e->nevicted, 2);
+    assert_string_equal(e->evicted[0], "batch/young-1");
+    assert_string_equal(e->evicted[1], "batch/young-2");
+    env_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_protects_namespace),
+        cmocka_unit_test(test_policy_protecting_everything_preempts_nothing),
+        cmocka_unit_test(test_policy_prefers_youngest_victims),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
