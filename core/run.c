@@ -222,6 +222,7 @@ static void *poster_main(void *arg) {
         ms_error err = {0};
         ms_rc rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
         bool is_event = strstr(j->path, "/events") != NULL;
+        if (!j->body[0]) rq.body = NULL, rq.body_len = 0;
         if (rc == MS_OK && resp.status == 404 && j->fallback_path) {
             /* events.k8s.io/v1 missing: core/v1 from now on. */
             __atomic_store_n(&r->events_v1_missing, true, __ATOMIC_RELAXED);
@@ -482,6 +483,43 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
            NULL);
 }
 
+/* Preemption: the victim is deleted with a UID precondition (a pod
+ * recreated under the same name is not touched); the informer's delete
+ * event frees the room. Off the scheduler thread, like every report. */
+static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    runner *r = ctx;
+    (void)preemptor;
+    (void)node;
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "apiVersion", "v1");
+    cJSON_AddStringToObject(b, "kind", "DeleteOptions");
+    if (victim->meta.uid && victim->meta.uid[0])
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
+    post(r, "DELETE",
+         dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_), sget(r, victim->meta.name)),
+         b, NULL, NULL, NULL);
+    return MS_OK;
+}
+
+static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
+    runner *r = ctx;
+    cJSON *b = cJSON_CreateObject();
+    cJSON *st = cJSON_AddObjectToObject(b, "status");
+    if (node == MS_STR_NONE) cJSON_AddNullToObject(st, "nominatedNodeName");
+    else cJSON_AddStringToObject(st, "nominatedNodeName", sget(r, node));
+    post(r, "PATCH",
+         dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_), sget(r, pod->meta.name)),
+         b, "application/strategic-merge-patch+json", NULL, NULL);
+}
+
+static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    runner *r = ctx;
+    char note[512];
+    snprintf(note, sizeof note, "Preempted by pod %s on node %s",
+             preemptor->meta.uid ? preemptor->meta.uid : "", sget(r, node));
+    if (event_allowed(r)) post_event(r, victim, "Normal", "Preempted", note, 0);
+}
+
 /* A completed bind: the Scheduled event. */
 static void report_bound(runner *r, const ms_pod *pod, const char *node) {
     char key[512], note[1024];
@@ -613,7 +651,9 @@ static ms_rc setup(runner *r, ms_error *err) {
         .config = &r->cfg,
         .in = r->in,
         .binder = {r, run_bind},
-        .reporter = {r, NULL, on_unschedulable, on_bind_failed, NULL},
+        .evictor = {r, run_evict, run_set_nomination},
+        .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
+                     .preempted = on_preempted},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
     };
     if ((rc = ms_scheduler_new(&so, &r->sched, err)) != MS_OK) return rc;
