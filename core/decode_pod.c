@@ -680,7 +680,8 @@ ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_erro
         (rc = ms_dec_object(&x, &o, "spec", &spec)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "status", &status)) != MS_OK ||
         (rc = dec_spec(&x, &spec, p)) != MS_OK ||
-        (rc = dec_status(&x, &status, p)) != MS_OK) {
+        (rc = dec_status(&x, &status, p)) != MS_OK ||
+        (rc = ms_dec_raw(&x, obj, &p->raw, &p->raw_len)) != MS_OK) {
         ms_pod_unref(p);
         return rc;
     }

@@ -8,6 +8,9 @@
 
 #include "moonsched/log.h"
 #include "moonsched/run.h"
+#include <cjson/cJSON.h>
+
+#include "moonsched/config_check.h"
 #include "moonsched/simulate.h"
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
@@ -16,6 +19,7 @@ static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
     "                          [--quiet] [--stats]\n"
+    "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
     "                     `kubectl get -o yaml` output); '-' reads standard input\n"
@@ -26,6 +30,10 @@ static const char usage[] =
     "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
     "  --quiet            print no placements or node summary\n"
     "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
+    "\n"
+    "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
+    "  use it and prints the effective configuration (YAML, or JSON with\n"
+    "  --output json); exit 0 when valid, 2 with the error when not.\n"
     "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
     "\n"
@@ -189,6 +197,49 @@ static int run_main(int argc, char **argv) {
     return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
+static void print_warning(void *ctx, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "moonsched: warning: %s\n", msg);
+}
+
+/* `config check FILE [--output yaml|json]` */
+static int config_main(int argc, char **argv) {
+    if (argc < 1 || strcmp(argv[0], "check") != 0)
+        return usage_error("%s", "config: expected \"check FILE\"");
+    const char *file = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if ((v = option_value(argc, argv, &i, "--output"))) {
+            if (strcmp(v, "json") == 0) json = true;
+            else if (strcmp(v, "yaml") == 0) json = false;
+            else return usage_error("--output: expected yaml or json, got \"%s\"", v);
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
+            file = argv[i];
+        } else {
+            return usage_error("unknown argument \"%s\"", argv[i]);
+        }
+    }
+    if (!file) return usage_error("%s", "config check needs a FILE");
+    ms_error err = {0};
+    cJSON *doc = NULL;
+    ms_rc r = ms_config_check(file, print_warning, NULL, &doc, &err);
+    if (r != MS_OK) {
+        fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+        return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+    }
+    r = ms_config_write(doc, json, stdout);
+    cJSON_Delete(doc);
+    if (r != MS_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -197,6 +248,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return EXIT_OK;

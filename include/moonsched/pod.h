@@ -199,6 +199,12 @@ typedef struct ms_pod {
      * a status-only change, which does not make an unschedulable pod worth
      * retrying (upstream's isPodUpdated). */
     uint64_t spec_hash;
+
+    /* The object as decoded, compact JSON in the arena (copies made by
+     * ms_pod_with_node share it and do not carry their nodeName in it); NULL
+     * unless the decoder had keep_raw. */
+    const char *raw;
+    size_t raw_len;
 } ms_pod;
 
 /* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.
