@@ -22,7 +22,9 @@ SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
+             jq openssl curl
+DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
@@ -150,6 +152,7 @@ bench: all
 
 # moonsched run against upstream kube-scheduler on a real kube-apiserver.
 bench-live: all
+	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@bash tests/bench/live.sh
 
