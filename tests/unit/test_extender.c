@@ -1176,6 +1176,7 @@ static void test_preempt_verb_in_cycle(void **state) {
     assert_non_null(req);
     const cJSON *victims = cJSON_GetObjectItem(cJSON_GetObjectItem(req, "NodeNameToVictims"), "n1");
     assert_non_null(victims);
+    cJSON_Delete(req);
     assert_string_equal(get(&h, "high")->node, "");
     if (!strstr(get(&h, "high")->message, "preemption: extenders left no candidate node"))
         fail_msg("got: %s", get(&h, "high")->message);
