@@ -580,6 +580,39 @@ static ms_rc validate_queue_sort(parser *ps, const profile_in *in, uint32_t n) {
     return MS_OK;
 }
 
+/* Lua policy plugins ("lua:NAME") of profile i: a valid name, and args
+ * with at least the policy's file (config_policy.c decodes them). */
+static ms_rc validate_policies(parser *ps, const profile_in *in, uint32_t i,
+                               const ms_profile_config *p) {
+    for (uint32_t j = 0; j < p->nplugins; j++) {
+        const ms_plugin_config *pc = &p->plugins[j];
+        if (!ms_config_is_policy(pc->name)) continue;
+        if (!ms_config_policy_name_valid(pc->name))
+            return ms_error_set(ps->err, MS_EINVAL,
+                                "profiles[%u].plugins: Invalid value: \"%s\": a Lua policy plugin is "
+                                "named lua:NAME, NAME being 1 to %d letters, digits, '-', '_' or '.'",
+                                i, pc->name, MS_POLICY_NAME_MAX);
+        uint32_t k = 0, at = 0;
+        bool found = false;
+        for (const cJSON *item = in->plugin_config ? in->plugin_config->child : NULL; item;
+             item = item->next, k++) {
+            const cJSON *nm = get(item, "name");
+            if (cJSON_IsString(nm) && strcmp(nm->valuestring, pc->name) == 0) at = k, found = true;
+        }
+        if (!found)
+            return ms_error_set(ps->err, MS_EINVAL,
+                                "profiles[%u].pluginConfig: Required value: plugin \"%s\" needs an "
+                                "entry whose args name the policy's file",
+                                i, pc->name);
+        char path[64];
+        snprintf(path, sizeof path, "profiles[%u].pluginConfig[%u].args", i, at);
+        ms_policy_args a;
+        ms_rc rc = ms_config_policy_args(pc->args, path, &a, ps->err);
+        if (rc != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
 /* Builds the effective profile from what the file says. */
 static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t n,
                           ms_profile_config *p) {
@@ -594,7 +627,7 @@ static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t
         return rc;
     }
     if (in->has_pct) p->percentage_of_nodes_to_score = in->pct;
-    if (!in->plugin_config) return MS_OK;
+    if (!in->plugin_config) return validate_policies(ps, in, i, p);
     uint32_t k = 0;
     for (const cJSON *item = in->plugin_config->child; item; item = item->next, k++) {
         const cJSON *nm = get(item, "name");
@@ -613,7 +646,7 @@ static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t
         if (!(pc->args = cJSON_Duplicate(args, true)))
             return ms_error_set(ps->err, MS_ENOMEM, "out of memory");
     }
-    return MS_OK;
+    return validate_policies(ps, in, i, p);
 }
 
 static ms_rc parse_profiles(parser *ps, ms_config *c, const cJSON *list) {

@@ -48,9 +48,22 @@ static const ms_plugin_ops *find_ops(const char *name, const ms_plugin_ops *cons
     return ms_plugin_lookup(name);
 }
 
+/* A plugin's ops, or `candidate` in place of `live` (a policy checked
+ * against the version it is about to run). */
+typedef struct ops_swap {
+    const ms_plugin_ops *live, *candidate;
+} ops_swap;
+
+static const ms_plugin_ops *ops_of(const ms_framework *fw, uint32_t i, const ops_swap *sw) {
+    const ms_plugin_ops *o = fw->plugins[i].ops;
+    return sw && o == sw->live ? sw->candidate : o;
+}
+
 /* The config's order for a point, then any plugin enabled there that the
  * order missed (hand-built configs), keeping only plugins that implement it. */
-static void build_order(ms_framework *fw, const ms_profile_config *pc, ms_extension_point ep) {
+static uint8_t derive_order(const ms_framework *fw, const ms_profile_config *pc,
+                            ms_extension_point ep, const ops_swap *sw,
+                            uint8_t order[MS_MAX_PLUGINS]) {
     uint32_t bit = 1u << ep;
     uint64_t seen = 0;
     uint8_t n = 0;
@@ -58,14 +71,85 @@ static void build_order(ms_framework *fw, const ms_profile_config *pc, ms_extens
         uint32_t i = pc->order[ep][k];
         if (i >= fw->nplugins || (seen >> i & 1)) continue;
         seen |= 1ull << i;
-        if (implements(fw->plugins[i].ops, ep)) fw->order[ep][n++] = (uint8_t)i;
+        if (implements(ops_of(fw, i, sw), ep)) order[n++] = (uint8_t)i;
     }
     for (uint32_t i = 0; i < fw->nplugins; i++) {
         if ((seen >> i & 1) || !(pc->plugins[i].points & bit)) continue;
-        if (implements(fw->plugins[i].ops, ep)) fw->order[ep][n++] = (uint8_t)i;
+        if (implements(ops_of(fw, i, sw), ep)) order[n++] = (uint8_t)i;
     }
-    fw->norder[ep] = n;
-    for (uint32_t k = 0; k < n; k++) fw->plugins[fw->order[ep][k]].points |= bit;
+    return n;
+}
+
+/* What ms_framework_init checks once the plugins exist: a plugin named at
+ * a point must implement it, Score weights are positive, one QueueSort,
+ * at least one Bind. */
+static ms_rc check_points(const ms_framework *fw, const ms_profile_config *pc, const ops_swap *sw,
+                          uint8_t order[MS_EP_COUNT][MS_MAX_PLUGINS], const uint8_t norder[MS_EP_COUNT],
+                          ms_error *err) {
+    const char *profile = pc->scheduler_name;
+    for (uint32_t i = 0; i < fw->nplugins && i < pc->nplugins; i++) {
+        const ms_plugin_config *cfg = &pc->plugins[i];
+        const ms_plugin_ops *ops = ops_of(fw, i, sw);
+        /* Named at a point (not through multiPoint) it cannot serve: a
+         * configuration mistake, as upstream says. */
+        for (int ep = 0; ep < MS_EP_COUNT; ep++)
+            if ((cfg->explicit_points & (1u << ep)) && !implements(ops, (ms_extension_point)ep))
+                return ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" does not extend %s "
+                                    "plugin", profile, cfg->name, point_interface[ep]);
+    }
+    for (uint32_t k = 0; k < norder[MS_EP_SCORE]; k++) {
+        const ms_framework_plugin *p = &fw->plugins[order[MS_EP_SCORE][k]];
+        if (p->weight < 1)
+            return ms_error_set(err, MS_EINVAL, "profile \"%s\": score plugin \"%s\" has weight %d, "
+                                "it must be positive", profile, p->ops->name, (int)p->weight);
+    }
+    if (norder[MS_EP_QUEUE_SORT] != 1)
+        return ms_error_set(err, MS_EINVAL, norder[MS_EP_QUEUE_SORT]
+                            ? "profile \"%s\": only one queue sort plugin can be enabled"
+                            : "profile \"%s\": no queue sort plugin is enabled", profile);
+    if (norder[MS_EP_BIND] == 0)
+        return ms_error_set(err, MS_EINVAL, "profile \"%s\": at least one bind plugin is needed",
+                            profile);
+    return MS_OK;
+}
+
+static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swap *sw, bool commit,
+                    ms_error *err) {
+    uint8_t order[MS_EP_COUNT][MS_MAX_PLUGINS];
+    uint8_t norder[MS_EP_COUNT];
+    for (int ep = 0; ep < MS_EP_COUNT; ep++)
+        norder[ep] = derive_order(fw, pc, (ms_extension_point)ep, sw, order[ep]);
+    ms_rc rc = check_points(fw, pc, sw, order, norder, err);
+    if (rc != MS_OK || !commit) return rc;
+    memcpy(fw->order, order, sizeof order);
+    memcpy(fw->norder, norder, sizeof norder);
+    for (uint32_t i = 0; i < fw->nplugins; i++) fw->plugins[i].points = 0;
+    for (int ep = 0; ep < MS_EP_COUNT; ep++)
+        for (uint32_t k = 0; k < norder[ep]; k++) fw->plugins[order[ep][k]].points |= 1u << ep;
+    return MS_OK;
+}
+
+ms_rc ms_framework_check_ops(const ms_framework *fw, const ms_profile_config *pc,
+                             const ms_plugin_ops *live, const ms_plugin_ops *candidate,
+                             const char **queue_sort, ms_error *err) {
+    ops_swap sw = {live, candidate};
+    uint8_t order[MS_MAX_PLUGINS];
+    if (queue_sort) {
+        *queue_sort = "";
+        if (derive_order(fw, pc, MS_EP_QUEUE_SORT, &sw, order) > 0)
+            *queue_sort = ops_of(fw, order[0], &sw)->name;
+    }
+    return derive((ms_framework *)fw, pc, &sw, false, err);
+}
+
+ms_rc ms_framework_refresh_points(ms_framework *fw, const ms_profile_config *pc, ms_error *err) {
+    return derive(fw, pc, NULL, true, err);
+}
+
+bool ms_framework_runs(const ms_framework *fw, const ms_plugin_ops *ops) {
+    for (uint32_t i = 0; i < fw->nplugins; i++)
+        if (fw->plugins[i].ops == ops) return true;
+    return false;
 }
 
 ms_rc ms_framework_init(ms_framework *fw, const ms_profile_config *pc, int32_t global_pct,
@@ -135,27 +219,8 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
         }
         fw->nplugins = i + 1;
     }
-    for (int ep = 0; ep < MS_EP_COUNT; ep++) build_order(fw, pc, (ms_extension_point)ep);
-
-    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
-        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_SCORE][k]];
-        if (p->weight < 1) {
-            rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": score plugin \"%s\" has weight %d, "
-                              "it must be positive", profile, p->ops->name, (int)p->weight);
-            goto fail;
-        }
-    }
-    if (fw->norder[MS_EP_QUEUE_SORT] != 1) {
-        rc = ms_error_set(err, MS_EINVAL, fw->norder[MS_EP_QUEUE_SORT]
-                          ? "profile \"%s\": only one queue sort plugin can be enabled"
-                          : "profile \"%s\": no queue sort plugin is enabled", profile);
-        goto fail;
-    }
-    if (fw->norder[MS_EP_BIND] == 0) {
-        rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": at least one bind plugin is needed",
-                          profile);
-        goto fail;
-    }
+    rc = derive(fw, pc, NULL, true, err);
+    if (rc != MS_OK) goto fail;
     return MS_OK;
 
 fail:

@@ -127,3 +127,8 @@ bool ms_heap_fix(ms_heap *h, void *e) {
     if (!sift_up(h, i)) sift_down(h, i);
     return true;
 }
+
+void ms_heap_reorder(ms_heap *h) {
+    /* Each element joins the heap formed by those before it. */
+    for (uint32_t i = 1; i < h->len; i++) sift_up(h, i);
+}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "moonsched/decode.h"
 #include "moonsched/quantity.h"
 #include "moonsched/snapshot.h"
 
@@ -333,18 +334,25 @@ struct ms_lua_runtime {
     ms_interner *in;
     ms_lua_api api;
     char *cdef, *checks;
-    uint32_t nstates;
+    _Atomic uint32_t nstates;
 
-    /* The watchdog. It waits for the running call's deadline; past it, it
-     * sets a count hook that raises an error at every instruction until the
-     * call returns, so that no pcall inside the policy can swallow it. It
-     * parks after a second without calls, and the next call wakes it. */
+    /* The watchdog. Calls may run on more than one thread at once (the
+     * scheduler thread's hooks, a reload's file and init on the watcher
+     * thread): each state in a call is on the `active` list. The budget is
+     * CPU time of the thread running the call, so that a call is not
+     * stopped because its thread waited for a CPU (a busy machine, a reload
+     * compiling on the other thread). The watchdog looks at a call when
+     * its budget has passed in wall time (CPU time cannot pass faster), and
+     * again later for what is left of it. Past the budget, it sets a count
+     * hook that raises an error at every instruction until the call
+     * returns, so that no pcall inside the policy can swallow it. It parks
+     * after a second without calls, and the next call wakes it. */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool started, stop, parked;
-    ms_lua_state *active;          /* the state in a call, or NULL */
-    struct timespec deadline;
+    ms_lua_state *active;          /* states in a call, linked by next_active */
+    struct timespec wake_at;       /* when the watchdog looks again */
     struct timespec idle_since;
 };
 
@@ -352,8 +360,19 @@ struct ms_lua_state {
     ms_lua_runtime *rt;
     lua_State *L;
     size_t used, cap;
+    double budget;                 /* seconds per call */
     bool oom;                      /* the allocator refused since the call began */
     _Atomic bool killed;           /* the watchdog stopped the current call */
+    /* The CPU clock of the thread running the state's calls and a reading
+     * of it (cpu_base) taken at wall time wall_base, renewed by a call that
+     * starts more than 1/16 budget later: reading a thread's CPU clock is a
+     * system call, too dear for every call. The watchdog counts the call's
+     * CPU time from cpu_base, at most 1/16 budget too much, which it allows
+     * for. `deadline`: when it looks (under rt->mu). */
+    clockid_t cpu_clock;
+    struct timespec cpu_base, wall_base;
+    struct timespec deadline;
+    ms_lua_state *next_active;
     int dispatch_ref;
     uint32_t hooks;
     uint32_t nreasons;             /* reasons this state interned */
@@ -390,12 +409,28 @@ static void kill_hook(lua_State *L, lua_Debug *ar) {
     luaL_error(L, "CPU budget exceeded");
 }
 
+static double ts_diff(const struct timespec *a, const struct timespec *b) {
+    return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) * 1e-9;
+}
+
+/* CPU seconds the call in progress may be charged: its thread's clock since
+ * cpu_base, which holds at most 1/16 budget from before the call. */
+#define BASE_SLACK 0.0625
+
+static double cpu_used(const ms_lua_state *s) {
+    struct timespec t;
+    if (clock_gettime(s->cpu_clock, &t) != 0) return s->budget * (1 + BASE_SLACK);
+    return ts_diff(&t, &s->cpu_base);
+}
+
 static void *watchdog_main(void *arg) {
     ms_lua_runtime *rt = arg;
     pthread_mutex_lock(&rt->mu);
     while (!rt->stop) {
         struct timespec now, until;
         clock_gettime(CLOCK_MONOTONIC, &now);
+        until = now;
+        ts_add(&until, rt->o.budget);
         if (!rt->active) {
             struct timespec idle_end = rt->idle_since;
             ts_add(&idle_end, 1.0);
@@ -405,22 +440,29 @@ static void *watchdog_main(void *arg) {
                 rt->parked = false;
                 continue;
             }
-            until = now;
-            ts_add(&until, rt->o.budget);
-        } else if (ts_before(&now, &rt->deadline)) {
-            until = rt->deadline;
-        } else {
-            ms_lua_state *s = rt->active;
-            if (!atomic_load_explicit(&s->killed, memory_order_relaxed)) {
-                atomic_store_explicit(&s->killed, true, memory_order_release);
-                /* lua_sethook is the one LuaJIT call allowed from another
-                 * thread; the mutex keeps the owner from clearing it at the
-                 * same time. */
-                lua_sethook(s->L, kill_hook, LUA_MASKCOUNT, 1);
-            }
-            until = now;
-            ts_add(&until, rt->o.budget);
         }
+        for (ms_lua_state *s = rt->active; s; s = s->next_active) {
+            if (atomic_load_explicit(&s->killed, memory_order_relaxed)) continue;
+            if (!ts_before(&now, &s->deadline)) {
+                double left = s->budget * (1 + BASE_SLACK) - cpu_used(s);
+                if (left > 0) {
+                    /* It waited for a CPU: look again when what is left
+                     * could be spent. */
+                    s->deadline = now;
+                    ts_add(&s->deadline, left > 1e-3 ? left : 1e-3);
+                }
+            }
+            if (ts_before(&now, &s->deadline)) {
+                if (ts_before(&s->deadline, &until)) until = s->deadline;
+                continue;
+            }
+            atomic_store_explicit(&s->killed, true, memory_order_release);
+            /* lua_sethook is the one LuaJIT call allowed from another
+             * thread; the mutex keeps the owner from clearing it at the
+             * same time. */
+            lua_sethook(s->L, kill_hook, LUA_MASKCOUNT, 1);
+        }
+        rt->wake_at = until;
         pthread_cond_timedwait(&rt->cv, &rt->mu, &until);
     }
     pthread_mutex_unlock(&rt->mu);
@@ -431,19 +473,43 @@ static void arm(ms_lua_state *s) {
     ms_lua_runtime *rt = s->rt;
     s->oom = false;
     atomic_store_explicit(&s->killed, false, memory_order_relaxed);
-    pthread_mutex_lock(&rt->mu);
-    clock_gettime(CLOCK_MONOTONIC, &rt->deadline);
-    ts_add(&rt->deadline, rt->o.budget);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    clockid_t cpu;
+    if (pthread_getcpuclockid(pthread_self(), &cpu) != 0) cpu = CLOCK_MONOTONIC;
+    if (cpu != s->cpu_clock || ts_diff(&now, &s->wall_base) > s->budget * BASE_SLACK) {
+        struct timespec base;
+        if (clock_gettime(cpu, &base) != 0) {
+            cpu = CLOCK_MONOTONIC;
+            base = now;
+        }
+        pthread_mutex_lock(&rt->mu);
+        s->cpu_clock = cpu;
+        s->cpu_base = base;
+        s->wall_base = now;
+    } else {
+        pthread_mutex_lock(&rt->mu);
+    }
+    s->deadline = now;
+    ts_add(&s->deadline, s->budget);
+    s->next_active = rt->active;
     rt->active = s;
-    if (rt->parked) pthread_cond_signal(&rt->cv);
+    /* A parked watchdog, or one that would look too late for this call's
+     * (shorter) budget, must look now. */
+    if (rt->parked || ts_before(&s->deadline, &rt->wake_at)) pthread_cond_signal(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
 }
 
 static bool disarm(ms_lua_state *s) {
     ms_lua_runtime *rt = s->rt;
     pthread_mutex_lock(&rt->mu);
-    rt->active = NULL;
-    clock_gettime(CLOCK_MONOTONIC, &rt->idle_since);
+    for (ms_lua_state **pp = &rt->active; *pp; pp = &(*pp)->next_active)
+        if (*pp == s) {
+            *pp = s->next_active;
+            break;
+        }
+    s->next_active = NULL;
+    if (!rt->active) clock_gettime(CLOCK_MONOTONIC, &rt->idle_since);
     bool killed = atomic_load_explicit(&s->killed, memory_order_relaxed);
     if (killed) lua_sethook(s->L, NULL, 0, 0);
     pthread_mutex_unlock(&rt->mu);
@@ -713,7 +779,7 @@ static void set_call_error(ms_lua_state *s, bool killed, int rc) {
     lua_State *L = s->L;
     if (killed)
         snprintf(s->err, sizeof s->err, "policy %s: stopped after its CPU budget of %g ms",
-                 s->name, s->rt->o.budget * 1e3);
+                 s->name, s->budget * 1e3);
     else if (rc == LUA_ERRMEM || s->oom)
         snprintf(s->err, sizeof s->err, "policy %s: exceeded its memory cap of %zu KiB", s->name,
                  s->cap >> 10);
@@ -724,13 +790,22 @@ static void set_call_error(ms_lua_state *s, bool killed, int rc) {
                  error_text(L));
 }
 
-ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *src, size_t len,
-                        const cJSON *args, ms_lua_state **out, ms_error *err) {
+void ms_lua_limits_default(ms_lua_limits *l) {
+    l->budget = 0;
+    l->memory = 0;
+    l->max_failures = -1;
+    l->on_error = -1;
+}
+
+ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *chunkname,
+                           const char *src, size_t len, const cJSON *args, ms_lua_state **out,
+                           ms_error *err) {
     *out = NULL;
     ms_lua_state *s = calloc(1, sizeof *s);
     if (!s) return ms_error_set(err, MS_ENOMEM, "policy: out of memory");
     s->rt = rt;
-    s->cap = rt->o.memory;
+    s->cap = lim && lim->memory ? lim->memory : rt->o.memory;
+    s->budget = lim && lim->budget > 0 ? lim->budget : rt->o.budget;
     s->dispatch_ref = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "%s", chunkname && *chunkname == '@' ? chunkname + 1 : "?");
     s->frame.state = s;
@@ -741,14 +816,20 @@ ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *s
         return ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", chunkname);
     }
     lua_atpanic(s->L, panic);
-    rt->nstates++;
+    atomic_fetch_add(&rt->nstates, 1);
     load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args};
     arm(s);
     int rc = lua_cpcall(s->L, load_protected, &lc);
     bool killed = disarm(s);
     if (rc != 0) {
         set_call_error(s, killed, rc);
-        ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s", s->err);
+        /* "policy FILE: FILE:3: ..." says the file twice. */
+        const char *msg = s->err;
+        size_t nlen = strlen(s->name);
+        if (strncmp(msg, "policy ", 7) == 0 && strncmp(msg + 7, s->name, nlen) == 0 &&
+            strncmp(msg + 7 + nlen, ": ", 2) == 0 && strncmp(msg + 9 + nlen, s->name, nlen) == 0)
+            msg += 9 + nlen;
+        ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s", msg);
         ms_lua_state_free(s);
         return err ? err->rc : MS_EINVAL;
     }
@@ -760,38 +841,24 @@ ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *s
     return MS_OK;
 }
 
-ms_rc ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
-                             ms_lua_state **out, ms_error *err) {
+ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *src, size_t len,
+                        const cJSON *args, ms_lua_state **out, ms_error *err) {
+    return ms_lua_state_load_ex(rt, NULL, chunkname, src, len, args, out, err);
+}
+
+#define MAX_POLICY_FILE ((size_t)64 << 20)   /* a policy is a text file, not data */
+
+ms_rc ms_lua_read_file(const char *path, char **out, size_t *len, ms_error *err) {
+    return ms_read_file(path, MAX_POLICY_FILE, out, len, err);
+}
+
+ms_rc ms_lua_state_load_file_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *path,
+                                const cJSON *args, ms_lua_state **out, ms_error *err) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 16384, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (len < cap) break;
-        if (cap >= ((size_t)64 << 20)) {   /* a policy is a text file, not data */
-            free(buf);
-            fclose(f);
-            return ms_error_set(err, MS_EINVAL, "%s: larger than 64 MiB", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    bool rerr = ferror(f);
-    fclose(f);
-    if (!buf) return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-    if (rerr) {
-        free(buf);
-        return ms_error_set(err, MS_EIO, "%s: read error", path);
-    }
+    char *buf;
+    size_t len;
+    ms_rc rc = ms_lua_read_file(path, &buf, &len, err);
+    if (rc != MS_OK) return rc;
     size_t n = strlen(path) + 2;
     char *chunk = malloc(n);
     if (!chunk) {
@@ -799,10 +866,15 @@ ms_rc ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     }
     snprintf(chunk, n, "@%s", path);
-    ms_rc rc = ms_lua_state_load(rt, chunk, buf, len, args, out, err);
+    rc = ms_lua_state_load_ex(rt, lim, chunk, buf, len, args, out, err);
     free(chunk);
     free(buf);
     return rc;
+}
+
+ms_rc ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
+                             ms_lua_state **out, ms_error *err) {
+    return ms_lua_state_load_file_ex(rt, NULL, path, args, out, err);
 }
 
 void ms_lua_state_free(ms_lua_state *s) {
@@ -811,7 +883,7 @@ void ms_lua_state_free(ms_lua_state *s) {
         /* The watchdog never touches a state outside a call, and this one
          * is not in a call: closing needs no lock. */
         lua_close(s->L);
-        s->rt->nstates--;
+        atomic_fetch_sub(&s->rt->nstates, 1);
     }
     free(s);
 }
@@ -849,9 +921,11 @@ struct ms_policy {
     ms_lua_runtime *rt;
     ms_lua_state *cur;
     bool disabled;
+    uint8_t on_error;              /* ms_policy_on_error */
+    uint32_t max_failures;
     ms_policy_stats stats;
     ms_str fail_reason;            /* the last failure, interned for statuses */
-    char name[128];
+    char name[128];                /* the plugin name */
     char last_error[512];
 };
 
@@ -866,8 +940,36 @@ static ms_code pol_permit(void *self, ms_cycle *c, ms_str node, double *timeout,
 static bool pol_pre_enqueue(void *self, const ms_pod *pod, const char **reason);
 static bool pol_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b);
 
-ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms_error *err) {
+/* The extension points a version with `hooks` serves: an entry per hook
+ * it defines, none for the others, so that the framework calls nothing in
+ * vain and a reload that adds or removes hooks changes the points (after
+ * the scheduler re-derives them, ms_scheduler_plugin_reloaded). */
+static void wire(const ms_policy *p, uint32_t h, ms_plugin_ops *o) {
+    memset(o, 0, sizeof *o);
+    o->name = p->name;
+    o->ctx = (void *)p;
+    /* Any cluster event may change a policy's mind (0: all). */
+    o->events = 0;
+    if (h & MS_LUA_HOOK_PRE_ENQUEUE) o->pre_enqueue = pol_pre_enqueue;
+    if (h & MS_LUA_HOOK_LESS) o->less = pol_less;
+    if (h & MS_LUA_HOOK_PRE_FILTER) o->pre_filter = pol_pre_filter;
+    if (h & MS_LUA_HOOK_FILTER) o->filter_batch = pol_filter_batch;
+    if (h & MS_LUA_HOOK_SCORE) o->score = pol_score;
+    if (h & MS_LUA_HOOK_RESERVE) o->reserve = pol_reserve;
+    if (h & MS_LUA_HOOK_UNRESERVE) o->unreserve = pol_unreserve;
+    /* The framework runs Unreserve only for plugins at the Reserve point. */
+    if ((h & MS_LUA_HOOK_UNRESERVE) && !(h & MS_LUA_HOOK_RESERVE)) o->reserve = pol_reserve;
+    if (h & MS_LUA_HOOK_PERMIT) o->permit = pol_permit;
+}
+
+ms_rc ms_policy_new_ex(ms_lua_runtime *rt, ms_lua_state *first, const char *plugin_name,
+                       const ms_lua_limits *lim, ms_policy **out, ms_error *err) {
     *out = NULL;
+    const char *name = plugin_name && *plugin_name ? plugin_name : first->name;
+    if (strlen(name) >= sizeof ((ms_policy *)0)->name) {
+        ms_lua_state_free(first);
+        return ms_error_set(err, MS_EINVAL, "policy: the name \"%.40s...\" is too long", name);
+    }
     ms_policy *p = calloc(1, sizeof *p);
     if (!p) {
         ms_lua_state_free(first);
@@ -875,24 +977,17 @@ ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms
     }
     p->rt = rt;
     p->cur = first;
-    snprintf(p->name, sizeof p->name, "%s", first->name);
-    uint32_t h = first->hooks;
-    p->ops.name = p->name;
-    p->ops.ctx = p;
-    /* Any cluster event may change a policy's mind (0: all). */
-    p->ops.events = 0;
-    if (h & MS_LUA_HOOK_PRE_ENQUEUE) p->ops.pre_enqueue = pol_pre_enqueue;
-    if (h & MS_LUA_HOOK_LESS) p->ops.less = pol_less;
-    if (h & MS_LUA_HOOK_PRE_FILTER) p->ops.pre_filter = pol_pre_filter;
-    if (h & MS_LUA_HOOK_FILTER) p->ops.filter_batch = pol_filter_batch;
-    if (h & MS_LUA_HOOK_SCORE) p->ops.score = pol_score;
-    if (h & MS_LUA_HOOK_RESERVE) p->ops.reserve = pol_reserve;
-    if (h & MS_LUA_HOOK_UNRESERVE) p->ops.unreserve = pol_unreserve;
-    /* The framework runs Unreserve only for plugins at the Reserve point. */
-    if ((h & MS_LUA_HOOK_UNRESERVE) && !(h & MS_LUA_HOOK_RESERVE)) p->ops.reserve = pol_reserve;
-    if (h & MS_LUA_HOOK_PERMIT) p->ops.permit = pol_permit;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->on_error = lim && lim->on_error >= 0 ? (uint8_t)lim->on_error : rt->o.on_error;
+    p->max_failures = lim && lim->max_failures >= 0 ? (uint32_t)lim->max_failures
+                                                    : rt->o.max_failures;
+    wire(p, first->hooks, &p->ops);
     *out = p;
     return MS_OK;
+}
+
+ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms_error *err) {
+    return ms_policy_new_ex(rt, first, NULL, NULL, out, err);
 }
 
 void ms_policy_free(ms_policy *p) {
@@ -906,11 +1001,21 @@ ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next) {
     p->cur = next;
     p->disabled = false;
     p->stats.consecutive = 0;
+    p->stats.reloads_ok++;
+    wire(p, next->hooks, &p->ops);
     return old;
 }
 
+void ms_policy_ops_for(const ms_policy *p, uint32_t hooks, ms_plugin_ops *out) {
+    wire(p, hooks, out);
+}
+
+void ms_policy_reload_failed(ms_policy *p) { p->stats.reloads_failed++; }
+
 const ms_lua_state *ms_policy_state(const ms_policy *p) { return p->cur; }
 const ms_plugin_ops *ms_policy_ops(ms_policy *p) { return &p->ops; }
+const char *ms_policy_name(const ms_policy *p) { return p->name; }
+uint32_t ms_policy_hooks(const ms_policy *p) { return p->cur->hooks; }
 bool ms_policy_disabled(const ms_policy *p) { return p->disabled; }
 const char *ms_policy_last_error(const ms_policy *p) { return p->last_error; }
 void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) { *out = p->stats; }
@@ -954,14 +1059,15 @@ static int run(ms_policy *p, uint32_t op) {
     size_t skip = strlen("policy ") + strlen(s->name) + 2;
     rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name,
               strlen(s->err) > skip ? s->err + skip : s->err);
-    uint32_t max = rt->o.max_failures;
+    uint32_t max = p->max_failures;
     if (max && p->stats.consecutive >= max && !p->disabled) {
         p->disabled = true;
+        p->stats.disabled++;
         char why[640];
         snprintf(why, sizeof why, "disabled after %u consecutive failures; the last: %s",
                  p->stats.consecutive, s->err);
         rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name, why);
-        if (rt->o.disabled) rt->o.disabled(rt->o.disabled_ctx, p->name, why);
+        if (rt->o.disabled) rt->o.disabled(rt->o.disabled_ctx, p, why);
     }
     return -1;
 }
@@ -970,7 +1076,7 @@ static const char *fail_text(const ms_policy *p) {
     return p->fail_reason ? ms_str_get(p->rt->in, p->fail_reason) : p->last_error;
 }
 
-static bool skipping(const ms_policy *p) { return p->rt->o.on_error == MS_POLICY_SKIP; }
+static bool skipping(const ms_policy *p) { return p->on_error == MS_POLICY_SKIP; }
 
 static bool pol_pre_enqueue(void *self, const ms_pod *pod, const char **reason) {
     ms_policy *p = self;
@@ -1016,7 +1122,11 @@ static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     if (run(p, OP_PRE_FILTER) != 0) return skipping(p) ? MS_SKIP : reject(p, st);
     switch (f->result) {
     case 0: return MS_SUCCESS;
-    case 2: return MS_SKIP;
+    case 2:
+        /* "skip" skips this policy's Score too: the framework skips Filter
+         * for a PreFilter Skip, Score for a PreScore one. */
+        if (c->current < 64) c->skip_score |= 1ull << c->current;
+        return MS_SKIP;
     default: break;
     }
     ms_code code = f->result == 3 ? MS_UNSCHEDULABLE_AND_UNRESOLVABLE : MS_UNSCHEDULABLE;

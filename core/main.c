@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "moonsched/config_check.h"
+#include "moonsched/policy_check.h"
 #include "moonsched/simulate.h"
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
@@ -24,7 +25,8 @@ static const char usage[] =
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
     "                     `kubectl get -o yaml` output); '-' reads standard input\n"
     "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
-    "  --policy FILE      a Lua policy (not available in this build yet)\n"
+    "  --policy FILE      a Lua policy, added to every profile (repeatable); edits\n"
+    "                     to the file are picked up while the run goes on\n"
     "  --seed N           seed for random tie-breaking among equal scores (default 1)\n"
     "  --output FORMAT    table (default) or json\n"
     "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
@@ -47,7 +49,14 @@ static const char usage[] =
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json\n"
     "\n"
-    "See docs/run.md.\n";
+    "See docs/run.md.\n"
+    "\n"
+    "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
+    "\n"
+    "  Loads a Lua policy (syntax, sandbox, init with the args) and, with a\n"
+    "  cluster, runs every hook it defines over the cluster's pending pods and\n"
+    "  nodes, reporting failures and the time per call (docs/policies.md).\n"
+    "  Exit code 0 when everything passed, 2 otherwise.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "moonsched: ");
@@ -70,12 +79,14 @@ static int simulate_main(int argc, char **argv) {
     ms_simulate_options o;
     ms_simulate_options_default(&o);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    if (!files) {
+    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
+    if (!files || !policies) {
+        free(files);
+        free(policies);
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
-    uint32_t nfiles = 0;
-    bool policy = false;
+    uint32_t nfiles = 0, npolicies = 0;
     int rc = EXIT_OK;
     for (int i = 0; i < argc && rc == EXIT_OK; i++) {
         const char *a = argv[i], *v;
@@ -93,7 +104,7 @@ static int simulate_main(int argc, char **argv) {
             o.config_file = v;
         } else if ((v = option_value(argc, argv, &i, "--policy"))) {
             if (!*v) rc = usage_error("%s needs a file", "--policy");
-            policy = true;
+            else policies[npolicies++] = v;
         } else if ((v = option_value(argc, argv, &i, "--generate"))) {
             if (!*v) rc = usage_error("%s needs a spec", "--generate");
             o.generate = v;
@@ -116,26 +127,27 @@ static int simulate_main(int argc, char **argv) {
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             free(files);
+            free(policies);
             return EXIT_OK;
         } else {
             rc = usage_error("unknown argument \"%s\"", a);
         }
     }
-    if (rc == EXIT_OK && policy) {
-        fprintf(stderr, "moonsched: --policy: Lua policies are not available in this build yet\n");
-        rc = EXIT_USAGE;
-    }
     if (rc == EXIT_OK && nfiles == 0 && !o.generate)
         rc = usage_error("%s", "simulate needs --cluster FILE... or --generate SPEC");
     if (rc != EXIT_OK) {
         free(files);
+        free(policies);
         return rc;
     }
     o.cluster_files = files;
     o.ncluster_files = nfiles;
+    o.policy_files = policies;
+    o.npolicy_files = npolicies;
     ms_error err = {0};
     ms_rc r = ms_simulate_run(&o, stdout, stderr, NULL, &err);
     free(files);
+    free(policies);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;
@@ -240,6 +252,64 @@ static int config_main(int argc, char **argv) {
     return EXIT_OK;
 }
 
+static int policy_main(int argc, char **argv) {
+    if (argc < 1 || strcmp(argv[0], "check") != 0) {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        return usage_error("%s", "policy: expected \"policy check FILE\"");
+    }
+    ms_policy_check_options o;
+    memset(&o, 0, sizeof o);
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    uint32_t nfiles = 0;
+    int rc = EXIT_OK;
+    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--cluster") == 0) {
+            int start = nfiles;
+            while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
+                files[nfiles++] = argv[++i];
+            if ((int)nfiles == start) rc = usage_error("%s needs at least one file", a);
+        } else if ((v = option_value(argc, argv, &i, "--cluster"))) {
+            if (!*v) rc = usage_error("%s needs a file", "--cluster");
+            else files[nfiles++] = v;
+        } else if ((v = option_value(argc, argv, &i, "--args"))) {
+            if (!*v) rc = usage_error("%s needs a JSON object", "--args");
+            o.args_json = v;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            free(files);
+            return EXIT_OK;
+        } else if (a[0] == '-' && a[1]) {
+            rc = usage_error("unknown argument \"%s\"", a);
+        } else if (o.file) {
+            rc = usage_error("policy check takes one file, got \"%s\" too", a);
+        } else {
+            o.file = a;
+        }
+    }
+    if (rc == EXIT_OK && !o.file) rc = usage_error("%s", "policy check needs a policy FILE");
+    if (rc != EXIT_OK) {
+        free(files);
+        return rc;
+    }
+    o.cluster_files = files;
+    o.ncluster_files = nfiles;
+    ms_error err = {0};
+    ms_rc r = ms_policy_check(&o, stdout, NULL, &err);
+    free(files);
+    fflush(stdout);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -249,6 +319,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
     if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return EXIT_OK;

@@ -565,6 +565,8 @@ void ms_queue_flush(ms_queue *q, double now) {
 
 /* ---- introspection ---- */
 
+void ms_queue_reorder(ms_queue *q) { ms_heap_reorder(&q->active); }
+
 uint64_t ms_queue_cycle(const ms_queue *q) { return q->cycle; }
 uint32_t ms_queue_len_active(const ms_queue *q) { return ms_heap_len(&q->active); }
 uint32_t ms_queue_len_backoff(const ms_queue *q) { return ms_heap_len(&q->backoff); }

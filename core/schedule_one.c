@@ -675,5 +675,6 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->cycle = cycle;
     s->now = now;
     run_cycle(s, r, now);
+    ms_sched_flush_permits(s, now);
     return true;
 }

@@ -4,10 +4,12 @@
 #include "moonsched/scheduler.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "moonsched/lua_policy.h"
+#include "moonsched/map.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler_priv.h"
 
@@ -127,6 +129,28 @@ static const char *queue_sort_name(const ms_framework *fw) {
     return fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name;
 }
 
+static void refresh_info(ms_scheduler *s, uint32_t i) {
+    ms_profile_info *info = &s->info[i];
+    info->nscore = ms_framework_nscore(&s->profiles[i]);
+    for (uint32_t k = 0; k < info->nscore && k < MS_MAX_PLUGINS; k++)
+        info->score_names[k] = ms_framework_score_name(&s->profiles[i], k);
+    info->nreport = info->nscore;
+    for (uint32_t k = 0; k < ms_extenders_nprioritizers(s->ext) && info->nreport < MS_MAX_PLUGINS; k++)
+        info->score_names[info->nreport++] = ms_extenders_prioritizer_name(s->ext, k);
+    if (info->nscore > s->max_nscore) s->max_nscore = info->nscore;
+}
+
+/* One queue orders the pods of every profile: upstream requires the same
+ * QueueSort everywhere. */
+static ms_rc same_queue_sort(const ms_scheduler *s, uint32_t i, const char *name0, const char *name,
+                             ms_error *err) {
+    if (strcmp(name, name0) == 0) return MS_OK;
+    return ms_error_set(err, MS_EINVAL,
+                        "profile \"%s\": queue sort plugin \"%s\" differs from \"%s\" of "
+                        "profile \"%s\"; all profiles must use the same queue sort",
+                        s->pcs[i].scheduler_name, name, name0, s->pcs[0].scheduler_name);
+}
+
 /* The policies this profile names, in the profile's order, for its
  * DefaultPreemption. */
 static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
@@ -137,8 +161,8 @@ static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_confi
     uint32_t n = 0;
     for (uint32_t k = 0; k < pc->nplugins; k++)
         for (uint32_t j = 0; j < o->npolicies; j++)
-            if (strcmp(pc->plugins[k].name, ms_lua_state_name(ms_policy_state(o->policies[j]))) ==
-                    0 && n < o->npolicies)
+            if (strcmp(pc->plugins[k].name, ms_policy_name(o->policies[j])) == 0 &&
+                n < o->npolicies)
                 named[n++] = o->policies[j];
     ms_policy_preemption_attach(&s->policy_preemption[i], &s->profiles[i], named, n);
     free(named);
@@ -204,13 +228,24 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
                                 const cJSON *ignored, ms_profile_config *copy, ms_error *err) {
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
         const ms_profile_config *pc = &cfg->profiles[i];
+        s->pcs[i] = *pc;
+        for (uint32_t k = 0; k < s->pcs[i].nplugins; k++) s->pcs[i].plugins[k].args = NULL;
+        /* The profile's own out-of-tree plugins first, then the shared ones. */
+        uint32_t nown = o->profile_out_of_tree && o->n_profile_out_of_tree
+                            ? o->n_profile_out_of_tree[i] : 0;
+        uint32_t nall = nown + o->n_out_of_tree;
+        const ms_plugin_ops **oot = nall ? calloc(nall, sizeof *oot) : NULL;
+        if (nall && !oot) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        for (uint32_t k = 0; k < nown; k++) oot[k] = o->profile_out_of_tree[i][k];
+        for (uint32_t k = 0; k < o->n_out_of_tree; k++) oot[nown + k] = o->out_of_tree[k];
         cJSON *own = NULL;
         ms_rc rc = MS_OK;
         if (ignored && (rc = with_ignored_resources(pc, ignored, copy, &own, err)) == MS_OK) pc = copy;
         if (rc == MS_OK)
-            rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score, &s->handle,
-                                        o->out_of_tree, o->n_out_of_tree, err);
+            rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
+                                        &s->handle, oot, nall, err);
         cJSON_Delete(own);
+        free(oot);
         pc = &cfg->profiles[i];
         if (rc != MS_OK) return rc;
         s->nprofiles = i + 1;
@@ -221,23 +256,12 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
             if (s->info[j].scheduler_name == info->scheduler_name)
                 return ms_error_set(err, MS_EINVAL, "profile \"%s\" is defined twice",
                                     pc->scheduler_name);
-        info->nscore = ms_framework_nscore(&s->profiles[i]);
-        for (uint32_t k = 0; k < info->nscore && k < MS_MAX_PLUGINS; k++)
-            info->score_names[k] = ms_framework_score_name(&s->profiles[i], k);
-        info->nreport = info->nscore;
-        for (uint32_t k = 0; k < ms_extenders_nprioritizers(s->ext) && info->nreport < MS_MAX_PLUGINS; k++)
-            info->score_names[info->nreport++] = ms_extenders_prioritizer_name(s->ext, k);
-        if (info->nscore > s->max_nscore) s->max_nscore = info->nscore;
+        refresh_info(s, i);
         ms_rc prc = attach_policies(s, i, pc, o);
         if (prc != MS_OK) return ms_error_set(err, prc, "out of memory");
-        /* One queue orders the pods of every profile: upstream requires the
-         * same QueueSort everywhere. */
-        if (strcmp(queue_sort_name(&s->profiles[i]), queue_sort_name(&s->profiles[0])) != 0)
-            return ms_error_set(err, MS_EINVAL,
-                                "profile \"%s\": queue sort plugin \"%s\" differs from \"%s\" of "
-                                "profile \"%s\"; all profiles must use the same queue sort",
-                                pc->scheduler_name, queue_sort_name(&s->profiles[i]),
-                                queue_sort_name(&s->profiles[0]), cfg->profiles[0].scheduler_name);
+        rc = same_queue_sort(s, i, queue_sort_name(&s->profiles[0]),
+                             queue_sort_name(&s->profiles[i]), err);
+        if (rc != MS_OK) return rc;
     }
     return MS_OK;
 }
@@ -301,9 +325,10 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->handle.preempt_ctx = s;
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
+    s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
     s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE || !s->profiles ||
-        !s->info || !s->policy_preemption) {
+    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+        !s->profiles || !s->info || !s->pcs || !s->policy_preemption) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -361,6 +386,8 @@ void ms_scheduler_free(ms_scheduler *s) {
     ms_extenders_free(s->ext);
     free(s->profiles);
     free(s->info);
+    free(s->pcs);
+    free(s->later);
     free(s->policy_preemption);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
@@ -606,6 +633,7 @@ void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
     if (r && r->waiting) {
         /* upstream rejects a waiting pod that is deleted. */
         ms_sched_reject_waiting(s, r, "pod deleted while waiting on Permit", true, now);
+        ms_sched_flush_permits(s, now);
         r = NULL;
     }
     if (pod->node_name != MS_STR_NONE) {
@@ -646,12 +674,14 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
     ms_map_del(&s->binding, pod->meta.uid_hash);
     if (!ok) {
         ms_sched_binding_failed(s, r, message, gone, now);
+        ms_sched_flush_permits(s, now);
         return;
     }
     ms_cache_finish_binding(s->cache, r->assumed, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
     ms_sched_record_release(s, r);
+    ms_sched_flush_permits(s, now);
 }
 
 static void unpark(ms_scheduler *s, ms_inflight *r) {
@@ -669,6 +699,9 @@ void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *messag
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
+    /* What the pod held is free again (upstream treats forgetting it as an
+     * AssignedPodDelete); the pod itself is not in the queue yet. */
+    ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET, now);
     ms_queued_pod *qp = r->qp;
     if (gone || r->deleted) {
         ms_queue_done(s->queue, qp);
@@ -708,4 +741,120 @@ void ms_scheduler_tick(ms_scheduler *s, double now) {
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)
         ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
+    ms_sched_flush_permits(s, now);
+}
+
+/* ---- Permit releases ------------------------------------------------- */
+
+static ms_inflight *waiting_by_uid(const ms_scheduler *s, const char *uid) {
+    if (!uid || !*uid) return NULL;
+    ms_inflight *r = ms_map_get(&s->binding, ms_hash_bytes(uid, strlen(uid)));
+    return r && r->waiting ? r : NULL;
+}
+
+static void release(ms_scheduler *s, ms_inflight *r, bool allow, const char *reason, double now) {
+    if (allow) {
+        unpark(s, r);
+        ms_sched_start_binding(s, r, r->report, now);
+    } else {
+        ms_sched_reject_waiting(s, r, reason && *reason ? reason : "rejected while waiting at Permit",
+                                false, now);
+    }
+}
+
+bool ms_scheduler_permit_allow(ms_scheduler *s, const char *uid, double now) {
+    ms_inflight *r = waiting_by_uid(s, uid);
+    if (!r) return false;
+    release(s, r, true, NULL, now);
+    ms_sched_flush_permits(s, now);
+    return true;
+}
+
+bool ms_scheduler_permit_deny(ms_scheduler *s, const char *uid, const char *reason, double now) {
+    ms_inflight *r = waiting_by_uid(s, uid);
+    if (!r) return false;
+    release(s, r, false, reason, now);
+    ms_sched_flush_permits(s, now);
+    return true;
+}
+
+bool ms_scheduler_permit_later(ms_scheduler *s, const char *uid, bool allow, const char *reason) {
+    ms_inflight *r = waiting_by_uid(s, uid);
+    if (!r) return false;
+    if (s->nlater == s->latercap) {
+        uint32_t cap = s->latercap ? s->latercap * 2 : 16;
+        ms_permit_request *l = realloc(s->later, cap * sizeof *l);
+        if (!l) return false;
+        s->later = l;
+        s->latercap = cap;
+    }
+    ms_permit_request *q = &s->later[s->nlater++];
+    q->uid_hash = r->qp->pod->meta.uid_hash;
+    q->allow = allow;
+    snprintf(q->reason, sizeof q->reason, "%s", reason ? reason : "");
+    return true;
+}
+
+void ms_sched_flush_permits(ms_scheduler *s, double now) {
+    /* A release runs plugins (Unreserve of a denied pod) that may ask for
+     * more: take the list, apply it, and look again. */
+    while (s->nlater > 0) {
+        ms_permit_request q = s->later[0];
+        memmove(s->later, s->later + 1, (s->nlater - 1) * sizeof *s->later);
+        s->nlater--;
+        ms_inflight *r = ms_map_get(&s->binding, q.uid_hash);
+        if (r && r->waiting) release(s, r, q.allow, q.reason, now);
+    }
+}
+
+/* ---- out-of-tree plugins that change --------------------------------- */
+
+ms_rc ms_scheduler_check_plugin_ops(const ms_scheduler *s, const ms_plugin_ops *live,
+                                    const ms_plugin_ops *candidate, ms_error *err) {
+    const char *sort0 = queue_sort_name(&s->profiles[0]);
+    for (uint32_t i = 0; i < s->nprofiles; i++) {
+        const char *sort = queue_sort_name(&s->profiles[i]);
+        if (ms_framework_runs(&s->profiles[i], live)) {
+            ms_rc rc = ms_framework_check_ops(&s->profiles[i], &s->pcs[i], live, candidate, &sort, err);
+            if (rc != MS_OK) return rc;
+        }
+        if (i == 0) sort0 = sort;
+        ms_rc rc = same_queue_sort(s, i, sort0, sort, err);
+        if (rc != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
+/* The cycle buffers hold a row per Score plugin of the largest profile. */
+static ms_rc grow_score_rows(ms_scheduler *s, uint32_t old_rows) {
+    if (s->max_nscore <= old_rows || s->cap == 0) return MS_OK;
+    int64_t *pp = realloc(s->per_plugin, (size_t)s->max_nscore * s->cap * sizeof *pp);
+    if (!pp) return MS_ENOMEM;
+    s->per_plugin = pp;
+    return MS_OK;
+}
+
+ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms_event_mask ev,
+                                   double now, ms_error *err) {
+    ms_rc rc = MS_OK;
+    uint32_t rows = s->max_nscore ? s->max_nscore : 1;
+    bool sorts = false;
+    for (uint32_t i = 0; i < s->nprofiles; i++) {
+        if (!ms_framework_runs(&s->profiles[i], ops)) continue;
+        ms_rc one = ms_framework_refresh_points(&s->profiles[i], &s->pcs[i], err);
+        if (one != MS_OK) rc = one;
+        refresh_info(s, i);
+        const ms_framework *fw = &s->profiles[i];
+        if (fw->norder[MS_EP_QUEUE_SORT] && fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops == ops)
+            sorts = true;
+    }
+    if (grow_score_rows(s, rows) != MS_OK) {
+        /* The next cycle needing the rows grows them or fails cleanly. */
+        free(s->per_plugin);
+        s->per_plugin = NULL;
+        s->cap = 0;
+    }
+    if (sorts) ms_queue_reorder(s->queue);
+    if (ev) ms_queue_move_on_event(s->queue, ev, now);
+    return rc;
 }

@@ -34,6 +34,12 @@ typedef struct ms_inflight {
     ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 
+typedef struct ms_permit_request {
+    uint64_t uid_hash;
+    bool allow;
+    char reason[256];
+} ms_permit_request;
+
 /* Per-profile constants for reports. */
 typedef struct ms_profile_info {
     ms_str scheduler_name;
@@ -87,6 +93,14 @@ struct ms_scheduler {
     ms_inflight **waiting;         /* the waiting ones, in no order */
     uint32_t nwaiting, waitcap;
     bool permit_timeout_allows;
+    /* Permit releases asked for from inside plugin calls, applied when the
+     * scheduler call in progress ends (ms_sched_flush_permits). */
+    ms_permit_request *later;
+    uint32_t nlater, latercap;
+
+    /* The profiles' configuration (args left out), for re-deriving
+     * extension points when an out-of-tree plugin changes. */
+    ms_profile_config *pcs;
 };
 
 /* Record pool (scheduler.c). */
@@ -104,6 +118,8 @@ void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_repo
  * to the unschedulable pods (or dropped when gone). Releases the record. */
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now);
+/* Applies the releases ms_scheduler_permit_later queued. */
+void ms_sched_flush_permits(ms_scheduler *s, double now);
 /* Drops the references to the last cycle's victims (scheduler.c). */
 void ms_sched_release_evicted(ms_scheduler *s);
 /* Makes s->msg hold at least n bytes; false when out of memory. */

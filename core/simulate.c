@@ -17,6 +17,7 @@
 #include "moonsched/generator.h"
 #include "moonsched/map.h"
 #include "moonsched/pdb.h"
+#include "moonsched/policy_set.h"
 #include "moonsched/quantity.h"
 #include "moonsched/scheduler.h"
 
@@ -66,6 +67,7 @@ typedef struct sim {
     ms_interner *in;
     ms_decoder dec;
     ms_scheduler *sched;
+    ms_policy_set *policies;       /* NULL without Lua policies */
     double now;
 
     ms_node **nodes;
@@ -655,6 +657,13 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
     fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
     fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
     fprintf(f, "virtual time:      %.1f s\n", r->virtual_seconds);
+    if (!m->policies) return;
+    fprintf(f, "policies:          %u (%llu calls, %llu failed, disabled %llu times)\n", r->policies,
+            (unsigned long long)r->policy_calls, (unsigned long long)r->policy_failures,
+            (unsigned long long)r->policy_disabled);
+    fprintf(f, "policy reloads:    %llu ok, %llu failed (latency max %.3f s)\n",
+            (unsigned long long)r->policy_reloads, (unsigned long long)r->policy_reloads_failed,
+            r->reload_latency_max);
 }
 
 /* ---- the run --------------------------------------------------------- */
@@ -662,6 +671,18 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
 static void warn_config(void *ctx, const char *msg) {
     sim *m = ctx;
     fprintf(m->diag, "moonsched: warning: %s\n", msg);
+}
+
+/* Policy logs (sched.log, failures, reloads) go with the diagnostics; a
+ * reload's init logs from the watcher thread (stdio locks the stream). */
+static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
+    static const char *const names[] = {"info", "warn", "error"};
+    sim *m = ctx;
+    fprintf(m->diag, "policy %s: %s: %s\n", policy, names[level <= MS_LUA_LOG_ERROR ? level : 0], msg);
+}
+
+static void poll_policies(sim *m) {
+    if (m->policies) ms_policy_set_poll(m->policies, m->now);
 }
 
 static ms_rc feed(sim *m, ms_simulate_result *r) {
@@ -695,6 +716,7 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     double c0 = cpu_time();
     double t0 = mono();
     for (;;) {
+        poll_policies(m);
         if (ms_queue_len_active(q) == 0) {
             /* Idle: jump to the next backoff expiry or Permit deadline. */
             uint32_t backoff = ms_queue_len_backoff(q), waiting = ms_scheduler_waiting_count(m->sched);
@@ -748,6 +770,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
 
 static void sim_free(sim *m) {
     if (m->sched) ms_scheduler_free(m->sched);
+    ms_policy_set_free(m->policies);
     for (uint32_t i = 0; i < m->nbinds; i++) ms_pod_unref(m->binds[i].pod);
     free(m->binds);
     for (uint32_t i = 0; i < m->npl; i++) {
@@ -802,6 +825,16 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     m.dec.keep_raw = cJSON_GetArraySize(cfg.extenders) > 0;
     if ((rc = load_inputs(&m, &r, err)) != MS_OK) goto done;
 
+    if (o->npolicy_files > 0 || ms_config_has_policies(&cfg)) {
+        ms_policy_set_options po;
+        ms_policy_set_options_default(&po);
+        po.lua.log = policy_log;
+        po.lua.log_ctx = &m;
+        po.files = o->policy_files;
+        po.nfiles = o->npolicy_files;
+        po.watch = !o->no_watch;
+        if ((rc = ms_policy_set_new(&cfg, &po, m.in, &m.policies, err)) != MS_OK) goto done;
+    }
     ms_scheduler_options so = {
         .config = &cfg,
         .in = m.in,
@@ -809,13 +842,15 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted},
         .evictor = {&m, sim_evict, sim_set_nomination},
         .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
-        .permit_timeout_allows = true,
+        .profile_out_of_tree = m.policies ? ms_policy_set_profile_plugins(m.policies) : NULL,
+        .n_profile_out_of_tree = m.policies ? ms_policy_set_profile_counts(m.policies) : NULL,
     };
     if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */
         if (o->config_file && rc == MS_EINVAL) ms_error_prefix(err, "%s", o->config_file);
         goto done;
     }
+    if (m.policies && (rc = ms_policy_set_attach(m.policies, m.sched, err)) != MS_OK) goto done;
     if ((rc = feed(&m, &r)) != MS_OK) goto done;
     if ((rc = run_loop(&m, &r)) != MS_OK) {
         ms_error_set(err, rc, "out of memory");
@@ -849,6 +884,17 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
     r.wall_seconds = mono() - t0;
+    if (m.policies) {
+        ms_policy_set_totals pt;
+        ms_policy_set_get_totals(m.policies, &pt);
+        r.policies = pt.policies;
+        r.policy_calls = pt.calls;
+        r.policy_failures = pt.failures;
+        r.policy_disabled = pt.disabled;
+        r.policy_reloads = pt.reloads_ok;
+        r.policy_reloads_failed = pt.reloads_failed;
+        r.reload_latency_max = pt.reload_latency_max;
+    }
     /* Statistics follow the output when both go to a terminal. */
     fflush(m.out);
     if (o->stats) print_stats(&m, &r);

@@ -154,4 +154,38 @@ typedef struct ms_plugins {
 ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
                               const ms_plugins *custom, ms_error *err);
 
+/* Lua policies are plugins named "lua:NAME" (docs/policies.md), NAME
+ * being 1 to MS_POLICY_NAME_MAX letters, digits, '-', '_' or '.'. Each
+ * needs pluginConfig args, decoded here. */
+#define MS_POLICY_PREFIX "lua:"
+#define MS_POLICY_NAME_MAX 59
+
+typedef struct ms_policy_args {
+    const char *file;              /* required; borrowed from the args object */
+    const cJSON *args;             /* `args`: the policy's init args (an object), or NULL */
+    double budget;                 /* budgetMs, in seconds; 0: the default */
+    uint64_t memory;               /* memoryLimitMiB, in bytes; 0: the default */
+    int32_t on_error;              /* onError: 0 "reject", 1 "skip"; -1: the default */
+    int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */
+} ms_policy_args;
+
+void ms_policy_args_default(ms_policy_args *a);
+bool ms_config_is_policy(const char *plugin_name);
+bool ms_config_policy_name_valid(const char *plugin_name);
+/* Whether a profile enables a policy plugin. */
+bool ms_config_has_policies(const ms_config *c);
+/* Decodes a policy plugin's args strictly (unknown fields are errors).
+ * Messages start with the field under `path`, the args' own path (NULL:
+ * "args"): "profiles[0].pluginConfig[2].args.budgetMs: Invalid value: ...". */
+ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args *out,
+                            ms_error *err);
+
+/* Adds a plugin to a built profile after those already enabled at each
+ * point of `points` (as if through multiPoint: the framework drops the
+ * points it does not implement), with a weight (< 1: 1) and args (taken
+ * over, also on error). At MS_EP_QUEUE_SORT it replaces the profile's
+ * QueueSort plugin. */
+ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t points,
+                            int32_t weight, cJSON *args, ms_error *err);
+
 #endif

@@ -4,6 +4,7 @@
 #ifndef MOONSCHED_FRAMEWORK_H
 #define MOONSCHED_FRAMEWORK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "moonsched/config.h"
@@ -42,6 +43,23 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
                              const ms_handle *h, const ms_plugin_ops *const *out_of_tree,
                              uint32_t n_out_of_tree, ms_error *err);
 void ms_framework_destroy(ms_framework *fw);
+
+/* Out-of-tree plugins whose set of implemented points changes at run time
+ * (a policy reload that adds or removes hooks). `pc` is the configuration
+ * the framework was built from.
+ * check_ops: would the profile still pass ms_framework_init's checks (a
+ * point named explicitly is implemented, positive Score weights, one
+ * QueueSort, a Bind) if the plugin whose ops are `live` had `candidate`'s?
+ * *queue_sort (may be NULL) is then the name of its QueueSort plugin.
+ * fw is not changed.
+ * refresh_points: re-derives each point's plugins from pc and the ops as
+ * they are now; on error fw is unchanged. */
+ms_rc ms_framework_check_ops(const ms_framework *fw, const ms_profile_config *pc,
+                             const ms_plugin_ops *live, const ms_plugin_ops *candidate,
+                             const char **queue_sort, ms_error *err);
+ms_rc ms_framework_refresh_points(ms_framework *fw, const ms_profile_config *pc, ms_error *err);
+/* Whether one of the profile's plugins has these ops. */
+bool ms_framework_runs(const ms_framework *fw, const ms_plugin_ops *ops);
 
 /* Allocates the per-plugin state slots from c->arena, clears skip bits and
  * sets c->h and c->fw. MS_ENOMEM when the arena cannot grow. */

@@ -40,6 +40,8 @@ bool ms_heap_remove(ms_heap *h, void *e);
 /* Restores order after e's key changed; false when e is not in this heap. */
 bool ms_heap_fix(ms_heap *h, void *e);
 bool ms_heap_contains(const ms_heap *h, const void *e);
+/* Restores order after the less function itself changed. */
+void ms_heap_reorder(ms_heap *h);
 static inline uint32_t ms_heap_len(const ms_heap *h) { return h->len; }
 /* Element at array position i < len (heap order, not sorted): for iteration. */
 static inline void *ms_heap_at(const ms_heap *h, uint32_t i) { return h->items[i]; }

@@ -19,8 +19,11 @@
  * over the nodes runs in Lua (JIT-compiled), reading C-owned structs through
  * FFI views and writing results into C-owned arrays.
  *
- * Everything here runs on the thread that owns the runtime, except the
- * watchdog. */
+ * A state runs on one thread at a time. States of one runtime may be
+ * loaded on another thread than the one that runs the others (hot reload
+ * loads on the watcher thread): loading and freeing are thread-safe, and
+ * the log callback may then be called from that thread. Policies (ms_policy)
+ * belong to the thread that runs them. */
 #ifndef MOONSCHED_LUA_POLICY_H
 #define MOONSCHED_LUA_POLICY_H
 
@@ -39,6 +42,7 @@
 #include "moonsched/status.h"
 
 typedef struct cJSON cJSON;
+typedef struct ms_policy ms_policy;
 
 /* The runtime's Lua sources, compiled into the library by lua/embed.sh.
  * name is the module name ("moonsched.views"); the list ends with name NULL. */
@@ -69,7 +73,9 @@ typedef struct ms_lua_options {
     uint32_t max_failures;         /* consecutive failures that disable a policy;
                                     * default 10, 0 = never disable */
     uint8_t on_error;              /* ms_policy_on_error; default MS_POLICY_REJECT */
-    /* sched.log.*, and the runtime's own reports. NULL: one line on stderr. */
+    /* sched.log.*, and the runtime's own reports. NULL: one line on stderr.
+     * Called from the thread running the call (loads may run on another
+     * thread than the scheduler's). */
     void (*log)(void *ctx, ms_lua_log_level level, const char *policy, const char *msg);
     void *log_ctx;
     /* sched.now(). NULL: CLOCK_MONOTONIC seconds. */
@@ -80,12 +86,23 @@ typedef struct ms_lua_options {
      * calls return false. */
     bool (*permit)(void *ctx, const char *uid, bool allow, const char *reason);
     void *permit_ctx;
-    /* A policy was disabled (also logged). */
-    void (*disabled)(void *ctx, const char *policy, const char *why);
+    /* A policy was disabled (also logged); ms_policy_name(p) names it. */
+    void (*disabled)(void *ctx, struct ms_policy *p, const char *why);
     void *disabled_ctx;
 } ms_lua_options;
 
 void ms_lua_options_default(ms_lua_options *o);
+
+/* One policy's own limits (its pluginConfig args), each overriding the
+ * runtime's option of the same name. */
+typedef struct ms_lua_limits {
+    double budget;                 /* seconds per call; 0: the runtime's */
+    size_t memory;                 /* bytes of the state; 0: the runtime's */
+    int32_t max_failures;          /* -1: the runtime's; 0: never disable */
+    int32_t on_error;              /* ms_policy_on_error; -1: the runtime's */
+} ms_lua_limits;
+
+void ms_lua_limits_default(ms_lua_limits *l);
 
 typedef struct ms_lua_runtime ms_lua_runtime;
 
@@ -126,31 +143,54 @@ ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *s
 /* Same, reading the file; the chunk name is "@path". */
 ms_rc ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
                              ms_lua_state **out, ms_error *err);
+/* The same with a policy's own budget and memory cap (NULL: the runtime's). */
+ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *chunkname,
+                           const char *src, size_t len, const cJSON *args, ms_lua_state **out,
+                           ms_error *err);
+ms_rc ms_lua_state_load_file_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *path,
+                                const cJSON *args, ms_lua_state **out, ms_error *err);
+/* A policy file's text (at most 64 MiB), NUL-terminated; free() it. */
+ms_rc ms_lua_read_file(const char *path, char **out, size_t *len, ms_error *err);
 void ms_lua_state_free(ms_lua_state *s);
 const char *ms_lua_state_name(const ms_lua_state *s);
 uint32_t ms_lua_state_hooks(const ms_lua_state *s);
 /* Bytes the state's allocator holds now. */
 size_t ms_lua_state_memory(const ms_lua_state *s);
 
-typedef struct ms_policy ms_policy;
-
 /* A policy handle around a first loaded version (taken over, also on
  * error). Its plugin name is the policy's `name`. */
 ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms_error *err);
+/* The same under another plugin name ("lua:gpu-binpack" from a profile's
+ * configuration; NULL: the policy's name) and with its own failure
+ * handling (lim->max_failures, lim->on_error; NULL: the runtime's). The
+ * versions loaded for it later should share lim's budget and memory. */
+ms_rc ms_policy_new_ex(ms_lua_runtime *rt, ms_lua_state *first, const char *plugin_name,
+                       const ms_lua_limits *lim, ms_policy **out, ms_error *err);
 void ms_policy_free(ms_policy *p);
 /* Hot reload: from the next call on, `next` runs; returns the previous
  * version for the caller to free once no cycle uses it (between cycles that
- * is at once). The failure count is reset and a disabled policy comes back. */
+ * is at once). The failure count is reset and a disabled policy comes back.
+ * The plugin's ops follow next's hooks at once: a framework that runs it
+ * must re-derive its points when the hooks changed (see
+ * ms_scheduler_plugin_reloaded). */
 ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next);
+/* A new version failed to load (counted in the stats; the running one stays). */
+void ms_policy_reload_failed(ms_policy *p);
 const ms_lua_state *ms_policy_state(const ms_policy *p);
+/* The plugin name, and the hooks of the running version. */
+const char *ms_policy_name(const ms_policy *p);
+uint32_t ms_policy_hooks(const ms_policy *p);
 
-/* The framework plugin: extension points for the hooks the policy defines
- * (fixed at ms_policy_new: a reload that adds hooks needs a new profile).
- * ctx is the policy, so self is the policy without a create step. Filter is
- * filter_batch only; Score writes normalized 0..100 scores itself (default:
- * linear rescale with the top score at 100, see ms_lua_normalize).
- * Valid while the policy lives. */
+/* The framework plugin: extension points for the hooks the running version
+ * defines (re-wired by ms_policy_swap). ctx is the policy, so self is the
+ * policy without a create step. Filter is filter_batch only; Score writes
+ * normalized 0..100 scores itself (default: linear rescale with the top
+ * score at 100, see ms_lua_normalize). The same pointer while the policy
+ * lives. */
 const ms_plugin_ops *ms_policy_ops(ms_policy *p);
+/* The ops the policy would have with a version defining `hooks`: for
+ * checking a reload against a configuration before swapping. */
+void ms_policy_ops_for(const ms_policy *p, uint32_t hooks, ms_plugin_ops *out);
 
 bool ms_policy_disabled(const ms_policy *p);
 /* The last failure's message ("" before any). */
@@ -162,6 +202,9 @@ typedef struct ms_policy_stats {
     uint64_t budget_kills;         /* calls stopped by the watchdog */
     uint64_t memory_errors;        /* calls that hit the memory cap */
     uint32_t consecutive;          /* failures since the last success */
+    uint64_t reloads_ok;           /* versions swapped in after the first */
+    uint64_t reloads_failed;       /* versions that failed to load, init or fit */
+    uint64_t disabled;             /* times the policy was disabled */
 } ms_policy_stats;
 void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out);
 

@@ -110,6 +110,9 @@ void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now);
  * unschedulable pods older than max_unschedulable go back. */
 void ms_queue_flush(ms_queue *q, double now);
 
+/* QueueSort itself changed (a policy reload): activeQ is ordered again. */
+void ms_queue_reorder(ms_queue *q);
+
 uint64_t ms_queue_cycle(const ms_queue *q);
 uint32_t ms_queue_len_active(const ms_queue *q);
 uint32_t ms_queue_len_backoff(const ms_queue *q);

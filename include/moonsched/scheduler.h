@@ -88,13 +88,20 @@ typedef struct ms_scheduler_options {
      * the array must outlive the scheduler. */
     const ms_plugin_ops *const *out_of_tree;
     uint32_t n_out_of_tree;
+    /* Out-of-tree plugins of one profile only (indexed like
+     * config->profiles; NULL: none), looked up before out_of_tree: policies
+     * loaded with that profile's pluginConfig. Must outlive the scheduler. */
+    const ms_plugin_ops *const *const *profile_out_of_tree;
+    const uint32_t *n_profile_out_of_tree;
     /* A pod a Permit plugin made wait is rejected when the wait times out
-     * (upstream); simulate sets this to let it through instead. */
+     * (upstream); set this to let it through instead. */
     bool permit_timeout_allows;
     /* Lua policies (also passed as out_of_tree plugins): a profile that
-     * names one that defines select_victims or pick_preemption has its
-     * DefaultPreemption consult it (ms_policy_preemption_attach). The
-     * policies must outlive the scheduler. */
+     * names one (by ms_policy_name) that defines select_victims or
+     * pick_preemption has its DefaultPreemption consult it
+     * (ms_policy_preemption_attach). The policies must outlive the
+     * scheduler. ms_policy_set installs its own hooks instead, which follow
+     * reloads. */
     ms_policy *const *policies;
     uint32_t npolicies;
 } ms_scheduler_options;
@@ -155,6 +162,33 @@ uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
  * when none): a virtual clock jumps to it, then calls ms_scheduler_tick. */
 uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);
 double ms_scheduler_next_permit_deadline(const ms_scheduler *s);
+
+/* Releases a pod a Permit plugin parked, by metadata.uid (or
+ * "namespace/name" for a pod without one), as upstream's WaitingPod Allow
+ * and Reject: allow sends it on to PreBind and Bind (moonsched keeps one
+ * wait per pod, so one allow releases it), deny rejects it with `reason`
+ * (Unreserve, back to the unschedulable pods). false when no such pod
+ * waits. Not from inside a plugin call: see ms_scheduler_permit_later. */
+bool ms_scheduler_permit_allow(ms_scheduler *s, const char *uid, double now);
+bool ms_scheduler_permit_deny(ms_scheduler *s, const char *uid, const char *reason, double now);
+/* The same from inside a plugin (a policy's sched.permit.allow/deny):
+ * returns whether the pod waits now; the release happens when the
+ * scheduler call in progress ends (schedule_one, tick, bind_done), so that
+ * no plugin runs inside another's call. */
+bool ms_scheduler_permit_later(ms_scheduler *s, const char *uid, bool allow, const char *reason);
+
+/* Out-of-tree plugins that change at run time (policy reloads).
+ * check_plugin_ops: would every profile that runs `live` still be valid
+ * (ms_framework_check_ops, and one QueueSort shared by all profiles) if its
+ * ops were `candidate`? Nothing changes. plugin_reloaded: between cycles,
+ * after the plugin was replaced: re-derives each profile's points, re-sorts
+ * activeQ when it sorts the queue, and moves the pods that cluster event
+ * `ev` (MS_EV_POLICY_RELOAD) may help. MS_EINVAL when a profile no longer
+ * validates (call check_plugin_ops first): that profile keeps its points. */
+ms_rc ms_scheduler_check_plugin_ops(const ms_scheduler *s, const ms_plugin_ops *live,
+                                    const ms_plugin_ops *candidate, ms_error *err);
+ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms_event_mask ev,
+                                   double now, ms_error *err);
 
 ms_queue *ms_scheduler_queue(ms_scheduler *s);
 /* A decoder over the scheduler's interner, for informers that feed it. */

@@ -17,6 +17,9 @@ typedef struct ms_simulate_options {
     const char *const *cluster_files;   /* "-" is standard input */
     uint32_t ncluster_files;
     const char *config_file;            /* KubeSchedulerConfiguration, or NULL */
+    const char *const *policy_files;    /* Lua policies added to every profile (--policy) */
+    uint32_t npolicy_files;
+    bool no_watch;                      /* do not reload changed policy files */
     const char *generate;               /* generator spec (generator.h), or NULL */
     bool has_seed;
     uint64_t seed;                      /* tie-breaking; else the config's, else 1 */
@@ -51,6 +54,11 @@ typedef struct ms_simulate_result {
     double latency_p50, latency_p99;    /* seconds per cycle, bind included */
     double peak_rss_mib;
     double virtual_seconds;             /* where the virtual clock stopped */
+    /* Lua policies (configured and --policy), over all profiles. */
+    uint32_t policies;
+    uint64_t policy_calls, policy_failures, policy_disabled;
+    uint64_t policy_reloads, policy_reloads_failed;
+    double reload_latency_max;          /* seconds from a file's write to its swap */
 } ms_simulate_result;
 
 /* Output goes to `out`; warnings and --stats to `diag`. Bad input returns

@@ -49,6 +49,7 @@ local QOS = { [0] = "BestEffort", "Burstable", "Guaranteed" }
 local EFFECT = { [0] = "", "NoSchedule", "PreferNoSchedule", "NoExecute" }
 local PROTOCOL = { [0] = "TCP", "UDP", "SCTP" }
 local BUILTIN = { cpu = 0, memory = 1, ["ephemeral-storage"] = 2, pods = 3 }
+local BUILTIN_NAMES = { [0] = "cpu", "memory", "ephemeral-storage", "pods" }
 
 local tonumber, type, error, tostring = tonumber, type, error, tostring
 local cast, istype, fstring = ffi.cast, ffi.istype, ffi.string
@@ -192,10 +193,12 @@ function M.setup(F)
     local pod_get = {
         name = function(p) return str(p.meta.name) end,
         namespace = function(p) return str(p.meta.namespace_) end,
+        -- A pod without metadata.uid (simulate's files may omit it) is
+        -- known by namespace/name, as the core keys it.
         uid = function(p)
             local u = p.meta.uid
-            if u == nil then return "" end
-            return fstring(u)
+            if u ~= nil and u[0] ~= 0 then return fstring(u) end
+            return str(p.meta.namespace_) .. "/" .. str(p.meta.name)
         end,
         priority = function(p) return p.priority end,
         scheduler_name = function(p) return str(p.scheduler_name) end,
@@ -381,16 +384,40 @@ function M.setup(F)
         end
         return nil
     end
+    -- Resources: the built-in ones that are not 0, then the extended ones.
+    local function res_next(st)
+        if F.epoch ~= st.e then stale("resources") end
+        local r = st.r
+        local i = st.i + 1
+        while i < 4 do
+            local v = r.v[i]
+            if v ~= 0 then
+                st.i = i
+                return BUILTIN_NAMES[i], tonumber(v)
+            end
+            i = i + 1
+        end
+        local j = i - 4
+        if j < r.nscalar then
+            st.i = i
+            local sc = r.scalar[j]
+            return str(sc.name), tonumber(sc.value)
+        end
+        return nil
+    end
     local function seq_next(t, i)
         i = i + 1
         if i <= t.n then return i, t[i] end
         return nil
     end
 
-    --- pairs() over a labels or annotations view: iterator, state, control;
-    --- nil for anything else.
+    --- pairs() over a labels, annotations or resources view: iterator,
+    --- state, control; nil for anything else.
     function V.pairs_of(t)
-        if istype(LabelsView, t) then
+        if istype(ResView, t) then
+            if t.__e ~= F.epoch then stale("resources") end
+            return res_next, { e = t.__e, r = cast(ResP, t.__p), i = -1 }, nil
+        elseif istype(LabelsView, t) then
             if t.__e ~= F.epoch then stale("labels") end
             return labels_next, { e = t.__e, l = cast(LabelsP, t.__p), i = -1 }, nil
         elseif istype(AnnotationsView, t) then

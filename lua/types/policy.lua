@@ -5,7 +5,7 @@
 -- and annotate a policy table with ---@type moonsched.Policy.
 -- Not loaded at run time.
 
----@alias moonsched.Resources table<string, number> cpu in millicores, memory and ephemeral-storage in bytes, extended resources by name; 0 when absent
+---@alias moonsched.Resources table<string, number> cpu in millicores, memory and ephemeral-storage in bytes, extended resources by name; 0 when absent; pairs() iterates those that are set
 
 ---@class moonsched.Toleration
 ---@field key string "" for an empty key
@@ -28,7 +28,7 @@
 ---@class moonsched.Pod
 ---@field name string
 ---@field namespace string
----@field uid string
+---@field uid string metadata.uid, or "namespace/name" for a pod without one (what sched.permit takes)
 ---@field priority integer
 ---@field scheduler_name string
 ---@field node_name? string set for bound pods
@@ -97,9 +97,11 @@ function Node:pods() end
 ---@field warn fun(msg: any, fields?: table)
 ---@field error fun(msg: any, fields?: table)
 
+---Releases pods that a permit hook made wait. Each returns whether the pod
+---waits now; the release happens when the current scheduling cycle ends.
 ---@class moonsched.Permit
----@field allow fun(uid: string): boolean releases a waiting pod
----@field deny fun(uid: string, reason?: string): boolean
+---@field allow fun(uid: string): boolean lets a waiting pod go on to binding
+---@field deny fun(uid: string, reason?: string): boolean rejects a waiting pod (its Unreserve runs)
 
 ---@class moonsched.Sched
 ---@field nodes fun(): (fun(): moonsched.Node?) every node of the cycle's snapshot

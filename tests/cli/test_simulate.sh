@@ -127,9 +127,14 @@ check "unknown flag: exit 2" test $? -eq 2
 check "no input: exit 2" test $? -eq 2
 "$M" simulate --cluster "$D/forced.yaml" --output yaml >/dev/null 2>&1
 check "bad --output: exit 2" test $? -eq 2
-"$M" simulate --cluster examples/cluster.yaml --policy policies/x.lua >/dev/null 2>"$T/policy.err"
-check "--policy refused: exit 2" test $? -eq 2
-check "--policy refused: says why" has_text "$T/policy.err" "Lua policies are not available in this build yet"
+"$M" simulate --cluster examples/cluster.yaml --policy policies/no-such-policy.lua >/dev/null 2>"$T/policy.err"
+check "--policy with a missing file: exit 2" test $? -eq 2
+check "--policy with a missing file: named" has_text "$T/policy.err" \
+    "moonsched: --policy policies/no-such-policy.lua: policies/no-such-policy.lua: No such file or directory"
+"$M" simulate --cluster examples/cluster.yaml --policy policies/gpu-binpack.lua >"$T/policy.out" 2>&1
+check "--policy: the policy takes part in scoring" \
+    sh -c "grep '^default/web-1 -> ' '$T/policy.out' | grep -q ', lua:gpu-binpack [0-9]*; feasible '"
+check "--policy: a GPU pod still lands on the GPU node" sh -c "grep -q '^ml/train-1 -> gpu-1  (' '$T/policy.out'"
 
 # ---- configuration ----
 "$M" simulate --cluster examples/cluster.yaml --config "$D/two-profiles.json" --stats \

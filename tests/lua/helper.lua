@@ -28,6 +28,7 @@ typedef struct ms_lua_options {
 } ms_lua_options;
 typedef struct ms_policy_stats {
   uint64_t calls, failures, budget_kills, memory_errors; uint32_t consecutive;
+  uint64_t reloads_ok, reloads_failed, disabled;
 } ms_policy_stats;
 typedef struct ms_plugin_ops {
   const char *name; uint32_t events;
@@ -37,7 +38,11 @@ typedef struct ms_plugin_ops {
   int (*pre_filter)(void *self, ms_cycle *c, ms_status *st);
   void *filter, *post_filter, *pre_score;
   int (*score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n, int64_t *scores, ms_status *st);
-  void *normalize_score, *reserve, *unreserve, *permit, *pre_bind, *bind, *post_bind;
+  void *normalize_score;
+  int (*reserve)(void *self, ms_cycle *c, uint32_t node, ms_status *st);
+  void (*unreserve)(void *self, ms_cycle *c, uint32_t node);
+  int (*permit)(void *self, ms_cycle *c, uint32_t node, double *timeout, ms_status *st);
+  void *pre_bind, *bind, *post_bind;
   int (*filter_batch)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n, ms_status *statuses);
   void *ctx;
 } ms_plugin_ops;
@@ -74,6 +79,17 @@ bool ms_policy_disabled(const ms_policy *p);
 const char *ms_policy_last_error(const ms_policy *p);
 void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out);
 void cJSON_Delete(cJSON *item);
+int ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
+                           ms_lua_state **out, ms_error *err);
+typedef struct ms_preemption_option {
+  const ms_node_info *node; ms_pod *const *victims; uint32_t nvictims; uint32_t pdb_violations;
+} ms_preemption_option;
+int ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
+                             ms_pod *const *candidates, uint32_t ncandidates,
+                             uint32_t *victims, uint32_t *nvictims, ms_status *st);
+int ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
+                              uint32_t noptions, uint32_t *chosen, ms_status *st);
+typedef struct spec_snapshot { ms_node_info **nodes; uint32_t nnodes; uint8_t rest[1024]; } spec_snapshot;
 struct timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clk, struct timespec *tp);
 ]])
@@ -105,6 +121,25 @@ function M.world(opts)
     if opts.memory then o.memory = opts.memory end
     if opts.on_error then o.on_error = opts.on_error end
     if opts.max_failures then o.max_failures = opts.max_failures end
+    -- sched.permit.allow/deny land in w.permits as {uid, allow, reason}.
+    w.permits = {}
+    w.permit_cb = ffi.cast("bool (*)(void *, const char *, bool, const char *)",
+        function(_, uid, allow, reason)
+            w.permits[#w.permits + 1] = { uid = ffi.string(uid), allow = allow,
+                                          reason = reason ~= nil and ffi.string(reason) or nil }
+            return true
+        end)
+    o.permit = ffi.cast("void *", w.permit_cb)
+    -- Log lines (sched.log and the runtime's own) land in w.logs when
+    -- opts.record_logs is set, as {level, policy, msg}.
+    if opts.record_logs then
+        w.logs = {}
+        w.log_cb = ffi.cast("void (*)(void *, int, const char *, const char *)",
+            function(_, level, policy, msg)
+                w.logs[#w.logs + 1] = { level = level, policy = ffi.string(policy), msg = ffi.string(msg) }
+            end)
+        o.log = ffi.cast("void *", w.log_cb)
+    end
     local err = ffi.new("ms_error")
     local rt = ffi.new("ms_lua_runtime *[1]")
     check(C.ms_lua_runtime_new(o, w.in_, rt, err), err, "runtime")
@@ -163,6 +198,26 @@ function M:policy(src)
     return p[0]
 end
 
+--- Loads a policy file with args (a JSON object text, or nil); returns
+--- it, or nil and the error.
+function M:policy_file(path, args_json)
+    local err = ffi.new("ms_error")
+    local args = nil
+    if args_json then
+        local doc = ffi.new("cJSON *[1]")
+        check(C.ms_json_parse(args_json, #args_json, doc, err), err, "args")
+        args = doc[0]
+    end
+    local s = ffi.new("ms_lua_state *[1]")
+    local rc = C.ms_lua_state_load_file(self.rt, path, args, s, err)
+    if args then cjson.cJSON_Delete(args) end
+    if rc ~= 0 then return nil, ffi.string(err.msg) end
+    local p = ffi.new("ms_policy *[1]")
+    check(C.ms_policy_new(self.rt, s[0], p, err), err, "policy")
+    self.policies[#self.policies + 1] = p[0]
+    return p[0]
+end
+
 function M:reload(p, src)
     local err = ffi.new("ms_error")
     local s = ffi.new("ms_lua_state *[1]")
@@ -212,6 +267,122 @@ function M:score(p, pod, nodes)
     return rc, out, status_of(st)
 end
 
+--- One scheduling cycle of pod through policy p over nodes (all of them
+--- are the snapshot sched.nodes() iterates): PreFilter, Filter, Score on
+--- the nodes left, sharing one `state`. Returns a table:
+---   skip (PreFilter said skip), rejected = {code, reason} (PreFilter),
+---   filter = {{code, reason}...} per node, feasible = {NodeInfo...},
+---   scores = {...} per feasible node (0..100), score_rc, score_status.
+function M:schedule(p, pod, nodes)
+    local c = self.cycle
+    c.pod = pod
+    c.cycle = c.cycle + 1
+    local snap = ffi.new("spec_snapshot")
+    local arr = nodes_array(nodes)
+    snap.nodes, snap.nnodes = arr, #nodes
+    c.snap = snap
+    local ops = C.ms_policy_ops(p)
+    local self_p = ffi.cast("void *", p)
+    local out = { filter = {}, feasible = {} }
+    local st = ffi.new("ms_status")
+    if ops.pre_filter ~= nil then
+        local rc = ops.pre_filter(self_p, c, st)
+        if rc == M.SKIP then
+            out.skip = true
+            c.snap = nil
+            return out
+        elseif rc ~= M.SUCCESS then
+            out.rejected = status_of(st)
+            c.snap = nil
+            return out
+        end
+    end
+    if ops.filter_batch ~= nil then
+        local sts = ffi.new("ms_status[?]", #nodes)
+        ops.filter_batch(self_p, c, arr, #nodes, sts)
+        for i = 1, #nodes do
+            out.filter[i] = status_of(sts[i - 1])
+            if sts[i - 1].code == M.SUCCESS then out.feasible[#out.feasible + 1] = nodes[i] end
+        end
+    else
+        for i = 1, #nodes do out.feasible[i] = nodes[i] end
+    end
+    if ops.score ~= nil and #out.feasible > 0 then
+        local n = #out.feasible
+        local scores = ffi.new("int64_t[?]", n)
+        out.score_rc = ops.score(self_p, c, nodes_array(out.feasible), n, scores, st)
+        out.score_status = status_of(st)
+        out.scores = {}
+        for i = 1, n do out.scores[i] = tonumber(scores[i - 1]) end
+    end
+    C.ms_arena_reset(self.arena)
+    c.snap = nil
+    return out
+end
+
+--- Reserve, Permit or Unreserve of pod on a node (by name), in a cycle
+--- of its own. permit returns the code, the wait in seconds and the reason.
+function M:reserve(p, pod, node)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_ops(p).reserve(ffi.cast("void *", p), c, C.ms_intern_cstr(self.in_, node), st)
+    return rc, status_of(st).reason
+end
+
+function M:unreserve(p, pod, node)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    C.ms_policy_ops(p).unreserve(ffi.cast("void *", p), c, C.ms_intern_cstr(self.in_, node))
+end
+
+function M:permit(p, pod, node)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    local st = ffi.new("ms_status")
+    local wait = ffi.new("double[1]")
+    local rc = C.ms_policy_ops(p).permit(ffi.cast("void *", p), c, C.ms_intern_cstr(self.in_, node), wait, st)
+    return rc, wait[0], status_of(st).reason
+end
+
+--- select_victims: the code and the chosen candidates (1-based indexes).
+function M:select_victims(p, pod, ni, candidates)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    local n = #candidates
+    local arr = ffi.new("ms_pod *[?]", n)
+    for i, q in ipairs(candidates) do arr[i - 1] = q end
+    local picked = ffi.new("uint32_t[?]", n + 1)
+    local np = ffi.new("uint32_t[1]")
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_select_victims(p, c, ni, arr, n, picked, np, st)
+    local out = {}
+    for i = 0, np[0] - 1 do out[#out + 1] = picked[i] + 1 end
+    return rc, out, status_of(st)
+end
+
+--- pick_preemption over options {node = NodeInfo, victims = {pods}, pdb = n}:
+--- the code and the chosen option (1-based).
+function M:pick(p, pod, options)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    local opts = ffi.new("ms_preemption_option[?]", #options)
+    local keep = {}
+    for i, o in ipairs(options) do
+        local v = ffi.new("ms_pod *[?]", #o.victims)
+        for j, q in ipairs(o.victims) do v[j - 1] = q end
+        keep[i] = v
+        opts[i - 1].node = o.node
+        opts[i - 1].victims = v
+        opts[i - 1].nvictims = #o.victims
+        opts[i - 1].pdb_violations = o.pdb or 0
+    end
+    local chosen = ffi.new("uint32_t[1]")
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_pick_preemption(p, c, opts, #options, chosen, st)
+    return rc, chosen[0] + 1, keep
+end
+
 function M.stats(_, p)
     local s = ffi.new("ms_policy_stats")
     C.ms_policy_get_stats(p, s)
@@ -223,8 +394,56 @@ function M:close()
     for _, ni in ipairs(self.infos) do C.ms_node_info_free(ni) end
     for _, f in ipairs(self.objects) do f() end
     C.ms_lua_runtime_free(self.rt)
+    self.permit_cb:free()
+    if self.log_cb then self.log_cb:free() end
     C.ms_arena_free(self.arena)
     C.ms_interner_free(self.in_)
+end
+
+-- Callbacks (sched.permit) re-enter this LuaJIT from C: the calls that
+-- lead to them must not run in compiled code.
+jit.off(M.permit)
+jit.off(M.unreserve)
+jit.off(M.reserve)
+jit.off(M.schedule)
+
+--- JSON text of a plain Lua value (for building objects in specs).
+local function json(v)
+    local t = type(v)
+    if t == "string" then return ("%q"):format(v) end
+    if t == "number" or t == "boolean" then return tostring(v) end
+    if t ~= "table" then error("json: cannot encode " .. t) end
+    if #v > 0 or next(v) == nil and getmetatable(v) == M.array then
+        local parts = {}
+        for i = 1, #v do parts[i] = json(v[i]) end
+        return "[" .. table.concat(parts, ",") .. "]"
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do parts[#parts + 1] = ("%q:%s"):format(k, json(v[k])) end
+    return "{" .. table.concat(parts, ",") .. "}"
+end
+M.array = {}
+M.json = json
+
+--- A pod as JSON: name, ns, uid, labels, requests, priority, created (RFC 3339), node.
+function M.pod_json(o)
+    return json({
+        metadata = { name = o.name, namespace = o.ns or "default", uid = o.uid,
+                     labels = o.labels, creationTimestamp = o.created },
+        spec = { priority = o.priority, nodeName = o.node,
+                 containers = { { name = "c", resources = { requests = o.requests or {} } } } },
+    })
+end
+
+--- A node as JSON: name, labels, annotations, allocatable (default 4 cpu, 16Gi, 110 pods).
+function M.node_json(o)
+    return json({
+        metadata = { name = o.name, labels = o.labels, annotations = o.annotations },
+        status = { allocatable = o.allocatable or { cpu = "4", memory = "16Gi", pods = "110" } },
+    })
 end
 
 --- Monotonic seconds.

@@ -84,6 +84,10 @@ describe("views over decoded objects", function()
         { "sched.match_labels(nil, pod.labels)", "false" },
         { "sched.match_labels({}, pod.labels)", "true" },
         { "type(sched.now())", "number" },
+        { "(function() local t = {} for k, v in pairs(pod.requests) do t[#t+1] = k .. '=' .. v end "
+          .. "table.sort(t) return table.concat(t, ',') end)()",
+          "cpu=250,example.com/gpu=1,memory=" .. tostring(512 * 2 ^ 20) },
+        { "(function() local n = 0 for k in pairs(node.allocatable) do n = n + 1 end return n end)()", "4" },
     }
     for _, c in ipairs(cases) do
         it(c[1] .. " -> " .. c[2], function()
@@ -97,6 +101,12 @@ describe("views over decoded objects", function()
             end
         end)
     end
+
+    it("pod.uid of a pod without metadata.uid is namespace/name", function()
+        local p = assert(w:policy(probe("pod.uid")))
+        local anon = w:pod([[{"metadata": {"name": "anon", "namespace": "shop"}, "spec": {"containers": [{"name": "c"}]}}]])
+        assert.are.equal("ok:shop/anon", w:filter(p, anon, { ni })[1].reason)
+    end)
 
     it("a view kept past its call raises an error", function()
         local p = assert(w:policy([[
@@ -238,6 +248,27 @@ describe("failures", function()
         assert.is_nil(ok)
         assert.truthy(err:find("spec.lua:1:", 1, true))
         assert.are.equal("fixed", w:filter(p, pod, { ni })[1].reason)
+        w:close()
+    end)
+end)
+
+describe("sched.log", function()
+    it("is structured, leveled and tagged with the policy", function()
+        local w = h.world({ record_logs = true })
+        local pod = w:pod(POD)
+        local ni = w:node(node_json("n1", "1"))
+        local p = assert(w:policy([[return {name = "talker", filter = function(pod)
+          sched.log.info("looked at", {pod = pod.name, n = 1})
+          sched.log.warn("careful")
+          sched.log.error(42)
+          return true
+        end}]]))
+        assert.are.equal(h.SUCCESS, w:filter(p, pod, { ni })[1].code)
+        assert.are.same({
+            { level = 0, policy = "talker", msg = "looked at n=1 pod=web-1" },
+            { level = 1, policy = "talker", msg = "careful" },
+            { level = 2, policy = "talker", msg = "42" },
+        }, w.logs)
         w:close()
     end)
 end)

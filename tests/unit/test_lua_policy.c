@@ -25,10 +25,10 @@ static void quiet_log(void *ctx, ms_lua_log_level level, const char *policy, con
     ((env *)ctx)->nlogs++;
 }
 
-static void on_disabled(void *ctx, const char *policy, const char *why) {
+static void on_disabled(void *ctx, ms_policy *p, const char *why) {
     env *e = ctx;
     e->ndisabled++;
-    snprintf(e->disabled, sizeof e->disabled, "%s: %s", policy, why);
+    snprintf(e->disabled, sizeof e->disabled, "%s: %s", ms_policy_name(p), why);
 }
 
 static env *env_new(double budget, size_t memory, uint8_t on_error) {
@@ -623,6 +623,49 @@ static void test_framework_batch_filter(void **state) {
     env_free(e);
 }
 
+/* pre_filter's "skip" skips the policy's Filter and its Score. */
+static void test_pre_filter_skip_skips_score(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 2);
+    ms_policy *p = load(e,
+        "return {name = 'skipper', pre_filter = function() return 'skip' end,\n"
+        "  filter = function() return false, 'no' end, score = function() error('scored') end}\n");
+    ms_profile_config pc;
+    ms_profile_config_default(&pc, "lua-sched");
+    ms_plugin_config *pl = &pc.plugins[pc.nplugins];
+    memset(pl, 0, sizeof *pl);
+    snprintf(pl->name, sizeof pl->name, "skipper");
+    pl->points = (1u << MS_EP_PRE_FILTER) | (1u << MS_EP_FILTER) | (1u << MS_EP_SCORE);
+    pl->weight = 1;
+    pc.nplugins++;
+    ms_resource_names rn;
+    ms_resource_names_init(&rn, e->fx.in);
+    ms_handle h = {.in = e->fx.in, .rn = &rn};
+    ms_framework fw;
+    ms_error err = {0};
+    const ms_plugin_ops *oot[] = {ms_policy_ops(p)};
+    if (ms_framework_init_with(&fw, &pc, 0, &h, oot, 1, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(ms_framework_begin_cycle(&fw, &e->c), MS_OK);
+    ms_status st[2];
+    assert_int_equal(ms_framework_run_pre_filter(&fw, &e->c, &st[0]), MS_SUCCESS);
+    ms_status_ok(&st[0]);
+    ms_status_ok(&st[1]);
+    assert_int_equal(ms_framework_run_filter_batch(&fw, &e->c, cl.nodes, 2, st), MS_SUCCESS);
+    assert_int_equal(st[0].code, MS_SUCCESS);
+    int64_t totals[2];
+    ms_status sst;
+    assert_int_equal(ms_framework_run_pre_score(&fw, &e->c, cl.nodes, 2, &sst), MS_SUCCESS);
+    assert_int_equal(ms_framework_run_score(&fw, &e->c, cl.nodes, 2, totals, NULL, &sst), MS_SUCCESS);
+    ms_policy_stats stats;
+    ms_policy_get_stats(p, &stats);
+    if (stats.failures) fail_msg("%s", ms_policy_last_error(p));
+    ms_framework_destroy(&fw);
+    ms_policy_free(p);
+    free_cluster(&cl);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views_read_decoded_objects),
@@ -638,6 +681,7 @@ int main(void) {
         cmocka_unit_test(test_sandbox),
         cmocka_unit_test(test_queue_reserve_permit_preemption),
         cmocka_unit_test(test_framework_batch_filter),
+        cmocka_unit_test(test_pre_filter_skip_skips_score),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,327 @@
+#!/bin/sh
+# Lua policies end to end: `simulate --policy` and policies from a
+# configuration, the shipped policies, containment (a policy that spins,
+# allocates without end or fails) with scheduling going on, gang
+# scheduling through Permit, `moonsched policy check`, and hot reload in
+# the middle of long runs (a rewrite, a broken rewrite, a ConfigMap-style
+# ..data swap). TAP output. B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+D=tests/cli/data
+T=$(mktemp -d)
+bg=""
+cleanup() {
+    [ -n "$bg" ] && kill "$bg" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+n=0
+failed=0
+
+ok() {
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+}
+check() {
+    d=$1
+    shift
+    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
+}
+has_text() { grep -Fq -- "$2" "$1"; }
+has_line() { grep -Fxq -- "$2" "$1"; }
+
+if [ ! -x "$M" ]; then
+    echo "not ok 1 - $M is not built"
+    echo "1..1"
+    exit 1
+fi
+
+# ---- --policy and configured policies ----
+cat >"$T/even.lua" <<'EOF'
+-- Only nodes whose number is even; the higher the number, the better.
+local p = { name = "even" }
+function p.filter(_, node) return tonumber(node.name:match("%d+")) % 2 == 0, "odd node" end
+function p.score(_, node) return tonumber(node.name:match("%d+")) end
+return p
+EOF
+"$M" simulate --generate nodes=10,pods=20 --policy "$T/even.lua" --stats >"$T/even.out" 2>"$T/even.err"
+check "--policy: exit 0" test $? -eq 0
+check "--policy: every pod on an even node" \
+    test "$(grep -c '^default/pod-[0-9]* -> node-[02468]  (' "$T/even.out")" -eq 20
+check "--policy: the policy's weighted score is reported as lua:NAME" \
+    sh -c "grep '^default/pod-0 -> ' '$T/even.out' | grep -q 'lua:even 100; feasible 5/10)'"
+check "--policy: the best-scored even node" sh -c "grep -q '^default/pod-0 -> node-8  (' '$T/even.out'"
+check "--stats: policy calls" has_line "$T/even.err" "policies:          1 (40 calls, 0 failed, disabled 0 times)"
+
+"$M" simulate --cluster examples/cluster.yaml --config examples/scheduler-config-policies.yaml \
+    >"$T/ex.out" 2>"$T/ex.err"
+check "example policy configuration: exit 0, nothing on stderr" \
+    sh -c "test $? -eq 0 && test ! -s '$T/ex.err'"
+check "example policy configuration: web pods spread over the three zones" \
+    sh -c "grep '^default/web-' '$T/ex.out' | sed 's/.* -> \\(node-.\\) .*/\\1/' | sort -u | wc -l | grep -qx 3"
+check "example policy configuration: weights apply (gpu-binpack 2, spread-web 3)" \
+    sh -c "grep '^default/web-1 -> ' '$T/ex.out' | grep -q 'lua:gpu-binpack 200, lua:spread-web 300;'"
+
+sed 's/budgetMs: 20 /budgetMs: -1 /' examples/scheduler-config-policies.yaml >"$T/bad-config.yaml"
+"$M" simulate --cluster examples/cluster.yaml --config "$T/bad-config.yaml" >/dev/null 2>"$T/bad-config.err"
+check "bad policy args: exit 2" test $? -eq 2
+check "bad policy args: the field named, upstream style" has_text "$T/bad-config.err" \
+    "profiles[0].pluginConfig[0].args.budgetMs: Invalid value: -1: must be greater than 0 and at most 60000"
+printf 'return {name = "broken",\n' >"$T/broken.lua"
+"$M" simulate --generate nodes=2,pods=1 --policy "$T/broken.lua" >/dev/null 2>"$T/broken.err"
+check "--policy with a syntax error: exit 2" test $? -eq 2
+check "--policy with a syntax error: file and line" has_text "$T/broken.err" "--policy $T/broken.lua: "
+check "--policy with a syntax error: the parser's message" has_text "$T/broken.err" "broken.lua:2:"
+
+cat >"$T/by-name.lua" <<'EOF'
+return { name = "by-name", less = function(a, b) return a.name > b.name end }
+EOF
+sed 's/by-name/by-name-2/' "$T/by-name.lua" >"$T/by-name-2.lua"
+"$M" simulate --generate nodes=2,pods=3 --policy "$T/by-name.lua" >"$T/sort.out" 2>&1
+check "--policy with less: the queue follows it (pod-2 first)" \
+    sh -c "head -n 1 '$T/sort.out' | grep -q '^default/pod-2 -> '"
+"$M" simulate --generate nodes=2,pods=3 --policy "$T/by-name.lua" --policy "$T/by-name-2.lua" \
+    >/dev/null 2>"$T/sort2.err"
+check "two --policy files with less: exit 2, the queue has one order" \
+    sh -c "test $? -eq 2 && grep -q 'defines less, as $T/by-name.lua does' '$T/sort2.err'"
+
+# ---- containment: the scheduler keeps scheduling ----
+hostile_config() {   # onError maxConsecutiveFailures
+    cat >"$T/hostile-$1-$2.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      enabled: [{name: "lua:hostile"}]
+  pluginConfig:
+  - name: lua:hostile
+    args: {file: $D/hostile.lua, budgetMs: 20, memoryLimitMiB: 16, onError: $1, maxConsecutiveFailures: $2}
+EOF
+    echo "$T/hostile-$1-$2.yaml"
+}
+"$M" simulate --cluster "$D/hostile.yaml" --config "$(hostile_config reject 0)" --stats \
+    >"$T/h1.out" 2>"$T/h1.err"
+check "containment (reject): exit 0" test $? -eq 0
+check "containment: the spinning call is stopped at its CPU budget" has_line "$T/h1.out" \
+    "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+check "containment: the allocation bomb is stopped at the memory cap" \
+    sh -c "grep '^default/bomb-0 -> (unschedulable) ' '$T/h1.out' | grep -q 'exceeded its memory cap of 16384 KiB'"
+check "containment: an error is the pod's reason" \
+    sh -c "grep '^default/error-0 -> (unschedulable) ' '$T/h1.out' | grep -q 'policy hostile: broken for error-0'"
+check "containment: the other pods are scheduled" \
+    test "$(grep -c '^default/ok-[0-9] -> n[12]  (' "$T/h1.out")" -eq 4
+check "containment: unschedulable 3" has_line "$T/h1.err" "unschedulable:     3"
+
+"$M" simulate --cluster "$D/hostile.yaml" --config "$(hostile_config skip 0)" --stats \
+    >"$T/h2.out" 2>"$T/h2.err"
+check "containment (onError: skip): every pod scheduled" has_line "$T/h2.err" "unschedulable:     0"
+check "containment (onError: skip): three failed calls counted" \
+    has_line "$T/h2.err" "policies:          1 (7 calls, 3 failed, disabled 0 times)"
+
+"$M" simulate --cluster "$D/hostile.yaml" --config "$(hostile_config reject 2)" --stats \
+    >"$T/h3.out" 2>"$T/h3.err"
+check "containment: disabled after 2 consecutive failures, and reported" has_text "$T/h3.err" \
+    "policy lua:hostile: error: disabled after 2 consecutive failures"
+check "containment: once disabled the policy is left out and every pod placed" \
+    sh -c "grep -q '^unschedulable:     0$' '$T/h3.err' && grep -q 'disabled 1 times' '$T/h3.err'"
+
+# ---- gang scheduling through Permit ----
+"$M" simulate --cluster "$D/gang.yaml" --policy policies/gang.lua --stats >"$T/gang.out" 2>"$T/gang.err"
+check "gang: exit 0" test $? -eq 0
+check "gang: the complete gang is placed, one pod per node" \
+    test "$(grep '^ml/train-[0-2] -> n[1-4]  (' "$T/gang.out" | sed 's/.* -> \(n.\) .*/\1/' | sort -u | wc -l)" -eq 3
+check "gang: released together when the last member arrived" has_text "$T/gang.err" \
+    "policy gang: info: gang complete gang=ml/train size=3"
+check "gang: the incomplete gang is not placed" \
+    sh -c "grep '^ml/eval-[01] -> ' '$T/gang.out' | grep -c unschedulable | grep -qx 2"
+check "gang: its waiting member was rejected when the wait timed out" \
+    sh -c "grep -q '^ml/eval-[01] -> (unschedulable) rejected due to timeout after waiting at Permit' '$T/gang.out'"
+
+# ---- preemption choices ----
+"$M" simulate --cluster "$D/protected.yaml" >"$T/pre0.out" 2>&1
+check "preemption without a policy: the youngest pod of all goes (kube-system/dns)" \
+    has_text "$T/pre0.out" "preempted kube-system/dns on node-a by prod/critical"
+"$M" simulate --cluster "$D/protected.yaml" --policy policies/protected-preemption.lua >"$T/pre1.out" 2>&1
+check "protected-preemption: never kube-system; the youngest batch job goes" \
+    has_text "$T/pre1.out" "preempted batch/job-b2 on node-b by prod/critical"
+check "protected-preemption: the preemptor is placed there" \
+    sh -c "grep -q '^prod/critical -> node-b  (' '$T/pre1.out'"
+cat >"$T/protect-all.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      enabled: [{name: "lua:protect"}]
+  pluginConfig:
+  - name: lua:protect
+    args: {file: policies/protected-preemption.lua, args: {protected: [kube-system, batch]}}
+EOF
+"$M" simulate --cluster "$D/protected.yaml" --config "$T/protect-all.yaml" >"$T/pre2.out" 2>&1
+check "protected-preemption: with every namespace protected, nothing is evicted" \
+    sh -c "! grep -q preempted '$T/pre2.out' && grep -q '^prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: ' '$T/pre2.out'"
+
+# ---- moonsched policy check ----
+for p in policies/*.lua; do
+    case $p in *_spec.lua) continue ;; esac
+    args='{}'
+    case $p in *spread-by-label*) args='{"key": "topology.kubernetes.io/zone"}' ;; esac
+    "$M" policy check "$p" --cluster examples/cluster.yaml --args "$args" >"$T/check-p.out" 2>&1
+    check "policy check $p: exit 0" sh -c "test $? -eq 0 && grep -qx 'result: ok' '$T/check-p.out'"
+done
+"$M" policy check policies/gpu-binpack.lua --cluster examples/cluster.yaml >"$T/pc.out" 2>&1
+check "policy check: names the policy and its hooks" sh -c \
+    "grep -q '^policy gpu-binpack (policies/gpu-binpack.lua): loaded and initialised in ' '$T/pc.out' && grep -qx 'hooks: pre_filter, filter, score, normalize' '$T/pc.out'"
+check "policy check: one call per pending pod and hook, with times" \
+    sh -c "grep -qx 'dry run: 12 pending pods, 5 nodes' '$T/pc.out' && grep -Eq '^filter +12 +0 ' '$T/pc.out'"
+cat >"$T/fails.lua" <<'EOF'
+return { name = "fails", score = function(pod, node)
+    if pod.namespace == "ml" then return node.missing.field end
+    return 1
+end }
+EOF
+"$M" policy check "$T/fails.lua" --cluster examples/cluster.yaml >"$T/pf.out" 2>"$T/pf.err"
+check "policy check: a failing hook gives exit 2" test $? -eq 2
+check "policy check: the failing call, the pod and the error" has_text "$T/pf.out" \
+    "FAIL score ml/train-1: policy fails: $T/fails.lua:2: node has no field 'missing'"
+check "policy check: the count of failures" has_text "$T/pf.err" "calls failed"
+"$M" policy check "$T/broken.lua" >"$T/pb.out" 2>&1
+check "policy check: a syntax error gives exit 2" test $? -eq 2
+check "policy check: the load failure is reported" has_text "$T/pb.out" "FAIL load $T/broken.lua: "
+"$M" policy check policies/spread-by-label.lua >"$T/pa.out" 2>&1
+check "policy check: init's error without the args it needs" \
+    sh -c "test $? -eq 2 && grep -q 'args.key (a node label key) is required' '$T/pa.out'"
+"$M" policy check policies/spread-by-label.lua --args '{"key": "zone"}' >"$T/pa2.out" 2>&1
+check "policy check: --args reach init; without a cluster nothing runs" \
+    sh -c "test $? -eq 0 && grep -qx 'no --cluster: the hooks were not run' '$T/pa2.out'"
+"$M" policy check policies/gpu-binpack.lua --args '[1]' >/dev/null 2>&1
+check "policy check: --args must be an object" test $? -eq 2
+"$M" policy >/dev/null 2>&1
+check "policy without check: exit 2" test $? -eq 2
+
+# ---- hot reload in the middle of long runs ----
+# v1 accepts even nodes, v2 odd ones; each logs its first call. The loop
+# makes every filter call do some work, so that the run lasts seconds.
+flip() {   # version parity
+    cat <<EOF
+local p = { name = "flip" }
+local first = true
+function p.filter(_, node)
+    if first then sched.log.info("$1 running") first = false end
+    local x = 0
+    for i = 1, 3000 do x = x + i end
+    return tonumber(node.name:match("%d+")) % 2 == $2 and x > 0, "wrong parity"
+end
+return p
+EOF
+}
+GEN=nodes=20,pods=60000,node-pods=10000,node-cpu=1000,pod-cpu=1m,pod-memory=1Mi
+
+wait_text() {   # file text seconds
+    i=0
+    while [ $i -lt $(($3 * 20)) ]; do
+        grep -Fq -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# The parities of the nodes in placement order: one run of 0s, then 1s.
+parities() {
+    grep '^default/pod-[0-9]* -> node-' "$1" | sed 's/.* -> node-\([0-9]*\) .*/\1/' |
+        awk '{ p = $1 % 2; if (p != last) { runs++; last = p; seq = seq p } ; n[p]++ }
+             END { printf "%s %d %d\n", seq, n[0], n[1] }' last=x
+}
+
+reload_run() {   # name policy-path: starts a run in the background
+    "$M" simulate --generate "$GEN" --policy "$2" --stats >"$T/$1.out" 2>"$T/$1.err" &
+    bg=$!
+    wait_text "$T/$1.err" "v1 running" 60
+}
+
+finish_run() {
+    wait "$bg"
+    rc=$?
+    bg=""
+    return $rc
+}
+
+latency_ok() {   # err file: every reload in effect within 1 s of the write
+    grep -o 'in effect [0-9.]* s after' "$1" | awk '{ if ($3 + 0 >= 1.0) bad = 1; n++ } END { exit !(n > 0 && !bad) }'
+}
+
+mkdir -p "$T/r1"
+flip v1 0 >"$T/r1/flip.lua"
+if reload_run r1 "$T/r1/flip.lua"; then
+    sleep 0.3
+    flip v2 1 >"$T/r1/flip.lua.new" && mv "$T/r1/flip.lua.new" "$T/r1/flip.lua"
+    finish_run
+    check "reload: the run completes (exit 0)" test $? -eq 0
+    check "reload: reported with its latency" has_text "$T/r1.err" \
+        "policy lua:flip: info: reloaded from $T/r1/flip.lua (in effect "
+    check "reload: in effect within 1 s of the write" latency_ok "$T/r1.err"
+    check "reload: the new version ran" has_text "$T/r1.err" "v2 running"
+    p=$(parities "$T/r1.out")
+    check "reload: placements by v1, then only by v2 ($p)" sh -c "echo '$p' | grep -Eq '^01 [1-9][0-9]* [1-9][0-9]*$'"
+    check "reload: no cycle failed" sh -c "grep -qx 'unschedulable:     0' '$T/r1.err' && grep -q '^policies: .* 0 failed' '$T/r1.err'"
+    check "reload: counted in --stats" has_text "$T/r1.err" "policy reloads:    1 ok, 0 failed"
+else
+    not_ok "reload: the run started" "$(cat "$T/r1.err")"
+    finish_run
+fi
+
+# A broken rewrite keeps v1 running; a good one after it is taken.
+mkdir -p "$T/r2"
+flip v1 0 >"$T/r2/flip.lua"
+if reload_run r2 "$T/r2/flip.lua"; then
+    sleep 0.2
+    printf 'local p = { name = "flip"\nreturn p\n' >"$T/r2/flip.lua"
+    wait_text "$T/r2.err" "failed, the running version stays" 10
+    check "broken reload: reported, the running version stays" has_text "$T/r2.err" \
+        "policy lua:flip: error: reload of $T/r2/flip.lua failed, the running version stays: $T/r2/flip.lua:2:"
+    sleep 0.3
+    flip v2 1 >"$T/r2/flip.lua"
+    finish_run
+    p=$(parities "$T/r2.out")
+    check "broken reload: v1 went on until the good rewrite ($p)" sh -c "echo '$p' | grep -Eq '^01 [1-9][0-9]* [1-9][0-9]*$'"
+    check "broken reload: counted (1 ok, 1 failed)" has_text "$T/r2.err" "policy reloads:    1 ok, 1 failed"
+    check "broken reload: no cycle failed" has_text "$T/r2.err" "unschedulable:     0"
+else
+    not_ok "broken reload: the run started" "$(cat "$T/r2.err")"
+    finish_run
+fi
+
+# A ConfigMap volume: DIR/flip.lua -> ..data/flip.lua, ..data -> a
+# timestamped directory, updated by renaming a new ..data over it.
+mkdir -p "$T/r3/..2024_01_01_00_00_00.1"
+flip v1 0 >"$T/r3/..2024_01_01_00_00_00.1/flip.lua"
+ln -s ..2024_01_01_00_00_00.1 "$T/r3/..data"
+ln -s ..data/flip.lua "$T/r3/flip.lua"
+if reload_run r3 "$T/r3/flip.lua"; then
+    sleep 0.3
+    mkdir "$T/r3/..2024_01_01_00_05_00.2"
+    flip v2 1 >"$T/r3/..2024_01_01_00_05_00.2/flip.lua"
+    ln -s ..2024_01_01_00_05_00.2 "$T/r3/..data_tmp"
+    mv -T "$T/r3/..data_tmp" "$T/r3/..data"
+    rm -rf "$T/r3/..2024_01_01_00_00_00.1"
+    finish_run
+    check "ConfigMap swap: picked up" has_text "$T/r3.err" "reloaded from $T/r3/flip.lua"
+    check "ConfigMap swap: in effect within 1 s" latency_ok "$T/r3.err"
+    p=$(parities "$T/r3.out")
+    check "ConfigMap swap: v1 then v2 ($p)" sh -c "echo '$p' | grep -Eq '^01 [1-9][0-9]* [1-9][0-9]*$'"
+else
+    not_ok "ConfigMap swap: the run started" "$(cat "$T/r3.err")"
+    finish_run
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,484 @@
+/* Policies in a scheduler through ms_policy_set: loading from the
+ * configuration and from --policy files, hot reload through the watcher
+ * (new behaviour, refused versions, hooks added and removed, pods moved),
+ * Permit releases and preemption through the scheduler. */
+#include "testutil.h"
+#include "fixtures.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "moonsched/config.h"
+#include "moonsched/policy_set.h"
+#include "moonsched/queue.h"
+#include "moonsched/scheduler.h"
+
+typedef struct env {
+    fx_env fx;
+    char dir[64];
+    ms_config cfg;
+    ms_policy_set *ps;
+    ms_scheduler *s;
+    char bound[32][64];            /* "pod node" of each bind */
+    uint32_t nbound;
+    char evicted[8][64];
+    uint32_t nevicted;
+    ms_policy_event_kind kinds[16];
+    char messages[16][512];
+    double latency[16];
+    uint32_t nevents;
+    int nlogs;
+} env;
+
+static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
+    (void)level, (void)policy, (void)msg;
+    ((env *)ctx)->nlogs++;
+}
+
+static void on_event(void *ctx, const ms_policy_event *ev) {
+    env *e = ctx;
+    if (e->nevents >= 16) return;
+    e->kinds[e->nevents] = ev->kind;
+    snprintf(e->messages[e->nevents], sizeof e->messages[0], "%s %s: %s", ev->profile, ev->plugin,
+             ev->message);
+    e->latency[e->nevents] = ev->latency;
+    e->nevents++;
+}
+
+static ms_rc bind_now(void *ctx, const ms_pod *pod, ms_str node) {
+    env *e = ctx;
+    assert_true(e->nbound < 32);
+    char key[48];
+    ms_pod_key(pod, e->fx.in, key, sizeof key);
+    snprintf(e->bound[e->nbound++], sizeof e->bound[0], "%s %s", key, ms_str_get(e->fx.in, node));
+    ms_scheduler_bind_done(e->s, pod, true, false, NULL, 0);
+    return MS_OK;
+}
+
+static ms_rc evict_now(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    (void)preemptor, (void)node;
+    env *e = ctx;
+    assert_true(e->nevicted < 8);
+    ms_pod_key(victim, e->fx.in, e->evicted[e->nevicted++], 64);
+    ms_scheduler_pod_delete(e->s, victim, 0);
+    return MS_OK;
+}
+
+static void sleep_ms(int ms) {
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void write_file(const char *path, const char *text) {
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(rename(tmp, path), 0);
+}
+
+static env *env_new(void) {
+    env *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    fx_env_init(&e->fx);
+    snprintf(e->dir, sizeof e->dir, "/tmp/ms-pset-XXXXXX");
+    assert_non_null(mkdtemp(e->dir));
+    return e;
+}
+
+static const char *file(env *e, const char *name) {
+    static char buf[4][128];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", e->dir, name);
+    return buf[k];
+}
+
+/* A configuration from YAML text (%s: the temporary directory). */
+static ms_rc load_config(env *e, const char *fmt, ms_error *err) {
+    char text[4096], path[128];
+    snprintf(text, sizeof text, fmt, e->dir, e->dir, e->dir);
+    snprintf(path, sizeof path, "%s/config.yaml", e->dir);
+    write_file(path, text);
+    return ms_config_load_file(&e->cfg, path, NULL, NULL, err);
+}
+
+/* The set and the scheduler; files: --policy files (NULL-terminated). */
+static ms_rc start(env *e, const char *const *files, bool watch, ms_error *err) {
+    ms_policy_set_options o;
+    ms_policy_set_options_default(&o);
+    o.lua.log = quiet;
+    o.lua.log_ctx = e;
+    o.report = on_event;
+    o.report_ctx = e;
+    o.watch = watch;
+    o.watch_settle = 0.005;
+    o.files = files;
+    while (files && files[o.nfiles]) o.nfiles++;
+    ms_rc rc = ms_policy_set_new(&e->cfg, &o, e->fx.in, &e->ps, err);
+    if (rc != MS_OK) return rc;
+    ms_scheduler_options so = {
+        .config = &e->cfg,
+        .in = e->fx.in,
+        .binder = {e, bind_now},
+        .evictor = {e, evict_now, NULL},
+        .seed = 1,
+        .profile_out_of_tree = ms_policy_set_profile_plugins(e->ps),
+        .n_profile_out_of_tree = ms_policy_set_profile_counts(e->ps),
+    };
+    if ((rc = ms_scheduler_new(&so, &e->s, err)) != MS_OK) return rc;
+    return ms_policy_set_attach(e->ps, e->s, err);
+}
+
+static void env_free(env *e) {
+    ms_scheduler_free(e->s);
+    ms_policy_set_free(e->ps);
+    ms_config_free(&e->cfg);
+    fx_env_free(&e->fx);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", e->dir);
+    assert_int_equal(system(cmd), 0);
+    free(e);
+}
+
+static void node(env *e, const char *name, const char *cpu) {
+    char buf[256];
+    snprintf(buf, sizeof buf,
+             "metadata: {name: %s}\nstatus: {allocatable: {cpu: '%s', memory: 8Gi, pods: '110'}}\n",
+             name, cpu);
+    ms_node *n = fx_node(&e->fx.d, buf);
+    ms_scheduler_node_add(e->s, n, 0);
+    ms_node_unref(n);
+}
+
+static void pod(env *e, const char *name, const char *labels, const char *cpu, int prio,
+                const char *node_name, const char *created) {
+    char buf[768];
+    snprintf(buf, sizeof buf,
+             "metadata: {name: %s, namespace: default, uid: u-%s, labels: {%s},\n"
+             "  creationTimestamp: '%s'}\n"
+             "spec:\n  priority: %d\n%s%s%s"
+             "  containers: [{name: c, resources: {requests: {cpu: '%s'}}}]\n",
+             name, name, labels ? labels : "", created ? created : "2023-01-01T00:00:00Z", prio,
+             node_name ? "  nodeName: " : "", node_name ? node_name : "", node_name ? "\n" : "",
+             cpu);
+    ms_pod *p = fx_pod(&e->fx.d, buf);
+    ms_scheduler_pod_add(e->s, p, 0);
+    ms_pod_unref(p);
+}
+
+static void run_all(env *e) {
+    while (ms_scheduler_schedule_one(e->s, 0)) {}
+}
+
+/* Polls like a scheduler loop until a policy was replaced or an event came,
+ * for up to 5 s. */
+static uint32_t wait_reload(env *e) {
+    uint32_t before = e->nevents;
+    for (int i = 0; i < 500; i++) {
+        uint32_t n = ms_policy_set_poll(e->ps, 0);
+        if (n || e->nevents > before) return n;
+        sleep_ms(10);
+    }
+    fail_msg("no reload within 5 s");
+    return 0;
+}
+
+static bool has_bound(const env *e, const char *what) {
+    for (uint32_t i = 0; i < e->nbound; i++)
+        if (strcmp(e->bound[i], what) == 0) return true;
+    return false;
+}
+
+/* Filter only nodes whose name ends with the given digit. */
+static const char *only_node(char digit, const char *extra) {
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "local p = {name = 'only'}\n"
+             "function p.filter(pod, node) return node.name:sub(-1) == '%c', 'not node %c' end\n"
+             "%s\nreturn p\n",
+             digit, digit, extra ? extra : "");
+    return buf;
+}
+
+static const char *const MULTIPOINT =
+    "apiVersion: kubescheduler.config.k8s.io/v1\n"
+    "kind: KubeSchedulerConfiguration\n"
+    "profiles:\n"
+    "- schedulerName: default-scheduler\n"
+    "  plugins:\n"
+    "    multiPoint:\n"
+    "      enabled: [{name: 'lua:only', weight: 3}]\n"
+    "  pluginConfig:\n"
+    "  - name: 'lua:only'\n"
+    "    args: {file: '%s/only.lua', budgetMs: 20, args: {x: 1}}\n";
+
+static void test_config_policy_and_reload(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "only.lua"), only_node('1', NULL));
+    ms_error err = {0};
+    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(ms_policy_set_count(e->ps), 1);
+    ms_policy_info info;
+    ms_policy_set_info(e->ps, 0, &info);
+    assert_string_equal(info.plugin, "lua:only");
+    assert_string_equal(info.profile, "default-scheduler");
+    const ms_framework *fw = ms_scheduler_profile(e->s, 0);
+    assert_true(ms_framework_runs(fw, ms_policy_ops((ms_policy *)info.policy)));
+    node(e, "n1", "4");
+    node(e, "n2", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/a n1"));
+
+    /* The new version is in effect once the poll swapped it in. */
+    write_file(file(e, "only.lua"), only_node('2', NULL));
+    assert_int_equal(wait_reload(e), 1);
+    assert_int_equal(e->kinds[0], MS_POLICY_RELOADED);
+    assert_true(e->latency[0] >= 0 && e->latency[0] < 1.0);
+    assert_non_null(strstr(e->messages[0], "default-scheduler lua:only: reloaded from "));
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/b n2"));
+
+    /* A broken version: reported, the running one stays. */
+    write_file(file(e, "only.lua"), "return {name = ");
+    assert_int_equal(wait_reload(e), 0);
+    assert_int_equal(e->kinds[1], MS_POLICY_RELOAD_FAILED);
+    assert_non_null(strstr(e->messages[1], "failed, the running version stays: "));
+    assert_non_null(strstr(e->messages[1], "only.lua:1:"));
+    pod(e, "c", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/c n2"));
+    ms_policy_set_info(e->ps, 0, &info);
+    assert_int_equal(info.stats.reloads_ok, 1);
+    assert_int_equal(info.stats.reloads_failed, 1);
+    /* The same text again is no reload. */
+    write_file(file(e, "only.lua"), only_node('2', NULL));
+    write_file(file(e, "only.lua"), only_node('2', NULL));
+    assert_int_equal(wait_reload(e), 1);
+    ms_policy_set_totals t;
+    ms_policy_set_get_totals(e->ps, &t);
+    assert_int_equal(t.reloads_ok, 2);
+    env_free(e);
+}
+
+/* A reload that adds Score: the profile scores with it from then on; one
+ * that drops Filter: the node it rejected is back. */
+static void test_reload_changes_points(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "only.lua"), only_node('1', NULL));
+    const char *files[] = {file(e, "only.lua"), NULL};
+    ms_error err = {0};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    if (start(e, files, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    const ms_framework *fw = ms_scheduler_profile(e->s, 0);
+    uint32_t nscore = ms_framework_nscore(fw);
+    assert_true(ms_framework_has_filter_batch(fw));
+    write_file(file(e, "only.lua"),
+               only_node('1', "function p.score(pod, node) return 1 end"));
+    assert_int_equal(wait_reload(e), 1);
+    assert_int_equal(ms_framework_nscore(fw), nscore + 1);
+    assert_string_equal(ms_framework_score_name(fw, nscore), "lua:only");
+    write_file(file(e, "only.lua"), "return {name = 'only'}");
+    assert_int_equal(wait_reload(e), 1);
+    assert_int_equal(ms_framework_nscore(fw), nscore);
+    assert_false(ms_framework_has_filter_batch(fw));
+    env_free(e);
+}
+
+/* Named explicitly at filter: a version without filter is refused. */
+static void test_reload_refused_when_it_does_not_fit(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "only.lua"), only_node('1', NULL));
+    ms_error err = {0};
+    assert_int_equal(load_config(e,
+                                 "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "profiles:\n"
+                                 "- plugins:\n"
+                                 "    filter: {enabled: [{name: 'lua:only'}]}\n"
+                                 "  pluginConfig:\n"
+                                 "  - {name: 'lua:only', args: {file: '%s/only.lua'}}\n",
+                                 &err),
+                     MS_OK);
+    if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    write_file(file(e, "only.lua"), "local p = {name = 'only'} function p.score() return 1 end return p");
+    assert_int_equal(wait_reload(e), 0);
+    assert_int_equal(e->kinds[0], MS_POLICY_RELOAD_FAILED);
+    assert_non_null(strstr(e->messages[0], "does not extend FilterPlugin"));
+    node(e, "n1", "4");
+    node(e, "n2", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/a n1"));
+    env_free(e);
+}
+
+/* Pods the old version left unschedulable move at once after a reload. */
+static void test_reload_moves_unschedulable_pods(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "only.lua"), only_node('9', NULL));
+    const char *files[] = {file(e, "only.lua"), NULL};
+    ms_error err = {0};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    if (start(e, files, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+    write_file(file(e, "only.lua"), only_node('1', NULL));
+    assert_int_equal(wait_reload(e), 1);
+    /* Out of the unschedulable pods; to activeQ once its backoff is over,
+     * as any move (upstream's MoveAllToActiveOrBackoffQueue). */
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q), 1);
+    ms_scheduler_tick(e->s, 10);
+    while (ms_scheduler_schedule_one(e->s, 10)) {}
+    assert_true(has_bound(e, "default/a n1"));
+    env_free(e);
+}
+
+static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "sort.lua"),
+               "return {name = 'by-name', less = function(a, b) return a.name > b.name end}");
+    const char *files[] = {file(e, "sort.lua"), NULL};
+    ms_error err = {0};
+    assert_int_equal(load_config(e,
+                                 "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "profiles:\n"
+                                 "- schedulerName: one\n"
+                                 "- schedulerName: two\n",
+                                 &err),
+                     MS_OK);
+    if (start(e, files, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(ms_policy_set_count(e->ps), 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        const ms_framework *fw = ms_scheduler_profile(e->s, i);
+        assert_string_equal(fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name, "lua:by-name");
+    }
+    ms_scheduler_free(e->s);
+    e->s = NULL;
+    ms_policy_set_free(e->ps);
+    e->ps = NULL;
+    ms_config_free(&e->cfg);
+
+    /* A policy whose name cannot name a plugin. */
+    write_file(file(e, "bad.lua"), "return {name = 'no spaces please'}");
+    const char *bad[] = {file(e, "bad.lua"), NULL};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    assert_int_equal(start(e, bad, false, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "--policy "));
+    assert_non_null(strstr(err.msg, "cannot name a plugin"));
+    env_free(e);
+}
+
+static void test_load_errors_name_the_plugin(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "only.lua"), "return {name = 'only', filter = function() end} -- ok\nerror('init fails')");
+    ms_error err = {0};
+    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    assert_int_equal(start(e, NULL, false, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "profile \"default-scheduler\": plugin \"lua:only\": "));
+    env_free(e);
+}
+
+static const char *const GANG =
+    "local waiting = {}\n"
+    "local p = {name = 'pair'}\n"
+    "function p.permit(pod)\n"
+    "  local other = next(waiting)\n"
+    "  if other then waiting[other] = nil; assert(sched.permit.allow(other)); return 'allow' end\n"
+    "  waiting[pod.uid] = true\n"
+    "  return 'wait', 60\n"
+    "end\n"
+    "return p\n";
+
+/* sched.permit.allow from a policy releases a pod the scheduler parked. */
+static void test_permit_releases_waiting_pods(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "pair.lua"), GANG);
+    const char *files[] = {file(e, "pair.lua"), NULL};
+    ms_error err = {0};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    if (start(e, files, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 1);
+    assert_int_equal(e->nbound, 0);
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 0);
+    assert_int_equal(e->nbound, 2);
+    assert_true(has_bound(e, "default/a n1") && has_bound(e, "default/b n1"));
+    /* Outside a plugin call: by uid, false when nothing waits. */
+    assert_false(ms_scheduler_permit_allow(e->s, "u-a", 0));
+    pod(e, "c", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 1);
+    assert_true(ms_scheduler_permit_deny(e->s, "u-c", "no partner", 0));
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 0);
+    assert_int_equal(e->nbound, 2);
+    assert_int_equal(ms_queue_len_unschedulable(ms_scheduler_queue(e->s)) +
+                         ms_queue_len_backoff(ms_scheduler_queue(e->s)),
+                     1);
+    env_free(e);
+}
+
+/* DefaultPreemption asks the policy which pods to evict. */
+static void test_preemption_through_the_set(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "youngest.lua"),
+               "local p = {name = 'youngest'}\n"
+               "function p.select_victims(pod, node, cands)\n"
+               "  local best\n"
+               "  for _, c in ipairs(cands) do if not best or c.created > best.created then best = c end end\n"
+               "  return {best}\n"
+               "end\n"
+               "return p\n");
+    const char *files[] = {file(e, "youngest.lua"), NULL};
+    ms_error err = {0};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    if (start(e, files, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "2");
+    pod(e, "old", NULL, "1", 0, "n1", "2023-01-01T00:00:00Z");
+    pod(e, "young", NULL, "1", 0, "n1", "2024-01-01T00:00:00Z");
+    pod(e, "big", NULL, "1", 100, NULL, NULL);
+    run_all(e);
+    assert_int_equal(e->nevicted, 1);
+    assert_string_equal(e->evicted[0], "default/young");
+    env_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_policy_and_reload),
+        cmocka_unit_test(test_reload_changes_points),
+        cmocka_unit_test(test_reload_refused_when_it_does_not_fit),
+        cmocka_unit_test(test_reload_moves_unschedulable_pods),
+        cmocka_unit_test(test_cli_policy_in_every_profile_and_queue_sort),
+        cmocka_unit_test(test_load_errors_name_the_plugin),
+        cmocka_unit_test(test_permit_releases_waiting_pods),
+        cmocka_unit_test(test_preemption_through_the_set),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
