@@ -22,7 +22,9 @@ SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
+             jq openssl curl
+DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
@@ -42,7 +44,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all run test bench deps deps-test unit unit-asan fuzz e2e clean
+.PHONY: all run test bench bench-live deps deps-test unit unit-asan fuzz e2e clean
 .DEFAULT_GOAL := all
 
 all: deps $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
@@ -141,11 +143,18 @@ run: all
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 test: deps-test
+	@bash tests/e2e/build-kube.sh >/dev/null
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
 	@sh tests/run-tests.sh
 
 bench: all
 	@sh tests/bench/run.sh
+
+# moonsched run against upstream kube-scheduler on a real kube-apiserver.
+bench-live: all
+	@sh tests/ensure-packages.sh $(DEB_LIVE)
+	@bash tests/e2e/build-kube.sh >/dev/null
+	@bash tests/bench/live.sh
 
 clean:
 	rm -rf $(B)

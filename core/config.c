@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "moonsched/decode.h"
+#include "moonsched/extender.h"
 
 #define DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define API_GROUP "kubescheduler.config.k8s.io/"
@@ -259,7 +260,7 @@ static ms_rc as_bool(parser *ps, const cJSON *j, bool *out) {
 }
 
 /* Go's time.ParseDuration ("1h2m3.5s", "300ms", "0"), in seconds. */
-static bool parse_go_duration(const char *s, double *out) {
+bool ms_parse_go_duration(const char *s, double *out) {
     static const struct {
         const char *unit;
         double seconds;
@@ -299,7 +300,7 @@ static bool parse_go_duration(const char *s, double *out) {
 }
 
 static ms_rc as_duration(parser *ps, const cJSON *j, double *out) {
-    if (!cJSON_IsString(j) || !parse_go_duration(j->valuestring, out))
+    if (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, out))
         return fail(ps, "must be a duration such as \"15s\" or \"1m30s\"");
     return MS_OK;
 }
@@ -737,6 +738,15 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
           : (c->extenders = cJSON_Duplicate(j_, true)) ? MS_OK
                                                       : ms_error_set(ps->err, MS_ENOMEM, "out of memory"));
     FIELD(ps, root, "profiles", &present, parse_profiles(ps, c, j_));
+    if (c->extenders) {
+        /* read here for the unknown-field warnings; ms_config_validate checks it again */
+        ms_extender_config *ext = NULL;
+        uint32_t next = 0;
+        ms_rc rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->warn, ps->warn_ctx, ps->source,
+                                             ps->err);
+        ms_extender_configs_free(ext, next);
+        if (rc != MS_OK) return rc;
+    }
     return ms_config_validate(c, ps->err);
 }
 
@@ -904,6 +914,13 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
                             "podMaxBackoffSeconds: Invalid value: %.0f: must be greater than or equal to "
                             "PodInitialBackoffSeconds",
                             c->pod_max_backoff);
+    if (c->extenders) {
+        ms_extender_config *ext = NULL;
+        uint32_t next = 0;
+        ms_rc rc = ms_extender_configs_parse(c->extenders, &ext, &next, NULL, NULL, NULL, err);
+        ms_extender_configs_free(ext, next);
+        if (rc != MS_OK) return rc;
+    }
     return MS_OK;
 }
 

@@ -113,6 +113,10 @@ const char *ms_json_quantity_text(const cJSON *j, char *buf, size_t n);
  * object. namespaced: default the namespace to "default". */
 ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta *m);
 
+/* When the decoder keeps raw JSON: obj printed compactly into x's arena.
+ * MS_OK with *raw NULL when it does not. */
+ms_rc ms_dec_raw(ms_dec *x, const cJSON *obj, const char **raw, size_t *len);
+
 /* A resource list under decoding: built-ins with presence bits (upstream
  * distinguishes "absent" from "zero" for defaults), scalar resources in a
  * small unsorted array grown in a scratch arena. */

@@ -16,6 +16,7 @@ void ms_decoder_init(ms_decoder *d, ms_interner *in) {
     d->in = in;
     ms_resource_names_init(&d->rn, in);
     d->default_scheduler = ms_intern_cstr(in, "default-scheduler");
+    d->keep_raw = false;
 }
 
 /* ---- RFC 3339 ---- */
@@ -692,4 +693,19 @@ ms_str ms_dec_image_name(ms_dec *x, const char *image) {
     ms_str id = ms_intern(x->d->in, buf, len + 7);
     if (buf != stack) free(buf);
     return id;
+}
+
+ms_rc ms_dec_raw(ms_dec *x, const cJSON *obj, const char **raw, size_t *len) {
+    *raw = NULL;
+    *len = 0;
+    if (!x->d->keep_raw) return MS_OK;
+    char *text = cJSON_PrintUnformatted(obj);
+    if (!text) return ms_dec_nomem(x);
+    size_t n = strlen(text);
+    char *copy = ms_arena_strndup(x->a, text, n);
+    free(text);
+    if (!copy) return ms_dec_nomem(x);
+    *raw = copy;
+    *len = n;
+    return MS_OK;
 }

@@ -144,6 +144,7 @@ ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_er
             (rc = dec_taints(&x, &spec, n)) == MS_OK)
             ms_dec_pop(&x, saved);
         if (rc == MS_OK) rc = dec_status(&x, &status, n);
+        if (rc == MS_OK) rc = ms_dec_raw(&x, obj, &n->raw, &n->raw_len);
     }
     if (rc != MS_OK) {
         ms_node_unref(n);

@@ -625,6 +625,46 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     return MS_OK;
 }
 
+/* FNV-1a over a JSON tree (keys, types and values in document order): the
+ * API server prints objects canonically, so equal subtrees hash equally. */
+static uint64_t json_hash(uint64_t h, const cJSON *j) {
+    for (; j; j = j->next) {
+        const unsigned char *p;
+        h = (h ^ (uint64_t)(j->type & 0xff)) * 0x100000001b3ULL;
+        if (j->string)
+            for (p = (const unsigned char *)j->string; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+        h = (h ^ 0xff) * 0x100000001b3ULL;
+        if (j->valuestring)
+            for (p = (const unsigned char *)j->valuestring; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+        else if (cJSON_IsNumber(j)) {
+            double v = j->valuedouble;
+            p = (const unsigned char *)&v;
+            for (size_t i = 0; i < sizeof v; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+        }
+        if (j->child) h = json_hash(h, j->child);
+        h = (h ^ 0xfe) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* What makes a pending pod worth another scheduling attempt: its spec,
+ * labels and annotations. Status changes (the scheduler's own
+ * PodScheduled=False patch among them) leave it unchanged. */
+static uint64_t pod_spec_hash(const cJSON *obj) {
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const cJSON *parts[3] = {
+        cJSON_GetObjectItemCaseSensitive(obj, "spec"),
+        meta ? cJSON_GetObjectItemCaseSensitive(meta, "labels") : NULL,
+        meta ? cJSON_GetObjectItemCaseSensitive(meta, "annotations") : NULL,
+    };
+    for (int i = 0; i < 3; i++) {
+        h = (h ^ (uint64_t)(i + 1)) * 0x100000001b3ULL;
+        if (parts[i] && parts[i]->child) h = json_hash(h, parts[i]->child);
+    }
+    return h ? h : 1;
+}
+
 ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_error *err) {
     *out = NULL;
     if (!cJSON_IsObject(obj))
@@ -640,10 +680,12 @@ ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_erro
         (rc = ms_dec_object(&x, &o, "spec", &spec)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "status", &status)) != MS_OK ||
         (rc = dec_spec(&x, &spec, p)) != MS_OK ||
-        (rc = dec_status(&x, &status, p)) != MS_OK) {
+        (rc = dec_status(&x, &status, p)) != MS_OK ||
+        (rc = ms_dec_raw(&x, obj, &p->raw, &p->raw_len)) != MS_OK) {
         ms_pod_unref(p);
         return rc;
     }
+    p->spec_hash = pod_spec_hash(obj);
     *out = p;
     return MS_OK;
 }

@@ -49,6 +49,17 @@ static ms_rc parse_quantity(const char *key, const char *v, char *dst, size_t n,
 
 #define MAX_OBJECTS 10000000u
 
+/* scheduler_perf's SchedulingPodAntiAffinity and SchedulingNodeAffinity */
+#define SHAPE_ANTI_AFFINITY "pod-anti-affinity"
+#define SHAPE_NODE_AFFINITY "node-affinity"
+/* The label key of 1.20's SchedulingNodeAffinity (labelNodePrepareStrategy)
+ * and of pod-with-node-affinity.yaml. */
+#define NODE_AFFINITY_KEY "failure-domain.beta.kubernetes.io/zone"
+/* pod-with-pod-anti-affinity.yaml: setup pods in one namespace, measured
+ * pods in another, the term naming both. */
+#define ANTI_AFFINITY_SETUP_NS "sched-setup"
+#define ANTI_AFFINITY_TEST_NS "sched-test"
+
 static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms_error *err) {
     if (strcmp(key, "nodes") == 0) return parse_count(key, v, MAX_OBJECTS, &g->nodes, err);
     if (strcmp(key, "pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->pods, err);
@@ -70,9 +81,12 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
         return MS_OK;
     }
     if (strcmp(key, "shape") == 0) {
-        if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0)
+        if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0 && strcmp(v, SHAPE_ANTI_AFFINITY) != 0 &&
+            strcmp(v, SHAPE_NODE_AFFINITY) != 0)
             return ms_error_set(err, MS_EINVAL,
-                                "--generate: shape: expected basic or preemption, got \"%s\"", v);
+                                "--generate: shape: expected basic, preemption, " SHAPE_ANTI_AFFINITY
+                                " or " SHAPE_NODE_AFFINITY ", got \"%s\"",
+                                v);
         snprintf(g->shape, sizeof g->shape, "%s", v);
         return MS_OK;
     }
@@ -138,6 +152,8 @@ static cJSON *node_template(const ms_generator_spec *g) {
     cJSON_AddStringToObject(meta, "name", "node-0000000000");
     cJSON *labels = cJSON_AddObjectToObject(meta, "labels");
     cJSON_AddStringToObject(labels, "kubernetes.io/hostname", "node-0000000000");
+    /* labelNodePrepareStrategy: every node gets zone1 */
+    if (strcmp(g->shape, SHAPE_NODE_AFFINITY) == 0) cJSON_AddStringToObject(labels, NODE_AFFINITY_KEY, "zone1");
     cJSON_AddStringToObject(labels, "kubernetes.io/os", "linux");
     if (g->zones) {
         cJSON_AddStringToObject(labels, "topology.kubernetes.io/zone", "zone-0000000000");
@@ -220,10 +236,77 @@ static ms_rc gen_nodes(const ms_generator_spec *g, const ms_decoder *d,
     return rc;
 }
 
+/* pod-with-pod-anti-affinity.yaml: label color=green, required
+ * anti-affinity to color=green pods on the same hostname in both
+ * namespaces. */
+static bool add_anti_affinity(cJSON *t) {
+    cJSON *labels = cJSON_AddObjectToObject(path(t, "metadata", NULL), "labels");
+    cJSON *affinity = cJSON_AddObjectToObject(path(t, "spec", NULL), "affinity");
+    cJSON *anti = affinity ? cJSON_AddObjectToObject(affinity, "podAntiAffinity") : NULL;
+    cJSON *req = anti ? cJSON_AddArrayToObject(anti, "requiredDuringSchedulingIgnoredDuringExecution") : NULL;
+    cJSON *term = cJSON_CreateObject();
+    if (!labels || !req || !term || !cJSON_AddItemToArray(req, term)) {
+        cJSON_Delete(term);
+        return false;
+    }
+    cJSON *sel = cJSON_AddObjectToObject(term, "labelSelector");
+    cJSON *match = sel ? cJSON_AddObjectToObject(sel, "matchLabels") : NULL;
+    cJSON *nss = cJSON_AddArrayToObject(term, "namespaces");
+    cJSON *ns1 = cJSON_CreateString(ANTI_AFFINITY_TEST_NS), *ns2 = cJSON_CreateString(ANTI_AFFINITY_SETUP_NS);
+    bool ok = match && nss && ns1 && ns2 && cJSON_AddStringToObject(labels, "color", "green") &&
+              cJSON_AddStringToObject(match, "color", "green") &&
+              cJSON_AddStringToObject(term, "topologyKey", "kubernetes.io/hostname") &&
+              cJSON_AddItemToArray(nss, ns1);
+    if (!ok) {
+        cJSON_Delete(ns1);
+        cJSON_Delete(ns2);
+        return false;
+    }
+    if (!cJSON_AddItemToArray(nss, ns2)) {
+        cJSON_Delete(ns2);
+        return false;
+    }
+    return true;
+}
+
+/* pod-with-node-affinity.yaml: required node affinity In [zone1, zone2]. */
+static bool add_node_affinity(cJSON *t) {
+    cJSON *affinity = cJSON_AddObjectToObject(path(t, "spec", NULL), "affinity");
+    cJSON *na = affinity ? cJSON_AddObjectToObject(affinity, "nodeAffinity") : NULL;
+    cJSON *req = na ? cJSON_AddObjectToObject(na, "requiredDuringSchedulingIgnoredDuringExecution") : NULL;
+    cJSON *terms = req ? cJSON_AddArrayToObject(req, "nodeSelectorTerms") : NULL;
+    cJSON *term = cJSON_CreateObject();
+    if (!terms || !term || !cJSON_AddItemToArray(terms, term)) {
+        cJSON_Delete(term);
+        return false;
+    }
+    cJSON *exprs = cJSON_AddArrayToObject(term, "matchExpressions");
+    cJSON *e = cJSON_CreateObject();
+    if (!exprs || !e || !cJSON_AddItemToArray(exprs, e)) {
+        cJSON_Delete(e);
+        return false;
+    }
+    const char *values[] = {"zone1", "zone2"};
+    cJSON *vals = cJSON_CreateStringArray(values, 2);
+    if (!vals || !cJSON_AddItemToObject(e, "values", vals)) {
+        cJSON_Delete(vals);
+        return false;
+    }
+    return cJSON_AddStringToObject(e, "key", NODE_AFFINITY_KEY) && cJSON_AddStringToObject(e, "operator", "In");
+}
+
 static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
                       const ms_generator_sink *sink, ms_error *err) {
     cJSON *t = pod_template(g);
     if (!t) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    /* Setup (bound) and measured (pending) pods share the template. */
+    bool anti = strcmp(g->shape, SHAPE_ANTI_AFFINITY) == 0;
+    cJSON *ns = path(t, "metadata", "namespace");
+    if ((anti && (!add_anti_affinity(t) || !cJSON_SetValuestring(ns, ANTI_AFFINITY_SETUP_NS))) ||
+        (strcmp(g->shape, SHAPE_NODE_AFFINITY) == 0 && !add_node_affinity(t))) {
+        cJSON_Delete(t);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
     cJSON *name = path(t, "metadata", "name");
     cJSON *spec = path(t, "spec", NULL);
     cJSON *phase = path(t, "status", "phase");
@@ -246,6 +329,7 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
     }
     cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
     if (rc == MS_OK) rc = set_string(phase, "Pending", err);
+    if (rc == MS_OK && anti) rc = set_string(ns, ANTI_AFFINITY_TEST_NS, err);
 
     /* scheduler_perf's topology spreading pods: color=blue, spread over
      * zones by color=blue. */

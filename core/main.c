@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/log.h"
+#include "moonsched/run.h"
+#include <cjson/cJSON.h>
+
+#include "moonsched/config_check.h"
 #include "moonsched/policy_check.h"
 #include "moonsched/simulate.h"
 
@@ -15,6 +20,7 @@ static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
     "                          [--quiet] [--stats]\n"
+    "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
     "                     `kubectl get -o yaml` output); '-' reads standard input\n"
@@ -27,7 +33,23 @@ static const char usage[] =
     "  --quiet            print no placements or node summary\n"
     "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
     "\n"
+    "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
+    "  use it and prints the effective configuration (YAML, or JSON with\n"
+    "  --output json); exit 0 when valid, 2 with the error when not.\n"
+    "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
+    "\n"
+    "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
+    "                     [--scheduler-name NAME] [-v N] [--log-format logfmt|json]\n"
+    "\n"
+    "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
+    "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
+    "  --in-cluster       the pod's service account\n"
+    "  --scheduler-name NAME  schedulerName the first profile answers to\n"
+    "  -v N               verbosity: 0-3 info, 4 and up debug\n"
+    "  --log-format F     logfmt (default) or json\n"
+    "\n"
+    "See docs/run.md.\n"
     "\n"
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "\n"
@@ -135,6 +157,101 @@ static int simulate_main(int argc, char **argv) {
     return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
+static int run_main(int argc, char **argv) {
+    ms_run_options o;
+    ms_run_options_default(&o);
+    ms_logger log = ms_log_default;
+    bool policy = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if ((v = option_value(argc, argv, &i, "--kubeconfig"))) {
+            if (!*v) return usage_error("%s needs a file", "--kubeconfig");
+            o.kubeconfig = v;
+        } else if (strcmp(a, "--in-cluster") == 0) {
+            o.in_cluster = true;
+        } else if ((v = option_value(argc, argv, &i, "--config"))) {
+            if (!*v) return usage_error("%s needs a file", "--config");
+            o.config_file = v;
+        } else if ((v = option_value(argc, argv, &i, "--policy"))) {
+            if (!*v) return usage_error("%s needs a file", "--policy");
+            policy = true;
+        } else if ((v = option_value(argc, argv, &i, "--scheduler-name"))) {
+            if (!*v) return usage_error("%s needs a name", "--scheduler-name");
+            o.scheduler_name = v;
+        } else if ((v = option_value(argc, argv, &i, "-v")) ||
+                   (v = option_value(argc, argv, &i, "--v"))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 0) return usage_error("-v: expected a level, got \"%s\"", v);
+            log.level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
+        } else if ((v = option_value(argc, argv, &i, "--log-format"))) {
+            if (strcmp(v, "json") == 0) log.json = true;
+            else if (strcmp(v, "logfmt") == 0) log.json = false;
+            else return usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else {
+            return usage_error("unknown argument \"%s\"", a);
+        }
+    }
+    if (o.in_cluster && o.kubeconfig)
+        return usage_error("%s", "--kubeconfig and --in-cluster exclude each other");
+    if (policy) {
+        fprintf(stderr, "moonsched: --policy: Lua policies are not available in this build yet\n");
+        return EXIT_USAGE;
+    }
+    o.log = &log;
+    ms_error err = {0};
+    ms_rc r = ms_run(&o, NULL, &err);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+static void print_warning(void *ctx, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "moonsched: warning: %s\n", msg);
+}
+
+/* `config check FILE [--output yaml|json]` */
+static int config_main(int argc, char **argv) {
+    if (argc < 1 || strcmp(argv[0], "check") != 0)
+        return usage_error("%s", "config: expected \"check FILE\"");
+    const char *file = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if ((v = option_value(argc, argv, &i, "--output"))) {
+            if (strcmp(v, "json") == 0) json = true;
+            else if (strcmp(v, "yaml") == 0) json = false;
+            else return usage_error("--output: expected yaml or json, got \"%s\"", v);
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
+            file = argv[i];
+        } else {
+            return usage_error("unknown argument \"%s\"", argv[i]);
+        }
+    }
+    if (!file) return usage_error("%s", "config check needs a FILE");
+    ms_error err = {0};
+    cJSON *doc = NULL;
+    ms_rc r = ms_config_check(file, print_warning, NULL, &doc, &err);
+    if (r != MS_OK) {
+        fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+        return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+    }
+    r = ms_config_write(doc, json, stdout);
+    cJSON_Delete(doc);
+    if (r != MS_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    return EXIT_OK;
+}
+
 static int policy_main(int argc, char **argv) {
     if (argc < 1 || strcmp(argv[0], "check") != 0) {
         if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
@@ -200,6 +317,8 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);

@@ -401,6 +401,11 @@ ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now) {
         ms_heap_fix(&q->backoff, e);
         break;
     case MS_QW_UNSCHEDULABLE:
+        /* A status-only change (the scheduler's own condition patch, for
+         * one) leaves the pod where it is. */
+        if (old->spec_hash && old->spec_hash == new_pod->spec_hash &&
+            old->node_name == new_pod->node_name)
+            break;
         unsched_remove(q, e);
         requeue(q, e, now);
         break;

@@ -117,7 +117,7 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
 /* No feasible node: every node of the snapshot has a failing status in
  * s->statuses. PostFilter, then the FitError message. */
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
-                      double now) {
+                      bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
     uint64_t plugins = 0;
@@ -161,7 +161,10 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
             s->evictor.set_nomination(s->evictor.ctx, r->qp->pod, nominated);
         if (s->reporter.nominated) s->reporter.nominated(s->reporter.ctx, r->qp->pod, nominated);
     }
-    requeue_unschedulable(s, r, plugins, ms_framework_interest(fw, plugins), s->msg, now);
+    /* Extenders declare no events: a pod they rejected waits for any
+     * (upstream's ExtenderName among the unschedulable plugins). */
+    ms_event_mask interest = extenders_rejected ? MS_EV_ALL : ms_framework_interest(fw, plugins);
+    requeue_unschedulable(s, r, plugins, interest, s->msg, now);
 }
 
 /* findNodesThatPassFilters when the profile has batch Filter plugins (Lua
@@ -212,17 +215,22 @@ static ms_code find_feasible_batch(ms_scheduler *s, const ms_framework *fw, ms_c
     return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
 }
 
-/* upstream findNodesThatPassFilters (with evaluateNominatedNode first).
+/* upstream findNodesThatPassFilters (with evaluateNominatedNode first
+ * unless `skip_nominated`). *start is where the pass over the snapshot
+ * began, *via_nominated whether the nominated node alone was taken.
  * Returns MS_ERROR with *err when a plugin failed. */
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
-                             uint32_t *nfeasible, uint32_t *evaluated, ms_status *err) {
+                             bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
+                             uint32_t *start_out, bool *via_nominated, ms_status *err) {
     ms_node_info *const *nodes = s->snap.nodes;
     ms_node_info **feasible = s->feasible;
     *nfeasible = 0;
     *evaluated = 0;
+    *via_nominated = false;
 
     /* A pod nominated by an earlier preemption tries that node first. */
-    ms_str nominated = ms_queue_nominated_node(s->queue, c->pod->meta.uid_hash);
+    ms_str nominated =
+        skip_nominated ? MS_STR_NONE : ms_queue_nominated_node(s->queue, c->pod->meta.uid_hash);
     if (nominated != MS_STR_NONE) {
         ms_node_info *ni = ms_snapshot_get(&s->snap, nominated);
         if (ni && ni->node) {
@@ -241,6 +249,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
                 feasible[0] = ni;
                 *nfeasible = 1;
                 *evaluated = 1;
+                *via_nominated = true;
                 return MS_SUCCESS;
             }
         }
@@ -248,6 +257,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
 
     uint32_t want = ms_num_feasible_nodes_to_find(fw->percentage_of_nodes_to_score, n);
     uint32_t start = s->next_start < n ? s->next_start : s->next_start % n;
+    *start_out = start;
     if (fw->norder[MS_EP_FILTER] == 0) {
         for (uint32_t k = 0; k < want; k++) feasible[k] = nodes[(start + k) % n];
         s->next_start = (uint32_t)(((uint64_t)start + want) % n);
@@ -287,6 +297,67 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     *nfeasible = found;
     *evaluated = processed;
     return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
+}
+
+/* The snapshot index of each feasible node of a Filter pass that began at
+ * `start` and looked at `evaluated` nodes (they are the pass's nodes with
+ * Success, in order). Nodes the pass did not reach get no status (Success),
+ * as upstream leaves them out of the diagnosis: an extender may now reject
+ * every feasible node, and the FitError counts only nodes with a reason. */
+static uint32_t *feasible_indexes(ms_scheduler *s, ms_cycle *c, uint32_t n, uint32_t start,
+                                  uint32_t evaluated, uint32_t nfeasible) {
+    uint32_t *where = MS_ARENA_NEW(c->arena, uint32_t, nfeasible);
+    if (!where) return NULL;
+    uint32_t k = 0;
+    for (uint32_t p = 0; p < evaluated && k < nfeasible; p++) {
+        uint32_t i = (uint32_t)(((uint64_t)start + p) % n);
+        if (s->snap.nodes[i] != s->feasible[k]) continue;
+        ms_status_ok(&s->statuses[i]);
+        where[k++] = i;
+    }
+    for (uint32_t p = evaluated; p < n; p++) ms_status_ok(&s->statuses[((uint64_t)start + p) % n]);
+    return k == nfeasible ? where : NULL;
+}
+
+/* upstream findNodesThatPassExtenders over s->feasible[0..*nfeasible):
+ * each interested extender in turn keeps a subset; its failure reasons go
+ * to s->statuses through `where` (NULL: the nominated node alone, whose
+ * statuses do not matter). An ignorable extender's error is skipped;
+ * another's stops the cycle (false, msg set). */
+static bool run_extender_filters(ms_scheduler *s, ms_inflight *r, uint32_t *nfeasible,
+                                 uint32_t *where, bool *rejected, char *msg, size_t nmsg) {
+    ms_extenders *e = s->ext;
+    ms_cycle *c = &r->cycle;
+    for (uint32_t i = 0; i < ms_extenders_count(e) && *nfeasible > 0; i++) {
+        if (!ms_extenders_interested(e, i, c->pod)) continue;
+        uint32_t n = *nfeasible;
+        ms_extender_filter_result res;
+        ms_error err;
+        if (ms_extenders_filter(e, i, c->pod, s->feasible, n, c->arena, &res, &err) != MS_OK) {
+            if (ms_extenders_config(e, i)->ignorable && err.rc != MS_ENOMEM) continue;
+            snprintf(msg, nmsg, "%s", err.msg);
+            return false;
+        }
+        if (where)
+            for (uint32_t k = 0; k < n; k++)
+                if (res.statuses[k].code != MS_SUCCESS) s->statuses[where[k]] = res.statuses[k];
+        if (res.nfeasible == n) continue;
+        *rejected = true;
+        ms_node_info **kept = MS_ARENA_NEW(c->arena, ms_node_info *, res.nfeasible + 1);
+        uint32_t *kept_where = MS_ARENA_NEW(c->arena, uint32_t, res.nfeasible + 1);
+        if (!kept || !kept_where) {
+            snprintf(msg, nmsg, "out of memory");
+            return false;
+        }
+        for (uint32_t k = 0; k < res.nfeasible; k++) {
+            kept[k] = s->feasible[res.feasible[k]];
+            if (where) kept_where[k] = where[res.feasible[k]];
+        }
+        memcpy(s->feasible, kept, res.nfeasible * sizeof *kept);
+        if (where) memcpy(where, kept_where, res.nfeasible * sizeof *where);
+        *nfeasible = res.nfeasible;
+    }
+    return true;
 }
 
 /* A rejection or error after the pod was assumed, in the scheduling cycle
@@ -402,6 +473,25 @@ void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_repo
      * once (ms_scheduler_bind_done from inside bind) finds it. */
     ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
     const char *point = "PreBind";
+    if (code == MS_SUCCESS && s->ext) {
+        /* upstream: an extender that binds comes before the Bind plugins.
+         * Its call blocks the scheduler thread for one round trip. */
+        bool bound = false;
+        ms_error e;
+        ms_rc rc = ms_extenders_bind(s->ext, assumed, node, &bound, &e);
+        if (bound && rc == MS_OK) {
+            ms_scheduler_bind_done(s, pod, true, false, NULL, now);
+            return;
+        }
+        if (bound) {
+            if (ms_map_get(&s->binding, uid) != r) return;
+            ms_map_del(&s->binding, uid);
+            char msg[600];
+            snprintf(msg, sizeof msg, "binding rejected: %s", e.msg);
+            ms_sched_binding_failed(s, r, msg, false, now);
+            return;
+        }
+    }
     if (code == MS_SUCCESS) {
         point = "Bind";
         code = ms_framework_run_bind(fw, assumed, node, &st);
@@ -459,17 +549,49 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         for (uint32_t i = 0; i < n; i++) s->statuses[i] = st;
         char reason[512];
         join_reasons(&st, reason, sizeof reason);
-        fit_error(s, r, n, reason, now);
+        fit_error(s, r, n, reason, false, now);
         return;
     }
 
-    uint32_t nfeasible = 0, evaluated = 0;
-    if (find_feasible(s, fw, c, n, &nfeasible, &evaluated, &st) == MS_ERROR) {
+    uint32_t nfeasible = 0, evaluated = 0, start = 0;
+    bool via_nominated = false, ext_rejected = false;
+    if (find_feasible(s, fw, c, n, false, &nfeasible, &evaluated, &start, &via_nominated, &st) ==
+        MS_ERROR) {
         cycle_plugin_error(s, r, "Filter", &st, now);
         return;
     }
+    if (s->ext && nfeasible > 0) {
+        char emsg[600];
+        if (via_nominated) {
+            if (!run_extender_filters(s, r, &nfeasible, NULL, &ext_rejected, emsg, sizeof emsg)) {
+                cycle_error(s, r, emsg, now);
+                return;
+            }
+            /* upstream: the extenders turned the nominated node down, so
+             * every node is evaluated */
+            if (nfeasible == 0) {
+                ext_rejected = false;
+                if (find_feasible(s, fw, c, n, true, &nfeasible, &evaluated, &start, &via_nominated, &st) ==
+                    MS_ERROR) {
+                    cycle_plugin_error(s, r, "Filter", &st, now);
+                    return;
+                }
+            }
+        }
+        if (!via_nominated && nfeasible > 0) {
+            uint32_t *where = feasible_indexes(s, c, n, start, evaluated, nfeasible);
+            if (!where) {
+                cycle_error(s, r, "out of memory", now);
+                return;
+            }
+            if (!run_extender_filters(s, r, &nfeasible, where, &ext_rejected, emsg, sizeof emsg)) {
+                cycle_error(s, r, emsg, now);
+                return;
+            }
+        }
+    }
     if (nfeasible == 0) {
-        fit_error(s, r, n, NULL, now);
+        fit_error(s, r, n, NULL, ext_rejected, now);
         return;
     }
 
@@ -497,12 +619,28 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
             cycle_plugin_error(s, r, "Score", &st, now);
             return;
         }
+        /* upstream prioritizeNodes: the extenders' weighted scores are added
+         * to the plugins' totals */
+        uint32_t nprio = ms_extenders_nprioritizers(s->ext);
+        int64_t *ext_scores = NULL;
+        if (nprio) {
+            ext_scores = MS_ARENA_NEW(c->arena, int64_t, (size_t)nprio * nfeasible);
+            if (!ext_scores) {
+                cycle_error(s, r, "out of memory", now);
+                return;
+            }
+            ms_extenders_prioritize(s->ext, c->pod, feasible, nfeasible, ext_scores, NULL);
+            for (uint32_t k = 0; k < nprio; k++)
+                for (uint32_t j = 0; j < nfeasible; j++) s->totals[j] += ext_scores[(size_t)k * nfeasible + j];
+        }
         selected = ms_select_host(&s->rng, s->totals, nfeasible);
         report.total = s->totals[selected];
         if (per_plugin) {
             report.nplugins = info->nscore;
             for (uint32_t k = 0; k < info->nscore; k++)
                 s->report_scores[k] = per_plugin[(size_t)k * nfeasible + selected];
+            for (uint32_t k = 0; k < nprio && report.nplugins < info->nreport; k++)
+                s->report_scores[report.nplugins++] = ext_scores[(size_t)k * nfeasible + selected];
         }
     }
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);

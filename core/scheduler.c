@@ -3,6 +3,7 @@
  * scheduling cycle itself is in schedule_one.c. */
 #include "moonsched/scheduler.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,9 @@ static void refresh_info(ms_scheduler *s, uint32_t i) {
     info->nscore = ms_framework_nscore(&s->profiles[i]);
     for (uint32_t k = 0; k < info->nscore && k < MS_MAX_PLUGINS; k++)
         info->score_names[k] = ms_framework_score_name(&s->profiles[i], k);
+    info->nreport = info->nscore;
+    for (uint32_t k = 0; k < ms_extenders_nprioritizers(s->ext) && info->nreport < MS_MAX_PLUGINS; k++)
+        info->score_names[info->nreport++] = ms_extenders_prioritizer_name(s->ext, k);
     if (info->nscore > s->max_nscore) s->max_nscore = info->nscore;
 }
 
@@ -165,9 +169,63 @@ static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_confi
     return MS_OK;
 }
 
-/* Fills the arrays allocated by ms_scheduler_new. */
-static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
-                           ms_error *err) {
+/* upstream buildExtenders: the resources extenders manage with
+ * ignoredByScheduler replace NodeResourcesFit's ignoredResources in every
+ * profile that runs it ("the extender ignored resources take precedence").
+ * `copy` becomes pc with that plugin's args replaced; *own is the args
+ * object to delete after the framework is built. */
+static ms_rc with_ignored_resources(const ms_profile_config *pc, const cJSON *ignored,
+                                    ms_profile_config *copy, cJSON **own, ms_error *err) {
+    *copy = *pc;
+    *own = NULL;
+    for (uint32_t k = 0; k < copy->nplugins; k++) {
+        ms_plugin_config *p = &copy->plugins[k];
+        if (strcmp(p->name, "NodeResourcesFit") != 0) continue;
+        cJSON *args = p->args ? cJSON_Duplicate(p->args, true) : cJSON_CreateObject();
+        cJSON *list = cJSON_Duplicate(ignored, true);
+        if (!args || !list || !cJSON_IsObject(args)) {
+            cJSON_Delete(args);
+            cJSON_Delete(list);
+            if (args && list) return MS_OK;   /* not an object: the plugin reports it */
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(args, "ignoredResources");
+        cJSON_AddItemToObject(args, "ignoredResources", list);
+        p->args = *own = args;
+    }
+    return MS_OK;
+}
+
+/* Extenders from the configuration; *ignored receives the names of the
+ * resources they manage with ignoredByScheduler (NULL when none). */
+static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignored, ms_error *err) {
+    *ignored = NULL;
+    ms_extender_config *ec = NULL;
+    uint32_t n = 0;
+    ms_rc rc = ms_extender_configs_parse(cfg->extenders, &ec, &n, NULL, NULL, NULL, err);
+    if (rc != MS_OK || n == 0) return rc;
+    rc = ms_extenders_new(ec, n, s->in, &s->ext, err);
+    for (uint32_t i = 0; i < n && rc == MS_OK; i++)
+        for (uint32_t k = 0; k < ec[i].nmanaged && rc == MS_OK; k++) {
+            if (!ec[i].managed[k].ignored_by_scheduler) continue;
+            if (!*ignored) *ignored = cJSON_CreateArray();
+            cJSON *name = *ignored ? cJSON_CreateString(ec[i].managed[k].name) : NULL;
+            if (!name || !cJSON_AddItemToArray(*ignored, name)) {
+                cJSON_Delete(name);
+                rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            }
+        }
+    ms_extender_configs_free(ec, n);
+    s->handle.extenders = s->ext;
+    /* extenders receive the objects as the API server sent them */
+    s->dec.keep_raw = s->ext != NULL;
+    return rc;
+}
+
+/* Fills the arrays allocated by ms_scheduler_new; `copy` is room for a
+ * profile changed by with_ignored_resources. */
+static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
+                                const cJSON *ignored, ms_profile_config *copy, ms_error *err) {
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
         const ms_profile_config *pc = &cfg->profiles[i];
         s->pcs[i] = *pc;
@@ -180,9 +238,15 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
         if (nall && !oot) return ms_error_set(err, MS_ENOMEM, "out of memory");
         for (uint32_t k = 0; k < nown; k++) oot[k] = o->profile_out_of_tree[i][k];
         for (uint32_t k = 0; k < o->n_out_of_tree; k++) oot[nown + k] = o->out_of_tree[k];
-        ms_rc rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
-                                          &s->handle, oot, nall, err);
+        cJSON *own = NULL;
+        ms_rc rc = MS_OK;
+        if (ignored && (rc = with_ignored_resources(pc, ignored, copy, &own, err)) == MS_OK) pc = copy;
+        if (rc == MS_OK)
+            rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
+                                        &s->handle, oot, nall, err);
+        cJSON_Delete(own);
         free(oot);
+        pc = &cfg->profiles[i];
         if (rc != MS_OK) return rc;
         s->nprofiles = i + 1;
         ms_profile_info *info = &s->info[i];
@@ -200,6 +264,15 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
         if (rc != MS_OK) return rc;
     }
     return MS_OK;
+}
+
+static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
+                           const cJSON *ignored, ms_error *err) {
+    ms_profile_config *copy = ignored ? malloc(sizeof *copy) : NULL;
+    if (ignored && !copy) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rc rc = init_profiles_with(s, cfg, o, ignored, copy, err);
+    free(copy);
+    return rc;
 }
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err) {
@@ -279,7 +352,10 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     }
     s->handle.queue = s->queue;
 
-    rc = init_profiles(s, cfg, o, err);
+    cJSON *ignored = NULL;
+    rc = init_extenders(s, cfg, &ignored, err);
+    if (rc == MS_OK) rc = init_profiles(s, cfg, o, ignored, err);
+    cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;
 
     if (own_defaults) ms_config_free(&defaults);
@@ -307,6 +383,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     ms_sched_release_evicted(s);
     free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
+    ms_extenders_free(s->ext);
     free(s->profiles);
     free(s->info);
     free(s->pcs);

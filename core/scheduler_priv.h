@@ -9,6 +9,7 @@
 
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
+#include "moonsched/extender.h"
 #include "moonsched/map.h"
 #include "moonsched/plugin.h"
 #include "moonsched/rng.h"
@@ -43,6 +44,9 @@ typedef struct ms_permit_request {
 typedef struct ms_profile_info {
     ms_str scheduler_name;
     uint32_t nscore;
+    /* nscore, then the extenders' prioritizers (their names follow the
+     * plugins' in score_names, as upstream lists extender scores last) */
+    uint32_t nreport;
     const char *score_names[MS_MAX_PLUGINS];
 } ms_profile_info;
 
@@ -50,6 +54,7 @@ struct ms_scheduler {
     ms_interner *in;
     ms_decoder dec;                /* for informers: same interner, same names */
     ms_handle handle;              /* shared by every profile's plugins */
+    ms_extenders *ext;             /* NULL when no extender is configured */
     ms_cache *cache;
     ms_queue *queue;
     ms_snapshot snap;

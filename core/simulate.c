@@ -821,6 +821,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         if (!o->config_file) ms_error_set(err, rc, "building the default configuration failed");
         goto done;
     }
+    /* Extenders receive the objects as they were written. */
+    m.dec.keep_raw = cJSON_GetArraySize(cfg.extenders) > 0;
     if ((rc = load_inputs(&m, &r, err)) != MS_OK) goto done;
 
     if (o->npolicy_files > 0 || ms_config_has_policies(&cfg)) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "moonsched/extender.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
 #include "moonsched/preemption.h"
@@ -622,6 +623,21 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
         }
         clear_own_nomination(p, c, nom);
         return no_candidates(p, c, dry, st);
+    }
+
+    /* Extenders with a preempt verb may drop candidates or change their
+     * victims (upstream's callExtenders), before the choice. */
+    if (c->h && c->h->extenders) {
+        ms_error eerr;
+        if (ms_extenders_preempt(c->h->extenders, c->pod, c->snap, &cands, &ncands, c->arena,
+                                 &eerr) != MS_OK) {
+            const char *msg = ms_arena_strdup(c->arena, eerr.msg);
+            return fail(st, MS_ERROR, msg ? msg : "preemption: extender failed");
+        }
+        p->last.candidates = cands;
+        p->last.ncandidates = ncands;
+        if (ncands == 0)
+            return fail(st, MS_UNSCHEDULABLE, "preemption: extenders left no candidate node");
     }
 
     /* 3) the best candidate */

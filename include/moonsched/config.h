@@ -112,6 +112,10 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err);
 void ms_config_free(ms_config *c);
 const ms_profile_config *ms_config_profile(const ms_config *c, const char *scheduler_name);
 
+/* Go's time.ParseDuration ("1h2m3.5s", "300ms", "0"), in seconds (the
+ * form of metav1.Duration fields such as leaseDuration or httpTimeout). */
+bool ms_parse_go_duration(const char *s, double *out);
+
 /* Builds the default profile plugin set into p (used by defaults and tests). */
 void ms_profile_config_default(ms_profile_config *p, const char *scheduler_name);
 

@@ -22,8 +22,13 @@ typedef struct ms_decoder {
     ms_interner *in;
     ms_resource_names rn;
     ms_str default_scheduler;      /* "default-scheduler" */
+    /* Keep a compact copy of each Pod and Node object's JSON (ms_pod.raw,
+     * ms_node.raw) for callers that must pass the object on as it was
+     * (scheduler extenders). Off by default: it costs the object's size. */
+    bool keep_raw;
 } ms_decoder;
 
+/* keep_raw starts false. */
 void ms_decoder_init(ms_decoder *d, ms_interner *in);
 
 /* Decodes one object into a new reference-counted ms_pod / ms_node (refs 1,

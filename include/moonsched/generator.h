@@ -20,7 +20,14 @@
  * or preemption (scheduler_perf's Preemption: the bound pods are
  * low-priority 900m/500Mi pods, four filling a default node, the pending
  * pods high-priority (10) 3000m/500Mi ones that fit only by preempting;
- * pod-cpu, pod-memory and priorities do not apply). */
+ * pod-cpu, pod-memory and priorities do not apply)
+ * or pod-anti-affinity (SchedulingPodAntiAffinity: every pod labelled
+ * color=green with required anti-affinity to color=green on
+ * kubernetes.io/hostname over the namespaces sched-test and sched-setup;
+ * bound pods in sched-setup, pending ones in sched-test)
+ * or node-affinity (SchedulingNodeAffinity as in 1.20: nodes labelled
+ * failure-domain.beta.kubernetes.io/zone=zone1, every pod requiring that
+ * key In [zone1, zone2]). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -43,7 +50,7 @@ typedef struct ms_generator_spec {
     char pod_memory[32];           /* "500Mi" */
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
-    char shape[32];                /* "basic" or "preemption" */
+    char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity" */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
 } ms_generator_spec;

@@ -49,6 +49,10 @@ typedef struct ms_node {
     ms_container_image *images;
     uint32_t nconditions;
     ms_node_condition *conditions;
+    /* The object as decoded, compact JSON in the arena; NULL unless the
+     * decoder had keep_raw. */
+    const char *raw;
+    size_t raw_len;
 } ms_node;
 
 static inline ms_node *ms_node_ref(ms_node *n) {

@@ -24,6 +24,7 @@
 typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
 typedef struct ms_pdb_set ms_pdb_set;
+typedef struct ms_extenders ms_extenders;
 
 #define MS_MAX_NODE_SCORE 100
 #define MS_MIN_NODE_SCORE 0
@@ -60,6 +61,10 @@ typedef struct ms_handle {
      * NULL: nominations are left alone. */
     void (*clear_nomination)(void *preempt_ctx, ms_pod *pod);
     void *preempt_ctx;
+    /* The scheduler's HTTP extenders (extender.h), NULL when none: for
+     * DefaultPreemption's call of their preempt verb
+     * (ms_extenders_preempt). */
+    ms_extenders *extenders;
 } ms_handle;
 
 /* One pod's scheduling cycle. */

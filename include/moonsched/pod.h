@@ -193,6 +193,18 @@ typedef struct ms_pod {
     ms_str nominated_node_name;
     bool scheduled_condition_false;   /* PodScheduled=False already reported */
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
+
+    /* Hash of spec, labels and annotations as decoded (0: unknown, e.g. a
+     * pod built by hand): an update that keeps it and the node binding is
+     * a status-only change, which does not make an unschedulable pod worth
+     * retrying (upstream's isPodUpdated). */
+    uint64_t spec_hash;
+
+    /* The object as decoded, compact JSON in the arena (copies made by
+     * ms_pod_with_node share it and do not carry their nodeName in it); NULL
+     * unless the decoder had keep_raw. */
+    const char *raw;
+    size_t raw_len;
 } ms_pod;
 
 /* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.

@@ -73,9 +73,9 @@ void ms_queue_free(ms_queue *q);
 ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now);
 /* A pending pod changed (takes a reference to new_pod): replaced in place in
  * activeQ or backoffQ (order re-fixed); an unschedulable pod is moved to
- * backoffQ while backing off, else to activeQ (any new object counts as a
- * spec change: decoded pods carry nothing that tells a status-only change
- * apart, which upstream's isPodUpdated ignores); an in-flight pod gets the
+ * backoffQ while backing off, else to activeQ, unless both objects carry
+ * the same non-zero spec_hash (a status-only change, which upstream's
+ * isPodUpdated ignores: the pod stays where it is); an in-flight pod gets the
  * new object when it is handed back, and then counts as moved. A pod the
  * queue does not hold is added, as upstream does: callers must not pass
  * pods that are assumed or bound. */

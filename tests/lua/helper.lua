@@ -3,6 +3,12 @@
 -- policies loaded from source text. Run from the repository root.
 local ffi = require("ffi")
 
+-- The worlds hand C Lua callbacks (logs, permit releases). LuaJIT panics
+-- ("bad callback") when C calls back into a state from a C function that
+-- JIT-compiled code called, so the specs' own state runs interpreted. The
+-- policies run in states of their own and keep their JIT.
+require("jit").off()
+
 ffi.cdef([[
 typedef struct ms_interner ms_interner;
 typedef struct cJSON cJSON;

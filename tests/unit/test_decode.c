@@ -322,6 +322,37 @@ static void check_kubectl_pod(const ms_pod *p) {
     assert_true(p->start_time == 1704164646.0 - 3600);
 }
 
+/* spec_hash: status-only changes keep it; spec, label and annotation
+ * changes do not. */
+static void test_pod_spec_hash(void **state) {
+    (void)state;
+    static const char *texts[] = {
+        "{\"metadata\":{\"name\":\"p\",\"uid\":\"u\",\"labels\":{\"a\":\"1\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+        /* 1: status added (the scheduler's own patch): same */
+        "{\"metadata\":{\"name\":\"p\",\"uid\":\"u\",\"labels\":{\"a\":\"1\"},\"resourceVersion\":\"9\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+        "\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\"}]}}",
+        /* 2: label value changed */
+        "{\"metadata\":{\"name\":\"p\",\"uid\":\"u\",\"labels\":{\"a\":\"2\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+        /* 3: spec changed */
+        "{\"metadata\":{\"name\":\"p\",\"uid\":\"u\",\"labels\":{\"a\":\"1\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}],\"nodeSelector\":{\"x\":\"y\"}}}",
+        /* 4: an annotation added */
+        "{\"metadata\":{\"name\":\"p\",\"uid\":\"u\",\"labels\":{\"a\":\"1\"},\"annotations\":{\"k\":\"v\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+    };
+    uint64_t h[5];
+    for (int i = 0; i < 5; i++) {
+        ms_pod *p = fx_pod(&env.d, texts[i]);
+        assert_non_null(p);
+        h[i] = p->spec_hash;
+        assert_true(h[i] != 0);
+        ms_pod_unref(p);
+    }
+    assert_true(h[0] == h[1]);
+    assert_true(h[0] != h[2]);
+    assert_true(h[0] != h[3]);
+    assert_true(h[0] != h[4]);
+    assert_true(h[2] != h[3]);
+}
+
 static void test_kubectl_yaml_pod(void **state) {
     (void)state;
     ms_pod *p = fx_pod(&env.d, KUBECTL_POD);
@@ -1259,6 +1290,7 @@ int main(void) {
         cmocka_unit_test(test_selector_errors),
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_pod_spec_hash),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -183,7 +183,8 @@ static void test_preemption_shape(void **state) {
     }
     ms_generator_spec_default(&g);
     assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
-    assert_string_equal(err.msg, "--generate: shape: expected basic or preemption, got \"square\"");
+    assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity or "
+                                 "node-affinity, got \"square\"");
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     ms_interner_free(in);
@@ -230,12 +231,94 @@ static void test_spreading_pods(void **state) {
     }
 }
 
+/* shape=pod-anti-affinity: scheduler_perf's SchedulingPodAntiAffinity
+ * (pod-with-pod-anti-affinity.yaml); setup pods bound in sched-setup,
+ * measured ones pending in sched-test. */
+static void test_pod_anti_affinity_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
+    collected c = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.npods, 4);
+    ms_str color = ms_intern_cstr(in, "color");
+    ms_str test_ns = ms_intern_cstr(in, "sched-test"), setup_ns = ms_intern_cstr(in, "sched-setup");
+    for (uint32_t i = 0; i < 4; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_string_equal(ms_str_get(in, p->meta.namespace_), i < 2 ? "sched-setup" : "sched-test");
+        assert_int_equal(i < 2, p->node_name != MS_STR_NONE);
+        assert_string_equal(ms_str_get(in, ms_labels_get(&p->meta.labels, color)), "green");
+        assert_int_equal(p->pod_anti_affinity.nrequired, 1);
+        assert_int_equal(p->pod_affinity.nrequired, 0);
+        const ms_pod_affinity_term *t = &p->pod_anti_affinity.required[0];
+        assert_string_equal(ms_str_get(in, t->topology_key), "kubernetes.io/hostname");
+        assert_int_equal(t->nnamespaces, 2);
+        assert_true((t->namespaces[0] == test_ns && t->namespaces[1] == setup_ns) ||
+                    (t->namespaces[0] == setup_ns && t->namespaces[1] == test_ns));
+        assert_true(ms_label_selector_matches(&t->selector, &p->meta.labels, in));
+        assert_int_equal(p->requests.v[MS_RES_CPU], 100);
+    }
+    /* the nodes are plain */
+    assert_int_equal(c.nodes[0]->meta.labels.n, 2);
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
+/* shape=node-affinity: scheduler_perf's SchedulingNodeAffinity (1.20):
+ * every node labelled failure-domain.beta.kubernetes.io/zone=zone1, pods
+ * (pod-with-node-affinity.yaml) requiring that key In [zone1, zone2]. */
+static void test_node_affinity_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
+    collected c = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.nnodes, 2);
+    assert_int_equal(c.npods, 3);
+    ms_str key = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/zone");
+    for (uint32_t i = 0; i < 2; i++) {
+        assert_string_equal(ms_str_get(in, ms_labels_get(&c.nodes[i]->meta.labels, key)), "zone1");
+        /* zones= still labels topology.kubernetes.io/zone */
+        assert_int_equal(c.nodes[i]->meta.labels.n, 5);
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        const ms_pod *p = c.pods[i];
+        assert_true(p->has_node_affinity_required);
+        assert_int_equal(p->node_affinity_required.n, 1);
+        const ms_node_selector_term *t = &p->node_affinity_required.terms[0];
+        assert_int_equal(t->nexpr, 1);
+        assert_int_equal(t->expr[0].key, key);
+        assert_int_equal(t->expr[0].nvalues, 2);
+        assert_true(ms_requirement_matches(&t->expr[0], &c.nodes[0]->meta.labels, in));
+        assert_string_equal(ms_str_get(in, p->meta.namespace_), "default");
+        assert_int_equal(p->meta.labels.n, 0);
+    }
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_preemption_shape),
         cmocka_unit_test(test_spec_defaults_and_parse),
         cmocka_unit_test(test_generated_objects),
         cmocka_unit_test(test_spreading_pods),
+        cmocka_unit_test(test_pod_anti_affinity_shape),
+        cmocka_unit_test(test_node_affinity_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -474,6 +474,48 @@ static void test_update_in_each_queue(void **state) {
 
 /* An update while in flight is kept until the pod is handed back; then the
  * pod returns with the new object and counts as moved. */
+/* A status-only update (same spec_hash, same binding) leaves an
+ * unschedulable pod where it is; a spec change moves it. */
+static void test_update_status_only_keeps_unschedulable(void **state) {
+    (void)state;
+    ms_queue *q = newq();
+    ms_pod *p = mkpod(1, 0);
+    p->spec_hash = 42;
+    assert_int_equal(ms_queue_add(q, p, 0), MS_OK);
+    ms_pod_unref(p);
+    ms_queued_pod *qp = ms_queue_pop(q, 0);
+    ms_queue_add_unschedulable(q, qp, ms_queue_cycle(q), 0);
+    assert_int_equal(where(q, 1), MS_QW_UNSCHEDULABLE);
+
+    ms_pod *same = mkpod(1, 0);
+    same->spec_hash = 42;
+    assert_int_equal(ms_queue_update(q, same, 100), MS_OK);
+    assert_int_equal(where(q, 1), MS_QW_UNSCHEDULABLE);
+    assert_ptr_equal(ms_queue_get(q, 1)->pod, same);   /* the newest object is kept */
+    ms_pod_unref(same);
+
+    ms_pod *changed = mkpod(1, 0);
+    changed->spec_hash = 43;
+    assert_int_equal(ms_queue_update(q, changed, 100), MS_OK);
+    assert_int_equal(where(q, 1), MS_QW_ACTIVE);
+    ms_pod_unref(changed);
+
+    /* hash 0 (unknown): any update counts as a change */
+    qp = ms_queue_pop(q, 100);
+    ms_queue_add_unschedulable(q, qp, ms_queue_cycle(q), 100);
+    ms_pod *h0 = mkpod(1, 0);
+    ms_pod *h0b = mkpod(1, 0);
+    ms_queue_update(q, h0, 200);
+    assert_int_equal(where(q, 1), MS_QW_ACTIVE);
+    qp = ms_queue_pop(q, 200);
+    ms_queue_add_unschedulable(q, qp, ms_queue_cycle(q), 200);
+    ms_queue_update(q, h0b, 300);
+    assert_int_equal(where(q, 1), MS_QW_ACTIVE);
+    ms_pod_unref(h0);
+    ms_pod_unref(h0b);
+    ms_queue_free(q);
+}
+
 static void test_update_in_flight(void **state) {
     (void)state;
     ms_queue *q = newq();
@@ -957,6 +999,7 @@ int main(void) {
         cmocka_unit_test(test_pre_enqueue_on_update_and_backoff),
         cmocka_unit_test(test_update_in_each_queue),
         cmocka_unit_test(test_update_in_flight),
+        cmocka_unit_test(test_update_status_only_keeps_unschedulable),
         cmocka_unit_test(test_delete_in_each_queue),
         cmocka_unit_test(test_free_with_pods_in_flight),
         cmocka_unit_test(test_duplicate_add),

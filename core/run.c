@@ -1,0 +1,840 @@
+/* `moonsched run`: informers -> delta queue -> scheduler thread -> binder
+ * threads and a poster thread. See include/moonsched/run.h. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "moonsched/config.h"
+#include "moonsched/delta_queue.h"
+#include "moonsched/informer.h"
+#include "moonsched/kube_client.h"
+#include "moonsched/kubeconfig.h"
+#include "moonsched/map.h"
+#include "moonsched/rate_limiter.h"
+#include "moonsched/run.h"
+#include "moonsched/scheduler.h"
+
+void ms_run_options_default(ms_run_options *o) {
+    memset(o, 0, sizeof *o);
+    o->handle_signals = true;
+}
+
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double mono_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void rfc3339(double t, char *buf, size_t n, bool micro) {
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    size_t k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (micro) snprintf(buf + k, n - k, ".%06ldZ", (long)((t - (double)s) * 1e6));
+    else snprintf(buf + k, n - k, "Z");
+}
+
+/* ---- a job list shared by the scheduler thread and workers ----------- */
+
+/* One request: a bind (pod set, answers come back) or a report (fire and
+ * forget, fallback_path tried on 404). Strings are built on the scheduler
+ * thread, where the interner's ids are resolved. */
+typedef struct job {
+    struct job *next;
+    ms_pod *pod;                   /* binds: referenced */
+    char *method, *path, *body, *fallback_path, *fallback_body;
+    const char *content_type;
+    bool ok, gone;
+    char message[256];
+} job;
+
+typedef struct jobq {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job *head, *tail;
+    uint32_t len;
+    bool closed;
+} jobq;
+
+static void jobq_init(jobq *q) {
+    memset(q, 0, sizeof *q);
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+}
+
+static void job_free(job *j) {
+    if (!j) return;
+    if (j->pod) ms_pod_unref(j->pod);
+    free(j->path);
+    free(j->body);
+    free(j->fallback_path);
+    free(j->fallback_body);
+    free(j);
+}
+
+static void jobq_destroy(jobq *q) {
+    job *j = q->head;
+    while (j) {
+        job *n = j->next;
+        job_free(j);
+        j = n;
+    }
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+}
+
+static void jobq_push(jobq *q, job *j) {
+    j->next = NULL;
+    pthread_mutex_lock(&q->mu);
+    if (q->tail) q->tail->next = j;
+    else q->head = j;
+    q->tail = j;
+    q->len++;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Blocks until a job or close; NULL when closed and empty. */
+static job *jobq_pop_wait(jobq *q) {
+    pthread_mutex_lock(&q->mu);
+    while (!q->head && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
+    job *j = q->head;
+    if (j) {
+        q->head = j->next;
+        if (!q->head) q->tail = NULL;
+        q->len--;
+    }
+    pthread_mutex_unlock(&q->mu);
+    return j;
+}
+
+/* Takes the whole list at once (the scheduler thread draining completions). */
+static job *jobq_take_all(jobq *q) {
+    pthread_mutex_lock(&q->mu);
+    job *j = q->head;
+    q->head = q->tail = NULL;
+    q->len = 0;
+    pthread_mutex_unlock(&q->mu);
+    return j;
+}
+
+static uint32_t jobq_len(jobq *q) {
+    pthread_mutex_lock(&q->mu);
+    uint32_t n = q->len;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
+static void jobq_close(jobq *q) {
+    pthread_mutex_lock(&q->mu);
+    q->closed = true;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* ---- the runner --------------------------------------------------------- */
+
+enum { MAX_BIND_WORKERS = 256, POSTER_BACKLOG = 20000 };
+
+/* Per pod: what was last reported, for aggregation. */
+typedef struct pod_report {
+    double failed_last;            /* FailedScheduling event last posted */
+    uint32_t failed_repeats;       /* reports since then not posted */
+    uint32_t failed_total;
+    uint64_t status_msg_hash;      /* message of the last PodScheduled=False patch */
+} pod_report;
+
+typedef struct runner {
+    const ms_run_options *o;
+    const ms_logger *log;
+    ms_interner *in;
+    ms_config cfg;
+    ms_scheduler *sched;
+    ms_kube_client *client, *poster_client;
+    ms_delta_queue *deltas;
+    ms_informer *pod_inf, *node_inf;
+    bool pods_synced, nodes_synced;
+
+    jobq bind_q, done_q, post_q;
+    int done_fd;                   /* eventfd: completions waiting */
+    pthread_t workers[MAX_BIND_WORKERS];
+    uint32_t nworkers;
+    pthread_t poster;
+    bool poster_started;
+    uint32_t binds_in_flight;
+
+    ms_map reports;                /* uid_hash -> pod_report */
+    ms_rate_limiter *event_bucket;
+    double event_interval;
+    uint64_t event_seq;
+    bool events_v1_missing;        /* events.k8s.io/v1 answered 404: core/v1 only */
+    ms_run_stats st;
+    pthread_mutex_t st_mu;         /* counters the poster updates */
+} runner;
+
+static void *bind_worker(void *arg) {
+    runner *r = arg;
+    job *j;
+    while ((j = jobq_pop_wait(&r->bind_q))) {
+        ms_kube_response resp;
+        ms_error err = {0};
+        ms_rc rc = ms_kube_post(r->client, j->path, j->body, &resp, &err);
+        if (rc == MS_OK && resp.status >= 200 && resp.status < 300) {
+            j->ok = true;
+        } else if (rc == MS_OK) {
+            j->gone = resp.status == 404 || resp.status == 409;
+            char msg[200];
+            ms_kube_status_message(&resp, msg, sizeof msg);
+            snprintf(j->message, sizeof j->message, "binding rejected (%ld): %s", resp.status, msg);
+        } else {
+            snprintf(j->message, sizeof j->message, "binding failed: %.200s", err.msg);
+        }
+        ms_kube_response_free(&resp);
+        jobq_push(&r->done_q, j);
+        uint64_t one = 1;
+        if (write(r->done_fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
+    }
+    return NULL;
+}
+
+static void *poster_main(void *arg) {
+    runner *r = arg;
+    job *j;
+    while ((j = jobq_pop_wait(&r->post_q))) {
+        ms_kube_request rq = {.method = j->method, .path = j->path, .body = j->body,
+                              .body_len = strlen(j->body), .content_type = j->content_type};
+        ms_kube_response resp;
+        ms_error err = {0};
+        ms_rc rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+        bool is_event = strstr(j->path, "/events") != NULL;
+        if (!j->body[0]) rq.body = NULL, rq.body_len = 0;
+        if (rc == MS_OK && resp.status == 404 && j->fallback_path) {
+            /* events.k8s.io/v1 missing: core/v1 from now on. */
+            __atomic_store_n(&r->events_v1_missing, true, __ATOMIC_RELAXED);
+            ms_kube_response_free(&resp);
+            rq.path = j->fallback_path;
+            rq.body = j->fallback_body;
+            rq.body_len = strlen(j->fallback_body);
+            rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+        }
+        bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
+        if (!ok) {
+            char msg[200] = "";
+            if (rc == MS_OK) ms_kube_status_message(&resp, msg, sizeof msg);
+            char st[16];
+            snprintf(st, sizeof st, "%ld", resp.status);
+            /* A pod deleted meanwhile is not worth a warning. */
+            ms_log(r->log, resp.status == 404 ? MS_LOG_DEBUG : MS_LOG_WARN,
+                   is_event ? "event not posted" : "status not patched", "path", j->path,
+                   "status", st, "error", rc == MS_OK ? msg : err.msg, NULL);
+        }
+        pthread_mutex_lock(&r->st_mu);
+        if (is_event) {
+            if (ok) r->st.events_posted++;
+            else r->st.events_failed++;
+        } else if (ok) {
+            r->st.status_patches++;
+        }
+        pthread_mutex_unlock(&r->st_mu);
+        ms_kube_response_free(&resp);
+        job_free(j);
+    }
+    return NULL;
+}
+
+static void post(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
+                 char *fallback_path, cJSON *fallback_body) {
+    job *j = calloc(1, sizeof *j);
+    char *b = body ? cJSON_PrintUnformatted(body) : NULL;
+    char *fb = fallback_body ? cJSON_PrintUnformatted(fallback_body) : NULL;
+    cJSON_Delete(body);
+    cJSON_Delete(fallback_body);
+    if (!j || !b || !path || jobq_len(&r->post_q) >= POSTER_BACKLOG) {
+        /* Reports are best effort: the scheduler's own work goes on. */
+        free(j);
+        free(b);
+        free(fb);
+        free(path);
+        free(fallback_path);
+        pthread_mutex_lock(&r->st_mu);
+        r->st.events_suppressed++;
+        pthread_mutex_unlock(&r->st_mu);
+        return;
+    }
+    j->method = (char *)method;
+    j->path = path;
+    j->body = b;
+    j->content_type = ctype;
+    j->fallback_path = fb ? fallback_path : NULL;
+    j->fallback_body = fb;
+    if (!fb) free(fallback_path);
+    jobq_push(&r->post_q, j);
+}
+
+static char *dupf(const char *fmt, const char *a, const char *b) {
+    size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, fmt, a, b ? b : "");
+    return s;
+}
+
+static const char *sget(const runner *r, ms_str s) {
+    const char *v = s == MS_STR_NONE ? "" : ms_str_get(r->in, s);
+    return v ? v : "";
+}
+
+/* An event about a pod, events.k8s.io/v1 first, core/v1 when the server
+ * has no events.k8s.io/v1 (the fallback is prepared alongside). */
+static void post_event(runner *r, const ms_pod *pod, const char *type, const char *reason,
+                       const char *note, uint32_t repeats) {
+    const char *ns = sget(r, pod->meta.namespace_), *name = sget(r, pod->meta.name);
+    char ename[300], now[40], now_s[32];
+    double t = wall_now();
+    snprintf(ename, sizeof ename, "%s.%llx%04llx", name, (unsigned long long)(t * 1e6),
+             (unsigned long long)(r->event_seq++ & 0xffff));
+    rfc3339(t, now, sizeof now, true);
+    rfc3339(t, now_s, sizeof now_s, false);
+    const char *host = "moonsched";
+
+    cJSON *v1 = cJSON_CreateObject();
+    cJSON_AddStringToObject(v1, "apiVersion", "events.k8s.io/v1");
+    cJSON_AddStringToObject(v1, "kind", "Event");
+    cJSON *m = cJSON_AddObjectToObject(v1, "metadata");
+    cJSON_AddStringToObject(m, "name", ename);
+    cJSON_AddStringToObject(m, "namespace", ns);
+    cJSON_AddStringToObject(v1, "eventTime", now);
+    cJSON_AddStringToObject(v1, "reportingController", "default-scheduler");
+    cJSON_AddStringToObject(v1, "reportingInstance", host);
+    cJSON_AddStringToObject(v1, "action", reason[0] == 'S' ? "Binding" : "Scheduling");
+    cJSON_AddStringToObject(v1, "reason", reason);
+    cJSON_AddStringToObject(v1, "type", type);
+    cJSON_AddStringToObject(v1, "note", note);
+    cJSON *reg = cJSON_AddObjectToObject(v1, "regarding");
+    cJSON_AddStringToObject(reg, "apiVersion", "v1");
+    cJSON_AddStringToObject(reg, "kind", "Pod");
+    cJSON_AddStringToObject(reg, "namespace", ns);
+    cJSON_AddStringToObject(reg, "name", name);
+    cJSON_AddStringToObject(reg, "uid", pod->meta.uid);
+    if (repeats > 1) {
+        cJSON *series = cJSON_AddObjectToObject(v1, "series");
+        cJSON_AddNumberToObject(series, "count", repeats);
+        cJSON_AddStringToObject(series, "lastObservedTime", now);
+    }
+
+    cJSON *core = cJSON_CreateObject();
+    cJSON_AddStringToObject(core, "apiVersion", "v1");
+    cJSON_AddStringToObject(core, "kind", "Event");
+    m = cJSON_AddObjectToObject(core, "metadata");
+    cJSON_AddStringToObject(m, "name", ename);
+    cJSON_AddStringToObject(m, "namespace", ns);
+    cJSON *inv = cJSON_AddObjectToObject(core, "involvedObject");
+    cJSON_AddStringToObject(inv, "apiVersion", "v1");
+    cJSON_AddStringToObject(inv, "kind", "Pod");
+    cJSON_AddStringToObject(inv, "namespace", ns);
+    cJSON_AddStringToObject(inv, "name", name);
+    cJSON_AddStringToObject(inv, "uid", pod->meta.uid);
+    cJSON_AddStringToObject(core, "reason", reason);
+    cJSON_AddStringToObject(core, "message", note);
+    cJSON_AddStringToObject(core, "type", type);
+    cJSON_AddNumberToObject(core, "count", repeats ? repeats : 1);
+    cJSON_AddStringToObject(core, "firstTimestamp", now_s);
+    cJSON_AddStringToObject(core, "lastTimestamp", now_s);
+    cJSON *src = cJSON_AddObjectToObject(core, "source");
+    cJSON_AddStringToObject(src, "component", "default-scheduler");
+
+    char *core_path = dupf("/api/v1/namespaces/%s/events", ns, NULL);
+    if (__atomic_load_n(&r->events_v1_missing, __ATOMIC_RELAXED)) {
+        cJSON_Delete(v1);
+        post(r, "POST", core_path, core, NULL, NULL, NULL);
+    } else {
+        post(r, "POST", dupf("/apis/events.k8s.io/v1/namespaces/%s/events", ns, NULL), v1, NULL,
+             core_path, core);
+    }
+}
+
+/* The global budget: an event that finds no token is dropped (counted). */
+static bool event_allowed(runner *r) {
+    if (ms_rate_limiter_tokens(r->event_bucket) < 1) {
+        pthread_mutex_lock(&r->st_mu);
+        r->st.events_suppressed++;
+        pthread_mutex_unlock(&r->st_mu);
+        return false;
+    }
+    ms_rate_limiter_reserve(r->event_bucket);
+    return true;
+}
+
+static pod_report *report_of(runner *r, const ms_pod *pod) {
+    pod_report *pr = ms_map_get(&r->reports, pod->meta.uid_hash);
+    if (pr) return pr;
+    pr = calloc(1, sizeof *pr);
+    if (!pr) return NULL;
+    if (ms_map_put(&r->reports, pod->meta.uid_hash, pr) != MS_OK) {
+        free(pr);
+        return NULL;
+    }
+    return pr;
+}
+
+static void forget_report(runner *r, const ms_pod *pod) {
+    free(ms_map_del(&r->reports, pod->meta.uid_hash));
+}
+
+/* ---- binder and reporter callbacks (scheduler thread) ----------------- */
+
+static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
+    runner *r = ctx;
+    const char *ns = sget(r, pod->meta.namespace_), *name = sget(r, pod->meta.name);
+    job *j = calloc(1, sizeof *j);
+    if (!j) return MS_ENOMEM;
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "apiVersion", "v1");
+    cJSON_AddStringToObject(b, "kind", "Binding");
+    cJSON *m = cJSON_AddObjectToObject(b, "metadata");
+    cJSON_AddStringToObject(m, "name", name);
+    cJSON_AddStringToObject(m, "namespace", ns);
+    if (pod->meta.uid && pod->meta.uid[0]) cJSON_AddStringToObject(m, "uid", pod->meta.uid);
+    cJSON *t = cJSON_AddObjectToObject(b, "target");
+    cJSON_AddStringToObject(t, "apiVersion", "v1");
+    cJSON_AddStringToObject(t, "kind", "Node");
+    cJSON_AddStringToObject(t, "name", sget(r, node));
+    j->body = cJSON_PrintUnformatted(b);
+    cJSON_Delete(b);
+    size_t n = strlen(ns) + strlen(name) + 64;
+    j->path = malloc(n);
+    if (!j->body || !j->path) {
+        job_free(j);
+        return MS_ENOMEM;
+    }
+    snprintf(j->path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
+    j->pod = ms_pod_ref((ms_pod *)pod);
+    r->binds_in_flight++;
+    jobq_push(&r->bind_q, j);
+    return MS_OK;
+}
+
+static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts) {
+    runner *r = ctx;
+    (void)attempts;
+    r->st.unschedulable++;
+    pod_report *pr = report_of(r, pod);
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "unschedulable", "pod", key, "message", message, NULL);
+    if (!pr) return;
+    double now = mono_now();
+    uint64_t h = ms_hash_bytes(message, strlen(message));
+    if (pr->status_msg_hash != h) {
+        pr->status_msg_hash = h;
+        cJSON *b = cJSON_CreateObject();
+        cJSON *conds = cJSON_AddArrayToObject(cJSON_AddObjectToObject(b, "status"), "conditions");
+        cJSON *c = cJSON_CreateObject();
+        char ts[32];
+        rfc3339(wall_now(), ts, sizeof ts, false);
+        cJSON_AddStringToObject(c, "type", "PodScheduled");
+        cJSON_AddStringToObject(c, "status", "False");
+        cJSON_AddNullToObject(c, "lastProbeTime");
+        cJSON_AddStringToObject(c, "lastTransitionTime", ts);
+        cJSON_AddStringToObject(c, "reason", "Unschedulable");
+        cJSON_AddStringToObject(c, "message", message);
+        cJSON_AddItemToArray(conds, c);
+        post(r, "PATCH",
+             dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_),
+                  sget(r, pod->meta.name)),
+             b, "application/strategic-merge-patch+json", NULL, NULL);
+    } else {
+        r->st.status_patches_skipped++;
+    }
+    pr->failed_total++;
+    pr->failed_repeats++;
+    if (pr->failed_last == 0 || now - pr->failed_last >= r->event_interval) {
+        if (event_allowed(r)) {
+            post_event(r, pod, "Warning", "FailedScheduling", message, pr->failed_repeats);
+            pr->failed_last = now;
+            pr->failed_repeats = 0;
+        }
+    } else {
+        pthread_mutex_lock(&r->st_mu);
+        r->st.events_suppressed++;
+        pthread_mutex_unlock(&r->st_mu);
+    }
+}
+
+static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
+    runner *r = ctx;
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", sget(r, node), "error", message,
+           NULL);
+}
+
+/* Preemption: the victim is deleted with a UID precondition (a pod
+ * recreated under the same name is not touched); the informer's delete
+ * event frees the room. Off the scheduler thread, like every report. */
+static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    runner *r = ctx;
+    (void)preemptor;
+    (void)node;
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "apiVersion", "v1");
+    cJSON_AddStringToObject(b, "kind", "DeleteOptions");
+    if (victim->meta.uid && victim->meta.uid[0])
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
+    post(r, "DELETE",
+         dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_), sget(r, victim->meta.name)),
+         b, NULL, NULL, NULL);
+    return MS_OK;
+}
+
+static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
+    runner *r = ctx;
+    cJSON *b = cJSON_CreateObject();
+    cJSON *st = cJSON_AddObjectToObject(b, "status");
+    if (node == MS_STR_NONE) cJSON_AddNullToObject(st, "nominatedNodeName");
+    else cJSON_AddStringToObject(st, "nominatedNodeName", sget(r, node));
+    post(r, "PATCH",
+         dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_), sget(r, pod->meta.name)),
+         b, "application/strategic-merge-patch+json", NULL, NULL);
+}
+
+static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
+    runner *r = ctx;
+    char note[512];
+    snprintf(note, sizeof note, "Preempted by pod %s on node %s",
+             preemptor->meta.uid ? preemptor->meta.uid : "", sget(r, node));
+    if (event_allowed(r)) post_event(r, victim, "Normal", "Preempted", note, 0);
+}
+
+/* A completed bind: the Scheduled event. */
+static void report_bound(runner *r, const ms_pod *pod, const char *node) {
+    char key[512], note[1024];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "bound", "pod", key, "node", node, NULL);
+    forget_report(r, pod);
+    if (!event_allowed(r)) return;
+    snprintf(note, sizeof note, "Successfully assigned %s to %s", key, node);
+    post_event(r, pod, "Normal", "Scheduled", note, 0);
+}
+
+/* ---- the scheduler thread ---------------------------------------------- */
+
+static void drain_completions(runner *r) {
+    uint64_t v;
+    if (read(r->done_fd, &v, sizeof v) < 0) { /* nothing pending */ }
+    job *j = jobq_take_all(&r->done_q);
+    double now = wall_now();
+    while (j) {
+        job *n = j->next;
+        r->binds_in_flight--;
+        if (j->ok) {
+            r->st.binds_ok++;
+            /* Node name from the body we sent: {"target":{...,"name":NODE}}. */
+            const char *node = strstr(j->body, "\"target\":");
+            const char *nm = node ? strstr(node, "\"name\":\"") : NULL;
+            char nodebuf[256] = "";
+            if (nm) {
+                nm += 8;
+                size_t k = strcspn(nm, "\"");
+                if (k >= sizeof nodebuf) k = sizeof nodebuf - 1;
+                memcpy(nodebuf, nm, k);
+                nodebuf[k] = 0;
+            }
+            report_bound(r, j->pod, nodebuf);
+        } else if (j->gone) {
+            r->st.binds_gone++;
+        } else {
+            r->st.binds_failed++;
+        }
+        ms_scheduler_bind_done(r->sched, j->pod, j->ok, j->gone, j->ok ? NULL : j->message, now);
+        job_free(j);
+        j = n;
+    }
+}
+
+static void apply_delta(runner *r, ms_delta *d, double now) {
+    if (d->type == MS_DELTA_SYNCED) {
+        if (d->kind == MS_KIND_POD) r->pods_synced = true;
+        else if (d->kind == MS_KIND_NODE) r->nodes_synced = true;
+        ms_log(r->log, MS_LOG_INFO, "informer synced", "resource",
+               d->kind == MS_KIND_POD ? "pods" : "nodes", NULL);
+        return;
+    }
+    if (d->kind == MS_KIND_POD) {
+        switch (d->type) {
+        case MS_DELTA_ADD: ms_scheduler_pod_add(r->sched, d->pod, now); break;
+        case MS_DELTA_UPDATE: ms_scheduler_pod_update(r->sched, d->pod, now); break;
+        case MS_DELTA_DELETE:
+            ms_scheduler_pod_delete(r->sched, d->pod, now);
+            forget_report(r, d->pod);
+            break;
+        default: break;
+        }
+    } else if (d->kind == MS_KIND_NODE) {
+        switch (d->type) {
+        case MS_DELTA_ADD: ms_scheduler_node_add(r->sched, d->node, now); break;
+        case MS_DELTA_UPDATE: ms_scheduler_node_update(r->sched, d->node, now); break;
+        case MS_DELTA_DELETE: ms_scheduler_node_delete(r->sched, d->node->meta.name, now); break;
+        default: break;
+        }
+    }
+}
+
+static size_t drain_deltas(runner *r) {
+    ms_delta batch[256];
+    size_t total = 0, n;
+    while ((n = ms_delta_queue_pop(r->deltas, batch, 256, 0)) > 0) {
+        double now = wall_now();
+        for (size_t i = 0; i < n; i++) {
+            apply_delta(r, &batch[i], now);
+            ms_delta_release(&batch[i]);
+        }
+        total += n;
+        if (n < 256) break;
+    }
+    return total;
+}
+
+static void warn_config(void *ctx, const char *msg) {
+    runner *r = ctx;
+    ms_log(r->log, MS_LOG_WARN, "configuration", "warning", msg, NULL);
+}
+
+static ms_rc setup(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    ms_rc rc = o->config_file ? ms_config_load_file(&r->cfg, o->config_file, warn_config, r, err)
+                              : ms_config_default(&r->cfg);
+    if (rc != MS_OK) return rc;
+    if (o->scheduler_name && r->cfg.nprofiles > 0) {
+        snprintf(r->cfg.profiles[0].scheduler_name, sizeof r->cfg.profiles[0].scheduler_name, "%s",
+                 o->scheduler_name);
+    }
+    if (r->cfg.leader_election.leader_elect)
+        ms_log(r->log, MS_LOG_WARN,
+               "leader election is not implemented; acting as leader (run one replica)", NULL);
+
+    ms_kubeconfig kc;
+    memset(&kc, 0, sizeof kc);
+    if (o->in_cluster) rc = ms_kubeconfig_in_cluster(&kc, NULL, err);
+    else rc = ms_kubeconfig_load_default(&kc, o->kubeconfig ? o->kubeconfig : r->cfg.kubeconfig, NULL, err);
+    if (rc != MS_OK) {
+        ms_kubeconfig_free(&kc);
+        return rc;
+    }
+    ms_kube_client_options co = {.config = &kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
+                                 .user_agent = "moonsched/0.1 (scheduler)", .log = r->log};
+    rc = ms_kube_client_new(&co, &r->client, err);
+    if (rc == MS_OK) {
+        co.user_agent = "moonsched/0.1 (events)";
+        rc = ms_kube_client_new(&co, &r->poster_client, err);
+    }
+    ms_kubeconfig_free(&kc);
+    if (rc != MS_OK) return rc;
+
+    r->in = ms_interner_new();
+    if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_scheduler_options so = {
+        .config = &r->cfg,
+        .in = r->in,
+        .binder = {r, run_bind},
+        .evictor = {r, run_evict, run_set_nomination},
+        .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
+                     .preempted = on_preempted},
+        .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
+    };
+    if ((rc = ms_scheduler_new(&so, &r->sched, err)) != MS_OK) return rc;
+    r->event_interval = o->event_interval > 0 ? o->event_interval : 30;
+    double eq = o->event_qps > 0 ? o->event_qps : 50;
+    r->event_bucket = ms_rate_limiter_new(eq, (int32_t)(eq * 4), NULL, NULL);
+    r->deltas = ms_delta_queue_new();
+    r->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!r->event_bucket || !r->deltas || r->done_fd < 0)
+        return ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
+
+    uint32_t nw = o->bind_workers ? o->bind_workers : 32;
+    if (nw > MAX_BIND_WORKERS) nw = MAX_BIND_WORKERS;
+    for (; r->nworkers < nw; r->nworkers++)
+        if (pthread_create(&r->workers[r->nworkers], NULL, bind_worker, r) != 0)
+            return ms_error_set(err, MS_ENOMEM, "cannot start binder threads");
+    if (pthread_create(&r->poster, NULL, poster_main, r) != 0)
+        return ms_error_set(err, MS_ENOMEM, "cannot start the event poster");
+    r->poster_started = true;
+
+    const ms_decoder *dec = ms_scheduler_decoder(r->sched);
+    ms_informer_options io = {.client = r->client, .resource = &ms_informer_nodes, .decode_ctx = dec,
+                              .queue = r->deltas, .log = r->log};
+    if ((rc = ms_informer_start(&io, &r->node_inf, err)) != MS_OK) return rc;
+    io.resource = &ms_informer_pods;
+    if ((rc = ms_informer_start(&io, &r->pod_inf, err)) != MS_OK) return rc;
+    return MS_OK;
+}
+
+static void teardown(runner *r) {
+    if (r->pod_inf) ms_informer_stop(r->pod_inf);
+    if (r->node_inf) ms_informer_stop(r->node_inf);
+    /* Binds not started yet are dropped: the pods stay pending on the
+     * server and the next scheduler takes them. */
+    job *left = jobq_take_all(&r->bind_q);
+    while (left) {
+        job *n = left->next;
+        job_free(left);
+        left = n;
+    }
+    jobq_close(&r->bind_q);
+    for (uint32_t i = 0; i < r->nworkers; i++) pthread_join(r->workers[i], NULL);
+    if (r->sched) drain_completions(r);
+    jobq_close(&r->post_q);
+    if (r->poster_started) pthread_join(r->poster, NULL);
+    if (r->deltas) {
+        ms_delta_queue_close(r->deltas);
+        ms_delta d[64];
+        size_t n;
+        while ((n = ms_delta_queue_pop(r->deltas, d, 64, 0)) > 0)
+            for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+        ms_delta_queue_free(r->deltas);
+    }
+    if (r->sched) ms_scheduler_free(r->sched);
+    if (r->in) ms_interner_free(r->in);
+    if (r->client) ms_kube_client_free(r->client);
+    if (r->poster_client) ms_kube_client_free(r->poster_client);
+    if (r->event_bucket) ms_rate_limiter_free(r->event_bucket);
+    if (r->done_fd >= 0) close(r->done_fd);
+    size_t it = 0;
+    uint64_t k;
+    void *v;
+    while (ms_map_next(&r->reports, &it, &k, &v)) free(v);
+    ms_map_free(&r->reports);
+    ms_config_free(&r->cfg);
+    jobq_destroy(&r->bind_q);
+    jobq_destroy(&r->done_q);
+    jobq_destroy(&r->post_q);
+    pthread_mutex_destroy(&r->st_mu);
+}
+
+static void log_progress(runner *r, const char *msg) {
+    char a[24], b[24], c[24], d[24], e[24], f[24];
+    snprintf(a, sizeof a, "%llu", (unsigned long long)r->st.binds_ok);
+    snprintf(b, sizeof b, "%llu", (unsigned long long)(r->st.binds_failed + r->st.binds_gone));
+    snprintf(c, sizeof c, "%llu", (unsigned long long)r->st.unschedulable);
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    snprintf(d, sizeof d, "%u", ms_queue_len_active(q) + ms_queue_len_backoff(q));
+    snprintf(e, sizeof e, "%u", ms_queue_len_unschedulable(q));
+    pthread_mutex_lock(&r->st_mu);
+    snprintf(f, sizeof f, "%llu", (unsigned long long)r->st.events_posted);
+    pthread_mutex_unlock(&r->st_mu);
+    ms_log(r->log, MS_LOG_INFO, msg, "bound", a, "bind_failures", b, "unschedulable_reports", c,
+           "pending", d, "unschedulable_pods", e, "events", f, NULL);
+}
+
+ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
+    runner rr;
+    runner *r = &rr;
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->log = o->log ? o->log : &ms_log_default;
+    r->done_fd = -1;
+    jobq_init(&r->bind_q);
+    jobq_init(&r->done_q);
+    jobq_init(&r->post_q);
+    ms_map_init(&r->reports);
+    pthread_mutex_init(&r->st_mu, NULL);
+
+    /* Signals are blocked before any thread starts, so that every thread
+     * inherits the mask and only the signalfd sees them. */
+    int sfd = -1;
+    sigset_t mask, old;
+    sigemptyset(&mask);
+    if (o->handle_signals) {
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &mask, &old);
+        sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    }
+
+    ms_rc rc = setup(r, err);
+    if (rc != MS_OK) goto out;
+    ms_log(r->log, MS_LOG_INFO, "started", "server", ms_kube_client_server(r->client), "profile",
+           r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name : "", NULL);
+
+    double tick = o->tick_interval > 0 ? o->tick_interval : 0.2;
+    double next_tick = mono_now() + tick, next_progress = mono_now() + 10;
+    bool stopping = false, more = false;
+    double stop_deadline = 0;
+    uint64_t last_bound = 0;
+    for (;;) {
+        struct pollfd fds[3] = {
+            {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
+            {.fd = r->done_fd, .events = POLLIN},
+            {.fd = sfd, .events = POLLIN},
+        };
+        double now_m = mono_now();
+        int timeout_ms = more ? 0 : (int)((next_tick - now_m) * 1000) + 1;
+        if (timeout_ms < 0) timeout_ms = 0;
+        if (poll(fds, sfd >= 0 ? 3 : 2, timeout_ms) < 0 && errno != EINTR) {
+            rc = ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
+            break;
+        }
+        if (sfd >= 0 && (fds[2].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof si) > 0 && !stopping) {
+                stopping = true;
+                stop_deadline = mono_now() + (o->shutdown_timeout > 0 ? o->shutdown_timeout : 10);
+                ms_log(r->log, MS_LOG_INFO, "stopping: finishing binds in flight", "signal",
+                       strsignal((int)si.ssi_signo), NULL);
+            }
+        }
+        if (fds[1].revents & POLLIN) drain_completions(r);
+        drain_deltas(r);
+        now_m = mono_now();
+        if (now_m >= next_tick) {
+            ms_scheduler_tick(r->sched, wall_now());
+            next_tick = now_m + tick;
+        }
+        if (stopping) {
+            if (r->binds_in_flight == 0 || now_m >= stop_deadline) break;
+            more = false;
+            continue;
+        }
+        more = false;
+        if (r->pods_synced && r->nodes_synced) {
+            /* A bounded batch, then back to the deltas and completions. */
+            double until = mono_now() + 0.01;
+            for (int i = 0; i < 256; i++) {
+                if (!ms_scheduler_schedule_one(r->sched, wall_now())) break;
+                more = true;
+                if ((i & 15) == 15 && mono_now() >= until) break;
+            }
+        }
+        if (now_m >= next_progress) {
+            if (r->st.binds_ok != last_bound) log_progress(r, "progress");
+            last_bound = r->st.binds_ok;
+            next_progress = now_m + 10;
+        }
+    }
+    if (rc == MS_OK) {
+        if (r->binds_in_flight)
+            ms_log(r->log, MS_LOG_WARN, "binds still in flight at shutdown are abandoned", NULL);
+        log_progress(r, "stopped");
+    }
+
+out:
+    teardown(r);
+    if (stats) *stats = r->st;
+    if (sfd >= 0) close(sfd);
+    if (o->handle_signals) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* `moonsched config check`: a KubeSchedulerConfiguration checked the way
+ * the scheduler would use it, and its effective form printed.
+ *
+ * The effective configuration is itself a KubeSchedulerConfiguration (v1):
+ * every setting with its value after defaulting; per profile, each
+ * extension point's plugins in execution order as the framework built them
+ * (only the points a plugin implements; score weights resolved), written as
+ * `disabled: [{name: '*'}]` plus the enabled list, so that reading the
+ * output back gives the same profiles; pluginConfig args as written (the
+ * plugins' own defaults are not spelt out), with NodeResourcesFit's
+ * ignoredResources replaced by the extenders' ignoredByScheduler resources
+ * as the scheduler does; extenders with their effective httpTimeout.
+ * tlsConfig.keyData is not printed back (a placeholder says how long it
+ * is). */
+#ifndef MOONSCHED_CONFIG_CHECK_H
+#define MOONSCHED_CONFIG_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "moonsched/error.h"
+
+typedef struct cJSON cJSON;
+
+/* Loads `path` ("-": stdin), validates it (upstream's validation, then the
+ * plugins and extenders are built as a scheduler would build them) and
+ * returns the effective configuration. Unknown fields go to `warn`. Errors
+ * are MS_EINVAL or MS_EIO with the file name ("sched.yaml: extenders[0]
+ * .weight: Invalid value: 0: must have a positive weight applied to it"). */
+ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg), void *warn_ctx,
+                      cJSON **effective, ms_error *err);
+
+/* Writes a JSON document as YAML (block style, keys in document order,
+ * strings quoted where YAML would read them as something else) or as
+ * indented JSON. MS_EIO when the stream fails. */
+ms_rc ms_config_write(const cJSON *doc, bool json, FILE *out);
+
+/* Go's time.Duration.String() for a number of seconds ("1m30s", "1.5s",
+ * "300ms", "0s"). */
+void ms_format_go_duration(double seconds, char *buf, size_t n);
+
+#endif

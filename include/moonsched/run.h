@@ -1,0 +1,56 @@
+/* `moonsched run`: the scheduler against a real API server.
+ *
+ * Informers for pods and nodes feed the scheduler thread through a delta
+ * queue; scheduling starts once both have delivered their first LIST. The
+ * scheduler thread polls the delta queue, the binder's completions, a
+ * signalfd and a timer (ms_scheduler_tick), and never waits on the
+ * network: binds go to a pool of binder threads (POST pods/NAME/binding),
+ * events and status patches to a poster thread with a client of its own.
+ *
+ * Reporting follows upstream: an unschedulable pod gets PodScheduled=False
+ * (reason Unschedulable, the FitError message; skipped when the scheduler
+ * already wrote the same message) and a FailedScheduling event; a bound pod
+ * a Scheduled event. Events are aggregated per pod and reason (one per
+ * event_interval, repeats counted) and limited by a global token bucket.
+ *
+ * Leader election is not implemented: leaderElection.leaderElect (true by
+ * default, as upstream) is logged as such and the process acts as leader. */
+#ifndef MOONSCHED_RUN_H
+#define MOONSCHED_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/error.h"
+#include "moonsched/log.h"
+
+typedef struct ms_run_options {
+    const char *kubeconfig;        /* --kubeconfig; NULL: clientConnection.kubeconfig,
+                                      in-cluster, $KUBECONFIG, ~/.kube/config */
+    bool in_cluster;               /* --in-cluster: the pod's service account only */
+    const char *config_file;       /* KubeSchedulerConfiguration; NULL: defaults */
+    const char *scheduler_name;    /* renames the first profile; NULL: keep */
+    const ms_logger *log;          /* NULL: ms_log_default */
+    uint32_t bind_workers;         /* binds in flight at once; 0: 32 */
+    double tick_interval;          /* seconds between ms_scheduler_tick; 0: 0.2 */
+    double event_interval;         /* per pod and reason; 0: 30 s */
+    double event_qps;              /* global event budget; 0: 50 (burst 4x) */
+    double shutdown_timeout;       /* wait for binds in flight; 0: 10 s */
+    /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
+    bool handle_signals;
+} ms_run_options;
+
+void ms_run_options_default(ms_run_options *o);
+
+typedef struct ms_run_stats {
+    uint64_t binds_ok, binds_failed, binds_gone;
+    uint64_t unschedulable;        /* unschedulable reports */
+    uint64_t events_posted, events_suppressed, events_failed;
+    uint64_t status_patches, status_patches_skipped;
+} ms_run_stats;
+
+/* Runs until a signal (handle_signals) or a fatal error. MS_OK after an
+ * orderly shutdown. */
+ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err);
+
+#endif

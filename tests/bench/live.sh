@@ -1,0 +1,75 @@
+#!/bin/bash
+# moonsched run against upstream kube-scheduler v1.20.2 on a real
+# kube-apiserver: NODES nodes, PODS pods pending before the scheduler
+# starts, RUNS runs each (pods recreated between runs). Prints per run the
+# wall time from scheduler start until every pod is bound, pods/s, the
+# scheduler's CPU seconds (utime+stime) and peak RSS (VmHWM), then medians
+# and the ratios moonsched/upstream. Both use qps=burst=5000.
+set -u
+NODES=${NODES:-1000} PODS=${PODS:-5000} RUNS=${RUNS:-3}
+B=${B:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${KUBE_BIN:-${MOONSCHED_CACHE:-$HOME/.cache/moonsched}/kube-1.20.2/bin}
+source "$here/../e2e/kube-env.sh"
+dir=$(mktemp -d /tmp/ms-bench-live.XXXXXX)
+sched_pid=""
+cleanup() {
+    [ -n "$sched_pid" ] && kill -9 "$sched_pid" 2>/dev/null
+    kube_stop "$dir"; rm -rf "$dir"
+}
+trap cleanup EXIT
+KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1 || { cat "$dir/start.log"; exit 1; }
+load() { python3 "$here/live_load.py" "$KUBE_URL" "$dir/ca.crt" "$(cat "$dir/admin.token")" "$@"; }
+echo "# nodes=$NODES pods=$PODS runs=$RUNS"
+load nodes "$NODES" || exit 1
+
+cat >"$dir/upstream.yaml" <<Y
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: $dir/scheduler.kubeconfig, qps: 5000, burst: 5000}
+leaderElection: {leaderElect: false}
+Y
+cat >"$dir/moonsched.yaml" <<Y
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {qps: 5000, burst: 5000}
+leaderElection: {leaderElect: false}
+Y
+
+clk=$(getconf CLK_TCK)
+one_run() {   # name
+    load clear; load pods "$PODS" || exit 1
+    local t0 t1
+    t0=$(date +%s.%N)
+    if [ "$1" = upstream ]; then
+        "$bin/kube-scheduler" --config "$dir/upstream.yaml" --port=0 --secure-port=0 -v=0 >"$dir/$1.log" 2>&1 &
+    else
+        "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" >"$dir/$1.log" 2>&1 &
+    fi
+    sched_pid=$!
+    while :; do
+        [ "$(load unbound)" = 0 ] && break
+        kill -0 "$sched_pid" 2>/dev/null || { echo "# $1 died"; tail -5 "$dir/$1.log"; exit 1; }
+        sleep 0.2
+    done
+    t1=$(date +%s.%N)
+    local cpu rss
+    cpu=$(awk -v c="$clk" '{print ($14 + $15) / c}' "/proc/$sched_pid/stat")
+    rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$sched_pid/status")
+    kill "$sched_pid"; wait "$sched_pid" 2>/dev/null; sched_pid=""
+    awk -v n="$1" -v a="$t0" -v b="$t1" -v p="$PODS" -v c="$cpu" -v r="$rss" \
+        'BEGIN { w = b - a; printf "%-9s wall %7.2f s  %8.1f pods/s  cpu %6.2f s  rss %7.1f MiB\n", n, w, p / w, c, r }'
+}
+med() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+for i in $(seq 1 "$RUNS"); do
+    one_run upstream | tee -a "$dir/upstream.res"
+    one_run moonsched | tee -a "$dir/moonsched.res"
+done
+for s in upstream moonsched; do
+    eval "${s}_pps=$(awk '{print $5}' "$dir/$s.res" | med)"
+    eval "${s}_cpu=$(awk '{print $8}' "$dir/$s.res" | med)"
+    eval "${s}_rss=$(awk '{print $11}' "$dir/$s.res" | med)"
+    eval "echo \"median $s: \$${s}_pps pods/s, cpu \$${s}_cpu s, rss \$${s}_rss MiB\""
+done
+awk -v a="$moonsched_pps" -v b="$upstream_pps" -v c="$moonsched_cpu" -v d="$upstream_cpu" -v e="$moonsched_rss" -v f="$upstream_rss" \
+    'BEGIN { printf "moonsched/upstream: pods/s x%.2f (target >= 2), cpu x%.3f (target <= 0.1), rss x%.3f (target <= 0.2)\n", a / b, c / d, e / f }'

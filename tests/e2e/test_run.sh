@@ -1,0 +1,182 @@
+#!/bin/bash
+# `moonsched run` against a real kube-apiserver v1.20.2 + etcd on loopback
+# (TAP). Nodes and pods are created through the API; moonsched runs with the
+# system:kube-scheduler identity. Stops everything it starts.
+set -u
+B=${B:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${KUBE_BIN:-${MOONSCHED_CACHE:-$HOME/.cache/moonsched}/kube-1.20.2/bin}
+ms=$B/moonsched
+
+if [ ! -x "$bin/kube-apiserver" ] || ! command -v etcd >/dev/null 2>&1; then
+    echo "1..0 # SKIP kube-apiserver or etcd not available (run tests/e2e/build-kube.sh)"
+    exit 0
+fi
+if [ ! -x "$ms" ]; then
+    echo "not ok - $ms is not built"
+    exit 1
+fi
+
+# shellcheck source=kube-env.sh
+source "$here/kube-env.sh"
+dir=$(mktemp -d /tmp/ms-e2e-run.XXXXXX)
+ms_pid=""
+cleanup() {
+    if [ -n "$ms_pid" ]; then kill -9 "$ms_pid" 2>/dev/null; wait "$ms_pid" 2>/dev/null; fi
+    kube_stop "$dir"
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+    n=$((n + 1)); failed=1; echo "not ok $n - $1"
+    [ -f "$dir/ms.log" ] && tail -n 15 "$dir/ms.log" | sed 's/^/# ms: /'
+}
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+
+if ! KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1; then
+    not_ok "kube-apiserver started"
+    tail -n 20 "$dir/start.log" "$dir/apiserver.log" 2>/dev/null | sed 's/^/# /'
+    exit 1
+fi
+ok "kube-apiserver v1.20.2 and etcd started on loopback"
+
+mknode() {   # name cpu memory [labels-json]
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":${4:-{\}}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"}}}" >/dev/null
+}
+mkpod() {    # name cpu memory [extra spec json fields, with a leading comma]
+    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"$3\"}}}]${4:-}}}" >/dev/null
+}
+node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
+wait_for() {   # seconds, command
+    local end=$((SECONDS + $1))
+    while [ $SECONDS -lt "$end" ]; do
+        eval "$2" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+unbound_count() {   # pods of ours (prefix) without a node
+    kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
+        '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
+}
+start_ms() {
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
+    ms_pid=$!
+}
+stop_ms() {   # signal
+    kill -"$1" "$ms_pid" 2>/dev/null
+    wait "$ms_pid" 2>/dev/null
+    local rc=$?
+    ms_pid=""
+    return $rc
+}
+# Every node: the bound pods' requests fit its allocatable.
+capacity_ok() {
+    local nodes pods
+    kube_api GET /api/v1/nodes >"$dir/nodes.json"
+    kube_api GET /api/v1/pods >"$dir/pods.json"
+    python3 - "$dir/nodes.json" "$dir/pods.json" <<'PY'
+import json, sys
+def q(s):
+    s = str(s)
+    for suf, m in (("Ki", 1024), ("Mi", 1024**2), ("Gi", 1024**3), ("m", 0.001)):
+        if s.endswith(suf): return float(s[:-len(suf)]) * m
+    return float(s)
+nodes = {n["metadata"]["name"]: n["status"]["allocatable"] for n in json.load(open(sys.argv[1]))["items"]}
+used = {}
+for p in json.load(open(sys.argv[2]))["items"]:
+    nn = p["spec"].get("nodeName")
+    if not nn: continue
+    u = used.setdefault(nn, {"cpu": 0, "memory": 0, "pods": 0})
+    u["pods"] += 1
+    for c in p["spec"]["containers"]:
+        r = c.get("resources", {}).get("requests", {})
+        for k in ("cpu", "memory"):
+            if k in r: u[k] += q(r[k])
+bad = [(n, u) for n, u in used.items() if n not in nodes or any(u[k] > q(nodes[n][k]) + 1e-9 for k in u)]
+for b in bad: print("# over capacity:", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# --- binding ---------------------------------------------------------------
+mknode n1 2 4Gi '{"zone":"a"}'
+mknode n2 2 4Gi '{"zone":"b"}'
+# (`wait` with pids: a bare wait would also wait for etcd and the apiserver)
+pids=()
+for i in 1 2 3 4 5 6; do mkpod "web-$i" 500m 256Mi & pids+=($!); done
+wait "${pids[@]}"
+start_ms
+check "all six pods bound to feasible nodes" "wait_for 20 '[ \"\$(unbound_count web-)\" = 0 ]'"
+check "requests within allocatable after binding" capacity_ok
+check "a Scheduled event names the node" \
+    "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"Scheduled\\\" and .involvedObject.name==\\\"web-1\\\")] | length == 1\" >/dev/null'"
+
+# --- unschedulable -----------------------------------------------------------
+mkpod huge 64 1Gi
+cond_ok() {
+    kube_api GET /api/v1/namespaces/default/pods/huge |
+        jq -e '.status.conditions[]? | select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") | .message | test("Insufficient cpu")' >/dev/null
+}
+check "an unschedulable pod gets PodScheduled=False, reason Unschedulable, the FitError message" "wait_for 15 cond_ok"
+check "and a FailedScheduling event" \
+    "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"FailedScheduling\\\" and .involvedObject.name==\\\"huge\\\")] | length >= 1\" >/dev/null'"
+check "the unschedulable pod is not bound" '[ -z "$(node_of huge)" ]'
+patches=$(grep -c 'unschedulable" pod=default/huge' "$dir/ms.log")
+sleep 2
+patches2=$(grep -c 'unschedulable" pod=default/huge' "$dir/ms.log")
+check "its own status patch does not send it back through the queue (attempts $patches -> $patches2)" \
+    '[ "$patches2" -le "$((patches + 1))" ]'
+
+# --- another scheduler's pod --------------------------------------------------
+mkpod other 100m 64Mi ',"schedulerName":"someone-else"'
+sleep 2
+check "a pod for another schedulerName is ignored" '[ -z "$(node_of other)" ]'
+
+# --- deleted while pending; a node added later --------------------------------
+mkpod gone-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
+mkpod later-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
+sleep 1
+check "pods for a missing node label stay pending" '[ -z "$(node_of later-1)" ] && [ -z "$(node_of gone-1)" ]'
+kube_api DELETE "/api/v1/namespaces/default/pods/gone-1?gracePeriodSeconds=0" >/dev/null
+sleep 0.5
+mknode n3 2 4Gi '{"disk":"ssd"}'
+check "a node added later is used" "wait_for 15 '[ \"\$(node_of later-1)\" = n3 ]'"
+check "the pod deleted while pending is dropped (never bound, no bind error)" \
+    '! grep -q "gone-1" <(grep -E "binding failed|msg=bound" "$dir/ms.log")'
+
+check "requests within allocatable" capacity_ok
+check "moonsched exits 0 on SIGTERM" "stop_ms TERM"
+
+# --- SIGKILL mid-run, restart ----------------------------------------------------
+pids=()
+for i in $(seq 1 8); do mknode "k$i" 4 8Gi & pids+=($!); done
+wait "${pids[@]}"
+pids=()
+for i in $(seq 1 80); do mkpod "batch-$i" 300m 128Mi & pids+=($!); done
+wait "${pids[@]}"
+: >"$dir/ms.log"
+# A slow client (20 binds/s) so that the kill lands mid-run.
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {qps: 20, burst: 1}\nleaderElection: {leaderElect: false}\n' >"$dir/slow.yaml"
+start_ms --config "$dir/slow.yaml"
+wait_for 20 '[ "$(unbound_count batch-)" -lt 75 ]'
+before=$(unbound_count batch-)
+stop_ms KILL
+ok "moonsched killed with SIGKILL mid-run ($before of 80 pods still pending)"
+cp "$dir/ms.log" "$dir/ms-first.log"
+: >"$dir/ms.log"
+start_ms
+check "after a restart every pod is bound" "wait_for 30 '[ \"\$(unbound_count batch-)\" = 0 ]'"
+check "the restarted scheduler had no bind refused (nothing bound twice)" \
+    '! grep -q "binding failed" "$dir/ms.log"'
+dups=$(kube_api GET /api/v1/namespaces/default/events | jq '[.items[] | select(.reason=="Scheduled") | .involvedObject.name] | group_by(.) | map(select(length > 1)) | length')
+check "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
+check "requests within allocatable on every node" capacity_ok
+check "moonsched exits 0 on SIGINT" "stop_ms INT"
+
+echo "1..$n"
+exit $failed
