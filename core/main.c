@@ -45,6 +45,8 @@ static const char usage[] =
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
     "  --in-cluster       the pod's service account\n"
+    "  --policy FILE      a Lua policy, added to every profile (repeatable), reloaded\n"
+    "                     when the file changes\n"
     "  --scheduler-name NAME  schedulerName the first profile answers to\n"
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json\n"
@@ -161,49 +163,58 @@ static int run_main(int argc, char **argv) {
     ms_run_options o;
     ms_run_options_default(&o);
     ms_logger log = ms_log_default;
-    bool policy = false;
-    for (int i = 0; i < argc; i++) {
+    /* At most one policy per argument. */
+    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
+    if (!policies) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    int rc = EXIT_OK;
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) {
         const char *a = argv[i], *v;
         if ((v = option_value(argc, argv, &i, "--kubeconfig"))) {
-            if (!*v) return usage_error("%s needs a file", "--kubeconfig");
+            if (!*v) rc = usage_error("%s needs a file", "--kubeconfig");
             o.kubeconfig = v;
         } else if (strcmp(a, "--in-cluster") == 0) {
             o.in_cluster = true;
         } else if ((v = option_value(argc, argv, &i, "--config"))) {
-            if (!*v) return usage_error("%s needs a file", "--config");
+            if (!*v) rc = usage_error("%s needs a file", "--config");
             o.config_file = v;
         } else if ((v = option_value(argc, argv, &i, "--policy"))) {
-            if (!*v) return usage_error("%s needs a file", "--policy");
-            policy = true;
+            if (!*v) rc = usage_error("%s needs a file", "--policy");
+            else policies[o.npolicy_files++] = v;
         } else if ((v = option_value(argc, argv, &i, "--scheduler-name"))) {
-            if (!*v) return usage_error("%s needs a name", "--scheduler-name");
+            if (!*v) rc = usage_error("%s needs a name", "--scheduler-name");
             o.scheduler_name = v;
         } else if ((v = option_value(argc, argv, &i, "-v")) ||
                    (v = option_value(argc, argv, &i, "--v"))) {
             char *end;
             long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 0) return usage_error("-v: expected a level, got \"%s\"", v);
+            if (!*v || *end || n < 0) rc = usage_error("-v: expected a level, got \"%s\"", v);
             log.level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
         } else if ((v = option_value(argc, argv, &i, "--log-format"))) {
             if (strcmp(v, "json") == 0) log.json = true;
             else if (strcmp(v, "logfmt") == 0) log.json = false;
-            else return usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
+            else rc = usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
+            free(policies);
             return EXIT_OK;
         } else {
-            return usage_error("unknown argument \"%s\"", a);
+            rc = usage_error("unknown argument \"%s\"", a);
         }
     }
-    if (o.in_cluster && o.kubeconfig)
-        return usage_error("%s", "--kubeconfig and --in-cluster exclude each other");
-    if (policy) {
-        fprintf(stderr, "moonsched: --policy: Lua policies are not available in this build yet\n");
-        return EXIT_USAGE;
+    if (rc == EXIT_OK && o.in_cluster && o.kubeconfig)
+        rc = usage_error("%s", "--kubeconfig and --in-cluster exclude each other");
+    if (rc != EXIT_OK) {
+        free(policies);
+        return rc;
     }
+    o.policy_files = policies;
     o.log = &log;
     ms_error err = {0};
     ms_rc r = ms_run(&o, NULL, &err);
+    free(policies);
     if (r == MS_OK) return EXIT_OK;
     fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
     return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;

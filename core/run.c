@@ -19,6 +19,7 @@
 #include "moonsched/kube_client.h"
 #include "moonsched/kubeconfig.h"
 #include "moonsched/map.h"
+#include "moonsched/policy_set.h"
 #include "moonsched/rate_limiter.h"
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
@@ -185,6 +186,9 @@ typedef struct runner {
     bool events_v1_missing;        /* events.k8s.io/v1 answered 404: core/v1 only */
     ms_run_stats st;
     pthread_mutex_t st_mu;         /* counters the poster updates */
+
+    ms_policy_set *policies;       /* Lua policies; NULL without any */
+    int policy_fd;                 /* eventfd: a reload waits for ms_policy_set_poll */
 } runner;
 
 static void *bind_worker(void *arg) {
@@ -614,6 +618,56 @@ static void warn_config(void *ctx, const char *msg) {
     ms_log(r->log, MS_LOG_WARN, "configuration", "warning", msg, NULL);
 }
 
+/* ---- Lua policies ------------------------------------------------------ */
+
+static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
+    runner *r = ctx;
+    ms_log_level l = level == MS_LUA_LOG_ERROR ? MS_LOG_ERROR
+                     : level == MS_LUA_LOG_WARN ? MS_LOG_WARN
+                                                : MS_LOG_INFO;
+    ms_log(r->log, l, msg, "policy", policy, NULL);
+}
+
+/* Reloads, refused versions and disabled policies. (An Event for them is
+ * still to come: they involve no pod.) */
+static void policy_report(void *ctx, const ms_policy_event *ev) {
+    runner *r = ctx;
+    static const char *const kinds[] = {"reloaded", "reload refused", "disabled"};
+    char latency[32];
+    snprintf(latency, sizeof latency, "%.3f", ev->latency);
+    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR,
+           kinds[ev->kind <= MS_POLICY_DISABLED ? ev->kind : 0], "profile", ev->profile, "plugin",
+           ev->plugin, "file", ev->file, "message", ev->message,
+           ev->kind == MS_POLICY_RELOADED ? "latency" : NULL, latency, NULL);
+}
+
+/* On the watcher thread: wake the loop. */
+static void policy_ready(void *ctx) {
+    runner *r = ctx;
+    uint64_t one = 1;
+    if (write(r->policy_fd, &one, sizeof one) < 0) {
+        /* the counter is full: the loop is awake anyway */
+    }
+}
+
+static ms_rc setup_policies(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    if (o->npolicy_files == 0 && !ms_config_has_policies(&r->cfg)) return MS_OK;
+    r->policy_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (r->policy_fd < 0) return ms_error_set(err, MS_EIO, "eventfd: %s", strerror(errno));
+    ms_policy_set_options po;
+    ms_policy_set_options_default(&po);
+    po.lua.log = policy_log;
+    po.lua.log_ctx = r;
+    po.files = o->policy_files;
+    po.nfiles = o->npolicy_files;
+    po.report = policy_report;
+    po.report_ctx = r;
+    po.ready = policy_ready;
+    po.ready_ctx = r;
+    return ms_policy_set_new(&r->cfg, &po, r->in, &r->policies, err);
+}
+
 static ms_rc setup(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_rc rc = o->config_file ? ms_config_load_file(&r->cfg, o->config_file, warn_config, r, err)
@@ -647,6 +701,7 @@ static ms_rc setup(runner *r, ms_error *err) {
 
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    if ((rc = setup_policies(r, err)) != MS_OK) return rc;
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -655,8 +710,11 @@ static ms_rc setup(runner *r, ms_error *err) {
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
                      .preempted = on_preempted},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
+        .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
+        .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
     };
     if ((rc = ms_scheduler_new(&so, &r->sched, err)) != MS_OK) return rc;
+    if (r->policies && (rc = ms_policy_set_attach(r->policies, r->sched, err)) != MS_OK) return rc;
     r->event_interval = o->event_interval > 0 ? o->event_interval : 30;
     double eq = o->event_qps > 0 ? o->event_qps : 50;
     r->event_bucket = ms_rate_limiter_new(eq, (int32_t)(eq * 4), NULL, NULL);
@@ -708,6 +766,8 @@ static void teardown(runner *r) {
         ms_delta_queue_free(r->deltas);
     }
     if (r->sched) ms_scheduler_free(r->sched);
+    ms_policy_set_free(r->policies);
+    if (r->policy_fd >= 0) close(r->policy_fd);
     if (r->in) ms_interner_free(r->in);
     if (r->client) ms_kube_client_free(r->client);
     if (r->poster_client) ms_kube_client_free(r->poster_client);
@@ -747,6 +807,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     r->o = o;
     r->log = o->log ? o->log : &ms_log_default;
     r->done_fd = -1;
+    r->policy_fd = -1;
     jobq_init(&r->bind_q);
     jobq_init(&r->done_q);
     jobq_init(&r->post_q);
@@ -776,15 +837,17 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     double stop_deadline = 0;
     uint64_t last_bound = 0;
     for (;;) {
-        struct pollfd fds[3] = {
+        /* poll() skips entries whose fd is negative. */
+        struct pollfd fds[4] = {
             {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
             {.fd = r->done_fd, .events = POLLIN},
             {.fd = sfd, .events = POLLIN},
+            {.fd = r->policy_fd, .events = POLLIN},
         };
         double now_m = mono_now();
         int timeout_ms = more ? 0 : (int)((next_tick - now_m) * 1000) + 1;
         if (timeout_ms < 0) timeout_ms = 0;
-        if (poll(fds, sfd >= 0 ? 3 : 2, timeout_ms) < 0 && errno != EINTR) {
+        if (poll(fds, 4, timeout_ms) < 0 && errno != EINTR) {
             rc = ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
             break;
         }
@@ -798,7 +861,13 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             }
         }
         if (fds[1].revents & POLLIN) drain_completions(r);
+        if (fds[3].revents & POLLIN) {
+            uint64_t v;
+            if (read(r->policy_fd, &v, sizeof v) < 0) v = 0;
+        }
         drain_deltas(r);
+        /* Between cycles: a reloaded policy is swapped in here. */
+        if (r->policies) ms_policy_set_poll(r->policies, wall_now());
         now_m = mono_now();
         if (now_m >= next_tick) {
             ms_scheduler_tick(r->sched, wall_now());

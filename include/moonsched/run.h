@@ -30,6 +30,10 @@ typedef struct ms_run_options {
     bool in_cluster;               /* --in-cluster: the pod's service account only */
     const char *config_file;       /* KubeSchedulerConfiguration; NULL: defaults */
     const char *scheduler_name;    /* renames the first profile; NULL: keep */
+    /* Lua policies added to every profile (--policy), watched and reloaded
+     * like those the configuration names (docs/policies.md). */
+    const char *const *policy_files;
+    uint32_t npolicy_files;
     const ms_logger *log;          /* NULL: ms_log_default */
     uint32_t bind_workers;         /* binds in flight at once; 0: 32 */
     double tick_interval;          /* seconds between ms_scheduler_tick; 0: 0.2 */
