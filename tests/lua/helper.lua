@@ -406,13 +406,6 @@ function M:close()
     C.ms_interner_free(self.in_)
 end
 
--- Callbacks (sched.permit, recorded logs) re-enter this LuaJIT from C:
--- the calls that lead to them must not run in compiled code.
-for _, f in ipairs({ M.permit, M.unreserve, M.reserve, M.schedule, M.filter, M.score,
-                     M.select_victims, M.pick }) do
-    jit.off(f)
-end
-
 --- JSON text of a plain Lua value (for building objects in specs).
 local function json(v)
     local t = type(v)
