@@ -12,6 +12,7 @@
 #include "moonsched/config.h"
 #include "moonsched/extender.h"
 #include "moonsched/framework.h"
+#include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
 
 /* ---- durations ---- */
@@ -261,13 +262,32 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
     if (rc != MS_OK) return rc;
     ms_interner *in = ms_interner_new();
     ms_scheduler *s = NULL;
+    ms_policy_set *policies = NULL;
     ms_extender_config *ext = NULL;
     uint32_t next = 0;
     if (!in) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto out;
     }
-    ms_scheduler_options o = {.config = &c, .in = in, .binder = {NULL, refuse_binds}, .seed = 1};
+    /* Lua policies are loaded (file, sandbox, init) as the scheduler would;
+     * not watched. */
+    if (ms_config_has_policies(&c)) {
+        ms_policy_set_options po;
+        ms_policy_set_options_default(&po);
+        po.watch = false;
+        if ((rc = ms_policy_set_new(&c, &po, in, &policies, err)) != MS_OK) {
+            ms_error_prefix(err, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+            goto out;
+        }
+    }
+    ms_scheduler_options o = {
+        .config = &c,
+        .in = in,
+        .binder = {NULL, refuse_binds},
+        .seed = 1,
+        .profile_out_of_tree = policies ? ms_policy_set_profile_plugins(policies) : NULL,
+        .n_profile_out_of_tree = policies ? ms_policy_set_profile_counts(policies) : NULL,
+    };
     if ((rc = ms_scheduler_new(&o, &s, err)) != MS_OK) {
         if (rc == MS_EINVAL) ms_error_prefix(err, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
         goto out;
@@ -277,6 +297,7 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
 out:
     ms_extender_configs_free(ext, next);
     if (s) ms_scheduler_free(s);
+    ms_policy_set_free(policies);
     if (in) ms_interner_free(in);
     ms_config_free(&c);
     return rc;

@@ -92,6 +92,15 @@ check "--policy with less: the queue follows it (pod-2 first)" \
 check "two --policy files with less: exit 2, the queue has one order" \
     sh -c "test $? -eq 2 && grep -q 'defines less, as $T/by-name.lua does' '$T/sort2.err'"
 
+"$M" config check examples/scheduler-config-policies.yaml >"$T/cc.out" 2>"$T/cc.err"
+check "config check: a configuration with policies is valid (exit 0)" test $? -eq 0
+check "config check: the policies at the points their hooks implement" \
+    sh -c "sed -n '/^    filter:/,/disabled/p' '$T/cc.out' | grep -q 'name: lua:tenants'"
+sed "s|file: policies/gpu-binpack.lua|file: $T/broken.lua|" examples/scheduler-config-policies.yaml >"$T/cc-bad.yaml"
+"$M" config check "$T/cc-bad.yaml" >/dev/null 2>"$T/cc-bad.err"
+check "config check: a policy that fails to load: exit 2, plugin and file named" \
+    sh -c "test $? -eq 2 && grep -q 'plugin \"lua:gpu-binpack\": $T/broken.lua:2:' '$T/cc-bad.err'"
+
 # ---- containment: the scheduler keeps scheduling ----
 hostile_config() {   # onError maxConsecutiveFailures
     cat >"$T/hostile-$1-$2.yaml" <<EOF
