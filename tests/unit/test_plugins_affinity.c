@@ -11,24 +11,6 @@
 #include "moonsched/pod.h"
 #include "moonsched/selector.h"
 
-/* The registry's DefaultNormalizeScore, for linking before the registry is
- * on this branch. Weak: the library's definition wins once it is linked. */
-__attribute__((weak)) void ms_default_normalize_score(int64_t max_priority, bool reverse,
-                                                      int64_t *scores, uint32_t n) {
-    int64_t max = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (scores[i] > max) max = scores[i];
-    if (max == 0) {
-        if (reverse)
-            for (uint32_t i = 0; i < n; i++) scores[i] = max_priority;
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        int64_t s = max_priority * scores[i] / max;
-        scores[i] = reverse ? max_priority - s : s;
-    }
-}
-
 typedef struct fx {
     ms_interner *in;
     ms_resource_names rn;
