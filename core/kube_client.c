@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "moonsched/decode.h"
 #include <strings.h>
 #include <time.h>
 
@@ -180,39 +182,14 @@ static void share_unlock(CURL *h, curl_lock_data data, void *ud) {
     pthread_mutex_unlock(&c->share_mu[data]);
 }
 
-static ms_rc slurp(const char *path, char **out, size_t *len, ms_error *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, fp);
-        if (r == 0) break;
-        n += r;
-    }
-    fclose(fp);
-    if (!buf) return ms_error_set(err, MS_ENOMEM, "%s: out of memory or too large", path);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return MS_OK;
-}
+/* CA bundles and token files; anything larger is not one. */
+#define MAX_CREDENTIAL_FILE (64u << 20)
 
 /* Token files end with a newline more often than not. */
 static ms_rc read_token(const char *path, char **out, ms_error *err) {
     char *buf;
     size_t len;
-    ms_rc rc = slurp(path, &buf, &len, err);
+    ms_rc rc = ms_read_file(path, MAX_CREDENTIAL_FILE, &buf, &len, err);
     if (rc != MS_OK) return rc;
     char *s = buf;
     while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t') s++;
@@ -349,7 +326,7 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
     /* The CA is read once, like client-go; in memory it is also what
      * libcurl trusts exclusively (a CA file would be combined with the
      * system's CA directory). */
-    if (kc->ca_file && !c->ca && (rc = slurp(kc->ca_file, &c->ca, &c->ca_len, err)) != MS_OK) goto fail;
+    if (kc->ca_file && !c->ca && (rc = ms_read_file(kc->ca_file, MAX_CREDENTIAL_FILE, &c->ca, &c->ca_len, err)) != MS_OK) goto fail;
     if (!c->token && kc->token_file) {
         if (!(c->token_file = strdup(kc->token_file))) goto nomem;
         if ((rc = read_token(c->token_file, &c->token, err)) != MS_OK) goto fail;
