@@ -8,7 +8,9 @@ ms_pod *ms_pod_alloc(void) {
     ms_pod *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     atomic_init(&p->refs, 1);
-    ms_arena_init(&p->arena, 2048);
+    /* Most pods need a few hundred bytes (uid, resourceVersion, requests):
+     * a bigger first block would be mostly slack, times every pod. */
+    ms_arena_init(&p->arena, 256);
     return p;
 }
 

@@ -1,5 +1,6 @@
 /* `moonsched run`: informers -> delta queue -> scheduler thread -> binder
- * threads and a poster thread. See include/moonsched/run.h. */
+ * (one thread multiplexing binds over a shared connection) and a poster
+ * thread. See include/moonsched/run.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
@@ -58,9 +59,10 @@ static void rfc3339(double t, char *buf, size_t n, bool micro) {
 typedef struct job {
     struct job *next;
     ms_pod *pod;                   /* binds: referenced */
+    void *owner;                   /* binds: the runner */
     char *method, *path, *body, *fallback_path, *fallback_body;
     const char *content_type;
-    bool ok, gone;
+    bool ok, gone, dropped;        /* dropped: never answered (shutdown) */
     char message[256];
 } job;
 
@@ -150,7 +152,11 @@ static void jobq_close(jobq *q) {
 
 /* ---- the runner --------------------------------------------------------- */
 
-enum { MAX_BIND_WORKERS = 256, POSTER_BACKLOG = 20000 };
+/* Binds on the wire at once (HTTP/2 streams), by default; the scheduler
+ * stops popping pods while twice that many wait for their outcome: each
+ * holds its cycle record and the pod, and scheduling far ahead of the API
+ * server gains nothing. */
+enum { DEFAULT_BINDS_IN_FLIGHT = 64, MAX_BINDS_IN_FLIGHT = 1024, POSTER_BACKLOG = 20000 };
 
 /* Per pod: what was last reported, for aggregation. */
 typedef struct pod_report {
@@ -171,10 +177,10 @@ typedef struct runner {
     ms_informer *pod_inf, *node_inf;
     bool pods_synced, nodes_synced;
 
-    jobq bind_q, done_q, post_q;
+    jobq done_q, post_q;
     int done_fd;                   /* eventfd: completions waiting */
-    pthread_t workers[MAX_BIND_WORKERS];
-    uint32_t nworkers;
+    ms_kube_async *binder;
+    uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     pthread_t poster;
     bool poster_started;
     uint32_t binds_in_flight;
@@ -191,29 +197,25 @@ typedef struct runner {
     int policy_fd;                 /* eventfd: a reload waits for ms_policy_set_poll */
 } runner;
 
-static void *bind_worker(void *arg) {
-    runner *r = arg;
-    job *j;
-    while ((j = jobq_pop_wait(&r->bind_q))) {
-        ms_kube_response resp;
-        ms_error err = {0};
-        ms_rc rc = ms_kube_post(r->client, j->path, j->body, &resp, &err);
-        if (rc == MS_OK && resp.status >= 200 && resp.status < 300) {
-            j->ok = true;
-        } else if (rc == MS_OK) {
-            j->gone = resp.status == 404 || resp.status == 409;
-            char msg[200];
-            ms_kube_status_message(&resp, msg, sizeof msg);
-            snprintf(j->message, sizeof j->message, "binding rejected (%ld): %s", resp.status, msg);
-        } else {
-            snprintf(j->message, sizeof j->message, "binding failed: %.200s", err.msg);
-        }
-        ms_kube_response_free(&resp);
-        jobq_push(&r->done_q, j);
-        uint64_t one = 1;
-        if (write(r->done_fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
+/* On the binder's thread. */
+static void bind_answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
+    job *j = ctx;
+    runner *r = j->owner;
+    if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
+        j->ok = true;
+    } else if (rc == MS_OK) {
+        j->gone = resp->status == 404 || resp->status == 409;
+        char msg[200];
+        ms_kube_status_message(resp, msg, sizeof msg);
+        snprintf(j->message, sizeof j->message, "binding rejected (%ld): %s", resp->status, msg);
+    } else {
+        j->dropped = rc == MS_ESTATE;
+        snprintf(j->message, sizeof j->message, "binding failed: %.200s", err ? err->msg : "");
     }
-    return NULL;
+    ms_kube_response_free(resp);
+    jobq_push(&r->done_q, j);
+    uint64_t one = 1;
+    if (write(r->done_fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
 }
 
 static void *poster_main(void *arg) {
@@ -427,8 +429,16 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
     }
     snprintf(j->path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
     j->pod = ms_pod_ref((ms_pod *)pod);
+    j->owner = r;
+    j->method = "POST";
+    ms_kube_request rq = {.method = j->method, .path = j->path, .body = j->body,
+                          .body_len = strlen(j->body)};
+    ms_rc rc = ms_kube_async_submit(r->binder, &rq, bind_answered, j);
+    if (rc != MS_OK) {
+        job_free(j);
+        return rc;
+    }
     r->binds_in_flight++;
-    jobq_push(&r->bind_q, j);
     return MS_OK;
 }
 
@@ -545,6 +555,12 @@ static void drain_completions(runner *r) {
     while (j) {
         job *n = j->next;
         r->binds_in_flight--;
+        if (j->dropped) {
+            /* Shutdown: the pod stays pending on the server. */
+            job_free(j);
+            j = n;
+            continue;
+        }
         if (j->ok) {
             r->st.binds_ok++;
             /* Node name from the body we sent: {"target":{...,"name":NODE}}. */
@@ -723,11 +739,10 @@ static ms_rc setup(runner *r, ms_error *err) {
     if (!r->event_bucket || !r->deltas || r->done_fd < 0)
         return ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
 
-    uint32_t nw = o->bind_workers ? o->bind_workers : 32;
-    if (nw > MAX_BIND_WORKERS) nw = MAX_BIND_WORKERS;
-    for (; r->nworkers < nw; r->nworkers++)
-        if (pthread_create(&r->workers[r->nworkers], NULL, bind_worker, r) != 0)
-            return ms_error_set(err, MS_ENOMEM, "cannot start binder threads");
+    uint32_t nb = o->bind_workers ? o->bind_workers : DEFAULT_BINDS_IN_FLIGHT;
+    if (nb > MAX_BINDS_IN_FLIGHT) nb = MAX_BINDS_IN_FLIGHT;
+    r->max_binds = 2 * nb;
+    if ((rc = ms_kube_async_new(r->client, nb, &r->binder, err)) != MS_OK) return rc;
     if (pthread_create(&r->poster, NULL, poster_main, r) != 0)
         return ms_error_set(err, MS_ENOMEM, "cannot start the event poster");
     r->poster_started = true;
@@ -744,16 +759,9 @@ static ms_rc setup(runner *r, ms_error *err) {
 static void teardown(runner *r) {
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
-    /* Binds not started yet are dropped: the pods stay pending on the
+    /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
-    job *left = jobq_take_all(&r->bind_q);
-    while (left) {
-        job *n = left->next;
-        job_free(left);
-        left = n;
-    }
-    jobq_close(&r->bind_q);
-    for (uint32_t i = 0; i < r->nworkers; i++) pthread_join(r->workers[i], NULL);
+    ms_kube_async_free(r->binder, 0);
     if (r->sched) drain_completions(r);
     jobq_close(&r->post_q);
     if (r->poster_started) pthread_join(r->poster, NULL);
@@ -779,7 +787,6 @@ static void teardown(runner *r) {
     while (ms_map_next(&r->reports, &it, &k, &v)) free(v);
     ms_map_free(&r->reports);
     ms_config_free(&r->cfg);
-    jobq_destroy(&r->bind_q);
     jobq_destroy(&r->done_q);
     jobq_destroy(&r->post_q);
     pthread_mutex_destroy(&r->st_mu);
@@ -808,7 +815,6 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     r->log = o->log ? o->log : &ms_log_default;
     r->done_fd = -1;
     r->policy_fd = -1;
-    jobq_init(&r->bind_q);
     jobq_init(&r->done_q);
     jobq_init(&r->post_q);
     ms_map_init(&r->reports);
@@ -882,7 +888,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
         if (r->pods_synced && r->nodes_synced) {
             /* A bounded batch, then back to the deltas and completions. */
             double until = mono_now() + 0.01;
-            for (int i = 0; i < 256; i++) {
+            for (int i = 0; i < 256 && r->binds_in_flight < r->max_binds; i++) {
                 if (!ms_scheduler_schedule_one(r->sched, wall_now())) break;
                 more = true;
                 if ((i & 15) == 15 && mono_now() >= until) break;

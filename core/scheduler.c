@@ -15,7 +15,7 @@
 
 /* First block of a cycle arena: big enough for the default profile's cycle
  * state, so that steady-state cycles allocate nothing. */
-#define CYCLE_ARENA_BLOCK 16384
+#define CYCLE_ARENA_BLOCK 4096
 
 /* ---- record pool ---------------------------------------------------- */
 

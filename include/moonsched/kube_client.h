@@ -106,6 +106,37 @@ ms_rc ms_kube_delete(ms_kube_client *c, const char *path, ms_kube_response *resp
 ms_rc ms_kube_stream(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx,
                      ms_kube_response *resp, ms_error *err);
 
+/* Asynchronous requests: one thread drives a libcurl multi handle, and
+ * the requests share its connections (HTTP/2 streams multiplexed over one
+ * connection when the server speaks HTTP/2; a few connections otherwise).
+ * The client's rate limiter, Retry-After and retry rules apply as for
+ * ms_kube_do (a request waiting for a token or a retry holds no stream and
+ * blocks no other). Many requests in flight cost one thread, one TLS
+ * session and a stream each, instead of a thread and a connection each. */
+typedef struct ms_kube_async ms_kube_async;
+
+/* Called on the engine's thread when a request is over. rc as
+ * ms_kube_do's (MS_ESTATE: dropped at shutdown, never sent or not
+ * answered); resp is the callee's (free it with ms_kube_response_free);
+ * err is NULL when rc == MS_OK. */
+typedef void (*ms_kube_async_fn)(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err);
+
+/* max_in_flight: streams (requests sent and not answered) at once; 0: 64.
+ * c must outlive the engine. */
+ms_rc ms_kube_async_new(ms_kube_client *c, uint32_t max_in_flight, ms_kube_async **out,
+                        ms_error *err);
+/* Queues a request (r->cancel and r->timeout as for ms_kube_do; streams are
+ * not supported). The strings r points to (path, body, content_type,
+ * method) must stay valid until fn is called; r itself is copied.
+ * MS_ESTATE once the engine is shutting down (fn is then not called). */
+ms_rc ms_kube_async_submit(ms_kube_async *a, const ms_kube_request *r, ms_kube_async_fn fn,
+                           void *ctx);
+/* Requests submitted and not yet called back. */
+uint32_t ms_kube_async_pending(ms_kube_async *a);
+/* Stops taking requests, waits up to `drain` seconds for those submitted,
+ * then drops the rest (their fn gets MS_ESTATE) and joins the thread. */
+void ms_kube_async_free(ms_kube_async *a, double drain);
+
 /* Appends s percent-encoded for a query value to buf (size n, always
  * NUL-terminated); false when it does not fit. */
 bool ms_kube_query_escape(char *buf, size_t n, const char *s);
