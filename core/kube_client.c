@@ -982,6 +982,10 @@ static bool async_start(ms_kube_async *a, atask *t, double now) {
     /* Wait for the connection being set up rather than open another: it
      * may turn out to multiplex. */
     if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    /* Buffers are per handle, and a handle per stream: API requests are
+     * small, libcurl's default upload buffer (64 KiB) is sized for bulk
+     * transfers. */
+    if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
     if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_PRIVATE, t);
     if (cc != CURLE_OK || curl_multi_add_handle(a->multi, e) != CURLM_OK) {
         async_release_easy(a, t);
@@ -1208,9 +1212,11 @@ ms_rc ms_kube_async_submit(ms_kube_async *a, const ms_kube_request *r, ms_kube_a
         return MS_ESTATE;
     }
     atomic_fetch_add(&a->pending, 1);
+    /* The thread takes the whole list at once: one wakeup per batch. */
+    bool wake = !a->submitted.head;
     alist_push(&a->submitted, t);
     pthread_mutex_unlock(&a->mu);
-    curl_multi_wakeup(a->multi);
+    if (wake) curl_multi_wakeup(a->multi);
     return MS_OK;
 }
 

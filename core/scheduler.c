@@ -742,6 +742,11 @@ void ms_scheduler_tick(ms_scheduler *s, double now) {
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)
         ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
     ms_sched_flush_permits(s, now);
+    /* With no cycle running, the snapshot would keep the last cycle's view
+     * and with it every pod the cache has replaced since (assumed copies
+     * that the informer's bound versions confirmed, and the objects they
+     * were copied from). The update is O(changed), as at a cycle start. */
+    if (ms_cache_update_snapshot(s->cache, &s->snap) == MS_OK) ms_sched_release_evicted(s);
 }
 
 /* ---- Permit releases ------------------------------------------------- */

@@ -47,8 +47,11 @@ if what == "nodes": run(node)
 elif what == "pods": run(pod)
 elif what == "clear":
     c = conn()
-    c.request("DELETE", "/api/v1/namespaces/default/pods?gracePeriodSeconds=0", None, hdr); c.getresponse().read()
-    while True:
+    # A collection delete can stop short on a loaded server: asked again
+    # every few seconds until nothing is left.
+    for i in range(10**6):
+        if i % 10 == 0:
+            c.request("DELETE", "/api/v1/namespaces/default/pods?gracePeriodSeconds=0", None, hdr); c.getresponse().read()
         c.request("GET", "/api/v1/namespaces/default/pods?limit=1", None, hdr)
         r = json.loads(c.getresponse().read())
         if not r["items"]: break
