@@ -186,6 +186,7 @@ static ms_rc dp_create(const cJSON *args, const ms_handle *h, void **self, ms_er
         dp_destroy(p);
         return ms_error_set(err, MS_ENOMEM, PLUGIN ": out of memory");
     }
+    p->scratch->scratch = true;
     p->h = h;
     ms_rc rc = parse_args(p, args, err);
     if (rc != MS_OK) {
@@ -278,9 +279,10 @@ static void sort_victims(ms_pod **v, uint32_t n) {
     }
 }
 
-/* Removes / re-adds a pod on the scratch copy. This is where upstream also
- * runs the PreFilter extensions (AddPod/RemovePod) on a copy of the cycle
- * state; none of moonsched's plugins keeps per-pod PreFilter state yet. */
+/* Removes / re-adds a pod on the scratch copy. Upstream also runs the
+ * PreFilter extensions (AddPod/RemovePod) on a copy of the cycle state here;
+ * plugins with per-cycle counts (InterPodAffinity, PodTopologySpread)
+ * instead compare the copy with the snapshot's NodeInfo in Filter. */
 static bool scratch_remove(dp *p, ms_pod *pod) {
     return ms_node_info_remove_pod(p->scratch, pod, p->h->in) == 0;
 }
