@@ -47,7 +47,7 @@ typedef struct dp {
     /* Per-node work arrays, kept from call to call: they are as large as
      * the cluster, too large to take from the cycle arena each time. */
     ms_status *dry;                /* valid where looked[i] */
-    uint8_t *looked;
+    uint8_t *looked;               /* 1: dry-run, 2: ruled out by fits_without */
     uint32_t *potential;
     uint32_t nodecap;
     /* Per-node dry-run arrays, as large as the most lower-priority pods a
@@ -386,15 +386,57 @@ static bool reserve_victims(dp *p, uint32_t n) {
     return true;
 }
 
+/* NodeResourcesFit's check (fit_filter) on the node without its npv
+ * lower-priority pods, whose builtin requests add up to `freed`. When it
+ * fails, the dry run's Filter fails too: with every lower-priority pod
+ * gone, and all the more with nominated pods added (they only add
+ * requests). Such a node is no candidate, whatever the other plugins say;
+ * only the status (which plugin, which reason) would need the full dry
+ * run, and a message needs it only when no node is a candidate. */
+static bool fits_without(const ms_pod *pod, const ms_node_info *ni, uint32_t npv,
+                         const int64_t *freed) {
+    if (!ni->node) return true;
+    const int64_t *a = ni->node->allocatable.v, *u = ni->requested.v, *want = pod->requests.v;
+    if ((int64_t)(ni->npods - npv) + 1 > a[MS_RES_PODS]) return false;
+    static const int checked[] = {MS_RES_CPU, MS_RES_MEMORY, MS_RES_EPHEMERAL};
+    for (size_t k = 0; k < sizeof checked / sizeof checked[0]; k++) {
+        int r = checked[k];
+        if (want[r] > 0 && want[r] > a[r] - (u[r] - freed[r])) return false;
+    }
+    return true;
+}
+
+/* The shortcut above holds when this cycle's Filter runs NodeResourcesFit
+ * and no policy chooses the victims. */
+static bool can_precheck(const dp *p, const ms_cycle *c) {
+    if (p->hooks && p->hooks->select_victims) return false;
+    const ms_framework *fw = c->fw;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        if (fw->plugins[i].ops == &ms_plugin_node_resources_fit && fw->plugins[i].ops->filter)
+            return !(c->skip_filter >> i & 1);
+    }
+    return false;
+}
+
 /* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
  * node is no candidate (for the message) or carries an error. */
-static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni,
-                                      ms_preemption_candidate *out, ms_status *st) {
+static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni, bool precheck,
+                                      ms_preemption_candidate *out, ms_status *st, bool *deferred) {
     const ms_pod *pod = c->pod;
     uint32_t npv = 0;
-    for (uint32_t i = 0; i < ni->npods; i++) npv += ni->pods[i]->priority < pod->priority;
+    int64_t freed[MS_RES_NBUILTIN] = {0};
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) {
+            npv++;
+            for (int r = 0; r < MS_RES_NBUILTIN; r++) freed[r] += ni->pods[i]->requests.v[r];
+        }
     /* Nothing to remove: the node stays as Filter saw it. */
     if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+    if (precheck && !fits_without(pod, ni, npv, freed)) {
+        *deferred = true;
+        return MS_UNSCHEDULABLE;
+    }
 
     if (!reserve_victims(p, npv)) return fail(st, MS_ERROR, "out of memory");
     ranked *pv = p->pv;
@@ -658,12 +700,13 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     if (!cands) return fail(st, MS_ERROR, "out of memory");
     ms_preemption_candidate *violating = cands + want;
     uint32_t nok = 0, nbad = 0;
-    int32_t first_error = -1;
+    bool precheck = can_precheck(p, c);
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = potential[(offset + k) % np];
         ms_preemption_candidate cand;
-        ms_code code = select_victims_on_node(p, c, snap->nodes[i], &cand, &dry[i]);
-        p->looked[i] = 1;
+        bool deferred = false;
+        ms_code code = select_victims_on_node(p, c, snap->nodes[i], precheck, &cand, &dry[i], &deferred);
+        p->looked[i] = deferred ? 2 : 1;
         p->last.nevaluated++;
         if (code == MS_SUCCESS) {
             if (cand.num_pdb_violations == 0) {
@@ -672,8 +715,6 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
                 violating[nbad++] = cand;
             }
             if (nok > 0 && nok + nbad >= want) break;
-        } else if (code == MS_ERROR && first_error < 0) {
-            first_error = (int32_t)i;
         }
     }
     if (nbad) memmove(cands + nok, violating, nbad * sizeof *cands);
@@ -681,6 +722,19 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     p->last.candidates = cands;
     p->last.ncandidates = ncands;
     if (ncands == 0) {
+        /* The message and the error need every visited node's own status:
+         * dry-run the nodes the precheck ruled out (still no candidates). */
+        int32_t first_error = -1;
+        for (uint32_t k = 0; k < p->last.nevaluated; k++) {
+            uint32_t i = potential[(offset + k) % np];
+            if (p->looked[i] == 2) {
+                ms_preemption_candidate cand;
+                bool deferred = false;
+                select_victims_on_node(p, c, snap->nodes[i], false, &cand, &dry[i], &deferred);
+                p->looked[i] = 1;
+            }
+            if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;
+        }
         if (first_error >= 0) {
             *st = dry[first_error];
             st->code = MS_ERROR;

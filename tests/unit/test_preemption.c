@@ -579,6 +579,41 @@ static void test_affinity_to_a_higher_priority_pod_holds(void **state) {
     assert_string_equal(e->evicted, "l1@node1");
 }
 
+/* A node where the pod cannot fit even without every lower-priority pod is
+ * ruled out by its resources before any dry run; when no node is a
+ * candidate, the message still gives each node's own first failure, here
+ * NodePorts (before NodeResourcesFit in Filter order): a higher-priority
+ * pod holds the port and most of the CPU. */
+static void test_ruled_out_node_keeps_its_own_reason(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    const char *holder =
+        "metadata: {name: holder, namespace: default, uid: uid-holder}\n"
+        "spec: {nodeName: node1, priority: 10000, containers: [{name: c, ports: [{containerPort: 80, "
+        "hostPort: 80}], resources: {requests: {cpu: 300m}}}]}\n"
+        "status: {phase: Running}";
+    ms_pod *h = fx_pod(&e->fx.d, holder);
+    e->pods[e->npods++] = h;
+    assert_int_equal(ms_node_info_add_pod(ms_snapshot_get(&e->snap, id(e, "node1")), h, e->fx.in), 0);
+    place_all(e, "node1:l1:0:100 node2:h2:10000:300 node2:l2:0:100");
+    const char *want =
+        "metadata: {name: p, namespace: default, uid: uid-p}\n"
+        "spec: {priority: 1000, containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}], "
+        "resources: {requests: {cpu: 300m}}}]}\n"
+        "status: {phase: Pending}";
+    ms_pod *p = fx_pod(&e->fx.d, want);
+    e->pods[e->npods++] = p;
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
+    assert_int_equal(last(e)->npotential, 2);
+    assert_int_equal(last(e)->nevaluated, 2);
+    assert_int_equal(last(e)->ncandidates, 0);
+    assert_string_equal(reason(&st), "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 "
+                                     "node(s) didn't have free ports for the requested pod ports.");
+    assert_string_equal(e->evicted, "");
+}
+
 /* upstream's TestSelectBestCandidate: the node PostFilter nominates. */
 static void test_select_best_candidate_upstream_cases(void **state) {
     static const struct {
@@ -1166,6 +1201,7 @@ int main(void) {
         T(test_own_anti_affinity_target_is_preempted),
         T(test_affinity_to_a_victim_is_no_candidate),
         T(test_affinity_to_a_higher_priority_pod_holds),
+        T(test_ruled_out_node_keeps_its_own_reason),
         T(test_more_important_pod),
         T(test_pod_with_nominated_node),
         T(test_num_candidates),
