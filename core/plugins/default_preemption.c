@@ -387,21 +387,29 @@ static bool reserve_victims(dp *p, uint32_t n) {
 }
 
 /* NodeResourcesFit's check (fit_filter) on the node without its npv
- * lower-priority pods, whose builtin requests add up to `freed`. When it
- * fails, the dry run's Filter fails too: with every lower-priority pod
- * gone, and all the more with nominated pods added (they only add
- * requests). Such a node is no candidate, whatever the other plugins say;
- * only the status (which plugin, which reason) would need the full dry
- * run, and a message needs it only when no node is a candidate. */
+ * lower-priority pods, whose builtin requests add up to `freed`, and with
+ * the nominated pods the Filter's first pass adds (those of at least the
+ * pod's priority). When it fails, the dry run's Filter fails too, in that
+ * pass or, without nominated pods, in the only one. Such a node is no
+ * candidate, whatever the other plugins say; only the status (which
+ * plugin, which reason) would need the full dry run, and a message needs
+ * it only when no node is a candidate. */
 static bool fits_without(const ms_pod *pod, const ms_node_info *ni, uint32_t npv,
-                         const int64_t *freed) {
+                         const int64_t *freed, const nominees *nm) {
     if (!ni->node) return true;
     const int64_t *a = ni->node->allocatable.v, *u = ni->requested.v, *want = pod->requests.v;
-    if ((int64_t)(ni->npods - npv) + 1 > a[MS_RES_PODS]) return false;
+    int64_t added[MS_RES_NBUILTIN] = {0}, npods = (int64_t)ni->npods - npv;
+    for (uint32_t i = 0; i < nm->n; i++) {
+        const ms_pod *q = nm->pods[i];
+        if (q->priority < pod->priority || q->meta.uid_hash == pod->meta.uid_hash) continue;
+        npods++;
+        for (int r = 0; r < MS_RES_NBUILTIN; r++) added[r] += q->requests.v[r];
+    }
+    if (npods + 1 > a[MS_RES_PODS]) return false;
     static const int checked[] = {MS_RES_CPU, MS_RES_MEMORY, MS_RES_EPHEMERAL};
     for (size_t k = 0; k < sizeof checked / sizeof checked[0]; k++) {
         int r = checked[k];
-        if (want[r] > 0 && want[r] > a[r] - (u[r] - freed[r])) return false;
+        if (want[r] > 0 && want[r] > a[r] - (u[r] - freed[r] + added[r])) return false;
     }
     return true;
 }
@@ -433,7 +441,8 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
         }
     /* Nothing to remove: the node stays as Filter saw it. */
     if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
-    if (precheck && !fits_without(pod, ni, npv, freed)) {
+    const nominees nm = node_nominees(p->h, ni);
+    if (precheck && !fits_without(pod, ni, npv, freed, &nm)) {
         *deferred = true;
         return MS_UNSCHEDULABLE;
     }
@@ -456,7 +465,6 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
         }
         pv[j] = x;
     }
-    const nominees nm = node_nominees(p->h, ni);
 
     if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
     if (p->hooks && p->hooks->select_victims) {
