@@ -386,32 +386,49 @@ static bool reserve_victims(dp *p, uint32_t n) {
     return true;
 }
 
-/* NodeResourcesFit's check (fit_filter) on the node without its npv
- * lower-priority pods, whose builtin requests add up to `freed`, and with
- * the nominated pods the Filter's first pass adds (those of at least the
- * pod's priority). When it fails, the dry run's Filter fails too, in that
- * pass or, without nominated pods, in the only one. Such a node is no
- * candidate, whatever the other plugins say; only the status (which
- * plugin, which reason) would need the full dry run, and a message needs
- * it only when no node is a candidate. */
-static bool fits_without(const ms_pod *pod, const ms_node_info *ni, uint32_t npv,
-                         const int64_t *freed, const nominees *nm) {
-    if (!ni->node) return true;
-    const int64_t *a = ni->node->allocatable.v, *u = ni->requested.v, *want = pod->requests.v;
-    int64_t added[MS_RES_NBUILTIN] = {0}, npods = (int64_t)ni->npods - npv;
-    for (uint32_t i = 0; i < nm->n; i++) {
-        const ms_pod *q = nm->pods[i];
-        if (q->priority < pod->priority || q->meta.uid_hash == pod->meta.uid_hash) continue;
-        npods++;
-        for (int r = 0; r < MS_RES_NBUILTIN; r++) added[r] += q->requests.v[r];
-    }
+/* NodeResourcesFit's check (fit_filter) for the pod on a node of
+ * allocatable `a` holding `npods` pods that request `used`. */
+static bool fit_check(const ms_pod *pod, const int64_t *a, int64_t npods, const int64_t *used) {
     if (npods + 1 > a[MS_RES_PODS]) return false;
+    const int64_t *want = pod->requests.v;
     static const int checked[] = {MS_RES_CPU, MS_RES_MEMORY, MS_RES_EPHEMERAL};
     for (size_t k = 0; k < sizeof checked / sizeof checked[0]; k++) {
         int r = checked[k];
-        if (want[r] > 0 && want[r] > a[r] - (u[r] - freed[r] + added[r])) return false;
+        if (want[r] > 0 && want[r] > a[r] - used[r]) return false;
     }
     return true;
+}
+
+/* What Filter's first pass adds to the node: the nominated pods of at
+ * least the pod's priority (ms_framework_run_filter_with_nominees). */
+typedef struct nominee_load {
+    int64_t npods;
+    int64_t used[MS_RES_NBUILTIN];
+} nominee_load;
+
+static void nominee_load_of(const ms_pod *pod, const nominees *nm, nominee_load *out) {
+    memset(out, 0, sizeof *out);
+    for (uint32_t i = 0; i < nm->n; i++) {
+        const ms_pod *q = nm->pods[i];
+        if (q->priority < pod->priority || q->meta.uid_hash == pod->meta.uid_hash) continue;
+        out->npods++;
+        for (int r = 0; r < MS_RES_NBUILTIN; r++) out->used[r] += q->requests.v[r];
+    }
+}
+
+/* fit_check on ni's pods minus `minus` (count and requests) plus `plus`
+ * (a pod put back, or NULL) plus the nominated pods. When it fails, the
+ * dry run's Filter fails too: in its first pass with nominated pods, or
+ * without any, in its only one (requests only add up). The status would
+ * say which plugin failed first, which matters only for a message. */
+static bool fits_resources(const ms_pod *pod, const ms_node_info *ni, int64_t minus_pods,
+                           const int64_t *minus, const ms_pod *plus, const nominee_load *nl) {
+    if (!ni->node) return true;
+    int64_t used[MS_RES_NBUILTIN];
+    for (int r = 0; r < MS_RES_NBUILTIN; r++)
+        used[r] = ni->requested.v[r] - minus[r] + nl->used[r] + (plus ? plus->requests.v[r] : 0);
+    int64_t npods = (int64_t)ni->npods - minus_pods + nl->npods + (plus != NULL);
+    return fit_check(pod, ni->node->allocatable.v, npods, used);
 }
 
 /* The shortcut above holds when this cycle's Filter runs NodeResourcesFit
@@ -442,7 +459,10 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     /* Nothing to remove: the node stays as Filter saw it. */
     if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
     const nominees nm = node_nominees(p->h, ni);
-    if (precheck && !fits_without(pod, ni, npv, freed, &nm)) {
+    nominee_load nl = {0};
+    if (precheck) nominee_load_of(pod, &nm, &nl);
+    /* Not even with every lower-priority pod gone: no candidate. */
+    if (precheck && !fits_resources(pod, ni, npv, freed, NULL, &nl)) {
         *deferred = true;
         return MS_UNSCHEDULABLE;
     }
@@ -502,8 +522,16 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
 
     /* Reprieve: put each pod back and keep it when the pod still fits. */
     uint32_t nvictims = 0, num_violations = 0;
+    static const int64_t zero[MS_RES_NBUILTIN];
     for (uint32_t i = 0; i < npv; i++) {
         ms_pod *v = order[i];
+        /* A pod whose requests do not fit back is a victim without a Filter
+         * run (the pass would fail on resources). */
+        if (precheck && !fits_resources(pod, p->scratch, 0, zero, v, &nl)) {
+            victims[nvictims++] = v;
+            num_violations += i < nviolating;
+            continue;
+        }
         if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
         ms_status fst;
         if (dry_filter(p, c, &nm, &fst) == MS_SUCCESS)
