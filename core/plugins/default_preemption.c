@@ -2,9 +2,13 @@
  * lower-priority pods (upstream's defaultpreemption plugin and its
  * preemption.Evaluator). See include/moonsched/preemption.h for the steps.
  *
- * Preemption runs only for pods no node could take, so it favours clarity
- * over speed: per-call arrays come from the cycle arena, and the one
- * NodeInfo it edits is a scratch copy reused from call to call. */
+ * The dry run visits up to every node of a large cluster per preemptor, so
+ * it is kept cheap without changing a decision: the one NodeInfo it edits
+ * is a scratch copy reused from call to call, per-node arrays are reused,
+ * and where NodeResourcesFit alone already rules a step out (the pod does
+ * not fit even without every lower-priority pod; a victim does not fit
+ * back) that step is decided without a copy or a Filter run. Statuses of
+ * nodes ruled out that way are computed only when a message needs them. */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
