@@ -461,8 +461,9 @@ static int namespaces_and_pdbs(ms_kube_client *admin, ms_kube_client *sched) {
     int ns_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_NAMESPACE, false);
     long ta = wait_delta(&c, 0, MS_DELTA_ADD, "team-a", 0);
     check(ns_adds == 6 && ns.objects == 6 && ns.pages == 3 && ta >= 0 && !strcmp(c.log[ta].label_v, "a"),
-          "namespaces listed: 6 adds over 3 pages, team-a with its label team=a (adds %d, pages %llu)", ns_adds,
-          (unsigned long long)ns.pages);
+          "namespaces listed: 6 adds over 3 pages, team-a with its label team=a (adds %d, objects %llu, pages %llu, "
+          "team-a at %ld with team=%s)", ns_adds, (unsigned long long)ns.objects, (unsigned long long)ns.pages, ta,
+          ta >= 0 ? c.log[ta].label_v : "");
 
     ms_informer_stats_get(pdbi, &ps);
     int pdb_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_PDB, false);

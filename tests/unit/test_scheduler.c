@@ -9,6 +9,7 @@
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 #include "moonsched/scheduler.h"
 
@@ -644,6 +645,72 @@ static void test_node_add_moves_unschedulable_pod(void **state) {
     env_free(e);
 }
 
+/* ---- namespaces ------------------------------------------------------- */
+
+static ms_pod *decode_pod_json(env *e, const char *text) {
+    cJSON *j = parse(text);
+    ms_pod *p = NULL;
+    ms_error err = {0};
+    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    assert_true(e->nobjects < 512);
+    e->objects[e->nobjects++] = p;
+    return p;
+}
+
+static void set_namespace(env *e, const char *name, const char *labels, double now) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", name,
+             labels);
+    cJSON *j = parse(buf);
+    ms_namespace *ns = NULL;
+    ms_error err = {0};
+    if (ms_namespace_decode(&e->dec, j, &ns, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    ms_scheduler_namespace_add(e->s, ns, now);
+    ms_namespace_unref(ns);
+}
+
+/* A pod whose required pod affinity selects its peers' namespace by label
+ * (namespaceSelector team=a) waits while no namespace carries the label;
+ * labelling the peers' namespace (what the namespace informer delivers in
+ * `run`) moves it out of the unschedulable pods at once, and it lands
+ * next to its peer. */
+static void test_namespace_label_moves_pod_affinity_pod(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "InterPodAffinity", "DefaultBinder", NULL};
+    env *e = env_new_profile(0, 1, false, plugins);
+    add_node(e, "n1", "4", "{\"kubernetes.io/hostname\":\"n1\"}", NULL);
+    add_node(e, "n2", "4", "{\"kubernetes.io/hostname\":\"n2\"}", NULL);
+    set_namespace(e, "db", "{\"team\":\"b\"}", 0);
+    ms_pod *peer = decode_pod_json(
+        e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"db-0\",\"namespace\":\"db\",\"labels\":{\"app\":\"db\"}},"
+           "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\"}]}}");
+    ms_scheduler_pod_add(e->s, peer, 0);
+    add_pod(e, "web", "100m",
+            ",\"affinity\":{\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":[{"
+            "\"labelSelector\":{\"matchLabels\":{\"app\":\"db\"}},\"namespaceSelector\":{\"matchLabels\":"
+            "{\"team\":\"a\"}},\"topologyKey\":\"kubernetes.io/hostname\"}]}}");
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_int_equal(e->nscheduled, 0);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+
+    /* the same labels again: no change, the pod stays where it is */
+    set_namespace(e, "db", "{\"team\":\"b\"}", 2);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+
+    set_namespace(e, "db", "{\"team\":\"a\"}", 3);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q), 1);
+    ms_scheduler_tick(e->s, 100);
+    assert_true(ms_scheduler_schedule_one(e->s, 100));
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "n2");
+    env_free(e);
+}
+
 static void test_other_schedulers_ignored(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -1157,6 +1224,7 @@ int main(void) {
         cmocka_unit_test(test_unschedulable_message),
         cmocka_unit_test(test_no_nodes),
         cmocka_unit_test(test_node_add_moves_unschedulable_pod),
+        cmocka_unit_test(test_namespace_label_moves_pod_affinity_pod),
         cmocka_unit_test(test_other_schedulers_ignored),
         cmocka_unit_test(test_assumed_resources_counted_before_bind),
         cmocka_unit_test(test_bind_failure_requeues_with_backoff),
