@@ -624,6 +624,12 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
         case MS_DELTA_DELETE: ms_scheduler_namespace_delete(r->sched, d->ns->meta.name, now); break;
         default: break;
         }
+        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+            char nlabels[16];
+            snprintf(nlabels, sizeof nlabels, "%u", d->ns->meta.labels.n);
+            ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
+                   "name", sget(r, d->ns->meta.name), "labels", nlabels, NULL);
+        }
     } else if (d->kind == MS_KIND_PDB) {
         switch (d->type) {
         case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;

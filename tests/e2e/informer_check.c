@@ -457,7 +457,12 @@ static int namespaces_and_pdbs(ms_kube_client *admin, ms_kube_client *sched) {
 
     /* namespaces: default, kube-system, kube-public, kube-node-lease and ours */
     ms_informer_stats ns, ps;
-    ms_informer_stats_get(nsi, &ns);
+    /* the counts are published just after the synced marker is queued */
+    t0 = now_s();
+    do {
+        ms_informer_stats_get(nsi, &ns);
+        ms_informer_stats_get(pdbi, &ps);
+    } while ((ns.objects != 6 || ps.objects != 3) && now_s() - t0 < 2 && (sleep_s(0.01), 1));
     int ns_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_NAMESPACE, false);
     long ta = wait_delta(&c, 0, MS_DELTA_ADD, "team-a", 0);
     check(ns_adds == 6 && ns.objects == 6 && ns.pages == 3 && ta >= 0 && !strcmp(c.log[ta].label_v, "a"),
@@ -465,7 +470,6 @@ static int namespaces_and_pdbs(ms_kube_client *admin, ms_kube_client *sched) {
           "team-a at %ld with team=%s)", ns_adds, (unsigned long long)ns.objects, (unsigned long long)ns.pages, ta,
           ta >= 0 ? c.log[ta].label_v : "");
 
-    ms_informer_stats_get(pdbi, &ps);
     int pdb_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_PDB, false);
     int v1beta1 = 0;
     for (size_t i = 0; i < c.n; i++)
