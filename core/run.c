@@ -302,10 +302,22 @@ static const char *sget(const runner *r, ms_str s) {
     return v ? v : "";
 }
 
+static void add_pod_ref(runner *r, cJSON *obj, const char *field, const ms_pod *pod) {
+    cJSON *o = cJSON_AddObjectToObject(obj, field);
+    cJSON_AddStringToObject(o, "apiVersion", "v1");
+    cJSON_AddStringToObject(o, "kind", "Pod");
+    cJSON_AddStringToObject(o, "namespace", sget(r, pod->meta.namespace_));
+    cJSON_AddStringToObject(o, "name", sget(r, pod->meta.name));
+    cJSON_AddStringToObject(o, "uid", pod->meta.uid ? pod->meta.uid : "");
+}
+
 /* An event about a pod, events.k8s.io/v1 first, core/v1 when the server
- * has no events.k8s.io/v1 (the fallback is prepared alongside). */
-static void post_event(runner *r, const ms_pod *pod, const char *type, const char *reason,
-                       const char *note, uint32_t repeats) {
+ * has no events.k8s.io/v1 (the fallback is prepared alongside). `related`
+ * (optional) is the second object upstream's recorder names, e.g. the
+ * preemptor on a victim's event; core/v1 events have no place for it. */
+static void post_event(runner *r, const ms_pod *pod, const ms_pod *related, const char *type,
+                       const char *reason, const char *action, const char *note,
+                       uint32_t repeats) {
     const char *ns = sget(r, pod->meta.namespace_), *name = sget(r, pod->meta.name);
     char ename[300], now[40], now_s[32];
     double t = wall_now();
@@ -324,16 +336,12 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     cJSON_AddStringToObject(v1, "eventTime", now);
     cJSON_AddStringToObject(v1, "reportingController", "default-scheduler");
     cJSON_AddStringToObject(v1, "reportingInstance", host);
-    cJSON_AddStringToObject(v1, "action", reason[0] == 'S' ? "Binding" : "Scheduling");
+    cJSON_AddStringToObject(v1, "action", action);
     cJSON_AddStringToObject(v1, "reason", reason);
     cJSON_AddStringToObject(v1, "type", type);
     cJSON_AddStringToObject(v1, "note", note);
-    cJSON *reg = cJSON_AddObjectToObject(v1, "regarding");
-    cJSON_AddStringToObject(reg, "apiVersion", "v1");
-    cJSON_AddStringToObject(reg, "kind", "Pod");
-    cJSON_AddStringToObject(reg, "namespace", ns);
-    cJSON_AddStringToObject(reg, "name", name);
-    cJSON_AddStringToObject(reg, "uid", pod->meta.uid);
+    add_pod_ref(r, v1, "regarding", pod);
+    if (related) add_pod_ref(r, v1, "related", related);
     if (repeats > 1) {
         cJSON *series = cJSON_AddObjectToObject(v1, "series");
         cJSON_AddNumberToObject(series, "count", repeats);
@@ -346,12 +354,7 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     m = cJSON_AddObjectToObject(core, "metadata");
     cJSON_AddStringToObject(m, "name", ename);
     cJSON_AddStringToObject(m, "namespace", ns);
-    cJSON *inv = cJSON_AddObjectToObject(core, "involvedObject");
-    cJSON_AddStringToObject(inv, "apiVersion", "v1");
-    cJSON_AddStringToObject(inv, "kind", "Pod");
-    cJSON_AddStringToObject(inv, "namespace", ns);
-    cJSON_AddStringToObject(inv, "name", name);
-    cJSON_AddStringToObject(inv, "uid", pod->meta.uid);
+    add_pod_ref(r, core, "involvedObject", pod);
     cJSON_AddStringToObject(core, "reason", reason);
     cJSON_AddStringToObject(core, "message", note);
     cJSON_AddStringToObject(core, "type", type);
@@ -468,7 +471,8 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     pr->failed_repeats++;
     if (pr->failed_last == 0 || now - pr->failed_last >= r->event_interval) {
         if (event_allowed(r)) {
-            post_event(r, pod, "Warning", "FailedScheduling", message, pr->failed_repeats);
+            post_event(r, pod, NULL, "Warning", "FailedScheduling", "Scheduling", message,
+                       pr->failed_repeats);
             pr->failed_last = now;
             pr->failed_repeats = 0;
         }
@@ -516,12 +520,13 @@ static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
          b, "application/strategic-merge-patch+json", NULL, NULL);
 }
 
+/* upstream v1.20's words (newer releases name the preemptor by UID). */
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
-    char note[512];
-    snprintf(note, sizeof note, "Preempted by pod %s on node %s",
-             preemptor->meta.uid ? preemptor->meta.uid : "", sget(r, node));
-    if (event_allowed(r)) post_event(r, victim, "Normal", "Preempted", note, 0);
+    char note[1024];
+    snprintf(note, sizeof note, "Preempted by %s/%s on node %s", sget(r, preemptor->meta.namespace_),
+             sget(r, preemptor->meta.name), sget(r, node));
+    if (event_allowed(r)) post_event(r, victim, preemptor, "Normal", "Preempted", "Preempting", note, 0);
 }
 
 /* A completed bind: the Scheduled event. */
@@ -532,7 +537,7 @@ static void report_bound(runner *r, const ms_pod *pod, const char *node) {
     forget_report(r, pod);
     if (!event_allowed(r)) return;
     snprintf(note, sizeof note, "Successfully assigned %s to %s", key, node);
-    post_event(r, pod, "Normal", "Scheduled", note, 0);
+    post_event(r, pod, NULL, "Normal", "Scheduled", "Binding", note, 0);
 }
 
 /* ---- the scheduler thread ---------------------------------------------- */

@@ -70,8 +70,9 @@ typedef struct ms_reporter {
     void (*nominated)(void *ctx, const ms_pod *pod, ms_str node);
     /* A victim evicted (or, waiting on Permit, rejected) for `preemptor`
      * on `node`: upstream's Normal event on the victim, reason Preempted,
-     * message "Preempted by pod <preemptor UID> on node <node>" (1.20 said
-     * "Preempted by <ns>/<name> on node <node>"). */
+     * message "Preempted by <ns>/<name> on node <node>" as v1.20 words it
+     * (`run` posts this one, the preemptor as the event's `related`; newer
+     * releases say "Preempted by pod <preemptor UID> on node <node>"). */
     void (*preempted)(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node);
 } ms_reporter;
 
