@@ -132,9 +132,35 @@ mkpod default/s2-low 1 low node=s2-a
 # evicting the third.
 mknode s5-a 3 s5
 for i in 1 2 3; do mkpod "default/s5-low-$i" 1 low node=s5-a; done
+# --- 6 (below): a node for a mid then a high preemptor; a pod elsewhere
+mknode s6-a 1 s6
+mkpod default/s6-low 1 low node=s6-a
+mknode s6-spare 1 none
+mkpod default/s6-spare 100m low node=s6-spare
+
+# --- 3: a PodDisruptionBudget, where another choice exists --------------------
+# s3-a's pod has the lower priority (the default choice) but a PDB with no
+# disruption allowed; s3-b's pod is unprotected: upstream evicts s3-b's.
+# Nothing runs the disruption controller: its status is written here, via
+# the /status subresource, as the controller would (1.20 serves policy/v1beta1).
+mknode s3-a 1 s3
+mknode s3-b 1 s3
+mkpod default/s3-guarded 1 low node=s3-a '{"app":"guarded"}'
+mkpod default/s3-free 1 mid node=s3-b '{"app":"free"}'
+kube_api POST /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets \
+    '{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"guard"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"guarded"}}}}' >/dev/null
+kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard |
+    jq -c '.status = {"observedGeneration": .metadata.generation, "disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}' >"$dir/pdb.json"
+kube_api PUT /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard/status "$(cat "$dir/pdb.json")" >/dev/null
+check "3: the PDB's status says no disruption is allowed" \
+    'kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard | jq -e ".status.disruptionsAllowed == 0 and .status.currentHealthy == 1" >/dev/null'
 
 start_ms
-wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log"' || not_ok "moonsched synced"
+wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log" && grep -q "informer synced.*nodes" "$dir/ms.log"' ||
+    not_ok "moonsched synced"
+# PodDisruptionBudgets reach the scheduler only where run watches them.
+pdbs_watched=""
+wait_for 5 'grep -Eq "informer synced.*(poddisruptionbudgets|pdb)" "$dir/ms.log"' && pdbs_watched=1
 
 mkpod default/s1-pre 1 high group=s1
 mkpod default/s2-never 1 high-never group=s2
@@ -164,6 +190,19 @@ check "1: no Preempted event on the pods that stayed" \
 check "1: the preemptor has its FailedScheduling event (as upstream), then Scheduled" \
     '[ -n "$(events_of default/s1-pre FailedScheduling)" ] && wait_for 5 "[ -n \"\$(events_of default/s1-pre Scheduled)\" ]"'
 
+if [ -n "$pdbs_watched" ]; then
+    mkpod default/s3-pre 1 high group=s3
+    check "3: the preemptor goes to the node whose victim no PDB protects (s3-b)" \
+        "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
+    check "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
+        'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
+else
+    for what in "the preemptor goes to the node whose victim no PDB protects" \
+        "the PDB-protected pod stays; only the unprotected one was deleted"; do
+        n=$((n + 1)); echo "ok $n - 3: $what # SKIP run does not watch PodDisruptionBudgets in this build"
+    done
+fi
+
 never_ok() {
     pod_json default/s2-never |
         jq -e '.status.conditions[]? | select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable")' >/dev/null
@@ -187,11 +226,6 @@ check "2: after all this the Never pod is still pending, its node's pod untouche
 # The kubelet holds deletions: the mid pod's victim stays Terminating, so it
 # must not preempt again; a high pod then preempts on the same node (its
 # victim is already going) and clears the mid pod's nomination, as upstream.
-mknode s6-a 1 s6
-mkpod default/s6-low 1 low node=s6-a
-mknode s6-spare 1 none
-mkpod default/s6-spare 100m low node=s6-spare
-sleep 0.5
 touch "$dir/hold"
 mkpod default/s6-mid 1 mid group=s6
 terminating() { pod_json "$1" | jq -e '.metadata.deletionTimestamp != null' >/dev/null; }
