@@ -244,7 +244,10 @@ static void *poster_main(void *arg) {
             snprintf(st, sizeof st, "%ld", resp.status);
             /* A pod deleted meanwhile is not worth a warning. */
             ms_log(r->log, resp.status == 404 ? MS_LOG_DEBUG : MS_LOG_WARN,
-                   is_event ? "event not posted" : "status not patched", "path", j->path,
+                   is_event                           ? "event not posted"
+                   : strcmp(j->method, "DELETE") == 0 ? "victim not deleted"
+                                                      : "status not patched",
+                   "path", j->path,
                    "status", st, "error", rc == MS_OK ? msg : err.msg, NULL);
         }
         pthread_mutex_lock(&r->st_mu);
