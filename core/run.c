@@ -68,6 +68,7 @@ typedef struct jobq {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     job *head, *tail;
+    job *uhead, *utail;            /* urgent ones, popped first */
     uint32_t len;
     bool closed;
 } jobq;
@@ -89,8 +90,12 @@ static void job_free(job *j) {
 }
 
 static void jobq_destroy(jobq *q) {
-    job *j = q->head;
-    while (j) {
+    for (job *j = q->uhead; j;) {
+        job *n = j->next;
+        job_free(j);
+        j = n;
+    }
+    for (job *j = q->head; j;) {
         job *n = j->next;
         job_free(j);
         j = n;
@@ -99,23 +104,30 @@ static void jobq_destroy(jobq *q) {
     pthread_cond_destroy(&q->cv);
 }
 
-static void jobq_push(jobq *q, job *j) {
+static void jobq_push_to(jobq *q, job *j, bool urgent) {
     j->next = NULL;
     pthread_mutex_lock(&q->mu);
-    if (q->tail) q->tail->next = j;
-    else q->head = j;
-    q->tail = j;
+    job **head = urgent ? &q->uhead : &q->head, **tail = urgent ? &q->utail : &q->tail;
+    if (*tail) (*tail)->next = j;
+    else *head = j;
+    *tail = j;
     q->len++;
     pthread_cond_signal(&q->cv);
     pthread_mutex_unlock(&q->mu);
 }
 
+static void jobq_push(jobq *q, job *j) { jobq_push_to(q, j, false); }
+
 /* Blocks until a job or close; NULL when closed and empty. */
 static job *jobq_pop_wait(jobq *q) {
     pthread_mutex_lock(&q->mu);
-    while (!q->head && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
-    job *j = q->head;
+    while (!q->uhead && !q->head && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
+    job *j = q->uhead;
     if (j) {
+        q->uhead = j->next;
+        if (!q->uhead) q->utail = NULL;
+        q->len--;
+    } else if ((j = q->head)) {
         q->head = j->next;
         if (!q->head) q->tail = NULL;
         q->len--;
@@ -124,11 +136,16 @@ static job *jobq_pop_wait(jobq *q) {
     return j;
 }
 
-/* Takes the whole list at once (the scheduler thread draining completions). */
+/* Takes the whole list at once (the scheduler thread draining completions),
+ * urgent ones first. */
 static job *jobq_take_all(jobq *q) {
     pthread_mutex_lock(&q->mu);
     job *j = q->head;
-    q->head = q->tail = NULL;
+    if (q->uhead) {
+        q->utail->next = q->head;
+        j = q->uhead;
+    }
+    q->head = q->tail = q->uhead = q->utail = NULL;
     q->len = 0;
     pthread_mutex_unlock(&q->mu);
     return j;
@@ -226,6 +243,7 @@ static void *poster_main(void *arg) {
         ms_error err = {0};
         ms_rc rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
         bool is_event = strstr(j->path, "/events") != NULL;
+        bool is_delete = strcmp(j->method, "DELETE") == 0;
         if (!j->body[0]) rq.body = NULL, rq.body_len = 0;
         if (rc == MS_OK && resp.status == 404 && j->fallback_path) {
             /* events.k8s.io/v1 missing: core/v1 from now on. */
@@ -245,7 +263,7 @@ static void *poster_main(void *arg) {
             /* A pod deleted meanwhile is not worth a warning. */
             ms_log(r->log, resp.status == 404 ? MS_LOG_DEBUG : MS_LOG_WARN,
                    is_event                           ? "event not posted"
-                   : strcmp(j->method, "DELETE") == 0 ? "victim not deleted"
+                   : is_delete                        ? "victim not deleted"
                                                       : "status not patched",
                    "path", j->path,
                    "status", st, "error", rc == MS_OK ? msg : err.msg, NULL);
@@ -254,7 +272,7 @@ static void *poster_main(void *arg) {
         if (is_event) {
             if (ok) r->st.events_posted++;
             else r->st.events_failed++;
-        } else if (ok) {
+        } else if (ok && !is_delete) {
             r->st.status_patches++;
         }
         pthread_mutex_unlock(&r->st_mu);
@@ -264,14 +282,17 @@ static void *poster_main(void *arg) {
     return NULL;
 }
 
-static void post(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
-                 char *fallback_path, cJSON *fallback_body) {
+/* Reports wait their turn; `urgent` ones (preemption's deletions and
+ * nominations, which a preemptor waits for) go before the waiting status
+ * patches and events, which can be thousands when many pods do not fit. */
+static void post_to(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
+                    char *fallback_path, cJSON *fallback_body, bool urgent) {
     job *j = calloc(1, sizeof *j);
     char *b = body ? cJSON_PrintUnformatted(body) : NULL;
     char *fb = fallback_body ? cJSON_PrintUnformatted(fallback_body) : NULL;
     cJSON_Delete(body);
     cJSON_Delete(fallback_body);
-    if (!j || !b || !path || jobq_len(&r->post_q) >= POSTER_BACKLOG) {
+    if (!j || !b || !path || (!urgent && jobq_len(&r->post_q) >= POSTER_BACKLOG)) {
         /* Reports are best effort: the scheduler's own work goes on. */
         free(j);
         free(b);
@@ -290,7 +311,12 @@ static void post(runner *r, const char *method, char *path, cJSON *body, const c
     j->fallback_path = fb ? fallback_path : NULL;
     j->fallback_body = fb;
     if (!fb) free(fallback_path);
-    jobq_push(&r->post_q, j);
+    jobq_push_to(&r->post_q, j, urgent);
+}
+
+static void post(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
+                 char *fallback_path, cJSON *fallback_body) {
+    post_to(r, method, path, body, ctype, fallback_path, fallback_body, false);
 }
 
 static char *dupf(const char *fmt, const char *a, const char *b) {
@@ -506,9 +532,10 @@ static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     cJSON_AddStringToObject(b, "kind", "DeleteOptions");
     if (victim->meta.uid && victim->meta.uid[0])
         cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
-    post(r, "DELETE",
-         dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_), sget(r, victim->meta.name)),
-         b, NULL, NULL, NULL);
+    post_to(r, "DELETE",
+            dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_),
+                 sget(r, victim->meta.name)),
+            b, NULL, NULL, NULL, true);
     return MS_OK;
 }
 
@@ -518,9 +545,10 @@ static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
     cJSON *st = cJSON_AddObjectToObject(b, "status");
     if (node == MS_STR_NONE) cJSON_AddNullToObject(st, "nominatedNodeName");
     else cJSON_AddStringToObject(st, "nominatedNodeName", sget(r, node));
-    post(r, "PATCH",
-         dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_), sget(r, pod->meta.name)),
-         b, "application/strategic-merge-patch+json", NULL, NULL);
+    post_to(r, "PATCH",
+            dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_),
+                 sget(r, pod->meta.name)),
+            b, "application/strategic-merge-patch+json", NULL, NULL, true);
 }
 
 /* upstream v1.20's words (newer releases name the preemptor by UID). */
