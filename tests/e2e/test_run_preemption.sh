@@ -156,8 +156,11 @@ check "3: the PDB's status says no disruption is allowed" \
     'kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard | jq -e ".status.disruptionsAllowed == 0 and .status.currentHealthy == 1" >/dev/null'
 
 start_ms
-wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log" && grep -q "informer synced.*nodes" "$dir/ms.log"' ||
-    not_ok "moonsched synced"
+if ! wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log" && grep -q "informer synced.*nodes" "$dir/ms.log"'; then
+    not_ok "moonsched synced its informers"
+    echo "1..$n"
+    exit 1
+fi
 # PodDisruptionBudgets reach the scheduler only where run watches them.
 pdbs_watched=""
 wait_for 5 'grep -Eq "informer synced.*(poddisruptionbudgets|pdb)" "$dir/ms.log"' && pdbs_watched=1
