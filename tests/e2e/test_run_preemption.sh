@@ -199,9 +199,14 @@ if [ -n "$pdbs_watched" ]; then
         "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
     check "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
         'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
+    # No other choice left: upstream then evicts despite the budget.
+    mkpod default/s3-pre-2 1 high group=s3
+    check "3: with no other choice the PDB-protected pod is preempted after all" \
+        "wait_for 20 '[ \"\$(node_of default/s3-pre-2)\" = s3-a ]' && [ \"\$(evicted_in s3-)\" = 'default/s3-free default/s3-guarded' ]"
 else
     for what in "the preemptor goes to the node whose victim no PDB protects" \
-        "the PDB-protected pod stays; only the unprotected one was deleted"; do
+        "the PDB-protected pod stays; only the unprotected one was deleted" \
+        "with no other choice the PDB-protected pod is preempted after all"; do
         n=$((n + 1)); echo "ok $n - 3: $what # SKIP run does not watch PodDisruptionBudgets in this build"
     done
 fi
