@@ -109,5 +109,37 @@ rc=$?
 ms_pid=""
 check "moonsched exits 0 on SIGTERM" "[ $rc -eq 0 ]"
 
+# In a pod (downward API env), the Events regard the scheduler's Pod. A
+# version whose filter always fails is disabled after 10 failed calls.
+pod_events() {   # reason type
+    kube_api GET /api/v1/namespaces/default/events |
+        jq --arg r "$1" --arg t "$2" '[.items[] | select(.reason == $r and .type == $t
+            and .involvedObject.kind == "Pod" and .involvedObject.name == "moonsched-0"
+            and .involvedObject.uid == "uid-of-moonsched-0")] | length'
+}
+POD_NAME=moonsched-0 POD_NAMESPACE=default POD_UID=uid-of-moonsched-0 \
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --policy "$dir/only.lua" \
+    --metrics-bind-address "127.0.0.1:$mport" >>"$dir/ms.log" 2>&1 &
+ms_pid=$!
+check "restarted in a pod: ready" "wait_for 20 '[ \"\$(http_code /readyz)\" = 200 ]'"
+printf 'local p = { name = "only" }\nfunction p.filter() error("boom") end\nreturn p\n' >"$dir/only.lua.new"
+mv "$dir/only.lua.new" "$dir/only.lua"
+check "the reload is a PolicyReloaded Event on the scheduler's Pod" \
+    "wait_for 10 '[ \"\$(pod_events PolicyReloaded Normal)\" = 1 ]'"
+for i in $(seq 1 12); do mkpod "e-$i"; done
+check "a policy failing 10 calls in a row is a Warning PolicyDisabled Event" \
+    "wait_for 20 '[ \"\$(pod_events PolicyDisabled Warning)\" = 1 ]'"
+disabled='moonsched_policy_disabled{plugin="lua:only",profile="default-scheduler"}'
+failures='moonsched_policy_call_failures_total{plugin="lua:only",profile="default-scheduler"}'
+check "/metrics: the policy is disabled after 10 failed calls" \
+    "wait_for 5 '[ \"\$(metric '\''$disabled'\'')/\$(metric '\''$failures'\'')\" = 1/10 ]'"
+check "/metrics: those attempts were unschedulable" \
+    "[ \"\$(metric 'scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"unschedulable\"}')\" -ge 10 ]"
+kill -TERM "$ms_pid" 2>/dev/null
+wait "$ms_pid"
+rc=$?
+ms_pid=""
+check "and exits 0 on SIGTERM" "[ $rc -eq 0 ]"
+
 echo "1..$n"
 exit $failed
