@@ -589,6 +589,12 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
     runner *r = ctx;
+    /* Inside the cycle: PreBind or an extender's bind failed before any
+     * request of ours (those are counted when they complete). */
+    if (r->in_cycle) {
+        r->cycle_result = MS_ATTEMPT_ERROR;
+        r->cycle_profile = profile_of_pod(r, pod);
+    }
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
     ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", sget(r, node), "error", message,
