@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/http_server.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
@@ -191,6 +192,12 @@ static int run_main(int argc, char **argv) {
             if (!*v) rc = usage_error("%s needs a name", "--scheduler-name");
             o.scheduler_name = v;
         } else if ((v = option_value(argc, argv, &i, "--metrics-bind-address"))) {
+            char host[256];
+            uint16_t port;
+            ms_error e = {0};
+            if (!ms_http_address_disabled(v) &&
+                ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
+                rc = usage_error("--metrics-bind-address: %s", e.msg);
             o.metrics_bind_address = v;
         } else if ((v = option_value(argc, argv, &i, "-v")) ||
                    (v = option_value(argc, argv, &i, "--v"))) {
