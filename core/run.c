@@ -189,8 +189,8 @@ typedef struct runner {
     ms_scheduler *sched;
     ms_kube_client *client, *poster_client;
     ms_delta_queue *deltas;
-    ms_informer *pod_inf, *node_inf;
-    bool pods_synced, nodes_synced;
+    ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
+    bool synced[MS_KIND_PDB + 1];  /* per ms_object_kind: first LIST delivered */
 
     jobq bind_q, done_q, post_q;
     int done_fd;                   /* eventfd: completions waiting */
@@ -739,12 +739,34 @@ static void drain_completions(runner *r) {
     }
 }
 
+/* Scheduling waits for every informer's first LIST, as upstream waits
+ * for its caches: a pod placed before the namespaces or PDBs are known
+ * could break an affinity term or a budget. */
+static bool all_synced(const runner *r) {
+    return r->synced[MS_KIND_POD] && r->synced[MS_KIND_NODE] && r->synced[MS_KIND_NAMESPACE] &&
+           r->synced[MS_KIND_PDB];
+}
+
+static void log_synced(runner *r, uint8_t kind) {
+    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets"};
+    const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
+    if (kind == MS_KIND_PDB && r->pdb_inf) {
+        /* which API version the server answered for (decided at the first LIST) */
+        const char *path = ms_informer_path(r->pdb_inf);
+        const char *version = strstr(path, "/v1beta1/") ? "policy/v1beta1" : "policy/v1";
+        char count[16];
+        snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
+        ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, "version", version, "objects", count,
+               NULL);
+        return;
+    }
+    ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, NULL);
+}
+
 static void apply_delta(runner *r, ms_delta *d, double now) {
     if (d->type == MS_DELTA_SYNCED) {
-        if (d->kind == MS_KIND_POD) r->pods_synced = true;
-        else if (d->kind == MS_KIND_NODE) r->nodes_synced = true;
-        ms_log(r->log, MS_LOG_INFO, "informer synced", "resource",
-               d->kind == MS_KIND_POD ? "pods" : "nodes", NULL);
+        if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
+        log_synced(r, d->kind);
         return;
     }
     if (d->kind == MS_KIND_POD) {
@@ -763,6 +785,29 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
         case MS_DELTA_UPDATE: ms_scheduler_node_update(r->sched, d->node, now); break;
         case MS_DELTA_DELETE: ms_scheduler_node_delete(r->sched, d->node->meta.name, now); break;
         default: break;
+        }
+    } else if (d->kind == MS_KIND_NAMESPACE) {
+        switch (d->type) {
+        case MS_DELTA_ADD:
+        case MS_DELTA_UPDATE: ms_scheduler_namespace_add(r->sched, d->ns, now); break;
+        case MS_DELTA_DELETE: ms_scheduler_namespace_delete(r->sched, d->ns->meta.name, now); break;
+        default: break;
+        }
+    } else if (d->kind == MS_KIND_PDB) {
+        switch (d->type) {
+        case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;
+        case MS_DELTA_UPDATE: ms_scheduler_pdb_update(r->sched, d->pdb, now); break;
+        case MS_DELTA_DELETE:
+            ms_scheduler_pdb_delete(r->sched, d->pdb->meta.namespace_, d->pdb->meta.name, now);
+            break;
+        default: break;
+        }
+        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+            char count[16];
+            snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
+            ms_log(r->log, MS_LOG_DEBUG, "pdb", "event", ms_delta_type_name((ms_delta_type)d->type),
+                   "namespace", sget(r, d->pdb->meta.namespace_), "name", sget(r, d->pdb->meta.name),
+                   "pdbs", count, NULL);
         }
     }
 }
@@ -989,6 +1034,10 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = ms_informer_start(&io, &r->node_inf, err)) != MS_OK) return rc;
     io.resource = &ms_informer_pods;
     if ((rc = ms_informer_start(&io, &r->pod_inf, err)) != MS_OK) return rc;
+    io.resource = &ms_informer_namespaces;
+    if ((rc = ms_informer_start(&io, &r->ns_inf, err)) != MS_OK) return rc;
+    io.resource = &ms_informer_pdbs;
+    if ((rc = ms_informer_start(&io, &r->pdb_inf, err)) != MS_OK) return rc;
     return MS_OK;
 }
 
@@ -997,6 +1046,8 @@ static void teardown(runner *r) {
     ms_http_server_stop(r->http);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
+    if (r->ns_inf) ms_informer_stop(r->ns_inf);
+    if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
     /* Binds not started yet are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     job *left = jobq_take_all(&r->bind_q);
@@ -1136,7 +1187,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             continue;
         }
         more = false;
-        if (r->pods_synced && r->nodes_synced) {
+        if (all_synced(r)) {
             /* A bounded batch, then back to the deltas and completions. */
             double until = mono_now() + 0.01;
             for (int i = 0; i < 256; i++) {
@@ -1146,6 +1197,14 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             }
         }
         if (now_m >= next_progress) {
+            if (!all_synced(r))
+                /* e.g. a role without list/watch on namespaces (1.20's
+                 * system:kube-scheduler): the informer logs the 403s */
+                ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "pods",
+                       r->synced[MS_KIND_POD] ? "synced" : "waiting", "nodes",
+                       r->synced[MS_KIND_NODE] ? "synced" : "waiting", "namespaces",
+                       r->synced[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
+                       r->synced[MS_KIND_PDB] ? "synced" : "waiting", NULL);
             if (r->st.binds_ok != last_bound) log_progress(r, "progress");
             last_bound = r->st.binds_ok;
             next_progress = now_m + 10;
