@@ -517,6 +517,8 @@ static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
     r->cycle_victims = 0;
 }
 
+static bool all_synced(const runner *r);
+
 /* The figures that are states rather than events, at cycle boundaries. */
 static void metrics_snapshot(runner *r) {
     ms_queue *q = ms_scheduler_queue(r->sched);
@@ -527,7 +529,8 @@ static void metrics_snapshot(runner *r) {
              suppressed = r->st.events_suppressed;
     pthread_mutex_unlock(&r->st_mu);
     ms_metrics_events(r->metrics, posted, failed, suppressed);
-    ms_metrics_set_ready(r->metrics, r->pods_synced && r->nodes_synced);
+    /* ready: scheduling has started, every informer's first LIST is in */
+    ms_metrics_set_ready(r->metrics, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
         for (uint32_t i = 0; i < n; i++) {
