@@ -13,14 +13,14 @@ local ffi = require("ffi")
 local M = {}
 
 ffi.cdef([[
-typedef struct ms_pod_view { const uint64_t __p; const uint32_t __e; } ms_pod_view;
-typedef struct ms_node_view { const uint64_t __p; const uint32_t __e; } ms_node_view;
-typedef struct ms_labels_view { const uint64_t __p; const uint32_t __e; } ms_labels_view;
-typedef struct ms_annotations_view { const uint64_t __p; const uint32_t __e; } ms_annotations_view;
-typedef struct ms_res_view { const uint64_t __p; const uint32_t __e; } ms_res_view;
-typedef struct ms_free_view { const uint64_t __p; const uint32_t __e; } ms_free_view;
-typedef struct ms_scores_view { const uint64_t __p; const uint32_t __e; const uint32_t n; } ms_scores_view;
-typedef struct ms_nodes_view { const uint64_t __p; const uint32_t __e; const uint32_t n; } ms_nodes_view;
+typedef struct ms_pod_view { const uint64_t __p; const double __e; } ms_pod_view;
+typedef struct ms_node_view { const uint64_t __p; const double __e; } ms_node_view;
+typedef struct ms_labels_view { const uint64_t __p; const double __e; } ms_labels_view;
+typedef struct ms_annotations_view { const uint64_t __p; const double __e; } ms_annotations_view;
+typedef struct ms_res_view { const uint64_t __p; const double __e; } ms_res_view;
+typedef struct ms_free_view { const uint64_t __p; const double __e; } ms_free_view;
+typedef struct ms_scores_view { const uint64_t __p; const double __e; const uint32_t n; } ms_scores_view;
+typedef struct ms_nodes_view { const uint64_t __p; const double __e; const uint32_t n; } ms_nodes_view;
 ]])
 
 local U64 = ffi.typeof("uint64_t")
