@@ -5,8 +5,8 @@
 
 local M = {}
 
-local setmetatable, getmetatable, setfenv, load, type, error, tostring, rawget =
-    setmetatable, getmetatable, setfenv, load, type, error, tostring, rawget
+local setmetatable, getmetatable, setfenv, load, type, error, tostring =
+    setmetatable, getmetatable, setfenv, load, type, error, tostring
 local pairs, ipairs, next, concat = pairs, ipairs, next, table.concat
 local select, tonumber = select, tonumber
 
@@ -76,10 +76,10 @@ function M.env(views, make_sched)
     env.os = protect({ time = os.time, clock = os.clock }, "os")
     env.sched = make_sched(protect)
 
-    env.assert = assert
+    -- The contract's list (POLICY_API.md), no more: a policy that runs
+    -- here runs wherever the contract is honoured.
     env.error = error
     env.pcall = pcall
-    env.xpcall = xpcall
     env.type = type
     env.tostring = tostring
     -- tonumber of a string remembers its result: numeric labels and
@@ -105,10 +105,7 @@ function M.env(views, make_sched)
     env.select = select
     env.next = next
     env.unpack = unpack
-    env.rawequal = rawequal
-    env.rawget = rawget
     env.setmetatable = setmetatable
-    env._VERSION = _VERSION
     -- Strings share one metatable whose __index is the real string table;
     -- views are cdata: only plain tables have a metatable to show.
     env.getmetatable = function(x)
@@ -129,9 +126,9 @@ function M.env(views, make_sched)
         if r then return ipairs(r) end
         return ipairs(t)
     end
+    -- The contract refuses binary chunks only: text chunks load.
     env.load = safe_load
     env.loadstring = safe_load
-    env._G = env
 
     setmetatable(env, {
         __index = function(_, k)
