@@ -103,7 +103,11 @@ function M.env(views, make_sched)
         return tonumber(...)
     end
     env.select = select
-    env.next = next
+    -- The library tables a policy sees are empty proxies: next, like
+    -- pairs, walks what they stand for.
+    env.next = function(t, k)
+        return next(real[t] or t, k)
+    end
     env.unpack = unpack
     env.setmetatable = setmetatable
     -- Strings share one metatable whose __index is the real string table;

@@ -71,6 +71,17 @@ return p]]))
         end)
     end
 
+    it("lets next and pairs walk the library tables", function()
+        assert.are.equal("ok:true", see("next(math) ~= nil and next(sched) ~= nil and next(os) ~= nil"))
+        assert.are.equal("ok:true", see("math[(next(math))] ~= nil"))
+        assert.are.equal("ok:2", see([[(function()
+  local n = 0
+  for k, v in pairs(os) do n = n + 1 end
+  return n end)()]]))
+        assert.are.equal("ok:nil", see("next({})"))
+        assert.are.equal("ok:b", see("select(2, next({a = 'b'}))"))
+    end)
+
     it("lets a policy set globals of its own", function()
         assert.are.equal("ok:42", see("(function() answer = 42 return answer end)()"))
     end)
