@@ -142,6 +142,8 @@ int main(int argc, char **argv) {
     ms_lua_options o;
     ms_lua_options_default(&o);
     o.log = quiet;
+    /* BUDGET=seconds: a larger budget per call, e.g. under valgrind. */
+    if (getenv("BUDGET")) o.budget = atof(getenv("BUDGET"));
     ms_lua_runtime *rt = NULL;
     if (ms_lua_runtime_new(&o, in, &rt, &err) != MS_OK) {
         fprintf(stderr, "%s\n", err.msg);
