@@ -15,10 +15,12 @@
 
 #include "moonsched/config.h"
 #include "moonsched/delta_queue.h"
+#include "moonsched/http_server.h"
 #include "moonsched/informer.h"
 #include "moonsched/kube_client.h"
 #include "moonsched/kubeconfig.h"
 #include "moonsched/map.h"
+#include "moonsched/metrics.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/rate_limiter.h"
 #include "moonsched/run.h"
@@ -62,6 +64,8 @@ typedef struct job {
     const char *content_type;
     bool ok, gone;
     char message[256];
+    double attempt_start;          /* binds: monotonic start of the attempt, for metrics */
+    uint32_t profile;
 } job;
 
 typedef struct jobq {
@@ -189,6 +193,21 @@ typedef struct runner {
 
     ms_policy_set *policies;       /* Lua policies; NULL without any */
     int policy_fd;                 /* eventfd: a reload waits for ms_policy_set_poll */
+
+    /* What Events about the scheduler itself (policies) regard: its Pod,
+     * or the leader-election lock object. */
+    struct {
+        char api_version[32], kind[32], ns[256], name[256], uid[64];
+    } self;
+
+    ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_http_server *http;
+    ms_metrics_policy *policy_snap;   /* scratch for the policies' figures */
+    /* The attempt in progress (schedule_one), for its metrics. */
+    bool in_cycle, cycle_error;
+    int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */
+    uint32_t cycle_profile, cycle_victims;
+    double cycle_start;
 } runner;
 
 static void *bind_worker(void *arg) {
@@ -198,6 +217,7 @@ static void *bind_worker(void *arg) {
         ms_kube_response resp;
         ms_error err = {0};
         ms_rc rc = ms_kube_post(r->client, j->path, j->body, &resp, &err);
+        ms_metrics_api_request(r->metrics, rc == MS_OK ? resp.status : 0);
         if (rc == MS_OK && resp.status >= 200 && resp.status < 300) {
             j->ok = true;
         } else if (rc == MS_OK) {
@@ -225,6 +245,7 @@ static void *poster_main(void *arg) {
         ms_kube_response resp;
         ms_error err = {0};
         ms_rc rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+        ms_metrics_api_request(r->metrics, rc == MS_OK ? resp.status : 0);
         bool is_event = strstr(j->path, "/events") != NULL;
         if (!j->body[0]) rq.body = NULL, rq.body_len = 0;
         if (rc == MS_OK && resp.status == 404 && j->fallback_path) {
@@ -235,6 +256,7 @@ static void *poster_main(void *arg) {
             rq.body = j->fallback_body;
             rq.body_len = strlen(j->fallback_body);
             rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+            ms_metrics_api_request(r->metrics, rc == MS_OK ? resp.status : 0);
         }
         bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
         if (!ok) {
@@ -302,11 +324,16 @@ static const char *sget(const runner *r, ms_str s) {
     return v ? v : "";
 }
 
-/* An event about a pod, events.k8s.io/v1 first, core/v1 when the server
- * has no events.k8s.io/v1 (the fallback is prepared alongside). */
-static void post_event(runner *r, const ms_pod *pod, const char *type, const char *reason,
-                       const char *note, uint32_t repeats) {
-    const char *ns = sget(r, pod->meta.namespace_), *name = sget(r, pod->meta.name);
+/* What an Event regards (uid may be empty). */
+typedef struct event_object {
+    const char *api_version, *kind, *ns, *name, *uid;
+} event_object;
+
+/* An event, events.k8s.io/v1 first, core/v1 when the server has no
+ * events.k8s.io/v1 (the fallback is prepared alongside). */
+static void post_event_about(runner *r, const event_object *obj, const char *type, const char *reason,
+                             const char *action, const char *note, uint32_t repeats) {
+    const char *ns = obj->ns, *name = obj->name;
     char ename[300], now[40], now_s[32];
     double t = wall_now();
     snprintf(ename, sizeof ename, "%s.%llx%04llx", name, (unsigned long long)(t * 1e6),
@@ -324,16 +351,16 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     cJSON_AddStringToObject(v1, "eventTime", now);
     cJSON_AddStringToObject(v1, "reportingController", "default-scheduler");
     cJSON_AddStringToObject(v1, "reportingInstance", host);
-    cJSON_AddStringToObject(v1, "action", reason[0] == 'S' ? "Binding" : "Scheduling");
+    cJSON_AddStringToObject(v1, "action", action);
     cJSON_AddStringToObject(v1, "reason", reason);
     cJSON_AddStringToObject(v1, "type", type);
     cJSON_AddStringToObject(v1, "note", note);
     cJSON *reg = cJSON_AddObjectToObject(v1, "regarding");
-    cJSON_AddStringToObject(reg, "apiVersion", "v1");
-    cJSON_AddStringToObject(reg, "kind", "Pod");
+    cJSON_AddStringToObject(reg, "apiVersion", obj->api_version);
+    cJSON_AddStringToObject(reg, "kind", obj->kind);
     cJSON_AddStringToObject(reg, "namespace", ns);
     cJSON_AddStringToObject(reg, "name", name);
-    cJSON_AddStringToObject(reg, "uid", pod->meta.uid);
+    if (obj->uid && obj->uid[0]) cJSON_AddStringToObject(reg, "uid", obj->uid);
     if (repeats > 1) {
         cJSON *series = cJSON_AddObjectToObject(v1, "series");
         cJSON_AddNumberToObject(series, "count", repeats);
@@ -347,11 +374,11 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     cJSON_AddStringToObject(m, "name", ename);
     cJSON_AddStringToObject(m, "namespace", ns);
     cJSON *inv = cJSON_AddObjectToObject(core, "involvedObject");
-    cJSON_AddStringToObject(inv, "apiVersion", "v1");
-    cJSON_AddStringToObject(inv, "kind", "Pod");
+    cJSON_AddStringToObject(inv, "apiVersion", obj->api_version);
+    cJSON_AddStringToObject(inv, "kind", obj->kind);
     cJSON_AddStringToObject(inv, "namespace", ns);
     cJSON_AddStringToObject(inv, "name", name);
-    cJSON_AddStringToObject(inv, "uid", pod->meta.uid);
+    if (obj->uid && obj->uid[0]) cJSON_AddStringToObject(inv, "uid", obj->uid);
     cJSON_AddStringToObject(core, "reason", reason);
     cJSON_AddStringToObject(core, "message", note);
     cJSON_AddStringToObject(core, "type", type);
@@ -369,6 +396,13 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
         post(r, "POST", dupf("/apis/events.k8s.io/v1/namespaces/%s/events", ns, NULL), v1, NULL,
              core_path, core);
     }
+}
+
+static void post_event(runner *r, const ms_pod *pod, const char *type, const char *reason,
+                       const char *note, uint32_t repeats) {
+    event_object obj = {"v1", "Pod", sget(r, pod->meta.namespace_), sget(r, pod->meta.name),
+                        pod->meta.uid};
+    post_event_about(r, &obj, type, reason, reason[0] == 'S' ? "Binding" : "Scheduling", note, repeats);
 }
 
 /* The global budget: an event that finds no token is dropped (counted). */
@@ -399,6 +433,77 @@ static void forget_report(runner *r, const ms_pod *pod) {
     free(ms_map_del(&r->reports, pod->meta.uid_hash));
 }
 
+/* ---- metrics (scheduler thread) ------------------------------------------ */
+
+static uint32_t profile_of_pod(runner *r, const ms_pod *pod) {
+    int32_t i = ms_scheduler_profile_index(r->sched, pod->scheduler_name);
+    return i < 0 ? 0 : (uint32_t)i;
+}
+
+/* An attempt that ended without a bind: inside schedule_one its duration
+ * is known when the call returns (schedule_one_measured); outside (a
+ * Permit wait rejected later) only the count is kept. */
+static void attempt_failed(runner *r, const ms_pod *pod) {
+    ms_attempt_result res = r->cycle_error ? MS_ATTEMPT_ERROR : MS_ATTEMPT_UNSCHEDULABLE;
+    r->cycle_error = false;
+    if (r->in_cycle) {
+        r->cycle_result = (int)res;
+        r->cycle_profile = profile_of_pod(r, pod);
+    } else {
+        ms_metrics_attempt(r->metrics, profile_of_pod(r, pod), res, -1);
+    }
+}
+
+static bool schedule_one_measured(runner *r) {
+    r->in_cycle = true;
+    r->cycle_error = false;
+    r->cycle_result = -1;
+    r->cycle_victims = 0;
+    r->cycle_start = mono_now();
+    bool popped = ms_scheduler_schedule_one(r->sched, wall_now());
+    r->in_cycle = false;
+    if (r->cycle_result == MS_ATTEMPT_UNSCHEDULABLE || r->cycle_result == MS_ATTEMPT_ERROR)
+        ms_metrics_attempt(r->metrics, r->cycle_profile, (ms_attempt_result)r->cycle_result,
+                           mono_now() - r->cycle_start);
+    return popped;
+}
+
+static void on_cycle_error(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    (void)pod;
+    (void)message;
+    r->cycle_error = true;
+}
+
+static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
+    runner *r = ctx;
+    (void)pod;
+    ms_metrics_preemption(r->metrics, nominated != MS_STR_NONE ? r->cycle_victims : 0);
+    r->cycle_victims = 0;
+}
+
+/* The figures that are states rather than events, at cycle boundaries. */
+static void metrics_snapshot(runner *r) {
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    ms_metrics_set_pending(r->metrics, ms_queue_len_active(q), ms_queue_len_backoff(q),
+                           ms_queue_len_unschedulable(q));
+    pthread_mutex_lock(&r->st_mu);
+    uint64_t posted = r->st.events_posted, failed = r->st.events_failed,
+             suppressed = r->st.events_suppressed;
+    pthread_mutex_unlock(&r->st_mu);
+    ms_metrics_events(r->metrics, posted, failed, suppressed);
+    ms_metrics_set_ready(r->metrics, r->pods_synced && r->nodes_synced);
+    uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
+    if (n && r->policy_snap) {
+        for (uint32_t i = 0; i < n; i++) {
+            ms_policy_info info;
+            ms_policy_set_info(r->policies, i, &info);
+            r->policy_snap[i] = (ms_metrics_policy){info.profile, info.plugin, info.stats, info.disabled};
+        }
+        ms_metrics_set_policies(r->metrics, r->policy_snap, n);
+    }
+}
+
 /* ---- binder and reporter callbacks (scheduler thread) ----------------- */
 
 static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
@@ -427,6 +532,8 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
     }
     snprintf(j->path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
     j->pod = ms_pod_ref((ms_pod *)pod);
+    j->attempt_start = r->in_cycle ? r->cycle_start : mono_now();
+    j->profile = profile_of_pod(r, pod);
     r->binds_in_flight++;
     jobq_push(&r->bind_q, j);
     return MS_OK;
@@ -436,6 +543,7 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     runner *r = ctx;
     (void)attempts;
     r->st.unschedulable++;
+    attempt_failed(r, pod);
     pod_report *pr = report_of(r, pod);
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
@@ -481,6 +589,12 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
     runner *r = ctx;
+    /* Inside the cycle: PreBind or an extender's bind failed before any
+     * request of ours (those are counted when they complete). */
+    if (r->in_cycle) {
+        r->cycle_result = MS_ATTEMPT_ERROR;
+        r->cycle_profile = profile_of_pod(r, pod);
+    }
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
     ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", sget(r, node), "error", message,
@@ -519,6 +633,7 @@ static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
     char note[512];
+    r->cycle_victims++;
     snprintf(note, sizeof note, "Preempted by pod %s on node %s",
              preemptor->meta.uid ? preemptor->meta.uid : "", sget(r, node));
     if (event_allowed(r)) post_event(r, victim, "Normal", "Preempted", note, 0);
@@ -537,6 +652,20 @@ static void report_bound(runner *r, const ms_pod *pod, const char *node) {
 
 /* ---- the scheduler thread ---------------------------------------------- */
 
+/* Upstream counts a scheduled attempt once its binding succeeded, and a
+ * failed binding as an error. */
+static void bind_metrics(runner *r, const job *j) {
+    double took = mono_now() - j->attempt_start;
+    ms_metrics_binding(r->metrics, j->ok ? MS_BIND_OK : j->gone ? MS_BIND_GONE : MS_BIND_FAILED);
+    ms_metrics_attempt(r->metrics, j->profile, j->ok ? MS_ATTEMPT_SCHEDULED : MS_ATTEMPT_ERROR, took);
+    if (j->ok) {
+        /* Failed attempts before this one, as the unschedulable reports
+         * counted them (the report is forgotten once bound). */
+        const pod_report *pr = ms_map_get(&r->reports, j->pod->meta.uid_hash);
+        ms_metrics_pod_scheduled(r->metrics, (pr ? pr->failed_total : 0) + 1);
+    }
+}
+
 static void drain_completions(runner *r) {
     uint64_t v;
     if (read(r->done_fd, &v, sizeof v) < 0) { /* nothing pending */ }
@@ -545,6 +674,7 @@ static void drain_completions(runner *r) {
     while (j) {
         job *n = j->next;
         r->binds_in_flight--;
+        bind_metrics(r, j);
         if (j->ok) {
             r->st.binds_ok++;
             /* Node name from the body we sent: {"target":{...,"name":NODE}}. */
@@ -628,17 +758,32 @@ static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, co
     ms_log(r->log, l, msg, "policy", policy, NULL);
 }
 
-/* Reloads, refused versions and disabled policies. (An Event for them is
- * still to come: they involve no pod.) */
+/* Reloads, refused versions and disabled policies: a log line and an
+ * Event about the scheduler itself (its Pod, or the leader-election lock).
+ * They come at the pace of file writes, so there is no per-policy
+ * aggregation; the global event budget applies. */
 static void policy_report(void *ctx, const ms_policy_event *ev) {
     runner *r = ctx;
     static const char *const kinds[] = {"reloaded", "reload refused", "disabled"};
+    static const struct {
+        const char *type, *reason, *action;
+    } events[] = {
+        {"Normal", "PolicyReloaded", "Reload"},
+        {"Warning", "PolicyReloadFailed", "Reload"},
+        {"Warning", "PolicyDisabled", "Disable"},
+    };
+    unsigned k = ev->kind <= MS_POLICY_DISABLED ? (unsigned)ev->kind : 0;
     char latency[32];
     snprintf(latency, sizeof latency, "%.3f", ev->latency);
-    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR,
-           kinds[ev->kind <= MS_POLICY_DISABLED ? ev->kind : 0], "profile", ev->profile, "plugin",
-           ev->plugin, "file", ev->file, "message", ev->message,
+    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
+           ev->profile, "plugin", ev->plugin, "file", ev->file, "message", ev->message,
            ev->kind == MS_POLICY_RELOADED ? "latency" : NULL, latency, NULL);
+    if (!r->self.name[0] || !event_allowed(r)) return;
+    char note[1024];
+    snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
+             ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
+    event_object obj = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
+    post_event_about(r, &obj, events[k].type, events[k].reason, events[k].action, note, 0);
 }
 
 /* On the watcher thread: wake the loop. */
@@ -666,6 +811,71 @@ static ms_rc setup_policies(runner *r, ms_error *err) {
     po.ready = policy_ready;
     po.ready_ctx = r;
     return ms_policy_set_new(&r->cfg, &po, r->in, &r->policies, err);
+}
+
+/* Events about the scheduler itself regard its own Pod when it runs in
+ * one (POD_NAME and POD_NAMESPACE from the downward API, POD_UID when
+ * given), else the leader-election lock object, which names this
+ * scheduler in the cluster whether or not election is on. */
+static void setup_self(runner *r) {
+    const char *pod = getenv("POD_NAME"), *ns = getenv("POD_NAMESPACE"), *uid = getenv("POD_UID");
+    if (pod && *pod && ns && *ns) {
+        snprintf(r->self.api_version, sizeof r->self.api_version, "v1");
+        snprintf(r->self.kind, sizeof r->self.kind, "Pod");
+        snprintf(r->self.ns, sizeof r->self.ns, "%s", ns);
+        snprintf(r->self.name, sizeof r->self.name, "%s", pod);
+        snprintf(r->self.uid, sizeof r->self.uid, "%s", uid ? uid : "");
+        return;
+    }
+    const ms_leader_election *le = &r->cfg.leader_election;
+    const char *lock = le->resource_lock;
+    bool endpoints = strcmp(lock, "endpoints") == 0, configmaps = strcmp(lock, "configmaps") == 0;
+    snprintf(r->self.api_version, sizeof r->self.api_version, "%s",
+             endpoints || configmaps ? "v1" : "coordination.k8s.io/v1");
+    snprintf(r->self.kind, sizeof r->self.kind, "%s",
+             endpoints ? "Endpoints" : configmaps ? "ConfigMap" : "Lease");
+    snprintf(r->self.ns, sizeof r->self.ns, "%s",
+             le->resource_namespace[0] ? le->resource_namespace : "kube-system");
+    snprintf(r->self.name, sizeof r->self.name, "%s",
+             le->resource_name[0] ? le->resource_name : "kube-scheduler");
+}
+
+/* /metrics, /healthz, /readyz. An address the user chose must work; the
+ * default one may be taken (another scheduler on the host): then a
+ * warning, and the scheduler runs without. */
+static ms_rc setup_metrics(runner *r, ms_error *err) {
+    const char *names[64];
+    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
+    r->metrics = ms_metrics_new(names, np);
+    uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
+    if (npol) r->policy_snap = calloc(npol, sizeof *r->policy_snap);
+    if (!r->metrics || (npol && !r->policy_snap)) return ms_error_set(err, MS_ENOMEM, "out of memory");
+
+    const char *addr = r->o->metrics_bind_address;
+    bool chosen = addr != NULL;
+    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address, chosen = true;
+    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address, chosen = true;
+    if (!addr) addr = MS_RUN_DEFAULT_METRICS_ADDRESS;
+    if (r->cfg.healthz_bind_address[0] && r->cfg.metrics_bind_address[0] &&
+        strcmp(r->cfg.healthz_bind_address, r->cfg.metrics_bind_address) != 0)
+        ms_log(r->log, MS_LOG_WARN, "healthzBindAddress differs from metricsBindAddress; serving both on one",
+               "address", addr, NULL);
+    if (ms_http_address_disabled(addr)) return MS_OK;
+    ms_error e = {0};
+    ms_rc rc = ms_http_server_start(addr, ms_metrics_serve, r->metrics, &r->http, &e);
+    if (rc != MS_OK) {
+        if (chosen || rc == MS_ENOMEM) {
+            if (err) *err = e;
+            return rc;
+        }
+        ms_log(r->log, MS_LOG_WARN, "metrics server not started", "error", e.msg, NULL);
+        return MS_OK;
+    }
+    char port[8];
+    snprintf(port, sizeof port, "%u", ms_http_server_port(r->http));
+    ms_log(r->log, MS_LOG_INFO, "serving metrics and health", "address", addr, "port", port, NULL);
+    return MS_OK;
 }
 
 static ms_rc setup(runner *r, ms_error *err) {
@@ -702,13 +912,15 @@ static ms_rc setup(runner *r, ms_error *err) {
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     if ((rc = setup_policies(r, err)) != MS_OK) return rc;
+    setup_self(r);
+    if ((rc = setup_metrics(r, err)) != MS_OK) return rc;
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
         .binder = {r, run_bind},
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
-                     .preempted = on_preempted},
+                     .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
@@ -742,6 +954,8 @@ static ms_rc setup(runner *r, ms_error *err) {
 }
 
 static void teardown(runner *r) {
+    /* First: the HTTP thread reads the metrics. */
+    ms_http_server_stop(r->http);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
     /* Binds not started yet are dropped: the pods stay pending on the
@@ -783,6 +997,8 @@ static void teardown(runner *r) {
     jobq_destroy(&r->done_q);
     jobq_destroy(&r->post_q);
     pthread_mutex_destroy(&r->st_mu);
+    ms_metrics_free(r->metrics);
+    free(r->policy_snap);
 }
 
 static void log_progress(runner *r, const char *msg) {
@@ -869,8 +1085,10 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
         /* Between cycles: a reloaded policy is swapped in here. */
         if (r->policies) ms_policy_set_poll(r->policies, wall_now());
         now_m = mono_now();
+        ms_metrics_heartbeat(r->metrics, now_m);
         if (now_m >= next_tick) {
             ms_scheduler_tick(r->sched, wall_now());
+            metrics_snapshot(r);
             next_tick = now_m + tick;
         }
         if (stopping) {
@@ -883,7 +1101,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             /* A bounded batch, then back to the deltas and completions. */
             double until = mono_now() + 0.01;
             for (int i = 0; i < 256; i++) {
-                if (!ms_scheduler_schedule_one(r->sched, wall_now())) break;
+                if (!schedule_one_measured(r)) break;
                 more = true;
                 if ((i & 15) == 15 && mono_now() >= until) break;
             }
