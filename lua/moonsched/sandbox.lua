@@ -85,12 +85,13 @@ function M.env(views, make_sched)
     -- tonumber of a string remembers its result: numeric labels and
     -- annotations (prices, loads) are read per node, a few distinct texts
     -- many times, and LuaJIT parses a decimal fraction slowly (100 ns).
-    -- The same results as tonumber's; at most 4096 texts, then it starts
-    -- over.
+    -- The same results as tonumber's; texts of up to 64 bytes (it keeps
+    -- them alive, under the policy's memory cap), at most 4096 of them,
+    -- then it starts over.
     local numbers, nnumbers = {}, 0
     env.tonumber = function(...)
         local x = ...
-        if type(x) == "string" and select("#", ...) == 1 then
+        if type(x) == "string" and #x <= 64 and select("#", ...) == 1 then
             local v = numbers[x]
             if v == nil then
                 v = tonumber(x) or false

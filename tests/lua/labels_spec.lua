@@ -155,6 +155,8 @@ describe("tonumber in the sandbox", function()
         { "tonumber(5)", "5" },
         { "tonumber(nil)", "nil" },
         { "tonumber('')", "nil" },
+        { "tonumber(string.rep(' ', 100) .. '5')", "5" },
+        { "tonumber(string.rep('9', 80))", tostring(tonumber(string.rep('9', 80))) },
         { "select('#', tonumber('x'))", "1" },
     }
     for _, c in ipairs(cases) do
