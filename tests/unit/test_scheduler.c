@@ -174,6 +174,9 @@ typedef struct env {
     ms_pod *evicted[64];         /* referenced */
     uint32_t nevicted, npreempted_reports, nnominated, ncleared;
     ms_str evicted_on, nominated_to;
+    /* the metrics hooks */
+    uint32_t nerrors, npost_filter, nunschedulable_at_error;
+    ms_str post_nominated;
 } env;
 
 static ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -243,6 +246,21 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *msg, uint
     snprintf(e->last_message, sizeof e->last_message, "%s", msg);
 }
 
+static void on_error(void *ctx, const ms_pod *pod, const char *msg) {
+    (void)pod;
+    (void)msg;
+    env *e = ctx;
+    e->nerrors++;
+    e->nunschedulable_at_error = e->nunschedulable;
+}
+
+static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
+    (void)pod;
+    env *e = ctx;
+    e->npost_filter++;
+    e->post_nominated = nominated;
+}
+
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *msg) {
     (void)pod;
     (void)node;
@@ -285,7 +303,8 @@ static env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allo
         .config = &e->cfg,
         .in = e->in,
         .binder = {e, fake_bind},
-        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted},
+        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted,
+                     on_error, on_post_filter},
         .evictor = {e, fake_evict, fake_set_nomination},
         .seed = seed,
         .out_of_tree = test_plugins,
@@ -1164,6 +1183,52 @@ static void test_two_preemptors_one_node(void **state) {
     }
 }
 
+/* The hooks behind run's metrics: PostFilter runs (upstream's preemption
+ * attempts) with the nominated node or none, and errors told apart from
+ * rejections, before the unschedulable report. */
+static void test_reporter_error_and_post_filter(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_string_equal(ms_str_get(e->in, e->post_nominated), "a");
+    assert_int_equal(e->npreempted_reports, 1);
+    assert_int_equal(e->nerrors, 0);
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+
+    e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "polite", "web", "2", ",\"priority\":1000,\"preemptionPolicy\":\"Never\"");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 0);
+    /* a pod that fits runs no PostFilter */
+    lpod(e, "small", "web", "0", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_int_equal(e->npost_filter, 1);
+    env_free(e);
+
+    e = preempt_env();
+    e->evict_fails = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 1);
+    assert_int_equal(e->nunschedulable_at_error, 0);   /* error first */
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+}
+
 /* An eviction that fails is the scheduler's error, not the pod's: back off
  * and retry, with no nomination. */
 static void test_preemption_error_backs_off(void **state) {
@@ -1240,6 +1305,7 @@ int main(void) {
         cmocka_unit_test(test_two_preemptors_one_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
         cmocka_unit_test(test_preemption_error_backs_off),
+        cmocka_unit_test(test_reporter_error_and_post_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
