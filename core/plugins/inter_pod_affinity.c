@@ -948,8 +948,12 @@ static ms_code ipa_normalize(void *self, ms_cycle *c, int64_t *scores, uint32_t 
 
 const ms_plugin_ops ms_plugin_inter_pod_affinity = {
     .name = "InterPodAffinity",
+    /* Namespace label changes decide which namespaces a namespaceSelector
+     * term covers. Upstream registers no namespace event and leaves such
+     * pods to the periodic flush (up to 5 minutes); they are rare and
+     * cheap to move, so moonsched moves them at once. */
     .events = MS_EV_ASSIGNED_POD_ADD | MS_EV_ASSIGNED_POD_UPDATE | MS_EV_ASSIGNED_POD_DELETE |
-              MS_EV_NODE_ADD | MS_EV_NODE_LABEL,
+              MS_EV_NODE_ADD | MS_EV_NODE_LABEL | MS_EV_NAMESPACE,
     .create = ipa_create,
     .destroy = ipa_destroy,
     .pre_filter = ipa_pre_filter,

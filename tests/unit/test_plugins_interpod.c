@@ -1335,8 +1335,11 @@ static void test_ops(void **state) {
     (void)state;
     const ms_plugin_ops *o = &ms_plugin_inter_pod_affinity;
     assert_string_equal(o->name, "InterPodAffinity");
+    /* MS_EV_NAMESPACE beyond upstream: a relabelled namespace can satisfy a
+     * namespaceSelector term */
     assert_int_equal(o->events, MS_EV_ASSIGNED_POD_ADD | MS_EV_ASSIGNED_POD_UPDATE |
-                                    MS_EV_ASSIGNED_POD_DELETE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL);
+                                    MS_EV_ASSIGNED_POD_DELETE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL |
+                                    MS_EV_NAMESPACE);
     assert_non_null(o->pre_filter);
     assert_non_null(o->filter);
     assert_non_null(o->pre_score);
