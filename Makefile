@@ -3,7 +3,7 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1 libcurl
+PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -21,7 +21,8 @@ LDLIBS   += $(LUAJIT_LIB) -ldl
 SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev
+DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
+             libmicrohttpd-dev
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
              jq openssl curl
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl

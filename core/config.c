@@ -41,7 +41,7 @@ typedef struct field {
 } field;
 
 /* Known fields per object. Fields that moonsched reads nothing from
- * (profiling switches, bind addresses) are listed so that they do not
+ * (profiling switches) are listed so that they do not
  * produce warnings. */
 static const field top_fields[] = {
     {"apiVersion", VALL},
@@ -731,6 +731,11 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
     FIELD(ps, root, "enableProfiling", &present, as_bool(ps, j_, &b));
     FIELD(ps, root, "enableContentionProfiling", &present, as_bool(ps, j_, &b));
     FIELD(ps, root, "delayCacheUntilActive", &present, as_bool(ps, j_, &b));
+    const char *addr = NULL;
+    FIELD(ps, root, "metricsBindAddress", &present, as_string(ps, j_, &addr));
+    if (present) snprintf(c->metrics_bind_address, sizeof c->metrics_bind_address, "%s", addr);
+    FIELD(ps, root, "healthzBindAddress", &present, as_string(ps, j_, &addr));
+    if (present) snprintf(c->healthz_bind_address, sizeof c->healthz_bind_address, "%s", addr);
     FIELD(ps, root, "clientConnection", &present, parse_client_connection(ps, c, j_));
     FIELD(ps, root, "leaderElection", &present, parse_leader_election(ps, c, j_));
     FIELD(ps, root, "extenders", &present,

@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "moonsched/map.h"
+#include "moonsched/namespaces.h"
+#include "moonsched/pdb.h"
 #include "moonsched/rng.h"
 
 #define PATH_MAX_LEN 8192
@@ -40,6 +42,7 @@ struct ms_informer {
     bool started;
     ms_kube_cancel *cancel;
     atomic_bool synced;
+    atomic_bool fallback;      /* res->fallback_path is the one in use */
     bool closed;               /* the queue refused a push: nobody consumes */
 
     ms_map known;              /* hash of key -> entry chain */
@@ -104,6 +107,47 @@ const ms_informer_resource ms_informer_nodes = {
     .unref = unref_node,
 };
 
+static ms_rc decode_namespace(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+    ms_namespace *ns = NULL;
+    ms_rc rc = ms_namespace_decode(ctx, obj, &ns, err);
+    *out = ns;
+    return rc;
+}
+
+static void *ref_namespace(void *obj) { return ms_namespace_ref(obj); }
+static void unref_namespace(void *obj) { ms_namespace_unref(obj); }
+
+static ms_rc decode_pdb(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+    ms_pdb *p = NULL;
+    ms_rc rc = ms_pdb_decode(ctx, obj, &p, err);
+    *out = p;
+    return rc;
+}
+
+static void *ref_pdb(void *obj) { return ms_pdb_ref(obj); }
+static void unref_pdb(void *obj) { ms_pdb_unref(obj); }
+
+const ms_informer_resource ms_informer_namespaces = {
+    .kind = MS_KIND_NAMESPACE,
+    .path = "/api/v1/namespaces",
+    .decode = decode_namespace,
+    .ref = ref_namespace,
+    .unref = unref_namespace,
+};
+
+const ms_informer_resource ms_informer_pdbs = {
+    .kind = MS_KIND_PDB,
+    .path = "/apis/policy/v1/poddisruptionbudgets",
+    .fallback_path = "/apis/policy/v1beta1/poddisruptionbudgets",
+    .decode = decode_pdb,
+    .ref = ref_pdb,
+    .unref = unref_pdb,
+};
+
+const char *ms_informer_path(const ms_informer *inf) {
+    return atomic_load(&inf->fallback) ? inf->res->fallback_path : inf->res->path;
+}
+
 /* ---- resourceVersion ---- */
 
 static bool parse_u64(const char *s, unsigned long long *v) {
@@ -131,7 +175,7 @@ static void set_rv(ms_informer *inf, const char *rv, bool from_list) {
     if (inf->rv && ms_resource_version_compare(rv, inf->rv) < 0) {
         if (from_list)
             ms_log(inf->log, MS_LOG_WARN, "list resourceVersion is older than one already seen; keeping the newer",
-                   "resource", inf->res->path, "list", rv, "current", inf->rv, NULL);
+                   "resource", ms_informer_path(inf), "list", rv, "current", inf->rv, NULL);
         return;
     }
     if (inf->rv && strcmp(inf->rv, rv) == 0) return;
@@ -160,6 +204,7 @@ static void publish_state(ms_informer *inf) {
     pthread_mutex_lock(&inf->stats_mu);
     inf->stats.objects = inf->nknown;
     snprintf(inf->stats.resource_version, sizeof inf->stats.resource_version, "%s", inf->rv ? inf->rv : "");
+    inf->stats.fallback = atomic_load(&inf->fallback);
     pthread_mutex_unlock(&inf->stats_mu);
 }
 
@@ -237,7 +282,7 @@ static void flush(ms_informer *inf) {
     } else {
         if (rc == MS_ENOMEM) {
             for (size_t i = 0; i < inf->nbatch; i++) ms_delta_release(&inf->batch[i]);
-            ms_log(inf->log, MS_LOG_ERROR, "delta queue out of memory; deltas dropped", "resource", inf->res->path,
+            ms_log(inf->log, MS_LOG_ERROR, "delta queue out of memory; deltas dropped", "resource", ms_informer_path(inf),
                    NULL);
         }
         if (rc == MS_ESTATE) inf->closed = true;   /* the references were released by the queue */
@@ -347,7 +392,7 @@ static void apply_delete(ms_informer *inf, const cJSON *obj, const meta *m) {
 
 static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const char *rv, uint32_t timeout,
                        const char *cont) {
-    int w = snprintf(buf, n, "%s?", inf->res->path);
+    int w = snprintf(buf, n, "%s?", ms_informer_path(inf));
     if (w < 0 || (size_t)w >= n) return false;
     char tmp[128];
     if (watch) {
@@ -384,7 +429,7 @@ static void log_http(ms_informer *inf, const char *what, const ms_kube_response 
     char msg[300], st[24];
     ms_kube_status_message(resp, msg, sizeof msg);
     snprintf(st, sizeof st, "%ld", resp->status);
-    ms_log(inf->log, MS_LOG_WARN, what, "resource", inf->res->path, "status", st, "error", msg, NULL);
+    ms_log(inf->log, MS_LOG_WARN, what, "resource", ms_informer_path(inf), "status", st, "error", msg, NULL);
 }
 
 /* Deletes for what the completed list no longer has. */
@@ -412,9 +457,10 @@ static list_result list_all(ms_informer *inf) {
     char path[PATH_MAX_LEN];
     list_result res = L_FAIL;
     int restarts = 0;
+    bool switched = false;
     for (;;) {
         if (!build_path(inf, path, sizeof path, false, NULL, 0, cont)) {
-            ms_log(inf->log, MS_LOG_ERROR, "list path too long", "resource", inf->res->path, NULL);
+            ms_log(inf->log, MS_LOG_ERROR, "list path too long", "resource", ms_informer_path(inf), NULL);
             break;
         }
         ms_kube_request req = {.method = "GET", .path = path, .cancel = inf->cancel};
@@ -427,7 +473,7 @@ static list_result list_all(ms_informer *inf) {
             break;
         }
         if (rc != MS_OK) {
-            ms_log(inf->log, MS_LOG_WARN, "list failed", "resource", inf->res->path, "error", err.msg, NULL);
+            ms_log(inf->log, MS_LOG_WARN, "list failed", "resource", ms_informer_path(inf), "error", err.msg, NULL);
             ms_kube_response_free(&resp);
             break;
         }
@@ -440,6 +486,18 @@ static list_result list_all(ms_informer *inf) {
             restarts++;
             continue;
         }
+        if (resp.status == 404 && !cont && !switched && inf->res->fallback_path &&
+            !atomic_load(&inf->synced)) {
+            /* This version of the resource is not served (policy/v1 PDBs
+             * before 1.21): the other one, once; kept after the first sync. */
+            const char *from = ms_informer_path(inf);
+            atomic_store(&inf->fallback, !atomic_load(&inf->fallback));
+            ms_log(inf->log, MS_LOG_INFO, "resource not served (404); trying the other version", "resource", from,
+                   "next", ms_informer_path(inf), NULL);
+            ms_kube_response_free(&resp);
+            switched = true;
+            continue;
+        }
         if (resp.status != 200) {
             log_http(inf, "list failed", &resp);
             ms_kube_response_free(&resp);
@@ -449,16 +507,24 @@ static list_result list_all(ms_informer *inf) {
         rc = ms_json_parse(resp.body ? resp.body : "", resp.len, &doc, &err);
         ms_kube_response_free(&resp);
         if (rc != MS_OK) {
-            ms_log(inf->log, MS_LOG_WARN, "list answer is not JSON", "resource", inf->res->path, "error", err.msg, NULL);
+            ms_log(inf->log, MS_LOG_WARN, "list answer is not JSON", "resource", ms_informer_path(inf), "error", err.msg, NULL);
             break;
         }
         STAT_ADD(inf, pages, 1);
-        const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
+        /* Items of a List come without apiVersion; they are of the list's
+         * (a decoder may care: policy/v1beta1 PDBs). Borrowed from doc. */
+        const cJSON *list_av = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
+        const char *av = cJSON_IsString(list_av) ? list_av->valuestring : NULL;
+        cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
         cJSON_ArrayForEach(it, items) {
+            if (av && cJSON_IsObject(it) && !cJSON_GetObjectItemCaseSensitive(it, "apiVersion")) {
+                cJSON *ref = cJSON_CreateStringReference(av);
+                if (ref) cJSON_AddItemToObjectCS(it, "apiVersion", ref);
+            }
             meta m;
             if (!read_meta(it, &m)) {
                 STAT_ADD(inf, decode_errors, 1);
-                ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", inf->res->path, NULL);
+                ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
                 continue;
             }
             apply_upsert(inf, it, &m, true);
@@ -489,7 +555,7 @@ static list_result list_all(ms_informer *inf) {
         STAT_ADD(inf, lists, 1);
         char cnt[32];
         snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
-        ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", inf->res->path, "objects", cnt,
+        ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", ms_informer_path(inf), "objects", cnt,
                "resourceVersion", inf->rv ? inf->rv : "", NULL);
     }
     free(list_rv);
@@ -514,7 +580,7 @@ static int on_event(void *ctx, char *line, size_t len) {
     cJSON *ev = NULL;
     ms_error err = {0};
     if (ms_json_parse(line, len, &ev, &err) != MS_OK) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; skipped", "resource", inf->res->path, "error", err.msg,
+        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; skipped", "resource", ms_informer_path(inf), "error", err.msg,
                NULL);
         return 0;
     }
@@ -536,7 +602,7 @@ static int on_event(void *ctx, char *line, size_t len) {
         }
         stop = 1;
     } else if (!cJSON_IsObject(obj)) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; skipped", "resource", inf->res->path, "type", t,
+        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; skipped", "resource", ms_informer_path(inf), "type", t,
                NULL);
     } else {
         meta m;
@@ -546,7 +612,7 @@ static int on_event(void *ctx, char *line, size_t len) {
             set_rv(inf, m.rv, false);
         } else if (!ok) {
             STAT_ADD(inf, decode_errors, 1);
-            ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", inf->res->path, "type", t,
+            ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), "type", t,
                    NULL);
         } else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED")) {
             apply_upsert(inf, obj, &m, false);
@@ -555,7 +621,7 @@ static int on_event(void *ctx, char *line, size_t len) {
             apply_delete(inf, obj, &m);
             set_rv(inf, m.rv, false);
         } else {
-            ms_log(inf->log, MS_LOG_WARN, "unknown watch event type; skipped", "resource", inf->res->path, "type", t,
+            ms_log(inf->log, MS_LOG_WARN, "unknown watch event type; skipped", "resource", ms_informer_path(inf), "type", t,
                    NULL);
         }
         flush(inf);
@@ -574,7 +640,7 @@ static watch_result watch_once(ms_informer *inf) {
     if (inf->o.before_watch) inf->o.before_watch(inf->o.before_watch_ctx, rv, sizeof rv);
     char path[PATH_MAX_LEN];
     if (!build_path(inf, path, sizeof path, true, rv, timeout, NULL)) {
-        ms_log(inf->log, MS_LOG_ERROR, "watch path too long", "resource", inf->res->path, NULL);
+        ms_log(inf->log, MS_LOG_ERROR, "watch path too long", "resource", ms_informer_path(inf), NULL);
         return W_FAIL;
     }
     inf->gone = inf->watch_error = false;
@@ -593,11 +659,11 @@ static watch_result watch_once(ms_informer *inf) {
             snprintf(msg, sizeof msg, "ERROR event with code 410");
         else
             ms_kube_status_message(&resp, msg, sizeof msg);
-        ms_log(inf->log, MS_LOG_INFO, "resourceVersion too old; relisting", "resource", inf->res->path,
+        ms_log(inf->log, MS_LOG_INFO, "resourceVersion too old; relisting", "resource", ms_informer_path(inf),
                "resourceVersion", rv, "reason", msg, NULL);
         res = W_GONE;
     } else if (rc != MS_OK) {
-        ms_log(inf->log, MS_LOG_WARN, "watch failed", "resource", inf->res->path, "error", err.msg, NULL);
+        ms_log(inf->log, MS_LOG_WARN, "watch failed", "resource", ms_informer_path(inf), "error", err.msg, NULL);
         res = W_FAIL;
     } else if (status < 200 || status >= 300) {
         log_http(inf, "watch refused", &resp);
@@ -675,6 +741,7 @@ ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_erro
     inf->res = o->resource;
     inf->log = o->log ? o->log : &ms_log_default;
     atomic_init(&inf->synced, false);
+    atomic_init(&inf->fallback, false);
     ms_map_init(&inf->known);
     pthread_mutex_init(&inf->stats_mu, NULL);
     uint64_t seed = o->seed;

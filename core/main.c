@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/http_server.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
@@ -41,7 +42,8 @@ static const char usage[] =
     "See docs/simulate.md for the formats and the generator keys.\n"
     "\n"
     "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
-    "                     [--scheduler-name NAME] [-v N] [--log-format logfmt|json]\n"
+    "                     [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
+    "                     [-v N] [--log-format logfmt|json]\n"
     "\n"
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
@@ -49,6 +51,9 @@ static const char usage[] =
     "  --policy FILE      a Lua policy, added to every profile (repeatable), reloaded\n"
     "                     when the file changes\n"
     "  --scheduler-name NAME  schedulerName the first profile answers to\n"
+    "  --metrics-bind-address ADDR:PORT  plain-HTTP /metrics, /healthz, /readyz\n"
+    "                     (default: the config's metricsBindAddress, else\n"
+    "                     " MS_RUN_DEFAULT_METRICS_ADDRESS "; \"0\" or \"\": off)\n"
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json\n"
     "\n"
@@ -187,6 +192,14 @@ static int run_main(int argc, char **argv) {
         } else if ((v = option_value(argc, argv, &i, "--scheduler-name"))) {
             if (!*v) rc = usage_error("%s needs a name", "--scheduler-name");
             o.scheduler_name = v;
+        } else if ((v = option_value(argc, argv, &i, "--metrics-bind-address"))) {
+            char host[256];
+            uint16_t port;
+            ms_error e = {0};
+            if (!ms_http_address_disabled(v) &&
+                ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
+                rc = usage_error("--metrics-bind-address: %s", e.msg);
+            o.metrics_bind_address = v;
         } else if ((v = option_value(argc, argv, &i, "-v")) ||
                    (v = option_value(argc, argv, &i, "--v"))) {
             char *end;

@@ -16,10 +16,12 @@
 
 #include "moonsched/config.h"
 #include "moonsched/delta_queue.h"
+#include "moonsched/http_server.h"
 #include "moonsched/informer.h"
 #include "moonsched/kube_client.h"
 #include "moonsched/kubeconfig.h"
 #include "moonsched/map.h"
+#include "moonsched/metrics.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/rate_limiter.h"
 #include "moonsched/run.h"
@@ -64,12 +66,15 @@ typedef struct job {
     const char *content_type;
     bool ok, gone, dropped;        /* dropped: never answered (shutdown) */
     char message[256];
+    double attempt_start;          /* binds: monotonic start of the attempt, for metrics */
+    uint32_t profile;
 } job;
 
 typedef struct jobq {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     job *head, *tail;
+    job *uhead, *utail;            /* urgent ones, popped first */
     uint32_t len;
     bool closed;
 } jobq;
@@ -91,8 +96,12 @@ static void job_free(job *j) {
 }
 
 static void jobq_destroy(jobq *q) {
-    job *j = q->head;
-    while (j) {
+    for (job *j = q->uhead; j;) {
+        job *n = j->next;
+        job_free(j);
+        j = n;
+    }
+    for (job *j = q->head; j;) {
         job *n = j->next;
         job_free(j);
         j = n;
@@ -101,27 +110,32 @@ static void jobq_destroy(jobq *q) {
     pthread_cond_destroy(&q->cv);
 }
 
-/* True when the queue was empty: only then does a consumer that takes
- * everything at once need waking. */
-static bool jobq_push(jobq *q, job *j) {
+static bool jobq_push_to(jobq *q, job *j, bool urgent) {
     j->next = NULL;
     pthread_mutex_lock(&q->mu);
-    bool was_empty = !q->head;
-    if (q->tail) q->tail->next = j;
-    else q->head = j;
-    q->tail = j;
+    bool was_empty = !q->head && !q->uhead;
+    job **head = urgent ? &q->uhead : &q->head, **tail = urgent ? &q->utail : &q->tail;
+    if (*tail) (*tail)->next = j;
+    else *head = j;
+    *tail = j;
     q->len++;
     pthread_cond_signal(&q->cv);
     pthread_mutex_unlock(&q->mu);
     return was_empty;
 }
 
+static bool jobq_push(jobq *q, job *j) { return jobq_push_to(q, j, false); }
+
 /* Blocks until a job or close; NULL when closed and empty. */
 static job *jobq_pop_wait(jobq *q) {
     pthread_mutex_lock(&q->mu);
-    while (!q->head && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
-    job *j = q->head;
+    while (!q->uhead && !q->head && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
+    job *j = q->uhead;
     if (j) {
+        q->uhead = j->next;
+        if (!q->uhead) q->utail = NULL;
+        q->len--;
+    } else if ((j = q->head)) {
         q->head = j->next;
         if (!q->head) q->tail = NULL;
         q->len--;
@@ -130,11 +144,16 @@ static job *jobq_pop_wait(jobq *q) {
     return j;
 }
 
-/* Takes the whole list at once (the scheduler thread draining completions). */
+/* Takes the whole list at once (the scheduler thread draining completions),
+ * urgent ones first. */
 static job *jobq_take_all(jobq *q) {
     pthread_mutex_lock(&q->mu);
     job *j = q->head;
-    q->head = q->tail = NULL;
+    if (q->uhead) {
+        q->utail->next = q->head;
+        j = q->uhead;
+    }
+    q->head = q->tail = q->uhead = q->utail = NULL;
     q->len = 0;
     pthread_mutex_unlock(&q->mu);
     return j;
@@ -178,8 +197,8 @@ typedef struct runner {
     ms_scheduler *sched;
     ms_kube_client *client, *poster_client;
     ms_delta_queue *deltas;
-    ms_informer *pod_inf, *node_inf;
-    bool pods_synced, nodes_synced;
+    ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
+    bool synced[MS_KIND_PDB + 1];  /* per ms_object_kind: first LIST delivered */
 
     jobq done_q, post_q;
     int done_fd;                   /* eventfd: completions waiting */
@@ -199,12 +218,28 @@ typedef struct runner {
 
     ms_policy_set *policies;       /* Lua policies; NULL without any */
     int policy_fd;                 /* eventfd: a reload waits for ms_policy_set_poll */
+
+    /* What Events about the scheduler itself (policies) regard: its Pod,
+     * or the leader-election lock object. */
+    struct {
+        char api_version[32], kind[32], ns[256], name[256], uid[64];
+    } self;
+
+    ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_http_server *http;
+    ms_metrics_policy *policy_snap;   /* scratch for the policies' figures */
+    /* The attempt in progress (schedule_one), for its metrics. */
+    bool in_cycle, cycle_error;
+    int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */
+    uint32_t cycle_profile, cycle_victims;
+    double cycle_start;
 } runner;
 
 /* On the binder's thread. */
 static void bind_answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
     job *j = ctx;
     runner *r = j->owner;
+    ms_metrics_api_request(r->metrics, rc == MS_OK ? resp->status : 0);
     if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
         j->ok = true;
     } else if (rc == MS_OK) {
@@ -231,7 +266,9 @@ static void *poster_main(void *arg) {
         ms_kube_response resp;
         ms_error err = {0};
         ms_rc rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+        ms_metrics_api_request(r->metrics, rc == MS_OK ? resp.status : 0);
         bool is_event = strstr(j->path, "/events") != NULL;
+        bool is_delete = strcmp(j->method, "DELETE") == 0;
         if (!j->body[0]) rq.body = NULL, rq.body_len = 0;
         if (rc == MS_OK && resp.status == 404 && j->fallback_path) {
             /* events.k8s.io/v1 missing: core/v1 from now on. */
@@ -241,6 +278,7 @@ static void *poster_main(void *arg) {
             rq.body = j->fallback_body;
             rq.body_len = strlen(j->fallback_body);
             rc = ms_kube_do(r->poster_client, &rq, &resp, &err);
+            ms_metrics_api_request(r->metrics, rc == MS_OK ? resp.status : 0);
         }
         bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
         if (!ok) {
@@ -250,14 +288,17 @@ static void *poster_main(void *arg) {
             snprintf(st, sizeof st, "%ld", resp.status);
             /* A pod deleted meanwhile is not worth a warning. */
             ms_log(r->log, resp.status == 404 ? MS_LOG_DEBUG : MS_LOG_WARN,
-                   is_event ? "event not posted" : "status not patched", "path", j->path,
+                   is_event                           ? "event not posted"
+                   : is_delete                        ? "victim not deleted"
+                                                      : "status not patched",
+                   "path", j->path,
                    "status", st, "error", rc == MS_OK ? msg : err.msg, NULL);
         }
         pthread_mutex_lock(&r->st_mu);
         if (is_event) {
             if (ok) r->st.events_posted++;
             else r->st.events_failed++;
-        } else if (ok) {
+        } else if (ok && !is_delete) {
             r->st.status_patches++;
         }
         pthread_mutex_unlock(&r->st_mu);
@@ -267,14 +308,17 @@ static void *poster_main(void *arg) {
     return NULL;
 }
 
-static void post(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
-                 char *fallback_path, cJSON *fallback_body) {
+/* Reports wait their turn; `urgent` ones (preemption's deletions and
+ * nominations, which a preemptor waits for) go before the waiting status
+ * patches and events, which can be thousands when many pods do not fit. */
+static void post_to(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
+                    char *fallback_path, cJSON *fallback_body, bool urgent) {
     job *j = calloc(1, sizeof *j);
     char *b = body ? cJSON_PrintUnformatted(body) : NULL;
     char *fb = fallback_body ? cJSON_PrintUnformatted(fallback_body) : NULL;
     cJSON_Delete(body);
     cJSON_Delete(fallback_body);
-    if (!j || !b || !path || jobq_len(&r->post_q) >= POSTER_BACKLOG) {
+    if (!j || !b || !path || (!urgent && jobq_len(&r->post_q) >= POSTER_BACKLOG)) {
         /* Reports are best effort: the scheduler's own work goes on. */
         free(j);
         free(b);
@@ -293,7 +337,12 @@ static void post(runner *r, const char *method, char *path, cJSON *body, const c
     j->fallback_path = fb ? fallback_path : NULL;
     j->fallback_body = fb;
     if (!fb) free(fallback_path);
-    jobq_push(&r->post_q, j);
+    jobq_push_to(&r->post_q, j, urgent);
+}
+
+static void post(runner *r, const char *method, char *path, cJSON *body, const char *ctype,
+                 char *fallback_path, cJSON *fallback_body) {
+    post_to(r, method, path, body, ctype, fallback_path, fallback_body, false);
 }
 
 static char *dupf(const char *fmt, const char *a, const char *b) {
@@ -308,11 +357,28 @@ static const char *sget(const runner *r, ms_str s) {
     return v ? v : "";
 }
 
-/* An event about a pod, events.k8s.io/v1 first, core/v1 when the server
- * has no events.k8s.io/v1 (the fallback is prepared alongside). */
-static void post_event(runner *r, const ms_pod *pod, const char *type, const char *reason,
-                       const char *note, uint32_t repeats) {
-    const char *ns = sget(r, pod->meta.namespace_), *name = sget(r, pod->meta.name);
+/* What an Event regards (uid may be empty). */
+typedef struct event_object {
+    const char *api_version, *kind, *ns, *name, *uid;
+} event_object;
+
+static void add_ref(cJSON *obj, const char *field, const event_object *o) {
+    cJSON *ref = cJSON_AddObjectToObject(obj, field);
+    cJSON_AddStringToObject(ref, "apiVersion", o->api_version);
+    cJSON_AddStringToObject(ref, "kind", o->kind);
+    cJSON_AddStringToObject(ref, "namespace", o->ns);
+    cJSON_AddStringToObject(ref, "name", o->name);
+    if (o->uid && o->uid[0]) cJSON_AddStringToObject(ref, "uid", o->uid);
+}
+
+/* An event, events.k8s.io/v1 first, core/v1 when the server has no
+ * events.k8s.io/v1 (the fallback is prepared alongside). `related`
+ * (optional) is the second object upstream's recorder names, e.g. the
+ * preemptor on a victim's event; core/v1 events have no place for it. */
+static void post_event_about(runner *r, const event_object *obj, const event_object *related,
+                             const char *type, const char *reason, const char *action,
+                             const char *note, uint32_t repeats) {
+    const char *ns = obj->ns, *name = obj->name;
     char ename[300], now[40], now_s[32];
     double t = wall_now();
     snprintf(ename, sizeof ename, "%s.%llx%04llx", name, (unsigned long long)(t * 1e6),
@@ -330,16 +396,12 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     cJSON_AddStringToObject(v1, "eventTime", now);
     cJSON_AddStringToObject(v1, "reportingController", "default-scheduler");
     cJSON_AddStringToObject(v1, "reportingInstance", host);
-    cJSON_AddStringToObject(v1, "action", reason[0] == 'S' ? "Binding" : "Scheduling");
+    cJSON_AddStringToObject(v1, "action", action);
     cJSON_AddStringToObject(v1, "reason", reason);
     cJSON_AddStringToObject(v1, "type", type);
     cJSON_AddStringToObject(v1, "note", note);
-    cJSON *reg = cJSON_AddObjectToObject(v1, "regarding");
-    cJSON_AddStringToObject(reg, "apiVersion", "v1");
-    cJSON_AddStringToObject(reg, "kind", "Pod");
-    cJSON_AddStringToObject(reg, "namespace", ns);
-    cJSON_AddStringToObject(reg, "name", name);
-    cJSON_AddStringToObject(reg, "uid", pod->meta.uid);
+    add_ref(v1, "regarding", obj);
+    if (related) add_ref(v1, "related", related);
     if (repeats > 1) {
         cJSON *series = cJSON_AddObjectToObject(v1, "series");
         cJSON_AddNumberToObject(series, "count", repeats);
@@ -352,12 +414,7 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
     m = cJSON_AddObjectToObject(core, "metadata");
     cJSON_AddStringToObject(m, "name", ename);
     cJSON_AddStringToObject(m, "namespace", ns);
-    cJSON *inv = cJSON_AddObjectToObject(core, "involvedObject");
-    cJSON_AddStringToObject(inv, "apiVersion", "v1");
-    cJSON_AddStringToObject(inv, "kind", "Pod");
-    cJSON_AddStringToObject(inv, "namespace", ns);
-    cJSON_AddStringToObject(inv, "name", name);
-    cJSON_AddStringToObject(inv, "uid", pod->meta.uid);
+    add_ref(core, "involvedObject", obj);
     cJSON_AddStringToObject(core, "reason", reason);
     cJSON_AddStringToObject(core, "message", note);
     cJSON_AddStringToObject(core, "type", type);
@@ -375,6 +432,16 @@ static void post_event(runner *r, const ms_pod *pod, const char *type, const cha
         post(r, "POST", dupf("/apis/events.k8s.io/v1/namespaces/%s/events", ns, NULL), v1, NULL,
              core_path, core);
     }
+}
+
+static void post_event(runner *r, const ms_pod *pod, const ms_pod *related, const char *type,
+                       const char *reason, const char *action, const char *note,
+                       uint32_t repeats) {
+    event_object obj = {"v1", "Pod", sget(r, pod->meta.namespace_), sget(r, pod->meta.name),
+                        pod->meta.uid};
+    event_object rel = {"v1", "Pod", related ? sget(r, related->meta.namespace_) : "",
+                        related ? sget(r, related->meta.name) : "", related ? related->meta.uid : NULL};
+    post_event_about(r, &obj, related ? &rel : NULL, type, reason, action, note, repeats);
 }
 
 /* The global budget: an event that finds no token is dropped (counted). */
@@ -403,6 +470,80 @@ static pod_report *report_of(runner *r, const ms_pod *pod) {
 
 static void forget_report(runner *r, const ms_pod *pod) {
     free(ms_map_del(&r->reports, pod->meta.uid_hash));
+}
+
+/* ---- metrics (scheduler thread) ------------------------------------------ */
+
+static uint32_t profile_of_pod(runner *r, const ms_pod *pod) {
+    int32_t i = ms_scheduler_profile_index(r->sched, pod->scheduler_name);
+    return i < 0 ? 0 : (uint32_t)i;
+}
+
+/* An attempt that ended without a bind: inside schedule_one its duration
+ * is known when the call returns (schedule_one_measured); outside (a
+ * Permit wait rejected later) only the count is kept. */
+static void attempt_failed(runner *r, const ms_pod *pod) {
+    ms_attempt_result res = r->cycle_error ? MS_ATTEMPT_ERROR : MS_ATTEMPT_UNSCHEDULABLE;
+    r->cycle_error = false;
+    if (r->in_cycle) {
+        r->cycle_result = (int)res;
+        r->cycle_profile = profile_of_pod(r, pod);
+    } else {
+        ms_metrics_attempt(r->metrics, profile_of_pod(r, pod), res, -1);
+    }
+}
+
+static bool schedule_one_measured(runner *r) {
+    r->in_cycle = true;
+    r->cycle_error = false;
+    r->cycle_result = -1;
+    r->cycle_victims = 0;
+    r->cycle_start = mono_now();
+    bool popped = ms_scheduler_schedule_one(r->sched, wall_now());
+    r->in_cycle = false;
+    if (r->cycle_result == MS_ATTEMPT_UNSCHEDULABLE || r->cycle_result == MS_ATTEMPT_ERROR)
+        ms_metrics_attempt(r->metrics, r->cycle_profile, (ms_attempt_result)r->cycle_result,
+                           mono_now() - r->cycle_start);
+    return popped;
+}
+
+static void on_cycle_error(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    (void)pod;
+    (void)message;
+    r->cycle_error = true;
+}
+
+static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
+    runner *r = ctx;
+    (void)pod;
+    ms_metrics_preemption(r->metrics, nominated != MS_STR_NONE ? r->cycle_victims : 0);
+    r->cycle_victims = 0;
+}
+
+static bool all_synced(const runner *r);
+
+/* The figures that are states rather than events, at cycle boundaries. */
+static void metrics_snapshot(runner *r) {
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    ms_metrics_set_pending(r->metrics, ms_queue_len_active(q), ms_queue_len_backoff(q),
+                           ms_queue_len_unschedulable(q));
+    pthread_mutex_lock(&r->st_mu);
+    uint64_t posted = r->st.events_posted, failed = r->st.events_failed,
+             suppressed = r->st.events_suppressed;
+    pthread_mutex_unlock(&r->st_mu);
+    ms_metrics_events(r->metrics, posted, failed, suppressed);
+    /* ready: scheduling has started, every informer's first LIST is in */
+    ms_metrics_set_ready(r->metrics, all_synced(r));
+    uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
+    if (n && r->policy_snap) {
+        for (uint32_t i = 0; i < n; i++) {
+            ms_policy_info info;
+            ms_policy_set_info(r->policies, i, &info);
+            r->policy_snap[i] = (ms_metrics_policy){info.profile, info.plugin, info.stats, info.disabled};
+        }
+        ms_metrics_set_policies(r->metrics, r->policy_snap, n);
+    }
 }
 
 /* ---- binder and reporter callbacks (scheduler thread) ----------------- */
@@ -434,6 +575,8 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
     snprintf(j->path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
     j->pod = ms_pod_ref((ms_pod *)pod);
     j->owner = r;
+    j->attempt_start = r->in_cycle ? r->cycle_start : mono_now();
+    j->profile = profile_of_pod(r, pod);
     j->method = "POST";
     ms_kube_request rq = {.method = j->method, .path = j->path, .body = j->body,
                           .body_len = strlen(j->body)};
@@ -450,6 +593,7 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     runner *r = ctx;
     (void)attempts;
     r->st.unschedulable++;
+    attempt_failed(r, pod);
     pod_report *pr = report_of(r, pod);
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
@@ -482,7 +626,8 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     pr->failed_repeats++;
     if (pr->failed_last == 0 || now - pr->failed_last >= r->event_interval) {
         if (event_allowed(r)) {
-            post_event(r, pod, "Warning", "FailedScheduling", message, pr->failed_repeats);
+            post_event(r, pod, NULL, "Warning", "FailedScheduling", "Scheduling", message,
+                       pr->failed_repeats);
             pr->failed_last = now;
             pr->failed_repeats = 0;
         }
@@ -495,6 +640,12 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
     runner *r = ctx;
+    /* Inside the cycle: PreBind or an extender's bind failed before any
+     * request of ours (those are counted when they complete). */
+    if (r->in_cycle) {
+        r->cycle_result = MS_ATTEMPT_ERROR;
+        r->cycle_profile = profile_of_pod(r, pod);
+    }
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
     ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", sget(r, node), "error", message,
@@ -513,9 +664,10 @@ static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     cJSON_AddStringToObject(b, "kind", "DeleteOptions");
     if (victim->meta.uid && victim->meta.uid[0])
         cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
-    post(r, "DELETE",
-         dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_), sget(r, victim->meta.name)),
-         b, NULL, NULL, NULL);
+    post_to(r, "DELETE",
+            dupf("/api/v1/namespaces/%s/pods/%s", sget(r, victim->meta.namespace_),
+                 sget(r, victim->meta.name)),
+            b, NULL, NULL, NULL, true);
     return MS_OK;
 }
 
@@ -525,17 +677,20 @@ static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
     cJSON *st = cJSON_AddObjectToObject(b, "status");
     if (node == MS_STR_NONE) cJSON_AddNullToObject(st, "nominatedNodeName");
     else cJSON_AddStringToObject(st, "nominatedNodeName", sget(r, node));
-    post(r, "PATCH",
-         dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_), sget(r, pod->meta.name)),
-         b, "application/strategic-merge-patch+json", NULL, NULL);
+    post_to(r, "PATCH",
+            dupf("/api/v1/namespaces/%s/pods/%s/status", sget(r, pod->meta.namespace_),
+                 sget(r, pod->meta.name)),
+            b, "application/strategic-merge-patch+json", NULL, NULL, true);
 }
 
+/* upstream v1.20's words (newer releases name the preemptor by UID). */
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
-    char note[512];
-    snprintf(note, sizeof note, "Preempted by pod %s on node %s",
-             preemptor->meta.uid ? preemptor->meta.uid : "", sget(r, node));
-    if (event_allowed(r)) post_event(r, victim, "Normal", "Preempted", note, 0);
+    char note[1024];
+    r->cycle_victims++;
+    snprintf(note, sizeof note, "Preempted by %s/%s on node %s", sget(r, preemptor->meta.namespace_),
+             sget(r, preemptor->meta.name), sget(r, node));
+    if (event_allowed(r)) post_event(r, victim, preemptor, "Normal", "Preempted", "Preempting", note, 0);
 }
 
 /* A completed bind: the Scheduled event. */
@@ -546,10 +701,24 @@ static void report_bound(runner *r, const ms_pod *pod, const char *node) {
     forget_report(r, pod);
     if (!event_allowed(r)) return;
     snprintf(note, sizeof note, "Successfully assigned %s to %s", key, node);
-    post_event(r, pod, "Normal", "Scheduled", note, 0);
+    post_event(r, pod, NULL, "Normal", "Scheduled", "Binding", note, 0);
 }
 
 /* ---- the scheduler thread ---------------------------------------------- */
+
+/* Upstream counts a scheduled attempt once its binding succeeded, and a
+ * failed binding as an error. */
+static void bind_metrics(runner *r, const job *j) {
+    double took = mono_now() - j->attempt_start;
+    ms_metrics_binding(r->metrics, j->ok ? MS_BIND_OK : j->gone ? MS_BIND_GONE : MS_BIND_FAILED);
+    ms_metrics_attempt(r->metrics, j->profile, j->ok ? MS_ATTEMPT_SCHEDULED : MS_ATTEMPT_ERROR, took);
+    if (j->ok) {
+        /* Failed attempts before this one, as the unschedulable reports
+         * counted them (the report is forgotten once bound). */
+        const pod_report *pr = ms_map_get(&r->reports, j->pod->meta.uid_hash);
+        ms_metrics_pod_scheduled(r->metrics, (pr ? pr->failed_total : 0) + 1);
+    }
+}
 
 static void drain_completions(runner *r) {
     uint64_t v;
@@ -565,6 +734,7 @@ static void drain_completions(runner *r) {
             j = n;
             continue;
         }
+        bind_metrics(r, j);
         if (j->ok) {
             r->st.binds_ok++;
             /* Node name from the body we sent: {"target":{...,"name":NODE}}. */
@@ -590,12 +760,34 @@ static void drain_completions(runner *r) {
     }
 }
 
+/* Scheduling waits for every informer's first LIST, as upstream waits
+ * for its caches: a pod placed before the namespaces or PDBs are known
+ * could break an affinity term or a budget. */
+static bool all_synced(const runner *r) {
+    return r->synced[MS_KIND_POD] && r->synced[MS_KIND_NODE] && r->synced[MS_KIND_NAMESPACE] &&
+           r->synced[MS_KIND_PDB];
+}
+
+static void log_synced(runner *r, uint8_t kind) {
+    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets"};
+    const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
+    if (kind == MS_KIND_PDB && r->pdb_inf) {
+        /* which API version the server answered for (decided at the first LIST) */
+        const char *path = ms_informer_path(r->pdb_inf);
+        const char *version = strstr(path, "/v1beta1/") ? "policy/v1beta1" : "policy/v1";
+        char count[16];
+        snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
+        ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, "version", version, "objects", count,
+               NULL);
+        return;
+    }
+    ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, NULL);
+}
+
 static void apply_delta(runner *r, ms_delta *d, double now) {
     if (d->type == MS_DELTA_SYNCED) {
-        if (d->kind == MS_KIND_POD) r->pods_synced = true;
-        else if (d->kind == MS_KIND_NODE) r->nodes_synced = true;
-        ms_log(r->log, MS_LOG_INFO, "informer synced", "resource",
-               d->kind == MS_KIND_POD ? "pods" : "nodes", NULL);
+        if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
+        log_synced(r, d->kind);
         return;
     }
     if (d->kind == MS_KIND_POD) {
@@ -614,6 +806,35 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
         case MS_DELTA_UPDATE: ms_scheduler_node_update(r->sched, d->node, now); break;
         case MS_DELTA_DELETE: ms_scheduler_node_delete(r->sched, d->node->meta.name, now); break;
         default: break;
+        }
+    } else if (d->kind == MS_KIND_NAMESPACE) {
+        switch (d->type) {
+        case MS_DELTA_ADD:
+        case MS_DELTA_UPDATE: ms_scheduler_namespace_add(r->sched, d->ns, now); break;
+        case MS_DELTA_DELETE: ms_scheduler_namespace_delete(r->sched, d->ns->meta.name, now); break;
+        default: break;
+        }
+        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+            char nlabels[16];
+            snprintf(nlabels, sizeof nlabels, "%u", d->ns->meta.labels.n);
+            ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
+                   "name", sget(r, d->ns->meta.name), "labels", nlabels, NULL);
+        }
+    } else if (d->kind == MS_KIND_PDB) {
+        switch (d->type) {
+        case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;
+        case MS_DELTA_UPDATE: ms_scheduler_pdb_update(r->sched, d->pdb, now); break;
+        case MS_DELTA_DELETE:
+            ms_scheduler_pdb_delete(r->sched, d->pdb->meta.namespace_, d->pdb->meta.name, now);
+            break;
+        default: break;
+        }
+        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+            char count[16];
+            snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
+            ms_log(r->log, MS_LOG_DEBUG, "pdb", "event", ms_delta_type_name((ms_delta_type)d->type),
+                   "namespace", sget(r, d->pdb->meta.namespace_), "name", sget(r, d->pdb->meta.name),
+                   "pdbs", count, NULL);
         }
     }
 }
@@ -648,17 +869,32 @@ static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, co
     ms_log(r->log, l, msg, "policy", policy, NULL);
 }
 
-/* Reloads, refused versions and disabled policies. (An Event for them is
- * still to come: they involve no pod.) */
+/* Reloads, refused versions and disabled policies: a log line and an
+ * Event about the scheduler itself (its Pod, or the leader-election lock).
+ * They come at the pace of file writes, so there is no per-policy
+ * aggregation; the global event budget applies. */
 static void policy_report(void *ctx, const ms_policy_event *ev) {
     runner *r = ctx;
     static const char *const kinds[] = {"reloaded", "reload refused", "disabled"};
+    static const struct {
+        const char *type, *reason, *action;
+    } events[] = {
+        {"Normal", "PolicyReloaded", "Reload"},
+        {"Warning", "PolicyReloadFailed", "Reload"},
+        {"Warning", "PolicyDisabled", "Disable"},
+    };
+    unsigned k = ev->kind <= MS_POLICY_DISABLED ? (unsigned)ev->kind : 0;
     char latency[32];
     snprintf(latency, sizeof latency, "%.3f", ev->latency);
-    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR,
-           kinds[ev->kind <= MS_POLICY_DISABLED ? ev->kind : 0], "profile", ev->profile, "plugin",
-           ev->plugin, "file", ev->file, "message", ev->message,
+    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
+           ev->profile, "plugin", ev->plugin, "file", ev->file, "message", ev->message,
            ev->kind == MS_POLICY_RELOADED ? "latency" : NULL, latency, NULL);
+    if (!r->self.name[0] || !event_allowed(r)) return;
+    char note[1024];
+    snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
+             ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
+    event_object obj = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
+    post_event_about(r, &obj, NULL, events[k].type, events[k].reason, events[k].action, note, 0);
 }
 
 /* On the watcher thread: wake the loop. */
@@ -686,6 +922,71 @@ static ms_rc setup_policies(runner *r, ms_error *err) {
     po.ready = policy_ready;
     po.ready_ctx = r;
     return ms_policy_set_new(&r->cfg, &po, r->in, &r->policies, err);
+}
+
+/* Events about the scheduler itself regard its own Pod when it runs in
+ * one (POD_NAME and POD_NAMESPACE from the downward API, POD_UID when
+ * given), else the leader-election lock object, which names this
+ * scheduler in the cluster whether or not election is on. */
+static void setup_self(runner *r) {
+    const char *pod = getenv("POD_NAME"), *ns = getenv("POD_NAMESPACE"), *uid = getenv("POD_UID");
+    if (pod && *pod && ns && *ns) {
+        snprintf(r->self.api_version, sizeof r->self.api_version, "v1");
+        snprintf(r->self.kind, sizeof r->self.kind, "Pod");
+        snprintf(r->self.ns, sizeof r->self.ns, "%s", ns);
+        snprintf(r->self.name, sizeof r->self.name, "%s", pod);
+        snprintf(r->self.uid, sizeof r->self.uid, "%s", uid ? uid : "");
+        return;
+    }
+    const ms_leader_election *le = &r->cfg.leader_election;
+    const char *lock = le->resource_lock;
+    bool endpoints = strcmp(lock, "endpoints") == 0, configmaps = strcmp(lock, "configmaps") == 0;
+    snprintf(r->self.api_version, sizeof r->self.api_version, "%s",
+             endpoints || configmaps ? "v1" : "coordination.k8s.io/v1");
+    snprintf(r->self.kind, sizeof r->self.kind, "%s",
+             endpoints ? "Endpoints" : configmaps ? "ConfigMap" : "Lease");
+    snprintf(r->self.ns, sizeof r->self.ns, "%s",
+             le->resource_namespace[0] ? le->resource_namespace : "kube-system");
+    snprintf(r->self.name, sizeof r->self.name, "%s",
+             le->resource_name[0] ? le->resource_name : "kube-scheduler");
+}
+
+/* /metrics, /healthz, /readyz. An address the user chose must work; the
+ * default one may be taken (another scheduler on the host): then a
+ * warning, and the scheduler runs without. */
+static ms_rc setup_metrics(runner *r, ms_error *err) {
+    const char *names[64];
+    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
+    r->metrics = ms_metrics_new(names, np);
+    uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
+    if (npol) r->policy_snap = calloc(npol, sizeof *r->policy_snap);
+    if (!r->metrics || (npol && !r->policy_snap)) return ms_error_set(err, MS_ENOMEM, "out of memory");
+
+    const char *addr = r->o->metrics_bind_address;
+    bool chosen = addr != NULL;
+    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address, chosen = true;
+    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address, chosen = true;
+    if (!addr) addr = MS_RUN_DEFAULT_METRICS_ADDRESS;
+    if (r->cfg.healthz_bind_address[0] && r->cfg.metrics_bind_address[0] &&
+        strcmp(r->cfg.healthz_bind_address, r->cfg.metrics_bind_address) != 0)
+        ms_log(r->log, MS_LOG_WARN, "healthzBindAddress differs from metricsBindAddress; serving both on one",
+               "address", addr, NULL);
+    if (ms_http_address_disabled(addr)) return MS_OK;
+    ms_error e = {0};
+    ms_rc rc = ms_http_server_start(addr, ms_metrics_serve, r->metrics, &r->http, &e);
+    if (rc != MS_OK) {
+        if (chosen || rc == MS_ENOMEM) {
+            if (err) *err = e;
+            return rc;
+        }
+        ms_log(r->log, MS_LOG_WARN, "metrics server not started", "error", e.msg, NULL);
+        return MS_OK;
+    }
+    char port[8];
+    snprintf(port, sizeof port, "%u", ms_http_server_port(r->http));
+    ms_log(r->log, MS_LOG_INFO, "serving metrics and health", "address", addr, "port", port, NULL);
+    return MS_OK;
 }
 
 static ms_rc setup(runner *r, ms_error *err) {
@@ -722,13 +1023,15 @@ static ms_rc setup(runner *r, ms_error *err) {
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     if ((rc = setup_policies(r, err)) != MS_OK) return rc;
+    setup_self(r);
+    if ((rc = setup_metrics(r, err)) != MS_OK) return rc;
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
         .binder = {r, run_bind},
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
-                     .preempted = on_preempted},
+                     .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
@@ -760,12 +1063,20 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = ms_informer_start(&io, &r->node_inf, err)) != MS_OK) return rc;
     io.resource = &ms_informer_pods;
     if ((rc = ms_informer_start(&io, &r->pod_inf, err)) != MS_OK) return rc;
+    io.resource = &ms_informer_namespaces;
+    if ((rc = ms_informer_start(&io, &r->ns_inf, err)) != MS_OK) return rc;
+    io.resource = &ms_informer_pdbs;
+    if ((rc = ms_informer_start(&io, &r->pdb_inf, err)) != MS_OK) return rc;
     return MS_OK;
 }
 
 static void teardown(runner *r) {
+    /* First: the HTTP thread reads the metrics. */
+    ms_http_server_stop(r->http);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
+    if (r->ns_inf) ms_informer_stop(r->ns_inf);
+    if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_kube_async_free(r->binder, 0);
@@ -797,6 +1108,8 @@ static void teardown(runner *r) {
     jobq_destroy(&r->done_q);
     jobq_destroy(&r->post_q);
     pthread_mutex_destroy(&r->st_mu);
+    ms_metrics_free(r->metrics);
+    free(r->policy_snap);
 }
 
 static void log_progress(runner *r, const char *msg) {
@@ -882,8 +1195,10 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
         /* Between cycles: a reloaded policy is swapped in here. */
         if (r->policies) ms_policy_set_poll(r->policies, wall_now());
         now_m = mono_now();
+        ms_metrics_heartbeat(r->metrics, now_m);
         if (now_m >= next_tick) {
             ms_scheduler_tick(r->sched, wall_now());
+            metrics_snapshot(r);
             next_tick = now_m + tick;
         }
         if (stopping) {
@@ -892,16 +1207,24 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             continue;
         }
         more = false;
-        if (r->pods_synced && r->nodes_synced) {
+        if (all_synced(r)) {
             /* A bounded batch, then back to the deltas and completions. */
             double until = mono_now() + 0.01;
             for (int i = 0; i < 256 && r->binds_in_flight < r->max_binds; i++) {
-                if (!ms_scheduler_schedule_one(r->sched, wall_now())) break;
+                if (!schedule_one_measured(r)) break;
                 more = true;
                 if ((i & 15) == 15 && mono_now() >= until) break;
             }
         }
         if (now_m >= next_progress) {
+            if (!all_synced(r))
+                /* e.g. a role without list/watch on namespaces (1.20's
+                 * system:kube-scheduler): the informer logs the 403s */
+                ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "pods",
+                       r->synced[MS_KIND_POD] ? "synced" : "waiting", "nodes",
+                       r->synced[MS_KIND_NODE] ? "synced" : "waiting", "namespaces",
+                       r->synced[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
+                       r->synced[MS_KIND_PDB] ? "synced" : "waiting", NULL);
             if (r->st.binds_ok != last_bound) log_progress(r, "progress");
             last_bound = r->st.binds_ok;
             next_progress = now_m + 10;

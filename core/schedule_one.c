@@ -83,6 +83,7 @@ static void report_unschedulable(ms_scheduler *s, const ms_queued_pod *qp, const
 /* An error in the scheduling cycle: the pod waits out its backoff and
  * retries (no plugin rejected it, so no event is needed). */
 static void cycle_error(ms_scheduler *s, ms_inflight *r, const char *msg, double now) {
+    if (s->reporter.error) s->reporter.error(s->reporter.ctx, r->qp->pod, msg);
     report_unschedulable(s, r->qp, msg);
     r->qp->unschedulable_plugins = 0;
     ms_queue_add_backoff(s->queue, r->qp, now);
@@ -129,6 +130,8 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     ms_status pst;
     ms_status_ok(&pst);
     ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
+    if (s->reporter.post_filter)
+        s->reporter.post_filter(s->reporter.ctx, r->qp->pod, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
     if (pcode == MS_ERROR) {
         /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
         cycle_plugin_error(s, r, "PostFilter", &pst, now);
@@ -660,6 +663,7 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     }
     ms_inflight *r = ms_sched_record_take(s);
     if (!r) {
+        if (s->reporter.error) s->reporter.error(s->reporter.ctx, pod, "out of memory");
         report_unschedulable(s, qp, "out of memory");
         ms_queue_add_backoff(s->queue, qp, now);
         return true;

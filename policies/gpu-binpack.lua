@@ -11,7 +11,7 @@
 ---@type moonsched.Policy
 local p = { name = "gpu-binpack" }
 
-local resource, keep_others_off
+local resource, keep_others_off, not_enough
 
 function p.init(args)
     resource = args.resource or "nvidia.com/gpu"
@@ -19,6 +19,8 @@ function p.init(args)
         error("gpu-binpack: args.resource must be a resource name", 0)
     end
     keep_others_off = args.keep_others_off ~= false
+    -- Built once: a concatenation in filter would run on every node.
+    not_enough = "not enough free " .. resource
 end
 
 function p.pre_filter(pod, state)
@@ -29,7 +31,7 @@ end
 function p.filter(_, node, state)
     local want = state.want
     if want == 0 then return true end
-    return node.free(resource) >= want, "not enough free " .. resource
+    return node.free(resource) >= want, not_enough
 end
 
 -- The fraction of the node's resource in use once the pod is placed:

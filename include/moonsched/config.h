@@ -84,6 +84,11 @@ typedef struct ms_config {
     char *kubeconfig;                       /* clientConnection.kubeconfig (owned), or NULL */
     int32_t parallelism;                    /* 16 */
     ms_leader_election leader_election;
+    /* metricsBindAddress / healthzBindAddress (v1beta1/v1beta2) as
+     * written; "" when absent. `run` serves /metrics, /healthz and /readyz
+     * there (docs/run.md). */
+    char metrics_bind_address[128];
+    char healthz_bind_address[128];
     cJSON *extenders;                       /* `extenders` as written (owned), or NULL */
     bool has_seed;
     uint64_t seed;

@@ -24,6 +24,8 @@ typedef enum ms_object_kind {
     MS_KIND_POD = 0,
     MS_KIND_NODE,
     MS_KIND_OTHER,        /* a generic informer's objects: see `unref` */
+    MS_KIND_NAMESPACE,    /* ms_namespace */
+    MS_KIND_PDB,          /* ms_pdb */
 } ms_object_kind;
 
 typedef struct ms_delta {
@@ -36,6 +38,8 @@ typedef struct ms_delta {
         void *obj;
         ms_pod *pod;               /* MS_KIND_POD */
         ms_node *node;             /* MS_KIND_NODE */
+        struct ms_namespace *ns;   /* MS_KIND_NAMESPACE */
+        struct ms_pdb *pdb;        /* MS_KIND_PDB */
     };
     /* Drops the delta's reference to obj (ms_pod_unref, ms_node_unref...). */
     void (*unref)(void *obj);
@@ -48,7 +52,7 @@ static inline void ms_delta_release(ms_delta *d) {
 }
 
 const char *ms_delta_type_name(ms_delta_type t);    /* "add", "update", ... */
-const char *ms_object_kind_name(ms_object_kind k);  /* "Pod", "Node", "Object" */
+const char *ms_object_kind_name(ms_object_kind k);  /* "Pod", "Node", "Object", "Namespace", "PodDisruptionBudget" */
 
 typedef struct ms_delta_queue ms_delta_queue;
 

@@ -31,6 +31,10 @@ typedef struct cJSON cJSON;
 typedef struct ms_informer_resource {
     uint8_t kind;                  /* ms_object_kind, copied into deltas */
     const char *path;              /* collection path: "/api/v1/pods" */
+    /* Tried when the server answers 404 for `path` before the first LIST
+     * succeeded (an older API version of the resource); the version is
+     * decided then and kept for the informer's life. NULL: none. */
+    const char *fallback_path;
     const char *field_selector;    /* NULL: none */
     /* Decodes one object; *out gets a reference the informer owns. */
     ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
@@ -43,6 +47,11 @@ typedef struct ms_informer_resource {
  * the decode context is an ms_decoder *. */
 extern const ms_informer_resource ms_informer_pods;
 extern const ms_informer_resource ms_informer_nodes;
+/* Namespaces (their labels, for pod affinity's namespaceSelector) and
+ * PodDisruptionBudgets (policy/v1, falling back to policy/v1beta1 on
+ * servers older than 1.21); decode context: an ms_decoder *. */
+extern const ms_informer_resource ms_informer_namespaces;
+extern const ms_informer_resource ms_informer_pdbs;
 
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */
@@ -79,6 +88,10 @@ void ms_informer_stop(ms_informer *inf);
  * follows the last of its deltas in the queue). */
 bool ms_informer_has_synced(const ms_informer *inf);
 
+/* The collection path in use: the resource's path, or its fallback_path
+ * once the server answered 404 for the path. */
+const char *ms_informer_path(const ms_informer *inf);
+
 typedef struct ms_informer_stats {
     uint64_t lists;                /* complete LISTs (the first one and relists) */
     uint64_t pages;                /* LIST requests that returned a page */
@@ -92,6 +105,7 @@ typedef struct ms_informer_stats {
     uint64_t deltas;               /* deltas pushed, synced markers included */
     uint64_t objects;              /* objects known now */
     char resource_version[64];     /* where the next watch resumes */
+    bool fallback;                 /* the resource's fallback_path is in use */
 } ms_informer_stats;
 
 void ms_informer_stats_get(ms_informer *inf, ms_informer_stats *out);

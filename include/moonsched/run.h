@@ -12,6 +12,15 @@
  * already wrote the same message) and a FailedScheduling event; a bound pod
  * a Scheduled event. Events are aggregated per pod and reason (one per
  * event_interval, repeats counted) and limited by a global token bucket.
+ * Lua policies' reloads (Normal PolicyReloaded), refused versions (Warning
+ * PolicyReloadFailed) and disabled policies (Warning PolicyDisabled) are
+ * Events too, about the scheduler itself: its Pod when POD_NAME and
+ * POD_NAMESPACE are set (downward API), else the leader-election lock
+ * object (Lease kube-system/kube-scheduler by default).
+ *
+ * Metrics (include/moonsched/metrics.h) and health are served over plain
+ * HTTP by one libmicrohttpd thread; /healthz is 200 while the scheduler
+ * loop comes round, /readyz once the informers have synced.
  *
  * Leader election is not implemented: leaderElection.leaderElect (true by
  * default, as upstream) is logged as such and the process acts as leader. */
@@ -40,9 +49,16 @@ typedef struct ms_run_options {
     double event_interval;         /* per pod and reason; 0: 30 s */
     double event_qps;              /* global event budget; 0: 50 (burst 4x) */
     double shutdown_timeout;       /* wait for binds in flight; 0: 10 s */
+    /* Where /metrics, /healthz and /readyz are served (plain HTTP,
+     * "HOST:PORT"); NULL: the configuration's metricsBindAddress, else its
+     * healthzBindAddress, else MS_RUN_DEFAULT_METRICS_ADDRESS (which, when
+     * taken, only costs a warning); "" or "0": not served. */
+    const char *metrics_bind_address;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;
+
+#define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"
 
 void ms_run_options_default(ms_run_options *o);
 

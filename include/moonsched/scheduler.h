@@ -70,9 +70,18 @@ typedef struct ms_reporter {
     void (*nominated)(void *ctx, const ms_pod *pod, ms_str node);
     /* A victim evicted (or, waiting on Permit, rejected) for `preemptor`
      * on `node`: upstream's Normal event on the victim, reason Preempted,
-     * message "Preempted by pod <preemptor UID> on node <node>" (1.20 said
-     * "Preempted by <ns>/<name> on node <node>"). */
+     * message "Preempted by <ns>/<name> on node <node>" as v1.20 words it
+     * (`run` posts this one, the preemptor as the event's `related`; newer
+     * releases say "Preempted by pod <preemptor UID> on node <node>"). */
     void (*preempted)(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    /* For metrics. error: the attempt ended in an error rather than a
+     * rejection (upstream's result "error"); called just before
+     * unschedulable, with the same message. post_filter: PostFilter ran for
+     * a pod that no node fits (upstream counts each as a preemption
+     * attempt); nominated is the node preemption chose, or MS_STR_NONE
+     * (the victims were reported through `preempted` just before). */
+    void (*error)(void *ctx, const ms_pod *pod, const char *message);
+    void (*post_filter)(void *ctx, const ms_pod *pod, ms_str nominated);
 } ms_reporter;
 
 typedef struct ms_scheduler ms_scheduler;

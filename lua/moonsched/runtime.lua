@@ -294,7 +294,9 @@ local function dispatcher(F, policy, views, name)
         F.result = r
     end
 
+    local next_call = views.next_call
     return function()
+        next_call()
         return ops[F.op]()
     end
 end

@@ -13,14 +13,14 @@ local ffi = require("ffi")
 local M = {}
 
 ffi.cdef([[
-typedef struct ms_pod_view { const uint64_t __p; const uint32_t __e; } ms_pod_view;
-typedef struct ms_node_view { const uint64_t __p; const uint32_t __e; } ms_node_view;
-typedef struct ms_labels_view { const uint64_t __p; const uint32_t __e; } ms_labels_view;
-typedef struct ms_annotations_view { const uint64_t __p; const uint32_t __e; } ms_annotations_view;
-typedef struct ms_res_view { const uint64_t __p; const uint32_t __e; } ms_res_view;
-typedef struct ms_free_view { const uint64_t __p; const uint32_t __e; } ms_free_view;
-typedef struct ms_scores_view { const uint64_t __p; const uint32_t __e; const uint32_t n; } ms_scores_view;
-typedef struct ms_nodes_view { const uint64_t __p; const uint32_t __e; const uint32_t n; } ms_nodes_view;
+typedef struct ms_pod_view { const uint64_t __p; const double __e; } ms_pod_view;
+typedef struct ms_node_view { const uint64_t __p; const double __e; } ms_node_view;
+typedef struct ms_labels_view { const uint64_t __p; const double __e; } ms_labels_view;
+typedef struct ms_annotations_view { const uint64_t __p; const double __e; } ms_annotations_view;
+typedef struct ms_res_view { const uint64_t __p; const double __e; } ms_res_view;
+typedef struct ms_free_view { const uint64_t __p; const double __e; } ms_free_view;
+typedef struct ms_scores_view { const uint64_t __p; const double __e; const uint32_t n; } ms_scores_view;
+typedef struct ms_nodes_view { const uint64_t __p; const double __e; const uint32_t n; } ms_nodes_view;
 ]])
 
 local U64 = ffi.typeof("uint64_t")
@@ -53,6 +53,7 @@ local BUILTIN_NAMES = { [0] = "cpu", "memory", "ephemeral-storage", "pods" }
 
 local tonumber, type, error, tostring = tonumber, type, error, tostring
 local cast, istype, fstring = ffi.cast, ffi.istype, ffi.string
+local band, rshift, arshift = bit.band, bit.rshift, bit.arshift
 
 --- Builds the views of one state around its call frame F.
 function M.setup(F)
@@ -78,17 +79,74 @@ function M.setup(F)
         end
         return s
     end
+    -- A text the interner does not know is no key of the call's pods and
+    -- nodes (they were decoded before the call began): it is remembered as
+    -- absent for the rest of the call, so that a policy testing for a label
+    -- that no node has does not ask the C side on every node. `ncall`
+    -- counts calls (V.next_call) and, unlike the epoch, never wraps.
+    local absent, nabsent, ncall = {}, 0, 0
+    function V.next_call() ncall = ncall + 1 end
     local function id_of(k)
         local id = ids[k]
         if id ~= nil then return id end
+        if absent[k] == ncall then return 0 end
         id = api.find(S, k, #k)
-        if id ~= 0 and nids < 65536 then
-            ids[k] = id
-            nids = nids + 1
+        if id ~= 0 then
+            if nids < 65536 then
+                ids[k] = id
+                nids = nids + 1
+            end
+        elseif nabsent < 4096 then
+            if absent[k] == nil then nabsent = nabsent + 1 end
+            absent[k] = ncall
         end
         return id
     end
     V.str, V.id_of = str, id_of
+
+    -- Label and annotation lookups run in Lua, so that they compile into
+    -- the policy's trace: a call to C there would keep the JIT from sinking
+    -- the node view made per node (each read would allocate it).
+    --
+    -- Nodes of a cluster mostly carry the same label keys, hence the same
+    -- sorted key ids at the same positions: `at[k]` is where key k was last
+    -- found (one table for labels, one for annotations), tried first.
+    -- Otherwise a binary search without branches (six halvings cover 64
+    -- items; past that, the C side). It returns the last position whose
+    -- key is <= id (position 0 when none is).
+    local function search(items, n, id)
+        local base, len = 0, n
+        local half = rshift(len, 1)
+        base = base + band(half, arshift(items[base + half].key - id - 1, 31))
+        len = len - half
+        half = rshift(len, 1)
+        base = base + band(half, arshift(items[base + half].key - id - 1, 31))
+        len = len - half
+        half = rshift(len, 1)
+        base = base + band(half, arshift(items[base + half].key - id - 1, 31))
+        len = len - half
+        half = rshift(len, 1)
+        base = base + band(half, arshift(items[base + half].key - id - 1, 31))
+        len = len - half
+        half = rshift(len, 1)
+        base = base + band(half, arshift(items[base + half].key - id - 1, 31))
+        len = len - half
+        half = rshift(len, 1)
+        return base + band(half, arshift(items[base + half].key - id - 1, 31))
+    end
+    --- The position of key k (a string, interned as id) among n > 0
+    --- sorted items: -1 when absent, -2 when n is too large to search here.
+    local function position(at, items, n, k, id)
+        local i = at[k]
+        if i ~= nil and i < n and items[i].key == id then return i end
+        if n > 64 then return -2 end
+        i = search(items, n, id)
+        if items[i].key ~= id then return -1 end
+        -- Only for keys id_of keeps: as many as those at most.
+        if ids[k] ~= nil then at[k] = i end
+        return i
+    end
+    local label_at, annotation_at = {}, {}
 
     local function res_get(r, name)
         local i = BUILTIN[name]
@@ -117,7 +175,14 @@ function M.setup(F)
             if type(k) ~= "string" then return nil end
             local id = id_of(k)
             if id == 0 then return nil end
-            local val = api.label(cast(LabelsP, v.__p), id)
+            local l = cast(LabelsP, v.__p)
+            local n = l.n
+            if n == 0 then return nil end
+            local items = l.items
+            local i = position(label_at, items, n, k, id)
+            if i >= 0 then return str(items[i].value) end
+            if i == -1 then return nil end
+            local val = api.label(l, id)
             if val == 0 then return nil end
             return str(val)
         end,
@@ -135,7 +200,14 @@ function M.setup(F)
             if type(k) ~= "string" then return nil end
             local id = id_of(k)
             if id == 0 then return nil end
-            local val = api.annotation(cast(AnnotationsP, v.__p), id)
+            local a = cast(AnnotationsP, v.__p)
+            local n = a.n
+            if n == 0 then return nil end
+            local items = a.items
+            local i = position(annotation_at, items, n, k, id)
+            if i >= 0 then return fstring(items[i].value) end
+            if i == -1 then return nil end
+            local val = api.annotation(a, id)
             if val == nil then return nil end
             return fstring(val)
         end,

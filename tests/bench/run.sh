@@ -94,4 +94,11 @@ if make -s "$B/bench/bench_lua_score" >&2; then
 else
     status=1
 fi
+# What reading labels, annotations and extended resources costs a policy,
+# per node at 5000 nodes, over one that reads nothing.
+if make -s "$B/bench/bench_lua_labels" >&2; then
+    "$B/bench/bench_lua_labels" || status=1
+else
+    status=1
+fi
 exit $status

@@ -4,7 +4,8 @@
  *   informer_check run ADMIN.kubeconfig SCHEDULER.kubeconfig ETCD_URL
  *       objects through the admin client; informers with the scheduler's
  *       own credentials (system:kube-scheduler and upstream's RBAC role);
- *       a relist after etcd compacted the revision a watch resumes from
+ *       a relist after etcd compacted the revision a watch resumes from;
+ *       namespaces and PodDisruptionBudgets (policy/v1beta1 on 1.20)
  *   informer_check probe KUBECONFIG ok|forbidden|tls-error
  *       one LIST of nodes and what it should give
  *   informer_check perf ADMIN.kubeconfig NPODS
@@ -24,6 +25,8 @@
 #include "moonsched/kube_client.h"
 #include "moonsched/kubeconfig.h"
 #include "moonsched/labels.h"
+#include "moonsched/namespaces.h"
+#include "moonsched/pdb.h"
 
 static int failures;
 static int checks;
@@ -132,7 +135,7 @@ typedef struct consumer {
     ms_interner *in;
     seen_delta *log;
     size_t n, cap;
-    int synced[2];
+    int synced[MS_KIND_PDB + 1];
 } consumer;
 
 static void drain(consumer *c, double timeout) {
@@ -150,11 +153,22 @@ static void drain(consumer *c, double timeout) {
         s->kind = d[i].kind;
         s->unknown = d[i].final_state_unknown;
         if (d[i].type == MS_DELTA_SYNCED) {
-            if (d[i].kind <= MS_KIND_NODE) c->synced[d[i].kind]++;
+            if (d[i].kind <= MS_KIND_PDB) c->synced[d[i].kind]++;
         } else if (d[i].kind == MS_KIND_OTHER) {
             const ev_obj *e = d[i].obj;
             snprintf(s->name, sizeof s->name, "%s", e->name);
             snprintf(s->label_v, sizeof s->label_v, "%s", e->message);
+        } else if (d[i].kind == MS_KIND_NAMESPACE) {
+            /* label_v: the namespace's "team" label */
+            snprintf(s->name, sizeof s->name, "%s", ms_str_get(c->in, d[i].ns->meta.name));
+            ms_str team = ms_labels_get(&d[i].ns->meta.labels, ms_intern_cstr(c->in, "team"));
+            snprintf(s->label_v, sizeof s->label_v, "%s", team == MS_STR_NONE ? "" : ms_str_get(c->in, team));
+        } else if (d[i].kind == MS_KIND_PDB) {
+            /* label_v: the API version the PDB was decoded as, and its minAvailable */
+            snprintf(s->name, sizeof s->name, "%s", ms_str_get(c->in, d[i].pdb->meta.name));
+            snprintf(s->label_v, sizeof s->label_v, "%s/%d",
+                     d[i].pdb->api_version == MS_PDB_POLICY_V1BETA1 ? "v1beta1" : "v1",
+                     (int)d[i].pdb->min_available.value);
         } else if (d[i].kind == MS_KIND_POD) {
             snprintf(s->name, sizeof s->name, "%s", ms_str_get(c->in, d[i].pod->meta.name));
             snprintf(s->label_v, sizeof s->label_v, "%s", ms_str_get(c->in, ms_labels_get(&d[i].pod->meta.labels, v)));
@@ -385,6 +399,124 @@ static int relist_after_compaction(ms_kube_client *admin, const char *etcd_url) 
     return failures - before != 0;
 }
 
+/* ---- namespaces and PodDisruptionBudgets ---- */
+
+static long create_namespace(ms_kube_client *c, const char *name, const char *team) {
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":{\"team\":\"%s\"}}}",
+             name, team);
+    return call(c, "POST", "/api/v1/namespaces", body);
+}
+
+static long create_pdb(ms_kube_client *c, const char *name, int min_available) {
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"apiVersion\":\"policy/v1beta1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"name\":\"%s\"},"
+             "\"spec\":{\"minAvailable\":%d,\"selector\":{\"matchLabels\":{\"app\":\"e2e\"}}}}",
+             name, min_available);
+    return call(c, "POST", "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets", body);
+}
+
+static int namespaces_and_pdbs(ms_kube_client *admin, ms_kube_client *sched) {
+    int before = failures;
+    int made = 0;
+    made += create_namespace(admin, "team-a", "a") == 201;
+    made += create_namespace(admin, "team-b", "b") == 201;
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pdb-%d", i);
+        made += create_pdb(admin, name, i + 1) == 201;
+    }
+    check(made == 5, "created 2 namespaces and 3 policy/v1beta1 PDBs with the admin client");
+    check(call(admin, "GET", "/apis/policy/v1/poddisruptionbudgets", NULL) == 404,
+          "the 1.20 server has no policy/v1 PDBs (404)");
+
+    ms_interner *in = ms_interner_new();
+    ms_decoder dec;
+    ms_decoder_init(&dec, in);
+    consumer c = {.q = ms_delta_queue_new(), .in = in};
+    ms_informer_options o = {.client = sched, .resource = &ms_informer_namespaces, .decode_ctx = &dec, .queue = c.q,
+                             .log = &quiet_log, .page_size = 2, .watch_timeout = 3};
+    ms_informer *nsi = NULL, *pdbi = NULL;
+    ms_error err = {0};
+    if (ms_informer_start(&o, &nsi, &err) != MS_OK) {
+        check(false, "namespaces informer: %s", err.msg);
+        return 1;
+    }
+    o.resource = &ms_informer_pdbs;
+    if (ms_informer_start(&o, &pdbi, &err) != MS_OK) {
+        check(false, "PDB informer: %s", err.msg);
+        ms_informer_stop(nsi);
+        return 1;
+    }
+    double t0 = now_s();
+    while ((!c.synced[MS_KIND_NAMESPACE] || !c.synced[MS_KIND_PDB]) && now_s() - t0 < 15) drain(&c, 0.1);
+    check(c.synced[MS_KIND_NAMESPACE] == 1 && c.synced[MS_KIND_PDB] == 1,
+          "namespaces and PDBs synced as system:kube-scheduler (%.2f s)", now_s() - t0);
+
+    /* namespaces: default, kube-system, kube-public, kube-node-lease and ours */
+    ms_informer_stats ns, ps;
+    /* the counts are published just after the synced marker is queued */
+    t0 = now_s();
+    do {
+        ms_informer_stats_get(nsi, &ns);
+        ms_informer_stats_get(pdbi, &ps);
+    } while ((ns.objects != 6 || ps.objects != 3) && now_s() - t0 < 2 && (sleep_s(0.01), 1));
+    int ns_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_NAMESPACE, false);
+    long ta = wait_delta(&c, 0, MS_DELTA_ADD, "team-a", 0);
+    check(ns_adds == 6 && ns.objects == 6 && ns.pages == 3 && ta >= 0 && !strcmp(c.log[ta].label_v, "a"),
+          "namespaces listed: 6 adds over 3 pages, team-a with its label team=a (adds %d, objects %llu, pages %llu, "
+          "team-a at %ld with team=%s)", ns_adds, (unsigned long long)ns.objects, (unsigned long long)ns.pages, ta,
+          ta >= 0 ? c.log[ta].label_v : "");
+
+    int pdb_adds = count_type(&c, 0, MS_DELTA_ADD, MS_KIND_PDB, false);
+    int v1beta1 = 0;
+    for (size_t i = 0; i < c.n; i++)
+        v1beta1 += c.log[i].kind == MS_KIND_PDB && c.log[i].type == MS_DELTA_ADD &&
+                   !strncmp(c.log[i].label_v, "v1beta1/", 8);
+    check(pdb_adds == 3 && ps.objects == 3 && ps.fallback && strstr(ms_informer_path(pdbi), "/v1beta1/") != NULL,
+          "PDBs listed through the policy/v1beta1 fallback after v1's 404: 3 adds (got %d, path %s)", pdb_adds,
+          ms_informer_path(pdbi));
+    check(v1beta1 == 3, "list items decoded as policy/v1beta1 PDBs (apiVersion taken from the list): %d of 3",
+          v1beta1);
+    long p1 = wait_delta(&c, 0, MS_DELTA_ADD, "pdb-1", 0);
+    check(p1 >= 0 && !strcmp(c.log[p1].label_v, "v1beta1/2"), "pdb-1 has minAvailable 2 (got %s)",
+          p1 >= 0 ? c.log[p1].label_v : "none");
+
+    /* watch: a namespace relabelled, a PDB added and deleted */
+    size_t mark = c.n;
+    call(admin, "PATCH", "/api/v1/namespaces/team-b", "{\"metadata\":{\"labels\":{\"team\":\"a\"}}}");
+    long u = wait_delta(&c, mark, MS_DELTA_UPDATE, "team-b", 10);
+    while (u >= 0 && strcmp(c.log[u].label_v, "a") != 0) u = wait_delta(&c, (size_t)u + 1, MS_DELTA_UPDATE, "team-b", 10);
+    check(u >= 0, "namespace team-b relabelled team=a: an update with the new label");
+    create_pdb(admin, "pdb-late", 5);
+    call(admin, "DELETE", "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/pdb-late", NULL);
+    long a = wait_delta(&c, mark, MS_DELTA_ADD, "pdb-late", 10);
+    long d = a >= 0 ? wait_delta(&c, (size_t)a, MS_DELTA_DELETE, "pdb-late", 10) : -1;
+    check(a >= 0 && d > a && !strcmp(c.log[a].label_v, "v1beta1/5"),
+          "PDB watch (v1beta1) delivered add (minAvailable 5) and delete");
+    /* without a namespace controller, a deleted namespace stays Terminating
+     * until its finalizer is removed by hand */
+    call(admin, "DELETE", "/api/v1/namespaces/team-a", NULL);
+    call(admin, "PUT", "/api/v1/namespaces/team-a/finalize",
+         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\"},\"spec\":{\"finalizers\":[]}}");
+    long nd = wait_delta(&c, mark, MS_DELTA_DELETE, "team-a", 10);
+    check(nd >= 0, "namespace team-a deleted and finalized: a delete");
+
+    ms_informer_stats_get(nsi, &ns);
+    ms_informer_stats_get(pdbi, &ps);
+    check(ns.decode_errors + ps.decode_errors == 0 && ps.relists_gone + ns.relists_gone == 0 && ps.lists == 1,
+          "every namespace and PDB decoded, one list each");
+    ms_informer_stop(nsi);
+    ms_informer_stop(pdbi);
+    drain(&c, 0);
+    ms_delta_queue_free(c.q);
+    free(c.log);
+    ms_interner_free(in);
+    return failures - before != 0;
+}
+
 static int run(const char *admin_cfg, const char *sched_cfg, const char *etcd_url) {
     ms_kube_client *admin = client_from(admin_cfg, 0);
     ms_kube_client *sched = client_from(sched_cfg, 50);
@@ -469,6 +601,7 @@ static int run(const char *admin_cfg, const char *sched_cfg, const char *etcd_ur
     check(ms_resource_version_compare(ps.resource_version, "1") > 0, "pods resume point is a real revision (rv %s)",
           ps.resource_version);
     failures += relist_after_compaction(admin, etcd_url);
+    failures += namespaces_and_pdbs(admin, sched);
 
     /* the scheduler's role does not reach secrets */
     check(call(sched, "GET", "/api/v1/namespaces/default/secrets", NULL) == 403,

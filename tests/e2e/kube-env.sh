@@ -92,6 +92,7 @@ kube_start() {
     for _ in $(seq 1 120); do
         if curl -sf --cacert "$d/ca.crt" -H "Authorization: Bearer $admin_token" \
             "$KUBE_URL/readyz" >/dev/null 2>&1; then
+            kube_grant_namespaces
             return 0
         fi
         sleep 0.5
@@ -99,6 +100,16 @@ kube_start() {
     echo "kube-apiserver did not become ready; see $d/apiserver.log" >&2
     kube_stop "$d"
     return 1
+}
+
+# 1.20's system:kube-scheduler role has no access to namespaces (1.21 added
+# list/watch for pod affinity's namespaceSelector); moonsched watches them,
+# so grant what the newer role has.
+kube_grant_namespaces() {
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
+        '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"moonsched:namespaces"},"rules":[{"apiGroups":[""],"resources":["namespaces"],"verbs":["get","list","watch"]}]}' >/dev/null
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+        '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"moonsched:namespaces"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"moonsched:namespaces"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]}' >/dev/null
 }
 
 kube_stop() {

@@ -2,7 +2,8 @@
 # Shared start of the `moonsched run` end-to-end suites (sourced, after
 # E2E_NAME is set): skips when the apiserver is not built, starts etcd and
 # kube-apiserver in $dir, stops them and any moonsched ($ms_pid) on exit,
-# and defines the TAP helpers ok / not_ok / check.
+# and defines the TAP helpers ok / not_ok / check and capacity_ok (every
+# node's bound pods fit its allocatable).
 set -u
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +38,35 @@ not_ok() {
     [ -f "$dir/ms.log" ] && tail -n 15 "$dir/ms.log" | sed 's/^/# ms: /'
 }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+
+# Every node: the bound pods' requests fit its allocatable.
+capacity_ok() {
+    local nodes pods
+    kube_api GET /api/v1/nodes >"$dir/nodes.json"
+    kube_api GET /api/v1/pods >"$dir/pods.json"
+    python3 - "$dir/nodes.json" "$dir/pods.json" <<'PY'
+import json, sys
+def q(s):
+    s = str(s)
+    for suf, m in (("Ki", 1024), ("Mi", 1024**2), ("Gi", 1024**3), ("m", 0.001)):
+        if s.endswith(suf): return float(s[:-len(suf)]) * m
+    return float(s)
+nodes = {n["metadata"]["name"]: n["status"]["allocatable"] for n in json.load(open(sys.argv[1]))["items"]}
+used = {}
+for p in json.load(open(sys.argv[2]))["items"]:
+    nn = p["spec"].get("nodeName")
+    if not nn: continue
+    u = used.setdefault(nn, {"cpu": 0, "memory": 0, "pods": 0})
+    u["pods"] += 1
+    for c in p["spec"]["containers"]:
+        r = c.get("resources", {}).get("requests", {})
+        for k in ("cpu", "memory"):
+            if k in r: u[k] += q(r[k])
+bad = [(n, u) for n, u in used.items() if n not in nodes or any(u[k] > q(nodes[n][k]) + 1e-9 for k in u)]
+for b in bad: print("# over capacity:", b)
+sys.exit(1 if bad else 0)
+PY
+}
 
 if ! KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1; then
     not_ok "kube-apiserver started"

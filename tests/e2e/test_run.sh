@@ -36,34 +36,6 @@ stop_ms() {   # signal
     ms_pid=""
     return $rc
 }
-# Every node: the bound pods' requests fit its allocatable.
-capacity_ok() {
-    local nodes pods
-    kube_api GET /api/v1/nodes >"$dir/nodes.json"
-    kube_api GET /api/v1/pods >"$dir/pods.json"
-    python3 - "$dir/nodes.json" "$dir/pods.json" <<'PY'
-import json, sys
-def q(s):
-    s = str(s)
-    for suf, m in (("Ki", 1024), ("Mi", 1024**2), ("Gi", 1024**3), ("m", 0.001)):
-        if s.endswith(suf): return float(s[:-len(suf)]) * m
-    return float(s)
-nodes = {n["metadata"]["name"]: n["status"]["allocatable"] for n in json.load(open(sys.argv[1]))["items"]}
-used = {}
-for p in json.load(open(sys.argv[2]))["items"]:
-    nn = p["spec"].get("nodeName")
-    if not nn: continue
-    u = used.setdefault(nn, {"cpu": 0, "memory": 0, "pods": 0})
-    u["pods"] += 1
-    for c in p["spec"]["containers"]:
-        r = c.get("resources", {}).get("requests", {})
-        for k in ("cpu", "memory"):
-            if k in r: u[k] += q(r[k])
-bad = [(n, u) for n, u in used.items() if n not in nodes or any(u[k] > q(nodes[n][k]) + 1e-9 for k in u)]
-for b in bad: print("# over capacity:", b)
-sys.exit(1 if bad else 0)
-PY
-}
 
 # --- binding ---------------------------------------------------------------
 mknode n1 2 4Gi '{"zone":"a"}'

@@ -3,6 +3,8 @@
 #include "fake_http.h"
 #include "moonsched/decode.h"
 #include "moonsched/informer.h"
+#include "moonsched/namespaces.h"
+#include "moonsched/pdb.h"
 
 #define NODE(name, rv) "{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}"
 #define EVENT(type, obj) "{\"type\":\"" type "\",\"object\":" obj "}\n"
@@ -338,6 +340,134 @@ static void test_pods(void **state) {
     env_free(e);
 }
 
+/* A server without policy/v1 (before 1.21): the first LIST answers 404,
+ * the informer lists and watches policy/v1beta1 from then on, and the
+ * list's items (which carry no apiVersion) decode as v1beta1 PDBs. */
+static bool pdb_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)ctx;
+    if (has(r->path, "/apis/policy/v1/"))
+        return fh_reply(fd, 404, NULL,
+                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"the server "
+                        "could not find the requested resource\",\"reason\":\"NotFound\",\"code\":404}");
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL,
+                        "{\"apiVersion\":\"policy/v1beta1\",\"kind\":\"PodDisruptionBudgetList\",\"metadata\":{"
+                        "\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":{\"name\":\"db\",\"namespace\":\"prod\","
+                        "\"resourceVersion\":\"4\"},\"spec\":{\"minAvailable\":\"50%\",\"selector\":{\"matchLabels\":{"
+                        "\"app\":\"db\"}}},\"status\":{\"disruptionsAllowed\":1}}]}");
+    fh_stream_begin(fd, 200);
+    fh_stream_str(fd, EVENT("DELETED", "{\"apiVersion\":\"policy/v1beta1\",\"kind\":\"PodDisruptionBudget\","
+                                       "\"metadata\":{\"name\":\"db\",\"namespace\":\"prod\",\"resourceVersion\":\"6\"},"
+                                       "\"spec\":{\"maxUnavailable\":1}}"), 0);
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+static void test_pdbs_fall_back_to_v1beta1(void **state) {
+    (void)state;
+    env *e = env_new();
+    fake_http *srv = fh_start(pdb_handler, NULL);
+    ms_kubeconfig kc = {.server = strdup(srv->url)};
+    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
+    ms_kube_client *client;
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
+    ms_informer_options o = {.client = client, .resource = &ms_informer_pdbs, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .backoff_initial = 5};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[4];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 3 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 4 - n, 0.2);
+    assert_int_equal(n, 3);
+    assert_int_equal(d[0].type, MS_DELTA_ADD);
+    assert_int_equal(d[0].kind, MS_KIND_PDB);
+    assert_int_equal(d[0].pdb->api_version, MS_PDB_POLICY_V1BETA1);
+    assert_true(d[0].pdb->min_available.set && d[0].pdb->min_available.percent);
+    assert_int_equal(d[0].pdb->min_available.value, 50);
+    assert_int_equal(d[0].pdb->disruptions_allowed, 1);
+    assert_string_equal(ms_str_get(e->in, d[0].pdb->meta.namespace_), "prod");
+    assert_int_equal(d[1].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[1].kind, MS_KIND_PDB);
+    assert_int_equal(d[2].type, MS_DELTA_DELETE);
+    assert_int_equal(d[2].pdb->api_version, MS_PDB_POLICY_V1BETA1);
+    assert_int_equal(d[2].pdb->max_unavailable.value, 1);   /* the final state from the event */
+    assert_string_equal(ms_object_kind_name(MS_KIND_PDB), "PodDisruptionBudget");
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_true(st.fallback);
+    assert_int_equal(st.failures, 0);   /* the 404 is not a failure: no backoff */
+    assert_string_equal(ms_informer_path(inf), "/apis/policy/v1beta1/poddisruptionbudgets");
+    ms_informer_stop(inf);
+    assert_true(fh_nreqs(srv) >= 3);
+    assert_string_equal(srv->reqs[0].path, "/apis/policy/v1/poddisruptionbudgets?limit=500");
+    assert_string_equal(srv->reqs[1].path, "/apis/policy/v1beta1/poddisruptionbudgets?limit=500");
+    assert_true(has(srv->reqs[2].path, "/apis/policy/v1beta1/poddisruptionbudgets?watch=1"));
+    ms_kube_client_free(client);
+    fh_stop(srv);
+    ms_kubeconfig_free(&kc);
+    env_free(e);
+}
+
+/* Namespaces: their labels arrive; a resource without a fallback path
+ * keeps its path (policy/v1 served: no switch either). */
+static bool ns_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL,
+                        "{\"apiVersion\":\"v1\",\"kind\":\"NamespaceList\",\"metadata\":{\"resourceVersion\":\"5\"},"
+                        "\"items\":[{\"metadata\":{\"name\":\"team-a\",\"resourceVersion\":\"3\",\"labels\":{\"team\":"
+                        "\"a\"}}}]}");
+    fh_stream_begin(fd, 200);
+    fh_stream_str(fd, EVENT("MODIFIED", "{\"metadata\":{\"name\":\"team-a\",\"resourceVersion\":\"7\",\"labels\":{"
+                                        "\"team\":\"b\",\"tier\":\"x\"}}}"), 0);
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+static void test_namespaces(void **state) {
+    (void)state;
+    env *e = env_new();
+    fake_http *srv = fh_start(ns_handler, NULL);
+    ms_kubeconfig kc = {.server = strdup(srv->url)};
+    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
+    ms_kube_client *client;
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
+    ms_informer_options o = {.client = client, .resource = &ms_informer_namespaces, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[4];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 3 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 4 - n, 0.2);
+    assert_int_equal(n, 3);
+    ms_str team = ms_intern_cstr(e->in, "team");
+    assert_int_equal(d[0].type, MS_DELTA_ADD);
+    assert_int_equal(d[0].kind, MS_KIND_NAMESPACE);
+    assert_string_equal(ms_str_get(e->in, d[0].ns->meta.name), "team-a");
+    assert_string_equal(ms_str_get(e->in, ms_labels_get(&d[0].ns->meta.labels, team)), "a");
+    assert_int_equal(d[1].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[1].kind, MS_KIND_NAMESPACE);
+    assert_int_equal(d[2].type, MS_DELTA_UPDATE);
+    assert_int_equal(d[2].ns->meta.labels.n, 2);
+    assert_string_equal(ms_str_get(e->in, ms_labels_get(&d[2].ns->meta.labels, team)), "b");
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_false(st.fallback);
+    assert_string_equal(ms_informer_path(inf), "/api/v1/namespaces");
+    ms_informer_stop(inf);
+    assert_string_equal(srv->reqs[0].path, "/api/v1/namespaces?limit=500");
+    ms_kube_client_free(client);
+    fh_stop(srv);
+    ms_kubeconfig_free(&kc);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -354,6 +484,8 @@ int main(void) {
         cmocka_unit_test(test_failures_back_off_and_stop_quickly),
         cmocka_unit_test(test_empty_watches_do_not_spin),
         cmocka_unit_test(test_pods),
+        cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
+        cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_resource_version_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,9 +78,11 @@ static const char *load_error(env *e, const char *src, size_t len, ms_error *err
     return err->msg;
 }
 
+/* The budget counts the thread's CPU time; so does the check, which a busy
+ * machine would otherwise fail while the watchdog waits for a CPU. */
 static double now_s(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -481,7 +483,9 @@ static void test_sandbox(void **state) {
         {"return ('x').dump", "ok:nil"},
         {"return getmetatable(pod)", "ok:nil"},
         {"pod.name = 'x'", "views are read-only"},
-        {"return assert(load(string.char(27) .. 'LJ'))", "binary chunks are not allowed"},
+        {"return select(2, load(string.char(27) .. 'LJ'))", "ok:binary chunks are not allowed"},
+        {"return assert(true)", "undefined global 'assert'"},
+        {"return _G", "undefined global '_G'"},
         {"return load('return 1 + 1')()", "ok:2"},
         {"return load('return io')()", "undefined global 'io'"},
         {"return rawset(_G, 'x', 1)", "undefined global 'rawset'"},

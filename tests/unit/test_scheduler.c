@@ -9,6 +9,7 @@
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 #include "moonsched/scheduler.h"
 
@@ -173,6 +174,9 @@ typedef struct env {
     ms_pod *evicted[64];         /* referenced */
     uint32_t nevicted, npreempted_reports, nnominated, ncleared;
     ms_str evicted_on, nominated_to;
+    /* the metrics hooks */
+    uint32_t nerrors, npost_filter, nunschedulable_at_error;
+    ms_str post_nominated;
 } env;
 
 static ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -242,6 +246,21 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *msg, uint
     snprintf(e->last_message, sizeof e->last_message, "%s", msg);
 }
 
+static void on_error(void *ctx, const ms_pod *pod, const char *msg) {
+    (void)pod;
+    (void)msg;
+    env *e = ctx;
+    e->nerrors++;
+    e->nunschedulable_at_error = e->nunschedulable;
+}
+
+static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
+    (void)pod;
+    env *e = ctx;
+    e->npost_filter++;
+    e->post_nominated = nominated;
+}
+
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *msg) {
     (void)pod;
     (void)node;
@@ -284,7 +303,8 @@ static env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allo
         .config = &e->cfg,
         .in = e->in,
         .binder = {e, fake_bind},
-        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted},
+        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted,
+                     on_error, on_post_filter},
         .evictor = {e, fake_evict, fake_set_nomination},
         .seed = seed,
         .out_of_tree = test_plugins,
@@ -641,6 +661,72 @@ static void test_node_add_moves_unschedulable_pod(void **state) {
     ms_scheduler_tick(e->s, 200);
     assert_true(ms_scheduler_schedule_one(e->s, 200));
     assert_string_equal(node_of_last(e), "small");
+    env_free(e);
+}
+
+/* ---- namespaces ------------------------------------------------------- */
+
+static ms_pod *decode_pod_json(env *e, const char *text) {
+    cJSON *j = parse(text);
+    ms_pod *p = NULL;
+    ms_error err = {0};
+    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    assert_true(e->nobjects < 512);
+    e->objects[e->nobjects++] = p;
+    return p;
+}
+
+static void set_namespace(env *e, const char *name, const char *labels, double now) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", name,
+             labels);
+    cJSON *j = parse(buf);
+    ms_namespace *ns = NULL;
+    ms_error err = {0};
+    if (ms_namespace_decode(&e->dec, j, &ns, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    ms_scheduler_namespace_add(e->s, ns, now);
+    ms_namespace_unref(ns);
+}
+
+/* A pod whose required pod affinity selects its peers' namespace by label
+ * (namespaceSelector team=a) waits while no namespace carries the label;
+ * labelling the peers' namespace (what the namespace informer delivers in
+ * `run`) moves it out of the unschedulable pods at once, and it lands
+ * next to its peer. */
+static void test_namespace_label_moves_pod_affinity_pod(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "InterPodAffinity", "DefaultBinder", NULL};
+    env *e = env_new_profile(0, 1, false, plugins);
+    add_node(e, "n1", "4", "{\"kubernetes.io/hostname\":\"n1\"}", NULL);
+    add_node(e, "n2", "4", "{\"kubernetes.io/hostname\":\"n2\"}", NULL);
+    set_namespace(e, "db", "{\"team\":\"b\"}", 0);
+    ms_pod *peer = decode_pod_json(
+        e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"db-0\",\"namespace\":\"db\",\"labels\":{\"app\":\"db\"}},"
+           "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\"}]}}");
+    ms_scheduler_pod_add(e->s, peer, 0);
+    add_pod(e, "web", "100m",
+            ",\"affinity\":{\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":[{"
+            "\"labelSelector\":{\"matchLabels\":{\"app\":\"db\"}},\"namespaceSelector\":{\"matchLabels\":"
+            "{\"team\":\"a\"}},\"topologyKey\":\"kubernetes.io/hostname\"}]}}");
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_int_equal(e->nscheduled, 0);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+
+    /* the same labels again: no change, the pod stays where it is */
+    set_namespace(e, "db", "{\"team\":\"b\"}", 2);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+
+    set_namespace(e, "db", "{\"team\":\"a\"}", 3);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q), 1);
+    ms_scheduler_tick(e->s, 100);
+    assert_true(ms_scheduler_schedule_one(e->s, 100));
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "n2");
     env_free(e);
 }
 
@@ -1097,6 +1183,52 @@ static void test_two_preemptors_one_node(void **state) {
     }
 }
 
+/* The hooks behind run's metrics: PostFilter runs (upstream's preemption
+ * attempts) with the nominated node or none, and errors told apart from
+ * rejections, before the unschedulable report. */
+static void test_reporter_error_and_post_filter(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_string_equal(ms_str_get(e->in, e->post_nominated), "a");
+    assert_int_equal(e->npreempted_reports, 1);
+    assert_int_equal(e->nerrors, 0);
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+
+    e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "polite", "web", "2", ",\"priority\":1000,\"preemptionPolicy\":\"Never\"");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 0);
+    /* a pod that fits runs no PostFilter */
+    lpod(e, "small", "web", "0", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_int_equal(e->npost_filter, 1);
+    env_free(e);
+
+    e = preempt_env();
+    e->evict_fails = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 1);
+    assert_int_equal(e->nunschedulable_at_error, 0);   /* error first */
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+}
+
 /* An eviction that fails is the scheduler's error, not the pod's: back off
  * and retry, with no nomination. */
 static void test_preemption_error_backs_off(void **state) {
@@ -1157,6 +1289,7 @@ int main(void) {
         cmocka_unit_test(test_unschedulable_message),
         cmocka_unit_test(test_no_nodes),
         cmocka_unit_test(test_node_add_moves_unschedulable_pod),
+        cmocka_unit_test(test_namespace_label_moves_pod_affinity_pod),
         cmocka_unit_test(test_other_schedulers_ignored),
         cmocka_unit_test(test_assumed_resources_counted_before_bind),
         cmocka_unit_test(test_bind_failure_requeues_with_backoff),
@@ -1172,6 +1305,7 @@ int main(void) {
         cmocka_unit_test(test_two_preemptors_one_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
         cmocka_unit_test(test_preemption_error_backs_off),
+        cmocka_unit_test(test_reporter_error_and_post_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

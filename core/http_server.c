@@ -1,0 +1,134 @@
+/* /metrics, /healthz and /readyz over plain HTTP. libmicrohttpd does the
+ * protocol: a small, well-kept server is less to get wrong than one of our
+ * own. See include/moonsched/http_server.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "moonsched/http_server.h"
+
+struct ms_http_server {
+    struct MHD_Daemon *d;
+    ms_http_handler handler;
+    void *ctx;
+    uint16_t port;
+};
+
+bool ms_http_address_disabled(const char *addr) {
+    return !addr || !addr[0] || strcmp(addr, "0") == 0;
+}
+
+ms_rc ms_http_parse_address(const char *addr, char *host, size_t hostlen, uint16_t *port, ms_error *err) {
+    const char *colon, *h = addr;
+    size_t hl;
+    if (addr[0] == '[') {
+        const char *close = strchr(addr, ']');
+        if (!close || close[1] != ':')
+            return ms_error_set(err, MS_EINVAL, "address \"%s\": expected [IPv6]:PORT", addr);
+        h = addr + 1;
+        hl = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon) return ms_error_set(err, MS_EINVAL, "address \"%s\": expected HOST:PORT", addr);
+        hl = (size_t)(colon - addr);
+        if (memchr(addr, ':', hl))
+            return ms_error_set(err, MS_EINVAL, "address \"%s\": an IPv6 address needs brackets", addr);
+    }
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || p < 0 || p > 65535)
+        return ms_error_set(err, MS_EINVAL, "address \"%s\": port must be 0..65535", addr);
+    if (hl >= hostlen) return ms_error_set(err, MS_EINVAL, "address \"%s\": host too long", addr);
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    *port = (uint16_t)p;
+    return MS_OK;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls) {
+    ms_http_server *s = cls;
+    (void)version;
+    (void)upload_data;
+    (void)con_cls;
+    ms_http_answer a = {.status = 200, .content_type = "text/plain; charset=utf-8"};
+    if (*upload_data_size) {
+        *upload_data_size = 0;   /* bodies are ignored */
+        return MHD_YES;
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        a.status = 405;
+        a.body = strdup("method not allowed\n");
+    } else {
+        s->handler(s->ctx, url, &a);
+    }
+    if (a.body && !a.len) a.len = strlen(a.body);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(a.len, a.body ? a.body : (char *)"", a.body ? MHD_RESPMEM_MUST_FREE
+                                                                                 : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(a.body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", a.content_type ? a.content_type : "text/plain");
+    enum MHD_Result ok = MHD_queue_response(conn, a.status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
+                           ms_http_server **out, ms_error *err) {
+    *out = NULL;
+    char host[256];
+    uint16_t port;
+    ms_rc rc = ms_http_parse_address(addr, host, sizeof host, &port, err);
+    if (rc != MS_OK) return rc;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV | AI_PASSIVE};
+    struct addrinfo *ai = NULL;
+    char ports[8];
+    snprintf(ports, sizeof ports, "%u", port);
+    int g = getaddrinfo(host[0] ? host : NULL, ports, &hints, &ai);
+    if (g != 0 || !ai)
+        return ms_error_set(err, MS_EINVAL, "address \"%s\": %s", addr, gai_strerror(g));
+    ms_http_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        freeaddrinfo(ai);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    s->handler = handler;
+    s->ctx = ctx;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+    if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    errno = 0;
+    /* A scrape or a probe is small: few connections, short timeouts. */
+    s->d = MHD_start_daemon(flags, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)10, MHD_OPTION_END);
+    int e = errno;
+    freeaddrinfo(ai);
+    if (!s->d) {
+        free(s);
+        return ms_error_set(err, MS_EIO, "cannot listen on %s: %s", addr,
+                            e ? strerror(e) : "libmicrohttpd refused to start");
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : port;
+    *out = s;
+    return MS_OK;
+}
+
+uint16_t ms_http_server_port(const ms_http_server *s) { return s ? s->port : 0; }
+
+void ms_http_server_stop(ms_http_server *s) {
+    if (!s) return;
+    MHD_stop_daemon(s->d);
+    free(s);
+}

@@ -1,0 +1,448 @@
+/* The metrics registry and its Prometheus text rendering. See
+ * include/moonsched/metrics.h. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moonsched/metrics.h"
+#include "moonsched/rate_limiter.h"
+
+enum { MAX_BUCKETS = 16, MAX_CODES = 24, NAME_MAX_LEN = 128 };
+
+/* upstream's buckets: ExponentialBuckets(0.001, 2, 15) for latencies,
+ * ExponentialBuckets(1, 2, 5) for attempts, LinearBuckets(5, 5, 10) for
+ * victims. */
+static const double duration_bounds[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
+                                         0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
+static const double attempts_bounds[] = {1, 2, 4, 8, 16};
+static const double victims_bounds[] = {5, 10, 15, 20, 25, 30, 35, 40, 45, 50};
+
+#define NBOUNDS(a) ((uint32_t)(sizeof(a) / sizeof(a)[0]))
+
+typedef struct histogram {
+    uint64_t buckets[MAX_BUCKETS + 1];   /* per bound, not cumulative; last: +Inf */
+    uint64_t count;
+    double sum;
+} histogram;
+
+typedef struct profile_metrics {
+    char name[NAME_MAX_LEN];
+    uint64_t attempts[MS_ATTEMPT_NRESULTS];
+    histogram attempt_duration[MS_ATTEMPT_NRESULTS];
+    histogram e2e_duration[MS_ATTEMPT_NRESULTS];
+} profile_metrics;
+
+typedef struct policy_metrics {
+    char profile[NAME_MAX_LEN], plugin[NAME_MAX_LEN];
+    ms_policy_stats stats;
+    bool disabled;
+} policy_metrics;
+
+struct ms_metrics {
+    pthread_mutex_t mu;
+    uint32_t nprofiles;
+    profile_metrics *profiles;
+    histogram pod_attempts, victims;
+    uint64_t preemption_attempts;
+    uint32_t pending[3];
+    uint64_t bindings[MS_BIND_NRESULTS];
+    struct {
+        long code;
+        uint64_t n;
+    } codes[MAX_CODES];
+    uint32_t ncodes;
+    uint64_t codes_other;
+    uint64_t events[3];
+    policy_metrics *policies;
+    uint32_t npolicies;
+    double heartbeat, max_age;
+    bool ready;
+};
+
+static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
+static const char *const bind_names[] = {"ok", "failed", "gone"};
+
+ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles) {
+    ms_metrics *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->nprofiles = nprofiles ? nprofiles : 1;
+    m->profiles = calloc(m->nprofiles, sizeof *m->profiles);
+    if (!m->profiles) {
+        free(m);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < nprofiles; i++)
+        snprintf(m->profiles[i].name, sizeof m->profiles[i].name, "%s", profiles[i] ? profiles[i] : "");
+    if (!nprofiles) snprintf(m->profiles[0].name, sizeof m->profiles[0].name, "default-scheduler");
+    m->max_age = 10;
+    pthread_mutex_init(&m->mu, NULL);
+    return m;
+}
+
+void ms_metrics_free(ms_metrics *m) {
+    if (!m) return;
+    pthread_mutex_destroy(&m->mu);
+    free(m->profiles);
+    free(m->policies);
+    free(m);
+}
+
+static void observe(histogram *h, const double *bounds, uint32_t n, double v) {
+    uint32_t i = 0;
+    while (i < n && v > bounds[i]) i++;
+    h->buckets[i]++;
+    h->count++;
+    h->sum += v;
+}
+
+static profile_metrics *profile_of(ms_metrics *m, uint32_t profile) {
+    return &m->profiles[profile < m->nprofiles ? profile : 0];
+}
+
+void ms_metrics_attempt(ms_metrics *m, uint32_t profile, ms_attempt_result result, double seconds) {
+    if (!m || result >= MS_ATTEMPT_NRESULTS) return;
+    pthread_mutex_lock(&m->mu);
+    profile_metrics *p = profile_of(m, profile);
+    p->attempts[result]++;
+    if (seconds >= 0) {
+        observe(&p->attempt_duration[result], duration_bounds, NBOUNDS(duration_bounds), seconds);
+        observe(&p->e2e_duration[result], duration_bounds, NBOUNDS(duration_bounds), seconds);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_pod_scheduled(ms_metrics *m, uint32_t attempts) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    observe(&m->pod_attempts, attempts_bounds, NBOUNDS(attempts_bounds), attempts);
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->preemption_attempts++;
+    if (nvictims > 0) observe(&m->victims, victims_bounds, NBOUNDS(victims_bounds), nvictims);
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->pending[0] = active;
+    m->pending[1] = backoff;
+    m->pending[2] = unschedulable;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_binding(ms_metrics *m, ms_bind_result result) {
+    if (!m || result >= MS_BIND_NRESULTS) return;
+    pthread_mutex_lock(&m->mu);
+    m->bindings[result]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_api_request(ms_metrics *m, long status) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    uint32_t i = 0;
+    while (i < m->ncodes && m->codes[i].code != status) i++;
+    if (i < m->ncodes) {
+        m->codes[i].n++;
+    } else if (m->ncodes < MAX_CODES) {
+        /* Kept sorted so that the series come out in a stable order. */
+        uint32_t at = 0;
+        while (at < m->ncodes && m->codes[at].code < status) at++;
+        memmove(&m->codes[at + 1], &m->codes[at], (m->ncodes - at) * sizeof m->codes[0]);
+        m->codes[at].code = status;
+        m->codes[at].n = 1;
+        m->ncodes++;
+    } else {
+        m->codes_other++;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_events(ms_metrics *m, uint64_t posted, uint64_t failed, uint64_t suppressed) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->events[0] = posted;
+    m->events[1] = failed;
+    m->events[2] = suppressed;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    if (n != m->npolicies) {
+        policy_metrics *np = n ? calloc(n, sizeof *np) : NULL;
+        if (n && !np) {
+            pthread_mutex_unlock(&m->mu);
+            return;   /* the previous figures stay */
+        }
+        free(m->policies);
+        m->policies = np;
+        m->npolicies = n;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        policy_metrics *d = &m->policies[i];
+        snprintf(d->profile, sizeof d->profile, "%s", p[i].profile ? p[i].profile : "");
+        snprintf(d->plugin, sizeof d->plugin, "%s", p[i].plugin ? p[i].plugin : "");
+        d->stats = p[i].stats;
+        d->disabled = p[i].disabled;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_heartbeat(ms_metrics *m, double now) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->heartbeat = now;
+    pthread_mutex_unlock(&m->mu);
+}
+
+bool ms_metrics_healthy(ms_metrics *m, double now, double max_age) {
+    pthread_mutex_lock(&m->mu);
+    bool ok = m->heartbeat > 0 && now - m->heartbeat <= max_age;
+    pthread_mutex_unlock(&m->mu);
+    return ok;
+}
+
+void ms_metrics_set_ready(ms_metrics *m, bool ready) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->ready = ready;
+    pthread_mutex_unlock(&m->mu);
+}
+
+bool ms_metrics_ready(ms_metrics *m) {
+    pthread_mutex_lock(&m->mu);
+    bool ok = m->ready;
+    pthread_mutex_unlock(&m->mu);
+    return ok;
+}
+
+/* ---- rendering ---------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...) {
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap * 2 + (size_t)n;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+/* A label value as the text format wants it: \\, \" and \n escaped. */
+static const char *esc(const char *s, char *buf, size_t n) {
+    size_t k = 0;
+    for (; *s && k + 2 < n; s++) {
+        if (*s == '\\' || *s == '"') buf[k++] = '\\', buf[k++] = *s;
+        else if (*s == '\n') buf[k++] = '\\', buf[k++] = 'n';
+        else buf[k++] = *s;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+static void header(sbuf *b, const char *name, const char *type, const char *help) {
+    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* labels: "" or `a="x",b="y"` (already escaped). */
+static void put_histogram(sbuf *b, const char *name, const char *labels, const histogram *h,
+                          const double *bounds, uint32_t n) {
+    const char *sep = labels[0] ? "," : "";
+    uint64_t cum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cum += h->buckets[i];
+        put(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i], (unsigned long long)cum);
+    }
+    cum += h->buckets[n];
+    put(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cum);
+    if (labels[0]) {
+        put(b, "%s_sum{%s} %.9g\n", name, labels, h->sum);
+        put(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
+    } else {
+        put(b, "%s_sum %.9g\n", name, h->sum);
+        put(b, "%s_count %llu\n", name, (unsigned long long)h->count);
+    }
+}
+
+static void render_profiles(sbuf *b, const ms_metrics *m) {
+    char e[2 * NAME_MAX_LEN + 4], labels[3 * NAME_MAX_LEN];
+    header(b, "scheduler_schedule_attempts_total", "counter",
+           "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
+           "not be scheduled, while 'error' means an internal scheduler problem.");
+    for (uint32_t p = 0; p < m->nprofiles; p++)
+        for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++)
+            put(b, "scheduler_schedule_attempts_total{profile=\"%s\",result=\"%s\"} %llu\n",
+                esc(m->profiles[p].name, e, sizeof e), result_names[r],
+                (unsigned long long)m->profiles[p].attempts[r]);
+    static const struct {
+        const char *name, *help;
+        size_t offset;
+    } hists[] = {
+        {"scheduler_e2e_scheduling_duration_seconds",
+         "E2e scheduling latency in seconds (scheduling algorithm + binding)",
+         offsetof(profile_metrics, e2e_duration)},
+        {"scheduler_scheduling_attempt_duration_seconds",
+         "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+         offsetof(profile_metrics, attempt_duration)},
+    };
+    for (size_t k = 0; k < sizeof hists / sizeof hists[0]; k++) {
+        header(b, hists[k].name, "histogram", hists[k].help);
+        for (uint32_t p = 0; p < m->nprofiles; p++)
+            for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++) {
+                const histogram *h =
+                    (const histogram *)((const char *)&m->profiles[p] + hists[k].offset) + r;
+                snprintf(labels, sizeof labels, "profile=\"%s\",result=\"%s\"",
+                         esc(m->profiles[p].name, e, sizeof e), result_names[r]);
+                put_histogram(b, hists[k].name, labels, h, duration_bounds, NBOUNDS(duration_bounds));
+            }
+    }
+}
+
+static void render_policies(sbuf *b, const ms_metrics *m) {
+    char e1[2 * NAME_MAX_LEN + 4], e2[2 * NAME_MAX_LEN + 4];
+#define POLICY_SERIES(fmt, ...)                                                                    \
+    for (uint32_t i = 0; i < m->npolicies; i++) {                                                  \
+        const policy_metrics *pm = &m->policies[i];                                                \
+        esc(pm->profile, e1, sizeof e1);                                                           \
+        esc(pm->plugin, e2, sizeof e2);                                                            \
+        put(b, fmt, __VA_ARGS__);                                                                  \
+    }
+    header(b, "moonsched_policy_reloads_total", "counter",
+           "Lua policy versions swapped in (ok) or refused, the running one staying (refused).");
+    POLICY_SERIES("moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"ok\"} %llu\n"
+                  "moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"refused\"} %llu\n",
+                  e2, e1, (unsigned long long)pm->stats.reloads_ok, e2, e1,
+                  (unsigned long long)pm->stats.reloads_failed)
+    header(b, "moonsched_policy_calls_total", "counter", "Calls into Lua policies.");
+    POLICY_SERIES("moonsched_policy_calls_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
+                  (unsigned long long)pm->stats.calls)
+    header(b, "moonsched_policy_call_failures_total", "counter",
+           "Lua policy calls that failed (errors, budget or memory cap).");
+    POLICY_SERIES("moonsched_policy_call_failures_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
+                  (unsigned long long)pm->stats.failures)
+    header(b, "moonsched_policy_budget_kills_total", "counter",
+           "Lua policy calls stopped by the CPU budget.");
+    POLICY_SERIES("moonsched_policy_budget_kills_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
+                  (unsigned long long)pm->stats.budget_kills)
+    header(b, "moonsched_policy_disabled", "gauge",
+           "1 while the policy is disabled after too many consecutive failures.");
+    POLICY_SERIES("moonsched_policy_disabled{plugin=\"%s\",profile=\"%s\"} %d\n", e2, e1,
+                  pm->disabled ? 1 : 0)
+#undef POLICY_SERIES
+}
+
+char *ms_metrics_render(ms_metrics *m, size_t *len) {
+    sbuf b = {.cap = 16384};
+    b.p = malloc(b.cap);
+    if (!b.p) return NULL;
+    b.p[0] = 0;
+    pthread_mutex_lock(&m->mu);
+    render_profiles(&b, m);
+
+    header(&b, "scheduler_pending_pods", "gauge",
+           "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
+           "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
+           "unschedulableQ.");
+    static const char *const queues[] = {"active", "backoff", "unschedulable"};
+    for (int i = 0; i < 3; i++)
+        put(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
+
+    header(&b, "scheduler_pod_scheduling_attempts", "histogram",
+           "Number of attempts to successfully schedule a pod.");
+    put_histogram(&b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts, attempts_bounds,
+                  NBOUNDS(attempts_bounds));
+    header(&b, "scheduler_preemption_attempts_total", "counter",
+           "Total preemption attempts in the cluster till now");
+    put(&b, "scheduler_preemption_attempts_total %llu\n", (unsigned long long)m->preemption_attempts);
+    header(&b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
+    put_histogram(&b, "scheduler_preemption_victims", "", &m->victims, victims_bounds,
+                  NBOUNDS(victims_bounds));
+
+    header(&b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
+    for (int i = 0; i < MS_BIND_NRESULTS; i++)
+        put(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
+            (unsigned long long)m->bindings[i]);
+    header(&b, "moonsched_api_requests_total", "counter",
+           "API requests for binds, events, status patches and evictions, by HTTP status "
+           "(0: no answer).");
+    for (uint32_t i = 0; i < m->ncodes; i++)
+        put(&b, "moonsched_api_requests_total{code=\"%ld\"} %llu\n", m->codes[i].code,
+            (unsigned long long)m->codes[i].n);
+    if (m->codes_other)
+        put(&b, "moonsched_api_requests_total{code=\"other\"} %llu\n", (unsigned long long)m->codes_other);
+    header(&b, "moonsched_events_total", "counter",
+           "Kubernetes Events posted, failed, or suppressed by aggregation and the rate limit.");
+    static const char *const ev[] = {"posted", "failed", "suppressed"};
+    for (int i = 0; i < 3; i++)
+        put(&b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i], (unsigned long long)m->events[i]);
+
+    render_policies(&b, m);
+    pthread_mutex_unlock(&m->mu);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    if (len) *len = b.len;
+    return b.p;
+}
+
+void ms_metrics_set_max_heartbeat_age(ms_metrics *m, double max_age) {
+    pthread_mutex_lock(&m->mu);
+    m->max_age = max_age;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
+    ms_metrics *m = ctx;
+    if (strcmp(path, "/metrics") == 0) {
+        out->body = ms_metrics_render(m, &out->len);
+        out->status = out->body ? 200 : 500;
+        if (out->body) out->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    } else if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
+        pthread_mutex_lock(&m->mu);
+        double age = m->max_age;
+        pthread_mutex_unlock(&m->mu);
+        bool ok = ms_metrics_healthy(m, ms_monotonic_now(NULL), age);
+        out->status = ok ? 200 : 500;
+        out->body = strdup(ok ? "ok\n" : "scheduler loop stalled\n");
+    } else if (strcmp(path, "/readyz") == 0) {
+        bool ok = ms_metrics_ready(m);
+        out->status = ok ? 200 : 503;
+        out->body = strdup(ok ? "ok\n" : "informers not synced\n");
+    } else {
+        out->status = 404;
+        out->body = strdup("not found\n");
+    }
+}

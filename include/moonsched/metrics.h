@@ -1,0 +1,96 @@
+/* Metrics of `moonsched run` in Prometheus text format 0.0.4, with
+ * upstream kube-scheduler's names where upstream has the metric
+ * (docs/run.md lists them), and the health state behind /healthz and
+ * /readyz.
+ *
+ * Fixed series only: labels are results, profiles (a handful), queues,
+ * policies and HTTP status codes, never pods, so the registry's size does
+ * not grow with the cluster.
+ *
+ * Threads: the scheduler thread, binder threads and the poster update it;
+ * the HTTP server's thread renders it. Every update and the rendering take
+ * one mutex (uncontended in practice: a few updates per pod, never per
+ * node), so a scrape sees each histogram whole. */
+#ifndef MOONSCHED_METRICS_H
+#define MOONSCHED_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moonsched/http_server.h"
+#include "moonsched/lua_policy.h"
+
+typedef struct ms_metrics ms_metrics;
+
+typedef enum ms_attempt_result {
+    MS_ATTEMPT_SCHEDULED = 0,
+    MS_ATTEMPT_UNSCHEDULABLE,
+    MS_ATTEMPT_ERROR,
+    MS_ATTEMPT_NRESULTS,
+} ms_attempt_result;
+
+typedef enum ms_bind_result {
+    MS_BIND_OK = 0,
+    MS_BIND_FAILED,                /* the server refused or could not be reached */
+    MS_BIND_GONE,                  /* the pod was deleted or bound meanwhile */
+    MS_BIND_NRESULTS,
+} ms_bind_result;
+
+/* profiles: the schedulerNames (copied). NULL when out of memory. */
+ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles);
+void ms_metrics_free(ms_metrics *m);
+
+/* One attempt's end: scheduler_schedule_attempts_total{result,profile},
+ * and with seconds >= 0 the same duration into both
+ * scheduler_scheduling_attempt_duration_seconds and (its 1.20 name)
+ * scheduler_e2e_scheduling_duration_seconds{result,profile}. Like
+ * upstream, "scheduled" is counted when the binding succeeded and its time
+ * runs from the start of the attempt to the end of the binding. An
+ * out-of-range profile counts under the first. */
+void ms_metrics_attempt(ms_metrics *m, uint32_t profile, ms_attempt_result result, double seconds);
+/* scheduler_pod_scheduling_attempts: attempts a pod needed, once bound. */
+void ms_metrics_pod_scheduled(ms_metrics *m, uint32_t attempts);
+/* scheduler_preemption_attempts_total, and when victims were chosen
+ * (nvictims > 0) scheduler_preemption_victims. */
+void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims);
+/* scheduler_pending_pods{queue}. */
+void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable);
+/* moonsched_bindings_total{result}. */
+void ms_metrics_binding(ms_metrics *m, ms_bind_result result);
+/* moonsched_api_requests_total{code}: requests `run` made for binds,
+ * events, status patches and evictions; status 0: no answer. */
+void ms_metrics_api_request(ms_metrics *m, long status);
+/* moonsched_events_total{result="posted|failed|suppressed"}. */
+void ms_metrics_events(ms_metrics *m, uint64_t posted, uint64_t failed, uint64_t suppressed);
+
+/* The policies' counters, replaced whole (copied): moonsched_policy_*
+ * series, one per (profile, plugin). */
+typedef struct ms_metrics_policy {
+    const char *profile;
+    const char *plugin;
+    ms_policy_stats stats;
+    bool disabled;
+} ms_metrics_policy;
+void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);
+
+/* Health. healthy: the scheduler loop came round at `now` (monotonic
+ * seconds); ms_metrics_healthy says whether it did within `max_age`.
+ * ready: the informers have synced. */
+void ms_metrics_heartbeat(ms_metrics *m, double now);
+bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
+void ms_metrics_set_ready(ms_metrics *m, bool ready);
+bool ms_metrics_ready(ms_metrics *m);
+
+/* The handler behind the HTTP server (ms_http_handler; ctx: the
+ * metrics): /metrics renders, /healthz answers 200 while the heartbeat is
+ * at most `max_age` old (ms_monotonic_now) and 500 after, /readyz 200 once
+ * ready and 503 before; anything else 404. */
+void ms_metrics_set_max_heartbeat_age(ms_metrics *m, double max_age);
+void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
+
+/* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;
+ * NULL when out of memory. */
+char *ms_metrics_render(ms_metrics *m, size_t *len);
+
+#endif

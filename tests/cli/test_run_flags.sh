@@ -1,0 +1,37 @@
+#!/bin/sh
+# `moonsched run` flags that are checked before any connection: the
+# metrics bind address. TAP output. B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$T/out"; }
+
+for addr in bogus 127.0.0.1 127.0.0.1:99999 "::1:80"; do
+    "$M" run --kubeconfig /nonexistent --metrics-bind-address "$addr" >"$T/out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -Fq -- "--metrics-bind-address: address \"$addr\"" "$T/out"; then
+        ok "--metrics-bind-address $addr is a usage error naming the value"
+    else
+        not_ok "--metrics-bind-address $addr is a usage error naming the value (exit $rc)"
+    fi
+done
+# Accepted addresses get as far as the kubeconfig (which does not exist).
+for addr in 0 "" 127.0.0.1:0 "[::1]:0"; do
+    "$M" run --kubeconfig /nonexistent "--metrics-bind-address=$addr" >"$T/out" 2>&1
+    if grep -q '/nonexistent' "$T/out" && ! grep -q 'metrics-bind-address' "$T/out"; then
+        ok "--metrics-bind-address '$addr' is accepted"
+    else
+        not_ok "--metrics-bind-address '$addr' is accepted"
+    fi
+done
+"$M" run --help >"$T/out" 2>&1
+if grep -q -- '--metrics-bind-address ADDR:PORT' "$T/out"; then ok "run --help lists --metrics-bind-address"
+else not_ok "run --help lists --metrics-bind-address"; fi
+
+echo "1..$n"
+[ $failed -eq 0 ]

@@ -1,0 +1,279 @@
+#!/bin/bash
+# Preemption in `moonsched run` against a real kube-apiserver v1.20.2 + etcd
+# on loopback (TAP): victims chosen as upstream's DefaultPreemption would,
+# deleted with their events, the preemptor nominated then bound;
+# preemptionPolicy Never; PodDisruptionBudgets; a Lua policy that protects
+# a namespace; two preemptors competing for one node.
+#
+# There is no kubelet: a DELETE of a bound pod only sets its
+# deletionTimestamp. A background loop plays the kubelet's part and
+# force-deletes such pods (and logs them, which is how the test knows every
+# pod the scheduler deleted). Each scenario has its own nodes (label
+# group=sN) and its preemptors a nodeSelector for them, so that the
+# scenarios do not compete. Victims are created already bound (spec.nodeName)
+# so that the layout is exact. Stops everything it starts.
+E2E_NAME=preempt
+# shellcheck source=run-harness.sh
+source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
+root=$(cd "$here/../.." && pwd)
+
+kubelet_pid=""
+stop_kubelet() {
+    if [ -n "$kubelet_pid" ]; then kill "$kubelet_pid" 2>/dev/null; wait "$kubelet_pid" 2>/dev/null; fi
+    kubelet_pid=""
+}
+trap 'stop_kubelet; cleanup' EXIT
+
+mknode() {   # name cpu group
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"group\":\"$3\"}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
+}
+mkclass() {  # name value [preemptionPolicy]
+    kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"$1\"},\"value\":$2${3:+,\"preemptionPolicy\":\"$3\"}}" >/dev/null
+}
+# A pod of namespace/name with a cpu request and a PriorityClass; "node=X"
+# creates it bound to X, "group=G" gives it a nodeSelector for group G.
+mkpod() {    # ns/name cpu class node=X|group=G [labels-json]
+    local ns=${1%%/*} name=${1#*/} where
+    case $4 in
+    node=*) where=",\"nodeName\":\"${4#node=}\"" ;;
+    group=*) where=",\"nodeSelector\":{\"group\":\"${4#group=}\"}" ;;
+    esac
+    kube_api POST "/api/v1/namespaces/$ns/pods" "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$name\",\"labels\":${5:-{\}}},\"spec\":{\"priorityClassName\":\"$3\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"64Mi\"}}}]$where}}" |
+        jq -e '.metadata.uid' >/dev/null || echo "# could not create pod $1" >&2
+}
+pod_json() { kube_api GET "/api/v1/namespaces/${1%%/*}/pods/${1#*/}"; }
+node_of() { pod_json "$1" | jq -r '.spec.nodeName // ""'; }
+exists() { pod_json "$1" | jq -e '.kind == "Pod"' >/dev/null; }
+nominated() { pod_json "$1" | jq -r '.status.nominatedNodeName // ""'; }
+wait_for() {   # seconds, command
+    local end=$((SECONDS + $1))
+    while [ $SECONDS -lt "$end" ]; do
+        eval "$2" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# Pods force-deleted by the kubelet loop, sorted, space separated ("ns/name").
+evicted_in() {   # prefix: the evicted pods whose name starts with it
+    cut -d' ' -f1 "$dir/evicted" | sort -u | grep "/$1" | tr '\n' ' ' | sed 's/ $//'
+}
+# When the last of these pods was deleted for good (unix seconds).
+last_evicted_at() { grep -E "^($(echo "$*" | tr ' ' '|')) " "$dir/evicted" | cut -d' ' -f2 | sort -n | tail -n 1; }
+# When the bind request for the pod was sent (unix seconds, from the log
+# line written when it completed, minus its duration).
+bind_sent_at() {
+    grep "verb=POST path=/api/v1/namespaces/${1%%/*}/pods/${1#*/}/binding status=201" "$dir/ms.log" |
+        head -n 1 | sed -E 's/^ts=([^ ]+)Z .* ms=([0-9.]+).*$/\1 \2/' |
+        while read -r ts ms; do awk -v t="$(date -d "${ts}Z" +%s.%N)" -v m="$ms" 'BEGIN { printf "%.3f\n", t - m / 1000 }'; done
+}
+related_of() {   # ns/name reason: the events.k8s.io/v1 `related` pods
+    kube_api GET "/apis/events.k8s.io/v1/namespaces/${1%%/*}/events" |
+        jq -r --arg n "${1#*/}" --arg r "$2" '.items[] | select(.regarding.name==$n and .reason==$r) | "\(.related.namespace)/\(.related.name)"'
+}
+# Events about a pod (core/v1 view: events.k8s.io/v1 ones show up there too).
+events_of() {   # ns/name reason
+    kube_api GET "/api/v1/namespaces/${1%%/*}/events" |
+        jq -r --arg n "${1#*/}" --arg r "$2" '.items[] | select(.involvedObject.name==$n and .reason==$r) | .message'
+}
+start_ms() {
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
+    ms_pid=$!
+}
+stop_ms() {
+    kill -TERM "$ms_pid" 2>/dev/null
+    wait "$ms_pid" 2>/dev/null
+    local rc=$?
+    ms_pid=""
+    return $rc
+}
+
+# The kubelet's part: pods with a deletionTimestamp are deleted for good,
+# unless $dir/hold exists (they then stay Terminating). $dir/evicted logs
+# "ns/name unix-time" for each.
+: >"$dir/evicted"
+kubelet() {
+    while :; do
+        [ -f "$dir/hold" ] || kube_api GET /api/v1/pods |
+            jq -r '.items[]? | select(.metadata.deletionTimestamp != null) | "\(.metadata.namespace)/\(.metadata.name) \(.metadata.uid)"' |
+            while read -r key uid; do
+                kube_api DELETE "/api/v1/namespaces/${key%%/*}/pods/${key#*/}" \
+                    "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"gracePeriodSeconds\":0,\"preconditions\":{\"uid\":\"$uid\"}}" >/dev/null
+                echo "$key $(date +%s.%N)" >>"$dir/evicted"
+            done
+        sleep 0.2
+    done
+}
+kubelet &
+kubelet_pid=$!
+
+mkclass low 100
+mkclass mid 200
+mkclass high 1000
+mkclass high-never 1000 Never
+
+# --- 1: the victims upstream would choose, and no more ----------------------
+# s1-a: 0.5 + 0.5 (low) + 1 (mid) cpu; s1-b: 1 + 1 (mid). A 1-cpu high pod:
+# on s1-a the mid pod is reprieved and both low ones go (highest victim
+# priority 100); on s1-b one mid pod would go (200). Upstream takes s1-a
+# (lowest highest-victim priority, before the victim count).
+mknode s1-a 2 s1
+mknode s1-b 2 s1
+mkpod default/s1-low-1 500m low node=s1-a
+mkpod default/s1-low-2 500m low node=s1-a
+mkpod default/s1-mid-a 1 mid node=s1-a
+mkpod default/s1-mid-b1 1 mid node=s1-b
+mkpod default/s1-mid-b2 1 mid node=s1-b
+# --- 2: preemptionPolicy Never (a low pod fills the only node) --------------
+mknode s2-a 1 s2
+mkpod default/s2-low 1 low node=s2-a
+# --- 5: two preemptors, room for one --------------------------------------------
+# 3 cpu, three 1-cpu low pods; each preemptor needs 2 cpu: the first evicts
+# two, the second sees the first's nomination and cannot fit even by
+# evicting the third.
+mknode s5-a 3 s5
+for i in 1 2 3; do mkpod "default/s5-low-$i" 1 low node=s5-a; done
+# --- 6 (below): a node for a mid then a high preemptor; a pod elsewhere
+mknode s6-a 1 s6
+mkpod default/s6-low 1 low node=s6-a
+mknode s6-spare 1 none
+mkpod default/s6-spare 100m low node=s6-spare
+
+# --- 3: a PodDisruptionBudget, where another choice exists --------------------
+# s3-a's pod has the lower priority (the default choice) but a PDB with no
+# disruption allowed; s3-b's pod is unprotected: upstream evicts s3-b's.
+# Nothing runs the disruption controller: its status is written here, via
+# the /status subresource, as the controller would (1.20 serves policy/v1beta1).
+mknode s3-a 1 s3
+mknode s3-b 1 s3
+mkpod default/s3-guarded 1 low node=s3-a '{"app":"guarded"}'
+mkpod default/s3-free 1 mid node=s3-b '{"app":"free"}'
+kube_api POST /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets \
+    '{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"guard"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"guarded"}}}}' >/dev/null
+kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard |
+    jq -c '.status = {"observedGeneration": .metadata.generation, "disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}' >"$dir/pdb.json"
+kube_api PUT /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard/status "$(cat "$dir/pdb.json")" >/dev/null
+check "3: the PDB's status says no disruption is allowed" \
+    'kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard | jq -e ".status.disruptionsAllowed == 0 and .status.currentHealthy == 1" >/dev/null'
+
+start_ms
+if ! wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log" && grep -q "informer synced.*nodes" "$dir/ms.log"'; then
+    not_ok "moonsched synced its informers"
+    echo "1..$n"
+    exit 1
+fi
+# PodDisruptionBudgets reach the scheduler only where run watches them.
+pdbs_watched=""
+wait_for 5 'grep -Eq "informer synced.*(poddisruptionbudgets|pdb)" "$dir/ms.log"' && pdbs_watched=1
+
+mkpod default/s1-pre 1 high group=s1
+mkpod default/s2-never 1 high-never group=s2
+mkpod default/s5-pre-1 2 high group=s5
+mkpod default/s5-pre-2 2 high group=s5
+
+check "1: the preemptor is bound to the node upstream chooses (s1-a)" \
+    "wait_for 20 '[ \"\$(node_of default/s1-pre)\" = s1-a ]'"
+check "1: exactly the two low-priority pods of s1-a were deleted ($(evicted_in s1-))" \
+    '[ "$(evicted_in s1-)" = "default/s1-low-1 default/s1-low-2" ]'
+check "1: the bind was sent after both victims were gone (not while Terminating)" \
+    'awk -v b="$(bind_sent_at default/s1-pre)" -v d="$(last_evicted_at default/s1-low-1 default/s1-low-2)" "BEGIN { exit !(b != \"\" && d != \"\" && b + 0 >= d + 0) }"'
+check "1: the reprieved and the other node's pods are still there" \
+    'exists default/s1-mid-a && exists default/s1-mid-b1 && exists default/s1-mid-b2'
+check "1: status.nominatedNodeName of the preemptor was set to s1-a" \
+    "wait_for 5 '[ \"\$(nominated default/s1-pre)\" = s1-a ]'"
+preempted_ok() {
+    [ "$(events_of default/s1-low-1 Preempted)" = "Preempted by default/s1-pre on node s1-a" ] &&
+        [ "$(events_of default/s1-low-2 Preempted)" = "Preempted by default/s1-pre on node s1-a" ]
+}
+check "1: each victim has one Preempted event \"Preempted by default/s1-pre on node s1-a\"" \
+    "wait_for 5 preempted_ok"
+check "1: the events.k8s.io/v1 event names the preemptor as related" \
+    '[ "$(related_of default/s1-low-1 Preempted)" = default/s1-pre ]'
+check "1: no Preempted event on the pods that stayed" \
+    '[ -z "$(events_of default/s1-mid-a Preempted)$(events_of default/s1-mid-b1 Preempted)" ]'
+check "1: the preemptor has its FailedScheduling event (as upstream), then Scheduled" \
+    '[ -n "$(events_of default/s1-pre FailedScheduling)" ] && wait_for 5 "[ -n \"\$(events_of default/s1-pre Scheduled)\" ]"'
+
+if [ -n "$pdbs_watched" ]; then
+    mkpod default/s3-pre 1 high group=s3
+    check "3: the preemptor goes to the node whose victim no PDB protects (s3-b)" \
+        "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
+    check "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
+        'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
+    # No other choice left: upstream then evicts despite the budget.
+    mkpod default/s3-pre-2 1 high group=s3
+    check "3: with no other choice the PDB-protected pod is preempted after all" \
+        "wait_for 20 '[ \"\$(node_of default/s3-pre-2)\" = s3-a ]' && [ \"\$(evicted_in s3-)\" = 'default/s3-free default/s3-guarded' ]"
+else
+    for what in "the preemptor goes to the node whose victim no PDB protects" \
+        "the PDB-protected pod stays; only the unprotected one was deleted" \
+        "with no other choice the PDB-protected pod is preempted after all"; do
+        n=$((n + 1)); echo "ok $n - 3: $what # SKIP run does not watch PodDisruptionBudgets in this build"
+    done
+fi
+
+never_ok() {
+    pod_json default/s2-never |
+        jq -e '.status.conditions[]? | select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable")' >/dev/null
+}
+check "2: preemptionPolicy Never: the pod gets PodScheduled=False" "wait_for 10 never_ok"
+check "2: its message says it may not preempt" \
+    'pod_json default/s2-never | jq -e ".status.conditions[] | select(.type==\"PodScheduled\") | .message | test(\"preemptionPolicy=Never\")" >/dev/null'
+
+s5_bound() { [ "$(node_of default/s5-pre-1)$(node_of default/s5-pre-2)" = s5-a ]; }
+check "5: one of the two competing preemptors is bound to s5-a" "wait_for 20 s5_bound"
+sleep 2
+s5_evicted=$(evicted_in s5-)
+check "5: two victims deleted, what one preemptor needs ($s5_evicted)" \
+    '[ "$(echo "$s5_evicted" | wc -w)" = 2 ]'
+check "5: the other preemptor stays pending, the third low pod stays" \
+    's5_bound && [ "$(echo "$s5_evicted" | wc -w)" = 2 ] && [ "$(evicted_in s5-)" = "$s5_evicted" ]'
+check "2: after all this the Never pod is still pending, its node's pod untouched" \
+    '[ -z "$(node_of default/s2-never)" ] && exists default/s2-low && [ -z "$(evicted_in s2-)" ]'
+
+# --- 6: victims still Terminating; a higher preemptor takes the node --------
+# The kubelet holds deletions: the mid pod's victim stays Terminating, so it
+# must not preempt again; a high pod then preempts on the same node (its
+# victim is already going) and clears the mid pod's nomination, as upstream.
+touch "$dir/hold"
+mkpod default/s6-mid 1 mid group=s6
+terminating() { pod_json "$1" | jq -e '.metadata.deletionTimestamp != null' >/dev/null; }
+check "6: the mid pod is nominated to s6-a, its victim Terminating" \
+    "wait_for 10 '[ \"\$(nominated default/s6-mid)\" = s6-a ] && terminating default/s6-low'"
+# Any bound pod's deletion sends the mid pod back to the queue (upstream's
+# AssignedPodDelete); a status change of its victim would not.
+kube_api DELETE "/api/v1/namespaces/default/pods/s6-spare?gracePeriodSeconds=0" >/dev/null
+check "6: retried while its victim terminates, it is not eligible to preempt again" \
+    "wait_for 10 'grep -q \"pod=default/s6-mid message=.*not eligible due to a terminating pod on the nominated node\" \"\$dir/ms.log\"'"
+mkpod default/s6-high 1 high group=s6
+check "6: the high pod is nominated to s6-a" "wait_for 10 '[ \"\$(nominated default/s6-high)\" = s6-a ]'"
+check "6: the mid pod's nomination is cleared" "wait_for 10 '[ -z \"\$(nominated default/s6-mid)\" ]'"
+check "6: nothing was bound to s6-a while its pod was Terminating" \
+    '[ -z "$(node_of default/s6-high)$(node_of default/s6-mid)" ]'
+rm -f "$dir/hold"
+check "6: once the victim is gone the high pod is bound to s6-a" \
+    "wait_for 15 '[ \"\$(node_of default/s6-high)\" = s6-a ]'"
+sleep 1
+check "6: the mid pod stays pending, only s6-low was deleted" \
+    '[ -z "$(node_of default/s6-mid)" ] && [ "$(evicted_in s6-)" = default/s6-low ]'
+check "requests within allocatable on every node" capacity_ok
+check "moonsched exits 0 on SIGTERM" stop_ms
+
+# --- 4: a Lua policy protects a namespace ------------------------------------
+# kube-system's pod has the lower priority: the default would evict it; the
+# protected-preemption policy (protects kube-system by default) must not.
+mknode s4-a 1 s4
+mknode s4-b 1 s4
+mkpod kube-system/s4-sys 1 low node=s4-a
+mkpod default/s4-app 1 mid node=s4-b
+: >"$dir/ms.log"
+start_ms --policy "$root/policies/protected-preemption.lua"
+mkpod default/s4-pre 1 high group=s4
+check "4: with the policy the preemptor goes to the unprotected node (s4-b)" \
+    "wait_for 20 '[ \"\$(node_of default/s4-pre)\" = s4-b ]'"
+check "4: the kube-system pod was never deleted; the default one was ($(evicted_in s4-))" \
+    'exists kube-system/s4-sys && [ "$(evicted_in s4-)" = default/s4-app ]'
+check "requests within allocatable on every node" capacity_ok
+check "moonsched exits 0 on SIGTERM" stop_ms
+
+echo "1..$n"
+exit $failed
