@@ -4,8 +4,9 @@
  * and reused, client-side rate limiting (qps/burst), Retry-After honoured.
  *
  * Thread-safe: any number of threads may issue requests at once; each
- * request uses a connection of its own from a pool (an idle connection is
- * reused). */
+ * blocking request uses a connection of its own from a pool (an idle
+ * connection is reused). ms_kube_async instead multiplexes many requests
+ * over shared connections from one thread. */
 #ifndef MOONSCHED_KUBE_CLIENT_H
 #define MOONSCHED_KUBE_CLIENT_H
 
@@ -125,8 +126,8 @@ typedef void (*ms_kube_async_fn)(void *ctx, ms_rc rc, ms_kube_response *resp, co
  * c must outlive the engine. */
 ms_rc ms_kube_async_new(ms_kube_client *c, uint32_t max_in_flight, ms_kube_async **out,
                         ms_error *err);
-/* Queues a request (r->cancel and r->timeout as for ms_kube_do; streams are
- * not supported). The strings r points to (path, body, content_type,
+/* Queues a request (r->timeout as for ms_kube_do; r->cancel is checked
+ * before each attempt; streams are not supported). The strings r points to (path, body, content_type,
  * method) must stay valid until fn is called; r itself is copied.
  * MS_ESTATE once the engine is shutting down (fn is then not called). */
 ms_rc ms_kube_async_submit(ms_kube_async *a, const ms_kube_request *r, ms_kube_async_fn fn,

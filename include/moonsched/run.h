@@ -4,7 +4,8 @@
  * queue; scheduling starts once both have delivered their first LIST. The
  * scheduler thread polls the delta queue, the binder's completions, a
  * signalfd and a timer (ms_scheduler_tick), and never waits on the
- * network: binds go to a pool of binder threads (POST pods/NAME/binding),
+ * network: binds go to one binder thread that keeps many in flight over a
+ * shared connection (ms_kube_async; POST pods/NAME/binding),
  * events and status patches to a poster thread with a client of its own.
  *
  * Reporting follows upstream: an unschedulable pod gets PodScheduled=False
@@ -44,7 +45,7 @@ typedef struct ms_run_options {
     const char *const *policy_files;
     uint32_t npolicy_files;
     const ms_logger *log;          /* NULL: ms_log_default */
-    uint32_t bind_workers;         /* binds in flight at once; 0: 32 */
+    uint32_t bind_workers;         /* binds in flight at once (HTTP/2 streams); 0: 64 */
     double tick_interval;          /* seconds between ms_scheduler_tick; 0: 0.2 */
     double event_interval;         /* per pod and reason; 0: 30 s */
     double event_qps;              /* global event budget; 0: 50 (burst 4x) */
