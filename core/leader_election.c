@@ -202,6 +202,9 @@ struct ms_leader_elector {
     pthread_t thread;
     bool started;
     atomic_bool leading, lost;
+    /* A create or update was sent and its answer not read (the stop cut
+     * it short): the lease may be ours without our knowing. */
+    atomic_bool writing;
     int fd;
     uint64_t rng;
 
@@ -278,7 +281,9 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
         body = ms_lease_encode(&rec, e->cfg.resource_namespace, e->cfg.resource_name, NULL);
         ms_kube_response_free(&resp);
         if (!body) return false;
+        atomic_store(&e->writing, true);
         rc = request(e, "POST", e->leases_path, body, deadline, true, &resp, &err);
+        if (rc != MS_ESTATE) atomic_store(&e->writing, false);
         if (rc == MS_OK && (resp.status == 200 || resp.status == 201)) {
             ms_lease_record got;
             if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid,
@@ -316,7 +321,9 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
     body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     ms_kube_response_free(&resp);
     if (!body) return false;
+    atomic_store(&e->writing, true);
     rc = request(e, "PUT", e->lease_path, body, deadline, true, &resp, &err);
+    if (rc != MS_ESTATE) atomic_store(&e->writing, false);
     if (rc == MS_OK && resp.status == 200) {
         ms_lease_record got;
         if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
@@ -464,6 +471,7 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
         ms_log(e->log, MS_LOG_WARN, "resourceLock is treated as \"leases\"", "resourceLock", lock, NULL);
     atomic_init(&e->leading, false);
     atomic_init(&e->lost, false);
+    atomic_init(&e->writing, false);
 
     ms_kube_client_options co = *o->client;
     co.max_retries = -1;
@@ -530,7 +538,9 @@ void ms_leader_elector_stop(ms_leader_elector *e, bool release_lease) {
     if (!e) return;
     if (e->cancel) ms_kube_cancel_fire(e->cancel);
     if (e->started) pthread_join(e->thread, NULL);
-    if (e->client && release_lease && atomic_load(&e->leading) && !atomic_load(&e->lost)) release(e);
+    if (e->client && release_lease && !atomic_load(&e->lost) &&
+        (atomic_load(&e->leading) || atomic_load(&e->writing)))
+        release(e);
     if (atomic_load(&e->leading)) set_leading(e, false);
     if (e->client) ms_kube_client_free(e->client);
     if (e->cancel) ms_kube_cancel_free(e->cancel);
