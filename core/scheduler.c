@@ -313,6 +313,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     s->handle.in = s->in;
     s->handle.rn = &s->dec.rn;
     s->handle.scratch = ms_node_info_new(MS_STR_NONE);
+    if (s->handle.scratch) s->handle.scratch->scratch = true;
     s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
     s->handle.bind = sched_bind;
     s->handle.bind_ctx = s;

@@ -2,9 +2,13 @@
  * lower-priority pods (upstream's defaultpreemption plugin and its
  * preemption.Evaluator). See include/moonsched/preemption.h for the steps.
  *
- * Preemption runs only for pods no node could take, so it favours clarity
- * over speed: per-call arrays come from the cycle arena, and the one
- * NodeInfo it edits is a scratch copy reused from call to call. */
+ * The dry run visits up to every node of a large cluster per preemptor, so
+ * it is kept cheap without changing a decision: the one NodeInfo it edits
+ * is a scratch copy reused from call to call, per-node arrays are reused,
+ * and where NodeResourcesFit alone already rules a step out (the pod does
+ * not fit even without every lower-priority pod; a victim does not fit
+ * back) that step is decided without a copy or a Filter run. Statuses of
+ * nodes ruled out that way are computed only when a message needs them. */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +30,11 @@
 #define NEVER "preemption: not eligible due to preemptionPolicy=Never."
 #define TERMINATING "preemption: not eligible due to a terminating pod on the nominated node."
 
+typedef struct ranked {
+    ms_pod *pod;
+    uint32_t at;           /* position on the node: the tie-break, for a stable order */
+} ranked;
+
 typedef struct dp {
     const ms_handle *h;
     int32_t min_pct, min_abs;
@@ -41,9 +50,16 @@ typedef struct dp {
     size_t msgcap;
     /* Per-node work arrays, kept from call to call: they are as large as
      * the cluster, too large to take from the cycle arena each time. */
-    ms_status *dry;
+    ms_status *dry;                /* valid where looked[i] */
+    uint8_t *looked;               /* 1: dry-run, 2: ruled out by fits_without */
     uint32_t *potential;
     uint32_t nodecap;
+    /* Per-node dry-run arrays, as large as the most lower-priority pods a
+     * node had so far; a candidate's victims are copied to the arena. */
+    ranked *pv;
+    ms_pod **order, **victims;
+    bool *violating;
+    uint32_t pvcap;
 } dp;
 
 /* ---- helpers shared with policies and tests ---- */
@@ -88,54 +104,50 @@ static int64_t priority_sum(const ms_preemption_candidate *c) {
     return sum;
 }
 
-enum { RULE_PDB, RULE_TOP_PRIORITY, RULE_SUM, RULE_COUNT, RULE_START, NRULES };
+/* What pickOneNodeForPreemption compares, per candidate, computed once. */
+typedef struct pick_key {
+    uint32_t pdb;
+    int64_t top;                   /* priority of the most important victim */
+    int64_t sum;
+    uint32_t count;
+    double start;
+} pick_key;
 
-static int sign64(int64_t a, int64_t b) { return a > b ? 1 : a < b ? -1 : 0; }
+static pick_key key_of(const ms_preemption_candidate *c) {
+    return (pick_key){.pdb = c->num_pdb_violations,
+                      .top = c->nvictims ? c->victims[0]->priority : INT64_MIN,
+                      .sum = priority_sum(c),
+                      .count = c->nvictims,
+                      .start = earliest_top_start(c)};
+}
 
-/* >0 when a is preferred to b under one rule, 0 on a tie. */
-static int prefer(int rule, const ms_preemption_candidate *a, const ms_preemption_candidate *b) {
-    switch (rule) {
-    case RULE_PDB: return sign64(b->num_pdb_violations, a->num_pdb_violations);
-    case RULE_TOP_PRIORITY: {
-        int64_t pa = a->nvictims ? a->victims[0]->priority : INT64_MIN;
-        int64_t pb = b->nvictims ? b->victims[0]->priority : INT64_MIN;
-        return sign64(pb, pa);
-    }
-    case RULE_SUM: return sign64(priority_sum(b), priority_sum(a));
-    case RULE_COUNT: return sign64(b->nvictims, a->nvictims);
-    case RULE_START: {
-        double ta = earliest_top_start(a), tb = earliest_top_start(b);
-        return ta > tb ? 1 : ta < tb ? -1 : 0;
-    }
-    }
-    return 0;
+/* true when a is preferred to b: the first rule on which they differ
+ * decides (fewer violations, lower top priority, lower sum, fewer victims,
+ * later start). */
+static bool preferred(const pick_key *a, const pick_key *b) {
+    if (a->pdb != b->pdb) return a->pdb < b->pdb;
+    if (a->top != b->top) return a->top < b->top;
+    if (a->sum != b->sum) return a->sum < b->sum;
+    if (a->count != b->count) return a->count < b->count;
+    return a->start > b->start;
 }
 
 uint32_t ms_pick_one_node_for_preemption(const ms_preemption_candidate *cands, uint32_t n) {
+    /* Upstream narrows the candidates rule by rule to those tied for the
+     * best; that leaves the lexicographic best under the rules in order, and
+     * among full ties the first found: one pass, keeping only a strictly
+     * better one. */
     if (n <= 1) return 0;
-    /* Each rule keeps the candidates tied for its best; a candidate is
-     * still in the running when it ties every earlier rule's best. No
-     * allocation: the set is recomputed from the earlier bests. */
-    uint32_t best[NRULES];
-    for (int rule = 0; rule < NRULES; rule++) {
-        uint32_t count = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            bool in = true;
-            for (int r = 0; r < rule && in; r++) in = prefer(r, &cands[i], &cands[best[r]]) == 0;
-            if (!in) continue;
-            int cmp = count ? prefer(rule, &cands[i], &cands[best[rule]]) : 1;
-            if (cmp > 0) {
-                best[rule] = i;
-                count = 1;
-            } else if (cmp == 0) {
-                count++;
-            }
+    uint32_t best = 0;
+    pick_key bk = key_of(&cands[0]);
+    for (uint32_t i = 1; i < n; i++) {
+        pick_key k = key_of(&cands[i]);
+        if (preferred(&k, &bk)) {
+            best = i;
+            bk = k;
         }
-        if (count == 1) return best[rule];
     }
-    /* Still tied: the first of them, which is where the last rule's best
-     * stayed (it is only replaced by a strictly better one). */
-    return best[NRULES - 1];
+    return best;
 }
 
 /* ---- plugin instance ---- */
@@ -176,7 +188,12 @@ static void dp_destroy(void *self) {
     ms_node_info_free(p->scratch);
     free(p->msg);
     free(p->dry);
+    free(p->looked);
     free(p->potential);
+    free(p->pv);
+    free(p->order);
+    free(p->victims);
+    free(p->violating);
     free(p);
 }
 
@@ -186,6 +203,7 @@ static ms_rc dp_create(const cJSON *args, const ms_handle *h, void **self, ms_er
         dp_destroy(p);
         return ms_error_set(err, MS_ENOMEM, PLUGIN ": out of memory");
     }
+    p->scratch->scratch = true;
     p->h = h;
     ms_rc rc = parse_args(p, args, err);
     if (rc != MS_OK) {
@@ -245,11 +263,6 @@ static const char *cycle_text(ms_cycle *c, const char *fmt, const char *a, const
 
 /* ---- SelectVictimsOnNode ---- */
 
-typedef struct ranked {
-    ms_pod *pod;
-    uint32_t at;           /* position on the node: the tie-break, for a stable order */
-} ranked;
-
 static int cmp_importance(const void *va, const void *vb) {
     const ranked *a = va, *b = vb;
     if (ms_more_important_pod(a->pod, b->pod)) return -1;
@@ -278,9 +291,30 @@ static void sort_victims(ms_pod **v, uint32_t n) {
     }
 }
 
-/* Removes / re-adds a pod on the scratch copy. This is where upstream also
- * runs the PreFilter extensions (AddPod/RemovePod) on a copy of the cycle
- * state; none of moonsched's plugins keeps per-pod PreFilter state yet. */
+/* The dry run's Filter (RunFilterPluginsWithNominatedPods) on the scratch
+ * copy. The node's nominated pods do not change while it is dry-run: they
+ * are looked up once per node. (Adding them to the scratch copy and taking
+ * them out again instead of copying it was measured: no cheaper.) */
+typedef struct nominees {
+    ms_pod *const *pods;
+    uint32_t n;
+} nominees;
+
+static nominees node_nominees(const ms_handle *h, const ms_node_info *ni) {
+    nominees nm = {NULL, 0};
+    if (h->queue && ni->node && ms_queue_nominated_count(h->queue) > 0)
+        nm.pods = ms_queue_nominated_for(h->queue, ni->name, &nm.n);
+    return nm;
+}
+
+static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
+    return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
+}
+
+/* Removes / re-adds a pod on the scratch copy. Upstream also runs the
+ * PreFilter extensions (AddPod/RemovePod) on a copy of the cycle state here;
+ * plugins with per-cycle counts (InterPodAffinity, PodTopologySpread)
+ * instead compare the copy with the snapshot's NodeInfo in Filter. */
 static bool scratch_remove(dp *p, ms_pod *pod) {
     return ms_node_info_remove_pod(p->scratch, pod, p->h->in) == 0;
 }
@@ -298,8 +332,8 @@ static uint32_t count_pdb_violations(dp *p, ms_pod *const *victims, uint32_t n) 
 }
 
 /* A policy's select_victims on one node. MS_SKIP: use the default. */
-static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, ranked *pv, uint32_t npv,
-                             ms_preemption_candidate *out, ms_status *st) {
+static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, const nominees *nm,
+                             ranked *pv, uint32_t npv, ms_preemption_candidate *out, ms_status *st) {
     ms_pod **potential = MS_ARENA_NEW(c->arena, ms_pod *, npv);
     uint32_t *chosen = MS_ARENA_NEW(c->arena, uint32_t, npv);
     bool *taken = MS_ARENA_NEW(c->arena, bool, npv);
@@ -329,7 +363,7 @@ static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, ranked 
         if (!scratch_remove(p, victims[i])) return fail(st, MS_ERROR, "preemption: victim not on node");
     }
     /* The policy's choice must actually make room. */
-    code = ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, st);
+    code = dry_filter(p, c, nm, st);
     if (code != MS_SUCCESS) return code;
     sort_victims(victims, nchosen);
     *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nchosen,
@@ -339,28 +373,127 @@ static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, ranked 
     return MS_SUCCESS;
 }
 
+static bool reserve_victims(dp *p, uint32_t n) {
+    if (n <= p->pvcap) return true;
+    uint32_t cap = p->pvcap ? p->pvcap : 16;
+    while (cap < n) cap *= 2;
+    ranked *pv = realloc(p->pv, cap * sizeof *pv);
+    if (pv) p->pv = pv;
+    ms_pod **o = realloc(p->order, cap * sizeof *o);
+    if (o) p->order = o;
+    ms_pod **v = realloc(p->victims, cap * sizeof *v);
+    if (v) p->victims = v;
+    bool *b = realloc(p->violating, cap * sizeof *b);
+    if (b) p->violating = b;
+    if (!pv || !o || !v || !b) return false;
+    p->pvcap = cap;
+    return true;
+}
+
+/* NodeResourcesFit's check (fit_filter) for the pod on a node of
+ * allocatable `a` holding `npods` pods that request `used`. */
+static bool fit_check(const ms_pod *pod, const int64_t *a, int64_t npods, const int64_t *used) {
+    if (npods + 1 > a[MS_RES_PODS]) return false;
+    const int64_t *want = pod->requests.v;
+    static const int checked[] = {MS_RES_CPU, MS_RES_MEMORY, MS_RES_EPHEMERAL};
+    for (size_t k = 0; k < sizeof checked / sizeof checked[0]; k++) {
+        int r = checked[k];
+        if (want[r] > 0 && want[r] > a[r] - used[r]) return false;
+    }
+    return true;
+}
+
+/* What Filter's first pass adds to the node: the nominated pods of at
+ * least the pod's priority (ms_framework_run_filter_with_nominees). */
+typedef struct nominee_load {
+    int64_t npods;
+    int64_t used[MS_RES_NBUILTIN];
+} nominee_load;
+
+static void nominee_load_of(const ms_pod *pod, const nominees *nm, nominee_load *out) {
+    memset(out, 0, sizeof *out);
+    for (uint32_t i = 0; i < nm->n; i++) {
+        const ms_pod *q = nm->pods[i];
+        if (q->priority < pod->priority || q->meta.uid_hash == pod->meta.uid_hash) continue;
+        out->npods++;
+        for (int r = 0; r < MS_RES_NBUILTIN; r++) out->used[r] += q->requests.v[r];
+    }
+}
+
+/* fit_check on ni's pods minus `minus` (count and requests) plus `plus`
+ * (a pod put back, or NULL) plus the nominated pods. When it fails, the
+ * dry run's Filter fails too: in its first pass with nominated pods, or
+ * without any, in its only one (requests only add up). The status would
+ * say which plugin failed first, which matters only for a message. */
+static bool fits_resources(const ms_pod *pod, const ms_node_info *ni, int64_t minus_pods,
+                           const int64_t *minus, const ms_pod *plus, const nominee_load *nl) {
+    if (!ni->node) return true;
+    int64_t used[MS_RES_NBUILTIN];
+    for (int r = 0; r < MS_RES_NBUILTIN; r++)
+        used[r] = ni->requested.v[r] - minus[r] + nl->used[r] + (plus ? plus->requests.v[r] : 0);
+    int64_t npods = (int64_t)ni->npods - minus_pods + nl->npods + (plus != NULL);
+    return fit_check(pod, ni->node->allocatable.v, npods, used);
+}
+
+/* The shortcut above holds when this cycle's Filter runs NodeResourcesFit
+ * and no policy chooses the victims. */
+static bool can_precheck(const dp *p, const ms_cycle *c) {
+    if (p->hooks && p->hooks->select_victims) return false;
+    const ms_framework *fw = c->fw;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        uint32_t i = fw->order[MS_EP_FILTER][k];
+        if (fw->plugins[i].ops == &ms_plugin_node_resources_fit && fw->plugins[i].ops->filter)
+            return !(c->skip_filter >> i & 1);
+    }
+    return false;
+}
+
 /* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
  * node is no candidate (for the message) or carries an error. */
-static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni,
-                                      ms_preemption_candidate *out, ms_status *st) {
+static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni, bool precheck,
+                                      ms_preemption_candidate *out, ms_status *st, bool *deferred) {
     const ms_pod *pod = c->pod;
     uint32_t npv = 0;
-    for (uint32_t i = 0; i < ni->npods; i++) npv += ni->pods[i]->priority < pod->priority;
+    int64_t freed[MS_RES_NBUILTIN] = {0};
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) {
+            npv++;
+            for (int r = 0; r < MS_RES_NBUILTIN; r++) freed[r] += ni->pods[i]->requests.v[r];
+        }
     /* Nothing to remove: the node stays as Filter saw it. */
     if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+    const nominees nm = node_nominees(p->h, ni);
+    nominee_load nl = {0};
+    if (precheck) nominee_load_of(pod, &nm, &nl);
+    /* Not even with every lower-priority pod gone: no candidate. */
+    if (precheck && !fits_resources(pod, ni, npv, freed, NULL, &nl)) {
+        *deferred = true;
+        return MS_UNSCHEDULABLE;
+    }
 
-    ranked *pv = MS_ARENA_NEW(c->arena, ranked, npv);
-    if (!pv) return fail(st, MS_ERROR, "out of memory");
+    if (!reserve_victims(p, npv)) return fail(st, MS_ERROR, "out of memory");
+    ranked *pv = p->pv;
     npv = 0;
     for (uint32_t i = 0; i < ni->npods; i++)
         if (ni->pods[i]->priority < pod->priority) pv[npv++] = (ranked){ni->pods[i], i};
-    /* Most important first: reprieve order. */
-    qsort(pv, npv, sizeof *pv, cmp_importance);
+    /* Most important first: reprieve order. A node holds few victims and
+     * cmp_importance is a total order (position breaks ties): an insertion
+     * sort, without qsort's call overhead and scratch buffer. */
+    if (npv > 16) qsort(pv, npv, sizeof *pv, cmp_importance);
+    for (uint32_t i = 1; npv <= 16 && i < npv; i++) {
+        ranked x = pv[i];
+        uint32_t j = i;
+        while (j > 0 && cmp_importance(&x, &pv[j - 1]) < 0) {
+            pv[j] = pv[j - 1];
+            j--;
+        }
+        pv[j] = x;
+    }
 
     if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
     if (p->hooks && p->hooks->select_victims) {
         /* MS_SKIP leaves the copy untouched: the default goes on with it. */
-        ms_code code = hooked_select(p, c, ni, pv, npv, out, st);
+        ms_code code = hooked_select(p, c, ni, &nm, pv, npv, out, st);
         if (code != MS_SKIP) return code;
     }
 
@@ -368,15 +501,14 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
         if (!scratch_remove(p, pv[i].pod)) return fail(st, MS_ERROR, "preemption: victim not on node");
     /* Not even without every lower-priority pod: this node cannot help.
      * (Affinity to a victim is not considered, as upstream.) */
-    ms_code code = ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, st);
+    ms_code code = dry_filter(p, c, &nm, st);
     if (code != MS_SUCCESS) return code;
 
     /* filterPodsWithPDBViolation: split the ranked list, keeping its order,
      * into pods whose eviction would violate a PDB and the others. */
-    ms_pod **order = MS_ARENA_NEW(c->arena, ms_pod *, npv);
-    ms_pod **victims = MS_ARENA_NEW(c->arena, ms_pod *, npv);
-    bool *violating = MS_ARENA_NEW(c->arena, bool, npv);
-    if (!order || !victims || !violating) return fail(st, MS_ERROR, "out of memory");
+    ms_pod **order = p->order, **victims = p->victims;
+    bool *violating = p->violating;
+    memset(violating, 0, npv * sizeof *violating);
     uint32_t nviolating = 0;
     ms_pdb_set *pdbs = p->h->pdbs;
     if (pdbs && ms_pdb_set_len(pdbs)) {
@@ -394,11 +526,19 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
 
     /* Reprieve: put each pod back and keep it when the pod still fits. */
     uint32_t nvictims = 0, num_violations = 0;
+    static const int64_t zero[MS_RES_NBUILTIN];
     for (uint32_t i = 0; i < npv; i++) {
         ms_pod *v = order[i];
+        /* A pod whose requests do not fit back is a victim without a Filter
+         * run (the pass would fail on resources). */
+        if (precheck && !fits_resources(pod, p->scratch, 0, zero, v, &nl)) {
+            victims[nvictims++] = v;
+            num_violations += i < nviolating;
+            continue;
+        }
         if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
         ms_status fst;
-        if (ms_framework_run_filter_with_nominated(c->fw, c, p->scratch, &fst) == MS_SUCCESS)
+        if (dry_filter(p, c, &nm, &fst) == MS_SUCCESS)
             continue;
         if (!scratch_remove(p, v)) return fail(st, MS_ERROR, "preemption: victim not on node");
         victims[nvictims++] = v;
@@ -412,8 +552,11 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     /* Both groups contributed: back to one importance order, so that
      * victims[0] is the most important (pickOneNodeForPreemption reads it). */
     if (nviolating && nviolating < npv) sort_victims(victims, nvictims);
+    ms_pod **kept = MS_ARENA_NEW(c->arena, ms_pod *, nvictims);
+    if (!kept) return fail(st, MS_ERROR, "out of memory");
+    memcpy(kept, victims, nvictims * sizeof *kept);
     *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nvictims,
-                                     .victims = victims, .num_pdb_violations = num_violations};
+                                     .victims = kept, .num_pdb_violations = num_violations};
     ms_status_ok(st);
     return MS_SUCCESS;
 }
@@ -462,7 +605,7 @@ static void clear_own_nomination(dp *p, ms_cycle *c, ms_str nominated) {
 static ms_code no_candidates(dp *p, const ms_cycle *c, ms_status *dry, ms_status *st) {
     uint32_t n = c->snap->nnodes;
     for (uint32_t i = 0; i < n; i++)
-        if (dry[i].code == MS_SUCCESS) {
+        if (!p->looked[i] || dry[i].code == MS_SUCCESS) {
             ms_status_set(&dry[i], MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL);
             dry[i].plugin = -1;
         }
@@ -543,9 +686,11 @@ static bool reserve_nodes(dp *p, uint32_t n) {
     if (n <= p->nodecap) return true;
     ms_status *d = realloc(p->dry, n * sizeof *d);
     if (d) p->dry = d;
+    uint8_t *l = realloc(p->looked, n);
+    if (l) p->looked = l;
     uint32_t *pot = realloc(p->potential, n * sizeof *pot);
     if (pot) p->potential = pot;
-    if (!d || !pot) return false;
+    if (!d || !l || !pot) return false;
     p->nodecap = n;
     return true;
 }
@@ -575,7 +720,9 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     if (!reserve_nodes(p, n)) return fail(st, MS_ERROR, "out of memory");
     ms_status *dry = p->dry;
     uint32_t *potential = p->potential;
-    memset(dry, 0, n * sizeof *dry);   /* Success: not looked at */
+    /* Statuses are written only for the nodes dry-run; the others are
+     * filled in when a message needs them (no_candidates). */
+    memset(p->looked, 0, n);
     uint32_t np = 0;
     for (uint32_t i = 0; i < n; i++)
         if (statuses[i].code == MS_UNSCHEDULABLE) potential[np++] = i;
@@ -593,11 +740,13 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     if (!cands) return fail(st, MS_ERROR, "out of memory");
     ms_preemption_candidate *violating = cands + want;
     uint32_t nok = 0, nbad = 0;
-    int32_t first_error = -1;
+    bool precheck = can_precheck(p, c);
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = potential[(offset + k) % np];
         ms_preemption_candidate cand;
-        ms_code code = select_victims_on_node(p, c, snap->nodes[i], &cand, &dry[i]);
+        bool deferred = false;
+        ms_code code = select_victims_on_node(p, c, snap->nodes[i], precheck, &cand, &dry[i], &deferred);
+        p->looked[i] = deferred ? 2 : 1;
         p->last.nevaluated++;
         if (code == MS_SUCCESS) {
             if (cand.num_pdb_violations == 0) {
@@ -606,8 +755,6 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
                 violating[nbad++] = cand;
             }
             if (nok > 0 && nok + nbad >= want) break;
-        } else if (code == MS_ERROR && first_error < 0) {
-            first_error = (int32_t)i;
         }
     }
     if (nbad) memmove(cands + nok, violating, nbad * sizeof *cands);
@@ -615,6 +762,19 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     p->last.candidates = cands;
     p->last.ncandidates = ncands;
     if (ncands == 0) {
+        /* The message and the error need every visited node's own status:
+         * dry-run the nodes the precheck ruled out (still no candidates). */
+        int32_t first_error = -1;
+        for (uint32_t k = 0; k < p->last.nevaluated; k++) {
+            uint32_t i = potential[(offset + k) % np];
+            if (p->looked[i] == 2) {
+                ms_preemption_candidate cand;
+                bool deferred = false;
+                select_victims_on_node(p, c, snap->nodes[i], false, &cand, &dry[i], &deferred);
+                p->looked[i] = 1;
+            }
+            if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;
+        }
         if (first_error >= 0) {
             *st = dry[first_error];
             st->code = MS_ERROR;

@@ -279,6 +279,9 @@ typedef struct inter_pod_affinity {
     pair_counts counts[C_COUNT];
     tracker filter_tracker, score_tracker;
     uint64_t filter_serial, score_serial;
+    /* Filter's difference for a working copy of a node (node_delta). */
+    struct pair_delta *delta_buf;
+    uint32_t delta_cap;
 } inter_pod_affinity;
 
 /* The counts live in the plugin, so a cycle's state is only good until the
@@ -289,7 +292,6 @@ typedef struct filter_state {
     cterm *aff, *anti;
     bool self_match;               /* the pod matches all its own affinity terms */
     const ms_labels *ns_labels;    /* the pod's namespace labels */
-    bool *extra_anti;              /* per anti-affinity term, for count_extra */
 } filter_state;
 
 typedef struct score_state {
@@ -327,6 +329,7 @@ static void ipa_destroy(void *self) {
     for (int i = 0; i < C_COUNT; i++) pc_free(&p->counts[i]);
     tracker_free(&p->filter_tracker);
     tracker_free(&p->score_tracker);
+    free(p->delta_buf);
     free(p);
 }
 
@@ -611,8 +614,7 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     s->naff = pod->pod_affinity.nrequired;
     s->nanti = pod->pod_anti_affinity.nrequired;
     if (compile_required(c->arena, pod, &pod->pod_affinity, nss, p->in, &s->aff) != 0 ||
-        compile_required(c->arena, pod, &pod->pod_anti_affinity, nss, p->in, &s->anti) != 0 ||
-        (s->nanti && !(s->extra_anti = MS_ARENA_NEW(c->arena, bool, s->nanti))))
+        compile_required(c->arena, pod, &pod->pod_anti_affinity, nss, p->in, &s->anti) != 0)
         return oom(st);
     if (count_filter(p, c, s) != 0) return oom(st);
     if (p->counts[C_EXISTING_ANTI].nonzero == 0 && s->naff == 0 && s->nanti == 0)
@@ -622,99 +624,162 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     return MS_SUCCESS;
 }
 
-/* Nominated pods the framework added to a scratch copy of a NodeInfo
- * (pods of ni absent from the snapshot's NodeInfo of the same node): what
- * upstream's AddPod would add to the counts, restricted to this node's own
- * topology pairs, which are the only ones Filter looks at. */
-typedef struct extra_counts {
-    bool affinity_any;             /* some added pod matches all affinity terms */
-    bool anti_any;                 /* s->extra_anti[t]: an added pod matches anti term t */
-    bool existing_any;             /* an added pod's anti-affinity term matches the pod */
-} extra_counts;
+/* ---- PreFilter extensions: AddPod / RemovePod --------------------------- */
 
-static bool count_extra(const inter_pod_affinity *p, const ms_cycle *c, const filter_state *s,
-                        const ms_node_info *ni, extra_counts *x) {
-    memset(x, 0, sizeof *x);
-    const ms_node_info *base = ms_snapshot_get(snapshot_of(c), ni->name);
-    if (!base || base == ni) return false;
-    if (s->nanti) memset(s->extra_anti, 0, s->nanti * sizeof *s->extra_anti);
-    const ms_labels *nl = &ni->node->meta.labels;
-    bool found = false;
-    for (uint32_t k = 0; k < ni->npods; k++) {
-        const ms_pod *e = ni->pods[k];
-        if (ms_node_info_find_pod(base, e->meta.uid_hash) >= 0) continue;
-        found = true;
-        if (s->naff && matches_all(s->aff, s->naff, e, p->in))
-            for (uint32_t t = 0; t < s->naff; t++)
-                x->affinity_any |= ms_labels_get(nl, s->aff[t].topology_key) != MS_STR_NONE;
-        for (uint32_t t = 0; t < s->nanti; t++)
-            if (cterm_matches(&s->anti[t], e, p->in)) x->anti_any = s->extra_anti[t] = true;
-        const ms_pod_affinity *anti = &e->pod_anti_affinity;
-        for (uint32_t t = 0; t < anti->nrequired; t++)
-            x->existing_any |= ms_labels_get(nl, anti->required[t].topology_key) != MS_STR_NONE &&
-                               term_matches(&anti->required[t], e, c->pod, s->ns_labels, p->in);
-    }
-    return found;
+/* Filter may be handed a working copy of a node instead of the snapshot's
+ * NodeInfo: the framework's pass with nominated pods added, or preemption's
+ * dry run with victims removed (and some put back). Upstream updates its
+ * PreFilter state for those pods with AddPod / RemovePod (updateWithPod,
+ * +1 / -1 on the three maps). Here the counts belong to the snapshot and are
+ * shared by every node, so the copy's difference is kept aside instead:
+ * every pair such a pod touches is one of this node's own (key, the node's
+ * value for key), so a change is one (map, key, delta) entry, and Filter
+ * reads count + delta. */
+typedef struct pair_delta {
+    uint32_t which;                /* C_EXISTING_ANTI, C_AFFINITY, C_ANTI */
+    ms_str key;                    /* the value is the node's label for key */
+    int64_t d;
+} pair_delta;
+
+typedef struct node_delta {
+    uint32_t n;
+    pair_delta *v;                 /* p->delta_buf */
+} node_delta;
+
+static int delta_add(inter_pod_affinity *p, node_delta *nd, uint32_t which, ms_str key, int64_t d) {
+    for (uint32_t i = 0; i < nd->n; i++)
+        if (nd->v[i].which == which && nd->v[i].key == key) {
+            nd->v[i].d += d;
+            return 0;
+        }
+    if (grow((void **)&p->delta_buf, &p->delta_cap, nd->n + 1, sizeof *p->delta_buf) != 0) return -1;
+    nd->v = p->delta_buf;
+    nd->v[nd->n++] = (pair_delta){which, key, d};
+    return 0;
 }
 
-/* An anti-affinity term t of the pod counts an added pod at a lookup of key
- * `key` when some term with that key matched it (they share the pair). */
-static bool extra_anti(const filter_state *s, const extra_counts *x, ms_str key) {
-    if (!x->anti_any) return false;
+static int64_t delta_of(const node_delta *nd, uint32_t which, ms_str key) {
+    int64_t d = 0;
+    for (uint32_t i = 0; i < nd->n; i++)
+        if (nd->v[i].which == which && nd->v[i].key == key) d += nd->v[i].d;
+    return d;
+}
+
+/* upstream's updateWithPod for pod e on node labels nl, multiplier sign. */
+static int update_with_pod(inter_pod_affinity *p, const ms_cycle *c, const filter_state *s,
+                           const ms_labels *nl, const ms_pod *e, int64_t sign, node_delta *nd) {
+    const ms_pod_affinity *anti = &e->pod_anti_affinity;
+    for (uint32_t t = 0; t < anti->nrequired; t++) {
+        const ms_pod_affinity_term *term = &anti->required[t];
+        if (ms_labels_get(nl, term->topology_key) != MS_STR_NONE &&
+            term_matches(term, e, c->pod, s->ns_labels, p->in) &&
+            delta_add(p, nd, C_EXISTING_ANTI, term->topology_key, sign) != 0)
+            return -1;
+    }
+    if (s->naff && matches_all(s->aff, s->naff, e, p->in))
+        for (uint32_t t = 0; t < s->naff; t++)
+            if (ms_labels_get(nl, s->aff[t].topology_key) != MS_STR_NONE &&
+                delta_add(p, nd, C_AFFINITY, s->aff[t].topology_key, sign) != 0)
+                return -1;
     for (uint32_t t = 0; t < s->nanti; t++)
-        if (s->extra_anti[t] && s->anti[t].topology_key == key) return true;
-    return false;
+        if (ms_labels_get(nl, s->anti[t].topology_key) != MS_STR_NONE &&
+            cterm_matches(&s->anti[t], e, p->in) &&
+            delta_add(p, nd, C_ANTI, s->anti[t].topology_key, sign) != 0)
+            return -1;
+    return 0;
+}
+
+/* The copy's difference from the snapshot's NodeInfo of the same node:
+ * RemovePod for the pods only the snapshot has, AddPod for those only the
+ * copy has. 0 or -1 (out of memory). */
+static int node_difference(inter_pod_affinity *p, const ms_cycle *c, const filter_state *s,
+                           const ms_node_info *ni, node_delta *nd) {
+    nd->n = 0;
+    nd->v = p->delta_buf;
+    const ms_node_info *base = ms_snapshot_get(snapshot_of(c), ni->name);
+    if (!base || base == ni) return 0;
+    if (base->npods == ni->npods &&
+        (ni->npods == 0 || memcmp(base->pod_uids, ni->pod_uids, ni->npods * sizeof *ni->pod_uids) == 0))
+        return 0;
+    const ms_labels *nl = &ni->node->meta.labels;
+    for (uint32_t k = 0; k < base->npods; k++)
+        if (ms_node_info_find_pod(ni, base->pod_uids[k]) < 0 &&
+            update_with_pod(p, c, s, nl, base->pods[k], -1, nd) != 0)
+            return -1;
+    for (uint32_t k = 0; k < ni->npods; k++)
+        if (ms_node_info_find_pod(base, ni->pod_uids[k]) < 0 &&
+            update_with_pod(p, c, s, nl, ni->pods[k], 1, nd) != 0)
+            return -1;
+    return 0;
+}
+
+/* A count as the copy sees it. */
+static inline int64_t count_at(const inter_pod_affinity *p, const node_delta *nd, uint32_t which,
+                               ms_str key, ms_str value) {
+    int64_t v = pc_get(&p->counts[which], key, value);
+    return nd->n ? v + delta_of(nd, which, key) : v;
+}
+
+/* How many pairs of a map are not 0 once the copy's delta is applied
+ * (upstream deletes a pair whose count drops to 0: len(map)). */
+static uint32_t nonzero_at(const inter_pod_affinity *p, const node_delta *nd, uint32_t which,
+                           const ms_labels *nl) {
+    int64_t n = p->counts[which].nonzero;
+    for (uint32_t i = 0; i < nd->n; i++) {
+        if (nd->v[i].which != which || nd->v[i].d == 0) continue;
+        int64_t old = pc_get(&p->counts[which], nd->v[i].key, ms_labels_get(nl, nd->v[i].key));
+        n += (old + nd->v[i].d != 0) - (old != 0);
+    }
+    return n > 0 ? (uint32_t)n : 0;
 }
 
 static ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    const inter_pod_affinity *p = self;
+    inter_pod_affinity *p = self;
     const filter_state *s = c->state[c->current];
     if (!s) return ms_status_set(st, MS_ERROR, PLUGIN ": PreFilter state missing");
     if (s->serial != p->filter_serial)
         return ms_status_set(st, MS_ERROR, PLUGIN ": PreFilter state of another cycle");
     if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
     const ms_labels *nl = &ni->node->meta.labels;
-    extra_counts x;
-    /* The framework's pass with nominated pods runs on the handle's scratch
-     * NodeInfo: upstream updates its state with AddPod for those pods. */
-    bool extra = ni == p->h->scratch && count_extra(p, c, s, ni, &x);
+    node_delta nd = {0, NULL};
+    if ((ni->scratch || ni == p->h->scratch) && node_difference(p, c, s, ni, &nd) != 0)
+        return oom(st);
 
     /* satisfyPodAffinity */
     if (s->naff) {
         bool pods_exist = true;
         for (uint32_t t = 0; t < s->naff; t++) {
-            ms_str v = ms_labels_get(nl, s->aff[t].topology_key);
+            ms_str key = s->aff[t].topology_key, v = ms_labels_get(nl, key);
             if (v == MS_STR_NONE)
                 return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_AFFINITY);
-            if (pc_get(&p->counts[C_AFFINITY], s->aff[t].topology_key, v) <= 0 &&
-                !(extra && x.affinity_any))
-                pods_exist = false;
+            if (count_at(p, &nd, C_AFFINITY, key, v) <= 0) pods_exist = false;
         }
         /* The first pod of a group whose terms select itself may go anywhere
          * its topology keys exist. */
-        bool none_anywhere = p->counts[C_AFFINITY].nonzero == 0 && !(extra && x.affinity_any);
-        if (!pods_exist && !(none_anywhere && s->self_match))
+        if (!pods_exist && !(s->self_match && nonzero_at(p, &nd, C_AFFINITY, nl) == 0))
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_AFFINITY);
     }
 
     /* satisfyPodAntiAffinity */
-    if (s->nanti && (p->counts[C_ANTI].nonzero || (extra && x.anti_any)))
+    if (s->nanti && nonzero_at(p, &nd, C_ANTI, nl))
         for (uint32_t t = 0; t < s->nanti; t++) {
             ms_str key = s->anti[t].topology_key, v = ms_labels_get(nl, key);
-            if (v != MS_STR_NONE &&
-                (pc_get(&p->counts[C_ANTI], key, v) > 0 || (extra && extra_anti(s, &x, key))))
+            if (v != MS_STR_NONE && count_at(p, &nd, C_ANTI, key, v) > 0)
                 return ms_status_set(st, MS_UNSCHEDULABLE, ERR_ANTI_AFFINITY);
         }
 
     /* satisfyExistingPodsAntiAffinity: only the keys that have counts can
-     * match one of the node's labels. */
-    if (extra && x.existing_any) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
+     * match one of the node's labels (an added pod's key is in the delta). */
     const pair_counts *ea = &p->counts[C_EXISTING_ANTI];
     for (uint32_t k = 0; ea->nonzero && k < ea->nkeys; k++) {
         ms_str v = ms_labels_get(nl, ea->keys[k]);
-        if (v != MS_STR_NONE && pc_get(ea, ea->keys[k], v) > 0)
+        if (v != MS_STR_NONE && count_at(p, &nd, C_EXISTING_ANTI, ea->keys[k], v) > 0)
             return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
     }
+    for (uint32_t i = 0; i < nd.n; i++)
+        if (nd.v[i].which == C_EXISTING_ANTI && nd.v[i].d > 0 &&
+            count_at(p, &nd, C_EXISTING_ANTI, nd.v[i].key, ms_labels_get(nl, nd.v[i].key)) > 0)
+            return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
     return MS_SUCCESS;
 }
 

@@ -48,6 +48,11 @@ typedef struct ms_node_info {
     /* Snapshot and scratch copies: pods and node are borrowed, never
      * referenced or released (copying a NodeInfo must not touch every pod). */
     bool borrowed;
+    /* A working copy that Filter may see in place of the snapshot's NodeInfo
+     * of the same node (nominated pods added, preemption victims removed):
+     * plugins that keep counts per snapshot compare the two (upstream's
+     * AddPod / RemovePod). Set by the copy's owner; copies leave it alone. */
+    bool scratch;
 } ms_node_info;
 
 /* "Takes a reference": the NodeInfo acquires its own reference (unless

@@ -14,7 +14,13 @@
  *     then reprieve victims, PDB-violating ones first, each group most
  *     important first, keeping a reprieved pod when the pod still fits. The
  *     search stops once it has ms_preemption_num_candidates candidates and
- *     at least one of them violates no PDB.
+ *     at least one of them violates no PDB. Filter plugins that keep
+ *     per-cycle counts see the scratch copy (ms_node_info.scratch) and
+ *     apply the difference as upstream's AddPod/RemovePod. When the
+ *     cycle's Filter runs NodeResourcesFit and no policy picks victims, a
+ *     step that NodeResourcesFit alone decides (the pod does not fit even
+ *     without every lower-priority pod, or a pod does not fit back) is
+ *     taken without the Filter run; the same decisions result.
  *  3. Choice (pickOneNodeForPreemption, ms_pick_one_node_for_preemption).
  *  4. Preparation: every victim is passed to the handle's evict (victims
  *     already terminating are skipped); lower-priority pods nominated to

@@ -201,6 +201,13 @@ d = json.load(open('$T/late.json'))
 p = [x for x in d['placements'] if x['pod'] == 'default/worker-2'][0]
 sys.exit(0 if p['node'] is None and p.get('preempted') is True else 1)"
 
+"$M" simulate --cluster "$D/preemption-anti-affinity.yaml" >"$T/anti.out" 2>&1
+check "preemption: an existing pod's anti-affinity blocker is preempted" \
+    has_line "$T/anti.out" "  preempted prod/cache on node-a by prod/web (priority 1000 > 0)"
+check "preemption: the blocked pod then gets that node" \
+    has_line "$T/anti.out" "prod/web -> node-a  (not scored: feasible 1/2)"
+check "preemption: only the blocker goes" test "$(grep -c '^  preempted ' "$T/anti.out")" -eq 1
+
 "$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
     >/dev/null 2>"$T/gp.err"
 check "--generate shape=preemption: every high-priority pod placed, three victims each" \

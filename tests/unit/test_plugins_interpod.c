@@ -683,6 +683,119 @@ static void test_filter_nominated_pods(void **state) {
     }
 }
 
+/* Preemption's dry run hands Filter a working copy of a node with victims
+ * removed (and some put back): what upstream's RemovePod takes out of the
+ * PreFilter state. nodeA (zone z1) and nodeB (zone z2); the copy is nodeB
+ * without the pods named in `removed`, with `added` put on it. */
+static void test_filter_removed_pods(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        const char *pod;
+        const char *pods[4];
+        const char *removed[3];
+        const char *added;         /* NULL: none */
+        want on_copy;
+        want base;                 /* nodeB itself */
+    } cases[] = {
+        {"removing the pod whose anti-affinity selects the pod unblocks the node",
+         INCOMING("app: web", ""),
+         {POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))),
+          POD("b2", "app: cache", "nodeB", "")},
+         {"b1"}, NULL, OK, W_EXIST},
+        {"removing another pod leaves the existing anti-affinity in force",
+         INCOMING("app: web", ""),
+         {POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))),
+          POD("b2", "app: cache", "nodeB", "")},
+         {"b2"}, NULL, W_EXIST, W_EXIST},
+        {"two blockers on the node: removing one is not enough",
+         INCOMING("app: web", ""),
+         {POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))),
+          POD("b2", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "hostname")))},
+         {"b1"}, NULL, W_EXIST, W_EXIST},
+        {"removing both blockers unblocks the node",
+         INCOMING("app: web", ""),
+         {POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))),
+          POD("b2", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "hostname")))},
+         {"b1", "b2"}, NULL, OK, W_EXIST},
+        {"removed and put back: blocked again",
+         INCOMING("app: web", ""),
+         {POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))),
+          POD("b2", "app: cache", "nodeB", "")},
+         {"b1"}, POD("b1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))), W_EXIST,
+         W_EXIST},
+        {"symmetric: the pod's own anti-affinity, its only match removed",
+         INCOMING("app: web", ANTI(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("b2", "app: cache", "nodeB", "")}, {"b1"}, NULL, OK,
+         W_ANTI},
+        {"the pod's own anti-affinity, a match left on the node",
+         INCOMING("app: web", ANTI(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("b2", "app: db", "nodeB", "")}, {"b1"}, NULL, W_ANTI,
+         W_ANTI},
+        {"affinity satisfied only by a removed pod: the node fails",
+         INCOMING("app: web", AFF(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("a1", "app: db", "nodeA", "")}, {"b1"}, NULL, W_AFF,
+         OK},
+        {"affinity: another matching pod stays in the zone",
+         INCOMING("app: web", AFF(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("b2", "app: db", "nodeB", "")}, {"b1"}, NULL, OK, OK},
+        /* The last matching pod of the cluster goes: the map is empty, and a
+         * pod that matches its own terms may go anywhere (upstream deletes
+         * pairs whose count drops to 0). */
+        {"affinity: the cluster's only match removed, the pod matches itself",
+         INCOMING("app: db", AFF(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("a1", "app: cache", "nodeA", "")}, {"b1"}, NULL, OK,
+         OK},
+        {"affinity: the cluster's only match removed, the pod does not match itself",
+         INCOMING("app: web", AFF(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("a1", "app: cache", "nodeA", "")}, {"b1"}, NULL, W_AFF,
+         OK},
+        {"affinity: removed from nodeB, a match left in the zone on nodeC",
+         INCOMING("app: web", AFF(TERM(IN("app", "db"), "zone"))),
+         {POD("b1", "app: db", "nodeB", ""), POD("c1", "app: db", "nodeC", "")}, {"b1"}, NULL, OK, OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        env e;
+        env_init(&e, NULL);
+        const char *nodes[] = {NA("z1"), NB("z2"), NC("z2")};
+        env_load(&e, nodes, 3, cases[i].pods, 4, NULL, 0);
+        env_cycle(&e, cases[i].pod);
+        ms_status st;
+        ms_status_ok(&st);
+        ms_code pre = ms_plugin_inter_pod_affinity.pre_filter(e.self, &e.c, &st);
+        if (pre == MS_SKIP) fail_msg("%s: PreFilter skipped", cases[i].name);
+        ms_node_info *b = node_info(&e, "nodeB");
+        ms_node_info *copy = ms_node_info_new(MS_STR_NONE);
+        copy->scratch = true;      /* not the handle's: as preemption's own copy */
+        assert_int_equal(ms_node_info_copy_into(copy, b), 0);
+        for (uint32_t k = 0; k < 3 && cases[i].removed[k]; k++) {
+            ms_str name = ms_intern_cstr(e.fx.in, cases[i].removed[k]);
+            const ms_pod *victim = NULL;
+            for (uint32_t j = 0; j < b->npods; j++)
+                if (b->pods[j]->meta.name == name) victim = b->pods[j];
+            assert_non_null(victim);
+            assert_int_equal(ms_node_info_remove_pod(copy, victim, e.fx.in), 0);
+        }
+        ms_pod *back = NULL;
+        if (cases[i].added) {
+            /* The same pod object, as the reprieve puts it back. */
+            ms_str name = ms_intern_cstr(e.fx.in, "b1");
+            for (uint32_t j = 0; j < b->npods; j++)
+                if (b->pods[j]->meta.name == name) back = b->pods[j];
+            assert_non_null(back);
+            assert_int_equal(ms_node_info_add_pod(copy, back, e.fx.in), 0);
+        }
+        ms_status_ok(&st);
+        ms_code code = ms_plugin_inter_pod_affinity.filter(e.self, &e.c, copy, &st);
+        check_status(cases[i].name, "nodeB copy", &st, code, &cases[i].on_copy);
+        ms_status_ok(&st);
+        code = ms_plugin_inter_pod_affinity.filter(e.self, &e.c, b, &st);
+        check_status(cases[i].name, "nodeB", &st, code, &cases[i].base);
+        ms_node_info_free(copy);
+        env_free(&e);
+    }
+}
+
 /* ---- Score ----------------------------------------------------------------- */
 
 typedef struct score_case {
@@ -1243,6 +1356,7 @@ int main(void) {
         cmocka_unit_test(test_pre_filter_skip),
         cmocka_unit_test(test_state_checks),
         cmocka_unit_test(test_filter_nominated_pods),
+        cmocka_unit_test(test_filter_removed_pods),
         cmocka_unit_test(test_score_preferred),
         cmocka_unit_test(test_score_hard_pod_affinity_weight),
         cmocka_unit_test(test_normalize),

@@ -149,6 +149,7 @@ typedef struct pspec {
     bool deleting;
     bool never;
     const char *nominated;
+    const char *affinity;      /* YAML flow map of spec.affinity */
 } pspec;
 
 static ms_pod *mkpod(env *e, pspec s) {
@@ -162,19 +163,20 @@ static ms_pod *mkpod(env *e, pspec s) {
     if (s.labels) snprintf(labels, sizeof labels, ", labels: %s", s.labels);
     if (s.deleting) snprintf(del, sizeof del, ", deletionTimestamp: '2024-01-01T00:00:00Z'");
     if (s.nominated) snprintf(nom, sizeof nom, ", nominatedNodeName: %s", s.nominated);
-    char y[1024];
+    char y[2048];
     snprintf(y, sizeof y,
              "metadata: {name: '%s', namespace: %s, uid: 'uid-%s'%s%s}\n"
-             "spec: {%s%s%s priority: %d, containers: [{name: c, resources: {requests: {cpu: %dm}}}]}\n"
+             "spec: {%s%s%s%s%s%s priority: %d, containers: [{name: c, resources: {requests: {cpu: %dm}}}]}\n"
              "status: {phase: %s%s%s}",
              s.name, s.ns ? s.ns : "default", s.name, labels, del, s.node ? "nodeName: " : "",
-             s.node ? s.node : "", s.node ? "," : "", s.prio, s.cpu,
+             s.node ? s.node : "", s.node ? "," : "", s.affinity ? "affinity: " : "",
+             s.affinity ? s.affinity : "", s.affinity ? "," : "", s.prio, s.cpu,
              s.node ? "Running" : "Pending", start, nom);
     if (s.never) {
         /* preemptionPolicy goes in the spec: rebuild the spec line */
         char *sp = strstr(y, "spec: {");
         assert_non_null(sp);
-        char tail[1024];
+        char tail[2048];
         snprintf(tail, sizeof tail, "%s", sp + 7);
         snprintf(sp, sizeof y - (size_t)(sp - y), "spec: {preemptionPolicy: Never, %s", tail);
     }
@@ -471,6 +473,144 @@ static void test_equal_priority_is_not_preempted(void **state) {
     assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
     assert_string_equal(reason(&st), "preemption: 0/2 nodes are available: 2 No preemption victims "
                                      "found for incoming pod.");
+    assert_string_equal(e->evicted, "");
+}
+
+/* InterPodAffinity in the dry run: victims removed from the node are taken
+ * out of its PreFilter counts (upstream's RemovePod), both ways. Node zones
+ * are one per node (z1, z2), so a zone term works like a hostname one. */
+#define ANTI_ZONE(expr) \
+    "{podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: " \
+    "{matchExpressions: [" expr "]}, topologyKey: zone}]}}"
+#define AFF_ZONE(expr) \
+    "{podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: " \
+    "{matchExpressions: [" expr "]}, topologyKey: zone}]}}"
+
+/* upstream's "pod with anti-affinity is preempted": node1 has room, but
+ * p1.1's anti-affinity rejects the pod; node2 is full of higher-priority
+ * pods. Only p1.1 goes. */
+static void test_existing_anti_affinity_blocker_is_preempted(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place(e, (pspec){.name = "p1.1", .node = "node1", .prio = LOW, .cpu = SMALL, .labels = "{foo: ''}",
+                     .affinity = ANTI_ZONE("{key: foo, operator: Exists}")});
+    place_all(e, "node1:p1.2:100:100 node1:p1.3:1000:100 node2:p2:1000:500");
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = SMALL, .labels = "{foo: ''}"});
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_SUCCESS);
+    assert_string_equal(reason(&e->statuses[0]), "node(s) didn't satisfy existing pods anti-affinity rules");
+    char buf[256];
+    assert_string_equal(candidates(e, buf, sizeof buf), "node1[p1.1]");
+    assert_string_equal(ms_str_get(e->fx.in, nominated), "node1");
+    assert_string_equal(e->evicted, "p1.1@node1");
+}
+
+/* The blocker outranks the pod: nothing to do on node1. */
+static void test_anti_affinity_blocker_of_higher_priority_stays(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place(e, (pspec){.name = "b", .node = "node1", .prio = VERY_HIGH, .cpu = SMALL,
+                     .labels = "{foo: ''}", .affinity = ANTI_ZONE("{key: foo, operator: Exists}")});
+    place_all(e, "node1:l1:0:100 node2:p2:1000:500");
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = SMALL, .labels = "{foo: ''}"});
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
+    assert_int_equal(last(e)->ncandidates, 0);
+    assert_string_equal(e->evicted, "");
+}
+
+/* Symmetric: the pod's own anti-affinity selects app=db pods; node1's db pod
+ * is the one to go, the small low-priority pod beside it stays. */
+static void test_own_anti_affinity_target_is_preempted(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place(e, (pspec){.name = "db", .node = "node1", .prio = LOW, .cpu = SMALL, .labels = "{app: db}"});
+    place_all(e, "node1:other:0:100 node2:p2:1000:500");
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = SMALL, .labels = "{app: web}",
+                                 .affinity = ANTI_ZONE("{key: app, operator: In, values: [db]}")});
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_SUCCESS);
+    assert_string_equal(reason(&e->statuses[0]), "node(s) didn't match pod anti-affinity rules");
+    char buf[256];
+    assert_string_equal(candidates(e, buf, sizeof buf), "node1[db]");
+    assert_string_equal(e->evicted, "db@node1");
+}
+
+/* The pod needs an app=db pod in its zone, and node1's only one is of lower
+ * priority: without the victims the pod's affinity fails, so node1 is no
+ * candidate (upstream does not try to keep the pods the pod is affine to). */
+static void test_affinity_to_a_victim_is_no_candidate(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place(e, (pspec){.name = "db", .node = "node1", .prio = LOW, .cpu = SMALL, .labels = "{app: db}"});
+    place_all(e, "node1:l1:0:400 node2:p2:1000:500");
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = LARGE, .labels = "{app: web}",
+                                 .affinity = AFF_ZONE("{key: app, operator: In, values: [db]}")});
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
+    assert_string_equal(reason(&e->statuses[0]), "Insufficient cpu");
+    assert_int_equal(last(e)->npotential, 2);
+    assert_int_equal(last(e)->ncandidates, 0);
+    assert_string_equal(e->evicted, "");
+    assert_string_equal(reason(&st), "preemption: 0/2 nodes are available: 1 No preemption victims "
+                                     "found for incoming pod, 1 node(s) didn't match pod affinity "
+                                     "rules.");
+}
+
+/* The same with the db pod outranking the pod: it stays, so the affinity
+ * holds and only the filler goes. */
+static void test_affinity_to_a_higher_priority_pod_holds(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place(e, (pspec){.name = "db", .node = "node1", .prio = VERY_HIGH, .cpu = SMALL,
+                     .labels = "{app: db}"});
+    place_all(e, "node1:l1:0:400 node2:p2:1000:500");
+    ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = LARGE, .labels = "{app: web}",
+                                 .affinity = AFF_ZONE("{key: app, operator: In, values: [db]}")});
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_SUCCESS);
+    char buf[256];
+    assert_string_equal(candidates(e, buf, sizeof buf), "node1[l1]");
+    assert_string_equal(e->evicted, "l1@node1");
+}
+
+/* A node where the pod cannot fit even without every lower-priority pod is
+ * ruled out by its resources before any dry run; when no node is a
+ * candidate, the message still gives each node's own first failure, here
+ * NodePorts (before NodeResourcesFit in Filter order): a higher-priority
+ * pod holds the port and most of the CPU. */
+static void test_ruled_out_node_keeps_its_own_reason(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    const char *holder =
+        "metadata: {name: holder, namespace: default, uid: uid-holder}\n"
+        "spec: {nodeName: node1, priority: 10000, containers: [{name: c, ports: [{containerPort: 80, "
+        "hostPort: 80}], resources: {requests: {cpu: 300m}}}]}\n"
+        "status: {phase: Running}";
+    ms_pod *h = fx_pod(&e->fx.d, holder);
+    e->pods[e->npods++] = h;
+    assert_int_equal(ms_node_info_add_pod(ms_snapshot_get(&e->snap, id(e, "node1")), h, e->fx.in), 0);
+    place_all(e, "node1:l1:0:100 node2:h2:10000:300 node2:l2:0:100");
+    const char *want =
+        "metadata: {name: p, namespace: default, uid: uid-p}\n"
+        "spec: {priority: 1000, containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}], "
+        "resources: {requests: {cpu: 300m}}}]}\n"
+        "status: {phase: Pending}";
+    ms_pod *p = fx_pod(&e->fx.d, want);
+    e->pods[e->npods++] = p;
+    ms_str nominated;
+    ms_status st;
+    assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
+    assert_int_equal(last(e)->npotential, 2);
+    assert_int_equal(last(e)->nevaluated, 2);
+    assert_int_equal(last(e)->ncandidates, 0);
+    assert_string_equal(reason(&st), "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 "
+                                     "node(s) didn't have free ports for the requested pod ports.");
     assert_string_equal(e->evicted, "");
 }
 
@@ -1056,6 +1196,12 @@ static void test_in_default_profile(void **state) {
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
+        T(test_existing_anti_affinity_blocker_is_preempted),
+        T(test_anti_affinity_blocker_of_higher_priority_stays),
+        T(test_own_anti_affinity_target_is_preempted),
+        T(test_affinity_to_a_victim_is_no_candidate),
+        T(test_affinity_to_a_higher_priority_pod_holds),
+        T(test_ruled_out_node_keeps_its_own_reason),
         T(test_more_important_pod),
         T(test_pod_with_nominated_node),
         T(test_num_candidates),

@@ -756,6 +756,38 @@ static void test_nominated_count(void **state) {
     ms_pod_unref(p2);
 }
 
+/* The nominator answers "none" for most nodes without a map lookup (a bit
+ * per node name id): ids on both sides of a word boundary and far beyond
+ * the first words, a node emptied beside one that is not. */
+static void test_nominated_for_node_ids(void **state) {
+    (void)state;
+    enum { N63 = 63, N64 = 64, N65 = 65, FAR = 200001 };
+    ms_queue *q = newq();
+    ms_pod *p1 = mkpod(1, 5), *p2 = mkpod(2, 5), *p3 = mkpod(3, 5);
+    ms_queue_add_nominated(q, p1, N63);
+    ms_queue_add_nominated(q, p2, N64);
+    ms_queue_add_nominated(q, p3, FAR);
+    expect_nominated(q, N63, (uint64_t[]){1}, 1);
+    expect_nominated(q, N64, (uint64_t[]){2}, 1);
+    expect_nominated(q, FAR, (uint64_t[]){3}, 1);
+    expect_nominated(q, N65, NULL, 0);
+    expect_nominated(q, FAR - 1, NULL, 0);
+    expect_nominated(q, FAR + 640, NULL, 0);   /* past every word */
+    ms_queue_delete_nominated(q, p2);
+    expect_nominated(q, N64, NULL, 0);
+    expect_nominated(q, N63, (uint64_t[]){1}, 1);
+    ms_queue_add_nominated(q, p2, N65);         /* same word as the emptied node */
+    expect_nominated(q, N65, (uint64_t[]){2}, 1);
+    expect_nominated(q, N64, NULL, 0);
+    ms_queue_add_nominated(q, p3, N64);         /* moved: FAR is empty now */
+    expect_nominated(q, FAR, NULL, 0);
+    expect_nominated(q, N64, (uint64_t[]){3}, 1);
+    ms_queue_free(q);
+    ms_pod_unref(p1);
+    ms_pod_unref(p2);
+    ms_pod_unref(p3);
+}
+
 /* The only reference to a pod may be the nominator's own. */
 static void test_renominate_sole_reference(void **state) {
     (void)state;
@@ -1006,6 +1038,7 @@ int main(void) {
         cmocka_unit_test(test_nominator_ordering_and_cleanup),
         cmocka_unit_test(test_renominate_sole_reference),
         cmocka_unit_test(test_nominated_count),
+        cmocka_unit_test(test_nominated_for_node_ids),
         cmocka_unit_test(test_custom_less),
         cmocka_unit_test(test_each_visits_every_held_pod),
         cmocka_unit_test(test_random_operations),
