@@ -882,10 +882,13 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
         if (!le->resource_name[0])
             return ms_error_set(err, MS_EINVAL,
                                 "leaderElection.resourceName: Invalid value: \"\": resourceName is required");
-        if (strcmp(le->resource_lock, "leases") != 0)
+        /* the *leases migration locks hold a Lease too: run uses only that
+         * half (with a warning) */
+        if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
+            strcmp(le->resource_lock, "configmapsleases") != 0)
             return ms_error_set(err, MS_EINVAL,
                                 "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
-                                "be \"leases\"",
+                                "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
                                 le->resource_lock);
     }
     if (c->parallelism <= 0)

@@ -43,7 +43,7 @@ static const char usage[] =
     "\n"
     "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                     [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
-    "                     [-v N] [--log-format logfmt|json]\n"
+    "                     [--leader-elect[=true|false]] [-v N] [--log-format logfmt|json]\n"
     "\n"
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
@@ -54,6 +54,8 @@ static const char usage[] =
     "  --metrics-bind-address ADDR:PORT  plain-HTTP /metrics, /healthz, /readyz\n"
     "                     (default: the config's metricsBindAddress, else\n"
     "                     " MS_RUN_DEFAULT_METRICS_ADDRESS "; \"0\" or \"\": off)\n"
+    "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
+    "                     (default: the config's leaderElection.leaderElect, true)\n"
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json\n"
     "\n"
@@ -183,6 +185,14 @@ static int run_main(int argc, char **argv) {
             o.kubeconfig = v;
         } else if (strcmp(a, "--in-cluster") == 0) {
             o.in_cluster = true;
+        } else if (strcmp(a, "--leader-elect") == 0) {
+            o.leader_elect = 1;
+        } else if (strncmp(a, "--leader-elect=", 15) == 0) {
+            /* only the = form: a bare flag must not swallow the next argument */
+            v = a + 15;
+            if (strcmp(v, "true") == 0) o.leader_elect = 1;
+            else if (strcmp(v, "false") == 0) o.leader_elect = -1;
+            else rc = usage_error("--leader-elect: expected true or false, got \"%s\"", v);
         } else if ((v = option_value(argc, argv, &i, "--config"))) {
             if (!*v) rc = usage_error("%s needs a file", "--config");
             o.config_file = v;

@@ -59,6 +59,11 @@ struct ms_metrics {
     uint32_t npolicies;
     double heartbeat, max_age;
     bool ready;
+    /* leader_election_master_status: only once an election runs, as
+     * upstream registers it with the elector. */
+    bool has_leader;
+    bool leading;
+    char leader_name[256];
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
@@ -215,6 +220,15 @@ void ms_metrics_set_ready(ms_metrics *m, bool ready) {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
     m->ready = ready;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->has_leader = true;
+    m->leading = leading;
+    snprintf(m->leader_name, sizeof m->leader_name, "%s", name ? name : "");
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -407,6 +421,16 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     static const char *const ev[] = {"posted", "failed", "suppressed"};
     for (int i = 0; i < 3; i++)
         put(&b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i], (unsigned long long)m->events[i]);
+
+    if (m->has_leader) {
+        header(&b, "leader_election_master_status", "gauge",
+               "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
+               "indicates master. 'name' is the string used to identify the lease. Please make sure to "
+               "group by name.");
+        char e[512];
+        put(&b, "leader_election_master_status{name=\"%s\"} %d\n", esc(m->leader_name, e, sizeof e),
+            m->leading ? 1 : 0);
+    }
 
     render_policies(&b, m);
     pthread_mutex_unlock(&m->mu);

@@ -20,6 +20,7 @@
 #include "moonsched/informer.h"
 #include "moonsched/kube_client.h"
 #include "moonsched/kubeconfig.h"
+#include "moonsched/leader_election.h"
 #include "moonsched/map.h"
 #include "moonsched/metrics.h"
 #include "moonsched/policy_set.h"
@@ -224,6 +225,9 @@ typedef struct runner {
     struct {
         char api_version[32], kind[32], ns[256], name[256], uid[64];
     } self;
+
+    ms_kubeconfig kc;              /* kept for the leader elector's client */
+    ms_leader_elector *elector;    /* NULL: election off, always leading */
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
@@ -989,6 +993,22 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
     return MS_OK;
 }
 
+/* After the informers, as upstream: a standby's caches are warm when it
+ * takes over. */
+static ms_rc setup_leader_election(runner *r, ms_error *err) {
+    bool on = r->o->leader_elect ? r->o->leader_elect > 0 : r->cfg.leader_election.leader_elect;
+    if (!on) {
+        ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
+        return MS_OK;
+    }
+    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
+    ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
+                                    .metrics = r->metrics, .post_events = true};
+    return ms_leader_elector_start(&eo, &r->elector, err);
+}
+
+static bool leading(const runner *r) { return !r->elector || ms_leader_elector_leading(r->elector); }
+
 static ms_rc setup(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_rc rc = o->config_file ? ms_config_load_file(&r->cfg, o->config_file, warn_config, r, err)
@@ -998,26 +1018,18 @@ static ms_rc setup(runner *r, ms_error *err) {
         snprintf(r->cfg.profiles[0].scheduler_name, sizeof r->cfg.profiles[0].scheduler_name, "%s",
                  o->scheduler_name);
     }
-    if (r->cfg.leader_election.leader_elect)
-        ms_log(r->log, MS_LOG_WARN,
-               "leader election is not implemented; acting as leader (run one replica)", NULL);
 
-    ms_kubeconfig kc;
-    memset(&kc, 0, sizeof kc);
-    if (o->in_cluster) rc = ms_kubeconfig_in_cluster(&kc, NULL, err);
-    else rc = ms_kubeconfig_load_default(&kc, o->kubeconfig ? o->kubeconfig : r->cfg.kubeconfig, NULL, err);
-    if (rc != MS_OK) {
-        ms_kubeconfig_free(&kc);
-        return rc;
-    }
-    ms_kube_client_options co = {.config = &kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
+    ms_kubeconfig *kc = &r->kc;
+    if (o->in_cluster) rc = ms_kubeconfig_in_cluster(kc, NULL, err);
+    else rc = ms_kubeconfig_load_default(kc, o->kubeconfig ? o->kubeconfig : r->cfg.kubeconfig, NULL, err);
+    if (rc != MS_OK) return rc;
+    ms_kube_client_options co = {.config = kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (scheduler)", .log = r->log};
     rc = ms_kube_client_new(&co, &r->client, err);
     if (rc == MS_OK) {
         co.user_agent = "moonsched/0.1 (events)";
         rc = ms_kube_client_new(&co, &r->poster_client, err);
     }
-    ms_kubeconfig_free(&kc);
     if (rc != MS_OK) return rc;
 
     r->in = ms_interner_new();
@@ -1067,10 +1079,14 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = ms_informer_start(&io, &r->ns_inf, err)) != MS_OK) return rc;
     io.resource = &ms_informer_pdbs;
     if ((rc = ms_informer_start(&io, &r->pdb_inf, err)) != MS_OK) return rc;
-    return MS_OK;
+    return setup_leader_election(r, err);
 }
 
 static void teardown(runner *r) {
+    /* Binds in flight are done: release the lease at once so that a
+     * standby takes over (a lost lease is not ours to release). */
+    ms_leader_elector_stop(r->elector, true);
+    r->elector = NULL;
     /* First: the HTTP thread reads the metrics. */
     ms_http_server_stop(r->http);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
@@ -1097,6 +1113,7 @@ static void teardown(runner *r) {
     if (r->in) ms_interner_free(r->in);
     if (r->client) ms_kube_client_free(r->client);
     if (r->poster_client) ms_kube_client_free(r->poster_client);
+    ms_kubeconfig_free(&r->kc);
     if (r->event_bucket) ms_rate_limiter_free(r->event_bucket);
     if (r->done_fd >= 0) close(r->done_fd);
     size_t it = 0;
@@ -1164,16 +1181,17 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     uint64_t last_bound = 0;
     for (;;) {
         /* poll() skips entries whose fd is negative. */
-        struct pollfd fds[4] = {
+        struct pollfd fds[5] = {
             {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
             {.fd = r->done_fd, .events = POLLIN},
             {.fd = sfd, .events = POLLIN},
             {.fd = r->policy_fd, .events = POLLIN},
+            {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
         };
         double now_m = mono_now();
         int timeout_ms = more ? 0 : (int)((next_tick - now_m) * 1000) + 1;
         if (timeout_ms < 0) timeout_ms = 0;
-        if (poll(fds, 4, timeout_ms) < 0 && errno != EINTR) {
+        if (poll(fds, 5, timeout_ms) < 0 && errno != EINTR) {
             rc = ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
             break;
         }
@@ -1191,6 +1209,16 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             uint64_t v;
             if (read(r->policy_fd, &v, sizeof v) < 0) v = 0;
         }
+        if (fds[4].revents & POLLIN) {
+            uint64_t v;
+            if (read(fds[4].fd, &v, sizeof v) < 0) v = 0;
+        }
+        if (r->elector && ms_leader_elector_lost(r->elector)) {
+            /* upstream's kube-scheduler exits here; another replica may
+             * already be binding, so no new binds start */
+            rc = ms_error_set(err, MS_ESTATE, "leaderelection lost");
+            break;
+        }
         drain_deltas(r);
         /* Between cycles: a reloaded policy is swapped in here. */
         if (r->policies) ms_policy_set_poll(r->policies, wall_now());
@@ -1207,7 +1235,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
             continue;
         }
         more = false;
-        if (all_synced(r)) {
+        if (all_synced(r) && leading(r)) {
             /* A bounded batch, then back to the deltas and completions. */
             double until = mono_now() + 0.01;
             for (int i = 0; i < 256 && r->binds_in_flight < r->max_binds; i++) {

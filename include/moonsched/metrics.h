@@ -7,7 +7,7 @@
  * policies and HTTP status codes, never pods, so the registry's size does
  * not grow with the cluster.
  *
- * Threads: the scheduler thread, binder threads and the poster update it;
+ * Threads: the scheduler thread, the binder thread and the poster update it;
  * the HTTP server's thread renders it. Every update and the rendering take
  * one mutex (uncontended in practice: a few updates per pod, never per
  * node), so a scrape sees each histogram whole. */
@@ -81,6 +81,9 @@ void ms_metrics_heartbeat(ms_metrics *m, double now);
 bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
 void ms_metrics_set_ready(ms_metrics *m, bool ready);
 bool ms_metrics_ready(ms_metrics *m);
+/* leader_election_master_status{name}: 1 while this replica holds the
+ * lease, 0 on standby; not rendered until first set (no election). */
+void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
 
 /* The handler behind the HTTP server (ms_http_handler; ctx: the
  * metrics): /metrics renders, /healthz answers 200 while the heartbeat is

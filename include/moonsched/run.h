@@ -23,8 +23,13 @@
  * HTTP by one libmicrohttpd thread; /healthz is 200 while the scheduler
  * loop comes round, /readyz once the informers have synced.
  *
- * Leader election is not implemented: leaderElection.leaderElect (true by
- * default, as upstream) is logged as such and the process acts as leader. */
+ * Leader election (leaderElection.leaderElect, true by default as
+ * upstream; include/moonsched/leader_election.h): the informers start and
+ * sync at once, but pods are popped and bound only while this replica
+ * holds the Lease. SIGTERM releases it after the binds in flight; a lease
+ * that could not be renewed within renewDeadline ends ms_run with
+ * MS_ESTATE ("leaderelection lost"), as upstream exits, for a supervisor
+ * to restart it. */
 #ifndef MOONSCHED_RUN_H
 #define MOONSCHED_RUN_H
 
@@ -55,6 +60,9 @@ typedef struct ms_run_options {
      * healthzBindAddress, else MS_RUN_DEFAULT_METRICS_ADDRESS (which, when
      * taken, only costs a warning); "" or "0": not served. */
     const char *metrics_bind_address;
+    /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
+     * 1 on; -1 off. */
+    int leader_elect;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;

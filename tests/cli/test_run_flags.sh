@@ -1,6 +1,6 @@
 #!/bin/sh
 # `moonsched run` flags that are checked before any connection: the
-# metrics bind address. TAP output. B: the build directory (default: build).
+# metrics bind address, --leader-elect. TAP output. B: the build directory (default: build).
 set -u
 B=${B:-build}
 M="$B/moonsched"
@@ -32,6 +32,24 @@ done
 "$M" run --help >"$T/out" 2>&1
 if grep -q -- '--metrics-bind-address ADDR:PORT' "$T/out"; then ok "run --help lists --metrics-bind-address"
 else not_ok "run --help lists --metrics-bind-address"; fi
+
+for v in yes 1 ""; do
+    "$M" run --kubeconfig /nonexistent "--leader-elect=$v" >"$T/out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -Fq -- "--leader-elect: expected true or false, got \"$v\"" "$T/out"; then
+        ok "--leader-elect=$v is a usage error naming the value"
+    else
+        not_ok "--leader-elect=$v is a usage error naming the value (exit $rc)"
+    fi
+done
+for f in --leader-elect --leader-elect=true --leader-elect=false; do
+    "$M" run "$f" --kubeconfig /nonexistent >"$T/out" 2>&1
+    if grep -q '/nonexistent' "$T/out" && ! grep -q 'leader-elect' "$T/out"; then ok "$f is accepted"
+    else not_ok "$f is accepted"; fi
+done
+"$M" run --help >"$T/out" 2>&1
+if grep -q -- '--leader-elect\[=BOOL\]' "$T/out"; then ok "run --help lists --leader-elect"
+else not_ok "run --help lists --leader-elect"; fi
 
 echo "1..$n"
 [ $failed -eq 0 ]

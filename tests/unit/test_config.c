@@ -643,7 +643,8 @@ static void test_validation_errors(void **state) {
         {"{" V1 ", \"leaderElection\": {\"retryPeriod\": \"-2s\"}}",
          "leaderElection.retryPeriod: Invalid value: -2s: must be greater than zero"},
         {"{" V1 ", \"leaderElection\": {\"resourceLock\": \"endpoints\"}}",
-         "leaderElection.resourceLock: Invalid value: \"endpoints\": resourceLock value must be \"leases\""},
+         "leaderElection.resourceLock: Invalid value: \"endpoints\": resourceLock value must be \"leases\" "
+         "(or \"endpointsleases\", \"configmapsleases\")"},
         {"{" V1 ", \"profiles\": {}}", "profiles: must be a list"},
         {"{" V1 ", \"profiles\": [[]]}", "profiles[0]: must be an object"},
         {"{" V1 ", \"extenders\": {}}", "extenders: must be a list"},

@@ -151,6 +151,29 @@ static void test_policies_and_escaping(void **state) {
     ms_metrics_free(m);
 }
 
+static void test_leader_election_gauge(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    char *t = render(m);
+    /* no election: no series, as upstream registers it with the elector */
+    assert_null(strstr(t, "leader_election_master_status"));
+    free(t);
+    ms_metrics_set_leader(m, "kube-scheduler", false);
+    t = render(m);
+    assert_non_null(strstr(t, "# TYPE leader_election_master_status gauge\n"));
+    assert_true(series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 0);
+    free(t);
+    ms_metrics_set_leader(m, "kube-scheduler", true);
+    t = render(m);
+    assert_true(series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 1);
+    free(t);
+    ms_metrics_set_leader(m, "a\"b", false);
+    t = render(m);
+    assert_true(series(t, "leader_election_master_status{name=\"a\\\"b\"}") == 0);
+    free(t);
+    ms_metrics_free(m);
+}
+
 static void test_health_and_handler(void **state) {
     (void)state;
     ms_metrics *m = ms_metrics_new(NULL, 0);
@@ -310,6 +333,7 @@ int main(void) {
         cmocka_unit_test(test_attempts_and_durations),
         cmocka_unit_test(test_queue_preemption_bindings_api),
         cmocka_unit_test(test_policies_and_escaping),
+        cmocka_unit_test(test_leader_election_gauge),
         cmocka_unit_test(test_health_and_handler),
         cmocka_unit_test(test_parse_address),
         cmocka_unit_test(test_server_on_loopback),

@@ -1,0 +1,201 @@
+#!/bin/bash
+# Leader election of `moonsched run` on a real kube-apiserver v1.20.2 + etcd
+# (TAP): replicas compete for the Lease kube-system/kube-scheduler with the
+# system:kube-scheduler identity; only the holder binds; SIGTERM hands over
+# at once (release), SIGKILL after leaseDuration; a replica that cannot
+# renew exits non-zero. Stops everything it starts.
+E2E_NAME=leader
+# shellcheck source=run-harness.sh
+source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
+
+declare -A rpid=()     # replica name -> pid
+proxy_pid=""
+stop_all() {
+    local p
+    for p in "${rpid[@]}" $proxy_pid; do kill -9 "$p" 2>/dev/null; done
+    for p in "${rpid[@]}" $proxy_pid; do wait "$p" 2>/dev/null; done
+    rpid=()
+    proxy_pid=""
+}
+trap 'stop_all; cleanup' EXIT
+
+LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
+
+mknode() {   # name cpu memory
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"}}}" >/dev/null
+}
+mkpods() {   # prefix count
+    local pids=() i
+    for i in $(seq 1 "$2"); do
+        kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1-$i\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+}
+wait_for() {   # seconds, command
+    local end=$((SECONDS + $1))
+    while [ $SECONDS -lt "$end" ]; do
+        eval "$2" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+unbound_count() {
+    kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
+        '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
+}
+holder() { kube_api GET "$LEASE" | jq -r '.spec.holderIdentity // ""'; }
+transitions() { kube_api GET "$LEASE" | jq -r '.spec.leaseTransitions // 0'; }
+identity_of() {   # replica: the identity it logged
+    grep -m1 'attempting to acquire leader lease' "$dir/ms-$1.log" | grep -o 'identity=[^ ]*' | cut -d= -f2 | tr -d '"'
+}
+bound_by() {   # replica prefix: pods of `prefix` it logged as bound
+    grep -c "msg=\"bound\" pod=default/$2-" "$dir/ms-$1.log"
+}
+
+# Short durations (upstream's defaults are 15s/10s/2s).
+cfg=$dir/le.yaml
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}\n' >"$cfg"
+
+start_replica() {   # name [kubeconfig] [extra args]
+    local name=$1 kc=${2:-$dir/scheduler.kubeconfig}
+    shift; [ $# -gt 0 ] && shift
+    "$ms" run --kubeconfig "$kc" --config "$cfg" -v 4 "$@" >>"$dir/ms-$name.log" 2>&1 &
+    rpid[$name]=$!
+}
+stop_replica() {   # name signal -> exit status
+    local p=${rpid[$1]}
+    kill -"$2" "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    local rc=$?
+    unset "rpid[$1]"
+    return $rc
+}
+gauge() {   # port
+    curl -s "http://127.0.0.1:$1/metrics" | awk '/^leader_election_master_status\{name="kube-scheduler"\}/ { print $2 }'
+}
+
+for i in 1 2 3 4; do mknode "n$i" 8 16Gi; done
+
+# --- two replicas: one leads, only it binds -----------------------------------
+port_a=$(kube_free_port); port_b=$(kube_free_port)
+start_replica a "" --metrics-bind-address "127.0.0.1:$port_a"
+start_replica b "" --metrics-bind-address "127.0.0.1:$port_b"
+check "the Lease gets a holder" "wait_for 15 '[ -n \"\$(holder)\" ]'"
+wait_for 10 '[ -n "$(identity_of a)" ] && [ -n "$(identity_of b)" ]'
+id_a=$(identity_of a); id_b=$(identity_of b)
+check "identities are hostname_UUID and differ ($id_a, $id_b)" \
+    "[[ \"$id_a\" =~ ^$(hostname)_[0-9a-f-]{36}\$ ]] && [ \"$id_a\" != \"$id_b\" ]"
+h=$(holder)
+if [ "$h" = "$id_a" ]; then leader=a standby=b lport=$port_a sport=$port_b
+else leader=b standby=a lport=$port_b sport=$port_a; fi
+check "the holder is one of the two replicas" '[ "$h" = "$id_a" ] || [ "$h" = "$id_b" ]'
+check "exactly one logged 'successfully acquired lease'" \
+    '[ "$(cat "$dir/ms-a.log" "$dir/ms-b.log" | grep -c "successfully acquired lease")" = 1 ]'
+check "the standby logs that the lock is held" \
+    "wait_for 5 'grep -q \"lock is held by another\" \"\$dir/ms-$standby.log\"'"
+check "leader_election_master_status is 1 on the leader, 0 on the standby" \
+    "wait_for 5 '[ \"\$(gauge $lport)\" = 1 ] && [ \"\$(gauge $sport)\" = 0 ]'"
+
+mkpods first 20
+check "20 pods bound" "wait_for 30 '[ \"\$(unbound_count first-)\" = 0 ]'"
+check "only the leader bound them ($leader: $(bound_by "$leader" first), $standby: $(bound_by "$standby" first))" \
+    "[ \"\$(bound_by $leader first)\" = 20 ] && [ \"\$(bound_by $standby first)\" = 0 ]"
+sleep 2
+check "the standby never bound (after leaseDuration of renewals)" \
+    "[ \"\$(grep -c 'msg=\"bound\"' \"\$dir/ms-$standby.log\")\" = 0 ] && [ \"\$(holder)\" = \"$h\" ]"
+
+# --- SIGTERM the leader: release, the standby takes over at once --------------
+t0=$(now)
+stop_replica "$leader" TERM
+rc=$?
+check "the leader exits 0 on SIGTERM" '[ "$rc" = 0 ]'
+check "it released the lease" "grep -q 'released lease' \"\$dir/ms-$leader.log\""
+id_s=$([ "$standby" = a ] && echo "$id_a" || echo "$id_b")
+wait_for 10 "[ \"\$(holder)\" = \"$id_s\" ]"
+took=$(elapsed "$t0")
+check "the standby holds the lease ${took}s after SIGTERM (within ~2 s, leaseDuration 3 s)" \
+    "[ \"\$(holder)\" = \"$id_s\" ] && le $took 2.5"
+check "leaseTransitions counted the takeover" '[ "$(transitions)" -ge 1 ]'
+mkpods second 10
+check "pods created afterwards are bound by the new leader" \
+    "wait_for 20 '[ \"\$(unbound_count second-)\" = 0 ]' && [ \"\$(bound_by $standby second)\" = 10 ]"
+check "the new leader reports leader_election_master_status 1" "wait_for 5 '[ \"\$(gauge $sport)\" = 1 ]'"
+check "a LeaderElection event says it became leader" \
+    "wait_for 5 'kube_api GET /api/v1/namespaces/kube-system/events | jq -e --arg m \"$id_s became leader\" \"[.items[] | select(.reason==\\\"LeaderElection\\\" and .message==\\\$m and .involvedObject.kind==\\\"Lease\\\")] | length == 1\" >/dev/null'"
+
+# --- SIGKILL the leader: a third replica takes over after leaseDuration --------
+start_replica c
+wait_for 10 '[ -n "$(identity_of c)" ]'
+id_c=$(identity_of c)
+sleep 1.5
+check "the third replica waits as standby" "[ \"\$(holder)\" = \"$id_s\" ] && ! grep -q 'successfully acquired' \"\$dir/ms-c.log\""
+t0=$(now)
+stop_replica "$standby" KILL
+wait_for 15 "[ \"\$(holder)\" = \"$id_c\" ]"
+took=$(elapsed "$t0")
+check "after SIGKILL it takes over in ${took}s (leaseDuration 3 s, measured from its own observation)" \
+    "[ \"\$(holder)\" = \"$id_c\" ] && le 2.0 $took && le $took 6"
+mkpods third 10
+check "and binds the pods created afterwards" \
+    "wait_for 20 '[ \"\$(unbound_count third-)\" = 0 ]' && [ \"\$(bound_by c third)\" = 10 ]"
+check "after SIGTERM it releases the lease" "stop_replica c TERM && [ -z \"\$(holder)\" ]"
+
+# --- renewals fail: the leader exits non-zero after renewDeadline -------------
+api_port=${KUBE_URL##*:}
+proxy_port=$(kube_free_port)
+python3 - "$proxy_port" "$api_port" <<'PY' >"$dir/proxy.log" 2>&1 &
+import socket, sys, threading
+lp, up = int(sys.argv[1]), int(sys.argv[2])
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", lp)); srv.listen(64)
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d: break
+            b.sendall(d)
+    except OSError: pass
+    for s in (a, b):
+        try: s.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+while True:
+    c, _ = srv.accept()
+    u = socket.create_connection(("127.0.0.1", up))
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c), daemon=True).start()
+PY
+proxy_pid=$!
+sed "s#server: .*#server: https://127.0.0.1:$proxy_port#" "$dir/scheduler.kubeconfig" >"$dir/proxied.kubeconfig"
+wait_for 5 "(exec 3<>/dev/tcp/127.0.0.1/$proxy_port) 2>/dev/null"
+start_replica d "$dir/proxied.kubeconfig" --metrics-bind-address 0
+wait_for 10 '[ -n "$(identity_of d)" ]'
+id_d=$(identity_of d)
+check "a replica behind a loopback proxy acquires the lease" "wait_for 10 '[ \"\$(holder)\" = \"$id_d\" ]'"
+mkpods fourth 5
+check "and binds" "wait_for 20 '[ \"\$(unbound_count fourth-)\" = 0 ]'"
+t0=$(now)
+kill -9 "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=""
+p=${rpid[d]}
+wait_for 15 "! kill -0 $p 2>/dev/null"
+took=$(elapsed "$t0")
+wait "$p" 2>/dev/null
+rc=$?
+unset "rpid[d]"
+check "with the apiserver unreachable it exits non-zero (status $rc) ${took}s later (renewDeadline 2 s)" \
+    "[ \"$rc\" != 0 ] && le 1.5 $took && le $took 5"
+check "it logged 'lost lease' and 'leaderelection lost'" \
+    "grep -q 'lost lease' \"\$dir/ms-d.log\" && grep -q 'leaderelection lost' \"\$dir/ms-d.log\""
+
+# --- every pod bound exactly once -------------------------------------------------
+dups=$(kube_api GET /api/v1/namespaces/default/events | jq '[.items[] | select(.reason=="Scheduled") | .involvedObject.name] | group_by(.) | map(select(length > 1)) | length')
+check "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
+check "no replica had a bind refused" '! grep -q "binding failed" "$dir"/ms-*.log'
+check "requests within allocatable on every node" capacity_ok
+
+stop_all; [ -n "${LEADER_KEEP_LOGS:-}" ] && cp "$dir"/ms-*.log "$LEADER_KEEP_LOGS"/
+echo "1..$n"
+exit $failed
