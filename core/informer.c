@@ -130,6 +130,9 @@ static void unref_pdb(void *obj) { ms_pdb_unref(obj); }
 const ms_informer_resource ms_informer_namespaces = {
     .kind = MS_KIND_NAMESPACE,
     .path = "/api/v1/namespaces",
+    /* Only namespaceSelector terms need them, and v1.20's
+     * system:kube-scheduler role may not read namespaces. */
+    .optional = true,
     .decode = decode_namespace,
     .ref = ref_namespace,
     .unref = unref_namespace,
@@ -497,6 +500,14 @@ static list_result list_all(ms_informer *inf) {
             ms_kube_response_free(&resp);
             switched = true;
             continue;
+        }
+        if (resp.status == 403 && inf->res->optional && !atomic_load(&inf->synced)) {
+            log_http(inf, "list forbidden; going on without this resource and retrying", &resp);
+            ms_kube_response_free(&resp);
+            emit(inf, MS_DELTA_SYNCED, NULL, false, false);
+            flush(inf);
+            atomic_store(&inf->synced, true);
+            break;
         }
         if (resp.status != 200) {
             log_http(inf, "list failed", &resp);

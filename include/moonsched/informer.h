@@ -36,6 +36,11 @@ typedef struct ms_informer_resource {
      * decided then and kept for the informer's life. NULL: none. */
     const char *fallback_path;
     const char *field_selector;    /* NULL: none */
+    /* A 403 on the first LIST counts as synced with no objects (logged as
+     * a warning naming the resource); the LIST is retried on the backoff,
+     * so the objects arrive once access is granted. For what scheduling can
+     * do without, where waiting for a grant would stop it altogether. */
+    bool optional;
     /* Decodes one object; *out gets a reference the informer owns. */
     ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
     void *(*ref)(void *obj);       /* takes a reference, returns obj */

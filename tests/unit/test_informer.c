@@ -468,6 +468,53 @@ static void test_namespaces(void **state) {
     env_free(e);
 }
 
+/* Namespaces may be forbidden (v1.20's scheduler role): the first 403
+ * counts as synced with nothing, and the retried LIST brings them later. */
+static bool ns_forbidden_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    atomic_int *lists = ctx;
+    if (!has(r->path, "watch=1") && atomic_fetch_add(lists, 1) == 0)
+        return fh_reply(fd, 403, NULL,
+                        "{\"kind\":\"Status\",\"message\":\"namespaces is forbidden\",\"code\":403}");
+    return ns_handler(srv, fd, r, NULL);
+}
+
+static void test_optional_resource_forbidden(void **state) {
+    (void)state;
+    env *e = env_new();
+    atomic_int lists = 0;
+    fake_http *srv = fh_start(ns_forbidden_handler, &lists);
+    ms_kubeconfig kc = {.server = strdup(srv->url)};
+    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
+    ms_kube_client *client;
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
+    ms_informer_options o = {.client = client, .resource = &ms_informer_namespaces, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .backoff_initial = 0.05};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[4];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 3 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 4 - n, 0.2);
+    assert_int_equal(n, 3);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);   /* before any object: the 403 */
+    assert_int_equal(d[0].kind, MS_KIND_NAMESPACE);
+    assert_int_equal(d[1].type, MS_DELTA_ADD);      /* the retried LIST */
+    assert_string_equal(ms_str_get(e->in, d[1].ns->meta.name), "team-a");
+    assert_int_equal(d[2].type, MS_DELTA_UPDATE);   /* and the watch after it */
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    assert_true(ms_informer_has_synced(inf));
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&lists), 2);
+    pthread_mutex_lock(&e->lg.mu);
+    assert_non_null(strstr(e->lg.text, "list forbidden"));
+    pthread_mutex_unlock(&e->lg.mu);
+    ms_kube_client_free(client);
+    fh_stop(srv);
+    ms_kubeconfig_free(&kc);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -486,6 +533,7 @@ int main(void) {
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
+        cmocka_unit_test(test_optional_resource_forbidden),
         cmocka_unit_test(test_resource_version_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
