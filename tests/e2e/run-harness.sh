@@ -68,6 +68,26 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+wait_for() {   # seconds, command: true once the command is
+    local end=$((SECONDS + $1))
+    while [ $SECONDS -lt "$end" ]; do
+        eval "$2" && return 0
+        sleep "${WAIT_POLL:-0.2}"
+    done
+    return 1
+}
+start_ms() {   # extra arguments of `moonsched run`
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
+    ms_pid=$!
+}
+stop_ms() {   # [signal, TERM by default] -> its exit status
+    kill -"${1:-TERM}" "$ms_pid" 2>/dev/null
+    wait "$ms_pid" 2>/dev/null
+    local rc=$?
+    ms_pid=""
+    return $rc
+}
+
 if ! KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1; then
     not_ok "kube-apiserver started"
     tail -n 20 "$dir/start.log" "$dir/apiserver.log" 2>/dev/null | sed 's/^/# /'

@@ -13,28 +13,9 @@ mkpod() {    # name cpu memory [extra spec json fields, with a leading comma]
     kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"$3\"}}}]${4:-}}}" >/dev/null
 }
 node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
-wait_for() {   # seconds, command
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt "$end" ]; do
-        eval "$2" && return 0
-        sleep 0.2
-    done
-    return 1
-}
 unbound_count() {   # pods of ours (prefix) without a node
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
         '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
-}
-start_ms() {
-    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
-    ms_pid=$!
-}
-stop_ms() {   # signal
-    kill -"$1" "$ms_pid" 2>/dev/null
-    wait "$ms_pid" 2>/dev/null
-    local rc=$?
-    ms_pid=""
-    return $rc
 }
 
 # --- binding ---------------------------------------------------------------

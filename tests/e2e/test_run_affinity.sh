@@ -28,27 +28,8 @@ merge_patch() {   # path json
         -H 'Content-Type: application/merge-patch+json' -X PATCH "$KUBE_URL$1" --data-binary "$2" >/dev/null
 }
 node_of() { kube_api GET "/api/v1/namespaces/${2:-default}/pods/$1" | jq -r '.spec.nodeName // ""'; }
-wait_for() {   # seconds, command
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt "$end" ]; do
-        eval "$2" && return 0
-        sleep 0.2
-    done
-    return 1
-}
 pods_json() { kube_api GET "/api/v1/namespaces/default/pods?labelSelector=app%3D$1"; }
 bound_count() { pods_json "$1" | jq '[.items[] | select((.spec.nodeName // "") != "")] | length'; }
-start_ms() {
-    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
-    ms_pid=$!
-}
-stop_ms() {   # signal
-    kill -"$1" "$ms_pid" 2>/dev/null
-    wait "$ms_pid" 2>/dev/null
-    local rc=$?
-    ms_pid=""
-    return $rc
-}
 # waits until the log has this text
 wait_seen() {   # seconds, fixed string
     local end=$((SECONDS + $1))

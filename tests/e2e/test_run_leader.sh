@@ -5,6 +5,7 @@
 # at once (release), SIGKILL after leaseDuration; a replica that cannot
 # renew exits non-zero. Stops everything it starts.
 E2E_NAME=leader
+WAIT_POLL=0.1   # takeovers are timed to a tenth of a second
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
@@ -34,14 +35,6 @@ mkpods() {   # prefix count
         pids+=($!)
     done
     wait "${pids[@]}"
-}
-wait_for() {   # seconds, command
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt "$end" ]; do
-        eval "$2" && return 0
-        sleep 0.1
-    done
-    return 1
 }
 unbound_count() {
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \

@@ -16,14 +16,6 @@ mkpod() {    # name
     kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
 }
 node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
-wait_for() {   # seconds, command
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt "$end" ]; do
-        eval "$2" && return 0
-        sleep 0.2
-    done
-    return 1
-}
 
 # Only the node named by the policy's `target`.
 only() {

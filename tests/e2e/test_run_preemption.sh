@@ -45,14 +45,6 @@ pod_json() { kube_api GET "/api/v1/namespaces/${1%%/*}/pods/${1#*/}"; }
 node_of() { pod_json "$1" | jq -r '.spec.nodeName // ""'; }
 exists() { pod_json "$1" | jq -e '.kind == "Pod"' >/dev/null; }
 nominated() { pod_json "$1" | jq -r '.status.nominatedNodeName // ""'; }
-wait_for() {   # seconds, command
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt "$end" ]; do
-        eval "$2" && return 0
-        sleep 0.2
-    done
-    return 1
-}
 # Pods force-deleted by the kubelet loop, sorted, space separated ("ns/name").
 evicted_in() {   # prefix: the evicted pods whose name starts with it
     cut -d' ' -f1 "$dir/evicted" | sort -u | grep "/$1" | tr '\n' ' ' | sed 's/ $//'
@@ -74,17 +66,6 @@ related_of() {   # ns/name reason: the events.k8s.io/v1 `related` pods
 events_of() {   # ns/name reason
     kube_api GET "/api/v1/namespaces/${1%%/*}/events" |
         jq -r --arg n "${1#*/}" --arg r "$2" '.items[] | select(.involvedObject.name==$n and .reason==$r) | .message'
-}
-start_ms() {
-    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
-    ms_pid=$!
-}
-stop_ms() {
-    kill -TERM "$ms_pid" 2>/dev/null
-    wait "$ms_pid" 2>/dev/null
-    local rc=$?
-    ms_pid=""
-    return $rc
 }
 
 # The kubelet's part: pods with a deletionTimestamp are deleted for good,
