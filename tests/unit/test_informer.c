@@ -109,11 +109,14 @@ typedef struct env {
     ms_delta_queue *q;
 } env;
 
-static env *env_new(void) {
+typedef bool (*handler_fn)(fake_http *, int, const fh_request *, void *);
+
+/* A fake apiserver answering with `handler` (ctx NULL: the env's script). */
+static env *env_serve(handler_fn handler, void *ctx) {
     env *e = calloc(1, sizeof *e);
     pthread_mutex_init(&e->lg.mu, NULL);
     e->logger = (ms_logger){.level = MS_LOG_INFO, .sink = log_sink, .ctx = &e->lg};
-    e->srv = fh_start(node_handler, &e->s);
+    e->srv = fh_start(handler, ctx ? ctx : &e->s);
     e->kc.server = strdup(e->srv->url);
     ms_kube_client_options co = {.config = &e->kc, .log = &e->logger};
     ms_error err = {0};
@@ -123,6 +126,8 @@ static env *env_new(void) {
     e->q = ms_delta_queue_new();
     return e;
 }
+
+static env *env_new(void) { return env_serve(node_handler, NULL); }
 
 static void env_free(env *e) {
     ms_delta d[64];
@@ -302,13 +307,10 @@ static bool pod_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) 
 
 static void test_pods(void **state) {
     (void)state;
-    env *e = env_new();
-    fake_http *srv = fh_start(pod_handler, NULL);
-    ms_kubeconfig kc = {.server = strdup(srv->url)};
-    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
-    ms_kube_client *client;
+    env *e = env_serve(pod_handler, NULL);
+    fake_http *srv = e->srv;
+    ms_kube_client *client = e->client;
     ms_error err = {0};
-    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
     ms_informer_options o = {
         .client = client, .resource = &ms_informer_pods, .decode_ctx = &e->dec, .queue = e->q,
         .log = &e->logger, .label_selector = "app in (web,api)",
@@ -334,9 +336,6 @@ static void test_pods(void **state) {
     const char *list = srv->reqs[0].path;
     assert_string_equal(list, "/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
                               "&labelSelector=app%20in%20%28web%2Capi%29");
-    ms_kube_client_free(client);
-    fh_stop(srv);
-    ms_kubeconfig_free(&kc);
     env_free(e);
 }
 
@@ -365,13 +364,10 @@ static bool pdb_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) 
 
 static void test_pdbs_fall_back_to_v1beta1(void **state) {
     (void)state;
-    env *e = env_new();
-    fake_http *srv = fh_start(pdb_handler, NULL);
-    ms_kubeconfig kc = {.server = strdup(srv->url)};
-    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
-    ms_kube_client *client;
+    env *e = env_serve(pdb_handler, NULL);
+    fake_http *srv = e->srv;
+    ms_kube_client *client = e->client;
     ms_error err = {0};
-    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
     ms_informer_options o = {.client = client, .resource = &ms_informer_pdbs, .decode_ctx = &e->dec,
                              .queue = e->q, .log = &e->logger, .backoff_initial = 5};
     ms_informer *inf;
@@ -405,9 +401,6 @@ static void test_pdbs_fall_back_to_v1beta1(void **state) {
     assert_string_equal(srv->reqs[0].path, "/apis/policy/v1/poddisruptionbudgets?limit=500");
     assert_string_equal(srv->reqs[1].path, "/apis/policy/v1beta1/poddisruptionbudgets?limit=500");
     assert_true(has(srv->reqs[2].path, "/apis/policy/v1beta1/poddisruptionbudgets?watch=1"));
-    ms_kube_client_free(client);
-    fh_stop(srv);
-    ms_kubeconfig_free(&kc);
     env_free(e);
 }
 
@@ -429,13 +422,10 @@ static bool ns_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
 
 static void test_namespaces(void **state) {
     (void)state;
-    env *e = env_new();
-    fake_http *srv = fh_start(ns_handler, NULL);
-    ms_kubeconfig kc = {.server = strdup(srv->url)};
-    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
-    ms_kube_client *client;
+    env *e = env_serve(ns_handler, NULL);
+    fake_http *srv = e->srv;
+    ms_kube_client *client = e->client;
     ms_error err = {0};
-    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
     ms_informer_options o = {.client = client, .resource = &ms_informer_namespaces, .decode_ctx = &e->dec,
                              .queue = e->q, .log = &e->logger};
     ms_informer *inf;
@@ -462,9 +452,6 @@ static void test_namespaces(void **state) {
     assert_string_equal(ms_informer_path(inf), "/api/v1/namespaces");
     ms_informer_stop(inf);
     assert_string_equal(srv->reqs[0].path, "/api/v1/namespaces?limit=500");
-    ms_kube_client_free(client);
-    fh_stop(srv);
-    ms_kubeconfig_free(&kc);
     env_free(e);
 }
 
@@ -480,14 +467,10 @@ static bool ns_forbidden_handler(fake_http *srv, int fd, const fh_request *r, vo
 
 static void test_optional_resource_forbidden(void **state) {
     (void)state;
-    env *e = env_new();
     atomic_int lists = 0;
-    fake_http *srv = fh_start(ns_forbidden_handler, &lists);
-    ms_kubeconfig kc = {.server = strdup(srv->url)};
-    ms_kube_client_options co = {.config = &kc, .log = &e->logger};
-    ms_kube_client *client;
+    env *e = env_serve(ns_forbidden_handler, &lists);
+    ms_kube_client *client = e->client;
     ms_error err = {0};
-    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
     ms_informer_options o = {.client = client, .resource = &ms_informer_namespaces, .decode_ctx = &e->dec,
                              .queue = e->q, .log = &e->logger, .backoff_initial = 0.05};
     ms_informer *inf;
@@ -509,9 +492,6 @@ static void test_optional_resource_forbidden(void **state) {
     pthread_mutex_lock(&e->lg.mu);
     assert_non_null(strstr(e->lg.text, "list forbidden"));
     pthread_mutex_unlock(&e->lg.mu);
-    ms_kube_client_free(client);
-    fh_stop(srv);
-    ms_kubeconfig_free(&kc);
     env_free(e);
 }
 
