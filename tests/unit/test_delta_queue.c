@@ -89,7 +89,7 @@ static void test_free_and_close_release_references(void **state) {
     ms_delta_release(&out[0]);
     double t0 = now_s();
     assert_int_equal(ms_delta_queue_pop(q, out, 4, -1), 0);   /* closed and empty: at once */
-    assert_true(now_s() - t0 < 0.5);
+    assert_true(now_s() - t0 < 2.0);   /* the alternative is never */
     assert_true(readable(ms_delta_queue_fd(q)));
     ms_delta_queue_free(q);
 
