@@ -137,8 +137,10 @@ unit-asan: $(ASAN_BIN)
 fuzz: $(FUZZ_BIN)
 e2e: $(E2E_BIN)
 
+# The example cluster through the default profile plus three shipped Lua
+# policies (gpu-binpack, spread-by-label, tenant-isolation).
 run: all
-	$(B)/moonsched simulate --cluster examples/cluster.yaml
+	$(B)/moonsched simulate --cluster examples/cluster.yaml --config examples/scheduler-config-policies.yaml
 
 # The build runs on every core even when make was called without -j.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
