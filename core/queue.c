@@ -64,6 +64,7 @@ struct ms_queue {
      * test instead of a map lookup. */
     uint64_t *nom_bits;
     uint32_t nom_words;
+    uint32_t nom_anti;             /* nominated pods with required anti-affinity */
 };
 
 static entry *entry_of(ms_queued_pod *qp) {
@@ -136,6 +137,7 @@ static void nom_delete_uid(ms_queue *q, uint64_t uid) {
     if (!l) return;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->pods[i]->meta.uid_hash != uid) continue;
+        q->nom_anti -= l->pods[i]->pod_anti_affinity.nrequired > 0;
         ms_pod_unref(l->pods[i]);
         memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
         l->n--;
@@ -187,6 +189,7 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     memmove(&l->pods[at + 1], &l->pods[at], (l->n - at) * sizeof *l->pods);
     l->pods[at] = pod;
     l->n++;
+    q->nom_anti += pod->pod_anti_affinity.nrequired > 0;
     q->nom_bits[node / 64] |= (uint64_t)1 << (node % 64);
     return true;
 }
@@ -212,6 +215,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
 
 uint32_t ms_queue_nominated_count(const ms_queue *q) {
     return (uint32_t)q->nom_pods.len;
+}
+
+uint32_t ms_queue_nominated_anti_affinity_count(const ms_queue *q) {
+    return q->nom_anti;
 }
 
 ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash) {

@@ -26,6 +26,7 @@
 #include "builtin.h"
 #include "moonsched/map.h"
 #include "moonsched/namespaces.h"
+#include "moonsched/queue.h"
 #include "plugin_args.h"
 
 #define PLUGIN "InterPodAffinity"
@@ -617,7 +618,11 @@ static ms_code ipa_pre_filter(void *self, ms_cycle *c, ms_status *st) {
         compile_required(c->arena, pod, &pod->pod_anti_affinity, nss, p->in, &s->anti) != 0)
         return oom(st);
     if (count_filter(p, c, s) != 0) return oom(st);
-    if (p->counts[C_EXISTING_ANTI].nonzero == 0 && s->naff == 0 && s->nanti == 0)
+    /* Upstream never skips: a nominated pod's required anti-affinity can
+     * still reject the pod in the pass with nominated pods (AddPod). So
+     * skipping waits until no nominated pod has such terms. */
+    if (p->counts[C_EXISTING_ANTI].nonzero == 0 && s->naff == 0 && s->nanti == 0 &&
+        !(p->h->queue && ms_queue_nominated_anti_affinity_count(p->h->queue) > 0))
         return ms_status_set(st, MS_SKIP, NULL);
     s->self_match = matches_all(s->aff, s->naff, pod, p->in);
     c->state[c->current] = s;

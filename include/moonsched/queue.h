@@ -135,6 +135,10 @@ void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod);
 ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *n);
 /* Pods nominated anywhere: when 0, a cycle skips the per-node lookups. */
 uint32_t ms_queue_nominated_count(const ms_queue *q);
+/* Of those, the pods with required pod anti-affinity terms: when 0, no
+ * nominated pod can keep another pod off a node by its anti-affinity, and
+ * InterPodAffinity's PreFilter may skip a pod without terms of its own. */
+uint32_t ms_queue_nominated_anti_affinity_count(const ms_queue *q);
 /* The node a pod (by uid hash) is nominated to, or MS_STR_NONE. */
 ms_str ms_queue_nominated_node(const ms_queue *q, uint64_t uid_hash);
 

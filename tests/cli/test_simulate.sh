@@ -207,6 +207,11 @@ check "preemption: an existing pod's anti-affinity blocker is preempted" \
 check "preemption: the blocked pod then gets that node" \
     has_line "$T/anti.out" "prod/web -> node-a  (not scored: feasible 1/2)"
 check "preemption: only the blocker goes" test "$(grep -c '^  preempted ' "$T/anti.out")" -eq 1
+"$M" simulate --cluster "$D/preemption-nominated-anti-affinity.yaml" >"$T/nomanti.out" 2>&1
+check "preemption: a nominated preemptor's anti-affinity keeps a pod without terms off its node" \
+    has_line "$T/nomanti.out" "prod/web -> node-b  (not scored: feasible 1/2)"
+check "preemption: the preemptor gets its node with one victim, not two" sh -c \
+    "grep -qx 'prod/guard -> node-a  (not scored: feasible 1/2)' '$T/nomanti.out' && test \$(grep -c '^  preempted ' '$T/nomanti.out') -eq 1"
 
 "$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
     >/dev/null 2>"$T/gp.err"

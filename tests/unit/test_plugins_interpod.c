@@ -12,6 +12,7 @@
 #include "fixtures.h"
 #include "moonsched/cache.h"
 #include "moonsched/namespaces.h"
+#include "moonsched/queue.h"
 #include "moonsched/snapshot.h"
 
 #define ERR_AFF "node(s) didn't match pod affinity rules"
@@ -679,6 +680,71 @@ static void test_filter_nominated_pods(void **state) {
         code = ms_plugin_inter_pod_affinity.filter(e.self, &e.c, b, &st);
         check_status(cases[i].name, "nodeB", &st, code, &cases[i].base);
         ms_pod_unref(n);
+        env_free(&e);
+    }
+}
+
+/* A nominated pod's required anti-affinity against a pod with no terms of
+ * its own and no existing pod's anti-affinity against it. Upstream's
+ * PreFilter never skips, and AddPod counts the nominated pod's terms, so the
+ * pass with nominated pods rejects its node. PreFilter may only skip while
+ * the nominator holds no pod with required anti-affinity. */
+static void test_nominated_anti_affinity_without_terms(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        const char *nominated;     /* to nodeB */
+        bool drop;                 /* nomination taken back before the cycle */
+        ms_code pre;
+        want on_scratch;           /* nodeB with the nominated pod */
+    } cases[] = {
+        {"a nominated pod's anti-affinity selects the pod",
+         POD("n1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))), false, MS_SUCCESS,
+         W_EXIST},
+        {"its anti-affinity does not select the pod",
+         POD("n1", "app: db", "nodeB", ANTI(TERM(IN("app", "db"), "zone"))), false, MS_SUCCESS, OK},
+        {"a nominated pod without anti-affinity",
+         POD("n1", "app: db", "nodeB", AFF(TERM(IN("app", "web"), "zone"))), false, MS_SKIP, OK},
+        {"the nomination was taken back",
+         POD("n1", "app: db", "nodeB", ANTI(TERM(IN("app", "web"), "zone"))), true, MS_SKIP, OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        env e;
+        env_init(&e, NULL);
+        ms_queue_config qc;
+        ms_queue_config_default(&qc);
+        ms_queue *q = ms_queue_new(&qc);
+        assert_non_null(q);
+        e.h.queue = q;
+        const char *nodes[] = {NA("z1"), NB("z2")};
+        const char *pods[] = {POD("p1", "app: web", "nodeA", "")};
+        env_load(&e, nodes, 2, pods, 1, NULL, 0);
+        ms_pod *n = fx_pod(&e.fx.d, cases[i].nominated);
+        ms_queue_add_nominated(q, n, ms_intern_cstr(e.fx.in, "nodeB"));
+        if (cases[i].drop) ms_queue_delete_nominated(q, n);
+        env_cycle(&e, INCOMING("app: web", ""));
+        ms_status st;
+        ms_status_ok(&st);
+        ms_code pre = ms_plugin_inter_pod_affinity.pre_filter(e.self, &e.c, &st);
+        if (pre != cases[i].pre)
+            fail_msg("%s: PreFilter %s, want %s", cases[i].name, code_name(pre),
+                     code_name(cases[i].pre));
+        if (pre == MS_SUCCESS) {
+            ms_node_info *b = node_info(&e, "nodeB");
+            assert_int_equal(ms_node_info_copy_into(e.scratch, b), 0);
+            assert_int_equal(ms_node_info_add_pod(e.scratch, n, e.fx.in), 0);
+            ms_status_ok(&st);
+            ms_code code = ms_plugin_inter_pod_affinity.filter(e.self, &e.c, e.scratch, &st);
+            check_status(cases[i].name, "nodeB+nominated", &st, code, &cases[i].on_scratch);
+            const char *names[] = {"nodeA", "nodeB"};
+            for (int k = 0; k < 2; k++) {
+                ms_status_ok(&st);
+                code = ms_plugin_inter_pod_affinity.filter(e.self, &e.c, node_info(&e, names[k]), &st);
+                check_status(cases[i].name, names[k], &st, code, &(want)OK);
+            }
+        }
+        ms_pod_unref(n);
+        ms_queue_free(q);
         env_free(&e);
     }
 }
@@ -1356,6 +1422,7 @@ int main(void) {
         cmocka_unit_test(test_pre_filter_skip),
         cmocka_unit_test(test_state_checks),
         cmocka_unit_test(test_filter_nominated_pods),
+        cmocka_unit_test(test_nominated_anti_affinity_without_terms),
         cmocka_unit_test(test_filter_removed_pods),
         cmocka_unit_test(test_score_preferred),
         cmocka_unit_test(test_score_hard_pod_affinity_weight),

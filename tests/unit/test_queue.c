@@ -756,6 +756,57 @@ static void test_nominated_count(void **state) {
     ms_pod_unref(p2);
 }
 
+/* The nominated pods with required anti-affinity are counted through every
+ * way a nomination comes and goes: added, moved, replaced by an update,
+ * deleted, scheduled. */
+static void test_nominated_anti_affinity_count(void **state) {
+    (void)state;
+    enum { NODE_A = 10, NODE_B = 11 };
+    static ms_pod_affinity_term term;
+    ms_queue *q = newq();
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 0);
+    ms_pod *anti = mkpod(1, 5);
+    anti->pod_anti_affinity = (ms_pod_affinity){.nrequired = 1, .required = &term};
+    anti->nominated_node_name = NODE_A;
+    ms_queue_add(q, anti, 0);
+    ms_pod *plain = mkpod(2, 5);
+    plain->pod_affinity = (ms_pod_affinity){.nrequired = 1, .required = &term};
+    ms_queue_add(q, plain, 0);
+    ms_queue_add_nominated(q, plain, NODE_B);
+    assert_int_equal(ms_queue_nominated_count(q), 2);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 1);
+    ms_queue_add_nominated(q, anti, NODE_B);   /* moved, not added */
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 1);
+    /* An update that drops the terms (and keeps the nomination). */
+    ms_pod *anti2 = mkpod(1, 5);
+    anti2->nominated_node_name = NODE_B;
+    ms_queue_update(q, anti2, 1);
+    assert_int_equal(ms_queue_nominated_node(q, 1), NODE_B);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 0);
+    ms_queue_update(q, anti, 2);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 1);
+    ms_queue_delete_nominated(q, anti);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 0);
+    ms_queue_add_nominated(q, anti, NODE_A);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 1);
+    ms_queue_delete(q, anti);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 0);
+    ms_queue_add_nominated(q, anti, NODE_A);
+    ms_queue_add(q, anti, 3);
+    ms_queue_delete(q, plain);
+    ms_queued_pod *qp = ms_queue_pop(q, 3);
+    assert_non_null(qp);
+    assert_int_equal(qp->pod->meta.uid_hash, 1);
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 1);
+    ms_queue_done(q, qp);   /* scheduled: its nomination goes */
+    assert_int_equal(ms_queue_nominated_anti_affinity_count(q), 0);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    ms_queue_free(q);
+    ms_pod_unref(anti);
+    ms_pod_unref(anti2);
+    ms_pod_unref(plain);
+}
+
 /* The nominator answers "none" for most nodes without a map lookup (a bit
  * per node name id): ids on both sides of a word boundary and far beyond
  * the first words, a node emptied beside one that is not. */
@@ -1038,6 +1089,7 @@ int main(void) {
         cmocka_unit_test(test_nominator_ordering_and_cleanup),
         cmocka_unit_test(test_renominate_sole_reference),
         cmocka_unit_test(test_nominated_count),
+        cmocka_unit_test(test_nominated_anti_affinity_count),
         cmocka_unit_test(test_nominated_for_node_ids),
         cmocka_unit_test(test_custom_less),
         cmocka_unit_test(test_each_visits_every_held_pod),

@@ -1150,6 +1150,45 @@ static void test_preemption_respects_pdb(void **state) {
     }
 }
 
+/* A preemptor nominated to a node holds it against pods its required
+ * anti-affinity selects, even when those pods have no terms of their own
+ * (upstream counts the nominated pod's terms in the pass with nominated
+ * pods). web prefers node a and fits there with the guard beside it, but
+ * the guard would not accept it. */
+static void test_nominated_anti_affinity_holds_the_node(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "InterPodAffinity", "TestFit", "TestScore",
+                                          "DefaultPreemption", "DefaultBinder", NULL};
+    for (int selects_web = 0; selects_web < 2; selects_web++) {
+        env *e = env_new_profile(0, 1, false, plugins);
+        e->complete_at_once = true;
+        e->evict_at_once = true;
+        add_node(e, "a", "4", "{\"kubernetes.io/hostname\":\"a\",\"score\":\"10\"}", NULL);
+        add_node(e, "b", "4", "{\"kubernetes.io/hostname\":\"b\"}", NULL);
+        ms_pod *low = lpod(e, "low", "batch", "3", ",\"nodeName\":\"a\"");
+        lpod(e, "keeper", "batch", "2", ",\"nodeName\":\"b\",\"priority\":2000");
+        char guard_spec[512];
+        snprintf(guard_spec, sizeof guard_spec,
+                 ",\"priority\":1000,\"affinity\":{\"podAntiAffinity\":{"
+                 "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":"
+                 "{\"matchLabels\":{\"app\":\"%s\"}},\"topologyKey\":\"kubernetes.io/hostname\"}]}}",
+                 selects_web ? "web" : "db");
+        ms_pod *guard = lpod(e, "guard", "guard", "3", guard_spec);
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->nevicted, 1);
+        assert_true(was_evicted(e, low));
+        ms_queue *q = ms_scheduler_queue(e->s);
+        assert_string_equal(ms_str_get(e->in, ms_queue_nominated_node(q, guard->meta.uid_hash)), "a");
+
+        /* The guard backs off; web comes first. */
+        lpod(e, "web", "web", "1", "");
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->nscheduled, 1);
+        assert_string_equal(node_of_last(e), selects_web ? "b" : "a");
+        env_free(e);
+    }
+}
+
 static void test_two_preemptors_one_node(void **state) {
     (void)state;
     /* Both preemptors need the whole node. The first evicts and is
@@ -1303,6 +1342,7 @@ int main(void) {
         cmocka_unit_test(test_preemption_policy_never),
         cmocka_unit_test(test_preemption_respects_pdb),
         cmocka_unit_test(test_two_preemptors_one_node),
+        cmocka_unit_test(test_nominated_anti_affinity_holds_the_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
         cmocka_unit_test(test_preemption_error_backs_off),
         cmocka_unit_test(test_reporter_error_and_post_filter),
