@@ -6,8 +6,11 @@ CLANG    ?= clang
 PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += -std=c11 $(OPT) -g -fPIC $(WARN)
+# Each object records the headers it includes, so a header change rebuilds
+# only what uses it.
+DEPFLAGS := -MMD -MP
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
 # LuaJIT built from Debian's source package with hook checks in compiled
@@ -28,13 +31,15 @@ DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-bust
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
-CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c core/plugins/*.c))
+# core/<layer>/*.c and core/framework/plugins/*.c; main.c is the program.
+CORE_SRC := $(filter-out core/cmd/main.c,$(wildcard core/*/*.c core/*/*/*.c))
 # The Lua runtime ships inside the library as generated C arrays.
 LUA_SRC  := $(sort $(wildcard lua/moonsched/*.lua))
 LUA_GEN  := $(B)/gen/lua_embedded.c
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lua_embedded.o
 ASAN_OBJ := $(CORE_SRC:%.c=$(B)/asan/%.o) $(B)/asan/gen/lua_embedded.o
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# Unit tests mirror core/: tests/unit/<layer>/test_<file>.c.
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests-asan/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -45,10 +50,15 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all run test bench bench-live deps deps-test unit unit-asan fuzz e2e clean
+.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz e2e clean
 .DEFAULT_GOAL := all
 
-all: deps $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
+# The build runs in a second make, after deps: pkg-config's flags are read
+# when a make starts, so they must be read after the packages are installed.
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(B)/moonsched $(B)/libmoonsched.a $(B)/libmoonsched.so
 
 # Install what is missing (apt-get update first), as root on Debian.
 deps:
@@ -56,30 +66,30 @@ deps:
 deps-test:
 	@sh tests/ensure-packages.sh $(DEB_TEST)
 
-$(B)/obj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
+$(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/asan/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
+$(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
 $(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
 	@sh lua/build-luajit.sh >/dev/null
 
-$(B)/obj/core/lua_policy.o $(B)/asan/core/lua_policy.o: | $(LUAJIT_LIB)
+$(B)/obj/core/policy/lua_policy.o $(B)/asan/core/policy/lua_policy.o: | $(LUAJIT_LIB)
 
 $(LUA_GEN): lua/embed.sh $(LUA_SRC)
 	@mkdir -p $(dir $@)
 	sh lua/embed.sh $(LUA_SRC) >$@.tmp && mv $@.tmp $@
 
-$(B)/obj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+$(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/asan/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+$(B)/asan/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
 $(B)/libmoonsched.a: $(CORE_OBJ)
 	@rm -f $@
@@ -92,32 +102,32 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 $(B)/libmoonsched.so: $(CORE_OBJ)
 	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/moonsched: $(B)/obj/core/main.o $(B)/libmoonsched.a
+$(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched.a
+$(B)/tests/%: tests/unit/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS) -lcmocka
 
-$(B)/tests-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libmoonsched-asan.a
+$(B)/tests-asan/%: tests/unit/%.c $(B)/libmoonsched-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS:$(OPT)=-O1) $(DEPFLAGS) -Wno-missing-prototypes $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS) -lcmocka
 
 $(B)/bench/%: tests/bench/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
 
 # The core is compiled once with coverage instrumentation; each target only
 # links against it.
-$(B)/fuzzobj/%.o: %.c $(wildcard include/moonsched/*.h core/*.h core/plugins/*.h)
+$(B)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/fuzzobj/gen/%.o: $(B)/gen/%.c include/moonsched/lua_policy.h
+$(B)/fuzzobj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/fuzzobj/core/lua_policy.o: | $(LUAJIT_LIB)
+$(B)/fuzzobj/core/policy/lua_policy.o: | $(LUAJIT_LIB)
 
 $(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@
@@ -130,7 +140,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(B)/libmoonsched-fuzz.a
 # Drivers for the end-to-end suites (tests/e2e/test_*.sh) against a real kube-apiserver.
 $(B)/e2e/%: tests/e2e/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS)
 
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
@@ -161,3 +171,5 @@ bench-live: all
 
 clean:
 	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

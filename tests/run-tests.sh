@@ -30,10 +30,10 @@ count_tap() {   # name, file with TAP output, exit code
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for t in "$B"/tests/test_* "$B"/tests-asan/test_*; do
+for t in $(find "$B/tests" "$B/tests-asan" -type f -name "test_*" ! -name "*.d" 2>/dev/null | sort); do
     [ -x "$t" ] || continue
     CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "$t" >"$out" 2>&1
-    count_tap "$(basename "$(dirname "$t")")/$(basename "$t")" "$out" $?
+    count_tap "${t#"$B"/}" "$out" $?
 done
 
 for t in tests/cli/test_*.sh; do

@@ -1,4 +1,4 @@
-#include "moonsched/toleration.h"
+#include "api/toleration.h"
 
 /* Decoders may leave an empty string as either id; both mean "". */
 static inline ms_str empty_as_none(ms_str s) { return s == MS_STR_EMPTY ? MS_STR_NONE : s; }

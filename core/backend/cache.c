@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "moonsched/map.h"
-#include "moonsched/node_tree.h"
+#include "backend/node_tree.h"
 
 /* A NodeInfo and its place in the most-recently-updated list (upstream's
  * nodeInfoListItem): UpdateSnapshot walks from the head and stops at the

@@ -1,4 +1,4 @@
-#include "moonsched/events.h"
+#include "moonsched/cluster_event.h"
 
 const char *ms_event_name(ms_event_mask ev) {
     switch (ev) {

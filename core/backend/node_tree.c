@@ -1,4 +1,4 @@
-#include "moonsched/node_tree.h"
+#include "backend/node_tree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/heap.h"
+#include "base/heap.h"
 #include "moonsched/map.h"
 
 /* Unschedulable pods are grouped by the events that may move them, so that a

@@ -1,4 +1,4 @@
-#include "moonsched/heap.h"
+#include "base/heap.h"
 
 #include <stdlib.h>
 #include <string.h>

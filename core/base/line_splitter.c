@@ -1,5 +1,5 @@
 /* Newline-delimited framing for watch streams. */
-#include "moonsched/line_splitter.h"
+#include "base/line_splitter.h"
 
 #include <stdlib.h>
 #include <string.h>

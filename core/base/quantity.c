@@ -1,4 +1,4 @@
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 
 #include <limits.h>
 #include <stdbool.h>

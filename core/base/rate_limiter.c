@@ -1,5 +1,5 @@
 /* Token bucket for client-side request throttling. */
-#include "moonsched/rate_limiter.h"
+#include "base/rate_limiter.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* A growable ring of deltas behind one mutex. Producers push whole pages of
  * a LIST at a time (one lock, one wake-up); the consumer drains in batches,
  * so the lock is taken per batch, not per object. */
-#include "moonsched/delta_queue.h"
+#include "client/delta_queue.h"
 
 #include <errno.h>
 #include <math.h>

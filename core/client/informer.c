@@ -5,7 +5,7 @@
  * changed while it was not watching: objects listed again with another
  * resourceVersion become updates, new ones adds, and the ones that are no
  * longer listed deletes that carry the last state it had. */
-#include "moonsched/informer.h"
+#include "client/informer.h"
 
 #include <cjson/cJSON.h>
 #include <pthread.h>

@@ -20,10 +20,10 @@
 #include <stdint.h>
 
 #include "moonsched/decode.h"
-#include "moonsched/delta_queue.h"
+#include "client/delta_queue.h"
 #include "moonsched/error.h"
-#include "moonsched/kube_client.h"
-#include "moonsched/log.h"
+#include "client/kube_client.h"
+#include "base/log.h"
 
 typedef struct cJSON cJSON;
 

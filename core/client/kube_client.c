@@ -7,7 +7,7 @@
  * curl_multi_wakeup when a cancel fires from another thread. Slots are
  * pooled; concurrent requests each take their own (libcurl handles are
  * single-threaded). */
-#include "moonsched/kube_client.h"
+#include "client/kube_client.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>

@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 #include "moonsched/error.h"
-#include "moonsched/kubeconfig.h"
-#include "moonsched/line_splitter.h"
-#include "moonsched/log.h"
-#include "moonsched/rate_limiter.h"
+#include "client/kubeconfig.h"
+#include "base/line_splitter.h"
+#include "base/log.h"
+#include "base/rate_limiter.h"
 
 /* Cancels requests and sleeps from another thread, at once (not at the
  * next timeout). Sticky: once fired, every request that uses it fails with

@@ -1,5 +1,5 @@
 /* kubeconfig files and the in-cluster service account. */
-#include "moonsched/kubeconfig.h"
+#include "client/kubeconfig.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "moonsched/leader_election.h"
-#include "moonsched/rate_limiter.h"
+#include "client/leader_election.h"
+#include "base/rate_limiter.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 

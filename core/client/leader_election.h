@@ -25,9 +25,9 @@
 
 #include "moonsched/config.h"
 #include "moonsched/error.h"
-#include "moonsched/kube_client.h"
-#include "moonsched/log.h"
-#include "moonsched/metrics.h"
+#include "client/kube_client.h"
+#include "base/log.h"
+#include "cmd/metrics.h"
 
 /* upstream's JitterFactor: acquire retries wait retryPeriod * [1, 2.2),
  * and renewDeadline must exceed retryPeriod times it. */

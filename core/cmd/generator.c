@@ -1,7 +1,7 @@
 /* Synthetic clusters: one API object template per kind, renamed for each
  * object and decoded, so generated objects go through the same decoder as
  * files (no text round trip). */
-#include "moonsched/generator.h"
+#include "cmd/generator.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 #include "moonsched/rng.h"
 
 void ms_generator_spec_default(ms_generator_spec *g) {

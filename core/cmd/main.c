@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/http_server.h"
-#include "moonsched/log.h"
+#include "cmd/http_server.h"
+#include "base/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
-#include "moonsched/config_check.h"
-#include "moonsched/policy_check.h"
+#include "config/config_check.h"
+#include "policy/policy_check.h"
 #include "moonsched/simulate.h"
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/metrics.h"
-#include "moonsched/rate_limiter.h"
+#include "cmd/metrics.h"
+#include "base/rate_limiter.h"
 
 enum { MAX_BUCKETS = 16, MAX_CODES = 24, NAME_MAX_LEN = 128 };
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "moonsched/http_server.h"
+#include "cmd/http_server.h"
 #include "moonsched/lua_policy.h"
 
 typedef struct ms_metrics ms_metrics;

@@ -14,11 +14,11 @@
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
-#include "moonsched/generator.h"
+#include "cmd/generator.h"
 #include "moonsched/map.h"
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 #include "moonsched/scheduler.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0

@@ -2,7 +2,7 @@
  * reads the labels). */
 #include <cjson/cJSON.h>
 
-#include "decode_internal.h"
+#include "codec/decode_internal.h"
 #include "moonsched/namespaces.h"
 
 ms_rc ms_namespace_decode(const ms_decoder *d, const cJSON *obj, ms_namespace **out,

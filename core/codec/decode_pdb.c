@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_internal.h"
+#include "codec/decode_internal.h"
 #include "moonsched/pdb.h"
 
 static ms_rc dec_api_version(ms_dec *x, const ms_obj *o, ms_pdb *p) {

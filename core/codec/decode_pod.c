@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode_internal.h"
+#include "codec/decode_internal.h"
 #include "moonsched/decode.h"
 #include "moonsched/pod.h"
 #include "moonsched/selector.h"

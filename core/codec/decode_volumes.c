@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode_internal.h"
+#include "codec/decode_internal.h"
 #include "moonsched/pod.h"
 
 /* API validation allows one source per volume; should a malformed object

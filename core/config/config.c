@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "moonsched/decode.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 
 #define DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define API_GROUP "kubescheduler.config.k8s.io/"

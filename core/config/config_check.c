@@ -1,7 +1,7 @@
 /* `moonsched config check`: load, validate as the scheduler would (its
  * plugins and extenders are built), and describe the effective
  * configuration as a v1 KubeSchedulerConfiguration document. */
-#include "moonsched/config_check.h"
+#include "config/config_check.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "moonsched/config.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 #include "moonsched/framework.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"

@@ -1,6 +1,6 @@
 /* The watcher thread: inotify on the directories of the watched paths,
  * an eventfd to wake or stop it, and a periodic check as a fallback. */
-#include "moonsched/watch.h"
+#include "policy/file_watch.h"
 
 #include <errno.h>
 #include <limits.h>

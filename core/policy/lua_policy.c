@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "moonsched/decode.h"
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 #include "moonsched/snapshot.h"
 
 /* ---- what the Lua side reads ------------------------------------------ */

@@ -2,7 +2,7 @@
  * over a cluster's pending pods and nodes, timing each call. The calls go
  * through the same entry points the scheduler uses (ms_policy_ops and the
  * preemption entry points), on a snapshot built by the real cache. */
-#include "moonsched/policy_check.h"
+#include "policy/policy_check.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

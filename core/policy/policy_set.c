@@ -15,7 +15,7 @@
 
 #include "moonsched/map.h"
 #include "moonsched/preemption.h"
-#include "moonsched/watch.h"
+#include "policy/file_watch.h"
 
 typedef struct pfile {
     char *path;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "moonsched/decode.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 #include "moonsched/map.h"
 #include "moonsched/plugin.h"
 

@@ -9,8 +9,8 @@
 
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
-#include "moonsched/extender.h"
-#include "moonsched/kubeconfig.h"
+#include "scheduler/extender.h"
+#include "client/kubeconfig.h"
 
 typedef struct reader {
     void (*warn)(void *ctx, const char *msg);

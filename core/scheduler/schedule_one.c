@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "moonsched/scheduler.h"
-#include "scheduler_priv.h"
+#include "scheduler/scheduler_priv.h"
 
 /* upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind */
 #define MIN_FEASIBLE_NODES 100u

@@ -11,7 +11,7 @@
 #include "moonsched/lua_policy.h"
 #include "moonsched/map.h"
 #include "moonsched/nodeinfo.h"
-#include "scheduler_priv.h"
+#include "scheduler/scheduler_priv.h"
 
 /* First block of a cycle arena: big enough for the default profile's cycle
  * state, so that steady-state cycles allocate nothing. */

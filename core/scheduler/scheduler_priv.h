@@ -9,7 +9,7 @@
 
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 #include "moonsched/map.h"
 #include "moonsched/plugin.h"
 #include "moonsched/rng.h"

@@ -10,7 +10,7 @@
 
 #include "moonsched/arena.h"
 #include "moonsched/error.h"
-#include "moonsched/events.h"
+#include "moonsched/cluster_event.h"
 #include "moonsched/intern.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "moonsched/error.h"
-#include "moonsched/events.h"
+#include "moonsched/cluster_event.h"
 #include "moonsched/pod.h"
 
 typedef struct ms_queued_pod {

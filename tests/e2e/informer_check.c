@@ -21,9 +21,9 @@
 #include <time.h>
 
 #include "moonsched/decode.h"
-#include "moonsched/informer.h"
-#include "moonsched/kube_client.h"
-#include "moonsched/kubeconfig.h"
+#include "client/informer.h"
+#include "client/kube_client.h"
+#include "client/kubeconfig.h"
 #include "moonsched/labels.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"

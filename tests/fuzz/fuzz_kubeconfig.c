@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/kubeconfig.h"
-#include "moonsched/line_splitter.h"
+#include "client/kubeconfig.h"
+#include "base/line_splitter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

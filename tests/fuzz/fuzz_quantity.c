@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "moonsched/error.h"
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

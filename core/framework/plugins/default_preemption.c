@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
 #include "moonsched/preemption.h"

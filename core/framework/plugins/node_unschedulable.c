@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "builtin.h"
-#include "moonsched/toleration.h"
+#include "api/toleration.h"
 
 typedef struct node_unschedulable {
     ms_taint taint;   /* the taint a cordoned node is treated as having */

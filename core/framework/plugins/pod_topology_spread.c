@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "moonsched/toleration.h"
+#include "api/toleration.h"
 #include "plugin_args.h"
 #include "pod_topology_spread.h"
 

@@ -1,7 +1,7 @@
 /* TaintToleration: NoSchedule/NoExecute taints must be tolerated; nodes with
  * fewer untolerated PreferNoSchedule taints score higher. */
 #include "builtin.h"
-#include "moonsched/toleration.h"
+#include "api/toleration.h"
 
 /* PreScore: the pod's tolerations that can tolerate PreferNoSchedule. */
 typedef struct prescore_state {

@@ -3,7 +3,7 @@
 #include "moonsched/cache.h"
 #include "moonsched/labels.h"
 #include "moonsched/map.h"
-#include "moonsched/node_tree.h"
+#include "backend/node_tree.h"
 #include "moonsched/snapshot.h"
 
 #define MI (1024LL * 1024)

@@ -4,7 +4,7 @@
 #include "testutil.h"
 
 #include "moonsched/error.h"
-#include "moonsched/node_tree.h"
+#include "backend/node_tree.h"
 
 typedef struct fx {
     ms_interner *in;

@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "moonsched/heap.h"
+#include "base/heap.h"
 
 typedef struct item {
     int key;

@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "moonsched/line_splitter.h"
+#include "base/line_splitter.h"
 
 typedef struct got {
     char lines[16][64];

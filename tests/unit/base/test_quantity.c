@@ -2,7 +2,7 @@
 
 #include <limits.h>
 
-#include "moonsched/quantity.h"
+#include "base/quantity.h"
 
 typedef struct { const char *in; int64_t value; int64_t milli; } valid_case;
 

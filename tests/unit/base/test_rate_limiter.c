@@ -3,7 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 
-#include "moonsched/rate_limiter.h"
+#include "base/rate_limiter.h"
 
 static double fake_now(void *ctx) { return *(double *)ctx; }
 

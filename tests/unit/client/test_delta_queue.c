@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "moonsched/delta_queue.h"
+#include "client/delta_queue.h"
 
 static double now_s(void) {
     struct timespec ts;

@@ -2,7 +2,7 @@
 
 #include "fake_http.h"
 #include "moonsched/decode.h"
-#include "moonsched/informer.h"
+#include "client/informer.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 

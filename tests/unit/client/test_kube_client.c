@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "fake_http.h"
-#include "moonsched/kube_client.h"
+#include "client/kube_client.h"
 
 /* Retries and token re-reads log; the tests check behaviour, not lines. */
 static const ms_logger quiet = {.level = -1};

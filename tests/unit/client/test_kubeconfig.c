@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "moonsched/kubeconfig.h"
+#include "client/kubeconfig.h"
 
 /* base64 of "-----BEGIN CERTIFICATE-----\nCA\n" etc. are not needed: the
  * kubeconfig layer only decodes; these short texts keep the tests readable. */

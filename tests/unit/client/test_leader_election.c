@@ -3,7 +3,7 @@
 #include <poll.h>
 
 #include "fake_http.h"
-#include "moonsched/leader_election.h"
+#include "client/leader_election.h"
 
 /* ---- the decision ------------------------------------------------------------ */
 

@@ -2,7 +2,7 @@
 #include "testutil.h"
 
 #include "moonsched/decode.h"
-#include "moonsched/generator.h"
+#include "cmd/generator.h"
 
 static void test_spec_defaults_and_parse(void **state) {
     (void)state;

@@ -5,9 +5,9 @@
 #include <curl/curl.h>
 
 #include "moonsched/config.h"
-#include "moonsched/http_server.h"
-#include "moonsched/metrics.h"
-#include "moonsched/rate_limiter.h"
+#include "cmd/http_server.h"
+#include "cmd/metrics.h"
+#include "base/rate_limiter.h"
 
 /* The value of the series `key` in a rendering, or -1 when absent. */
 static double series(const char *text, const char *key) {

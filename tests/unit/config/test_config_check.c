@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "moonsched/config.h"
-#include "moonsched/config_check.h"
+#include "config/config_check.h"
 #include "moonsched/decode.h"
 
 static void test_go_durations(void **state) {

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "moonsched/watch.h"
+#include "policy/file_watch.h"
 
 typedef struct env {
     char dir[64];

@@ -16,7 +16,7 @@
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
-#include "moonsched/extender.h"
+#include "scheduler/extender.h"
 #include "moonsched/scheduler.h"
 
 /* ---- configuration --------------------------------------------------- */

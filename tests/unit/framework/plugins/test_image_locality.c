@@ -3,7 +3,7 @@
  * counted by the real cache. */
 #include "testutil.h"
 
-#include "../../core/plugins/builtin.h"
+#include "framework/plugins/builtin.h"
 #include "fixtures.h"
 #include "moonsched/cache.h"
 #include "moonsched/snapshot.h"

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../core/plugins/builtin.h"
+#include "framework/plugins/builtin.h"
 #include "fixtures.h"
 #include "moonsched/cache.h"
 #include "moonsched/namespaces.h"

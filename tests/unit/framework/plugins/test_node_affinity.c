@@ -5,7 +5,7 @@
 
 #include <cJSON.h>
 
-#include "../../core/plugins/builtin.h"
+#include "framework/plugins/builtin.h"
 #include "moonsched/node.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"

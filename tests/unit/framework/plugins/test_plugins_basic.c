@@ -1,7 +1,7 @@
 #include "testutil.h"
 
 #include "moonsched/plugin.h"
-#include "moonsched/toleration.h"
+#include "api/toleration.h"
 
 /* Tolerations and taints written as upstream's test tables: strings, NULL
  * for absent. */

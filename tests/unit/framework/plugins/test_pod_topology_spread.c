@@ -12,8 +12,8 @@
 #include "fixtures.h"
 #include "moonsched/cache.h"
 #include "moonsched/snapshot.h"
-#include "../../core/plugins/builtin.h"
-#include "../../core/plugins/pod_topology_spread.h"
+#include "framework/plugins/builtin.h"
+#include "framework/plugins/pod_topology_spread.h"
 
 /* Table rows leave trailing fields (arguments, expectations) out. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
