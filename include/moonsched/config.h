@@ -94,7 +94,10 @@ typedef struct ms_config {
     uint64_t seed;
 } ms_config;
 
-/* Upstream's default profile ("default-scheduler") and settings. */
+/* The schedulerName of upstream's default profile, and of pods that name none. */
+#define MS_DEFAULT_SCHEDULER_NAME "default-scheduler"
+
+/* Upstream's default profile (MS_DEFAULT_SCHEDULER_NAME) and settings. */
 ms_rc ms_config_default(ms_config *c);
 /* Reads a KubeSchedulerConfiguration (YAML or JSON; apiVersion
  * kubescheduler.config.k8s.io/v1, v1beta3, v1beta2 or v1beta1) on top of the
