@@ -77,7 +77,10 @@ $(B)/asan/%.o: %.c
 $(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
 	@sh lua/build-luajit.sh >/dev/null
 
-$(B)/obj/core/policy/lua_policy.o $(B)/asan/core/policy/lua_policy.o: | $(LUAJIT_LIB)
+# Objects that include LuaJIT's headers (core/policy is the only layer that
+# does, and the generated module list includes its headers).
+LUA_USERS := $(wildcard core/policy/*.c) gen/lua_embedded.c
+$(foreach d,obj asan fuzzobj,$(LUA_USERS:%.c=$(B)/$(d)/%.o)): | $(LUAJIT_LIB)
 
 $(LUA_GEN): lua/embed.sh $(LUA_SRC)
 	@mkdir -p $(dir $@)
@@ -126,8 +129,6 @@ $(B)/fuzzobj/%.o: %.c
 $(B)/fuzzobj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
-
-$(B)/fuzzobj/core/policy/lua_policy.o: | $(LUAJIT_LIB)
 
 $(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@

@@ -8,6 +8,7 @@
 
 #include "moonsched/framework.h"
 #include "moonsched/lua_policy.h"
+#include "policy/policy_plugin.h"
 #include "moonsched/nodeinfo.h"
 
 typedef struct env {
