@@ -18,7 +18,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LUAJIT_DIR := $(or $(MOONSCHED_CACHE),$(HOME)/.cache/moonsched)/luajit-checkhook
 LUAJIT_LIB := $(LUAJIT_DIR)/lib/libluajit-5.1.a
 CPPFLAGS += -I$(LUAJIT_DIR)/include/luajit-2.1
-LDLIBS   += $(LUAJIT_LIB) -ldl
+LDLIBS   += $(LUAJIT_LIB) -ldl -lm
 # libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
 # through the FFI (the busted specs) must not bind to it, nor it to the host's.
 SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a

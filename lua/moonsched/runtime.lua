@@ -6,7 +6,8 @@
 --
 -- Operations, hook bits and result codes are the C enums of
 -- core/policy/lua_abi.h, read by name from the declarations start()
--- receives (ffi.C.MS_LUA_*): no number here stands for one of them.
+-- receives (the MS_LUA_* constants of ffi.C): no number here stands for
+-- one of them.
 
 local ffi = require("ffi")
 
@@ -315,7 +316,8 @@ local function dispatcher(F, policy, views, name)
             error(("pick_preemption returned %s: expected an index in 1..%d or nil"):format(
                 tostring(r), n), 0)
         end
-        F.result = PICK_FIRST + r - 1
+        local index = r - 1
+        F.result = PICK_FIRST + index
     end
 
     local next_call = views.next_call

@@ -6,8 +6,8 @@
 -- the short-lived view objects made inside a policy's loop.
 --
 -- The struct layouts (ms_pod, ms_node_info, ...) and the enums read here
--- (ffi.C.MS_*) are declared by the C side from its own offsets and values
--- (core/policy/lua_abi.c); only fields read here appear.
+-- (MS_* constants of ffi.C) are declared by the C side from its own
+-- offsets and values (core/policy/lua_abi.c); only fields read here appear.
 
 local ffi = require("ffi")
 
