@@ -58,7 +58,8 @@ typedef enum ms_policy_on_error {
 } ms_policy_on_error;
 
 typedef struct ms_lua_options {
-    double budget;                 /* seconds per call (wall clock); default 0.05 */
+    double budget;                 /* seconds of the calling thread's CPU time per call;
+                                    * default 0.05 */
     size_t memory;                 /* bytes per policy state; default 64 MiB */
     uint32_t max_failures;         /* consecutive failures that disable a policy;
                                     * default 10, 0 = never disable */
