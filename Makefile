@@ -18,7 +18,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LUAJIT_DIR := $(or $(MOONSCHED_CACHE),$(HOME)/.cache/moonsched)/luajit-checkhook
 LUAJIT_LIB := $(LUAJIT_DIR)/lib/libluajit-5.1.a
 CPPFLAGS += -I$(LUAJIT_DIR)/include/luajit-2.1
-LDLIBS   += $(LUAJIT_LIB) -ldl
+LDLIBS   += $(LUAJIT_LIB) -ldl -lm
 # libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
 # through the FFI (the busted specs) must not bind to it, nor it to the host's.
 SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
@@ -77,7 +77,10 @@ $(B)/asan/%.o: %.c
 $(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
 	@sh lua/build-luajit.sh >/dev/null
 
-$(B)/obj/core/policy/lua_policy.o $(B)/asan/core/policy/lua_policy.o: | $(LUAJIT_LIB)
+# Objects that include LuaJIT's headers (core/policy is the only layer that
+# does, and the generated module list includes its headers).
+LUA_USERS := $(wildcard core/policy/*.c) gen/lua_embedded.c
+$(foreach d,obj asan fuzzobj,$(LUA_USERS:%.c=$(B)/$(d)/%.o)): | $(LUAJIT_LIB)
 
 $(LUA_GEN): lua/embed.sh $(LUA_SRC)
 	@mkdir -p $(dir $@)
@@ -126,8 +129,6 @@ $(B)/fuzzobj/%.o: %.c
 $(B)/fuzzobj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
-
-$(B)/fuzzobj/core/policy/lua_policy.o: | $(LUAJIT_LIB)
 
 $(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@

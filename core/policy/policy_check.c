@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/cache.h"
 #include "moonsched/decode.h"
 #include "moonsched/lua_policy.h"
@@ -49,12 +49,6 @@ typedef struct checker {
 } checker;
 
 #define MAX_FAILURES_SHOWN 20
-
-static double mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
     if (need <= *cap) return true;
@@ -101,13 +95,13 @@ static void check_log(void *ctx, ms_lua_log_level level, const char *policy, con
 }
 
 /* Runs one timed call; `fn` returns nothing, failures come from the stats. */
-#define TIMED(k, h, pod, call)                                                                \
-    do {                                                                                      \
-        ms_policy_stats before_;                                                              \
-        ms_policy_get_stats((k)->p, &before_);                                                \
-        double t0_ = mono();                                                                  \
-        call;                                                                                 \
-        note((k), (h), (pod), mono() - t0_, before_.failures);                                \
+#define TIMED(k, h, pod, call)                                       \
+    do {                                                             \
+        ms_policy_stats before_;                                     \
+        ms_policy_get_stats((k)->p, &before_);                       \
+        double t0_ = ms_clock_monotonic();                           \
+        call;                                                        \
+        note((k), (h), (pod), ms_clock_monotonic() - t0_, before_.failures); \
     } while (0)
 
 static void note(checker *k, int h, const ms_pod *pod, double dt, uint64_t failures_before) {
@@ -147,28 +141,17 @@ static uint32_t candidates_on(const ms_node_info *ni, const ms_pod *pod, ms_pod 
     return n;
 }
 
-/* One pending pod through the policy's hooks, as a scheduling cycle. */
-static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *pod, uint32_t hooks) {
+/* Filter and Score over the snapshot; *best: the top-scoring feasible node
+ * (the first feasible one without Score; MS_STR_NONE when none is). false
+ * when out of memory. */
+static bool dry_filter_score(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *pod,
+                             uint32_t hooks, ms_str *best) {
     const ms_plugin_ops *ops = ms_policy_ops(k->p);
     void *self = k->p;
     uint32_t n = snap->nnodes;
-    c->pod = pod;
-    c->cycle++;
-    ms_arena_reset(c->arena);
-    if (hooks & MS_LUA_HOOK_PRE_ENQUEUE) {
-        const char *why = NULL;
-        TIMED(k, H_PRE_ENQUEUE, pod, ops->pre_enqueue(self, pod, &why));
-    }
-    ms_status st;
-    ms_status_ok(&st);
-    if (hooks & MS_LUA_HOOK_PRE_FILTER) {
-        ms_code code = MS_SUCCESS;
-        TIMED(k, H_PRE_FILTER, pod, code = ops->pre_filter(self, c, &st));
-        if (code == MS_SKIP) return;
-    }
     ms_node_info **feasible = MS_ARENA_NEW(c->arena, ms_node_info *, n ? n : 1);
     ms_status *sts = MS_ARENA_NEW(c->arena, ms_status, n ? n : 1);
-    if (!feasible || !sts) return;
+    if (!feasible || !sts) return false;
     uint32_t nfeasible = 0;
     if (hooks & MS_LUA_HOOK_FILTER) {
         TIMED(k, H_FILTER, pod, ops->filter_batch(self, c, snap->nodes, n, sts));
@@ -177,30 +160,31 @@ static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *
     } else {
         for (uint32_t i = 0; i < n; i++) feasible[nfeasible++] = snap->nodes[i];
     }
-    ms_str best = nfeasible ? feasible[0]->name : MS_STR_NONE;
-    if ((hooks & MS_LUA_HOOK_SCORE) && nfeasible > 0) {
-        int64_t *scores = MS_ARENA_NEW(c->arena, int64_t, nfeasible);
-        if (scores) {
-            ms_code code = MS_SUCCESS;
-            TIMED(k, H_SCORE, pod, code = ops->score(self, c, feasible, nfeasible, scores, &st));
-            if (code == MS_SUCCESS)
-                for (uint32_t i = 1; i < nfeasible; i++)
-                    if (scores[i] > scores[0]) {
-                        scores[0] = scores[i];
-                        best = feasible[i]->name;
-                    }
-        }
-    }
-    if (best != MS_STR_NONE) {
-        if (hooks & MS_LUA_HOOK_RESERVE) TIMED(k, H_RESERVE, pod, ops->reserve(self, c, best, &st));
-        if (hooks & MS_LUA_HOOK_PERMIT) {
-            double wait = 0;
-            TIMED(k, H_PERMIT, pod, ops->permit(self, c, best, &wait, &st));
-        }
-        if (hooks & MS_LUA_HOOK_UNRESERVE) TIMED(k, H_UNRESERVE, pod, ops->unreserve(self, c, best));
-    }
-    if (!(hooks & (MS_LUA_HOOK_SELECT_VICTIMS | MS_LUA_HOOK_PICK_PREEMPTION))) return;
-    /* Preemption: each node with lower-priority pods is an option. */
+    *best = nfeasible ? feasible[0]->name : MS_STR_NONE;
+    if (!(hooks & MS_LUA_HOOK_SCORE) || nfeasible == 0) return true;
+    int64_t *scores = MS_ARENA_NEW(c->arena, int64_t, nfeasible);
+    if (!scores) return true;
+    ms_status st;
+    ms_status_ok(&st);
+    ms_code code = MS_SUCCESS;
+    TIMED(k, H_SCORE, pod, code = ops->score(self, c, feasible, nfeasible, scores, &st));
+    if (code == MS_SUCCESS)
+        for (uint32_t i = 1; i < nfeasible; i++)
+            if (scores[i] > scores[0]) {
+                scores[0] = scores[i];
+                *best = feasible[i]->name;
+            }
+    return true;
+}
+
+/* Preemption: each node with lower-priority pods is an option, its victims
+ * chosen by select_victims (all of them without it), then pick_preemption
+ * over the options. */
+static void dry_preemption(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *pod,
+                           uint32_t hooks) {
+    uint32_t n = snap->nnodes;
+    ms_status st;
+    ms_status_ok(&st);
     ms_preemption_option *options = MS_ARENA_NEW(c->arena, ms_preemption_option, n ? n : 1);
     if (!options) return;
     uint32_t noptions = 0;
@@ -230,6 +214,38 @@ static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *
         TIMED(k, H_PICK_PREEMPTION, pod,
               ms_policy_pick_preemption(k->p, c, options, noptions, &chosen, &st));
     }
+}
+
+/* One pending pod through the policy's hooks, as a scheduling cycle. */
+static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *pod, uint32_t hooks) {
+    const ms_plugin_ops *ops = ms_policy_ops(k->p);
+    void *self = k->p;
+    c->pod = pod;
+    c->cycle++;
+    ms_arena_reset(c->arena);
+    if (hooks & MS_LUA_HOOK_PRE_ENQUEUE) {
+        const char *why = NULL;
+        TIMED(k, H_PRE_ENQUEUE, pod, ops->pre_enqueue(self, pod, &why));
+    }
+    ms_status st;
+    ms_status_ok(&st);
+    if (hooks & MS_LUA_HOOK_PRE_FILTER) {
+        ms_code code = MS_SUCCESS;
+        TIMED(k, H_PRE_FILTER, pod, code = ops->pre_filter(self, c, &st));
+        if (code == MS_SKIP) return;
+    }
+    ms_str best;
+    if (!dry_filter_score(k, c, snap, pod, hooks, &best)) return;
+    if (best != MS_STR_NONE) {
+        if (hooks & MS_LUA_HOOK_RESERVE) TIMED(k, H_RESERVE, pod, ops->reserve(self, c, best, &st));
+        if (hooks & MS_LUA_HOOK_PERMIT) {
+            double wait = 0;
+            TIMED(k, H_PERMIT, pod, ops->permit(self, c, best, &wait, &st));
+        }
+        if (hooks & MS_LUA_HOOK_UNRESERVE) TIMED(k, H_UNRESERVE, pod, ops->unreserve(self, c, best));
+    }
+    if (hooks & (MS_LUA_HOOK_SELECT_VICTIMS | MS_LUA_HOOK_PICK_PREEMPTION))
+        dry_preemption(k, c, snap, pod, hooks);
 }
 
 static void print_hooks(FILE *out, uint32_t hooks) {
@@ -364,9 +380,9 @@ ms_rc ms_policy_check(const ms_policy_check_options *o, FILE *out, ms_policy_che
     lo.log_ctx = &k;
     if ((rc = ms_lua_runtime_new(&lo, k.in, &k.rt, err)) != MS_OK) goto done;
     ms_lua_state *s = NULL;
-    double t0 = mono();
+    double t0 = ms_clock_monotonic();
     rc = ms_lua_state_load_file(k.rt, o->file, args, &s, err);
-    double load_time = mono() - t0;
+    double load_time = ms_clock_monotonic() - t0;
     if (rc != MS_OK) {
         fprintf(out, "FAIL load %s: %s\n", o->file, err->msg);
         goto done;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/map.h"
 #include "moonsched/preemption.h"
 #include "policy/file_watch.h"
@@ -79,12 +79,6 @@ void ms_policy_set_options_default(ms_policy_set_options *o) {
     memset(o, 0, sizeof *o);
     ms_lua_options_default(&o->lua);
     o->watch = true;
-}
-
-static double realtime_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static double written_at(const char *path) {
@@ -605,7 +599,7 @@ static bool apply(ms_policy_set *ps, pending *pd, double now) {
             report(ps, MS_POLICY_RELOAD_FAILED, in, msg, 0);
         }
     }
-    double latency = pd->written > 0 ? realtime_now() - pd->written : 0;
+    double latency = pd->written > 0 ? ms_clock_wall() - pd->written : 0;
     if (latency < 0) latency = 0;
     ps->latency_last = latency;
     if (latency > ps->latency_max) ps->latency_max = latency;

@@ -44,16 +44,6 @@
 typedef struct cJSON cJSON;
 typedef struct ms_policy ms_policy;
 
-/* The runtime's Lua sources, compiled into the library by lua/embed.sh.
- * name is the module name ("moonsched.views"); the list ends with name NULL. */
-typedef struct ms_lua_module {
-    const char *name;
-    const char *chunkname;         /* "@lua/moonsched/views.lua", for error messages */
-    const char *src;
-    size_t len;
-} ms_lua_module;
-extern const ms_lua_module ms_lua_modules[];
-
 typedef enum ms_lua_log_level {
     MS_LUA_LOG_INFO = 0,
     MS_LUA_LOG_WARN,
@@ -68,7 +58,8 @@ typedef enum ms_policy_on_error {
 } ms_policy_on_error;
 
 typedef struct ms_lua_options {
-    double budget;                 /* seconds per call (wall clock); default 0.05 */
+    double budget;                 /* seconds of the calling thread's CPU time per call;
+                                    * default 0.05 */
     size_t memory;                 /* bytes per policy state; default 64 MiB */
     uint32_t max_failures;         /* consecutive failures that disable a policy;
                                     * default 10, 0 = never disable */
@@ -116,7 +107,7 @@ void ms_lua_runtime_free(ms_lua_runtime *rt);
 const ms_lua_options *ms_lua_runtime_options(const ms_lua_runtime *rt);
 
 /* Hooks a policy defines (bits of ms_lua_state_hooks). */
-enum {
+typedef enum ms_lua_hook {
     MS_LUA_HOOK_PRE_ENQUEUE = 1u << 0,
     MS_LUA_HOOK_LESS = 1u << 1,
     MS_LUA_HOOK_PRE_FILTER = 1u << 2,
@@ -128,7 +119,7 @@ enum {
     MS_LUA_HOOK_PERMIT = 1u << 8,
     MS_LUA_HOOK_SELECT_VICTIMS = 1u << 9,
     MS_LUA_HOOK_PICK_PREEMPTION = 1u << 10,
-};
+} ms_lua_hook;
 
 typedef struct ms_lua_state ms_lua_state;
 
@@ -185,8 +176,7 @@ uint32_t ms_policy_hooks(const ms_policy *p);
  * defines (re-wired by ms_policy_swap). ctx is the policy, so self is the
  * policy without a create step. Filter is filter_batch only; Score writes
  * normalized 0..100 scores itself (default: linear rescale with the top
- * score at 100, see ms_lua_normalize). The same pointer while the policy
- * lives. */
+ * score at 100). The same pointer while the policy lives. */
 const ms_plugin_ops *ms_policy_ops(ms_policy *p);
 /* The ops the policy would have with a version defining `hooks`: for
  * checking a reload against a configuration before swapping. */
@@ -234,26 +224,11 @@ typedef struct ms_preemption_option {
 ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                                   uint32_t noptions, uint32_t *chosen, ms_status *st);
 
-/* The default NormalizeScore for policy scores: with lo = min(0, min score)
- * and hi = max score, each score becomes round(100 * (s - lo) / (hi - lo));
- * all 0 when hi == lo. Non-negative scores are thus scaled by 100 / max
- * (upstream's DefaultNormalizeScore), negative ones shifted first. */
-void ms_lua_normalize(const double *raw, uint32_t n, int64_t *out);
-
-/* Called by the runtime's Lua side through the FFI (ms_lua_api holds
- * pointers to them, so no dynamic symbol lookup is needed). `s` is the
- * calling state. */
-const char *ms_lua_str(const ms_lua_state *s, ms_str id);
-ms_str ms_lua_find(const ms_lua_state *s, const char *p, size_t len);
-/* A filter or rejection reason, interned so that statuses can point at it
- * for as long as the interner lives. A state interns at most
- * MS_LUA_MAX_REASONS distinct new texts; past that it gets one fixed text. */
-#define MS_LUA_MAX_REASONS 4096
-ms_str ms_lua_reason(ms_lua_state *s, const char *p, size_t len);
-/* 0 and the exact value (value() as a double, milli) or -1 when malformed. */
-int ms_lua_quantity(const char *p, size_t len, double *value, int64_t *milli);
-void ms_lua_log(ms_lua_state *s, int level, const char *msg, size_t len);
-double ms_lua_now(ms_lua_state *s);
-int ms_lua_permit(ms_lua_state *s, const char *uid, int allow, const char *reason);
+/* The declarations (text for LuaJIT's ffi.cdef) of the structs and
+ * constants above and of those a LuaJIT host needs to drive policies as
+ * the scheduler does (ms_lua_options, ms_cycle, ms_status, ms_plugin_ops,
+ * the hooks' result codes...), generated from the C layouts: fields a
+ * host has no use for are padding. free() it; NULL when out of memory. */
+char *ms_lua_ffi_cdef(void);
 
 #endif

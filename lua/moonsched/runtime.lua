@@ -1,24 +1,29 @@
--- The runtime inside one policy state. core/lua_policy.c calls start() once
--- (declarations, sandbox, the policy file, init), then the returned
--- dispatcher once per call, with the call's arguments in the C-owned frame.
--- Filter and Score loop over the candidate nodes here, so that the loop and
--- the policy's hook are compiled together by the JIT.
+-- The runtime inside one policy state. core/policy/lua_state.c calls
+-- start() once (declarations, sandbox, the policy file, init), then the
+-- returned dispatcher once per call, with the call's arguments in the
+-- C-owned frame. Filter and Score loop over the candidate nodes here, so
+-- that the loop and the policy's hook are compiled together by the JIT.
+--
+-- Operations, hook bits and result codes are the C enums of
+-- core/policy/lua_abi.h, read by name from the declarations start()
+-- receives (the MS_LUA_* constants of ffi.C): no number here stands for
+-- one of them.
 
 local ffi = require("ffi")
 
 local M = {}
 
--- Operations: the same numbers as in core/lua_policy.c.
-local OP = {
-    PRE_ENQUEUE = 1, LESS = 2, PRE_FILTER = 3, FILTER = 4, SCORE = 5,
-    RESERVE = 6, UNRESERVE = 7, PERMIT = 8, SELECT_VICTIMS = 9, PICK_PREEMPTION = 10,
-}
-
--- Hook name -> bit (MS_LUA_HOOK_* in include/moonsched/lua_policy.h).
-local HOOKS = {
-    pre_enqueue = 1, less = 2, pre_filter = 4, filter = 8, score = 16, normalize = 32,
-    reserve = 64, unreserve = 128, permit = 256, select_victims = 512, pick_preemption = 1024,
-}
+--- Hook name -> its bit.
+local function hook_bits(C)
+    return {
+        pre_enqueue = C.MS_LUA_HOOK_PRE_ENQUEUE, less = C.MS_LUA_HOOK_LESS,
+        pre_filter = C.MS_LUA_HOOK_PRE_FILTER, filter = C.MS_LUA_HOOK_FILTER,
+        score = C.MS_LUA_HOOK_SCORE, normalize = C.MS_LUA_HOOK_NORMALIZE,
+        reserve = C.MS_LUA_HOOK_RESERVE, unreserve = C.MS_LUA_HOOK_UNRESERVE,
+        permit = C.MS_LUA_HOOK_PERMIT, select_victims = C.MS_LUA_HOOK_SELECT_VICTIMS,
+        pick_preemption = C.MS_LUA_HOOK_PICK_PREEMPTION,
+    }
+end
 
 local type, error, tostring, tonumber, pairs = type, error, tostring, tonumber, pairs
 
@@ -36,26 +41,25 @@ local function harden()
     -- luacheck: pop
 end
 
---- The C side's layouts, checked against what the FFI made of them.
+--- The C side's layouts, checked against what the FFI made of them:
+--- "type size align" and "type field offset size" lines.
 local function verify(checks)
     for line in checks:gmatch("[^\n]+") do
-        local t, a, b = line:match("^(%S+) (%S+) ?(%S*)$")
-        if b == "" then
-            local want = tonumber(a)
-            if ffi.sizeof(t) ~= want then
-                error(("layout of %s: FFI size %d, C size %d"):format(t, ffi.sizeof(t), want))
+        local t, a, b = line:match("^(%S+) (%S+) (%S+)")
+        local size, offset = tonumber(a), tonumber(b)
+        if size ~= nil then
+            if ffi.sizeof(t) ~= size or ffi.alignof(t) ~= offset then
+                error(("layout of %s: FFI size %d align %d, C size %d align %d"):format(
+                    t, ffi.sizeof(t), ffi.alignof(t), size, offset))
             end
-        else
-            local want = tonumber(b)
-            if ffi.offsetof(t, a) ~= want then
-                error(("layout of %s.%s: FFI offset %s, C offset %d"):format(
-                    t, a, tostring(ffi.offsetof(t, a)), want))
-            end
+        elseif ffi.offsetof(t, a) ~= offset then
+            error(("layout of %s.%s: FFI offset %s, C offset %d"):format(
+                t, a, tostring(ffi.offsetof(t, a)), offset))
         end
     end
 end
 
-local function validate(p, chunkname)
+local function validate(p, chunkname, hooks)
     if type(p) ~= "table" then
         error(chunkname .. ": a policy file must return a table, not " .. type(p), 0)
     end
@@ -64,7 +68,7 @@ local function validate(p, chunkname)
         error(chunkname .. ": the policy table needs a name (a non-empty string)", 0)
     end
     local mask = 0
-    for hook, b in pairs(HOOKS) do
+    for hook, b in pairs(hooks) do
         local f = rawget(p, hook)
         if f ~= nil then
             if type(f) ~= "function" then
@@ -84,6 +88,27 @@ local function dispatcher(F, policy, views, name)
     local PodView, NodeView = views.PodView, views.NodeView
     local ScoresView, NodesView, U64 = views.ScoresView, views.NodesView, views.U64
     local istype = ffi.istype
+    local C = ffi.C
+    local OP_PRE_ENQUEUE, OP_LESS, OP_PRE_FILTER = C.MS_LUA_OP_PRE_ENQUEUE, C.MS_LUA_OP_LESS,
+        C.MS_LUA_OP_PRE_FILTER
+    local OP_FILTER, OP_SCORE, OP_RESERVE = C.MS_LUA_OP_FILTER, C.MS_LUA_OP_SCORE, C.MS_LUA_OP_RESERVE
+    local OP_UNRESERVE, OP_PERMIT = C.MS_LUA_OP_UNRESERVE, C.MS_LUA_OP_PERMIT
+    local OP_SELECT_VICTIMS, OP_PICK_PREEMPTION = C.MS_LUA_OP_SELECT_VICTIMS,
+        C.MS_LUA_OP_PICK_PREEMPTION
+    local PRE_ENQUEUE_ADMIT, PRE_ENQUEUE_REJECT = C.MS_LUA_PRE_ENQUEUE_ADMIT,
+        C.MS_LUA_PRE_ENQUEUE_REJECT
+    local LESS_BEFORE, LESS_NOT_BEFORE = C.MS_LUA_LESS_BEFORE, C.MS_LUA_LESS_NOT_BEFORE
+    local PRE_FILTER_PASS, PRE_FILTER_SKIP = C.MS_LUA_PRE_FILTER_PASS, C.MS_LUA_PRE_FILTER_SKIP
+    local PRE_FILTER_REJECT = C.MS_LUA_PRE_FILTER_REJECT
+    local PRE_FILTER_REJECT_UNRESOLVABLE = C.MS_LUA_PRE_FILTER_REJECT_UNRESOLVABLE
+    local FILTER_PASS, FILTER_REJECT = C.MS_LUA_FILTER_PASS, C.MS_LUA_FILTER_REJECT
+    local FILTER_REJECT_UNRESOLVABLE = C.MS_LUA_FILTER_REJECT_UNRESOLVABLE
+    local SCORE_RAW, SCORE_NORMALIZED = C.MS_LUA_SCORE_RAW, C.MS_LUA_SCORE_NORMALIZED
+    local RESERVE_OK, RESERVE_REJECT = C.MS_LUA_RESERVE_OK, C.MS_LUA_RESERVE_REJECT
+    local PERMIT_ALLOW, PERMIT_DENY, PERMIT_WAIT = C.MS_LUA_PERMIT_ALLOW, C.MS_LUA_PERMIT_DENY,
+        C.MS_LUA_PERMIT_WAIT
+    local VICTIMS_NONE, VICTIMS_PICKED = C.MS_LUA_SELECT_VICTIMS_NONE, C.MS_LUA_SELECT_VICTIMS_PICKED
+    local PICK_DEFAULT, PICK_FIRST = C.MS_LUA_PICK_PREEMPTION_DEFAULT, C.MS_LUA_PICK_PREEMPTION_FIRST
 
     -- `state`: one plain table per scheduling cycle.
     local cur_cycle, cur_state = -1, nil
@@ -122,35 +147,35 @@ local function dispatcher(F, policy, views, name)
 
     local ops = {}
 
-    ops[OP.PRE_ENQUEUE] = function()
+    ops[OP_PRE_ENQUEUE] = function()
         local f = policy.pre_enqueue
-        if f == nil then F.result = 1 return end
+        if f == nil then F.result = PRE_ENQUEUE_ADMIT return end
         local ok, why = f(PodView(F.pod, F.epoch))
         if ok == false then
-            F.result = 0
+            F.result = PRE_ENQUEUE_REJECT
             F.reason = reason_id(why, refused)
         else
-            F.result = 1
+            F.result = PRE_ENQUEUE_ADMIT
         end
     end
 
-    ops[OP.LESS] = function()
+    ops[OP_LESS] = function()
         local f = policy.less
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = LESS_NOT_BEFORE return end
         local e = F.epoch
-        F.result = f(PodView(F.pod, e), PodView(F.pod2, e)) and 1 or 0
+        F.result = f(PodView(F.pod, e), PodView(F.pod2, e)) and LESS_BEFORE or LESS_NOT_BEFORE
     end
 
-    ops[OP.PRE_FILTER] = function()
+    ops[OP_PRE_FILTER] = function()
         local f = policy.pre_filter
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = PRE_FILTER_PASS return end
         local r, why, unresolvable = f(PodView(F.pod, F.epoch), cycle_state())
         if r == nil or r == true then
-            F.result = 0
+            F.result = PRE_FILTER_PASS
         elseif r == "skip" then
-            F.result = 2
+            F.result = PRE_FILTER_SKIP
         elseif r == false then
-            F.result = unresolvable and 3 or 1
+            F.result = unresolvable and PRE_FILTER_REJECT_UNRESOLVABLE or PRE_FILTER_REJECT
             F.reason = reason_id(why, refused)
         else
             error("pre_filter returned " .. tostring(r)
@@ -160,10 +185,10 @@ local function dispatcher(F, policy, views, name)
 
     -- A node passes when the first result is true (nil rejects, so that
     -- `return a and b, "why"` means what it says).
-    ops[OP.FILTER] = function()
+    ops[OP_FILTER] = function()
         local f, n, codes = policy.filter, F.n, F.codes
         if f == nil then
-            for i = 0, n - 1 do codes[i] = 0 end
+            for i = 0, n - 1 do codes[i] = FILTER_PASS end
             return
         end
         local e, nodes, reasons = F.epoch, F.nodes, F.reasons
@@ -171,9 +196,9 @@ local function dispatcher(F, policy, views, name)
         for i = 0, n - 1 do
             local ok, why, unresolvable = f(pod, NodeView(nodes[i], e), st)
             if ok then
-                codes[i] = 0
+                codes[i] = FILTER_PASS
             else
-                codes[i] = unresolvable and 2 or 1
+                codes[i] = unresolvable and FILTER_REJECT_UNRESOLVABLE or FILTER_REJECT
                 reasons[i] = reason_id(why, rejected)
             end
         end
@@ -183,9 +208,9 @@ local function dispatcher(F, policy, views, name)
         error(("score for %s is %s, not a finite number"):format(tostring(node), tostring(v)), 0)
     end
 
-    ops[OP.SCORE] = function()
+    ops[OP_SCORE] = function()
         local f, n, out = policy.score, F.n, F.scores
-        F.result = 0
+        F.result = SCORE_RAW
         if f == nil then
             for i = 0, n - 1 do out[i] = 0 end
             return
@@ -200,50 +225,50 @@ local function dispatcher(F, policy, views, name)
         local norm = policy.normalize
         if norm ~= nil then
             norm(pod, ScoresView(ffi.cast(U64, out), e, n), NodesView(ffi.cast(U64, nodes), e, n), st)
-            F.result = 1
+            F.result = SCORE_NORMALIZED
         end
     end
 
-    ops[OP.RESERVE] = function()
+    ops[OP_RESERVE] = function()
         local f = policy.reserve
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = RESERVE_OK return end
         local ok, why = f(PodView(F.pod, F.epoch), node_name(), cycle_state())
         if ok == false then
-            F.result = 1
+            F.result = RESERVE_REJECT
             F.reason = reason_id(why, refused)
         else
-            F.result = 0
+            F.result = RESERVE_OK
         end
     end
 
-    ops[OP.UNRESERVE] = function()
+    ops[OP_UNRESERVE] = function()
         local f = policy.unreserve
         if f ~= nil then f(PodView(F.pod, F.epoch), node_name(), cycle_state()) end
     end
 
-    ops[OP.PERMIT] = function()
+    ops[OP_PERMIT] = function()
         local f = policy.permit
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = PERMIT_ALLOW return end
         local r, x = f(PodView(F.pod, F.epoch), node_name(), cycle_state())
         if r == nil or r == true or r == "allow" then
-            F.result = 0
+            F.result = PERMIT_ALLOW
         elseif r == "deny" or r == false then
-            F.result = 1
+            F.result = PERMIT_DENY
             F.reason = reason_id(x, refused)
         elseif r == "wait" then
             if type(x) ~= "number" or not (x >= 0) then -- luacheck: ignore 581 (NaN too)
                 error("permit: \"wait\" needs a number of seconds, got " .. tostring(x), 0)
             end
-            F.result = 2
+            F.result = PERMIT_WAIT
             F.number = x
         else
             error("permit returned " .. tostring(r) .. ": expected \"allow\", \"deny\" or \"wait\"", 0)
         end
     end
 
-    ops[OP.SELECT_VICTIMS] = function()
+    ops[OP_SELECT_VICTIMS] = function()
         local f = policy.select_victims
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = VICTIMS_NONE return end
         local e = F.epoch
         local cands, index = {}, {}
         for i = 0, F.ncands - 1 do
@@ -252,7 +277,7 @@ local function dispatcher(F, policy, views, name)
             index[tonumber(addr)] = i
         end
         local r = f(PodView(F.pod, e), NodeView(F.node, e), cands)
-        if r == nil then F.result = 0 return end
+        if r == nil then F.result = VICTIMS_NONE return end
         if type(r) ~= "table" then
             error("select_victims returned a " .. type(r) .. ": expected an array of candidates or nil", 0)
         end
@@ -270,12 +295,12 @@ local function dispatcher(F, policy, views, name)
             end
         end
         F.npicked = k
-        F.result = 1
+        F.result = VICTIMS_PICKED
     end
 
-    ops[OP.PICK_PREEMPTION] = function()
+    ops[OP_PICK_PREEMPTION] = function()
         local f = policy.pick_preemption
-        if f == nil then F.result = 0 return end
+        if f == nil then F.result = PICK_DEFAULT return end
         local e, n = F.epoch, F.noptions
         local options = {}
         for i = 0, n - 1 do
@@ -286,12 +311,13 @@ local function dispatcher(F, policy, views, name)
                                pdb_violations = o.pdb_violations }
         end
         local r = f(PodView(F.pod, e), options)
-        if r == nil then F.result = 0 return end
+        if r == nil then F.result = PICK_DEFAULT return end
         if type(r) ~= "number" or r % 1 ~= 0 or r < 1 or r > n then
             error(("pick_preemption returned %s: expected an index in 1..%d or nil"):format(
                 tostring(r), n), 0)
         end
-        F.result = r
+        local index = r - 1
+        F.result = PICK_FIRST + index
     end
 
     local next_call = views.next_call
@@ -301,7 +327,7 @@ local function dispatcher(F, policy, views, name)
     end
 end
 
---- Called once per state by core/lua_policy.c. Returns the dispatcher, the
+--- Called once per state by core/policy/lua_state.c. Returns the dispatcher, the
 --- policy's name and the bits of the hooks it defines.
 function M.start(frame, cdef, checks, chunkname, src, args)
     harden()
@@ -321,7 +347,7 @@ function M.start(frame, cdef, checks, chunkname, src, args)
     local env = sandbox.env(views, function(protect) return make_sched(F, views, protect) end)
     local shown = (chunkname:gsub("^[@=]", ""))
     local policy = sandbox.run_policy(env, src, chunkname, shown)
-    local name, mask = validate(policy, shown)
+    local name, mask = validate(policy, shown, hook_bits(ffi.C))
     local init = rawget(policy, "init")
     if init ~= nil then init(args) end
     return dispatcher(F, policy, views, name), name, mask

@@ -76,8 +76,8 @@ function M.env(views, make_sched)
     env.os = protect({ time = os.time, clock = os.clock }, "os")
     env.sched = make_sched(protect)
 
-    -- The contract's list (POLICY_API.md), no more: a policy that runs
-    -- here runs wherever the contract is honoured.
+    -- The contract's list (docs/policies.md, "Sandbox"), no more: a policy
+    -- that runs here runs wherever the contract is honoured.
     env.error = error
     env.pcall = pcall
     env.type = type

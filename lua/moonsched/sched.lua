@@ -54,7 +54,7 @@ end
 
 --- Builds `sched` for the state of frame F; `protect` makes tables read-only.
 function M.setup(F, views, protect)
-    local api, S = F.api, F.state
+    local api, S, C = F.api, F.state, ffi.C
     local NodeView = views.NodeView
     local value_box = ffi.new("double[1]")
     local milli_box = ffi.new("int64_t[1]")
@@ -119,7 +119,8 @@ function M.setup(F, views, protect)
         nodes = nodes,
         quantity = quantity,
         match_labels = match_labels,
-        log = protect({ info = logger(0), warn = logger(1), error = logger(2) }, "sched.log"),
+        log = protect({ info = logger(C.MS_LUA_LOG_INFO), warn = logger(C.MS_LUA_LOG_WARN),
+                        error = logger(C.MS_LUA_LOG_ERROR) }, "sched.log"),
         now = function() return api.now(S) end,
         permit = protect({ allow = release(true), deny = release(false) }, "sched.permit"),
     }, "sched")

@@ -5,8 +5,9 @@
 -- copied per node: reads go straight to the C structs, and the JIT sinks
 -- the short-lived view objects made inside a policy's loop.
 --
--- The struct layouts (ms_pod, ms_node_info, ...) are declared by the C side
--- from its own offsets (core/lua_policy.c); only fields read here appear.
+-- The struct layouts (ms_pod, ms_node_info, ...) and the enums read here
+-- (MS_* constants of ffi.C) are declared by the C side from its own
+-- offsets and values (core/policy/lua_abi.c); only fields read here appear.
 
 local ffi = require("ffi")
 
@@ -45,11 +46,24 @@ local OFF = {
     ni_requested = offsetof("ms_node_info", "requested"),
 }
 
-local QOS = { [0] = "BestEffort", "Burstable", "Guaranteed" }
-local EFFECT = { [0] = "", "NoSchedule", "PreferNoSchedule", "NoExecute" }
-local PROTOCOL = { [0] = "TCP", "UDP", "SCTP" }
-local BUILTIN = { cpu = 0, memory = 1, ["ephemeral-storage"] = 2, pods = 3 }
-local BUILTIN_NAMES = { [0] = "cpu", "memory", "ephemeral-storage", "pods" }
+local C = ffi.C
+local QOS = {
+    [C.MS_QOS_BEST_EFFORT] = "BestEffort", [C.MS_QOS_BURSTABLE] = "Burstable",
+    [C.MS_QOS_GUARANTEED] = "Guaranteed",
+}
+local EFFECT = {
+    [C.MS_EFFECT_NONE] = "", [C.MS_EFFECT_NO_SCHEDULE] = "NoSchedule",
+    [C.MS_EFFECT_PREFER_NO_SCHEDULE] = "PreferNoSchedule", [C.MS_EFFECT_NO_EXECUTE] = "NoExecute",
+}
+local PROTOCOL = { [C.MS_PROTO_TCP] = "TCP", [C.MS_PROTO_UDP] = "UDP", [C.MS_PROTO_SCTP] = "SCTP" }
+local TOL_EXISTS = C.MS_TOL_EXISTS
+local BUILTIN = {
+    cpu = C.MS_RES_CPU, memory = C.MS_RES_MEMORY, ["ephemeral-storage"] = C.MS_RES_EPHEMERAL,
+    pods = C.MS_RES_PODS,
+}
+local NBUILTIN = C.MS_RES_NBUILTIN
+local BUILTIN_NAMES = {}
+for name, i in pairs(BUILTIN) do BUILTIN_NAMES[i] = name end
 
 local tonumber, type, error, tostring = tonumber, type, error, tostring
 local cast, istype, fstring = ffi.cast, ffi.istype, ffi.string
@@ -299,7 +313,7 @@ function M.setup(F)
                 local x = tol[i]
                 t[i + 1] = {
                     key = str(x.key),
-                    operator = x.op == 1 and "Exists" or "Equal",
+                    operator = x.op == TOL_EXISTS and "Exists" or "Equal",
                     value = str(x.value),
                     effect = EFFECT[x.effect] or "",
                     tolerationSeconds = x.has_seconds and tonumber(x.toleration_seconds) or nil,
@@ -461,7 +475,7 @@ function M.setup(F)
         if F.epoch ~= st.e then stale("resources") end
         local r = st.r
         local i = st.i + 1
-        while i < 4 do
+        while i < NBUILTIN do
             local v = r.v[i]
             if v ~= 0 then
                 st.i = i
@@ -469,7 +483,7 @@ function M.setup(F)
             end
             i = i + 1
         end
-        local j = i - 4
+        local j = i - NBUILTIN
         if j < r.nscalar then
             st.i = i
             local sc = r.scalar[j]

@@ -76,21 +76,27 @@ function Node:pods() end
 ---@field victims moonsched.Pod[]
 ---@field pdb_violations integer
 
----A policy: only `name` is required; each hook is optional.
+---The policy's own table for one pod's scheduling cycle: the hooks of that
+---cycle share it, the next cycle (and an Unreserve after a failed bind)
+---gets a fresh one.
+---@alias moonsched.State table
+
+---A policy: only `name` is required; each hook is optional, and the policy
+---takes part only in the extension points whose hooks it defines.
 ---@class moonsched.Policy
 ---@field name string
----@field init? fun(args: table)
+---@field init? fun(args: table) once per load, with the args of the policy's pluginConfig entry (an empty table without)
 ---@field pre_enqueue? fun(pod: moonsched.Pod): (boolean?, string?) false, reason keeps the pod out of activeQ
----@field less? fun(a: moonsched.Pod, b: moonsched.Pod): boolean
----@field pre_filter? fun(pod: moonsched.Pod, state: table): (boolean|"skip"|nil, string?, boolean?)
----@field filter? fun(pod: moonsched.Pod, node: moonsched.Node, state: table): (boolean, string?, boolean?) a false or nil first value rejects; a true third value makes it unresolvable
----@field score? fun(pod: moonsched.Pod, node: moonsched.Node, state: table): number
----@field normalize? fun(pod: moonsched.Pod, scores: number[], nodes: moonsched.Node[], state: table)
----@field reserve? fun(pod: moonsched.Pod, node_name: string, state: table): (boolean?, string?)
----@field unreserve? fun(pod: moonsched.Pod, node_name: string, state: table)
----@field permit? fun(pod: moonsched.Pod, node_name: string, state: table): ("allow"|"deny"|"wait"|boolean|nil, (string|number)?)
----@field select_victims? fun(pod: moonsched.Pod, node: moonsched.Node, candidates: moonsched.Pod[]): moonsched.Pod[]?
----@field pick_preemption? fun(pod: moonsched.Pod, options: moonsched.PreemptionOption[]): integer?
+---@field less? fun(a: moonsched.Pod, b: moonsched.Pod): boolean true when a goes before b
+---@field pre_filter? fun(pod: moonsched.Pod, state: moonsched.State): (boolean|"skip"|nil, string?, boolean?) nil or true goes on; "skip" skips the policy's filter and score; false, reason rejects (a true third value: unresolvable)
+---@field filter? fun(pod: moonsched.Pod, node: moonsched.Node, state: moonsched.State): (boolean, string?, boolean?) a false or nil first value rejects; a true third value makes it unresolvable
+---@field score? fun(pod: moonsched.Pod, node: moonsched.Node, state: moonsched.State): number a finite number; rescaled to 0..100 unless normalize is defined
+---@field normalize? fun(pod: moonsched.Pod, scores: number[], nodes: moonsched.Node[], state: moonsched.State) scores[i] writable, each must end in 0..100
+---@field reserve? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State): (boolean?, string?)
+---@field unreserve? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State)
+---@field permit? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State): ("allow"|"deny"|"wait"|boolean|nil, (string|number)?)
+---@field select_victims? fun(pod: moonsched.Pod, node: moonsched.Node, candidates: moonsched.Pod[]): moonsched.Pod[]? candidates: lower priority, lowest first; nil: this node cannot help
+---@field pick_preemption? fun(pod: moonsched.Pod, options: moonsched.PreemptionOption[]): integer? the chosen option's index; nil: DefaultPreemption's choice
 
 ---@class moonsched.Log
 ---@field info fun(msg: any, fields?: table)

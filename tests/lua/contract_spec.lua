@@ -1,6 +1,6 @@
--- The policy contract (POLICY_API.md) checked against the real runtime:
--- its example policy runs unchanged, and the sandbox's globals are exactly
--- the contract's list.
+-- The policy contract (docs/policies.md) checked against the real runtime:
+-- its example policy runs as it is written there, and the sandbox's
+-- globals are exactly the contract's list.
 local h = require("tests.lua.helper")
 
 -- What filter(pod, node) sees of `expr`: "ok:<tostring>" or "err:<message>".
@@ -29,10 +29,7 @@ describe("the sandbox's globals", function()
         return w:filter(p, pod, { ni })[1].reason
     end
 
-    -- "the safe Lua base (string, table, math, bit, pairs, ipairs, pcall,
-    -- error, type, tostring, tonumber, select, next, unpack,
-    -- setmetatable/getmetatable on their own tables, os.time, os.clock) and
-    -- sched"; load/loadstring are refused binary chunks only.
+    -- docs/policies.md, "Sandbox": these globals, and no more.
     local listed = {
         string = "table", table = "table", math = "table", bit = "table", pairs = "function",
         ipairs = "function", pcall = "function", error = "function", type = "function",
@@ -88,56 +85,13 @@ return p]]))
     end)
 end)
 
--- The contract's example, as it is written there.
-local EXAMPLE = [==[
-local p = { name = "gpu-binpack" }
-
--- once per load, with this policy's args from the scheduler config (a plain table)
-function p.init(args) p.gpu = args.resource or "nvidia.com/gpu" end
-
--- PreEnqueue: false, "reason" keeps the pod out of the active queue
-function p.pre_enqueue(pod) return true end
-
--- QueueSort: true when a goes before b (one policy per profile at most)
-function p.less(a, b) return a.priority > b.priority end
-
--- PreFilter: once per pod per cycle. Return nil / true to go on,
--- "skip" to skip this policy's filter and score for this pod,
--- or false, "reason" to make the pod unschedulable.
-function p.pre_filter(pod, state) state.want = pod.requests[p.gpu] end
-
--- Filter: per node. true, or false, "reason".
--- A third value true marks it unresolvable (preemption cannot help).
-function p.filter(pod, node, state)
-  if state.want == 0 then return true end
-  return node.allocatable[p.gpu] - node.requested[p.gpu] >= state.want, "not enough GPUs"
-end
-
--- Score: per feasible node, any number. Unless p.normalize is defined, scores
--- are rescaled linearly to 0..100 (max -> 100), then multiplied by the weight.
-function p.score(pod, node, state)
-  return node.requested[p.gpu]          -- pack GPU pods together
-end
--- optional: function p.normalize(pod, scores, nodes, state) ... end  (scores[i] writable)
-
--- Reserve / Unreserve, Permit
-function p.reserve(pod, node_name, state) end
-function p.unreserve(pod, node_name, state) end
-function p.permit(pod, node_name, state) return "allow" end
-  -- "allow" | "deny", reason | "wait", seconds   (a waiting pod is later released
-  -- with sched.permit.allow(uid) / sched.permit.deny(uid, reason))
-
--- Preemption (PostFilter). Both optional; defaults are upstream's DefaultPreemption.
--- candidates: pods on `node` with lower priority, lowest priority first.
--- Return the pods to evict (an array of entries of `candidates`), or nil to say
--- this node cannot help.
-function p.select_victims(pod, node, candidates) end
--- options: array of { node = ..., victims = {...}, pdb_violations = n }.
--- Return the index of the chosen option.
-function p.pick_preemption(pod, options) end
-
-return p
-]==]
+-- The contract's example: the first Lua block of docs/policies.md.
+local EXAMPLE = (function()
+    local f = assert(io.open("docs/policies.md"))
+    local text = f:read("*a")
+    f:close()
+    return assert(text:match("```lua\n(.-)```"), "docs/policies.md has no Lua example")
+end)()
 
 describe("the contract's example policy", function()
     local w, p, nodes

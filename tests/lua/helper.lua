@@ -9,50 +9,26 @@ local ffi = require("ffi")
 -- policies run in states of their own and keep their JIT.
 require("jit").off()
 
-ffi.cdef([[
-typedef struct ms_interner ms_interner;
-typedef struct cJSON cJSON;
-typedef struct ms_pod ms_pod;
-typedef struct ms_node ms_node;
-typedef struct ms_node_info ms_node_info;
-typedef struct ms_lua_runtime ms_lua_runtime;
-typedef struct ms_lua_state ms_lua_state;
-typedef struct ms_policy ms_policy;
-typedef struct ms_error { int rc; char msg[512]; } ms_error;
-typedef struct ms_resource_names { uint32_t builtin[4]; } ms_resource_names;
-typedef struct ms_decoder { ms_interner *in; ms_resource_names rn; uint32_t default_scheduler; } ms_decoder;
-typedef struct ms_arena { void *head; size_t block_size; size_t total; } ms_arena;
-typedef struct ms_status { uint8_t code; uint8_t nreasons; int16_t plugin; const char *reasons[4]; } ms_status;
-typedef struct ms_cycle {
-  ms_pod *pod; void *qp; const void *snap; ms_arena *arena; void **state; uint32_t current;
-  uint64_t skip_filter; uint64_t skip_score; const void *h; uint64_t cycle;
-} ms_cycle;
-typedef struct ms_lua_options {
-  double budget; size_t memory; uint32_t max_failures; uint8_t on_error;
-  void *log; void *log_ctx; void *now; void *now_ctx; void *permit; void *permit_ctx;
-  void *disabled; void *disabled_ctx;
-} ms_lua_options;
-typedef struct ms_policy_stats {
-  uint64_t calls, failures, budget_kills, memory_errors; uint32_t consecutive;
-  uint64_t reloads_ok, reloads_failed, disabled;
-} ms_policy_stats;
-typedef struct ms_plugin_ops {
-  const char *name; uint32_t events;
-  void *create, *destroy;
-  bool (*pre_enqueue)(void *self, const ms_pod *pod, const char **reason);
-  void *less;
-  int (*pre_filter)(void *self, ms_cycle *c, ms_status *st);
-  void *filter, *post_filter, *pre_score;
-  int (*score)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n, int64_t *scores, ms_status *st);
-  void *normalize_score;
-  int (*reserve)(void *self, ms_cycle *c, uint32_t node, ms_status *st);
-  void (*unreserve)(void *self, ms_cycle *c, uint32_t node);
-  int (*permit)(void *self, ms_cycle *c, uint32_t node, double *timeout, ms_status *st);
-  void *pre_bind, *bind, *post_bind;
-  int (*filter_batch)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n, ms_status *statuses);
-  void *ctx;
-} ms_plugin_ops;
+local M = {}
+-- A name with a slash is a path for dlopen, not a library to search for.
+M.C = ffi.load(os.getenv("MOONSCHED_LIB") or "build/libmoonsched.so")
+local C = M.C
 
+-- The types and constants come from the library itself (generated from its
+-- C headers, as the runtime inside each policy state gets them); only the
+-- prototypes of the functions the specs call are declared here.
+ffi.cdef([[
+char *ms_lua_ffi_cdef(void);
+void free(void *);
+]])
+do
+    local text = C.ms_lua_ffi_cdef()
+    assert(text ~= nil, "ms_lua_ffi_cdef: out of memory")
+    ffi.cdef(ffi.string(text))
+    ffi.C.free(text)
+end
+
+ffi.cdef([[
 ms_interner *ms_interner_new(void);
 void ms_interner_free(ms_interner *in);
 uint32_t ms_intern_cstr(ms_interner *in, const char *s);
@@ -87,34 +63,29 @@ void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out);
 void cJSON_Delete(cJSON *item);
 int ms_lua_state_load_file(ms_lua_runtime *rt, const char *path, const cJSON *args,
                            ms_lua_state **out, ms_error *err);
-typedef struct ms_preemption_option {
-  const ms_node_info *node; ms_pod *const *victims; uint32_t nvictims; uint32_t pdb_violations;
-} ms_preemption_option;
 int ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
                              ms_pod *const *candidates, uint32_t ncandidates,
                              uint32_t *victims, uint32_t *nvictims, ms_status *st);
 int ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                               uint32_t noptions, uint32_t *chosen, ms_status *st);
-typedef struct spec_snapshot { ms_node_info **nodes; uint32_t nnodes; uint8_t rest[1024]; } spec_snapshot;
 struct timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clk, struct timespec *tp);
 ]])
 
-local M = {}
--- A name with a slash is a path for dlopen, not a library to search for.
-M.C = ffi.load(os.getenv("MOONSCHED_LIB") or "build/libmoonsched.so")
-local C = M.C
 -- cJSON_Delete comes with libmoonsched.so's own dependency.
 local cjson = ffi.load("libcjson.so.1")
 
-M.SUCCESS, M.ERROR, M.UNSCHEDULABLE, M.UNRESOLVABLE, M.WAIT, M.SKIP = 0, 1, 2, 3, 4, 5
+M.SUCCESS, M.ERROR, M.UNSCHEDULABLE = ffi.C.MS_SUCCESS, ffi.C.MS_ERROR, ffi.C.MS_UNSCHEDULABLE
+M.UNRESOLVABLE = ffi.C.MS_UNSCHEDULABLE_AND_UNRESOLVABLE
+M.WAIT, M.SKIP = ffi.C.MS_WAIT, ffi.C.MS_SKIP
 
 local function check(rc, err, what)
     if rc ~= 0 then error(what .. ": " .. ffi.string(err.msg), 3) end
 end
 
 --- A world: interner, decoder, runtime, a cycle arena.
---- opts: budget (s), memory (bytes), on_error (0 reject, 1 skip), max_failures.
+--- opts: budget (s), memory (bytes), on_error (MS_POLICY_REJECT or
+--- MS_POLICY_SKIP), max_failures.
 function M.world(opts)
     opts = opts or {}
     local w = { objects = {}, infos = {}, policies = {} }
@@ -129,22 +100,21 @@ function M.world(opts)
     if opts.max_failures then o.max_failures = opts.max_failures end
     -- sched.permit.allow/deny land in w.permits as {uid, allow, reason}.
     w.permits = {}
-    w.permit_cb = ffi.cast("bool (*)(void *, const char *, bool, const char *)",
-        function(_, uid, allow, reason)
-            w.permits[#w.permits + 1] = { uid = ffi.string(uid), allow = allow,
-                                          reason = reason ~= nil and ffi.string(reason) or nil }
-            return true
-        end)
-    o.permit = ffi.cast("void *", w.permit_cb)
+    w.permit_cb = ffi.cast(ffi.typeof(o.permit), function(_, uid, allow, reason)
+        w.permits[#w.permits + 1] = { uid = ffi.string(uid), allow = allow,
+                                      reason = reason ~= nil and ffi.string(reason) or nil }
+        return true
+    end)
+    o.permit = w.permit_cb
     -- Log lines (sched.log and the runtime's own) land in w.logs when
     -- opts.record_logs is set, as {level, policy, msg}.
     if opts.record_logs then
         w.logs = {}
-        w.log_cb = ffi.cast("void (*)(void *, int, const char *, const char *)",
-            function(_, level, policy, msg)
-                w.logs[#w.logs + 1] = { level = level, policy = ffi.string(policy), msg = ffi.string(msg) }
-            end)
-        o.log = ffi.cast("void *", w.log_cb)
+        w.log_cb = ffi.cast(ffi.typeof(o.log), function(_, level, policy, msg)
+            w.logs[#w.logs + 1] = { level = tonumber(level), policy = ffi.string(policy),
+                                    msg = ffi.string(msg) }
+        end)
+        o.log = w.log_cb
     end
     local err = ffi.new("ms_error")
     local rt = ffi.new("ms_lua_runtime *[1]")
@@ -198,8 +168,6 @@ function M:policy(src)
     end
     local p = ffi.new("ms_policy *[1]")
     check(C.ms_policy_new(self.rt, s[0], p, err), err, "policy")
-    local ops = C.ms_policy_ops(p[0])
-    assert(ops.ctx == ffi.cast("void *", p[0]), "ms_plugin_ops layout in helper.lua is out of date")
     self.policies[#self.policies + 1] = p[0]
     return p[0]
 end
@@ -283,9 +251,9 @@ function M:schedule(p, pod, nodes)
     local c = self.cycle
     c.pod = pod
     c.cycle = c.cycle + 1
-    local snap = ffi.new("spec_snapshot")
+    local snap = ffi.new("ms_snapshot")
     local arr = nodes_array(nodes)
-    snap.nodes, snap.nnodes = arr, #nodes
+    snap.nodes, snap.nnodes = ffi.cast("const uint64_t *", arr), #nodes
     c.snap = snap
     local ops = C.ms_policy_ops(p)
     local self_p = ffi.cast("void *", p)
@@ -378,8 +346,9 @@ function M:pick(p, pod, options)
         local v = ffi.new("ms_pod *[?]", #o.victims)
         for j, q in ipairs(o.victims) do v[j - 1] = q end
         keep[i] = v
-        opts[i - 1].node = o.node
-        opts[i - 1].victims = v
+        -- The runtime's layout: pointers it turns into views are addresses.
+        opts[i - 1].node = ffi.cast("uint64_t", o.node)
+        opts[i - 1].victims = ffi.cast("const uint64_t *", v)
         opts[i - 1].nvictims = #o.victims
         opts[i - 1].pdb_violations = o.pdb or 0
     end

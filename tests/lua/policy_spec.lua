@@ -231,7 +231,7 @@ end)
 
 describe("failures", function()
     it("disable a policy after consecutive failures and a reload brings it back", function()
-        local w = h.world({ max_failures = 2, on_error = 1 })
+        local w = h.world({ max_failures = 2, on_error = h.C.MS_POLICY_SKIP })
         local pod = w:pod(POD)
         local ni = w:node(node_json("n1", "1"))
         local p = assert(w:policy([[return {name = "flaky", filter = function() error("flake") end}]]))

@@ -1,0 +1,233 @@
+/* Policy states: loading and its errors, the sandbox, the memory cap, and
+ * the views over decoded objects (live for one call only). */
+#include "testutil.h"
+#include "lua_env.h"
+
+static const char *POD =
+    "metadata: {name: web-1, namespace: shop, uid: u-1, labels: {app: web, tier: front},\n"
+    "  annotations: {note: hello}, creationTimestamp: '2024-01-02T03:04:05Z',\n"
+    "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-rs, uid: r1,"
+    " controller: true}]}\n"
+    "spec:\n"
+    "  priority: 7\n"
+    "  schedulerName: lua-sched\n"
+    "  nodeSelector: {disk: ssd}\n"
+    "  tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n"
+    "  containers:\n"
+    "  - name: c\n"
+    "    ports: [{containerPort: 80, hostPort: 8080}]\n"
+    "    resources:\n"
+    "      requests: {cpu: 500m, memory: 1Gi, example.com/gpu: 2}\n"
+    "      limits: {cpu: '1', memory: 1Gi, example.com/gpu: 2}\n";
+
+static const char *NODE =
+    "metadata: {name: n1, labels: {zone: a, disk: ssd}, annotations: {rack: r7}}\n"
+    "spec: {unschedulable: true, taints: [{key: gpu, value: 'yes', effect: NoSchedule}]}\n"
+    "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110', example.com/gpu: 8}}\n";
+
+/* Field values come back as the reason of a rejection. */
+static void test_views_read_decoded_objects(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_pod *pod = fx_pod(&e->fx.d, POD);
+    ms_pod *other = fx_pod(&e->fx.d, "metadata: {name: old, namespace: shop}\n"
+                                     "spec: {nodeName: n1, containers: [{name: c, resources: "
+                                     "{requests: {cpu: 250m, example.com/gpu: 3}}}]}\n");
+    ms_node *node = fx_node(&e->fx.d, NODE);
+    ms_node_info *ni = ms_node_info_new(node->meta.name);
+    ms_node_info_set_node(ni, node);
+    assert_int_equal(ms_node_info_add_pod(ni, other, e->fx.in), 0);
+
+    ms_policy *p = load(e,
+        "local p = {name = 'views'}\n"
+        "function p.filter(pod, node)\n"
+        "  local t = {}\n"
+        "  local function add(...) for i = 1, select('#', ...) do t[#t+1] = tostring((select(i, ...))) end end\n"
+        "  add(pod.name, pod.namespace, pod.uid, pod.priority, pod.scheduler_name, pod.node_name,\n"
+        "      pod.nominated_node_name, pod.qos, pod.owner_kind, pod.owner_name, pod.created)\n"
+        "  add(pod.labels.app, pod.labels.nope, #pod.labels, pod.annotations.note)\n"
+        "  add(pod.requests.cpu, pod.requests.memory, pod.requests['example.com/gpu'],\n"
+        "      pod.requests['other.io/x'], pod.limits.cpu)\n"
+        "  local tol = pod.tolerations[1]\n"
+        "  add(tol.key, tol.operator, tol.effect, pod.node_selector.disk, pod.ports[1].hostPort)\n"
+        "  add(node.name, node.unschedulable, node.labels.zone, node.annotations.rack)\n"
+        "  add(node.taints[1].key, node.taints[1].value, node.taints[1].effect)\n"
+        "  add(node.allocatable.cpu, node.allocatable['example.com/gpu'], node.requested.cpu,\n"
+        "      node.requested['example.com/gpu'], node.requested.pods, node.free('cpu'),\n"
+        "      node:free('example.com/gpu'), node.pod_count)\n"
+        "  for q in node:pods() do add(q.name) end\n"
+        "  local keys = {} for k, v in pairs(node.labels) do keys[#keys+1] = k .. '=' .. v end\n"
+        "  table.sort(keys) add(table.concat(keys, ','))\n"
+        "  return false, table.concat(t, ' ')\n"
+        "end\n"
+        "return p\n");
+    ms_status st;
+    e->c.pod = pod;
+    ms_node_info *nodes[] = {ni};
+    assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, nodes, 1, &st), MS_SUCCESS);
+    assert_int_equal(st.code, MS_UNSCHEDULABLE);
+    assert_int_equal(st.nreasons, 1);
+    assert_string_equal(st.reasons[0],
+        "web-1 shop u-1 7 lua-sched nil nil Burstable ReplicaSet web-rs 1704164645 "
+        "web nil 2 hello "
+        "500 1073741824 2 0 1000 "
+        "gpu Exists NoSchedule ssd 8080 "
+        "n1 true a r7 "
+        "gpu yes NoSchedule "
+        "4000 8 250 3 1 3750 5 1 "
+        "old disk=ssd,zone=a");
+    ms_policy_free(p);
+    ms_node_info_free(ni);
+    ms_node_unref(node);
+    ms_pod_unref(other);
+    ms_pod_unref(pod);
+    env_free(e);
+}
+
+static void test_stale_view_errors(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 2);
+    ms_policy *p = load(e,
+        "local p = {name = 'keeper'}\n"
+        "local kept\n"
+        "function p.filter(pod, node)\n"
+        "  if kept then return false, kept.name end\n"
+        "  kept = node\n"
+        "  return true\n"
+        "end\n"
+        "return p\n");
+    ms_status st[2];
+    assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 1, st), MS_SUCCESS);
+    assert_int_equal(st[0].code, MS_SUCCESS);
+    assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 1, st), MS_SUCCESS);
+    assert_int_equal(st[0].code, MS_UNSCHEDULABLE);
+    assert_non_null(strstr(st[0].reasons[0], "used after the call"));
+    ms_policy_free(p);
+    free_cluster(&cl);
+    env_free(e);
+}
+
+static void test_load_errors(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_error err;
+    const char *src = "return {}";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "needs a name"));
+    src = "return 42";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "must return a table"));
+    src = "return {name = 'x',\n filter = 3}";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "filter must be a function"));
+    src = "local x = \nreturn {name = 'x'}";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "bad.lua:2:"));
+    src = "error('boom in init')";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "boom in init"));
+    /* A LuaJIT bytecode header. */
+    static const char bc[] = "\033LJ\002\000junk";
+    assert_non_null(strstr(load_error(e, bc, sizeof bc - 1, &err), "binary chunks"));
+    src = "local p = {name = 'x'} function p.init(a) error('init says ' .. a.word) end return p";
+    cJSON *args = cJSON_Parse("{\"word\": \"no\"}");
+    ms_lua_state *s = NULL;
+    assert_int_not_equal(ms_lua_state_load(e->rt, "=a.lua", src, strlen(src), args, &s, &err), MS_OK);
+    assert_non_null(strstr(err.msg, "init says no"));
+    cJSON_Delete(args);
+    src = "while true do end";
+    assert_non_null(strstr(load_error(e, src, strlen(src), &err), "CPU budget"));
+    env_free(e);
+}
+
+static void test_memory_cap(void **state) {
+    (void)state;
+    env *e = env_new(2.0, (size_t)16 << 20, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 2);
+    ms_policy *p = load(e,
+        "local p = {name = 'bomb'}\n"
+        "function p.filter(pod, node)\n"
+        "  if pod.priority == 0 then local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end end\n"
+        "  return true\n"
+        "end\n"
+        "return p\n");
+    ms_status st[2];
+    assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 2, st), MS_SUCCESS);
+    assert_int_equal(st[0].code, MS_UNSCHEDULABLE);
+    assert_non_null(strstr(st[0].reasons[0], "memory cap"));
+    assert_true(ms_lua_state_memory(ms_policy_state(p)) < ((size_t)16 << 20));
+    ms_policy_stats stats;
+    ms_policy_get_stats(p, &stats);
+    assert_int_equal(stats.memory_errors, 1);
+    ms_pod *ok = fx_pod(&e->fx.d, "metadata: {name: q}\nspec: {priority: 1, containers: [{name: c}]}\n");
+    e->c.pod = ok;
+    assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 2, st), MS_SUCCESS);
+    assert_int_equal(st[0].code, MS_SUCCESS);
+    ms_pod_unref(ok);
+    e->c.pod = cl.pod;
+    ms_policy_free(p);
+    free_cluster(&cl);
+    env_free(e);
+}
+
+static void test_sandbox(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 1);
+    static const struct {
+        const char *code;
+        const char *want;   /* in the reason */
+    } cases[] = {
+        {"return io.open('/etc/passwd')", "undefined global 'io'"},
+        {"return os.execute('true')", "attempt to call field 'execute'"},
+        {"return require('ffi')", "undefined global 'require'"},
+        {"return string.dump(tostring)", "attempt to call field 'dump'"},
+        {"return debug.getinfo(1)", "undefined global 'debug'"},
+        {"return collectgarbage()", "undefined global 'collectgarbage'"},
+        {"return getfenv(1)", "undefined global 'getfenv'"},
+        {"setmetatable(sched, {})", "cannot change a protected metatable"},
+        {"sched.nodes = 1", "sched is read-only"},
+        {"string.rep = nil", "string is read-only"},
+        {"local mt = getmetatable('') return mt.__index", "attempt to index local 'mt'"},
+        {"return ('x').dump", "ok:nil"},
+        {"return getmetatable(pod)", "ok:nil"},
+        {"pod.name = 'x'", "views are read-only"},
+        {"return select(2, load(string.char(27) .. 'LJ'))", "ok:binary chunks are not allowed"},
+        {"return assert(true)", "undefined global 'assert'"},
+        {"return _G", "undefined global '_G'"},
+        {"return load('return 1 + 1')()", "ok:2"},
+        {"return load('return io')()", "undefined global 'io'"},
+        {"return rawset(_G, 'x', 1)", "undefined global 'rawset'"},
+        {"local function f(n) return 1 + f(n + 1) end return f(1)", "stack overflow"},
+        {"return sched.quantity('1.5Gi')", "ok:1610612736"},
+        {"return sched.match_labels({matchLabels = {app = 'x'}}, {app = 'x'})", "ok:true"},
+        {"return os.time() > 0", "ok:true"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "local p = {name = 'sandbox'}\n"
+                 "function p.filter(pod, node)\n"
+                 "  local ok, r = pcall(function() %s end)\n"
+                 "  if ok then return false, 'ok:' .. tostring(r) end\n"
+                 "  return false, tostring(r)\n"
+                 "end\n"
+                 "return p\n", cases[k].code);
+        ms_policy *p = load(e, src);
+        ms_status st;
+        assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 1, &st), MS_SUCCESS);
+        assert_int_equal(st.code, MS_UNSCHEDULABLE);
+        if (!strstr(st.reasons[0], cases[k].want))
+            fail_msg("%s: got \"%s\", want \"%s\"", cases[k].code, st.reasons[0], cases[k].want);
+        ms_policy_free(p);
+    }
+    free_cluster(&cl);
+    env_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_views_read_decoded_objects),
+        cmocka_unit_test(test_stale_view_errors),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_memory_cap),
+        cmocka_unit_test(test_sandbox),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
