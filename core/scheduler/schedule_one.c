@@ -117,6 +117,26 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
 
 /* No feasible node: every node of the snapshot has a failing status in
  * s->statuses. PostFilter, then the FitError message. */
+/* upstream's FitError message into s->msg, PostFilter's reasons appended
+ * (preemption's, for one); false when out of memory. */
+static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter_reason, ms_code pcode,
+                              const ms_status *pst) {
+    ms_buf *m = &s->msg;
+    ms_buf_reset(m);
+    size_t need = ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+    if (need + 1 > m->cap) {
+        if (!ms_buf_reserve(m, need)) return false;
+        ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+    }
+    m->len = need;
+    if (pcode != MS_SUCCESS && pst->nreasons > 0) {
+        char post[512];
+        join_reasons(pst, post, sizeof post);
+        ms_buf_printf(m, " %s", post);
+    }
+    return true;
+}
+
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -138,21 +158,9 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
         return;
     }
 
-    size_t need = ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
-    if (need + 1 > s->msgcap) {
-        if (!ms_sched_msg_reserve(s, need + 1)) {
-            cycle_error(s, r, "out of memory", now);
-            return;
-        }
-        ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
-    }
-    if (pcode != MS_SUCCESS && pst.nreasons > 0) {
-        /* upstream appends the PostFilter message (e.g. preemption's). */
-        char post[512];
-        join_reasons(&pst, post, sizeof post);
-        size_t len = strlen(s->msg);
-        if (ms_sched_msg_reserve(s, len + strlen(post) + 2))
-            snprintf(s->msg + len, s->msgcap - len, " %s", post);
+    if (!fit_error_message(s, n, prefilter_reason, pcode, &pst)) {
+        cycle_error(s, r, "out of memory", now);
+        return;
     }
     if (pcode == MS_SUCCESS && nominated != MS_STR_NONE) {
         /* upstream recordSchedulingFailure: the nominator first (later
@@ -167,7 +175,7 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     /* Extenders declare no events: a pod they rejected waits for any
      * (upstream's ExtenderName among the unschedulable plugins). */
     ms_event_mask interest = extenders_rejected ? MS_EV_ALL : ms_framework_interest(fw, plugins);
-    requeue_unschedulable(s, r, plugins, interest, s->msg, now);
+    requeue_unschedulable(s, r, plugins, interest, s->msg.data, now);
 }
 
 /* findNodesThatPassFilters when the profile has batch Filter plugins (Lua
@@ -379,34 +387,14 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
 }
 
 /* Permit asked to wait: the pod stays assumed and reserved until its
- * deadline (ms_scheduler_tick decides then). The report is copied into the
- * record's arena: the cycle buffers are reused by the next pod. */
+ * deadline (ms_scheduler_tick decides then). */
 static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
                  double now) {
-    ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
-    int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
-    if (s->nwaiting == s->waitcap) {
-        uint32_t cap = s->waitcap ? s->waitcap * 2 : 16;
-        ms_inflight **w = realloc(s->waiting, cap * sizeof *w);
-        if (w) {
-            s->waiting = w;
-            s->waitcap = cap;
-        }
-    }
-    if (!copy || (report->nplugins && !scores) || s->nwaiting == s->waitcap) {
-        ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
-        ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
-        ms_cache_forget_pod(s->cache, r->assumed);
-        cycle_error(s, r, "out of memory", now);
-        return;
-    }
-    *copy = *report;
-    if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
-    copy->scores = scores;
-    r->report = copy;
-    r->waiting = true;
-    r->deadline = deadline;
-    s->waiting[s->nwaiting++] = r;
+    if (ms_sched_park(s, r, report, deadline)) return;
+    ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
+    ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
+    ms_cache_forget_pod(s->cache, r->assumed);
+    cycle_error(s, r, "out of memory", now);
 }
 
 static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
