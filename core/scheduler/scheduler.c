@@ -263,6 +263,50 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
     return rc;
 }
 
+/* The cache, the handle the plugins share, the per-profile arrays and the
+ * queue: everything the profiles' frameworks are built on. */
+static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o, ms_error *err) {
+    s->cache = ms_cache_new(s->in, cfg->assumed_ttl);
+    s->handle.in = s->in;
+    s->handle.rn = &s->dec.rn;
+    s->handle.scratch = ms_node_info_new(MS_STR_NONE);
+    if (s->handle.scratch) s->handle.scratch->scratch = true;
+    s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
+    s->handle.bind = sched_bind;
+    s->handle.bind_ctx = s;
+    s->handle.namespaces = &s->namespaces;
+    s->pdbs = ms_pdb_set_new();
+    s->handle.pdbs = s->pdbs;
+    s->handle.rng = &s->rng;
+    s->handle.evict = o->evictor.evict ? sched_evict : NULL;
+    s->handle.clear_nomination = sched_clear_nomination;
+    s->handle.preempt_ctx = s;
+    s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
+    s->info = calloc(cfg->nprofiles, sizeof *s->info);
+    s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
+    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
+    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+        !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+
+    /* The queue exists before the plugins, which may keep the handle that
+     * points at it. Its QueueSort is profile 0's framework, initialised
+     * later, before any pod arrives. */
+    ms_queue_config qc;
+    ms_queue_config_default(&qc);
+    if (cfg->pod_initial_backoff > 0) qc.initial_backoff = cfg->pod_initial_backoff;
+    if (cfg->pod_max_backoff > 0) qc.max_backoff = cfg->pod_max_backoff;
+    if (cfg->pod_max_unschedulable > 0) qc.max_unschedulable = cfg->pod_max_unschedulable;
+    qc.less = ms_framework_less;
+    qc.less_ctx = &s->profiles[0];
+    qc.pre_enqueue = sched_pre_enqueue;
+    qc.pre_enqueue_ctx = s;
+    s->queue = ms_queue_new(&qc);
+    if (!s->queue) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    s->handle.queue = s->queue;
+    return MS_OK;
+}
+
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err) {
     *out = NULL;
     if (!o || !o->in) return ms_error_set(err, MS_EINVAL, "scheduler options need an interner");
@@ -297,49 +341,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
         goto fail;
     }
 
-    s->cache = ms_cache_new(s->in, cfg->assumed_ttl);
-    s->handle.in = s->in;
-    s->handle.rn = &s->dec.rn;
-    s->handle.scratch = ms_node_info_new(MS_STR_NONE);
-    if (s->handle.scratch) s->handle.scratch->scratch = true;
-    s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
-    s->handle.bind = sched_bind;
-    s->handle.bind_ctx = s;
-    s->handle.namespaces = &s->namespaces;
-    s->pdbs = ms_pdb_set_new();
-    s->handle.pdbs = s->pdbs;
-    s->handle.rng = &s->rng;
-    s->handle.evict = o->evictor.evict ? sched_evict : NULL;
-    s->handle.clear_nomination = sched_clear_nomination;
-    s->handle.preempt_ctx = s;
-    s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
-    s->info = calloc(cfg->nprofiles, sizeof *s->info);
-    s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
-    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
-        !s->profiles || !s->info || !s->pcs || !s->policy_preemption) {
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        goto fail;
-    }
-
-    /* The queue exists before the plugins, which may keep the handle that
-     * points at it. Its QueueSort is profile 0's framework, initialised
-     * below, before any pod arrives. */
-    ms_queue_config qc;
-    ms_queue_config_default(&qc);
-    if (cfg->pod_initial_backoff > 0) qc.initial_backoff = cfg->pod_initial_backoff;
-    if (cfg->pod_max_backoff > 0) qc.max_backoff = cfg->pod_max_backoff;
-    if (cfg->pod_max_unschedulable > 0) qc.max_unschedulable = cfg->pod_max_unschedulable;
-    qc.less = ms_framework_less;
-    qc.less_ctx = &s->profiles[0];
-    qc.pre_enqueue = sched_pre_enqueue;
-    qc.pre_enqueue_ctx = s;
-    s->queue = ms_queue_new(&qc);
-    if (!s->queue) {
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        goto fail;
-    }
-    s->handle.queue = s->queue;
+    if ((rc = init_state(s, cfg, o, err)) != MS_OK) goto fail;
 
     cJSON *ignored = NULL;
     rc = init_extenders(s, cfg, &ignored, err);
