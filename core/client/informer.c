@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/map.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
@@ -712,7 +713,7 @@ static bool backoff(ms_informer *inf) {
     double initial = inf->o.backoff_initial > 0 ? inf->o.backoff_initial : 0.8;
     double max = inf->o.backoff_max > 0 ? inf->o.backoff_max : 30;
     double reset = inf->o.backoff_reset > 0 ? inf->o.backoff_reset : 120;
-    double now = ms_monotonic_now(NULL);
+    double now = ms_clock_monotonic();
     if (inf->backoff == 0 || now - inf->last_backoff >= reset)
         inf->backoff = initial;
     else
@@ -736,9 +737,9 @@ static void *informer_main(void *arg) {
             }
             need_list = false;
         }
-        double t0 = ms_monotonic_now(NULL);
+        double t0 = ms_clock_monotonic();
         watch_result w = watch_once(inf);
-        double lasted = ms_monotonic_now(NULL) - t0;
+        double lasted = ms_clock_monotonic() - t0;
         if (w == W_STOP) break;
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);
