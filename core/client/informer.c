@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/map.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
@@ -454,6 +455,81 @@ static void drop_unlisted(ms_informer *inf) {
     free(gone);
 }
 
+/* A list answer other than 200, freed here: true when listing goes on
+ * (from the start after an expired continue token, or with the other
+ * version of the resource); false when it ends (logged). */
+static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char **cont, int *restarts,
+                                bool *switched) {
+    bool again = false;
+    if (resp->status == 410 && *cont && *restarts < 3) {
+        /* The continue token outlived etcd's compaction: start over. */
+        log_http(inf, "list continue token expired; listing again", resp);
+        free(*cont);
+        *cont = NULL;
+        (*restarts)++;
+        again = true;
+    } else if (resp->status == 404 && !*cont && !*switched && inf->res->fallback_path &&
+               !atomic_load(&inf->synced)) {
+        /* This version of the resource is not served (policy/v1 PDBs
+         * before 1.21): the other one, once; kept after the first sync. */
+        const char *from = ms_informer_path(inf);
+        atomic_store(&inf->fallback, !atomic_load(&inf->fallback));
+        ms_log(inf->log, MS_LOG_INFO, "resource not served (404); trying the other version", "resource", from,
+               "next", ms_informer_path(inf), NULL);
+        *switched = true;
+        again = true;
+    } else if (resp->status == 403 && inf->res->optional && !atomic_load(&inf->synced)) {
+        log_http(inf, "list forbidden; going on without this resource and retrying", resp);
+        emit(inf, MS_DELTA_SYNCED, NULL, false, false);
+        flush(inf);
+        atomic_store(&inf->synced, true);
+    } else {
+        log_http(inf, "list failed", resp);
+    }
+    ms_kube_response_free(resp);
+    return again;
+}
+
+/* One page of a list into the known objects and the deltas. */
+static void apply_list_page(ms_informer *inf, cJSON *doc) {
+    STAT_ADD(inf, pages, 1);
+    /* Items of a List come without apiVersion; they are of the list's
+     * (a decoder may care: policy/v1beta1 PDBs). Borrowed from doc. */
+    const cJSON *list_av = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
+    const char *av = cJSON_IsString(list_av) ? list_av->valuestring : NULL;
+    cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
+    cJSON_ArrayForEach(it, items) {
+        if (av && cJSON_IsObject(it) && !cJSON_GetObjectItemCaseSensitive(it, "apiVersion")) {
+            cJSON *ref = cJSON_CreateStringReference(av);
+            if (ref) cJSON_AddItemToObjectCS(it, "apiVersion", ref);
+        }
+        meta m;
+        if (!read_meta(it, &m)) {
+            STAT_ADD(inf, decode_errors, 1);
+            ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
+            continue;
+        }
+        apply_upsert(inf, it, &m, true);
+    }
+    flush(inf);
+}
+
+/* The whole list is in: objects it did not name are deleted, the watch
+ * starts from its resourceVersion, the first list marks the sync. */
+static void list_done(ms_informer *inf, const char *list_rv) {
+    drop_unlisted(inf);
+    set_rv(inf, list_rv, true);
+    bool first = !atomic_load(&inf->synced);
+    if (first) emit(inf, MS_DELTA_SYNCED, NULL, false, false);
+    flush(inf);
+    if (first) atomic_store(&inf->synced, true);
+    STAT_ADD(inf, lists, 1);
+    char cnt[32];
+    snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
+    ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", ms_informer_path(inf), "objects", cnt,
+           "resourceVersion", inf->rv ? inf->rv : "", NULL);
+}
+
 static list_result list_all(ms_informer *inf) {
     inf->gen++;
     char *cont = NULL, *list_rv = NULL;
@@ -480,38 +556,8 @@ static list_result list_all(ms_informer *inf) {
             ms_kube_response_free(&resp);
             break;
         }
-        if (resp.status == 410 && cont && restarts < 3) {
-            /* The continue token outlived etcd's compaction: start over. */
-            log_http(inf, "list continue token expired; listing again", &resp);
-            ms_kube_response_free(&resp);
-            free(cont);
-            cont = NULL;
-            restarts++;
-            continue;
-        }
-        if (resp.status == 404 && !cont && !switched && inf->res->fallback_path &&
-            !atomic_load(&inf->synced)) {
-            /* This version of the resource is not served (policy/v1 PDBs
-             * before 1.21): the other one, once; kept after the first sync. */
-            const char *from = ms_informer_path(inf);
-            atomic_store(&inf->fallback, !atomic_load(&inf->fallback));
-            ms_log(inf->log, MS_LOG_INFO, "resource not served (404); trying the other version", "resource", from,
-                   "next", ms_informer_path(inf), NULL);
-            ms_kube_response_free(&resp);
-            switched = true;
-            continue;
-        }
-        if (resp.status == 403 && inf->res->optional && !atomic_load(&inf->synced)) {
-            log_http(inf, "list forbidden; going on without this resource and retrying", &resp);
-            ms_kube_response_free(&resp);
-            emit(inf, MS_DELTA_SYNCED, NULL, false, false);
-            flush(inf);
-            atomic_store(&inf->synced, true);
-            break;
-        }
         if (resp.status != 200) {
-            log_http(inf, "list failed", &resp);
-            ms_kube_response_free(&resp);
+            if (list_answer_retried(inf, &resp, &cont, &restarts, &switched)) continue;
             break;
         }
         cJSON *doc = NULL;
@@ -521,26 +567,7 @@ static list_result list_all(ms_informer *inf) {
             ms_log(inf->log, MS_LOG_WARN, "list answer is not JSON", "resource", ms_informer_path(inf), "error", err.msg, NULL);
             break;
         }
-        STAT_ADD(inf, pages, 1);
-        /* Items of a List come without apiVersion; they are of the list's
-         * (a decoder may care: policy/v1beta1 PDBs). Borrowed from doc. */
-        const cJSON *list_av = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
-        const char *av = cJSON_IsString(list_av) ? list_av->valuestring : NULL;
-        cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
-        cJSON_ArrayForEach(it, items) {
-            if (av && cJSON_IsObject(it) && !cJSON_GetObjectItemCaseSensitive(it, "apiVersion")) {
-                cJSON *ref = cJSON_CreateStringReference(av);
-                if (ref) cJSON_AddItemToObjectCS(it, "apiVersion", ref);
-            }
-            meta m;
-            if (!read_meta(it, &m)) {
-                STAT_ADD(inf, decode_errors, 1);
-                ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
-                continue;
-            }
-            apply_upsert(inf, it, &m, true);
-        }
-        flush(inf);
+        apply_list_page(inf, doc);
         const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
         const cJSON *ct = cJSON_GetObjectItemCaseSensitive(md, "continue");
@@ -556,19 +583,7 @@ static list_result list_all(ms_informer *inf) {
         if (inf->closed) break;
     }
     free(cont);
-    if (res == L_OK) {
-        drop_unlisted(inf);
-        set_rv(inf, list_rv, true);
-        bool first = !atomic_load(&inf->synced);
-        if (first) emit(inf, MS_DELTA_SYNCED, NULL, false, false);
-        flush(inf);
-        if (first) atomic_store(&inf->synced, true);
-        STAT_ADD(inf, lists, 1);
-        char cnt[32];
-        snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
-        ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", ms_informer_path(inf), "objects", cnt,
-               "resourceVersion", inf->rv ? inf->rv : "", NULL);
-    }
+    if (res == L_OK) list_done(inf, list_rv);
     free(list_rv);
     publish_state(inf);
     return res;
@@ -698,7 +713,7 @@ static bool backoff(ms_informer *inf) {
     double initial = inf->o.backoff_initial > 0 ? inf->o.backoff_initial : 0.8;
     double max = inf->o.backoff_max > 0 ? inf->o.backoff_max : 30;
     double reset = inf->o.backoff_reset > 0 ? inf->o.backoff_reset : 120;
-    double now = ms_monotonic_now(NULL);
+    double now = ms_clock_monotonic();
     if (inf->backoff == 0 || now - inf->last_backoff >= reset)
         inf->backoff = initial;
     else
@@ -722,9 +737,9 @@ static void *informer_main(void *arg) {
             }
             need_list = false;
         }
-        double t0 = ms_monotonic_now(NULL);
+        double t0 = ms_clock_monotonic();
         watch_result w = watch_once(inf);
-        double lasted = ms_monotonic_now(NULL) - t0;
+        double lasted = ms_clock_monotonic() - t0;
         if (w == W_STOP) break;
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);

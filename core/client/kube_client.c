@@ -1,4 +1,5 @@
-/* Kubernetes API requests over libcurl.
+/* Kubernetes API requests over libcurl, one blocking request at a time
+ * per caller.
  *
  * Each request runs on a "slot": an easy handle driven by a private multi
  * handle. The multi handle owns the slot's connection cache, so an idle
@@ -11,116 +12,21 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "moonsched/decode.h"
 #include <strings.h>
-#include <time.h>
+
+#include "base/clock.h"
+#include "client/cancel.h"
+#include "client/kube_client_priv.h"
+#include "moonsched/decode.h"
 
 #define MAX_IDLE_SLOTS 16
 #define MAX_TRANSPORT_RETRIES 3
 #define MAX_RETRY_AFTER 60.0      /* seconds: a server cannot park a request longer */
-
-/* ---- cancel ---- */
-
-typedef struct waiter {
-    CURLM *multi;
-    struct waiter *next;
-} waiter;
-
-struct ms_kube_cancel {
-    atomic_bool fired;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    waiter *waiters;
-};
-
-ms_kube_cancel *ms_kube_cancel_new(void) {
-    ms_kube_cancel *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    atomic_init(&c->fired, false);
-    pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    return c;
-}
-
-void ms_kube_cancel_free(ms_kube_cancel *c) {
-    if (!c) return;
-    pthread_cond_destroy(&c->cv);
-    pthread_mutex_destroy(&c->mu);
-    free(c);
-}
-
-void ms_kube_cancel_fire(ms_kube_cancel *c) {
-    pthread_mutex_lock(&c->mu);
-    atomic_store(&c->fired, true);
-    for (waiter *w = c->waiters; w; w = w->next) curl_multi_wakeup(w->multi);
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
-
-bool ms_kube_cancel_fired(const ms_kube_cancel *c) { return c && atomic_load(&c->fired); }
-
-static struct timespec deadline_after(double seconds) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double whole;
-    double frac = modf(seconds, &whole);
-    ts.tv_sec += (time_t)whole;
-    ts.tv_nsec += (long)(frac * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
-bool ms_kube_cancel_sleep(ms_kube_cancel *c, double seconds) {
-    if (seconds <= 0) return ms_kube_cancel_fired(c);
-    if (!c) {
-        struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-        return false;
-    }
-    struct timespec dl = deadline_after(seconds);
-    pthread_mutex_lock(&c->mu);
-    while (!atomic_load(&c->fired))
-        if (pthread_cond_timedwait(&c->cv, &c->mu, &dl) == ETIMEDOUT) break;
-    bool fired = atomic_load(&c->fired);
-    pthread_mutex_unlock(&c->mu);
-    return fired;
-}
-
-static void cancel_register(ms_kube_cancel *c, waiter *w) {
-    if (!c) return;
-    pthread_mutex_lock(&c->mu);
-    w->next = c->waiters;
-    c->waiters = w;
-    pthread_mutex_unlock(&c->mu);
-}
-
-static void cancel_unregister(ms_kube_cancel *c, waiter *w) {
-    if (!c) return;
-    pthread_mutex_lock(&c->mu);
-    for (waiter **p = &c->waiters; *p; p = &(*p)->next)
-        if (*p == w) {
-            *p = w->next;
-            break;
-        }
-    pthread_mutex_unlock(&c->mu);
-}
-
-/* ---- client ---- */
 
 typedef struct slot {
     CURLM *multi;
@@ -460,44 +366,8 @@ static char *auth_header(ms_kube_client *c) {
     return h;
 }
 
-/* One transfer's state, shared with libcurl's callbacks. */
-typedef struct xfer {
-    CURL *easy;
-    char *body;
-    size_t len, cap;
-    bool oom;
-    double retry_after;
-    bool has_retry_after;
-    /* streams */
-    ms_line_fn fn;
-    void *ctx;
-    ms_line_splitter split;
-    long status;
-    bool streaming;      /* 2xx body bytes reached fn: the request can no longer be retried */
-    bool stopped;        /* fn asked to stop */
-    bool overflow;
-} xfer;
-
-static int buf_append(xfer *x, const char *p, size_t n) {
-    if (x->len + n + 1 > x->cap) {
-        size_t cap = x->cap ? x->cap : 16384;
-        while (cap < x->len + n + 1) cap *= 2;
-        char *nb = realloc(x->body, cap);
-        if (!nb) {
-            x->oom = true;
-            return -1;
-        }
-        x->body = nb;
-        x->cap = cap;
-    }
-    memcpy(x->body + x->len, p, n);
-    x->len += n;
-    x->body[x->len] = '\0';
-    return 0;
-}
-
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ud) {
-    xfer *x = ud;
+    ms_kube_xfer *x = ud;
     size_t n = size * nmemb;
     if (x->fn) {
         if (!x->status) curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
@@ -512,11 +382,12 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud) {
             return n == 0 ? 1 : 0;   /* a short count aborts the transfer */
         }
     }
-    return buf_append(x, data, n) == 0 ? n : 0;
+    ms_buf_append(&x->body, data, n);
+    return x->body.failed ? 0 : n;
 }
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *ud) {
-    xfer *x = ud;
+    ms_kube_xfer *x = ud;
     size_t n = size * nmemb;
     if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {   /* a new response (after 100, or a retry) */
         x->has_retry_after = false;
@@ -539,13 +410,9 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud) {
     return n;
 }
 
-static CURLcode setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, xfer *x, struct curl_slist **hdrs,
-                      char **url, bool stream) {
-    curl_easy_reset(e);
-    size_t ulen = strlen(c->base_url) + strlen(r->path) + 2;
-    if (!(*url = malloc(ulen))) return CURLE_OUT_OF_MEMORY;
-    snprintf(*url, ulen, "%s%s%s", c->base_url, r->path[0] == '/' ? "" : "/", r->path);
-
+/* The static headers, the bearer token and the body's Content-Type. */
+static CURLcode request_headers(ms_kube_client *c, const ms_kube_request *r, const char *method,
+                                struct curl_slist **hdrs) {
     struct curl_slist *h = NULL;
     for (struct curl_slist *s = c->static_headers; s; s = s->next)
         if (!(h = curl_slist_append(h, s->data))) return CURLE_OUT_OF_MEMORY;
@@ -558,7 +425,6 @@ static CURLcode setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, xfer
         if (!nh) return CURLE_OUT_OF_MEMORY;
         *hdrs = h = nh;
     }
-    const char *method = r->method ? r->method : "GET";
     if (r->body) {
         const char *ct = r->content_type ? r->content_type
                          : strcmp(method, "PATCH") == 0 ? "application/strategic-merge-patch+json"
@@ -569,28 +435,17 @@ static CURLcode setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, xfer
         if (!nh) return CURLE_OUT_OF_MEMORY;
         *hdrs = h = nh;
     }
+    return CURLE_OK;
+}
 
-    CURLcode cc = CURLE_OK;
-#define SET(opt, val)                                          \
-    do {                                                       \
+#define SET(opt, val)                                                    \
+    do {                                                                 \
         if ((cc = curl_easy_setopt(e, opt, val)) != CURLE_OK) return cc; \
     } while (0)
-    SET(CURLOPT_URL, *url);
-    SET(CURLOPT_NOSIGNAL, 1L);
-    SET(CURLOPT_PROTOCOLS_STR, "http,https");
-    SET(CURLOPT_SHARE, c->share);
-    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    SET(CURLOPT_TCP_KEEPALIVE, 1L);
-    SET(CURLOPT_TCP_KEEPIDLE, 30L);
-    SET(CURLOPT_TCP_KEEPINTVL, 30L);
-    SET(CURLOPT_CONNECTTIMEOUT_MS, 30000L);
-    double timeout = r->timeout > 0 ? r->timeout : stream ? 0 : c->timeout;
-    if (timeout > 0) SET(CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-    if (c->compression) SET(CURLOPT_ACCEPT_ENCODING, "");
-    SET(CURLOPT_USERAGENT, c->user_agent);
-    SET(CURLOPT_HTTPHEADER, h);
-    if (c->connect_to) SET(CURLOPT_CONNECT_TO, c->connect_to);
-    if (c->proxy) SET(CURLOPT_PROXY, c->proxy);
+
+/* Basic auth, the server's CA (or none), the client certificate and key. */
+static CURLcode set_credentials(ms_kube_client *c, CURL *e) {
+    CURLcode cc = CURLE_OK;
     if (c->username) {
         SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
         SET(CURLOPT_USERNAME, c->username);
@@ -618,32 +473,68 @@ static CURLcode setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, xfer
     } else if (c->key_file) {
         SET(CURLOPT_SSLKEY, c->key_file);
     }
-    if (strcmp(method, "GET") != 0) {
-        if (strcmp(method, "POST") != 0) SET(CURLOPT_CUSTOMREQUEST, method);
-        if (r->body) {
-            SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
-            SET(CURLOPT_POSTFIELDS, r->body);
-        } else if (strcmp(method, "POST") == 0) {
-            SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
-            SET(CURLOPT_POSTFIELDS, "");
-        }
+    return CURLE_OK;
+}
+
+/* The method, and the body (POST without one sends an empty body). */
+static CURLcode set_method(CURL *e, const ms_kube_request *r, const char *method) {
+    CURLcode cc = CURLE_OK;
+    if (strcmp(method, "GET") == 0) return CURLE_OK;
+    if (strcmp(method, "POST") != 0) SET(CURLOPT_CUSTOMREQUEST, method);
+    if (r->body) {
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+        SET(CURLOPT_POSTFIELDS, r->body);
+    } else if (strcmp(method, "POST") == 0) {
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+        SET(CURLOPT_POSTFIELDS, "");
     }
+    return CURLE_OK;
+}
+
+CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, ms_kube_xfer *x,
+                            struct curl_slist **hdrs, char **url, bool stream) {
+    curl_easy_reset(e);
+    size_t ulen = strlen(c->base_url) + strlen(r->path) + 2;
+    if (!(*url = malloc(ulen))) return CURLE_OUT_OF_MEMORY;
+    snprintf(*url, ulen, "%s%s%s", c->base_url, r->path[0] == '/' ? "" : "/", r->path);
+    const char *method = r->method ? r->method : "GET";
+    CURLcode cc = request_headers(c, r, method, hdrs);
+    if (cc != CURLE_OK) return cc;
+    SET(CURLOPT_URL, *url);
+    SET(CURLOPT_NOSIGNAL, 1L);
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    SET(CURLOPT_SHARE, c->share);
+    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    SET(CURLOPT_TCP_KEEPALIVE, 1L);
+    SET(CURLOPT_TCP_KEEPIDLE, 30L);
+    SET(CURLOPT_TCP_KEEPINTVL, 30L);
+    SET(CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+    double timeout = r->timeout > 0 ? r->timeout : stream ? 0 : c->timeout;
+    if (timeout > 0) SET(CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+    if (c->compression) SET(CURLOPT_ACCEPT_ENCODING, "");
+    SET(CURLOPT_USERAGENT, c->user_agent);
+    SET(CURLOPT_HTTPHEADER, *hdrs);
+    if (c->connect_to) SET(CURLOPT_CONNECT_TO, c->connect_to);
+    if (c->proxy) SET(CURLOPT_PROXY, c->proxy);
+    if ((cc = set_credentials(c, e)) != CURLE_OK) return cc;
+    if ((cc = set_method(e, r, method)) != CURLE_OK) return cc;
     SET(CURLOPT_WRITEFUNCTION, on_body);
     SET(CURLOPT_WRITEDATA, x);
     SET(CURLOPT_HEADERFUNCTION, on_header);
     SET(CURLOPT_HEADERDATA, x);
-#undef SET
     return CURLE_OK;
 }
+
+#undef SET
 
 /* Drives one transfer to its end, or until the cancel fires. */
 static CURLcode run(slot *s, ms_kube_cancel *cancel, bool *cancelled) {
     *cancelled = false;
-    waiter w = {.multi = s->multi};
-    cancel_register(cancel, &w);
+    ms_kube_cancel_waiter w = {.multi = s->multi};
+    ms_kube_cancel_register(cancel, &w);
     CURLcode result = CURLE_OK;
     if (curl_multi_add_handle(s->multi, s->easy) != CURLM_OK) {
-        cancel_unregister(cancel, &w);
+        ms_kube_cancel_unregister(cancel, &w);
         return CURLE_FAILED_INIT;
     }
     int running = 1;
@@ -671,14 +562,20 @@ static CURLcode run(slot *s, ms_kube_cancel *cancel, bool *cancelled) {
         }
     }
     curl_multi_remove_handle(s->multi, s->easy);
-    cancel_unregister(cancel, &w);
+    ms_kube_cancel_unregister(cancel, &w);
     return result;
 }
 
-static void count(ms_kube_client *c, bool retry, double throttled, long conns, bool h2) {
+double ms_kube_rate_reserve(ms_kube_client *c) { return ms_rate_limiter_reserve(c->rl); }
+
+long ms_kube_xfer_account(ms_kube_client *c, CURL *e, bool retry, double throttled) {
+    long status = 0, conns = 0, version = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &conns);
+    curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &version);
     pthread_mutex_lock(&c->stats_mu);
     c->stats.requests++;
-    if (h2) c->stats.http2++;
+    if (version == CURL_HTTP_VERSION_2_0) c->stats.http2++;
     if (retry) c->stats.retries++;
     if (throttled > 0) {
         c->stats.throttled++;
@@ -686,114 +583,134 @@ static void count(ms_kube_client *c, bool retry, double throttled, long conns, b
     }
     c->stats.connections += (uint64_t)(conns > 0 ? conns : 0);
     pthread_mutex_unlock(&c->stats_mu);
+    return status;
+}
+
+void ms_kube_log_attempt(ms_kube_client *c, const char *method, const char *path, long status, double seconds,
+                         CURLcode cc, const char *cerr) {
+    if (!ms_log_enabled(c->log, MS_LOG_DEBUG)) return;
+    char st[24], ms[32];
+    snprintf(st, sizeof st, "%ld", status);
+    snprintf(ms, sizeof ms, "%.1f", seconds * 1000);
+    ms_log(c->log, MS_LOG_DEBUG, "request", "verb", method, "path", path, "status", st, "ms", ms,
+           cc != CURLE_OK ? "error" : NULL, cerr, NULL);
 }
 
 static bool is_get(const char *method) { return !method || strcmp(method, "GET") == 0; }
+
+bool ms_kube_retry_transport(ms_kube_client *c, const char *method, const char *path, const ms_kube_xfer *x,
+                             uint32_t attempt, int *transport_failures, const char *cerr, double *delay) {
+    if (!is_get(method) || x->fn || x->streaming || *transport_failures >= MAX_TRANSPORT_RETRIES ||
+        (int32_t)attempt >= c->max_retries)
+        return false;
+    *delay = 0.5 * (double)(1 << (*transport_failures)++);
+    ms_log(c->log, MS_LOG_WARN, "request failed; retrying", "verb", method, "path", path, "error", cerr, NULL);
+    return true;
+}
+
+bool ms_kube_retry_answer(ms_kube_client *c, const char *method, const char *path, long status,
+                          const ms_kube_xfer *x, uint32_t attempt, double *delay) {
+    if (status == 401 && c->token_file) {
+        pthread_mutex_lock(&c->tok_mu);
+        c->token_stale = true;
+        pthread_mutex_unlock(&c->tok_mu);
+    }
+    bool retryable = (status == 429 || status >= 500) && !x->streaming && (int32_t)attempt < c->max_retries;
+    if (!retryable || !(x->has_retry_after || (is_get(method) && status >= 500))) return false;
+    *delay = x->has_retry_after ? x->retry_after : fmin(0.5 * pow(2, attempt), 8);
+    char st[24], d[32];
+    snprintf(st, sizeof st, "%ld", status);
+    snprintf(d, sizeof d, "%.1f", *delay);
+    ms_log(c->log, MS_LOG_INFO, "retrying request", "verb", method, "path", path, "status", st, "after", d, NULL);
+    return true;
+}
+
+/* One attempt's outcome; the slot is back in the pool. */
+typedef struct attempt {
+    CURLcode cc;
+    long status;
+    bool cancelled;
+    size_t pending;                /* stream bytes after the last complete line */
+    char cerr[CURL_ERROR_SIZE];
+} attempt;
+
+static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t n, double wait, ms_kube_xfer *x,
+                          attempt *a, ms_error *err) {
+    const char *method = r->method ? r->method : "GET";
+    slot *s = slot_take(c);
+    if (!s) return ms_error_set(err, MS_ENOMEM, "%s %s: out of memory", method, r->path);
+    x->easy = s->easy;
+    if (x->fn) ms_line_splitter_init(&x->split, 0);
+    struct curl_slist *hdrs = NULL;
+    char *url = NULL;
+    double t0 = ms_clock_monotonic();
+    a->cancelled = false;
+    a->cc = ms_kube_xfer_setup(c, s->easy, r, x, &hdrs, &url, x->fn != NULL);
+    if (a->cc == CURLE_OK) a->cc = run(s, r->cancel, &a->cancelled);
+    a->status = ms_kube_xfer_account(c, s->easy, n > 0, wait);
+    snprintf(a->cerr, sizeof a->cerr, "%s", curl_easy_strerror(a->cc));
+    curl_easy_reset(s->easy);   /* drop pointers to hdrs, url and x before they go */
+    slot_put(c, s);
+    curl_slist_free_all(hdrs);
+    free(url);
+    a->pending = x->fn ? ms_line_splitter_pending(&x->split) : 0;
+    if (x->fn) ms_line_splitter_free(&x->split);
+    ms_kube_log_attempt(c, method, r->path, a->status, ms_clock_monotonic() - t0, a->cc, a->cerr);
+    return MS_OK;
+}
+
+/* An attempt that got no usable answer: MS_OK with *delay when it is to
+ * be retried, else the request's error. */
+static ms_rc attempt_failed(ms_kube_client *c, const ms_kube_request *r, uint32_t n, const ms_kube_xfer *x,
+                            const attempt *a, int *transport_failures, double *delay, ms_error *err) {
+    const char *method = r->method ? r->method : "GET";
+    if (x->body.failed || x->overflow)
+        return ms_error_set(err, x->body.failed ? MS_ENOMEM : MS_EIO, "%s %s: %s", method, r->path,
+                            x->body.failed ? "out of memory reading the answer" : "a line of the stream is too long");
+    if (a->cc == CURLE_OPERATION_TIMEDOUT && x->streaming && x->fn)   /* a stream hit its time limit */
+        return ms_error_set(err, MS_EIO, "%s %s: stream timed out", method, r->path);
+    if (ms_kube_retry_transport(c, method, r->path, x, n, transport_failures, a->cerr, delay)) return MS_OK;
+    return ms_error_set(err, MS_EIO, "%s %s%s: %s", method, c->server, r->path, a->cerr);
+}
 
 static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx, ms_kube_response *resp,
                      ms_error *err) {
     memset(resp, 0, sizeof *resp);
     const char *method = r->method ? r->method : "GET";
-    bool idempotent = is_get(method);
     int transport_failures = 0;
-    for (uint32_t attempt = 0;; attempt++) {
+    for (uint32_t n = 0;; n++) {
         if (ms_kube_cancel_fired(r->cancel)) return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
-        double wait = ms_rate_limiter_reserve(c->rl);
+        double wait = ms_kube_rate_reserve(c);
         if (wait > 0 && ms_kube_cancel_sleep(r->cancel, wait))
             return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
-        slot *s = slot_take(c);
-        if (!s) return ms_error_set(err, MS_ENOMEM, "%s %s: out of memory", method, r->path);
-        xfer x = {.easy = s->easy, .fn = fn, .ctx = ctx};
-        if (fn) ms_line_splitter_init(&x.split, 0);
-        struct curl_slist *hdrs = NULL;
-        char *url = NULL;
-        double t0 = ms_monotonic_now(NULL);
-        bool cancelled = false;
-        CURLcode cc = setup(c, s->easy, r, &x, &hdrs, &url, fn != NULL);
-        if (cc == CURLE_OK) cc = run(s, r->cancel, &cancelled);
-        long status = 0, conns = 0, version = 0;
-        curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_getinfo(s->easy, CURLINFO_NUM_CONNECTS, &conns);
-        curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &version);
-        char cerr[CURL_ERROR_SIZE];
-        snprintf(cerr, sizeof cerr, "%s", curl_easy_strerror(cc));
-        curl_easy_reset(s->easy);   /* drop pointers to hdrs, url and x before they go */
-        slot_put(c, s);
-        curl_slist_free_all(hdrs);
-        free(url);
-        size_t pending = fn ? ms_line_splitter_pending(&x.split) : 0;
-        if (fn) ms_line_splitter_free(&x.split);
-        count(c, attempt > 0, wait, conns, version == CURL_HTTP_VERSION_2_0);
-        resp->attempts = attempt + 1;
-        if (ms_log_enabled(c->log, MS_LOG_DEBUG)) {
-            char st[24], ms[32];
-            snprintf(st, sizeof st, "%ld", status);
-            snprintf(ms, sizeof ms, "%.1f", (ms_monotonic_now(NULL) - t0) * 1000);
-            ms_log(c->log, MS_LOG_DEBUG, "request", "verb", method, "path", r->path, "status", st, "ms", ms,
-                   cc != CURLE_OK ? "error" : NULL, cerr, NULL);
-        }
-
-        if (cancelled) {
-            free(x.body);
+        ms_kube_xfer x = {.fn = fn, .ctx = ctx};
+        attempt a;
+        ms_rc rc = attempt_once(c, r, n, wait, &x, &a, err);
+        if (rc != MS_OK) return rc;
+        resp->attempts = n + 1;
+        double delay = 0;
+        if (a.cancelled) {
+            ms_buf_free(&x.body);
             return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
         }
-        if (x.stopped) {
-            free(x.body);
-            resp->status = status;
+        if (x.stopped || x.body.failed || x.overflow || a.cc != CURLE_OK) {
+            ms_buf_free(&x.body);
+            resp->status = a.status;
+            if (x.stopped) return MS_OK;
+            if ((rc = attempt_failed(c, r, n, &x, &a, &transport_failures, &delay, err)) != MS_OK) return rc;
+        } else if (ms_kube_retry_answer(c, method, r->path, a.status, &x, n, &delay)) {
+            ms_buf_free(&x.body);
+        } else {
+            resp->status = a.status;
+            resp->body = x.body.data;
+            resp->len = x.body.len;
+            resp->retry_after = x.has_retry_after ? x.retry_after : 0;
+            if (fn && x.streaming && a.pending)
+                return ms_error_set(err, MS_EIO, "%s %s: the stream ended inside a line", method, r->path);
             return MS_OK;
         }
-        if (x.oom || x.overflow) {
-            free(x.body);
-            resp->status = status;
-            return ms_error_set(err, x.oom ? MS_ENOMEM : MS_EIO, "%s %s: %s", method, r->path,
-                                x.oom ? "out of memory reading the answer" : "a line of the stream is too long");
-        }
-        if (cc != CURLE_OK && !(cc == CURLE_OPERATION_TIMEDOUT && x.streaming && fn)) {
-            free(x.body);
-            resp->status = status;
-            if (idempotent && !fn && !x.streaming && transport_failures < MAX_TRANSPORT_RETRIES &&
-                (int32_t)attempt < c->max_retries) {
-                double backoff = 0.5 * (double)(1 << transport_failures++);
-                ms_log(c->log, MS_LOG_WARN, "request failed; retrying", "verb", method, "path", r->path, "error",
-                       cerr, NULL);
-                if (ms_kube_cancel_sleep(r->cancel, backoff))
-                    return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
-                continue;
-            }
-            return ms_error_set(err, MS_EIO, "%s %s%s: %s", method, c->server, r->path, cerr);
-        }
-        if (cc == CURLE_OPERATION_TIMEDOUT) {   /* a stream hit its time limit */
-            free(x.body);
-            resp->status = status;
-            return ms_error_set(err, MS_EIO, "%s %s: stream timed out", method, r->path);
-        }
-
-        /* The server answered. */
-        if (status == 401 && c->token_file) {
-            pthread_mutex_lock(&c->tok_mu);
-            c->token_stale = true;
-            pthread_mutex_unlock(&c->tok_mu);
-        }
-        bool retryable = (status == 429 || status >= 500) && !x.streaming && (int32_t)attempt < c->max_retries;
-        if (retryable && (x.has_retry_after || (idempotent && status >= 500))) {
-            double delay = x.has_retry_after ? x.retry_after : fmin(0.5 * pow(2, attempt), 8);
-            char st[24], d[32];
-            snprintf(st, sizeof st, "%ld", status);
-            snprintf(d, sizeof d, "%.1f", delay);
-            ms_log(c->log, MS_LOG_INFO, "retrying request", "verb", method, "path", r->path, "status", st,
-                   "after", d, NULL);
-            free(x.body);
-            if (ms_kube_cancel_sleep(r->cancel, delay))
-                return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
-            continue;
-        }
-        resp->status = status;
-        resp->body = x.body;
-        resp->len = x.len;
-        resp->retry_after = x.has_retry_after ? x.retry_after : 0;
-        if (fn && x.streaming && pending)
-            return ms_error_set(err, MS_EIO, "%s %s: the stream ended inside a line", method, r->path);
-        return MS_OK;
+        if (ms_kube_cancel_sleep(r->cancel, delay))
+            return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
     }
 }
 
@@ -879,362 +796,4 @@ void ms_kube_status_message(const ms_kube_response *r, char *buf, size_t n) {
         buf[k] = '\0';
     }
     cJSON_Delete(j);
-}
-
-/* ---- asynchronous requests ---- */
-
-/* One request of an engine, from submit to its callback. */
-typedef struct atask {
-    struct atask *next;
-    ms_kube_request r;
-    ms_kube_async_fn fn;
-    void *ctx;
-    CURL *easy;                    /* while in flight */
-    struct curl_slist *hdrs;
-    char *url;
-    xfer x;
-    double not_before;             /* monotonic: its rate-limiter token, or a retry delay */
-    double throttled;              /* the wait the token cost, for the stats */
-    bool has_token;
-    uint32_t attempt;
-    int transport_failures;
-    double t0;
-} atask;
-
-typedef struct alist {
-    atask *head, *tail;
-} alist;
-
-static void alist_push(alist *l, atask *t) {
-    t->next = NULL;
-    if (l->tail) l->tail->next = t;
-    else l->head = t;
-    l->tail = t;
-}
-
-struct ms_kube_async {
-    ms_kube_client *c;
-    CURLM *multi;
-    pthread_t thread;
-    uint32_t max_in_flight;
-    pthread_mutex_t mu;
-    alist submitted;               /* under mu */
-    bool closing;                  /* under mu */
-    double drain_deadline;         /* under mu */
-    atomic_uint pending;
-    /* the engine thread's own */
-    alist waiting;                 /* FIFO: not started (first attempt or a retry) */
-    uint32_t active;               /* streams in flight */
-    atask *inflight;               /* those, linked through next */
-    uint32_t reserved;             /* waiting tasks holding a token */
-    CURL **idle;                   /* easy handles kept for reuse */
-    uint32_t nidle;
-};
-
-static void async_deliver(ms_kube_async *a, atask *t, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
-    t->fn(t->ctx, rc, resp, rc == MS_OK ? NULL : err);
-    atomic_fetch_sub(&a->pending, 1);
-    free(t);
-}
-
-static void async_fail(ms_kube_async *a, atask *t, ms_rc rc, const char *fmt, const char *what) {
-    ms_kube_response resp = {.attempts = t->attempt + 1};
-    ms_error err = {0};
-    ms_error_set(&err, rc, fmt, t->r.method ? t->r.method : "GET", t->r.path, what);
-    async_deliver(a, t, rc, &resp, &err);
-}
-
-static void inflight_unlink(ms_kube_async *a, atask *t) {
-    for (atask **p = &a->inflight; *p; p = &(*p)->next)
-        if (*p == t) {
-            *p = t->next;
-            break;
-        }
-    t->next = NULL;
-}
-
-static void async_release_easy(ms_kube_async *a, atask *t) {
-    if (t->easy) {
-        curl_easy_reset(t->easy);   /* drops its pointers to hdrs, url and x */
-        if (a->nidle < a->max_in_flight) a->idle[a->nidle++] = t->easy;
-        else curl_easy_cleanup(t->easy);
-        t->easy = NULL;
-    }
-    curl_slist_free_all(t->hdrs);
-    t->hdrs = NULL;
-    free(t->url);
-    t->url = NULL;
-}
-
-/* Puts an attempt on the multi handle; false when it could not start (the
- * task is then delivered as failed). */
-static bool async_start(ms_kube_async *a, atask *t, double now) {
-    CURL *e = a->nidle ? a->idle[--a->nidle] : curl_easy_init();
-    if (!e) {
-        async_fail(a, t, MS_ENOMEM, "%s %s: %s", "out of memory");
-        return false;
-    }
-    t->easy = e;
-    memset(&t->x, 0, sizeof t->x);
-    t->x.easy = e;
-    t->t0 = now;
-    CURLcode cc = setup(a->c, e, &t->r, &t->x, &t->hdrs, &t->url, false);
-    /* Wait for the connection being set up rather than open another: it
-     * may turn out to multiplex. */
-    if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    /* Buffers are per handle, and a handle per stream: API requests are
-     * small, libcurl's default upload buffer (64 KiB) is sized for bulk
-     * transfers. */
-    if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
-    if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_PRIVATE, t);
-    if (cc != CURLE_OK || curl_multi_add_handle(a->multi, e) != CURLM_OK) {
-        async_release_easy(a, t);
-        async_fail(a, t, MS_EIO, "%s %s: %s", cc != CURLE_OK ? curl_easy_strerror(cc) : "cannot start the transfer");
-        return false;
-    }
-    a->active++;
-    t->next = a->inflight;
-    a->inflight = t;
-    return true;
-}
-
-/* Starts the waiting tasks that are due, within the in-flight limit, in
- * submission order; *next_due: the earliest start still ahead (0: none). */
-static void async_start_due(ms_kube_async *a, double now, double *next_due) {
-    *next_due = 0;
-    atask *prev = NULL, *t = a->waiting.head;
-    while (t && a->active < a->max_in_flight) {
-        atask *next = t->next;
-        if (!t->has_token) {
-            if (a->active + a->reserved >= a->max_in_flight) break;
-            double wait = ms_rate_limiter_reserve(a->c->rl);
-            t->has_token = true;
-            t->throttled = wait;
-            a->reserved++;
-            if (now + wait > t->not_before) t->not_before = now + wait;
-        }
-        if (t->not_before > now) {
-            if (*next_due == 0 || t->not_before < *next_due) *next_due = t->not_before;
-            prev = t;
-            t = next;
-            continue;
-        }
-        /* unlink */
-        if (prev) prev->next = next;
-        else a->waiting.head = next;
-        if (a->waiting.tail == t) a->waiting.tail = prev;
-        a->reserved--;
-        if (ms_kube_cancel_fired(t->r.cancel)) async_fail(a, t, MS_ESTATE, "%s %s: %s", "cancelled");
-        else async_start(a, t, now);
-        t = next;
-    }
-}
-
-static void async_retry(ms_kube_async *a, atask *t, double now, double delay) {
-    free(t->x.body);
-    memset(&t->x, 0, sizeof t->x);
-    t->attempt++;
-    t->has_token = false;
-    t->not_before = now + delay;
-    alist_push(&a->waiting, t);
-}
-
-/* A finished attempt: retried as perform() would, or delivered. */
-static void async_finish(ms_kube_async *a, atask *t, CURLcode cc, double now) {
-    ms_kube_client *c = a->c;
-    const char *method = t->r.method ? t->r.method : "GET";
-    long status = 0, conns = 0, version = 0;
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &conns);
-    curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
-    curl_multi_remove_handle(a->multi, t->easy);
-    a->active--;
-    inflight_unlink(a, t);
-    async_release_easy(a, t);
-    count(c, t->attempt > 0, t->throttled, conns, version == CURL_HTTP_VERSION_2_0);
-    const char *cerr = curl_easy_strerror(cc);
-    if (ms_log_enabled(c->log, MS_LOG_DEBUG)) {
-        char st[24], ms[32];
-        snprintf(st, sizeof st, "%ld", status);
-        snprintf(ms, sizeof ms, "%.1f", (now - t->t0) * 1000);
-        ms_log(c->log, MS_LOG_DEBUG, "request", "verb", method, "path", t->r.path, "status", st, "ms", ms,
-               cc != CURLE_OK ? "error" : NULL, cerr, NULL);
-    }
-    if (t->x.oom) {
-        free(t->x.body);
-        async_fail(a, t, MS_ENOMEM, "%s %s: %s", "out of memory reading the answer");
-        return;
-    }
-    if (cc != CURLE_OK) {
-        if (is_get(method) && t->transport_failures < MAX_TRANSPORT_RETRIES && (int32_t)t->attempt < c->max_retries) {
-            double backoff = 0.5 * (double)(1 << t->transport_failures++);
-            ms_log(c->log, MS_LOG_WARN, "request failed; retrying", "verb", method, "path", t->r.path, "error", cerr,
-                   NULL);
-            async_retry(a, t, now, backoff);
-            return;
-        }
-        free(t->x.body);
-        ms_kube_response resp = {.status = status, .attempts = t->attempt + 1};
-        ms_error err = {0};
-        ms_error_set(&err, MS_EIO, "%s %s%s: %s", method, c->server, t->r.path, cerr);
-        async_deliver(a, t, MS_EIO, &resp, &err);
-        return;
-    }
-    if (status == 401 && c->token_file) {
-        pthread_mutex_lock(&c->tok_mu);
-        c->token_stale = true;
-        pthread_mutex_unlock(&c->tok_mu);
-    }
-    bool retryable = (status == 429 || status >= 500) && (int32_t)t->attempt < c->max_retries;
-    if (retryable && (t->x.has_retry_after || (is_get(method) && status >= 500))) {
-        double delay = t->x.has_retry_after ? t->x.retry_after : fmin(0.5 * pow(2, t->attempt), 8);
-        char st[24], d[32];
-        snprintf(st, sizeof st, "%ld", status);
-        snprintf(d, sizeof d, "%.1f", delay);
-        ms_log(c->log, MS_LOG_INFO, "retrying request", "verb", method, "path", t->r.path, "status", st, "after", d,
-               NULL);
-        async_retry(a, t, now, delay);
-        return;
-    }
-    ms_kube_response resp = {.status = status, .body = t->x.body, .len = t->x.len,
-                             .retry_after = t->x.has_retry_after ? t->x.retry_after : 0,
-                             .attempts = t->attempt + 1};
-    async_deliver(a, t, MS_OK, &resp, NULL);
-}
-
-static void async_drop_list(ms_kube_async *a, atask *t) {
-    while (t) {
-        atask *next = t->next;
-        async_fail(a, t, MS_ESTATE, "%s %s: %s", "dropped at shutdown");
-        t = next;
-    }
-}
-
-static void *async_main(void *arg) {
-    ms_kube_async *a = arg;
-    for (;;) {
-        pthread_mutex_lock(&a->mu);
-        if (a->submitted.head) {
-            if (a->waiting.tail) a->waiting.tail->next = a->submitted.head;
-            else a->waiting.head = a->submitted.head;
-            a->waiting.tail = a->submitted.tail;
-            a->submitted.head = a->submitted.tail = NULL;
-        }
-        bool closing = a->closing;
-        double deadline = a->drain_deadline;
-        pthread_mutex_unlock(&a->mu);
-        double now = ms_monotonic_now(NULL);
-        if (closing && (now >= deadline || (a->active == 0 && !a->waiting.head))) break;
-        double next_due;
-        async_start_due(a, now, &next_due);
-        int running = 0;
-        if (curl_multi_perform(a->multi, &running) != CURLM_OK) break;
-        CURLMsg *m;
-        int q;
-        now = ms_monotonic_now(NULL);
-        while ((m = curl_multi_info_read(a->multi, &q))) {
-            if (m->msg != CURLMSG_DONE) continue;
-            atask *t = NULL;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
-            CURLcode cc = m->data.result;
-            if (t) async_finish(a, t, cc, now);
-        }
-        int timeout_ms = 1000;
-        if (next_due > 0) {
-            double d = (next_due - now) * 1000 + 1;
-            if (d < timeout_ms) timeout_ms = d < 0 ? 0 : (int)d;
-        }
-        if (closing) {
-            double d = (deadline - now) * 1000 + 1;
-            if (d < timeout_ms) timeout_ms = d < 0 ? 0 : (int)d;
-        }
-        /* A finished transfer may have freed room for a waiting one. */
-        if (a->waiting.head && a->active < a->max_in_flight && a->waiting.head->not_before <= now) timeout_ms = 0;
-        if (timeout_ms > 0 && curl_multi_poll(a->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK) break;
-    }
-    /* Whatever is left is dropped: in flight, waiting, and submitted late. */
-    while (a->inflight) {
-        atask *t = a->inflight;
-        curl_multi_remove_handle(a->multi, t->easy);
-        a->active--;
-        inflight_unlink(a, t);
-        async_release_easy(a, t);
-        free(t->x.body);
-        async_fail(a, t, MS_ESTATE, "%s %s: %s", "dropped at shutdown");
-    }
-    async_drop_list(a, a->waiting.head);
-    a->waiting.head = a->waiting.tail = NULL;
-    pthread_mutex_lock(&a->mu);
-    atask *late = a->submitted.head;
-    a->submitted.head = a->submitted.tail = NULL;
-    pthread_mutex_unlock(&a->mu);
-    async_drop_list(a, late);
-    return NULL;
-}
-
-ms_rc ms_kube_async_new(ms_kube_client *c, uint32_t max_in_flight, ms_kube_async **out, ms_error *err) {
-    *out = NULL;
-    ms_kube_async *a = calloc(1, sizeof *a);
-    if (!a) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    a->c = c;
-    a->max_in_flight = max_in_flight ? max_in_flight : 64;
-    atomic_init(&a->pending, 0);
-    pthread_mutex_init(&a->mu, NULL);
-    if (!(a->idle = calloc(a->max_in_flight, sizeof *a->idle)) || !(a->multi = curl_multi_init())) {
-        ms_kube_async_free(a, 0);
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
-    curl_multi_setopt(a->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    curl_multi_setopt(a->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, (long)a->max_in_flight);
-    /* HTTP/2: one connection carries every stream. HTTP/1.1: a few
-     * connections, each a request at a time. */
-    curl_multi_setopt(a->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8L);
-    if (pthread_create(&a->thread, NULL, async_main, a) != 0) {
-        curl_multi_cleanup(a->multi);
-        a->multi = NULL;
-        ms_kube_async_free(a, 0);
-        return ms_error_set(err, MS_EIO, "cannot start the request thread");
-    }
-    *out = a;
-    return MS_OK;
-}
-
-ms_rc ms_kube_async_submit(ms_kube_async *a, const ms_kube_request *r, ms_kube_async_fn fn, void *ctx) {
-    atask *t = calloc(1, sizeof *t);
-    if (!t) return MS_ENOMEM;
-    t->r = *r;
-    t->fn = fn;
-    t->ctx = ctx;
-    pthread_mutex_lock(&a->mu);
-    if (a->closing) {
-        pthread_mutex_unlock(&a->mu);
-        free(t);
-        return MS_ESTATE;
-    }
-    atomic_fetch_add(&a->pending, 1);
-    /* The thread takes the whole list at once: one wakeup per batch. */
-    bool wake = !a->submitted.head;
-    alist_push(&a->submitted, t);
-    pthread_mutex_unlock(&a->mu);
-    if (wake) curl_multi_wakeup(a->multi);
-    return MS_OK;
-}
-
-uint32_t ms_kube_async_pending(ms_kube_async *a) { return atomic_load(&a->pending); }
-
-void ms_kube_async_free(ms_kube_async *a, double drain) {
-    if (!a) return;
-    if (a->multi) {
-        pthread_mutex_lock(&a->mu);
-        a->closing = true;
-        a->drain_deadline = ms_monotonic_now(NULL) + (drain > 0 ? drain : 0);
-        pthread_mutex_unlock(&a->mu);
-        curl_multi_wakeup(a->multi);
-        pthread_join(a->thread, NULL);
-        for (uint32_t i = 0; i < a->nidle; i++) curl_easy_cleanup(a->idle[i]);
-        curl_multi_cleanup(a->multi);
-    }
-    free(a->idle);
-    pthread_mutex_destroy(&a->mu);
-    free(a);
 }

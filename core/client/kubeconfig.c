@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "moonsched/decode.h"
 
 #define MAX_FILE_SIZE (16u << 20)
@@ -33,41 +34,38 @@ static void kcfile_free(kcfile *f) {
     memset(f, 0, sizeof *f);
 }
 
+/* A whole file, NUL-terminated. A missing file is MS_ENOENT: KUBECONFIG
+ * may name files that do not exist. */
 static ms_rc read_file(const char *path, char **out, size_t *len, ms_error *err) {
     *out = NULL;
     *len = 0;
     FILE *fp = fopen(path, "rb");
     if (!fp) return ms_error_set(err, errno == ENOENT ? MS_ENOENT : MS_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
+    ms_buf b = {0};
     ms_rc rc = MS_OK;
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap >= MAX_FILE_SIZE) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", path, MAX_FILE_SIZE);
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
+    while (ms_buf_reserve(&b, 4096)) {
+        if (b.len + 1 >= MAX_FILE_SIZE) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: larger than %u bytes", path, MAX_FILE_SIZE);
+            break;
         }
-        size_t r = fread(buf + n, 1, cap - n - 1, fp);
-        n += r;
+        size_t room = b.cap - b.len - 1;
+        if (room > MAX_FILE_SIZE - 1 - b.len) room = MAX_FILE_SIZE - 1 - b.len;
+        size_t r = fread(b.data + b.len, 1, room, fp);
+        b.len += r;
         if (r == 0) {
             if (ferror(fp)) rc = ms_error_set(err, MS_EIO, "%s: read error", path);
             break;
         }
     }
     fclose(fp);
-    if (!buf) return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
+    if (rc == MS_OK && b.failed) rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     if (rc != MS_OK) {
-        free(buf);
+        ms_buf_free(&b);
         return rc;
     }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
+    b.data[b.len] = '\0';
+    *out = b.data;
+    *len = b.len;
     return MS_OK;
 }
 

@@ -117,6 +117,26 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
 
 /* No feasible node: every node of the snapshot has a failing status in
  * s->statuses. PostFilter, then the FitError message. */
+/* upstream's FitError message into s->msg, PostFilter's reasons appended
+ * (preemption's, for one); false when out of memory. */
+static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter_reason, ms_code pcode,
+                              const ms_status *pst) {
+    ms_buf *m = &s->msg;
+    ms_buf_reset(m);
+    size_t need = ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+    if (need + 1 > m->cap) {
+        if (!ms_buf_reserve(m, need)) return false;
+        ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+    }
+    m->len = need;
+    if (pcode != MS_SUCCESS && pst->nreasons > 0) {
+        char post[512];
+        join_reasons(pst, post, sizeof post);
+        ms_buf_printf(m, " %s", post);
+    }
+    return true;
+}
+
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -138,21 +158,9 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
         return;
     }
 
-    size_t need = ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
-    if (need + 1 > s->msgcap) {
-        if (!ms_sched_msg_reserve(s, need + 1)) {
-            cycle_error(s, r, "out of memory", now);
-            return;
-        }
-        ms_fit_error_message(s->msg, s->msgcap, n, s->statuses, n, prefilter_reason);
-    }
-    if (pcode != MS_SUCCESS && pst.nreasons > 0) {
-        /* upstream appends the PostFilter message (e.g. preemption's). */
-        char post[512];
-        join_reasons(&pst, post, sizeof post);
-        size_t len = strlen(s->msg);
-        if (ms_sched_msg_reserve(s, len + strlen(post) + 2))
-            snprintf(s->msg + len, s->msgcap - len, " %s", post);
+    if (!fit_error_message(s, n, prefilter_reason, pcode, &pst)) {
+        cycle_error(s, r, "out of memory", now);
+        return;
     }
     if (pcode == MS_SUCCESS && nominated != MS_STR_NONE) {
         /* upstream recordSchedulingFailure: the nominator first (later
@@ -167,7 +175,7 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     /* Extenders declare no events: a pod they rejected waits for any
      * (upstream's ExtenderName among the unschedulable plugins). */
     ms_event_mask interest = extenders_rejected ? MS_EV_ALL : ms_framework_interest(fw, plugins);
-    requeue_unschedulable(s, r, plugins, interest, s->msg, now);
+    requeue_unschedulable(s, r, plugins, interest, s->msg.data, now);
 }
 
 /* findNodesThatPassFilters when the profile has batch Filter plugins (Lua
@@ -222,6 +230,20 @@ static ms_code find_feasible_batch(ms_scheduler *s, const ms_framework *fw, ms_c
  * unless `skip_nominated`). *start is where the pass over the snapshot
  * began, *via_nominated whether the nominated node alone was taken.
  * Returns MS_ERROR with *err when a plugin failed. */
+/* The nominated node through every Filter plugin, per-node and batch:
+ * MS_SUCCESS when it fits, MS_ERROR (into *err) on a plugin error. */
+static ms_code filter_nominated_node(const ms_framework *fw, ms_cycle *c, ms_node_info *ni, ms_status *err) {
+    ms_status st;
+    ms_code code = ms_framework_run_filter_with_nominated(fw, c, ni, &st);
+    if (code == MS_SUCCESS && ms_framework_has_filter_batch(fw)) {
+        ms_node_info *one[1] = {ni};
+        code = ms_framework_run_filter_batch(fw, c, one, 1, &st);
+        if (code == MS_SUCCESS) code = (ms_code)st.code;
+    }
+    if (code == MS_ERROR) *err = st;
+    return code;
+}
+
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
                              bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
                              uint32_t *start_out, bool *via_nominated, ms_status *err) {
@@ -234,27 +256,16 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     /* A pod nominated by an earlier preemption tries that node first. */
     ms_str nominated =
         skip_nominated ? MS_STR_NONE : ms_queue_nominated_node(s->queue, c->pod->meta.uid_hash);
-    if (nominated != MS_STR_NONE) {
-        ms_node_info *ni = ms_snapshot_get(&s->snap, nominated);
-        if (ni && ni->node) {
-            ms_status st;
-            ms_code code = ms_framework_run_filter_with_nominated(fw, c, ni, &st);
-            if (code == MS_SUCCESS && ms_framework_has_filter_batch(fw)) {
-                ms_node_info *one[1] = {ni};
-                code = ms_framework_run_filter_batch(fw, c, one, 1, &st);
-                if (code == MS_SUCCESS) code = (ms_code)st.code;
-            }
-            if (code == MS_ERROR) {
-                *err = st;
-                return MS_ERROR;
-            }
-            if (code == MS_SUCCESS) {
-                feasible[0] = ni;
-                *nfeasible = 1;
-                *evaluated = 1;
-                *via_nominated = true;
-                return MS_SUCCESS;
-            }
+    ms_node_info *nom = nominated != MS_STR_NONE ? ms_snapshot_get(&s->snap, nominated) : NULL;
+    if (nom && nom->node) {
+        ms_code code = filter_nominated_node(fw, c, nom, err);
+        if (code == MS_ERROR) return MS_ERROR;
+        if (code == MS_SUCCESS) {
+            feasible[0] = nom;
+            *nfeasible = 1;
+            *evaluated = 1;
+            *via_nominated = true;
+            return MS_SUCCESS;
         }
     }
 
@@ -379,34 +390,14 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
 }
 
 /* Permit asked to wait: the pod stays assumed and reserved until its
- * deadline (ms_scheduler_tick decides then). The report is copied into the
- * record's arena: the cycle buffers are reused by the next pod. */
+ * deadline (ms_scheduler_tick decides then). */
 static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
                  double now) {
-    ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
-    int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
-    if (s->nwaiting == s->waitcap) {
-        uint32_t cap = s->waitcap ? s->waitcap * 2 : 16;
-        ms_inflight **w = realloc(s->waiting, cap * sizeof *w);
-        if (w) {
-            s->waiting = w;
-            s->waitcap = cap;
-        }
-    }
-    if (!copy || (report->nplugins && !scores) || s->nwaiting == s->waitcap) {
-        ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
-        ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
-        ms_cache_forget_pod(s->cache, r->assumed);
-        cycle_error(s, r, "out of memory", now);
-        return;
-    }
-    *copy = *report;
-    if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
-    copy->scores = scores;
-    r->report = copy;
-    r->waiting = true;
-    r->deadline = deadline;
-    s->waiting[s->nwaiting++] = r;
+    if (ms_sched_park(s, r, report, deadline)) return;
+    ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
+    ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
+    ms_cache_forget_pod(s->cache, r->assumed);
+    cycle_error(s, r, "out of memory", now);
 }
 
 static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
@@ -514,6 +505,92 @@ void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_repo
     ms_sched_binding_failed(s, r, msg, false, now);
 }
 
+/* findNodesThatFitPod after PreFilter: the Filter plugins, then the
+ * extenders' filters. false when the cycle ended in an error (reported). */
+static bool find_fit(ms_scheduler *s, ms_inflight *r, uint32_t n, uint32_t *nfeasible, uint32_t *evaluated,
+                     bool *ext_rejected, ms_status *st, double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    ms_cycle *c = &r->cycle;
+    uint32_t start = 0;
+    bool via_nominated = false;
+    if (find_feasible(s, fw, c, n, false, nfeasible, evaluated, &start, &via_nominated, st) == MS_ERROR) {
+        cycle_plugin_error(s, r, "Filter", st, now);
+        return false;
+    }
+    if (!s->ext || *nfeasible == 0) return true;
+    char emsg[600];
+    if (via_nominated) {
+        if (!run_extender_filters(s, r, nfeasible, NULL, ext_rejected, emsg, sizeof emsg)) {
+            cycle_error(s, r, emsg, now);
+            return false;
+        }
+        /* upstream: the extenders turned the nominated node down, so
+         * every node is evaluated */
+        if (*nfeasible == 0) {
+            *ext_rejected = false;
+            if (find_feasible(s, fw, c, n, true, nfeasible, evaluated, &start, &via_nominated, st) == MS_ERROR) {
+                cycle_plugin_error(s, r, "Filter", st, now);
+                return false;
+            }
+        }
+    }
+    if (!via_nominated && *nfeasible > 0) {
+        uint32_t *where = feasible_indexes(s, c, n, start, *evaluated, *nfeasible);
+        if (!where) {
+            cycle_error(s, r, "out of memory", now);
+            return false;
+        }
+        if (!run_extender_filters(s, r, nfeasible, where, ext_rejected, emsg, sizeof emsg)) {
+            cycle_error(s, r, emsg, now);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* prioritizeNodes and selectHost over more than one feasible node: the
+ * Score plugins, the extenders' weighted scores added to their totals, a
+ * random choice among the best; the chosen node's scores into report.
+ * false when the cycle ended in an error (reported). */
+static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible, ms_score_report *report,
+                             uint32_t *selected, ms_status *st, double now) {
+    const ms_framework *fw = &s->profiles[r->profile];
+    const ms_profile_info *info = &s->info[r->profile];
+    ms_cycle *c = &r->cycle;
+    ms_node_info *const *feasible = s->feasible;
+    if (ms_framework_run_pre_score(fw, c, feasible, nfeasible, st) != MS_SUCCESS) {
+        cycle_plugin_error(s, r, "PreScore", st, now);
+        return false;
+    }
+    int64_t *per_plugin = s->reporter.scheduled ? s->per_plugin : NULL;
+    if (ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, st) != MS_SUCCESS) {
+        cycle_plugin_error(s, r, "Score", st, now);
+        return false;
+    }
+    uint32_t nprio = ms_extenders_nprioritizers(s->ext);
+    int64_t *ext_scores = NULL;
+    if (nprio) {
+        ext_scores = MS_ARENA_NEW(c->arena, int64_t, (size_t)nprio * nfeasible);
+        if (!ext_scores) {
+            cycle_error(s, r, "out of memory", now);
+            return false;
+        }
+        ms_extenders_prioritize(s->ext, c->pod, feasible, nfeasible, ext_scores, NULL);
+        for (uint32_t k = 0; k < nprio; k++)
+            for (uint32_t j = 0; j < nfeasible; j++) s->totals[j] += ext_scores[(size_t)k * nfeasible + j];
+    }
+    *selected = ms_select_host(&s->rng, s->totals, nfeasible);
+    report->total = s->totals[*selected];
+    if (per_plugin) {
+        report->nplugins = info->nscore;
+        for (uint32_t k = 0; k < info->nscore; k++)
+            s->report_scores[k] = per_plugin[(size_t)k * nfeasible + *selected];
+        for (uint32_t k = 0; k < nprio && report->nplugins < info->nreport; k++)
+            s->report_scores[report->nplugins++] = ext_scores[(size_t)k * nfeasible + *selected];
+    }
+    return true;
+}
+
 static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
@@ -556,43 +633,9 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         return;
     }
 
-    uint32_t nfeasible = 0, evaluated = 0, start = 0;
-    bool via_nominated = false, ext_rejected = false;
-    if (find_feasible(s, fw, c, n, false, &nfeasible, &evaluated, &start, &via_nominated, &st) ==
-        MS_ERROR) {
-        cycle_plugin_error(s, r, "Filter", &st, now);
-        return;
-    }
-    if (s->ext && nfeasible > 0) {
-        char emsg[600];
-        if (via_nominated) {
-            if (!run_extender_filters(s, r, &nfeasible, NULL, &ext_rejected, emsg, sizeof emsg)) {
-                cycle_error(s, r, emsg, now);
-                return;
-            }
-            /* upstream: the extenders turned the nominated node down, so
-             * every node is evaluated */
-            if (nfeasible == 0) {
-                ext_rejected = false;
-                if (find_feasible(s, fw, c, n, true, &nfeasible, &evaluated, &start, &via_nominated, &st) ==
-                    MS_ERROR) {
-                    cycle_plugin_error(s, r, "Filter", &st, now);
-                    return;
-                }
-            }
-        }
-        if (!via_nominated && nfeasible > 0) {
-            uint32_t *where = feasible_indexes(s, c, n, start, evaluated, nfeasible);
-            if (!where) {
-                cycle_error(s, r, "out of memory", now);
-                return;
-            }
-            if (!run_extender_filters(s, r, &nfeasible, where, &ext_rejected, emsg, sizeof emsg)) {
-                cycle_error(s, r, emsg, now);
-                return;
-            }
-        }
-    }
+    uint32_t nfeasible = 0, evaluated = 0;
+    bool ext_rejected = false;
+    if (!find_fit(s, r, n, &nfeasible, &evaluated, &ext_rejected, &st, now)) return;
     if (nfeasible == 0) {
         fit_error(s, r, n, NULL, ext_rejected, now);
         return;
@@ -610,42 +653,7 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     };
     uint32_t selected = 0;
     /* upstream: a single feasible node is taken without scoring. */
-    if (nfeasible > 1) {
-        ms_node_info *const *feasible = s->feasible;
-        if (ms_framework_run_pre_score(fw, c, feasible, nfeasible, &st) != MS_SUCCESS) {
-            cycle_plugin_error(s, r, "PreScore", &st, now);
-            return;
-        }
-        int64_t *per_plugin = s->reporter.scheduled ? s->per_plugin : NULL;
-        if (ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, &st) !=
-            MS_SUCCESS) {
-            cycle_plugin_error(s, r, "Score", &st, now);
-            return;
-        }
-        /* upstream prioritizeNodes: the extenders' weighted scores are added
-         * to the plugins' totals */
-        uint32_t nprio = ms_extenders_nprioritizers(s->ext);
-        int64_t *ext_scores = NULL;
-        if (nprio) {
-            ext_scores = MS_ARENA_NEW(c->arena, int64_t, (size_t)nprio * nfeasible);
-            if (!ext_scores) {
-                cycle_error(s, r, "out of memory", now);
-                return;
-            }
-            ms_extenders_prioritize(s->ext, c->pod, feasible, nfeasible, ext_scores, NULL);
-            for (uint32_t k = 0; k < nprio; k++)
-                for (uint32_t j = 0; j < nfeasible; j++) s->totals[j] += ext_scores[(size_t)k * nfeasible + j];
-        }
-        selected = ms_select_host(&s->rng, s->totals, nfeasible);
-        report.total = s->totals[selected];
-        if (per_plugin) {
-            report.nplugins = info->nscore;
-            for (uint32_t k = 0; k < info->nscore; k++)
-                s->report_scores[k] = per_plugin[(size_t)k * nfeasible + selected];
-            for (uint32_t k = 0; k < nprio && report.nplugins < info->nreport; k++)
-                s->report_scores[report.nplugins++] = ext_scores[(size_t)k * nfeasible + selected];
-        }
-    }
+    if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &st, now)) return;
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);
 }
 

@@ -1,6 +1,7 @@
-/* The scheduler object: construction from a configuration, cluster deltas
- * (upstream's eventhandlers.go), binding outcomes and housekeeping. The
- * scheduling cycle itself is in schedule_one.c. */
+/* The scheduler object: construction from a configuration, preemption's
+ * callbacks, binding outcomes, housekeeping and out-of-tree plugin
+ * reloads. Cluster deltas are in event_handlers.c, pods waiting on Permit
+ * in waiting_pods.c, the scheduling cycle in schedule_one.c. */
 #include "moonsched/scheduler.h"
 
 #include <cjson/cJSON.h>
@@ -50,17 +51,6 @@ void ms_sched_record_release(ms_scheduler *s, ms_inflight *r) {
     s->free_records = r;
 }
 
-bool ms_sched_msg_reserve(ms_scheduler *s, size_t n) {
-    if (n <= s->msgcap) return true;
-    size_t cap = s->msgcap ? s->msgcap : 256;
-    while (cap < n) cap *= 2;
-    char *m = realloc(s->msg, cap);
-    if (!m) return false;
-    s->msg = m;
-    s->msgcap = cap;
-    return true;
-}
-
 /* ---- construction ---------------------------------------------------- */
 
 static ms_rc sched_bind(void *ctx, const ms_pod *pod, ms_str node) {
@@ -70,8 +60,6 @@ static ms_rc sched_bind(void *ctx, const ms_pod *pod, ms_str node) {
 }
 
 /* ---- preemption's callbacks (handle.evict, handle.clear_nomination) ---- */
-
-static ms_inflight *binding_record(const ms_scheduler *s, uint64_t uid_hash);
 
 /* Keeps the victim alive until the next snapshot update: evicting it may
  * drop the cache's reference while the cycle still reads it. */
@@ -98,7 +86,7 @@ void ms_sched_release_evicted(ms_scheduler *s) {
 static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     ms_scheduler *s = ctx;
     if (!hold_victim(s, victim)) return MS_ENOMEM;
-    ms_inflight *r = binding_record(s, victim->meta.uid_hash);
+    ms_inflight *r = ms_sched_binding_record(s, victim->meta.uid_hash);
     if (r && r->waiting) {
         ms_sched_reject_waiting(s, r, "preempted", false, s->now);
     } else {
@@ -275,6 +263,50 @@ static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_sched
     return rc;
 }
 
+/* The cache, the handle the plugins share, the per-profile arrays and the
+ * queue: everything the profiles' frameworks are built on. */
+static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o, ms_error *err) {
+    s->cache = ms_cache_new(s->in, cfg->assumed_ttl);
+    s->handle.in = s->in;
+    s->handle.rn = &s->dec.rn;
+    s->handle.scratch = ms_node_info_new(MS_STR_NONE);
+    if (s->handle.scratch) s->handle.scratch->scratch = true;
+    s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
+    s->handle.bind = sched_bind;
+    s->handle.bind_ctx = s;
+    s->handle.namespaces = &s->namespaces;
+    s->pdbs = ms_pdb_set_new();
+    s->handle.pdbs = s->pdbs;
+    s->handle.rng = &s->rng;
+    s->handle.evict = o->evictor.evict ? sched_evict : NULL;
+    s->handle.clear_nomination = sched_clear_nomination;
+    s->handle.preempt_ctx = s;
+    s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
+    s->info = calloc(cfg->nprofiles, sizeof *s->info);
+    s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
+    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
+    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+        !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+
+    /* The queue exists before the plugins, which may keep the handle that
+     * points at it. Its QueueSort is profile 0's framework, initialised
+     * later, before any pod arrives. */
+    ms_queue_config qc;
+    ms_queue_config_default(&qc);
+    if (cfg->pod_initial_backoff > 0) qc.initial_backoff = cfg->pod_initial_backoff;
+    if (cfg->pod_max_backoff > 0) qc.max_backoff = cfg->pod_max_backoff;
+    if (cfg->pod_max_unschedulable > 0) qc.max_unschedulable = cfg->pod_max_unschedulable;
+    qc.less = ms_framework_less;
+    qc.less_ctx = &s->profiles[0];
+    qc.pre_enqueue = sched_pre_enqueue;
+    qc.pre_enqueue_ctx = s;
+    s->queue = ms_queue_new(&qc);
+    if (!s->queue) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    s->handle.queue = s->queue;
+    return MS_OK;
+}
+
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err) {
     *out = NULL;
     if (!o || !o->in) return ms_error_set(err, MS_EINVAL, "scheduler options need an interner");
@@ -309,49 +341,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
         goto fail;
     }
 
-    s->cache = ms_cache_new(s->in, cfg->assumed_ttl);
-    s->handle.in = s->in;
-    s->handle.rn = &s->dec.rn;
-    s->handle.scratch = ms_node_info_new(MS_STR_NONE);
-    if (s->handle.scratch) s->handle.scratch->scratch = true;
-    s->handle.wildcard_ip = ms_intern_cstr(s->in, "0.0.0.0");
-    s->handle.bind = sched_bind;
-    s->handle.bind_ctx = s;
-    s->handle.namespaces = &s->namespaces;
-    s->pdbs = ms_pdb_set_new();
-    s->handle.pdbs = s->pdbs;
-    s->handle.rng = &s->rng;
-    s->handle.evict = o->evictor.evict ? sched_evict : NULL;
-    s->handle.clear_nomination = sched_clear_nomination;
-    s->handle.preempt_ctx = s;
-    s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
-    s->info = calloc(cfg->nprofiles, sizeof *s->info);
-    s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
-    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
-        !s->profiles || !s->info || !s->pcs || !s->policy_preemption) {
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        goto fail;
-    }
-
-    /* The queue exists before the plugins, which may keep the handle that
-     * points at it. Its QueueSort is profile 0's framework, initialised
-     * below, before any pod arrives. */
-    ms_queue_config qc;
-    ms_queue_config_default(&qc);
-    if (cfg->pod_initial_backoff > 0) qc.initial_backoff = cfg->pod_initial_backoff;
-    if (cfg->pod_max_backoff > 0) qc.max_backoff = cfg->pod_max_backoff;
-    if (cfg->pod_max_unschedulable > 0) qc.max_unschedulable = cfg->pod_max_unschedulable;
-    qc.less = ms_framework_less;
-    qc.less_ctx = &s->profiles[0];
-    qc.pre_enqueue = sched_pre_enqueue;
-    qc.pre_enqueue_ctx = s;
-    s->queue = ms_queue_new(&qc);
-    if (!s->queue) {
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        goto fail;
-    }
-    s->handle.queue = s->queue;
+    if ((rc = init_state(s, cfg, o, err)) != MS_OK) goto fail;
 
     cJSON *ignored = NULL;
     rc = init_extenders(s, cfg, &ignored, err);
@@ -406,7 +396,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->feasible);
     free(s->totals);
     free(s->per_plugin);
-    free(s->msg);
+    ms_buf_free(&s->msg);
     free(s);
 }
 
@@ -420,14 +410,7 @@ int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name)
 
 uint32_t ms_scheduler_next_start_index(const ms_scheduler *s) { return s->next_start; }
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s) { return (uint32_t)s->binding.len; }
-uint32_t ms_scheduler_waiting_count(const ms_scheduler *s) { return s->nwaiting; }
 
-double ms_scheduler_next_permit_deadline(const ms_scheduler *s) {
-    double next = 0;
-    for (uint32_t i = 0; i < s->nwaiting; i++)
-        if (next == 0 || s->waiting[i]->deadline < next) next = s->waiting[i]->deadline;
-    return next;
-}
 ms_queue *ms_scheduler_queue(ms_scheduler *s) { return s->queue; }
 const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s) { return &s->dec; }
 ms_cache *ms_scheduler_cache(ms_scheduler *s) { return s->cache; }
@@ -435,215 +418,6 @@ uint32_t ms_scheduler_nprofiles(const ms_scheduler *s) { return s->nprofiles; }
 
 const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i) {
     return i < s->nprofiles ? &s->profiles[i] : NULL;
-}
-
-/* ---- node deltas ----------------------------------------------------- */
-
-static bool resources_equal(const ms_resources *a, const ms_resources *b) {
-    if (memcmp(a->v, b->v, sizeof a->v) != 0 || a->nscalar != b->nscalar) return false;
-    for (uint32_t i = 0; i < a->nscalar; i++)
-        if (a->scalar[i].name != b->scalar[i].name || a->scalar[i].value != b->scalar[i].value)
-            return false;
-    return true;
-}
-
-static bool labels_equal(const ms_labels *a, const ms_labels *b) {
-    if (a->n != b->n) return false;
-    for (uint32_t i = 0; i < a->n; i++)
-        if (a->items[i].key != b->items[i].key || a->items[i].value != b->items[i].value)
-            return false;
-    return true;
-}
-
-static bool taints_equal(const ms_node *a, const ms_node *b) {
-    if (a->ntaints != b->ntaints) return false;
-    for (uint32_t i = 0; i < a->ntaints; i++) {
-        const ms_taint *x = &a->taints[i], *y = &b->taints[i];
-        if (x->key != y->key || x->value != y->value || x->effect != y->effect) return false;
-    }
-    return true;
-}
-
-/* Status of a condition type, the last entry winning as in upstream's map;
- * 0xff when absent. */
-static int condition_status(const ms_node *n, ms_str type) {
-    int status = 0xff;
-    for (uint32_t i = 0; i < n->nconditions; i++)
-        if (n->conditions[i].type == type) status = n->conditions[i].status;
-    return status;
-}
-
-static bool conditions_equal(const ms_node *a, const ms_node *b) {
-    for (uint32_t i = 0; i < a->nconditions; i++)
-        if (condition_status(a, a->conditions[i].type) != condition_status(b, a->conditions[i].type))
-            return false;
-    for (uint32_t i = 0; i < b->nconditions; i++)
-        if (condition_status(a, b->conditions[i].type) == 0xff) return false;
-    return true;
-}
-
-/* upstream nodeSchedulingPropertiesChange, as a mask of every change. */
-static ms_event_mask node_change_events(const ms_node *old, const ms_node *nw) {
-    ms_event_mask ev = 0;
-    if (old->unschedulable && !nw->unschedulable) ev |= MS_EV_NODE_UNSCHEDULABLE;
-    if (!resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
-    if (!labels_equal(&old->meta.labels, &nw->meta.labels)) ev |= MS_EV_NODE_LABEL;
-    if (!taints_equal(old, nw)) ev |= MS_EV_NODE_TAINT;
-    if (!conditions_equal(old, nw)) ev |= MS_EV_NODE_CONDITION;
-    return ev;
-}
-
-void ms_scheduler_node_add(ms_scheduler *s, ms_node *node, double now) {
-    const ms_node_info *ni = ms_cache_node_info(s->cache, node->meta.name);
-    if (ni && ni->node) {
-        ms_scheduler_node_update(s, node, now);
-        return;
-    }
-    if (ms_cache_add_node(s->cache, node) != MS_OK) return;
-    ms_queue_move_on_event(s->queue, MS_EV_NODE_ADD, now);
-}
-
-void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now) {
-    const ms_node_info *ni = ms_cache_node_info(s->cache, node->meta.name);
-    if (!ni || !ni->node) {
-        if (ms_cache_add_node(s->cache, node) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_NODE_ADD, now);
-        return;
-    }
-    /* Compared before the update: the cache drops its old node then. */
-    ms_event_mask ev = node_change_events(ni->node, node);
-    if (ms_cache_update_node(s->cache, node) != MS_OK) return;
-    if (ev) ms_queue_move_on_event(s->queue, ev, now);
-}
-
-void ms_scheduler_node_delete(ms_scheduler *s, ms_str name, double now) {
-    if (ms_cache_remove_node(s->cache, name) != MS_OK) return;
-    ms_queue_move_on_event(s->queue, MS_EV_NODE_DELETE, now);
-}
-
-/* ---- namespace deltas ------------------------------------------------ */
-
-static bool same_labels(const ms_namespace *a, const ms_namespace *b) {
-    return a && b && a->meta.labels.n == b->meta.labels.n &&
-           (a->meta.labels.n == 0 || memcmp(a->meta.labels.items, b->meta.labels.items,
-                                            a->meta.labels.n * sizeof(ms_label)) == 0);
-}
-
-void ms_scheduler_namespace_add(ms_scheduler *s, ms_namespace *ns, double now) {
-    const ms_namespace *old = ms_namespaces_get(&s->namespaces, ns->meta.name);
-    bool changed = !same_labels(old, ns);
-    if (ms_namespaces_set(&s->namespaces, ns) != MS_OK) return;
-    if (changed) ms_queue_move_on_event(s->queue, MS_EV_NAMESPACE, now);
-}
-
-void ms_scheduler_namespace_delete(ms_scheduler *s, ms_str name, double now) {
-    if (ms_namespaces_remove(&s->namespaces, name) != MS_OK) return;
-    ms_queue_move_on_event(s->queue, MS_EV_NAMESPACE, now);
-}
-
-/* ---- PodDisruptionBudget deltas ------------------------------------- */
-
-void ms_scheduler_pdb_add(ms_scheduler *s, ms_pdb *pdb, double now) {
-    (void)now;
-    ms_pdb_set_update(s->pdbs, pdb);
-}
-
-void ms_scheduler_pdb_update(ms_scheduler *s, ms_pdb *pdb, double now) {
-    ms_scheduler_pdb_add(s, pdb, now);
-}
-
-void ms_scheduler_pdb_delete(ms_scheduler *s, ms_str namespace_, ms_str name, double now) {
-    (void)now;
-    ms_pdb_set_delete(s->pdbs, namespace_, name);
-}
-
-uint32_t ms_scheduler_pdb_count(const ms_scheduler *s) { return ms_pdb_set_len(s->pdbs); }
-
-/* ---- pod deltas ------------------------------------------------------ */
-
-static ms_inflight *binding_record(const ms_scheduler *s, uint64_t uid_hash) {
-    return ms_map_get(&s->binding, uid_hash);
-}
-
-/* A pod with nodeName (add or update): into the cache, confirming our
- * assumption if it is one; out of the queue if it was pending there. */
-static void assigned_pod_upsert(ms_scheduler *s, ms_pod *pod, double now) {
-    uint64_t uid = pod->meta.uid_hash;
-    /* A pod bound by someone else while it waited in our queue. Our own
-     * binding pods are not in the queue: their record holds the entry. */
-    if (!binding_record(s, uid)) ms_queue_delete(s->queue, pod);
-    ms_pod *old = ms_cache_get_pod(s->cache, uid);
-    bool was_bound = old && !ms_cache_is_assumed(s->cache, old);
-    if (ms_pod_is_terminal(pod)) {
-        /* A terminal pod releases what it held. */
-        if (old && ms_cache_remove_pod(s->cache, old) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-        return;
-    }
-    ms_rc rc = was_bound ? ms_cache_update_pod(s->cache, old, pod) : ms_cache_add_pod(s->cache, pod);
-    if (rc == MS_OK)
-        ms_queue_move_on_event(s->queue, was_bound ? MS_EV_ASSIGNED_POD_UPDATE : MS_EV_ASSIGNED_POD_ADD,
-                               now);
-}
-
-static bool responsible_for(const ms_scheduler *s, const ms_pod *pod) {
-    return ms_scheduler_profile_index(s, pod->scheduler_name) >= 0;
-}
-
-void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
-    if (pod->node_name != MS_STR_NONE) {
-        assigned_pod_upsert(s, pod, now);
-        return;
-    }
-    if (ms_pod_is_terminal(pod) || !responsible_for(s, pod)) return;
-    /* An informer replay of a pod we are binding or have bound (assumed,
-     * not confirmed yet): not pending any more. */
-    if (binding_record(s, pod->meta.uid_hash) || ms_cache_get_pod(s->cache, pod->meta.uid_hash))
-        return;
-    if (ms_queue_add(s->queue, pod, now) == MS_EEXIST) ms_queue_update(s->queue, pod, now);
-}
-
-void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now) {
-    uint64_t uid = pod->meta.uid_hash;
-    ms_inflight *r = binding_record(s, uid);
-    if (pod->node_name != MS_STR_NONE) {
-        assigned_pod_upsert(s, pod, now);
-        return;
-    }
-    if (r) {
-        /* Being bound. The queue keeps the newest object for the in-flight
-         * entry: a retry after a failed bind uses it (upstream skips
-         * updates of assumed pods otherwise). */
-        ms_queue_update(s->queue, pod, now);
-        return;
-    }
-    if (ms_pod_is_terminal(pod) || !responsible_for(s, pod)) {
-        ms_queue_delete(s->queue, pod);
-        return;
-    }
-    /* Assumed after a successful bind, waiting for the informer's bound
-     * version: the queue must not take it back. */
-    if (ms_cache_get_pod(s->cache, uid)) return;
-    if (ms_queue_update(s->queue, pod, now) == MS_ENOENT) ms_queue_add(s->queue, pod, now);
-}
-
-void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
-    uint64_t uid = pod->meta.uid_hash;
-    ms_inflight *r = binding_record(s, uid);
-    if (r) r->deleted = true;
-    if (r && r->waiting) {
-        /* upstream rejects a waiting pod that is deleted. */
-        ms_sched_reject_waiting(s, r, "pod deleted while waiting on Permit", true, now);
-        ms_sched_flush_permits(s, now);
-        r = NULL;
-    }
-    if (pod->node_name != MS_STR_NONE) {
-        if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-        return;
-    }
-    /* The queue keeps an in-flight entry valid for its record. */
-    ms_queue_delete(s->queue, pod);
 }
 
 /* ---- binding outcomes ------------------------------------------------ */
@@ -685,59 +459,8 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
     ms_sched_flush_permits(s, now);
 }
 
-static void unpark(ms_scheduler *s, ms_inflight *r) {
-    for (uint32_t i = 0; i < s->nwaiting; i++)
-        if (s->waiting[i] == r) {
-            s->waiting[i] = s->waiting[--s->nwaiting];
-            break;
-        }
-    r->waiting = false;
-}
-
-void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
-                             double now) {
-    unpark(s, r);
-    ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
-    ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
-    ms_cache_forget_pod(s->cache, r->assumed);
-    /* What the pod held is free again (upstream treats forgetting it as an
-     * AssignedPodDelete); the pod itself is not in the queue yet. */
-    ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET, now);
-    ms_queued_pod *qp = r->qp;
-    if (gone || r->deleted) {
-        ms_queue_done(s->queue, qp);
-    } else {
-        if (s->reporter.unschedulable)
-            s->reporter.unschedulable(s->reporter.ctx, qp->pod, message, qp->attempts);
-        qp->unschedulable_plugins = 0;
-        qp->interest = MS_EV_ALL;
-        ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
-    }
-    ms_sched_record_release(s, r);
-}
-
-/* Waits that reached their deadline: let through (simulate) or rejected
- * with upstream's timeout message. */
-static void resolve_waits(ms_scheduler *s, double now) {
-    for (uint32_t i = 0; i < s->nwaiting;) {
-        ms_inflight *r = s->waiting[i];
-        if (r->deadline > now) {
-            i++;
-            continue;
-        }
-        if (s->permit_timeout_allows) {
-            unpark(s, r);
-            ms_sched_start_binding(s, r, r->report, now);
-        } else {
-            ms_sched_reject_waiting(s, r, "rejected due to timeout after waiting at Permit", false,
-                                    now);
-        }
-        i = 0;   /* the list changed under us */
-    }
-}
-
 void ms_scheduler_tick(ms_scheduler *s, double now) {
-    resolve_waits(s, now);
+    ms_sched_resolve_waits(s, now);
     ms_queue_flush(s->queue, now);
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)
@@ -748,69 +471,6 @@ void ms_scheduler_tick(ms_scheduler *s, double now) {
      * that the informer's bound versions confirmed, and the objects they
      * were copied from). The update is O(changed), as at a cycle start. */
     if (ms_cache_update_snapshot(s->cache, &s->snap) == MS_OK) ms_sched_release_evicted(s);
-}
-
-/* ---- Permit releases ------------------------------------------------- */
-
-static ms_inflight *waiting_by_uid(const ms_scheduler *s, const char *uid) {
-    if (!uid || !*uid) return NULL;
-    ms_inflight *r = ms_map_get(&s->binding, ms_hash_bytes(uid, strlen(uid)));
-    return r && r->waiting ? r : NULL;
-}
-
-static void release(ms_scheduler *s, ms_inflight *r, bool allow, const char *reason, double now) {
-    if (allow) {
-        unpark(s, r);
-        ms_sched_start_binding(s, r, r->report, now);
-    } else {
-        ms_sched_reject_waiting(s, r, reason && *reason ? reason : "rejected while waiting at Permit",
-                                false, now);
-    }
-}
-
-bool ms_scheduler_permit_allow(ms_scheduler *s, const char *uid, double now) {
-    ms_inflight *r = waiting_by_uid(s, uid);
-    if (!r) return false;
-    release(s, r, true, NULL, now);
-    ms_sched_flush_permits(s, now);
-    return true;
-}
-
-bool ms_scheduler_permit_deny(ms_scheduler *s, const char *uid, const char *reason, double now) {
-    ms_inflight *r = waiting_by_uid(s, uid);
-    if (!r) return false;
-    release(s, r, false, reason, now);
-    ms_sched_flush_permits(s, now);
-    return true;
-}
-
-bool ms_scheduler_permit_later(ms_scheduler *s, const char *uid, bool allow, const char *reason) {
-    ms_inflight *r = waiting_by_uid(s, uid);
-    if (!r) return false;
-    if (s->nlater == s->latercap) {
-        uint32_t cap = s->latercap ? s->latercap * 2 : 16;
-        ms_permit_request *l = realloc(s->later, cap * sizeof *l);
-        if (!l) return false;
-        s->later = l;
-        s->latercap = cap;
-    }
-    ms_permit_request *q = &s->later[s->nlater++];
-    q->uid_hash = r->qp->pod->meta.uid_hash;
-    q->allow = allow;
-    snprintf(q->reason, sizeof q->reason, "%s", reason ? reason : "");
-    return true;
-}
-
-void ms_sched_flush_permits(ms_scheduler *s, double now) {
-    /* A release runs plugins (Unreserve of a denied pod) that may ask for
-     * more: take the list, apply it, and look again. */
-    while (s->nlater > 0) {
-        ms_permit_request q = s->later[0];
-        memmove(s->later, s->later + 1, (s->nlater - 1) * sizeof *s->later);
-        s->nlater--;
-        ms_inflight *r = ms_map_get(&s->binding, q.uid_hash);
-        if (r && r->waiting) release(s, r, q.allow, q.reason, now);
-    }
 }
 
 /* ---- out-of-tree plugins that change --------------------------------- */

@@ -1,12 +1,15 @@
-/* The scheduler's private state, shared by scheduler.c (deltas, binding
- * outcomes, housekeeping) and schedule_one.c (the scheduling cycle). Not a
- * public header: nothing outside these two files may depend on it. */
+/* The scheduler's private state, shared by scheduler.c (construction,
+ * binding outcomes, housekeeping), event_handlers.c (cluster deltas),
+ * waiting_pods.c (Permit's waiting pods) and schedule_one.c (the
+ * scheduling cycle). Not a public header: nothing outside these files may
+ * depend on it. */
 #ifndef MOONSCHED_SCHEDULER_PRIV_H
 #define MOONSCHED_SCHEDULER_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "scheduler/extender.h"
@@ -83,8 +86,7 @@ struct ms_scheduler {
     int64_t *totals;
     int64_t *per_plugin;           /* MS_MAX_PLUGINS rows of cap */
     int64_t report_scores[MS_MAX_PLUGINS];
-    char *msg;                     /* FitError and other messages */
-    size_t msgcap;
+    ms_buf msg;                    /* FitError and other messages */
 
     ms_inflight *free_records;
     /* uid hash -> ms_inflight* of pods past Permit: waiting, or handed to
@@ -122,7 +124,20 @@ void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *messag
 void ms_sched_flush_permits(ms_scheduler *s, double now);
 /* Drops the references to the last cycle's victims (scheduler.c). */
 void ms_sched_release_evicted(ms_scheduler *s);
-/* Makes s->msg hold at least n bytes; false when out of memory. */
-bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);
+
+/* The record of a pod past Permit (waiting, or handed to the binder and
+ * not answered yet), or NULL. */
+static inline ms_inflight *ms_sched_binding_record(const ms_scheduler *s, uint64_t uid_hash) {
+    return ms_map_get(&s->binding, uid_hash);
+}
+
+/* Waiting pods (waiting_pods.c). */
+/* Parks a record that Permit asked to wait until `deadline`, with a copy
+ * of its report in the record's arena (the cycle buffers are reused by the
+ * next pod); false, nothing changed, when out of memory. */
+bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline);
+/* Waits that reached their deadline: let through (permit_timeout_allows)
+ * or rejected with upstream's timeout message. */
+void ms_sched_resolve_waits(ms_scheduler *s, double now);
 
 #endif

@@ -448,6 +448,77 @@ static bool can_precheck(const dp *p, const ms_cycle *c) {
     return false;
 }
 
+/* The node's pods of lower priority than the pod into p->pv, most
+ * important first (reprieve order); their count. A node holds few victims
+ * and cmp_importance is a total order (position breaks ties): an insertion
+ * sort, without qsort's call overhead and scratch buffer. */
+static uint32_t rank_victims(dp *p, const ms_pod *pod, const ms_node_info *ni) {
+    ranked *pv = p->pv;
+    uint32_t npv = 0;
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) pv[npv++] = (ranked){ni->pods[i], i};
+    if (npv > 16) qsort(pv, npv, sizeof *pv, cmp_importance);
+    for (uint32_t i = 1; npv <= 16 && i < npv; i++) {
+        ranked x = pv[i];
+        uint32_t j = i;
+        while (j > 0 && cmp_importance(&x, &pv[j - 1]) < 0) {
+            pv[j] = pv[j - 1];
+            j--;
+        }
+        pv[j] = x;
+    }
+    return npv;
+}
+
+/* filterPodsWithPDBViolation: the ranked list split, keeping its order,
+ * into pods whose eviction would violate a PDB and the others, in that
+ * order into p->order; how many violate. */
+static uint32_t split_by_pdb(dp *p, uint32_t npv) {
+    const ranked *pv = p->pv;
+    bool *violating = p->violating;
+    memset(violating, 0, npv * sizeof *violating);
+    uint32_t nviolating = 0;
+    ms_pdb_set *pdbs = p->h->pdbs;
+    if (pdbs && ms_pdb_set_len(pdbs)) {
+        ms_pdb_budget_reset(pdbs);
+        for (uint32_t i = 0; i < npv; i++) {
+            violating[i] = ms_pdb_budget_take(pdbs, pv[i].pod, p->h->in);
+            nviolating += violating[i];
+        }
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < npv; i++)
+        if (violating[i]) p->order[k++] = pv[i].pod;
+    for (uint32_t i = 0; i < npv; i++)
+        if (!violating[i]) p->order[k++] = pv[i].pod;
+    return nviolating;
+}
+
+/* Reprieve, on the copy without any victim: put each pod of p->order back
+ * and keep it when the pod still fits; the others go to p->victims. */
+static ms_code reprieve(dp *p, ms_cycle *c, const nominees *nm, const nominee_load *nl, bool precheck, uint32_t npv,
+                        uint32_t nviolating, uint32_t *nvictims, uint32_t *num_violations, ms_status *st) {
+    static const int64_t zero[MS_RES_NBUILTIN];
+    *nvictims = *num_violations = 0;
+    for (uint32_t i = 0; i < npv; i++) {
+        ms_pod *v = p->order[i];
+        /* A pod whose requests do not fit back is a victim without a Filter
+         * run (the pass would fail on resources). */
+        if (precheck && !fits_resources(c->pod, p->scratch, 0, zero, v, nl)) {
+            p->victims[(*nvictims)++] = v;
+            *num_violations += i < nviolating;
+            continue;
+        }
+        if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
+        ms_status fst;
+        if (dry_filter(p, c, nm, &fst) == MS_SUCCESS) continue;
+        if (!scratch_remove(p, v)) return fail(st, MS_ERROR, "preemption: victim not on node");
+        p->victims[(*nvictims)++] = v;
+        *num_violations += i < nviolating;
+    }
+    return MS_SUCCESS;
+}
+
 /* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
  * node is no candidate (for the message) or carries an error. */
 static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni, bool precheck,
@@ -472,78 +543,25 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     }
 
     if (!reserve_victims(p, npv)) return fail(st, MS_ERROR, "out of memory");
-    ranked *pv = p->pv;
-    npv = 0;
-    for (uint32_t i = 0; i < ni->npods; i++)
-        if (ni->pods[i]->priority < pod->priority) pv[npv++] = (ranked){ni->pods[i], i};
-    /* Most important first: reprieve order. A node holds few victims and
-     * cmp_importance is a total order (position breaks ties): an insertion
-     * sort, without qsort's call overhead and scratch buffer. */
-    if (npv > 16) qsort(pv, npv, sizeof *pv, cmp_importance);
-    for (uint32_t i = 1; npv <= 16 && i < npv; i++) {
-        ranked x = pv[i];
-        uint32_t j = i;
-        while (j > 0 && cmp_importance(&x, &pv[j - 1]) < 0) {
-            pv[j] = pv[j - 1];
-            j--;
-        }
-        pv[j] = x;
-    }
-
+    npv = rank_victims(p, pod, ni);
     if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
     if (p->hooks && p->hooks->select_victims) {
         /* MS_SKIP leaves the copy untouched: the default goes on with it. */
-        ms_code code = hooked_select(p, c, ni, &nm, pv, npv, out, st);
+        ms_code code = hooked_select(p, c, ni, &nm, p->pv, npv, out, st);
         if (code != MS_SKIP) return code;
     }
 
     for (uint32_t i = 0; i < npv; i++)
-        if (!scratch_remove(p, pv[i].pod)) return fail(st, MS_ERROR, "preemption: victim not on node");
+        if (!scratch_remove(p, p->pv[i].pod)) return fail(st, MS_ERROR, "preemption: victim not on node");
     /* Not even without every lower-priority pod: this node cannot help.
      * (Affinity to a victim is not considered, as upstream.) */
     ms_code code = dry_filter(p, c, &nm, st);
     if (code != MS_SUCCESS) return code;
 
-    /* filterPodsWithPDBViolation: split the ranked list, keeping its order,
-     * into pods whose eviction would violate a PDB and the others. */
-    ms_pod **order = p->order, **victims = p->victims;
-    bool *violating = p->violating;
-    memset(violating, 0, npv * sizeof *violating);
-    uint32_t nviolating = 0;
-    ms_pdb_set *pdbs = p->h->pdbs;
-    if (pdbs && ms_pdb_set_len(pdbs)) {
-        ms_pdb_budget_reset(pdbs);
-        for (uint32_t i = 0; i < npv; i++) {
-            violating[i] = ms_pdb_budget_take(pdbs, pv[i].pod, p->h->in);
-            nviolating += violating[i];
-        }
-    }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < npv; i++)
-        if (violating[i]) order[k++] = pv[i].pod;
-    for (uint32_t i = 0; i < npv; i++)
-        if (!violating[i]) order[k++] = pv[i].pod;
-
-    /* Reprieve: put each pod back and keep it when the pod still fits. */
-    uint32_t nvictims = 0, num_violations = 0;
-    static const int64_t zero[MS_RES_NBUILTIN];
-    for (uint32_t i = 0; i < npv; i++) {
-        ms_pod *v = order[i];
-        /* A pod whose requests do not fit back is a victim without a Filter
-         * run (the pass would fail on resources). */
-        if (precheck && !fits_resources(pod, p->scratch, 0, zero, v, &nl)) {
-            victims[nvictims++] = v;
-            num_violations += i < nviolating;
-            continue;
-        }
-        if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
-        ms_status fst;
-        if (dry_filter(p, c, &nm, &fst) == MS_SUCCESS)
-            continue;
-        if (!scratch_remove(p, v)) return fail(st, MS_ERROR, "preemption: victim not on node");
-        victims[nvictims++] = v;
-        num_violations += i < nviolating;
-    }
+    uint32_t nviolating = split_by_pdb(p, npv);
+    uint32_t nvictims, num_violations;
+    code = reprieve(p, c, &nm, &nl, precheck, npv, nviolating, &nvictims, &num_violations, st);
+    if (code != MS_SUCCESS) return code;
     if (nvictims == 0) {
         const char *why = cycle_text(c, "preemption: expected at least one victim pod on node %s%s",
                                      ms_str_get(p->h->in, ni->name), "");
@@ -551,6 +569,7 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     }
     /* Both groups contributed: back to one importance order, so that
      * victims[0] is the most important (pickOneNodeForPreemption reads it). */
+    ms_pod **victims = p->victims;
     if (nviolating && nviolating < npv) sort_victims(victims, nvictims);
     ms_pod **kept = MS_ARENA_NEW(c->arena, ms_pod *, nvictims);
     if (!kept) return fail(st, MS_ERROR, "out of memory");
@@ -695,6 +714,61 @@ static bool reserve_nodes(dp *p, uint32_t n) {
     return true;
 }
 
+/* upstream DryRunPreemption: SelectVictimsOnNode on the potential nodes,
+ * from `offset` on, until `want` candidates are found with at least one
+ * that violates no PDB. cands has room for 2 * want; the candidates
+ * without violations come first. Returns how many there are. */
+static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t offset, uint32_t want,
+                                   ms_preemption_candidate *cands) {
+    ms_preemption_candidate *violating = cands + want;
+    uint32_t nok = 0, nbad = 0;
+    bool precheck = can_precheck(p, c);
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t i = p->potential[(offset + k) % np];
+        ms_preemption_candidate cand;
+        bool deferred = false;
+        ms_code code = select_victims_on_node(p, c, c->snap->nodes[i], precheck, &cand, &p->dry[i], &deferred);
+        p->looked[i] = deferred ? 2 : 1;
+        p->last.nevaluated++;
+        if (code == MS_SUCCESS) {
+            if (cand.num_pdb_violations == 0) {
+                if (nok < want) cands[nok++] = cand;
+            } else if (nbad < want) {
+                violating[nbad++] = cand;
+            }
+            if (nok > 0 && nok + nbad >= want) break;
+        }
+    }
+    if (nbad) memmove(cands + nok, violating, nbad * sizeof *cands);
+    return nok + nbad;
+}
+
+/* No candidate anywhere. The message and the error need every visited
+ * node's own status: the nodes the precheck ruled out are dry-run (they
+ * still give no candidate). */
+static ms_code dry_run_found_none(dp *p, ms_cycle *c, uint32_t np, uint32_t offset, ms_str nom, ms_status *st) {
+    ms_status *dry = p->dry;
+    int32_t first_error = -1;
+    for (uint32_t k = 0; k < p->last.nevaluated; k++) {
+        uint32_t i = p->potential[(offset + k) % np];
+        if (p->looked[i] == 2) {
+            ms_preemption_candidate cand;
+            bool deferred = false;
+            select_victims_on_node(p, c, c->snap->nodes[i], false, &cand, &dry[i], &deferred);
+            p->looked[i] = 1;
+        }
+        if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;
+    }
+    if (first_error >= 0) {
+        *st = dry[first_error];
+        st->code = MS_ERROR;
+        st->plugin = -1;
+        return MS_ERROR;
+    }
+    clear_own_nomination(p, c, nom);
+    return no_candidates(p, c, dry, st);
+}
+
 static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses,
                               ms_str *nominated, ms_status *st) {
     dp *p = self;
@@ -735,55 +809,12 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     uint32_t want = ms_preemption_num_candidates(np, p->min_pct, p->min_abs);
     p->last.offset = offset;
     p->last.want = want;
-    /* Violating candidates after the others; each list holds `want` at most. */
     ms_preemption_candidate *cands = MS_ARENA_NEW(c->arena, ms_preemption_candidate, 2 * (size_t)want);
     if (!cands) return fail(st, MS_ERROR, "out of memory");
-    ms_preemption_candidate *violating = cands + want;
-    uint32_t nok = 0, nbad = 0;
-    bool precheck = can_precheck(p, c);
-    for (uint32_t k = 0; k < np; k++) {
-        uint32_t i = potential[(offset + k) % np];
-        ms_preemption_candidate cand;
-        bool deferred = false;
-        ms_code code = select_victims_on_node(p, c, snap->nodes[i], precheck, &cand, &dry[i], &deferred);
-        p->looked[i] = deferred ? 2 : 1;
-        p->last.nevaluated++;
-        if (code == MS_SUCCESS) {
-            if (cand.num_pdb_violations == 0) {
-                if (nok < want) cands[nok++] = cand;
-            } else if (nbad < want) {
-                violating[nbad++] = cand;
-            }
-            if (nok > 0 && nok + nbad >= want) break;
-        }
-    }
-    if (nbad) memmove(cands + nok, violating, nbad * sizeof *cands);
-    uint32_t ncands = nok + nbad;
+    uint32_t ncands = dry_run_preemption(p, c, np, offset, want, cands);
     p->last.candidates = cands;
     p->last.ncandidates = ncands;
-    if (ncands == 0) {
-        /* The message and the error need every visited node's own status:
-         * dry-run the nodes the precheck ruled out (still no candidates). */
-        int32_t first_error = -1;
-        for (uint32_t k = 0; k < p->last.nevaluated; k++) {
-            uint32_t i = potential[(offset + k) % np];
-            if (p->looked[i] == 2) {
-                ms_preemption_candidate cand;
-                bool deferred = false;
-                select_victims_on_node(p, c, snap->nodes[i], false, &cand, &dry[i], &deferred);
-                p->looked[i] = 1;
-            }
-            if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;
-        }
-        if (first_error >= 0) {
-            *st = dry[first_error];
-            st->code = MS_ERROR;
-            st->plugin = -1;
-            return MS_ERROR;
-        }
-        clear_own_nomination(p, c, nom);
-        return no_candidates(p, c, dry, st);
-    }
+    if (ncands == 0) return dry_run_found_none(p, c, np, offset, nom, st);
 
     /* Extenders with a preempt verb may drop candidates or change their
      * victims (upstream's callExtenders), before the choice. */

@@ -38,6 +38,47 @@ static ms_rc inclusion_policy(const cJSON *j, const char *path, uint8_t *out, ms
 
 /* One of args.defaultConstraints, checked as upstream's
  * ValidatePodTopologySpreadArgs checks it (first error only). */
+/* A default constraint's topologyKey: required, a qualified name. */
+static ms_rc parse_topology_key(pts_plugin *pl, const cJSON *j, const char *path, ms_topology_spread *o,
+                                ms_error *err) {
+    char sub[96];
+    ms_rc rc;
+    const char *key = "";
+    const cJSON *jk = cJSON_GetObjectItemCaseSensitive(j, "topologyKey");
+    snprintf(sub, sizeof sub, "%s.topologyKey", path);
+    if (jk && !cJSON_IsNull(jk) && (rc = ms_args_string(jk, PLUGIN, sub, &key, err))) return rc;
+    if (!*key)
+        return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
+                            sub);
+    if (!ms_args_is_qualified_name(key))
+        return ms_error_set(err, MS_EINVAL,
+                            PLUGIN " args: %s: Invalid value: \"%s\": not a valid label name", sub,
+                            key);
+    if (!(o->topology_key = ms_intern_cstr(pl->in, key))) return oom(err);
+    return MS_OK;
+}
+
+/* A default constraint's whenUnsatisfiable: required. */
+static ms_rc parse_when(const cJSON *j, const char *path, ms_topology_spread *o, ms_error *err) {
+    char sub[96];
+    ms_rc rc;
+    const char *when = "";
+    const cJSON *jw = cJSON_GetObjectItemCaseSensitive(j, "whenUnsatisfiable");
+    snprintf(sub, sizeof sub, "%s.whenUnsatisfiable", path);
+    if (jw && !cJSON_IsNull(jw) && (rc = ms_args_string(jw, PLUGIN, sub, &when, err))) return rc;
+    if (!*when)
+        return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
+                            sub);
+    if (strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
+    else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
+    else
+        return ms_error_set(err, MS_EINVAL,
+                            PLUGIN " args: %s: Unsupported value: \"%s\": supported values: "
+                                   "\"DoNotSchedule\", \"ScheduleAnyway\"",
+                            sub, when);
+    return MS_OK;
+}
+
 static ms_rc parse_default(pts_plugin *pl, const cJSON *j, int i, ms_topology_spread *o,
                            ms_error *err) {
     static const char *const fields[] = {"maxSkew", "topologyKey", "whenUnsatisfiable",
@@ -61,33 +102,7 @@ static ms_rc parse_default(pts_plugin *pl, const cJSON *j, int i, ms_topology_sp
                             sub, (long long)skew);
     o->max_skew = (int32_t)skew;
 
-    const char *key = "";
-    const cJSON *jk = cJSON_GetObjectItemCaseSensitive(j, "topologyKey");
-    snprintf(sub, sizeof sub, "%s.topologyKey", path);
-    if (jk && !cJSON_IsNull(jk) && (rc = ms_args_string(jk, PLUGIN, sub, &key, err))) return rc;
-    if (!*key)
-        return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
-                            sub);
-    if (!ms_args_is_qualified_name(key))
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: %s: Invalid value: \"%s\": not a valid label name", sub,
-                            key);
-    if (!(o->topology_key = ms_intern_cstr(pl->in, key))) return oom(err);
-
-    const char *when = "";
-    const cJSON *jw = cJSON_GetObjectItemCaseSensitive(j, "whenUnsatisfiable");
-    snprintf(sub, sizeof sub, "%s.whenUnsatisfiable", path);
-    if (jw && !cJSON_IsNull(jw) && (rc = ms_args_string(jw, PLUGIN, sub, &when, err))) return rc;
-    if (!*when)
-        return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
-                            sub);
-    if (strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
-    else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
-    else
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: %s: Unsupported value: \"%s\": supported values: "
-                                   "\"DoNotSchedule\", \"ScheduleAnyway\"",
-                            sub, when);
+    if ((rc = parse_topology_key(pl, j, path, o, err)) || (rc = parse_when(j, path, o, err))) return rc;
 
     const cJSON *jl = cJSON_GetObjectItemCaseSensitive(j, "labelSelector");
     if (jl && !cJSON_IsNull(jl))

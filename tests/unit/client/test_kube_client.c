@@ -1,96 +1,11 @@
+/* The blocking Kubernetes API client (core/client/kube_client.c) against
+ * a fake API server: keep-alive, retries, rate limit, streams, cancel,
+ * token file reloads. */
 #include "testutil.h"
 
 #include <pthread.h>
 
-#include "fake_http.h"
-#include "client/kube_client.h"
-
-/* Retries and token re-reads log; the tests check behaviour, not lines. */
-static const ms_logger quiet = {.level = -1};
-
-typedef struct script {
-    atomic_int retry_hits, flaky_hits, post_hits, token_hits;
-    int status_for_token;
-} script;
-
-static bool handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
-    script *s = ctx;
-    const char *p = r->path;
-    if (!strcmp(p, "/api/v1/nodes")) return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"items\":[]}");
-    if (!strcmp(p, "/echo")) {
-        /* the body comes back, with the method, to check what was sent */
-        char buf[600];
-        snprintf(buf, sizeof buf, "%s %s", r->method, r->body ? r->body : "");
-        return fh_reply(fd, !strcmp(r->method, "POST") ? 201 : 200, NULL, buf);
-    }
-    if (!strcmp(p, "/retry")) {   /* 429 with Retry-After: 0, then OK */
-        if (atomic_fetch_add(&s->retry_hits, 1) == 0)
-            return fh_reply(fd, 429, "Retry-After: 0\r\n", "{\"kind\":\"Status\",\"code\":429}");
-        return fh_reply(fd, 200, NULL, "done");
-    }
-    if (!strcmp(p, "/retry7")) return fh_reply(fd, 429, "Retry-After: 7\r\n", "{}");
-    if (!strcmp(p, "/flaky")) {   /* 500 without Retry-After, then OK */
-        if (atomic_fetch_add(&s->flaky_hits, 1) == 0) return fh_reply(fd, 500, NULL, "oops");
-        return fh_reply(fd, 200, NULL, "fine");
-    }
-    if (!strcmp(p, "/busy-post")) {
-        atomic_fetch_add(&s->post_hits, 1);
-        return fh_reply(fd, 503, NULL, "{\"kind\":\"Status\",\"message\":\"busy\"}");
-    }
-    if (!strcmp(p, "/token")) {
-        atomic_fetch_add(&s->token_hits, 1);
-        return fh_reply(fd, s->status_for_token ? s->status_for_token : 200, NULL, "{}");
-    }
-    if (!strcmp(p, "/stream")) {
-        fh_stream_begin(fd, 200);
-        fh_stream_str(fd, "{\"a\":1}\n{\"b\"", 0.05);
-        fh_stream_str(fd, ":2}\n\r\n{\"c\":3}", 0.05);
-        fh_stream_str(fd, "\n", 0);
-        return fh_stream_end(fd);
-    }
-    if (!strcmp(p, "/stream-cut")) {
-        fh_stream_begin(fd, 200);
-        fh_stream_str(fd, "{\"a\":1}\n{\"b\"", 0.05);
-        return fh_stream_end(fd);
-    }
-    if (!strcmp(p, "/stream-forbidden"))
-        return fh_reply(fd, 403, NULL,
-                        "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"pods is forbidden: User \\\"x\\\" "
-                        "cannot watch resource \\\"pods\\\"\",\"reason\":\"Forbidden\",\"code\":403}");
-    if (!strcmp(p, "/stream-hold")) {
-        fh_stream_begin(fd, 200);
-        fh_stream_str(fd, "{\"first\":true}\n", 0);
-        fh_stream_hold(srv, fd);
-        return false;
-    }
-    return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"message\":\"not found\",\"code\":404}");
-}
-
-typedef struct fixture {
-    script s;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
-} fixture;
-
-static fixture *start(double qps, int32_t burst, int32_t max_retries) {
-    fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, &f->s);
-    assert_non_null(f->srv);
-    f->kc.server = strdup(f->srv->url);
-    f->kc.token = strdup("abc");
-    ms_kube_client_options o = {.config = &f->kc, .qps = qps, .burst = burst, .max_retries = max_retries, .log = &quiet};
-    ms_error err = {0};
-    if (ms_kube_client_new(&o, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
-    return f;
-}
-
-static void stop(fixture *f) {
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
-    free(f);
-}
+#include "kube_fake_api.h"
 
 static void test_requests_and_keepalive(void **state) {
     (void)state;
@@ -314,19 +229,7 @@ static void test_cancel(void **state) {
     /* sticky: later requests and sleeps end at once */
     assert_int_equal(ms_kube_do(f->c, &req, &r, &err), MS_ESTATE);
     ms_kube_response_free(&r);
-    assert_true(ms_kube_cancel_sleep(k.c, 10));
     ms_kube_cancel_free(k.c);
-
-    /* a cancel also ends a sleep early */
-    k.c = ms_kube_cancel_new();
-    k.delay = 0.05;
-    pthread_create(&t, NULL, fire_later, &k);
-    t0 = fh_now();
-    assert_true(ms_kube_cancel_sleep(k.c, 10));
-    assert_true(fh_now() - t0 < 1);
-    pthread_join(t, NULL);
-    ms_kube_cancel_free(k.c);
-    assert_false(ms_kube_cancel_sleep(NULL, 0.01));
     stop(f);
 }
 
@@ -415,124 +318,6 @@ static void test_helpers(void **state) {
 
 /* ---- asynchronous requests ---- */
 
-typedef struct answers {
-    pthread_mutex_t mu;
-    int n;
-    ms_rc rc[16];
-    long status[16];
-    uint32_t attempts[16];
-    char body[16][64];
-} answers;
-
-typedef struct asked {
-    answers *a;
-    int i;
-} asked;
-
-static void on_answer(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
-    asked *q = ctx;
-    answers *a = q->a;
-    if (rc == MS_OK) assert_null(err);
-    else assert_non_null(err);
-    pthread_mutex_lock(&a->mu);
-    a->rc[q->i] = rc;
-    a->status[q->i] = resp->status;
-    a->attempts[q->i] = resp->attempts;
-    snprintf(a->body[q->i], sizeof a->body[0], "%s", resp->body ? resp->body : "");
-    a->n++;
-    pthread_mutex_unlock(&a->mu);
-    ms_kube_response_free(resp);
-}
-
-static void wait_answers(ms_kube_async *as, answers *a, int n) {
-    for (int k = 0; k < 500; k++) {
-        pthread_mutex_lock(&a->mu);
-        int got = a->n;
-        pthread_mutex_unlock(&a->mu);
-        if (got >= n) break;
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(ms_kube_async_pending(as), 0);
-    assert_int_equal(a->n, n);
-}
-
-static void test_async(void **state) {
-    (void)state;
-    fixture *f = start(0, 0, 0);
-    ms_kube_async *as;
-    ms_error err = {0};
-    assert_int_equal(ms_kube_async_new(f->c, 4, &as, &err), MS_OK);
-    answers a = {.mu = PTHREAD_MUTEX_INITIALIZER};
-    asked q[16];
-    char bodies[8][32];
-    ms_kube_request rq[16];
-    int n = 0;
-    for (; n < 8; n++) {   /* more than the 4 in flight: the rest wait */
-        snprintf(bodies[n], sizeof bodies[n], "{\"i\":%d}", n);
-        rq[n] = (ms_kube_request){.method = "POST", .path = "/echo", .body = bodies[n],
-                                  .body_len = strlen(bodies[n])};
-    }
-    rq[n++] = (ms_kube_request){.method = "GET", .path = "/retry"};       /* 429 + Retry-After: retried */
-    rq[n++] = (ms_kube_request){.method = "POST", .path = "/busy-post", .body = "{}", .body_len = 2};
-    rq[n++] = (ms_kube_request){.method = "GET", .path = "/nope"};
-    for (int i = 0; i < n; i++) {
-        q[i] = (asked){&a, i};
-        assert_int_equal(ms_kube_async_submit(as, &rq[i], on_answer, &q[i]), MS_OK);
-    }
-    wait_answers(as, &a, n);
-    for (int i = 0; i < 8; i++) {
-        char want[64];
-        snprintf(want, sizeof want, "POST {\"i\":%d}", i);
-        assert_int_equal(a.rc[i], MS_OK);
-        assert_int_equal(a.status[i], 201);
-        assert_string_equal(a.body[i], want);
-    }
-    assert_int_equal(a.status[8], 200);
-    assert_int_equal(a.attempts[8], 2);
-    assert_int_equal(a.status[9], 503);    /* a POST is not retried without Retry-After */
-    assert_int_equal(a.attempts[9], 1);
-    assert_int_equal(atomic_load(&f->s.post_hits), 1);
-    assert_int_equal(a.status[10], 404);
-    /* cleartext HTTP/1.1: a few connections, each reused */
-    assert_true(fh_nconns(f->srv) <= 4);
-    ms_kube_client_stats st;
-    ms_kube_client_stats_get(f->c, &st);
-    assert_int_equal(st.requests, 12);
-    assert_int_equal(st.retries, 1);
-    char h[256];
-    assert_string_equal(fh_header(&f->srv->reqs[0], "Authorization", h, sizeof h), "Bearer abc");
-
-    /* a request that gets no answer is dropped when the engine stops */
-    a.n = 0;
-    rq[0] = (ms_kube_request){.method = "GET", .path = "/stream-hold"};
-    q[0] = (asked){&a, 0};
-    assert_int_equal(ms_kube_async_submit(as, &rq[0], on_answer, &q[0]), MS_OK);
-    double t0 = fh_now();
-    ms_kube_async_free(as, 0.2);
-    assert_true(fh_now() - t0 >= 0.15);
-    assert_int_equal(a.n, 1);
-    assert_int_equal(a.rc[0], MS_ESTATE);
-    stop(f);
-
-    /* the client's rate limit holds for asynchronous requests too */
-    f = start(20, 1, 0);
-    assert_int_equal(ms_kube_async_new(f->c, 8, &as, &err), MS_OK);
-    memset(&a, 0, sizeof a);
-    pthread_mutex_init(&a.mu, NULL);
-    t0 = fh_now();
-    for (int i = 0; i < 5; i++) {
-        rq[i] = (ms_kube_request){.method = "GET", .path = "/api/v1/nodes"};
-        q[i] = (asked){&a, i};
-        assert_int_equal(ms_kube_async_submit(as, &rq[i], on_answer, &q[i]), MS_OK);
-    }
-    wait_answers(as, &a, 5);
-    assert_true(fh_now() - t0 >= 0.19);   /* 4 waits of 1/20 s */
-    for (int i = 0; i < 5; i++) assert_int_equal(a.status[i], 200);
-    ms_kube_async_free(as, 0);
-    stop(f);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requests_and_keepalive),
@@ -543,7 +328,6 @@ int main(void) {
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_token_file_reload),
         cmocka_unit_test(test_helpers),
-        cmocka_unit_test(test_async),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,343 @@
+/* The scheduling cycle (core/scheduler/schedule_one.c): how many nodes
+ * are filtered, the start index's rotation, scoring and ties, FitError
+ * messages, assume before bind, queue order and the reporter's hooks. */
+#include "testutil.h"
+
+#include "scheduler_env.h"
+
+static void test_num_feasible_nodes_to_find(void **state) {
+    (void)state;
+    /* upstream's TestNumFeasibleNodesToFind cases, plus the brief's sizes */
+    static const struct { int32_t pct; uint32_t nodes, want; } cases[] = {
+        {0, 10, 10},       {40, 10, 10},       {0, 1000, 420},   {40, 1000, 400},
+        {0, 6000, 300},    {40, 6000, 2400},   {0, 50, 50},      {0, 99, 99},
+        {0, 100, 100},     {0, 500, 230},      {0, 5000, 500},   {30, 500, 150},
+        {10, 500, 100},    {100, 5000, 5000},  {150, 500, 500},  {5, 5000, 250},
+        {0, 10000, 500},   {1, 5000, 100},     {-1, 5000, 500},  {0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t got = ms_num_feasible_nodes_to_find(cases[i].pct, cases[i].nodes);
+        if (got != cases[i].want)
+            fail_msg("pct %d, %u nodes: got %u, want %u", cases[i].pct, cases[i].nodes, got,
+                     cases[i].want);
+    }
+}
+
+static void test_select_host(void **state) {
+    (void)state;
+    ms_rng a, b;
+    ms_rng_seed(&a, 7);
+    ms_rng_seed(&b, 7);
+    static const int64_t single_max[] = {1, 9, 3, 8};
+    assert_int_equal(ms_select_host(&a, single_max, 4), 1);
+    assert_int_equal(ms_select_host(&a, single_max, 1), 0);
+
+    /* Ties among indexes 1, 2 and 4: each chosen about a third of the time,
+     * the others never; the same seed gives the same sequence. */
+    static const int64_t ties[] = {5, 7, 7, 3, 7};
+    uint32_t count[5] = {0};
+    for (int i = 0; i < 30000; i++) {
+        uint32_t x = ms_select_host(&a, ties, 5), y = ms_select_host(&b, ties, 5);
+        assert_int_equal(x, y);
+        count[x]++;
+    }
+    assert_int_equal(count[0], 0);
+    assert_int_equal(count[3], 0);
+    for (int k = 1; k <= 4; k += (k == 2 ? 2 : 1))
+        if (count[k] < 9500 || count[k] > 10500) fail_msg("index %d chosen %u times", k, count[k]);
+
+    ms_rng c;
+    ms_rng_seed(&c, 8);
+    int differ = 0;
+    ms_rng_seed(&a, 7);
+    for (int i = 0; i < 100; i++) differ += ms_select_host(&a, ties, 5) != ms_select_host(&c, ties, 5);
+    assert_true(differ > 0);
+}
+
+static void test_rotation_of_start_index(void **state) {
+    (void)state;
+    /* 500 nodes that all fit, adaptive percentage: 230 per cycle. */
+    env *e = env_new(0, 1);
+    char name[32];
+    for (int i = 0; i < 500; i++) {
+        snprintf(name, sizeof name, "n%03d", i);
+        add_node(e, name, "100", NULL, NULL);
+    }
+    e->complete_at_once = true;
+    static const uint32_t want[] = {230, 460, 190, 420, 150};
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        add_pod(e, name, "10m", NULL);
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_int_equal(e->last_feasible, 230);
+        assert_int_equal(e->last_evaluated, 230);
+        assert_int_equal(e->last_all, 500);
+        assert_int_equal(ms_scheduler_next_start_index(e->s), want[i]);
+    }
+    env_free(e);
+
+    /* Every other node rejected: 300 nodes, 144 feasible wanted (48%),
+     * found among the first 287 nodes. */
+    e = env_new(0, 1);
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "n%03d", i);
+        add_node(e, name, "100", i % 2 ? "{\"half\":\"no\"}" : NULL, NULL);
+    }
+    e->complete_at_once = true;
+    add_pod(e, "p", "10m", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->last_feasible, 144);
+    assert_int_equal(e->last_evaluated, 287);
+    assert_int_equal(ms_scheduler_next_start_index(e->s), 287);
+    env_free(e);
+
+    /* percentageOfNodesToScore 100: every node, start index back to 0. */
+    e = env_new(100, 1);
+    for (int i = 0; i < 150; i++) {
+        snprintf(name, sizeof name, "n%03d", i);
+        add_node(e, name, "100", NULL, NULL);
+    }
+    e->complete_at_once = true;
+    add_pod(e, "p", "10m", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->last_feasible, 150);
+    assert_int_equal(ms_scheduler_next_start_index(e->s), 0);
+    env_free(e);
+}
+
+static void test_highest_score_wins_and_report(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", "{\"score\":\"10\"}", NULL);
+    add_node(e, "b", "4", "{\"score\":\"90\"}", NULL);
+    add_node(e, "c", "4", "{\"score\":\"40\"}", NULL);
+    add_pod(e, "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_string_equal(node_of_last(e), "b");
+    assert_int_equal(e->last_feasible, 3);
+    /* TaintToleration scores 100 on every untainted node, TestScore 90. */
+    assert_int_equal(e->last_nplugins, 2);
+    assert_int_equal(e->last_scores[0], 100);
+    assert_int_equal(e->last_scores[1], 90);
+    assert_int_equal(e->last_total, 190);
+    assert_int_equal(e->nbinds, 1);
+    assert_string_equal(ms_str_get(e->in, e->binds[0].node), "b");
+    env_free(e);
+}
+
+static void test_single_feasible_node_not_scored(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", "{\"score\":\"10\"}", NULL);
+    add_node(e, "b", "4", "{\"half\":\"no\",\"score\":\"90\"}", NULL);
+    add_pod(e, "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_string_equal(node_of_last(e), "a");
+    assert_int_equal(e->last_nplugins, 0);
+    assert_int_equal(e->last_feasible, 1);
+    assert_int_equal(e->last_evaluated, 2);
+    env_free(e);
+}
+
+/* Equal scores: the choice is spread over the tied nodes and repeatable
+ * for a seed. */
+static void test_ties_uniform_and_seeded(void **state) {
+    (void)state;
+    uint32_t count[4] = {0};
+    char first[64][8];
+    for (uint64_t seed = 0; seed < 400; seed++) {
+        env *e = env_new(0, seed);
+        add_node(e, "n0", "4", NULL, NULL);
+        add_node(e, "n1", "4", NULL, NULL);
+        add_node(e, "n2", "4", NULL, NULL);
+        add_node(e, "n3", "4", NULL, NULL);
+        add_pod(e, "p", "1", NULL);
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        const char *n = node_of_last(e);
+        count[n[1] - '0']++;
+        if (seed < 64) snprintf(first[seed], sizeof first[seed], "%s", n);
+        env_free(e);
+    }
+    for (int k = 0; k < 4; k++)
+        if (count[k] < 60 || count[k] > 140) fail_msg("n%d chosen %u times of 400", k, count[k]);
+    for (uint64_t seed = 0; seed < 64; seed++) {
+        env *e = env_new(0, seed);
+        add_node(e, "n0", "4", NULL, NULL);
+        add_node(e, "n1", "4", NULL, NULL);
+        add_node(e, "n2", "4", NULL, NULL);
+        add_node(e, "n3", "4", NULL, NULL);
+        add_pod(e, "p", "1", NULL);
+        assert_true(ms_scheduler_schedule_one(e->s, 0));
+        assert_string_equal(node_of_last(e), first[seed]);
+        env_free(e);
+    }
+}
+
+static void test_unschedulable_message(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "cordoned", "4", NULL, "{\"unschedulable\":true}");
+    add_node(e, "gpu-1", "4", NULL,
+             "{\"taints\":[{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}]}");
+    add_node(e, "gpu-2", "4", NULL,
+             "{\"taints\":[{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}]}");
+    add_node(e, "small-1", "1", NULL, NULL);
+    add_node(e, "small-2", "1", NULL, NULL);
+    add_node(e, "odd", "8", "{\"half\":\"no\"}", NULL);
+    add_pod(e, "big", "2", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_int_equal(e->nscheduled, 0);
+    assert_string_equal(e->last_message,
+                        "0/6 nodes are available: 1 node(s) were labelled half=no, "
+                        "1 node(s) were unschedulable, 2 Insufficient cpu, "
+                        "2 node(s) had untolerated taint {dedicated: gpu}.");
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+    assert_int_equal(ms_queue_len_active(q), 0);
+    assert_int_equal(ms_queue_len_backoff(q), 0);
+    assert_false(ms_scheduler_schedule_one(e->s, 0));
+
+    /* PreFilter rejection: one reason for the whole cluster. */
+    add_pod(e, "reject-me", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_string_equal(e->last_message, "0/6 nodes are available: pod has unbound immediate "
+                                         "PersistentVolumeClaims.");
+    env_free(e);
+}
+
+static void test_no_nodes(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_pod(e, "p", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_string_equal(e->last_message, "no nodes available to schedule pods");
+    assert_int_equal(ms_queue_len_unschedulable(ms_scheduler_queue(e->s)), 1);
+    /* A node arriving brings it back. */
+    add_node(e, "a", "4", NULL, NULL);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q), 1);
+    ms_scheduler_tick(e->s, 100);
+    assert_true(ms_scheduler_schedule_one(e->s, 100));
+    assert_string_equal(node_of_last(e), "a");
+    env_free(e);
+}
+
+static void test_assumed_resources_counted_before_bind(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "1", NULL, NULL);
+    ms_pod *p1 = add_pod(e, "p1", "600m", NULL);
+    add_pod(e, "p2", "600m", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_string_equal(node_of_last(e), "a");
+    assert_int_equal(ms_scheduler_binding_count(e->s), 1);
+    assert_int_equal(requested_cpu(e, "a"), 600);
+    assert_true(ms_cache_is_assumed(ms_scheduler_cache(e->s),
+                                    ms_cache_get_pod(ms_scheduler_cache(e->s), p1->meta.uid_hash)));
+    /* The second pod sees the first one's request although its bind has
+     * not completed. */
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_string_equal(e->last_message, "0/1 nodes are available: 1 Insufficient cpu.");
+    complete_binds(e, true, false, 1);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 0);
+    assert_int_equal(requested_cpu(e, "a"), 600);
+    /* The informer confirms the binding. */
+    ms_pod *bound = mkpod(e, "p1", "600m", ",\"nodeName\":\"a\"");
+    ms_scheduler_pod_update(e->s, bound, 2);
+    assert_false(ms_cache_is_assumed(ms_scheduler_cache(e->s), bound));
+    assert_int_equal(requested_cpu(e, "a"), 600);
+    /* It finishes: its resources go, and p2 is moved back. */
+    ms_pod *done = mkpod(e, "p1", "600m", ",\"nodeName\":\"a\"}, \"status\":{\"phase\":\"Succeeded\"");
+    ms_scheduler_pod_update(e->s, done, 3);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    ms_scheduler_tick(e->s, 100);
+    assert_true(ms_scheduler_schedule_one(e->s, 100));
+    assert_string_equal(node_of_last(e), "a");
+    env_free(e);
+}
+
+static void test_priority_order(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    e->complete_at_once = true;
+    add_node(e, "a", "1", NULL, NULL);
+    add_pod(e, "low", "1", NULL);
+    add_pod(e, "high", "1", ",\"priority\":100");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nunschedulable, 1);
+    const ms_pod *p = ms_cache_get_pod(ms_scheduler_cache(e->s),
+                                       e->objects[1]->meta.uid_hash);
+    assert_non_null(p);   /* "high" got the node */
+    env_free(e);
+}
+
+/* The hooks behind run's metrics: PostFilter runs (upstream's preemption
+ * attempts) with the nominated node or none, and errors told apart from
+ * rejections, before the unschedulable report. */
+static void test_reporter_error_and_post_filter(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_string_equal(ms_str_get(e->in, e->post_nominated), "a");
+    assert_int_equal(e->npreempted_reports, 1);
+    assert_int_equal(e->nerrors, 0);
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+
+    e = preempt_env();
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "polite", "web", "2", ",\"priority\":1000,\"preemptionPolicy\":\"Never\"");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 0);
+    /* a pod that fits runs no PostFilter */
+    lpod(e, "small", "web", "0", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nscheduled, 1);
+    assert_int_equal(e->npost_filter, 1);
+    env_free(e);
+
+    e = preempt_env();
+    e->evict_fails = true;
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "high", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->npost_filter, 1);
+    assert_int_equal(e->post_nominated, MS_STR_NONE);
+    assert_int_equal(e->nerrors, 1);
+    assert_int_equal(e->nunschedulable_at_error, 0);   /* error first */
+    assert_int_equal(e->nunschedulable, 1);
+    env_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_num_feasible_nodes_to_find),
+        cmocka_unit_test(test_select_host),
+        cmocka_unit_test(test_rotation_of_start_index),
+        cmocka_unit_test(test_highest_score_wins_and_report),
+        cmocka_unit_test(test_single_feasible_node_not_scored),
+        cmocka_unit_test(test_ties_uniform_and_seeded),
+        cmocka_unit_test(test_unschedulable_message),
+        cmocka_unit_test(test_no_nodes),
+        cmocka_unit_test(test_assumed_resources_counted_before_bind),
+        cmocka_unit_test(test_priority_order),
+        cmocka_unit_test(test_reporter_error_and_post_filter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
