@@ -86,10 +86,9 @@ bool ms_metrics_ready(ms_metrics *m);
 void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
 
 /* The handler behind the HTTP server (ms_http_handler; ctx: the
- * metrics): /metrics renders, /healthz answers 200 while the heartbeat is
- * at most `max_age` old (ms_monotonic_now) and 500 after, /readyz 200 once
- * ready and 503 before; anything else 404. */
-void ms_metrics_set_max_heartbeat_age(ms_metrics *m, double max_age);
+ * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
+ * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
+ * /readyz 200 once ready and 503 before; anything else 404. */
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
 
 /* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;
