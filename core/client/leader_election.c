@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "client/leader_election.h"
-#include "base/rate_limiter.h"
+#include "base/clock.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 
@@ -43,14 +43,13 @@ ms_leader_action ms_leader_decide(const ms_leader_observation *obs, const char *
 }
 
 void ms_lease_micro_time(double wall, char *buf, size_t n) {
-    /* rounded as a whole: a double holds today's time to ~0.2 us */
+    /* Rounded as a whole, where ms_time_rfc3339 truncates: a double holds
+     * today's time to ~0.2 us, so a renewTime written at .000001 would
+     * read back as .000000. */
     long long total = llround(wall * 1e6);
-    time_t s = (time_t)(total / 1000000);
-    long us = (long)(total % 1000000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    size_t k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + k, n - k, ".%06ldZ", us);
+    ms_time_rfc3339((double)(total / 1000000), 0, buf, n);
+    size_t k = strlen(buf);
+    if (k) snprintf(buf + k - 1, n - (k - 1), ".%06lldZ", total % 1000000);
 }
 
 void ms_leader_next_record(const ms_lease_record *old, ms_leader_action a, const char *identity,
@@ -195,7 +194,8 @@ struct ms_leader_elector {
     char identity[320];
     char leases_path[400], lease_path[700];
     const ms_logger *log;
-    ms_metrics *metrics;
+    void (*leading_changed)(void *ctx, const char *lease, bool leading);
+    void *leading_ctx;
     bool post_events;
     ms_kube_client *client;
     ms_kube_cancel *cancel;
@@ -214,14 +214,6 @@ struct ms_leader_elector {
     char waiting_on[256];          /* holder last logged as "held by" */
 };
 
-static double mono_now(void) { return ms_monotonic_now(NULL); }
-
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double rand01(ms_leader_elector *e) {
     uint64_t x = e->rng;
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -235,14 +227,18 @@ static void notify(ms_leader_elector *e) {
     }
 }
 
+static void tell_leading(ms_leader_elector *e, bool leading) {
+    if (e->leading_changed) e->leading_changed(e->leading_ctx, e->cfg.resource_name, leading);
+}
+
 static void set_leading(ms_leader_elector *e, bool leading) {
     atomic_store(&e->leading, leading);
-    ms_metrics_set_leader(e->metrics, e->cfg.resource_name, leading);
+    tell_leading(e, leading);
     notify(e);
 }
 
 static double left_until(double deadline) {
-    double t = deadline - mono_now();
+    double t = deadline - ms_clock_monotonic();
     return t < 0.05 ? 0.05 : t;
 }
 
@@ -277,7 +273,7 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
     char *body = NULL;
     bool ok = false;
     if (rc == MS_OK && resp.status == 404) {
-        ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, wall_now(), &rec);
+        ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, ms_clock_wall(), &rec);
         body = ms_lease_encode(&rec, e->cfg.resource_namespace, e->cfg.resource_name, NULL);
         ms_kube_response_free(&resp);
         if (!body) return false;
@@ -289,7 +285,7 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
             if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid,
                                            sizeof e->uid, &err) != MS_OK)
                 got = rec;
-            ms_leader_observe(&e->obs, &got, mono_now());
+            ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
             ok = true;
         } else if (rc != MS_ESTATE) {
             log_status(e, "error initially creating leader election record", rc, &err, &resp);
@@ -306,8 +302,8 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
                err.msg, NULL);
         goto out;
     }
-    ms_leader_observe(&e->obs, &rec, mono_now());
-    action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, mono_now());
+    ms_leader_observe(&e->obs, &rec, ms_clock_monotonic());
+    action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
     if (action == MS_LEADER_WAIT) {
         if (strcmp(e->waiting_on, rec.holder_identity) != 0) {
             snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec.holder_identity);
@@ -317,7 +313,7 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
         goto out;
     }
     ms_lease_record next;
-    ms_leader_next_record(&rec, action, e->identity, e->cfg.lease_duration, wall_now(), &next);
+    ms_leader_next_record(&rec, action, e->identity, e->cfg.lease_duration, ms_clock_wall(), &next);
     body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     ms_kube_response_free(&resp);
     if (!body) return false;
@@ -329,7 +325,7 @@ static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
         if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
                                        &err) != MS_OK)
             got = next;
-        ms_leader_observe(&e->obs, &got, mono_now());
+        ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
         e->waiting_on[0] = 0;
         ok = true;
     } else if (rc == MS_OK && resp.status == 409) {
@@ -352,7 +348,7 @@ static void rfc3339(double wall, char *buf, size_t n) {
 
 /* Like upstream's LeaseLock.RecordEvent: a core/v1 Event on the Lease. */
 static void post_became_leader(ms_leader_elector *e) {
-    double wall = wall_now();
+    double wall = ms_clock_wall();
     char ts[40], name[320], msg[400];
     rfc3339(wall, ts, sizeof ts);
     snprintf(name, sizeof name, "%s.%llx", e->cfg.resource_name, (unsigned long long)(wall * 1e9));
@@ -387,7 +383,7 @@ static void post_became_leader(ms_leader_elector *e) {
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", e->cfg.resource_namespace);
     ms_kube_response resp;
     ms_error err = {0};
-    ms_rc rc = request(e, "POST", path, body, mono_now() + e->cfg.retry_period, true, &resp, &err);
+    ms_rc rc = request(e, "POST", path, body, ms_clock_monotonic() + e->cfg.retry_period, true, &resp, &err);
     if (rc != MS_ESTATE && (rc != MS_OK || resp.status >= 300))
         log_status(e, "leader election event not recorded", rc, &err, &resp);
     ms_kube_response_free(&resp);
@@ -401,7 +397,7 @@ static void *elector_main(void *arg) {
            e->identity, NULL);
     /* Acquire: retries jittered as upstream's JitterUntil, so replicas
      * started together do not stay in step. */
-    while (!try_acquire_or_renew(e, mono_now() + renew)) {
+    while (!try_acquire_or_renew(e, ms_clock_monotonic() + renew)) {
         double wait = retry * (1 + MS_LEADER_JITTER_FACTOR * rand01(e));
         if (ms_kube_cancel_sleep(e->cancel, wait)) return NULL;
     }
@@ -414,16 +410,16 @@ static void *elector_main(void *arg) {
      * until renewDeadline has passed since it began. */
     for (;;) {
         if (ms_kube_cancel_sleep(e->cancel, retry)) return NULL;
-        double deadline = mono_now() + renew;
+        double deadline = ms_clock_monotonic() + renew;
         bool ok = false;
         while (!ok) {
             ok = try_acquire_or_renew(e, deadline);
             if (ms_kube_cancel_fired(e->cancel)) return NULL;
             if (ok) break;
-            double left = deadline - mono_now();
+            double left = deadline - ms_clock_monotonic();
             if (left <= 0) break;
             if (ms_kube_cancel_sleep(e->cancel, left < retry ? left : retry)) return NULL;
-            if (deadline - mono_now() <= 0) break;
+            if (deadline - ms_clock_monotonic() <= 0) break;
         }
         if (!ok) break;
     }
@@ -455,7 +451,8 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     if (!e->cfg.resource_namespace[0])
         snprintf(e->cfg.resource_namespace, sizeof e->cfg.resource_namespace, "kube-system");
     e->log = o->log ? o->log : &ms_log_default;
-    e->metrics = o->metrics;
+    e->leading_changed = o->leading_changed;
+    e->leading_ctx = o->leading_ctx;
     e->post_events = o->post_events;
     if (o->identity && *o->identity) snprintf(e->identity, sizeof e->identity, "%s", o->identity);
     else ms_leader_identity(e->identity, sizeof e->identity);
@@ -485,7 +482,7 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
         rc = ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
         goto fail;
     }
-    ms_metrics_set_leader(e->metrics, e->cfg.resource_name, false);
+    tell_leading(e, false);
     if (pthread_create(&e->thread, NULL, elector_main, e) != 0) {
         rc = ms_error_set(err, MS_ENOMEM, "cannot start the leader election thread");
         goto fail;
@@ -509,7 +506,7 @@ const char *ms_leader_elector_identity(const ms_leader_elector *e) { return e->i
  * renewal cut short by the stop does not leave us with a stale
  * resourceVersion. */
 static void release(ms_leader_elector *e) {
-    double deadline = mono_now() + e->cfg.renew_deadline;
+    double deadline = ms_clock_monotonic() + e->cfg.renew_deadline;
     ms_kube_response resp;
     ms_error err = {0};
     ms_lease_record rec;
@@ -523,7 +520,7 @@ static void release(ms_leader_elector *e) {
     ms_kube_response_free(&resp);
     if (strcmp(rec.holder_identity, e->identity) != 0) return;
     ms_lease_record next;
-    ms_leader_release_record(&rec, wall_now(), &next);
+    ms_leader_release_record(&rec, ms_clock_wall(), &next);
     char *body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     if (!body) return;
     rc = request(e, "PUT", e->lease_path, body, deadline, false, &resp, &err);

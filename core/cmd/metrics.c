@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "moonsched/config.h"
+#include "moonsched/lua_policy.h"
 
 enum { MAX_BUCKETS = 16, MAX_CODES = 24, NAME_MAX_LEN = 128 };
 
@@ -200,7 +201,7 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
         policy_metrics *d = &m->policies[i];
         snprintf(d->profile, sizeof d->profile, "%s", p[i].profile ? p[i].profile : "");
         snprintf(d->plugin, sizeof d->plugin, "%s", p[i].plugin ? p[i].plugin : "");
-        d->stats = p[i].stats;
+        d->stats = *p[i].stats;
         d->disabled = p[i].disabled;
     }
     pthread_mutex_unlock(&m->mu);

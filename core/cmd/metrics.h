@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 #include "cmd/http_server.h"
-#include "moonsched/lua_policy.h"
+
+struct ms_policy_stats;   /* moonsched/lua_policy.h */
 
 typedef struct ms_metrics ms_metrics;
 
@@ -69,7 +70,7 @@ void ms_metrics_events(ms_metrics *m, uint64_t posted, uint64_t failed, uint64_t
 typedef struct ms_metrics_policy {
     const char *profile;
     const char *plugin;
-    ms_policy_stats stats;
+    const struct ms_policy_stats *stats;
     bool disabled;
 } ms_metrics_policy;
 void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);

@@ -231,7 +231,8 @@ typedef struct runner {
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
-    ms_metrics_policy *policy_snap;   /* scratch for the policies' figures */
+    ms_policy_info *policy_info;      /* scratch for the policies' figures */
+    ms_metrics_policy *policy_snap;
     /* The attempt in progress (schedule_one), for its metrics. */
     bool in_cycle, cycle_error;
     int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */
@@ -542,9 +543,9 @@ static void metrics_snapshot(runner *r) {
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
         for (uint32_t i = 0; i < n; i++) {
-            ms_policy_info info;
-            ms_policy_set_info(r->policies, i, &info);
-            r->policy_snap[i] = (ms_metrics_policy){info.profile, info.plugin, info.stats, info.disabled};
+            ms_policy_info *info = &r->policy_info[i];
+            ms_policy_set_info(r->policies, i, info);
+            r->policy_snap[i] = (ms_metrics_policy){info->profile, info->plugin, &info->stats, info->disabled};
         }
         ms_metrics_set_policies(r->metrics, r->policy_snap, n);
     }
@@ -964,8 +965,12 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
     for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
     r->metrics = ms_metrics_new(names, np);
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
-    if (npol) r->policy_snap = calloc(npol, sizeof *r->policy_snap);
-    if (!r->metrics || (npol && !r->policy_snap)) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (npol) {
+        r->policy_info = calloc(npol, sizeof *r->policy_info);
+        r->policy_snap = calloc(npol, sizeof *r->policy_snap);
+    }
+    if (!r->metrics || (npol && (!r->policy_info || !r->policy_snap)))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
 
     const char *addr = r->o->metrics_bind_address;
     bool chosen = addr != NULL;
@@ -993,6 +998,10 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
     return MS_OK;
 }
 
+static void leader_gauge(void *ctx, const char *lease, bool leading) {
+    ms_metrics_set_leader(ctx, lease, leading);
+}
+
 /* After the informers, as upstream: a standby's caches are warm when it
  * takes over. */
 static ms_rc setup_leader_election(runner *r, ms_error *err) {
@@ -1003,7 +1012,8 @@ static ms_rc setup_leader_election(runner *r, ms_error *err) {
     }
     ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
-                                    .metrics = r->metrics, .post_events = true};
+                                    .leading_changed = leader_gauge, .leading_ctx = r->metrics,
+                                    .post_events = true};
     return ms_leader_elector_start(&eo, &r->elector, err);
 }
 
@@ -1126,6 +1136,7 @@ static void teardown(runner *r) {
     jobq_destroy(&r->post_q);
     pthread_mutex_destroy(&r->st_mu);
     ms_metrics_free(r->metrics);
+    free(r->policy_info);
     free(r->policy_snap);
 }
 
