@@ -1,5 +1,5 @@
 /* Leader election on a coordination.k8s.io/v1 Lease. See
- * include/moonsched/leader_election.h. */
+ * client/leader_election.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "client/leader_election.h"
 #include "base/clock.h"
+#include "client/event_recorder.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 
@@ -196,7 +197,7 @@ struct ms_leader_elector {
     const ms_logger *log;
     void (*leading_changed)(void *ctx, const char *lease, bool leading);
     void *leading_ctx;
-    bool post_events;
+    ms_event_recorder *events;     /* NULL: no Events */
     ms_kube_client *client;
     ms_kube_cancel *cancel;
     pthread_t thread;
@@ -339,55 +340,23 @@ out:
     return ok;
 }
 
-static void rfc3339(double wall, char *buf, size_t n) {
-    time_t s = (time_t)wall;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Like upstream's LeaseLock.RecordEvent: a core/v1 Event on the Lease. */
 static void post_became_leader(ms_leader_elector *e) {
-    double wall = ms_clock_wall();
-    char ts[40], name[320], msg[400];
-    rfc3339(wall, ts, sizeof ts);
-    snprintf(name, sizeof name, "%s.%llx", e->cfg.resource_name, (unsigned long long)(wall * 1e9));
+    char msg[400];
     snprintf(msg, sizeof msg, "%s became leader", e->identity);
-    cJSON *ev = cJSON_CreateObject();
-    if (!ev) return;
-    cJSON_AddStringToObject(ev, "apiVersion", "v1");
-    cJSON_AddStringToObject(ev, "kind", "Event");
-    cJSON *meta = cJSON_AddObjectToObject(ev, "metadata");
-    cJSON *io = cJSON_AddObjectToObject(ev, "involvedObject");
-    cJSON *src = cJSON_AddObjectToObject(ev, "source");
-    if (meta && io && src) {
-        cJSON_AddStringToObject(meta, "name", name);
-        cJSON_AddStringToObject(meta, "namespace", e->cfg.resource_namespace);
-        cJSON_AddStringToObject(io, "apiVersion", "coordination.k8s.io/v1");
-        cJSON_AddStringToObject(io, "kind", "Lease");
-        cJSON_AddStringToObject(io, "namespace", e->cfg.resource_namespace);
-        cJSON_AddStringToObject(io, "name", e->cfg.resource_name);
-        if (e->uid[0]) cJSON_AddStringToObject(io, "uid", e->uid);
-        cJSON_AddStringToObject(ev, "reason", "LeaderElection");
-        cJSON_AddStringToObject(ev, "message", msg);
-        cJSON_AddStringToObject(ev, "type", "Normal");
-        cJSON_AddStringToObject(src, "component", "default-scheduler");
-        cJSON_AddStringToObject(ev, "firstTimestamp", ts);
-        cJSON_AddStringToObject(ev, "lastTimestamp", ts);
-        cJSON_AddNumberToObject(ev, "count", 1);
-    }
-    char *body = cJSON_PrintUnformatted(ev);
-    cJSON_Delete(ev);
-    if (!body) return;
-    char path[400];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", e->cfg.resource_namespace);
+    ms_object_ref lease = {"coordination.k8s.io/v1", "Lease", e->cfg.resource_namespace, e->cfg.resource_name,
+                           e->uid};
+    ms_event ev = {.regarding = &lease, .type = "Normal", .reason = "LeaderElection", .note = msg};
+    ms_event_post post;
+    if (ms_event_recorder_build(e->events, &ev, ms_clock_wall(), &post) != MS_OK) return;
+    ms_event_send_options so = {.timeout = e->cfg.retry_period, .cancel = e->cancel};
     ms_kube_response resp;
     ms_error err = {0};
-    ms_rc rc = request(e, "POST", path, body, ms_clock_monotonic() + e->cfg.retry_period, true, &resp, &err);
+    ms_rc rc = ms_event_recorder_send(e->events, e->client, &post, &so, &resp, &err);
     if (rc != MS_ESTATE && (rc != MS_OK || resp.status >= 300))
         log_status(e, "leader election event not recorded", rc, &err, &resp);
     ms_kube_response_free(&resp);
-    free(body);
+    ms_event_post_free(&post);
 }
 
 static void *elector_main(void *arg) {
@@ -404,7 +373,7 @@ static void *elector_main(void *arg) {
     ms_log(e->log, MS_LOG_INFO, "successfully acquired lease", "lease", e->lease_path, "identity", e->identity,
            NULL);
     set_leading(e, true);
-    if (e->post_events) post_became_leader(e);
+    if (e->events) post_became_leader(e);
 
     /* Renew every retryPeriod; each renewal may retry every retryPeriod
      * until renewDeadline has passed since it began. */
@@ -453,7 +422,6 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     e->log = o->log ? o->log : &ms_log_default;
     e->leading_changed = o->leading_changed;
     e->leading_ctx = o->leading_ctx;
-    e->post_events = o->post_events;
     if (o->identity && *o->identity) snprintf(e->identity, sizeof e->identity, "%s", o->identity);
     else ms_leader_identity(e->identity, sizeof e->identity);
     random_bytes(&e->rng, sizeof e->rng);
@@ -478,7 +446,12 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     if (rc != MS_OK) goto fail;
     e->cancel = ms_kube_cancel_new();
     e->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!e->cancel || e->fd < 0) {
+    if (o->post_events) {
+        ms_event_recorder_options ro = {.controller = MS_DEFAULT_SCHEDULER_NAME, .instance = e->identity,
+                                        .core_only = true};
+        e->events = ms_event_recorder_new(&ro);
+    }
+    if (!e->cancel || e->fd < 0 || (o->post_events && !e->events)) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
         goto fail;
     }
@@ -541,6 +514,7 @@ void ms_leader_elector_stop(ms_leader_elector *e, bool release_lease) {
     if (atomic_load(&e->leading)) set_leading(e, false);
     if (e->client) ms_kube_client_free(e->client);
     if (e->cancel) ms_kube_cancel_free(e->cancel);
+    ms_event_recorder_free(e->events);
     if (e->fd >= 0) close(e->fd);
     free(e);
 }
