@@ -126,6 +126,7 @@ static const char *sget(const ms_interner *in, ms_str s) {
 
 ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, double attempt_start,
                          uint32_t profile) {
+    if (!b->engine) return MS_ESTATE;
     const char *ns = sget(b->in, pod->meta.namespace_), *name = sget(b->in, pod->meta.name);
     bind_job *j = calloc(1, sizeof *j);
     if (!j) return MS_ENOMEM;

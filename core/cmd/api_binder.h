@@ -42,7 +42,8 @@ void ms_api_binder_stop(ms_api_binder *b);
 void ms_api_binder_free(ms_api_binder *b);
 
 /* Sends pod's Binding to node (scheduler thread). attempt_start and
- * profile come back with the outcome, for metrics. */
+ * profile come back with the outcome, for metrics. MS_ESTATE once
+ * stopped. */
 ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, double attempt_start,
                          uint32_t profile);
 /* Readable while answers wait (an eventfd). */
