@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
@@ -96,12 +97,6 @@ typedef struct sim {
     uint32_t nlat, latcap;
     bool oom;                      /* a reporter callback ran out of memory */
 } sim;
-
-static double mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double cpu_time(void) {
     struct timespec ts;
@@ -714,7 +709,7 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     ms_queue *q = ms_scheduler_queue(m->sched);
     double limit = m->o->max_virtual_time > 0 ? m->o->max_virtual_time : DEFAULT_MAX_VIRTUAL_TIME;
     double c0 = cpu_time();
-    double t0 = mono();
+    double t0 = ms_clock_monotonic();
     for (;;) {
         poll_policies(m);
         if (ms_queue_len_active(q) == 0) {
@@ -736,13 +731,13 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
         }
         if (!grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
             return MS_ENOMEM;
-        double a = mono();
+        double a = ms_clock_monotonic();
         ms_scheduler_schedule_one(m->sched, m->now);
         drain_binds(m);
-        m->lat[m->nlat++] = mono() - a;
+        m->lat[m->nlat++] = ms_clock_monotonic() - a;
         if (m->oom) return MS_ENOMEM;
     }
-    r->schedule_seconds = mono() - t0;
+    r->schedule_seconds = ms_clock_monotonic() - t0;
     r->schedule_cpu_seconds = cpu_time() - c0;
     r->virtual_seconds = m->now;
     r->attempts = m->nlat;
@@ -799,7 +794,7 @@ static void sim_free(sim *m) {
 
 ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
                       ms_simulate_result *result, ms_error *err) {
-    double t0 = mono();
+    double t0 = ms_clock_monotonic();
     ms_simulate_result r;
     memset(&r, 0, sizeof r);
     sim m;
@@ -883,7 +878,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     r.pods_per_cpu_second = r.schedule_cpu_seconds > 0 ? r.scheduled / r.schedule_cpu_seconds : 0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
-    r.wall_seconds = mono() - t0;
+    r.wall_seconds = ms_clock_monotonic() - t0;
     if (m.policies) {
         ms_policy_set_totals pt;
         ms_policy_set_get_totals(m.policies, &pt);
