@@ -237,7 +237,7 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading) {
     pthread_mutex_unlock(&m->mu);
 }
 
-bool ms_metrics_ready(ms_metrics *m) {
+static bool is_ready(ms_metrics *m) {
     pthread_mutex_lock(&m->mu);
     bool ok = m->ready;
     pthread_mutex_unlock(&m->mu);
@@ -423,7 +423,7 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
         out->status = ok ? 200 : 500;
         out->body = strdup(ok ? "ok\n" : "scheduler loop stalled\n");
     } else if (strcmp(path, "/readyz") == 0) {
-        bool ok = ms_metrics_ready(m);
+        bool ok = is_ready(m);
         out->status = ok ? 200 : 503;
         out->body = strdup(ok ? "ok\n" : "informers not synced\n");
     } else {

@@ -81,7 +81,6 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
 void ms_metrics_heartbeat(ms_metrics *m, double now);
 bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
 void ms_metrics_set_ready(ms_metrics *m, bool ready);
-bool ms_metrics_ready(ms_metrics *m);
 /* leader_election_master_status{name}: 1 while this replica holds the
  * lease, 0 on standby; not rendered until first set (no election). */
 void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
