@@ -259,85 +259,96 @@ static void log_status(ms_leader_elector *e, const char *msg, ms_rc rc, const ms
     ms_log(e->log, MS_LOG_WARN, msg, "lease", e->lease_path, "status", code, "error", why, NULL);
 }
 
+/* Sends a create (POST) or an update (PUT) of the lease; on success,
+ * observes what the server stored (or, without a readable answer, what
+ * was sent). */
+static bool write_lease(ms_leader_elector *e, const char *method, const char *path, const ms_lease_record *rec,
+                        const char *rv, double deadline, ms_kube_response *resp, ms_rc *rc, ms_error *err) {
+    char *body = ms_lease_encode(rec, e->cfg.resource_namespace, e->cfg.resource_name, rv);
+    if (!body) {
+        *rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        memset(resp, 0, sizeof *resp);
+        return false;
+    }
+    atomic_store(&e->writing, true);
+    *rc = request(e, method, path, body, deadline, true, resp, err);
+    free(body);
+    if (*rc != MS_ESTATE) atomic_store(&e->writing, false);
+    bool created = strcmp(method, "POST") == 0;
+    if (*rc != MS_OK || !(resp->status == 200 || (created && resp->status == 201))) return false;
+    ms_lease_record got;
+    if (!resp->body || lease_decode(resp->body, resp->len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
+                                    err) != MS_OK)
+        got = *rec;
+    ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
+    return true;
+}
+
+/* No Lease yet: create it, holding it. */
+static bool create_lease(ms_leader_elector *e, double deadline) {
+    ms_lease_record rec;
+    ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, ms_clock_wall(), &rec);
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc;
+    bool ok = write_lease(e, "POST", e->leases_path, &rec, NULL, deadline, &resp, &rc, &err);
+    if (!ok && rc != MS_ESTATE && rc != MS_ENOMEM)
+        log_status(e, "error initially creating leader election record", rc, &err, &resp);
+    ms_kube_response_free(&resp);
+    return ok;
+}
+
+/* The Lease as read: wait while another holds it, else take it over or
+ * renew it. */
+static bool acquire_or_renew(ms_leader_elector *e, const ms_lease_record *rec, double deadline) {
+    ms_leader_observe(&e->obs, rec, ms_clock_monotonic());
+    ms_leader_action action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
+    if (action == MS_LEADER_WAIT) {
+        if (strcmp(e->waiting_on, rec->holder_identity) != 0) {
+            snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec->holder_identity);
+            ms_log(e->log, MS_LOG_INFO, "lock is held by another and has not yet expired", "lease",
+                   e->lease_path, "holder", rec->holder_identity, NULL);
+        }
+        return false;
+    }
+    ms_lease_record next;
+    ms_leader_next_record(rec, action, e->identity, e->cfg.lease_duration, ms_clock_wall(), &next);
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc;
+    bool ok = write_lease(e, "PUT", e->lease_path, &next, e->rv, deadline, &resp, &rc, &err);
+    if (ok) e->waiting_on[0] = 0;
+    else if (rc == MS_OK && resp.status == 409)
+        ms_log(e->log, MS_LOG_INFO, "lost the race to update the lease", "lease", e->lease_path, NULL);
+    else if (rc != MS_ESTATE && rc != MS_ENOMEM)
+        log_status(e, "failed to update lock", rc, &err, &resp);
+    ms_kube_response_free(&resp);
+    return ok;
+}
+
 /* One round of upstream's tryAcquireOrRenew; true when we hold the lease
  * afterwards. */
 static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
     ms_kube_response resp;
     ms_error err = {0};
     ms_rc rc = request(e, "GET", e->lease_path, NULL, deadline, true, &resp, &err);
-    if (rc == MS_ESTATE) {
-        ms_kube_response_free(&resp);
-        return false;
-    }
+    bool missing = rc == MS_OK && resp.status == 404;
     ms_lease_record rec;
-    ms_leader_action action;
-    char *body = NULL;
-    bool ok = false;
-    if (rc == MS_OK && resp.status == 404) {
-        ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, ms_clock_wall(), &rec);
-        body = ms_lease_encode(&rec, e->cfg.resource_namespace, e->cfg.resource_name, NULL);
-        ms_kube_response_free(&resp);
-        if (!body) return false;
-        atomic_store(&e->writing, true);
-        rc = request(e, "POST", e->leases_path, body, deadline, true, &resp, &err);
-        if (rc != MS_ESTATE) atomic_store(&e->writing, false);
-        if (rc == MS_OK && (resp.status == 200 || resp.status == 201)) {
-            ms_lease_record got;
-            if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid,
-                                           sizeof e->uid, &err) != MS_OK)
-                got = rec;
-            ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
-            ok = true;
-        } else if (rc != MS_ESTATE) {
-            log_status(e, "error initially creating leader election record", rc, &err, &resp);
-        }
-        goto out;
-    }
-    if (rc != MS_OK || resp.status != 200) {
+    bool read = false;
+    if (rc == MS_ESTATE || missing) {
+        /* cancelled, or nothing to read */
+    } else if (rc != MS_OK || resp.status != 200) {
         log_status(e, "error retrieving resource lock", rc, &err, &resp);
-        goto out;
+    } else if (lease_decode(resp.body ? resp.body : "", resp.len, &rec, e->rv, sizeof e->rv, e->uid,
+                            sizeof e->uid, &err) != MS_OK) {
+        ms_log(e->log, MS_LOG_WARN, "error retrieving resource lock", "lease", e->lease_path, "error", err.msg,
+               NULL);
+    } else {
+        read = true;
     }
-    if (lease_decode(resp.body ? resp.body : "", resp.len, &rec, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
-                     &err) != MS_OK) {
-        ms_log(e->log, MS_LOG_WARN, "error retrieving resource lock", "lease", e->lease_path, "error",
-               err.msg, NULL);
-        goto out;
-    }
-    ms_leader_observe(&e->obs, &rec, ms_clock_monotonic());
-    action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
-    if (action == MS_LEADER_WAIT) {
-        if (strcmp(e->waiting_on, rec.holder_identity) != 0) {
-            snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec.holder_identity);
-            ms_log(e->log, MS_LOG_INFO, "lock is held by another and has not yet expired", "lease",
-                   e->lease_path, "holder", rec.holder_identity, NULL);
-        }
-        goto out;
-    }
-    ms_lease_record next;
-    ms_leader_next_record(&rec, action, e->identity, e->cfg.lease_duration, ms_clock_wall(), &next);
-    body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     ms_kube_response_free(&resp);
-    if (!body) return false;
-    atomic_store(&e->writing, true);
-    rc = request(e, "PUT", e->lease_path, body, deadline, true, &resp, &err);
-    if (rc != MS_ESTATE) atomic_store(&e->writing, false);
-    if (rc == MS_OK && resp.status == 200) {
-        ms_lease_record got;
-        if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
-                                       &err) != MS_OK)
-            got = next;
-        ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
-        e->waiting_on[0] = 0;
-        ok = true;
-    } else if (rc == MS_OK && resp.status == 409) {
-        ms_log(e->log, MS_LOG_INFO, "lost the race to update the lease", "lease", e->lease_path, NULL);
-    } else if (rc != MS_ESTATE) {
-        log_status(e, "failed to update lock", rc, &err, &resp);
-    }
-out:
-    free(body);
-    ms_kube_response_free(&resp);
-    return ok;
+    if (missing) return create_lease(e, deadline);
+    return read && acquire_or_renew(e, &rec, deadline);
 }
 
 /* Like upstream's LeaseLock.RecordEvent: a core/v1 Event on the Lease. */
