@@ -302,7 +302,8 @@ static bool create_lease(ms_leader_elector *e, double deadline) {
  * renew it. */
 static bool acquire_or_renew(ms_leader_elector *e, const ms_lease_record *rec, double deadline) {
     ms_leader_observe(&e->obs, rec, ms_clock_monotonic());
-    ms_leader_action action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
+    ms_leader_action action =
+        ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
     if (action == MS_LEADER_WAIT) {
         if (strcmp(e->waiting_on, rec->holder_identity) != 0) {
             snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec->holder_identity);

@@ -119,15 +119,10 @@ static char *binding_json(const ms_pod *pod, const char *ns, const char *name, c
     return s;
 }
 
-static const char *sget(const ms_interner *in, ms_str s) {
-    const char *v = s == MS_STR_NONE ? "" : ms_str_get(in, s);
-    return v ? v : "";
-}
-
 ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, double attempt_start,
                          uint32_t profile) {
     if (!b->engine) return MS_ESTATE;
-    const char *ns = sget(b->in, pod->meta.namespace_), *name = sget(b->in, pod->meta.name);
+    const char *ns = ms_str_get(b->in, pod->meta.namespace_), *name = ms_str_get(b->in, pod->meta.name);
     bind_job *j = calloc(1, sizeof *j);
     if (!j) return MS_ENOMEM;
     ms_buf path = {0};

@@ -59,16 +59,11 @@ void ms_api_reporter_free(ms_api_reporter *r) {
 
 uint64_t ms_api_reporter_patches_skipped(const ms_api_reporter *r) { return r->patches_skipped; }
 
-static const char *sget(const ms_api_reporter *r, ms_str s) {
-    const char *v = s == MS_STR_NONE ? "" : ms_str_get(r->in, s);
-    return v ? v : "";
-}
-
 /* "/api/v1/namespaces/NS/pods/NAME" and `suffix`. */
 static char *pod_path(const ms_api_reporter *r, const ms_pod *pod, const char *suffix) {
     ms_buf b = {0};
-    ms_buf_printf(&b, "/api/v1/namespaces/%s/pods/%s%s", sget(r, pod->meta.namespace_), sget(r, pod->meta.name),
-                  suffix);
+    ms_buf_printf(&b, "/api/v1/namespaces/%s/pods/%s%s", ms_str_get(r->in, pod->meta.namespace_),
+                  ms_str_get(r->in, pod->meta.name), suffix);
     return ms_buf_take(&b);
 }
 
@@ -99,7 +94,8 @@ void ms_api_reporter_event(ms_api_reporter *r, const ms_object_ref *regarding, c
 }
 
 static ms_object_ref pod_ref(const ms_api_reporter *r, const ms_pod *pod) {
-    return (ms_object_ref){"v1", "Pod", sget(r, pod->meta.namespace_), sget(r, pod->meta.name), pod->meta.uid};
+    const ms_object_meta *m = &pod->meta;
+    return (ms_object_ref){"v1", "Pod", ms_str_get(r->in, m->namespace_), ms_str_get(r->in, m->name), m->uid};
 }
 
 static pod_report *report_of(ms_api_reporter *r, const ms_pod *pod) {
@@ -174,8 +170,8 @@ void ms_api_reporter_preempted(ms_api_reporter *r, const ms_pod *victim, const m
                                const char *node) {
     if (!event_allowed(r)) return;
     char note[1024];
-    snprintf(note, sizeof note, "Preempted by %s/%s on node %s", sget(r, preemptor->meta.namespace_),
-             sget(r, preemptor->meta.name), node);
+    snprintf(note, sizeof note, "Preempted by %s/%s on node %s", ms_str_get(r->in, preemptor->meta.namespace_),
+             ms_str_get(r->in, preemptor->meta.name), node);
     ms_object_ref ref = pod_ref(r, victim), rel = pod_ref(r, preemptor);
     ms_event ev = {.regarding = &ref, .related = &rel, .type = "Normal", .reason = "Preempted",
                    .action = "Preempting", .note = note};
@@ -190,7 +186,8 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
     if (!event_allowed(r)) return;
     snprintf(note, sizeof note, "Successfully assigned %s to %s", key, node);
     ms_object_ref ref = pod_ref(r, pod);
-    ms_event ev = {.regarding = &ref, .type = "Normal", .reason = "Scheduled", .action = "Binding", .note = note};
+    ms_event ev = {.regarding = &ref, .type = "Normal", .reason = "Scheduled", .action = "Binding",
+                   .note = note};
     post_event(r, &ev);
 }
 

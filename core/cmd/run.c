@@ -84,11 +84,6 @@ typedef struct runner {
     double cycle_start;
 } runner;
 
-static const char *sget(const runner *r, ms_str s) {
-    const char *v = s == MS_STR_NONE ? "" : ms_str_get(r->in, s);
-    return v ? v : "";
-}
-
 /* Every figure: the scheduler thread's, the poster's and the reporter's. */
 static ms_run_stats run_stats(const runner *r) {
     ms_run_stats st = r->st;
@@ -166,7 +161,7 @@ static void metrics_snapshot(runner *r) {
 static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
     runner *r = ctx;
     double start = r->in_cycle ? r->cycle_start : ms_clock_monotonic();
-    return ms_api_binder_bind(r->binder, pod, sget(r, node), start, profile_of_pod(r, pod));
+    return ms_api_binder_bind(r->binder, pod, ms_str_get(r->in, node), start, profile_of_pod(r, pod));
 }
 
 static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -179,7 +174,7 @@ static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
 
 static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
     runner *r = ctx;
-    ms_api_reporter_nominate(r->reporter, pod, node == MS_STR_NONE ? NULL : sget(r, node));
+    ms_api_reporter_nominate(r->reporter, pod, node == MS_STR_NONE ? NULL : ms_str_get(r->in, node));
 }
 
 static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts) {
@@ -200,14 +195,14 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
     }
     char key[512];
     ms_pod_key(pod, r->in, key, sizeof key);
-    ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", sget(r, node), "error", message,
+    ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", ms_str_get(r->in, node), "error", message,
            NULL);
 }
 
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
     r->cycle_victims++;
-    ms_api_reporter_preempted(r->reporter, victim, preemptor, sget(r, node));
+    ms_api_reporter_preempted(r->reporter, victim, preemptor, ms_str_get(r->in, node));
 }
 
 static void on_cycle_error(void *ctx, const ms_pod *pod, const char *message) {
@@ -307,7 +302,7 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
             char nlabels[16];
             snprintf(nlabels, sizeof nlabels, "%u", d->ns->meta.labels.n);
             ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
-                   "name", sget(r, d->ns->meta.name), "labels", nlabels, NULL);
+                   "name", ms_str_get(r->in, d->ns->meta.name), "labels", nlabels, NULL);
         }
     } else if (d->kind == MS_KIND_PDB) {
         switch (d->type) {
@@ -322,8 +317,8 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
             char count[16];
             snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
             ms_log(r->log, MS_LOG_DEBUG, "pdb", "event", ms_delta_type_name((ms_delta_type)d->type),
-                   "namespace", sget(r, d->pdb->meta.namespace_), "name", sget(r, d->pdb->meta.name),
-                   "pdbs", count, NULL);
+                   "namespace", ms_str_get(r->in, d->pdb->meta.namespace_), "name",
+                   ms_str_get(r->in, d->pdb->meta.name), "pdbs", count, NULL);
         }
     }
 }
@@ -505,9 +500,9 @@ static bool leading(const runner *r) { return !r->elector || ms_leader_elector_l
 static ms_rc setup_clients(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_kubeconfig *kc = &r->kc;
-    ms_rc rc = o->in_cluster
-                   ? ms_kubeconfig_in_cluster(kc, NULL, err)
-                   : ms_kubeconfig_load_default(kc, o->kubeconfig ? o->kubeconfig : r->cfg.kubeconfig, NULL, err);
+    const char *file = o->kubeconfig ? o->kubeconfig : r->cfg.kubeconfig;
+    ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(kc, NULL, err)
+                             : ms_kubeconfig_load_default(kc, file, NULL, err);
     if (rc != MS_OK) return rc;
     ms_kube_client_options co = {.config = kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (scheduler)", .log = r->log};
@@ -658,10 +653,11 @@ static void log_progress(runner *r, const char *msg) {
 /* e.g. a role without list/watch on namespaces (1.20's
  * system:kube-scheduler): the informer logs the 403s */
 static void log_unsynced(runner *r) {
+    const bool *s = r->synced;
     ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "pods",
-           r->synced[MS_KIND_POD] ? "synced" : "waiting", "nodes", r->synced[MS_KIND_NODE] ? "synced" : "waiting",
-           "namespaces", r->synced[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
-           r->synced[MS_KIND_PDB] ? "synced" : "waiting", NULL);
+           s[MS_KIND_POD] ? "synced" : "waiting", "nodes", s[MS_KIND_NODE] ? "synced" : "waiting", "namespaces",
+           s[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
+           s[MS_KIND_PDB] ? "synced" : "waiting", NULL);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -699,7 +695,8 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         struct signalfd_siginfo si;
         if (read(l->sfd, &si, sizeof si) > 0 && !l->stopping) {
             l->stopping = true;
-            l->stop_deadline = ms_clock_monotonic() + (r->o->shutdown_timeout > 0 ? r->o->shutdown_timeout : 10);
+            double grace = r->o->shutdown_timeout > 0 ? r->o->shutdown_timeout : 10;
+            l->stop_deadline = ms_clock_monotonic() + grace;
             ms_log(r->log, MS_LOG_INFO, "stopping: finishing binds in flight", "signal",
                    strsignal((int)si.ssi_signo), NULL);
         }
