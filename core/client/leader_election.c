@@ -1,5 +1,5 @@
 /* Leader election on a coordination.k8s.io/v1 Lease. See
- * include/moonsched/leader_election.h. */
+ * client/leader_election.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "client/leader_election.h"
-#include "base/rate_limiter.h"
+#include "base/clock.h"
+#include "client/event_recorder.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 
@@ -43,14 +44,13 @@ ms_leader_action ms_leader_decide(const ms_leader_observation *obs, const char *
 }
 
 void ms_lease_micro_time(double wall, char *buf, size_t n) {
-    /* rounded as a whole: a double holds today's time to ~0.2 us */
+    /* Rounded as a whole, where ms_time_rfc3339 truncates: a double holds
+     * today's time to ~0.2 us, so a renewTime written at .000001 would
+     * read back as .000000. */
     long long total = llround(wall * 1e6);
-    time_t s = (time_t)(total / 1000000);
-    long us = (long)(total % 1000000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    size_t k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + k, n - k, ".%06ldZ", us);
+    ms_time_rfc3339((double)(total / 1000000), 0, buf, n);
+    size_t k = strlen(buf);
+    if (k) snprintf(buf + k - 1, n - (k - 1), ".%06lldZ", total % 1000000);
 }
 
 void ms_leader_next_record(const ms_lease_record *old, ms_leader_action a, const char *identity,
@@ -195,8 +195,9 @@ struct ms_leader_elector {
     char identity[320];
     char leases_path[400], lease_path[700];
     const ms_logger *log;
-    ms_metrics *metrics;
-    bool post_events;
+    void (*leading_changed)(void *ctx, const char *lease, bool leading);
+    void *leading_ctx;
+    ms_event_recorder *events;     /* NULL: no Events */
     ms_kube_client *client;
     ms_kube_cancel *cancel;
     pthread_t thread;
@@ -214,14 +215,6 @@ struct ms_leader_elector {
     char waiting_on[256];          /* holder last logged as "held by" */
 };
 
-static double mono_now(void) { return ms_monotonic_now(NULL); }
-
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double rand01(ms_leader_elector *e) {
     uint64_t x = e->rng;
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -235,14 +228,18 @@ static void notify(ms_leader_elector *e) {
     }
 }
 
+static void tell_leading(ms_leader_elector *e, bool leading) {
+    if (e->leading_changed) e->leading_changed(e->leading_ctx, e->cfg.resource_name, leading);
+}
+
 static void set_leading(ms_leader_elector *e, bool leading) {
     atomic_store(&e->leading, leading);
-    ms_metrics_set_leader(e->metrics, e->cfg.resource_name, leading);
+    tell_leading(e, leading);
     notify(e);
 }
 
 static double left_until(double deadline) {
-    double t = deadline - mono_now();
+    double t = deadline - ms_clock_monotonic();
     return t < 0.05 ? 0.05 : t;
 }
 
@@ -262,136 +259,116 @@ static void log_status(ms_leader_elector *e, const char *msg, ms_rc rc, const ms
     ms_log(e->log, MS_LOG_WARN, msg, "lease", e->lease_path, "status", code, "error", why, NULL);
 }
 
+/* Sends a create (POST) or an update (PUT) of the lease; on success,
+ * observes what the server stored (or, without a readable answer, what
+ * was sent). */
+static bool write_lease(ms_leader_elector *e, const char *method, const char *path, const ms_lease_record *rec,
+                        const char *rv, double deadline, ms_kube_response *resp, ms_rc *rc, ms_error *err) {
+    char *body = ms_lease_encode(rec, e->cfg.resource_namespace, e->cfg.resource_name, rv);
+    if (!body) {
+        *rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        memset(resp, 0, sizeof *resp);
+        return false;
+    }
+    atomic_store(&e->writing, true);
+    *rc = request(e, method, path, body, deadline, true, resp, err);
+    free(body);
+    if (*rc != MS_ESTATE) atomic_store(&e->writing, false);
+    bool created = strcmp(method, "POST") == 0;
+    if (*rc != MS_OK || !(resp->status == 200 || (created && resp->status == 201))) return false;
+    ms_lease_record got;
+    if (!resp->body || lease_decode(resp->body, resp->len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
+                                    err) != MS_OK)
+        got = *rec;
+    ms_leader_observe(&e->obs, &got, ms_clock_monotonic());
+    return true;
+}
+
+/* No Lease yet: create it, holding it. */
+static bool create_lease(ms_leader_elector *e, double deadline) {
+    ms_lease_record rec;
+    ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, ms_clock_wall(), &rec);
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc;
+    bool ok = write_lease(e, "POST", e->leases_path, &rec, NULL, deadline, &resp, &rc, &err);
+    if (!ok && rc != MS_ESTATE && rc != MS_ENOMEM)
+        log_status(e, "error initially creating leader election record", rc, &err, &resp);
+    ms_kube_response_free(&resp);
+    return ok;
+}
+
+/* The Lease as read: wait while another holds it, else take it over or
+ * renew it. */
+static bool acquire_or_renew(ms_leader_elector *e, const ms_lease_record *rec, double deadline) {
+    ms_leader_observe(&e->obs, rec, ms_clock_monotonic());
+    ms_leader_action action =
+        ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, ms_clock_monotonic());
+    if (action == MS_LEADER_WAIT) {
+        if (strcmp(e->waiting_on, rec->holder_identity) != 0) {
+            snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec->holder_identity);
+            ms_log(e->log, MS_LOG_INFO, "lock is held by another and has not yet expired", "lease",
+                   e->lease_path, "holder", rec->holder_identity, NULL);
+        }
+        return false;
+    }
+    ms_lease_record next;
+    ms_leader_next_record(rec, action, e->identity, e->cfg.lease_duration, ms_clock_wall(), &next);
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc;
+    bool ok = write_lease(e, "PUT", e->lease_path, &next, e->rv, deadline, &resp, &rc, &err);
+    if (ok) e->waiting_on[0] = 0;
+    else if (rc == MS_OK && resp.status == 409)
+        ms_log(e->log, MS_LOG_INFO, "lost the race to update the lease", "lease", e->lease_path, NULL);
+    else if (rc != MS_ESTATE && rc != MS_ENOMEM)
+        log_status(e, "failed to update lock", rc, &err, &resp);
+    ms_kube_response_free(&resp);
+    return ok;
+}
+
 /* One round of upstream's tryAcquireOrRenew; true when we hold the lease
  * afterwards. */
 static bool try_acquire_or_renew(ms_leader_elector *e, double deadline) {
     ms_kube_response resp;
     ms_error err = {0};
     ms_rc rc = request(e, "GET", e->lease_path, NULL, deadline, true, &resp, &err);
-    if (rc == MS_ESTATE) {
-        ms_kube_response_free(&resp);
-        return false;
-    }
+    bool missing = rc == MS_OK && resp.status == 404;
     ms_lease_record rec;
-    ms_leader_action action;
-    char *body = NULL;
-    bool ok = false;
-    if (rc == MS_OK && resp.status == 404) {
-        ms_leader_next_record(NULL, MS_LEADER_ACQUIRE, e->identity, e->cfg.lease_duration, wall_now(), &rec);
-        body = ms_lease_encode(&rec, e->cfg.resource_namespace, e->cfg.resource_name, NULL);
-        ms_kube_response_free(&resp);
-        if (!body) return false;
-        atomic_store(&e->writing, true);
-        rc = request(e, "POST", e->leases_path, body, deadline, true, &resp, &err);
-        if (rc != MS_ESTATE) atomic_store(&e->writing, false);
-        if (rc == MS_OK && (resp.status == 200 || resp.status == 201)) {
-            ms_lease_record got;
-            if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid,
-                                           sizeof e->uid, &err) != MS_OK)
-                got = rec;
-            ms_leader_observe(&e->obs, &got, mono_now());
-            ok = true;
-        } else if (rc != MS_ESTATE) {
-            log_status(e, "error initially creating leader election record", rc, &err, &resp);
-        }
-        goto out;
-    }
-    if (rc != MS_OK || resp.status != 200) {
+    bool read = false;
+    if (rc == MS_ESTATE || missing) {
+        /* cancelled, or nothing to read */
+    } else if (rc != MS_OK || resp.status != 200) {
         log_status(e, "error retrieving resource lock", rc, &err, &resp);
-        goto out;
+    } else if (lease_decode(resp.body ? resp.body : "", resp.len, &rec, e->rv, sizeof e->rv, e->uid,
+                            sizeof e->uid, &err) != MS_OK) {
+        ms_log(e->log, MS_LOG_WARN, "error retrieving resource lock", "lease", e->lease_path, "error", err.msg,
+               NULL);
+    } else {
+        read = true;
     }
-    if (lease_decode(resp.body ? resp.body : "", resp.len, &rec, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
-                     &err) != MS_OK) {
-        ms_log(e->log, MS_LOG_WARN, "error retrieving resource lock", "lease", e->lease_path, "error",
-               err.msg, NULL);
-        goto out;
-    }
-    ms_leader_observe(&e->obs, &rec, mono_now());
-    action = ms_leader_decide(&e->obs, e->identity, e->cfg.lease_duration, mono_now());
-    if (action == MS_LEADER_WAIT) {
-        if (strcmp(e->waiting_on, rec.holder_identity) != 0) {
-            snprintf(e->waiting_on, sizeof e->waiting_on, "%s", rec.holder_identity);
-            ms_log(e->log, MS_LOG_INFO, "lock is held by another and has not yet expired", "lease",
-                   e->lease_path, "holder", rec.holder_identity, NULL);
-        }
-        goto out;
-    }
-    ms_lease_record next;
-    ms_leader_next_record(&rec, action, e->identity, e->cfg.lease_duration, wall_now(), &next);
-    body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     ms_kube_response_free(&resp);
-    if (!body) return false;
-    atomic_store(&e->writing, true);
-    rc = request(e, "PUT", e->lease_path, body, deadline, true, &resp, &err);
-    if (rc != MS_ESTATE) atomic_store(&e->writing, false);
-    if (rc == MS_OK && resp.status == 200) {
-        ms_lease_record got;
-        if (!resp.body || lease_decode(resp.body, resp.len, &got, e->rv, sizeof e->rv, e->uid, sizeof e->uid,
-                                       &err) != MS_OK)
-            got = next;
-        ms_leader_observe(&e->obs, &got, mono_now());
-        e->waiting_on[0] = 0;
-        ok = true;
-    } else if (rc == MS_OK && resp.status == 409) {
-        ms_log(e->log, MS_LOG_INFO, "lost the race to update the lease", "lease", e->lease_path, NULL);
-    } else if (rc != MS_ESTATE) {
-        log_status(e, "failed to update lock", rc, &err, &resp);
-    }
-out:
-    free(body);
-    ms_kube_response_free(&resp);
-    return ok;
-}
-
-static void rfc3339(double wall, char *buf, size_t n) {
-    time_t s = (time_t)wall;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (missing) return create_lease(e, deadline);
+    return read && acquire_or_renew(e, &rec, deadline);
 }
 
 /* Like upstream's LeaseLock.RecordEvent: a core/v1 Event on the Lease. */
 static void post_became_leader(ms_leader_elector *e) {
-    double wall = wall_now();
-    char ts[40], name[320], msg[400];
-    rfc3339(wall, ts, sizeof ts);
-    snprintf(name, sizeof name, "%s.%llx", e->cfg.resource_name, (unsigned long long)(wall * 1e9));
+    char msg[400];
     snprintf(msg, sizeof msg, "%s became leader", e->identity);
-    cJSON *ev = cJSON_CreateObject();
-    if (!ev) return;
-    cJSON_AddStringToObject(ev, "apiVersion", "v1");
-    cJSON_AddStringToObject(ev, "kind", "Event");
-    cJSON *meta = cJSON_AddObjectToObject(ev, "metadata");
-    cJSON *io = cJSON_AddObjectToObject(ev, "involvedObject");
-    cJSON *src = cJSON_AddObjectToObject(ev, "source");
-    if (meta && io && src) {
-        cJSON_AddStringToObject(meta, "name", name);
-        cJSON_AddStringToObject(meta, "namespace", e->cfg.resource_namespace);
-        cJSON_AddStringToObject(io, "apiVersion", "coordination.k8s.io/v1");
-        cJSON_AddStringToObject(io, "kind", "Lease");
-        cJSON_AddStringToObject(io, "namespace", e->cfg.resource_namespace);
-        cJSON_AddStringToObject(io, "name", e->cfg.resource_name);
-        if (e->uid[0]) cJSON_AddStringToObject(io, "uid", e->uid);
-        cJSON_AddStringToObject(ev, "reason", "LeaderElection");
-        cJSON_AddStringToObject(ev, "message", msg);
-        cJSON_AddStringToObject(ev, "type", "Normal");
-        cJSON_AddStringToObject(src, "component", "default-scheduler");
-        cJSON_AddStringToObject(ev, "firstTimestamp", ts);
-        cJSON_AddStringToObject(ev, "lastTimestamp", ts);
-        cJSON_AddNumberToObject(ev, "count", 1);
-    }
-    char *body = cJSON_PrintUnformatted(ev);
-    cJSON_Delete(ev);
-    if (!body) return;
-    char path[400];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", e->cfg.resource_namespace);
+    ms_object_ref lease = {"coordination.k8s.io/v1", "Lease", e->cfg.resource_namespace, e->cfg.resource_name,
+                           e->uid};
+    ms_event ev = {.regarding = &lease, .type = "Normal", .reason = "LeaderElection", .note = msg};
+    ms_event_post post;
+    if (ms_event_recorder_build(e->events, &ev, ms_clock_wall(), &post) != MS_OK) return;
+    ms_event_send_options so = {.timeout = e->cfg.retry_period, .cancel = e->cancel};
     ms_kube_response resp;
     ms_error err = {0};
-    ms_rc rc = request(e, "POST", path, body, mono_now() + e->cfg.retry_period, true, &resp, &err);
+    ms_rc rc = ms_event_recorder_send(e->events, e->client, &post, &so, &resp, &err);
     if (rc != MS_ESTATE && (rc != MS_OK || resp.status >= 300))
         log_status(e, "leader election event not recorded", rc, &err, &resp);
     ms_kube_response_free(&resp);
-    free(body);
+    ms_event_post_free(&post);
 }
 
 static void *elector_main(void *arg) {
@@ -401,29 +378,29 @@ static void *elector_main(void *arg) {
            e->identity, NULL);
     /* Acquire: retries jittered as upstream's JitterUntil, so replicas
      * started together do not stay in step. */
-    while (!try_acquire_or_renew(e, mono_now() + renew)) {
+    while (!try_acquire_or_renew(e, ms_clock_monotonic() + renew)) {
         double wait = retry * (1 + MS_LEADER_JITTER_FACTOR * rand01(e));
         if (ms_kube_cancel_sleep(e->cancel, wait)) return NULL;
     }
     ms_log(e->log, MS_LOG_INFO, "successfully acquired lease", "lease", e->lease_path, "identity", e->identity,
            NULL);
     set_leading(e, true);
-    if (e->post_events) post_became_leader(e);
+    if (e->events) post_became_leader(e);
 
     /* Renew every retryPeriod; each renewal may retry every retryPeriod
      * until renewDeadline has passed since it began. */
     for (;;) {
         if (ms_kube_cancel_sleep(e->cancel, retry)) return NULL;
-        double deadline = mono_now() + renew;
+        double deadline = ms_clock_monotonic() + renew;
         bool ok = false;
         while (!ok) {
             ok = try_acquire_or_renew(e, deadline);
             if (ms_kube_cancel_fired(e->cancel)) return NULL;
             if (ok) break;
-            double left = deadline - mono_now();
+            double left = deadline - ms_clock_monotonic();
             if (left <= 0) break;
             if (ms_kube_cancel_sleep(e->cancel, left < retry ? left : retry)) return NULL;
-            if (deadline - mono_now() <= 0) break;
+            if (deadline - ms_clock_monotonic() <= 0) break;
         }
         if (!ok) break;
     }
@@ -455,8 +432,8 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     if (!e->cfg.resource_namespace[0])
         snprintf(e->cfg.resource_namespace, sizeof e->cfg.resource_namespace, "kube-system");
     e->log = o->log ? o->log : &ms_log_default;
-    e->metrics = o->metrics;
-    e->post_events = o->post_events;
+    e->leading_changed = o->leading_changed;
+    e->leading_ctx = o->leading_ctx;
     if (o->identity && *o->identity) snprintf(e->identity, sizeof e->identity, "%s", o->identity);
     else ms_leader_identity(e->identity, sizeof e->identity);
     random_bytes(&e->rng, sizeof e->rng);
@@ -481,11 +458,16 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     if (rc != MS_OK) goto fail;
     e->cancel = ms_kube_cancel_new();
     e->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!e->cancel || e->fd < 0) {
+    if (o->post_events) {
+        ms_event_recorder_options ro = {.controller = MS_DEFAULT_SCHEDULER_NAME, .instance = e->identity,
+                                        .core_only = true};
+        e->events = ms_event_recorder_new(&ro);
+    }
+    if (!e->cancel || e->fd < 0 || (o->post_events && !e->events)) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
         goto fail;
     }
-    ms_metrics_set_leader(e->metrics, e->cfg.resource_name, false);
+    tell_leading(e, false);
     if (pthread_create(&e->thread, NULL, elector_main, e) != 0) {
         rc = ms_error_set(err, MS_ENOMEM, "cannot start the leader election thread");
         goto fail;
@@ -509,7 +491,7 @@ const char *ms_leader_elector_identity(const ms_leader_elector *e) { return e->i
  * renewal cut short by the stop does not leave us with a stale
  * resourceVersion. */
 static void release(ms_leader_elector *e) {
-    double deadline = mono_now() + e->cfg.renew_deadline;
+    double deadline = ms_clock_monotonic() + e->cfg.renew_deadline;
     ms_kube_response resp;
     ms_error err = {0};
     ms_lease_record rec;
@@ -523,7 +505,7 @@ static void release(ms_leader_elector *e) {
     ms_kube_response_free(&resp);
     if (strcmp(rec.holder_identity, e->identity) != 0) return;
     ms_lease_record next;
-    ms_leader_release_record(&rec, wall_now(), &next);
+    ms_leader_release_record(&rec, ms_clock_wall(), &next);
     char *body = ms_lease_encode(&next, e->cfg.resource_namespace, e->cfg.resource_name, e->rv);
     if (!body) return;
     rc = request(e, "PUT", e->lease_path, body, deadline, false, &resp, &err);
@@ -544,6 +526,7 @@ void ms_leader_elector_stop(ms_leader_elector *e, bool release_lease) {
     if (atomic_load(&e->leading)) set_leading(e, false);
     if (e->client) ms_kube_client_free(e->client);
     if (e->cancel) ms_kube_cancel_free(e->cancel);
+    ms_event_recorder_free(e->events);
     if (e->fd >= 0) close(e->fd);
     free(e);
 }

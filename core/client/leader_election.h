@@ -27,7 +27,6 @@
 #include "moonsched/error.h"
 #include "client/kube_client.h"
 #include "base/log.h"
-#include "cmd/metrics.h"
 
 /* upstream's JitterFactor: acquire retries wait retryPeriod * [1, 2.2),
  * and renewDeadline must exceed retryPeriod times it. */
@@ -108,7 +107,11 @@ typedef struct ms_leader_elector_options {
     const ms_kube_client_options *client;
     const char *identity;          /* NULL: ms_leader_identity() */
     const ms_logger *log;          /* NULL: ms_log_default; must outlive it */
-    ms_metrics *metrics;           /* leader_election_master_status; may be NULL */
+    /* Told whenever holding the lease starts or ends, on the election
+     * thread (or the stopping one), and once with false at the start:
+     * leader_election_master_status{name=lease}. May be NULL. */
+    void (*leading_changed)(void *ctx, const char *lease, bool leading);
+    void *leading_ctx;
     bool post_events;              /* "<identity> became leader" Event on the Lease */
 } ms_leader_elector_options;
 

@@ -1,6 +1,6 @@
 /* /metrics, /healthz and /readyz over plain HTTP. libmicrohttpd does the
  * protocol: a small, well-kept server is less to get wrong than one of our
- * own. See include/moonsched/http_server.h. */
+ * own. See cmd/http_server.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>

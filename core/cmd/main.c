@@ -85,79 +85,88 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
     return argv[++*i];
 }
 
-static int simulate_main(int argc, char **argv) {
+/* An argument's parser answers EXIT_OK, a usage error, or HELP. */
+enum { HELP = -1 };
+
+typedef struct simulate_args {
     ms_simulate_options o;
-    ms_simulate_options_default(&o);
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
-    if (!files || !policies) {
-        free(files);
-        free(policies);
+    const char **files, **policies;   /* at most one per argument */
+    uint32_t nfiles, npolicies;
+} simulate_args;
+
+static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
+    const char *a = argv[*i], *v;
+    if (strcmp(a, "--cluster") == 0) {
+        /* One or more files up to the next option. */
+        uint32_t start = s->nfiles;
+        while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
+            s->files[s->nfiles++] = argv[++*i];
+        return s->nfiles == start ? usage_error("%s needs at least one file", a) : EXIT_OK;
+    }
+    if ((v = option_value(argc, argv, i, "--cluster"))) {
+        if (!*v) return usage_error("%s needs a file", "--cluster");
+        s->files[s->nfiles++] = v;
+    } else if ((v = option_value(argc, argv, i, "--config"))) {
+        if (!*v) return usage_error("%s needs a file", "--config");
+        s->o.config_file = v;
+    } else if ((v = option_value(argc, argv, i, "--policy"))) {
+        if (!*v) return usage_error("%s needs a file", "--policy");
+        s->policies[s->npolicies++] = v;
+    } else if ((v = option_value(argc, argv, i, "--generate"))) {
+        if (!*v) return usage_error("%s needs a spec", "--generate");
+        s->o.generate = v;
+    } else if ((v = option_value(argc, argv, i, "--seed"))) {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(v, &end, 0);
+        if (!*v || *end || errno || *v == '-')
+            return usage_error("--seed: expected a non-negative integer, got \"%s\"", v);
+        s->o.seed = seed;
+        s->o.has_seed = true;
+    } else if ((v = option_value(argc, argv, i, "--output"))) {
+        if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;
+        else if (strcmp(v, "json") == 0) s->o.output = MS_OUTPUT_JSON;
+        else return usage_error("--output: expected table or json, got \"%s\"", v);
+    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+        s->o.quiet = true;
+    } else if (strcmp(a, "--stats") == 0) {
+        s->o.stats = true;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        return HELP;
+    } else {
+        return usage_error("unknown argument \"%s\"", a);
+    }
+    return EXIT_OK;
+}
+
+static int simulate_main(int argc, char **argv) {
+    simulate_args s = {.files = calloc((size_t)argc + 1, sizeof *s.files),
+                       .policies = calloc((size_t)argc + 1, sizeof *s.policies)};
+    ms_simulate_options_default(&s.o);
+    if (!s.files || !s.policies) {
+        free(s.files);
+        free(s.policies);
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
-    uint32_t nfiles = 0, npolicies = 0;
     int rc = EXIT_OK;
-    for (int i = 0; i < argc && rc == EXIT_OK; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "--cluster") == 0) {
-            /* One or more files up to the next option. */
-            int start = nfiles;
-            while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
-                files[nfiles++] = argv[++i];
-            if ((int)nfiles == start) rc = usage_error("%s needs at least one file", a);
-        } else if ((v = option_value(argc, argv, &i, "--cluster"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--cluster");
-            else files[nfiles++] = v;
-        } else if ((v = option_value(argc, argv, &i, "--config"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--config");
-            o.config_file = v;
-        } else if ((v = option_value(argc, argv, &i, "--policy"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--policy");
-            else policies[npolicies++] = v;
-        } else if ((v = option_value(argc, argv, &i, "--generate"))) {
-            if (!*v) rc = usage_error("%s needs a spec", "--generate");
-            o.generate = v;
-        } else if ((v = option_value(argc, argv, &i, "--seed"))) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 0);
-            if (!*v || *end || errno || *v == '-')
-                rc = usage_error("--seed: expected a non-negative integer, got \"%s\"", v);
-            o.seed = s;
-            o.has_seed = true;
-        } else if ((v = option_value(argc, argv, &i, "--output"))) {
-            if (strcmp(v, "table") == 0) o.output = MS_OUTPUT_TABLE;
-            else if (strcmp(v, "json") == 0) o.output = MS_OUTPUT_JSON;
-            else rc = usage_error("--output: expected table or json, got \"%s\"", v);
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            o.quiet = true;
-        } else if (strcmp(a, "--stats") == 0) {
-            o.stats = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            free(files);
-            free(policies);
-            return EXIT_OK;
-        } else {
-            rc = usage_error("unknown argument \"%s\"", a);
-        }
-    }
-    if (rc == EXIT_OK && nfiles == 0 && !o.generate)
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = simulate_arg(argc, argv, &i, &s);
+    if (rc == EXIT_OK && s.nfiles == 0 && !s.o.generate)
         rc = usage_error("%s", "simulate needs --cluster FILE... or --generate SPEC");
     if (rc != EXIT_OK) {
-        free(files);
-        free(policies);
-        return rc;
+        if (rc == HELP) fputs(usage, stdout);
+        free(s.files);
+        free(s.policies);
+        return rc == HELP ? EXIT_OK : rc;
     }
-    o.cluster_files = files;
-    o.ncluster_files = nfiles;
-    o.policy_files = policies;
-    o.npolicy_files = npolicies;
+    s.o.cluster_files = s.files;
+    s.o.ncluster_files = s.nfiles;
+    s.o.policy_files = s.policies;
+    s.o.npolicy_files = s.npolicies;
     ms_error err = {0};
-    ms_rc r = ms_simulate_run(&o, stdout, stderr, NULL, &err);
-    free(files);
-    free(policies);
+    ms_rc r = ms_simulate_run(&s.o, stdout, stderr, NULL, &err);
+    free(s.files);
+    free(s.policies);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;
@@ -167,83 +176,86 @@ static int simulate_main(int argc, char **argv) {
     return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
-static int run_main(int argc, char **argv) {
+typedef struct run_args {
     ms_run_options o;
-    ms_run_options_default(&o);
-    ms_logger log = ms_log_default;
-    /* At most one policy per argument. */
-    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
-    if (!policies) {
+    ms_logger log;
+    const char **policies;         /* at most one per argument */
+} run_args;
+
+static int run_arg(int argc, char **argv, int *i, run_args *r) {
+    const char *a = argv[*i], *v;
+    if ((v = option_value(argc, argv, i, "--kubeconfig"))) {
+        if (!*v) return usage_error("%s needs a file", "--kubeconfig");
+        r->o.kubeconfig = v;
+    } else if (strcmp(a, "--in-cluster") == 0) {
+        r->o.in_cluster = true;
+    } else if (strcmp(a, "--leader-elect") == 0) {
+        r->o.leader_elect = 1;
+    } else if (strncmp(a, "--leader-elect=", 15) == 0) {
+        /* only the = form: a bare flag must not swallow the next argument */
+        v = a + 15;
+        if (strcmp(v, "true") == 0) r->o.leader_elect = 1;
+        else if (strcmp(v, "false") == 0) r->o.leader_elect = -1;
+        else return usage_error("--leader-elect: expected true or false, got \"%s\"", v);
+    } else if ((v = option_value(argc, argv, i, "--config"))) {
+        if (!*v) return usage_error("%s needs a file", "--config");
+        r->o.config_file = v;
+    } else if ((v = option_value(argc, argv, i, "--policy"))) {
+        if (!*v) return usage_error("%s needs a file", "--policy");
+        r->policies[r->o.npolicy_files++] = v;
+    } else if ((v = option_value(argc, argv, i, "--scheduler-name"))) {
+        if (!*v) return usage_error("%s needs a name", "--scheduler-name");
+        r->o.scheduler_name = v;
+    } else if ((v = option_value(argc, argv, i, "--metrics-bind-address"))) {
+        char host[256];
+        uint16_t port;
+        ms_error e = {0};
+        if (!ms_http_address_disabled(v) && ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
+            return usage_error("--metrics-bind-address: %s", e.msg);
+        r->o.metrics_bind_address = v;
+    } else if ((v = option_value(argc, argv, i, "-v")) || (v = option_value(argc, argv, i, "--v"))) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 0) return usage_error("-v: expected a level, got \"%s\"", v);
+        r->log.level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
+    } else if ((v = option_value(argc, argv, i, "--log-format"))) {
+        if (strcmp(v, "json") == 0) r->log.json = true;
+        else if (strcmp(v, "logfmt") == 0) r->log.json = false;
+        else return usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        return HELP;
+    } else {
+        return usage_error("unknown argument \"%s\"", a);
+    }
+    return EXIT_OK;
+}
+
+static int run_main(int argc, char **argv) {
+    run_args a = {.log = ms_log_default, .policies = calloc((size_t)argc + 1, sizeof *a.policies)};
+    ms_run_options_default(&a.o);
+    if (!a.policies) {
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
     int rc = EXIT_OK;
-    for (int i = 0; i < argc && rc == EXIT_OK; i++) {
-        const char *a = argv[i], *v;
-        if ((v = option_value(argc, argv, &i, "--kubeconfig"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--kubeconfig");
-            o.kubeconfig = v;
-        } else if (strcmp(a, "--in-cluster") == 0) {
-            o.in_cluster = true;
-        } else if (strcmp(a, "--leader-elect") == 0) {
-            o.leader_elect = 1;
-        } else if (strncmp(a, "--leader-elect=", 15) == 0) {
-            /* only the = form: a bare flag must not swallow the next argument */
-            v = a + 15;
-            if (strcmp(v, "true") == 0) o.leader_elect = 1;
-            else if (strcmp(v, "false") == 0) o.leader_elect = -1;
-            else rc = usage_error("--leader-elect: expected true or false, got \"%s\"", v);
-        } else if ((v = option_value(argc, argv, &i, "--config"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--config");
-            o.config_file = v;
-        } else if ((v = option_value(argc, argv, &i, "--policy"))) {
-            if (!*v) rc = usage_error("%s needs a file", "--policy");
-            else policies[o.npolicy_files++] = v;
-        } else if ((v = option_value(argc, argv, &i, "--scheduler-name"))) {
-            if (!*v) rc = usage_error("%s needs a name", "--scheduler-name");
-            o.scheduler_name = v;
-        } else if ((v = option_value(argc, argv, &i, "--metrics-bind-address"))) {
-            char host[256];
-            uint16_t port;
-            ms_error e = {0};
-            if (!ms_http_address_disabled(v) &&
-                ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
-                rc = usage_error("--metrics-bind-address: %s", e.msg);
-            o.metrics_bind_address = v;
-        } else if ((v = option_value(argc, argv, &i, "-v")) ||
-                   (v = option_value(argc, argv, &i, "--v"))) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 0) rc = usage_error("-v: expected a level, got \"%s\"", v);
-            log.level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
-        } else if ((v = option_value(argc, argv, &i, "--log-format"))) {
-            if (strcmp(v, "json") == 0) log.json = true;
-            else if (strcmp(v, "logfmt") == 0) log.json = false;
-            else rc = usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            free(policies);
-            return EXIT_OK;
-        } else {
-            rc = usage_error("unknown argument \"%s\"", a);
-        }
-    }
-    if (rc == EXIT_OK && o.in_cluster && o.kubeconfig)
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = run_arg(argc, argv, &i, &a);
+    if (rc == EXIT_OK && a.o.in_cluster && a.o.kubeconfig)
         rc = usage_error("%s", "--kubeconfig and --in-cluster exclude each other");
     if (rc != EXIT_OK) {
-        free(policies);
-        return rc;
+        if (rc == HELP) fputs(usage, stdout);
+        free(a.policies);
+        return rc == HELP ? EXIT_OK : rc;
     }
-    o.policy_files = policies;
-    o.log = &log;
+    a.o.policy_files = a.policies;
+    a.o.log = &a.log;
     /* Objects are decoded on the informers' threads and freed on the
      * scheduler's: with an arena per thread (glibc's default, up to 8 per
      * core) each keeps its own high-water mark and holes. Two arenas cost
      * no measurable contention here and some 3 MiB less peak RSS. */
     mallopt(M_ARENA_MAX, 2);
     ms_error err = {0};
-    ms_rc r = ms_run(&o, NULL, &err);
-    free(policies);
+    ms_rc r = ms_run(&a.o, NULL, &err);
+    free(a.policies);
     if (r == MS_OK) return EXIT_OK;
     fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
     return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;

@@ -1,15 +1,20 @@
 /* The metrics registry and its Prometheus text rendering. See
- * include/moonsched/metrics.h. */
+ * cmd/metrics.h. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/metrics.h"
-#include "base/rate_limiter.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "moonsched/config.h"
+#include "moonsched/lua_policy.h"
 
 enum { MAX_BUCKETS = 16, MAX_CODES = 24, NAME_MAX_LEN = 128 };
+
+/* /healthz fails once the scheduler loop has not come round for this long. */
+#define HEARTBEAT_MAX_AGE 10.0
 
 /* upstream's buckets: ExponentialBuckets(0.001, 2, 15) for latencies,
  * ExponentialBuckets(1, 2, 5) for attempts, LinearBuckets(5, 5, 10) for
@@ -57,7 +62,7 @@ struct ms_metrics {
     uint64_t events[3];
     policy_metrics *policies;
     uint32_t npolicies;
-    double heartbeat, max_age;
+    double heartbeat;
     bool ready;
     /* leader_election_master_status: only once an election runs, as
      * upstream registers it with the elector. */
@@ -80,8 +85,8 @@ ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles) {
     }
     for (uint32_t i = 0; i < nprofiles; i++)
         snprintf(m->profiles[i].name, sizeof m->profiles[i].name, "%s", profiles[i] ? profiles[i] : "");
-    if (!nprofiles) snprintf(m->profiles[0].name, sizeof m->profiles[0].name, "default-scheduler");
-    m->max_age = 10;
+    if (!nprofiles)
+        snprintf(m->profiles[0].name, sizeof m->profiles[0].name, "%s", MS_DEFAULT_SCHEDULER_NAME);
     pthread_mutex_init(&m->mu, NULL);
     return m;
 }
@@ -196,7 +201,7 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
         policy_metrics *d = &m->policies[i];
         snprintf(d->profile, sizeof d->profile, "%s", p[i].profile ? p[i].profile : "");
         snprintf(d->plugin, sizeof d->plugin, "%s", p[i].plugin ? p[i].plugin : "");
-        d->stats = p[i].stats;
+        d->stats = *p[i].stats;
         d->disabled = p[i].disabled;
     }
     pthread_mutex_unlock(&m->mu);
@@ -232,7 +237,7 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading) {
     pthread_mutex_unlock(&m->mu);
 }
 
-bool ms_metrics_ready(ms_metrics *m) {
+static bool is_ready(ms_metrics *m) {
     pthread_mutex_lock(&m->mu);
     bool ok = m->ready;
     pthread_mutex_unlock(&m->mu);
@@ -240,39 +245,6 @@ bool ms_metrics_ready(ms_metrics *m) {
 }
 
 /* ---- rendering ---------------------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...) {
-    if (b->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap * 2 + (size_t)n;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
 
 /* A label value as the text format wants it: \\, \" and \n escaped. */
 static const char *esc(const char *s, char *buf, size_t n) {
@@ -286,40 +258,41 @@ static const char *esc(const char *s, char *buf, size_t n) {
     return buf;
 }
 
-static void header(sbuf *b, const char *name, const char *type, const char *help) {
-    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+static void header(ms_buf *b, const char *name, const char *type, const char *help) {
+    ms_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* labels: "" or `a="x",b="y"` (already escaped). */
-static void put_histogram(sbuf *b, const char *name, const char *labels, const histogram *h,
+static void put_histogram(ms_buf *b, const char *name, const char *labels, const histogram *h,
                           const double *bounds, uint32_t n) {
     const char *sep = labels[0] ? "," : "";
     uint64_t cum = 0;
     for (uint32_t i = 0; i < n; i++) {
         cum += h->buckets[i];
-        put(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i], (unsigned long long)cum);
+        ms_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i],
+                      (unsigned long long)cum);
     }
     cum += h->buckets[n];
-    put(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cum);
+    ms_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cum);
     if (labels[0]) {
-        put(b, "%s_sum{%s} %.9g\n", name, labels, h->sum);
-        put(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
+        ms_buf_printf(b, "%s_sum{%s} %.9g\n", name, labels, h->sum);
+        ms_buf_printf(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
     } else {
-        put(b, "%s_sum %.9g\n", name, h->sum);
-        put(b, "%s_count %llu\n", name, (unsigned long long)h->count);
+        ms_buf_printf(b, "%s_sum %.9g\n", name, h->sum);
+        ms_buf_printf(b, "%s_count %llu\n", name, (unsigned long long)h->count);
     }
 }
 
-static void render_profiles(sbuf *b, const ms_metrics *m) {
+static void render_profiles(ms_buf *b, const ms_metrics *m) {
     char e[2 * NAME_MAX_LEN + 4], labels[3 * NAME_MAX_LEN];
     header(b, "scheduler_schedule_attempts_total", "counter",
            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
            "not be scheduled, while 'error' means an internal scheduler problem.");
     for (uint32_t p = 0; p < m->nprofiles; p++)
         for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++)
-            put(b, "scheduler_schedule_attempts_total{profile=\"%s\",result=\"%s\"} %llu\n",
-                esc(m->profiles[p].name, e, sizeof e), result_names[r],
-                (unsigned long long)m->profiles[p].attempts[r]);
+            ms_buf_printf(b, "scheduler_schedule_attempts_total{profile=\"%s\",result=\"%s\"} %llu\n",
+                          esc(m->profiles[p].name, e, sizeof e), result_names[r],
+                          (unsigned long long)m->profiles[p].attempts[r]);
     static const struct {
         const char *name, *help;
         size_t offset;
@@ -344,14 +317,14 @@ static void render_profiles(sbuf *b, const ms_metrics *m) {
     }
 }
 
-static void render_policies(sbuf *b, const ms_metrics *m) {
+static void render_policies(ms_buf *b, const ms_metrics *m) {
     char e1[2 * NAME_MAX_LEN + 4], e2[2 * NAME_MAX_LEN + 4];
 #define POLICY_SERIES(fmt, ...)                                                                    \
     for (uint32_t i = 0; i < m->npolicies; i++) {                                                  \
         const policy_metrics *pm = &m->policies[i];                                                \
         esc(pm->profile, e1, sizeof e1);                                                           \
         esc(pm->plugin, e2, sizeof e2);                                                            \
-        put(b, fmt, __VA_ARGS__);                                                                  \
+        ms_buf_printf(b, fmt, __VA_ARGS__);                                                        \
     }
     header(b, "moonsched_policy_reloads_total", "counter",
            "Lua policy versions swapped in (ok) or refused, the running one staying (refused).");
@@ -378,10 +351,8 @@ static void render_policies(sbuf *b, const ms_metrics *m) {
 }
 
 char *ms_metrics_render(ms_metrics *m, size_t *len) {
-    sbuf b = {.cap = 16384};
-    b.p = malloc(b.cap);
-    if (!b.p) return NULL;
-    b.p[0] = 0;
+    ms_buf b = {0};
+    if (!ms_buf_reserve(&b, 16384)) return NULL;
     pthread_mutex_lock(&m->mu);
     render_profiles(&b, m);
 
@@ -391,7 +362,7 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
            "unschedulableQ.");
     static const char *const queues[] = {"active", "backoff", "unschedulable"};
     for (int i = 0; i < 3; i++)
-        put(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
+        ms_buf_printf(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
 
     header(&b, "scheduler_pod_scheduling_attempts", "histogram",
            "Number of attempts to successfully schedule a pod.");
@@ -399,28 +370,31 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
                   NBOUNDS(attempts_bounds));
     header(&b, "scheduler_preemption_attempts_total", "counter",
            "Total preemption attempts in the cluster till now");
-    put(&b, "scheduler_preemption_attempts_total %llu\n", (unsigned long long)m->preemption_attempts);
+    ms_buf_printf(&b, "scheduler_preemption_attempts_total %llu\n",
+                  (unsigned long long)m->preemption_attempts);
     header(&b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
     put_histogram(&b, "scheduler_preemption_victims", "", &m->victims, victims_bounds,
                   NBOUNDS(victims_bounds));
 
     header(&b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
     for (int i = 0; i < MS_BIND_NRESULTS; i++)
-        put(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
-            (unsigned long long)m->bindings[i]);
+        ms_buf_printf(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
+                      (unsigned long long)m->bindings[i]);
     header(&b, "moonsched_api_requests_total", "counter",
            "API requests for binds, events, status patches and evictions, by HTTP status "
            "(0: no answer).");
     for (uint32_t i = 0; i < m->ncodes; i++)
-        put(&b, "moonsched_api_requests_total{code=\"%ld\"} %llu\n", m->codes[i].code,
-            (unsigned long long)m->codes[i].n);
+        ms_buf_printf(&b, "moonsched_api_requests_total{code=\"%ld\"} %llu\n", m->codes[i].code,
+                      (unsigned long long)m->codes[i].n);
     if (m->codes_other)
-        put(&b, "moonsched_api_requests_total{code=\"other\"} %llu\n", (unsigned long long)m->codes_other);
+        ms_buf_printf(&b, "moonsched_api_requests_total{code=\"other\"} %llu\n",
+                      (unsigned long long)m->codes_other);
     header(&b, "moonsched_events_total", "counter",
            "Kubernetes Events posted, failed, or suppressed by aggregation and the rate limit.");
     static const char *const ev[] = {"posted", "failed", "suppressed"};
     for (int i = 0; i < 3; i++)
-        put(&b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i], (unsigned long long)m->events[i]);
+        ms_buf_printf(&b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i],
+                      (unsigned long long)m->events[i]);
 
     if (m->has_leader) {
         header(&b, "leader_election_master_status", "gauge",
@@ -428,24 +402,14 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
                "indicates master. 'name' is the string used to identify the lease. Please make sure to "
                "group by name.");
         char e[512];
-        put(&b, "leader_election_master_status{name=\"%s\"} %d\n", esc(m->leader_name, e, sizeof e),
-            m->leading ? 1 : 0);
+        ms_buf_printf(&b, "leader_election_master_status{name=\"%s\"} %d\n",
+                      esc(m->leader_name, e, sizeof e), m->leading ? 1 : 0);
     }
 
     render_policies(&b, m);
     pthread_mutex_unlock(&m->mu);
-    if (b.failed) {
-        free(b.p);
-        return NULL;
-    }
     if (len) *len = b.len;
-    return b.p;
-}
-
-void ms_metrics_set_max_heartbeat_age(ms_metrics *m, double max_age) {
-    pthread_mutex_lock(&m->mu);
-    m->max_age = max_age;
-    pthread_mutex_unlock(&m->mu);
+    return ms_buf_take(&b);
 }
 
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
@@ -455,14 +419,11 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
         out->status = out->body ? 200 : 500;
         if (out->body) out->content_type = "text/plain; version=0.0.4; charset=utf-8";
     } else if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
-        pthread_mutex_lock(&m->mu);
-        double age = m->max_age;
-        pthread_mutex_unlock(&m->mu);
-        bool ok = ms_metrics_healthy(m, ms_monotonic_now(NULL), age);
+        bool ok = ms_metrics_healthy(m, ms_clock_monotonic(), HEARTBEAT_MAX_AGE);
         out->status = ok ? 200 : 500;
         out->body = strdup(ok ? "ok\n" : "scheduler loop stalled\n");
     } else if (strcmp(path, "/readyz") == 0) {
-        bool ok = ms_metrics_ready(m);
+        bool ok = is_ready(m);
         out->status = ok ? 200 : 503;
         out->body = strdup(ok ? "ok\n" : "informers not synced\n");
     } else {

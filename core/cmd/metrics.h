@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 #include "cmd/http_server.h"
-#include "moonsched/lua_policy.h"
+
+struct ms_policy_stats;   /* moonsched/lua_policy.h */
 
 typedef struct ms_metrics ms_metrics;
 
@@ -69,7 +70,7 @@ void ms_metrics_events(ms_metrics *m, uint64_t posted, uint64_t failed, uint64_t
 typedef struct ms_metrics_policy {
     const char *profile;
     const char *plugin;
-    ms_policy_stats stats;
+    const struct ms_policy_stats *stats;
     bool disabled;
 } ms_metrics_policy;
 void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);
@@ -80,16 +81,14 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
 void ms_metrics_heartbeat(ms_metrics *m, double now);
 bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
 void ms_metrics_set_ready(ms_metrics *m, bool ready);
-bool ms_metrics_ready(ms_metrics *m);
 /* leader_election_master_status{name}: 1 while this replica holds the
  * lease, 0 on standby; not rendered until first set (no election). */
 void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
 
 /* The handler behind the HTTP server (ms_http_handler; ctx: the
- * metrics): /metrics renders, /healthz answers 200 while the heartbeat is
- * at most `max_age` old (ms_monotonic_now) and 500 after, /readyz 200 once
- * ready and 503 before; anything else 404. */
-void ms_metrics_set_max_heartbeat_age(ms_metrics *m, double max_age);
+ * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
+ * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
+ * /readyz 200 once ready and 503 before; anything else 404. */
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
 
 /* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;

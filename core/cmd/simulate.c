@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
@@ -96,12 +97,6 @@ typedef struct sim {
     uint32_t nlat, latcap;
     bool oom;                      /* a reporter callback ran out of memory */
 } sim;
-
-static double mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double cpu_time(void) {
     struct timespec ts;
@@ -714,7 +709,7 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     ms_queue *q = ms_scheduler_queue(m->sched);
     double limit = m->o->max_virtual_time > 0 ? m->o->max_virtual_time : DEFAULT_MAX_VIRTUAL_TIME;
     double c0 = cpu_time();
-    double t0 = mono();
+    double t0 = ms_clock_monotonic();
     for (;;) {
         poll_policies(m);
         if (ms_queue_len_active(q) == 0) {
@@ -736,13 +731,13 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
         }
         if (!grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
             return MS_ENOMEM;
-        double a = mono();
+        double a = ms_clock_monotonic();
         ms_scheduler_schedule_one(m->sched, m->now);
         drain_binds(m);
-        m->lat[m->nlat++] = mono() - a;
+        m->lat[m->nlat++] = ms_clock_monotonic() - a;
         if (m->oom) return MS_ENOMEM;
     }
-    r->schedule_seconds = mono() - t0;
+    r->schedule_seconds = ms_clock_monotonic() - t0;
     r->schedule_cpu_seconds = cpu_time() - c0;
     r->virtual_seconds = m->now;
     r->attempts = m->nlat;
@@ -797,9 +792,74 @@ static void sim_free(sim *m) {
     if (m->in) ms_interner_free(m->in);
 }
 
+/* The policies (when any) and the scheduler over the simulated cluster. */
+static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
+    const ms_simulate_options *o = m->o;
+    ms_rc rc;
+    if (o->npolicy_files > 0 || ms_config_has_policies(cfg)) {
+        ms_policy_set_options po;
+        ms_policy_set_options_default(&po);
+        po.lua.log = policy_log;
+        po.lua.log_ctx = m;
+        po.files = o->policy_files;
+        po.nfiles = o->npolicy_files;
+        po.watch = !o->no_watch;
+        if ((rc = ms_policy_set_new(cfg, &po, m->in, &m->policies, err)) != MS_OK) return rc;
+    }
+    ms_scheduler_options so = {
+        .config = cfg,
+        .in = m->in,
+        .binder = {m, sim_bind},
+        .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted},
+        .evictor = {m, sim_evict, sim_set_nomination},
+        .seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
+        .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
+        .n_profile_out_of_tree = m->policies ? ms_policy_set_profile_counts(m->policies) : NULL,
+    };
+    if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
+        /* Profiles are checked against the plugin registry only here. */
+        if (o->config_file && rc == MS_EINVAL) ms_error_prefix(err, "%s", o->config_file);
+        return rc;
+    }
+    if (m->policies) rc = ms_policy_set_attach(m->policies, m->sched, err);
+    return rc;
+}
+
+static void print_output(sim *m) {
+    if (m->o->output == MS_OUTPUT_JSON) {
+        print_json(m);
+        return;
+    }
+    print_placements(m);
+    print_preemptions(m);
+    print_node_table(m);
+}
+
+/* Latencies, rates, memory and the policies' totals. */
+static void fill_figures(sim *m, ms_simulate_result *r) {
+    qsort(m->lat, m->nlat, sizeof *m->lat, cmp_double);
+    r->latency_p50 = percentile(m->lat, m->nlat, 50);
+    r->latency_p99 = percentile(m->lat, m->nlat, 99);
+    r->preempted = m->npre;
+    r->pods_per_second = r->schedule_seconds > 0 ? r->scheduled / r->schedule_seconds : 0;
+    r->pods_per_cpu_second = r->schedule_cpu_seconds > 0 ? r->scheduled / r->schedule_cpu_seconds : 0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) r->peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
+    if (!m->policies) return;
+    ms_policy_set_totals pt;
+    ms_policy_set_get_totals(m->policies, &pt);
+    r->policies = pt.policies;
+    r->policy_calls = pt.calls;
+    r->policy_failures = pt.failures;
+    r->policy_disabled = pt.disabled;
+    r->policy_reloads = pt.reloads_ok;
+    r->policy_reloads_failed = pt.reloads_failed;
+    r->reload_latency_max = pt.reload_latency_max;
+}
+
 ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
                       ms_simulate_result *result, ms_error *err) {
-    double t0 = mono();
+    double t0 = ms_clock_monotonic();
     ms_simulate_result r;
     memset(&r, 0, sizeof r);
     sim m;
@@ -825,32 +885,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     m.dec.keep_raw = cJSON_GetArraySize(cfg.extenders) > 0;
     if ((rc = load_inputs(&m, &r, err)) != MS_OK) goto done;
 
-    if (o->npolicy_files > 0 || ms_config_has_policies(&cfg)) {
-        ms_policy_set_options po;
-        ms_policy_set_options_default(&po);
-        po.lua.log = policy_log;
-        po.lua.log_ctx = &m;
-        po.files = o->policy_files;
-        po.nfiles = o->npolicy_files;
-        po.watch = !o->no_watch;
-        if ((rc = ms_policy_set_new(&cfg, &po, m.in, &m.policies, err)) != MS_OK) goto done;
-    }
-    ms_scheduler_options so = {
-        .config = &cfg,
-        .in = m.in,
-        .binder = {&m, sim_bind},
-        .reporter = {&m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted},
-        .evictor = {&m, sim_evict, sim_set_nomination},
-        .seed = o->has_seed ? o->seed : cfg.has_seed ? cfg.seed : DEFAULT_SEED,
-        .profile_out_of_tree = m.policies ? ms_policy_set_profile_plugins(m.policies) : NULL,
-        .n_profile_out_of_tree = m.policies ? ms_policy_set_profile_counts(m.policies) : NULL,
-    };
-    if ((rc = ms_scheduler_new(&so, &m.sched, err)) != MS_OK) {
-        /* Profiles are checked against the plugin registry only here. */
-        if (o->config_file && rc == MS_EINVAL) ms_error_prefix(err, "%s", o->config_file);
-        goto done;
-    }
-    if (m.policies && (rc = ms_policy_set_attach(m.policies, m.sched, err)) != MS_OK) goto done;
+    if ((rc = build_scheduler(&m, &cfg, err)) != MS_OK) goto done;
     if ((rc = feed(&m, &r)) != MS_OK) goto done;
     if ((rc = run_loop(&m, &r)) != MS_OK) {
         ms_error_set(err, rc, "out of memory");
@@ -862,39 +897,13 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else if (m.pl[i].preempted) r.preempted_placed++;
         else r.unschedulable++;
     }
-    if (!o->quiet) {
-        if (o->output == MS_OUTPUT_JSON) {
-            print_json(&m);
-        } else {
-            print_placements(&m);
-            print_preemptions(&m);
-            print_node_table(&m);
-        }
-    }
+    if (!o->quiet) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;
     }
-    qsort(m.lat, m.nlat, sizeof *m.lat, cmp_double);
-    r.latency_p50 = percentile(m.lat, m.nlat, 50);
-    r.latency_p99 = percentile(m.lat, m.nlat, 99);
-    r.preempted = m.npre;
-    r.pods_per_second = r.schedule_seconds > 0 ? r.scheduled / r.schedule_seconds : 0;
-    r.pods_per_cpu_second = r.schedule_cpu_seconds > 0 ? r.scheduled / r.schedule_cpu_seconds : 0;
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_mib = (double)ru.ru_maxrss / 1024.0;
-    r.wall_seconds = mono() - t0;
-    if (m.policies) {
-        ms_policy_set_totals pt;
-        ms_policy_set_get_totals(m.policies, &pt);
-        r.policies = pt.policies;
-        r.policy_calls = pt.calls;
-        r.policy_failures = pt.failures;
-        r.policy_disabled = pt.disabled;
-        r.policy_reloads = pt.reloads_ok;
-        r.policy_reloads_failed = pt.reloads_failed;
-        r.reload_latency_max = pt.reload_latency_max;
-    }
+    fill_figures(&m, &r);
+    r.wall_seconds = ms_clock_monotonic() - t0;
     /* Statistics follow the output when both go to a terminal. */
     fflush(m.out);
     if (o->stats) print_stats(&m, &r);

@@ -443,6 +443,40 @@ static void test_elector_lost_after_renew_deadline(void **state) {
     pthread_mutex_unlock(&f->lease.mu);
 }
 
+typedef struct leading_log {
+    pthread_mutex_t mu;
+    char seen[16];                 /* '0' / '1' per call */
+    char lease[64];
+} leading_log;
+
+static void record_leading(void *ctx, const char *lease, bool leading) {
+    leading_log *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    size_t n = strlen(l->seen);
+    if (n + 1 < sizeof l->seen) l->seen[n] = leading ? '1' : '0';
+    snprintf(l->lease, sizeof l->lease, "%s", lease);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* The state is told as it changes: not leading at the start (the gauge
+ * exists before the lease is won), leading, and not leading once stopped. */
+static void test_elector_tells_leading(void **state) {
+    elect_fx *f = *state;
+    leading_log l = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    ms_leader_elector_options o = {.config = &f->cfg, .client = &f->co, .identity = "a", .log = &f->quiet,
+                                   .leading_changed = record_leading, .leading_ctx = &l};
+    ms_leader_elector *e = NULL;
+    ms_error err = {0};
+    assert_int_equal(ms_leader_elector_start(&o, &e, &err), MS_OK);
+    assert_true(wait_leading(e, 2));
+    ms_leader_elector_stop(e, true);
+    assert_string_equal(l.seen, "010");
+    assert_string_equal(l.lease, "kube-scheduler");
+    pthread_mutex_lock(&f->lease.mu);
+    assert_int_equal(f->lease.events, 0);   /* post_events off */
+    pthread_mutex_unlock(&f->lease.mu);
+}
+
 /* Two candidates racing for a missing Lease: exactly one creates it. */
 static void test_elector_create_race(void **state) {
     elect_fx *f = *state;
@@ -471,6 +505,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_elector_takeover_after_expiry, elect_setup, elect_teardown),
         cmocka_unit_test_setup_teardown(test_elector_lost_after_renew_deadline, elect_setup, elect_teardown),
         cmocka_unit_test_setup_teardown(test_elector_create_race, elect_setup, elect_teardown),
+        cmocka_unit_test_setup_teardown(test_elector_tells_leading, elect_setup, elect_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "moonsched/config.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
+#include "moonsched/lua_policy.h"
 #include "base/rate_limiter.h"
 
 /* The value of the series `key` in a rendering, or -1 when absent. */
@@ -126,10 +127,11 @@ static void test_policies_and_escaping(void **state) {
     (void)state;
     const char *profiles[] = {"a\"b\\c"};
     ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_policy_stats gpu = {.calls = 10, .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1},
+                    zone = {.calls = 3};
     ms_metrics_policy p[2] = {
-        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true,
-         .stats = {.calls = 10, .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1}},
-        {.profile = "default-scheduler", .plugin = "lua:zone", .stats = {.calls = 3}},
+        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true, .stats = &gpu},
+        {.profile = "default-scheduler", .plugin = "lua:zone", .stats = &zone},
     };
     ms_metrics_set_policies(m, p, 2);
     char *t = render(m);

@@ -1,0 +1,210 @@
+/* `run`'s reports about pods. See cmd/api_reporter.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/rate_limiter.h"
+#include "cmd/api_reporter.h"
+#include "moonsched/map.h"
+
+/* Per pod: what was last reported. */
+typedef struct pod_report {
+    double failed_last;            /* FailedScheduling event last posted (monotonic) */
+    uint32_t failed_repeats;       /* reports since then not posted */
+    uint32_t failed_total;
+    uint64_t status_msg_hash;      /* message of the last PodScheduled=False patch */
+} pod_report;
+
+struct ms_api_reporter {
+    const ms_interner *in;
+    ms_poster *poster;
+    ms_event_recorder *events;
+    const ms_logger *log;
+    double event_interval;
+    ms_rate_limiter *budget;
+    ms_map reports;                /* uid_hash -> pod_report */
+    uint64_t patches_skipped;
+};
+
+ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o) {
+    ms_api_reporter *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->in = o->in;
+    r->poster = o->poster;
+    r->events = o->events;
+    r->log = o->log ? o->log : &ms_log_default;
+    r->event_interval = o->event_interval > 0 ? o->event_interval : 30;
+    double qps = o->event_qps > 0 ? o->event_qps : 50;
+    r->budget = ms_rate_limiter_new(qps, (int32_t)(qps * 4), NULL, NULL);
+    ms_map_init(&r->reports);
+    if (!r->budget) {
+        ms_api_reporter_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void ms_api_reporter_free(ms_api_reporter *r) {
+    if (!r) return;
+    size_t it = 0;
+    uint64_t k;
+    void *v;
+    while (ms_map_next(&r->reports, &it, &k, &v)) free(v);
+    ms_map_free(&r->reports);
+    if (r->budget) ms_rate_limiter_free(r->budget);
+    free(r);
+}
+
+uint64_t ms_api_reporter_patches_skipped(const ms_api_reporter *r) { return r->patches_skipped; }
+
+/* "/api/v1/namespaces/NS/pods/NAME" and `suffix`. */
+static char *pod_path(const ms_api_reporter *r, const ms_pod *pod, const char *suffix) {
+    ms_buf b = {0};
+    ms_buf_printf(&b, "/api/v1/namespaces/%s/pods/%s%s", ms_str_get(r->in, pod->meta.namespace_),
+                  ms_str_get(r->in, pod->meta.name), suffix);
+    return ms_buf_take(&b);
+}
+
+/* The global budget: an event that finds no token is dropped (counted). */
+static bool event_allowed(ms_api_reporter *r) {
+    if (ms_rate_limiter_tokens(r->budget) < 1) {
+        ms_poster_suppressed(r->poster);
+        return false;
+    }
+    ms_rate_limiter_reserve(r->budget);
+    return true;
+}
+
+static void post_event(ms_api_reporter *r, const ms_event *ev) {
+    ms_event_post post;
+    if (ms_event_recorder_build(r->events, ev, ms_clock_wall(), &post) != MS_OK) {
+        ms_poster_suppressed(r->poster);
+        return;
+    }
+    ms_poster_event(r->poster, &post);
+}
+
+void ms_api_reporter_event(ms_api_reporter *r, const ms_object_ref *regarding, const char *type,
+                           const char *reason, const char *action, const char *note) {
+    if (!event_allowed(r)) return;
+    ms_event ev = {.regarding = regarding, .type = type, .reason = reason, .action = action, .note = note};
+    post_event(r, &ev);
+}
+
+static ms_object_ref pod_ref(const ms_api_reporter *r, const ms_pod *pod) {
+    const ms_object_meta *m = &pod->meta;
+    return (ms_object_ref){"v1", "Pod", ms_str_get(r->in, m->namespace_), ms_str_get(r->in, m->name), m->uid};
+}
+
+static pod_report *report_of(ms_api_reporter *r, const ms_pod *pod) {
+    pod_report *pr = ms_map_get(&r->reports, pod->meta.uid_hash);
+    if (pr) return pr;
+    pr = calloc(1, sizeof *pr);
+    if (!pr) return NULL;
+    if (ms_map_put(&r->reports, pod->meta.uid_hash, pr) != MS_OK) {
+        free(pr);
+        return NULL;
+    }
+    return pr;
+}
+
+void ms_api_reporter_forget(ms_api_reporter *r, const ms_pod *pod) {
+    free(ms_map_del(&r->reports, pod->meta.uid_hash));
+}
+
+uint32_t ms_api_reporter_failed_attempts(ms_api_reporter *r, const ms_pod *pod) {
+    const pod_report *pr = ms_map_get(&r->reports, pod->meta.uid_hash);
+    return pr ? pr->failed_total : 0;
+}
+
+static void patch_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    cJSON *b = cJSON_CreateObject();
+    cJSON *conds = cJSON_AddArrayToObject(cJSON_AddObjectToObject(b, "status"), "conditions");
+    cJSON *c = cJSON_CreateObject();
+    char ts[MS_RFC3339_MAX];
+    ms_time_rfc3339(ms_clock_wall(), 0, ts, sizeof ts);
+    cJSON_AddStringToObject(c, "type", "PodScheduled");
+    cJSON_AddStringToObject(c, "status", "False");
+    cJSON_AddNullToObject(c, "lastProbeTime");
+    cJSON_AddStringToObject(c, "lastTransitionTime", ts);
+    cJSON_AddStringToObject(c, "reason", "Unschedulable");
+    cJSON_AddStringToObject(c, "message", message);
+    cJSON_AddItemToArray(conds, c);
+    ms_poster_send(r->poster, "PATCH", pod_path(r, pod, "/status"), b, "application/strategic-merge-patch+json",
+                   false);
+}
+
+void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    pod_report *pr = report_of(r, pod);
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "unschedulable", "pod", key, "message", message, NULL);
+    if (!pr) return;
+    double now = ms_clock_monotonic();
+    uint64_t h = ms_hash_bytes(message, strlen(message));
+    if (pr->status_msg_hash != h) {
+        pr->status_msg_hash = h;
+        patch_unschedulable(r, pod, message);
+    } else {
+        r->patches_skipped++;
+    }
+    pr->failed_total++;
+    pr->failed_repeats++;
+    if (pr->failed_last != 0 && now - pr->failed_last < r->event_interval) {
+        ms_poster_suppressed(r->poster);
+        return;
+    }
+    if (!event_allowed(r)) return;
+    ms_object_ref ref = pod_ref(r, pod);
+    ms_event ev = {.regarding = &ref, .type = "Warning", .reason = "FailedScheduling", .action = "Scheduling",
+                   .note = message, .count = pr->failed_repeats};
+    post_event(r, &ev);
+    pr->failed_last = now;
+    pr->failed_repeats = 0;
+}
+
+/* upstream v1.20's words (newer releases name the preemptor by UID). */
+void ms_api_reporter_preempted(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor,
+                               const char *node) {
+    if (!event_allowed(r)) return;
+    char note[1024];
+    snprintf(note, sizeof note, "Preempted by %s/%s on node %s", ms_str_get(r->in, preemptor->meta.namespace_),
+             ms_str_get(r->in, preemptor->meta.name), node);
+    ms_object_ref ref = pod_ref(r, victim), rel = pod_ref(r, preemptor);
+    ms_event ev = {.regarding = &ref, .related = &rel, .type = "Normal", .reason = "Preempted",
+                   .action = "Preempting", .note = note};
+    post_event(r, &ev);
+}
+
+void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *node) {
+    char key[512], note[1024];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "bound", "pod", key, "node", node, NULL);
+    ms_api_reporter_forget(r, pod);
+    if (!event_allowed(r)) return;
+    snprintf(note, sizeof note, "Successfully assigned %s to %s", key, node);
+    ms_object_ref ref = pod_ref(r, pod);
+    ms_event ev = {.regarding = &ref, .type = "Normal", .reason = "Scheduled", .action = "Binding",
+                   .note = note};
+    post_event(r, &ev);
+}
+
+void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim) {
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "apiVersion", "v1");
+    cJSON_AddStringToObject(b, "kind", "DeleteOptions");
+    if (victim->meta.uid && victim->meta.uid[0])
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
+    ms_poster_send(r->poster, "DELETE", pod_path(r, victim, ""), b, NULL, true);
+}
+
+void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node) {
+    cJSON *b = cJSON_CreateObject();
+    cJSON *st = cJSON_AddObjectToObject(b, "status");
+    if (!node) cJSON_AddNullToObject(st, "nominatedNodeName");
+    else cJSON_AddStringToObject(st, "nominatedNodeName", node);
+    ms_poster_send(r->poster, "PATCH", pod_path(r, pod, "/status"), b, "application/strategic-merge-patch+json",
+                   true);
+}

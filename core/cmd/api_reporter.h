@@ -1,0 +1,58 @@
+/* What `run` tells the API server about pods, through the poster: the
+ * PodScheduled=False condition and a FailedScheduling Event for a pod that
+ * does not fit, Scheduled and Preempted Events, preemption's deletions and
+ * nominations; and Events about the scheduler itself.
+ *
+ * Aggregation, per pod: the condition is patched only when its message
+ * changes; FailedScheduling is posted at most once per event_interval,
+ * carrying the count of reports since the last one. A global budget
+ * (event_qps, burst 4x) caps every Event; one over it is dropped and
+ * counted as suppressed. Scheduler thread only. */
+#ifndef MOONSCHED_API_REPORTER_H
+#define MOONSCHED_API_REPORTER_H
+
+#include <stdint.h>
+
+#include "base/log.h"
+#include "client/event_recorder.h"
+#include "cmd/poster.h"
+#include "moonsched/intern.h"
+#include "moonsched/pod.h"
+
+typedef struct ms_api_reporter ms_api_reporter;
+
+typedef struct ms_api_reporter_options {
+    const ms_interner *in;         /* resolves the pods' names */
+    ms_poster *poster;             /* must outlive the reporter */
+    ms_event_recorder *events;     /* builds the Events; must outlive it */
+    const ms_logger *log;          /* NULL: ms_log_default */
+    double event_interval;         /* seconds; 0: 30 */
+    double event_qps;              /* 0: 50 */
+} ms_api_reporter_options;
+
+/* NULL when out of memory. */
+ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o);
+void ms_api_reporter_free(ms_api_reporter *r);
+
+void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message);
+/* The victim's Preempted Event, naming the preemptor and the node. */
+void ms_api_reporter_preempted(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor,
+                               const char *node);
+/* A bind went through: the Scheduled Event; the pod's aggregation ends. */
+void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *node);
+/* DELETE with a UID precondition (a pod recreated under the same name is
+ * not touched). Urgent. */
+void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim);
+/* status.nominatedNodeName = node (NULL: cleared). Urgent. */
+void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node);
+/* The pod is gone: its aggregation ends. */
+void ms_api_reporter_forget(ms_api_reporter *r, const ms_pod *pod);
+/* Unschedulable reports about the pod since it was last forgotten. */
+uint32_t ms_api_reporter_failed_attempts(ms_api_reporter *r, const ms_pod *pod);
+/* An Event about any object, within the budget. */
+void ms_api_reporter_event(ms_api_reporter *r, const ms_object_ref *regarding, const char *type,
+                           const char *reason, const char *action, const char *note);
+/* Condition patches not sent because the message had not changed. */
+uint64_t ms_api_reporter_patches_skipped(const ms_api_reporter *r);
+
+#endif

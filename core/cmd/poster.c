@@ -1,0 +1,163 @@
+/* The report poster. See cmd/poster.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/job_queue.h"
+#include "cmd/poster.h"
+
+enum { DEFAULT_BACKLOG = 20000 };
+
+typedef enum report_kind { REPORT_STATUS, REPORT_DELETE, REPORT_EVENT } report_kind;
+
+typedef struct report {
+    ms_job link;                   /* first: the queue's */
+    report_kind kind;
+    const char *method, *content_type;
+    ms_event_post req;             /* path and body (and an Event's fallback) */
+} report;
+
+struct ms_poster {
+    ms_kube_client *client;
+    ms_event_recorder *events;
+    ms_metrics *metrics;
+    const ms_logger *log;
+    uint32_t backlog;
+    ms_job_queue q;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;            /* stats: the poster thread and callers update them */
+    ms_poster_stats st;
+};
+
+static void report_free(ms_job *j) {
+    report *r = (report *)j;
+    ms_event_post_free(&r->req);
+    free(r);
+}
+
+static void count_suppressed(ms_poster *p) {
+    pthread_mutex_lock(&p->mu);
+    p->st.events_suppressed++;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void ms_poster_suppressed(ms_poster *p) { count_suppressed(p); }
+
+void ms_poster_stats_get(ms_poster *p, ms_poster_stats *out) {
+    pthread_mutex_lock(&p->mu);
+    *out = p->st;
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void api_answered(void *ctx, long status) { ms_metrics_api_request(ctx, status); }
+
+static ms_rc send_report(ms_poster *p, const report *r, ms_kube_response *resp, ms_error *err) {
+    if (r->kind == REPORT_EVENT) {
+        ms_event_send_options o = {.answered = api_answered, .ctx = p->metrics};
+        return ms_event_recorder_send(p->events, p->client, &r->req, &o, resp, err);
+    }
+    ms_kube_request rq = {.method = r->method, .path = r->req.path, .body = r->req.body,
+                          .body_len = strlen(r->req.body), .content_type = r->content_type};
+    ms_rc rc = ms_kube_do(p->client, &rq, resp, err);
+    api_answered(p->metrics, rc == MS_OK ? resp->status : 0);
+    return rc;
+}
+
+static void log_failure(ms_poster *p, const report *r, ms_rc rc, const ms_kube_response *resp,
+                        const ms_error *err) {
+    char msg[200] = "", st[16];
+    if (rc == MS_OK) ms_kube_status_message(resp, msg, sizeof msg);
+    snprintf(st, sizeof st, "%ld", resp->status);
+    static const char *const what[] = {"status not patched", "victim not deleted", "event not posted"};
+    /* A pod deleted meanwhile is not worth a warning. */
+    ms_log(p->log, resp->status == 404 ? MS_LOG_DEBUG : MS_LOG_WARN, what[r->kind], "path", r->req.path,
+           "status", st, "error", rc == MS_OK ? msg : err->msg, NULL);
+}
+
+static void *poster_main(void *arg) {
+    ms_poster *p = arg;
+    ms_job *j;
+    while ((j = ms_job_queue_pop_wait(&p->q))) {
+        report *r = (report *)j;
+        ms_kube_response resp;
+        ms_error err = {0};
+        ms_rc rc = send_report(p, r, &resp, &err);
+        bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
+        if (!ok) log_failure(p, r, rc, &resp, &err);
+        pthread_mutex_lock(&p->mu);
+        if (r->kind == REPORT_EVENT) {
+            if (ok) p->st.events_posted++;
+            else p->st.events_failed++;
+        } else if (ok && r->kind == REPORT_STATUS) {
+            p->st.status_patches++;
+        }
+        pthread_mutex_unlock(&p->mu);
+        ms_kube_response_free(&resp);
+        report_free(j);
+    }
+    return NULL;
+}
+
+ms_rc ms_poster_start(const ms_poster_options *o, ms_poster **out, ms_error *err) {
+    *out = NULL;
+    ms_poster *p = calloc(1, sizeof *p);
+    if (!p) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    p->client = o->client;
+    p->events = o->events;
+    p->metrics = o->metrics;
+    p->log = o->log ? o->log : &ms_log_default;
+    p->backlog = o->backlog ? o->backlog : DEFAULT_BACKLOG;
+    ms_job_queue_init(&p->q);
+    pthread_mutex_init(&p->mu, NULL);
+    if (pthread_create(&p->thread, NULL, poster_main, p) != 0) {
+        ms_poster_free(p);
+        return ms_error_set(err, MS_ENOMEM, "cannot start the event poster");
+    }
+    p->started = true;
+    *out = p;
+    return MS_OK;
+}
+
+void ms_poster_stop(ms_poster *p) {
+    ms_job_queue_close(&p->q);
+    if (p->started) pthread_join(p->thread, NULL);
+    p->started = false;
+}
+
+void ms_poster_free(ms_poster *p) {
+    if (!p) return;
+    ms_poster_stop(p);
+    ms_job_queue_destroy(&p->q, report_free);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* Takes req's strings in every case. */
+static void queue(ms_poster *p, report_kind kind, const char *method, const char *content_type,
+                  ms_event_post *req, bool urgent) {
+    report *r = NULL;
+    if (req->path && req->body && (urgent || ms_job_queue_len(&p->q) < p->backlog))
+        r = calloc(1, sizeof *r);
+    if (!r) {
+        /* Reports are best effort: the scheduler's own work goes on. */
+        ms_event_post_free(req);
+        count_suppressed(p);
+        return;
+    }
+    r->kind = kind;
+    r->method = method;
+    r->content_type = content_type;
+    r->req = *req;
+    memset(req, 0, sizeof *req);
+    ms_job_queue_push(&p->q, &r->link, urgent);
+}
+
+void ms_poster_send(ms_poster *p, const char *method, char *path, cJSON *body, const char *content_type,
+                    bool urgent) {
+    ms_event_post req = {.path = path, .body = body ? cJSON_PrintUnformatted(body) : NULL};
+    cJSON_Delete(body);
+    queue(p, strcmp(method, "DELETE") == 0 ? REPORT_DELETE : REPORT_STATUS, method, content_type, &req, urgent);
+}
+
+void ms_poster_event(ms_poster *p, ms_event_post *ev) { queue(p, REPORT_EVENT, "POST", NULL, ev, false); }
