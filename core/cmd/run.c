@@ -14,17 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "moonsched/config.h"
+#include "backend/queue.h"
+#include "base/map.h"
+#include "base/rate_limiter.h"
 #include "client/delta_queue.h"
-#include "cmd/http_server.h"
 #include "client/informer.h"
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
 #include "client/leader_election.h"
-#include "moonsched/map.h"
+#include "cmd/http_server.h"
 #include "cmd/metrics.h"
+#include "moonsched/config.h"
 #include "moonsched/policy_set.h"
-#include "base/rate_limiter.h"
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
 

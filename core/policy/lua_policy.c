@@ -18,9 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "moonsched/decode.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
 #include "base/quantity.h"
-#include "moonsched/snapshot.h"
+#include "moonsched/decode.h"
 
 /* ---- what the Lua side reads ------------------------------------------ */
 

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "moonsched/map.h"
-#include "moonsched/preemption.h"
+#include "base/map.h"
+#include "framework/plugins/preemption.h"
 #include "policy/file_watch.h"
 
 typedef struct pfile {

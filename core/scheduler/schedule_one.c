@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cache.h"
+#include "backend/queue.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_priv.h"
 

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "base/map.h"
 #include "moonsched/lua_policy.h"
-#include "moonsched/map.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler/scheduler_priv.h"
 

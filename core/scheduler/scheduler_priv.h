@@ -7,14 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/namespace_store.h"
+#include "backend/snapshot.h"
+#include "base/map.h"
+#include "base/rng.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
-#include "scheduler/extender.h"
-#include "moonsched/map.h"
 #include "moonsched/plugin.h"
-#include "moonsched/rng.h"
 #include "moonsched/scheduler.h"
-#include "moonsched/snapshot.h"
+#include "scheduler/extender.h"
 
 /* One pod's cycle: its arena and CycleState. A cycle that ends in a bind
  * keeps its record until the bind's outcome arrives (Unreserve needs the

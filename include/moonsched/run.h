@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "moonsched/error.h"
-#include "base/log.h"
+#include "moonsched/log.h"
 
 typedef struct ms_run_options {
     const char *kubeconfig;        /* --kubeconfig; NULL: clientConnection.kubeconfig,

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/error.h"
@@ -19,9 +18,11 @@
 #include "moonsched/node.h"
 #include "moonsched/pdb.h"
 #include "moonsched/pod.h"
-#include "moonsched/preemption.h"
-#include "moonsched/queue.h"
-#include "moonsched/rng.h"
+
+typedef struct ms_cache ms_cache;
+typedef struct ms_policy ms_policy;
+typedef struct ms_queue ms_queue;
+typedef struct ms_rng ms_rng;
 
 /* Where binds go. bind() must not block: the result comes back later through
  * ms_scheduler_bind_done (the in-memory binder calls it at once). */

@@ -24,10 +24,11 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "moonsched/map.h"
-#include "moonsched/namespaces.h"
-#include "moonsched/queue.h"
 #include "plugin_args.h"
+#include "api/namespace_store.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
+#include "base/map.h"
 
 #define PLUGIN "InterPodAffinity"
 

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "base/map.h"
 #include "moonsched/decode.h"
-#include "moonsched/map.h"
 #include "moonsched/selector.h"
 
 static fx_env env;

@@ -6,7 +6,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "moonsched/cache.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "base/rng.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/namespaces.h"

@@ -1,7 +1,8 @@
 #include "testutil.h"
 
-#include "moonsched/plugin.h"
 #include "api/toleration.h"
+#include "backend/queue.h"
+#include "moonsched/plugin.h"
 
 /* Tolerations and taints written as upstream's test tables: strings, NULL
  * for absent. */
