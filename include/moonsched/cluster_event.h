@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
 typedef uint32_t ms_event_mask;
 
 enum {
@@ -29,5 +31,7 @@ enum {
 };
 
 const char *ms_event_name(ms_event_mask single_event);
+
+#pragma GCC visibility pop
 
 #endif

@@ -16,6 +16,8 @@
 
 #include "moonsched/error.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef enum ms_extension_point {
@@ -195,5 +197,7 @@ ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args 
  * QueueSort plugin. */
 ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t points,
                             int32_t weight, cJSON *args, ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

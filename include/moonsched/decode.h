@@ -16,6 +16,8 @@
 #include "moonsched/pod.h"
 #include "moonsched/resources.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef struct ms_decoder {
@@ -94,5 +96,7 @@ bool ms_json_integer(const cJSON *j, int64_t min, int64_t max, int64_t *out);
 /* RFC 3339 timestamp ("2024-01-02T03:04:05Z", fractional seconds and offsets
  * accepted) to unix seconds. */
 ms_rc ms_parse_rfc3339(const char *s, double *out);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,8 @@
 #include "moonsched/plugin.h"
 #include "moonsched/status.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_framework_plugin {
     const ms_plugin_ops *ops;
     void *self;
@@ -162,5 +164,7 @@ const char *ms_framework_plugin_name(const ms_framework *fw, int32_t index);
 /* Number of Score plugins and the name of the k-th (for reports). */
 uint32_t ms_framework_nscore(const ms_framework *fw);
 const char *ms_framework_score_name(const ms_framework *fw, uint32_t k);
+
+#pragma GCC visibility pop
 
 #endif

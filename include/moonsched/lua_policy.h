@@ -41,6 +41,8 @@
 #include "moonsched/resources.h"
 #include "moonsched/status.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 typedef struct ms_policy ms_policy;
 
@@ -255,5 +257,7 @@ int ms_lua_quantity(const char *p, size_t len, double *value, int64_t *milli);
 void ms_lua_log(ms_lua_state *s, int level, const char *msg, size_t len);
 double ms_lua_now(ms_lua_state *s);
 int ms_lua_permit(ms_lua_state *s, const char *uid, int allow, const char *reason);
+
+#pragma GCC visibility pop
 
 #endif

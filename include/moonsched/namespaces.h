@@ -15,6 +15,8 @@
 #include "moonsched/intern.h"
 #include "moonsched/meta.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef struct ms_namespace {
@@ -35,5 +37,7 @@ void ms_namespace_unref(ms_namespace *ns);
  * like the other decoders': `Namespace team-a: metadata.labels: ...`. */
 ms_rc ms_namespace_decode(const ms_decoder *d, const cJSON *obj, ms_namespace **out,
                           ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

@@ -24,6 +24,8 @@
 #include "moonsched/pod.h"
 #include "moonsched/selector.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef enum ms_pdb_api_version {
@@ -108,5 +110,7 @@ uint32_t ms_pdb_set_matching(const ms_pdb_set *s, const ms_pod *pod, const ms_in
  * taken in the order upstream groups them (most important first). */
 void ms_pdb_budget_reset(ms_pdb_set *s);
 bool ms_pdb_budget_take(ms_pdb_set *s, const ms_pod *pod, const ms_interner *in);
+
+#pragma GCC visibility pop
 
 #endif

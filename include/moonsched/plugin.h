@@ -18,6 +18,8 @@
 #include "moonsched/resources.h"
 #include "moonsched/status.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
 typedef struct ms_namespaces ms_namespaces;
@@ -148,5 +150,7 @@ const ms_plugin_ops *ms_plugin_at(uint32_t i);
 
 /* Shared helpers for NormalizeScore, as upstream's helper.DefaultNormalizeScore. */
 void ms_default_normalize_score(int64_t max_priority, bool reverse, int64_t *scores, uint32_t n);
+
+#pragma GCC visibility pop
 
 #endif

@@ -19,6 +19,8 @@
 #include "moonsched/pdb.h"
 #include "moonsched/pod.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_cache ms_cache;
 typedef struct ms_policy ms_policy;
 typedef struct ms_queue ms_queue;
@@ -206,5 +208,7 @@ const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s);
 const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i);
+
+#pragma GCC visibility pop
 
 #endif
