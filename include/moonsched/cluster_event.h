@@ -7,8 +7,6 @@
 
 #include <stdint.h>
 
-#pragma GCC visibility push(default)
-
 typedef uint32_t ms_event_mask;
 
 enum {
@@ -29,9 +27,5 @@ enum {
     MS_EV_FORGET               = 1u << 14,  /* an assumed pod was forgotten */
     MS_EV_ALL                  = 0xffffffffu,
 };
-
-const char *ms_event_name(ms_event_mask single_event);
-
-#pragma GCC visibility pop
 
 #endif
