@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/pdb_set.h"
 #include "base/map.h"
 
 ms_pdb *ms_pdb_alloc(void) {

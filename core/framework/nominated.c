@@ -2,6 +2,7 @@
  * because it is the one runner that needs the queue's nominator and NodeInfo
  * arithmetic. */
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 
 /* The pod must leave room for nominated pods of at least its priority, other

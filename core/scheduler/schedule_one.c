@@ -12,6 +12,7 @@
 
 #include "backend/cache.h"
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_priv.h"
 

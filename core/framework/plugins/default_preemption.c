@@ -17,9 +17,11 @@
 
 #include "builtin.h"
 #include "plugin_args.h"
+#include "api/pdb_set.h"
 #include "backend/queue.h"
 #include "base/rng.h"
 #include "framework/plugins/preemption.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
 #include "scheduler/extender.h"

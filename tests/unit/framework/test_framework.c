@@ -3,6 +3,7 @@
 #include "fixtures.h"
 
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 
 /* Fake plugins: each instance's behaviour lives in `fakes[i]`, every call is

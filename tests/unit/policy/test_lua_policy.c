@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"

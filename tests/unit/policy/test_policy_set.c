@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"

@@ -9,10 +9,12 @@
 
 #include <time.h>
 
+#include "api/pdb_set.h"
 #include "backend/queue.h"
 #include "backend/snapshot.h"
 #include "base/rng.h"
 #include "framework/plugins/preemption.h"
+#include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "fixtures.h"
+#include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/framework.h"
 #include "moonsched/nodeinfo.h"
