@@ -126,4 +126,16 @@ void ms_sched_release_evicted(ms_scheduler *s);
 /* Makes s->msg hold at least n bytes; false when out of memory. */
 bool ms_sched_msg_reserve(ms_scheduler *s, size_t n);
 
+/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
+ * percentage >= 100; percentage <= 0 is the adaptive default
+ * (50 - nodes/125, at least 5); never fewer than 100. */
+uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
+
+/* upstream selectHost: the index of a highest total, ties broken uniformly
+ * at random by reservoir sampling (one draw per tie). n > 0. */
+uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Where the next Filter pass starts in the snapshot's node list. */
+uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
+
 #endif

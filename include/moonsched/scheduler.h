@@ -154,19 +154,8 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
  * that reached their deadline. */
 void ms_scheduler_tick(ms_scheduler *s, double now);
 
-/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
- * percentage >= 100; percentage <= 0 is the adaptive default
- * (50 - nodes/125, at least 5); never fewer than 100. */
-uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
-
-/* upstream selectHost: the index of a highest total, ties broken uniformly
- * at random by reservoir sampling (one draw per tie). n > 0. */
-uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
-
 /* Index of the profile for a schedulerName, or -1 (the pod is not ours). */
 int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name);
-/* Where the next Filter pass starts in the snapshot's node list. */
-uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
 /* Pods past Permit whose bind outcome has not arrived yet (waiting ones
  * included). */
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s);

@@ -5,6 +5,7 @@
 
 #include "fixtures.h"
 #include "base/map.h"
+#include "codec/decode_internal.h"
 #include "moonsched/decode.h"
 #include "moonsched/selector.h"
 

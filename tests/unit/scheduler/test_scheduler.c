@@ -14,6 +14,7 @@
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/scheduler_priv.h"
 
 /* ---- test plugins ---------------------------------------------------- */
 
