@@ -139,12 +139,16 @@ check_eval "3: the PDB's status says no disruption is allowed" \
 start_ms
 if ! wait_for 20 'grep -q "informer synced.*pods" "$dir/ms.log" && grep -q "informer synced.*nodes" "$dir/ms.log"'; then
     not_ok "moonsched synced its informers"
-    echo "1..$n"
+    tap_done
     exit 1
 fi
-# PodDisruptionBudgets reach the scheduler only where run watches them.
-pdbs_watched=""
-wait_for 5 'grep -Eq "informer synced.*(poddisruptionbudgets|pdb)" "$dir/ms.log"' && pdbs_watched=1
+# Nothing is scheduled before the PodDisruptionBudget informer has synced
+# too, but its line may come seconds after the others: 1.20 does not serve
+# policy/v1 (a 404, then the list again from policy/v1beta1), and a list
+# that fails on a freshly started apiserver is retried after a backoff
+# (0.8 s, doubling). Wait for it as long as for the others, then assert.
+pdbs_synced() { grep -q 'informer synced.*poddisruptionbudgets' "$dir/ms.log"; }
+check_eval "moonsched synced its PodDisruptionBudget informer" "wait_for 20 pdbs_synced"
 
 mkpod default/s1-pre 1 high group=s1
 mkpod default/s2-never 1 high-never group=s2
@@ -174,23 +178,15 @@ check_eval "1: no Preempted event on the pods that stayed" \
 check_eval "1: the preemptor has its FailedScheduling event (as upstream), then Scheduled" \
     '[ -n "$(events_of default/s1-pre FailedScheduling)" ] && wait_for 5 "[ -n \"\$(events_of default/s1-pre Scheduled)\" ]"'
 
-if [ -n "$pdbs_watched" ]; then
-    mkpod default/s3-pre 1 high group=s3
-    check_eval "3: the preemptor goes to the node whose victim no PDB protects (s3-b)" \
-        "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
-    check_eval "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
-        'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
-    # No other choice left: upstream then evicts despite the budget.
-    mkpod default/s3-pre-2 1 high group=s3
-    check_eval "3: with no other choice the PDB-protected pod is preempted after all" \
-        "wait_for 20 '[ \"\$(node_of default/s3-pre-2)\" = s3-a ]' && [ \"\$(evicted_in s3-)\" = 'default/s3-free default/s3-guarded' ]"
-else
-    for what in "the preemptor goes to the node whose victim no PDB protects" \
-        "the PDB-protected pod stays; only the unprotected one was deleted" \
-        "with no other choice the PDB-protected pod is preempted after all"; do
-        n=$((n + 1)); echo "ok $n - 3: $what # SKIP run does not watch PodDisruptionBudgets in this build"
-    done
-fi
+mkpod default/s3-pre 1 high group=s3
+check_eval "3: the preemptor goes to the node whose victim no PDB protects (s3-b)" \
+    "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
+check_eval "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
+    'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
+# No other choice left: upstream then evicts despite the budget.
+mkpod default/s3-pre-2 1 high group=s3
+check_eval "3: with no other choice the PDB-protected pod is preempted after all" \
+    "wait_for 20 '[ \"\$(node_of default/s3-pre-2)\" = s3-a ]' && [ \"\$(evicted_in s3-)\" = 'default/s3-free default/s3-guarded' ]"
 
 never_ok() {
     pod_json default/s2-never |
