@@ -179,7 +179,6 @@ typedef struct ms_policy_args {
     int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */
 } ms_policy_args;
 
-void ms_policy_args_default(ms_policy_args *a);
 bool ms_config_is_policy(const char *plugin_name);
 bool ms_config_policy_name_valid(const char *plugin_name);
 /* Whether a profile enables a policy plugin. */
