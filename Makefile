@@ -22,6 +22,9 @@ LDLIBS   += $(LUAJIT_LIB) -ldl -lm
 # libmoonsched.so keeps its LuaJIT to itself: a LuaJIT host that loads it
 # through the FFI (the busted specs) must not bind to it, nor it to the host's.
 SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
+# libmoonsched.so exports the public API only: the headers in
+# include/moonsched/ mark their declarations visible, the rest stays hidden.
+LIB_CFLAGS := -fvisibility=hidden
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
@@ -68,7 +71,7 @@ deps-test:
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -88,7 +91,7 @@ $(LUA_GEN): lua/embed.sh $(LUA_SRC)
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(B)/asan/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)

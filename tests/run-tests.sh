@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every suite and ends with one line "N passed, N failed".
+# Runs every suite and ends with one line "N passed, N failed, N skipped".
 # Unit tests (cmocka, TAP output) in a normal and an ASan+UBSan build, the
 # command-line suites (tests/cli/test_*.sh, TAP output), the end-to-end
 # suites against a real kube-apiserver (tests/e2e/test_*.sh, TAP output),
@@ -10,21 +10,26 @@ set -u
 B=${B:-build}
 pass=0
 fail=0
+skip=0
 failed_names=""
 
 count_tap() {   # name, file with TAP output, exit code
-    p=$(grep -c '^ok ' "$2" || true)
+    # A skipped check ("ok N - ... # SKIP why") or suite ("1..0 # SKIP why")
+    # did not pass: it is counted apart.
+    k=$(grep -Eci '^ok .*# skip' "$2" || true)
+    p=$(($(grep -c '^ok ' "$2" || true) - k))
+    k=$((k + $(grep -Eci '^1\.\.0 *# skip' "$2" || true)))
     f=$(grep -c '^not ok ' "$2" || true)
     if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1   # crashed or exited non-zero without a failing assertion
         echo "not ok - $1 exited with $3" >>"$2"
     fi
-    pass=$((pass + p)); fail=$((fail + f))
+    pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + k))
     if [ "$f" -ne 0 ]; then
         failed_names="$failed_names $1"
         grep -v '^ok ' "$2" | head -n 40
     fi
-    printf '%-40s %4d passed, %d failed\n' "$1" "$p" "$f"
+    printf '%-40s %4d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$k"
 }
 
 out=$(mktemp)
@@ -86,5 +91,5 @@ for f in "$B"/fuzz/fuzz_*; do
 done
 
 [ -n "$failed_names" ] && echo "failing:$failed_names"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

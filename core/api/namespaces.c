@@ -1,4 +1,4 @@
-#include "moonsched/namespaces.h"
+#include "api/namespace_store.h"
 
 #include <stdlib.h>
 

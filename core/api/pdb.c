@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/map.h"
+#include "api/pdb_set.h"
+#include "base/map.h"
 
 ms_pdb *ms_pdb_alloc(void) {
     ms_pdb *p = calloc(1, sizeof *p);

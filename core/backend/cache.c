@@ -1,10 +1,10 @@
-#include "moonsched/cache.h"
+#include "backend/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "moonsched/map.h"
 #include "backend/node_tree.h"
+#include "base/map.h"
 
 /* A NodeInfo and its place in the most-recently-updated list (upstream's
  * nodeInfoListItem): UpdateSnapshot walks from the head and stops at the

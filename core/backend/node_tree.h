@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/map.h"
 #include "moonsched/intern.h"
-#include "moonsched/map.h"
 #include "moonsched/node.h"
 
 /* A zone is upstream's GetZoneKey: (region, zone) label values, MS_STR_NONE

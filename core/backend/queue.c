@@ -1,11 +1,11 @@
-#include "moonsched/queue.h"
+#include "backend/queue.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/heap.h"
-#include "moonsched/map.h"
+#include "base/map.h"
 
 /* Unschedulable pods are grouped by the events that may move them, so that a
  * cluster event touches only the pods it can help (plus one check per group)

@@ -1,4 +1,4 @@
-#include "moonsched/snapshot.h"
+#include "backend/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

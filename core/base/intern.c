@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
 #include "moonsched/arena.h"
-#include "moonsched/map.h"
 
 /* Entries live in fixed-size chunks reached through a table that never
  * moves, so that readers on other threads can resolve an id without a lock

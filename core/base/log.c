@@ -1,5 +1,5 @@
 /* Structured log lines in logfmt or JSON. */
-#include "base/log.h"
+#include "moonsched/log.h"
 
 #include <errno.h>
 #include <stdarg.h>

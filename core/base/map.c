@@ -1,4 +1,4 @@
-#include "moonsched/map.h"
+#include "base/map.h"
 
 #include <stdlib.h>
 #include <string.h>

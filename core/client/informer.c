@@ -16,10 +16,11 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "moonsched/map.h"
+#include "base/map.h"
+#include "base/map.h"
+#include "base/rng.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
-#include "moonsched/rng.h"
 
 #define PATH_MAX_LEN 8192
 #define WATCH_SLACK 30.0   /* seconds beyond timeoutSeconds before the client gives up */

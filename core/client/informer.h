@@ -19,11 +19,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moonsched/decode.h"
 #include "client/delta_queue.h"
-#include "moonsched/error.h"
 #include "client/kube_client.h"
-#include "base/log.h"
+#include "moonsched/decode.h"
+#include "moonsched/error.h"
+#include "moonsched/log.h"
 
 typedef struct cJSON cJSON;
 

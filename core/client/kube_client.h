@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "moonsched/error.h"
-#include "client/kubeconfig.h"
 #include "base/line_splitter.h"
-#include "base/log.h"
 #include "base/rate_limiter.h"
+#include "client/kubeconfig.h"
+#include "moonsched/error.h"
+#include "moonsched/log.h"
 
 /* Cancels requests and sleeps from another thread, at once (not at the
  * next timeout). Sticky: once fired, every request that uses it fails with

@@ -23,10 +23,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client/kube_client.h"
+#include "cmd/metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/error.h"
 #include "client/kube_client.h"
-#include "base/log.h"
+#include "moonsched/log.h"
+#include "moonsched/log.h"
 
 /* upstream's JitterFactor: acquire retries wait retryPeriod * [1, 2.2),
  * and renewDeadline must exceed retryPeriod times it. */

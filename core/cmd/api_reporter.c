@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "base/rate_limiter.h"
 #include "cmd/api_reporter.h"
-#include "moonsched/map.h"
+#include "base/map.h"
 
 /* Per pod: what was last reported. */
 typedef struct pod_report {

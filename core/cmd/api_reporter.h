@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "base/log.h"
+#include "moonsched/log.h"
 #include "client/event_recorder.h"
 #include "cmd/poster.h"
 #include "moonsched/intern.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/quantity.h"
-#include "moonsched/rng.h"
+#include "base/rng.h"
 
 void ms_generator_spec_default(ms_generator_spec *g) {
     memset(g, 0, sizeof *g);

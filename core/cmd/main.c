@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "cmd/http_server.h"
-#include "base/log.h"
+#include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
 #include "config/config_check.h"
-#include "policy/policy_check.h"
 #include "moonsched/simulate.h"
+#include "policy/policy_check.h"
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/log.h"
+#include "moonsched/log.h"
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
 #include "cmd/metrics.h"

@@ -12,14 +12,16 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "moonsched/cache.h"
+#include "backend/cache.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "base/map.h"
+#include "base/quantity.h"
+#include "cmd/generator.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
-#include "cmd/generator.h"
-#include "moonsched/map.h"
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
-#include "base/quantity.h"
 #include "moonsched/scheduler.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0

@@ -160,4 +160,13 @@ ms_str ms_dec_image_name(ms_dec *x, const char *image);
 struct ms_pod;
 ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, struct ms_pod *p);
 
+/* A quantity field: j may be a string or a number (a YAML number's exact
+ * text is used; a JSON number is read back in its shortest form). Errors
+ * read "<field>: ...". */
+ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const char *field,
+                       ms_error *err);
+/* RFC 3339 timestamp ("2024-01-02T03:04:05Z", fractional seconds and offsets
+ * accepted) to unix seconds. */
+ms_rc ms_parse_rfc3339(const char *s, double *out);
+
 #endif

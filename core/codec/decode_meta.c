@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
+#include "base/quantity.h"
 #include "codec/decode_internal.h"
 #include "moonsched/decode.h"
-#include "moonsched/map.h"
-#include "base/quantity.h"
 
 void ms_decoder_init(ms_decoder *d, ms_interner *in) {
     d->in = in;

@@ -63,7 +63,7 @@ static ms_rc bad_type(ms_error *err, const char *path, const char *field, const 
                         kind_of(j));
 }
 
-void ms_policy_args_default(ms_policy_args *a) {
+static void ms_policy_args_default(ms_policy_args *a) {
     memset(a, 0, sizeof *a);
     a->on_error = -1;
     a->max_failures = -1;

@@ -1,3 +1,4 @@
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 
 #include <stdio.h>

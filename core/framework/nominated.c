@@ -1,8 +1,9 @@
 /* Upstream's RunFilterPluginsWithNominatedPods. Apart from framework.c
  * because it is the one runner that needs the queue's nominator and NodeInfo
  * arithmetic. */
+#include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
-#include "moonsched/queue.h"
 
 /* The pod must leave room for nominated pods of at least its priority, other
  * than itself. */

@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "moonsched/cache.h"
+#include "backend/cache.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
 #include "moonsched/decode.h"
 #include "moonsched/lua_policy.h"
-#include "moonsched/snapshot.h"
 
 enum { H_PRE_ENQUEUE, H_LESS, H_PRE_FILTER, H_FILTER, H_SCORE, H_RESERVE, H_UNRESERVE, H_PERMIT,
        H_SELECT_VICTIMS, H_PICK_PREEMPTION, H_COUNT };

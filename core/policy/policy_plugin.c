@@ -11,6 +11,7 @@
 
 #include "policy/lua_runtime.h"
 #include "policy/lua_state.h"
+#include "backend/queue.h"
 
 struct ms_policy {
     ms_plugin_ops ops;

@@ -4,8 +4,8 @@
  * their victims), so the adapter only converts the candidate list. */
 #include <string.h>
 
+#include "framework/plugins/preemption.h"
 #include "moonsched/lua_policy.h"
-#include "moonsched/preemption.h"
 
 static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod *const *potential,
                          uint32_t npotential, uint32_t *victims, uint32_t *nvictims,

@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 
 #include "base/clock.h"
-#include "moonsched/map.h"
-#include "moonsched/preemption.h"
+#include "base/map.h"
+#include "framework/plugins/preemption.h"
+#include "base/map.h"
+#include "framework/plugins/preemption.h"
 #include "policy/file_watch.h"
 
 typedef struct pfile {

@@ -7,6 +7,9 @@
 
 #include "moonsched/nodeinfo.h"
 #include "scheduler/scheduler_priv.h"
+#include "backend/queue.h"
+#include "backend/cache.h"
+#include "api/pdb_set.h"
 
 /* ---- node deltas ----------------------------------------------------- */
 

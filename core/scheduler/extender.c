@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
 #include "moonsched/decode.h"
-#include "scheduler/extender.h"
-#include "moonsched/map.h"
 #include "moonsched/plugin.h"
+#include "scheduler/extender.h"
 
 enum { VERB_FILTER = 0, VERB_PRIORITIZE, VERB_BIND, VERB_PREEMPT, NVERBS };
 static const char *const verb_names[NVERBS] = {"filter", "prioritize", "bind", "preempt"};

@@ -32,13 +32,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/snapshot.h"
+#include "framework/plugins/preemption.h"
 #include "moonsched/arena.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
-#include "moonsched/preemption.h"
-#include "moonsched/snapshot.h"
 #include "moonsched/status.h"
 
 typedef struct cJSON cJSON;

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_priv.h"
 

@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/pdb_set.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "base/map.h"
+#include "framework/runners.h"
 #include "moonsched/lua_policy.h"
-#include "moonsched/map.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler/scheduler_priv.h"
 

@@ -10,14 +10,15 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "api/namespace_store.h"
+#include "backend/snapshot.h"
+#include "base/map.h"
+#include "base/rng.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
-#include "scheduler/extender.h"
-#include "moonsched/map.h"
 #include "moonsched/plugin.h"
-#include "moonsched/rng.h"
 #include "moonsched/scheduler.h"
-#include "moonsched/snapshot.h"
+#include "scheduler/extender.h"
 
 /* One pod's cycle: its arena and CycleState. A cycle that ends in a bind
  * keeps its record until the bind's outcome arrives (Unreserve needs the
@@ -139,5 +140,17 @@ bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *repor
 /* Waits that reached their deadline: let through (permit_timeout_allows)
  * or rejected with upstream's timeout message. */
 void ms_sched_resolve_waits(ms_scheduler *s, double now);
+
+/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
+ * percentage >= 100; percentage <= 0 is the adaptive default
+ * (50 - nodes/125, at least 5); never fewer than 100. */
+uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
+
+/* upstream selectHost: the index of a highest total, ties broken uniformly
+ * at random by reservoir sampling (one draw per tie). n > 0. */
+uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Where the next Filter pass starts in the snapshot's node list. */
+uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
 
 #endif

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "scheduler/scheduler_priv.h"
+#include "framework/runners.h"
+#include "backend/queue.h"
+#include "backend/cache.h"
 
 uint32_t ms_scheduler_waiting_count(const ms_scheduler *s) { return s->nwaiting; }
 

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_arena_block ms_arena_block;
 
 typedef struct ms_arena {
@@ -23,5 +25,7 @@ void ms_arena_reset(ms_arena *a);
 void ms_arena_free(ms_arena *a);
 
 #define MS_ARENA_NEW(a, type, n) ((type *)ms_arena_alloc((a), sizeof(type) * (size_t)(n)))
+
+#pragma GCC visibility pop
 
 #endif

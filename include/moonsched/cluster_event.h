@@ -28,6 +28,4 @@ enum {
     MS_EV_ALL                  = 0xffffffffu,
 };
 
-const char *ms_event_name(ms_event_mask single_event);
-
 #endif

@@ -16,6 +16,8 @@
 
 #include "moonsched/error.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef enum ms_extension_point {
@@ -177,7 +179,6 @@ typedef struct ms_policy_args {
     int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */
 } ms_policy_args;
 
-void ms_policy_args_default(ms_policy_args *a);
 bool ms_config_is_policy(const char *plugin_name);
 bool ms_config_policy_name_valid(const char *plugin_name);
 /* Whether a profile enables a policy plugin. */
@@ -195,5 +196,7 @@ ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args 
  * QueueSort plugin. */
 ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t points,
                             int32_t weight, cJSON *args, ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

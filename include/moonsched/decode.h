@@ -16,6 +16,8 @@
 #include "moonsched/pod.h"
 #include "moonsched/resources.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef struct ms_decoder {
@@ -56,7 +58,8 @@ ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_er
  * A YAML number is a cJSON number (valuedouble set as usual) whose
  * valuestring ALSO holds the exact source text, so that "cpu: 0.1" and
  * "memory: 137438953472" stay exact: read numbers through
- * ms_json_quantity / ms_json_integer, or check valuestring first. Anchors
+ * ms_json_integer (the decoders read quantities the same way), or check
+ * valuestring first. Anchors
  * and aliases are supported (an alias is a deep copy, within a budget of
  * nodes and nesting); merge keys ("<<") are ordinary keys; complex keys and
  * duplicate keys are errors. */
@@ -82,17 +85,10 @@ ms_rc ms_load_objects_file(const char *path, ms_object_cb cb, void *ctx, ms_erro
  * file. */
 ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *len, ms_error *err);
 
-/* Quantity or number field helpers for other decoders (config, extenders).
- * j may be a string or a number (a YAML number's exact text is used; a JSON
- * number is read back in its shortest form). Errors read "<field>: ...". */
-ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const char *field,
-                       ms_error *err);
 /* Integer value of a JSON number in [min, max]; false when j is not a
  * number, not integral or out of range. A YAML number's text is read
  * exactly (int64 beyond 2^53 included). */
 bool ms_json_integer(const cJSON *j, int64_t min, int64_t max, int64_t *out);
-/* RFC 3339 timestamp ("2024-01-02T03:04:05Z", fractional seconds and offsets
- * accepted) to unix seconds. */
-ms_rc ms_parse_rfc3339(const char *s, double *out);
+#pragma GCC visibility pop
 
 #endif

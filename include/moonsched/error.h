@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#pragma GCC visibility push(default)
+
 typedef enum ms_rc {
     MS_OK = 0,
     MS_EINVAL = -1,   /* malformed input: the message names object and field */
@@ -29,5 +31,7 @@ void ms_error_prefix(ms_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 const char *ms_rc_str(ms_rc rc);
+
+#pragma GCC visibility pop
 
 #endif

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
 /* 0 means "absent"; the empty string has an id of its own (MS_STR_EMPTY). */
 typedef uint32_t ms_str;
 #define MS_STR_NONE 0u
@@ -30,5 +32,7 @@ const char *ms_str_get(const ms_interner *in, ms_str id);
 size_t ms_str_len(const ms_interner *in, ms_str id);
 /* Number of ids handed out (ids are dense: 1..count). */
 uint32_t ms_interner_count(const ms_interner *in);
+
+#pragma GCC visibility pop
 
 #endif

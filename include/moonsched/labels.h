@@ -8,6 +8,8 @@
 
 #include "moonsched/intern.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_label {
     ms_str key;
     ms_str value;
@@ -41,5 +43,7 @@ typedef struct ms_annotations {
 } ms_annotations;
 
 const char *ms_annotations_get(const ms_annotations *a, ms_str key);
+
+#pragma GCC visibility pop
 
 #endif

@@ -41,6 +41,8 @@
 #include "moonsched/resources.h"
 #include "moonsched/status.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 typedef struct ms_policy ms_policy;
 
@@ -230,5 +232,7 @@ ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption
  * the hooks' result codes...), generated from the C layouts: fields a
  * host has no use for are padding. free() it; NULL when out of memory. */
 char *ms_lua_ffi_cdef(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,8 @@
 #include "moonsched/intern.h"
 #include "moonsched/labels.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_owner_ref {
     ms_str api_version;
     ms_str kind;
@@ -33,5 +35,7 @@ typedef struct ms_object_meta {
 
 /* The controller owner reference, or NULL. */
 const ms_owner_ref *ms_meta_controller(const ms_object_meta *m);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,8 @@
 #include "moonsched/pod.h"
 #include "moonsched/resources.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_taint {
     ms_str key;
     ms_str value;                  /* MS_STR_NONE when absent or empty */
@@ -62,5 +64,7 @@ static inline ms_node *ms_node_ref(ms_node *n) {
 /* The struct is heap-allocated with refs == 1; fields live in its arena. */
 ms_node *ms_node_alloc(void);
 void ms_node_unref(ms_node *n);
+
+#pragma GCC visibility pop
 
 #endif

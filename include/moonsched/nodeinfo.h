@@ -11,6 +11,8 @@
 #include "moonsched/pod.h"
 #include "moonsched/resources.h"
 
+#pragma GCC visibility push(default)
+
 /* Host ports in use: (ip, protocol, port) triples; 0.0.0.0 conflicts with
  * every address, as upstream's HostPortInfo. */
 typedef struct ms_used_port {
@@ -85,5 +87,7 @@ const ms_image_state *ms_node_info_image(const ms_node_info *ni, ms_str name);
  * conflicts with the same protocol and port on any address; a specific
  * address conflicts with itself and with the wildcard. */
 bool ms_node_info_port_conflict(const ms_node_info *ni, const ms_host_port *hp, ms_str wildcard);
+
+#pragma GCC visibility pop
 
 #endif

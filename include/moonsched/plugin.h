@@ -9,22 +9,26 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
-#include "moonsched/error.h"
 #include "moonsched/cluster_event.h"
+#include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
-#include "moonsched/queue.h"
 #include "moonsched/resources.h"
-#include "moonsched/rng.h"
-#include "moonsched/snapshot.h"
 #include "moonsched/status.h"
+
+#pragma GCC visibility push(default)
 
 typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
+typedef struct ms_namespaces ms_namespaces;
 typedef struct ms_pdb_set ms_pdb_set;
 typedef struct ms_extenders ms_extenders;
+typedef struct ms_queue ms_queue;
+typedef struct ms_queued_pod ms_queued_pod;
+typedef struct ms_rng ms_rng;
+typedef struct ms_snapshot ms_snapshot;
 
 #define MS_MAX_NODE_SCORE 100
 #define MS_MIN_NODE_SCORE 0
@@ -146,5 +150,7 @@ const ms_plugin_ops *ms_plugin_at(uint32_t i);
 
 /* Shared helpers for NormalizeScore, as upstream's helper.DefaultNormalizeScore. */
 void ms_default_normalize_score(int64_t max_priority, bool reverse, int64_t *scores, uint32_t n);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,8 @@
 #include "moonsched/resources.h"
 #include "moonsched/selector.h"
 
+#pragma GCC visibility push(default)
+
 typedef enum ms_taint_effect {
     MS_EFFECT_NONE = 0,            /* toleration with empty effect: all effects */
     MS_EFFECT_NO_SCHEDULE,
@@ -237,5 +239,7 @@ static inline bool ms_pod_has_affinity(const ms_pod *p) {
     return p->pod_affinity.nrequired || p->pod_affinity.npreferred ||
            p->pod_anti_affinity.nrequired || p->pod_anti_affinity.npreferred;
 }
+
+#pragma GCC visibility pop
 
 #endif

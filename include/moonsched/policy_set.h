@@ -35,6 +35,8 @@
 #include "moonsched/plugin.h"
 #include "moonsched/scheduler.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct ms_policy_set ms_policy_set;
 
 typedef enum ms_policy_event_kind {
@@ -124,5 +126,7 @@ typedef struct ms_policy_set_totals {
 } ms_policy_set_totals;
 
 void ms_policy_set_get_totals(const ms_policy_set *ps, ms_policy_set_totals *out);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,8 @@
 #include "moonsched/arena.h"
 #include "moonsched/intern.h"
 
+#pragma GCC visibility push(default)
+
 enum {
     MS_RES_CPU = 0,
     MS_RES_MEMORY,
@@ -61,5 +63,7 @@ void ms_resources_sub(ms_resources *dst, const ms_resources *src);  /* dst -= sr
 int ms_resources_copy(ms_resources *dst, const ms_resources *src);  /* dst heap-owned */
 void ms_resources_clear(ms_resources *r);                           /* keeps memory */
 void ms_resources_free(ms_resources *r);                            /* heap-owned only */
+
+#pragma GCC visibility pop
 
 #endif

@@ -37,7 +37,9 @@
 #include <stdint.h>
 
 #include "moonsched/error.h"
-#include "base/log.h"
+#include "moonsched/log.h"
+
+#pragma GCC visibility push(default)
 
 typedef struct ms_run_options {
     const char *kubeconfig;        /* --kubeconfig; NULL: clientConnection.kubeconfig,
@@ -81,5 +83,7 @@ typedef struct ms_run_stats {
 /* Runs until a signal (handle_signals) or a fatal error. MS_OK after an
  * orderly shutdown. */
 ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

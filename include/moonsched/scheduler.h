@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moonsched/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/error.h"
@@ -19,9 +18,13 @@
 #include "moonsched/node.h"
 #include "moonsched/pdb.h"
 #include "moonsched/pod.h"
-#include "moonsched/preemption.h"
-#include "moonsched/queue.h"
-#include "moonsched/rng.h"
+
+#pragma GCC visibility push(default)
+
+typedef struct ms_cache ms_cache;
+typedef struct ms_policy ms_policy;
+typedef struct ms_queue ms_queue;
+typedef struct ms_rng ms_rng;
 
 /* Where binds go. bind() must not block: the result comes back later through
  * ms_scheduler_bind_done (the in-memory binder calls it at once). */
@@ -151,19 +154,8 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
  * that reached their deadline. */
 void ms_scheduler_tick(ms_scheduler *s, double now);
 
-/* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
- * percentage >= 100; percentage <= 0 is the adaptive default
- * (50 - nodes/125, at least 5); never fewer than 100. */
-uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
-
-/* upstream selectHost: the index of a highest total, ties broken uniformly
- * at random by reservoir sampling (one draw per tie). n > 0. */
-uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
-
 /* Index of the profile for a schedulerName, or -1 (the pod is not ours). */
 int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name);
-/* Where the next Filter pass starts in the snapshot's node list. */
-uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);
 /* Pods past Permit whose bind outcome has not arrived yet (waiting ones
  * included). */
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
@@ -205,5 +197,7 @@ const ms_decoder *ms_scheduler_decoder(const ms_scheduler *s);
 ms_cache *ms_scheduler_cache(ms_scheduler *s);
 uint32_t ms_scheduler_nprofiles(const ms_scheduler *s);
 const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i);
+
+#pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,8 @@
 #include "moonsched/intern.h"
 #include "moonsched/labels.h"
 
+#pragma GCC visibility push(default)
+
 typedef struct cJSON cJSON;
 
 typedef enum ms_selector_op {
@@ -89,5 +91,7 @@ ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena 
  * "" (or NULL) selects everything; on MS_EINVAL `out` selects nothing. */
 ms_rc ms_label_selector_parse(const char *text, ms_interner *in, ms_arena *a,
                               ms_label_selector *out, ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

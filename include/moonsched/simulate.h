@@ -11,6 +11,8 @@
 
 #include "moonsched/error.h"
 
+#pragma GCC visibility push(default)
+
 typedef enum ms_output_format { MS_OUTPUT_TABLE = 0, MS_OUTPUT_JSON } ms_output_format;
 
 typedef struct ms_simulate_options {
@@ -67,5 +69,7 @@ typedef struct ms_simulate_result {
  * may be NULL. */
 ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
                       ms_simulate_result *result, ms_error *err);
+
+#pragma GCC visibility pop
 
 #endif

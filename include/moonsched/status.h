@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
 typedef enum ms_code {
     MS_SUCCESS = 0,
     MS_ERROR,
@@ -49,5 +51,7 @@ const char *ms_code_str(ms_code c);   /* "Success", "Unschedulable", ... */
 size_t ms_fit_error_message(char *buf, size_t n, uint32_t num_all_nodes,
                             const ms_status *statuses, uint32_t nstatuses,
                             const char *prefilter_reason);
+
+#pragma GCC visibility pop
 
 #endif

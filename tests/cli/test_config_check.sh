@@ -9,19 +9,7 @@ M="$B/moonsched"
 D=tests/cli/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-check() {
-    d=$1; shift
-    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
-}
-has_line() { grep -Fxq -- "$2" "$1"; }
-has_text() { grep -Fq -- "$2" "$1"; }
+. tests/lib/tap.sh
 # block FILE START: the lines of FILE from the one equal to START to the end
 # of what it holds (a sequence under a key may sit at the key's indent)
 block() {
@@ -32,9 +20,7 @@ block() {
         f' "$1"
 }
 
-if [ ! -x "$M" ]; then
-    echo "not ok 1 - $M is not built"; echo "1..1"; exit 1
-fi
+tap_need "$M"
 
 # ---- the documentation's examples, as written there ----
 "$M" config check "$D/docs-minimal.yaml" >"$T/min.yaml" 2>"$T/min.err"
@@ -128,5 +114,4 @@ check "unknown config subcommand: exit 2" test $? -eq 2
 "$M" config check - <"$D/docs-minimal.yaml" >"$T/stdin.yaml" 2>&1
 check "'-' reads standard input" cmp "$T/stdin.yaml" "$T/min.yaml"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

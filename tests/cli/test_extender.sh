@@ -14,23 +14,9 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-check() {
-    d=$1; shift
-    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
-}
-has_line() { grep -Fxq -- "$2" "$1"; }
-has_text() { grep -Fq -- "$2" "$1"; }
+. tests/lib/tap.sh
 
-if [ ! -x "$M" ]; then
-    echo "not ok 1 - $M is not built"; echo "1..1"; exit 1
-fi
+tap_need "$M"
 # shellcheck disable=SC2046
 if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 -o "$T/extender_server" tests/cli/extender_server.c \
     $(pkg-config --cflags --libs libcjson) 2>"$T/cc.err"; then
@@ -86,5 +72,4 @@ check "config check: exit 0" test $? -eq 0
 check "config check: the extender with its effective timeout" \
     sh -c "grep -q '^- urlPrefix: http://127.0.0.1:$port/\$' '$T/check.yaml' && grep -q '^  httpTimeout: 10s\$' '$T/check.yaml'"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -6,22 +6,9 @@ B=${B:-build}
 M="$B/moonsched"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-check() {
-    d=$1; shift
-    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
-}
-has_text() { grep -Fq -- "$2" "$1"; }
+. tests/lib/tap.sh
 
-if [ ! -x "$M" ]; then
-    echo "not ok 1 - $M is not built"; echo "1..1"; exit 1
-fi
+tap_need "$M"
 
 # SchedulingPodAntiAffinity: one pod per node, setup pods included
 "$M" simulate --generate shape=pod-anti-affinity,nodes=10,bound-pods=3,pods=8 --stats >"$T/anti.out" 2>"$T/anti.err"
@@ -61,5 +48,4 @@ check "unknown shape: exit 2" test $? -eq 2
 check "unknown shape: the shapes are listed" has_text "$T/bad.err" \
     "shape: expected basic, preemption, pod-anti-affinity or node-affinity, got \"hexagon\""
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -16,32 +16,9 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-n=0
-failed=0
+. tests/lib/tap.sh
 
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-not_ok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-check() {
-    d=$1
-    shift
-    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
-}
-has_text() { grep -Fq -- "$2" "$1"; }
-has_line() { grep -Fxq -- "$2" "$1"; }
-
-if [ ! -x "$M" ]; then
-    echo "not ok 1 - $M is not built"
-    echo "1..1"
-    exit 1
-fi
+tap_need "$M"
 
 # ---- --policy and configured policies ----
 cat >"$T/even.lua" <<'EOF'
@@ -332,5 +309,4 @@ else
     finish_run
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -6,10 +6,9 @@ B=${B:-build}
 M="$B/moonsched"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$T/out"; }
+. tests/lib/tap.sh
+tap_need "$M"
+tap_on_failure() { sed 's/^/# /' "$T/out"; }
 
 for addr in bogus 127.0.0.1 127.0.0.1:99999 "::1:80"; do
     "$M" run --kubeconfig /nonexistent --metrics-bind-address "$addr" >"$T/out" 2>&1
@@ -51,5 +50,4 @@ done
 if grep -q -- '--leader-elect\[=BOOL\]' "$T/out"; then ok "run --help lists --leader-elect"
 else not_ok "run --help lists --leader-elect"; fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -8,34 +8,9 @@ M="$B/moonsched"
 D=tests/cli/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
+. tests/lib/tap.sh
 
-ok() {      # description; the test passed when the previous command did
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-not_ok() {  # description, details
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-# check DESCRIPTION COMMAND...: passes when the command succeeds.
-check() {
-    d=$1
-    shift
-    if "$@" >"$T/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$(head -n 20 "$T/check.out")"; fi
-}
-# has FILE TEXT: the file contains the exact line.
-has_line() { grep -Fxq -- "$2" "$1"; }
-has_text() { grep -Fq -- "$2" "$1"; }
-
-if [ ! -x "$M" ]; then
-    echo "not ok 1 - $M is not built"
-    echo "1..1"
-    exit 1
-fi
+tap_need "$M"
 
 # ---- the example cluster (make run) ----
 "$M" simulate --cluster examples/cluster.yaml >"$T/ex.out" 2>"$T/ex.err"
@@ -246,5 +221,4 @@ check "--generate spread=hard: every spreading pod placed" grep -q '^scheduled: 
 check "same seed, same placements" cmp "$T/s1.out" "$T/s2.out"
 check "another seed breaks ties differently" sh -c "! cmp -s '$T/s1.out' '$T/s3.out'"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

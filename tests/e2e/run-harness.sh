@@ -2,7 +2,7 @@
 # Shared start of the `moonsched run` end-to-end suites (sourced, after
 # E2E_NAME is set): skips when the apiserver is not built, starts etcd and
 # kube-apiserver in $dir, stops them and any moonsched ($ms_pid) on exit,
-# and defines the TAP helpers ok / not_ok / check and capacity_ok (every
+# and brings the TAP helpers (tests/lib/tap.sh) and capacity_ok (every
 # node's bound pods fit its allocatable).
 set -u
 B=${B:-build}
@@ -30,14 +30,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); failed=1; echo "not ok $n - $1"
-    [ -f "$dir/ms.log" ] && tail -n 15 "$dir/ms.log" | sed 's/^/# ms: /'
+# shellcheck source=../lib/tap.sh
+source "$here/../lib/tap.sh"
+tap_on_failure() {
+    if [ -f "$dir/ms.log" ]; then tail -n 15 "$dir/ms.log" | sed 's/^/# ms: /'; fi
 }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
 # Every node: the bound pods' requests fit its allocatable.
 capacity_ok() {

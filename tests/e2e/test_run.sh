@@ -26,9 +26,9 @@ pids=()
 for i in 1 2 3 4 5 6; do mkpod "web-$i" 500m 256Mi & pids+=($!); done
 wait "${pids[@]}"
 start_ms
-check "all six pods bound to feasible nodes" "wait_for 20 '[ \"\$(unbound_count web-)\" = 0 ]'"
-check "requests within allocatable after binding" capacity_ok
-check "a Scheduled event names the node" \
+check_eval "all six pods bound to feasible nodes" "wait_for 20 '[ \"\$(unbound_count web-)\" = 0 ]'"
+check_eval "requests within allocatable after binding" capacity_ok
+check_eval "a Scheduled event names the node" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"Scheduled\\\" and .involvedObject.name==\\\"web-1\\\")] | length == 1\" >/dev/null'"
 
 # --- unschedulable -----------------------------------------------------------
@@ -37,35 +37,35 @@ cond_ok() {
     kube_api GET /api/v1/namespaces/default/pods/huge |
         jq -e '.status.conditions[]? | select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") | .message | test("Insufficient cpu")' >/dev/null
 }
-check "an unschedulable pod gets PodScheduled=False, reason Unschedulable, the FitError message" "wait_for 15 cond_ok"
-check "and a FailedScheduling event" \
+check_eval "an unschedulable pod gets PodScheduled=False, reason Unschedulable, the FitError message" "wait_for 15 cond_ok"
+check_eval "and a FailedScheduling event" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"FailedScheduling\\\" and .involvedObject.name==\\\"huge\\\")] | length >= 1\" >/dev/null'"
-check "the unschedulable pod is not bound" '[ -z "$(node_of huge)" ]'
+check_eval "the unschedulable pod is not bound" '[ -z "$(node_of huge)" ]'
 patches=$(grep -c 'unschedulable" pod=default/huge' "$dir/ms.log")
 sleep 2
 patches2=$(grep -c 'unschedulable" pod=default/huge' "$dir/ms.log")
-check "its own status patch does not send it back through the queue (attempts $patches -> $patches2)" \
+check_eval "its own status patch does not send it back through the queue (attempts $patches -> $patches2)" \
     '[ "$patches2" -le "$((patches + 1))" ]'
 
 # --- another scheduler's pod --------------------------------------------------
 mkpod other 100m 64Mi ',"schedulerName":"someone-else"'
 sleep 2
-check "a pod for another schedulerName is ignored" '[ -z "$(node_of other)" ]'
+check_eval "a pod for another schedulerName is ignored" '[ -z "$(node_of other)" ]'
 
 # --- deleted while pending; a node added later --------------------------------
 mkpod gone-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
 mkpod later-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
 sleep 1
-check "pods for a missing node label stay pending" '[ -z "$(node_of later-1)" ] && [ -z "$(node_of gone-1)" ]'
+check_eval "pods for a missing node label stay pending" '[ -z "$(node_of later-1)" ] && [ -z "$(node_of gone-1)" ]'
 kube_api DELETE "/api/v1/namespaces/default/pods/gone-1?gracePeriodSeconds=0" >/dev/null
 sleep 0.5
 mknode n3 2 4Gi '{"disk":"ssd"}'
-check "a node added later is used" "wait_for 15 '[ \"\$(node_of later-1)\" = n3 ]'"
-check "the pod deleted while pending is dropped (never bound, no bind error)" \
+check_eval "a node added later is used" "wait_for 15 '[ \"\$(node_of later-1)\" = n3 ]'"
+check_eval "the pod deleted while pending is dropped (never bound, no bind error)" \
     'grep -q "msg=\"bound\"" "$dir/ms.log" && ! grep -E "binding failed|msg=\"bound\"" "$dir/ms.log" | grep -q "gone-1"'
 
-check "requests within allocatable" capacity_ok
-check "moonsched exits 0 on SIGTERM" "stop_ms TERM"
+check_eval "requests within allocatable" capacity_ok
+check_eval "moonsched exits 0 on SIGTERM" "stop_ms TERM"
 
 # --- SIGKILL mid-run, restart ----------------------------------------------------
 pids=()
@@ -85,13 +85,12 @@ ok "moonsched killed with SIGKILL mid-run ($before of 80 pods still pending)"
 cp "$dir/ms.log" "$dir/ms-first.log"
 : >"$dir/ms.log"
 start_ms
-check "after a restart every pod is bound" "wait_for 30 '[ \"\$(unbound_count batch-)\" = 0 ]'"
-check "the restarted scheduler had no bind refused (nothing bound twice)" \
+check_eval "after a restart every pod is bound" "wait_for 30 '[ \"\$(unbound_count batch-)\" = 0 ]'"
+check_eval "the restarted scheduler had no bind refused (nothing bound twice)" \
     '! grep -q "binding failed" "$dir/ms.log"'
 dups=$(kube_api GET /api/v1/namespaces/default/events | jq '[.items[] | select(.reason=="Scheduled") | .involvedObject.name] | group_by(.) | map(select(length > 1)) | length')
-check "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
-check "requests within allocatable on every node" capacity_ok
-check "moonsched exits 0 on SIGINT" "stop_ms INT"
+check_eval "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
+check_eval "requests within allocatable on every node" capacity_ok
+check_eval "moonsched exits 0 on SIGINT" "stop_ms INT"
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -53,19 +53,19 @@ mkpdb pdb-before 1 guarded
 start_ms
 
 # --- (d) PodDisruptionBudgets: policy/v1beta1 on 1.20 ------------------------
-check "the PDB informer synced through policy/v1beta1 (v1 is 404 on 1.20) and listed 1 PDB" \
+check_eval "the PDB informer synced through policy/v1beta1 (v1 is 404 on 1.20) and listed 1 PDB" \
     "wait_seen 15 'msg=\"informer synced\" resource=poddisruptionbudgets version=policy/v1beta1 objects=1'"
-check "the 404 of policy/v1 was logged and v1beta1 chosen" \
+check_eval "the 404 of policy/v1 was logged and v1beta1 chosen" \
     "grep -q 'resource not served (404); trying the other version\" resource=/apis/policy/v1/poddisruptionbudgets next=/apis/policy/v1beta1/poddisruptionbudgets' '$dir/ms.log'"
-check "the namespaces informer synced (system:kube-scheduler with namespaces read access)" \
+check_eval "the namespaces informer synced (system:kube-scheduler with namespaces read access)" \
     "grep -q 'msg=\"informer synced\" resource=namespaces' '$dir/ms.log'"
-check "no informer failed (no list or watch refused)" \
+check_eval "no informer failed (no list or watch refused)" \
     "! grep -qE 'msg=\"(list failed|watch refused|watch failed)\"' '$dir/ms.log'"
 mkpdb pdb-live 2 guarded
-check "a PDB created through the API reaches the scheduler (2 PDBs known)" \
+check_eval "a PDB created through the API reaches the scheduler (2 PDBs known)" \
     "wait_seen 10 'msg=\"pdb\" event=add namespace=default name=pdb-live pdbs=2'"
 kube_api DELETE /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/pdb-before >/dev/null
-check "a PDB deleted through the API leaves it (1 PDB known)" \
+check_eval "a PDB deleted through the API leaves it (1 PDB known)" \
     "wait_seen 10 'msg=\"pdb\" event=delete namespace=default name=pdb-before pdbs=1'"
 
 # --- (a) required anti-affinity on the hostname: one per node ------------------
@@ -73,34 +73,34 @@ anti='"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecu
 pids=()
 for i in 1 2 3 4 5 6 7; do mkpod default "web-$i" '{"app":"web"}' ",$anti" >/dev/null & pids+=($!); done
 wait "${pids[@]}"
-check "six of seven anti-affine pods bound" "wait_for 20 '[ \"\$(bound_count web)\" = 6 ]'"
+check_eval "six of seven anti-affine pods bound" "wait_for 20 '[ \"\$(bound_count web)\" = 6 ]'"
 distinct=$(pods_json web | jq '[.items[] | .spec.nodeName // empty] | unique | length')
-check "one per node: the six bound pods are on six different nodes (got $distinct)" '[ "$distinct" = 6 ]'
+check_eval "one per node: the six bound pods are on six different nodes (got $distinct)" '[ "$distinct" = 6 ]'
 pending_cond() {
     pods_json web | jq -e '[.items[] | select((.spec.nodeName // "") == "") | .status.conditions[]? |
         select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") |
         select(.message | test("0/6 nodes are available: 6 node\\(s\\) didn.t match pod anti-affinity rules"))] | length == 1' >/dev/null
 }
-check "the seventh stays pending with PodScheduled=False (\"6 node(s) didn't match pod anti-affinity rules\")" \
+check_eval "the seventh stays pending with PodScheduled=False (\"6 node(s) didn't match pod anti-affinity rules\")" \
     "wait_for 15 pending_cond"
 sleep 1
-check "and still has no node" '[ "$(bound_count web)" = 6 ]'
+check_eval "and still has no node" '[ "$(bound_count web)" = 6 ]'
 
 # --- (b) zone spread, maxSkew 1, DoNotSchedule --------------------------------
 spread='"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"spread"}}}]'
 for i in $(seq 1 10); do mkpod default "spread-$i" '{"app":"spread"}' ",$spread" >/dev/null; done
-check "ten zone-spread pods bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 10 ]'"
+check_eval "ten zone-spread pods bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 10 ]'"
 zone_of_nodes >"$dir/zones.txt"
 counts=$(pods_json spread | jq -r '.items[].spec.nodeName' | while read -r nn; do awk -v n="$nn" '$1 == n {print $2}' "$dir/zones.txt"; done | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
-check "maxSkew 1 held across zones of 3, 2 and 1 nodes: 4/3/3 in some order (got $counts)" \
+check_eval "maxSkew 1 held across zones of 3, 2 and 1 nodes: 4/3/3 in some order (got $counts)" \
     '[ "$(echo "$counts" | tr " " "\n" | grep -c .)" = 3 ] && [ "$(echo "$counts" | grep -oE "=[0-9]+" | tr -d = | sort -n | tr "\n" " ")" = "3 3 4 " ]'
 # One at a time, each new pod must go to a zone with the fewest: an 11th and
 # 12th pod fill the two zones that have 3.
 mkpod default spread-11 '{"app":"spread"}' ",$spread" >/dev/null
 mkpod default spread-12 '{"app":"spread"}' ",$spread" >/dev/null
-check "two more: 12 bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 12 ]'"
+check_eval "two more: 12 bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 12 ]'"
 counts=$(pods_json spread | jq -r '.items[].spec.nodeName' | while read -r nn; do awk -v n="$nn" '$1 == n {print $2}' "$dir/zones.txt"; done | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
-check "then 4/4/4 (got $counts)" '[ "$counts" = "zone-a=4 zone-b=4 zone-c=4 " ]'
+check_eval "then 4/4/4 (got $counts)" '[ "$counts" = "zone-a=4 zone-b=4 zone-c=4 " ]'
 
 # --- (c) namespaces -------------------------------------------------------------
 # kube-apiserver 1.20 does not know podAffinityTerm.namespaceSelector (alpha
@@ -111,7 +111,7 @@ check "then 4/4/4 (got $counts)" '[ "$counts" = "zone-a=4 zone-b=4 zone-c=4 " ]'
 nssel='"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{"matchLabels":{"team":"a"}},"topologyKey":"kubernetes.io/hostname"}]}}'
 stored=$(mkpod default probe-nssel '{"app":"probe"}' ",$nssel,\"schedulerName\":\"nobody\"" |
     jq -c '.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0] | has("namespaceSelector")')
-check "kube-apiserver 1.20 prunes namespaceSelector from pod affinity terms (stored term has it: $stored)" \
+check_eval "kube-apiserver 1.20 prunes namespaceSelector from pod affinity terms (stored term has it: $stored)" \
     '[ "$stored" = false ]'
 
 # What 1.20 can carry: a term listing `namespaces`. The pod waits for a peer
@@ -128,9 +128,9 @@ follower_pending() {
         select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") |
         select(.message | test("didn.t match pod affinity rules"))' >/dev/null
 }
-check "a pod with required podAffinity for pods of namespace db stays pending while none matches" \
+check_eval "a pod with required podAffinity for pods of namespace db stays pending while none matches" \
     "wait_for 15 follower_pending && [ -z \"\$(node_of follower)\" ]"
-check "the namespace informer saw namespace db with its label" \
+check_eval "the namespace informer saw namespace db with its label" \
     "wait_seen 1 'msg=\"namespace\" event=add name=db labels=1'"
 # Relabelling a namespace reaches the scheduler live and sends the pods
 # InterPodAffinity rejected back through the queue (they are tried again,
@@ -138,21 +138,20 @@ check "the namespace informer saw namespace db with its label" \
 tries() { grep -c 'msg="unschedulable" pod=default/follower' "$dir/ms.log"; }
 before=$(tries)
 merge_patch /api/v1/namespaces/db '{"metadata":{"labels":{"team":"a","tier":"data"}}}'
-check "a namespace label change reaches the scheduler without a restart" \
+check_eval "a namespace label change reaches the scheduler without a restart" \
     "wait_seen 10 'msg=\"namespace\" event=update name=db labels=2'"
-check "and moves the pod InterPodAffinity rejected back to the queue (attempts $before -> more)" \
+check_eval "and moves the pod InterPodAffinity rejected back to the queue (attempts $before -> more)" \
     "wait_for 15 '[ \"\$(tries)\" -gt $before ]'"
 # The peer's label changes to app=db: the follower joins it on b2.
 merge_patch /api/v1/namespaces/db/pods/db-0 '{"metadata":{"labels":{"app":"db"}}}'
-check "once a pod of namespace db matches, the follower is bound next to it (b2)" \
+check_eval "once a pod of namespace db matches, the follower is bound next to it (b2)" \
     "wait_for 15 '[ \"\$(node_of follower)\" = b2 ]'"
 # A pod that lists a namespace where nothing matches stays pending.
 mkpod default loner '{"app":"loner"}' ',"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["default"],"topologyKey":"kubernetes.io/hostname"}]}}' >/dev/null
 sleep 2
-check "a pod whose term lists the wrong namespace stays pending" '[ -z "$(node_of loner)" ]'
+check_eval "a pod whose term lists the wrong namespace stays pending" '[ -z "$(node_of loner)" ]'
 
-check "every namespace and PDB decoded (no object skipped)" "! grep -q 'object skipped' '$dir/ms.log'"
-check "moonsched exits 0 on SIGTERM" "stop_ms TERM"
+check_eval "every namespace and PDB decoded (no object skipped)" "! grep -q 'object skipped' '$dir/ms.log'"
+check_eval "moonsched exits 0 on SIGTERM" "stop_ms TERM"
 
-echo "1..$n"
-exit $failed
+tap_done

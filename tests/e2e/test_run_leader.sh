@@ -77,47 +77,47 @@ for i in 1 2 3 4; do mknode "n$i" 8 16Gi; done
 port_a=$(kube_free_port); port_b=$(kube_free_port)
 start_replica a "" --metrics-bind-address "127.0.0.1:$port_a"
 start_replica b "" --metrics-bind-address "127.0.0.1:$port_b"
-check "the Lease gets a holder" "wait_for 15 '[ -n \"\$(holder)\" ]'"
+check_eval "the Lease gets a holder" "wait_for 15 '[ -n \"\$(holder)\" ]'"
 wait_for 10 '[ -n "$(identity_of a)" ] && [ -n "$(identity_of b)" ]'
 id_a=$(identity_of a); id_b=$(identity_of b)
-check "identities are hostname_UUID and differ ($id_a, $id_b)" \
+check_eval "identities are hostname_UUID and differ ($id_a, $id_b)" \
     "[[ \"$id_a\" =~ ^$(hostname)_[0-9a-f-]{36}\$ ]] && [ \"$id_a\" != \"$id_b\" ]"
 h=$(holder)
 if [ "$h" = "$id_a" ]; then leader=a standby=b lport=$port_a sport=$port_b
 else leader=b standby=a lport=$port_b sport=$port_a; fi
-check "the holder is one of the two replicas" '[ "$h" = "$id_a" ] || [ "$h" = "$id_b" ]'
-check "exactly one logged 'successfully acquired lease'" \
+check_eval "the holder is one of the two replicas" '[ "$h" = "$id_a" ] || [ "$h" = "$id_b" ]'
+check_eval "exactly one logged 'successfully acquired lease'" \
     '[ "$(cat "$dir/ms-a.log" "$dir/ms-b.log" | grep -c "successfully acquired lease")" = 1 ]'
-check "the standby logs that the lock is held" \
+check_eval "the standby logs that the lock is held" \
     "wait_for 5 'grep -q \"lock is held by another\" \"\$dir/ms-$standby.log\"'"
-check "leader_election_master_status is 1 on the leader, 0 on the standby" \
+check_eval "leader_election_master_status is 1 on the leader, 0 on the standby" \
     "wait_for 5 '[ \"\$(gauge $lport)\" = 1 ] && [ \"\$(gauge $sport)\" = 0 ]'"
 
 mkpods first 20
-check "20 pods bound" "wait_for 30 '[ \"\$(unbound_count first-)\" = 0 ]'"
-check "only the leader bound them ($leader: $(bound_by "$leader" first), $standby: $(bound_by "$standby" first))" \
+check_eval "20 pods bound" "wait_for 30 '[ \"\$(unbound_count first-)\" = 0 ]'"
+check_eval "only the leader bound them ($leader: $(bound_by "$leader" first), $standby: $(bound_by "$standby" first))" \
     "[ \"\$(bound_by $leader first)\" = 20 ] && [ \"\$(bound_by $standby first)\" = 0 ]"
 sleep 2
-check "the standby never bound (after leaseDuration of renewals)" \
+check_eval "the standby never bound (after leaseDuration of renewals)" \
     "[ \"\$(grep -c 'msg=\"bound\"' \"\$dir/ms-$standby.log\")\" = 0 ] && [ \"\$(holder)\" = \"$h\" ]"
 
 # --- SIGTERM the leader: release, the standby takes over at once --------------
 t0=$(now)
 stop_replica "$leader" TERM
 rc=$?
-check "the leader exits 0 on SIGTERM" '[ "$rc" = 0 ]'
-check "it released the lease" "grep -q 'released lease' \"\$dir/ms-$leader.log\""
+check_eval "the leader exits 0 on SIGTERM" '[ "$rc" = 0 ]'
+check_eval "it released the lease" "grep -q 'released lease' \"\$dir/ms-$leader.log\""
 id_s=$([ "$standby" = a ] && echo "$id_a" || echo "$id_b")
 wait_for 10 "[ \"\$(holder)\" = \"$id_s\" ]"
 took=$(elapsed "$t0")
-check "the standby holds the lease ${took}s after SIGTERM (within ~2 s, leaseDuration 3 s)" \
+check_eval "the standby holds the lease ${took}s after SIGTERM (within ~2 s, leaseDuration 3 s)" \
     "[ \"\$(holder)\" = \"$id_s\" ] && le $took 2.5"
-check "leaseTransitions counted the takeover" '[ "$(transitions)" -ge 1 ]'
+check_eval "leaseTransitions counted the takeover" '[ "$(transitions)" -ge 1 ]'
 mkpods second 10
-check "pods created afterwards are bound by the new leader" \
+check_eval "pods created afterwards are bound by the new leader" \
     "wait_for 20 '[ \"\$(unbound_count second-)\" = 0 ]' && [ \"\$(bound_by $standby second)\" = 10 ]"
-check "the new leader reports leader_election_master_status 1" "wait_for 5 '[ \"\$(gauge $sport)\" = 1 ]'"
-check "a LeaderElection event says it became leader" \
+check_eval "the new leader reports leader_election_master_status 1" "wait_for 5 '[ \"\$(gauge $sport)\" = 1 ]'"
+check_eval "a LeaderElection event says it became leader" \
     "wait_for 5 'kube_api GET /api/v1/namespaces/kube-system/events | jq -e --arg m \"$id_s became leader\" \"[.items[] | select(.reason==\\\"LeaderElection\\\" and .message==\\\$m and .involvedObject.kind==\\\"Lease\\\")] | length == 1\" >/dev/null'"
 
 # --- SIGKILL the leader: a third replica takes over after leaseDuration --------
@@ -125,17 +125,17 @@ start_replica c
 wait_for 10 '[ -n "$(identity_of c)" ]'
 id_c=$(identity_of c)
 sleep 1.5
-check "the third replica waits as standby" "[ \"\$(holder)\" = \"$id_s\" ] && ! grep -q 'successfully acquired' \"\$dir/ms-c.log\""
+check_eval "the third replica waits as standby" "[ \"\$(holder)\" = \"$id_s\" ] && ! grep -q 'successfully acquired' \"\$dir/ms-c.log\""
 t0=$(now)
 stop_replica "$standby" KILL
 wait_for 15 "[ \"\$(holder)\" = \"$id_c\" ]"
 took=$(elapsed "$t0")
-check "after SIGKILL it takes over in ${took}s (leaseDuration 3 s, measured from its own observation)" \
+check_eval "after SIGKILL it takes over in ${took}s (leaseDuration 3 s, measured from its own observation)" \
     "[ \"\$(holder)\" = \"$id_c\" ] && le 2.0 $took && le $took 6"
 mkpods third 10
-check "and binds the pods created afterwards" \
+check_eval "and binds the pods created afterwards" \
     "wait_for 20 '[ \"\$(unbound_count third-)\" = 0 ]' && [ \"\$(bound_by c third)\" = 10 ]"
-check "after SIGTERM it releases the lease" "stop_replica c TERM && [ -z \"\$(holder)\" ]"
+check_eval "after SIGTERM it releases the lease" "stop_replica c TERM && [ -z \"\$(holder)\" ]"
 
 # --- renewals fail: the leader exits non-zero after renewDeadline -------------
 api_port=${KUBE_URL##*:}
@@ -167,9 +167,9 @@ wait_for 5 "(exec 3<>/dev/tcp/127.0.0.1/$proxy_port) 2>/dev/null"
 start_replica d "$dir/proxied.kubeconfig" --metrics-bind-address 0
 wait_for 10 '[ -n "$(identity_of d)" ]'
 id_d=$(identity_of d)
-check "a replica behind a loopback proxy acquires the lease" "wait_for 10 '[ \"\$(holder)\" = \"$id_d\" ]'"
+check_eval "a replica behind a loopback proxy acquires the lease" "wait_for 10 '[ \"\$(holder)\" = \"$id_d\" ]'"
 mkpods fourth 5
-check "and binds" "wait_for 20 '[ \"\$(unbound_count fourth-)\" = 0 ]'"
+check_eval "and binds" "wait_for 20 '[ \"\$(unbound_count fourth-)\" = 0 ]'"
 t0=$(now)
 kill -9 "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=""
 p=${rpid[d]}
@@ -178,17 +178,16 @@ took=$(elapsed "$t0")
 wait "$p" 2>/dev/null
 rc=$?
 unset "rpid[d]"
-check "with the apiserver unreachable it exits non-zero (status $rc) ${took}s later (renewDeadline 2 s)" \
+check_eval "with the apiserver unreachable it exits non-zero (status $rc) ${took}s later (renewDeadline 2 s)" \
     "[ \"$rc\" != 0 ] && le 1.5 $took && le $took 5"
-check "it logged 'lost lease' and 'leaderelection lost'" \
+check_eval "it logged 'lost lease' and 'leaderelection lost'" \
     "grep -q 'lost lease' \"\$dir/ms-d.log\" && grep -q 'leaderelection lost' \"\$dir/ms-d.log\""
 
 # --- every pod bound exactly once -------------------------------------------------
 dups=$(kube_api GET /api/v1/namespaces/default/events | jq '[.items[] | select(.reason=="Scheduled") | .involvedObject.name] | group_by(.) | map(select(length > 1)) | length')
-check "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
-check "no replica had a bind refused" '! grep -q "binding failed" "$dir"/ms-*.log'
-check "requests within allocatable on every node" capacity_ok
+check_eval "every pod was bound exactly once (no pod has two Scheduled events)" '[ "$dups" = 0 ]'
+check_eval "no replica had a bind refused" '! grep -q "binding failed" "$dir"/ms-*.log'
+check_eval "requests within allocatable on every node" capacity_ok
 
 stop_all; [ -n "${LEADER_KEEP_LOGS:-}" ] && cp "$dir"/ms-*.log "$LEADER_KEEP_LOGS"/
-echo "1..$n"
-exit $failed
+tap_done

@@ -16,11 +16,15 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "scheduler/extender.h"
+#include "plugin_args.h"
+#include "api/pdb_set.h"
+#include "backend/queue.h"
+#include "base/rng.h"
+#include "framework/plugins/preemption.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
-#include "moonsched/preemption.h"
-#include "plugin_args.h"
+#include "scheduler/extender.h"
 
 #define PLUGIN "DefaultPreemption"
 

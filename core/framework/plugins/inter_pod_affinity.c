@@ -28,6 +28,10 @@
 #include "builtin.h"
 #include "moonsched/namespaces.h"
 #include "plugin_args.h"
+#include "api/namespace_store.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
+#include "base/map.h"
 
 #define DEFAULT_HARD_POD_AFFINITY_WEIGHT 1
 #define MAX_HARD_POD_AFFINITY_WEIGHT 100

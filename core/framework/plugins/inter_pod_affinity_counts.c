@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "moonsched/namespaces.h"
-#include "moonsched/queue.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
+#include "api/namespace_store.h"
 
 void ipa_pc_free(ipa_pair_counts *pc) {
     ms_map_free(&pc->slot);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moonsched/map.h"
+#include "base/map.h"
 #include "moonsched/plugin.h"
 #include "moonsched/selector.h"
 

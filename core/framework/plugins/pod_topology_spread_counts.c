@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pod_topology_spread.h"
+#include "backend/snapshot.h"
 
 /* ---- signature ---- */
 

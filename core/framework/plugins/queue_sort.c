@@ -1,5 +1,6 @@
 /* PrioritySort: higher priority first, then the earlier queue timestamp. */
 #include "builtin.h"
+#include "backend/queue.h"
 
 static bool priority_sort_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b) {
     (void)self;

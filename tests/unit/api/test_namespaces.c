@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "fixtures.h"
-#include "moonsched/namespaces.h"
+#include "api/namespace_store.h"
 
 static void test_namespaces(void **state) {
     (void)state;

@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "fixtures.h"
 
+#include "api/pdb_set.h"
 #include "moonsched/pdb.h"
 
 static ms_rc decode(fx_env *e, const char *yaml, ms_pdb **out, ms_error *err) {

@@ -1,10 +1,10 @@
 #include "testutil.h"
 
-#include "moonsched/cache.h"
-#include "moonsched/labels.h"
-#include "moonsched/map.h"
+#include "backend/cache.h"
 #include "backend/node_tree.h"
-#include "moonsched/snapshot.h"
+#include "backend/snapshot.h"
+#include "base/map.h"
+#include "moonsched/labels.h"
 
 #define MI (1024LL * 1024)
 

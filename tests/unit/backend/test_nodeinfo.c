@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "moonsched/map.h"
+#include "base/map.h"
 #include "moonsched/nodeinfo.h"
 
 #define MI (1024LL * 1024)

@@ -2,7 +2,7 @@
 
 #include <time.h>
 
-#include "moonsched/queue.h"
+#include "backend/queue.h"
 
 /* Pods built by hand: uid_hash is the identity the queue keys on. */
 static ms_pod *mkpod(uint64_t uid, int32_t priority) {

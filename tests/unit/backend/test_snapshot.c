@@ -2,8 +2,8 @@
  * generation has to apply, through the real cache. */
 #include "testutil.h"
 
-#include "moonsched/cache.h"
-#include "moonsched/snapshot.h"
+#include "backend/cache.h"
+#include "backend/snapshot.h"
 
 typedef struct fx {
     ms_interner *in;

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "base/log.h"
+#include "moonsched/log.h"
 
 typedef struct captured {
     char lines[8][2048];

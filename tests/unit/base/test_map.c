@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "moonsched/map.h"
+#include "base/map.h"
 
 static void test_put_get_del(void **state) {
     (void)state;

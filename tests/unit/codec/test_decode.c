@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "base/map.h"
+#include "codec/decode_internal.h"
 #include "moonsched/decode.h"
-#include "moonsched/map.h"
 #include "moonsched/selector.h"
 
 static fx_env env;

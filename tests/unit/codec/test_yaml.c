@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 
+#include "codec/decode_internal.h"
 #include "moonsched/decode.h"
 
 typedef struct parsed {

@@ -2,8 +2,9 @@
 
 #include "fixtures.h"
 
+#include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/framework.h"
-#include "moonsched/queue.h"
 
 /* Fake plugins: each instance's behaviour lives in `fakes[i]`, every call is
  * appended to `calls`, and a call made with c->current != the plugin's

@@ -6,6 +6,8 @@
 
 #include "moonsched/framework.h"
 #include "policy/policy_plugin.h"
+#include "framework/runners.h"
+#include "backend/queue.h"
 
 static void test_filter_and_score_batch(void **state) {
     (void)state;

@@ -6,10 +6,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "moonsched/cache.h"
+#include "backend/cache.h"
+#include "framework/plugins/preemption.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
-#include "moonsched/preemption.h"
 #include "moonsched/scheduler.h"
 
 typedef struct env {

@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/queue.h"
+#include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
-#include "moonsched/queue.h"
 #include "moonsched/scheduler.h"
 
 typedef struct env {

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "moonsched/cache.h"
+#include "backend/cache.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/namespaces.h"

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "scheduler_env.h"
+#include "backend/queue.h"
 
 static void test_node_add_moves_unschedulable_pod(void **state) {
     (void)state;

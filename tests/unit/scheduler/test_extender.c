@@ -13,11 +13,12 @@
 #include <sys/wait.h>
 
 #include "fake_http.h"
-#include "moonsched/cache.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
-#include "scheduler/extender.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/extender.h"
 
 /* ---- configuration --------------------------------------------------- */
 

@@ -4,6 +4,9 @@
 #include "testutil.h"
 
 #include "scheduler_env.h"
+#include "scheduler/scheduler_priv.h"
+#include "base/rng.h"
+#include "backend/queue.h"
 
 static void test_num_feasible_nodes_to_find(void **state) {
     (void)state;

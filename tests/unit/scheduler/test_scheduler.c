@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "scheduler_env.h"
+#include "backend/queue.h"
 
 static void test_bind_failure_requeues_with_backoff(void **state) {
     (void)state;

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "scheduler_env.h"
+#include "backend/queue.h"
 
 static void test_permit_wait(void **state) {
     (void)state;

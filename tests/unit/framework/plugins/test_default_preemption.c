@@ -9,12 +9,15 @@
 
 #include <time.h>
 
+#include "api/pdb_set.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
+#include "base/rng.h"
+#include "framework/plugins/preemption.h"
+#include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
-#include "moonsched/preemption.h"
-#include "moonsched/queue.h"
-#include "moonsched/snapshot.h"
 
 enum { NEG = -100, LOW = 0, MID = 100, HIGH = 1000, VERY_HIGH = 10000 };
 enum { SMALL = 100, MEDIUM = 200, LARGE = 300, VERY_LARGE = 500 };

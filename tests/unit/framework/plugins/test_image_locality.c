@@ -3,10 +3,10 @@
  * counted by the real cache. */
 #include "testutil.h"
 
-#include "framework/plugins/builtin.h"
 #include "fixtures.h"
-#include "moonsched/cache.h"
-#include "moonsched/snapshot.h"
+#include "backend/cache.h"
+#include "backend/snapshot.h"
+#include "framework/plugins/builtin.h"
 
 /* Table rows leave their trailing nodes zero. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"

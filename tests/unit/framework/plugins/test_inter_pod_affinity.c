@@ -8,12 +8,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "framework/plugins/builtin.h"
 #include "fixtures.h"
-#include "moonsched/cache.h"
-#include "moonsched/namespaces.h"
-#include "moonsched/queue.h"
-#include "moonsched/snapshot.h"
+#include "api/namespace_store.h"
+#include "backend/cache.h"
+#include "backend/queue.h"
+#include "backend/snapshot.h"
+#include "framework/plugins/builtin.h"
 
 #define ERR_AFF "node(s) didn't match pod affinity rules"
 #define ERR_ANTI "node(s) didn't match pod anti-affinity rules"

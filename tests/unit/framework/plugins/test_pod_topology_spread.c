@@ -10,8 +10,8 @@
 #include "testutil.h"
 
 #include "fixtures.h"
-#include "moonsched/cache.h"
-#include "moonsched/snapshot.h"
+#include "backend/cache.h"
+#include "backend/snapshot.h"
 #include "framework/plugins/builtin.h"
 #include "framework/plugins/pod_topology_spread.h"
 

@@ -1,114 +1,9 @@
-/* VolumeRestrictions and NodeVolumeLimits, with pods decoded from YAML so
- * that the cases read as upstream's volume_restrictions_test.go. */
+/* VolumeRestrictions, with pods decoded from YAML so that the cases read
+ * as upstream's volume_restrictions_test.go; both volume plugins in the
+ * registry and in upstream's default profile. */
 #include "testutil.h"
 
-#include "fixtures.h"
-#include "moonsched/config.h"
-#include "moonsched/framework.h"
-#include "moonsched/nodeinfo.h"
-#include "moonsched/plugin.h"
-
-static fx_env env;
-
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-/* A pod named `name` with spec.volumes = volumes (a YAML flow list; NULL:
- * no volumes). */
-static ms_pod *pod_with(const char *name, const char *volumes) {
-    char text[2048];
-    snprintf(text, sizeof text, "metadata: {name: %s}\nspec: {containers: [{name: c}]%s%s}\n", name,
-             volumes ? ", volumes: " : "", volumes ? volumes : "");
-    return fx_pod(&env.d, text);
-}
-
-typedef struct harness {
-    const ms_plugin_ops *ops;
-    ms_handle h;
-    ms_arena arena;
-    void *slots[1];
-    ms_cycle c;
-} harness;
-
-static void harness_init(harness *hx, const char *plugin, ms_pod *pod) {
-    memset(hx, 0, sizeof *hx);
-    hx->ops = ms_plugin_lookup(plugin);
-    assert_non_null(hx->ops);
-    assert_null(hx->ops->create);
-    hx->h.in = env.in;
-    ms_arena_init(&hx->arena, 1024);
-    hx->c.pod = pod;
-    hx->c.arena = &hx->arena;
-    hx->c.state = hx->slots;
-    hx->c.h = &hx->h;
-}
-
-static void harness_free(harness *hx) { ms_arena_free(&hx->arena); }
-
-/* The code Filter returns for pod on a node holding `existing` (n pods);
- * *reason receives the first reason. */
-static ms_code run_filter(const char *plugin, ms_pod *pod, ms_pod **existing, uint32_t n,
-                          const char **reason) {
-    harness hx;
-    harness_init(&hx, plugin, pod);
-    ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "node-1"));
-    assert_non_null(ni);
-    for (uint32_t i = 0; i < n; i++) assert_int_equal(ms_node_info_add_pod(ni, existing[i], env.in), 0);
-    ms_status st;
-    ms_status_ok(&st);
-    ms_code code = hx.ops->filter(NULL, &hx.c, ni, &st);
-    assert_int_equal(st.code, code);
-    *reason = st.nreasons ? st.reasons[0] : NULL;
-    ms_node_info_free(ni);
-    harness_free(&hx);
-    return code;
-}
-
-static ms_code run_pre_filter(const char *plugin, ms_pod *pod) {
-    harness hx;
-    harness_init(&hx, plugin, pod);
-    ms_status st;
-    ms_status_ok(&st);
-    ms_code code = hx.ops->pre_filter(NULL, &hx.c, &st);
-    harness_free(&hx);
-    return code;
-}
-
-#define GCE_FOO "[{name: v, gcePersistentDisk: {pdName: foo}}]"
-#define GCE_BAR "[{name: v, gcePersistentDisk: {pdName: bar}}]"
-#define GCE_FOO_RO "[{name: v, gcePersistentDisk: {pdName: foo, readOnly: true}}]"
-#define AWS_FOO "[{name: v, awsElasticBlockStore: {volumeID: foo}}]"
-#define AWS_BAR "[{name: v, awsElasticBlockStore: {volumeID: bar}}]"
-#define AWS_FOO_RO "[{name: v, awsElasticBlockStore: {volumeID: foo, readOnly: true}}]"
-#define RBD_AB "[{name: v, rbd: {monitors: [a, b], pool: foo, image: bar, fsType: ext4}}]"
-#define RBD_CD "[{name: v, rbd: {monitors: [c, d], pool: foo, image: bar, fsType: ext4}}]"
-#define RBD_BC "[{name: v, rbd: {monitors: [b, c], pool: foo, image: bar}}]"
-#define RBD_BC_RO "[{name: v, rbd: {monitors: [b, c], pool: foo, image: bar, readOnly: true}}]"
-#define RBD_AB_RO "[{name: v, rbd: {monitors: [a, b], pool: foo, image: bar, readOnly: true}}]"
-#define RBD_AB_POOL2 "[{name: v, rbd: {monitors: [a, b], pool: baz, image: bar}}]"
-#define RBD_AB_IMG2 "[{name: v, rbd: {monitors: [a, b], pool: foo, image: qux}}]"
-#define RBD_A_NOPOOL "[{name: v, rbd: {monitors: [a], image: bar}}]"
-#define RBD_A_RBDPOOL "[{name: v, rbd: {monitors: [a], pool: rbd, image: bar}}]"
-#define ISCSI_16 \
-    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2016-12.server:storage.target01\", " \
-    "fsType: ext4, lun: 0}}]"
-#define ISCSI_17 \
-    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2017-12.server:storage.target01\", " \
-    "fsType: ext4, lun: 0}}]"
-#define ISCSI_16_RO \
-    "[{name: v, iscsi: {targetPortal: \"127.0.0.1:3260\", iqn: \"iqn.2016-12.server:storage.target01\", " \
-    "lun: 0, readOnly: true}}]"
-#define PVC_A "[{name: v, persistentVolumeClaim: {claimName: a}}]"
-#define EMPTY_DIR "[{name: v, emptyDir: {}}]"
+#include "volume_fixtures.h"
 
 typedef struct conflict_case {
     const char *name;
@@ -211,63 +106,6 @@ static void test_volume_restrictions_pre_filter(void **state) {
     }
 }
 
-/* NodeVolumeLimits: PreFilter skips the pods upstream skips (no claim, no
- * generic ephemeral volume, no inline volume CSI migration translates). */
-static void test_node_volume_limits_pre_filter(void **state) {
-    (void)state;
-    static const struct {
-        const char *volumes;
-        ms_code want;
-    } cases[] = {
-        {NULL, MS_SKIP},
-        {EMPTY_DIR, MS_SKIP},
-        {"[{name: a, configMap: {name: c}}, {name: b, secret: {secretName: s}}]", MS_SKIP},
-        {"[{name: a, csi: {driver: d}}]", MS_SKIP},
-        {RBD_AB, MS_SKIP},
-        {ISCSI_16, MS_SKIP},
-        {PVC_A, MS_SUCCESS},
-        {"[{name: a, ephemeral: {volumeClaimTemplate: {spec: {}}}}]", MS_SUCCESS},
-        {GCE_FOO, MS_SUCCESS},
-        {AWS_FOO, MS_SUCCESS},
-        {"[{name: a, azureDisk: {diskName: d, diskURI: u}}]", MS_SUCCESS},
-        {"[{name: a, cinder: {volumeID: v}}]", MS_SUCCESS},
-        {"[{name: a, emptyDir: {}}, {name: b, persistentVolumeClaim: {claimName: c}}]", MS_SUCCESS},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ms_pod *pod = pod_with("p", cases[i].volumes);
-        if (run_pre_filter("NodeVolumeLimits", pod) != cases[i].want)
-            fail_msg("case %zu: %s", i, cases[i].volumes ? cases[i].volumes : "no volumes");
-        ms_pod_unref(pod);
-    }
-}
-
-/* Without PVC, PV, StorageClass and CSINode objects no volume resolves to a
- * CSI driver: Filter admits the node even when it reports a limit of 0. */
-static void test_node_volume_limits_filter_passes(void **state) {
-    (void)state;
-    ms_pod *pod = pod_with("p", "[{name: a, persistentVolumeClaim: {claimName: c1}},"
-                                " {name: b, persistentVolumeClaim: {claimName: c2}}]");
-    ms_pod *pods[2] = {pod_with("x", "[{name: a, persistentVolumeClaim: {claimName: c3}}]"),
-                       pod_with("y", GCE_FOO)};
-    harness hx;
-    harness_init(&hx, "NodeVolumeLimits", pod);
-    ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
-    ms_node *node = fx_node(&env.d, "metadata: {name: n1}\n"
-                                    "status: {allocatable: {attachable-volumes-csi-ebs.csi.aws.com: \"0\","
-                                    " attachable-volumes-gce-pd: \"0\", pods: \"10\"}}\n");
-    ms_node_info_set_node(ni, node);
-    for (int i = 0; i < 2; i++) assert_int_equal(ms_node_info_add_pod(ni, pods[i], env.in), 0);
-    ms_status st;
-    ms_status_ok(&st);
-    assert_int_equal(hx.ops->filter(NULL, &hx.c, ni, &st), MS_SUCCESS);
-    assert_int_equal(st.nreasons, 0);
-    ms_node_info_free(ni);
-    ms_node_unref(node);
-    harness_free(&hx);
-    ms_pod_unref(pod);
-    for (int i = 0; i < 2; i++) ms_pod_unref(pods[i]);
-}
-
 static void test_registered(void **state) {
     (void)state;
     const ms_plugin_ops *vr = ms_plugin_lookup("VolumeRestrictions");
@@ -364,8 +202,6 @@ int main(void) {
         cmocka_unit_test(test_disk_conflicts),
         cmocka_unit_test(test_conflict_with_any_pod_on_node),
         cmocka_unit_test(test_volume_restrictions_pre_filter),
-        cmocka_unit_test(test_node_volume_limits_pre_filter),
-        cmocka_unit_test(test_node_volume_limits_filter_passes),
         cmocka_unit_test(test_registered),
         cmocka_unit_test(test_default_profile),
     };

@@ -20,12 +20,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backend/snapshot.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/node.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
-#include "moonsched/snapshot.h"
 
 typedef struct ms_cache ms_cache;
 

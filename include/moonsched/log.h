@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#pragma GCC visibility push(default)
+
 typedef enum ms_log_level {
     MS_LOG_ERROR = 0,
     MS_LOG_WARN = 1,
@@ -43,5 +45,7 @@ void ms_log(const ms_logger *l, ms_log_level level, const char *msg, ...)
     __attribute__((sentinel));
 
 const char *ms_log_level_name(ms_log_level level);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moonsched/map.h"
+#include "base/map.h"
 #include "moonsched/nodeinfo.h"
 
 /* A NodeInfo the snapshot copied (new or changed) or dropped. `since` is

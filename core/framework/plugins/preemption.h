@@ -41,10 +41,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backend/snapshot.h"
 #include "moonsched/framework.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
-#include "moonsched/snapshot.h"
 #include "moonsched/status.h"
 
 /* upstream's defaults for DefaultPreemptionArgs */

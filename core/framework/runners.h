@@ -1,0 +1,113 @@
+/* The runners of each extension point for one profile, with upstream's
+ * semantics (stop at the first non-success in PreFilter/Filter/Reserve/
+ * PreBind; Skip bookkeeping; weights): what a scheduling cycle, the queue
+ * and preemption call. */
+#ifndef MOONSCHED_FRAMEWORK_RUNNERS_H
+#define MOONSCHED_FRAMEWORK_RUNNERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moonsched/cluster_event.h"
+#include "moonsched/framework.h"
+#include "moonsched/plugin.h"
+#include "moonsched/status.h"
+
+/* Allocates the per-plugin state slots from c->arena, clears skip bits and
+ * sets c->h and c->fw. MS_ENOMEM when the arena cannot grow. */
+ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
+
+/* PreFilter: on rejection `st` carries the plugin and reason. */
+ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st);
+/* All Filter plugins on one node; stops at the first failure. */
+ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                ms_status *st);
+/* The per-node Filter plugins of one cycle, resolved after PreFilter
+ * (Skips and batch-only plugins left out): the filter loop then makes no
+ * lookups per node. Valid while c->skip_filter is unchanged. */
+typedef struct ms_filter_plan {
+    uint32_t n;
+    struct {
+        ms_code (*filter)(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st);
+        void *self;
+        uint32_t plugin;
+    } steps[MS_MAX_PLUGINS];
+} ms_filter_plan;
+void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filter_plan *plan);
+/* Completes the status of a plugin's Filter failure (code, plugin index)
+ * as ms_framework_run_filter does; returns the code. */
+ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin);
+/* ms_framework_run_filter through a plan: the same results. Inline: the
+ * loop over nodes calls it for every node. */
+static inline ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, ms_cycle *c,
+                                                   const ms_node_info *ni, ms_status *st) {
+    const uint32_t n = plan->n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = plan->steps[k].plugin;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = plan->steps[k].filter(plan->steps[k].self, c, ni, st);
+        if (code != MS_SUCCESS) return ms_framework_filter_failed(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+/* Plugins with only filter_batch (Lua policies) are left out by
+ * ms_framework_run_filter and run here, once per plugin over many nodes:
+ * statuses[i] holds nodes[i]'s result of the per-node plugins; nodes still
+ * at Success go to each batch plugin in Filter order, and a rejection
+ * replaces their status (plugin index set). MS_ERROR when a plugin failed
+ * as a whole (its nodes then carry the error); MS_SUCCESS otherwise, also
+ * when nodes were rejected. Scratch arrays come from c->arena. */
+bool ms_framework_has_filter_batch(const ms_framework *fw);
+ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
+                                      ms_node_info *const *nodes, uint32_t n,
+                                      ms_status *statuses);
+/* Filter with nominated pods taken into account (upstream's two-pass
+ * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
+ * nominated to the node, the pod must fit with them added and without.
+ * Nominated pods come from c->h->queue; the pass with them added runs on
+ * c->h->scratch (see ms_handle). */
+ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                               const ms_node_info *ni, ms_status *st);
+/* The same for a caller that has the node's nominated pods at hand
+ * (ms_queue_nominated_for): no second lookup. */
+ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                              const ms_node_info *ni, ms_pod *const *nominated,
+                                              uint32_t n, ms_status *st);
+ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
+                                     const ms_status *statuses, ms_str *nominated,
+                                     ms_status *st);
+ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
+                                   ms_node_info *const *nodes, uint32_t n, ms_status *st);
+/* Fills totals[n] with the weighted sum over Score plugins. When
+ * per_plugin is non-NULL it receives the weighted score of each score plugin
+ * (row-major: per_plugin[k * n + i] for the k-th score plugin). */
+ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
+                               uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st);
+/* On failure the Unreserve of every Reserve plugin has already run, in
+ * reverse order: the caller only forgets the assumed pod. */
+ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st);
+void ms_framework_run_unreserve(const ms_framework *fw, ms_cycle *c, ms_str node);
+/* MS_WAIT when a plugin asked to wait and none rejected: *timeout is the
+ * smallest wait asked for, capped at upstream's 15 minutes. */
+ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                double *timeout, ms_status *st);
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                                  ms_status *st);
+/* The first Bind plugin that does not return MS_SKIP decides; MS_SKIP when
+ * every plugin skipped. */
+ms_code ms_framework_run_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
+                              ms_status *st);
+void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_str node);
+
+/* QueueSort of this profile. */
+bool ms_framework_less(void *fw, const ms_queued_pod *a, const ms_queued_pod *b);
+bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason);
+/* Events that could help a pod rejected by the plugins in `plugins` (bits).
+ * A plugin that declares no events counts as interested in all of them (as
+ * upstream's plugins without EnqueueExtensions); so does an empty set (the
+ * pod failed for a reason no plugin owns, e.g. an error). */
+ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins);
+
+#endif
