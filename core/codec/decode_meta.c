@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec/decode_internal.h"
+#include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/map.h"
 #include "base/quantity.h"
@@ -15,7 +16,7 @@
 void ms_decoder_init(ms_decoder *d, ms_interner *in) {
     d->in = in;
     ms_resource_names_init(&d->rn, in);
-    d->default_scheduler = ms_intern_cstr(in, "default-scheduler");
+    d->default_scheduler = ms_intern_cstr(in, MS_DEFAULT_SCHEDULER_NAME);
     d->keep_raw = false;
 }
 

@@ -13,7 +13,6 @@
 #include "moonsched/decode.h"
 #include "scheduler/extender.h"
 
-#define DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define API_GROUP "kubescheduler.config.k8s.io/"
 
 /* API versions, as bits so that a field can say where it exists. */
@@ -618,7 +617,7 @@ static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t
                           ms_profile_config *p) {
     const char *name = in->name;
     /* upstream names a lone profile; with several, each must have a name */
-    if (!name && n == 1) name = DEFAULT_SCHEDULER_NAME;
+    if (!name && n == 1) name = MS_DEFAULT_SCHEDULER_NAME;
     if (!name || !*name)
         return ms_error_set(ps->err, MS_EINVAL, "profiles[%u].schedulerName: Required value", i);
     ms_rc rc = ms_profile_config_build(p, name, &in->plugins, ps->err);
@@ -762,7 +761,7 @@ ms_rc ms_config_default(ms_config *c) {
     c->profiles = calloc(1, sizeof *c->profiles);
     if (!c->profiles) return MS_ENOMEM;
     c->nprofiles = 1;
-    ms_profile_config_default(&c->profiles[0], DEFAULT_SCHEDULER_NAME);
+    ms_profile_config_default(&c->profiles[0], MS_DEFAULT_SCHEDULER_NAME);
     c->percentage_of_nodes_to_score = 0;
     c->pod_initial_backoff = 1;
     c->pod_max_backoff = 10;
@@ -943,7 +942,7 @@ void ms_config_free(ms_config *c) {
 }
 
 const ms_profile_config *ms_config_profile(const ms_config *c, const char *scheduler_name) {
-    if (!scheduler_name || !*scheduler_name) scheduler_name = DEFAULT_SCHEDULER_NAME;
+    if (!scheduler_name || !*scheduler_name) scheduler_name = MS_DEFAULT_SCHEDULER_NAME;
     for (uint32_t i = 0; i < c->nprofiles; i++)
         if (strcmp(c->profiles[i].scheduler_name, scheduler_name) == 0) return &c->profiles[i];
     return NULL;
