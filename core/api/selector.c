@@ -6,6 +6,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "api/validation.h"
+
 /* ---- validation (labels.NewRequirement's rules) ---------------------- */
 
 typedef struct slice {
@@ -13,70 +15,9 @@ typedef struct slice {
     size_t n;
 } slice;
 
-#define QUALIFIED_NAME_MAX 63
-#define LABEL_VALUE_MAX 63
-#define DNS1123_SUBDOMAIN_MAX 253
-#define QNAME_RULE \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end " \
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex " \
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-
-static bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], non-empty. */
-static bool qname_chars(const char *s, size_t n) {
-    if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1])) return false;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.') return false;
-    return true;
-}
-
-/* DNS-1123 subdomain: dot-separated [a-z0-9]([-a-z0-9]*[a-z0-9])?. */
-static bool is_dns1123_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > DNS1123_SUBDOMAIN_MAX) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.') continue;
-        if (i == start) return false;
-        for (size_t k = start; k < i; k++) {
-            char c = s[k];
-            bool lower_alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-            if (!lower_alnum && (c != '-' || k == start || k == i - 1)) return false;
-        }
-        start = i + 1;
-    }
-    return true;
-}
-
 /* validation.IsQualifiedName; on failure writes upstream's reason. */
 static bool check_label_key(slice k, char *why, size_t nwhy) {
-    const char *slash = memchr(k.s, '/', k.n);
-    slice name = k;
-    const char *problem = NULL;
-    if (slash) {
-        slice prefix = {k.s, (size_t)(slash - k.s)};
-        name.s = slash + 1;
-        name.n = k.n - prefix.n - 1;
-        if (memchr(name.s, '/', name.n)) {
-            problem = "a qualified name " QNAME_RULE
-                      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-        } else if (prefix.n == 0) {
-            problem = "prefix part must be non-empty";
-        } else if (!is_dns1123_subdomain(prefix.s, prefix.n)) {
-            problem = prefix.n > DNS1123_SUBDOMAIN_MAX
-                          ? "prefix part must be no more than 253 characters"
-                          : "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                            "alphanumeric characters, '-' or '.', and must start and end with an "
-                            "alphanumeric character";
-        }
-    }
-    if (!problem) {
-        if (name.n == 0) problem = "name part must be non-empty";
-        else if (name.n > QUALIFIED_NAME_MAX) problem = "name part must be no more than 63 characters";
-        else if (!qname_chars(name.s, name.n)) problem = "name part " QNAME_RULE;
-    }
+    const char *problem = ms_qualified_name_problem(k.s, k.n);
     if (!problem) return true;
     snprintf(why, nwhy, "invalid label key \"%.*s\": %s", (int)(k.n > 200 ? 200 : k.n), k.s,
              problem);
@@ -85,11 +26,7 @@ static bool check_label_key(slice k, char *why, size_t nwhy) {
 
 /* validation.IsValidLabelValue: empty, or a qualified name's name part. */
 static bool check_label_value(slice k, slice v, char *why, size_t nwhy) {
-    if (v.n == 0) return true;
-    const char *problem = NULL;
-    if (v.n > LABEL_VALUE_MAX) problem = "must be no more than 63 characters";
-    else if (!qname_chars(v.s, v.n))
-        problem = "a valid label " QNAME_RULE;
+    const char *problem = ms_label_value_problem(v.s, v.n);
     if (!problem) return true;
     snprintf(why, nwhy, "invalid label value: \"%.*s\": at key: \"%.*s\": %s",
              (int)(v.n > 100 ? 100 : v.n), v.s, (int)(k.n > 100 ? 100 : k.n), k.s, problem);

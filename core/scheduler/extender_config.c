@@ -9,6 +9,7 @@
 
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
+#include "api/validation.h"
 #include "scheduler/extender.h"
 #include "client/kubeconfig.h"
 
@@ -231,71 +232,11 @@ ms_rc ms_extender_configs_parse(const cJSON *list, ms_extender_config **out, uin
 
 /* ---- validation ---- */
 
-#define QNAME_RULE                                                                                 \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "  \
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "        \
-    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-
-static bool alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static bool qname_chars(const char *s, size_t n) {
-    if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1])) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.') return false;
-    return true;
-}
-
-static bool dns1123_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > 253) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.') continue;
-        if (i == start) return false;
-        for (size_t k = start; k < i; k++) {
-            char c = s[k];
-            bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-            if (!ok && (c != '-' || k == start || k == i - 1)) return false;
-        }
-        start = i + 1;
-    }
-    return true;
-}
-
-/* validation.IsQualifiedName: NULL when valid, else upstream's first
- * reason. */
-static const char *qualified_name_problem(const char *s) {
-    size_t n = strlen(s);
-    const char *slash = strchr(s, '/');
-    const char *name = s;
-    size_t nn = n;
-    if (slash) {
-        size_t pn = (size_t)(slash - s);
-        name = slash + 1;
-        nn = n - pn - 1;
-        if (strchr(name, '/'))
-            return "a qualified name " QNAME_RULE
-                   " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-        if (pn == 0) return "prefix part must be non-empty";
-        if (pn > 253) return "prefix part must be no more than 253 characters";
-        if (!dns1123_subdomain(s, pn))
-            return "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                   "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                   "character (e.g. 'example.com', regex used for validation is "
-                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    }
-    if (nn == 0) return "name part must be non-empty";
-    if (nn > 63) return "name part must be no more than 63 characters";
-    if (!qname_chars(name, nn)) return "name part " QNAME_RULE;
-    return NULL;
-}
-
 /* upstream validateExtendedResourceName: a qualified name that is not a
  * native resource (no '/', or kubernetes.io/) nor "requests."-prefixed,
  * and stays qualified once "requests." is prepended. */
 static bool extended_resource_name(const char *s, char *why, size_t n) {
-    const char *p = qualified_name_problem(s);
+    const char *p = ms_qualified_name_problem(s, strlen(s));
     if (p) {
         snprintf(why, n, "%s", p);
         return false;
@@ -303,7 +244,7 @@ static bool extended_resource_name(const char *s, char *why, size_t n) {
     char quota[400];
     snprintf(quota, sizeof quota, "requests.%s", s);
     if (!strchr(s, '/') || strstr(s, "kubernetes.io/") || strncmp(s, "requests.", 9) == 0 ||
-        qualified_name_problem(quota)) {
+        ms_qualified_name_problem(quota, strlen(quota))) {
         snprintf(why, n, "%s is an invalid extended resource name", s);
         return false;
     }

@@ -61,39 +61,3 @@ ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const
     *out = j->valuestring;
     return MS_OK;
 }
-
-static bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* DNS-1123 subdomain: lowercase labels of [a-z0-9-] joined by '.', each
- * starting and ending alphanumeric, at most 253 characters. */
-static bool is_dns_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > 253) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (i == start) return false;
-            if (s[start] == '-' || s[i - 1] == '-') return false;
-            start = i + 1;
-            continue;
-        }
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-    }
-    return true;
-}
-
-bool ms_args_is_qualified_name(const char *s) {
-    const char *slash = strchr(s, '/');
-    const char *name = s;
-    if (slash) {
-        if (strchr(slash + 1, '/') || !is_dns_subdomain(s, (size_t)(slash - s))) return false;
-        name = slash + 1;
-    }
-    size_t n = strlen(name);
-    if (n == 0 || n > 63 || !is_alnum(name[0]) || !is_alnum(name[n - 1])) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_alnum(name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.') return false;
-    return true;
-}

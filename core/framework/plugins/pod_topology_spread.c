@@ -13,6 +13,7 @@
 
 #include "builtin.h"
 #include "api/toleration.h"
+#include "api/validation.h"
 #include "plugin_args.h"
 #include "pod_topology_spread.h"
 
@@ -68,7 +69,7 @@ static ms_rc parse_default(pts_plugin *pl, const cJSON *j, int i, ms_topology_sp
     if (!*key)
         return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
                             sub);
-    if (!ms_args_is_qualified_name(key))
+    if (ms_qualified_name_problem(key, strlen(key)))
         return ms_error_set(err, MS_EINVAL,
                             PLUGIN " args: %s: Invalid value: \"%s\": not a valid label name", sub,
                             key);
