@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "moonsched/decode.h"
 
 #define MAX_LIST_DEPTH 8
@@ -123,6 +124,8 @@ ms_rc ms_load_objects_buffer(const char *source, const char *buf, size_t len, ms
     return rc;
 }
 
+#define READ_CHUNK ((size_t)1 << 16)
+
 ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *outlen, ms_error *err) {
     *out = NULL;
     *outlen = 0;
@@ -130,35 +133,30 @@ ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *outlen, ms_
     const char *name = std_in ? "<stdin>" : path;
     FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    ms_buf b = {0};
     ms_rc rc = MS_OK;
     for (;;) {
-        if (len == cap) {
-            if (max && cap >= max) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %zu bytes", name, max);
-                break;
-            }
-            size_t ncap = cap ? cap * 2 : 1 << 16;
-            char *nb = ncap > cap ? realloc(buf, ncap + 1) : NULL;   /* +1: the terminating NUL */
-            if (!nb) {
-                rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
-                break;
-            }
-            buf = nb;
-            cap = ncap;
+        if (max && b.len >= max) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: larger than %zu bytes", name, max);
+            break;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        if (!ms_buf_reserve(&b, READ_CHUNK)) {
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
+            break;
+        }
+        size_t got = fread(b.data + b.len, 1, b.cap - b.len - 1, f);   /* -1: the terminating NUL */
+        b.len += got;
         if (got == 0) break;
     }
     if (rc == MS_OK && ferror(f)) rc = ms_error_set(err, MS_EIO, "%s: read error", name);
     if (!std_in) fclose(f);
     if (rc != MS_OK) {
-        free(buf);
+        ms_buf_free(&b);
         return rc;
     }
-    buf[len] = '\0';
+    size_t len = b.len;
+    b.data[len] = '\0';
+    char *buf = ms_buf_take(&b);
     *out = buf;
     *outlen = len;
     return MS_OK;
