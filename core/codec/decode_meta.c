@@ -161,7 +161,7 @@ ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const cha
     ms_quantity q;
     ms_rc rc = ms_quantity_parse_cstr(text, &q, err);
     if (rc != MS_OK) {
-        ms_error_prefix(err, "%s", field);
+        ms_error_prefix(err, "%s: \"%.64s\"", field, text);
         return rc;
     }
     if (value) *value = q.value;
@@ -643,7 +643,7 @@ ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_
         ms_quantity q;
         ms_error qerr;
         if (ms_quantity_parse_cstr(text, &q, &qerr) != MS_OK)
-            return ms_dec_fail(x, c->string, "%s", qerr.msg);
+            return ms_dec_fail(x, c->string, "\"%.64s\": %s", text, qerr.msg);
         out->nraw++;
         int b = -1;
         for (int i = 0; i < MS_RES_NBUILTIN; i++)
