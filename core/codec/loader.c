@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "codec/json_reader.h"
 #include "moonsched/decode.h"
 
 #define MAX_LIST_DEPTH 8
@@ -17,15 +18,6 @@ typedef struct load {
     ms_error *err;
 } load;
 
-static const char *type_name(const cJSON *j) {
-    if (cJSON_IsObject(j)) return "object";
-    if (cJSON_IsArray(j)) return "array";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsBool(j)) return "boolean";
-    return "null";
-}
-
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
@@ -35,10 +27,10 @@ static bool ends_with(const char *s, const char *suffix) {
  * are Pods, and the API server omits their kind). */
 static ms_rc object_kind(load *l, const cJSON *obj, const char *implied_kind, const char **kind) {
     if (!cJSON_IsObject(obj))
-        return ms_error_set(l->err, MS_EINVAL, "expected an object, got %s", type_name(obj));
+        return ms_error_set(l->err, MS_EINVAL, "expected an object, got %s", ms_json_type_name(obj));
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(obj, "kind");
     if (k && !cJSON_IsString(k) && !cJSON_IsNull(k))
-        return ms_error_set(l->err, MS_EINVAL, "kind: expected string, got %s", type_name(k));
+        return ms_error_set(l->err, MS_EINVAL, "kind: expected string, got %s", ms_json_type_name(k));
     *kind = cJSON_IsString(k) && *k->valuestring ? k->valuestring : implied_kind;
     if (!*kind) return ms_error_set(l->err, MS_EINVAL, "Object 'Kind' is missing");
     return MS_OK;
@@ -53,7 +45,7 @@ static ms_rc visit(load *l, const cJSON *obj, const char *kind, int depth) {
     if (depth >= MAX_LIST_DEPTH) return ms_error_set(l->err, MS_EINVAL, "Lists nested too deeply");
     if (!items || cJSON_IsNull(items)) return MS_OK;
     if (!cJSON_IsArray(items))
-        return ms_error_set(l->err, MS_EINVAL, "items: expected array, got %s", type_name(items));
+        return ms_error_set(l->err, MS_EINVAL, "items: expected array, got %s", ms_json_type_name(items));
     char item_kind[128];
     const char *implied = NULL;
     size_t klen = strlen(kind) - 4;
