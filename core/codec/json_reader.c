@@ -266,12 +266,12 @@ ms_rc ms_json_int(ms_json_reader *r, const char *key, const cJSON *j, int64_t mi
     return MS_OK;
 }
 
-ms_rc ms_json_number(ms_json_reader *r, const char *key, const cJSON *j, double *out) {
-    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_NUMBER);
+ms_rc ms_json_number(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind, double *out) {
+    ms_rc rc = ms_json_expect(r, key, j, kind);
     if (rc != MS_OK || !j) return rc;
     double d;
     if (!number_value(j, &d) || !isfinite(d)) {
-        if (!r->w->bad_number) return ms_json_type_error(r, key, j, MS_JSON_NUMBER);
+        if (!r->w->bad_number) return ms_json_type_error(r, key, j, kind);
         char buf[64];
         return ms_json_fail(r, key, r->w->bad_number, number_text(r, j, buf, sizeof buf));
     }

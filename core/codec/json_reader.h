@@ -103,6 +103,8 @@ ms_rc ms_json_bool(ms_json_reader *r, const char *key, const cJSON *j, bool *out
  * YAML reader passed through as raw text are parsed. */
 ms_rc ms_json_int(ms_json_reader *r, const char *key, const cJSON *j, int64_t min, int64_t max,
                   int64_t *out);
-ms_rc ms_json_number(ms_json_reader *r, const char *key, const cJSON *j, double *out);
+/* A finite number; `kind` names it in a type error (MS_JSON_INTEGER for a
+ * whole number the caller checks with its own message). */
+ms_rc ms_json_number(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind, double *out);
 
 #endif

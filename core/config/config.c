@@ -242,7 +242,7 @@ static ms_rc parse_client_connection(parser *ps, ms_config *c, const cJSON *obj)
     double qps = 0;
     int64_t burst = 0;
     const char *kubeconfig = NULL;
-    FIELD(ps, obj, "qps", &present, ms_json_number(&ps->r, NULL, j_, &qps));
+    FIELD(ps, obj, "qps", &present, ms_json_number(&ps->r, NULL, j_, MS_JSON_NUMBER, &qps));
     /* upstream's defaulting treats zero as unset */
     if (present && qps != 0) c->qps = qps;
     FIELD(ps, obj, "burst", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &burst));
@@ -313,8 +313,9 @@ static ms_rc parse_plugin(parser *ps, const cJSON *item, bool with_weight, ms_pl
     FIELD(ps, item, "name", &present, ms_json_string(&ps->r, NULL, j_, &name));
     if (!name || !*name) return ms_json_fail(&ps->r, "name", "Required value");
     if (strlen(name) >= sizeof ((ms_plugin_config *)0)->name)
-        return ms_json_fail(&ps->r, "name", "Invalid value: \"%.40s...\": must be no more than %zu characters",
-                            name, sizeof ((ms_plugin_config *)0)->name - 1);
+        return ms_json_fail(&ps->r, "name",
+                            "Invalid value: \"%.40s...\": must be no more than %zu characters", name,
+                            sizeof ((ms_plugin_config *)0)->name - 1);
     FIELD(ps, item, "weight", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &weight));
     if (with_weight && weight < 0) return ms_json_fail(&ps->r, NULL, "weight must be positive");
     out->name = name;
@@ -594,8 +595,8 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
         }
     if (!ps->version)
         return ms_json_fail(&ps->r, "apiVersion",
-                            "Invalid value: \"%.100s\": must be " API_GROUP "v1, " API_GROUP "v1beta3, " API_GROUP
-                            "v1beta2 or " API_GROUP "v1beta1",
+                            "Invalid value: \"%.100s\": must be " API_GROUP "v1, " API_GROUP
+                            "v1beta3, " API_GROUP "v1beta2 or " API_GROUP "v1beta1",
                             api->valuestring);
     if (!kind) return ms_json_fail(&ps->r, "kind", "Required value");
     if ((rc = ms_json_expect(&ps->r, "kind", kind, MS_JSON_STRING)) != MS_OK) return rc;
@@ -638,7 +639,8 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
         /* read here for the unknown-field warnings; ms_config_validate checks it again */
         ms_extender_config *ext = NULL;
         uint32_t next = 0;
-        rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->warn, ps->warn_ctx, ps->source, ps->r.err);
+        rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->warn, ps->warn_ctx, ps->source,
+                                       ps->r.err);
         ms_extender_configs_free(ext, next);
         if (rc != MS_OK) return rc;
     }

@@ -36,8 +36,8 @@ static void check_fields(reader *r, const cJSON *obj, const char *const *known) 
     for (const cJSON *c = obj->child; c; c = c->next) {
         if (!c->string || ms_json_name_in(c->string, known)) continue;
         char msg[1024];
-        snprintf(msg, sizeof msg, "%s: unknown field \"%s.%.200s\"", r->source ? r->source : "config", r->r.path,
-                 c->string);
+        snprintf(msg, sizeof msg, "%s: unknown field \"%s.%.200s\"", r->source ? r->source : "config",
+                 r->r.path, c->string);
         r->warn(r->warn_ctx, msg);
     }
 }
