@@ -35,6 +35,9 @@ void ms_json_reader_init(ms_json_reader *r, const ms_json_wording *w, ms_error *
     r->w = w;
     r->subject = NULL;
     r->subject_fn = NULL;
+    r->warn = NULL;
+    r->warn_ctx = NULL;
+    r->source = NULL;
     r->plen = 0;
     r->path[0] = '\0';
 }
@@ -99,6 +102,18 @@ ms_rc ms_json_fail(ms_json_reader *r, const char *key, const char *fmt, ...) {
     const char *path = r->plen ? r->path : key ? "" : r->w->root;
     return ms_error_set(r->err, MS_EINVAL, "%s%s%s%s%s: %s", who, sep, path, r->plen && key ? "." : "",
                         key ? key : "", msg);
+}
+
+void ms_json_warn(const ms_json_reader *r, const char *fmt, ...) {
+    if (!r->warn) return;
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "%s: ", r->source ? r->source : "config");
+    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    r->warn(r->warn_ctx, msg);
 }
 
 ms_rc ms_json_nomem(ms_json_reader *r) {

@@ -60,6 +60,10 @@ typedef struct ms_json_reader {
     /* Writes the subject when it is known only when reading fails (a
      * decoded object's name); overrides `subject`. */
     void (*subject_fn)(const struct ms_json_reader *r, char *buf, size_t n);
+    /* Where warnings go (unknown fields), as "<source>: <message>". */
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
+    const char *source;            /* NULL: "config" */
     size_t plen;
     char path[MS_JSON_PATH_MAX];
 } ms_json_reader;
@@ -79,6 +83,8 @@ static inline void ms_json_pop(ms_json_reader *r, size_t len) {
 /* "[subject: ]path[.key]: message". key may be NULL. */
 ms_rc ms_json_fail(ms_json_reader *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* "<source>: message" to the warn callback, if any. */
+void ms_json_warn(const ms_json_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "[subject: ]out of memory". */
 ms_rc ms_json_nomem(ms_json_reader *r);
 

@@ -109,27 +109,9 @@ static const field plugin_config_fields[] = {{"name", VALL}, {"args", VALL}, {NU
 
 typedef struct parser {
     ms_json_reader r;
-    const char *source;
-    void (*warn)(void *ctx, const char *msg);
-    void *warn_ctx;
     unsigned version;
     const char *version_name;
 } parser;
-
-/* ---- messages ---- */
-
-static void warnf(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(parser *ps, const char *fmt, ...) {
-    if (!ps->warn) return;
-    char msg[700];
-    int n = snprintf(msg, sizeof msg, "%s: ", ps->source);
-    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    ps->warn(ps->warn_ctx, msg);
-}
 
 /* ---- fields ---- */
 
@@ -140,12 +122,12 @@ static void check_fields(parser *ps, const cJSON *obj, const field *fields) {
         while (f->name && strcmp(f->name, c->string) != 0) f++;
         size_t old = ms_json_push(&ps->r, c->string);
         if (!f->name)
-            warnf(ps, "unknown field \"%s\"", ps->r.path);
+            ms_json_warn(&ps->r, "unknown field \"%s\"", ps->r.path);
         else if (!(f->versions & ps->version))
-            warnf(ps, "unknown field \"%s\" (not part of %s)", ps->r.path, ps->version_name);
+            ms_json_warn(&ps->r, "unknown field \"%s\" (not part of %s)", ps->r.path, ps->version_name);
         for (const cJSON *d = obj->child; d != c; d = d->next)
             if (d->string && strcmp(d->string, c->string) == 0) {
-                warnf(ps, "duplicate field \"%s\" (the last one is used)", ps->r.path);
+                ms_json_warn(&ps->r, "duplicate field \"%s\" (the last one is used)", ps->r.path);
                 break;
             }
         ms_json_pop(&ps->r, old);
@@ -529,7 +511,7 @@ static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t
             if (strcmp(p->plugins[j].name, nm->valuestring) == 0) pc = &p->plugins[j];
         if (!pc) {
             /* upstream ignores it too; say so, since it is usually a typo */
-            warnf(ps, "profiles[%u].pluginConfig[%u]: plugin \"%s\" is not enabled in profile %s; "
+            ms_json_warn(&ps->r, "profiles[%u].pluginConfig[%u]: plugin \"%s\" is not enabled in profile %s; "
                       "its args are ignored",
                   i, k, nm->valuestring, p->scheduler_name);
             continue;
@@ -639,7 +621,7 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
         /* read here for the unknown-field warnings; ms_config_validate checks it again */
         ms_extender_config *ext = NULL;
         uint32_t next = 0;
-        rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->warn, ps->warn_ctx, ps->source,
+        rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->r.warn, ps->r.warn_ctx, ps->r.source,
                                        ps->r.err);
         ms_extender_configs_free(ext, next);
         if (rc != MS_OK) return rc;
@@ -679,8 +661,11 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
     if (!source) source = "config";
     ms_rc rc = ms_config_default(c);
     if (rc != MS_OK) return ms_error_set(err, rc, "%s: out of memory", source);
-    parser ps = {.source = source, .warn = warn, .warn_ctx = warn_ctx};
+    parser ps = {.version = 0};
     ms_json_reader_init(&ps.r, &ms_json_config_wording, err);
+    ps.r.warn = warn;
+    ps.r.warn_ctx = warn_ctx;
+    ps.r.source = source;
     rc = parse_config(&ps, c, root);
     if (rc != MS_OK) {
         ms_config_free(c);

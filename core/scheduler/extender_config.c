@@ -13,13 +13,6 @@
 #include "scheduler/extender.h"
 #include "client/kubeconfig.h"
 
-typedef struct reader {
-    ms_json_reader r;              /* at "extenders[0].tlsConfig" */
-    void (*warn)(void *ctx, const char *msg);
-    void *warn_ctx;
-    const char *source;
-} reader;
-
 static const char *const extender_fields[] = {
     "urlPrefix",   "filterVerb",       "preemptVerb",      "prioritizeVerb",
     "weight",      "bindVerb",         "enableHTTPS",      "tlsConfig",
@@ -31,53 +24,48 @@ static const char *const tls_fields[] = {
 };
 static const char *const managed_fields[] = {"name", "ignoredByScheduler", NULL};
 
-static void check_fields(reader *r, const cJSON *obj, const char *const *known) {
-    if (!r->warn) return;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (!c->string || ms_json_name_in(c->string, known)) continue;
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s: unknown field \"%s.%.200s\"", r->source ? r->source : "config",
-                 r->r.path, c->string);
-        r->warn(r->warn_ctx, msg);
-    }
+static void check_fields(ms_json_reader *r, const cJSON *obj, const char *const *known) {
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string && !ms_json_name_in(c->string, known))
+            ms_json_warn(r, "unknown field \"%s.%.200s\"", r->path, c->string);
 }
 
-static ms_rc get_string(reader *r, const cJSON *obj, const char *key, char **out) {
+static ms_rc get_string(ms_json_reader *r, const cJSON *obj, const char *key, char **out) {
     const char *s = NULL;
-    ms_rc rc = ms_json_string(&r->r, key, ms_json_get(obj, key), &s);
+    ms_rc rc = ms_json_string(r, key, ms_json_get(obj, key), &s);
     if (rc != MS_OK || !s) return rc;
     free(*out);
-    return (*out = strdup(s)) ? MS_OK : ms_json_nomem(&r->r);
+    return (*out = strdup(s)) ? MS_OK : ms_json_nomem(r);
 }
 
-static ms_rc get_bool(reader *r, const cJSON *obj, const char *key, bool *out) {
-    return ms_json_bool(&r->r, key, ms_json_get(obj, key), out);
+static ms_rc get_bool(ms_json_reader *r, const cJSON *obj, const char *key, bool *out) {
+    return ms_json_bool(r, key, ms_json_get(obj, key), out);
 }
 
-static ms_rc get_int64(reader *r, const cJSON *obj, const char *key, int64_t *out) {
-    return ms_json_int(&r->r, key, ms_json_get(obj, key), INT64_MIN, INT64_MAX, out);
+static ms_rc get_int64(ms_json_reader *r, const cJSON *obj, const char *key, int64_t *out) {
+    return ms_json_int(r, key, ms_json_get(obj, key), INT64_MIN, INT64_MAX, out);
 }
 
 /* []byte fields: base64 text (Go's encoding of byte slices in JSON). */
-static ms_rc get_bytes(reader *r, const cJSON *obj, const char *key, unsigned char **out,
+static ms_rc get_bytes(ms_json_reader *r, const cJSON *obj, const char *key, unsigned char **out,
                        size_t *len) {
     const cJSON *j = ms_json_get(obj, key);
     if (!j) return MS_OK;
-    if (!cJSON_IsString(j)) return ms_json_fail(&r->r, key, "must be a base64 string");
+    if (!cJSON_IsString(j)) return ms_json_fail(r, key, "must be a base64 string");
     char *data = NULL;
     size_t n = 0, bad = 0;
     ms_rc rc = ms_base64_decode(j->valuestring, strlen(j->valuestring), &data, &n, &bad);
-    if (rc == MS_ENOMEM) return ms_json_nomem(&r->r);
-    if (rc != MS_OK) return ms_json_fail(&r->r, key, "illegal base64 data at input byte %zu", bad);
+    if (rc == MS_ENOMEM) return ms_json_nomem(r);
+    if (rc != MS_OK) return ms_json_fail(r, key, "illegal base64 data at input byte %zu", bad);
     free(*out);
     *out = (unsigned char *)data;
     *len = n;
     return MS_OK;
 }
 
-static ms_rc parse_tls(reader *r, const cJSON *obj, ms_extender_tls *t) {
-    size_t old = ms_json_push(&r->r, "tlsConfig");
-    ms_rc rc = ms_json_expect(&r->r, NULL, obj, MS_JSON_OBJECT);
+static ms_rc parse_tls(ms_json_reader *r, const cJSON *obj, ms_extender_tls *t) {
+    size_t old = ms_json_push(r, "tlsConfig");
+    ms_rc rc = ms_json_expect(r, NULL, obj, MS_JSON_OBJECT);
     if (rc != MS_OK) return rc;
     check_fields(r, obj, tls_fields);
     if ((rc = get_bool(r, obj, "insecure", &t->insecure)) != MS_OK ||
@@ -89,33 +77,33 @@ static ms_rc parse_tls(reader *r, const cJSON *obj, ms_extender_tls *t) {
         (rc = get_bytes(r, obj, "keyData", &t->key_data, &t->key_data_len)) != MS_OK ||
         (rc = get_bytes(r, obj, "caData", &t->ca_data, &t->ca_data_len)) != MS_OK)
         return rc;
-    ms_json_pop(&r->r, old);
+    ms_json_pop(r, old);
     return MS_OK;
 }
 
-static ms_rc parse_managed(reader *r, const cJSON *list, ms_extender_config *c) {
-    ms_rc rc = ms_json_expect(&r->r, "managedResources", list, MS_JSON_ARRAY);
+static ms_rc parse_managed(ms_json_reader *r, const cJSON *list, ms_extender_config *c) {
+    ms_rc rc = ms_json_expect(r, "managedResources", list, MS_JSON_ARRAY);
     int count = cJSON_GetArraySize(list);
     if (rc != MS_OK || count == 0) return rc;
-    if (!(c->managed = calloc((size_t)count, sizeof *c->managed))) return ms_json_nomem(&r->r);
-    size_t old = ms_json_push(&r->r, "managedResources");
+    if (!(c->managed = calloc((size_t)count, sizeof *c->managed))) return ms_json_nomem(r);
+    size_t old = ms_json_push(r, "managedResources");
     for (const cJSON *item = list->child; item; item = item->next) {
-        size_t at = ms_json_push_index(&r->r, c->nmanaged);
+        size_t at = ms_json_push_index(r, c->nmanaged);
         ms_extender_managed_resource *m = &c->managed[c->nmanaged++];
-        if ((rc = ms_json_expect(&r->r, NULL, item, MS_JSON_OBJECT)) != MS_OK) return rc;
+        if ((rc = ms_json_expect(r, NULL, item, MS_JSON_OBJECT)) != MS_OK) return rc;
         check_fields(r, item, managed_fields);
         if ((rc = get_string(r, item, "name", &m->name)) != MS_OK ||
             (rc = get_bool(r, item, "ignoredByScheduler", &m->ignored_by_scheduler)) != MS_OK)
             return rc;
-        if (!m->name && !(m->name = strdup(""))) return ms_json_nomem(&r->r);
-        ms_json_pop(&r->r, at);
+        if (!m->name && !(m->name = strdup(""))) return ms_json_nomem(r);
+        ms_json_pop(r, at);
     }
-    ms_json_pop(&r->r, old);
+    ms_json_pop(r, old);
     return MS_OK;
 }
 
-static ms_rc parse_one(reader *r, const cJSON *obj, ms_extender_config *c) {
-    ms_rc rc = ms_json_expect(&r->r, NULL, obj, MS_JSON_OBJECT);
+static ms_rc parse_one(ms_json_reader *r, const cJSON *obj, ms_extender_config *c) {
+    ms_rc rc = ms_json_expect(r, NULL, obj, MS_JSON_OBJECT);
     if (rc != MS_OK) return rc;
     check_fields(r, obj, extender_fields);
     if ((rc = get_string(r, obj, "urlPrefix", &c->url_prefix)) != MS_OK ||
@@ -131,23 +119,20 @@ static ms_rc parse_one(reader *r, const cJSON *obj, ms_extender_config *c) {
     char **verbs[] = {&c->url_prefix, &c->filter_verb, &c->preempt_verb, &c->prioritize_verb,
                       &c->bind_verb};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        if (!*verbs[i] && !(*verbs[i] = strdup(""))) return ms_json_nomem(&r->r);
+        if (!*verbs[i] && !(*verbs[i] = strdup(""))) return ms_json_nomem(r);
     const cJSON *j = ms_json_get(obj, "httpTimeout");
     if (j && (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, &c->http_timeout)))
-        return ms_json_fail(&r->r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
+        return ms_json_fail(r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
     if ((j = ms_json_get(obj, "tlsConfig"))) {
         c->has_tls = true;
         if ((rc = parse_tls(r, j, &c->tls)) != MS_OK) return rc;
     }
     if ((j = ms_json_get(obj, "managedResources")) && (rc = parse_managed(r, j, c)) != MS_OK) return rc;
-    if (r->warn && c->enable_https && strncmp(c->url_prefix, "http://", 7) == 0) {
-        char msg[900];
-        snprintf(msg, sizeof msg,
-                 "%s: %s: enableHTTPS is set but urlPrefix \"%.200s\" is plain HTTP: the URL's "
-                 "scheme decides, as upstream",
-                 r->source ? r->source : "config", r->r.path, c->url_prefix);
-        r->warn(r->warn_ctx, msg);
-    }
+    if (c->enable_https && strncmp(c->url_prefix, "http://", 7) == 0)
+        ms_json_warn(r,
+                     "%s: enableHTTPS is set but urlPrefix \"%.200s\" is plain HTTP: the URL's scheme "
+                     "decides, as upstream",
+                     r->path, c->url_prefix);
     return MS_OK;
 }
 
@@ -157,19 +142,22 @@ ms_rc ms_extender_configs_parse(const cJSON *list, ms_extender_config **out, uin
     *out = NULL;
     *n = 0;
     if (!list || cJSON_IsNull(list)) return MS_OK;
-    reader r = {.warn = warn, .warn_ctx = warn_ctx, .source = source};
-    ms_json_reader_init(&r.r, &ms_json_config_wording, err);
-    ms_json_push(&r.r, "extenders");
-    ms_rc rc = ms_json_expect(&r.r, NULL, list, MS_JSON_ARRAY);
+    ms_json_reader r;
+    ms_json_reader_init(&r, &ms_json_config_wording, err);
+    r.warn = warn;
+    r.warn_ctx = warn_ctx;
+    r.source = source;
+    ms_json_push(&r, "extenders");
+    ms_rc rc = ms_json_expect(&r, NULL, list, MS_JSON_ARRAY);
     int count = cJSON_GetArraySize(list);
     if (rc != MS_OK || count == 0) return rc;
     ms_extender_config *c = calloc((size_t)count, sizeof *c);
-    if (!c) return ms_json_nomem(&r.r);
+    if (!c) return ms_json_nomem(&r);
     uint32_t k = 0;
     for (const cJSON *item = list->child; item && rc == MS_OK; item = item->next, k++) {
-        size_t old = ms_json_push_index(&r.r, k);
+        size_t old = ms_json_push_index(&r, k);
         rc = parse_one(&r, item, &c[k]);
-        ms_json_pop(&r.r, old);
+        ms_json_pop(&r, old);
     }
     if (rc == MS_OK) rc = ms_extender_configs_validate(c, (uint32_t)count, err);
     if (rc != MS_OK) {
