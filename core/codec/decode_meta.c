@@ -216,6 +216,14 @@ ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, 
     return ms_json_int(&x->r, key, c, min, max, out);
 }
 
+/* An arena array of `size`-byte items, one per member of c (a list or a
+ * map); NULL when there are none. */
+static ms_rc new_items(ms_dec *x, ms_arena *a, const cJSON *c, size_t size, void **items) {
+    int count = cJSON_GetArraySize(c);
+    *items = count ? ms_arena_alloc(a, (size_t)count * size) : NULL;
+    return count && !*items ? ms_json_nomem(&x->r) : MS_OK;
+}
+
 static ms_rc intern_text(ms_dec *x, const char *s, ms_str *out) {
     *out = ms_intern_cstr(x->d->in, s);
     return *out == MS_STR_NONE ? ms_json_nomem(&x->r) : MS_OK;
@@ -232,14 +240,12 @@ ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty
 
 ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out) {
     const cJSON *arr;
+    void *mem = NULL;
     ms_rc rc = ms_dec_array(x, parent, key, &arr);
     *n = 0;
     *out = NULL;
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (count == 0) return MS_OK;
-    ms_str *ids = MS_ARENA_NEW(x->a, ms_str, count);
-    if (!ids) return ms_json_nomem(&x->r);
+    if (rc != MS_OK || (rc = new_items(x, x->a, arr, sizeof **out, &mem)) != MS_OK || !mem) return rc;
+    ms_str *ids = mem;
     size_t saved = ms_json_push(&x->r, key);
     uint32_t i = 0;
     const cJSON *c;
@@ -265,12 +271,8 @@ ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena 
     ms_rc rc = ms_dec_array(x, parent, key, &arr);
     *out = NULL;
     *n = 0;
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (count == 0) return MS_OK;
-    char *elems = ms_arena_alloc(a, (size_t)count * size);
-    if (!elems) return ms_json_nomem(&x->r);
-    *out = elems;
+    if (rc != MS_OK || (rc = new_items(x, a, arr, size, out)) != MS_OK || !*out) return rc;
+    char *elems = *out;
     size_t saved = ms_json_push(&x->r, key);
     const cJSON *c;
     cJSON_ArrayForEach(c, arr) {
@@ -288,14 +290,12 @@ ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena 
 
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out) {
     const cJSON *map;
+    void *mem = NULL;
     ms_rc rc = get_map(x, parent, key, &map);
     out->n = 0;
     out->items = NULL;
-    if (rc != MS_OK || !map) return rc;
-    int count = cJSON_GetArraySize(map);
-    if (count == 0) return MS_OK;
-    ms_label *items = MS_ARENA_NEW(x->a, ms_label, count);
-    if (!items) return ms_json_nomem(&x->r);
+    if (rc != MS_OK || (rc = new_items(x, x->a, map, sizeof *out->items, &mem)) != MS_OK || !mem) return rc;
+    ms_label *items = mem;
     size_t saved = ms_json_push(&x->r, key);
     uint32_t i = 0;
     const cJSON *c;
@@ -331,14 +331,12 @@ ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out)
 
 static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out) {
     const cJSON *map;
+    void *mem = NULL;
     ms_rc rc = get_map(x, meta, "annotations", &map);
     out->n = 0;
     out->items = NULL;
-    if (rc != MS_OK || !map) return rc;
-    int count = cJSON_GetArraySize(map);
-    if (count == 0) return MS_OK;
-    ms_annotation *items = MS_ARENA_NEW(x->a, ms_annotation, count);
-    if (!items) return ms_json_nomem(&x->r);
+    if (rc != MS_OK || (rc = new_items(x, x->a, map, sizeof *out->items, &mem)) != MS_OK || !mem) return rc;
+    ms_annotation *items = mem;
     size_t saved = ms_json_push(&x->r, "annotations");
     uint32_t n = 0;
     const cJSON *c;

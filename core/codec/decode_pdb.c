@@ -55,8 +55,10 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *o, ms_pdb *p) {
     if (rc != MS_OK) return rc;
     size_t saved = ms_json_push(&x->r, "spec");
     const cJSON *sel = ms_obj_get(&spec, "selector");
-    rc = ms_label_selector_from_json(sel, x->d->in, x->a, &p->selector, "spec.selector", x->r.err);
+    size_t at = ms_json_push(&x->r, "selector");
+    rc = ms_label_selector_from_json(sel, x->d->in, x->a, &p->selector, x->r.path, x->r.err);
     if (rc != MS_OK) return ms_dec_wrap(x, rc);
+    ms_json_pop(&x->r, at);
     p->selector_empty = cJSON_IsObject(sel) && !p->selector.nothing && p->selector.n == 0;
     if ((rc = dec_int_or_percent(x, &spec, "minAvailable", &p->min_available)) != MS_OK ||
         (rc = dec_int_or_percent(x, &spec, "maxUnavailable", &p->max_unavailable)) != MS_OK)
