@@ -161,35 +161,6 @@ ms_rc ms_json_type_error(ms_json_reader *r, const char *key, const cJSON *j, ms_
     return ms_json_fail(r, key, "%s, got %s", want, found);
 }
 
-static bool is_kind(const cJSON *j, ms_json_kind kind) {
-    switch (kind) {
-    case MS_JSON_OBJECT: return cJSON_IsObject(j);
-    case MS_JSON_ARRAY: return cJSON_IsArray(j);
-    case MS_JSON_STRING: return cJSON_IsString(j) && j->valuestring;
-    case MS_JSON_BOOL: return cJSON_IsBool(j);
-    case MS_JSON_INTEGER:
-    case MS_JSON_NUMBER: return cJSON_IsNumber(j) || (cJSON_IsRaw(j) && j->valuestring);
-    case MS_JSON_NKINDS: break;
-    }
-    return false;
-}
-
-ms_rc ms_json_expect(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind) {
-    return !j || is_kind(j, kind) ? MS_OK : ms_json_type_error(r, key, j, kind);
-}
-
-ms_rc ms_json_string(ms_json_reader *r, const char *key, const cJSON *j, const char **out) {
-    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_STRING);
-    if (rc == MS_OK && j) *out = j->valuestring;
-    return rc;
-}
-
-ms_rc ms_json_bool(ms_json_reader *r, const char *key, const cJSON *j, bool *out) {
-    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_BOOL);
-    if (rc == MS_OK && j) *out = cJSON_IsTrue(j);
-    return rc;
-}
-
 /* ---- numbers ---- */
 
 /* Exact integer text: [-+]?[0-9]+, 0x.., 0o.. (YAML 1.2 core schema). */

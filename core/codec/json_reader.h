@@ -99,10 +99,38 @@ bool ms_json_name_in(const char *name, const char *const *names);
 /* Typed reads of j, the value at path.key (key NULL: at the path itself).
  * j NULL is an absent field: MS_OK with *out untouched. A value of another
  * type is an error in the reader's words. */
-ms_rc ms_json_expect(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind);
 ms_rc ms_json_type_error(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind);
-ms_rc ms_json_string(ms_json_reader *r, const char *key, const cJSON *j, const char **out);
-ms_rc ms_json_bool(ms_json_reader *r, const char *key, const cJSON *j, bool *out);
+
+/* Inline: the decoders read every field of every object through these. */
+static inline bool ms_json_is_kind(const cJSON *j, ms_json_kind kind) {
+    switch (kind) {
+    case MS_JSON_OBJECT: return cJSON_IsObject(j);
+    case MS_JSON_ARRAY: return cJSON_IsArray(j);
+    case MS_JSON_STRING: return cJSON_IsString(j) && j->valuestring;
+    case MS_JSON_BOOL: return cJSON_IsBool(j);
+    case MS_JSON_INTEGER:
+    case MS_JSON_NUMBER: return cJSON_IsNumber(j) || (cJSON_IsRaw(j) && j->valuestring);
+    case MS_JSON_NKINDS: break;
+    }
+    return false;
+}
+
+static inline ms_rc ms_json_expect(ms_json_reader *r, const char *key, const cJSON *j, ms_json_kind kind) {
+    return !j || ms_json_is_kind(j, kind) ? MS_OK : ms_json_type_error(r, key, j, kind);
+}
+
+static inline ms_rc ms_json_string(ms_json_reader *r, const char *key, const cJSON *j, const char **out) {
+    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_STRING);
+    if (rc == MS_OK && j) *out = j->valuestring;
+    return rc;
+}
+
+static inline ms_rc ms_json_bool(ms_json_reader *r, const char *key, const cJSON *j, bool *out) {
+    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_BOOL);
+    if (rc == MS_OK && j) *out = cJSON_IsTrue(j);
+    return rc;
+}
+
 /* A number in [min, max] with no fraction: 3.0 and 1e3 are integers (a
  * parsed number no longer says how it was written); YAML's exact text is
  * used when it has it, so integers past 2^53 keep their value. Numbers the
