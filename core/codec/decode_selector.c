@@ -7,57 +7,39 @@
 #include <string.h>
 
 #include "api/selector_build.h"
+#include "codec/json_reader.h"
 #include "moonsched/selector.h"
 
-#define PATH_MAX_LEN 400
-
-static const char *json_type(const cJSON *j) {
-    if (cJSON_IsNull(j)) return "null";
-    if (cJSON_IsBool(j)) return "boolean";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsArray(j)) return "array";
-    if (cJSON_IsObject(j)) return "object";
-    return "invalid";
+/* A reader whose errors name fields below `field`. */
+static void reader_at(ms_json_reader *r, const char *field, ms_error *err) {
+    ms_json_reader_init(r, &ms_json_object_wording, err);
+    ms_json_set_path(r, field ? field : "");
 }
 
-static ms_rc type_error(ms_error *err, const char *path, const char *want, const cJSON *got) {
-    return ms_error_set(err, MS_EINVAL, "%s: expected %s, got %s", path, want, json_type(got));
+/* The selector value itself must be an object; its type error names it. */
+static ms_rc expect_object(ms_json_reader *r, const cJSON *j, const char *whole) {
+    if (cJSON_IsObject(j)) return MS_OK;
+    if (!r->plen) ms_json_set_path(r, whole);
+    return ms_json_type_error(r, NULL, j, MS_JSON_OBJECT);
 }
 
-static ms_rc nomem(ms_error *err) { return ms_error_set(err, MS_ENOMEM, "out of memory"); }
-
-/* "parent.name", or "name" when there is no parent. Over-long paths are
- * cut: they only feed error messages. */
-static void path_join(char *buf, const char *parent, const char *name) {
-    int r = parent && *parent ? snprintf(buf, PATH_MAX_LEN, "%s.%s", parent, name)
-                              : snprintf(buf, PATH_MAX_LEN, "%s", name);
-    if (r < 0) buf[0] = '\0';
+/* JSON null reads as Go's zero value: "" for a string. */
+static ms_rc json_string(ms_json_reader *r, const char *key, const cJSON *j, ms_slice *out) {
+    *out = (ms_slice){"", 0};
+    if (cJSON_IsNull(j)) return MS_OK;
+    const char *s = NULL;
+    ms_rc rc = ms_json_string(r, key, j, &s);
+    if (rc == MS_OK && s) *out = (ms_slice){s, strlen(s)};
+    return rc;
 }
 
-static void path_index(char *buf, const char *parent, int i) {
-    if (snprintf(buf, PATH_MAX_LEN, "%s[%d]", parent, i) < 0) buf[0] = '\0';
-}
-
-/* JSON null reads as Go's zero value: "" for a string, nil for a list. */
-static ms_rc json_string(const cJSON *j, ms_slice *out, const char *path, ms_error *err) {
-    if (!j || cJSON_IsNull(j)) {
-        out->s = "";
-        out->n = 0;
-        return MS_OK;
-    }
-    if (!cJSON_IsString(j) || !j->valuestring) return type_error(err, path, "string", j);
-    out->s = j->valuestring;
-    out->n = strlen(j->valuestring);
-    return MS_OK;
-}
-
-static ms_rc json_list(const cJSON *j, const char *path, int *n, ms_error *err) {
+/* A list field: null and absent are empty. */
+static ms_rc json_list(ms_json_reader *r, const char *key, const cJSON *j, int *n) {
     *n = 0;
-    if (!j || cJSON_IsNull(j)) return MS_OK;
-    if (!cJSON_IsArray(j)) return type_error(err, path, "array", j);
-    *n = cJSON_GetArraySize(j);
-    return MS_OK;
+    if (cJSON_IsNull(j)) return MS_OK;
+    ms_rc rc = ms_json_expect(r, key, j, MS_JSON_ARRAY);
+    if (rc == MS_OK && j) *n = cJSON_GetArraySize(j);
+    return rc;
 }
 
 /* One {key, operator, values} object, decoded but not yet validated. Values
@@ -69,37 +51,32 @@ typedef struct raw_requirement {
     ms_slice *vals;
 } raw_requirement;
 
-static ms_rc raw_requirement_from_json(const cJSON *j, const char *path, raw_requirement *r,
-                                       ms_error *err) {
-    char sub[PATH_MAX_LEN], item[PATH_MAX_LEN];
-    memset(r, 0, sizeof *r);
-    r->key.s = r->op.s = "";
+static ms_rc raw_requirement_from_json(ms_json_reader *r, const cJSON *j, raw_requirement *out) {
+    memset(out, 0, sizeof *out);
+    out->key.s = out->op.s = "";
     if (cJSON_IsNull(j)) return MS_OK;
-    if (!cJSON_IsObject(j)) return type_error(err, path, "object", j);
-    ms_rc rc;
-    path_join(sub, path, "key");
-    if ((rc = json_string(cJSON_GetObjectItemCaseSensitive(j, "key"), &r->key, sub, err)))
-        return rc;
-    path_join(sub, path, "operator");
-    if ((rc = json_string(cJSON_GetObjectItemCaseSensitive(j, "operator"), &r->op, sub, err)))
+    ms_rc rc = ms_json_expect(r, NULL, j, MS_JSON_OBJECT);
+    if (rc != MS_OK ||
+        (rc = json_string(r, "key", cJSON_GetObjectItemCaseSensitive(j, "key"), &out->key)) != MS_OK ||
+        (rc = json_string(r, "operator", cJSON_GetObjectItemCaseSensitive(j, "operator"), &out->op)) != MS_OK)
         return rc;
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(j, "values");
     int n;
-    path_join(sub, path, "values");
-    if ((rc = json_list(vals, sub, &n, err))) return rc;
-    if (n == 0) return MS_OK;
-    r->vals = malloc(sizeof *r->vals * (size_t)n);
-    if (!r->vals) return nomem(err);
+    if ((rc = json_list(r, "values", vals, &n)) != MS_OK || n == 0) return rc;
+    if (!(out->vals = malloc(sizeof *out->vals * (size_t)n))) return ms_json_nomem(r);
+    size_t saved = ms_json_push(r, "values");
     int i = 0;
     for (const cJSON *v = vals->child; v; v = v->next, i++) {
-        path_index(item, sub, i);
-        if ((rc = json_string(v, &r->vals[i], item, err))) {
-            free(r->vals);
-            r->vals = NULL;
+        size_t at = ms_json_push_index(r, (size_t)i);
+        if ((rc = json_string(r, NULL, v, &out->vals[i])) != MS_OK) {
+            free(out->vals);
+            out->vals = NULL;
             return rc;
         }
+        ms_json_pop(r, at);
     }
-    r->n = (uint32_t)n;
+    ms_json_pop(r, saved);
+    out->n = (uint32_t)n;
     return MS_OK;
 }
 
@@ -118,22 +95,42 @@ static bool op_from_name(ms_slice s, bool node, ms_selector_op *op) {
 
 /* Compiles one matchExpressions item. *valid is false when upstream's
  * conversion would fail for it. */
-static ms_rc expression_from_json(const cJSON *j, bool node, ms_interner *in, ms_arena *a,
-                                  ms_requirement *out, bool *valid, const char *path,
-                                  ms_error *err) {
+static ms_rc expression_from_json(ms_json_reader *r, const cJSON *j, bool node, ms_interner *in, ms_arena *a,
+                                  ms_requirement *out, bool *valid) {
     raw_requirement raw;
-    ms_rc rc = raw_requirement_from_json(j, path, &raw, err);
+    ms_rc rc = raw_requirement_from_json(r, j, &raw);
     if (rc) return rc;
     ms_selector_op op;
     char why[256];
     *valid = false;
     if (op_from_name(raw.op, node, &op)) {
         ms_build_result b = ms_requirement_build(in, a, raw.key, op, raw.vals, raw.n, out, why, sizeof why);
-        if (b == MS_BUILD_NOMEM) rc = nomem(err);
+        if (b == MS_BUILD_NOMEM) rc = ms_json_nomem(r);
         *valid = b == MS_BUILD_OK;
     }
     free(raw.vals);
     return rc;
+}
+
+/* Each item of `list` (key, n items) read by `item` with the path at
+ * key[i]; *valid is cleared when one does not convert. */
+typedef ms_rc (*item_fn)(ms_json_reader *r, const cJSON *j, bool node, ms_interner *in, ms_arena *a,
+                         ms_requirement *out, bool *valid);
+
+static ms_rc each_item(ms_json_reader *r, const char *key, const cJSON *list, item_fn item, bool node,
+                       ms_interner *in, ms_arena *a, ms_requirement *out, bool *valid) {
+    size_t saved = ms_json_push(r, key);
+    size_t i = 0;
+    for (const cJSON *e = list ? list->child : NULL; e; e = e->next, i++) {
+        bool ok;
+        size_t at = ms_json_push_index(r, i);
+        ms_rc rc = item(r, e, node, in, a, &out[i], &ok);
+        if (rc != MS_OK) return rc;
+        if (!ok) *valid = false;
+        ms_json_pop(r, at);
+    }
+    ms_json_pop(r, saved);
+    return MS_OK;
 }
 
 /* Go map semantics: with a repeated key in matchLabels the last one wins. */
@@ -143,81 +140,76 @@ static bool repeated_later(const cJSON *item) {
     return false;
 }
 
+/* matchLabels: every value a string; *n the number of labels. */
+static ms_rc check_match_labels(ms_json_reader *r, const cJSON *labels, uint32_t *n) {
+    *n = 0;
+    if (cJSON_IsNull(labels)) return MS_OK;
+    ms_rc rc = ms_json_expect(r, "matchLabels", labels, MS_JSON_OBJECT);
+    if (rc != MS_OK || !labels) return rc;
+    size_t saved = ms_json_push(r, "matchLabels");
+    for (const cJSON *l = labels->child; l; l = l->next, (*n)++) {
+        ms_slice v;
+        if ((rc = json_string(r, l->string ? l->string : "", l, &v)) != MS_OK) return rc;
+    }
+    ms_json_pop(r, saved);
+    return MS_OK;
+}
+
+/* Compiles matchLabels (checked) into reqs; returns how many. */
+static uint32_t match_labels(ms_json_reader *r, const cJSON *labels, ms_interner *in, ms_arena *a,
+                             ms_requirement *reqs, bool *valid, bool *oom) {
+    uint32_t n = 0;
+    char why[256];
+    for (const cJSON *l = labels ? labels->child : NULL; l; l = l->next) {
+        if (repeated_later(l)) continue;
+        ms_slice k = {l->string ? l->string : "", l->string ? strlen(l->string) : 0}, v;
+        json_string(r, NULL, l, &v);   /* type checked above */
+        ms_build_result b = ms_requirement_build(in, a, k, MS_OP_EQUALS, &v, 1, &reqs[n], why, sizeof why);
+        if (b == MS_BUILD_NOMEM) *oom = true;
+        if (b == MS_BUILD_INVALID) *valid = false;
+        n++;
+    }
+    return n;
+}
+
 ms_rc ms_label_selector_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
                                   ms_label_selector *out, const char *field, ms_error *err) {
     memset(out, 0, sizeof *out);
     out->nothing = true;
     if (!j || cJSON_IsNull(j)) return MS_OK;
-    const char *where = field && *field ? field : "labelSelector";
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-
-    char path[PATH_MAX_LEN], item[PATH_MAX_LEN];
+    ms_json_reader r;
+    reader_at(&r, field, err);
+    ms_rc rc = expect_object(&r, j, "labelSelector");
     const cJSON *labels = cJSON_GetObjectItemCaseSensitive(j, "matchLabels");
-    path_join(path, field, "matchLabels");
-    uint32_t nlabels = 0;
-    if (labels && !cJSON_IsNull(labels)) {
-        if (!cJSON_IsObject(labels)) return type_error(err, path, "object", labels);
-        for (const cJSON *l = labels->child; l; l = l->next) {
-            ms_slice v;
-            path_join(item, path, l->string ? l->string : "");
-            ms_rc rc = json_string(l, &v, item, err);
-            if (rc) return rc;
-            nlabels++;
-        }
-    }
     const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(j, "matchExpressions");
-    int nexprs;
-    char epath[PATH_MAX_LEN];
-    path_join(epath, field, "matchExpressions");
-    ms_rc rc = json_list(exprs, epath, &nexprs, err);
-    if (rc) return rc;
-
+    uint32_t nlabels = 0;
+    int nexprs = 0;
+    if (rc != MS_OK || (rc = check_match_labels(&r, labels, &nlabels)) != MS_OK ||
+        (rc = json_list(&r, "matchExpressions", exprs, &nexprs)) != MS_OK)
+        return rc;
     out->nothing = false;
     if (nlabels + (uint32_t)nexprs == 0) return MS_OK;   /* {}: everything */
     ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, nlabels + (uint32_t)nexprs);
-    if (!reqs) return nomem(err);
-    uint32_t n = 0;
-    bool valid = true;
-    char why[256];
-    if (nlabels) {
-        for (const cJSON *l = labels->child; l; l = l->next) {
-            if (repeated_later(l)) continue;
-            ms_slice k = {l->string ? l->string : "", l->string ? strlen(l->string) : 0}, v;
-            json_string(l, &v, "", err);   /* type checked above */
-            ms_build_result b = ms_requirement_build(in, a, k, MS_OP_EQUALS, &v, 1, &reqs[n], why,
-                                               sizeof why);
-            if (b == MS_BUILD_NOMEM) return nomem(err);
-            if (b == MS_BUILD_INVALID) valid = false;
-            n++;
-        }
-    }
-    int i = 0;
-    for (const cJSON *e = nexprs ? exprs->child : NULL; e; e = e->next, i++) {
-        bool ok;
-        path_index(item, epath, i);
-        rc = expression_from_json(e, false, in, a, &reqs[n], &ok, item, err);
-        if (rc) {
-            out->nothing = true;
-            return rc;
-        }
-        if (!ok) valid = false;
-        n++;
-    }
-    if (!valid) {
-        /* A selector that fails to convert selects nothing. */
-        out->nothing = true;
-        return MS_OK;
-    }
+    if (!reqs) return ms_json_nomem(&r);
+    bool valid = true, oom = false;
+    uint32_t n = match_labels(&r, cJSON_IsNull(labels) ? NULL : labels, in, a, reqs, &valid, &oom);
+    if (oom) return ms_json_nomem(&r);
+    const cJSON *list = nexprs ? exprs : NULL;
+    rc = each_item(&r, "matchExpressions", list, expression_from_json, false, in, a, reqs + n, &valid);
+    /* A selector that fails to convert, or to be read, selects nothing. */
+    out->nothing = rc != MS_OK || !valid;
+    if (out->nothing) return rc;
     out->reqs = reqs;
-    out->n = n;
+    out->n = n + (uint32_t)nexprs;
     return MS_OK;
 }
 
 /* nodeSelectorRequirementsAsFieldSelector for one item. */
-static ms_rc field_from_json(const cJSON *j, ms_interner *in, ms_arena *a, ms_requirement *out,
-                             bool *valid, const char *path, ms_error *err) {
+static ms_rc field_from_json(ms_json_reader *r, const cJSON *j, bool node, ms_interner *in, ms_arena *a,
+                             ms_requirement *out, bool *valid) {
+    (void)node;
     raw_requirement raw;
-    ms_rc rc = raw_requirement_from_json(j, path, &raw, err);
+    ms_rc rc = raw_requirement_from_json(r, j, &raw);
     if (rc) return rc;
     memset(out, 0, sizeof *out);
     *valid = false;
@@ -226,50 +218,34 @@ static ms_rc field_from_json(const cJSON *j, ms_interner *in, ms_arena *a, ms_re
         out->op = in_op ? MS_OP_IN : MS_OP_NOT_IN;
         out->key = ms_intern(in, raw.key.s, raw.key.n);
         out->number = ms_slice_eq(raw.key, "metadata.name");
-        if (out->key == MS_STR_NONE || !ms_requirement_intern_values(in, a, raw.vals, 1, out)) rc = nomem(err);
+        if (out->key == MS_STR_NONE || !ms_requirement_intern_values(in, a, raw.vals, 1, out))
+            rc = ms_json_nomem(r);
         *valid = true;
     }
     free(raw.vals);
     return rc;
 }
 
-ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
-                                      ms_node_selector_term *out, const char *field,
-                                      ms_error *err) {
+static ms_rc term_from_json(ms_json_reader *r, const cJSON *j, ms_interner *in, ms_arena *a,
+                            ms_node_selector_term *out) {
     memset(out, 0, sizeof *out);
-    const char *where = field && *field ? field : "nodeSelectorTerm";
     if (!j || cJSON_IsNull(j)) return MS_OK;   /* empty term: matches nothing */
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-
-    char epath[PATH_MAX_LEN], fpath[PATH_MAX_LEN], item[PATH_MAX_LEN];
+    ms_rc rc = expect_object(r, j, "nodeSelectorTerm");
     const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(j, "matchExpressions");
     const cJSON *fields = cJSON_GetObjectItemCaseSensitive(j, "matchFields");
-    int nexpr, nfields;
-    path_join(epath, field, "matchExpressions");
-    path_join(fpath, field, "matchFields");
-    ms_rc rc = json_list(exprs, epath, &nexpr, err);
-    if (rc) return rc;
-    if ((rc = json_list(fields, fpath, &nfields, err))) return rc;
-    if (nexpr + nfields == 0) return MS_OK;
-
+    int nexpr = 0, nfields = 0;
+    if (rc != MS_OK || (rc = json_list(r, "matchExpressions", exprs, &nexpr)) != MS_OK ||
+        (rc = json_list(r, "matchFields", fields, &nfields)) != MS_OK || nexpr + nfields == 0)
+        return rc;
     ms_requirement *expr = nexpr ? MS_ARENA_NEW(a, ms_requirement, nexpr) : NULL;
     ms_requirement *fld = nfields ? MS_ARENA_NEW(a, ms_requirement, nfields) : NULL;
-    if ((nexpr && !expr) || (nfields && !fld)) return nomem(err);
+    if ((nexpr && !expr) || (nfields && !fld)) return ms_json_nomem(r);
     bool valid = true;
-    int i = 0;
-    for (const cJSON *e = nexpr ? exprs->child : NULL; e; e = e->next, i++) {
-        bool ok;
-        path_index(item, epath, i);
-        if ((rc = expression_from_json(e, true, in, a, &expr[i], &ok, item, err))) return rc;
-        if (!ok) valid = false;
-    }
-    i = 0;
-    for (const cJSON *f = nfields ? fields->child : NULL; f; f = f->next, i++) {
-        bool ok;
-        path_index(item, fpath, i);
-        if ((rc = field_from_json(f, in, a, &fld[i], &ok, item, err))) return rc;
-        if (!ok) valid = false;
-    }
+    if (!nexpr) exprs = NULL;
+    if (!nfields) fields = NULL;
+    if ((rc = each_item(r, "matchExpressions", exprs, expression_from_json, true, in, a, expr, &valid)) != MS_OK ||
+        (rc = each_item(r, "matchFields", fields, field_from_json, true, in, a, fld, &valid)) != MS_OK)
+        return rc;
     out->invalid = !valid;
     out->nexpr = (uint32_t)nexpr;
     out->expr = expr;
@@ -278,25 +254,34 @@ ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena 
     return MS_OK;
 }
 
+ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
+                                      ms_node_selector_term *out, const char *field,
+                                      ms_error *err) {
+    ms_json_reader r;
+    reader_at(&r, field, err);
+    return term_from_json(&r, j, in, a, out);
+}
+
 ms_rc ms_node_selector_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
                                  ms_node_selector *out, const char *field, ms_error *err) {
     memset(out, 0, sizeof *out);
     if (!j || cJSON_IsNull(j)) return MS_OK;
-    const char *where = field && *field ? field : "nodeSelector";
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-    char path[PATH_MAX_LEN], item[PATH_MAX_LEN];
+    ms_json_reader r;
+    reader_at(&r, field, err);
+    ms_rc rc = expect_object(&r, j, "nodeSelector");
     const cJSON *terms = cJSON_GetObjectItemCaseSensitive(j, "nodeSelectorTerms");
-    int n;
-    path_join(path, field, "nodeSelectorTerms");
-    ms_rc rc = json_list(terms, path, &n, err);
-    if (rc || n == 0) return rc;
+    int n = 0;
+    if (rc != MS_OK || (rc = json_list(&r, "nodeSelectorTerms", terms, &n)) != MS_OK || n == 0) return rc;
     ms_node_selector_term *t = MS_ARENA_NEW(a, ms_node_selector_term, n);
-    if (!t) return nomem(err);
-    int i = 0;
+    if (!t) return ms_json_nomem(&r);
+    size_t saved = ms_json_push(&r, "nodeSelectorTerms");
+    size_t i = 0;
     for (const cJSON *e = terms->child; e; e = e->next, i++) {
-        path_index(item, path, i);
-        if ((rc = ms_node_selector_term_from_json(e, in, a, &t[i], item, err))) return rc;
+        size_t at = ms_json_push_index(&r, i);
+        if ((rc = term_from_json(&r, e, in, a, &t[i])) != MS_OK) return rc;
+        ms_json_pop(&r, at);
     }
+    ms_json_pop(&r, saved);
     out->n = (uint32_t)n;
     out->terms = t;
     return MS_OK;
