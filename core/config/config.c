@@ -563,6 +563,16 @@ out:
 
 /* ---- the whole document ---- */
 
+/* The extenders list read only to check it; warnings go where r's go. */
+static ms_rc check_extenders(const cJSON *list, const ms_json_reader *r, ms_error *err) {
+    ms_extender_config *ext = NULL;
+    uint32_t n = 0;
+    ms_rc rc = ms_extender_configs_parse(list, &ext, &n, r ? r->warn : NULL, r ? r->warn_ctx : NULL,
+                                         r ? r->source : NULL, err);
+    ms_extender_configs_free(ext, n);
+    return rc;
+}
+
 static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
     if (!cJSON_IsObject(root))
         return ms_json_fail(&ps->r, NULL, "expected a KubeSchedulerConfiguration object");
@@ -617,15 +627,8 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
           : (c->extenders = cJSON_Duplicate(j_, true)) ? MS_OK
                                                       : ms_json_nomem(&ps->r));
     FIELD(ps, root, "profiles", &present, parse_profiles(ps, c, j_));
-    if (c->extenders) {
-        /* read here for the unknown-field warnings; ms_config_validate checks it again */
-        ms_extender_config *ext = NULL;
-        uint32_t next = 0;
-        rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->r.warn, ps->r.warn_ctx, ps->r.source,
-                                       ps->r.err);
-        ms_extender_configs_free(ext, next);
-        if (rc != MS_OK) return rc;
-    }
+    /* read here for the unknown-field warnings; ms_config_validate checks it again */
+    if (c->extenders && (rc = check_extenders(c->extenders, &ps->r, ps->r.err)) != MS_OK) return rc;
     return ms_config_validate(c, ps->r.err);
 }
 
@@ -732,43 +735,48 @@ ms_rc ms_config_load_file(ms_config *c, const char *path,
 
 static bool pct_valid(int32_t pct) { return pct >= 0 && pct <= 100; }
 
+/* upstream's ValidateLeaderElectionConfiguration */
+static ms_rc validate_leader_election(const ms_leader_election *le, ms_error *err) {
+    if (!le->leader_elect) return MS_OK;
+    static const char *const dnames[] = {"leaseDuration", "renewDeadline", "retryPeriod"};
+    const double d[] = {le->lease_duration, le->renew_deadline, le->retry_period};
+    for (int i = 0; i < 3; i++)
+        if (!(d[i] > 0))
+            return ms_error_set(err, MS_EINVAL,
+                                "leaderElection.%s: Invalid value: %gs: must be greater than zero",
+                                dnames[i], d[i]);
+    if (le->lease_duration < le->renew_deadline)
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.leaseDuration: Invalid value: %gs: LeaseDuration must be "
+                            "greater than RenewDeadline",
+                            le->renew_deadline);
+    if (!le->resource_lock[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceLock: Invalid value: \"\": resourceLock is required");
+    if (!le->resource_namespace[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceNamespace: Invalid value: \"\": resourceNamespace is "
+                            "required");
+    if (!le->resource_name[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceName: Invalid value: \"\": resourceName is required");
+    /* the *leases migration locks hold a Lease too: run uses only that
+     * half (with a warning) */
+    if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
+        strcmp(le->resource_lock, "configmapsleases") != 0)
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
+                            "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
+                            le->resource_lock);
+    return MS_OK;
+}
+
 ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
     if (c->burst < 0)
         return ms_error_set(err, MS_EINVAL, "clientConnection.burst: Invalid value: %d: must be non-negative",
                             c->burst);
-    const ms_leader_election *le = &c->leader_election;
-    if (le->leader_elect) {
-        static const char *const dnames[] = {"leaseDuration", "renewDeadline", "retryPeriod"};
-        const double d[] = {le->lease_duration, le->renew_deadline, le->retry_period};
-        for (int i = 0; i < 3; i++)
-            if (!(d[i] > 0))
-                return ms_error_set(err, MS_EINVAL,
-                                    "leaderElection.%s: Invalid value: %gs: must be greater than zero",
-                                    dnames[i], d[i]);
-        if (le->lease_duration < le->renew_deadline)
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.leaseDuration: Invalid value: %gs: LeaseDuration must be "
-                                "greater than RenewDeadline",
-                                le->renew_deadline);
-        if (!le->resource_lock[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceLock: Invalid value: \"\": resourceLock is required");
-        if (!le->resource_namespace[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceNamespace: Invalid value: \"\": resourceNamespace is "
-                                "required");
-        if (!le->resource_name[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceName: Invalid value: \"\": resourceName is required");
-        /* the *leases migration locks hold a Lease too: run uses only that
-         * half (with a warning) */
-        if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
-            strcmp(le->resource_lock, "configmapsleases") != 0)
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
-                                "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
-                                le->resource_lock);
-    }
+    ms_rc rc = validate_leader_election(&c->leader_election, err);
+    if (rc != MS_OK) return rc;
     if (c->parallelism <= 0)
         return ms_error_set(err, MS_EINVAL,
                             "parallelism: Invalid value: %d: should be an integer value greater than zero",
@@ -800,14 +808,7 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
                             "podMaxBackoffSeconds: Invalid value: %.0f: must be greater than or equal to "
                             "PodInitialBackoffSeconds",
                             c->pod_max_backoff);
-    if (c->extenders) {
-        ms_extender_config *ext = NULL;
-        uint32_t next = 0;
-        ms_rc rc = ms_extender_configs_parse(c->extenders, &ext, &next, NULL, NULL, NULL, err);
-        ms_extender_configs_free(ext, next);
-        if (rc != MS_OK) return rc;
-    }
-    return MS_OK;
+    return c->extenders ? check_extenders(c->extenders, NULL, err) : MS_OK;
 }
 
 void ms_config_free(ms_config *c) {
