@@ -1,3 +1,4 @@
+/* Namespaces and the store namespaceSelectors are matched against. */
 #include "moonsched/namespaces.h"
 
 #include <stdlib.h>

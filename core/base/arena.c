@@ -1,3 +1,4 @@
+/* The bump allocator: blocks that double in size, freed or reset as a whole. */
 #include "moonsched/arena.h"
 
 #include <stdint.h>

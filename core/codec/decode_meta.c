@@ -252,9 +252,7 @@ ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t
     cJSON_ArrayForEach(c, arr) {
         if (!cJSON_IsString(c)) {
             ms_json_push_index(&x->r, i);
-            rc = ms_json_type_error(&x->r, NULL, c, MS_JSON_STRING);
-            ms_json_pop(&x->r, saved);
-            return rc;
+            return ms_json_type_error(&x->r, NULL, c, MS_JSON_STRING);
         }
         if ((rc = intern_text(x, c->valuestring, &ids[i])) != MS_OK) return rc;
         i++;
@@ -300,11 +298,7 @@ ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels 
     uint32_t i = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
-        if (!cJSON_IsString(c)) {
-            rc = ms_json_type_error(&x->r, c->string, c, MS_JSON_STRING);
-            ms_json_pop(&x->r, saved);
-            return rc;
-        }
+        if ((rc = ms_json_expect(&x->r, c->string, c, MS_JSON_STRING)) != MS_OK) return rc;
         if ((rc = intern_text(x, c->string, &items[i].key)) != MS_OK ||
             (rc = intern_text(x, c->valuestring, &items[i].value)) != MS_OK)
             return rc;
@@ -341,11 +335,7 @@ static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out)
     uint32_t n = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
-        if (!cJSON_IsString(c)) {
-            rc = ms_json_type_error(&x->r, c->string, c, MS_JSON_STRING);
-            ms_json_pop(&x->r, saved);
-            return rc;
-        }
+        if ((rc = ms_json_expect(&x->r, c->string, c, MS_JSON_STRING)) != MS_OK) return rc;
         ms_annotation an;
         if ((rc = intern_text(x, c->string, &an.key)) != MS_OK) return rc;
         if (!(an.value = ms_arena_strdup(x->a, c->valuestring))) return ms_json_nomem(&x->r);
