@@ -1,17 +1,26 @@
+/* Label sets and annotations, sorted by key id so that lookups are binary
+ * searches and subset tests one merge pass. */
 #include "moonsched/labels.h"
 
 #include <stdlib.h>
 
-ms_str ms_labels_get(const ms_labels *l, ms_str key) {
-    uint32_t lo = 0, hi = l->n;
+/* Index of key among n items sorted by key, each item `stride` bytes and
+ * starting with its key; -1 when absent. */
+static int64_t find_key(const void *items, size_t stride, uint32_t n, ms_str key) {
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        ms_str k = l->items[mid].key;
-        if (k == key) return l->items[mid].value;
+        ms_str k = *(const ms_str *)((const char *)items + (size_t)mid * stride);
+        if (k == key) return mid;
         if (k < key) lo = mid + 1;
         else hi = mid;
     }
-    return MS_STR_NONE;
+    return -1;
+}
+
+ms_str ms_labels_get(const ms_labels *l, ms_str key) {
+    int64_t i = find_key(l->items, sizeof *l->items, l->n, key);
+    return i < 0 ? MS_STR_NONE : l->items[i].value;
 }
 
 /* Insertion sort: label sets are small, and it keeps equal keys in input
@@ -47,13 +56,6 @@ bool ms_labels_subset(const ms_labels *sub, const ms_labels *l) {
 }
 
 const char *ms_annotations_get(const ms_annotations *a, ms_str key) {
-    uint32_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        ms_str k = a->items[mid].key;
-        if (k == key) return a->items[mid].value;
-        if (k < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return NULL;
+    int64_t i = find_key(a->items, sizeof *a->items, a->n, key);
+    return i < 0 ? NULL : a->items[i].value;
 }

@@ -1,3 +1,4 @@
+/* ObjectMeta helpers: the controller among the owner references. */
 #include "moonsched/meta.h"
 
 #include <stddef.h>

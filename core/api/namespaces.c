@@ -1,3 +1,4 @@
+/* Namespaces and the store namespaceSelectors are matched against. */
 #include "api/namespace_store.h"
 
 #include <stdlib.h>

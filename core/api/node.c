@@ -1,3 +1,4 @@
+/* Node lifetime: allocation and reference counting. */
 #include "moonsched/node.h"
 
 #include <stdlib.h>

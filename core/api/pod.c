@@ -1,3 +1,4 @@
+/* Pod lifetime, copies with a node or a nominated node set, and the pod key. */
 #include "moonsched/pod.h"
 
 #include <stdio.h>

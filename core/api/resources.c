@@ -1,3 +1,4 @@
+/* Resource lists: built-in and scalar resources by name, copies, sums and differences. */
 #include "moonsched/resources.h"
 
 #include <stdlib.h>

@@ -1,82 +1,20 @@
+/* Label and node selectors: requirements compiled as labels.NewRequirement
+ * does, matching, and the text syntax of labels.Parse. Their JSON forms are
+ * read in codec/decode_selector.c. */
 #include "moonsched/selector.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "api/selector_build.h"
+#include "api/validation.h"
 
 /* ---- validation (labels.NewRequirement's rules) ---------------------- */
 
-typedef struct slice {
-    const char *s;
-    size_t n;
-} slice;
-
-#define QUALIFIED_NAME_MAX 63
-#define LABEL_VALUE_MAX 63
-#define DNS1123_SUBDOMAIN_MAX 253
-#define QNAME_RULE \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end " \
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex " \
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-
-static bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], non-empty. */
-static bool qname_chars(const char *s, size_t n) {
-    if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1])) return false;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.') return false;
-    return true;
-}
-
-/* DNS-1123 subdomain: dot-separated [a-z0-9]([-a-z0-9]*[a-z0-9])?. */
-static bool is_dns1123_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > DNS1123_SUBDOMAIN_MAX) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.') continue;
-        if (i == start) return false;
-        for (size_t k = start; k < i; k++) {
-            char c = s[k];
-            bool lower_alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-            if (!lower_alnum && (c != '-' || k == start || k == i - 1)) return false;
-        }
-        start = i + 1;
-    }
-    return true;
-}
-
 /* validation.IsQualifiedName; on failure writes upstream's reason. */
-static bool check_label_key(slice k, char *why, size_t nwhy) {
-    const char *slash = memchr(k.s, '/', k.n);
-    slice name = k;
-    const char *problem = NULL;
-    if (slash) {
-        slice prefix = {k.s, (size_t)(slash - k.s)};
-        name.s = slash + 1;
-        name.n = k.n - prefix.n - 1;
-        if (memchr(name.s, '/', name.n)) {
-            problem = "a qualified name " QNAME_RULE
-                      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-        } else if (prefix.n == 0) {
-            problem = "prefix part must be non-empty";
-        } else if (!is_dns1123_subdomain(prefix.s, prefix.n)) {
-            problem = prefix.n > DNS1123_SUBDOMAIN_MAX
-                          ? "prefix part must be no more than 253 characters"
-                          : "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                            "alphanumeric characters, '-' or '.', and must start and end with an "
-                            "alphanumeric character";
-        }
-    }
-    if (!problem) {
-        if (name.n == 0) problem = "name part must be non-empty";
-        else if (name.n > QUALIFIED_NAME_MAX) problem = "name part must be no more than 63 characters";
-        else if (!qname_chars(name.s, name.n)) problem = "name part " QNAME_RULE;
-    }
+static bool check_label_key(ms_slice k, char *why, size_t nwhy) {
+    const char *problem = ms_qualified_name_problem(k.s, k.n);
     if (!problem) return true;
     snprintf(why, nwhy, "invalid label key \"%.*s\": %s", (int)(k.n > 200 ? 200 : k.n), k.s,
              problem);
@@ -84,12 +22,8 @@ static bool check_label_key(slice k, char *why, size_t nwhy) {
 }
 
 /* validation.IsValidLabelValue: empty, or a qualified name's name part. */
-static bool check_label_value(slice k, slice v, char *why, size_t nwhy) {
-    if (v.n == 0) return true;
-    const char *problem = NULL;
-    if (v.n > LABEL_VALUE_MAX) problem = "must be no more than 63 characters";
-    else if (!qname_chars(v.s, v.n))
-        problem = "a valid label " QNAME_RULE;
+static bool check_label_value(ms_slice k, ms_slice v, char *why, size_t nwhy) {
+    const char *problem = ms_label_value_problem(v.s, v.n);
     if (!problem) return true;
     snprintf(why, nwhy, "invalid label value: \"%.*s\": at key: \"%.*s\": %s",
              (int)(v.n > 100 ? 100 : v.n), v.s, (int)(k.n > 100 ? 100 : k.n), k.s, problem);
@@ -120,9 +54,7 @@ static int cmp_str(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Interns the values into `a`, sorted by id and without duplicates (upstream
- * keeps a set). false only when out of memory. */
-static bool intern_values(ms_interner *in, ms_arena *a, const slice *vals, uint32_t n,
+bool ms_requirement_intern_values(ms_interner *in, ms_arena *a, const ms_slice *vals, uint32_t n,
                           ms_requirement *r) {
     r->nvalues = 0;
     r->values = NULL;
@@ -142,55 +74,52 @@ static bool intern_values(ms_interner *in, ms_arena *a, const slice *vals, uint3
     return true;
 }
 
-typedef enum build_result { BUILD_OK, BUILD_INVALID, BUILD_NOMEM } build_result;
-
-/* labels.NewRequirement: validates, then compiles into r. On BUILD_INVALID
- * `why` says what upstream would have said. */
-static build_result build_requirement(ms_interner *in, ms_arena *a, slice key, ms_selector_op op,
-                                      const slice *vals, uint32_t n, ms_requirement *r, char *why,
+/* labels.NewRequirement. */
+ms_build_result ms_requirement_build(ms_interner *in, ms_arena *a, ms_slice key, ms_selector_op op,
+                                      const ms_slice *vals, uint32_t n, ms_requirement *r, char *why,
                                       size_t nwhy) {
     memset(r, 0, sizeof *r);
-    if (!check_label_key(key, why, nwhy)) return BUILD_INVALID;
+    if (!check_label_key(key, why, nwhy)) return MS_BUILD_INVALID;
     switch (op) {
     case MS_OP_IN:
     case MS_OP_NOT_IN:
         if (n == 0) {
             snprintf(why, nwhy, "for 'in', 'notin' operators, values set can't be empty");
-            return BUILD_INVALID;
+            return MS_BUILD_INVALID;
         }
         break;
     case MS_OP_EQUALS:
     case MS_OP_NOT_EQUALS:
         if (n != 1) {
             snprintf(why, nwhy, "exact-match compatibility requires one single value");
-            return BUILD_INVALID;
+            return MS_BUILD_INVALID;
         }
         break;
     case MS_OP_EXISTS:
     case MS_OP_DOES_NOT_EXIST:
         if (n != 0) {
             snprintf(why, nwhy, "values set must be empty for exists and does not exist");
-            return BUILD_INVALID;
+            return MS_BUILD_INVALID;
         }
         break;
     case MS_OP_GT:
     case MS_OP_LT:
         if (n != 1) {
             snprintf(why, nwhy, "for 'Gt', 'Lt' operators, exactly one value is required");
-            return BUILD_INVALID;
+            return MS_BUILD_INVALID;
         }
         if (!parse_int64(vals[0].s, vals[0].n, &r->number)) {
             snprintf(why, nwhy, "for 'Gt', 'Lt' operators, the value must be an integer");
-            return BUILD_INVALID;
+            return MS_BUILD_INVALID;
         }
         break;
     }
     for (uint32_t i = 0; i < n; i++)
-        if (!check_label_value(key, vals[i], why, nwhy)) return BUILD_INVALID;
+        if (!check_label_value(key, vals[i], why, nwhy)) return MS_BUILD_INVALID;
     r->key = ms_intern(in, key.s, key.n);
     r->op = (uint8_t)op;
-    if (r->key == MS_STR_NONE || !intern_values(in, a, vals, n, r)) return BUILD_NOMEM;
-    return BUILD_OK;
+    if (r->key == MS_STR_NONE || !ms_requirement_intern_values(in, a, vals, n, r)) return MS_BUILD_NOMEM;
+    return MS_BUILD_OK;
 }
 
 /* ---- matching --------------------------------------------------------- */
@@ -267,304 +196,7 @@ bool ms_node_selector_matches(const ms_node_selector *s, const ms_labels *node_l
     return false;
 }
 
-/* ---- JSON ------------------------------------------------------------- */
-
-#define PATH_MAX_LEN 400
-
-static const char *json_type(const cJSON *j) {
-    if (cJSON_IsNull(j)) return "null";
-    if (cJSON_IsBool(j)) return "boolean";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsArray(j)) return "array";
-    if (cJSON_IsObject(j)) return "object";
-    return "invalid";
-}
-
-static ms_rc type_error(ms_error *err, const char *path, const char *want, const cJSON *got) {
-    return ms_error_set(err, MS_EINVAL, "%s: expected %s, got %s", path, want, json_type(got));
-}
-
 static ms_rc nomem(ms_error *err) { return ms_error_set(err, MS_ENOMEM, "out of memory"); }
-
-/* "parent.name", or "name" when there is no parent. Over-long paths are
- * cut: they only feed error messages. */
-static void path_join(char *buf, const char *parent, const char *name) {
-    int r = parent && *parent ? snprintf(buf, PATH_MAX_LEN, "%s.%s", parent, name)
-                              : snprintf(buf, PATH_MAX_LEN, "%s", name);
-    if (r < 0) buf[0] = '\0';
-}
-
-static void path_index(char *buf, const char *parent, int i) {
-    if (snprintf(buf, PATH_MAX_LEN, "%s[%d]", parent, i) < 0) buf[0] = '\0';
-}
-
-/* JSON null reads as Go's zero value: "" for a string, nil for a list. */
-static ms_rc json_string(const cJSON *j, slice *out, const char *path, ms_error *err) {
-    if (!j || cJSON_IsNull(j)) {
-        out->s = "";
-        out->n = 0;
-        return MS_OK;
-    }
-    if (!cJSON_IsString(j) || !j->valuestring) return type_error(err, path, "string", j);
-    out->s = j->valuestring;
-    out->n = strlen(j->valuestring);
-    return MS_OK;
-}
-
-static ms_rc json_list(const cJSON *j, const char *path, int *n, ms_error *err) {
-    *n = 0;
-    if (!j || cJSON_IsNull(j)) return MS_OK;
-    if (!cJSON_IsArray(j)) return type_error(err, path, "array", j);
-    *n = cJSON_GetArraySize(j);
-    return MS_OK;
-}
-
-/* One {key, operator, values} object, decoded but not yet validated. Values
- * point into the cJSON tree; `vals` is heap memory the caller frees. */
-typedef struct raw_requirement {
-    slice key;
-    slice op;
-    uint32_t n;
-    slice *vals;
-} raw_requirement;
-
-static ms_rc raw_requirement_from_json(const cJSON *j, const char *path, raw_requirement *r,
-                                       ms_error *err) {
-    char sub[PATH_MAX_LEN], item[PATH_MAX_LEN];
-    memset(r, 0, sizeof *r);
-    r->key.s = r->op.s = "";
-    if (cJSON_IsNull(j)) return MS_OK;
-    if (!cJSON_IsObject(j)) return type_error(err, path, "object", j);
-    ms_rc rc;
-    path_join(sub, path, "key");
-    if ((rc = json_string(cJSON_GetObjectItemCaseSensitive(j, "key"), &r->key, sub, err)))
-        return rc;
-    path_join(sub, path, "operator");
-    if ((rc = json_string(cJSON_GetObjectItemCaseSensitive(j, "operator"), &r->op, sub, err)))
-        return rc;
-    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(j, "values");
-    int n;
-    path_join(sub, path, "values");
-    if ((rc = json_list(vals, sub, &n, err))) return rc;
-    if (n == 0) return MS_OK;
-    r->vals = malloc(sizeof *r->vals * (size_t)n);
-    if (!r->vals) return nomem(err);
-    int i = 0;
-    for (const cJSON *v = vals->child; v; v = v->next, i++) {
-        path_index(item, sub, i);
-        if ((rc = json_string(v, &r->vals[i], item, err))) {
-            free(r->vals);
-            r->vals = NULL;
-            return rc;
-        }
-    }
-    r->n = (uint32_t)n;
-    return MS_OK;
-}
-
-static bool slice_eq(slice s, const char *lit) {
-    return s.n == strlen(lit) && memcmp(s.s, lit, s.n) == 0;
-}
-
-/* Operator names of metav1.LabelSelectorOperator and v1.NodeSelectorOperator;
- * Gt/Lt only for node selectors. */
-static bool op_from_name(slice s, bool node, ms_selector_op *op) {
-    if (slice_eq(s, "In")) *op = MS_OP_IN;
-    else if (slice_eq(s, "NotIn")) *op = MS_OP_NOT_IN;
-    else if (slice_eq(s, "Exists")) *op = MS_OP_EXISTS;
-    else if (slice_eq(s, "DoesNotExist")) *op = MS_OP_DOES_NOT_EXIST;
-    else if (node && slice_eq(s, "Gt")) *op = MS_OP_GT;
-    else if (node && slice_eq(s, "Lt")) *op = MS_OP_LT;
-    else return false;
-    return true;
-}
-
-/* Compiles one matchExpressions item. *valid is false when upstream's
- * conversion would fail for it. */
-static ms_rc expression_from_json(const cJSON *j, bool node, ms_interner *in, ms_arena *a,
-                                  ms_requirement *out, bool *valid, const char *path,
-                                  ms_error *err) {
-    raw_requirement raw;
-    ms_rc rc = raw_requirement_from_json(j, path, &raw, err);
-    if (rc) return rc;
-    ms_selector_op op;
-    char why[256];
-    *valid = false;
-    if (op_from_name(raw.op, node, &op)) {
-        build_result b = build_requirement(in, a, raw.key, op, raw.vals, raw.n, out, why, sizeof why);
-        if (b == BUILD_NOMEM) rc = nomem(err);
-        *valid = b == BUILD_OK;
-    }
-    free(raw.vals);
-    return rc;
-}
-
-/* Go map semantics: with a repeated key in matchLabels the last one wins. */
-static bool repeated_later(const cJSON *item) {
-    for (const cJSON *o = item->next; o; o = o->next)
-        if (o->string && item->string && strcmp(o->string, item->string) == 0) return true;
-    return false;
-}
-
-ms_rc ms_label_selector_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
-                                  ms_label_selector *out, const char *field, ms_error *err) {
-    memset(out, 0, sizeof *out);
-    out->nothing = true;
-    if (!j || cJSON_IsNull(j)) return MS_OK;
-    const char *where = field && *field ? field : "labelSelector";
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-
-    char path[PATH_MAX_LEN], item[PATH_MAX_LEN];
-    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(j, "matchLabels");
-    path_join(path, field, "matchLabels");
-    uint32_t nlabels = 0;
-    if (labels && !cJSON_IsNull(labels)) {
-        if (!cJSON_IsObject(labels)) return type_error(err, path, "object", labels);
-        for (const cJSON *l = labels->child; l; l = l->next) {
-            slice v;
-            path_join(item, path, l->string ? l->string : "");
-            ms_rc rc = json_string(l, &v, item, err);
-            if (rc) return rc;
-            nlabels++;
-        }
-    }
-    const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(j, "matchExpressions");
-    int nexprs;
-    char epath[PATH_MAX_LEN];
-    path_join(epath, field, "matchExpressions");
-    ms_rc rc = json_list(exprs, epath, &nexprs, err);
-    if (rc) return rc;
-
-    out->nothing = false;
-    if (nlabels + (uint32_t)nexprs == 0) return MS_OK;   /* {}: everything */
-    ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, nlabels + (uint32_t)nexprs);
-    if (!reqs) return nomem(err);
-    uint32_t n = 0;
-    bool valid = true;
-    char why[256];
-    if (nlabels) {
-        for (const cJSON *l = labels->child; l; l = l->next) {
-            if (repeated_later(l)) continue;
-            slice k = {l->string ? l->string : "", l->string ? strlen(l->string) : 0}, v;
-            json_string(l, &v, "", err);   /* type checked above */
-            build_result b = build_requirement(in, a, k, MS_OP_EQUALS, &v, 1, &reqs[n], why,
-                                               sizeof why);
-            if (b == BUILD_NOMEM) return nomem(err);
-            if (b == BUILD_INVALID) valid = false;
-            n++;
-        }
-    }
-    int i = 0;
-    for (const cJSON *e = nexprs ? exprs->child : NULL; e; e = e->next, i++) {
-        bool ok;
-        path_index(item, epath, i);
-        rc = expression_from_json(e, false, in, a, &reqs[n], &ok, item, err);
-        if (rc) {
-            out->nothing = true;
-            return rc;
-        }
-        if (!ok) valid = false;
-        n++;
-    }
-    if (!valid) {
-        /* A selector that fails to convert selects nothing. */
-        out->nothing = true;
-        return MS_OK;
-    }
-    out->reqs = reqs;
-    out->n = n;
-    return MS_OK;
-}
-
-/* nodeSelectorRequirementsAsFieldSelector for one item. */
-static ms_rc field_from_json(const cJSON *j, ms_interner *in, ms_arena *a, ms_requirement *out,
-                             bool *valid, const char *path, ms_error *err) {
-    raw_requirement raw;
-    ms_rc rc = raw_requirement_from_json(j, path, &raw, err);
-    if (rc) return rc;
-    memset(out, 0, sizeof *out);
-    *valid = false;
-    bool in_op = slice_eq(raw.op, "In"), not_in = slice_eq(raw.op, "NotIn");
-    if ((in_op || not_in) && raw.n == 1) {
-        out->op = in_op ? MS_OP_IN : MS_OP_NOT_IN;
-        out->key = ms_intern(in, raw.key.s, raw.key.n);
-        out->number = slice_eq(raw.key, "metadata.name");
-        if (out->key == MS_STR_NONE || !intern_values(in, a, raw.vals, 1, out)) rc = nomem(err);
-        *valid = true;
-    }
-    free(raw.vals);
-    return rc;
-}
-
-ms_rc ms_node_selector_term_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
-                                      ms_node_selector_term *out, const char *field,
-                                      ms_error *err) {
-    memset(out, 0, sizeof *out);
-    const char *where = field && *field ? field : "nodeSelectorTerm";
-    if (!j || cJSON_IsNull(j)) return MS_OK;   /* empty term: matches nothing */
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-
-    char epath[PATH_MAX_LEN], fpath[PATH_MAX_LEN], item[PATH_MAX_LEN];
-    const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(j, "matchExpressions");
-    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(j, "matchFields");
-    int nexpr, nfields;
-    path_join(epath, field, "matchExpressions");
-    path_join(fpath, field, "matchFields");
-    ms_rc rc = json_list(exprs, epath, &nexpr, err);
-    if (rc) return rc;
-    if ((rc = json_list(fields, fpath, &nfields, err))) return rc;
-    if (nexpr + nfields == 0) return MS_OK;
-
-    ms_requirement *expr = nexpr ? MS_ARENA_NEW(a, ms_requirement, nexpr) : NULL;
-    ms_requirement *fld = nfields ? MS_ARENA_NEW(a, ms_requirement, nfields) : NULL;
-    if ((nexpr && !expr) || (nfields && !fld)) return nomem(err);
-    bool valid = true;
-    int i = 0;
-    for (const cJSON *e = nexpr ? exprs->child : NULL; e; e = e->next, i++) {
-        bool ok;
-        path_index(item, epath, i);
-        if ((rc = expression_from_json(e, true, in, a, &expr[i], &ok, item, err))) return rc;
-        if (!ok) valid = false;
-    }
-    i = 0;
-    for (const cJSON *f = nfields ? fields->child : NULL; f; f = f->next, i++) {
-        bool ok;
-        path_index(item, fpath, i);
-        if ((rc = field_from_json(f, in, a, &fld[i], &ok, item, err))) return rc;
-        if (!ok) valid = false;
-    }
-    out->invalid = !valid;
-    out->nexpr = (uint32_t)nexpr;
-    out->expr = expr;
-    out->nfields = (uint32_t)nfields;
-    out->fields = fld;
-    return MS_OK;
-}
-
-ms_rc ms_node_selector_from_json(const cJSON *j, ms_interner *in, ms_arena *a,
-                                 ms_node_selector *out, const char *field, ms_error *err) {
-    memset(out, 0, sizeof *out);
-    if (!j || cJSON_IsNull(j)) return MS_OK;
-    const char *where = field && *field ? field : "nodeSelector";
-    if (!cJSON_IsObject(j)) return type_error(err, where, "object", j);
-    char path[PATH_MAX_LEN], item[PATH_MAX_LEN];
-    const cJSON *terms = cJSON_GetObjectItemCaseSensitive(j, "nodeSelectorTerms");
-    int n;
-    path_join(path, field, "nodeSelectorTerms");
-    ms_rc rc = json_list(terms, path, &n, err);
-    if (rc || n == 0) return rc;
-    ms_node_selector_term *t = MS_ARENA_NEW(a, ms_node_selector_term, n);
-    if (!t) return nomem(err);
-    int i = 0;
-    for (const cJSON *e = terms->child; e; e = e->next, i++) {
-        path_index(item, path, i);
-        if ((rc = ms_node_selector_term_from_json(e, in, a, &t[i], item, err))) return rc;
-    }
-    out->n = (uint32_t)n;
-    out->terms = t;
-    return MS_OK;
-}
 
 /* ---- text syntax (labels.Parse) -------------------------------------- */
 
@@ -586,7 +218,7 @@ typedef enum tok {
 
 typedef struct token {
     tok t;
-    slice lit;
+    ms_slice lit;
 } token;
 
 typedef struct parser {
@@ -597,7 +229,7 @@ typedef struct parser {
     char *msg;        /* error text, when a step fails */
     size_t nmsg;
     bool oom;
-    slice *vals;      /* scratch for one requirement's values (heap) */
+    ms_slice *vals;      /* scratch for one requirement's values (heap) */
     uint32_t nvals, cap;
 } parser;
 
@@ -638,7 +270,7 @@ static token lex(parser *p) {
     size_t start = p->pos;
     while (p->pos < p->end && !is_special(p->s[p->pos]) && !is_space(p->s[p->pos])) p->pos++;
     k.lit.n = p->pos - start;
-    k.t = slice_eq(k.lit, "in") ? T_IN : slice_eq(k.lit, "notin") ? T_NOT_IN : T_IDENT;
+    k.t = ms_slice_eq(k.lit, "in") ? T_IN : ms_slice_eq(k.lit, "notin") ? T_NOT_IN : T_IDENT;
     return k;
 }
 
@@ -669,10 +301,10 @@ static bool fail(parser *p, const char *fmt, token k) {
     return false;
 }
 
-static bool add_value(parser *p, slice v) {
+static bool add_value(parser *p, ms_slice v) {
     if (p->nvals == p->cap) {
         uint32_t cap = p->cap ? p->cap * 2 : 8;
-        slice *nv = realloc(p->vals, sizeof *nv * cap);
+        ms_slice *nv = realloc(p->vals, sizeof *nv * cap);
         if (!nv) {
             p->oom = true;
             return false;
@@ -684,7 +316,7 @@ static bool add_value(parser *p, slice v) {
     return true;
 }
 
-static const slice EMPTY = {"", 0};
+static const ms_slice EMPTY = {"", 0};
 
 /* "(" values ")", where empty items (as in "(a,,b)" or "()") are "". */
 static bool parse_values(parser *p) {
@@ -732,8 +364,8 @@ static bool parse_exact_value(parser *p) {
     return add_value(p, k.lit);
 }
 
-/* Returns BUILD_OK with r filled, or an error in p->msg. */
-static build_result parse_requirement(parser *p, ms_interner *in, ms_arena *a, ms_requirement *r) {
+/* Returns MS_BUILD_OK with r filled, or an error in p->msg. */
+static ms_build_result parse_requirement(parser *p, ms_interner *in, ms_arena *a, ms_requirement *r) {
     p->nvals = 0;
     bool not = false;
     token k = consume(p, true);
@@ -741,9 +373,9 @@ static build_result parse_requirement(parser *p, ms_interner *in, ms_arena *a, m
         not = true;
         k = consume(p, true);
     }
-    if (k.t != T_IDENT) return fail(p, "found '%.*s', expected: identifier", k), BUILD_INVALID;
-    slice key = k.lit;
-    if (!check_label_key(key, p->msg, p->nmsg)) return BUILD_INVALID;
+    if (k.t != T_IDENT) return fail(p, "found '%.*s', expected: identifier", k), MS_BUILD_INVALID;
+    ms_slice key = k.lit;
+    if (!check_label_key(key, p->msg, p->nmsg)) return MS_BUILD_INVALID;
     token n = peek(p, true);
     ms_selector_op op;
     if (not || n.t == T_EOS || n.t == T_COMMA) {
@@ -761,11 +393,11 @@ static build_result parse_requirement(parser *p, ms_interner *in, ms_arena *a, m
         case T_LT: op = MS_OP_LT; ok = parse_exact_value(p); break;
         default:
             return fail(p, "found '%.*s', expected: '=', '!=', '==', 'in', notin'", k),
-                   BUILD_INVALID;
+                   MS_BUILD_INVALID;
         }
-        if (!ok) return BUILD_INVALID;
+        if (!ok) return MS_BUILD_INVALID;
     }
-    return build_requirement(in, a, key, op, p->vals, p->nvals, r, p->msg, p->nmsg);
+    return ms_requirement_build(in, a, key, op, p->vals, p->nvals, r, p->msg, p->nmsg);
 }
 
 typedef struct req_list {
@@ -799,9 +431,9 @@ static ms_rc parse_all(parser *p, ms_interner *in, ms_arena *a, req_list *reqs, 
         p->msg = why;
         p->nmsg = sizeof why;
         why[0] = '\0';
-        build_result b = parse_requirement(p, in, a, r);
-        if (b == BUILD_NOMEM || p->oom) return nomem(err);
-        if (b == BUILD_INVALID)
+        ms_build_result b = parse_requirement(p, in, a, r);
+        if (b == MS_BUILD_NOMEM || p->oom) return nomem(err);
+        if (b == MS_BUILD_INVALID)
             return ms_error_set(err, MS_EINVAL, "unable to parse requirement: %s", why);
         k = consume(p, true);
         if (k.t == T_EOS) return MS_OK;

@@ -1,3 +1,4 @@
+/* Toleration matching against taints. */
 #include "api/toleration.h"
 
 /* Decoders may leave an empty string as either id; both mean "". */

@@ -1,3 +1,4 @@
+/* The bump allocator: blocks that double in size, freed or reset as a whole. */
 #include "moonsched/arena.h"
 
 #include <stdint.h>
@@ -62,18 +63,20 @@ char *ms_arena_strdup(ms_arena *a, const char *s) {
     return ms_arena_strndup(a, s, strlen(s));
 }
 
-void ms_arena_reset(ms_arena *a) {
-    ms_arena_block *b = a->head;
-    if (!b) return;
-    /* Keep the newest (largest) block: the next cycle of the same shape then
-     * allocates nothing. */
-    ms_arena_block *keep = b;
-    b = b->prev;
+static void free_blocks(ms_arena_block *b) {
     while (b) {
         ms_arena_block *prev = b->prev;
         free(b);
         b = prev;
     }
+}
+
+void ms_arena_reset(ms_arena *a) {
+    ms_arena_block *keep = a->head;
+    if (!keep) return;
+    /* Keep the newest (largest) block: the next cycle of the same shape then
+     * allocates nothing. */
+    free_blocks(keep->prev);
     keep->prev = NULL;
     keep->used = 0;
     a->head = keep;
@@ -81,12 +84,7 @@ void ms_arena_reset(ms_arena *a) {
 }
 
 void ms_arena_free(ms_arena *a) {
-    ms_arena_block *b = a->head;
-    while (b) {
-        ms_arena_block *prev = b->prev;
-        free(b);
-        b = prev;
-    }
+    free_blocks(a->head);
     a->head = NULL;
     a->total = 0;
 }

@@ -1,3 +1,4 @@
+/* Error values: formatting, prefixing and the names of the codes. */
 #include "moonsched/error.h"
 
 #include <stdarg.h>

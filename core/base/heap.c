@@ -1,3 +1,4 @@
+/* The binary min-heap with positions kept in its elements. */
 #include "base/heap.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* The string interner: ids for strings, looked up without a lock on the hot path. */
 #include "moonsched/intern.h"
 
 #include <pthread.h>

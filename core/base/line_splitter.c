@@ -11,28 +11,16 @@ void ms_line_splitter_init(ms_line_splitter *s, size_t max_line) {
     s->max_line = max_line ? max_line : DEFAULT_MAX_LINE;
 }
 
-void ms_line_splitter_reset(ms_line_splitter *s) { s->len = 0; }
+void ms_line_splitter_reset(ms_line_splitter *s) { ms_buf_reset(&s->line); }
 
 void ms_line_splitter_free(ms_line_splitter *s) {
-    free(s->buf);
-    s->buf = NULL;
-    s->len = s->cap = 0;
+    ms_buf_free(&s->line);
 }
 
 static int append(ms_line_splitter *s, const char *data, size_t n) {
-    if (s->len + n > s->max_line) return -1;
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + n + 1) cap *= 2;
-        char *nb = realloc(s->buf, cap);
-        if (!nb) return -1;
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, data, n);
-    s->len += n;
-    s->buf[s->len] = '\0';
-    return 0;
+    if (s->line.len + n > s->max_line) return -1;
+    ms_buf_append(&s->line, data, n);
+    return s->line.failed ? -1 : 0;
 }
 
 static int deliver(char *line, size_t len, ms_line_fn fn, void *ctx) {
@@ -52,9 +40,8 @@ int ms_line_splitter_feed(ms_line_splitter *s, const char *data, size_t n, ms_li
         n -= take + 1;
         /* Copied even when nothing was pending: the callback gets a
          * writable, NUL-terminated line, and the chunk stays untouched. */
-        size_t len = s->len;
-        s->len = 0;
-        int r = deliver(s->buf, len, fn, ctx);
+        int r = deliver(s->line.data, s->line.len, fn, ctx);
+        ms_buf_reset(&s->line);
         if (r != 0) return r;
     }
     return 0;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "moonsched/error.h"
 
 /* Called once per complete line, without its "\n" (nor a "\r" before it),
@@ -15,8 +16,7 @@
 typedef int (*ms_line_fn)(void *ctx, char *line, size_t len);
 
 typedef struct ms_line_splitter {
-    char *buf;          /* the incomplete last line */
-    size_t len, cap;
+    ms_buf line;        /* the incomplete last line */
     size_t max_line;    /* longer lines are an error */
 } ms_line_splitter;
 
@@ -27,7 +27,7 @@ void ms_line_splitter_init(ms_line_splitter *s, size_t max_line);
 int ms_line_splitter_feed(ms_line_splitter *s, const char *data, size_t n, ms_line_fn fn, void *ctx);
 /* Bytes held for an incomplete line (a stream that ends with pending bytes
  * was cut short). */
-static inline size_t ms_line_splitter_pending(const ms_line_splitter *s) { return s->len; }
+static inline size_t ms_line_splitter_pending(const ms_line_splitter *s) { return s->line.len; }
 void ms_line_splitter_reset(ms_line_splitter *s);
 void ms_line_splitter_free(ms_line_splitter *s);
 

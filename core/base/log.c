@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
 
 const ms_logger ms_log_default = {.level = MS_LOG_INFO, .json = false, .fd = 2};
 
@@ -24,35 +26,6 @@ bool ms_log_enabled(const ms_logger *l, ms_log_level level) {
     return (int)level <= l->level;
 }
 
-/* A line grows on the stack first; long values move it to the heap. */
-typedef struct line {
-    char *p;
-    size_t len, cap;
-    bool heap, failed;
-    char stack[1024];
-} line;
-
-static void put(line *b, const char *s, size_t n) {
-    if (b->failed) return;
-    if (b->len + n + 2 > b->cap) {   /* room for '\n' and NUL */
-        size_t cap = b->cap * 2;
-        while (cap < b->len + n + 2) cap *= 2;
-        char *np = b->heap ? realloc(b->p, cap) : malloc(cap);
-        if (!np) {
-            b->failed = true;
-            return;
-        }
-        if (!b->heap) memcpy(np, b->p, b->len);
-        b->p = np;
-        b->cap = cap;
-        b->heap = true;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-}
-
-static void puts_(line *b, const char *s) { put(b, s, strlen(s)); }
-
 static bool needs_quotes(const char *s) {
     if (!*s) return true;
     for (const unsigned char *c = (const unsigned char *)s; *c; c++)
@@ -61,7 +34,7 @@ static bool needs_quotes(const char *s) {
 }
 
 /* Escapes for both formats: logfmt quoted values use JSON's escapes. */
-static void put_escaped(line *b, const char *s) {
+static void put_escaped(ms_buf *b, const char *s) {
     const char *run = s;
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         const char *esc = NULL;
@@ -79,43 +52,34 @@ static void put_escaped(line *b, const char *s) {
             }
         }
         if (!esc) continue;
-        put(b, run, (size_t)((const char *)c - run));
-        puts_(b, esc);
+        ms_buf_append(b, run, (size_t)((const char *)c - run));
+        ms_buf_puts(b, esc);
         run = (const char *)c + 1;
     }
-    puts_(b, run);
+    ms_buf_puts(b, run);
 }
 
-static void put_value(line *b, bool json, const char *v, bool always_quote) {
+static void put_value(ms_buf *b, bool json, const char *v, bool always_quote) {
     if (json || always_quote || needs_quotes(v)) {
-        put(b, "\"", 1);
+        ms_buf_putc(b, '"');
         put_escaped(b, v);
-        put(b, "\"", 1);
+        ms_buf_putc(b, '"');
     } else {
-        puts_(b, v);
+        ms_buf_puts(b, v);
     }
 }
 
-static void put_pair(line *b, bool json, const char *k, const char *v, bool quote) {
+static void put_pair(ms_buf *b, bool json, const char *k, const char *v, bool quote) {
     if (json) {
-        if (b->len > 1) put(b, ",", 1);
+        if (b->len > 1) ms_buf_putc(b, ',');
         put_value(b, true, k, true);
-        put(b, ":", 1);
+        ms_buf_putc(b, ':');
     } else {
-        if (b->len) put(b, " ", 1);
-        puts_(b, k);   /* keys are the caller's identifiers */
-        put(b, "=", 1);
+        if (b->len) ms_buf_putc(b, ' ');
+        ms_buf_puts(b, k);   /* keys are the caller's identifiers */
+        ms_buf_putc(b, '=');
     }
     put_value(b, json, v ? v : "", quote);
-}
-
-static void timestamp(char *buf, size_t n) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    size_t len = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + len, n - len, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
 static void emit(const ms_logger *l, ms_log_level level, const char *s, size_t n) {
@@ -138,11 +102,10 @@ static void emit(const ms_logger *l, ms_log_level level, const char *s, size_t n
 void ms_log(const ms_logger *l, ms_log_level level, const char *msg, ...) {
     if (!l) l = &ms_log_default;
     if ((int)level > l->level) return;
-    line b = {.cap = sizeof b.stack};
-    b.p = b.stack;
-    char ts[40];
-    timestamp(ts, sizeof ts);
-    if (l->json) put(&b, "{", 1);
+    ms_buf b = {0};
+    char ts[MS_RFC3339_MAX];
+    ms_time_rfc3339(ms_clock_wall(), 3, ts, sizeof ts);
+    if (l->json) ms_buf_putc(&b, '{');
     put_pair(&b, l->json, "ts", ts, false);
     put_pair(&b, l->json, "level", ms_log_level_name(level), false);
     put_pair(&b, l->json, "msg", msg ? msg : "", true);
@@ -155,15 +118,8 @@ void ms_log(const ms_logger *l, ms_log_level level, const char *msg, ...) {
         put_pair(&b, l->json, k, v, false);
     }
     va_end(ap);
-    if (l->json) put(&b, "}", 1);
-    if (!b.failed) {
-        if (l->sink) {
-            b.p[b.len] = '\0';
-            emit(l, level, b.p, b.len);
-        } else {
-            b.p[b.len] = '\n';
-            emit(l, level, b.p, b.len + 1);
-        }
-    }
-    if (b.heap) free(b.p);
+    if (l->json) ms_buf_putc(&b, '}');
+    if (!l->sink) ms_buf_putc(&b, '\n');
+    if (!b.failed) emit(l, level, b.data, b.len);
+    ms_buf_free(&b);
 }

@@ -1,3 +1,4 @@
+/* The open-addressing map from 64-bit keys to pointers. */
 #include "base/map.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* resource.Quantity parsing and rounding, with upstream's exact rules. */
 #include "base/quantity.h"
 
 #include <limits.h>

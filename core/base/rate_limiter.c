@@ -3,7 +3,8 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "base/clock.h"
 
 struct ms_rate_limiter {
     pthread_mutex_t mu;
@@ -17,9 +18,7 @@ struct ms_rate_limiter {
 
 double ms_monotonic_now(void *ctx) {
     (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return ms_clock_monotonic();
 }
 
 ms_rate_limiter *ms_rate_limiter_new(double qps, int32_t burst, ms_clock_fn clock, void *clock_ctx) {

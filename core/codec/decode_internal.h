@@ -9,34 +9,25 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codec/json_reader.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/meta.h"
 #include "moonsched/resources.h"
 
-/* One object being decoded. The path is kept as text so that an error can be
- * reported without rebuilding it; pushing a segment is a memcpy. */
+/* One object being decoded: a JSON reader whose errors start with the
+ * object ("Pod ns/name: spec.containers[0].name: ..."). */
 typedef struct ms_dec {
+    ms_json_reader r;
     const ms_decoder *d;
     ms_arena *a;              /* the object's arena */
-    ms_error *err;
     const char *kind;         /* "Pod", "Node" */
     const char *ns;           /* NULL for cluster-scoped objects */
     const char *name;         /* NULL until known */
-    size_t plen;
-    char path[256];
 } ms_dec;
 
 void ms_dec_init(ms_dec *x, const ms_decoder *d, ms_arena *a, ms_error *err, const char *kind);
-
-/* Path: push returns the length to restore with ms_dec_pop. */
-size_t ms_dec_push(ms_dec *x, const char *key);
-size_t ms_dec_push_index(ms_dec *x, size_t i);
-static inline void ms_dec_pop(ms_dec *x, size_t len) {
-    x->plen = len;
-    x->path[len] = '\0';
-}
 
 /* A JSON object with its children indexed by key length: a field lookup
  * compares a few integers in one cache line instead of walking cJSON's list
@@ -67,15 +58,9 @@ static inline const cJSON *ms_obj_get(const ms_obj *o, const char *key) {
     return NULL;
 }
 
-/* "Pod ns/name: <path>[.key]: <message>". key may be NULL. */
-ms_rc ms_dec_fail(ms_dec *x, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-ms_rc ms_dec_nomem(ms_dec *x);
 /* Prefixes an error produced by another module ("field: message") with the
  * object's name. */
 ms_rc ms_dec_wrap(ms_dec *x, ms_rc rc);
-
-const char *ms_json_type_name(const cJSON *j);
 
 /* Typed access to parent[key]. Absent and JSON null both give "absent"
  * (*out NULL, out->j NULL, *present false), as the API server treats them. A value of

@@ -10,12 +10,13 @@
 #include "base/map.h"
 #include "base/quantity.h"
 #include "codec/decode_internal.h"
+#include "moonsched/config.h"
 #include "moonsched/decode.h"
 
 void ms_decoder_init(ms_decoder *d, ms_interner *in) {
     d->in = in;
     ms_resource_names_init(&d->rn, in);
-    d->default_scheduler = ms_intern_cstr(in, "default-scheduler");
+    d->default_scheduler = ms_intern_cstr(in, MS_DEFAULT_SCHEDULER_NAME);
     d->keep_raw = false;
 }
 
@@ -87,54 +88,6 @@ ms_rc ms_parse_rfc3339(const char *s, double *out) {
 
 /* ---- numbers and quantities ---- */
 
-/* Exact integer text: [-+]?[0-9]+, 0x.., 0o.. (YAML 1.2 core schema). */
-static bool integer_text(const char *s, int64_t *out) {
-    bool neg = false;
-    const char *p = s;
-    if (*p == '-' || *p == '+') neg = *p++ == '-';
-    unsigned base = 10;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'o') && !neg && p == s) {
-        base = p[1] == 'x' ? 16 : 8;
-        p += 2;
-    }
-    if (!*p) return false;
-    uint64_t v = 0;
-    for (; *p; p++) {
-        unsigned dgt;
-        if (*p >= '0' && *p <= '9') dgt = (unsigned)(*p - '0');
-        else if (base == 16 && *p >= 'a' && *p <= 'f') dgt = (unsigned)(*p - 'a' + 10);
-        else if (base == 16 && *p >= 'A' && *p <= 'F') dgt = (unsigned)(*p - 'A' + 10);
-        else return false;
-        if (dgt >= base) return false;
-        if (v > (UINT64_MAX - dgt) / base) return false;
-        v = v * base + dgt;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1) return false;
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-    } else {
-        if (v > (uint64_t)INT64_MAX) return false;
-        *out = (int64_t)v;
-    }
-    return true;
-}
-
-bool ms_json_integer(const cJSON *j, int64_t min, int64_t max, int64_t *out) {
-    if (!cJSON_IsNumber(j)) return false;
-    int64_t v;
-    if (j->valuestring && integer_text(j->valuestring, &v)) {
-        /* YAML number with its exact text */
-    } else {
-        double d = j->valuedouble;
-        if (!isfinite(d) || floor(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
-            return false;
-        v = (int64_t)d;
-    }
-    if (v < min || v > max) return false;
-    *out = v;
-    return true;
-}
-
 const char *ms_json_quantity_text(const cJSON *j, char *buf, size_t n) {
     if (cJSON_IsString(j)) return j->valuestring;
     if (!cJSON_IsNumber(j)) return NULL;
@@ -160,7 +113,7 @@ ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const cha
     ms_quantity q;
     ms_rc rc = ms_quantity_parse_cstr(text, &q, err);
     if (rc != MS_OK) {
-        ms_error_prefix(err, "%s", field);
+        ms_error_prefix(err, "%s: \"%.64s\"", field, text);
         return rc;
     }
     if (value) *value = q.value;
@@ -168,94 +121,33 @@ ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const cha
     return MS_OK;
 }
 
-/* ---- error paths ---- */
+/* ---- the object being decoded ---- */
+
+static void object_id(const ms_json_reader *r, char *buf, size_t n) {
+    const ms_dec *x = (const ms_dec *)r;
+    if (!x->name || !*x->name)
+        snprintf(buf, n, "%s (no name)", x->kind);
+    else if (x->ns)
+        snprintf(buf, n, "%s %s/%s", x->kind, x->ns, x->name);
+    else
+        snprintf(buf, n, "%s %s", x->kind, x->name);
+}
 
 void ms_dec_init(ms_dec *x, const ms_decoder *d, ms_arena *a, ms_error *err, const char *kind) {
+    ms_json_reader_init(&x->r, &ms_json_object_wording, err);
+    x->r.subject_fn = object_id;
     x->d = d;
     x->a = a;
-    x->err = err;
     x->kind = kind;
     x->ns = NULL;
     x->name = NULL;
-    x->plen = 0;
-    x->path[0] = '\0';
-}
-
-static void path_append(ms_dec *x, const char *s, size_t n) {
-    size_t room = sizeof x->path - 1 - x->plen;
-    if (n > room) n = room;
-    memcpy(x->path + x->plen, s, n);
-    x->plen += n;
-    x->path[x->plen] = '\0';
-}
-
-size_t ms_dec_push(ms_dec *x, const char *key) {
-    size_t old = x->plen;
-    if (x->plen) path_append(x, ".", 1);
-    path_append(x, key, strlen(key));
-    return old;
-}
-
-size_t ms_dec_push_index(ms_dec *x, size_t i) {
-    size_t old = x->plen;
-    char buf[24];
-    char *p = buf + sizeof buf;
-    *--p = ']';
-    do {
-        *--p = (char)('0' + i % 10);
-        i /= 10;
-    } while (i);
-    *--p = '[';
-    path_append(x, p, (size_t)(buf + sizeof buf - p));
-    return old;
-}
-
-static int object_id(const ms_dec *x, char *buf, size_t n) {
-    if (!x->name || !*x->name) return snprintf(buf, n, "%s (no name)", x->kind);
-    if (x->ns) return snprintf(buf, n, "%s %s/%s", x->kind, x->ns, x->name);
-    return snprintf(buf, n, "%s %s", x->kind, x->name);
-}
-
-ms_rc ms_dec_fail(ms_dec *x, const char *key, const char *fmt, ...) {
-    if (!x->err) return MS_EINVAL;
-    char id[160], msg[320];
-    object_id(x, id, sizeof id);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    const char *dot = x->plen && key ? "." : "";
-    if (!x->plen && !key)
-        return ms_error_set(x->err, MS_EINVAL, "%s: %s", id, msg);
-    return ms_error_set(x->err, MS_EINVAL, "%s: %s%s%s: %s", id, x->path, dot, key ? key : "", msg);
-}
-
-ms_rc ms_dec_nomem(ms_dec *x) {
-    char id[160];
-    object_id(x, id, sizeof id);
-    return ms_error_set(x->err, MS_ENOMEM, "%s: out of memory", id);
 }
 
 ms_rc ms_dec_wrap(ms_dec *x, ms_rc rc) {
     char id[160];
-    object_id(x, id, sizeof id);
-    ms_error_prefix(x->err, "%s", id);
+    object_id(&x->r, id, sizeof id);
+    ms_error_prefix(x->r.err, "%s", id);
     return rc;
-}
-
-const char *ms_json_type_name(const cJSON *j) {
-    if (!j) return "nothing";
-    switch (j->type & 0xff) {
-    case cJSON_False:
-    case cJSON_True: return "boolean";
-    case cJSON_NULL: return "null";
-    case cJSON_Number: return "number";
-    case cJSON_String: return "string";
-    case cJSON_Array: return "array";
-    case cJSON_Object: return "object";
-    case cJSON_Raw: return "raw";
-    }
-    return "invalid";
 }
 
 /* ---- typed access ---- */
@@ -281,51 +173,39 @@ static const cJSON *child(const ms_obj *parent, const char *key) {
     return c && !cJSON_IsNull(c) ? c : NULL;
 }
 
-static ms_rc type_error(ms_dec *x, const char *key, const cJSON *j, const char *want) {
-    return ms_dec_fail(x, key, "expected %s, got %s", want, ms_json_type_name(j));
-}
-
 ms_rc ms_dec_object(ms_dec *x, const ms_obj *parent, const char *key, ms_obj *out) {
     const cJSON *c = child(parent, key);
     ms_obj_scan(out, NULL);
-    if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
-    if (c) ms_obj_scan(out, c);
-    return MS_OK;
+    ms_rc rc = ms_json_expect(&x->r, key, c, MS_JSON_OBJECT);
+    if (rc == MS_OK && c) ms_obj_scan(out, c);
+    return rc;
 }
 
 /* A map field (labels, resource lists): iterated whole, so not indexed. */
 static ms_rc get_map(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
-    const cJSON *c = child(parent, key);
-    *out = NULL;
-    if (c && !cJSON_IsObject(c)) return type_error(x, key, c, "object");
-    *out = c;
-    return MS_OK;
+    *out = child(parent, key);
+    ms_rc rc = ms_json_expect(&x->r, key, *out, MS_JSON_OBJECT);
+    if (rc != MS_OK) *out = NULL;
+    return rc;
 }
 
 ms_rc ms_dec_array(ms_dec *x, const ms_obj *parent, const char *key, const cJSON **out) {
-    const cJSON *c = child(parent, key);
-    *out = NULL;
-    if (c && !cJSON_IsArray(c)) return type_error(x, key, c, "array");
-    *out = c;
-    return MS_OK;
+    *out = child(parent, key);
+    ms_rc rc = ms_json_expect(&x->r, key, *out, MS_JSON_ARRAY);
+    if (rc != MS_OK) *out = NULL;
+    return rc;
 }
 
 ms_rc ms_dec_string(ms_dec *x, const ms_obj *parent, const char *key, const char **out) {
-    const cJSON *c = child(parent, key);
     *out = NULL;
-    if (c && !cJSON_IsString(c)) return type_error(x, key, c, "string");
-    if (c) *out = c->valuestring;
-    return MS_OK;
+    return ms_json_string(&x->r, key, child(parent, key), out);
 }
 
 ms_rc ms_dec_bool(ms_dec *x, const ms_obj *parent, const char *key, bool *out, bool *present) {
     const cJSON *c = child(parent, key);
     if (present) *present = c != NULL;
     *out = false;
-    if (!c) return MS_OK;
-    if (!cJSON_IsBool(c)) return type_error(x, key, c, "boolean");
-    *out = cJSON_IsTrue(c);
-    return MS_OK;
+    return ms_json_bool(&x->r, key, c, out);
 }
 
 ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, int64_t max,
@@ -333,17 +213,20 @@ ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, 
     const cJSON *c = child(parent, key);
     if (present) *present = c != NULL;
     *out = 0;
-    if (!c) return MS_OK;
-    if (!cJSON_IsNumber(c)) return type_error(x, key, c, "integer");
-    if (!ms_json_integer(c, min, max, out))
-        return ms_dec_fail(x, key, "expected an integer in [%lld, %lld]", (long long)min,
-                           (long long)max);
-    return MS_OK;
+    return ms_json_int(&x->r, key, c, min, max, out);
+}
+
+/* An arena array of `size`-byte items, one per member of c (a list or a
+ * map); NULL when there are none. */
+static ms_rc new_items(ms_dec *x, ms_arena *a, const cJSON *c, size_t size, void **items) {
+    int count = cJSON_GetArraySize(c);
+    *items = count ? ms_arena_alloc(a, (size_t)count * size) : NULL;
+    return count && !*items ? ms_json_nomem(&x->r) : MS_OK;
 }
 
 static ms_rc intern_text(ms_dec *x, const char *s, ms_str *out) {
     *out = ms_intern_cstr(x->d->in, s);
-    return *out == MS_STR_NONE ? ms_dec_nomem(x) : MS_OK;
+    return *out == MS_STR_NONE ? ms_json_nomem(&x->r) : MS_OK;
 }
 
 ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty_is_none,
@@ -357,28 +240,24 @@ ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty
 
 ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out) {
     const cJSON *arr;
+    void *mem = NULL;
     ms_rc rc = ms_dec_array(x, parent, key, &arr);
     *n = 0;
     *out = NULL;
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (count == 0) return MS_OK;
-    ms_str *ids = MS_ARENA_NEW(x->a, ms_str, count);
-    if (!ids) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, key);
+    if (rc != MS_OK || (rc = new_items(x, x->a, arr, sizeof **out, &mem)) != MS_OK || !mem) return rc;
+    ms_str *ids = mem;
+    size_t saved = ms_json_push(&x->r, key);
     uint32_t i = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, arr) {
         if (!cJSON_IsString(c)) {
-            ms_dec_push_index(x, i);
-            rc = type_error(x, NULL, c, "string");
-            ms_dec_pop(x, saved);
-            return rc;
+            ms_json_push_index(&x->r, i);
+            return ms_json_type_error(&x->r, NULL, c, MS_JSON_STRING);
         }
         if ((rc = intern_text(x, c->valuestring, &ids[i])) != MS_OK) return rc;
         i++;
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     *n = i;
     *out = ids;
     return MS_OK;
@@ -390,52 +269,42 @@ ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena 
     ms_rc rc = ms_dec_array(x, parent, key, &arr);
     *out = NULL;
     *n = 0;
-    if (rc != MS_OK || !arr) return rc;
-    int count = cJSON_GetArraySize(arr);
-    if (count == 0) return MS_OK;
-    char *elems = ms_arena_alloc(a, (size_t)count * size);
-    if (!elems) return ms_dec_nomem(x);
-    *out = elems;
-    size_t saved = ms_dec_push(x, key);
+    if (rc != MS_OK || (rc = new_items(x, a, arr, size, out)) != MS_OK || !*out) return rc;
+    char *elems = *out;
+    size_t saved = ms_json_push(&x->r, key);
     const cJSON *c;
     cJSON_ArrayForEach(c, arr) {
-        size_t s2 = ms_dec_push_index(x, *n);
-        if (!cJSON_IsObject(c)) return type_error(x, NULL, c, "object");
+        size_t s2 = ms_json_push_index(&x->r, *n);
+        if (!cJSON_IsObject(c)) return ms_json_type_error(&x->r, NULL, c, MS_JSON_OBJECT);
         ms_obj o;
         ms_obj_scan(&o, c);
         if ((rc = item(x, &o, elems + (size_t)*n * size, ctx)) != MS_OK) return rc;
         (*n)++;
-        ms_dec_pop(x, s2);
+        ms_json_pop(&x->r, s2);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out) {
     const cJSON *map;
+    void *mem = NULL;
     ms_rc rc = get_map(x, parent, key, &map);
     out->n = 0;
     out->items = NULL;
-    if (rc != MS_OK || !map) return rc;
-    int count = cJSON_GetArraySize(map);
-    if (count == 0) return MS_OK;
-    ms_label *items = MS_ARENA_NEW(x->a, ms_label, count);
-    if (!items) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, key);
+    if (rc != MS_OK || (rc = new_items(x, x->a, map, sizeof *out->items, &mem)) != MS_OK || !mem) return rc;
+    ms_label *items = mem;
+    size_t saved = ms_json_push(&x->r, key);
     uint32_t i = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
-        if (!cJSON_IsString(c)) {
-            rc = type_error(x, c->string, c, "string");
-            ms_dec_pop(x, saved);
-            return rc;
-        }
+        if ((rc = ms_json_expect(&x->r, c->string, c, MS_JSON_STRING)) != MS_OK) return rc;
         if ((rc = intern_text(x, c->string, &items[i].key)) != MS_OK ||
             (rc = intern_text(x, c->valuestring, &items[i].value)) != MS_OK)
             return rc;
         i++;
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     out->n = i;
     out->items = items;
     ms_labels_sort(out);
@@ -448,7 +317,7 @@ ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out)
     *out = 0;
     if (rc != MS_OK || !s) return rc;
     if (ms_parse_rfc3339(s, out) != MS_OK)
-        return ms_dec_fail(x, key, "Invalid value: \"%.64s\": not an RFC 3339 timestamp", s);
+        return ms_json_fail(&x->r, key, "Invalid value: \"%.64s\": not an RFC 3339 timestamp", s);
     return MS_OK;
 }
 
@@ -456,26 +325,20 @@ ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out)
 
 static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out) {
     const cJSON *map;
+    void *mem = NULL;
     ms_rc rc = get_map(x, meta, "annotations", &map);
     out->n = 0;
     out->items = NULL;
-    if (rc != MS_OK || !map) return rc;
-    int count = cJSON_GetArraySize(map);
-    if (count == 0) return MS_OK;
-    ms_annotation *items = MS_ARENA_NEW(x->a, ms_annotation, count);
-    if (!items) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "annotations");
+    if (rc != MS_OK || (rc = new_items(x, x->a, map, sizeof *out->items, &mem)) != MS_OK || !mem) return rc;
+    ms_annotation *items = mem;
+    size_t saved = ms_json_push(&x->r, "annotations");
     uint32_t n = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
-        if (!cJSON_IsString(c)) {
-            rc = type_error(x, c->string, c, "string");
-            ms_dec_pop(x, saved);
-            return rc;
-        }
+        if ((rc = ms_json_expect(&x->r, c->string, c, MS_JSON_STRING)) != MS_OK) return rc;
         ms_annotation an;
         if ((rc = intern_text(x, c->string, &an.key)) != MS_OK) return rc;
-        if (!(an.value = ms_arena_strdup(x->a, c->valuestring))) return ms_dec_nomem(x);
+        if (!(an.value = ms_arena_strdup(x->a, c->valuestring))) return ms_json_nomem(&x->r);
         /* Insertion keeps the array sorted by key id; a repeated key keeps
          * the last value, as a JSON decoder into a map does. */
         uint32_t j = n;
@@ -488,7 +351,7 @@ static ms_rc dec_annotations(ms_dec *x, const ms_obj *meta, ms_annotations *out)
         items[j] = an;
         n++;
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     out->n = n;
     out->items = items;
     return MS_OK;
@@ -505,7 +368,7 @@ static ms_rc dec_owner(ms_dec *x, const ms_obj *oc, void *elem, void *ctx) {
         (rc = ms_dec_string(x, oc, "uid", &uid)) != MS_OK ||
         (rc = ms_dec_bool(x, oc, "controller", &o->controller, NULL)) != MS_OK)
         return rc;
-    if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_dec_nomem(x);
+    if (!(o->uid = ms_arena_strdup(x->a, uid ? uid : ""))) return ms_json_nomem(&x->r);
     return MS_OK;
 }
 
@@ -523,24 +386,24 @@ ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta 
     const char *name = NULL, *ns = NULL, *uid = NULL, *rv = NULL;
     ms_rc rc;
     if ((rc = ms_dec_object(x, obj, "metadata", &mo)) != MS_OK) return rc;
-    if (!mo.j) return ms_dec_fail(x, "metadata.name", "Required value");
+    if (!mo.j) return ms_json_fail(&x->r, "metadata.name", "Required value");
     /* Name the object before anything else can fail. */
     const cJSON *nj = ms_obj_get(meta, "name"), *sj = ms_obj_get(meta, "namespace");
     if (cJSON_IsString(nj)) x->name = nj->valuestring;
     if (namespaced) x->ns = cJSON_IsString(sj) && *sj->valuestring ? sj->valuestring : "default";
-    size_t saved = ms_dec_push(x, "metadata");
+    size_t saved = ms_json_push(&x->r, "metadata");
     if ((rc = ms_dec_string(x, meta, "name", &name)) != MS_OK ||
         (rc = ms_dec_string(x, meta, "namespace", &ns)) != MS_OK ||
         (rc = ms_dec_string(x, meta, "uid", &uid)) != MS_OK ||
         (rc = ms_dec_string(x, meta, "resourceVersion", &rv)) != MS_OK)
         return rc;
-    if (!name || !*name) return ms_dec_fail(x, "name", "Required value");
+    if (!name || !*name) return ms_json_fail(&x->r, "name", "Required value");
     if ((rc = intern_text(x, name, &m->name)) != MS_OK) return rc;
     m->namespace_ = MS_STR_NONE;
     if (namespaced && (rc = intern_text(x, x->ns, &m->namespace_)) != MS_OK) return rc;
     if (!(m->uid = ms_arena_strdup(x->a, uid ? uid : "")) ||
         !(m->resource_version = ms_arena_strdup(x->a, rv ? rv : "")))
-        return ms_dec_nomem(x);
+        return ms_json_nomem(&x->r);
     if (*m->uid) {
         m->uid_hash = ms_hash_bytes(m->uid, strlen(m->uid));
     } else {
@@ -559,7 +422,7 @@ ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta 
         (rc = ms_dec_time(x, meta, "creationTimestamp", &m->creation)) != MS_OK ||
         (rc = ms_dec_time(x, meta, "deletionTimestamp", &m->deletion)) != MS_OK)
         return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -633,16 +496,18 @@ ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_
     const cJSON *map;
     ms_rc rc = get_map(x, parent, key, &map);
     if (rc != MS_OK || !map) return rc;
-    size_t saved = ms_dec_push(x, key);
+    size_t saved = ms_json_push(&x->r, key);
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
         char buf[64];
         const char *text = ms_json_quantity_text(c, buf, sizeof buf);
-        if (!text) return type_error(x, c->string, c, "quantity (string or number)");
+        if (!text)
+            return ms_json_fail(&x->r, c->string, "expected quantity (string or number), got %s",
+                                ms_json_type_name(c));
         ms_quantity q;
         ms_error qerr;
         if (ms_quantity_parse_cstr(text, &q, &qerr) != MS_OK)
-            return ms_dec_fail(x, c->string, "%s", qerr.msg);
+            return ms_json_fail(&x->r, c->string, "\"%.64s\": %s", text, qerr.msg);
         out->nraw++;
         int b = -1;
         for (int i = 0; i < MS_RES_NBUILTIN; i++)
@@ -653,10 +518,10 @@ ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_
         } else if (ms_resource_is_scalar_name(c->string)) {
             ms_str id;
             if ((rc = intern_text(x, c->string, &id)) != MS_OK) return rc;
-            if (ms_rlist_set(out, scratch, id, q.value) != 0) return ms_dec_nomem(x);
+            if (ms_rlist_set(out, scratch, id, q.value) != 0) return ms_json_nomem(&x->r);
         }
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -700,11 +565,11 @@ ms_rc ms_dec_raw(ms_dec *x, const cJSON *obj, const char **raw, size_t *len) {
     *len = 0;
     if (!x->d->keep_raw) return MS_OK;
     char *text = cJSON_PrintUnformatted(obj);
-    if (!text) return ms_dec_nomem(x);
+    if (!text) return ms_json_nomem(&x->r);
     size_t n = strlen(text);
     char *copy = ms_arena_strndup(x->a, text, n);
     free(text);
-    if (!copy) return ms_dec_nomem(x);
+    if (!copy) return ms_json_nomem(&x->r);
     *raw = copy;
     *len = n;
     return MS_OK;

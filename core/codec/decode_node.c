@@ -17,26 +17,26 @@ static ms_rc dec_taint(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
         (rc = ms_dec_string(x, to, "value", &value)) != MS_OK ||
         (rc = ms_dec_string(x, to, "effect", &effect)) != MS_OK)
         return rc;
-    if (!key || !*key) return ms_dec_fail(x, "key", "Required value");
-    if (!effect || !*effect) return ms_dec_fail(x, "effect", "Required value");
+    if (!key || !*key) return ms_json_fail(&x->r, "key", "Required value");
+    if (!effect || !*effect) return ms_json_fail(&x->r, "effect", "Required value");
     if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
     else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
     else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
-    else return ms_dec_fail(x, "effect", "Unsupported value: \"%.64s\"", effect);
+    else return ms_json_fail(&x->r, "effect", "Unsupported value: \"%.64s\"", effect);
     if (!value) value = "";
     o->key = ms_intern_cstr(x->d->in, key);
     o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;
-    if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_dec_nomem(x);
+    if (o->key == MS_STR_NONE || (*value && o->value == MS_STR_NONE)) return ms_json_nomem(&x->r);
     /* upstream TaintToleration's reason, built once per node and interned:
      * nodes with the same taint then share one pointer, which is what the
      * FitError histogram counts by first. */
     size_t len = strlen(key) + strlen(value) + 40;
     char stack[512];
     char *reason = len <= sizeof stack ? stack : ms_arena_alloc(&n->arena, len);
-    if (!reason) return ms_dec_nomem(x);
+    if (!reason) return ms_json_nomem(&x->r);
     int rlen = snprintf(reason, len, "node(s) had untolerated taint {%s: %s}", key, value);
     ms_str rid = rlen < 0 ? MS_STR_NONE : ms_intern(x->d->in, reason, (size_t)rlen);
-    if (rid == MS_STR_NONE) return ms_dec_nomem(x);
+    if (rid == MS_STR_NONE) return ms_json_nomem(&x->r);
     o->reason = ms_str_get(x->d->in, rid);
     return MS_OK;
 }
@@ -59,18 +59,18 @@ static ms_rc dec_image(ms_dec *x, const ms_obj *io, void *elem, void *ctx) {
         return rc;
     int nn = names ? cJSON_GetArraySize(names) : 0;
     if (!nn) return MS_OK;
-    if (!(o->names = MS_ARENA_NEW(&n->arena, ms_str, nn))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "names");
+    if (!(o->names = MS_ARENA_NEW(&n->arena, ms_str, nn))) return ms_json_nomem(&x->r);
+    size_t saved = ms_json_push(&x->r, "names");
     const cJSON *nm;
     cJSON_ArrayForEach(nm, names) {
         if (!cJSON_IsString(nm)) {
-            ms_dec_push_index(x, o->nnames);
-            return ms_dec_fail(x, NULL, "expected string, got %s", ms_json_type_name(nm));
+            ms_json_push_index(&x->r, o->nnames);
+            return ms_json_type_error(&x->r, NULL, nm, MS_JSON_STRING);
         }
         if ((o->names[o->nnames++] = ms_dec_image_name(x, nm->valuestring)) == MS_STR_NONE)
-            return ms_dec_nomem(x);
+            return ms_json_nomem(&x->r);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -110,7 +110,7 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_node *n) {
     ms_arena_init(&scratch, 512);
     ms_rlist cap = {0}, alloc = {0};
     const cJSON *aj = ms_obj_get(status, "allocatable");
-    size_t saved = ms_dec_push(x, "status");
+    size_t saved = ms_json_push(&x->r, "status");
     if ((rc = ms_dec_resource_list(x, status, "capacity", &scratch, &cap)) == MS_OK &&
         (rc = ms_dec_resource_list(x, status, "allocatable", &scratch, &alloc)) == MS_OK &&
         (rc = dec_images(x, status, n)) == MS_OK && (rc = dec_conditions(x, status, n)) == MS_OK) {
@@ -118,10 +118,10 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_node *n) {
         const ms_rlist *a = aj && !cJSON_IsNull(aj) ? &alloc : &cap;
         if (ms_rlist_export(&cap, &n->arena, &n->capacity) != 0 ||
             ms_rlist_export(a, &n->arena, &n->allocatable) != 0)
-            rc = ms_dec_nomem(x);
+            rc = ms_json_nomem(&x->r);
     }
     ms_arena_free(&scratch);
-    if (rc == MS_OK) ms_dec_pop(x, saved);
+    if (rc == MS_OK) ms_json_pop(&x->r, saved);
     return rc;
 }
 
@@ -139,10 +139,10 @@ ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_er
     if ((rc = ms_dec_meta(&x, &o, false, &n->meta)) == MS_OK &&
         (rc = ms_dec_object(&x, &o, "spec", &spec)) == MS_OK &&
         (rc = ms_dec_object(&x, &o, "status", &status)) == MS_OK) {
-        size_t saved = ms_dec_push(&x, "spec");
+        size_t saved = ms_json_push(&x.r, "spec");
         if ((rc = ms_dec_bool(&x, &spec, "unschedulable", &n->unschedulable, NULL)) == MS_OK &&
             (rc = dec_taints(&x, &spec, n)) == MS_OK)
-            ms_dec_pop(&x, saved);
+            ms_json_pop(&x.r, saved);
         if (rc == MS_OK) rc = dec_status(&x, &status, n);
         if (rc == MS_OK) rc = ms_dec_raw(&x, obj, &n->raw, &n->raw_len);
     }

@@ -14,7 +14,7 @@ static ms_rc dec_api_version(ms_dec *x, const ms_obj *o, ms_pdb *p) {
     if (rc != MS_OK) return rc;
     if (!v || !*v || strcmp(v, "policy/v1") == 0) p->api_version = MS_PDB_POLICY_V1;
     else if (strcmp(v, "policy/v1beta1") == 0) p->api_version = MS_PDB_POLICY_V1BETA1;
-    else return ms_dec_fail(x, "apiVersion", "Unsupported value: \"%.64s\"", v);
+    else return ms_json_fail(&x->r, "apiVersion", "Unsupported value: \"%.64s\"", v);
     return MS_OK;
 }
 
@@ -28,12 +28,12 @@ static ms_rc dec_int_or_percent(ms_dec *x, const ms_obj *spec, const char *key,
     int64_t v;
     if (cJSON_IsNumber(j)) {
         if (!ms_json_integer(j, INT32_MIN, INT32_MAX, &v))
-            return ms_dec_fail(x, key, "expected an integer in [%d, %d]", INT32_MIN, INT32_MAX);
+            return ms_json_fail(&x->r, key, "expected an integer in [%d, %d]", INT32_MIN, INT32_MAX);
         *out = (ms_int_or_percent){.set = true, .percent = false, .value = (int32_t)v};
         return MS_OK;
     }
     if (!cJSON_IsString(j))
-        return ms_dec_fail(x, key, "expected integer or string, got %s", ms_json_type_name(j));
+        return ms_json_fail(&x->r, key, "expected integer or string, got %s", ms_json_type_name(j));
     const char *s = j->valuestring;
     size_t len = strlen(s);
     bool ok = len >= 2 && len <= 11 && s[len - 1] == '%';
@@ -43,7 +43,7 @@ static ms_rc dec_int_or_percent(ms_dec *x, const ms_obj *spec, const char *key,
         else v = v * 10 + (s[i] - '0');
     }
     if (!ok || v > INT32_MAX)
-        return ms_dec_fail(x, key, "Invalid value: \"%.64s\": a valid percent string must be a "
+        return ms_json_fail(&x->r, key, "Invalid value: \"%.64s\": a valid percent string must be a "
                            "numeric string followed by an ending '%%'", s);
     *out = (ms_int_or_percent){.set = true, .percent = true, .value = (int32_t)v};
     return MS_OK;
@@ -53,15 +53,17 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *o, ms_pdb *p) {
     ms_obj spec;
     ms_rc rc = ms_dec_object(x, o, "spec", &spec);
     if (rc != MS_OK) return rc;
-    size_t saved = ms_dec_push(x, "spec");
+    size_t saved = ms_json_push(&x->r, "spec");
     const cJSON *sel = ms_obj_get(&spec, "selector");
-    rc = ms_label_selector_from_json(sel, x->d->in, x->a, &p->selector, "spec.selector", x->err);
+    size_t at = ms_json_push(&x->r, "selector");
+    rc = ms_label_selector_from_json(sel, x->d->in, x->a, &p->selector, x->r.path, x->r.err);
     if (rc != MS_OK) return ms_dec_wrap(x, rc);
+    ms_json_pop(&x->r, at);
     p->selector_empty = cJSON_IsObject(sel) && !p->selector.nothing && p->selector.n == 0;
     if ((rc = dec_int_or_percent(x, &spec, "minAvailable", &p->min_available)) != MS_OK ||
         (rc = dec_int_or_percent(x, &spec, "maxUnavailable", &p->max_unavailable)) != MS_OK)
         return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -74,21 +76,21 @@ static ms_rc dec_disrupted(ms_dec *x, const ms_obj *status, ms_pdb *p) {
     const cJSON *map = ms_obj_get(status, "disruptedPods");
     if (!map || cJSON_IsNull(map)) return MS_OK;
     if (!cJSON_IsObject(map))
-        return ms_dec_fail(x, "disruptedPods", "expected object, got %s", ms_json_type_name(map));
+        return ms_json_type_error(&x->r, "disruptedPods", map, MS_JSON_OBJECT);
     int count = cJSON_GetArraySize(map);
     if (count == 0) return MS_OK;
     ms_str *names = MS_ARENA_NEW(x->a, ms_str, count);
-    if (!names) return ms_dec_nomem(x);
+    if (!names) return ms_json_nomem(&x->r);
     uint32_t n = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, map) {
         /* The value is the time the eviction was admitted; only the key
          * matters to the scheduler. */
         if (!cJSON_IsString(c) && !cJSON_IsNull(c))
-            return ms_dec_fail(x, "disruptedPods", "%s: expected string, got %s", c->string,
+            return ms_json_fail(&x->r, "disruptedPods", "%s: expected string, got %s", c->string,
                                ms_json_type_name(c));
         ms_str id = ms_intern_cstr(x->d->in, c->string);
-        if (id == MS_STR_NONE) return ms_dec_nomem(x);
+        if (id == MS_STR_NONE) return ms_json_nomem(&x->r);
         names[n++] = id;
     }
     qsort(names, n, sizeof *names, cmp_str_id);
@@ -108,14 +110,14 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *o, ms_pdb *p) {
     ms_obj status;
     ms_rc rc = ms_dec_object(x, o, "status", &status);
     if (rc != MS_OK) return rc;
-    size_t saved = ms_dec_push(x, "status");
+    size_t saved = ms_json_push(&x->r, "status");
     if ((rc = dec_count(x, &status, "disruptionsAllowed", &p->disruptions_allowed)) != MS_OK ||
         (rc = dec_count(x, &status, "currentHealthy", &p->current_healthy)) != MS_OK ||
         (rc = dec_count(x, &status, "desiredHealthy", &p->desired_healthy)) != MS_OK ||
         (rc = dec_count(x, &status, "expectedPods", &p->expected_pods)) != MS_OK ||
         (rc = dec_disrupted(x, &status, p)) != MS_OK)
         return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 

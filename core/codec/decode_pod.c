@@ -33,19 +33,7 @@ typedef struct podcalc {
 } podcalc;
 
 static ms_rc unsupported(ms_dec *x, const char *key, const char *value) {
-    return ms_dec_fail(x, key, "Unsupported value: \"%.64s\"", value);
-}
-
-/* The full path of parent-path.key, for functions of other modules that
- * name the field themselves. */
-static const char *field_path(const ms_dec *x, const char *key, char *buf, size_t n) {
-    size_t klen = strlen(key), len = 0;
-    if (x->plen + klen + 2 > n) return x->path;   /* cannot happen: the path is shorter */
-    memcpy(buf, x->path, x->plen);
-    len = x->plen;
-    if (len) buf[len++] = '.';
-    memcpy(buf + len, key, klen + 1);
-    return buf;
+    return ms_json_fail(&x->r, key, "Unsupported value: \"%.64s\"", value);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -56,7 +44,7 @@ static ms_rc add_port(ms_dec *x, podcalc *pc, ms_host_port hp) {
     if (pc->nports == pc->cports) {
         uint32_t cap = pc->cports ? pc->cports * 2 : 4;
         ms_host_port *p = MS_ARENA_NEW(&pc->scratch, ms_host_port, cap);
-        if (!p) return ms_dec_nomem(x);
+        if (!p) return ms_json_nomem(&x->r);
         if (pc->nports) memcpy(p, pc->ports, pc->nports * sizeof *p);
         pc->ports = p;
         pc->cports = cap;
@@ -69,12 +57,12 @@ static ms_rc dec_ports(ms_dec *x, podcalc *pc, const ms_obj *c, bool host_networ
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, c, "ports", &arr);
     if (rc != MS_OK || !arr) return rc;
-    size_t saved = ms_dec_push(x, "ports");
+    size_t saved = ms_json_push(&x->r, "ports");
     size_t i = 0;
     const cJSON *p;
     cJSON_ArrayForEach(p, arr) {
-        size_t s2 = ms_dec_push_index(x, i++);
-        if (!cJSON_IsObject(p)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(p));
+        size_t s2 = ms_json_push_index(&x->r, i++);
+        if (!cJSON_IsObject(p)) return ms_json_type_error(&x->r, NULL, p, MS_JSON_OBJECT);
         int64_t container_port, host_port;
         const char *proto;
         ms_host_port hp = {0};
@@ -94,9 +82,9 @@ static ms_rc dec_ports(ms_dec *x, podcalc *pc, const ms_obj *c, bool host_networ
         if (host_network && host_port == 0) host_port = container_port;
         hp.port = (int32_t)host_port;
         if (keep && hp.port > 0 && (rc = add_port(x, pc, hp)) != MS_OK) return rc;
-        ms_dec_pop(x, s2);
+        ms_json_pop(&x->r, s2);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -104,7 +92,7 @@ static ms_rc add_image(ms_dec *x, podcalc *pc, ms_str id) {
     if (pc->nimages == pc->cimages) {
         uint32_t cap = pc->cimages ? pc->cimages * 2 : 4;
         ms_str *p = MS_ARENA_NEW(&pc->scratch, ms_str, cap);
-        if (!p) return ms_dec_nomem(x);
+        if (!p) return ms_json_nomem(&x->r);
         if (pc->nimages) memcpy(p, pc->images, pc->nimages * sizeof *p);
         pc->images = p;
         pc->cimages = cap;
@@ -153,7 +141,7 @@ static int default_requests(ms_rlist *req, ms_arena *scratch, const ms_rlist *li
 
 static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, bool host_network) {
     ms_rc rc;
-    if (!cJSON_IsObject(cj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(cj));
+    if (!cJSON_IsObject(cj)) return ms_json_type_error(&x->r, NULL, cj, MS_JSON_OBJECT);
     ms_obj co, res;
     const ms_obj *c = &co;
     ms_obj_scan(&co, cj);
@@ -165,7 +153,7 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, b
     bool sidecar = init && restart && strcmp(restart, "Always") == 0;
 
     ms_str img = MS_STR_NONE;
-    if (image && *image && (img = ms_dec_image_name(x, image)) == MS_STR_NONE) return ms_dec_nomem(x);
+    if (image && *image && (img = ms_dec_image_name(x, image)) == MS_STR_NONE) return ms_json_nomem(&x->r);
     if ((rc = add_image(x, pc, img)) != MS_OK) return rc;
     /* Ports of init containers that run to completion are free again by the
      * time the pod runs; sidecars keep theirs (upstream GetHostPorts). */
@@ -175,13 +163,13 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, b
     ms_rlist_clear(req);
     ms_rlist_clear(lim);
     if (res.j) {
-        size_t saved = ms_dec_push(x, "resources");
+        size_t saved = ms_json_push(&x->r, "resources");
         if ((rc = ms_dec_resource_list(x, &res, "requests", &pc->scratch, req)) != MS_OK ||
             (rc = ms_dec_resource_list(x, &res, "limits", &pc->scratch, lim)) != MS_OK)
             return rc;
-        ms_dec_pop(x, saved);
+        ms_json_pop(&x->r, saved);
     }
-    if (default_requests(req, &pc->scratch, lim) != 0) return ms_dec_nomem(x);
+    if (default_requests(req, &pc->scratch, lim) != 0) return ms_json_nomem(&x->r);
     fold_qos(pc, resource_qos(req, lim));
 
     int64_t nz[2] = {
@@ -207,7 +195,7 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, b
         bad |= ms_rlist_max(&pc->init_req, s, req) | ms_rlist_max(&pc->init_lim, s, lim);
         for (int k = 0; k < 2; k++) pc->nz_init[k] = max64(pc->nz_init[k], ms_sat_add(nz[k], pc->nz_side[k]));
     }
-    return bad ? ms_dec_nomem(x) : MS_OK;
+    return bad ? ms_json_nomem(&x->r) : MS_OK;
 }
 
 static ms_rc dec_containers(ms_dec *x, podcalc *pc, const ms_obj *spec, const char *key, bool init,
@@ -215,15 +203,15 @@ static ms_rc dec_containers(ms_dec *x, podcalc *pc, const ms_obj *spec, const ch
     const cJSON *arr;
     ms_rc rc = ms_dec_array(x, spec, key, &arr);
     if (rc != MS_OK || !arr) return rc;
-    size_t saved = ms_dec_push(x, key);
+    size_t saved = ms_json_push(&x->r, key);
     size_t i = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, arr) {
-        size_t s2 = ms_dec_push_index(x, i++);
+        size_t s2 = ms_json_push_index(&x->r, i++);
         if ((rc = dec_container(x, pc, c, init, host_network)) != MS_OK) return rc;
-        ms_dec_pop(x, s2);
+        ms_json_pop(&x->r, s2);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -286,7 +274,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, ms_pod *p
     ms_arena *s = &pc->scratch;
     ms_rlist *req = &pc->sum_req, *lim = &pc->sum_lim;
     if (ms_rlist_max(req, s, &pc->init_req) != 0 || ms_rlist_max(lim, s, &pc->init_lim) != 0)
-        return ms_dec_nomem(x);
+        return ms_json_nomem(&x->r);
     int64_t nz[2] = {max64(pc->nz_sum[0], pc->nz_init[0]), max64(pc->nz_sum[1], pc->nz_init[1])};
 
     /* Pod-level resources (spec.resources). */
@@ -295,22 +283,22 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, ms_pod *p
     if ((rc = ms_dec_object(x, spec, "resources", &pres)) != MS_OK) return rc;
     bool req_level = false;
     if (pres.j) {
-        size_t saved = ms_dec_push(x, "resources");
+        size_t saved = ms_json_push(&x->r, "resources");
         if ((rc = ms_dec_resource_list(x, &pres, "requests", s, &preq)) != MS_OK ||
             (rc = ms_dec_resource_list(x, &pres, "limits", s, &plim)) != MS_OK)
             return rc;
-        ms_dec_pop(x, saved);
-        if (default_pod_requests(x, &preq, s, &plim, req) != 0) return ms_dec_nomem(x);
+        ms_json_pop(&x->r, saved);
+        if (default_pod_requests(x, &preq, s, &plim, req) != 0) return ms_json_nomem(&x->r);
         req_level = pod_level_set(x, &preq);
         if ((req_level && apply_pod_level(x, req, s, &preq) != 0) ||
             ((req_level || pod_level_set(x, &plim)) && apply_pod_level(x, lim, s, &plim) != 0))
-            return ms_dec_nomem(x);
+            return ms_json_nomem(&x->r);
         pc->qos = resource_qos(&preq, &plim);
     }
 
     ms_rlist oh = {0};
     if ((rc = ms_dec_resource_list(x, spec, "overhead", s, &oh)) != MS_OK) return rc;
-    if (ms_rlist_add(req, s, &oh) != 0) return ms_dec_nomem(x);
+    if (ms_rlist_add(req, s, &oh) != 0) return ms_json_nomem(&x->r);
     /* Overhead is added to a limit only where the pod has a non-zero one. */
     for (int i = 0; i < MS_RES_NBUILTIN; i++)
         if (ms_rlist_has(&oh, i) && ms_rlist_has(lim, i) && lim->v[i] != 0) lim->v[i] = ms_sat_add(lim->v[i], oh.v[i]);
@@ -332,7 +320,7 @@ static ms_rc dec_resources(ms_dec *x, podcalc *pc, const ms_obj *spec, ms_pod *p
     p->non_zero_mem = non_zero[1];
 
     if (ms_rlist_export(req, &p->arena, &p->requests) != 0 || ms_rlist_export(lim, &p->arena, &p->limits) != 0)
-        return ms_dec_nomem(x);
+        return ms_json_nomem(&x->r);
 
     p->qos = (uint8_t)(pc->qos == -1 ? MS_QOS_BEST_EFFORT : pc->qos);   /* ComputePodQOS */
     return MS_OK;
@@ -372,9 +360,10 @@ static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
 }
 
 static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
-    char field[320];
-    ms_rc rc = ms_label_selector_from_json(ms_obj_get(parent, key), x->d->in,
-                                           x->a, out, field_path(x, key, field, sizeof field), x->err);
+    /* the selector's own errors name the field from the path */
+    size_t saved = ms_json_push(&x->r, key);
+    ms_rc rc = ms_label_selector_from_json(ms_obj_get(parent, key), x->d->in, x->a, out, x->r.path, x->r.err);
+    ms_json_pop(&x->r, saved);
     return rc == MS_OK ? MS_OK : ms_dec_wrap(x, rc);
 }
 
@@ -404,14 +393,14 @@ static ms_rc dec_weighted_pod_affinity_term(ms_dec *x, const ms_obj *wo, void *e
     if (rc != MS_OK) return rc;
     wt->weight = (int32_t)weight;
     const cJSON *term = ms_obj_get(wo, "podAffinityTerm");
-    if (!term || cJSON_IsNull(term)) return ms_dec_fail(x, "podAffinityTerm", "Required value");
+    if (!term || cJSON_IsNull(term)) return ms_json_fail(&x->r, "podAffinityTerm", "Required value");
     if (!cJSON_IsObject(term))
-        return ms_dec_fail(x, "podAffinityTerm", "expected object, got %s", ms_json_type_name(term));
+        return ms_json_type_error(&x->r, "podAffinityTerm", term, MS_JSON_OBJECT);
     ms_obj to;
     ms_obj_scan(&to, term);
-    size_t saved = ms_dec_push(x, "podAffinityTerm");
+    size_t saved = ms_json_push(&x->r, "podAffinityTerm");
     if ((rc = dec_pod_affinity_term(x, &to, &wt->term, NULL)) != MS_OK) return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -419,7 +408,7 @@ static ms_rc dec_pod_affinity(ms_dec *x, const ms_obj *aff, const char *key, ms_
     ms_obj pa;
     ms_rc rc = ms_dec_object(x, aff, key, &pa);
     if (rc != MS_OK || !pa.j) return rc;
-    size_t saved = ms_dec_push(x, key);
+    size_t saved = ms_json_push(&x->r, key);
     void *required, *preferred;
     rc = ms_dec_objects(x, &pa, "requiredDuringSchedulingIgnoredDuringExecution", x->a, sizeof *o->required,
                         &required, &o->nrequired, dec_pod_affinity_term, NULL);
@@ -429,7 +418,7 @@ static ms_rc dec_pod_affinity(ms_dec *x, const ms_obj *aff, const char *key, ms_
                         &preferred, &o->npreferred, dec_weighted_pod_affinity_term, NULL);
     o->preferred = preferred;
     if (rc != MS_OK) return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -440,9 +429,10 @@ static ms_rc dec_preferred_node_term(ms_dec *x, const ms_obj *wo, void *elem, vo
     ms_rc rc = ms_dec_int(x, wo, "weight", INT32_MIN, INT32_MAX, &weight, NULL);
     if (rc != MS_OK) return rc;
     pt->weight = (int32_t)weight;
-    char field[320];
-    rc = ms_node_selector_term_from_json(ms_obj_get(wo, "preference"), x->d->in, x->a, &pt->term,
-                                         field_path(x, "preference", field, sizeof field), x->err);
+    size_t saved = ms_json_push(&x->r, "preference");
+    rc = ms_node_selector_term_from_json(ms_obj_get(wo, "preference"), x->d->in, x->a, &pt->term, x->r.path,
+                                         x->r.err);
+    ms_json_pop(&x->r, saved);
     return rc == MS_OK ? MS_OK : ms_dec_wrap(x, rc);
 }
 
@@ -450,15 +440,15 @@ static ms_rc dec_node_affinity(ms_dec *x, const ms_obj *aff, ms_pod *p) {
     ms_obj na;
     ms_rc rc = ms_dec_object(x, aff, "nodeAffinity", &na);
     if (rc != MS_OK || !na.j) return rc;
-    size_t saved = ms_dec_push(x, "nodeAffinity");
-    char field[320];
+    size_t saved = ms_json_push(&x->r, "nodeAffinity");
     const char *rkey = "requiredDuringSchedulingIgnoredDuringExecution";
     const cJSON *req = ms_obj_get(&na, rkey);
     if (req && !cJSON_IsNull(req)) {
         p->has_node_affinity_required = true;
-        rc = ms_node_selector_from_json(req, x->d->in, x->a, &p->node_affinity_required,
-                                        field_path(x, rkey, field, sizeof field), x->err);
+        size_t s2 = ms_json_push(&x->r, rkey);
+        rc = ms_node_selector_from_json(req, x->d->in, x->a, &p->node_affinity_required, x->r.path, x->r.err);
         if (rc != MS_OK) return ms_dec_wrap(x, rc);
+        ms_json_pop(&x->r, s2);
     }
     void *preferred;
     rc = ms_dec_objects(x, &na, "preferredDuringSchedulingIgnoredDuringExecution", x->a,
@@ -466,7 +456,7 @@ static ms_rc dec_node_affinity(ms_dec *x, const ms_obj *aff, ms_pod *p) {
                         dec_preferred_node_term, NULL);
     p->node_affinity_preferred = preferred;
     if (rc != MS_OK) return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -475,12 +465,12 @@ static ms_rc dec_affinity(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     const ms_obj *aff = &affo;
     ms_rc rc = ms_dec_object(x, spec, "affinity", &affo);
     if (rc != MS_OK || !affo.j) return rc;
-    size_t saved = ms_dec_push(x, "affinity");
+    size_t saved = ms_json_push(&x->r, "affinity");
     if ((rc = dec_node_affinity(x, aff, p)) != MS_OK ||
         (rc = dec_pod_affinity(x, aff, "podAffinity", &p->pod_affinity)) != MS_OK ||
         (rc = dec_pod_affinity(x, aff, "podAntiAffinity", &p->pod_anti_affinity)) != MS_OK)
         return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -533,7 +523,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     const char *preempt;
     bool host_network;
     int64_t prio;
-    size_t saved = ms_dec_push(x, "spec");
+    size_t saved = ms_json_push(&x->r, "spec");
     if ((rc = ms_dec_str_id(x, spec, "nodeName", true, &p->node_name)) != MS_OK ||
         (rc = ms_dec_str_id(x, spec, "schedulerName", true, &p->scheduler_name)) != MS_OK ||
         (rc = ms_dec_int(x, spec, "priority", INT32_MIN, INT32_MAX, &prio, &p->has_priority)) != MS_OK ||
@@ -564,7 +554,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
             memcpy(p->host_ports, pc.ports, pc.nports * sizeof *pc.ports);
             p->nhost_ports = pc.nports;
         } else {
-            rc = ms_dec_nomem(x);
+            rc = ms_json_nomem(&x->r);
         }
     }
     if (rc == MS_OK && pc.nimages) {
@@ -572,12 +562,12 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
             memcpy(p->images, pc.images, pc.nimages * sizeof *pc.images);
             p->nimages = pc.nimages;
         } else {
-            rc = ms_dec_nomem(x);
+            rc = ms_json_nomem(&x->r);
         }
     }
     ms_arena_free(&pc.scratch);
     if (rc != MS_OK) return rc;
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 
@@ -585,7 +575,7 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
     const char *phase, *qc;
     const cJSON *conds;
-    size_t saved = ms_dec_push(x, "status");
+    size_t saved = ms_json_push(&x->r, "status");
     if ((rc = ms_dec_string(x, status, "phase", &phase)) != MS_OK ||
         (rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK ||
         (rc = ms_dec_str_id(x, status, "nominatedNodeName", true, &p->nominated_node_name)) != MS_OK ||
@@ -603,13 +593,13 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     else if (qc && strcmp(qc, "Burstable") == 0) p->qos = MS_QOS_BURSTABLE;
     else if (qc && strcmp(qc, "BestEffort") == 0) p->qos = MS_QOS_BEST_EFFORT;
     if (conds) {
-        size_t s2 = ms_dec_push(x, "conditions");
+        size_t s2 = ms_json_push(&x->r, "conditions");
         size_t i = 0;
         const cJSON *c;
         cJSON_ArrayForEach(c, conds) {
-            size_t s3 = ms_dec_push_index(x, i++);
+            size_t s3 = ms_json_push_index(&x->r, i++);
             const char *type, *st;
-            if (!cJSON_IsObject(c)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(c));
+            if (!cJSON_IsObject(c)) return ms_json_type_error(&x->r, NULL, c, MS_JSON_OBJECT);
             ms_obj co;
             ms_obj_scan(&co, c);
             if ((rc = ms_dec_string(x, &co, "type", &type)) != MS_OK ||
@@ -617,11 +607,11 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
                 return rc;
             if (type && st && strcmp(type, "PodScheduled") == 0 && strcmp(st, "False") == 0)
                 p->scheduled_condition_false = true;
-            ms_dec_pop(x, s3);
+            ms_json_pop(&x->r, s3);
         }
-        ms_dec_pop(x, s2);
+        ms_json_pop(&x->r, s2);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     return MS_OK;
 }
 

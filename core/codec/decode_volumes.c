@@ -49,7 +49,7 @@ static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
             break;
         /* API defaulting (SetDefaults_RBDVolumeSource): an empty pool is "rbd". */
         if (v->pool == MS_STR_NONE && (v->pool = ms_intern_cstr(x->d->in, "rbd")) == MS_STR_NONE)
-            rc = ms_dec_nomem(x);
+            rc = ms_json_nomem(&x->r);
         break;
     case MS_VOL_ISCSI:
         if ((rc = ms_dec_str_id(x, src, "targetPortal", true, &v->target_portal)) != MS_OK ||
@@ -70,8 +70,8 @@ static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
         char buf[512];
         int len = snprintf(buf, sizeof buf, "%s-%s", x->name ? x->name : "", vname ? vname : "");
         if (len < 0 || (size_t)len >= sizeof buf)
-            return ms_dec_fail(x, NULL, "claim name longer than %zu characters", sizeof buf - 1);
-        if ((v->id = ms_intern(x->d->in, buf, (size_t)len)) == MS_STR_NONE) rc = ms_dec_nomem(x);
+            return ms_json_fail(&x->r, NULL, "claim name longer than %zu characters", sizeof buf - 1);
+        if ((v->id = ms_intern(x->d->in, buf, (size_t)len)) == MS_STR_NONE) rc = ms_json_nomem(&x->r);
         break;
     }
     default:
@@ -81,7 +81,7 @@ static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
 }
 
 static ms_rc dec_volume(ms_dec *x, const cJSON *vj, ms_pod *p) {
-    if (!cJSON_IsObject(vj)) return ms_dec_fail(x, NULL, "expected object, got %s", ms_json_type_name(vj));
+    if (!cJSON_IsObject(vj)) return ms_json_type_error(&x->r, NULL, vj, MS_JSON_OBJECT);
     ms_obj vo;
     ms_obj_scan(&vo, vj);
     ms_volume v = {0};
@@ -92,9 +92,9 @@ static ms_rc dec_volume(ms_dec *x, const cJSON *vj, ms_pod *p) {
         if ((rc = ms_dec_object(x, &vo, sources[k].key, &src)) != MS_OK) return rc;
         if (!src.j || v.kind) continue;
         v.kind = sources[k].kind;
-        size_t saved = ms_dec_push(x, sources[k].key);
+        size_t saved = ms_json_push(&x->r, sources[k].key);
         if ((rc = dec_source(x, &src, &v)) != MS_OK) return rc;
-        ms_dec_pop(x, saved);
+        ms_json_pop(&x->r, saved);
     }
     if (v.kind) p->volumes[p->nvolumes++] = v;
     else p->nother_volumes++;
@@ -107,16 +107,16 @@ ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     if (rc != MS_OK || !arr) return rc;
     int count = cJSON_GetArraySize(arr);
     if (!count) return MS_OK;
-    if (!(p->volumes = MS_ARENA_NEW(&p->arena, ms_volume, count))) return ms_dec_nomem(x);
-    size_t saved = ms_dec_push(x, "volumes");
+    if (!(p->volumes = MS_ARENA_NEW(&p->arena, ms_volume, count))) return ms_json_nomem(&x->r);
+    size_t saved = ms_json_push(&x->r, "volumes");
     size_t i = 0;
     const cJSON *vj;
     cJSON_ArrayForEach(vj, arr) {
-        size_t s2 = ms_dec_push_index(x, i++);
+        size_t s2 = ms_json_push_index(&x->r, i++);
         if ((rc = dec_volume(x, vj, p)) != MS_OK) return rc;
-        ms_dec_pop(x, s2);
+        ms_json_pop(&x->r, s2);
     }
-    ms_dec_pop(x, saved);
+    ms_json_pop(&x->r, saved);
     if (!p->nvolumes) p->volumes = NULL;
     return MS_OK;
 }

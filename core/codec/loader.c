@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "codec/json_reader.h"
 #include "moonsched/decode.h"
 
 #define MAX_LIST_DEPTH 8
@@ -16,15 +18,6 @@ typedef struct load {
     ms_error *err;
 } load;
 
-static const char *type_name(const cJSON *j) {
-    if (cJSON_IsObject(j)) return "object";
-    if (cJSON_IsArray(j)) return "array";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsBool(j)) return "boolean";
-    return "null";
-}
-
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
@@ -34,10 +27,10 @@ static bool ends_with(const char *s, const char *suffix) {
  * are Pods, and the API server omits their kind). */
 static ms_rc object_kind(load *l, const cJSON *obj, const char *implied_kind, const char **kind) {
     if (!cJSON_IsObject(obj))
-        return ms_error_set(l->err, MS_EINVAL, "expected an object, got %s", type_name(obj));
+        return ms_error_set(l->err, MS_EINVAL, "expected an object, got %s", ms_json_type_name(obj));
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(obj, "kind");
     if (k && !cJSON_IsString(k) && !cJSON_IsNull(k))
-        return ms_error_set(l->err, MS_EINVAL, "kind: expected string, got %s", type_name(k));
+        return ms_error_set(l->err, MS_EINVAL, "kind: expected string, got %s", ms_json_type_name(k));
     *kind = cJSON_IsString(k) && *k->valuestring ? k->valuestring : implied_kind;
     if (!*kind) return ms_error_set(l->err, MS_EINVAL, "Object 'Kind' is missing");
     return MS_OK;
@@ -52,7 +45,7 @@ static ms_rc visit(load *l, const cJSON *obj, const char *kind, int depth) {
     if (depth >= MAX_LIST_DEPTH) return ms_error_set(l->err, MS_EINVAL, "Lists nested too deeply");
     if (!items || cJSON_IsNull(items)) return MS_OK;
     if (!cJSON_IsArray(items))
-        return ms_error_set(l->err, MS_EINVAL, "items: expected array, got %s", type_name(items));
+        return ms_error_set(l->err, MS_EINVAL, "items: expected array, got %s", ms_json_type_name(items));
     char item_kind[128];
     const char *implied = NULL;
     size_t klen = strlen(kind) - 4;
@@ -123,6 +116,8 @@ ms_rc ms_load_objects_buffer(const char *source, const char *buf, size_t len, ms
     return rc;
 }
 
+#define READ_CHUNK ((size_t)1 << 16)
+
 ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *outlen, ms_error *err) {
     *out = NULL;
     *outlen = 0;
@@ -130,35 +125,30 @@ ms_rc ms_read_file(const char *path, size_t max, char **out, size_t *outlen, ms_
     const char *name = std_in ? "<stdin>" : path;
     FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f) return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    ms_buf b = {0};
     ms_rc rc = MS_OK;
     for (;;) {
-        if (len == cap) {
-            if (max && cap >= max) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: larger than %zu bytes", name, max);
-                break;
-            }
-            size_t ncap = cap ? cap * 2 : 1 << 16;
-            char *nb = ncap > cap ? realloc(buf, ncap + 1) : NULL;   /* +1: the terminating NUL */
-            if (!nb) {
-                rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
-                break;
-            }
-            buf = nb;
-            cap = ncap;
+        if (max && b.len >= max) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: larger than %zu bytes", name, max);
+            break;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        if (!ms_buf_reserve(&b, READ_CHUNK)) {
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", name);
+            break;
+        }
+        size_t got = fread(b.data + b.len, 1, b.cap - b.len - 1, f);   /* -1: the terminating NUL */
+        b.len += got;
         if (got == 0) break;
     }
     if (rc == MS_OK && ferror(f)) rc = ms_error_set(err, MS_EIO, "%s: read error", name);
     if (!std_in) fclose(f);
     if (rc != MS_OK) {
-        free(buf);
+        ms_buf_free(&b);
         return rc;
     }
-    buf[len] = '\0';
+    size_t len = b.len;
+    b.data[len] = '\0';
+    char *buf = ms_buf_take(&b);
     *out = buf;
     *outlen = len;
     return MS_OK;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/json_reader.h"
 #include "moonsched/decode.h"
 #include "scheduler/extender.h"
 
-#define DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define API_GROUP "kubescheduler.config.k8s.io/"
 
 /* API versions, as bits so that a field can say where it exists. */
@@ -108,88 +108,29 @@ static const field plugin_fields[] = {{"name", VALL}, {"weight", VALL}, {NULL, 0
 static const field plugin_config_fields[] = {{"name", VALL}, {"args", VALL}, {NULL, 0}};
 
 typedef struct parser {
-    const char *source;
-    void (*warn)(void *ctx, const char *msg);
-    void *warn_ctx;
-    ms_error *err;
+    ms_json_reader r;
     unsigned version;
     const char *version_name;
-    size_t plen;
-    char path[512];
 } parser;
 
-/* ---- paths and messages ---- */
-
-static size_t path_push(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t path_push(parser *ps, const char *fmt, ...) {
-    size_t old = ps->plen;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(ps->path + old, sizeof ps->path - old, fmt, ap);
-    va_end(ap);
-    if (n > 0) ps->plen = old + (size_t)n < sizeof ps->path ? old + (size_t)n : sizeof ps->path - 1;
-    return old;
-}
-
-static size_t path_key(parser *ps, const char *key) {
-    return ps->plen ? path_push(ps, ".%s", key) : path_push(ps, "%s", key);
-}
-
-static void path_pop(parser *ps, size_t len) {
-    ps->plen = len;
-    ps->path[len] = '\0';
-}
-
-/* "path: message" for the field being parsed. */
-static ms_rc fail(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static ms_rc fail(parser *ps, const char *fmt, ...) {
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ms_error_set(ps->err, MS_EINVAL, "%s: %s", ps->plen ? ps->path : "<root>", msg);
-}
-
-static void warnf(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(parser *ps, const char *fmt, ...) {
-    if (!ps->warn) return;
-    char msg[700];
-    int n = snprintf(msg, sizeof msg, "%s: ", ps->source);
-    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    ps->warn(ps->warn_ctx, msg);
-}
-
-/* ---- typed access ---- */
-
-/* Go's decoder keeps the last of repeated keys; null is the same as absent. */
-static const cJSON *get(const cJSON *obj, const char *key) {
-    const cJSON *found = NULL;
-    for (const cJSON *c = obj ? obj->child : NULL; c; c = c->next)
-        if (c->string && strcmp(c->string, key) == 0) found = c;
-    return cJSON_IsNull(found) ? NULL : found;
-}
+/* ---- fields ---- */
 
 static void check_fields(parser *ps, const cJSON *obj, const field *fields) {
     for (const cJSON *c = obj->child; c; c = c->next) {
         if (!c->string) continue;
         const field *f = fields;
         while (f->name && strcmp(f->name, c->string) != 0) f++;
-        size_t old = path_key(ps, c->string);
+        size_t old = ms_json_push(&ps->r, c->string);
         if (!f->name)
-            warnf(ps, "unknown field \"%s\"", ps->path);
+            ms_json_warn(&ps->r, "unknown field \"%s\"", ps->r.path);
         else if (!(f->versions & ps->version))
-            warnf(ps, "unknown field \"%s\" (not part of %s)", ps->path, ps->version_name);
+            ms_json_warn(&ps->r, "unknown field \"%s\" (not part of %s)", ps->r.path, ps->version_name);
         for (const cJSON *d = obj->child; d != c; d = d->next)
             if (d->string && strcmp(d->string, c->string) == 0) {
-                warnf(ps, "duplicate field \"%s\" (the last one is used)", ps->path);
+                ms_json_warn(&ps->r, "duplicate field \"%s\" (the last one is used)", ps->r.path);
                 break;
             }
-        path_pop(ps, old);
+        ms_json_pop(&ps->r, old);
     }
 }
 
@@ -197,66 +138,6 @@ static bool known_here(parser *ps, const field *fields, const char *name) {
     for (const field *f = fields; f->name; f++)
         if (strcmp(f->name, name) == 0) return (f->versions & ps->version) != 0;
     return false;
-}
-
-/* A number's text for messages: YAML keeps the text it read in valuestring. */
-static void number_text(const cJSON *j, char *buf, size_t len) {
-    if (j->valuestring)
-        snprintf(buf, len, "%s", j->valuestring);
-    else
-        snprintf(buf, len, "%.17g", j->valuedouble);
-}
-
-/* A number; cJSON_Raw items (numbers passed through as text) are parsed. */
-static ms_rc as_number(parser *ps, const cJSON *j, double *out, char *text, size_t len,
-                       const char *what) {
-    if (cJSON_IsNumber(j)) {
-        number_text(j, text, len);
-        *out = j->valuedouble;
-    } else if (cJSON_IsRaw(j) && j->valuestring) {
-        snprintf(text, len, "%s", j->valuestring);
-        char *end = NULL;
-        *out = strtod(text, &end);
-        if (end == text || *end) return fail(ps, "Invalid value: %s: must be %s", text, what);
-    } else {
-        return fail(ps, "must be %s", what);
-    }
-    if (!isfinite(*out)) return fail(ps, "Invalid value: %s: must be %s", text, what);
-    return MS_OK;
-}
-
-/* An integer field in [min, max]. 3.0 and 1e3 are accepted as integers
- * (Go's decoder refuses them, but a parsed JSON number no longer says how
- * it was written); 1.5 is not. */
-static ms_rc as_int(parser *ps, const cJSON *j, int64_t min, int64_t max, int64_t *out) {
-    char text[64];
-    double d;
-    ms_rc rc = as_number(ps, j, &d, text, sizeof text, "an integer");
-    if (rc != MS_OK) return rc;
-    if (d != floor(d)) return fail(ps, "Invalid value: %s: must be an integer", text);
-    /* 2^63 itself compares equal to (double)INT64_MAX */
-    if (d < (double)min || d > (double)max || d >= 9223372036854775808.0)
-        return fail(ps, "Invalid value: %s: must be between %lld and %lld", text, (long long)min,
-                    (long long)max);
-    *out = (int64_t)d;
-    return MS_OK;
-}
-
-static ms_rc as_double(parser *ps, const cJSON *j, double *out) {
-    char text[64];
-    return as_number(ps, j, out, text, sizeof text, "a number");
-}
-
-static ms_rc as_string(parser *ps, const cJSON *j, const char **out) {
-    if (!cJSON_IsString(j)) return fail(ps, "must be a string");
-    *out = j->valuestring;
-    return MS_OK;
-}
-
-static ms_rc as_bool(parser *ps, const cJSON *j, bool *out) {
-    if (!cJSON_IsBool(j)) return fail(ps, "must be true or false");
-    *out = cJSON_IsTrue(j);
-    return MS_OK;
 }
 
 /* Go's time.ParseDuration ("1h2m3.5s", "300ms", "0"), in seconds. */
@@ -301,7 +182,7 @@ bool ms_parse_go_duration(const char *s, double *out) {
 
 static ms_rc as_duration(parser *ps, const cJSON *j, double *out) {
     if (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, out))
-        return fail(ps, "must be a duration such as \"15s\" or \"1m30s\"");
+        return ms_json_fail(&ps->r, NULL, "must be a duration such as \"15s\" or \"1m30s\"");
     return MS_OK;
 }
 
@@ -309,23 +190,25 @@ static ms_rc as_duration(parser *ps, const cJSON *j, double *out) {
  * Sets *present. */
 #define FIELD(ps, obj, key, present, call)                                                   \
     do {                                                                                     \
-        const cJSON *j_ = get((obj), (key));                                                 \
+        const cJSON *j_ = ms_json_get((obj), (key));                                         \
         *(present) = j_ != NULL && known_here((ps), fields_, (key));                         \
         if (*(present)) {                                                                    \
-            size_t old_ = path_key((ps), (key));                                             \
+            size_t old_ = ms_json_push(&(ps)->r, (key));                                     \
             ms_rc rc_ = call;                                                                \
             if (rc_ != MS_OK) return rc_;                                                    \
-            path_pop((ps), old_);                                                            \
+            ms_json_pop(&(ps)->r, old_);                                                     \
         }                                                                                    \
     } while (0)
 
 static ms_rc expect_object(parser *ps, const cJSON *j) {
-    return cJSON_IsObject(j) ? MS_OK : fail(ps, "must be an object");
+    return ms_json_expect(&ps->r, NULL, j, MS_JSON_OBJECT);
 }
 
 static ms_rc copy_string(parser *ps, const char *s, char *dst, size_t len) {
     size_t n = strlen(s);
-    if (n >= len) return fail(ps, "Invalid value: \"%.40s...\": must be no more than %zu characters", s, len - 1);
+    if (n >= len)
+        return ms_json_fail(&ps->r, NULL, "Invalid value: \"%.40s...\": must be no more than %zu characters",
+                            s, len - 1);
     memcpy(dst, s, n + 1);
     return MS_OK;
 }
@@ -341,19 +224,19 @@ static ms_rc parse_client_connection(parser *ps, ms_config *c, const cJSON *obj)
     double qps = 0;
     int64_t burst = 0;
     const char *kubeconfig = NULL;
-    FIELD(ps, obj, "qps", &present, as_double(ps, j_, &qps));
+    FIELD(ps, obj, "qps", &present, ms_json_number(&ps->r, NULL, j_, MS_JSON_NUMBER, &qps));
     /* upstream's defaulting treats zero as unset */
     if (present && qps != 0) c->qps = qps;
-    FIELD(ps, obj, "burst", &present, as_int(ps, j_, INT32_MIN, INT32_MAX, &burst));
+    FIELD(ps, obj, "burst", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &burst));
     if (present && burst != 0) c->burst = (int32_t)burst;
-    FIELD(ps, obj, "kubeconfig", &present, as_string(ps, j_, &kubeconfig));
+    FIELD(ps, obj, "kubeconfig", &present, ms_json_string(&ps->r, NULL, j_, &kubeconfig));
     if (kubeconfig && *kubeconfig) {
         free(c->kubeconfig);
-        if (!(c->kubeconfig = strdup(kubeconfig))) return ms_error_set(ps->err, MS_ENOMEM, "out of memory");
+        if (!(c->kubeconfig = strdup(kubeconfig))) return ms_json_nomem(&ps->r);
     }
     const char *ignored;
-    FIELD(ps, obj, "acceptContentTypes", &present, as_string(ps, j_, &ignored));
-    FIELD(ps, obj, "contentType", &present, as_string(ps, j_, &ignored));
+    FIELD(ps, obj, "acceptContentTypes", &present, ms_json_string(&ps->r, NULL, j_, &ignored));
+    FIELD(ps, obj, "contentType", &present, ms_json_string(&ps->r, NULL, j_, &ignored));
     return MS_OK;
 }
 
@@ -366,7 +249,7 @@ static ms_rc parse_leader_election(parser *ps, ms_config *c, const cJSON *obj) {
     bool present;
     double d = 0;
     const char *s = NULL;
-    FIELD(ps, obj, "leaderElect", &present, as_bool(ps, j_, &le->leader_elect));
+    FIELD(ps, obj, "leaderElect", &present, ms_json_bool(&ps->r, NULL, j_, &le->leader_elect));
     /* upstream's defaulting fills zero durations and empty names */
     FIELD(ps, obj, "leaseDuration", &present, as_duration(ps, j_, &d));
     if (present && d != 0) le->lease_duration = d;
@@ -377,15 +260,15 @@ static ms_rc parse_leader_election(parser *ps, ms_config *c, const cJSON *obj) {
     FIELD(ps, obj, "retryPeriod", &present, as_duration(ps, j_, &d));
     if (present && d != 0) le->retry_period = d;
     FIELD(ps, obj, "resourceLock", &present,
-          (rc = as_string(ps, j_, &s)) != MS_OK || !*s
+          (rc = ms_json_string(&ps->r, NULL, j_, &s)) != MS_OK || !*s
               ? rc
               : copy_string(ps, s, le->resource_lock, sizeof le->resource_lock));
     FIELD(ps, obj, "resourceName", &present,
-          (rc = as_string(ps, j_, &s)) != MS_OK || !*s
+          (rc = ms_json_string(&ps->r, NULL, j_, &s)) != MS_OK || !*s
               ? rc
               : copy_string(ps, s, le->resource_name, sizeof le->resource_name));
     FIELD(ps, obj, "resourceNamespace", &present,
-          (rc = as_string(ps, j_, &s)) != MS_OK || !*s
+          (rc = ms_json_string(&ps->r, NULL, j_, &s)) != MS_OK || !*s
               ? rc
               : copy_string(ps, s, le->resource_namespace, sizeof le->resource_namespace));
     return MS_OK;
@@ -409,34 +292,27 @@ static ms_rc parse_plugin(parser *ps, const cJSON *item, bool with_weight, ms_pl
     bool present;
     const char *name = NULL;
     int64_t weight = 0;
-    FIELD(ps, item, "name", &present, as_string(ps, j_, &name));
-    if (!name || !*name) {
-        size_t old = path_key(ps, "name");
-        rc = fail(ps, "Required value");
-        path_pop(ps, old);
-        return rc;
-    }
-    if (strlen(name) >= sizeof ((ms_plugin_config *)0)->name) {
-        size_t old = path_key(ps, "name");
-        rc = fail(ps, "Invalid value: \"%.40s...\": must be no more than %zu characters", name,
-                  sizeof ((ms_plugin_config *)0)->name - 1);
-        path_pop(ps, old);
-        return rc;
-    }
-    FIELD(ps, item, "weight", &present, as_int(ps, j_, INT32_MIN, INT32_MAX, &weight));
-    if (with_weight && weight < 0) return fail(ps, "weight must be positive");
+    FIELD(ps, item, "name", &present, ms_json_string(&ps->r, NULL, j_, &name));
+    if (!name || !*name) return ms_json_fail(&ps->r, "name", "Required value");
+    if (strlen(name) >= sizeof ((ms_plugin_config *)0)->name)
+        return ms_json_fail(&ps->r, "name",
+                            "Invalid value: \"%.40s...\": must be no more than %zu characters", name,
+                            sizeof ((ms_plugin_config *)0)->name - 1);
+    FIELD(ps, item, "weight", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &weight));
+    if (with_weight && weight < 0) return ms_json_fail(&ps->r, NULL, "weight must be positive");
     out->name = name;
     out->weight = (int32_t)weight;
     return MS_OK;
 }
 
 static ms_rc parse_plugin_list(parser *ps, const cJSON *list, bool enabled, ms_plugin_set *set) {
-    if (!cJSON_IsArray(list)) return fail(ps, "must be a list");
+    if (!cJSON_IsArray(list)) return ms_json_type_error(&ps->r, NULL, list, MS_JSON_ARRAY);
     int n = cJSON_GetArraySize(list);
-    if (n > MS_MAX_PLUGINS) return fail(ps, "Too many: %d: must have at most %d items", n, MS_MAX_PLUGINS);
+    if (n > MS_MAX_PLUGINS)
+        return ms_json_fail(&ps->r, NULL, "Too many: %d: must have at most %d items", n, MS_MAX_PLUGINS);
     uint32_t i = 0;
     for (const cJSON *item = list->child; item; item = item->next, i++) {
-        size_t old = path_push(ps, "[%u]", i);
+        size_t old = ms_json_push_index(&ps->r, i);
         ms_plugin_ref r = {NULL, 0};
         ms_rc rc = parse_plugin(ps, item, enabled, &r);
         if (rc != MS_OK) return rc;
@@ -444,12 +320,12 @@ static ms_rc parse_plugin_list(parser *ps, const cJSON *list, bool enabled, ms_p
             /* upstream's framework refuses a plugin listed twice at a point */
             for (uint32_t k = 0; k < set->nenabled; k++)
                 if (strcmp(set->enabled[k].name, r.name) == 0)
-                    return fail(ps, "Duplicate value: \"%s\"", r.name);
+                    return ms_json_fail(&ps->r, NULL, "Duplicate value: \"%s\"", r.name);
             set->enabled[set->nenabled++] = r;
         } else {
             set->disabled[set->ndisabled++] = r.name;
         }
-        path_pop(ps, old);
+        ms_json_pop(&ps->r, old);
     }
     return MS_OK;
 }
@@ -475,39 +351,36 @@ static ms_rc parse_plugins(parser *ps, const cJSON *obj, ms_plugins *plugins) {
     check_fields(ps, obj, fields);
     for (size_t i = 0; i < NPLUGIN_SETS; i++) {
         if (!(plugin_set_fields[i].versions & ps->version)) continue;
-        const cJSON *j = get(obj, plugin_set_fields[i].name);
+        const cJSON *j = ms_json_get(obj, plugin_set_fields[i].name);
         if (!j) continue;
-        size_t old = path_key(ps, plugin_set_fields[i].name);
+        size_t old = ms_json_push(&ps->r, plugin_set_fields[i].name);
         rc = parse_plugin_set(ps, j, &plugins->set[plugin_set_fields[i].index]);
         if (rc != MS_OK) return rc;
-        path_pop(ps, old);
+        ms_json_pop(&ps->r, old);
     }
     return MS_OK;
 }
 
 static ms_rc parse_plugin_config(parser *ps, const cJSON *list) {
     const field *fields_ = plugin_config_fields;
-    if (!cJSON_IsArray(list)) return fail(ps, "must be a list");
+    if (!cJSON_IsArray(list)) return ms_json_type_error(&ps->r, NULL, list, MS_JSON_ARRAY);
     uint32_t i = 0;
     for (const cJSON *item = list->child; item; item = item->next, i++) {
-        size_t old = path_push(ps, "[%u]", i);
+        size_t old = ms_json_push_index(&ps->r, i);
         ms_rc rc = expect_object(ps, item);
         if (rc != MS_OK) return rc;
         check_fields(ps, item, fields_);
         bool present;
         const char *name = NULL;
-        FIELD(ps, item, "name", &present, as_string(ps, j_, &name));
-        if (!name || !*name) {
-            path_key(ps, "name");
-            return fail(ps, "Required value");
-        }
+        FIELD(ps, item, "name", &present, ms_json_string(&ps->r, NULL, j_, &name));
+        if (!name || !*name) return ms_json_fail(&ps->r, "name", "Required value");
         uint32_t k = 0;
         for (const cJSON *prev = list->child; prev != item; prev = prev->next, k++) {
-            const cJSON *pn = get(prev, "name");
+            const cJSON *pn = ms_json_get(prev, "name");
             if (cJSON_IsString(pn) && strcmp(pn->valuestring, name) == 0)
-                return fail(ps, "Duplicate value: \"%s\"", name);
+                return ms_json_fail(&ps->r, NULL, "Duplicate value: \"%s\"", name);
         }
-        path_pop(ps, old);
+        ms_json_pop(&ps->r, old);
     }
     return MS_OK;
 }
@@ -519,13 +392,14 @@ static ms_rc parse_profile(parser *ps, const cJSON *obj, profile_in *in) {
     check_fields(ps, obj, fields_);
     bool present;
     int64_t pct = 0;
-    FIELD(ps, obj, "schedulerName", &present, as_string(ps, j_, &in->name));
-    FIELD(ps, obj, "percentageOfNodesToScore", &present, as_int(ps, j_, INT32_MIN, INT32_MAX, &pct));
+    FIELD(ps, obj, "schedulerName", &present, ms_json_string(&ps->r, NULL, j_, &in->name));
+    FIELD(ps, obj, "percentageOfNodesToScore", &present,
+          ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &pct));
     in->has_pct = present;
     in->pct = (int32_t)pct;
     FIELD(ps, obj, "plugins", &present, parse_plugins(ps, j_, &in->plugins));
     FIELD(ps, obj, "pluginConfig", &present, parse_plugin_config(ps, j_));
-    in->plugin_config = present ? get(obj, "pluginConfig") : NULL;
+    in->plugin_config = present ? ms_json_get(obj, "pluginConfig") : NULL;
     return MS_OK;
 }
 
@@ -533,8 +407,8 @@ static const cJSON *plugin_args(const profile_in *in, const char *name) {
     if (!in->plugin_config) return NULL;
     const cJSON *found = NULL;
     for (const cJSON *item = in->plugin_config->child; item; item = item->next) {
-        const cJSON *n = get(item, "name");
-        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) found = get(item, "args");
+        const cJSON *n = ms_json_get(item, "name");
+        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) found = ms_json_get(item, "args");
     }
     return found;
 }
@@ -555,7 +429,7 @@ static bool same_plugin_set(const ms_plugin_set *a, const ms_plugin_set *b) {
 static ms_rc validate_queue_sort(parser *ps, const profile_in *in, uint32_t n) {
     const ms_plugin_set *canon = &in[0].plugins.set[MS_EP_QUEUE_SORT];
     if (canon->nenabled > 1)
-        return ms_error_set(ps->err, MS_EINVAL,
+        return ms_error_set(ps->r.err, MS_EINVAL,
                             "profiles[0].plugins.queueSort.enabled: Invalid value: %u: only one "
                             "queue sort plugin can be enabled",
                             canon->nenabled);
@@ -563,15 +437,15 @@ static ms_rc validate_queue_sort(parser *ps, const profile_in *in, uint32_t n) {
     const cJSON *sort_args = sort_name ? plugin_args(&in[0], sort_name) : NULL;
     for (uint32_t i = 1; i < n; i++) {
         if (!same_plugin_set(canon, &in[i].plugins.set[MS_EP_QUEUE_SORT]))
-            return ms_error_set(ps->err, MS_EINVAL,
+            return ms_error_set(ps->r.err, MS_EINVAL,
                                 "profiles[%u].plugins.queueSort: must be the same for all profiles", i);
         if (!sort_name || !in[i].plugin_config) continue;
         for (const cJSON *item = in[i].plugin_config->child; item; item = item->next) {
-            const cJSON *name = get(item, "name");
+            const cJSON *name = ms_json_get(item, "name");
             if (!cJSON_IsString(name) || strcmp(name->valuestring, sort_name) != 0) continue;
-            const cJSON *args = get(item, "args");
+            const cJSON *args = ms_json_get(item, "args");
             if (!(args == sort_args || (args && sort_args && cJSON_Compare(args, sort_args, true))))
-                return ms_error_set(ps->err, MS_EINVAL,
+                return ms_error_set(ps->r.err, MS_EINVAL,
                                     "profiles[%u].pluginConfig.args: queueSort must be the same for "
                                     "all profiles",
                                     i);
@@ -588,7 +462,7 @@ static ms_rc validate_policies(parser *ps, const profile_in *in, uint32_t i,
         const ms_plugin_config *pc = &p->plugins[j];
         if (!ms_config_is_policy(pc->name)) continue;
         if (!ms_config_policy_name_valid(pc->name))
-            return ms_error_set(ps->err, MS_EINVAL,
+            return ms_error_set(ps->r.err, MS_EINVAL,
                                 "profiles[%u].plugins: Invalid value: \"%s\": a Lua policy plugin is "
                                 "named lua:NAME, NAME being 1 to %d letters, digits, '-', '_' or '.'",
                                 i, pc->name, MS_POLICY_NAME_MAX);
@@ -596,18 +470,18 @@ static ms_rc validate_policies(parser *ps, const profile_in *in, uint32_t i,
         bool found = false;
         for (const cJSON *item = in->plugin_config ? in->plugin_config->child : NULL; item;
              item = item->next, k++) {
-            const cJSON *nm = get(item, "name");
+            const cJSON *nm = ms_json_get(item, "name");
             if (cJSON_IsString(nm) && strcmp(nm->valuestring, pc->name) == 0) at = k, found = true;
         }
         if (!found)
-            return ms_error_set(ps->err, MS_EINVAL,
+            return ms_error_set(ps->r.err, MS_EINVAL,
                                 "profiles[%u].pluginConfig: Required value: plugin \"%s\" needs an "
                                 "entry whose args name the policy's file",
                                 i, pc->name);
         char path[64];
         snprintf(path, sizeof path, "profiles[%u].pluginConfig[%u].args", i, at);
         ms_policy_args a;
-        ms_rc rc = ms_config_policy_args(pc->args, path, &a, ps->err);
+        ms_rc rc = ms_config_policy_args(pc->args, path, &a, ps->r.err);
         if (rc != MS_OK) return rc;
     }
     return MS_OK;
@@ -618,39 +492,39 @@ static ms_rc make_profile(parser *ps, const profile_in *in, uint32_t i, uint32_t
                           ms_profile_config *p) {
     const char *name = in->name;
     /* upstream names a lone profile; with several, each must have a name */
-    if (!name && n == 1) name = DEFAULT_SCHEDULER_NAME;
+    if (!name && n == 1) name = MS_DEFAULT_SCHEDULER_NAME;
     if (!name || !*name)
-        return ms_error_set(ps->err, MS_EINVAL, "profiles[%u].schedulerName: Required value", i);
-    ms_rc rc = ms_profile_config_build(p, name, &in->plugins, ps->err);
+        return ms_error_set(ps->r.err, MS_EINVAL, "profiles[%u].schedulerName: Required value", i);
+    ms_rc rc = ms_profile_config_build(p, name, &in->plugins, ps->r.err);
     if (rc != MS_OK) {
-        ms_error_prefix(ps->err, "profiles[%u]", i);
+        ms_error_prefix(ps->r.err, "profiles[%u]", i);
         return rc;
     }
     if (in->has_pct) p->percentage_of_nodes_to_score = in->pct;
     if (!in->plugin_config) return validate_policies(ps, in, i, p);
     uint32_t k = 0;
     for (const cJSON *item = in->plugin_config->child; item; item = item->next, k++) {
-        const cJSON *nm = get(item, "name");
-        const cJSON *args = get(item, "args");
+        const cJSON *nm = ms_json_get(item, "name");
+        const cJSON *args = ms_json_get(item, "args");
         ms_plugin_config *pc = NULL;
         for (uint32_t j = 0; j < p->nplugins; j++)
             if (strcmp(p->plugins[j].name, nm->valuestring) == 0) pc = &p->plugins[j];
         if (!pc) {
             /* upstream ignores it too; say so, since it is usually a typo */
-            warnf(ps, "profiles[%u].pluginConfig[%u]: plugin \"%s\" is not enabled in profile %s; "
+            ms_json_warn(&ps->r, "profiles[%u].pluginConfig[%u]: plugin \"%s\" is not enabled in profile %s; "
                       "its args are ignored",
                   i, k, nm->valuestring, p->scheduler_name);
             continue;
         }
         if (!args) continue;
         if (!(pc->args = cJSON_Duplicate(args, true)))
-            return ms_error_set(ps->err, MS_ENOMEM, "out of memory");
+            return ms_json_nomem(&ps->r);
     }
     return validate_policies(ps, in, i, p);
 }
 
 static ms_rc parse_profiles(parser *ps, ms_config *c, const cJSON *list) {
-    if (!cJSON_IsArray(list)) return fail(ps, "must be a list");
+    if (!cJSON_IsArray(list)) return ms_json_type_error(&ps->r, NULL, list, MS_JSON_ARRAY);
     int count = cJSON_GetArraySize(list);
     /* upstream's defaulting: no profiles means the default profile */
     if (count == 0) return MS_OK;
@@ -659,16 +533,16 @@ static ms_rc parse_profiles(parser *ps, ms_config *c, const cJSON *list) {
     ms_profile_config *profiles = calloc(n, sizeof *profiles);
     ms_rc rc = MS_OK;
     if (!in || !profiles) {
-        rc = ms_error_set(ps->err, MS_ENOMEM, "out of memory");
+        rc = ms_json_nomem(&ps->r);
         goto out;
     }
     uint32_t i = 0;
     for (const cJSON *item = list->child; item; item = item->next, i++) {
-        size_t old = path_push(ps, "[%u]", i);
+        size_t old = ms_json_push_index(&ps->r, i);
         if ((rc = parse_profile(ps, item, &in[i])) != MS_OK) goto out;
-        path_pop(ps, old);
+        ms_json_pop(&ps->r, old);
     }
-    path_pop(ps, 0);
+    ms_json_pop(&ps->r, 0);
     for (i = 0; i < n; i++)
         if ((rc = make_profile(ps, &in[i], i, n, &profiles[i])) != MS_OK) goto out;
     if ((rc = validate_queue_sort(ps, in, n)) != MS_OK) goto out;
@@ -689,70 +563,73 @@ out:
 
 /* ---- the whole document ---- */
 
+/* The extenders list read only to check it; warnings go where r's go. */
+static ms_rc check_extenders(const cJSON *list, const ms_json_reader *r, ms_error *err) {
+    ms_extender_config *ext = NULL;
+    uint32_t n = 0;
+    ms_rc rc = ms_extender_configs_parse(list, &ext, &n, r ? r->warn : NULL, r ? r->warn_ctx : NULL,
+                                         r ? r->source : NULL, err);
+    ms_extender_configs_free(ext, n);
+    return rc;
+}
+
 static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
-    if (!cJSON_IsObject(root)) return fail(ps, "expected a KubeSchedulerConfiguration object");
-    const cJSON *api = get(root, "apiVersion"), *kind = get(root, "kind");
-    if (!api || !cJSON_IsString(api)) {
-        path_key(ps, "apiVersion");
-        return api ? fail(ps, "must be a string") : fail(ps, "Required value");
-    }
+    if (!cJSON_IsObject(root))
+        return ms_json_fail(&ps->r, NULL, "expected a KubeSchedulerConfiguration object");
+    const cJSON *api = ms_json_get(root, "apiVersion"), *kind = ms_json_get(root, "kind");
+    if (!api) return ms_json_fail(&ps->r, "apiVersion", "Required value");
+    ms_rc rc = ms_json_expect(&ps->r, "apiVersion", api, MS_JSON_STRING);
+    if (rc != MS_OK) return rc;
     for (size_t i = 0; i < sizeof api_versions / sizeof api_versions[0]; i++)
         if (strcmp(api->valuestring, api_versions[i].name) == 0) {
             ps->version = api_versions[i].bit;
             ps->version_name = api_versions[i].name;
         }
-    if (!ps->version) {
-        path_key(ps, "apiVersion");
-        return fail(ps,
-                    "Invalid value: \"%.100s\": must be " API_GROUP "v1, " API_GROUP
-                    "v1beta3, " API_GROUP "v1beta2 or " API_GROUP "v1beta1",
-                    api->valuestring);
-    }
-    if (!kind || !cJSON_IsString(kind) || strcmp(kind->valuestring, "KubeSchedulerConfiguration") != 0) {
-        path_key(ps, "kind");
-        if (!kind) return fail(ps, "Required value");
-        if (!cJSON_IsString(kind)) return fail(ps, "must be a string");
-        return fail(ps, "Invalid value: \"%.100s\": must be KubeSchedulerConfiguration", kind->valuestring);
-    }
+    if (!ps->version)
+        return ms_json_fail(&ps->r, "apiVersion",
+                            "Invalid value: \"%.100s\": must be " API_GROUP "v1, " API_GROUP
+                            "v1beta3, " API_GROUP "v1beta2 or " API_GROUP "v1beta1",
+                            api->valuestring);
+    if (!kind) return ms_json_fail(&ps->r, "kind", "Required value");
+    if ((rc = ms_json_expect(&ps->r, "kind", kind, MS_JSON_STRING)) != MS_OK) return rc;
+    if (strcmp(kind->valuestring, "KubeSchedulerConfiguration") != 0)
+        return ms_json_fail(&ps->r, "kind", "Invalid value: \"%.100s\": must be KubeSchedulerConfiguration",
+                            kind->valuestring);
     check_fields(ps, root, top_fields);
 
     const field *fields_ = top_fields;
     bool present;
     int64_t v = 0;
-    FIELD(ps, root, "parallelism", &present, as_int(ps, j_, INT32_MIN, INT32_MAX, &v));
+    FIELD(ps, root, "parallelism", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &v));
     if (present) c->parallelism = (int32_t)v;
-    FIELD(ps, root, "percentageOfNodesToScore", &present, as_int(ps, j_, INT32_MIN, INT32_MAX, &v));
+    FIELD(ps, root, "percentageOfNodesToScore", &present,
+          ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &v));
     if (present) c->percentage_of_nodes_to_score = (int32_t)v;
-    FIELD(ps, root, "podInitialBackoffSeconds", &present, as_int(ps, j_, INT64_MIN, INT64_MAX, &v));
+    FIELD(ps, root, "podInitialBackoffSeconds", &present,
+          ms_json_int(&ps->r, NULL, j_, INT64_MIN, INT64_MAX, &v));
     if (present) c->pod_initial_backoff = (double)v;
-    FIELD(ps, root, "podMaxBackoffSeconds", &present, as_int(ps, j_, INT64_MIN, INT64_MAX, &v));
+    FIELD(ps, root, "podMaxBackoffSeconds", &present,
+          ms_json_int(&ps->r, NULL, j_, INT64_MIN, INT64_MAX, &v));
     if (present) c->pod_max_backoff = (double)v;
     bool b;
-    FIELD(ps, root, "enableProfiling", &present, as_bool(ps, j_, &b));
-    FIELD(ps, root, "enableContentionProfiling", &present, as_bool(ps, j_, &b));
-    FIELD(ps, root, "delayCacheUntilActive", &present, as_bool(ps, j_, &b));
+    FIELD(ps, root, "enableProfiling", &present, ms_json_bool(&ps->r, NULL, j_, &b));
+    FIELD(ps, root, "enableContentionProfiling", &present, ms_json_bool(&ps->r, NULL, j_, &b));
+    FIELD(ps, root, "delayCacheUntilActive", &present, ms_json_bool(&ps->r, NULL, j_, &b));
     const char *addr = NULL;
-    FIELD(ps, root, "metricsBindAddress", &present, as_string(ps, j_, &addr));
+    FIELD(ps, root, "metricsBindAddress", &present, ms_json_string(&ps->r, NULL, j_, &addr));
     if (present) snprintf(c->metrics_bind_address, sizeof c->metrics_bind_address, "%s", addr);
-    FIELD(ps, root, "healthzBindAddress", &present, as_string(ps, j_, &addr));
+    FIELD(ps, root, "healthzBindAddress", &present, ms_json_string(&ps->r, NULL, j_, &addr));
     if (present) snprintf(c->healthz_bind_address, sizeof c->healthz_bind_address, "%s", addr);
     FIELD(ps, root, "clientConnection", &present, parse_client_connection(ps, c, j_));
     FIELD(ps, root, "leaderElection", &present, parse_leader_election(ps, c, j_));
     FIELD(ps, root, "extenders", &present,
-          !cJSON_IsArray(j_) ? fail(ps, "must be a list")
+          !cJSON_IsArray(j_) ? ms_json_type_error(&ps->r, NULL, j_, MS_JSON_ARRAY)
           : (c->extenders = cJSON_Duplicate(j_, true)) ? MS_OK
-                                                      : ms_error_set(ps->err, MS_ENOMEM, "out of memory"));
+                                                      : ms_json_nomem(&ps->r));
     FIELD(ps, root, "profiles", &present, parse_profiles(ps, c, j_));
-    if (c->extenders) {
-        /* read here for the unknown-field warnings; ms_config_validate checks it again */
-        ms_extender_config *ext = NULL;
-        uint32_t next = 0;
-        ms_rc rc = ms_extender_configs_parse(c->extenders, &ext, &next, ps->warn, ps->warn_ctx, ps->source,
-                                             ps->err);
-        ms_extender_configs_free(ext, next);
-        if (rc != MS_OK) return rc;
-    }
-    return ms_config_validate(c, ps->err);
+    /* read here for the unknown-field warnings; ms_config_validate checks it again */
+    if (c->extenders && (rc = check_extenders(c->extenders, &ps->r, ps->r.err)) != MS_OK) return rc;
+    return ms_config_validate(c, ps->r.err);
 }
 
 /* ---- public API ---- */
@@ -762,7 +639,7 @@ ms_rc ms_config_default(ms_config *c) {
     c->profiles = calloc(1, sizeof *c->profiles);
     if (!c->profiles) return MS_ENOMEM;
     c->nprofiles = 1;
-    ms_profile_config_default(&c->profiles[0], DEFAULT_SCHEDULER_NAME);
+    ms_profile_config_default(&c->profiles[0], MS_DEFAULT_SCHEDULER_NAME);
     c->percentage_of_nodes_to_score = 0;
     c->pod_initial_backoff = 1;
     c->pod_max_backoff = 10;
@@ -787,7 +664,11 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
     if (!source) source = "config";
     ms_rc rc = ms_config_default(c);
     if (rc != MS_OK) return ms_error_set(err, rc, "%s: out of memory", source);
-    parser ps = {.source = source, .warn = warn, .warn_ctx = warn_ctx, .err = err};
+    parser ps = {.version = 0};
+    ms_json_reader_init(&ps.r, &ms_json_config_wording, err);
+    ps.r.warn = warn;
+    ps.r.warn_ctx = warn_ctx;
+    ps.r.source = source;
     rc = parse_config(&ps, c, root);
     if (rc != MS_OK) {
         ms_config_free(c);
@@ -854,43 +735,48 @@ ms_rc ms_config_load_file(ms_config *c, const char *path,
 
 static bool pct_valid(int32_t pct) { return pct >= 0 && pct <= 100; }
 
+/* upstream's ValidateLeaderElectionConfiguration */
+static ms_rc validate_leader_election(const ms_leader_election *le, ms_error *err) {
+    if (!le->leader_elect) return MS_OK;
+    static const char *const dnames[] = {"leaseDuration", "renewDeadline", "retryPeriod"};
+    const double d[] = {le->lease_duration, le->renew_deadline, le->retry_period};
+    for (int i = 0; i < 3; i++)
+        if (!(d[i] > 0))
+            return ms_error_set(err, MS_EINVAL,
+                                "leaderElection.%s: Invalid value: %gs: must be greater than zero",
+                                dnames[i], d[i]);
+    if (le->lease_duration < le->renew_deadline)
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.leaseDuration: Invalid value: %gs: LeaseDuration must be "
+                            "greater than RenewDeadline",
+                            le->renew_deadline);
+    if (!le->resource_lock[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceLock: Invalid value: \"\": resourceLock is required");
+    if (!le->resource_namespace[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceNamespace: Invalid value: \"\": resourceNamespace is "
+                            "required");
+    if (!le->resource_name[0])
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceName: Invalid value: \"\": resourceName is required");
+    /* the *leases migration locks hold a Lease too: run uses only that
+     * half (with a warning) */
+    if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
+        strcmp(le->resource_lock, "configmapsleases") != 0)
+        return ms_error_set(err, MS_EINVAL,
+                            "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
+                            "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
+                            le->resource_lock);
+    return MS_OK;
+}
+
 ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
     if (c->burst < 0)
         return ms_error_set(err, MS_EINVAL, "clientConnection.burst: Invalid value: %d: must be non-negative",
                             c->burst);
-    const ms_leader_election *le = &c->leader_election;
-    if (le->leader_elect) {
-        static const char *const dnames[] = {"leaseDuration", "renewDeadline", "retryPeriod"};
-        const double d[] = {le->lease_duration, le->renew_deadline, le->retry_period};
-        for (int i = 0; i < 3; i++)
-            if (!(d[i] > 0))
-                return ms_error_set(err, MS_EINVAL,
-                                    "leaderElection.%s: Invalid value: %gs: must be greater than zero",
-                                    dnames[i], d[i]);
-        if (le->lease_duration < le->renew_deadline)
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.leaseDuration: Invalid value: %gs: LeaseDuration must be "
-                                "greater than RenewDeadline",
-                                le->renew_deadline);
-        if (!le->resource_lock[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceLock: Invalid value: \"\": resourceLock is required");
-        if (!le->resource_namespace[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceNamespace: Invalid value: \"\": resourceNamespace is "
-                                "required");
-        if (!le->resource_name[0])
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceName: Invalid value: \"\": resourceName is required");
-        /* the *leases migration locks hold a Lease too: run uses only that
-         * half (with a warning) */
-        if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
-            strcmp(le->resource_lock, "configmapsleases") != 0)
-            return ms_error_set(err, MS_EINVAL,
-                                "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
-                                "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
-                                le->resource_lock);
-    }
+    ms_rc rc = validate_leader_election(&c->leader_election, err);
+    if (rc != MS_OK) return rc;
     if (c->parallelism <= 0)
         return ms_error_set(err, MS_EINVAL,
                             "parallelism: Invalid value: %d: should be an integer value greater than zero",
@@ -922,14 +808,7 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
                             "podMaxBackoffSeconds: Invalid value: %.0f: must be greater than or equal to "
                             "PodInitialBackoffSeconds",
                             c->pod_max_backoff);
-    if (c->extenders) {
-        ms_extender_config *ext = NULL;
-        uint32_t next = 0;
-        ms_rc rc = ms_extender_configs_parse(c->extenders, &ext, &next, NULL, NULL, NULL, err);
-        ms_extender_configs_free(ext, next);
-        if (rc != MS_OK) return rc;
-    }
-    return MS_OK;
+    return c->extenders ? check_extenders(c->extenders, NULL, err) : MS_OK;
 }
 
 void ms_config_free(ms_config *c) {
@@ -943,7 +822,7 @@ void ms_config_free(ms_config *c) {
 }
 
 const ms_profile_config *ms_config_profile(const ms_config *c, const char *scheduler_name) {
-    if (!scheduler_name || !*scheduler_name) scheduler_name = DEFAULT_SCHEDULER_NAME;
+    if (!scheduler_name || !*scheduler_name) scheduler_name = MS_DEFAULT_SCHEDULER_NAME;
     for (uint32_t i = 0; i < c->nprofiles; i++)
         if (strcmp(c->profiles[i].scheduler_name, scheduler_name) == 0) return &c->profiles[i];
     return NULL;

@@ -218,7 +218,7 @@ ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
                               const ms_plugins *custom, ms_error *err) {
     memset(p, 0, sizeof *p);
     p->percentage_of_nodes_to_score = -1;
-    if (!scheduler_name) scheduler_name = "default-scheduler";
+    if (!scheduler_name) scheduler_name = MS_DEFAULT_SCHEDULER_NAME;
     size_t len = strlen(scheduler_name);
     if (len >= sizeof p->scheduler_name)
         return ms_error_set(err, MS_EINVAL, "schedulerName \"%.40s...\" is longer than %zu characters",
@@ -281,6 +281,6 @@ ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
 void ms_profile_config_default(ms_profile_config *p, const char *scheduler_name) {
     /* Cannot fail: the default set fits and the name is truncated to fit. */
     char name[sizeof p->scheduler_name];
-    snprintf(name, sizeof name, "%s", scheduler_name ? scheduler_name : "default-scheduler");
+    snprintf(name, sizeof name, "%s", scheduler_name ? scheduler_name : MS_DEFAULT_SCHEDULER_NAME);
     (void)ms_profile_config_build(p, name, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/json_reader.h"
+
 bool ms_config_is_policy(const char *name) {
     return name && strncmp(name, MS_POLICY_PREFIX, sizeof MS_POLICY_PREFIX - 1) == 0;
 }
@@ -34,34 +36,13 @@ bool ms_config_policy_name_valid(const char *name) {
     return true;
 }
 
-static const char *kind_of(const cJSON *j) {
-    if (cJSON_IsBool(j)) return "boolean";
-    if (cJSON_IsNumber(j) || cJSON_IsRaw(j)) return "number";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsArray(j)) return "list";
-    if (cJSON_IsObject(j)) return "object";
-    return "null";
-}
-
-/* A number, also when the YAML reader passed it through as raw text. */
-static bool number_of(const cJSON *j, double *out) {
-    if (cJSON_IsNumber(j)) {
-        *out = j->valuedouble;
-        return isfinite(*out);
-    }
-    if (cJSON_IsRaw(j) && j->valuestring) {
-        char *end = NULL;
-        *out = strtod(j->valuestring, &end);
-        return end != j->valuestring && !*end && isfinite(*out);
-    }
-    return false;
-}
-
-static ms_rc bad_type(ms_error *err, const char *path, const char *field, const char *want,
-                      const cJSON *j) {
-    return ms_error_set(err, MS_EINVAL, "%s.%s: Invalid type: expected %s, got %s", path, field, want,
-                        kind_of(j));
-}
+static const ms_json_wording policy_wording = {
+    .expect = "Invalid type: expected %s",
+    .kind = {"object", "list", "string", "boolean", "integer", "number"},
+    .say_found = true,
+    .array_name = "list",
+    .number_format = "%g",
+};
 
 static void ms_policy_args_default(ms_policy_args *a) {
     memset(a, 0, sizeof *a);
@@ -69,78 +50,65 @@ static void ms_policy_args_default(ms_policy_args *a) {
     a->max_failures = -1;
 }
 
+static ms_rc read_file(ms_json_reader *r, const cJSON *args, ms_policy_args *out) {
+    const cJSON *j = ms_json_get(args, "file");
+    ms_rc rc = ms_json_string(r, "file", j, &out->file);
+    if (rc == MS_OK && (!out->file || !*out->file))
+        rc = ms_json_fail(r, "file", "Required value: the policy's file");
+    return rc;
+}
+
+static ms_rc read_limits(ms_json_reader *r, const cJSON *args, ms_policy_args *out) {
+    double d;
+    const cJSON *j = ms_json_get(args, "budgetMs");
+    ms_rc rc = ms_json_number(r, "budgetMs", j, MS_JSON_NUMBER, &d);
+    if (rc != MS_OK) return rc;
+    if (j && (!(d > 0) || d > 60000))
+        return ms_json_fail(r, "budgetMs", "Invalid value: %g: must be greater than 0 and at most 60000", d);
+    if (j) out->budget = d / 1000.0;
+    j = ms_json_get(args, "memoryLimitMiB");
+    if ((rc = ms_json_number(r, "memoryLimitMiB", j, MS_JSON_INTEGER, &d)) != MS_OK) return rc;
+    if (j && (d != floor(d) || d < 1 || d > 1048576))
+        return ms_json_fail(r, "memoryLimitMiB",
+                            "Invalid value: %g: must be an integer between 1 and 1048576", d);
+    if (j) out->memory = (uint64_t)d << 20;
+    j = ms_json_get(args, "maxConsecutiveFailures");
+    if ((rc = ms_json_number(r, "maxConsecutiveFailures", j, MS_JSON_INTEGER, &d)) != MS_OK) return rc;
+    if (j && (d != floor(d) || d < 0 || d > INT32_MAX))
+        return ms_json_fail(r, "maxConsecutiveFailures", "Invalid value: %g: must be a non-negative integer",
+                            d);
+    if (j) out->max_failures = (int32_t)d;
+    return MS_OK;
+}
+
 ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args *out,
                             ms_error *err) {
-    if (!path) path = "args";
-    static const char *const known[] = {"file", "args", "budgetMs", "memoryLimitMiB", "onError",
-                                        "maxConsecutiveFailures", NULL};
+    static const char *const known[] = {"apiVersion", "kind", "file", "args", "budgetMs", "memoryLimitMiB",
+                                        "onError", "maxConsecutiveFailures", NULL};
     ms_policy_args_default(out);
-    if (!args || cJSON_IsNull(args))
-        return ms_error_set(err, MS_EINVAL, "%s.file: Required value: the policy's file", path);
-    if (!cJSON_IsObject(args))
-        return ms_error_set(err, MS_EINVAL, "%s: Invalid type: expected object, got %s", path,
-                            kind_of(args));
+    ms_json_reader r;
+    ms_json_reader_init(&r, &policy_wording, err);
+    ms_json_set_path(&r, path ? path : "args");
+    if (!args || cJSON_IsNull(args)) return ms_json_fail(&r, "file", "Required value: the policy's file");
+    ms_rc rc = ms_json_expect(&r, NULL, args, MS_JSON_OBJECT);
+    if (rc != MS_OK) return rc;
     /* Args are decoded strictly, as upstream's: a misspelt field is an error. */
-    for (const cJSON *f = args->child; f; f = f->next) {
-        bool ok = strcmp(f->string, "apiVersion") == 0 || strcmp(f->string, "kind") == 0;
-        for (const char *const *k = known; !ok && *k; k++) ok = strcmp(f->string, *k) == 0;
-        if (!ok)
-            return ms_error_set(err, MS_EINVAL, "%s.%s: Invalid value: unknown field", path, f->string);
-    }
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(args, "file");
-    if (!j || cJSON_IsNull(j))
-        return ms_error_set(err, MS_EINVAL, "%s.file: Required value: the policy's file", path);
-    if (!cJSON_IsString(j)) return bad_type(err, path, "file", "string", j);
-    if (!*j->valuestring)
-        return ms_error_set(err, MS_EINVAL, "%s.file: Required value: the policy's file", path);
-    out->file = j->valuestring;
-
-    j = cJSON_GetObjectItemCaseSensitive(args, "args");
-    if (j && !cJSON_IsNull(j)) {
-        if (!cJSON_IsObject(j)) return bad_type(err, path, "args", "object", j);
-        out->args = j;
-    }
-    double d;
-    j = cJSON_GetObjectItemCaseSensitive(args, "budgetMs");
-    if (j && !cJSON_IsNull(j)) {
-        if (!number_of(j, &d)) return bad_type(err, path, "budgetMs", "number", j);
-        if (!(d > 0) || d > 60000)
-            return ms_error_set(err, MS_EINVAL,
-                                "%s.budgetMs: Invalid value: %g: must be greater than 0 and at most 60000",
-                                path, d);
-        out->budget = d / 1000.0;
-    }
-    j = cJSON_GetObjectItemCaseSensitive(args, "memoryLimitMiB");
-    if (j && !cJSON_IsNull(j)) {
-        if (!number_of(j, &d)) return bad_type(err, path, "memoryLimitMiB", "integer", j);
-        if (d != floor(d) || d < 1 || d > 1048576)
-            return ms_error_set(err, MS_EINVAL,
-                                "%s.memoryLimitMiB: Invalid value: %g: must be an integer between 1 and "
-                                "1048576",
-                                path, d);
-        out->memory = (uint64_t)d << 20;
-    }
-    j = cJSON_GetObjectItemCaseSensitive(args, "onError");
-    if (j && !cJSON_IsNull(j)) {
-        if (!cJSON_IsString(j)) return bad_type(err, path, "onError", "string", j);
-        if (strcmp(j->valuestring, "reject") == 0) out->on_error = 0;
-        else if (strcmp(j->valuestring, "skip") == 0) out->on_error = 1;
-        else
-            return ms_error_set(err, MS_EINVAL,
-                                "%s.onError: Unsupported value: \"%.60s\": supported values: \"reject\", "
-                                "\"skip\"",
-                                path, j->valuestring);
-    }
-    j = cJSON_GetObjectItemCaseSensitive(args, "maxConsecutiveFailures");
-    if (j && !cJSON_IsNull(j)) {
-        if (!number_of(j, &d)) return bad_type(err, path, "maxConsecutiveFailures", "integer", j);
-        if (d != floor(d) || d < 0 || d > INT32_MAX)
-            return ms_error_set(err, MS_EINVAL,
-                                "%s.maxConsecutiveFailures: Invalid value: %g: must be a non-negative "
-                                "integer",
-                                path, d);
-        out->max_failures = (int32_t)d;
-    }
+    for (const cJSON *f = args->child; f; f = f->next)
+        if (!ms_json_name_in(f->string, known))
+            return ms_json_fail(&r, f->string, "Invalid value: unknown field");
+    if ((rc = read_file(&r, args, out)) != MS_OK) return rc;
+    const cJSON *j = ms_json_get(args, "args");
+    if ((rc = ms_json_expect(&r, "args", j, MS_JSON_OBJECT)) != MS_OK) return rc;
+    out->args = j;
+    if ((rc = read_limits(&r, args, out)) != MS_OK) return rc;
+    const char *on_error = NULL;
+    if ((rc = ms_json_string(&r, "onError", ms_json_get(args, "onError"), &on_error)) != MS_OK) return rc;
+    if (!on_error) return MS_OK;
+    if (strcmp(on_error, "reject") == 0) out->on_error = 0;
+    else if (strcmp(on_error, "skip") == 0) out->on_error = 1;
+    else
+        return ms_json_fail(&r, "onError",
+                            "Unsupported value: \"%.60s\": supported values: \"reject\", \"skip\"", on_error);
     return MS_OK;
 }
 

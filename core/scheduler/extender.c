@@ -9,25 +9,18 @@
  * text and reading the answer, both far cheaper than the round trip. */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/map.h"
+#include "base/buf.h"
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "scheduler/extender.h"
 
 enum { VERB_FILTER = 0, VERB_PRIORITIZE, VERB_BIND, VERB_PREEMPT, NVERBS };
 static const char *const verb_names[NVERBS] = {"filter", "prioritize", "bind", "preempt"};
-
-/* A growing text buffer; `oom` sticks once an append failed. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
 
 typedef struct ext {
     ms_extender_config c;          /* deep copy */
@@ -38,7 +31,7 @@ typedef struct ext {
     char *shown_url[NVERBS];       /* the URL as configured, for messages */
     uint32_t nmanaged;
     ms_str *managed;
-    sbuf req, resp;
+    ms_buf req, resp;
     CURLcode result;
     long status;
     char errbuf[CURL_ERROR_SIZE];
@@ -54,53 +47,14 @@ struct ms_extenders {
     uint32_t *prio;                /* extender index of each prioritizer */
 };
 
-/* ---- text buffers ---- */
-
-static void sb_reserve(sbuf *b, size_t more) {
-    if (b->oom || b->len + more + 1 <= b->cap) return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return;
-    }
-    b->p = p;
-    b->cap = cap;
-}
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    sb_reserve(b, n);
-    if (b->oom) return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void sb_reset(sbuf *b) {
-    b->len = 0;
-    b->oom = false;
-    if (b->p) b->p[0] = '\0';
-}
+/* ---- request bodies ---- */
 
 /* A JSON string as Go's encoder writes it: <, > and & escaped too, and
  * U+2028 / U+2029. */
-static void sb_json_string(sbuf *b, const char *s, size_t n) {
+static void json_string(ms_buf *b, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    sb_reserve(b, n + 2);
-    sb_put(b, "\"", 1);
+    ms_buf_reserve(b, n + 2);
+    ms_buf_append(b, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -117,9 +71,9 @@ static void sb_json_string(sbuf *b, const char *s, size_t n) {
         } else if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
                    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
             esc = (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029";
-            sb_put(b, s + i - run, run);
+            ms_buf_append(b, s + i - run, run);
             run = 0;
-            sb_puts(b, esc);
+            ms_buf_puts(b, esc);
             i += 2;
             continue;
         }
@@ -127,95 +81,95 @@ static void sb_json_string(sbuf *b, const char *s, size_t n) {
             run++;
             continue;
         }
-        sb_put(b, s + i - run, run);
+        ms_buf_append(b, s + i - run, run);
         run = 0;
-        sb_puts(b, esc);
+        ms_buf_puts(b, esc);
     }
-    sb_put(b, s + n - run, run);
-    sb_put(b, "\"", 1);
+    ms_buf_append(b, s + n - run, run);
+    ms_buf_append(b, "\"", 1);
 }
 
-static void sb_json_cstr(sbuf *b, const char *s) { sb_json_string(b, s, strlen(s)); }
+static void json_cstr(ms_buf *b, const char *s) { json_string(b, s, strlen(s)); }
 
-static void sb_json_id(sbuf *b, const ms_interner *in, ms_str id) {
-    sb_json_string(b, ms_str_get(in, id), ms_str_len(in, id));
+static void json_id(ms_buf *b, const ms_interner *in, ms_str id) {
+    json_string(b, ms_str_get(in, id), ms_str_len(in, id));
 }
 
-static void sb_labels(sbuf *b, const ms_interner *in, const ms_labels *l) {
-    sb_puts(b, "{");
+static void json_labels(ms_buf *b, const ms_interner *in, const ms_labels *l) {
+    ms_buf_putc(b, '{');
     for (uint32_t i = 0; i < l->n; i++) {
-        if (i) sb_puts(b, ",");
-        sb_json_id(b, in, l->items[i].key);
-        sb_puts(b, ":");
-        sb_json_id(b, in, l->items[i].value);
+        if (i) ms_buf_putc(b, ',');
+        json_id(b, in, l->items[i].key);
+        ms_buf_putc(b, ':');
+        json_id(b, in, l->items[i].value);
     }
-    sb_puts(b, "}");
+    ms_buf_putc(b, '}');
 }
 
 /* The Pod as it was decoded, or (decoded without keep_raw) the identity
  * fields an extender needs to look it up. */
-static void sb_pod(sbuf *b, const ms_interner *in, const ms_pod *p) {
+static void json_pod(ms_buf *b, const ms_interner *in, const ms_pod *p) {
     if (p->raw) {
-        sb_put(b, p->raw, p->raw_len);
+        ms_buf_append(b, p->raw, p->raw_len);
         return;
     }
-    sb_puts(b, "{\"metadata\":{\"name\":");
-    sb_json_id(b, in, p->meta.name);
-    sb_puts(b, ",\"namespace\":");
-    sb_json_id(b, in, p->meta.namespace_);
+    ms_buf_puts(b, "{\"metadata\":{\"name\":");
+    json_id(b, in, p->meta.name);
+    ms_buf_puts(b, ",\"namespace\":");
+    json_id(b, in, p->meta.namespace_);
     if (p->meta.uid && *p->meta.uid) {
-        sb_puts(b, ",\"uid\":");
-        sb_json_cstr(b, p->meta.uid);
+        ms_buf_puts(b, ",\"uid\":");
+        json_cstr(b, p->meta.uid);
     }
     if (p->meta.labels.n) {
-        sb_puts(b, ",\"labels\":");
-        sb_labels(b, in, &p->meta.labels);
+        ms_buf_puts(b, ",\"labels\":");
+        json_labels(b, in, &p->meta.labels);
     }
-    sb_puts(b, "},\"spec\":{\"schedulerName\":");
-    sb_json_id(b, in, p->scheduler_name);
+    ms_buf_puts(b, "},\"spec\":{\"schedulerName\":");
+    json_id(b, in, p->scheduler_name);
     if (p->node_name != MS_STR_NONE) {
-        sb_puts(b, ",\"nodeName\":");
-        sb_json_id(b, in, p->node_name);
+        ms_buf_puts(b, ",\"nodeName\":");
+        json_id(b, in, p->node_name);
     }
-    sb_puts(b, "}}");
+    ms_buf_puts(b, "}}");
 }
 
-static void sb_node(sbuf *b, const ms_interner *in, const ms_node_info *ni) {
+static void json_node(ms_buf *b, const ms_interner *in, const ms_node_info *ni) {
     const ms_node *n = ni->node;
     if (n && n->raw) {
-        sb_put(b, n->raw, n->raw_len);
+        ms_buf_append(b, n->raw, n->raw_len);
         return;
     }
-    sb_puts(b, "{\"metadata\":{\"name\":");
-    sb_json_id(b, in, ni->name);
+    ms_buf_puts(b, "{\"metadata\":{\"name\":");
+    json_id(b, in, ni->name);
     if (n && n->meta.labels.n) {
-        sb_puts(b, ",\"labels\":");
-        sb_labels(b, in, &n->meta.labels);
+        ms_buf_puts(b, ",\"labels\":");
+        json_labels(b, in, &n->meta.labels);
     }
-    sb_puts(b, "}}");
+    ms_buf_puts(b, "}}");
 }
 
 /* ExtenderArgs {Pod, Nodes, NodeNames}: a NodeList of the Node objects, or
  * (nodeCacheCapable) the names only; the other one is null, as Go writes a
  * nil pointer. */
-static void sb_extender_args(sbuf *b, const ms_interner *in, const ms_extender_config *c,
+static void json_extender_args(ms_buf *b, const ms_interner *in, const ms_extender_config *c,
                              const ms_pod *pod, ms_node_info *const *nodes, uint32_t n) {
-    sb_puts(b, "{\"Pod\":");
-    sb_pod(b, in, pod);
+    ms_buf_puts(b, "{\"Pod\":");
+    json_pod(b, in, pod);
     if (c->node_cache_capable) {
-        sb_puts(b, ",\"Nodes\":null,\"NodeNames\":[");
+        ms_buf_puts(b, ",\"Nodes\":null,\"NodeNames\":[");
         for (uint32_t i = 0; i < n; i++) {
-            if (i) sb_puts(b, ",");
-            sb_json_id(b, in, nodes[i]->name);
+            if (i) ms_buf_putc(b, ',');
+            json_id(b, in, nodes[i]->name);
         }
-        sb_puts(b, "]}");
+        ms_buf_puts(b, "]}");
     } else {
-        sb_puts(b, ",\"Nodes\":{\"metadata\":{},\"items\":[");
+        ms_buf_puts(b, ",\"Nodes\":{\"metadata\":{},\"items\":[");
         for (uint32_t i = 0; i < n; i++) {
-            if (i) sb_puts(b, ",");
-            sb_node(b, in, nodes[i]);
+            if (i) ms_buf_putc(b, ',');
+            json_node(b, in, nodes[i]);
         }
-        sb_puts(b, "]},\"NodeNames\":null}");
+        ms_buf_puts(b, "]},\"NodeNames\":null}");
     }
 }
 
@@ -274,14 +228,14 @@ static ms_rc type_error(ms_error *err, const cJSON *j, const char *where, const 
 static ms_rc parse_answer(ext *x, cJSON **out, ms_error *err) {
     const char *end = NULL;
     size_t i = 0;
-    while (i < x->resp.len && strchr(" \t\r\n", x->resp.p[i])) i++;
+    while (i < x->resp.len && strchr(" \t\r\n", x->resp.data[i])) i++;
     if (i == x->resp.len) return ms_error_set(err, MS_EIO, "EOF");
-    cJSON *j = cJSON_ParseWithLengthOpts(x->resp.p, x->resp.len, &end, false);
+    cJSON *j = cJSON_ParseWithLengthOpts(x->resp.data, x->resp.len, &end, false);
     if (!j) {
-        size_t at = end && end >= x->resp.p ? (size_t)(end - x->resp.p) : 0;
+        size_t at = end && end >= x->resp.data ? (size_t)(end - x->resp.data) : 0;
         if (at >= x->resp.len) return ms_error_set(err, MS_EIO, "unexpected EOF");
         return ms_error_set(err, MS_EIO, "invalid character '%c' at offset %zu of the extender's answer",
-                            x->resp.p[at], at);
+                            x->resp.data[at], at);
     }
     *out = j;
     return MS_OK;
@@ -291,8 +245,8 @@ static ms_rc parse_answer(ext *x, cJSON **out, ms_error *err) {
 
 static size_t on_body(char *p, size_t size, size_t n, void *ctx) {
     ext *x = ctx;
-    sb_put(&x->resp, p, size * n);
-    return x->resp.oom ? 0 : size * n;
+    ms_buf_append(&x->resp, p, size * n);
+    return x->resp.failed ? 0 : size * n;
 }
 
 /* Sends the prepared request of each extender to its `verb` URL, all at
@@ -301,16 +255,16 @@ static void perform(ms_extenders *e, ext *const *xs, const int *verbs, uint32_t 
     uint32_t added = 0;
     for (uint32_t i = 0; i < k; i++) {
         ext *x = xs[i];
-        sb_reset(&x->resp);
+        ms_buf_reset(&x->resp);
         x->errbuf[0] = '\0';
         x->status = 0;
-        if (x->req.oom) {
+        if (x->req.failed) {
             x->result = CURLE_OUT_OF_MEMORY;
             continue;
         }
         curl_easy_setopt(x->h, CURLOPT_URL, x->url[verbs[i]]);
         curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req.len);
-        curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->req.p ? x->req.p : "");
+        curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->req.data ? x->req.data : "");
         x->result = CURLE_FAILED_INIT;
         if (curl_multi_add_handle(e->multi, x->h) == CURLM_OK) added++;
     }
@@ -606,8 +560,8 @@ void ms_extenders_free(ms_extenders *e) {
             free(x->shown_url[v]);
         }
         free(x->managed);
-        free(x->req.p);
-        free(x->resp.p);
+        ms_buf_free(&x->req);
+        ms_buf_free(&x->resp);
         free_config(&x->c);
     }
     if (e->multi) curl_multi_cleanup(e->multi);
@@ -756,8 +710,8 @@ ms_rc ms_extenders_filter(ms_extenders *e, uint32_t i, const ms_pod *pod,
         res->nfeasible = n;
         return MS_OK;
     }
-    sb_reset(&x->req);
-    sb_extender_args(&x->req, e->in, &x->c, pod, nodes, n);
+    ms_buf_reset(&x->req);
+    json_extender_args(&x->req, e->in, &x->c, pod, nodes, n);
     cJSON *answer = NULL;
     ms_rc rc = call(e, x, VERB_FILTER, &answer, err);
     if (rc == MS_OK && !index_names(e, nodes, n)) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -808,8 +762,8 @@ void ms_extenders_prioritize(ms_extenders *e, const ms_pod *pod, ms_node_info *c
             nfailed++;
             continue;
         }
-        sb_reset(&x->req);
-        sb_extender_args(&x->req, e->in, &x->c, pod, nodes, n);
+        ms_buf_reset(&x->req);
+        json_extender_args(&x->req, e->in, &x->c, pod, nodes, n);
         xs[k] = x;
         verbs[k] = VERB_PRIORITIZE;
         rows[k++] = p;
@@ -841,16 +795,16 @@ ms_rc ms_extenders_bind(ms_extenders *e, const ms_pod *pod, ms_str node, bool *b
     for (uint32_t i = 0; i < e->n; i++) {
         ext *x = &e->x[i];
         if (!*x->c.bind_verb || !ms_extenders_interested(e, i, pod)) continue;
-        sb_reset(&x->req);
-        sb_puts(&x->req, "{\"PodName\":");
-        sb_json_id(&x->req, e->in, pod->meta.name);
-        sb_puts(&x->req, ",\"PodNamespace\":");
-        sb_json_id(&x->req, e->in, pod->meta.namespace_);
-        sb_puts(&x->req, ",\"PodUID\":");
-        sb_json_cstr(&x->req, pod->meta.uid ? pod->meta.uid : "");
-        sb_puts(&x->req, ",\"Node\":");
-        sb_json_id(&x->req, e->in, node);
-        sb_puts(&x->req, "}");
+        ms_buf_reset(&x->req);
+        ms_buf_puts(&x->req, "{\"PodName\":");
+        json_id(&x->req, e->in, pod->meta.name);
+        ms_buf_puts(&x->req, ",\"PodNamespace\":");
+        json_id(&x->req, e->in, pod->meta.namespace_);
+        ms_buf_puts(&x->req, ",\"PodUID\":");
+        json_cstr(&x->req, pod->meta.uid ? pod->meta.uid : "");
+        ms_buf_puts(&x->req, ",\"Node\":");
+        json_id(&x->req, e->in, node);
+        ms_buf_puts(&x->req, "}");
         cJSON *answer = NULL;
         ms_rc rc = call(e, x, VERB_BIND, &answer, err);
         if (rc == MS_OK && !cJSON_IsNull(answer)) {
@@ -886,32 +840,32 @@ static bool preemption_args(ms_extenders *e, ext *x, const ms_pod *pod,
     if (!order) return false;
     for (uint32_t i = 0; i < n; i++) order[i] = &cands[i];
     qsort_r(order, n, sizeof *order, cmp_cand_name, e->in);
-    sbuf *b = &x->req;
-    sb_reset(b);
-    sb_puts(b, "{\"Pod\":");
-    sb_pod(b, e->in, pod);
-    sb_puts(b, x->c.node_cache_capable ? ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+    ms_buf *b = &x->req;
+    ms_buf_reset(b);
+    ms_buf_puts(b, "{\"Pod\":");
+    json_pod(b, e->in, pod);
+    ms_buf_puts(b, x->c.node_cache_capable ? ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
                                        : ",\"NodeNameToVictims\":{");
     for (uint32_t i = 0; i < n; i++) {
         const ms_preemption_candidate *c = order[i];
-        if (i) sb_puts(b, ",");
-        sb_json_id(b, e->in, c->node);
-        sb_puts(b, ":{\"Pods\":[");
+        if (i) ms_buf_putc(b, ',');
+        json_id(b, e->in, c->node);
+        ms_buf_puts(b, ":{\"Pods\":[");
         for (uint32_t k = 0; k < c->nvictims; k++) {
-            if (k) sb_puts(b, ",");
+            if (k) ms_buf_putc(b, ',');
             if (x->c.node_cache_capable) {
-                sb_puts(b, "{\"UID\":");
-                sb_json_cstr(b, c->victims[k]->meta.uid ? c->victims[k]->meta.uid : "");
-                sb_puts(b, "}");
+                ms_buf_puts(b, "{\"UID\":");
+                json_cstr(b, c->victims[k]->meta.uid ? c->victims[k]->meta.uid : "");
+                ms_buf_putc(b, '}');
             } else {
-                sb_pod(b, e->in, c->victims[k]);
+                json_pod(b, e->in, c->victims[k]);
             }
         }
-        sb_printf(b, "],\"NumPDBViolations\":%u}", c->num_pdb_violations);
+        ms_buf_printf(b, "],\"NumPDBViolations\":%u}", c->num_pdb_violations);
     }
-    sb_puts(b, x->c.node_cache_capable ? "}}" : "},\"NodeNameToMetaVictims\":null}");
+    ms_buf_puts(b, x->c.node_cache_capable ? "}}" : "},\"NodeNameToMetaVictims\":null}");
     free(order);
-    return !b->oom;
+    return !b->failed;
 }
 
 /* convertToVictims: NodeNameToMetaVictims back to pods of the snapshot. */

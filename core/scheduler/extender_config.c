@@ -2,23 +2,16 @@
  * names and types of the v1 API, which v1beta1..v1beta3 share) and
  * upstream's validation of it. The calls themselves are in extender.c. */
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/json_reader.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
+#include "api/validation.h"
 #include "scheduler/extender.h"
 #include "client/kubeconfig.h"
-
-typedef struct reader {
-    void (*warn)(void *ctx, const char *msg);
-    void *warn_ctx;
-    const char *source;
-    ms_error *err;
-    char path[160];                /* "extenders[0].tlsConfig" */
-} reader;
 
 static const char *const extender_fields[] = {
     "urlPrefix",   "filterVerb",       "preemptVerb",      "prioritizeVerb",
@@ -31,104 +24,49 @@ static const char *const tls_fields[] = {
 };
 static const char *const managed_fields[] = {"name", "ignoredByScheduler", NULL};
 
-static ms_rc fail(reader *r, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static ms_rc fail(reader *r, const char *field, const char *fmt, ...) {
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ms_error_set(r->err, MS_EINVAL, "%s%s%s: %s", r->path, field ? "." : "", field ? field : "",
-                        msg);
-}
-
-static ms_rc oom(reader *r) { return ms_error_set(r->err, MS_ENOMEM, "out of memory"); }
-
-/* The configuration decoder keeps the last of repeated keys; null reads as
- * absent. */
-static const cJSON *get(const cJSON *obj, const char *key) {
-    const cJSON *found = NULL;
+static void check_fields(ms_json_reader *r, const cJSON *obj, const char *const *known) {
     for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string && strcmp(c->string, key) == 0) found = c;
-    return cJSON_IsNull(found) ? NULL : found;
+        if (c->string && !ms_json_name_in(c->string, known))
+            ms_json_warn(r, "unknown field \"%s.%.200s\"", r->path, c->string);
 }
 
-static void check_fields(reader *r, const cJSON *obj, const char *const *known) {
-    if (!r->warn) return;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (!c->string) continue;
-        const char *const *k = known;
-        while (*k && strcmp(*k, c->string) != 0) k++;
-        if (*k) continue;
-        char msg[700];
-        snprintf(msg, sizeof msg, "%s: unknown field \"%s.%.200s\"", r->source ? r->source : "config", r->path,
-                 c->string);
-        r->warn(r->warn_ctx, msg);
-    }
-}
-
-static ms_rc get_string(reader *r, const cJSON *obj, const char *key, char **out) {
-    const cJSON *j = get(obj, key);
-    if (!j) return MS_OK;
-    if (!cJSON_IsString(j)) return fail(r, key, "must be a string");
+static ms_rc get_string(ms_json_reader *r, const cJSON *obj, const char *key, char **out) {
+    const char *s = NULL;
+    ms_rc rc = ms_json_string(r, key, ms_json_get(obj, key), &s);
+    if (rc != MS_OK || !s) return rc;
     free(*out);
-    if (!(*out = strdup(j->valuestring))) return oom(r);
-    return MS_OK;
+    return (*out = strdup(s)) ? MS_OK : ms_json_nomem(r);
 }
 
-static ms_rc get_bool(reader *r, const cJSON *obj, const char *key, bool *out) {
-    const cJSON *j = get(obj, key);
-    if (!j) return MS_OK;
-    if (!cJSON_IsBool(j)) return fail(r, key, "must be true or false");
-    *out = cJSON_IsTrue(j);
-    return MS_OK;
+static ms_rc get_bool(ms_json_reader *r, const cJSON *obj, const char *key, bool *out) {
+    return ms_json_bool(r, key, ms_json_get(obj, key), out);
 }
 
-static ms_rc get_int64(reader *r, const cJSON *obj, const char *key, int64_t *out) {
-    const cJSON *j = get(obj, key);
-    if (!j) return MS_OK;
-    if (!cJSON_IsNumber(j)) return fail(r, key, "must be an integer");
-    if (!ms_json_integer(j, INT64_MIN, INT64_MAX, out)) {
-        if (j->valuestring) return fail(r, key, "Invalid value: %s: must be an integer", j->valuestring);
-        return fail(r, key, "Invalid value: %.17g: must be an integer", j->valuedouble);
-    }
-    return MS_OK;
+static ms_rc get_int64(ms_json_reader *r, const cJSON *obj, const char *key, int64_t *out) {
+    return ms_json_int(r, key, ms_json_get(obj, key), INT64_MIN, INT64_MAX, out);
 }
 
 /* []byte fields: base64 text (Go's encoding of byte slices in JSON). */
-static ms_rc get_bytes(reader *r, const cJSON *obj, const char *key, unsigned char **out,
+static ms_rc get_bytes(ms_json_reader *r, const cJSON *obj, const char *key, unsigned char **out,
                        size_t *len) {
-    const cJSON *j = get(obj, key);
+    const cJSON *j = ms_json_get(obj, key);
     if (!j) return MS_OK;
-    if (!cJSON_IsString(j)) return fail(r, key, "must be a base64 string");
+    if (!cJSON_IsString(j)) return ms_json_fail(r, key, "must be a base64 string");
     char *data = NULL;
     size_t n = 0, bad = 0;
     ms_rc rc = ms_base64_decode(j->valuestring, strlen(j->valuestring), &data, &n, &bad);
-    if (rc == MS_ENOMEM) return oom(r);
-    if (rc != MS_OK) return fail(r, key, "illegal base64 data at input byte %zu", bad);
+    if (rc == MS_ENOMEM) return ms_json_nomem(r);
+    if (rc != MS_OK) return ms_json_fail(r, key, "illegal base64 data at input byte %zu", bad);
     free(*out);
     *out = (unsigned char *)data;
     *len = n;
     return MS_OK;
 }
 
-static size_t path_push(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t path_push(reader *r, const char *fmt, ...) {
-    size_t old = strlen(r->path);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->path + old, sizeof r->path - old, fmt, ap);
-    va_end(ap);
-    return old;
-}
-
-static void path_pop(reader *r, size_t old) { r->path[old] = '\0'; }
-
-static ms_rc parse_tls(reader *r, const cJSON *obj, ms_extender_tls *t) {
-    size_t old = path_push(r, ".tlsConfig");
-    ms_rc rc = MS_OK;
-    if (!cJSON_IsObject(obj)) return fail(r, NULL, "must be an object");
+static ms_rc parse_tls(ms_json_reader *r, const cJSON *obj, ms_extender_tls *t) {
+    size_t old = ms_json_push(r, "tlsConfig");
+    ms_rc rc = ms_json_expect(r, NULL, obj, MS_JSON_OBJECT);
+    if (rc != MS_OK) return rc;
     check_fields(r, obj, tls_fields);
     if ((rc = get_bool(r, obj, "insecure", &t->insecure)) != MS_OK ||
         (rc = get_string(r, obj, "serverName", &t->server_name)) != MS_OK ||
@@ -139,34 +77,35 @@ static ms_rc parse_tls(reader *r, const cJSON *obj, ms_extender_tls *t) {
         (rc = get_bytes(r, obj, "keyData", &t->key_data, &t->key_data_len)) != MS_OK ||
         (rc = get_bytes(r, obj, "caData", &t->ca_data, &t->ca_data_len)) != MS_OK)
         return rc;
-    path_pop(r, old);
+    ms_json_pop(r, old);
     return MS_OK;
 }
 
-static ms_rc parse_managed(reader *r, const cJSON *list, ms_extender_config *c) {
-    if (!cJSON_IsArray(list)) return fail(r, "managedResources", "must be a list");
+static ms_rc parse_managed(ms_json_reader *r, const cJSON *list, ms_extender_config *c) {
+    ms_rc rc = ms_json_expect(r, "managedResources", list, MS_JSON_ARRAY);
     int count = cJSON_GetArraySize(list);
-    if (count == 0) return MS_OK;
-    if (!(c->managed = calloc((size_t)count, sizeof *c->managed))) return oom(r);
+    if (rc != MS_OK || count == 0) return rc;
+    if (!(c->managed = calloc((size_t)count, sizeof *c->managed))) return ms_json_nomem(r);
+    size_t old = ms_json_push(r, "managedResources");
     for (const cJSON *item = list->child; item; item = item->next) {
-        size_t old = path_push(r, ".managedResources[%u]", c->nmanaged);
+        size_t at = ms_json_push_index(r, c->nmanaged);
         ms_extender_managed_resource *m = &c->managed[c->nmanaged++];
-        if (!cJSON_IsObject(item)) return fail(r, NULL, "must be an object");
+        if ((rc = ms_json_expect(r, NULL, item, MS_JSON_OBJECT)) != MS_OK) return rc;
         check_fields(r, item, managed_fields);
-        ms_rc rc;
         if ((rc = get_string(r, item, "name", &m->name)) != MS_OK ||
             (rc = get_bool(r, item, "ignoredByScheduler", &m->ignored_by_scheduler)) != MS_OK)
             return rc;
-        if (!m->name && !(m->name = strdup(""))) return oom(r);
-        path_pop(r, old);
+        if (!m->name && !(m->name = strdup(""))) return ms_json_nomem(r);
+        ms_json_pop(r, at);
     }
+    ms_json_pop(r, old);
     return MS_OK;
 }
 
-static ms_rc parse_one(reader *r, const cJSON *obj, ms_extender_config *c) {
-    if (!cJSON_IsObject(obj)) return fail(r, NULL, "must be an object");
+static ms_rc parse_one(ms_json_reader *r, const cJSON *obj, ms_extender_config *c) {
+    ms_rc rc = ms_json_expect(r, NULL, obj, MS_JSON_OBJECT);
+    if (rc != MS_OK) return rc;
     check_fields(r, obj, extender_fields);
-    ms_rc rc;
     if ((rc = get_string(r, obj, "urlPrefix", &c->url_prefix)) != MS_OK ||
         (rc = get_string(r, obj, "filterVerb", &c->filter_verb)) != MS_OK ||
         (rc = get_string(r, obj, "preemptVerb", &c->preempt_verb)) != MS_OK ||
@@ -180,23 +119,20 @@ static ms_rc parse_one(reader *r, const cJSON *obj, ms_extender_config *c) {
     char **verbs[] = {&c->url_prefix, &c->filter_verb, &c->preempt_verb, &c->prioritize_verb,
                       &c->bind_verb};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        if (!*verbs[i] && !(*verbs[i] = strdup(""))) return oom(r);
-    const cJSON *j = get(obj, "httpTimeout");
+        if (!*verbs[i] && !(*verbs[i] = strdup(""))) return ms_json_nomem(r);
+    const cJSON *j = ms_json_get(obj, "httpTimeout");
     if (j && (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, &c->http_timeout)))
-        return fail(r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
-    if ((j = get(obj, "tlsConfig"))) {
+        return ms_json_fail(r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
+    if ((j = ms_json_get(obj, "tlsConfig"))) {
         c->has_tls = true;
         if ((rc = parse_tls(r, j, &c->tls)) != MS_OK) return rc;
     }
-    if ((j = get(obj, "managedResources")) && (rc = parse_managed(r, j, c)) != MS_OK) return rc;
-    if (r->warn && c->enable_https && strncmp(c->url_prefix, "http://", 7) == 0) {
-        char msg[900];
-        snprintf(msg, sizeof msg,
-                 "%s: %s: enableHTTPS is set but urlPrefix \"%.200s\" is plain HTTP: the URL's "
-                 "scheme decides, as upstream",
-                 r->source ? r->source : "config", r->path, c->url_prefix);
-        r->warn(r->warn_ctx, msg);
-    }
+    if ((j = ms_json_get(obj, "managedResources")) && (rc = parse_managed(r, j, c)) != MS_OK) return rc;
+    if (c->enable_https && strncmp(c->url_prefix, "http://", 7) == 0)
+        ms_json_warn(r,
+                     "%s: enableHTTPS is set but urlPrefix \"%.200s\" is plain HTTP: the URL's scheme "
+                     "decides, as upstream",
+                     r->path, c->url_prefix);
     return MS_OK;
 }
 
@@ -206,18 +142,22 @@ ms_rc ms_extender_configs_parse(const cJSON *list, ms_extender_config **out, uin
     *out = NULL;
     *n = 0;
     if (!list || cJSON_IsNull(list)) return MS_OK;
-    reader r = {.warn = warn, .warn_ctx = warn_ctx, .source = source, .err = err};
-    snprintf(r.path, sizeof r.path, "extenders");
-    if (!cJSON_IsArray(list)) return fail(&r, NULL, "must be a list");
+    ms_json_reader r;
+    ms_json_reader_init(&r, &ms_json_config_wording, err);
+    r.warn = warn;
+    r.warn_ctx = warn_ctx;
+    r.source = source;
+    ms_json_push(&r, "extenders");
+    ms_rc rc = ms_json_expect(&r, NULL, list, MS_JSON_ARRAY);
     int count = cJSON_GetArraySize(list);
-    if (count == 0) return MS_OK;
+    if (rc != MS_OK || count == 0) return rc;
     ms_extender_config *c = calloc((size_t)count, sizeof *c);
-    if (!c) return oom(&r);
+    if (!c) return ms_json_nomem(&r);
     uint32_t k = 0;
-    ms_rc rc = MS_OK;
     for (const cJSON *item = list->child; item && rc == MS_OK; item = item->next, k++) {
-        snprintf(r.path, sizeof r.path, "extenders[%u]", k);
+        size_t old = ms_json_push_index(&r, k);
         rc = parse_one(&r, item, &c[k]);
+        ms_json_pop(&r, old);
     }
     if (rc == MS_OK) rc = ms_extender_configs_validate(c, (uint32_t)count, err);
     if (rc != MS_OK) {
@@ -231,71 +171,11 @@ ms_rc ms_extender_configs_parse(const cJSON *list, ms_extender_config **out, uin
 
 /* ---- validation ---- */
 
-#define QNAME_RULE                                                                                 \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "  \
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "        \
-    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-
-static bool alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static bool qname_chars(const char *s, size_t n) {
-    if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1])) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.') return false;
-    return true;
-}
-
-static bool dns1123_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > 253) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.') continue;
-        if (i == start) return false;
-        for (size_t k = start; k < i; k++) {
-            char c = s[k];
-            bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-            if (!ok && (c != '-' || k == start || k == i - 1)) return false;
-        }
-        start = i + 1;
-    }
-    return true;
-}
-
-/* validation.IsQualifiedName: NULL when valid, else upstream's first
- * reason. */
-static const char *qualified_name_problem(const char *s) {
-    size_t n = strlen(s);
-    const char *slash = strchr(s, '/');
-    const char *name = s;
-    size_t nn = n;
-    if (slash) {
-        size_t pn = (size_t)(slash - s);
-        name = slash + 1;
-        nn = n - pn - 1;
-        if (strchr(name, '/'))
-            return "a qualified name " QNAME_RULE
-                   " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-        if (pn == 0) return "prefix part must be non-empty";
-        if (pn > 253) return "prefix part must be no more than 253 characters";
-        if (!dns1123_subdomain(s, pn))
-            return "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                   "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                   "character (e.g. 'example.com', regex used for validation is "
-                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    }
-    if (nn == 0) return "name part must be non-empty";
-    if (nn > 63) return "name part must be no more than 63 characters";
-    if (!qname_chars(name, nn)) return "name part " QNAME_RULE;
-    return NULL;
-}
-
 /* upstream validateExtendedResourceName: a qualified name that is not a
  * native resource (no '/', or kubernetes.io/) nor "requests."-prefixed,
  * and stays qualified once "requests." is prepended. */
 static bool extended_resource_name(const char *s, char *why, size_t n) {
-    const char *p = qualified_name_problem(s);
+    const char *p = ms_qualified_name_problem(s, strlen(s));
     if (p) {
         snprintf(why, n, "%s", p);
         return false;
@@ -303,7 +183,7 @@ static bool extended_resource_name(const char *s, char *why, size_t n) {
     char quota[400];
     snprintf(quota, sizeof quota, "requests.%s", s);
     if (!strchr(s, '/') || strstr(s, "kubernetes.io/") || strncmp(s, "requests.", 9) == 0 ||
-        qualified_name_problem(quota)) {
+        ms_qualified_name_problem(quota, strlen(quota))) {
         snprintf(why, n, "%s is an invalid extended resource name", s);
         return false;
     }

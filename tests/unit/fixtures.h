@@ -15,8 +15,10 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
+#include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/intern.h"
+#include "moonsched/labels.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
 
@@ -124,6 +126,50 @@ static inline const char *fx_node_error(const ms_decoder *d, const char *text, m
         fail_msg("fx_node_error: the node decoded");
     }
     return err->msg;
+}
+
+/* An interner and an arena (selectors, label sets), as a cmocka fixture. */
+typedef struct fx_labels_env {
+    ms_interner *in;
+    ms_arena a;
+} fx_labels_env;
+
+static inline int fx_labels_setup(void **state) {
+    fx_labels_env *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    f->in = ms_interner_new();
+    ms_arena_init(&f->a, 4096);
+    *state = f;
+    return 0;
+}
+
+static inline int fx_labels_teardown(void **state) {
+    fx_labels_env *f = *state;
+    ms_arena_free(&f->a);
+    ms_interner_free(f->in);
+    free(f);
+    return 0;
+}
+
+/* "k=v;k2=v2" (";" so that values may hold commas; "k=" is an empty value). */
+static inline ms_labels fx_labels(fx_labels_env *f, const char *spec) {
+    ms_labels l = {0, NULL};
+    size_t len = strlen(spec);
+    if (len == 0) return l;
+    l.items = MS_ARENA_NEW(&f->a, ms_label, len);
+    const char *p = spec;
+    while (*p) {
+        const char *end = strchr(p, ';');
+        if (!end) end = p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        assert_non_null(eq);
+        l.items[l.n].key = ms_intern(f->in, p, (size_t)(eq - p));
+        l.items[l.n].value = ms_intern(f->in, eq + 1, (size_t)(end - eq - 1));
+        l.n++;
+        p = *end ? end + 1 : end;
+    }
+    ms_labels_sort(&l);
+    return l;
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validation.h"
 #include "builtin.h"
 #include "plugin_args.h"
 #include "resource_allocation.h"
@@ -83,7 +84,7 @@ static ms_rc parse_ignored(fit *f, const cJSON *args, ms_error *err) {
         const char *s;
         snprintf(path, sizeof path, "ignoredResources[%d]", i);
         if ((rc = ms_args_string(e, PLUGIN, path, &s, err))) return rc;
-        if (!ms_args_is_qualified_name(s))
+        if (ms_qualified_name_problem(s, strlen(s)))
             return ms_error_set(err, MS_EINVAL,
                                 PLUGIN " args: %s: Invalid value: \"%s\": not a valid resource name",
                                 path, s);
@@ -99,7 +100,7 @@ static ms_rc parse_ignored(fit *f, const cJSON *args, ms_error *err) {
                                 PLUGIN " args: %s: Invalid value: \"%s\": resource group name "
                                 "can't contain '/'",
                                 path, s);
-        if (!ms_args_is_qualified_name(s))
+        if (ms_qualified_name_problem(s, strlen(s)))
             return ms_error_set(err, MS_EINVAL,
                                 PLUGIN " args: %s: Invalid value: \"%s\": not a valid resource "
                                 "group name",
@@ -231,7 +232,7 @@ static bool is_extended_resource(const char *name) {
         return false;
     char quota[400];
     int n = snprintf(quota, sizeof quota, "requests.%s", name);
-    return n > 0 && (size_t)n < sizeof quota && ms_args_is_qualified_name(quota);
+    return n > 0 && (size_t)n < sizeof quota && !ms_qualified_name_problem(quota, strlen(quota));
 }
 
 static bool ignored(const fit *f, ms_str name) {

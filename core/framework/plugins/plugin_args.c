@@ -1,99 +1,78 @@
+/* Plugin args read through the JSON reader, in upstream's words for them. */
 #include "plugin_args.h"
 
 #include <cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char *json_kind(const cJSON *j) {
-    if (!j) return "nothing";
-    if (cJSON_IsNull(j)) return "null";
-    if (cJSON_IsBool(j)) return "boolean";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsArray(j)) return "array";
-    return "object";
+#include "codec/json_reader.h"
+
+static const ms_json_wording args_wording = {
+    .expect = "expected %s",
+    .kind = {"an object", "a list", "a string", "a boolean", "an integer", "a number"},
+    .say_found = true,
+    .not_integer = "Invalid value: %s: not an integer",
+    .out_of_range = "Invalid value: %s: not an integer",
+    .quote_number = true,
+    .number_format = "%g",
+};
+
+/* Integers well inside int64, so that weights and skews can be added. */
+#define ARGS_INT_MAX 4600000000000000000LL
+
+typedef struct args_reader {
+    ms_json_reader r;
+    char subject[96];
+} args_reader;
+
+static void reader_at(args_reader *a, const char *plugin, const char *path, ms_error *err) {
+    ms_json_reader_init(&a->r, &args_wording, err);
+    snprintf(a->subject, sizeof a->subject, "%s args", plugin);
+    a->r.subject = a->subject;
+    ms_json_set_path(&a->r, path);
+}
+
+/* A value that must be there: absent reads as "got nothing". */
+static ms_rc present(args_reader *a, const cJSON *j, ms_json_kind kind) {
+    return j ? ms_json_expect(&a->r, NULL, j, kind) : ms_json_type_error(&a->r, NULL, j, kind);
 }
 
 ms_rc ms_args_check_object(const cJSON *obj, const char *const *allowed, const char *plugin,
                            const char *path, ms_error *err) {
-    if (!cJSON_IsObject(obj))
-        return ms_error_set(err, MS_EINVAL, "%s args: %s: expected an object, got %s", plugin,
-                            path && *path ? path : "args", json_kind(obj));
-    for (const cJSON *f = obj->child; f; f = f->next) {
-        bool known = strcmp(f->string, "apiVersion") == 0 || strcmp(f->string, "kind") == 0;
-        for (const char *const *a = allowed; !known && *a; a++) known = strcmp(f->string, *a) == 0;
-        if (!known)
-            return ms_error_set(err, MS_EINVAL, "%s args: %s%s%s: unknown field", plugin,
-                                path && *path ? path : "", path && *path ? "." : "", f->string);
-    }
+    static const char *const always[] = {"apiVersion", "kind", NULL};
+    args_reader a;
+    reader_at(&a, plugin, path && *path ? path : "args", err);
+    ms_rc rc = present(&a, obj, MS_JSON_OBJECT);
+    if (rc != MS_OK) return rc;
+    ms_json_set_path(&a.r, path ? path : "");
+    for (const cJSON *f = obj->child; f; f = f->next)
+        if (!ms_json_name_in(f->string, always) && !ms_json_name_in(f->string, allowed))
+            return ms_json_fail(&a.r, f->string, "unknown field");
     return MS_OK;
 }
 
 ms_rc ms_args_int(const cJSON *j, const char *plugin, const char *path, int64_t *out,
                   ms_error *err) {
-    if (!cJSON_IsNumber(j))
-        return ms_error_set(err, MS_EINVAL, "%s args: %s: expected an integer, got %s", plugin,
-                            path, json_kind(j));
-    double d = j->valuedouble;
-    if (d != floor(d) || d < -4.6e18 || d > 4.6e18)
-        return ms_error_set(err, MS_EINVAL, "%s args: %s: Invalid value: %g: not an integer",
-                            plugin, path, d);
-    *out = (int64_t)d;
-    return MS_OK;
+    args_reader a;
+    reader_at(&a, plugin, path, err);
+    ms_rc rc = present(&a, j, MS_JSON_INTEGER);
+    return rc != MS_OK ? rc : ms_json_int(&a.r, NULL, j, -ARGS_INT_MAX, ARGS_INT_MAX, out);
 }
 
 ms_rc ms_args_list(const cJSON *j, const char *plugin, const char *path, int *n, ms_error *err) {
     *n = 0;
     if (!j || cJSON_IsNull(j)) return MS_OK;
-    if (!cJSON_IsArray(j))
-        return ms_error_set(err, MS_EINVAL, "%s args: %s: expected a list, got %s", plugin, path,
-                            json_kind(j));
-    *n = cJSON_GetArraySize(j);
-    return MS_OK;
+    args_reader a;
+    reader_at(&a, plugin, path, err);
+    ms_rc rc = ms_json_expect(&a.r, NULL, j, MS_JSON_ARRAY);
+    if (rc == MS_OK) *n = cJSON_GetArraySize(j);
+    return rc;
 }
 
 ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const char **out,
                      ms_error *err) {
-    if (!cJSON_IsString(j))
-        return ms_error_set(err, MS_EINVAL, "%s args: %s: expected a string, got %s", plugin,
-                            path, json_kind(j));
-    *out = j->valuestring;
-    return MS_OK;
-}
-
-static bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* DNS-1123 subdomain: lowercase labels of [a-z0-9-] joined by '.', each
- * starting and ending alphanumeric, at most 253 characters. */
-static bool is_dns_subdomain(const char *s, size_t n) {
-    if (n == 0 || n > 253) return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (i == start) return false;
-            if (s[start] == '-' || s[i - 1] == '-') return false;
-            start = i + 1;
-            continue;
-        }
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-    }
-    return true;
-}
-
-bool ms_args_is_qualified_name(const char *s) {
-    const char *slash = strchr(s, '/');
-    const char *name = s;
-    if (slash) {
-        if (strchr(slash + 1, '/') || !is_dns_subdomain(s, (size_t)(slash - s))) return false;
-        name = slash + 1;
-    }
-    size_t n = strlen(name);
-    if (n == 0 || n > 63 || !is_alnum(name[0]) || !is_alnum(name[n - 1])) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_alnum(name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.') return false;
-    return true;
+    args_reader a;
+    reader_at(&a, plugin, path, err);
+    ms_rc rc = present(&a, j, MS_JSON_STRING);
+    return rc != MS_OK ? rc : ms_json_string(&a.r, NULL, j, out);
 }

@@ -22,7 +22,5 @@ ms_rc ms_args_int(const cJSON *j, const char *plugin, const char *path, int64_t 
 ms_rc ms_args_list(const cJSON *j, const char *plugin, const char *path, int *n, ms_error *err);
 ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const char **out,
                      ms_error *err);
-/* metav1validation.ValidateLabelName: a qualified name, [DNS subdomain "/"] name. */
-bool ms_args_is_qualified_name(const char *s);
 
 #endif

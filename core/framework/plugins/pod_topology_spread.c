@@ -13,6 +13,7 @@
 
 #include "builtin.h"
 #include "api/toleration.h"
+#include "api/validation.h"
 #include "plugin_args.h"
 #include "pod_topology_spread.h"
 
@@ -36,8 +37,6 @@ static ms_rc inclusion_policy(const cJSON *j, const char *path, uint8_t *out, ms
     return MS_OK;
 }
 
-/* One of args.defaultConstraints, checked as upstream's
- * ValidatePodTopologySpreadArgs checks it (first error only). */
 /* A default constraint's topologyKey: required, a qualified name. */
 static ms_rc parse_topology_key(pts_plugin *pl, const cJSON *j, const char *path, ms_topology_spread *o,
                                 ms_error *err) {
@@ -50,7 +49,7 @@ static ms_rc parse_topology_key(pts_plugin *pl, const cJSON *j, const char *path
     if (!*key)
         return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
                             sub);
-    if (!ms_args_is_qualified_name(key))
+    if (ms_qualified_name_problem(key, strlen(key)))
         return ms_error_set(err, MS_EINVAL,
                             PLUGIN " args: %s: Invalid value: \"%s\": not a valid label name", sub,
                             key);
@@ -79,6 +78,8 @@ static ms_rc parse_when(const cJSON *j, const char *path, ms_topology_spread *o,
     return MS_OK;
 }
 
+/* One of args.defaultConstraints, checked as upstream's
+ * ValidatePodTopologySpreadArgs checks it (first error only). */
 static ms_rc parse_default(pts_plugin *pl, const cJSON *j, int i, ms_topology_spread *o,
                            ms_error *err) {
     static const char *const fields[] = {"maxSkew", "topologyKey", "whenUnsatisfiable",

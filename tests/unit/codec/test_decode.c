@@ -938,7 +938,7 @@ static void test_loader(void **state) {
 
     static const struct { const char *text, *msg; } errors[] = {
         {"kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: 1x}}}]}\n",
-         "cluster.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: quantities must match "
+         "cluster.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: \"1x\": quantities must match "
          "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
         {"kind: Node\nmetadata: {name: n}\n---\nkind: Node\nmetadata: {name: m}\nspec: {taints: [{key: k, effect: Foo}]}\n",
          "cluster.yaml: document 2: Node m: spec.taints[0].effect: Unsupported value: \"Foo\""},
@@ -986,10 +986,10 @@ static void test_errors(void **state) {
     (void)state;
     static const struct { const char *text, *msg; } pods[] = {
         {"metadata: {name: web-1}\nspec: {containers: [{name: c, resources: {requests: {cpu: \"1x\"}}}]}\n",
-         "Pod default/web-1: spec.containers[0].resources.requests.cpu: quantities must match the "
+         "Pod default/web-1: spec.containers[0].resources.requests.cpu: \"1x\": quantities must match the "
          "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
         {"metadata: {name: w, namespace: ns}\nspec: {initContainers: [{name: c}, {name: d, resources: {limits: {memory: 1mi}}}]}\n",
-         "Pod ns/w: spec.initContainers[1].resources.limits.memory: unable to parse quantity's suffix"},
+         "Pod ns/w: spec.initContainers[1].resources.limits.memory: \"1mi\": unable to parse quantity's suffix"},
         {"metadata: {name: w}\nspec: {overhead: {cpu: [1]}}\n",
          "Pod default/w: spec.overhead.cpu: expected quantity (string or number), got array"},
         {"metadata: {name: w}\nspec: {containers: {name: c}}\n",
@@ -1071,7 +1071,7 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nspec: {volumes: [{name: v, emptyDir: {}, cinder: 3}]}\n",
          "Pod default/w: spec.volumes[0].cinder: expected object, got number"},
         {"metadata: {name: w}\nspec: {resources: {requests: {cpu: -x}}}\n",
-         "Pod default/w: spec.resources.requests.cpu: quantities must match the regular expression "
+         "Pod default/w: spec.resources.requests.cpu: \"-x\": quantities must match the regular expression "
          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
     };
     ms_error err;
@@ -1087,7 +1087,7 @@ static void test_errors(void **state) {
         {"metadata: {name: n1}\nspec: {taints: [{effect: NoSchedule}]}\n", "Node n1: spec.taints[0].key: Required value"},
         {"metadata: {name: n1}\nspec: {unschedulable: 1}\n", "Node n1: spec.unschedulable: expected boolean, got number"},
         {"metadata: {name: n1}\nstatus: {capacity: {cpu: lots}}\n",
-         "Node n1: status.capacity.cpu: quantities must match the regular expression "
+         "Node n1: status.capacity.cpu: \"lots\": quantities must match the regular expression "
          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
         {"metadata: {name: n1}\nstatus: {allocatable: [cpu]}\n",
          "Node n1: status.allocatable: expected object, got array"},
