@@ -21,7 +21,9 @@
 # step, table.sort at every comparison, the parser (load) at every token. A
 # hook error there unwinds as it does from Lua code, and load leaves the hook
 # as lua_pcall does. Plain string.find falls back to memmem (linear) where
-# the naive search turns quadratic.
+# the naive search turns quadratic. gsub, sort and format's __tostring, which
+# call back into Lua from C, refuse to nest past 100 C frames ("C stack
+# overflow"): recursion through them overflowed the C stack.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -30,7 +32,9 @@ out=$cache/luajit-checkhook
 lib=$out/lib/libluajit-5.1.a
 inc=$out/include/luajit-2.1
 
-stamp="-DLUAJIT_ENABLE_CHECKHOOK itern-fix-1 libhook-1"
+# The stamp names the option and the patches by their checksum: a cache
+# built without the current patches is rebuilt.
+stamp="-DLUAJIT_ENABLE_CHECKHOOK patches $(cat "$here"/luajit-checkhook-itern.patch "$here"/luajit-libhook.patch | cksum | cut -d' ' -f1)"
 if [ -f "$lib" ] && [ -f "$inc/lua.h" ] && [ "$(head -n 1 "$out/.checkhook" 2>/dev/null)" = "$stamp" ]; then
     # Up to date: newer than this script and the patches for make.
     touch "$lib"
