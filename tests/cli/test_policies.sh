@@ -16,19 +16,7 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-n=0
-failed=0
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-not_ok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
+. tests/cli/tap.sh
 check() {
     d=$1
     shift
