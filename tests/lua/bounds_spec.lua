@@ -1,7 +1,8 @@
 -- Every C function a policy can reach is bounded, by the CPU budget or by
 -- the memory cap, in the real runtime (build/libmoonsched.so): a kill
 -- inside C fails the call, is counted as a budget kill, disables the policy
--- after repeated failures, and leaves the state usable. Iterator states a
+-- after repeated failures, and leaves the state usable. Recursion through
+-- C stops before the C stack overflows. Iterator states a
 -- policy writes to cannot make the runtime read outside its objects.
 local h = require("tests.lua.helper")
 
@@ -155,6 +156,36 @@ describe("C functions under the memory cap", function()
                 "local ok, e = pcall(function() " .. c[2] .. " end) return false, ok and 'ok' or e")))
             local r = w:filter(p, pod, nodes)
             assert.truthy(r[1].reason:find(c[3], 1, true), r[1].reason)
+        end)
+    end
+end)
+
+describe("recursion through C", function()
+    local w, pod, nodes
+    setup(function()
+        w = h.world({ budget = 1, max_failures = 1000 })
+        pod = w:pod(POD)
+        nodes = { w:node(node_json("n1", "1")) }
+    end)
+    teardown(function() w:close() end)
+
+    local nested = {
+        { "gsub calling gsub", [[local function f(s) return (s:gsub(".", f)) end return f("ab")]] },
+        { "gsub through a table's __index", [[local t = setmetatable({}, {__index = function(t, k)
+      return (k:gsub(".", t)) end}) return ("ab"):gsub(".", t)]] },
+        { "a comparator that sorts", [[local function f() table.sort({3, 2, 1}, function(a, b)
+      f() return a < b end) end f()]] },
+        { "__lt that sorts", [[local mt = {} mt.__lt = function() table.sort({setmetatable({}, mt),
+      setmetatable({}, mt)}) return true end table.sort({setmetatable({}, mt), setmetatable({}, mt)})]] },
+        { "__tostring that formats itself", [[local mt = {} mt.__tostring = function(t)
+      return string.format("%s", t) end return string.format("%s", setmetatable({}, mt))]] },
+    }
+    for _, c in ipairs(nested) do
+        it("stops " .. c[1] .. " before the C stack overflows", function()
+            local p = assert(w:policy(first_call(c[2])))
+            local r = w:filter(p, pod, nodes)
+            assert.truthy(r[1].reason:find("C stack overflow", 1, true), r[1].reason)
+            assert.are.equal(h.SUCCESS, w:filter(p, pod, nodes)[1].code)
         end)
     end
 end)
