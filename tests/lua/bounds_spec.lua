@@ -2,8 +2,8 @@
 -- the memory cap, in the real runtime (build/libmoonsched.so): a kill
 -- inside C fails the call, is counted as a budget kill, disables the policy
 -- after repeated failures, and leaves the state usable. Recursion through
--- C stops before the C stack overflows. Iterator states a
--- policy writes to cannot make the runtime read outside its objects.
+-- C stops before the C stack overflows. Iterator states a policy writes to
+-- cannot make the runtime read outside its objects.
 local h = require("tests.lua.helper")
 
 local POD = [[{"metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
