@@ -77,13 +77,15 @@ $(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
-$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch lua/luajit-libhook.patch
 	@sh lua/build-luajit.sh >/dev/null
 
 # Objects that include LuaJIT's headers (core/policy is the only layer that
 # does, and the generated module list includes its headers).
 LUA_USERS := $(wildcard core/policy/*.c) gen/lua_embedded.c
 $(foreach d,obj asan fuzzobj,$(LUA_USERS:%.c=$(B)/$(d)/%.o)): | $(LUAJIT_LIB)
+# A rebuilt LuaJIT (a new patch) is linked again into everything that has it.
+$(B)/moonsched $(B)/libmoonsched.so $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN): $(LUAJIT_LIB)
 
 $(LUA_GEN): lua/embed.sh $(LUA_SRC)
 	@mkdir -p $(dir $@)

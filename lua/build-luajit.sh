@@ -14,6 +14,16 @@
 # version: the three IR instructions of the hook check at the start of every
 # trace made a pairs() loop's first ITERN look like its back-edge, so the
 # compiled loop spun forever without calling next.
+#
+# lua/luajit-libhook.patch makes the same count hook run inside the long
+# loops of C library functions, which otherwise run to their end whatever the
+# watchdog asks: the pattern matcher (find, match, gmatch, gsub) at every
+# step, table.sort at every comparison, the parser (load) at every token. A
+# hook error there unwinds as it does from Lua code, and load leaves the hook
+# as lua_pcall does. Plain string.find falls back to memmem (linear) where
+# the naive search turns quadratic. gsub, sort and format's __tostring, which
+# call back into Lua from C, refuse to nest past 100 C frames ("C stack
+# overflow"): recursion through them overflowed the C stack.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -22,9 +32,11 @@ out=$cache/luajit-checkhook
 lib=$out/lib/libluajit-5.1.a
 inc=$out/include/luajit-2.1
 
-stamp="-DLUAJIT_ENABLE_CHECKHOOK itern-fix-1"
+# The stamp names the option and the patches by their checksum: a cache
+# built without the current patches is rebuilt.
+stamp="-DLUAJIT_ENABLE_CHECKHOOK patches $(cat "$here"/luajit-checkhook-itern.patch "$here"/luajit-libhook.patch | cksum | cut -d' ' -f1)"
 if [ -f "$lib" ] && [ -f "$inc/lua.h" ] && [ "$(head -n 1 "$out/.checkhook" 2>/dev/null)" = "$stamp" ]; then
-    # Up to date: newer than this script and the patch for make.
+    # Up to date: newer than this script and the patches for make.
     touch "$lib"
     echo "$out"
     exit 0
@@ -69,6 +81,7 @@ tree=$(find . -maxdepth 1 -type d -name 'luajit-*' | head -n 1)
 [ -n "$tree" ] || { echo "build-luajit.sh: no luajit source tree" >&2; exit 1; }
 cd "$tree"
 patch -p1 <"$here/luajit-checkhook-itern.patch" >&2
+patch -p1 <"$here/luajit-libhook.patch" >&2
 
 jobs=${MAKE_JOBS:-2}
 # BUILDMODE=static: only libluajit-5.1.a and a static luajit executable.

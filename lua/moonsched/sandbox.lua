@@ -105,10 +105,12 @@ function M.env(views, make_sched)
     end
     env.select = select
     -- The library tables a policy sees are empty proxies: next, like
-    -- pairs, walks what they stand for.
-    env.next = function(t, k)
+    -- pairs, walks what they stand for, and neither hands out the table
+    -- behind (it would be writable).
+    local function env_next(t, k)
         return next(real[t] or t, k)
     end
+    env.next = env_next
     env.unpack = unpack
     env.setmetatable = setmetatable
     -- Strings share one metatable whose __index is the real string table;
@@ -120,15 +122,13 @@ function M.env(views, make_sched)
     env.pairs = function(t)
         local it, st, ctl = views.pairs_of(t)
         if it then return it, st, ctl end
-        local r = real[t]
-        if r then return next, r, nil end
+        if real[t] then return env_next, t, nil end
         return pairs(t)
     end
+    -- The library tables have no array part: ipairs finds nothing in them.
     env.ipairs = function(t)
         local it, st, ctl = views.ipairs_of(t)
         if it then return it, st, ctl end
-        local r = real[t]
-        if r then return ipairs(r) end
         return ipairs(t)
     end
     -- The contract refuses binary chunks only: text chunks load.

@@ -59,21 +59,25 @@ function M.setup(F, views, protect)
     local value_box = ffi.new("double[1]")
     local milli_box = ffi.new("int64_t[1]")
 
+    -- The state is a table the policy can write to: it holds no pointer,
+    -- and the index is checked against the call's snapshot at every step.
     local function nodes_next(st)
-        if F.epoch ~= st.e then error("sched.nodes() iterator used after its call", 2) end
+        local snap = F.snap
+        if F.epoch ~= st.e or snap == nil then
+            error("sched.nodes() iterator used after its call", 2)
+        end
         local i = st.i + 1
-        if i < st.n then
+        if i >= 0 and i < snap.nnodes then
             st.i = i
-            return NodeView(st.arr[i], st.e)
+            return NodeView(snap.nodes[i], F.epoch)
         end
         return nil
     end
     local function nodes()
-        local snap = F.snap
-        if snap == nil then
+        if F.snap == nil then
             error("sched.nodes() is only available during a scheduling cycle", 2)
         end
-        return nodes_next, { e = F.epoch, arr = snap.nodes, n = snap.nnodes, i = -1 }, nil
+        return nodes_next, { e = F.epoch, i = -1 }, nil
     end
 
     --- "1.5Gi" -> 1610612736, "500m" -> 0.5; the second result is the

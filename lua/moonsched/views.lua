@@ -181,6 +181,13 @@ function M.setup(F)
         error("views are read-only", 2)
     end
 
+    -- Iterator states are plain tables the policy can reach (`local f, st
+    -- = pairs(node.labels)`) and write to: they hold the view, never a
+    -- pointer, and each step checks the view's type and the index's range.
+    local function tampered(what)
+        error(what .. " iterator state was tampered with", 3)
+    end
+
     local PodView, NodeView
 
     local LabelsView = ffi.metatype("ms_labels_view", {
@@ -364,11 +371,14 @@ function M.setup(F)
     -- Iterators keep their position in a small table, not in a closure:
     -- making a closure is not compiled by the JIT, and these run per node.
     local function pods_next(st)
-        if F.epoch ~= st.e then stale("node") end
+        local v = st.v
+        if not istype(NodeView, v) then tampered("node:pods()") end
+        if v.__e ~= F.epoch then stale("node") end
+        local ni = cast(NodeInfoP, v.__p)
         local i = st.i + 1
-        if i < st.n then
+        if i >= 0 and i < ni.npods then
             st.i = i
-            return PodView(st.pods[i], st.e)
+            return PodView(ni.pods[i], v.__e)
         end
         return nil
     end
@@ -377,8 +387,7 @@ function M.setup(F)
     local function node_pods(v)
         if not istype(NodeView, v) then error("use node:pods()", 2) end
         if v.__e ~= F.epoch then stale("node") end
-        local ni = cast(NodeInfoP, v.__p)
-        return pods_next, { e = v.__e, pods = ni.pods, n = ni.npods, i = -1 }, nil
+        return pods_next, { v = v, i = -1 }, nil
     end
 
     local node_get = {
@@ -451,20 +460,24 @@ function M.setup(F)
     })
 
     local function labels_next(st)
-        if F.epoch ~= st.e then stale("labels") end
+        local v = st.v
+        if not istype(LabelsView, v) then tampered("labels") end
+        if v.__e ~= F.epoch then stale("labels") end
+        local l = cast(LabelsP, v.__p)
         local i = st.i + 1
-        local l = st.l
-        if i < l.n then
+        if i >= 0 and i < l.n then
             st.i = i
             return str(l.items[i].key), str(l.items[i].value)
         end
         return nil
     end
     local function annotations_next(st)
-        if F.epoch ~= st.e then stale("annotations") end
+        local v = st.v
+        if not istype(AnnotationsView, v) then tampered("annotations") end
+        if v.__e ~= F.epoch then stale("annotations") end
+        local a = cast(AnnotationsP, v.__p)
         local i = st.i + 1
-        local a = st.a
-        if i < a.n then
+        if i >= 0 and i < a.n then
             st.i = i
             return str(a.items[i].key), fstring(a.items[i].value)
         end
@@ -472,14 +485,17 @@ function M.setup(F)
     end
     -- Resources: the built-in ones that are not 0, then the extended ones.
     local function res_next(st)
-        if F.epoch ~= st.e then stale("resources") end
-        local r = st.r
+        local v = st.v
+        if not istype(ResView, v) then tampered("resources") end
+        if v.__e ~= F.epoch then stale("resources") end
+        local r = cast(ResP, v.__p)
         local i = st.i + 1
+        if i < 0 then return nil end
         while i < NBUILTIN do
-            local v = r.v[i]
-            if v ~= 0 then
+            local x = r.v[i]
+            if x ~= 0 then
                 st.i = i
-                return BUILTIN_NAMES[i], tonumber(v)
+                return BUILTIN_NAMES[i], tonumber(x)
             end
             i = i + 1
         end
@@ -502,13 +518,13 @@ function M.setup(F)
     function V.pairs_of(t)
         if istype(ResView, t) then
             if t.__e ~= F.epoch then stale("resources") end
-            return res_next, { e = t.__e, r = cast(ResP, t.__p), i = -1 }, nil
+            return res_next, { v = t, i = -1 }, nil
         elseif istype(LabelsView, t) then
             if t.__e ~= F.epoch then stale("labels") end
-            return labels_next, { e = t.__e, l = cast(LabelsP, t.__p), i = -1 }, nil
+            return labels_next, { v = t, i = -1 }, nil
         elseif istype(AnnotationsView, t) then
             if t.__e ~= F.epoch then stale("annotations") end
-            return annotations_next, { e = t.__e, a = cast(AnnotationsP, t.__p), i = -1 }, nil
+            return annotations_next, { v = t, i = -1 }, nil
         end
         return nil
     end

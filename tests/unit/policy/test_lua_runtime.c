@@ -23,6 +23,12 @@ static void test_budget_stops_compiled_loops(void **state) {
         "while true do pcall(function() while true do end end) end",
         "local t = {a = 1, b = 2} while true do for k, v in pairs(t) do end end",
         "local function f() return f() end return f()",
+        /* Inside one C call: the matcher, the sort, the parser. */
+        "local s = string.rep('a', 40) return s:find(string.rep('a?', 40) .. string.rep('a', 40))",
+        "local s, q = string.rep('a', 40), string.rep('a?', 40) .. string.rep('a', 40)\n"
+        "while true do pcall(string.gsub, s, q, '') end",
+        "local t = {} for i = 1, 2 ^ 21 do t[i] = (i * 7919) % 1000003 end table.sort(t)",
+        "return load(string.rep('x = 1 ', 2 ^ 22))",
     };
     for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
         char src[512];

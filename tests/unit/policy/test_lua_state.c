@@ -195,6 +195,7 @@ static void test_sandbox(void **state) {
         {"return load('return io')()", "undefined global 'io'"},
         {"return rawset(_G, 'x', 1)", "undefined global 'rawset'"},
         {"local function f(n) return 1 + f(n + 1) end return f(1)", "stack overflow"},
+        {"local function f(s) return (s:gsub('.', f)) end return f('ab')", "C stack overflow"},
         {"return sched.quantity('1.5Gi')", "ok:1610612736"},
         {"return sched.match_labels({matchLabels = {app = 'x'}}, {app = 'x'})", "ok:true"},
         {"return os.time() > 0", "ok:true"},
