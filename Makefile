@@ -163,7 +163,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 test: deps-test
 	@bash tests/e2e/build-kube.sh >/dev/null
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) build $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN)
 	@sh tests/run-tests.sh
 
 bench: all
