@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "codec/base64.h"
 #include "moonsched/decode.h"
 
 #define MAX_FILE_SIZE (16u << 20)
@@ -619,66 +620,4 @@ void ms_kubeconfig_free(ms_kubeconfig *kc) {
     free_list(kc->impersonate_groups, kc->nimpersonate_groups);
     free_list(kc->impersonate_extra, kc->nimpersonate_extra);
     memset(kc, 0, sizeof *kc);
-}
-
-/* ---- base64 ---- */
-
-static int b64_value(unsigned char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
-ms_rc ms_base64_decode(const char *in, size_t len, char **out, size_t *outlen, size_t *bad_at) {
-    *out = NULL;
-    *outlen = 0;
-    char *buf = malloc(len / 4 * 3 + 4);
-    if (!buf) return MS_ENOMEM;
-    size_t n = 0, quad = 0, pad = 0;
-    uint32_t acc = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == '\n' || c == '\r') continue;
-        if (c == '=') {
-            /* Padding only completes the last quantum: "xx==" or "xxx=". */
-            if (quad < 2) goto bad;
-            pad++;
-            quad++;
-            acc <<= 6;
-            if (quad == 4) {
-                buf[n++] = (char)(acc >> 16);
-                if (pad == 1) buf[n++] = (char)(acc >> 8);
-                quad = 0;
-                acc = 0;
-            }
-            continue;
-        }
-        int v = b64_value(c);
-        if (v < 0 || pad) goto bad;
-        acc = acc << 6 | (uint32_t)v;
-        if (++quad == 4) {
-            buf[n++] = (char)(acc >> 16);
-            buf[n++] = (char)(acc >> 8);
-            buf[n++] = (char)acc;
-            quad = 0;
-            acc = 0;
-        }
-        continue;
-    bad:
-        *bad_at = i;
-        free(buf);
-        return MS_EINVAL;
-    }
-    if (quad != 0) {
-        *bad_at = len;
-        free(buf);
-        return MS_EINVAL;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *outlen = n;
-    return MS_OK;
 }

@@ -87,9 +87,4 @@ ms_rc ms_kubeconfig_load_default(ms_kubeconfig *kc, const char *path, const char
 
 void ms_kubeconfig_free(ms_kubeconfig *kc);
 
-/* Base64 (standard alphabet, padding; CR and LF ignored, as Go's decoder
- * does). *out is malloc'd and NUL-terminated. On error *bad_at is the input
- * offset of the first bad byte. */
-ms_rc ms_base64_decode(const char *in, size_t len, char **out, size_t *outlen, size_t *bad_at);
-
 #endif

@@ -2,6 +2,7 @@
  * scheduler (nodes, then bound pods, then pending pods), an in-memory binder
  * whose binds succeed and are confirmed like an informer would, a virtual
  * clock, and a report of every pending pod's fate. */
+#include "base/array.h"
 #include "moonsched/simulate.h"
 
 #include <cjson/cJSON.h>
@@ -106,22 +107,11 @@ static double cpu_time(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
-    if (need <= *cap) return true;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *np = realloc(*p, (size_t)c * size);
-    if (!np) return false;
-    *p = np;
-    *cap = c;
-    return true;
-}
-
 /* ---- input ---------------------------------------------------------- */
 
 static ms_rc keep_node(void *ctx, ms_node *node, ms_error *err) {
     sim *m = ctx;
-    if (!grow((void **)&m->nodes, &m->nodecap, m->nnodes + 1, sizeof *m->nodes)) {
+    if (!ms_array_grow((void **)&m->nodes, &m->nodecap, m->nnodes + 1, sizeof *m->nodes)) {
         ms_node_unref(node);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -131,7 +121,7 @@ static ms_rc keep_node(void *ctx, ms_node *node, ms_error *err) {
 
 static ms_rc keep_pod(void *ctx, ms_pod *pod, ms_error *err) {
     sim *m = ctx;
-    if (!grow((void **)&m->pods, &m->podcap, m->npods + 1, sizeof *m->pods)) {
+    if (!ms_array_grow((void **)&m->pods, &m->podcap, m->npods + 1, sizeof *m->pods)) {
         ms_pod_unref(pod);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -140,7 +130,7 @@ static ms_rc keep_pod(void *ctx, ms_pod *pod, ms_error *err) {
 }
 
 static ms_rc keep_namespace(sim *m, ms_namespace *ns, ms_error *err) {
-    if (!grow((void **)&m->nss, &m->nscap, m->nns + 1, sizeof *m->nss)) {
+    if (!ms_array_grow((void **)&m->nss, &m->nscap, m->nns + 1, sizeof *m->nss)) {
         ms_namespace_unref(ns);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -149,7 +139,7 @@ static ms_rc keep_namespace(sim *m, ms_namespace *ns, ms_error *err) {
 }
 
 static ms_rc keep_pdb(sim *m, ms_pdb *pdb, ms_error *err) {
-    if (!grow((void **)&m->pdbs, &m->pdbcap, m->npdbs + 1, sizeof *m->pdbs)) {
+    if (!ms_array_grow((void **)&m->pdbs, &m->pdbcap, m->npdbs + 1, sizeof *m->pdbs)) {
         ms_pdb_unref(pdb);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -202,7 +192,7 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
 
 static ms_rc sim_bind(void *ctx, const ms_pod *pod, ms_str node) {
     sim *m = ctx;
-    if (!grow((void **)&m->binds, &m->bindcap, m->nbinds + 1, sizeof *m->binds)) return MS_ENOMEM;
+    if (!ms_array_grow((void **)&m->binds, &m->bindcap, m->nbinds + 1, sizeof *m->binds)) return MS_ENOMEM;
     m->binds[m->nbinds].pod = ms_pod_ref((ms_pod *)pod);
     m->binds[m->nbinds].node = node;
     m->nbinds++;
@@ -258,7 +248,7 @@ static void drain_binds(sim *m) {
 static placement *placement_for(sim *m, const ms_pod *pod) {
     uintptr_t idx = (uintptr_t)ms_map_get(&m->pl_index, pod->meta.uid_hash);
     if (idx) return &m->pl[idx - 1];
-    if (!grow((void **)&m->pl, &m->plcap, m->npl + 1, sizeof *m->pl)) return NULL;
+    if (!ms_array_grow((void **)&m->pl, &m->plcap, m->npl + 1, sizeof *m->pl)) return NULL;
     if (ms_map_put(&m->pl_index, pod->meta.uid_hash, (void *)(uintptr_t)(m->npl + 1)) != 0)
         return NULL;
     placement *p = &m->pl[m->npl++];
@@ -316,7 +306,7 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     sim *m = ctx;
-    if (!grow((void **)&m->pre, &m->precap, m->npre + 1, sizeof *m->pre)) {
+    if (!ms_array_grow((void **)&m->pre, &m->precap, m->npre + 1, sizeof *m->pre)) {
         m->oom = true;
         return;
     }
@@ -731,7 +721,7 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
                 m->now += 1e-3;
             continue;
         }
-        if (!grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
+        if (!ms_array_grow((void **)&m->lat, &m->latcap, m->nlat + 1, sizeof *m->lat))
             return MS_ENOMEM;
         double a = ms_clock_monotonic();
         ms_scheduler_schedule_one(m->sched, m->now);

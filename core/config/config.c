@@ -12,7 +12,7 @@
 
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
-#include "scheduler/extender.h"
+#include "config/extender_config.h"
 
 #define API_GROUP "kubescheduler.config.k8s.io/"
 

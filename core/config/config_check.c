@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "moonsched/config.h"
-#include "scheduler/extender.h"
+#include "config/extender_config.h"
 #include "moonsched/framework.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"

@@ -2,6 +2,7 @@
  * over a cluster's pending pods and nodes, timing each call. The calls go
  * through the same entry points the scheduler uses (ms_policy_ops and the
  * preemption entry points), on a snapshot built by the real cache. */
+#include "base/array.h"
 #include "policy/policy_check.h"
 
 #include <cjson/cJSON.h>
@@ -52,24 +53,13 @@ typedef struct checker {
 
 #define MAX_FAILURES_SHOWN 20
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
-    if (need <= *cap) return true;
-    uint32_t c = *cap ? *cap * 2 : 64;
-    while (c < need) c *= 2;
-    void *np = realloc(*p, (size_t)c * size);
-    if (!np) return false;
-    *p = np;
-    *cap = c;
-    return true;
-}
-
 static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *err) {
     checker *k = ctx;
     if (strcmp(kind, "Node") == 0) {
         ms_node *node = NULL;
         ms_rc rc = ms_node_decode(&k->dec, obj, &node, err);
         if (rc != MS_OK) return rc;
-        if (!grow((void **)&k->nodes, &k->nodecap, k->nnodes + 1, sizeof *k->nodes)) {
+        if (!ms_array_grow((void **)&k->nodes, &k->nodecap, k->nnodes + 1, sizeof *k->nodes)) {
             ms_node_unref(node);
             return ms_error_set(err, MS_ENOMEM, "out of memory");
         }
@@ -78,7 +68,7 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_pod *pod = NULL;
         ms_rc rc = ms_pod_decode(&k->dec, obj, &pod, err);
         if (rc != MS_OK) return rc;
-        if (!grow((void **)&k->pods, &k->podcap, k->npods + 1, sizeof *k->pods)) {
+        if (!ms_array_grow((void **)&k->pods, &k->podcap, k->npods + 1, sizeof *k->pods)) {
             ms_pod_unref(pod);
             return ms_error_set(err, MS_ENOMEM, "out of memory");
         }

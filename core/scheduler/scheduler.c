@@ -188,6 +188,15 @@ static ms_rc with_ignored_resources(const ms_profile_config *pc, const cJSON *ig
     return MS_OK;
 }
 
+/* DefaultPreemption's way to the extenders' preempt verb, through the
+ * handle, so the framework does not call the scheduler's extenders itself. */
+static ms_rc extenders_preempt(void *preempt_ctx, const ms_pod *pod, const ms_snapshot *snap,
+                               struct ms_preemption_candidate **cands, uint32_t *ncands,
+                               ms_arena *a, ms_error *err) {
+    ms_scheduler *s = preempt_ctx;
+    return ms_extenders_preempt(s->ext, pod, snap, cands, ncands, a, err);
+}
+
 /* Extenders from the configuration; *ignored receives the names of the
  * resources they manage with ignoredByScheduler (NULL when none). */
 static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignored, ms_error *err) {
@@ -208,7 +217,7 @@ static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignor
             }
         }
     ms_extender_configs_free(ec, n);
-    s->handle.extenders = s->ext;
+    if (s->ext) s->handle.extenders_preempt = extenders_preempt;
     /* extenders receive the objects as the API server sent them */
     s->dec.keep_raw = s->ext != NULL;
     return rc;

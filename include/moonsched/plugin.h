@@ -24,7 +24,7 @@ typedef struct cJSON cJSON;
 typedef struct ms_framework ms_framework;
 typedef struct ms_namespaces ms_namespaces;
 typedef struct ms_pdb_set ms_pdb_set;
-typedef struct ms_extenders ms_extenders;
+struct ms_preemption_candidate;
 typedef struct ms_queue ms_queue;
 typedef struct ms_queued_pod ms_queued_pod;
 typedef struct ms_rng ms_rng;
@@ -65,10 +65,13 @@ typedef struct ms_handle {
      * NULL: nominations are left alone. */
     void (*clear_nomination)(void *preempt_ctx, ms_pod *pod);
     void *preempt_ctx;
-    /* The scheduler's HTTP extenders (extender.h), NULL when none: for
-     * DefaultPreemption's call of their preempt verb
-     * (ms_extenders_preempt). */
-    ms_extenders *extenders;
+    /* The HTTP extenders' preempt verb (upstream's callExtenders), which
+     * DefaultPreemption calls between finding its candidates and choosing
+     * one: may drop candidates or replace their victims (*cands, *ncands;
+     * arrays from `a`). NULL when no extender is configured. */
+    ms_rc (*extenders_preempt)(void *preempt_ctx, const ms_pod *pod, const ms_snapshot *snap,
+                               struct ms_preemption_candidate **cands, uint32_t *ncands,
+                               ms_arena *a, ms_error *err);
 } ms_handle;
 
 /* One pod's scheduling cycle. */

@@ -24,7 +24,6 @@
 #include "framework/runners.h"
 #include "moonsched/framework.h"
 #include "moonsched/pdb.h"
-#include "scheduler/extender.h"
 
 #define PLUGIN "DefaultPreemption"
 
@@ -822,10 +821,10 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
 
     /* Extenders with a preempt verb may drop candidates or change their
      * victims (upstream's callExtenders), before the choice. */
-    if (c->h && c->h->extenders) {
+    if (c->h && c->h->extenders_preempt) {
         ms_error eerr;
-        if (ms_extenders_preempt(c->h->extenders, c->pod, c->snap, &cands, &ncands, c->arena,
-                                 &eerr) != MS_OK) {
+        if (c->h->extenders_preempt(c->h->preempt_ctx, c->pod, c->snap, &cands, &ncands, c->arena,
+                                    &eerr) != MS_OK) {
             const char *msg = ms_arena_strdup(c->arena, eerr.msg);
             return fail(st, MS_ERROR, msg ? msg : "preemption: extender failed");
         }

@@ -44,8 +44,6 @@ void ipa_pc_clear(ipa_pair_counts *pc);
 /* Adds d (which may be negative: a node counted again first takes back
  * what it added) to the pair's count. 0 or -1 (out of memory). */
 int ipa_pc_add(ipa_pair_counts *pc, ms_str key, ms_str value, int64_t d);
-/* Grows an array of `size`-byte items to hold `need` (doubling). 0 or -1. */
-int ipa_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
 
 /* ---- terms ---------------------------------------------------------------- */
 

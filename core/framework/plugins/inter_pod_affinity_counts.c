@@ -3,6 +3,7 @@
  * pods' anti-affinity terms matching the pod, the existing pods matching
  * the pod's affinity and anti-affinity terms (upstream's preFilterState),
  * and updateWithPod for a working copy of a node (AddPod / RemovePod). */
+#include "base/array.h"
 #include "inter_pod_affinity.h"
 
 #include <stdlib.h>
@@ -27,17 +28,6 @@ void ipa_pc_clear(ipa_pair_counts *pc) {
     pc->nkeys = 0;
 }
 
-int ipa_grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
-    if (need <= *cap) return 0;
-    uint32_t c = *cap ? *cap * 2 : 16;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Adds d (which may be negative: a node counted again first takes back
  * what it added) to the pair's count. 0 or -1 (out of memory). */
 int ipa_pc_add(ipa_pair_counts *pc, ms_str key, ms_str value, int64_t d) {
@@ -49,13 +39,13 @@ int ipa_pc_add(ipa_pair_counts *pc, ms_str key, ms_str value, int64_t d) {
         pc->nonzero += (old == 0) - (pc->v[i - 1] == 0);
         return 0;
     }
-    if (ipa_grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v) != 0) return -1;
-    if (ms_map_put(&pc->slot, k, (void *)(uintptr_t)(pc->n + 1)) != 0) return -1;
+    if (!ms_array_grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v)) return -1;
+    if (ms_map_put(&pc->slot, k, (void *)(uintptr_t)(pc->n + 1))) return -1;
     pc->v[pc->n++] = d;
     pc->nonzero += d != 0;
     for (uint32_t j = 0; j < pc->nkeys; j++)
         if (pc->keys[j] == key) return 0;
-    if (ipa_grow((void **)&pc->keys, &pc->keycap, pc->nkeys + 1, sizeof *pc->keys) != 0) return -1;
+    if (!ms_array_grow((void **)&pc->keys, &pc->keycap, pc->nkeys + 1, sizeof *pc->keys)) return -1;
     pc->keys[pc->nkeys++] = key;
     return 0;
 }
@@ -135,8 +125,8 @@ int ipa_emit(ipa_plugin *p, ipa_tracker *tr, ipa_node_rec **rp, ms_str name, uin
         }
         *rp = r;
     }
-    if (ipa_grow((void **)&r->items, &r->cap, r->n + 1, sizeof *r->items) != 0) return -1;
-    if (ipa_pc_add(&p->counts[which], key, value, delta) != 0) return -1;
+    if (!ms_array_grow((void **)&r->items, &r->cap, r->n + 1, sizeof *r->items)) return -1;
+    if (ipa_pc_add(&p->counts[which], key, value, delta)) return -1;
     r->items[r->n++] = (ipa_contrib){key, value, delta, which};
     tr->entries++;
     return 0;
@@ -269,7 +259,7 @@ static int count_filter(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s) {
     if (current) {
         if (snap->update_seq != tr->seq)
             for (uint32_t i = 0; i < snap->nupdated; i++)
-                if (count_filter_node(p, s, c->pod, snap->updated[i], vals) != 0) return -1;
+                if (count_filter_node(p, s, c->pod, snap->updated[i], vals)) return -1;
     } else {
         ipa_pc_clear(&p->counts[C_EXISTING_ANTI]);
         ipa_pc_clear(&p->counts[C_AFFINITY]);
@@ -280,7 +270,7 @@ static int count_filter(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s) {
         ms_node_info *const *list = terms ? snap->nodes : snap->have_pods_with_required_anti_affinity;
         uint32_t n = terms ? snap->nnodes : snap->nhave_anti;
         for (uint32_t i = 0; i < n; i++)
-            if (count_filter_node(p, s, c->pod, list[i], vals) != 0) return -1;
+            if (count_filter_node(p, s, c->pod, list[i], vals)) return -1;
     }
     ipa_tracker_commit(tr, snap, c->pod, nsgen);
     return 0;
@@ -319,7 +309,7 @@ static int delta_add(ipa_plugin *p, ipa_node_delta *nd, uint32_t which, ms_str k
             nd->v[i].d += d;
             return 0;
         }
-    if (ipa_grow((void **)&p->delta_buf, &p->delta_cap, nd->n + 1, sizeof *p->delta_buf) != 0) return -1;
+    if (!ms_array_grow((void **)&p->delta_buf, &p->delta_cap, nd->n + 1, sizeof *p->delta_buf)) return -1;
     nd->v = p->delta_buf;
     nd->v[nd->n++] = (ipa_pair_delta){which, key, d};
     return 0;

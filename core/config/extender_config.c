@@ -10,8 +10,8 @@
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "api/validation.h"
-#include "scheduler/extender.h"
-#include "client/kubeconfig.h"
+#include "config/extender_config.h"
+#include "codec/base64.h"
 
 static const char *const extender_fields[] = {
     "urlPrefix",   "filterVerb",       "preemptVerb",      "prioritizeVerb",
