@@ -40,6 +40,7 @@ trap deploy_cleanup EXIT
 for k in base overlays/second-scheduler overlays/second-scheduler-1.20; do
     check "kubectl 1.20's kustomize builds deploy/$k" "kc kustomize '$top/deploy/$k' >'$dir/k.yaml'"
 done
+# (the apiserver this suite starts is 1.20: no policy/v1 yet)
 kc apply -k "$overlay" >"$dir/apply-v1.out" 2>&1
 check "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
     "grep -q 'no matches for kind \"PodDisruptionBudget\" in version \"policy/v1\"' '$dir/apply-v1.out' &&
@@ -49,6 +50,10 @@ check "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
 check "server dry run of the same objects: all unchanged" \
     "kc apply -k '$overlay_120' --dry-run=server >'$dir/dry.out' 2>&1 &&
      [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 10 ]"
+check "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
+    "kc -n moonsched get deployment moonsched -o json |
+     jq '{apiVersion: \"v1\", kind: \"Pod\", metadata: {name: \"moonsched-template\", namespace: \"moonsched\"}, spec: .spec.template.spec}' |
+     kc create --dry-run=server -o json -f - 2>'$dir/template.err' | jq -e '.spec.priority == 2000000000' >/dev/null"
 check "the server itself refuses a broken Deployment (replicas: -1, client validation off)" \
     "kc kustomize '$overlay_120' | sed 's/replicas: 2/replicas: -1/' |
      kc apply --dry-run=server --validate=false -f - 2>&1 | grep -q 'spec.replicas: Invalid value: -1'"
