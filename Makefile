@@ -32,6 +32,7 @@ DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-open
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
              jq openssl curl
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
+DEB_IMAGE := podman buildah mmdebstrap
 
 B        := build
 # core/<layer>/*.c and core/framework/plugins/*.c; main.c is the program.
@@ -53,7 +54,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz e2e clean
+.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz e2e image clean
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -174,6 +175,12 @@ bench-live: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@bash tests/bench/live.sh
+
+# The container image (deploy/Containerfile), tagged localhost/moonsched:latest
+# and :VERSION; IMAGE, BUILD_IMAGE, RUNTIME_IMAGE as deploy/build-image.sh says.
+image:
+	@sh tests/ensure-packages.sh $(DEB_IMAGE)
+	@sh deploy/build-image.sh
 
 clean:
 	rm -rf $(B)

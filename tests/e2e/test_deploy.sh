@@ -1,0 +1,354 @@
+#!/bin/bash
+# deploy/ on a real kube-apiserver v1.20.2 + etcd on loopback (TAP):
+# `kubectl apply -k` of the overlays, validated by the server; a token for
+# the ServiceAccount from the TokenRequest API; moonsched run from the image
+# (buildah run, chroot isolation, the host's network) with the Deployment's
+# arguments and in-cluster configuration made of that token, the CA and the
+# namespace file, and nothing else; upstream kube-scheduler beside it as the
+# default scheduler. Then each rule of the RBAC is taken away in turn and
+# the suite shows what breaks, and a policy is rolled out as docs/deploy.md
+# says (an overlay on top, the ConfigMap volume updated as the kubelet
+# does it). Stops everything it starts.
+#
+# The image is built (deploy/build-image.sh, cached outside the tree) only
+# when it is missing; MOONSCHED_IMAGE names another one. Without podman and
+# buildah (or with E2E_DEPLOY_RUNNER=binary) the binary runs instead, in a
+# mount namespace where the token directory is bind-mounted at the
+# service-account path.
+E2E_NAME=deploy
+# shellcheck source=run-harness.sh
+source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
+
+top=$(cd "$here/../.." && pwd)
+overlay=$top/deploy/overlays/second-scheduler
+overlay_120=$top/deploy/overlays/second-scheduler-1.20
+image=${MOONSCHED_IMAGE:-localhost/moonsched:latest}
+kc() { "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" "$@"; }
+api_port=${KUBE_URL##*:}
+
+ks_pid=""
+ctr=""
+deploy_cleanup() {
+    stop_sched KILL
+    if [ -n "$ks_pid" ]; then kill "$ks_pid" 2>/dev/null; wait "$ks_pid" 2>/dev/null; fi
+    [ -n "$ctr" ] && buildah rm "$ctr" >/dev/null 2>&1
+    cleanup
+}
+trap deploy_cleanup EXIT
+
+# --- the manifests ----------------------------------------------------------------
+for k in base overlays/second-scheduler overlays/second-scheduler-1.20; do
+    check "kubectl 1.20's kustomize builds deploy/$k" "kc kustomize '$top/deploy/$k' >'$dir/k.yaml'"
+done
+# (the apiserver this suite starts is 1.20: no policy/v1 yet)
+kc apply -k "$overlay" >"$dir/apply-v1.out" 2>&1
+check "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
+    "grep -q 'no matches for kind \"PodDisruptionBudget\" in version \"policy/v1\"' '$dir/apply-v1.out' &&
+     [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 9 ]"
+check "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
+    "kc apply -k '$overlay_120' >'$dir/apply.out' 2>&1"
+check "server dry run of the same objects: all unchanged" \
+    "kc apply -k '$overlay_120' --dry-run=server >'$dir/dry.out' 2>&1 &&
+     [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 10 ]"
+check "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
+    "kc -n moonsched get deployment moonsched -o json |
+     jq '{apiVersion: \"v1\", kind: \"Pod\", metadata: {name: \"moonsched-template\", namespace: \"moonsched\"}, spec: .spec.template.spec}' |
+     kc create --dry-run=server -o json -f - 2>'$dir/template.err' | jq -e '.spec.priority == 2000000000' >/dev/null"
+check "the server itself refuses a broken Deployment (replicas: -1, client validation off)" \
+    "kc kustomize '$overlay_120' | sed 's/replicas: 2/replicas: -1/' |
+     kc apply --dry-run=server --validate=false -f - 2>&1 | grep -q 'spec.replicas: Invalid value: -1'"
+
+# --- in-cluster identity ------------------------------------------------------------
+sa=$dir/serviceaccount
+mkdir -p "$sa" "$dir/etc/config" "$dir/etc/policies"
+mint_token() {
+    echo '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+        kc create --raw /api/v1/namespaces/moonsched/serviceaccounts/moonsched/token -f - |
+        jq -r '.status.token // empty'
+}
+mint_token >"$sa/token"
+cp "$dir/ca.crt" "$sa/ca.crt"
+printf moonsched >"$sa/namespace"
+check "TokenRequest gives a token for system:serviceaccount:moonsched:moonsched" \
+    "[ -s '$sa/token' ] && cut -d. -f2 '$sa/token' | tr '_-' '/+' | base64 -d 2>/dev/null |
+     grep -q '\"sub\":\"system:serviceaccount:moonsched:moonsched\"'"
+# A ConfigMap volume as the kubelet writes it (its atomic writer): the
+# keys in a fresh timestamped directory, `..data` switched to it by a
+# rename, one link per key through `..data`.
+project() {   # configmap, directory
+    local ts json k
+    ts=..$(date +%Y_%m_%d_%H_%M_%S.%N)
+    json=$(kc -n moonsched get configmap "$1" -o json) || return 1
+    mkdir -p "$2/$ts"
+    for k in $(jq -r '.data // {} | keys[]' <<<"$json"); do
+        jq -j --arg k "$k" '.data[$k]' <<<"$json" >"$2/$ts/$k"
+        [ -L "$2/$k" ] || ln -s "..data/$k" "$2/$k"
+    done
+    chmod -R a+rX "$2"
+    local old
+    old=$(readlink "$2/..data" 2>/dev/null)
+    ln -sfn "$ts" "$2/..data_tmp" && mv -T "$2/..data_tmp" "$2/..data"
+    [ -n "$old" ] && rm -rf "${2:?}/$old"
+    return 0
+}
+project moonsched-config "$dir/etc/config"
+project moonsched-policies "$dir/etc/policies"
+chmod -R a+rX "$sa" "$dir/etc"
+mapfile -t deploy_args < <(kc -n moonsched get deployment moonsched -o json |
+    jq -r '.spec.template.spec.containers[0].args[]')
+check "the Deployment runs: ${deploy_args[*]}" '[ "${deploy_args[0]}" = run ]'
+
+# --- the image (or the binary) ---------------------------------------------------------
+runner=binary
+if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&1 &&
+   command -v buildah >/dev/null 2>&1; then
+    if ! podman image exists "$image"; then
+        echo "# building $image (deploy/build-image.sh; cached in podman's storage)"
+        IMAGE=$image sh "$top/deploy/build-image.sh" >"$dir/image.log" 2>&1 ||
+            tail -n 20 "$dir/image.log" | sed 's/^/# image: /'
+    fi
+    if podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
+        runner=image
+        echo "# image $image, version $(podman image inspect "$image" \
+            --format '{{index .Labels "org.opencontainers.image.version"}}')"
+    fi
+fi
+[ "$runner" = image ] || echo "# podman/buildah or the image unavailable: running $ms"
+
+sched_pid=""
+sched_log=""
+# Starts moonsched with the Deployment's arguments, in-cluster, as the pod
+# would run it (metrics on a free loopback port instead of :10251).
+start_sched() {   # name (its log: $dir/NAME.log), extra arguments
+    sched_log=$dir/$1.log
+    ln -sfn "$sched_log" "$dir/ms.log"   # what the harness's not_ok shows
+    shift
+    metrics_port=$(kube_free_port)
+    local args=("${deploy_args[@]}" --metrics-bind-address="127.0.0.1:$metrics_port" -v 4 "$@")
+    local env=(KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$api_port"
+               POD_NAME=moonsched-test POD_NAMESPACE=moonsched)
+    if [ "$runner" = image ]; then
+        buildah run --isolation chroot "${env[@]/#/--env=}" \
+            -v "$sa:/run/secrets/kubernetes.io/serviceaccount:ro" \
+            -v "$dir/etc/config:/etc/moonsched/config:ro" \
+            -v "$dir/etc/policies:/etc/moonsched/policies:ro" \
+            "$ctr" -- /usr/bin/moonsched "${args[@]}" >"$sched_log" 2>&1 &
+    else
+        # A private mount namespace: a tmpfs over /run there holds the
+        # service-account path; /etc/moonsched becomes the test's files.
+        env "${env[@]}" unshare -m sh -c '
+            set -e; sa=$1 etc=$2; shift 2
+            mount --make-rprivate /
+            mount -t tmpfs tmpfs /run
+            mkdir -p /run/secrets/kubernetes.io/serviceaccount
+            mount --bind "$sa" /run/secrets/kubernetes.io/serviceaccount
+            exec "$@"' sh "$sa" "$dir/etc" "$top/$ms" \
+            "${args[@]//\/etc\/moonsched/$dir/etc}" >"$sched_log" 2>&1 &
+    fi
+    sched_pid=$!
+}
+# The moonsched process itself: below buildah run's chroot helper.
+sched_proc() {   # pid -> the moonsched process at or below it
+    [ "$(cat "/proc/$1/comm" 2>/dev/null)" = moonsched ] && { echo "$1"; return 0; }
+    local c
+    for c in $(ps -o pid= --ppid "$1"); do sched_proc "$c" && return 0; done
+    return 1
+}
+stop_sched() {   # [signal] -> moonsched's exit status
+    [ -n "$sched_pid" ] || return 0
+    local p=""
+    # (buildah run may not have started it yet)
+    wait_for 5 'p=$(sched_proc "$sched_pid")'
+    if [ -n "$p" ]; then kill -"${1:-TERM}" "$p" 2>/dev/null; else kill -KILL "$sched_pid" 2>/dev/null; fi
+    wait "$sched_pid" 2>/dev/null
+    local rc=$?
+    sched_pid=""
+    return $rc
+}
+health() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$metrics_port/$1"; }
+metric() { curl -s "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+# (the registry takes the counters at the scheduler's 200 ms tick)
+metric_ge() { wait_for 5 "[ \"\$(metric '$1')\" -ge $2 ] 2>/dev/null"; }
+
+# --- beside kube-scheduler ---------------------------------------------------------------
+mknode() {
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}" >/dev/null
+}
+mkpod() {   # name schedulerName [cpu]
+    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"${3:-100m}\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
+}
+node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
+# The Scheduled event's reportingInstance: who bound the pod.
+bound_by() {
+    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" \
+        '[.items[] | select(.reason == "Scheduled" and .regarding.name == $p) | .reportingInstance] | first // ""'
+}
+lease_holder() { kube_api GET "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" | jq -r '.spec.holderIdentity // ""'; }
+
+mknode n1
+mknode n2
+# (its insecure health port on a free one: 10251 may be another scheduler's)
+ks_port=$(kube_free_port)
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: %s}\nleaderElection: {leaderElect: true}\nhealthzBindAddress: 127.0.0.1:%s\nmetricsBindAddress: 127.0.0.1:%s\n' \
+    "$dir/scheduler.kubeconfig" "$ks_port" "$ks_port" >"$dir/kube-scheduler.yaml"
+"$bin/kube-scheduler" --config "$dir/kube-scheduler.yaml" --port=0 --secure-port=0 -v=1 >"$dir/kube-scheduler.log" 2>&1 &
+ks_pid=$!
+start_sched beside
+for i in 1 2 3; do mkpod "ms-$i" moonsched; mkpod "ks-$i" default-scheduler; done
+all_bound() { local p; for p in "$@"; do [ -n "$(node_of "$p")" ] || return 1; done; }
+check "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
+check "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
+    "wait_for 10 '[ \"\$(bound_by ms-1)\$(bound_by ms-2)\$(bound_by ms-3)\" = moonschedmoonschedmoonsched ]'"
+by_upstream() { local p b; for p in "$@"; do b=$(bound_by "$p"); [ -n "$b" ] && [ "$b" != moonsched ] || return 1; done; }
+check "kube-scheduler bound the others" "wait_for 10 'by_upstream ks-1 ks-2 ks-3'"
+ms_identity=$(sed -n 's/.*msg="successfully acquired lease".* identity=\([^ ]*\).*/\1/p' "$sched_log" | head -n 1)
+check "moonsched holds its own Lease moonsched/moonsched ($ms_identity)" \
+    "[ -n '$ms_identity' ] && [ \"\$(lease_holder moonsched moonsched)\" = '$ms_identity' ]"
+check "kube-scheduler holds kube-system/kube-scheduler, not moonsched" \
+    "wait_for 10 'h=\$(lease_holder kube-system kube-scheduler); [ -n \"\$h\" ] && [ \"\$h\" != \"$ms_identity\" ]'"
+check "the LeaderElection event is on moonsched's Lease" \
+    "kube_api GET /api/v1/namespaces/moonsched/events | jq -e '.items[] | select(.reason == \"LeaderElection\" and .involvedObject.kind == \"Lease\" and .involvedObject.name == \"moonsched\")' >/dev/null"
+check "the liveness and readiness probes' paths answer 200" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
+mkpod ms-4 moonsched
+mkpod ks-4 default-scheduler
+check "both keep scheduling their own pods" \
+    "wait_for 20 '[ -n \"\$(node_of ms-4)\" ] && [ -n \"\$(node_of ks-4)\" ] && [ \"\$(bound_by ms-4)\" = moonsched ]'"
+check "no request of moonsched's was refused (403) with the full role" "! grep -q 'status=403' '$sched_log'"
+check "moonsched exits 0 on SIGTERM and releases its Lease" \
+    "stop_sched TERM && [ -z \"\$(lease_holder moonsched moonsched)\" ]"
+
+# --- least privilege: one rule less at a time ------------------------------------------
+# Replaces the rules of a ClusterRole with those jq's filter keeps.
+drop_rule() {   # clusterrole, jq select() condition matching the rule to drop
+    kc get clusterrole "$1" -o json | jq "del(.metadata.resourceVersion) | .rules |= map(select(($2) | not))" |
+        kc replace -f - >/dev/null
+}
+restore_rules() { kc apply -k "$overlay_120" >/dev/null; }
+
+# informers: without list/watch on pods, nodes and namespaces nothing syncs.
+drop_rule moonsched '.resources | index("pods") and index("nodes")'
+start_sched lp-informers
+mkpod lp-inf moonsched
+sleep 4
+check "without the informer rule: LIST answers 403, /readyz 503, nothing is bound" \
+    "grep -q 'path=\"/api/v1/nodes?limit=100\" status=403' '$sched_log' && [ \"\$(health readyz)\" = 503 ] && [ -z \"\$(node_of lp-inf)\" ]"
+stop_sched TERM
+restore_rules
+
+# PodDisruptionBudgets: scheduling waits for that informer too.
+drop_rule moonsched '.resources == ["poddisruptionbudgets"]'
+start_sched lp-pdb
+mkpod lp-pdb moonsched
+sleep 4
+check "without the PodDisruptionBudget rule: 403 on their LIST, nothing is bound" \
+    "grep -q 'poddisruptionbudgets?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-pdb)\" ]"
+stop_sched TERM
+restore_rules
+
+drop_rule moonsched '.resources == ["pods/binding"]'
+start_sched lp-binding
+mkpod lp-bind moonsched
+check "without the binding rule: the bind answers 403, counted as failed, the pod stays pending" \
+    "wait_for 15 'grep -q \"binding failed\" \"$sched_log\"' && grep -q 'binding.*status=403\\|status=403.*binding' '$sched_log' &&
+     [ -z \"\$(node_of lp-bind)\" ] && metric_ge 'moonsched_bindings_total{result=\"failed\"}' 1"
+stop_sched TERM
+restore_rules
+
+drop_rule moonsched '.resources == ["events"]'
+start_sched lp-events
+mkpod lp-ev moonsched
+check "without the event rules: the pod is bound but its Scheduled event is refused (403)" \
+    "wait_for 15 '[ -n \"\$(node_of lp-ev)\" ]' && wait_for 10 'grep -q \"events status=403\" \"$sched_log\"' &&
+     [ -z \"\$(bound_by lp-ev)\" ] && metric_ge 'moonsched_events_total{result=\"failed\"}' 1"
+stop_sched TERM
+restore_rules
+
+mkpod lp-huge moonsched 64
+drop_rule moonsched '.resources == ["pods/status"]'
+start_sched lp-status
+check "without the pods/status rule: no PodScheduled=False on an unschedulable pod (403)" \
+    "wait_for 15 'grep -q \"pods/lp-huge/status status=403\" \"$sched_log\"' &&
+     ! kube_api GET /api/v1/namespaces/default/pods/lp-huge | jq -e '.status.conditions[]? | select(.type == \"PodScheduled\")' >/dev/null"
+stop_sched TERM
+restore_rules
+
+drop_rule moonsched:leader-election '.resourceNames == ["moonsched"]'
+start_sched lp-lease
+mkpod lp-lease moonsched
+sleep 4
+check "without the Lease rule: its GET answers 403, moonsched never leads, nothing is bound" \
+    "grep -q 'leases/moonsched status=403' '$sched_log' && ! grep -q 'successfully acquired lease' '$sched_log' &&
+     [ \"\$(metric 'leader_election_master_status{name=\"moonsched\"}')\" = 0 ] && [ -z \"\$(node_of lp-lease)\" ]"
+stop_sched TERM
+restore_rules
+
+start_sched restored
+check "the role restored: the pods left pending are bound by moonsched" \
+    "wait_for 20 'all_bound lp-inf lp-pdb lp-bind lp-lease'"
+stop_sched TERM
+
+# --- a policy rolled out through the ConfigMaps (docs/deploy.md) -------------------------
+# An operator's overlay on top of ours: a configuration that enables a
+# policy, and the policy file in the policies ConfigMap.
+mine=$dir/my-moonsched
+mkdir -p "$mine/policies"
+cp "$top/policies/spread-by-label.lua" "$mine/policies/"
+cat >"$mine/scheduler-config.yaml" <<'YAML'
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: true, resourceName: moonsched, resourceNamespace: moonsched}
+profiles:
+- schedulerName: moonsched
+  plugins:
+    multiPoint:
+      enabled:
+      - {name: "lua:spread", weight: 2}
+  pluginConfig:
+  - name: lua:spread
+    args:
+      file: /etc/moonsched/policies/spread-by-label.lua
+      args: {key: topology.kubernetes.io/zone}
+YAML
+# (kustomize takes a base by a relative path only)
+cat >"$mine/kustomization.yaml" <<YAML
+bases:
+- $(realpath --relative-to="$mine" "$overlay_120")
+configMapGenerator:
+- name: moonsched-config
+  namespace: moonsched
+  behavior: replace
+  files: [scheduler-config.yaml]
+- name: moonsched-policies
+  namespace: moonsched
+  behavior: merge
+  files: [policies/spread-by-label.lua]
+generatorOptions:
+  disableNameSuffixHash: true
+YAML
+policy_events() {   # reason -> how many regard moonsched's pod
+    kube_api GET /api/v1/namespaces/moonsched/events | jq --arg r "$1" \
+        '[.items[] | select(.reason == $r and .involvedObject.kind == "Pod" and .involvedObject.name == "moonsched-test")] | length'
+}
+check "an overlay on top adds the policy and the configuration that enables it" \
+    "kc apply -k '$mine' >/dev/null && project moonsched-config '$dir/etc/config' && project moonsched-policies '$dir/etc/policies' &&
+     [ -L '$dir/etc/policies/spread-by-label.lua' ]"
+start_sched policy
+mkpod pol-1 moonsched
+check "restarted with it (a configuration is read at start), moonsched binds with the policy" \
+    "wait_for 20 '[ \"\$(bound_by pol-1)\" = moonsched ]' && metric_ge 'moonsched_policy_calls_total{plugin=\"lua:spread\",profile=\"moonsched\"}' 1"
+printf '\n-- a new version\n' >>"$mine/policies/spread-by-label.lua"
+kc apply -k "$mine" >/dev/null
+project moonsched-policies "$dir/etc/policies"
+check "a new version in the ConfigMap, projected as the kubelet does: reloaded, PolicyReloaded event" \
+    "wait_for 15 '[ \"\$(policy_events PolicyReloaded)\" -ge 1 ]' && grep -q 'msg=\"reloaded\"' '$sched_log'"
+printf 'this is not Lua\n' >>"$mine/policies/spread-by-label.lua"
+kc apply -k "$mine" >/dev/null
+project moonsched-policies "$dir/etc/policies"
+mkpod pol-2 moonsched
+check "a broken version: refused (PolicyReloadFailed), the running one keeps scheduling" \
+    "wait_for 15 '[ \"\$(policy_events PolicyReloadFailed)\" -ge 1 ]' && wait_for 15 '[ \"\$(bound_by pol-2)\" = moonsched ]'"
+check "kube-scheduler kept running throughout" 'kill -0 "$ks_pid"'
+check "moonsched exits 0 on SIGTERM" "stop_sched TERM"
+
+echo "1..$n"
+exit $failed
