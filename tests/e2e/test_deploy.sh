@@ -39,23 +39,23 @@ trap deploy_cleanup EXIT
 
 # --- the manifests ----------------------------------------------------------------
 for k in base overlays/second-scheduler overlays/second-scheduler-1.20; do
-    check "kubectl 1.20's kustomize builds deploy/$k" "kc kustomize '$top/deploy/$k' >'$dir/k.yaml'"
+    check_eval "kubectl 1.20's kustomize builds deploy/$k" "kc kustomize '$top/deploy/$k' >'$dir/k.yaml'"
 done
 # (the apiserver this suite starts is 1.20: no policy/v1 yet)
 kc apply -k "$overlay" >"$dir/apply-v1.out" 2>&1
-check "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
+check_eval "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
     "grep -q 'no matches for kind \"PodDisruptionBudget\" in version \"policy/v1\"' '$dir/apply-v1.out' &&
      [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 9 ]"
-check "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
+check_eval "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
     "kc apply -k '$overlay_120' >'$dir/apply.out' 2>&1"
-check "server dry run of the same objects: all unchanged" \
+check_eval "server dry run of the same objects: all unchanged" \
     "kc apply -k '$overlay_120' --dry-run=server >'$dir/dry.out' 2>&1 &&
      [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 10 ]"
-check "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
+check_eval "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
     "kc -n moonsched get deployment moonsched -o json |
      jq '{apiVersion: \"v1\", kind: \"Pod\", metadata: {name: \"moonsched-template\", namespace: \"moonsched\"}, spec: .spec.template.spec}' |
      kc create --dry-run=server -o json -f - 2>'$dir/template.err' | jq -e '.spec.priority == 2000000000' >/dev/null"
-check "the server itself refuses a broken Deployment (replicas: -1, client validation off)" \
+check_eval "the server itself refuses a broken Deployment (replicas: -1, client validation off)" \
     "kc kustomize '$overlay_120' | sed 's/replicas: 2/replicas: -1/' |
      kc apply --dry-run=server --validate=false -f - 2>&1 | grep -q 'spec.replicas: Invalid value: -1'"
 
@@ -70,7 +70,7 @@ mint_token() {
 mint_token >"$sa/token"
 cp "$dir/ca.crt" "$sa/ca.crt"
 printf moonsched >"$sa/namespace"
-check "TokenRequest gives a token for system:serviceaccount:moonsched:moonsched" \
+check_eval "TokenRequest gives a token for system:serviceaccount:moonsched:moonsched" \
     "[ -s '$sa/token' ] && cut -d. -f2 '$sa/token' | tr '_-' '/+' | base64 -d 2>/dev/null |
      grep -q '\"sub\":\"system:serviceaccount:moonsched:moonsched\"'"
 # A ConfigMap volume as the kubelet writes it (its atomic writer): the
@@ -97,7 +97,7 @@ project moonsched-policies "$dir/etc/policies"
 chmod -R a+rX "$sa" "$dir/etc"
 mapfile -t deploy_args < <(kc -n moonsched get deployment moonsched -o json |
     jq -r '.spec.template.spec.containers[0].args[]')
-check "the Deployment runs: ${deploy_args[*]}" '[ "${deploy_args[0]}" = run ]'
+check_eval "the Deployment runs: ${deploy_args[*]}" '[ "${deploy_args[0]}" = run ]'
 
 # --- the image (or the binary) ---------------------------------------------------------
 runner=binary
@@ -202,25 +202,25 @@ ks_pid=$!
 start_sched beside
 for i in 1 2 3; do mkpod "ms-$i" moonsched; mkpod "ks-$i" default-scheduler; done
 all_bound() { local p; for p in "$@"; do [ -n "$(node_of "$p")" ] || return 1; done; }
-check "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
-check "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
+check_eval "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
+check_eval "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
     "wait_for 10 '[ \"\$(bound_by ms-1)\$(bound_by ms-2)\$(bound_by ms-3)\" = moonschedmoonschedmoonsched ]'"
 by_upstream() { local p b; for p in "$@"; do b=$(bound_by "$p"); [ -n "$b" ] && [ "$b" != moonsched ] || return 1; done; }
-check "kube-scheduler bound the others" "wait_for 10 'by_upstream ks-1 ks-2 ks-3'"
+check_eval "kube-scheduler bound the others" "wait_for 10 'by_upstream ks-1 ks-2 ks-3'"
 ms_identity=$(sed -n 's/.*msg="successfully acquired lease".* identity=\([^ ]*\).*/\1/p' "$sched_log" | head -n 1)
-check "moonsched holds its own Lease moonsched/moonsched ($ms_identity)" \
+check_eval "moonsched holds its own Lease moonsched/moonsched ($ms_identity)" \
     "[ -n '$ms_identity' ] && [ \"\$(lease_holder moonsched moonsched)\" = '$ms_identity' ]"
-check "kube-scheduler holds kube-system/kube-scheduler, not moonsched" \
+check_eval "kube-scheduler holds kube-system/kube-scheduler, not moonsched" \
     "wait_for 10 'h=\$(lease_holder kube-system kube-scheduler); [ -n \"\$h\" ] && [ \"\$h\" != \"$ms_identity\" ]'"
-check "the LeaderElection event is on moonsched's Lease" \
+check_eval "the LeaderElection event is on moonsched's Lease" \
     "kube_api GET /api/v1/namespaces/moonsched/events | jq -e '.items[] | select(.reason == \"LeaderElection\" and .involvedObject.kind == \"Lease\" and .involvedObject.name == \"moonsched\")' >/dev/null"
-check "the liveness and readiness probes' paths answer 200" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
+check_eval "the liveness and readiness probes' paths answer 200" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
 mkpod ms-4 moonsched
 mkpod ks-4 default-scheduler
-check "both keep scheduling their own pods" \
+check_eval "both keep scheduling their own pods" \
     "wait_for 20 '[ -n \"\$(node_of ms-4)\" ] && [ -n \"\$(node_of ks-4)\" ] && [ \"\$(bound_by ms-4)\" = moonsched ]'"
-check "no request of moonsched's was refused (403) with the full role" "! grep -q 'status=403' '$sched_log'"
-check "moonsched exits 0 on SIGTERM and releases its Lease" \
+check_eval "no request of moonsched's was refused (403) with the full role" "! grep -q 'status=403' '$sched_log'"
+check_eval "moonsched exits 0 on SIGTERM and releases its Lease" \
     "stop_sched TERM && [ -z \"\$(lease_holder moonsched moonsched)\" ]"
 
 # --- least privilege: one rule less at a time ------------------------------------------
@@ -236,7 +236,7 @@ drop_rule moonsched '.resources | index("pods") and index("nodes")'
 start_sched lp-informers
 mkpod lp-inf moonsched
 sleep 4
-check "without the informer rule: LIST answers 403, /readyz 503, nothing is bound" \
+check_eval "without the informer rule: LIST answers 403, /readyz 503, nothing is bound" \
     "grep -q 'path=\"/api/v1/nodes?limit=100\" status=403' '$sched_log' && [ \"\$(health readyz)\" = 503 ] && [ -z \"\$(node_of lp-inf)\" ]"
 stop_sched TERM
 restore_rules
@@ -246,7 +246,7 @@ drop_rule moonsched '.resources == ["poddisruptionbudgets"]'
 start_sched lp-pdb
 mkpod lp-pdb moonsched
 sleep 4
-check "without the PodDisruptionBudget rule: 403 on their LIST, nothing is bound" \
+check_eval "without the PodDisruptionBudget rule: 403 on their LIST, nothing is bound" \
     "grep -q 'poddisruptionbudgets?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-pdb)\" ]"
 stop_sched TERM
 restore_rules
@@ -254,7 +254,7 @@ restore_rules
 drop_rule moonsched '.resources == ["pods/binding"]'
 start_sched lp-binding
 mkpod lp-bind moonsched
-check "without the binding rule: the bind answers 403, counted as failed, the pod stays pending" \
+check_eval "without the binding rule: the bind answers 403, counted as failed, the pod stays pending" \
     "wait_for 15 'grep -q \"binding failed\" \"$sched_log\"' && grep -q 'binding.*status=403\\|status=403.*binding' '$sched_log' &&
      [ -z \"\$(node_of lp-bind)\" ] && metric_ge 'moonsched_bindings_total{result=\"failed\"}' 1"
 stop_sched TERM
@@ -263,7 +263,7 @@ restore_rules
 drop_rule moonsched '.resources == ["events"]'
 start_sched lp-events
 mkpod lp-ev moonsched
-check "without the event rules: the pod is bound but its Scheduled event is refused (403)" \
+check_eval "without the event rules: the pod is bound but its Scheduled event is refused (403)" \
     "wait_for 15 '[ -n \"\$(node_of lp-ev)\" ]' && wait_for 10 'grep -q \"events status=403\" \"$sched_log\"' &&
      [ -z \"\$(bound_by lp-ev)\" ] && metric_ge 'moonsched_events_total{result=\"failed\"}' 1"
 stop_sched TERM
@@ -272,7 +272,7 @@ restore_rules
 mkpod lp-huge moonsched 64
 drop_rule moonsched '.resources == ["pods/status"]'
 start_sched lp-status
-check "without the pods/status rule: no PodScheduled=False on an unschedulable pod (403)" \
+check_eval "without the pods/status rule: no PodScheduled=False on an unschedulable pod (403)" \
     "wait_for 15 'grep -q \"pods/lp-huge/status status=403\" \"$sched_log\"' &&
      ! kube_api GET /api/v1/namespaces/default/pods/lp-huge | jq -e '.status.conditions[]? | select(.type == \"PodScheduled\")' >/dev/null"
 stop_sched TERM
@@ -282,14 +282,14 @@ drop_rule moonsched:leader-election '.resourceNames == ["moonsched"]'
 start_sched lp-lease
 mkpod lp-lease moonsched
 sleep 4
-check "without the Lease rule: its GET answers 403, moonsched never leads, nothing is bound" \
+check_eval "without the Lease rule: its GET answers 403, moonsched never leads, nothing is bound" \
     "grep -q 'leases/moonsched status=403' '$sched_log' && ! grep -q 'successfully acquired lease' '$sched_log' &&
      [ \"\$(metric 'leader_election_master_status{name=\"moonsched\"}')\" = 0 ] && [ -z \"\$(node_of lp-lease)\" ]"
 stop_sched TERM
 restore_rules
 
 start_sched restored
-check "the role restored: the pods left pending are bound by moonsched" \
+check_eval "the role restored: the pods left pending are bound by moonsched" \
     "wait_for 20 'all_bound lp-inf lp-pdb lp-bind lp-lease'"
 stop_sched TERM
 
@@ -335,26 +335,25 @@ policy_events() {   # reason -> how many regard moonsched's pod
     kube_api GET /api/v1/namespaces/moonsched/events | jq --arg r "$1" \
         '[.items[] | select(.reason == $r and .involvedObject.kind == "Pod" and .involvedObject.name == "moonsched-test")] | length'
 }
-check "an overlay on top adds the policy and the configuration that enables it" \
+check_eval "an overlay on top adds the policy and the configuration that enables it" \
     "kc apply -k '$mine' >/dev/null && project moonsched-config '$dir/etc/config' && project moonsched-policies '$dir/etc/policies' &&
      [ -L '$dir/etc/policies/spread-by-label.lua' ]"
 start_sched policy
 mkpod pol-1 moonsched
-check "restarted with it (a configuration is read at start), moonsched binds with the policy" \
+check_eval "restarted with it (a configuration is read at start), moonsched binds with the policy" \
     "wait_for 20 '[ \"\$(bound_by pol-1)\" = moonsched ]' && metric_ge 'moonsched_policy_calls_total{plugin=\"lua:spread\",profile=\"moonsched\"}' 1"
 printf '\n-- a new version\n' >>"$mine/policies/spread-by-label.lua"
 kc apply -k "$mine" >/dev/null
 project moonsched-policies "$dir/etc/policies"
-check "a new version in the ConfigMap, projected as the kubelet does: reloaded, PolicyReloaded event" \
+check_eval "a new version in the ConfigMap, projected as the kubelet does: reloaded, PolicyReloaded event" \
     "wait_for 15 '[ \"\$(policy_events PolicyReloaded)\" -ge 1 ]' && grep -q 'msg=\"reloaded\"' '$sched_log'"
 printf 'this is not Lua\n' >>"$mine/policies/spread-by-label.lua"
 kc apply -k "$mine" >/dev/null
 project moonsched-policies "$dir/etc/policies"
 mkpod pol-2 moonsched
-check "a broken version: refused (PolicyReloadFailed), the running one keeps scheduling" \
+check_eval "a broken version: refused (PolicyReloadFailed), the running one keeps scheduling" \
     "wait_for 15 '[ \"\$(policy_events PolicyReloadFailed)\" -ge 1 ]' && wait_for 15 '[ \"\$(bound_by pol-2)\" = moonsched ]'"
-check "kube-scheduler kept running throughout" 'kill -0 "$ks_pid"'
-check "moonsched exits 0 on SIGTERM" "stop_sched TERM"
+check_eval "kube-scheduler kept running throughout" 'kill -0 "$ks_pid"'
+check_eval "moonsched exits 0 on SIGTERM" "stop_sched TERM"
 
-echo "1..$n"
-exit $failed
+tap_done
