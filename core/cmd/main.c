@@ -43,7 +43,8 @@ static const char usage[] =
     "\n"
     "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                     [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
-    "                     [--leader-elect[=true|false]] [-v N] [--log-format logfmt|json]\n"
+    "                     [--leader-elect[=true|false]] [--controllers=LIST] [-v N]\n"
+    "                     [--log-format logfmt|json]\n"
     "\n"
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
@@ -56,6 +57,9 @@ static const char usage[] =
     "                     " MS_RUN_DEFAULT_METRICS_ADDRESS "; \"0\" or \"\": off)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
     "                     (default: the config's leaderElection.leaderElect, true)\n"
+    "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"
+    "                     taint-eviction (NoExecute taints evict pods;\n"
+    "                     docs/taint-eviction.md); -NAME turns one off; none by default\n"
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json\n"
     "\n"
@@ -182,6 +186,20 @@ typedef struct run_args {
     const char **policies;         /* at most one per argument */
 } run_args;
 
+/* --controllers: "taint-eviction", "-taint-eviction", comma-separated. */
+static int parse_controllers(const char *v, run_args *r) {
+    char name[64];
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        bool off = name[0] == '-';
+        if (strcmp(name + off, "taint-eviction") == 0) r->o.taint_eviction = !off;
+        else return usage_error("--controllers: unknown controller \"%s\" (known: taint-eviction)", name);
+        p += n + (p[n] == ',');
+    }
+    return EXIT_OK;
+}
+
 static int run_arg(int argc, char **argv, int *i, run_args *r) {
     const char *a = argv[*i], *v;
     if ((v = option_value(argc, argv, i, "--kubeconfig"))) {
@@ -197,6 +215,8 @@ static int run_arg(int argc, char **argv, int *i, run_args *r) {
         if (strcmp(v, "true") == 0) r->o.leader_elect = 1;
         else if (strcmp(v, "false") == 0) r->o.leader_elect = -1;
         else return usage_error("--leader-elect: expected true or false, got \"%s\"", v);
+    } else if ((v = option_value(argc, argv, i, "--controllers"))) {
+        return parse_controllers(v, r);
     } else if ((v = option_value(argc, argv, i, "--config"))) {
         if (!*v) return usage_error("%s needs a file", "--config");
         r->o.config_file = v;

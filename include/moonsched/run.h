@@ -65,6 +65,10 @@ typedef struct ms_run_options {
     /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
      * 1 on; -1 off. */
     int leader_elect;
+    /* --controllers=taint-eviction: the taint eviction controller runs
+     * beside the scheduler, under the same leader election
+     * (docs/taint-eviction.md). Off by default. */
+    bool taint_eviction;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;
