@@ -21,7 +21,7 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats]\n"
+    "                          [--quiet] [--stats] [--evictions]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -34,6 +34,9 @@ static const char usage[] =
     "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
     "  --quiet            print no placements or node summary\n"
     "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
+    "  --evictions        the NoExecute taint eviction timeline instead of the\n"
+    "                     placements: which bound pods go, when, and where they\n"
+    "                     would be placed again (docs/taint-eviction.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
@@ -135,6 +138,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.quiet = true;
     } else if (strcmp(a, "--stats") == 0) {
         s->o.stats = true;
+    } else if (strcmp(a, "--evictions") == 0) {
+        s->o.evictions = true;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {
