@@ -65,6 +65,10 @@ static void job_free(job *j) {
     free(j);
 }
 
+/* The deltas' release functions. */
+static void pod_unref(void *p) { ms_pod_unref(p); }
+static void node_unref(void *n) { ms_node_unref(n); }
+
 static void answered(ms_taint_eviction *c, long status) {
     if (c->o.answered) c->o.answered(c->o.answered_ctx, status);
 }
@@ -115,7 +119,7 @@ static void submit_delete(job *j);
 /* The pod comes back to its shard to be decided again (as a retry). */
 static void give_back(job *j) {
     ms_delta d = {.type = MS_DELTA_UPDATE, .kind = MS_KIND_OTHER, .pod = ms_pod_ref(j->pod),
-                  .unref = (void (*)(void *))ms_pod_unref};
+                  .unref = pod_unref};
     if (ms_delta_queue_push(j->s->pods, &d) != MS_OK) ms_delta_release(&d);
 }
 
@@ -328,9 +332,11 @@ void ms_taint_eviction_observe(ms_taint_eviction *c, const ms_delta *d) {
     if (d->kind == MS_KIND_NODE) {
         q = c->shards[shard_of(c, ms_str_get(c->o.in, d->node->meta.name))].nodes;
         ms_node_ref(d->node);
+        copy.unref = node_unref;
     } else if (d->kind == MS_KIND_POD && d->pod->node_name != MS_STR_NONE) {
         q = c->shards[shard_of(c, ms_str_get(c->o.in, d->pod->node_name))].pods;
         ms_pod_ref(d->pod);
+        copy.unref = pod_unref;
     } else {
         return;
     }
