@@ -31,6 +31,7 @@ struct ms_taint_manager {
     ms_map nodes;                  /* node name id -> te_node */
     ms_map pods;                   /* pod uid_hash -> te_pod */
     ms_heap timers;                /* te_pod by deadline */
+    uint32_t tainted;              /* te_nodes with a node (NoExecute taints) */
     uint64_t fired, cancelled;
 };
 
@@ -183,6 +184,7 @@ void ms_taint_manager_node_update(ms_taint_manager *m, ms_node *node, double now
     if (!since) return;
     bool changed = !n->node || no_execute_changed(n->node, n->since, node, since);
     if (n->node) ms_node_unref(n->node);
+    else m->tainted++;
     free(n->since);
     n->node = ms_node_ref(node);
     n->since = since;
@@ -190,6 +192,7 @@ void ms_taint_manager_node_update(ms_taint_manager *m, ms_node *node, double now
         for (uint32_t i = 0; i < n->npods; i++) process_pod(m, n->pods[i], now);
     if (!ms_te_has_no_execute(node->taints, node->ntaints)) {
         /* Untainted: only the pods' membership is worth keeping. */
+        m->tainted--;
         ms_node_unref(n->node);
         n->node = NULL;
         free(n->since);
@@ -202,6 +205,7 @@ void ms_taint_manager_node_delete(ms_taint_manager *m, ms_str name, double now) 
     (void)now;
     te_node *n = ms_map_get(&m->nodes, name);
     if (!n || !n->node) return;
+    m->tainted--;
     ms_node_unref(n->node);
     n->node = NULL;
     free(n->since);
@@ -283,9 +287,7 @@ uint32_t ms_taint_manager_fire(ms_taint_manager *m, double now, uint32_t max) {
 
 void ms_taint_manager_stats_get(const ms_taint_manager *m, ms_taint_manager_stats *out) {
     memset(out, 0, sizeof *out);
-    uint64_t k;
-    void *v;
-    for (size_t it = 0; ms_map_next(&m->nodes, &it, &k, &v);) out->nodes += ((te_node *)v)->node != NULL;
+    out->nodes = m->tainted;
     out->pods = (uint32_t)m->pods.len;
     out->scheduled = ms_heap_len(&m->timers);
     out->fired = m->fired;
