@@ -182,7 +182,8 @@ void ms_taint_manager_node_update(ms_taint_manager *m, ms_node *node, double now
     if (!n) return;                /* untainted and unknown: nothing to do */
     double *since = taint_starts(n->node, n->since, node, now);
     if (!since) return;
-    bool changed = !n->node || no_execute_changed(n->node, n->since, node, since);
+    bool changed = n->node ? no_execute_changed(n->node, n->since, node, since)
+                           : ms_te_has_no_execute(node->taints, node->ntaints);
     if (n->node) ms_node_unref(n->node);
     else m->tainted++;
     free(n->since);
