@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/array.h"
 #include "base/clock.h"
 #include "base/map.h"
 #include "framework/plugins/preemption.h"
@@ -140,13 +141,9 @@ static ms_rc add_file(ms_policy_set *ps, const char *path, uint32_t *index, ms_e
             *index = i;
             return MS_OK;
         }
-    if (ps->nfiles == ps->filecap) {
-        uint32_t cap = ps->filecap ? ps->filecap * 2 : 4;
-        pfile *f = realloc(ps->files, cap * sizeof *f);
-        if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ps->files = f;
-        ps->filecap = cap;
-    }
+    if (ps->nfiles == ps->filecap &&
+        !ms_array_grow((void **)&ps->files, &ps->filecap, ps->nfiles + 1, sizeof *ps->files))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     pfile *f = &ps->files[ps->nfiles];
     memset(f, 0, sizeof *f);
     if (!(f->path = strdup(path))) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -240,13 +237,9 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     ms_policy_args a;
     ms_rc rc = ms_config_policy_args(pc->args, path, &a, err);
     if (rc != MS_OK) return rc;
-    if (ps->ninst == ps->instcap) {
-        uint32_t cap = ps->instcap ? ps->instcap * 2 : 4;
-        instance *in = realloc(ps->inst, cap * sizeof *in);
-        if (!in) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ps->inst = in;
-        ps->instcap = cap;
-    }
+    if (ps->ninst == ps->instcap &&
+        !ms_array_grow((void **)&ps->inst, &ps->instcap, ps->ninst + 1, sizeof *ps->inst))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     instance *in = &ps->inst[ps->ninst];
     memset(in, 0, sizeof *in);
     in->profile = profile;
@@ -544,16 +537,11 @@ static void bury(ms_policy_set *ps, ms_lua_state *s) {
         return;
     }
     pthread_mutex_lock(&ps->mu);
-    if (ps->ngraves == ps->gravecap) {
-        uint32_t cap = ps->gravecap ? ps->gravecap * 2 : 4;
-        ms_lua_state **g = realloc(ps->graves, cap * sizeof *g);
-        if (!g) {
-            pthread_mutex_unlock(&ps->mu);
-            ms_lua_state_free(s);
-            return;
-        }
-        ps->graves = g;
-        ps->gravecap = cap;
+    if (ps->ngraves == ps->gravecap &&
+        !ms_array_grow((void **)&ps->graves, &ps->gravecap, ps->ngraves + 1, sizeof *ps->graves)) {
+        pthread_mutex_unlock(&ps->mu);
+        ms_lua_state_free(s);
+        return;
     }
     ps->graves[ps->ngraves++] = s;
     pthread_mutex_unlock(&ps->mu);
