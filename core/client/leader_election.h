@@ -24,7 +24,6 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "cmd/metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/error.h"
 #include "client/kube_client.h"
