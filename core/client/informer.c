@@ -17,7 +17,6 @@
 
 #include "base/clock.h"
 #include "base/map.h"
-#include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
