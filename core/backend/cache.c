@@ -1,3 +1,5 @@
+/* The scheduler cache: NodeInfos and pod states (added, assumed, expiring).
+ * See backend/cache.h. */
 #include "backend/cache.h"
 
 #include <stdlib.h>

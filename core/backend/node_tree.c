@@ -1,3 +1,5 @@
+/* The order in which a cycle visits nodes: round-robin across zones. See
+ * backend/node_tree.h. */
 #include "backend/node_tree.h"
 
 #include <stdlib.h>

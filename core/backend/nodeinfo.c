@@ -1,3 +1,4 @@
+/* NodeInfo: a node and what its bound and assumed pods use. */
 #include "moonsched/nodeinfo.h"
 
 #include <stdlib.h>

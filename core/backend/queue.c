@@ -1,3 +1,5 @@
+/* The scheduling queue (activeQ, backoffQ, unschedulable pods) and the
+ * nominator. See backend/queue.h. */
 #include "backend/queue.h"
 
 #include <stddef.h>

@@ -1,3 +1,5 @@
+/* The per-cycle view of the cluster, refreshed from the cache by
+ * generation. */
 #include "backend/snapshot.h"
 
 #include <stdlib.h>

@@ -18,7 +18,6 @@
 #include "base/array.h"
 #include "base/clock.h"
 #include "base/map.h"
-#include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"

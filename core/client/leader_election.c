@@ -17,6 +17,7 @@
 #include "client/leader_election.h"
 #include "base/clock.h"
 #include "client/event_recorder.h"
+#include "moonsched/pod.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 

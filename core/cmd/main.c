@@ -12,7 +12,7 @@
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
-#include "config/config_check.h"
+#include "cmd/config_check.h"
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
 

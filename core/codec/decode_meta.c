@@ -11,7 +11,7 @@
 #include "base/map.h"
 #include "base/quantity.h"
 #include "codec/decode_internal.h"
-#include "moonsched/config.h"
+#include "moonsched/pod.h"
 #include "moonsched/decode.h"
 
 void ms_decoder_init(ms_decoder *d, ms_interner *in) {

@@ -16,8 +16,6 @@
 #include "base/clock.h"
 #include "base/map.h"
 #include "framework/plugins/preemption.h"
-#include "base/map.h"
-#include "framework/plugins/preemption.h"
 #include "policy/file_watch.h"
 
 typedef struct pfile {

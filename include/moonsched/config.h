@@ -96,9 +96,6 @@ typedef struct ms_config {
     uint64_t seed;
 } ms_config;
 
-/* The schedulerName of upstream's default profile, and of pods that name none. */
-#define MS_DEFAULT_SCHEDULER_NAME "default-scheduler"
-
 /* Upstream's default profile (MS_DEFAULT_SCHEDULER_NAME) and settings. */
 ms_rc ms_config_default(ms_config *c);
 /* Reads a KubeSchedulerConfiguration (YAML or JSON; apiVersion
