@@ -82,6 +82,24 @@ check_eval "the certificate: localhost@TIME signed by localhost-ca@TIME, served 
      grep -Eq '^New, TLSv1\\.[23]' '$dir/chain.txt'"
 check_eval "TLS 1.1 is refused" "! echo | openssl s_client -connect 127.0.0.1:$port -tls1_1 >/dev/null 2>&1"
 
+# --- an API server that does not answer ---------------------------------------------------
+# (frozen with SIGSTOP: connections are accepted, nothing answers)
+api_pid=$(cat "$dir/apiserver.pid")
+kill -STOP "$api_pid"
+t0=$SECONDS
+curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer frozen-token" \
+    "https://127.0.0.1:$port/metrics" >"$dir/frozen.code" 2>/dev/null &
+frozen=$!
+sleep 1
+check_eval "API server frozen: a token's review waits, /healthz and /readyz answer at once meanwhile" \
+    "[ \"\$(curl -sk -m 1 -o /dev/null -w %{http_code} https://127.0.0.1:$port/healthz)\" = 200 ] &&
+     [ \"\$(curl -sk -m 1 -o /dev/null -w %{http_code} https://127.0.0.1:$port/readyz)\" = 200 ] && kill -0 $frozen"
+wait "$frozen"
+took=$((SECONDS - t0))
+kill -CONT "$api_pid"
+check_eval "the review gives up after its 10 s timeout: 401 (took ${took} s)" \
+    "[ \"\$(cat '$dir/frozen.code')\" = 401 ] && [ $took -ge 9 ] && [ $took -le 13 ]"
+
 # --- upstream kube-scheduler from the same tree, same server, same tokens ---------------
 kport=$(kube_free_port)
 "$bin/kube-scheduler" --kubeconfig "$dir/scheduler.kubeconfig" --authentication-kubeconfig "$dir/scheduler.kubeconfig" \
