@@ -3,7 +3,7 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd
+PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd gnutls
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -28,7 +28,7 @@ LIB_CFLAGS := -fvisibility=hidden
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
-             libmicrohttpd-dev
+             libmicrohttpd-dev libgnutls28-dev
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
              jq openssl curl
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl

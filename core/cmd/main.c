@@ -44,6 +44,9 @@ static const char usage[] =
     "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                     [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
     "                     [--leader-elect[=true|false]] [-v N] [--log-format logfmt|json]\n"
+    "                     [--secure-port N] [--bind-address IP] [--tls-cert-file FILE]\n"
+    "                     [--tls-private-key-file FILE] [--authentication-kubeconfig FILE]\n"
+    "                     [--authorization-kubeconfig FILE]\n"
     "\n"
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
@@ -54,6 +57,13 @@ static const char usage[] =
     "  --metrics-bind-address ADDR:PORT  plain-HTTP /metrics, /healthz, /readyz\n"
     "                     (default: the config's metricsBindAddress, else\n"
     "                     " MS_RUN_DEFAULT_METRICS_ADDRESS "; \"0\" or \"\": off)\n"
+    "  --secure-port N    HTTPS for /metrics, /healthz, /livez, /readyz with delegated\n"
+    "                     authentication and authorization (default 10259; 0: off)\n"
+    "  --bind-address IP  where HTTPS listens (default 0.0.0.0: every address)\n"
+    "  --tls-cert-file, --tls-private-key-file  the HTTPS certificate (default:\n"
+    "                     self-signed, generated in memory at start)\n"
+    "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
+    "                     and access (default: the scheduler's own connection)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
     "                     (default: the config's leaderElection.leaderElect, true)\n"
     "  -v N               verbosity: 0-3 info, 4 and up debug\n"
@@ -213,6 +223,21 @@ static int run_arg(int argc, char **argv, int *i, run_args *r) {
         if (!ms_http_address_disabled(v) && ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
             return usage_error("--metrics-bind-address: %s", e.msg);
         r->o.metrics_bind_address = v;
+    } else if ((v = option_value(argc, argv, i, "--secure-port"))) {
+        char *end;
+        long p = strtol(v, &end, 10);
+        if (!*v || *end || p < 0 || p > 65535) return usage_error("--secure-port: expected 0..65535, got \"%s\"", v);
+        r->o.secure_port = (int32_t)p;
+    } else if ((v = option_value(argc, argv, i, "--bind-address"))) {
+        r->o.bind_address = v;
+    } else if ((v = option_value(argc, argv, i, "--tls-cert-file"))) {
+        r->o.tls_cert_file = v;
+    } else if ((v = option_value(argc, argv, i, "--tls-private-key-file"))) {
+        r->o.tls_key_file = v;
+    } else if ((v = option_value(argc, argv, i, "--authentication-kubeconfig"))) {
+        r->o.authn_kubeconfig = *v ? v : NULL;
+    } else if ((v = option_value(argc, argv, i, "--authorization-kubeconfig"))) {
+        r->o.authz_kubeconfig = *v ? v : NULL;
     } else if ((v = option_value(argc, argv, i, "-v")) || (v = option_value(argc, argv, i, "--v"))) {
         char *end;
         long n = strtol(v, &end, 10);

@@ -421,7 +421,9 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
     } else if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
         bool ok = ms_metrics_healthy(m, ms_clock_monotonic(), HEARTBEAT_MAX_AGE);
         out->status = ok ? 200 : 500;
-        out->body = strdup(ok ? "ok\n" : "scheduler loop stalled\n");
+        /* upstream's healthz answer, byte for byte */
+        out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
+        out->nosniff = true;
     } else if (strcmp(path, "/readyz") == 0) {
         bool ok = is_ready(m);
         out->status = ok ? 200 : 503;

@@ -30,6 +30,7 @@
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
+#include "cmd/secure_serving.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
@@ -38,6 +39,8 @@
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
     o->handle_signals = true;
+    o->secure_port = MS_RUN_DEFAULT_SECURE_PORT;
+    o->bind_address = MS_RUN_DEFAULT_BIND_ADDRESS;
 }
 
 /* Binds on the wire at once (HTTP/2 streams), by default; the scheduler
@@ -78,6 +81,7 @@ typedef struct runner {
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
+    ms_secure_serving *https;
     ms_policy_info *policy_info;   /* scratch for the policies' figures */
     ms_metrics_policy *policy_snap;
     /* The attempt in progress (schedule_one), for its metrics. */
@@ -479,6 +483,40 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
     return MS_OK;
 }
 
+/* HTTPS on --secure-port; the reviews go to the scheduler's own API
+ * server unless --authentication-kubeconfig / --authorization-kubeconfig
+ * name another. */
+static ms_rc setup_secure_serving(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    if (o->secure_port == 0) {
+        ms_log(r->log, MS_LOG_INFO, "secure serving disabled (--secure-port=0)", NULL);
+        return MS_OK;
+    }
+    if (o->secure_port < 0 || o->secure_port > 65535)
+        return ms_error_set(err, MS_EINVAL, "--secure-port %d must be between 0 and 65535", o->secure_port);
+    ms_kubeconfig authn = {0}, authz = {0};
+    ms_rc rc = MS_OK;
+    if (o->authn_kubeconfig) rc = ms_kubeconfig_load_file(&authn, o->authn_kubeconfig, NULL, err);
+    if (rc == MS_OK && o->authz_kubeconfig) rc = ms_kubeconfig_load_file(&authz, o->authz_kubeconfig, NULL, err);
+    if (rc == MS_OK) {
+        ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
+                                        .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
+                                        .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
+                                        .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
+                                        .handler = ms_metrics_serve, .ctx = r->metrics, .log = r->log};
+        rc = ms_secure_serving_start(&so, &r->https, err);
+    }
+    ms_kubeconfig_free(&authn);
+    ms_kubeconfig_free(&authz);
+    if (rc != MS_OK) return rc;
+    char port[8];
+    snprintf(port, sizeof port, "%u", ms_secure_serving_port(r->https));
+    ms_log(r->log, MS_LOG_INFO, "serving securely", "address",
+           o->bind_address && *o->bind_address ? o->bind_address : MS_RUN_DEFAULT_BIND_ADDRESS, "port", port,
+           "certificate", o->tls_cert_file ? o->tls_cert_file : "self-signed", NULL);
+    return MS_OK;
+}
+
 static void leader_gauge(void *ctx, const char *lease, bool leading) {
     ms_metrics_set_leader(ctx, lease, leading);
 }
@@ -587,6 +625,7 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = setup_policies(r, err)) != MS_OK) return rc;
     setup_self(r);
     if ((rc = setup_metrics(r, err)) != MS_OK) return rc;
+    if ((rc = setup_secure_serving(r, err)) != MS_OK) return rc;
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
@@ -608,8 +647,9 @@ static void teardown(runner *r) {
      * standby takes over (a lost lease is not ours to release). */
     ms_leader_elector_stop(r->elector, true);
     r->elector = NULL;
-    /* First: the HTTP thread reads the metrics. */
+    /* First: the HTTP threads read the metrics. */
     ms_http_server_stop(r->http);
+    ms_secure_serving_stop(r->https);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);

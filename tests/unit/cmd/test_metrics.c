@@ -187,7 +187,7 @@ static void test_health_and_handler(void **state) {
     memset(&a, 0, sizeof a);
     ms_metrics_serve(m, "/healthz", &a);
     assert_int_equal(a.status, 200);
-    assert_string_equal(a.body, "ok\n");
+    assert_string_equal(a.body, "ok");
     free(a.body);
     ms_metrics_heartbeat(m, 100);
     assert_true(ms_metrics_healthy(m, 105, 10));
