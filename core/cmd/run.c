@@ -38,6 +38,7 @@
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
     o->handle_signals = true;
+    o->secure_port = MS_RUN_DEFAULT_SECURE_PORT;
 }
 
 /* Binds on the wire at once (HTTP/2 streams), by default; the scheduler
@@ -572,15 +573,44 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
     return ms_informer_start(&io, &r->pdb_inf, err);
 }
 
+static ms_rc copy_flag(const char *flag, const char *v, char *dst, size_t n, ms_error *err) {
+    if (!v) return MS_OK;
+    if (strlen(v) >= n) return ms_error_set(err, MS_EINVAL, "%s: \"%.64s...\" is too long", flag, v);
+    memcpy(dst, v, strlen(v) + 1);
+    return MS_OK;
+}
+
+/* --scheduler-name and the --leader-elect-* flags over the configuration,
+ * then the Lease's default name for the profiles as they now are. */
+static ms_rc apply_flags(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    ms_config *c = &r->cfg;
+    if (o->scheduler_name && c->nprofiles > 0)
+        snprintf(c->profiles[0].scheduler_name, sizeof c->profiles[0].scheduler_name, "%s", o->scheduler_name);
+    ms_leader_election *le = &c->leader_election;
+    if (o->leader_elect) le->leader_elect = o->leader_elect > 0;
+    if (o->le_lease_duration > 0) le->lease_duration = o->le_lease_duration;
+    if (o->le_renew_deadline > 0) le->renew_deadline = o->le_renew_deadline;
+    if (o->le_retry_period > 0) le->retry_period = o->le_retry_period;
+    ms_rc rc;
+    if ((rc = copy_flag("--leader-elect-resource-lock", o->le_resource_lock, le->resource_lock,
+                        sizeof le->resource_lock, err)) != MS_OK ||
+        (rc = copy_flag("--leader-elect-resource-name", o->le_resource_name, le->resource_name,
+                        sizeof le->resource_name, err)) != MS_OK ||
+        (rc = copy_flag("--leader-elect-resource-namespace", o->le_resource_namespace, le->resource_namespace,
+                        sizeof le->resource_namespace, err)) != MS_OK)
+        return rc;
+    if (o->le_resource_name) le->resource_name_given = true;
+    ms_config_default_lease_name(c);
+    return ms_config_validate(c, err);
+}
+
 static ms_rc setup(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_rc rc = o->config_file ? ms_config_load_file(&r->cfg, o->config_file, warn_config, r, err)
                               : ms_config_default(&r->cfg);
     if (rc != MS_OK) return rc;
-    if (o->scheduler_name && r->cfg.nprofiles > 0) {
-        snprintf(r->cfg.profiles[0].scheduler_name, sizeof r->cfg.profiles[0].scheduler_name, "%s",
-                 o->scheduler_name);
-    }
+    if ((rc = apply_flags(r, err)) != MS_OK) return rc;
     if ((rc = setup_clients(r, err)) != MS_OK) return rc;
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");

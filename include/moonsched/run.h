@@ -65,11 +65,28 @@ typedef struct ms_run_options {
     /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
      * 1 on; -1 off. */
     int leader_elect;
+    /* kube-scheduler's --leader-elect-* flags: they override the
+     * configuration's leaderElection (as kube-scheduler does from v1.23 on;
+     * v1.20 ignores them when --config is given). 0 or NULL: keep. The
+     * deprecated --lock-object-name/-namespace land in resource_name and
+     * resource_namespace when no --config is given, as upstream's do. */
+    double le_lease_duration, le_renew_deadline, le_retry_period;  /* seconds */
+    const char *le_resource_lock, *le_resource_name, *le_resource_namespace;
+    /* Secure serving and delegated authentication and authorization, as
+     * kube-scheduler's flags of the same names. secure_port: 0 off;
+     * ms_run_options_default sets MS_RUN_DEFAULT_SECURE_PORT. NULL: the
+     * default (bind_address 0.0.0.0, a self-signed certificate, the
+     * in-cluster or --kubeconfig credentials for the reviews). */
+    int secure_port;
+    const char *bind_address;
+    const char *tls_cert_file, *tls_key_file;
+    const char *authn_kubeconfig, *authz_kubeconfig;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;
 
 #define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"
+#define MS_RUN_DEFAULT_SECURE_PORT 10259
 
 void ms_run_options_default(ms_run_options *o);
 
