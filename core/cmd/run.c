@@ -382,7 +382,7 @@ static void policy_report(void *ctx, const ms_policy_event *ev) {
     snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
              ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
     ms_object_ref self = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
-    ms_api_reporter_event(r->reporter, &self, events[k].type, events[k].reason, events[k].action, note);
+    ms_api_reporter_event(r->reporter, ev->profile, &self, events[k].type, events[k].reason, events[k].action, note);
 }
 
 /* On the watcher thread: wake the loop. */
@@ -487,15 +487,16 @@ static void leader_gauge(void *ctx, const char *lease, bool leading) {
 /* After the informers, as upstream: a standby's caches are warm when it
  * takes over. */
 static ms_rc setup_leader_election(runner *r, ms_error *err) {
-    bool on = r->o->leader_elect ? r->o->leader_elect > 0 : r->cfg.leader_election.leader_elect;
-    if (!on) {
+    if (!r->cfg.leader_election.leader_elect) {
         ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
         return MS_OK;
     }
     ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
                                     .leading_changed = leader_gauge, .leading_ctx = r->metrics,
-                                    .post_events = true};
+                                    .post_events = true,
+                                    .event_component = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name
+                                                                        : NULL};
     return ms_leader_elector_start(&eo, &r->elector, err);
 }
 
@@ -521,7 +522,10 @@ static ms_rc setup_clients(runner *r, ms_error *err) {
 /* Events, status patches and evictions: built on this thread, posted by
  * the poster's. */
 static ms_rc setup_reporting(runner *r, ms_error *err) {
-    ms_event_recorder_options ro = {.controller = MS_DEFAULT_SCHEDULER_NAME, .instance = "moonsched"};
+    /* Each Event names the profile that reports it (ms_api_reporter); this
+     * is for none. */
+    const char *first = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name : MS_DEFAULT_SCHEDULER_NAME;
+    ms_event_recorder_options ro = {.controller = first, .instance = first};
     if (!(r->events = ms_event_recorder_new(&ro))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_poster_options po = {.client = r->poster_client, .events = r->events, .metrics = r->metrics,
                             .log = r->log};
