@@ -188,6 +188,10 @@ typedef struct ms_policy_args {
     uint64_t memory;               /* memoryLimitMiB, in bytes; 0: the default */
     int32_t on_error;              /* onError: 0 "reject", 1 "skip"; -1: the default */
     int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */
+    /* onLoadError, when the file does not load as `run` starts: 0
+     * "reject" (the default: the profile places no pod until it loads), 1
+     * "skip" (the profile schedules without it meanwhile). */
+    int32_t on_load_error;
 } ms_policy_args;
 
 bool ms_config_is_policy(const char *plugin_name);
