@@ -151,12 +151,19 @@ static void metrics_snapshot(runner *r) {
     ms_metrics_set_ready(r->metrics, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
+        const ms_policy_info *closed = NULL;   /* a profile that places no pod */
         for (uint32_t i = 0; i < n; i++) {
             ms_policy_info *info = &r->policy_info[i];
             ms_policy_set_info(r->policies, i, info);
             r->policy_snap[i] = (ms_metrics_policy){info->profile, info->plugin, &info->stats, info->disabled};
+            if (info->load_error && !info->fail_open && !closed) closed = info;
         }
         ms_metrics_set_policies(r->metrics, r->policy_snap, n);
+        char why[768] = "";
+        if (closed)
+            snprintf(why, sizeof why, "profile %s places no pod: policy %.500s (from %s)", closed->profile,
+                     closed->load_error, closed->file);
+        ms_metrics_set_unready_reason(r->metrics, why);
     }
 }
 
@@ -363,15 +370,16 @@ static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, co
  * aggregation; the global event budget applies. */
 static void policy_report(void *ctx, const ms_policy_event *ev) {
     runner *r = ctx;
-    static const char *const kinds[] = {"reloaded", "reload refused", "disabled"};
+    static const char *const kinds[] = {"reloaded", "reload refused", "disabled", "load failed"};
     static const struct {
         const char *type, *reason, *action;
     } events[] = {
         {"Normal", "PolicyReloaded", "Reload"},
         {"Warning", "PolicyReloadFailed", "Reload"},
         {"Warning", "PolicyDisabled", "Disable"},
+        {"Warning", "PolicyLoadFailed", "Load"},
     };
-    unsigned k = ev->kind <= MS_POLICY_DISABLED ? (unsigned)ev->kind : 0;
+    unsigned k = ev->kind <= MS_POLICY_LOAD_FAILED ? (unsigned)ev->kind : 0;
     char latency[32];
     snprintf(latency, sizeof latency, "%.3f", ev->latency);
     ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
@@ -409,6 +417,9 @@ static ms_rc setup_policies(runner *r, ms_error *err) {
     po.report_ctx = r;
     po.ready = policy_ready;
     po.ready_ctx = r;
+    /* A broken file never stops the start (a restart would meet it again):
+     * its profile fails closed until the file is fixed. */
+    po.tolerate_load_failures = true;
     return ms_policy_set_new(&r->cfg, &po, r->in, &r->policies, err);
 }
 
