@@ -4,12 +4,16 @@
 # exactly the command of kubeadm's v1.20 kube-scheduler static Pod (the
 # program's name changed, the kubeconfig path pointed at the test's)
 # schedules, takes kube-system/kube-scheduler and reports as
-# default-scheduler; with a profile of its own name it takes a Lease of
+# default-scheduler; deploy/overlays/replace-default's static Pod is that
+# manifest with the image and the program changed (and runAsUser: 0), its
+# RBAC applies; with a profile of its own name moonsched takes a Lease of
 # that name and its Events name that profile. Stops everything it starts.
 E2E_NAME=kubeadm
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 manifest=$here/../cli/data/kubeadm-kube-scheduler-1.20.yaml
+overlay=$here/../../deploy/overlays/replace-default
+kc() { "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" "$@"; }
 
 mknode() {
     kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
@@ -43,6 +47,25 @@ check_eval "its Scheduled event is reported by default-scheduler, instance defau
 check_eval "--port=0 switched the plain-HTTP port off" "! grep -q 'serving metrics and health' '$dir/ms.log'"
 check_eval "it exits 0 on SIGTERM and releases the Lease" \
     "stop_ms TERM && [ -z \"\$(lease_holder kube-system kube-scheduler)\" ]"
+
+# --- deploy/overlays/replace-default -------------------------------------------------
+# Both manifests as JSON, without what differs on purpose.
+normal() {
+    kc create --dry-run=client -o json -f "$1" |
+        jq -S 'del(.metadata.creationTimestamp, .status) | .spec.containers[0] |= (del(.image, .securityContext) | .command[0] = "PROGRAM")'
+}
+normal "$manifest" >"$dir/kubeadm.json"
+normal "$overlay/kube-scheduler.yaml" >"$dir/overlay.json"
+check_eval "replace-default's static Pod is kubeadm's but for the image, the program and runAsUser" \
+    "diff '$dir/kubeadm.json' '$dir/overlay.json' >&2"
+check_eval "... its program is moonsched, as root (kubeadm's scheduler.conf is 0600 root)" \
+    "kc create --dry-run=client -o json -f '$overlay/kube-scheduler.yaml' |
+     jq -e '.spec.containers[0] | .command[0] == \"moonsched\" and .securityContext.runAsUser == 0' >/dev/null"
+check_eval "the API server admits it as a Pod (server dry run)" \
+    "kc create --dry-run=server -f '$overlay/kube-scheduler.yaml' >'$dir/static.out' 2>&1"
+check_eval "apply -k replace-default: the namespaces role for system:kube-scheduler" \
+    "kc apply -k '$overlay' >'$dir/apply.out' 2>&1 && [ \"\$(grep -c ' created\$' '$dir/apply.out')\" = 2 ] &&
+     [ \"\$(kc auth can-i watch namespaces --as=system:kube-scheduler 2>/dev/null)\" = yes ]"
 
 # --- a profile of its own: its own Lease, its own name on Events ------------------
 printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: gpu-scheduler}]\n' >"$dir/own.yaml"
