@@ -115,8 +115,10 @@ if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&
     fi
     if podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
         runner=image
-        echo "# image $image, version $(podman image inspect "$image" \
-            --format '{{index .Labels "org.opencontainers.image.version"}}')"
+        label=$(podman image inspect "$image" --format '{{index .Labels "org.opencontainers.image.version"}}')
+        echo "# image $image, version $label"
+        check_eval "the binary's --version is the image's version label (moonsched v${label#v})" \
+            "[ \"\$(buildah run --isolation chroot '$ctr' -- moonsched --version 2>&1)\" = 'moonsched v${label#v}' ]"
     fi
 fi
 [ "$runner" = image ] || echo "# podman/buildah or the image unavailable: running $ms"
