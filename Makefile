@@ -111,6 +111,17 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 $(B)/libmoonsched.so: $(CORE_OBJ)
 	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The version `moonsched --version` prints: VERSION=..., else `git describe`,
+# else "unknown" (a tree without git). $(B)/version changes only when it
+# does, so main.o is rebuilt only then.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"'
+$(B)/obj/core/cmd/main.o: $(B)/version
+$(B)/version: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+.PHONY: FORCE
+
 $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
 

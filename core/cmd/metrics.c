@@ -64,6 +64,7 @@ struct ms_metrics {
     uint32_t npolicies;
     double heartbeat;
     bool ready;
+    char unready[768];             /* ms_metrics_set_unready_reason */
     /* leader_election_master_status: only once an election runs, as
      * upstream registers it with the elector. */
     bool has_leader;
@@ -237,10 +238,21 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading) {
     pthread_mutex_unlock(&m->mu);
 }
 
-static bool is_ready(ms_metrics *m) {
+void ms_metrics_set_unready_reason(ms_metrics *m, const char *why) {
+    if (!m) return;
     pthread_mutex_lock(&m->mu);
-    bool ok = m->ready;
+    snprintf(m->unready, sizeof m->unready, "%s", why ? why : "");
     pthread_mutex_unlock(&m->mu);
+}
+
+/* Ready, or a malloc'd line saying why not. */
+static bool is_ready(ms_metrics *m, char **why) {
+    char line[sizeof m->unready + 2];
+    pthread_mutex_lock(&m->mu);
+    bool ok = m->ready && !m->unready[0];
+    snprintf(line, sizeof line, "%s\n", !m->ready ? "informers not synced" : m->unready);
+    pthread_mutex_unlock(&m->mu);
+    *why = ok ? NULL : strdup(line);
     return ok;
 }
 
@@ -425,9 +437,10 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
         out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
         out->nosniff = true;
     } else if (strcmp(path, "/readyz") == 0) {
-        bool ok = is_ready(m);
+        char *why;
+        bool ok = is_ready(m, &why);
         out->status = ok ? 200 : 503;
-        out->body = strdup(ok ? "ok\n" : "informers not synced\n");
+        out->body = ok ? strdup("ok\n") : why;
     } else {
         out->status = 404;
         out->body = strdup("not found\n");

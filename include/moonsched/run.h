@@ -79,6 +79,13 @@ typedef struct ms_run_options {
     /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
      * 1 on; -1 off. */
     int leader_elect;
+    /* kube-scheduler's --leader-elect-* flags: they override the
+     * configuration's leaderElection (as kube-scheduler does from v1.23 on;
+     * v1.20 ignores them when --config is given). 0 or NULL: keep. The
+     * deprecated --lock-object-name/-namespace land in resource_name and
+     * resource_namespace when no --config is given, as upstream's do. */
+    double le_lease_duration, le_renew_deadline, le_retry_period;  /* seconds */
+    const char *le_resource_lock, *le_resource_name, *le_resource_namespace;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;

@@ -115,8 +115,10 @@ if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&
     fi
     if podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
         runner=image
-        echo "# image $image, version $(podman image inspect "$image" \
-            --format '{{index .Labels "org.opencontainers.image.version"}}')"
+        label=$(podman image inspect "$image" --format '{{index .Labels "org.opencontainers.image.version"}}')
+        echo "# image $image, version $label"
+        check_eval "the binary's --version is the image's version label (moonsched v${label#v})" \
+            "[ \"\$(buildah run --isolation chroot '$ctr' -- moonsched --version 2>&1)\" = 'moonsched v${label#v}' ]"
     fi
 fi
 [ "$runner" = image ] || echo "# podman/buildah or the image unavailable: running $ms"
@@ -192,10 +194,11 @@ mkpod() {   # name schedulerName [cpu]
     kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"${3:-100m}\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
 }
 node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
-# The Scheduled event's reportingInstance: who bound the pod.
+# The Scheduled event's reportingController (the pod's profile), or with
+# a second argument its reportingInstance: who bound the pod.
 bound_by() {
-    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" \
-        '[.items[] | select(.reason == "Scheduled" and .regarding.name == $p) | .reportingInstance] | first // ""'
+    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" --arg f "${2:-reportingController}" \
+        '[.items[] | select(.reason == "Scheduled" and .regarding.name == $p) | .[$f]] | first // ""'
 }
 lease_holder() { kube_api GET "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" | jq -r '.spec.holderIdentity // ""'; }
 
@@ -213,6 +216,8 @@ all_bound() { local p; for p in "$@"; do [ -n "$(node_of "$p")" ] || return 1; d
 check_eval "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
 check_eval "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
     "wait_for 10 '[ \"\$(bound_by ms-1)\$(bound_by ms-2)\$(bound_by ms-3)\" = moonschedmoonschedmoonsched ]'"
+check_eval "... its reportingInstance is the profile's name and the host name" \
+    "case \$(bound_by ms-1 reportingInstance) in moonsched-?*) true ;; *) false ;; esac"
 by_upstream() { local p b; for p in "$@"; do b=$(bound_by "$p"); [ -n "$b" ] && [ "$b" != moonsched ] || return 1; done; }
 check_eval "kube-scheduler bound the others" "wait_for 10 'by_upstream ks-1 ks-2 ks-3'"
 ms_identity=$(sed -n 's/.*msg="successfully acquired lease".* identity=\([^ ]*\).*/\1/p' "$sched_log" | head -n 1)

@@ -202,6 +202,18 @@ static void test_health_and_handler(void **state) {
     ms_metrics_serve(m, "/readyz", &a);
     assert_int_equal(a.status, 200);
     free(a.body);
+    /* synced, but a profile places no pod: 503, saying why */
+    ms_metrics_set_unready_reason(m, "profile p places no pod: policy lua:x did not load: boom");
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 503);
+    assert_string_equal(a.body, "profile p places no pod: policy lua:x did not load: boom\n");
+    free(a.body);
+    ms_metrics_set_unready_reason(m, "");
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 200);
+    free(a.body);
     memset(&a, 0, sizeof a);
     ms_metrics_serve(m, "/metrics", &a);
     assert_int_equal(a.status, 200);
