@@ -3,7 +3,7 @@
 
 CC       ?= cc
 CLANG    ?= clang
-PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd
+PKGS     := libcjson yaml-0.1 libcurl libmicrohttpd gnutls
 OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -28,7 +28,7 @@ LIB_CFLAGS := -fvisibility=hidden
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
-             libmicrohttpd-dev
+             libmicrohttpd-dev libgnutls28-dev
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
              jq openssl curl
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
@@ -110,6 +110,17 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 
 $(B)/libmoonsched.so: $(CORE_OBJ)
 	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The version `moonsched --version` prints: VERSION=..., else `git describe`,
+# else "unknown" (a tree without git). $(B)/version changes only when it
+# does, so main.o is rebuilt only then.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"'
+$(B)/obj/core/cmd/main.o: $(B)/version
+$(B)/version: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+.PHONY: FORCE
 
 $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)

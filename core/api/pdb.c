@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/pdb_set.h"
+#include "base/array.h"
 #include "base/map.h"
 
 ms_pdb *ms_pdb_alloc(void) {
@@ -102,13 +103,8 @@ static ns_list *ns_list_reserve(ms_pdb_set *s, ms_str ns) {
             return NULL;
         }
     }
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 4;
-        pdb_entry **items = realloc(l->items, cap * sizeof *items);
-        if (!items) return NULL;
-        l->items = items;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && !ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
+        return NULL;
     return l;
 }
 

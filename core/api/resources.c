@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 static const char *const builtin_names[MS_RES_NBUILTIN] = {
     [MS_RES_CPU] = "cpu",
     [MS_RES_MEMORY] = "memory",
@@ -60,13 +62,9 @@ int ms_resources_set_scalar(ms_resources *r, ms_str name, int64_t value) {
         r->scalar[i].value = value;
         return 0;
     }
-    if (r->nscalar == r->cap) {
-        uint32_t cap = r->cap ? r->cap * 2 : 4;
-        ms_scalar *s = realloc(r->scalar, cap * sizeof *s);
-        if (!s) return -1;
-        r->scalar = s;
-        r->cap = cap;
-    }
+    if (r->nscalar == r->cap &&
+        !ms_array_grow((void **)&r->scalar, &r->cap, r->nscalar + 1, sizeof *r->scalar))
+        return -1;
     memmove(&r->scalar[i + 1], &r->scalar[i], (r->nscalar - i) * sizeof *r->scalar);
     r->scalar[i].name = name;
     r->scalar[i].value = value;

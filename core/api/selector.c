@@ -9,6 +9,7 @@
 
 #include "api/selector_build.h"
 #include "api/validation.h"
+#include "base/array.h"
 
 /* ---- validation (labels.NewRequirement's rules) ---------------------- */
 
@@ -302,15 +303,10 @@ static bool fail(parser *p, const char *fmt, token k) {
 }
 
 static bool add_value(parser *p, ms_slice v) {
-    if (p->nvals == p->cap) {
-        uint32_t cap = p->cap ? p->cap * 2 : 8;
-        ms_slice *nv = realloc(p->vals, sizeof *nv * cap);
-        if (!nv) {
-            p->oom = true;
-            return false;
-        }
-        p->vals = nv;
-        p->cap = cap;
+    if (p->nvals == p->cap &&
+        !ms_array_grow((void **)&p->vals, &p->cap, p->nvals + 1, sizeof *p->vals)) {
+        p->oom = true;
+        return false;
     }
     p->vals[p->nvals++] = v;
     return true;
@@ -406,13 +402,8 @@ typedef struct req_list {
 } req_list;
 
 static bool req_list_push(req_list *l, ms_requirement **slot) {
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 8;
-        ms_requirement *ni = realloc(l->items, sizeof *ni * cap);
-        if (!ni) return false;
-        l->items = ni;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && !ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
+        return false;
     *slot = &l->items[l->n++];
     return true;
 }

@@ -1,9 +1,12 @@
+/* The scheduler cache: NodeInfos and pod states (added, assumed, expiring).
+ * See backend/cache.h. */
 #include "backend/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/node_tree.h"
+#include "base/array.h"
 #include "base/map.h"
 
 /* A NodeInfo and its place in the most-recently-updated list (upstream's
@@ -69,13 +72,8 @@ struct ms_cache {
 };
 
 static int vec_push(ptr_vec *v, void *p) {
-    if (v->n == v->cap) {
-        uint32_t cap = v->cap ? v->cap * 2 : 16;
-        void **a = realloc(v->v, cap * sizeof *a);
-        if (!a) return -1;
-        v->v = a;
-        v->cap = cap;
-    }
+    if (v->n == v->cap && !ms_array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return -1;
     v->v[v->n++] = p;
     return 0;
 }
@@ -194,13 +192,9 @@ static image_state *image_add_holder(ms_cache *c, ms_str name, int64_t size, cac
             return NULL;
         }
     }
-    if (is->nholders == is->holdercap) {
-        uint32_t cap = is->holdercap ? is->holdercap * 2 : 8;
-        cache_node **h = realloc(is->holders, cap * sizeof *h);
-        if (!h) return NULL;
-        is->holders = h;
-        is->holdercap = cap;
-    }
+    if (is->nholders == is->holdercap &&
+        !ms_array_grow((void **)&is->holders, &is->holdercap, is->nholders + 1, sizeof *is->holders))
+        return NULL;
     if (is->nholders == 0) is->size = size;
     is->holders[is->nholders++] = cn;
     mark_dirty(c, is);
@@ -298,14 +292,9 @@ static void refresh_images(ms_cache *c) {
 
 static int refresh_order(ms_cache *c) {
     if (c->order_version == c->tree_version && c->norder == c->tree.num_nodes) return 0;
-    if (c->tree.num_nodes > c->ordercap) {
-        uint32_t cap = c->ordercap ? c->ordercap : 64;
-        while (cap < c->tree.num_nodes) cap *= 2;
-        ms_str *o = realloc(c->order, cap * sizeof *o);
-        if (!o) return -1;
-        c->order = o;
-        c->ordercap = cap;
-    }
+    if (c->tree.num_nodes > c->ordercap &&
+        !ms_array_grow((void **)&c->order, &c->ordercap, c->tree.num_nodes, sizeof *c->order))
+        return -1;
     c->norder = ms_node_tree_list(&c->tree, c->order);
     c->order_version = c->tree_version;
     return 0;

@@ -1,8 +1,11 @@
+/* The order in which a cycle visits nodes: round-robin across zones. See
+ * backend/node_tree.h. */
 #include "backend/node_tree.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "moonsched/error.h"
 #include "moonsched/labels.h"
 
@@ -54,13 +57,9 @@ static ms_tree_zone *find_zone(const ms_node_tree *t, ms_zone_key key) {
 }
 
 static ms_tree_zone *new_zone(ms_node_tree *t, ms_zone_key key) {
-    if (t->nzones == t->zonecap) {
-        uint32_t cap = t->zonecap ? t->zonecap * 2 : 4;
-        ms_tree_zone *zs = realloc(t->zones, cap * sizeof *zs);
-        if (!zs) return NULL;
-        t->zones = zs;
-        t->zonecap = cap;
-    }
+    if (t->nzones == t->zonecap &&
+        !ms_array_grow((void **)&t->zones, &t->zonecap, t->nzones + 1, sizeof *t->zones))
+        return NULL;
     if (ms_map_put(&t->zone_index, zone_id(key), (void *)(uintptr_t)(t->nzones + 1)) != 0)
         return NULL;
     ms_tree_zone *z = &t->zones[t->nzones++];
@@ -87,15 +86,9 @@ int ms_node_tree_add(ms_node_tree *t, ms_str name, ms_zone_key key) {
     ms_tree_zone *z = find_zone(t, key);
     if (z && ms_map_has(&z->members, name)) return MS_EEXIST;
     if (!z && !(z = new_zone(t, key))) return MS_ENOMEM;
-    if (z->n == z->cap) {
-        uint32_t cap = z->cap ? z->cap * 2 : 8;
-        ms_str *names = realloc(z->names, cap * sizeof *names);
-        if (!names) {
-            if (z->n == 0) drop_zone(t, z);   /* the zone was just created */
-            return MS_ENOMEM;
-        }
-        z->names = names;
-        z->cap = cap;
+    if (z->n == z->cap && !ms_array_grow((void **)&z->names, &z->cap, z->n + 1, sizeof *z->names)) {
+        if (z->n == 0) drop_zone(t, z);   /* the zone was just created */
+        return MS_ENOMEM;
     }
     if (ms_map_put(&z->members, name, (void *)1) != 0) {
         if (z->n == 0) drop_zone(t, z);

@@ -1,22 +1,11 @@
+/* NodeInfo: a node and what its bound and assumed pods use. */
 #include "moonsched/nodeinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "moonsched/error.h"
-
-/* Grows a heap array to hold at least `need` elements; keeps it when it
- * already does, so that steady-state copies never allocate. */
-static int reserve(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    uint32_t n = *cap ? *cap : 4;
-    while (n < need) n *= 2;
-    void *p = realloc(*arr, (size_t)n * elem);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
 
 ms_node_info *ms_node_info_new(ms_str name) {
     ms_node_info *ni = calloc(1, sizeof *ni);
@@ -52,7 +41,7 @@ int ms_node_info_copy_into(ms_node_info *dst, const ms_node_info *src) {
      * failure between the two never leaves podcap larger than either. */
     if (src->npods > dst->podcap) {
         uint32_t cap = dst->podcap;
-        if (reserve((void **)&dst->pod_uids, &cap, src->npods, sizeof *dst->pod_uids) != 0) goto fail;
+        if (!ms_array_grow((void **)&dst->pod_uids, &cap, src->npods, sizeof *dst->pod_uids)) goto fail;
         void *p = realloc(dst->pods, (size_t)cap * sizeof *dst->pods);
         if (!p) goto fail;
         dst->pods = p;
@@ -63,10 +52,15 @@ int ms_node_info_copy_into(ms_node_info *dst, const ms_node_info *src) {
         memcpy(dst->pod_uids, src->pod_uids, src->npods * sizeof *src->pod_uids);
     }
     dst->npods = src->npods;
-    if (reserve((void **)&dst->ports, &dst->portcap, src->nports, sizeof *dst->ports) != 0) goto fail;
+    /* Steady-state copies fit: the capacity test stays here, before any call. */
+    if (src->nports > dst->portcap &&
+        !ms_array_grow((void **)&dst->ports, &dst->portcap, src->nports, sizeof *dst->ports))
+        goto fail;
     if (src->nports) memcpy(dst->ports, src->ports, src->nports * sizeof *src->ports);
     dst->nports = src->nports;
-    if (reserve((void **)&dst->images, &dst->imagecap, src->nimages, sizeof *dst->images) != 0) goto fail;
+    if (src->nimages > dst->imagecap &&
+        !ms_array_grow((void **)&dst->images, &dst->imagecap, src->nimages, sizeof *dst->images))
+        goto fail;
     if (src->nimages) memcpy(dst->images, src->images, src->nimages * sizeof *src->images);
     dst->nimages = src->nimages;
     if (ms_resources_copy(&dst->requested, &src->requested) != 0) goto fail;
@@ -118,7 +112,9 @@ static int add_ports(ms_node_info *ni, const ms_pod *pod, ms_str wildcard) {
             ni->ports[j].count++;
             continue;
         }
-        if (reserve((void **)&ni->ports, &ni->portcap, ni->nports + 1, sizeof *ni->ports) != 0) return -1;
+        if (ni->nports == ni->portcap &&
+            !ms_array_grow((void **)&ni->ports, &ni->portcap, ni->nports + 1, sizeof *ni->ports))
+            return -1;
         ni->ports[ni->nports++] = (ms_used_port){.ip = ip, .protocol = hp->protocol, .port = hp->port, .count = 1};
     }
     return 0;
@@ -167,7 +163,7 @@ static int reserve_scalars(ms_resources *r, const ms_resources *add) {
 int ms_node_info_add_pod(ms_node_info *ni, ms_pod *pod, ms_interner *in) {
     if (ni->npods == ni->podcap) {
         uint32_t cap = ni->podcap;
-        if (reserve((void **)&ni->pod_uids, &cap, ni->npods + 1, sizeof *ni->pod_uids) != 0) return -1;
+        if (!ms_array_grow((void **)&ni->pod_uids, &cap, ni->npods + 1, sizeof *ni->pod_uids)) return -1;
         void *p = realloc(ni->pods, (size_t)cap * sizeof *ni->pods);
         if (!p) return -1;
         ni->pods = p;
@@ -215,7 +211,9 @@ int ms_node_info_remove_pod(ms_node_info *ni, const ms_pod *pod, ms_interner *in
 }
 
 int ms_node_info_set_images(ms_node_info *ni, const ms_image_state *images, uint32_t n) {
-    if (reserve((void **)&ni->images, &ni->imagecap, n, sizeof *ni->images) != 0) return -1;
+    if (n > ni->imagecap &&
+        !ms_array_grow((void **)&ni->images, &ni->imagecap, n, sizeof *ni->images))
+        return -1;
     if (n) memcpy(ni->images, images, n * sizeof *images);
     ni->nimages = n;
     return 0;

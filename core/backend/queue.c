@@ -1,9 +1,12 @@
+/* The scheduling queue (activeQ, backoffQ, unschedulable pods) and the
+ * nominator. See backend/queue.h. */
 #include "backend/queue.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/heap.h"
 #include "base/map.h"
 
@@ -154,13 +157,9 @@ void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod) {
 static bool nom_bits_reserve(ms_queue *q, ms_str node) {
     uint32_t need = node / 64 + 1;
     if (need <= q->nom_words) return true;
-    uint32_t words = q->nom_words ? q->nom_words : 64;
-    while (words < need) words *= 2;
-    uint64_t *b = realloc(q->nom_bits, words * sizeof *b);
-    if (!b) return false;
-    memset(b + q->nom_words, 0, (words - q->nom_words) * sizeof *b);
-    q->nom_bits = b;
-    q->nom_words = words;
+    uint32_t had = q->nom_words;
+    if (!ms_array_grow((void **)&q->nom_bits, &q->nom_words, need, sizeof *q->nom_bits)) return false;
+    memset(q->nom_bits + had, 0, (q->nom_words - had) * sizeof *q->nom_bits);
     return true;
 }
 
@@ -175,13 +174,8 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
             return false;
         }
     }
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 4;
-        ms_pod **pods = realloc(l->pods, cap * sizeof *pods);
-        if (!pods) return false;
-        l->pods = pods;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && !ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods))
+        return false;
     if (ms_map_put(&q->nom_pods, pod->meta.uid_hash, (void *)(uintptr_t)node) != 0) return false;
     /* After every pod of the same or higher priority: stable among equals. */
     uint32_t at = l->n;

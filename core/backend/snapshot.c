@@ -1,7 +1,11 @@
+/* The per-cycle view of the cluster, refreshed from the cache by
+ * generation. */
 #include "backend/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/array.h"
 
 void ms_snapshot_init(ms_snapshot *s) {
     memset(s, 0, sizeof *s);
@@ -45,17 +49,12 @@ static void journal(ms_snapshot *s, ms_str name) {
     if (s->nchanges == s->changecap) {
         if (s->changecap >= JOURNAL_MAX) {
             journal_forget(s, s->nchanges / 2);
-        } else {
-            uint32_t cap = s->changecap ? s->changecap * 2 : 64;
-            ms_snapshot_change *p = realloc(s->changes, cap * sizeof *p);
-            if (!p) {
-                /* Nobody can rely on the journal up to now. */
-                s->nchanges = 0;
-                s->changes_from = s->generation + 1;
-                return;
-            }
-            s->changes = p;
-            s->changecap = cap;
+        } else if (!ms_array_grow((void **)&s->changes, &s->changecap, s->nchanges + 1,
+                                  sizeof *s->changes)) {
+            /* Nobody can rely on the journal up to now. */
+            s->nchanges = 0;
+            s->changes_from = s->generation + 1;
+            return;
         }
     }
     s->changes[s->nchanges++] = (ms_snapshot_change){name, s->generation};
@@ -99,17 +98,6 @@ void ms_snapshot_drop(ms_snapshot *s, ms_str node_name) {
     ms_node_info_free(ms_map_del(&s->by_name, node_name));
 }
 
-static int reserve(ms_node_info ***arr, uint32_t *cap, uint32_t need) {
-    if (need <= *cap) return 0;
-    uint32_t n = *cap ? *cap : 16;
-    while (n < need) n *= 2;
-    ms_node_info **p = realloc(*arr, n * sizeof *p);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-
 void ms_snapshot_begin_update(ms_snapshot *s) {
     s->update_seq++;
     s->nupdated = 0;
@@ -118,7 +106,8 @@ void ms_snapshot_begin_update(ms_snapshot *s) {
 
 void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
     if (s->updated_all) return;
-    if (reserve(&s->updated, &s->updcap, s->nupdated + 1) != 0) {
+    if (s->nupdated == s->updcap &&
+        !ms_array_grow((void **)&s->updated, &s->updcap, s->nupdated + 1, sizeof *s->updated)) {
         s->updated_all = true;
         return;
     }
@@ -127,15 +116,21 @@ void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
 
 int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all) {
     if (all) {
-        if (reserve(&s->nodes, &s->nodecap, n) != 0) return -1;
+        if (n > s->nodecap && !ms_array_grow((void **)&s->nodes, &s->nodecap, n, sizeof *s->nodes))
+            return -1;
         s->nnodes = 0;
         for (uint32_t i = 0; i < n; i++) {
             ms_node_info *ni = ms_map_get(&s->by_name, order[i]);
             if (ni) s->nodes[s->nnodes++] = ni;
         }
     }
-    if (reserve(&s->have_pods_with_affinity, &s->affcap, s->nnodes) != 0 ||
-        reserve(&s->have_pods_with_required_anti_affinity, &s->anticap, s->nnodes) != 0)
+    if (s->nnodes > s->affcap &&
+        !ms_array_grow((void **)&s->have_pods_with_affinity, &s->affcap, s->nnodes,
+                       sizeof *s->have_pods_with_affinity))
+        return -1;
+    if (s->nnodes > s->anticap &&
+        !ms_array_grow((void **)&s->have_pods_with_required_anti_affinity, &s->anticap, s->nnodes,
+                       sizeof *s->have_pods_with_required_anti_affinity))
         return -1;
     s->nhave_affinity = s->nhave_anti = 0;
     for (uint32_t i = 0; i < s->nnodes; i++) {

@@ -7,9 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The capacity that holds `need` elements: `cap` itself when it does, else
+ * doubling from 16 (at most UINT32_MAX). For arrays that cannot use
+ * ms_array_grow: several arrays sharing one capacity, or copies into an
+ * arena. */
+uint32_t ms_array_capacity(uint32_t cap, uint32_t need);
+
 /* Makes *p, an array of `size`-byte elements with room for *cap, hold at
- * least `need` elements: doubling, from 16. False when out of memory (or the
- * count would not fit), and then *p and *cap are unchanged. */
+ * least `need` elements, by ms_array_capacity's rule. False when out of
+ * memory (or the count would not fit), and then *p and *cap are unchanged. */
 bool ms_array_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
 
 #endif

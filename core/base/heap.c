@@ -1,6 +1,8 @@
 /* The binary min-heap with positions kept in its elements. */
 #include "base/heap.h"
 
+#include "base/array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,17 +72,7 @@ void ms_heap_free(ms_heap *h) {
 }
 
 ms_rc ms_heap_reserve(ms_heap *h, uint32_t n) {
-    if (n <= h->cap) return MS_OK;
-    uint32_t cap = h->cap ? h->cap : 16;
-    while (cap < n) {
-        if (cap > UINT32_MAX / 2) return MS_ENOMEM;
-        cap *= 2;
-    }
-    void **items = realloc(h->items, (size_t)cap * sizeof *items);
-    if (!items) return MS_ENOMEM;
-    h->items = items;
-    h->cap = cap;
-    return MS_OK;
+    return ms_array_grow((void **)&h->items, &h->cap, n, sizeof *h->items) ? MS_OK : MS_ENOMEM;
 }
 
 ms_rc ms_heap_push(ms_heap *h, void *e) {

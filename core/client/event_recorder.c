@@ -66,8 +66,8 @@ static char *v1_body(const ms_event_recorder *r, const ms_event *ev, const char 
     if (!v1) return NULL;
     add_head(v1, "events.k8s.io/v1", name, ev->regarding->ns);
     cJSON_AddStringToObject(v1, "eventTime", time);
-    cJSON_AddStringToObject(v1, "reportingController", r->controller);
-    cJSON_AddStringToObject(v1, "reportingInstance", r->instance);
+    cJSON_AddStringToObject(v1, "reportingController", ev->controller ? ev->controller : r->controller);
+    cJSON_AddStringToObject(v1, "reportingInstance", ev->instance ? ev->instance : r->instance);
     cJSON_AddStringToObject(v1, "action", ev->action ? ev->action : "");
     cJSON_AddStringToObject(v1, "reason", ev->reason);
     cJSON_AddStringToObject(v1, "type", ev->type);
@@ -95,7 +95,7 @@ static char *core_body(const ms_event_recorder *r, const ms_event *ev, const cha
     cJSON_AddStringToObject(core, "firstTimestamp", time);
     cJSON_AddStringToObject(core, "lastTimestamp", time);
     cJSON *src = cJSON_AddObjectToObject(core, "source");
-    cJSON_AddStringToObject(src, "component", r->controller);
+    cJSON_AddStringToObject(src, "component", ev->controller ? ev->controller : r->controller);
     return print_and_delete(core);
 }
 

@@ -28,6 +28,10 @@ typedef struct ms_event {
     const char *type;              /* "Normal" or "Warning" */
     const char *reason, *action, *note;
     uint32_t count;                /* occurrences it stands for: > 1 writes a series; 0 counts as 1 */
+    /* reportingController (source.component) and reportingInstance of this
+     * Event; NULL: the recorder's. A scheduler reports as the pod's
+     * profile: its schedulerName, and that name, "-", the host name. */
+    const char *controller, *instance;
 } ms_event;
 
 /* The requests that post one Event: path and body first, then, when that

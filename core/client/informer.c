@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/array.h"
 #include "base/clock.h"
-#include "base/map.h"
 #include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/namespaces.h"
@@ -58,7 +58,7 @@ struct ms_informer {
 
     /* deltas waiting to be pushed in one go */
     ms_delta *batch;
-    size_t nbatch, cbatch;
+    uint32_t nbatch, cbatch;   /* one per object held: bounded by memory */
 
     /* the watch in progress */
     bool gone;
@@ -297,18 +297,12 @@ static void flush(ms_informer *inf) {
 
 /* Queues a delta carrying its own reference to obj (taken here). */
 static void emit(ms_informer *inf, ms_delta_type type, void *obj, bool final_unknown, bool take_ref) {
-    if (inf->nbatch == inf->cbatch) {
-        size_t cap = inf->cbatch ? inf->cbatch * 2 : 64;
-        ms_delta *nb = realloc(inf->batch, cap * sizeof *nb);
-        if (!nb) {
-            flush(inf);
-            if (inf->nbatch == inf->cbatch) {   /* no batch at all */
-                if (!take_ref && obj) inf->res->unref(obj);
-                return;
-            }
-        } else {
-            inf->batch = nb;
-            inf->cbatch = cap;
+    if (inf->nbatch == inf->cbatch &&
+        !ms_array_grow((void **)&inf->batch, &inf->cbatch, inf->nbatch + 1, sizeof *inf->batch)) {
+        flush(inf);
+        if (inf->nbatch == inf->cbatch) {   /* no batch at all */
+            if (!take_ref && obj) inf->res->unref(obj);
+            return;
         }
     }
     ms_delta *d = &inf->batch[inf->nbatch++];

@@ -17,6 +17,7 @@
 #include "client/leader_election.h"
 #include "base/clock.h"
 #include "client/event_recorder.h"
+#include "moonsched/pod.h"
 
 /* ---- the decision, pure ---------------------------------------------------- */
 
@@ -459,7 +460,9 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     e->cancel = ms_kube_cancel_new();
     e->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (o->post_events) {
-        ms_event_recorder_options ro = {.controller = MS_DEFAULT_SCHEDULER_NAME, .instance = e->identity,
+        ms_event_recorder_options ro = {.controller = o->event_component ? o->event_component
+                                                                         : MS_DEFAULT_SCHEDULER_NAME,
+                                        .instance = e->identity,
                                         .core_only = true};
         e->events = ms_event_recorder_new(&ro);
     }

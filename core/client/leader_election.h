@@ -24,11 +24,8 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "cmd/metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/error.h"
-#include "client/kube_client.h"
-#include "moonsched/log.h"
 #include "moonsched/log.h"
 
 /* upstream's JitterFactor: acquire retries wait retryPeriod * [1, 2.2),
@@ -116,6 +113,9 @@ typedef struct ms_leader_elector_options {
     void (*leading_changed)(void *ctx, const char *lease, bool leading);
     void *leading_ctx;
     bool post_events;              /* "<identity> became leader" Event on the Lease */
+    /* The Events' source.component: upstream's is the first profile's
+     * schedulerName. NULL: "default-scheduler". */
+    const char *event_component;
 } ms_leader_elector_options;
 
 /* Validates the durations (as upstream: leaseDuration > renewDeadline >

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -26,6 +27,7 @@ struct ms_api_reporter {
     ms_rate_limiter *budget;
     ms_map reports;                /* uid_hash -> pod_report */
     uint64_t patches_skipped;
+    char host[256];                /* for reportingInstance */
 };
 
 ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o) {
@@ -35,6 +37,8 @@ ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o) {
     r->poster = o->poster;
     r->events = o->events;
     r->log = o->log ? o->log : &ms_log_default;
+    if (gethostname(r->host, sizeof r->host) != 0) snprintf(r->host, sizeof r->host, "localhost");
+    r->host[sizeof r->host - 1] = '\0';
     r->event_interval = o->event_interval > 0 ? o->event_interval : 30;
     double qps = o->event_qps > 0 ? o->event_qps : 50;
     r->budget = ms_rate_limiter_new(qps, (int32_t)(qps * 4), NULL, NULL);
@@ -77,7 +81,16 @@ static bool event_allowed(ms_api_reporter *r) {
     return true;
 }
 
-static void post_event(ms_api_reporter *r, const ms_event *ev) {
+/* Reported as client-go's events.NewRecorder(scheme, profile) does:
+ * reportingController the profile's schedulerName, reportingInstance
+ * that name, "-" and the host name. */
+static void post_event(ms_api_reporter *r, const char *profile, ms_event *ev) {
+    char instance[600];
+    if (profile) {
+        snprintf(instance, sizeof instance, "%s-%s", profile, r->host);
+        ev->controller = profile;
+        ev->instance = instance;
+    }
     ms_event_post post;
     if (ms_event_recorder_build(r->events, ev, ms_clock_wall(), &post) != MS_OK) {
         ms_poster_suppressed(r->poster);
@@ -86,11 +99,11 @@ static void post_event(ms_api_reporter *r, const ms_event *ev) {
     ms_poster_event(r->poster, &post);
 }
 
-void ms_api_reporter_event(ms_api_reporter *r, const ms_object_ref *regarding, const char *type,
+void ms_api_reporter_event(ms_api_reporter *r, const char *profile, const ms_object_ref *regarding, const char *type,
                            const char *reason, const char *action, const char *note) {
     if (!event_allowed(r)) return;
     ms_event ev = {.regarding = regarding, .type = type, .reason = reason, .action = action, .note = note};
-    post_event(r, &ev);
+    post_event(r, profile, &ev);
 }
 
 static ms_object_ref pod_ref(const ms_api_reporter *r, const ms_pod *pod) {
@@ -160,7 +173,7 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const 
     ms_object_ref ref = pod_ref(r, pod);
     ms_event ev = {.regarding = &ref, .type = "Warning", .reason = "FailedScheduling", .action = "Scheduling",
                    .note = message, .count = pr->failed_repeats};
-    post_event(r, &ev);
+    post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
     pr->failed_last = now;
     pr->failed_repeats = 0;
 }
@@ -175,7 +188,8 @@ void ms_api_reporter_preempted(ms_api_reporter *r, const ms_pod *victim, const m
     ms_object_ref ref = pod_ref(r, victim), rel = pod_ref(r, preemptor);
     ms_event ev = {.regarding = &ref, .related = &rel, .type = "Normal", .reason = "Preempted",
                    .action = "Preempting", .note = note};
-    post_event(r, &ev);
+    /* the preemptor's profile preempts */
+    post_event(r, ms_str_get(r->in, preemptor->scheduler_name), &ev);
 }
 
 void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *node) {
@@ -188,7 +202,7 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
     ms_object_ref ref = pod_ref(r, pod);
     ms_event ev = {.regarding = &ref, .type = "Normal", .reason = "Scheduled", .action = "Binding",
                    .note = note};
-    post_event(r, &ev);
+    post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
 }
 
 void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim) {

@@ -49,8 +49,9 @@ void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char 
 void ms_api_reporter_forget(ms_api_reporter *r, const ms_pod *pod);
 /* Unschedulable reports about the pod since it was last forgotten. */
 uint32_t ms_api_reporter_failed_attempts(ms_api_reporter *r, const ms_pod *pod);
-/* An Event about any object, within the budget. */
-void ms_api_reporter_event(ms_api_reporter *r, const ms_object_ref *regarding, const char *type,
+/* An Event about any object, within the budget, reported by `profile`
+ * (a schedulerName; NULL: the recorder's controller). */
+void ms_api_reporter_event(ms_api_reporter *r, const char *profile, const ms_object_ref *regarding, const char *type,
                            const char *reason, const char *action, const char *note);
 /* Condition patches not sent because the message had not changed. */
 uint64_t ms_api_reporter_patches_skipped(const ms_api_reporter *r);

@@ -1,6 +1,6 @@
-/* /metrics, /healthz and /readyz over plain HTTP. libmicrohttpd does the
- * protocol: a small, well-kept server is less to get wrong than one of our
- * own. See cmd/http_server.h. */
+/* /metrics, /healthz and /readyz over HTTP or HTTPS. libmicrohttpd does
+ * the protocol (and TLS, through GnuTLS): a small, well-kept server is
+ * less to get wrong than one of our own. See cmd/http_server.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -16,6 +16,9 @@ struct ms_http_server {
     struct MHD_Daemon *d;
     ms_http_handler handler;
     void *ctx;
+    ms_http_gate gate;
+    void *gate_ctx;
+    bool tls;
     uint16_t port;
 };
 
@@ -51,41 +54,91 @@ ms_rc ms_http_parse_address(const char *addr, char *host, size_t hostlen, uint16
     return MS_OK;
 }
 
+static enum MHD_Result queue(struct MHD_Connection *conn, const ms_http_server *s, ms_http_answer *a) {
+    if (a->body && !a->len) a->len = strlen(a->body);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(a->len, a->body ? a->body : (char *)"",
+                                        a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(a->body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", a->content_type ? a->content_type : "text/plain");
+    if (a->nosniff) MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    /* as upstream's secure serving (WithCacheControl) */
+    if (s->tls) MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+    enum MHD_Result ok = MHD_queue_response(conn, a->status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **con_cls) {
     ms_http_server *s = cls;
     (void)version;
     (void)upload_data;
-    (void)con_cls;
-    ms_http_answer a = {.status = 200, .content_type = "text/plain; charset=utf-8"};
     if (*upload_data_size) {
         *upload_data_size = 0;   /* bodies are ignored */
         return MHD_YES;
     }
+    ms_http_answer a = {.status = 0, .content_type = "text/plain; charset=utf-8"};
+    if (s->gate) {
+        ms_http_request rq = {.method = method, .path = url, .uri = *con_cls ? *con_cls : url,
+                              .authorization =
+                                  MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)};
+        s->gate(s->gate_ctx, &rq, &a);
+        if (a.status) return queue(conn, s, &a);
+    }
+    a.status = 200;
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
         a.status = 405;
         a.body = strdup("method not allowed\n");
     } else {
         s->handler(s->ctx, url, &a);
     }
-    if (a.body && !a.len) a.len = strlen(a.body);
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(a.len, a.body ? a.body : (char *)"", a.body ? MHD_RESPMEM_MUST_FREE
-                                                                                 : MHD_RESPMEM_PERSISTENT);
-    if (!r) {
-        free(a.body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, "Content-Type", a.content_type ? a.content_type : "text/plain");
-    enum MHD_Result ok = MHD_queue_response(conn, a.status, r);
-    MHD_destroy_response(r);
-    return ok;
+    return queue(conn, s, &a);
 }
 
-ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
-                           ms_http_server **out, ms_error *err) {
+/* The request line's URI as sent (with its query), for the gate. */
+static void *log_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+    (void)cls;
+    (void)conn;
+    return strdup(uri);
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode t) {
+    (void)cls;
+    (void)conn;
+    (void)t;
+    free(*con_cls);
+    *con_cls = NULL;
+}
+
+/* TLS 1.2 and up, as upstream's serving defaults. */
+static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+
+static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_options *o, uint16_t port,
+                                       const struct addrinfo *ai) {
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+    if (ai->ai_family == AF_INET6) flags |= o->dual_stack ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+    if (s->gate) flags |= MHD_USE_THREAD_PER_CONNECTION;
+    if (!s->tls)
+        /* A scrape or a probe is small: few connections, short timeouts. */
+        return MHD_start_daemon(flags, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT,
+                                (unsigned)10, MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+    return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                            MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                            NULL, MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY,
+                            o->tls_key_pem, MHD_OPTION_HTTPS_PRIORITIES, tls_priorities, MHD_OPTION_END);
+}
+
+ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err) {
     *out = NULL;
+    const char *addr = o->address;
     char host[256];
     uint16_t port;
     ms_rc rc = ms_http_parse_address(addr, host, sizeof host, &port, err);
@@ -103,15 +156,13 @@ ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
         freeaddrinfo(ai);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    s->handler = handler;
-    s->ctx = ctx;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
-    if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    s->handler = o->handler;
+    s->ctx = o->ctx;
+    s->gate = o->gate;
+    s->gate_ctx = o->gate_ctx;
+    s->tls = o->tls_cert_pem && o->tls_key_pem;
     errno = 0;
-    /* A scrape or a probe is small: few connections, short timeouts. */
-    s->d = MHD_start_daemon(flags, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)10, MHD_OPTION_END);
+    s->d = start_daemon(s, o, port, ai);
     int e = errno;
     freeaddrinfo(ai);
     if (!s->d) {
@@ -123,6 +174,12 @@ ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
     s->port = info ? info->port : port;
     *out = s;
     return MS_OK;
+}
+
+ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
+                           ms_http_server **out, ms_error *err) {
+    ms_http_server_options o = {.address = addr, .handler = handler, .ctx = ctx};
+    return ms_http_server_start_with(&o, out, err);
 }
 
 uint16_t ms_http_server_port(const ms_http_server *s) { return s ? s->port : 0; }

@@ -1,6 +1,10 @@
-/* A small plain-HTTP server for /metrics, /healthz and /readyz
- * (libmicrohttpd, one internal polling thread). GET only; every answer is
- * produced by one handler call, on the server's thread. */
+/* A small HTTP server for /metrics, /healthz and /readyz (libmicrohttpd):
+ * plain HTTP with one internal polling thread, or HTTPS with a gate that
+ * decides each request before the handler (authentication and
+ * authorization, cmd/secure_serving.h) and one thread per connection, so
+ * that a gate waiting on the API server holds up only its own request.
+ * GET and HEAD only (405 otherwise, after the gate); every answer is
+ * produced by one handler call. */
 #ifndef MOONSCHED_HTTP_SERVER_H
 #define MOONSCHED_HTTP_SERVER_H
 
@@ -19,8 +23,32 @@ typedef struct ms_http_answer {
     char *body;
     size_t len;
     const char *content_type;
+    bool nosniff;                  /* X-Content-Type-Options: nosniff */
 } ms_http_answer;
 typedef void (*ms_http_handler)(void *ctx, const char *path, ms_http_answer *out);
+
+/* What a gate sees of a request. */
+typedef struct ms_http_request {
+    const char *method;            /* "GET" */
+    const char *path;              /* decoded, without the query */
+    const char *uri;               /* as sent, with the query */
+    const char *authorization;     /* the Authorization header, or NULL */
+} ms_http_request;
+/* Leaves out->status 0 to let the handler answer, or fills out to answer
+ * instead. Runs on the connection's own thread: it may block. */
+typedef void (*ms_http_gate)(void *ctx, const ms_http_request *req, ms_http_answer *out);
+
+typedef struct ms_http_server_options {
+    const char *address;           /* "HOST:PORT", as ms_http_parse_address */
+    ms_http_handler handler;
+    void *ctx;
+    /* Both: HTTPS (TLS 1.2 and 1.3) with this certificate chain and key,
+     * PEM; every answer then says Cache-Control: no-cache, private. */
+    const char *tls_cert_pem, *tls_key_pem;
+    ms_http_gate gate;             /* NULL: every request goes to the handler */
+    void *gate_ctx;
+    bool dual_stack;               /* an IPv6 address takes IPv4 connections too */
+} ms_http_server_options;
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address) into host and port.
  * MS_EINVAL with a message naming the value when malformed. Port 0 is
@@ -33,6 +61,8 @@ bool ms_http_address_disabled(const char *addr);
  * the address cannot be bound. */
 ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
                            ms_http_server **out, ms_error *err);
+/* The same with every option. */
+ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err);
 uint16_t ms_http_server_port(const ms_http_server *s);
 /* Stops the thread and closes the socket. NULL is fine. */
 void ms_http_server_stop(ms_http_server *s);

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/http_server.h"
+#include "cmd/run_flags.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
-#include "config/config_check.h"
+#include "cmd/config_check.h"
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
 
@@ -44,28 +44,49 @@ static const char usage[] =
     "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
     "\n"
-    "usage: moonsched run [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
-    "                     [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
-    "                     [--leader-elect[=true|false]] [--controllers=LIST] [-v N]\n"
-    "                     [--log-format logfmt|json]\n"
+    "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
+    "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
+    "                       [--leader-elect[=BOOL]] [--leader-elect-* ...]\n"
+    "                       [--controllers=LIST] [-v N]\n"
+    "                       [--log-format logfmt|json] [kube-scheduler's flags]\n"
+    "       moonsched --version\n"
     "\n"
     "  --kubeconfig FILE  credentials and server (default: clientConnection.kubeconfig,\n"
     "                     in-cluster, $KUBECONFIG, ~/.kube/config)\n"
     "  --in-cluster       the pod's service account\n"
-    "  --policy FILE      a Lua policy, added to every profile (repeatable), reloaded\n"
-    "                     when the file changes\n"
+    "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
+    "  --policy FILE[,onLoadError=skip]  a Lua policy, added to every profile\n"
+    "                     (repeatable), reloaded when the file changes; one that does\n"
+    "                     not load at start holds its profiles' pods until it does,\n"
+    "                     or with onLoadError=skip lets them schedule without it\n"
     "  --scheduler-name NAME  schedulerName the first profile answers to\n"
     "  --metrics-bind-address ADDR:PORT  plain-HTTP /metrics, /healthz, /readyz\n"
     "                     (default: the config's metricsBindAddress, else\n"
     "                     " MS_RUN_DEFAULT_METRICS_ADDRESS "; \"0\" or \"\": off)\n"
+    "  --secure-port N    HTTPS for /metrics, /healthz, /livez, /readyz with delegated\n"
+    "                     authentication and authorization (default 10259; 0: off)\n"
+    "  --bind-address IP  where HTTPS listens (default 0.0.0.0: every address)\n"
+    "  --tls-cert-file, --tls-private-key-file  the HTTPS certificate (default:\n"
+    "                     self-signed, generated in memory at start)\n"
+    "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
+    "                     and access (default: the scheduler's own connection)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
     "                     (default: the config's leaderElection.leaderElect, true)\n"
+    "  --leader-elect-lease-duration, --leader-elect-renew-deadline,\n"
+    "  --leader-elect-retry-period DURATION, --leader-elect-resource-lock,\n"
+    "  --leader-elect-resource-name, --leader-elect-resource-namespace VALUE\n"
+    "                     override the config's leaderElection\n"
+    "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
+    "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
     "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"
     "                     taint-eviction (NoExecute taints evict pods;\n"
     "                     docs/taint-eviction.md); -NAME turns one off; none by default\n"
-    "  -v N               verbosity: 0-3 info, 4 and up debug\n"
-    "  --log-format F     logfmt (default) or json\n"
+    "  -v N, --v N        verbosity: 0-3 info, 4 and up debug\n"
+    "  --log-format F     logfmt (default) or json; --logging-format text|json too\n"
+    "  --version          print the version and exit\n"
     "\n"
+    "  The word `run` may be left out. kube-scheduler's other flags (--port,\n"
+    "  --feature-gates, --profiling, ...) are accepted with a warning.\n"
     "See docs/run.md.\n"
     "\n"
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
@@ -185,110 +206,53 @@ static int simulate_main(int argc, char **argv) {
     return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
-typedef struct run_args {
-    ms_run_options o;
-    ms_logger log;
-    const char **policies;         /* at most one per argument */
-} run_args;
+static void print_warning(void *ctx, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "moonsched: warning: %s\n", msg);
+}
 
-/* --controllers: "taint-eviction", "-taint-eviction", comma-separated. */
-static int parse_controllers(const char *v, run_args *r) {
-    char name[64];
-    for (const char *p = v; *p;) {
-        size_t n = strcspn(p, ",");
-        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
-        bool off = name[0] == '-';
-        if (strcmp(name + off, "taint-eviction") == 0) r->o.taint_eviction = !off;
-        else return usage_error("--controllers: unknown controller \"%s\" (known: taint-eviction)", name);
-        p += n + (p[n] == ',');
-    }
+/* MOONSCHED_VERSION comes from the build (`git describe`, or VERSION=). */
+#ifndef MOONSCHED_VERSION
+#define MOONSCHED_VERSION "unknown"
+#endif
+
+static int print_version(void) {
+    const char *v = MOONSCHED_VERSION;
+    printf("moonsched %s%s\n", v[0] == 'v' ? "" : "v", v);
     return EXIT_OK;
 }
 
-static int run_arg(int argc, char **argv, int *i, run_args *r) {
-    const char *a = argv[*i], *v;
-    if ((v = option_value(argc, argv, i, "--kubeconfig"))) {
-        if (!*v) return usage_error("%s needs a file", "--kubeconfig");
-        r->o.kubeconfig = v;
-    } else if (strcmp(a, "--in-cluster") == 0) {
-        r->o.in_cluster = true;
-    } else if (strcmp(a, "--leader-elect") == 0) {
-        r->o.leader_elect = 1;
-    } else if (strncmp(a, "--leader-elect=", 15) == 0) {
-        /* only the = form: a bare flag must not swallow the next argument */
-        v = a + 15;
-        if (strcmp(v, "true") == 0) r->o.leader_elect = 1;
-        else if (strcmp(v, "false") == 0) r->o.leader_elect = -1;
-        else return usage_error("--leader-elect: expected true or false, got \"%s\"", v);
-    } else if ((v = option_value(argc, argv, i, "--controllers"))) {
-        return parse_controllers(v, r);
-    } else if ((v = option_value(argc, argv, i, "--config"))) {
-        if (!*v) return usage_error("%s needs a file", "--config");
-        r->o.config_file = v;
-    } else if ((v = option_value(argc, argv, i, "--policy"))) {
-        if (!*v) return usage_error("%s needs a file", "--policy");
-        r->policies[r->o.npolicy_files++] = v;
-    } else if ((v = option_value(argc, argv, i, "--scheduler-name"))) {
-        if (!*v) return usage_error("%s needs a name", "--scheduler-name");
-        r->o.scheduler_name = v;
-    } else if ((v = option_value(argc, argv, i, "--metrics-bind-address"))) {
-        char host[256];
-        uint16_t port;
-        ms_error e = {0};
-        if (!ms_http_address_disabled(v) && ms_http_parse_address(v, host, sizeof host, &port, &e) != MS_OK)
-            return usage_error("--metrics-bind-address: %s", e.msg);
-        r->o.metrics_bind_address = v;
-    } else if ((v = option_value(argc, argv, i, "-v")) || (v = option_value(argc, argv, i, "--v"))) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (!*v || *end || n < 0) return usage_error("-v: expected a level, got \"%s\"", v);
-        r->log.level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
-    } else if ((v = option_value(argc, argv, i, "--log-format"))) {
-        if (strcmp(v, "json") == 0) r->log.json = true;
-        else if (strcmp(v, "logfmt") == 0) r->log.json = false;
-        else return usage_error("--log-format: expected logfmt or json, got \"%s\"", v);
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        return HELP;
-    } else {
-        return usage_error("unknown argument \"%s\"", a);
-    }
-    return EXIT_OK;
-}
-
+/* kube-scheduler's flags and moonsched's (cmd/run_flags.h). */
 static int run_main(int argc, char **argv) {
-    run_args a = {.log = ms_log_default, .policies = calloc((size_t)argc + 1, sizeof *a.policies)};
-    ms_run_options_default(&a.o);
-    if (!a.policies) {
+    ms_logger log = ms_log_default;
+    ms_run_options o;
+    ms_run_options_default(&o);
+    ms_run_flags f = {.o = &o, .log = &log, .policies = calloc((size_t)argc + 1, sizeof *f.policies),
+                      .warn = print_warning};
+    if (!f.policies) {
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
-    int rc = EXIT_OK;
-    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = run_arg(argc, argv, &i, &a);
-    if (rc == EXIT_OK && a.o.in_cluster && a.o.kubeconfig)
-        rc = usage_error("%s", "--kubeconfig and --in-cluster exclude each other");
-    if (rc != EXIT_OK) {
-        if (rc == HELP) fputs(usage, stdout);
-        free(a.policies);
-        return rc == HELP ? EXIT_OK : rc;
+    ms_error err = {0};
+    ms_rc r = ms_run_flags_parse(argc, argv, &f, &err);
+    if (r != MS_OK || f.action != MS_RUN_FLAGS_RUN) {
+        free(f.policies);
+        if (r != MS_OK) return usage_error("%s", err.msg);
+        if (f.action == MS_RUN_FLAGS_VERSION) return print_version();
+        fputs(usage, stdout);
+        return EXIT_OK;
     }
-    a.o.policy_files = a.policies;
-    a.o.log = &a.log;
+    o.log = &log;
     /* Objects are decoded on the informers' threads and freed on the
      * scheduler's: with an arena per thread (glibc's default, up to 8 per
      * core) each keeps its own high-water mark and holes. Two arenas cost
      * no measurable contention here and some 3 MiB less peak RSS. */
     mallopt(M_ARENA_MAX, 2);
-    ms_error err = {0};
-    ms_rc r = ms_run(&a.o, NULL, &err);
-    free(a.policies);
+    r = ms_run(&o, NULL, &err);
+    free(f.policies);
     if (r == MS_OK) return EXIT_OK;
     fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
     return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
-}
-
-static void print_warning(void *ctx, const char *msg) {
-    (void)ctx;
-    fprintf(stderr, "moonsched: warning: %s\n", msg);
 }
 
 /* `config check FILE [--output yaml|json]` */
@@ -397,6 +361,11 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
     if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) return print_version();
+    /* kube-scheduler's command line: flags without a subcommand run, so
+     * that a kube-scheduler manifest needs only its command changed. */
+    if (cmd[0] == '-' && strcmp(cmd, "--help") != 0 && strcmp(cmd, "-h") != 0)
+        return run_main(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return EXIT_OK;

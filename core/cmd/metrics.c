@@ -66,6 +66,7 @@ struct ms_metrics {
     uint32_t npolicies;
     double heartbeat;
     bool ready;
+    char unready[768];             /* ms_metrics_set_unready_reason */
     /* leader_election_master_status: only once an election runs, as
      * upstream registers it with the elector. */
     bool has_leader;
@@ -256,10 +257,21 @@ void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency) {
     pthread_mutex_unlock(&m->mu);
 }
 
-static bool is_ready(ms_metrics *m) {
+void ms_metrics_set_unready_reason(ms_metrics *m, const char *why) {
+    if (!m) return;
     pthread_mutex_lock(&m->mu);
-    bool ok = m->ready;
+    snprintf(m->unready, sizeof m->unready, "%s", why ? why : "");
     pthread_mutex_unlock(&m->mu);
+}
+
+/* Ready, or a malloc'd line saying why not. */
+static bool is_ready(ms_metrics *m, char **why) {
+    char line[sizeof m->unready + 2];
+    pthread_mutex_lock(&m->mu);
+    bool ok = m->ready && !m->unready[0];
+    snprintf(line, sizeof line, "%s\n", !m->ready ? "informers not synced" : m->unready);
+    pthread_mutex_unlock(&m->mu);
+    *why = ok ? NULL : strdup(line);
     return ok;
 }
 
@@ -454,11 +466,14 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
     } else if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
         bool ok = ms_metrics_healthy(m, ms_clock_monotonic(), HEARTBEAT_MAX_AGE);
         out->status = ok ? 200 : 500;
-        out->body = strdup(ok ? "ok\n" : "scheduler loop stalled\n");
+        /* upstream's healthz answer, byte for byte */
+        out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
+        out->nosniff = true;
     } else if (strcmp(path, "/readyz") == 0) {
-        bool ok = is_ready(m);
+        char *why;
+        bool ok = is_ready(m, &why);
         out->status = ok ? 200 : 503;
-        out->body = strdup(ok ? "ok\n" : "informers not synced\n");
+        out->body = ok ? strdup("ok\n") : why;
     } else {
         out->status = 404;
         out->body = strdup("not found\n");

@@ -88,6 +88,9 @@ void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency);
 void ms_metrics_heartbeat(ms_metrics *m, double now);
 bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
 void ms_metrics_set_ready(ms_metrics *m, bool ready);
+/* Why the scheduler is not ready although synced (a policy that did not
+ * load: its profile places no pod); NULL or "": nothing. /readyz says it. */
+void ms_metrics_set_unready_reason(ms_metrics *m, const char *why);
 /* leader_election_master_status{name}: 1 while this replica holds the
  * lease, 0 on standby; not rendered until first set (no election). */
 void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
@@ -95,7 +98,8 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
 /* The handler behind the HTTP server (ms_http_handler; ctx: the
  * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
  * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
- * /readyz 200 once ready and 503 before; anything else 404. */
+ * /readyz 200 once ready and 503 before, or while an unready reason is
+ * set (the body says why); anything else 404. */
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
 
 /* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;

@@ -30,6 +30,7 @@
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
+#include "cmd/secure_serving.h"
 #include "controllers/taint_eviction_controller.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
@@ -39,6 +40,8 @@
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
     o->handle_signals = true;
+    o->secure_port = MS_RUN_DEFAULT_SECURE_PORT;
+    o->bind_address = MS_RUN_DEFAULT_BIND_ADDRESS;
 }
 
 /* Binds on the wire at once (HTTP/2 streams), by default; the scheduler
@@ -81,6 +84,7 @@ typedef struct runner {
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
+    ms_secure_serving *https;
     ms_policy_info *policy_info;   /* scratch for the policies' figures */
     ms_metrics_policy *policy_snap;
     /* The attempt in progress (schedule_one), for its metrics. */
@@ -153,12 +157,19 @@ static void metrics_snapshot(runner *r) {
     ms_metrics_set_ready(r->metrics, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
+        const ms_policy_info *closed = NULL;   /* a profile that places no pod */
         for (uint32_t i = 0; i < n; i++) {
             ms_policy_info *info = &r->policy_info[i];
             ms_policy_set_info(r->policies, i, info);
             r->policy_snap[i] = (ms_metrics_policy){info->profile, info->plugin, &info->stats, info->disabled};
+            if (info->load_error && !info->fail_open && !closed) closed = info;
         }
         ms_metrics_set_policies(r->metrics, r->policy_snap, n);
+        char why[768] = "";
+        if (closed)
+            snprintf(why, sizeof why, "profile %s places no pod: policy %.500s (from %s)", closed->profile,
+                     closed->load_error, closed->file);
+        ms_metrics_set_unready_reason(r->metrics, why);
     }
 }
 
@@ -366,15 +377,16 @@ static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, co
  * aggregation; the global event budget applies. */
 static void policy_report(void *ctx, const ms_policy_event *ev) {
     runner *r = ctx;
-    static const char *const kinds[] = {"reloaded", "reload refused", "disabled"};
+    static const char *const kinds[] = {"reloaded", "reload refused", "disabled", "load failed"};
     static const struct {
         const char *type, *reason, *action;
     } events[] = {
         {"Normal", "PolicyReloaded", "Reload"},
         {"Warning", "PolicyReloadFailed", "Reload"},
         {"Warning", "PolicyDisabled", "Disable"},
+        {"Warning", "PolicyLoadFailed", "Load"},
     };
-    unsigned k = ev->kind <= MS_POLICY_DISABLED ? (unsigned)ev->kind : 0;
+    unsigned k = ev->kind <= MS_POLICY_LOAD_FAILED ? (unsigned)ev->kind : 0;
     char latency[32];
     snprintf(latency, sizeof latency, "%.3f", ev->latency);
     ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
@@ -385,7 +397,7 @@ static void policy_report(void *ctx, const ms_policy_event *ev) {
     snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
              ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
     ms_object_ref self = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
-    ms_api_reporter_event(r->reporter, &self, events[k].type, events[k].reason, events[k].action, note);
+    ms_api_reporter_event(r->reporter, ev->profile, &self, events[k].type, events[k].reason, events[k].action, note);
 }
 
 /* On the watcher thread: wake the loop. */
@@ -412,6 +424,9 @@ static ms_rc setup_policies(runner *r, ms_error *err) {
     po.report_ctx = r;
     po.ready = policy_ready;
     po.ready_ctx = r;
+    /* A broken file never stops the start (a restart would meet it again):
+     * its profile fails closed until the file is fixed. */
+    po.tolerate_load_failures = true;
     return ms_policy_set_new(&r->cfg, &po, r->in, &r->policies, err);
 }
 
@@ -483,6 +498,40 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
     return MS_OK;
 }
 
+/* HTTPS on --secure-port; the reviews go to the scheduler's own API
+ * server unless --authentication-kubeconfig / --authorization-kubeconfig
+ * name another. */
+static ms_rc setup_secure_serving(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    if (o->secure_port == 0) {
+        ms_log(r->log, MS_LOG_INFO, "secure serving disabled (--secure-port=0)", NULL);
+        return MS_OK;
+    }
+    if (o->secure_port < 0 || o->secure_port > 65535)
+        return ms_error_set(err, MS_EINVAL, "--secure-port %d must be between 0 and 65535", o->secure_port);
+    ms_kubeconfig authn = {0}, authz = {0};
+    ms_rc rc = MS_OK;
+    if (o->authn_kubeconfig) rc = ms_kubeconfig_load_file(&authn, o->authn_kubeconfig, NULL, err);
+    if (rc == MS_OK && o->authz_kubeconfig) rc = ms_kubeconfig_load_file(&authz, o->authz_kubeconfig, NULL, err);
+    if (rc == MS_OK) {
+        ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
+                                        .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
+                                        .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
+                                        .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
+                                        .handler = ms_metrics_serve, .ctx = r->metrics, .log = r->log};
+        rc = ms_secure_serving_start(&so, &r->https, err);
+    }
+    ms_kubeconfig_free(&authn);
+    ms_kubeconfig_free(&authz);
+    if (rc != MS_OK) return rc;
+    char port[8];
+    snprintf(port, sizeof port, "%u", ms_secure_serving_port(r->https));
+    ms_log(r->log, MS_LOG_INFO, "serving securely", "address",
+           o->bind_address && *o->bind_address ? o->bind_address : MS_RUN_DEFAULT_BIND_ADDRESS, "port", port,
+           "certificate", o->tls_cert_file ? o->tls_cert_file : "self-signed", NULL);
+    return MS_OK;
+}
+
 static void leader_gauge(void *ctx, const char *lease, bool leading) {
     ms_metrics_set_leader(ctx, lease, leading);
 }
@@ -490,15 +539,16 @@ static void leader_gauge(void *ctx, const char *lease, bool leading) {
 /* After the informers, as upstream: a standby's caches are warm when it
  * takes over. */
 static ms_rc setup_leader_election(runner *r, ms_error *err) {
-    bool on = r->o->leader_elect ? r->o->leader_elect > 0 : r->cfg.leader_election.leader_elect;
-    if (!on) {
+    if (!r->cfg.leader_election.leader_elect) {
         ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
         return MS_OK;
     }
     ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
                                     .leading_changed = leader_gauge, .leading_ctx = r->metrics,
-                                    .post_events = true};
+                                    .post_events = true,
+                                    .event_component = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name
+                                                                        : NULL};
     return ms_leader_elector_start(&eo, &r->elector, err);
 }
 
@@ -545,7 +595,10 @@ static ms_rc setup_clients(runner *r, ms_error *err) {
 /* Events, status patches and evictions: built on this thread, posted by
  * the poster's. */
 static ms_rc setup_reporting(runner *r, ms_error *err) {
-    ms_event_recorder_options ro = {.controller = MS_DEFAULT_SCHEDULER_NAME, .instance = "moonsched"};
+    /* Each Event names the profile that reports it (ms_api_reporter); this
+     * is for none. */
+    const char *first = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name : MS_DEFAULT_SCHEDULER_NAME;
+    ms_event_recorder_options ro = {.controller = first, .instance = first};
     if (!(r->events = ms_event_recorder_new(&ro))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_poster_options po = {.client = r->poster_client, .events = r->events, .metrics = r->metrics,
                             .log = r->log};
@@ -597,21 +650,51 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
     return ms_informer_start(&io, &r->pdb_inf, err);
 }
 
+static ms_rc copy_flag(const char *flag, const char *v, char *dst, size_t n, ms_error *err) {
+    if (!v) return MS_OK;
+    if (strlen(v) >= n) return ms_error_set(err, MS_EINVAL, "%s: \"%.64s...\" is too long", flag, v);
+    memcpy(dst, v, strlen(v) + 1);
+    return MS_OK;
+}
+
+/* --scheduler-name and the --leader-elect-* flags over the configuration,
+ * then the Lease's default name for the profiles as they now are. */
+static ms_rc apply_flags(runner *r, ms_error *err) {
+    const ms_run_options *o = r->o;
+    ms_config *c = &r->cfg;
+    if (o->scheduler_name && c->nprofiles > 0)
+        snprintf(c->profiles[0].scheduler_name, sizeof c->profiles[0].scheduler_name, "%s", o->scheduler_name);
+    ms_leader_election *le = &c->leader_election;
+    if (o->leader_elect) le->leader_elect = o->leader_elect > 0;
+    if (o->le_lease_duration > 0) le->lease_duration = o->le_lease_duration;
+    if (o->le_renew_deadline > 0) le->renew_deadline = o->le_renew_deadline;
+    if (o->le_retry_period > 0) le->retry_period = o->le_retry_period;
+    ms_rc rc;
+    if ((rc = copy_flag("--leader-elect-resource-lock", o->le_resource_lock, le->resource_lock,
+                        sizeof le->resource_lock, err)) != MS_OK ||
+        (rc = copy_flag("--leader-elect-resource-name", o->le_resource_name, le->resource_name,
+                        sizeof le->resource_name, err)) != MS_OK ||
+        (rc = copy_flag("--leader-elect-resource-namespace", o->le_resource_namespace, le->resource_namespace,
+                        sizeof le->resource_namespace, err)) != MS_OK)
+        return rc;
+    if (o->le_resource_name) le->resource_name_given = true;
+    ms_config_default_lease_name(c);
+    return ms_config_validate(c, err);
+}
+
 static ms_rc setup(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_rc rc = o->config_file ? ms_config_load_file(&r->cfg, o->config_file, warn_config, r, err)
                               : ms_config_default(&r->cfg);
     if (rc != MS_OK) return rc;
-    if (o->scheduler_name && r->cfg.nprofiles > 0) {
-        snprintf(r->cfg.profiles[0].scheduler_name, sizeof r->cfg.profiles[0].scheduler_name, "%s",
-                 o->scheduler_name);
-    }
+    if ((rc = apply_flags(r, err)) != MS_OK) return rc;
     if ((rc = setup_clients(r, err)) != MS_OK) return rc;
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     if ((rc = setup_policies(r, err)) != MS_OK) return rc;
     setup_self(r);
     if ((rc = setup_metrics(r, err)) != MS_OK) return rc;
+    if ((rc = setup_secure_serving(r, err)) != MS_OK) return rc;
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
@@ -638,8 +721,9 @@ static void teardown(runner *r) {
      * standby takes over (a lost lease is not ours to release). */
     ms_leader_elector_stop(r->elector, true);
     r->elector = NULL;
-    /* First: the HTTP thread reads the metrics. */
+    /* First: the HTTP threads read the metrics. */
     ms_http_server_stop(r->http);
+    ms_secure_serving_stop(r->https);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);

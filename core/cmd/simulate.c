@@ -14,7 +14,6 @@
 
 #include "base/clock.h"
 #include "backend/cache.h"
-#include "backend/cache.h"
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/quantity.h"

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/map.h"
 #include "base/quantity.h"
 #include "codec/decode_internal.h"
-#include "moonsched/config.h"
+#include "moonsched/pod.h"
 #include "moonsched/decode.h"
 
 void ms_decoder_init(ms_decoder *d, ms_interner *in) {
@@ -441,7 +442,7 @@ int ms_rlist_set(ms_rlist *r, ms_arena *scratch, ms_str name, int64_t value) {
         return 0;
     }
     if (r->n == r->cap) {
-        uint32_t cap = r->cap ? r->cap * 2 : 4;
+        uint32_t cap = ms_array_capacity(r->cap, r->n + 1);
         ms_scalar *s = MS_ARENA_NEW(scratch, ms_scalar, cap);
         if (!s) return -1;
         if (r->n) memcpy(s, r->s, r->n * sizeof *s);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "codec/decode_internal.h"
 #include "moonsched/decode.h"
 #include "moonsched/pod.h"
@@ -42,7 +43,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static ms_rc add_port(ms_dec *x, podcalc *pc, ms_host_port hp) {
     if (pc->nports == pc->cports) {
-        uint32_t cap = pc->cports ? pc->cports * 2 : 4;
+        uint32_t cap = ms_array_capacity(pc->cports, pc->nports + 1);
         ms_host_port *p = MS_ARENA_NEW(&pc->scratch, ms_host_port, cap);
         if (!p) return ms_json_nomem(&x->r);
         if (pc->nports) memcpy(p, pc->ports, pc->nports * sizeof *p);
@@ -90,7 +91,7 @@ static ms_rc dec_ports(ms_dec *x, podcalc *pc, const ms_obj *c, bool host_networ
 
 static ms_rc add_image(ms_dec *x, podcalc *pc, ms_str id) {
     if (pc->nimages == pc->cimages) {
-        uint32_t cap = pc->cimages ? pc->cimages * 2 : 4;
+        uint32_t cap = ms_array_capacity(pc->cimages, pc->nimages + 1);
         ms_str *p = MS_ARENA_NEW(&pc->scratch, ms_str, cap);
         if (!p) return ms_json_nomem(&x->r);
         if (pc->nimages) memcpy(p, pc->images, pc->nimages * sizeof *p);

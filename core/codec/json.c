@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "moonsched/decode.h"
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -65,28 +66,22 @@ ms_rc ms_json_parse(const char *buf, size_t len, cJSON **out, ms_error *err) {
 
 ms_rc ms_json_parse_stream(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, ms_error *err) {
     cJSON **v = NULL;
-    size_t n = 0, cap = 0;
+    uint32_t n = 0, cap = 0;   /* documents: bounded by memory, far below 2^32 */
     size_t pos = skip_space(buf, len, 0);
     ms_rc rc = MS_OK;
     while (pos < len && buf[pos] != '\0') {
         cJSON *j;
         if ((rc = parse_one(buf, len, &pos, &j, err)) != MS_OK) break;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 4;
-            cJSON **nv = realloc(v, ncap * sizeof *nv);
-            if (!nv) {
-                cJSON_Delete(j);
-                rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-                break;
-            }
-            v = nv;
-            cap = ncap;
+        if (n == cap && !ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
+            cJSON_Delete(j);
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            break;
         }
         v[n++] = j;
         pos = skip_space(buf, len, pos);
     }
     if (rc != MS_OK) {
-        for (size_t i = 0; i < n; i++) cJSON_Delete(v[i]);
+        for (uint32_t i = 0; i < n; i++) cJSON_Delete(v[i]);
         free(v);
         *docs = NULL;
         *ndocs = 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/array.h"
 #include "moonsched/decode.h"
 
 #define MAX_DEPTH 512                 /* cJSON_Delete and cJSON_Duplicate recurse */
@@ -41,9 +42,9 @@ typedef struct anchor {
 
 typedef struct builder {
     frame *stack;
-    size_t depth, cap;
+    uint32_t depth, cap;
     anchor *anchors;
-    size_t nanchors, canchors;
+    uint32_t nanchors, canchors;
     cJSON *root;
     size_t nodes;
     size_t alias_nodes;
@@ -225,13 +226,9 @@ static ms_rc attach(builder *b, cJSON *node, size_t height, yaml_mark_t m) {
 }
 
 static ms_rc add_anchor(builder *b, const char *name, const cJSON *node, size_t count, size_t height) {
-    if (b->nanchors == b->canchors) {
-        size_t cap = b->canchors ? b->canchors * 2 : 8;
-        anchor *a = realloc(b->anchors, cap * sizeof *a);
-        if (!a) return nomem(b);
-        b->anchors = a;
-        b->canchors = cap;
-    }
+    if (b->nanchors == b->canchors &&
+        !ms_array_grow((void **)&b->anchors, &b->canchors, b->nanchors + 1, sizeof *b->anchors))
+        return nomem(b);
     char *copy = strdup(name);
     if (!copy) return nomem(b);
     b->anchors[b->nanchors++] = (anchor){copy, node, count, height};
@@ -239,7 +236,7 @@ static ms_rc add_anchor(builder *b, const char *name, const cJSON *node, size_t 
 }
 
 static void clear_anchors(builder *b) {
-    for (size_t i = 0; i < b->nanchors; i++) free(b->anchors[i].name);
+    for (uint32_t i = 0; i < b->nanchors; i++) free(b->anchors[i].name);
     b->nanchors = 0;
 }
 
@@ -263,13 +260,9 @@ static ms_rc on_scalar(builder *b, const yaml_event_t *ev) {
 static ms_rc on_start(builder *b, const yaml_event_t *ev, bool mapping) {
     if (awaiting_key(b)) return fail_mark(b, ev->start_mark, "complex mapping keys are not supported");
     if (b->depth + 1 > MAX_DEPTH) return fail_mark(b, ev->start_mark, "nesting too deep");
-    if (b->depth == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        frame *s = realloc(b->stack, cap * sizeof *s);
-        if (!s) return nomem(b);
-        b->stack = s;
-        b->cap = cap;
-    }
+    if (b->depth == b->cap &&
+        !ms_array_grow((void **)&b->stack, &b->cap, b->depth + 1, sizeof *b->stack))
+        return nomem(b);
     const char *name = (const char *)(mapping ? ev->data.mapping_start.anchor
                                               : ev->data.sequence_start.anchor);
     frame *f = &b->stack[b->depth];
@@ -298,7 +291,7 @@ static ms_rc on_alias(builder *b, const yaml_event_t *ev) {
     if (awaiting_key(b)) return fail_mark(b, ev->start_mark, "aliases as mapping keys are not supported");
     const char *name = (const char *)ev->data.alias.anchor;
     const anchor *a = NULL;
-    for (size_t i = b->nanchors; i-- > 0;)
+    for (uint32_t i = b->nanchors; i-- > 0;)
         if (strcmp(b->anchors[i].name, name) == 0) {
             a = &b->anchors[i];
             break;
@@ -354,7 +347,7 @@ ms_rc ms_yaml_parse(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, m
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     builder b = {.err = err};
     cJSON **v = NULL;
-    size_t n = 0, cap = 0;
+    uint32_t n = 0, cap = 0;   /* documents: bounded by memory, far below 2^32 */
     ms_rc rc = MS_OK;
     bool done = false;
     while (!done && rc == MS_OK) {
@@ -371,15 +364,9 @@ ms_rc ms_yaml_parse(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, m
                 rc = nomem(&b);
                 break;
             }
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 4;
-                cJSON **nv = realloc(v, ncap * sizeof *nv);
-                if (!nv) {
-                    rc = nomem(&b);
-                    break;
-                }
-                v = nv;
-                cap = ncap;
+            if (n == cap && !ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
+                rc = nomem(&b);
+                break;
             }
             v[n++] = b.root;
             b.root = NULL;

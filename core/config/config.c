@@ -267,6 +267,7 @@ static ms_rc parse_leader_election(parser *ps, ms_config *c, const cJSON *obj) {
           (rc = ms_json_string(&ps->r, NULL, j_, &s)) != MS_OK || !*s
               ? rc
               : copy_string(ps, s, le->resource_name, sizeof le->resource_name));
+    if (present && s && *s) le->resource_name_given = true;
     FIELD(ps, obj, "resourceNamespace", &present,
           (rc = ms_json_string(&ps->r, NULL, j_, &s)) != MS_OK || !*s
               ? rc
@@ -629,6 +630,7 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
     FIELD(ps, root, "profiles", &present, parse_profiles(ps, c, j_));
     /* read here for the unknown-field warnings; ms_config_validate checks it again */
     if (c->extenders && (rc = check_extenders(c->extenders, &ps->r, ps->r.err)) != MS_OK) return rc;
+    ms_config_default_lease_name(c);
     return ms_config_validate(c, ps->r.err);
 }
 
@@ -731,6 +733,15 @@ ms_rc ms_config_load_file(ms_config *c, const char *path,
     rc = ms_config_load_json(c, root, name, warn, warn_ctx, err);
     cJSON_Delete(root);
     return rc;
+}
+
+void ms_config_default_lease_name(ms_config *c) {
+    ms_leader_election *le = &c->leader_election;
+    if (le->resource_name_given || c->nprofiles == 0) return;
+    const char *name = c->profiles[0].scheduler_name;
+    for (uint32_t i = 0; i < c->nprofiles; i++)
+        if (strcmp(c->profiles[i].scheduler_name, MS_DEFAULT_SCHEDULER_NAME) == 0) name = "kube-scheduler";
+    snprintf(le->resource_name, sizeof le->resource_name, "%s", name);
 }
 
 static bool pct_valid(int32_t pct) { return pct >= 0 && pct <= 100; }

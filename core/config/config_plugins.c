@@ -1,6 +1,7 @@
 /* A profile's plugin set: upstream's default multiPoint list, the merge of
  * a profile's `plugins` into it, and the expansion of multiPoint into one
  * ordered list per extension point. */
+#include "moonsched/pod.h"
 #include "moonsched/config.h"
 
 #include <stdio.h>

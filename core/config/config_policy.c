@@ -81,10 +81,22 @@ static ms_rc read_limits(ms_json_reader *r, const cJSON *args, ms_policy_args *o
     return MS_OK;
 }
 
+/* onError, onLoadError: "reject" 0, "skip" 1; absent: *out unchanged. */
+static ms_rc read_reject_or_skip(ms_json_reader *r, const cJSON *args, const char *field, int32_t *out) {
+    const char *v = NULL;
+    ms_rc rc = ms_json_string(r, field, ms_json_get(args, field), &v);
+    if (rc != MS_OK || !v) return rc;
+    if (strcmp(v, "reject") == 0) *out = 0;
+    else if (strcmp(v, "skip") == 0) *out = 1;
+    else
+        return ms_json_fail(r, field, "Unsupported value: \"%.60s\": supported values: \"reject\", \"skip\"", v);
+    return MS_OK;
+}
+
 ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args *out,
                             ms_error *err) {
     static const char *const known[] = {"apiVersion", "kind", "file", "args", "budgetMs", "memoryLimitMiB",
-                                        "onError", "maxConsecutiveFailures", NULL};
+                                        "onError", "onLoadError", "maxConsecutiveFailures", NULL};
     ms_policy_args_default(out);
     ms_json_reader r;
     ms_json_reader_init(&r, &policy_wording, err);
@@ -101,15 +113,8 @@ ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args 
     if ((rc = ms_json_expect(&r, "args", j, MS_JSON_OBJECT)) != MS_OK) return rc;
     out->args = j;
     if ((rc = read_limits(&r, args, out)) != MS_OK) return rc;
-    const char *on_error = NULL;
-    if ((rc = ms_json_string(&r, "onError", ms_json_get(args, "onError"), &on_error)) != MS_OK) return rc;
-    if (!on_error) return MS_OK;
-    if (strcmp(on_error, "reject") == 0) out->on_error = 0;
-    else if (strcmp(on_error, "skip") == 0) out->on_error = 1;
-    else
-        return ms_json_fail(&r, "onError",
-                            "Unsupported value: \"%.60s\": supported values: \"reject\", \"skip\"", on_error);
-    return MS_OK;
+    if ((rc = read_reject_or_skip(&r, args, "onError", &out->on_error)) != MS_OK) return rc;
+    return read_reject_or_skip(&r, args, "onLoadError", &out->on_load_error);
 }
 
 ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t points,

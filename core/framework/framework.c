@@ -1,3 +1,5 @@
+/* A profile's framework: its plugins built from the configuration, and the
+ * runners of each extension point with upstream's semantics. */
 #include "framework/runners.h"
 #include "moonsched/framework.h"
 

@@ -1,3 +1,5 @@
+/* Plugin results with upstream's codes, and the FailedScheduling message
+ * built from a cycle's statuses. */
 #include "moonsched/status.h"
 
 #include <stdbool.h>

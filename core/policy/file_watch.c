@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
+
 /* What a path resolves to; `ok` false when it resolves to nothing. */
 typedef struct identity {
     bool ok;
@@ -90,15 +92,10 @@ static void need_dir(ms_watch *w, const char *dir) {
         }
     int wd = inotify_add_watch(w->ifd, dir, DIR_MASK);
     if (wd < 0) return;   /* not there (yet): the periodic check covers it */
-    if (w->ndirs == w->dircap) {
-        uint32_t cap = w->dircap ? w->dircap * 2 : 8;
-        wdir *d = realloc(w->dirs, cap * sizeof *d);
-        if (!d) {
-            inotify_rm_watch(w->ifd, wd);
-            return;
-        }
-        w->dirs = d;
-        w->dircap = cap;
+    if (w->ndirs == w->dircap &&
+        !ms_array_grow((void **)&w->dirs, &w->dircap, w->ndirs + 1, sizeof *w->dirs)) {
+        inotify_rm_watch(w->ifd, wd);
+        return;
     }
     char *copy = strdup(dir);
     if (!copy) {
@@ -233,13 +230,9 @@ ms_rc ms_watch_new(const ms_watch_options *o, ms_watch **out, ms_error *err) {
 
 ms_rc ms_watch_add(ms_watch *w, const char *path, uint32_t *index, ms_error *err) {
     if (w->started) return ms_error_set(err, MS_ESTATE, "watch: paths are added before the start");
-    if (w->npaths == w->pathcap) {
-        uint32_t cap = w->pathcap ? w->pathcap * 2 : 8;
-        wpath *p = realloc(w->paths, cap * sizeof *p);
-        if (!p) return ms_error_set(err, MS_ENOMEM, "watch: out of memory");
-        w->paths = p;
-        w->pathcap = cap;
-    }
+    if (w->npaths == w->pathcap &&
+        !ms_array_grow((void **)&w->paths, &w->pathcap, w->npaths + 1, sizeof *w->paths))
+        return ms_error_set(err, MS_ENOMEM, "watch: out of memory");
     wpath *p = &w->paths[w->npaths];
     memset(p, 0, sizeof *p);
     if (!(p->path = strdup(path))) return ms_error_set(err, MS_ENOMEM, "watch: out of memory");

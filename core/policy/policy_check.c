@@ -11,7 +11,6 @@
 
 #include "base/clock.h"
 #include "backend/cache.h"
-#include "backend/cache.h"
 #include "backend/queue.h"
 #include "backend/snapshot.h"
 #include "moonsched/decode.h"

@@ -24,7 +24,16 @@ struct ms_policy {
     ms_str fail_reason;            /* the last failure, interned for statuses */
     char name[128];                /* the plugin name */
     char last_error[512];
+    /* No version loaded yet (ms_policy_new_unloaded): cur is NULL, every
+     * point is neutral, and PreFilter rejects unless fail_open. */
+    bool fail_open;
+    char load_error[640];
 };
+
+/* Disabled, or no version loaded: the points answer neutrally. */
+static bool idle(const ms_policy *p) { return p->disabled || !p->cur; }
+/* No version loaded and fail closed: the points refuse every pod. */
+static bool closed(const ms_policy *p) { return !p->cur && !p->fail_open; }
 
 static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st);
 static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
@@ -87,6 +96,35 @@ ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms
     return ms_policy_new_ex(rt, first, NULL, NULL, out, err);
 }
 
+ms_rc ms_policy_new_unloaded(ms_lua_runtime *rt, const char *plugin_name, const ms_lua_limits *lim,
+                             bool fail_open, uint32_t neutral_hooks, const char *why, ms_policy **out,
+                             ms_error *err) {
+    *out = NULL;
+    if (strlen(plugin_name) >= sizeof ((ms_policy *)0)->name)
+        return ms_error_set(err, MS_EINVAL, "policy: the name \"%.40s...\" is too long", plugin_name);
+    ms_policy *p = calloc(1, sizeof *p);
+    if (!p) return ms_error_set(err, MS_ENOMEM, "policy: out of memory");
+    p->rt = rt;
+    snprintf(p->name, sizeof p->name, "%s", plugin_name);
+    p->on_error = lim && lim->on_error >= 0 ? (uint8_t)lim->on_error : rt->o.on_error;
+    p->max_failures = lim && lim->max_failures >= 0 ? (uint32_t)lim->max_failures : rt->o.max_failures;
+    p->fail_open = fail_open;
+    snprintf(p->load_error, sizeof p->load_error, "%s did not load: %s", plugin_name, why);
+    snprintf(p->last_error, sizeof p->last_error, "%.500s", p->load_error);
+    p->stats.reloads_failed = 1;
+    /* Closed at every point that can stop a pod (the framework keeps
+     * those the configuration enables the plugin at). */
+    uint32_t hooks = neutral_hooks;
+    if (!fail_open)
+        hooks |= MS_LUA_HOOK_PRE_FILTER | MS_LUA_HOOK_FILTER | MS_LUA_HOOK_RESERVE | MS_LUA_HOOK_PERMIT;
+    wire(p, hooks, &p->ops);
+    *out = p;
+    return MS_OK;
+}
+
+const char *ms_policy_load_error(const ms_policy *p) { return p->cur ? NULL : p->load_error; }
+bool ms_policy_fail_open(const ms_policy *p) { return p->fail_open; }
+
 void ms_policy_free(ms_policy *p) {
     if (!p) return;
     ms_lua_state_free(p->cur);
@@ -112,7 +150,7 @@ void ms_policy_reload_failed(ms_policy *p) { p->stats.reloads_failed++; }
 const ms_lua_state *ms_policy_state(const ms_policy *p) { return p->cur; }
 const ms_plugin_ops *ms_policy_ops(ms_policy *p) { return &p->ops; }
 const char *ms_policy_name(const ms_policy *p) { return p->name; }
-uint32_t ms_policy_hooks(const ms_policy *p) { return p->cur->hooks; }
+uint32_t ms_policy_hooks(const ms_policy *p) { return p->cur ? p->cur->hooks : 0; }
 bool ms_policy_disabled(const ms_policy *p) { return p->disabled; }
 const char *ms_policy_last_error(const ms_policy *p) { return p->last_error; }
 void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) { *out = p->stats; }
@@ -177,7 +215,7 @@ static bool skipping(const ms_policy *p) { return p->on_error == MS_POLICY_SKIP;
 
 static bool pol_pre_enqueue(void *self, const ms_pod *pod, const char **reason) {
     ms_policy *p = self;
-    if (p->disabled) return true;
+    if (idle(p)) return true;
     ms_lua_frame *f = begin(p, NULL);
     f->pod = pod;
     if (run(p, MS_LUA_OP_PRE_ENQUEUE) != 0) {
@@ -198,7 +236,7 @@ static bool fallback_less(const ms_queued_pod *a, const ms_queued_pod *b) {
 
 static bool pol_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b) {
     ms_policy *p = self;
-    if (p->disabled) return fallback_less(a, b);
+    if (idle(p)) return fallback_less(a, b);
     ms_lua_frame *f = begin(p, NULL);
     f->pod = a->pod;
     f->pod2 = b->pod;
@@ -213,7 +251,10 @@ static ms_code reject(ms_policy *p, ms_status *st) {
 
 static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     ms_policy *p = self;
-    if (p->disabled) return MS_SKIP;
+    /* Fail closed: a policy may encode isolation, so a profile whose
+     * policy did not load places nothing (and preempts nothing for it). */
+    if (closed(p)) return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, p->load_error);
+    if (idle(p)) return MS_SKIP;
     ms_lua_frame *f = begin(p, c);
     if (run(p, MS_LUA_OP_PRE_FILTER) != 0) return skipping(p) ? MS_SKIP : reject(p, st);
     switch (f->result) {
@@ -234,7 +275,11 @@ static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
 static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                                 ms_status *statuses) {
     ms_policy *p = self;
-    if (p->disabled || n == 0) {
+    if (closed(p)) {
+        for (uint32_t i = 0; i < n; i++) ms_status_set(&statuses[i], MS_UNSCHEDULABLE_AND_UNRESOLVABLE, p->load_error);
+        return MS_SUCCESS;
+    }
+    if (idle(p) || n == 0) {
         for (uint32_t i = 0; i < n; i++) ms_status_ok(&statuses[i]);
         return MS_SUCCESS;
     }
@@ -289,7 +334,7 @@ void ms_lua_normalize(const double *raw, uint32_t n, int64_t *out) {
 static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                          int64_t *scores, ms_status *st) {
     ms_policy *p = self;
-    if (p->disabled || n == 0) {
+    if (idle(p) || n == 0) {
         for (uint32_t i = 0; i < n; i++) scores[i] = 0;
         return MS_SUCCESS;
     }
@@ -323,7 +368,8 @@ static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
 
 static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) {
     ms_policy *p = self;
-    if (p->disabled || !(p->cur->hooks & MS_LUA_HOOK_RESERVE)) return MS_SUCCESS;
+    if (closed(p)) return ms_status_set(st, MS_UNSCHEDULABLE, p->load_error);
+    if (idle(p) || !(p->cur->hooks & MS_LUA_HOOK_RESERVE)) return MS_SUCCESS;
     ms_lua_frame *f = begin(p, c);
     f->node_name = node;
     if (run(p, MS_LUA_OP_RESERVE) != 0) return skipping(p) ? MS_SUCCESS : reject(p, st);
@@ -334,7 +380,7 @@ static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) 
 
 static void pol_unreserve(void *self, ms_cycle *c, ms_str node) {
     ms_policy *p = self;
-    if (p->disabled) return;
+    if (idle(p)) return;
     ms_lua_frame *f = begin(p, c);
     f->node_name = node;
     run(p, MS_LUA_OP_UNRESERVE);
@@ -343,7 +389,8 @@ static void pol_unreserve(void *self, ms_cycle *c, ms_str node) {
 static ms_code pol_permit(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
     ms_policy *p = self;
     *timeout = 0;
-    if (p->disabled) return MS_SUCCESS;
+    if (closed(p)) return ms_status_set(st, MS_UNSCHEDULABLE, p->load_error);
+    if (idle(p)) return MS_SUCCESS;
     ms_lua_frame *f = begin(p, c);
     f->node_name = node;
     if (run(p, MS_LUA_OP_PERMIT) != 0) return skipping(p) ? MS_SUCCESS : reject(p, st);
@@ -360,7 +407,7 @@ ms_code ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *
                                  ms_pod *const *candidates, uint32_t ncandidates,
                                  uint32_t *victims, uint32_t *nvictims, ms_status *st) {
     *nvictims = 0;
-    if (p->disabled || !(p->cur->hooks & MS_LUA_HOOK_SELECT_VICTIMS)) return MS_SKIP;
+    if (idle(p) || !(p->cur->hooks & MS_LUA_HOOK_SELECT_VICTIMS)) return MS_SKIP;
     ms_lua_frame *f = begin(p, c);
     f->node = ni;
     f->cands = candidates;
@@ -378,7 +425,7 @@ ms_code ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *
 ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                                   uint32_t noptions, uint32_t *chosen, ms_status *st) {
     *chosen = 0;
-    if (p->disabled || noptions == 0 || !(p->cur->hooks & MS_LUA_HOOK_PICK_PREEMPTION))
+    if (idle(p) || noptions == 0 || !(p->cur->hooks & MS_LUA_HOOK_PICK_PREEMPTION))
         return MS_SKIP;
     ms_lua_frame *f = begin(p, c);
     f->options = options;

@@ -32,7 +32,7 @@ bool ms_policy_preemption_attach(ms_policy_preemption *pp, const ms_framework *f
                                  ms_policy *const *policies, uint32_t npolicies) {
     memset(pp, 0, sizeof *pp);
     for (uint32_t i = 0; i < npolicies; i++) {
-        uint32_t hooks = ms_lua_state_hooks(ms_policy_state(policies[i]));
+        uint32_t hooks = ms_policy_hooks(policies[i]);
         if (!pp->select && (hooks & MS_LUA_HOOK_SELECT_VICTIMS)) pp->select = policies[i];
         if (!pp->pick && (hooks & MS_LUA_HOOK_PICK_PREEMPTION)) pp->pick = policies[i];
     }

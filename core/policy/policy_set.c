@@ -12,9 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/array.h"
 #include "base/clock.h"
-#include "base/map.h"
-#include "framework/plugins/preemption.h"
 #include "base/map.h"
 #include "framework/plugins/preemption.h"
 #include "policy/file_watch.h"
@@ -140,13 +139,9 @@ static ms_rc add_file(ms_policy_set *ps, const char *path, uint32_t *index, ms_e
             *index = i;
             return MS_OK;
         }
-    if (ps->nfiles == ps->filecap) {
-        uint32_t cap = ps->filecap ? ps->filecap * 2 : 4;
-        pfile *f = realloc(ps->files, cap * sizeof *f);
-        if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ps->files = f;
-        ps->filecap = cap;
-    }
+    if (ps->nfiles == ps->filecap &&
+        !ms_array_grow((void **)&ps->files, &ps->filecap, ps->nfiles + 1, sizeof *ps->files))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     pfile *f = &ps->files[ps->nfiles];
     memset(f, 0, sizeof *f);
     if (!(f->path = strdup(path))) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -190,26 +185,67 @@ static uint32_t cli_points(uint32_t hooks) {
     return points;
 }
 
+/* "FILE" or "FILE,onLoadError=skip|reject": the file into path, the
+ * option into *on_load_error (NULL: not given). */
+static ms_rc split_cli_policy(const char *arg, char *path, size_t n, const char **on_load_error, ms_error *err) {
+    static const char key[] = ",onLoadError=";
+    const char *opt = strstr(arg, key);
+    size_t len = opt ? (size_t)(opt - arg) : strlen(arg);
+    *on_load_error = NULL;
+    if (len >= n) return ms_error_set(err, MS_EINVAL, "--policy %.60s...: the path is too long", arg);
+    memcpy(path, arg, len);
+    path[len] = '\0';
+    if (!opt) return MS_OK;
+    *on_load_error = opt + sizeof key - 1;
+    if (strcmp(*on_load_error, "skip") != 0 && strcmp(*on_load_error, "reject") != 0)
+        return ms_error_set(err, MS_EINVAL, "--policy %s: onLoadError: expected skip or reject, got \"%s\"", path,
+                            *on_load_error);
+    return MS_OK;
+}
+
+/* A --policy file's plugin name and points: from the policy, or, when it
+ * does not load and that is tolerated, lua:<file name without .lua> with
+ * every point but QueueSort. */
+static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, char *name, size_t n, uint32_t *points,
+                             ms_error *err) {
+    ms_lua_state *s = NULL;
+    ms_error lerr = {0};
+    ms_rc rc = load_text(ps, path, NULL, NULL, &s, NULL, &lerr);
+    if (rc == MS_OK) {
+        snprintf(name, n, MS_POLICY_PREFIX "%s", ms_lua_state_name(s));
+        *points = cli_points(ms_lua_state_hooks(s));
+        ms_lua_state_free(s);
+        return MS_OK;
+    }
+    if (rc == MS_ENOMEM || !ps->o.tolerate_load_failures) {
+        if (err) *err = lerr;
+        ms_error_prefix(err, "--policy %s", path);
+        return rc;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".lua") == 0) len -= 4;
+    snprintf(name, n, MS_POLICY_PREFIX "%.*s", (int)len, base);
+    *points = cli_points(0);
+    return MS_OK;
+}
+
 static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) {
     const char *sorter = NULL;     /* the file whose policy sorts the queue */
     for (uint32_t f = 0; f < ps->o.nfiles; f++) {
-        const char *path = ps->o.files[f];
-        ms_lua_state *s = NULL;
-        ms_rc rc = load_text(ps, path, NULL, NULL, &s, NULL, err);
-        if (rc != MS_OK) {
-            ms_error_prefix(err, "--policy %s", path);
-            return rc;
-        }
-        char name[80];
-        snprintf(name, sizeof name, MS_POLICY_PREFIX "%s", ms_lua_state_name(s));
-        uint32_t points = cli_points(ms_lua_state_hooks(s));
-        ms_lua_state_free(s);
+        char path[4096], name[80];
+        const char *on_load_error;
+        uint32_t points;
+        ms_rc rc = split_cli_policy(ps->o.files[f], path, sizeof path, &on_load_error, err);
+        if (rc == MS_OK) rc = cli_policy_name(ps, path, name, sizeof name, &points, err);
+        if (rc != MS_OK) return rc;
         if (points & (1u << MS_EP_QUEUE_SORT)) {
             if (sorter)
                 return ms_error_set(err, MS_EINVAL,
                                     "--policy %s: defines less, as %s does: the queue has one order",
                                     path, sorter);
-            sorter = path;
+            sorter = ps->o.files[f];
         }
         if (!ms_config_policy_name_valid(name))
             return ms_error_set(err, MS_EINVAL,
@@ -218,7 +254,8 @@ static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) 
                                 path, name + sizeof MS_POLICY_PREFIX - 1, MS_POLICY_NAME_MAX);
         for (uint32_t i = 0; i < cfg->nprofiles; i++) {
             cJSON *args = cJSON_CreateObject();
-            if (!args || !cJSON_AddStringToObject(args, "file", path)) {
+            if (!args || !cJSON_AddStringToObject(args, "file", path) ||
+                (on_load_error && !cJSON_AddStringToObject(args, "onLoadError", on_load_error))) {
                 cJSON_Delete(args);
                 return ms_error_set(err, MS_ENOMEM, "out of memory");
             }
@@ -232,6 +269,24 @@ static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) 
     return MS_OK;
 }
 
+/* The hooks that serve the points a configuration names explicitly (an
+ * unloaded policy answers there neutrally). */
+static uint32_t hooks_for_points(uint32_t points) {
+    static const struct {
+        ms_extension_point ep;
+        uint32_t hook;
+    } map[] = {
+        {MS_EP_PRE_ENQUEUE, MS_LUA_HOOK_PRE_ENQUEUE}, {MS_EP_QUEUE_SORT, MS_LUA_HOOK_LESS},
+        {MS_EP_PRE_FILTER, MS_LUA_HOOK_PRE_FILTER},   {MS_EP_FILTER, MS_LUA_HOOK_FILTER},
+        {MS_EP_SCORE, MS_LUA_HOOK_SCORE},             {MS_EP_RESERVE, MS_LUA_HOOK_RESERVE},
+        {MS_EP_PERMIT, MS_LUA_HOOK_PERMIT},
+    };
+    uint32_t h = 0;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (points & (1u << map[i].ep)) h |= map[i].hook;
+    return h;
+}
+
 static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_config *pc,
                           ms_error *err) {
     const char *profile_name = ps->profile_names[profile];
@@ -240,13 +295,9 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     ms_policy_args a;
     ms_rc rc = ms_config_policy_args(pc->args, path, &a, err);
     if (rc != MS_OK) return rc;
-    if (ps->ninst == ps->instcap) {
-        uint32_t cap = ps->instcap ? ps->instcap * 2 : 4;
-        instance *in = realloc(ps->inst, cap * sizeof *in);
-        if (!in) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ps->inst = in;
-        ps->instcap = cap;
-    }
+    if (ps->ninst == ps->instcap &&
+        !ms_array_grow((void **)&ps->inst, &ps->instcap, ps->ninst + 1, sizeof *ps->inst))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     instance *in = &ps->inst[ps->ninst];
     memset(in, 0, sizeof *in);
     in->profile = profile;
@@ -260,8 +311,16 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     rc = add_file(ps, a.file, &in->file, err);
     if (rc == MS_OK) {
         ms_lua_state *s = NULL;
-        rc = load_text(ps, a.file, &in->lim, in->args, &s, &ps->files[in->file].seen_hash, err);
-        if (rc == MS_OK) rc = ms_policy_new_ex(ps->rt, s, pc->name, &in->lim, &in->p, err);
+        ms_error lerr = {0};
+        rc = load_text(ps, a.file, &in->lim, in->args, &s, &ps->files[in->file].seen_hash, &lerr);
+        if (rc == MS_OK) {
+            rc = ms_policy_new_ex(ps->rt, s, pc->name, &in->lim, &in->p, err);
+        } else if (rc != MS_ENOMEM && ps->o.tolerate_load_failures) {
+            rc = ms_policy_new_unloaded(ps->rt, pc->name, &in->lim, a.on_load_error == 1,
+                                        hooks_for_points(pc->explicit_points), lerr.msg, &in->p, err);
+        } else if (err) {
+            *err = lerr;
+        }
     }
     if (rc != MS_OK) {
         cJSON_Delete(in->args);
@@ -392,6 +451,17 @@ ms_rc ms_policy_set_attach(ms_policy_set *ps, ms_scheduler *s, ms_error *err) {
     for (uint32_t i = 0; i < ps->nprofiles && i < ms_scheduler_nprofiles(s); i++)
         if (ps->profs[i].n > 0)
             ms_default_preemption_set_hooks(ms_scheduler_profile(s, i), &ps->profs[i].hooks);
+    /* Policies that did not load: reported now that reports can go out. */
+    for (uint32_t i = 0; i < ps->ninst; i++) {
+        const instance *in = &ps->inst[i];
+        const char *why = ms_policy_load_error(in->p);
+        if (!why) continue;
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s (from %s); %s until the file loads", why, ps->files[in->file].path,
+                 ms_policy_fail_open(in->p) ? "the profile schedules without it (onLoadError: skip)"
+                                            : "the profile places no pod");
+        report(ps, MS_POLICY_LOAD_FAILED, in, msg, 0);
+    }
     if (ps->watch && ps->nfiles > 0) return ms_watch_start(ps->watch, err);
     return MS_OK;
 }
@@ -447,6 +517,8 @@ void ms_policy_set_info(const ms_policy_set *ps, uint32_t i, ms_policy_info *out
     out->policy = in->p;
     ms_policy_get_stats(in->p, &out->stats);
     out->disabled = ms_policy_disabled(in->p);
+    out->load_error = ms_policy_load_error(in->p);
+    out->fail_open = ms_policy_fail_open(in->p);
 }
 
 void ms_policy_set_get_totals(const ms_policy_set *ps, ms_policy_set_totals *out) {
@@ -544,16 +616,11 @@ static void bury(ms_policy_set *ps, ms_lua_state *s) {
         return;
     }
     pthread_mutex_lock(&ps->mu);
-    if (ps->ngraves == ps->gravecap) {
-        uint32_t cap = ps->gravecap ? ps->gravecap * 2 : 4;
-        ms_lua_state **g = realloc(ps->graves, cap * sizeof *g);
-        if (!g) {
-            pthread_mutex_unlock(&ps->mu);
-            ms_lua_state_free(s);
-            return;
-        }
-        ps->graves = g;
-        ps->gravecap = cap;
+    if (ps->ngraves == ps->gravecap &&
+        !ms_array_grow((void **)&ps->graves, &ps->gravecap, ps->ngraves + 1, sizeof *ps->graves)) {
+        pthread_mutex_unlock(&ps->mu);
+        ms_lua_state_free(s);
+        return;
     }
     ps->graves[ps->ngraves++] = s;
     pthread_mutex_unlock(&ps->mu);
@@ -568,7 +635,8 @@ static bool apply(ms_policy_set *ps, pending *pd, double now) {
     char msg[1024];
     if (!pd->state) {
         ms_policy_reload_failed(in->p);
-        snprintf(msg, sizeof msg, "reload of %s failed, the running version stays: %s", file,
+        snprintf(msg, sizeof msg, "reload of %s failed, %s: %s", file,
+                 ms_policy_load_error(in->p) ? "still no version loaded" : "the running version stays",
                  pd->message);
         report(ps, MS_POLICY_RELOAD_FAILED, in, msg, 0);
         return false;

@@ -12,6 +12,7 @@
 
 #include "backend/cache.h"
 #include "backend/queue.h"
+#include "base/array.h"
 #include "framework/runners.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_priv.h"
@@ -50,8 +51,7 @@ uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n) {
 
 static bool grow_buffers(ms_scheduler *s, uint32_t n) {
     if (n <= s->cap) return true;
-    uint32_t cap = s->cap ? s->cap : 64;
-    while (cap < n) cap *= 2;
+    uint32_t cap = ms_array_capacity(s->cap, n);
     size_t rows = s->max_nscore ? s->max_nscore : 1;
     ms_status *st = realloc(s->statuses, cap * sizeof *st);
     if (st) s->statuses = st;

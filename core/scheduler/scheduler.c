@@ -12,6 +12,7 @@
 #include "api/pdb_set.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
+#include "base/array.h"
 #include "base/map.h"
 #include "framework/runners.h"
 #include "moonsched/lua_policy.h"
@@ -68,13 +69,9 @@ static ms_rc sched_bind(void *ctx, const ms_pod *pod, ms_str node) {
 /* Keeps the victim alive until the next snapshot update: evicting it may
  * drop the cache's reference while the cycle still reads it. */
 static bool hold_victim(ms_scheduler *s, ms_pod *victim) {
-    if (s->nevicted == s->evictcap) {
-        uint32_t cap = s->evictcap ? s->evictcap * 2 : 16;
-        ms_pod **v = realloc(s->evicted, cap * sizeof *v);
-        if (!v) return false;
-        s->evicted = v;
-        s->evictcap = cap;
-    }
+    if (s->nevicted == s->evictcap &&
+        !ms_array_grow((void **)&s->evicted, &s->evictcap, s->nevicted + 1, sizeof *s->evicted))
+        return false;
     s->evicted[s->nevicted++] = ms_pod_ref(victim);
     return true;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "scheduler/scheduler_priv.h"
 #include "framework/runners.h"
 #include "backend/queue.h"
@@ -23,15 +24,10 @@ double ms_scheduler_next_permit_deadline(const ms_scheduler *s) {
 bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline) {
     ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
     int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
-    if (s->nwaiting == s->waitcap) {
-        uint32_t cap = s->waitcap ? s->waitcap * 2 : 16;
-        ms_inflight **w = realloc(s->waiting, cap * sizeof *w);
-        if (w) {
-            s->waiting = w;
-            s->waitcap = cap;
-        }
-    }
-    if (!copy || (report->nplugins && !scores) || s->nwaiting == s->waitcap) return false;
+    if (!copy || (report->nplugins && !scores)) return false;
+    if (s->nwaiting == s->waitcap &&
+        !ms_array_grow((void **)&s->waiting, &s->waitcap, s->nwaiting + 1, sizeof *s->waiting))
+        return false;
     *copy = *report;
     if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
     copy->scores = scores;
@@ -130,13 +126,9 @@ bool ms_scheduler_permit_deny(ms_scheduler *s, const char *uid, const char *reas
 bool ms_scheduler_permit_later(ms_scheduler *s, const char *uid, bool allow, const char *reason) {
     ms_inflight *r = waiting_by_uid(s, uid);
     if (!r) return false;
-    if (s->nlater == s->latercap) {
-        uint32_t cap = s->latercap ? s->latercap * 2 : 16;
-        ms_permit_request *l = realloc(s->later, cap * sizeof *l);
-        if (!l) return false;
-        s->later = l;
-        s->latercap = cap;
-    }
+    if (s->nlater == s->latercap &&
+        !ms_array_grow((void **)&s->later, &s->latercap, s->nlater + 1, sizeof *s->later))
+        return false;
     ms_permit_request *q = &s->later[s->nlater++];
     q->uid_hash = r->qp->pod->meta.uid_hash;
     q->allow = allow;

@@ -2,8 +2,8 @@
  * declare the events they care about; the queue moves a pod back only on an
  * event one of its rejecting plugins cares about (upstream's
  * EventsToRegister / QueueingHint idea). */
-#ifndef MOONSCHED_EVENTS_H
-#define MOONSCHED_EVENTS_H
+#ifndef MOONSCHED_CLUSTER_EVENT_H
+#define MOONSCHED_CLUSTER_EVENT_H
 
 #include <stdint.h>
 

@@ -69,8 +69,13 @@ typedef struct ms_leader_election {
     double renew_deadline;         /* 10 */
     double retry_period;           /* 2 */
     char resource_lock[32];        /* "leases" */
-    char resource_name[256];       /* "kube-scheduler" */
+    /* Not given: ms_config_default_lease_name derives it from the
+     * profiles (kube-scheduler's "kube-scheduler" only when a profile is
+     * default-scheduler, else the first profile's schedulerName), so that
+     * a second scheduler never takes kube-scheduler's Lease by default. */
+    char resource_name[256];
     char resource_namespace[64];   /* "kube-system" */
+    bool resource_name_given;      /* resourceName was set (file or flag) */
 } ms_leader_election;
 
 typedef struct ms_config {
@@ -96,9 +101,6 @@ typedef struct ms_config {
     uint64_t seed;
 } ms_config;
 
-/* The schedulerName of upstream's default profile, and of pods that name none. */
-#define MS_DEFAULT_SCHEDULER_NAME "default-scheduler"
-
 /* Upstream's default profile (MS_DEFAULT_SCHEDULER_NAME) and settings. */
 ms_rc ms_config_default(ms_config *c);
 /* Reads a KubeSchedulerConfiguration (YAML or JSON; apiVersion
@@ -121,6 +123,12 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
 ms_rc ms_config_validate(const ms_config *c, ms_error *err);
 void ms_config_free(ms_config *c);
 const ms_profile_config *ms_config_profile(const ms_config *c, const char *scheduler_name);
+
+/* leaderElection.resourceName when it was not given: "kube-scheduler"
+ * when a profile is MS_DEFAULT_SCHEDULER_NAME, else the first profile's
+ * schedulerName. Loading calls it; call it again after renaming a
+ * profile. */
+void ms_config_default_lease_name(ms_config *c);
 
 /* Go's time.ParseDuration ("1h2m3.5s", "300ms", "0"), in seconds (the
  * form of metav1.Duration fields such as leaseDuration or httpTimeout). */
@@ -177,6 +185,10 @@ typedef struct ms_policy_args {
     uint64_t memory;               /* memoryLimitMiB, in bytes; 0: the default */
     int32_t on_error;              /* onError: 0 "reject", 1 "skip"; -1: the default */
     int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */
+    /* onLoadError, when the file does not load as `run` starts: 0
+     * "reject" (the default: the profile places no pod until it loads), 1
+     * "skip" (the profile schedules without it meanwhile). */
+    int32_t on_load_error;
 } ms_policy_args;
 
 bool ms_config_is_policy(const char *plugin_name);

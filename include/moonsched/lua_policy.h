@@ -159,6 +159,20 @@ ms_rc ms_policy_new(ms_lua_runtime *rt, ms_lua_state *first, ms_policy **out, ms
  * versions loaded for it later should share lim's budget and memory. */
 ms_rc ms_policy_new_ex(ms_lua_runtime *rt, ms_lua_state *first, const char *plugin_name,
                        const ms_lua_limits *lim, ms_policy **out, ms_error *err);
+/* A policy whose file did not load (`run` at start): no version runs
+ * until one loads and is swapped in (ms_policy_swap), as any reload.
+ * fail_open false: its PreFilter rejects every pod of the profile
+ * (UnschedulableAndUnresolvable, "<plugin> did not load: <why>"); true:
+ * the profile schedules without it. Either way the points of
+ * neutral_hooks (MS_LUA_HOOK_* bits: those the configuration names
+ * explicitly) answer neutrally (pass, score 0, PrioritySort's order), so
+ * that the profile builds. */
+ms_rc ms_policy_new_unloaded(ms_lua_runtime *rt, const char *plugin_name, const ms_lua_limits *lim,
+                             bool fail_open, uint32_t neutral_hooks, const char *why, ms_policy **out,
+                             ms_error *err);
+/* "<plugin> did not load: <why>" while no version runs; NULL after. */
+const char *ms_policy_load_error(const ms_policy *p);
+bool ms_policy_fail_open(const ms_policy *p);
 void ms_policy_free(ms_policy *p);
 /* Hot reload: from the next call on, `next` runs; returns the previous
  * version for the caller to free once no cycle uses it (between cycles that
@@ -169,7 +183,7 @@ void ms_policy_free(ms_policy *p);
 ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next);
 /* A new version failed to load (counted in the stats; the running one stays). */
 void ms_policy_reload_failed(ms_policy *p);
-const ms_lua_state *ms_policy_state(const ms_policy *p);
+const ms_lua_state *ms_policy_state(const ms_policy *p);   /* NULL: none loaded */
 /* The plugin name, and the hooks of the running version. */
 const char *ms_policy_name(const ms_policy *p);
 uint32_t ms_policy_hooks(const ms_policy *p);

@@ -15,6 +15,10 @@
 #include "moonsched/resources.h"
 #include "moonsched/selector.h"
 
+/* spec.schedulerName when a pod names none (the API server's defaulting),
+ * and so the name of upstream's default profile. */
+#define MS_DEFAULT_SCHEDULER_NAME "default-scheduler"
+
 #pragma GCC visibility push(default)
 
 typedef enum ms_taint_effect {

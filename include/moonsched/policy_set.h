@@ -43,6 +43,7 @@ typedef enum ms_policy_event_kind {
     MS_POLICY_RELOADED = 0,        /* a new version runs */
     MS_POLICY_RELOAD_FAILED,       /* a new version was refused; the running one stays */
     MS_POLICY_DISABLED,            /* too many consecutive failures */
+    MS_POLICY_LOAD_FAILED,         /* did not load at start (tolerate_load_failures) */
 } ms_policy_event_kind;
 
 typedef struct ms_policy_event {
@@ -65,6 +66,14 @@ typedef struct ms_policy_set_options {
     const char *const *files;
     uint32_t nfiles;
     bool watch;                    /* reload changed files (from ms_policy_set_attach on) */
+    /* `run`: a policy file that does not load at start is no error. Its
+     * plugin stays in the profile without a version (ms_policy_new_unloaded):
+     * fail closed, the profile placing no pod, unless its onLoadError is
+     * "skip" (pluginConfig args, or `--policy FILE,onLoadError=skip`); the
+     * watcher loads the file again when it changes, as any reload. Reported
+     * (MS_POLICY_LOAD_FAILED) from ms_policy_set_attach on. A --policy file
+     * that does not load is named lua:<its file name without .lua>. */
+    bool tolerate_load_failures;
     double watch_settle;           /* ms_watch_options.settle; 0: its default */
     /* Reloads, refused versions, disabled policies. On the scheduler thread.
      * NULL: a log line through lua.log. */
@@ -79,7 +88,8 @@ typedef struct ms_policy_set_options {
 void ms_policy_set_options_default(ms_policy_set_options *o);
 
 /* Loads the policies of cfg's profiles and o->files (which it adds to
- * cfg's profiles). Errors name the profile, the plugin and the file, or
+ * cfg's profiles; a file may end in ",onLoadError=skip" or
+ * ",onLoadError=reject"). Errors name the profile, the plugin and the file, or
  * the file given on the command line ("--policy FILE: ..."). A set with
  * no policy is valid (and does nothing). `in` must outlive the set. */
 ms_rc ms_policy_set_new(ms_config *cfg, const ms_policy_set_options *o, ms_interner *in,
@@ -113,6 +123,8 @@ typedef struct ms_policy_info {
     const ms_policy *policy;
     ms_policy_stats stats;
     bool disabled;
+    const char *load_error;        /* no version loaded yet: why; NULL: one runs */
+    bool fail_open;                /* onLoadError "skip" */
 } ms_policy_info;
 
 /* The i-th policy (i < ms_policy_set_count), for metrics and reports. */

@@ -19,9 +19,12 @@
  * POD_NAMESPACE are set (downward API), else the leader-election lock
  * object (Lease kube-system/kube-scheduler by default).
  *
- * Metrics (include/moonsched/metrics.h) and health are served over plain
- * HTTP by one libmicrohttpd thread; /healthz is 200 while the scheduler
- * loop comes round, /readyz once the informers have synced.
+ * Metrics (include/moonsched/metrics.h) and health are served over HTTPS
+ * on secure_port (kube-scheduler's 10259), with delegated authentication
+ * (TokenReview) and authorization (SubjectAccessReview; /healthz, /livez
+ * and /readyz always allowed), and over plain HTTP on
+ * metrics_bind_address (127.0.0.1:10251); /healthz is 200 while the
+ * scheduler loop comes round, /readyz once the informers have synced.
  *
  * Leader election (leaderElection.leaderElect, true by default as
  * upstream; include/moonsched/leader_election.h): the informers start and
@@ -62,9 +65,27 @@ typedef struct ms_run_options {
      * healthzBindAddress, else MS_RUN_DEFAULT_METRICS_ADDRESS (which, when
      * taken, only costs a warning); "" or "0": not served. */
     const char *metrics_bind_address;
+    /* HTTPS (kube-scheduler's secure serving), set by
+     * ms_run_options_default to upstream's defaults. secure_port 0: not
+     * served; a port that cannot be bound is fatal, as upstream. */
+    int32_t secure_port;           /* --secure-port; MS_RUN_DEFAULT_SECURE_PORT */
+    const char *bind_address;      /* --bind-address, an IP; NULL, "0.0.0.0" or "::": every address */
+    const char *tls_cert_file;     /* --tls-cert-file; NULL (and no key): self-signed, in memory */
+    const char *tls_key_file;      /* --tls-private-key-file */
+    /* Who reviews tokens (TokenReview) and access (SubjectAccessReview):
+     * kubeconfig files; NULL: the scheduler's own connection. */
+    const char *authn_kubeconfig;  /* --authentication-kubeconfig */
+    const char *authz_kubeconfig;  /* --authorization-kubeconfig */
     /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
      * 1 on; -1 off. */
     int leader_elect;
+    /* kube-scheduler's --leader-elect-* flags: they override the
+     * configuration's leaderElection (as kube-scheduler does from v1.23 on;
+     * v1.20 ignores them when --config is given). 0 or NULL: keep. The
+     * deprecated --lock-object-name/-namespace land in resource_name and
+     * resource_namespace when no --config is given, as upstream's do. */
+    double le_lease_duration, le_renew_deadline, le_retry_period;  /* seconds */
+    const char *le_resource_lock, *le_resource_name, *le_resource_namespace;
     /* --controllers=taint-eviction: the taint eviction controller runs
      * beside the scheduler, under the same leader election
      * (docs/taint-eviction.md). Off by default. */
@@ -74,6 +95,8 @@ typedef struct ms_run_options {
 } ms_run_options;
 
 #define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"
+#define MS_RUN_DEFAULT_SECURE_PORT 10259
+#define MS_RUN_DEFAULT_BIND_ADDRESS "0.0.0.0"
 
 void ms_run_options_default(ms_run_options *o);
 

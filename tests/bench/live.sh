@@ -44,7 +44,7 @@ one_run() {   # name
     if [ "$1" = upstream ]; then
         "$bin/kube-scheduler" --config "$dir/upstream.yaml" --port=0 --secure-port=0 -v=0 >"$dir/$1.log" 2>&1 &
     else
-        "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" >"$dir/$1.log" 2>&1 &
+        "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" --secure-port=0 >"$dir/$1.log" 2>&1 &
     fi
     sched_pid=$!
     while :; do

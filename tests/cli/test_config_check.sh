@@ -114,4 +114,30 @@ check "unknown config subcommand: exit 2" test $? -eq 2
 "$M" config check - <"$D/docs-minimal.yaml" >"$T/stdin.yaml" 2>&1
 check "'-' reads standard input" cmp "$T/stdin.yaml" "$T/min.yaml"
 
+# ---- beside kube-scheduler: the Lease's default, and warnings ----
+cfg() { printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n%s\n' "$1" >"$T/side.yaml"; }
+cfg 'profiles: [{schedulerName: gpu}, {schedulerName: batch}]'
+"$M" config check "$T/side.yaml" >"$T/side.out" 2>"$T/side.err"
+check "no default-scheduler profile: the Lease is the first profile's name" has_line "$T/side.out" "  resourceName: gpu"
+check "... in kube-system" has_line "$T/side.out" "  resourceNamespace: kube-system"
+check "... and no warning" test ! -s "$T/side.err"
+cfg 'profiles: [{schedulerName: gpu}, {schedulerName: default-scheduler}]'
+"$M" config check "$T/side.yaml" >"$T/side.out" 2>"$T/side.err"
+check "a default-scheduler profile: kube-scheduler's Lease" has_line "$T/side.out" "  resourceName: kube-scheduler"
+check "... and no warning" test ! -s "$T/side.err"
+cfg 'leaderElection: {resourceName: mine}
+profiles: [{schedulerName: default-scheduler}]'
+"$M" config check "$T/side.yaml" >"$T/side.out" 2>"$T/side.err"
+check "default-scheduler with a Lease of its own: a warning" \
+    has_text "$T/side.err" "warning: a profile is default-scheduler but the Lease is kube-system/mine"
+cfg 'leaderElection: {resourceName: kube-scheduler}
+profiles: [{schedulerName: gpu}]'
+"$M" config check "$T/side.yaml" >"$T/side.out" 2>"$T/side.err"
+check "kube-scheduler's Lease without a default-scheduler profile: a warning" \
+    has_text "$T/side.err" "warning: the Lease is kube-system/kube-scheduler but no profile is default-scheduler"
+cfg 'leaderElection: {resourceName: kube-scheduler, leaderElect: false}
+profiles: [{schedulerName: gpu}]'
+"$M" config check "$T/side.yaml" >"$T/side.out" 2>"$T/side.err"
+check "... not when leader election is off" test ! -s "$T/side.err"
+
 tap_done

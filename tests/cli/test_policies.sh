@@ -56,6 +56,13 @@ printf 'return {name = "broken",\n' >"$T/broken.lua"
 check "--policy with a syntax error: exit 2" test $? -eq 2
 check "--policy with a syntax error: file and line" has_text "$T/broken.err" "--policy $T/broken.lua: "
 check "--policy with a syntax error: the parser's message" has_text "$T/broken.err" "broken.lua:2:"
+# onLoadError matters to `run` only: simulate answers for one cluster at
+# once and has no later version to wait for, so a broken file stays an error.
+"$M" simulate --generate nodes=2,pods=1 --policy "$T/broken.lua,onLoadError=skip" >/dev/null 2>"$T/broken.err"
+check "simulate --policy FILE,onLoadError=skip with a syntax error: still exit 2" test $? -eq 2
+"$M" simulate --generate nodes=10,pods=20 --policy "$T/even.lua,onLoadError=skip" >"$T/even2.out" 2>&1
+check "--policy FILE,onLoadError=skip: the file is read as FILE" \
+    test "$(grep -c '^default/pod-[0-9]* -> node-[02468]  (' "$T/even2.out")" -eq 20
 
 cat >"$T/by-name.lua" <<'EOF'
 return { name = "by-name", less = function(a, b) return a.name > b.name end }

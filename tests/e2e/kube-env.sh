@@ -54,25 +54,42 @@ current-context: $2
 KC
 }
 
-kube_start() {
-    local d=$1 bin
-    bin=${KUBE_BIN:-$(bash "$(dirname "${BASH_SOURCE[0]}")/build-kube.sh" | tail -n 1)}
-    mkdir -p "$d"
-    kube_certs "$d"
-    local admin_token sched_token
-    admin_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
-    sched_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
-    printf '%s,admin,admin,"system:masters"\n%s,system:kube-scheduler,kube-scheduler\n' \
-        "$admin_token" "$sched_token" >"$d/tokens.csv"
-    local etcd_port peer_port api_port
-    etcd_port=$(kube_free_port); peer_port=$(kube_free_port); api_port=$(kube_free_port)
-    etcd --data-dir "$d/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
-        --advertise-client-urls "http://127.0.0.1:$etcd_port" \
-        --listen-peer-urls "http://127.0.0.1:$peer_port" \
-        --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
-        --initial-cluster "default=http://127.0.0.1:$peer_port" \
-        >"$d/etcd.log" 2>&1 &
-    echo $! >"$d/etcd.pid"
+# etcd on two free ports, waiting until it answers: a port found free can be
+# taken by another process before etcd binds it, so a start that fails is
+# tried again on other ports. Writes DIR/etcd.pid and DIR/etcd.port.
+kube_start_etcd() {
+    local d=$1 etcd_port peer_port pid
+    for _ in 1 2 3; do
+        etcd_port=$(kube_free_port); peer_port=$(kube_free_port)
+        rm -rf "$d/etcd"
+        etcd --data-dir "$d/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+            --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+            --listen-peer-urls "http://127.0.0.1:$peer_port" \
+            --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+            --initial-cluster "default=http://127.0.0.1:$peer_port" \
+            >"$d/etcd.log" 2>&1 &
+        pid=$!
+        echo "$pid" >"$d/etcd.pid"
+        echo "$etcd_port" >"$d/etcd.port"
+        for _ in $(seq 1 60); do
+            if curl -sf "http://127.0.0.1:$etcd_port/health" >/dev/null 2>&1; then
+                return 0
+            fi
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.5
+        done
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    echo "etcd did not start; see $d/etcd.log" >&2
+    return 1
+}
+
+# kube-apiserver on a free port, against the etcd of DIR; writes
+# DIR/apiserver.pid and DIR/apiserver.port.
+kube_launch_apiserver() {
+    local d=$1 bin=$2 etcd_port=$3 api_port
+    api_port=$(kube_free_port)
     "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
         --bind-address=127.0.0.1 --secure-port="$api_port" --advertise-address=127.0.0.1 \
         --insecure-port=0 --tls-cert-file="$d/server.crt" --tls-private-key-file="$d/server.key" \
@@ -85,7 +102,25 @@ kube_start() {
         --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
         >"$d/apiserver.log" 2>&1 &
     echo $! >"$d/apiserver.pid"
-    export KUBE_DIR=$d KUBE_URL="https://127.0.0.1:$api_port"
+    echo "$api_port" >"$d/apiserver.port"
+}
+
+kube_start() {
+    local d=$1 bin
+    bin=${KUBE_BIN:-$(bash "$(dirname "${BASH_SOURCE[0]}")/build-kube.sh" | tail -n 1)}
+    mkdir -p "$d"
+    kube_certs "$d"
+    local admin_token sched_token
+    admin_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+    sched_token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+    printf '%s,admin,admin,"system:masters"\n%s,system:kube-scheduler,kube-scheduler\n' \
+        "$admin_token" "$sched_token" >"$d/tokens.csv"
+    local etcd_port
+    kube_start_etcd "$d" || return 1
+    etcd_port=$(cat "$d/etcd.port")
+    local tries=1
+    kube_launch_apiserver "$d" "$bin" "$etcd_port"
+    export KUBE_DIR=$d KUBE_URL="https://127.0.0.1:$(cat "$d/apiserver.port")"
     kube_kubeconfig "$d" admin "$admin_token"
     kube_kubeconfig "$d" scheduler "$sched_token"
     echo "$admin_token" >"$d/admin.token"
@@ -94,6 +129,14 @@ kube_start() {
             "$KUBE_URL/readyz" >/dev/null 2>&1; then
             kube_grant_namespaces
             return 0
+        fi
+        # Its port taken between the check and the bind: again, elsewhere.
+        if ! kill -0 "$(cat "$d/apiserver.pid")" 2>/dev/null && [ "$tries" -lt 3 ]; then
+            tries=$((tries + 1))
+            kube_launch_apiserver "$d" "$bin" "$etcd_port"
+            export KUBE_URL="https://127.0.0.1:$(cat "$d/apiserver.port")"
+            kube_kubeconfig "$d" admin "$admin_token"
+            kube_kubeconfig "$d" scheduler "$sched_token"
         fi
         sleep 0.5
     done

@@ -73,8 +73,10 @@ wait_for() {   # seconds, command: true once the command is
     done
     return 1
 }
+# (HTTPS off: the suites share the host, and 10259 on every address is
+# not loopback; test_run_serving.sh turns it on)
 start_ms() {   # extra arguments of `moonsched run`
-    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" -v 4 "$@" >>"$dir/ms.log" 2>&1 &
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --secure-port=0 -v 4 "$@" >>"$dir/ms.log" 2>&1 &
     ms_pid=$!
 }
 stop_ms() {   # [signal, TERM by default] -> its exit status

@@ -115,8 +115,10 @@ if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&
     fi
     if podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
         runner=image
-        echo "# image $image, version $(podman image inspect "$image" \
-            --format '{{index .Labels "org.opencontainers.image.version"}}')"
+        label=$(podman image inspect "$image" --format '{{index .Labels "org.opencontainers.image.version"}}')
+        echo "# image $image, version $label"
+        check_eval "the binary's --version is the image's version label (moonsched v${label#v})" \
+            "[ \"\$(buildah run --isolation chroot '$ctr' -- moonsched --version 2>&1)\" = 'moonsched v${label#v}' ]"
     fi
 fi
 [ "$runner" = image ] || echo "# podman/buildah or the image unavailable: running $ms"
@@ -124,13 +126,16 @@ fi
 sched_pid=""
 sched_log=""
 # Starts moonsched with the Deployment's arguments, in-cluster, as the pod
-# would run it (metrics on a free loopback port instead of :10251).
+# would run it (HTTPS on a free loopback port instead of every address's
+# 10259, plain-HTTP metrics on another).
 start_sched() {   # name (its log: $dir/NAME.log), extra arguments
     sched_log=$dir/$1.log
     ln -sfn "$sched_log" "$dir/ms.log"   # what the harness's not_ok shows
     shift
     metrics_port=$(kube_free_port)
-    local args=("${deploy_args[@]}" --metrics-bind-address="127.0.0.1:$metrics_port" -v 4 "$@")
+    https_port=$(kube_free_port)
+    local args=("${deploy_args[@]}" --metrics-bind-address="127.0.0.1:$metrics_port"
+                --bind-address=127.0.0.1 --secure-port="$https_port" -v 4 "$@")
     local env=(KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$api_port"
                POD_NAME=moonsched-test POD_NAMESPACE=moonsched)
     if [ "$runner" = image ]; then
@@ -171,7 +176,12 @@ stop_sched() {   # [signal] -> moonsched's exit status
     sched_pid=""
     return $rc
 }
-health() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$metrics_port/$1"; }
+# as the kubelet probes: HTTPS, no token, the certificate not checked
+health() { curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$https_port/$1"; }
+# /metrics over HTTPS with a token (the ServiceAccount's own, allowed by
+# the ClusterRole below)
+secure_metrics() { curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$sa/token")" \
+    "https://127.0.0.1:$https_port/metrics"; }
 metric() { curl -s "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 # (the registry takes the counters at the scheduler's 200 ms tick)
 metric_ge() { wait_for 5 "[ \"\$(metric '$1')\" -ge $2 ] 2>/dev/null"; }
@@ -184,10 +194,11 @@ mkpod() {   # name schedulerName [cpu]
     kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"${3:-100m}\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
 }
 node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
-# The Scheduled event's reportingInstance: who bound the pod.
+# The Scheduled event's reportingController (the pod's profile), or with
+# a second argument its reportingInstance: who bound the pod.
 bound_by() {
-    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" \
-        '[.items[] | select(.reason == "Scheduled" and .regarding.name == $p) | .reportingInstance] | first // ""'
+    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" --arg f "${2:-reportingController}" \
+        '[.items[] | select(.reason == "Scheduled" and .regarding.name == $p) | .[$f]] | first // ""'
 }
 lease_holder() { kube_api GET "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" | jq -r '.spec.holderIdentity // ""'; }
 
@@ -205,6 +216,8 @@ all_bound() { local p; for p in "$@"; do [ -n "$(node_of "$p")" ] || return 1; d
 check_eval "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
 check_eval "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
     "wait_for 10 '[ \"\$(bound_by ms-1)\$(bound_by ms-2)\$(bound_by ms-3)\" = moonschedmoonschedmoonsched ]'"
+check_eval "... its reportingInstance is the profile's name and the host name" \
+    "case \$(bound_by ms-1 reportingInstance) in moonsched-?*) true ;; *) false ;; esac"
 by_upstream() { local p b; for p in "$@"; do b=$(bound_by "$p"); [ -n "$b" ] && [ "$b" != moonsched ] || return 1; done; }
 check_eval "kube-scheduler bound the others" "wait_for 10 'by_upstream ks-1 ks-2 ks-3'"
 ms_identity=$(sed -n 's/.*msg="successfully acquired lease".* identity=\([^ ]*\).*/\1/p' "$sched_log" | head -n 1)
@@ -214,7 +227,8 @@ check_eval "kube-scheduler holds kube-system/kube-scheduler, not moonsched" \
     "wait_for 10 'h=\$(lease_holder kube-system kube-scheduler); [ -n \"\$h\" ] && [ \"\$h\" != \"$ms_identity\" ]'"
 check_eval "the LeaderElection event is on moonsched's Lease" \
     "kube_api GET /api/v1/namespaces/moonsched/events | jq -e '.items[] | select(.reason == \"LeaderElection\" and .involvedObject.kind == \"Lease\" and .involvedObject.name == \"moonsched\")' >/dev/null"
-check_eval "the liveness and readiness probes' paths answer 200" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
+check_eval "the liveness and readiness probes' paths answer 200 (HTTPS, no token)" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
+check_eval "/metrics over HTTPS: 403 without a token" '[ "$(health metrics)" = 403 ]'
 mkpod ms-4 moonsched
 mkpod ks-4 default-scheduler
 check_eval "both keep scheduling their own pods" \
@@ -275,6 +289,30 @@ start_sched lp-status
 check_eval "without the pods/status rule: no PodScheduled=False on an unschedulable pod (403)" \
     "wait_for 15 'grep -q \"pods/lp-huge/status status=403\" \"$sched_log\"' &&
      ! kube_api GET /api/v1/namespaces/default/pods/lp-huge | jq -e '.status.conditions[]? | select(.type == \"PodScheduled\")' >/dev/null"
+stop_sched TERM
+restore_rules
+
+# HTTPS: a token needs a TokenReview, a path a SubjectAccessReview. A
+# ClusterRole that lets the ServiceAccount get /metrics shows both.
+kc create clusterrole moonsched-test:metrics --verb=get --non-resource-url=/metrics >/dev/null
+kc create clusterrolebinding moonsched-test:metrics --clusterrole=moonsched-test:metrics \
+    --serviceaccount=moonsched:moonsched >/dev/null
+start_sched lp-reviews-full
+check_eval "with the full role: /metrics over HTTPS with a token allowed to get it answers 200" \
+    "wait_for 15 '[ \"\$(health healthz)\" = 200 ]' && wait_for 10 '[ \"\$(secure_metrics)\" = 200 ]'"
+stop_sched TERM
+drop_rule moonsched '.resources == ["tokenreviews"]'
+start_sched lp-tokenreviews
+check_eval "without the TokenReview rule: a token is refused (401), probes without one still answer 200" \
+    "wait_for 15 '[ \"\$(health healthz)\" = 200 ]' && [ \"\$(secure_metrics)\" = 401 ] &&
+     grep -q 'tokenreviews?timeout=10s\" status=403' '$sched_log'"
+stop_sched TERM
+restore_rules
+drop_rule moonsched '.resources == ["subjectaccessreviews"]'
+start_sched lp-sar
+check_eval "without the SubjectAccessReview rule: /metrics answers 500, the probes' paths 200" \
+    "wait_for 15 '[ \"\$(health healthz)\" = 200 ]' && [ \"\$(secure_metrics)\" = 500 ] && [ \"\$(health readyz)\" != 500 ] &&
+     grep -q 'subjectaccessreviews?timeout=10s\" status=403' '$sched_log'"
 stop_sched TERM
 restore_rules
 

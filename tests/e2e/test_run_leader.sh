@@ -56,7 +56,7 @@ printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConf
 start_replica() {   # name [kubeconfig] [extra args]
     local name=$1 kc=${2:-$dir/scheduler.kubeconfig}
     shift; [ $# -gt 0 ] && shift
-    "$ms" run --kubeconfig "$kc" --config "$cfg" -v 4 "$@" >>"$dir/ms-$name.log" 2>&1 &
+    "$ms" run --kubeconfig "$kc" --config "$cfg" --secure-port=0 -v 4 "$@" >>"$dir/ms-$name.log" 2>&1 &
     rpid[$name]=$!
 }
 stop_replica() {   # name signal -> exit status

@@ -1,4 +1,4 @@
-/* The built-in plugins' ops, one definition per file in core/plugins. The
+/* The built-in plugins' ops, one definition per file in core/framework/plugins. The
  * registry lists them; tests call them directly. */
 #ifndef MOONSCHED_PLUGINS_BUILTIN_H
 #define MOONSCHED_PLUGINS_BUILTIN_H

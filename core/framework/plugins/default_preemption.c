@@ -19,6 +19,8 @@
 #include "plugin_args.h"
 #include "api/pdb_set.h"
 #include "backend/queue.h"
+#include "base/array.h"
+#include "base/buf.h"
 #include "base/rng.h"
 #include "framework/plugins/preemption.h"
 #include "framework/runners.h"
@@ -49,8 +51,7 @@ typedef struct dp {
     ms_preemption_result last;
     /* Text of the last message built here; reasons point into it, so it
      * lives until the next PostFilter of this profile. */
-    char *msg;
-    size_t msgcap;
+    ms_buf msg;
     /* Per-node work arrays, kept from call to call: they are as large as
      * the cluster, too large to take from the cycle arena each time. */
     ms_status *dry;                /* valid where looked[i] */
@@ -189,7 +190,7 @@ static void dp_destroy(void *self) {
     dp *p = self;
     if (!p) return;
     ms_node_info_free(p->scratch);
-    free(p->msg);
+    ms_buf_free(&p->msg);
     free(p->dry);
     free(p->looked);
     free(p->potential);
@@ -237,17 +238,6 @@ const ms_preemption_result *ms_default_preemption_last(const ms_framework *fw) {
 }
 
 /* ---- messages ---- */
-
-static bool msg_reserve(dp *p, size_t need) {
-    if (need <= p->msgcap) return true;
-    size_t cap = p->msgcap ? p->msgcap : 256;
-    while (cap < need) cap *= 2;
-    char *m = realloc(p->msg, cap);
-    if (!m) return false;
-    p->msg = m;
-    p->msgcap = cap;
-    return true;
-}
 
 static ms_code fail(ms_status *st, ms_code code, const char *reason) {
     ms_status_set(st, code, reason);
@@ -378,8 +368,7 @@ static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, const n
 
 static bool reserve_victims(dp *p, uint32_t n) {
     if (n <= p->pvcap) return true;
-    uint32_t cap = p->pvcap ? p->pvcap : 16;
-    while (cap < n) cap *= 2;
+    uint32_t cap = ms_array_capacity(p->pvcap, n);
     ranked *pv = realloc(p->pv, cap * sizeof *pv);
     if (pv) p->pv = pv;
     ms_pod **o = realloc(p->order, cap * sizeof *o);
@@ -633,12 +622,13 @@ static ms_code no_candidates(dp *p, const ms_cycle *c, ms_status *dry, ms_status
         }
     static const char prefix[] = "preemption: ";
     size_t need = ms_fit_error_message(NULL, 0, n, dry, n, NULL);
-    if (!msg_reserve(p, sizeof prefix + need))
-        return fail(st, MS_UNSCHEDULABLE, "preemption: " NOT_HELPFUL);
-    memcpy(p->msg, prefix, sizeof prefix - 1);
-    ms_fit_error_message(p->msg + sizeof prefix - 1, p->msgcap - (sizeof prefix - 1), n, dry, n,
-                         NULL);
-    return fail(st, MS_UNSCHEDULABLE, p->msg);
+    ms_buf *m = &p->msg;
+    ms_buf_reset(m);
+    ms_buf_append(m, prefix, sizeof prefix - 1);
+    if (!ms_buf_reserve(m, need)) return fail(st, MS_UNSCHEDULABLE, "preemption: " NOT_HELPFUL);
+    ms_fit_error_message(m->data + m->len, m->cap - m->len, n, dry, n, NULL);
+    m->len += need;
+    return fail(st, MS_UNSCHEDULABLE, m->data);
 }
 
 /* PrepareCandidate: evict the victims, then clear the nominations of

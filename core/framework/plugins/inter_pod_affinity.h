@@ -1,5 +1,5 @@
 /* InterPodAffinity internals shared by its files: the plugin, its args
- * and the terms of one pod (ipa_plugin.c), the counts per topology
+ * and the terms of one pod (inter_pod_affinity.c), the counts per topology
  * pair kept across cycles and PreFilter's state with AddPod / RemovePod
  * (inter_pod_affinity_counts.c), Filter (inter_pod_affinity_filter.c) and
  * Score (inter_pod_affinity_score.c). */

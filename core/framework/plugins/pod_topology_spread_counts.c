@@ -11,17 +11,14 @@
 
 #include "pod_topology_spread.h"
 #include "backend/snapshot.h"
+#include "base/array.h"
 
 /* ---- signature ---- */
 
 static bool sig_push(pts_tables *ts, uint32_t *n, uint32_t v) {
-    if (*n == ts->sigcap) {
-        uint32_t cap = ts->sigcap ? ts->sigcap * 2 : 64;
-        uint32_t *p = realloc(ts->sigbuf, cap * sizeof *p);
-        if (!p) return false;
-        ts->sigbuf = p;
-        ts->sigcap = cap;
-    }
+    if (*n == ts->sigcap &&
+        !ms_array_grow((void **)&ts->sigbuf, &ts->sigcap, *n + 1, sizeof *ts->sigbuf))
+        return false;
     ts->sigbuf[(*n)++] = v;
     return true;
 }
@@ -99,7 +96,7 @@ static int32_t dom_add(pts_domains *ds, ms_str value) {
     int32_t d = (int32_t)(uintptr_t)ms_map_get(&ds->index, value) - 1;
     if (d >= 0) return d;
     if (ds->n == ds->cap) {
-        uint32_t cap = ds->cap ? ds->cap * 2 : 8;
+        uint32_t cap = ms_array_capacity(ds->cap, ds->n + 1);
         ms_str *v = realloc(ds->value, cap * sizeof *v);
         if (v) ds->value = v;
         int64_t *c = realloc(ds->count, cap * sizeof *c);
@@ -190,13 +187,10 @@ static int32_t node_number(pts_tables *ts, ms_str name) {
     int32_t i = pts_node(ts, name);
     if (i >= 0) return i;
     if (name >= ts->node_of_cap) {
-        uint32_t cap = ts->node_of_cap ? ts->node_of_cap : 1024;
-        while (cap <= name) cap *= 2;
-        uint32_t *p = realloc(ts->node_of, cap * sizeof *p);
-        if (!p) return -1;
-        memset(p + ts->node_of_cap, 0, (cap - ts->node_of_cap) * sizeof *p);
-        ts->node_of = p;
-        ts->node_of_cap = cap;
+        uint32_t had = ts->node_of_cap;
+        if (!ms_array_grow((void **)&ts->node_of, &ts->node_of_cap, name + 1, sizeof *ts->node_of))
+            return -1;
+        memset(ts->node_of + had, 0, (ts->node_of_cap - had) * sizeof *ts->node_of);
     }
     ts->node_of[name] = ++ts->nnodes;
     return (int32_t)ts->nnodes - 1;
@@ -246,8 +240,7 @@ static int table_reach(pts_table *t, int32_t i) {
     if ((uint32_t)i < t->nnodes) return 0;
     size_t per = (size_t)t->nc * 2;
     if ((uint32_t)i >= t->nodecap) {
-        uint32_t cap = t->nodecap ? t->nodecap : 64;
-        while (cap <= (uint32_t)i) cap *= 2;
+        uint32_t cap = ms_array_capacity(t->nodecap, (uint32_t)i + 1);
         const ms_node_info **ni = realloc(t->ni, cap * sizeof *ni);
         if (ni) t->ni = ni;
         uint64_t *gen = realloc(t->gen, cap * sizeof *gen);

@@ -1,5 +1,5 @@
 /* Priority preemption: upstream's DefaultPreemption PostFilter plugin
- * (core/plugins/default_preemption.c) and the pieces of it that policies and
+ * (framework/plugins/default_preemption.c) and the pieces of it that policies and
  * tests use on their own.
  *
  * One PostFilter call, for a pod no node could take:

@@ -1,3 +1,4 @@
+/* The in-tree plugins by name: what a profile's configuration can enable. */
 #include <string.h>
 
 #include "builtin.h"

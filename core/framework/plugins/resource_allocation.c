@@ -1,3 +1,5 @@
+/* upstream's resourceAllocationScorer, shared by NodeResourcesFit's
+ * strategies and NodeResourcesBalancedAllocation. See resource_allocation.h. */
 #include "resource_allocation.h"
 
 #include <cJSON.h>

@@ -41,11 +41,24 @@ static void test_too_large_fails_unchanged(void **st) {
     free(v);
 }
 
+static void test_capacity_doubles_from_sixteen(void **st) {
+    (void)st;
+    assert_int_equal(ms_array_capacity(0, 0), 0);
+    assert_int_equal(ms_array_capacity(0, 1), 16);
+    assert_int_equal(ms_array_capacity(0, 17), 32);
+    assert_int_equal(ms_array_capacity(16, 16), 16);
+    assert_int_equal(ms_array_capacity(16, 17), 32);
+    assert_int_equal(ms_array_capacity(5, 6), 10);
+    assert_int_equal(ms_array_capacity(64, 1000), 1024);
+    assert_int_equal(ms_array_capacity(1u << 31, (1u << 31) + 1), UINT32_MAX);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grows_by_doubling_and_keeps_content),
         cmocka_unit_test(test_enough_room_changes_nothing),
         cmocka_unit_test(test_too_large_fails_unchanged),
+        cmocka_unit_test(test_capacity_doubles_from_sixteen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

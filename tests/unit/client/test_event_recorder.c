@@ -111,6 +111,20 @@ static void test_build_v1_with_fallback(void **state) {
     built_free(&b);
 }
 
+/* An Event may name its reporter: the pod's profile (run's reporter). */
+static void test_build_reporter_per_event(void **state) {
+    (void)state;
+    ms_event ev = {.regarding = &pod, .type = "Normal", .reason = "Scheduled", .action = "Binding",
+                   .note = "Successfully assigned team-a/web-1 to n1", .controller = "gpu",
+                   .instance = "gpu-host1"};
+    built b;
+    build(&b, false, &ev);
+    assert_string_equal(str_at(b.body, "reportingController", NULL), "gpu");
+    assert_string_equal(str_at(b.body, "reportingInstance", NULL), "gpu-host1");
+    assert_string_equal(str_at(b.fallback, "source", "component"), "gpu");
+    built_free(&b);
+}
+
 /* Repeats: a series in events.k8s.io/v1, the count in core/v1. */
 static void test_build_series(void **state) {
     (void)state;
@@ -293,6 +307,7 @@ static void test_send_failure_no_fallback(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_v1_with_fallback),
+        cmocka_unit_test(test_build_reporter_per_event),
         cmocka_unit_test(test_build_series),
         cmocka_unit_test(test_build_names_unique),
         cmocka_unit_test(test_build_core_only),

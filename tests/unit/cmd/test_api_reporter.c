@@ -170,7 +170,7 @@ static void test_event_budget(void **state) {
     ms_api_reporter_bound(f->r, f->pod, "node-1");
     ms_api_reporter_bound(f->r, f->other, "node-1");
     ms_object_ref self = {"v1", "Pod", "kube-system", "moonsched-0", NULL};
-    ms_api_reporter_event(f->r, &self, "Normal", "PolicyReloaded", "Reload", "x");
+    ms_api_reporter_event(f->r, NULL, &self, "Normal", "PolicyReloaded", "Reload", "x");
     assert_int_equal(flush(f), 1);
     ms_poster_stats st;
     ms_poster_stats_get(f->poster, &st);

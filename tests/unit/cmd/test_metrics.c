@@ -187,7 +187,7 @@ static void test_health_and_handler(void **state) {
     memset(&a, 0, sizeof a);
     ms_metrics_serve(m, "/healthz", &a);
     assert_int_equal(a.status, 200);
-    assert_string_equal(a.body, "ok\n");
+    assert_string_equal(a.body, "ok");
     free(a.body);
     ms_metrics_heartbeat(m, 100);
     assert_true(ms_metrics_healthy(m, 105, 10));
@@ -198,6 +198,18 @@ static void test_health_and_handler(void **state) {
     assert_int_equal(a.status, 503);
     free(a.body);
     ms_metrics_set_ready(m, true);
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 200);
+    free(a.body);
+    /* synced, but a profile places no pod: 503, saying why */
+    ms_metrics_set_unready_reason(m, "profile p places no pod: policy lua:x did not load: boom");
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 503);
+    assert_string_equal(a.body, "profile p places no pod: policy lua:x did not load: boom\n");
+    free(a.body);
+    ms_metrics_set_unready_reason(m, "");
     memset(&a, 0, sizeof a);
     ms_metrics_serve(m, "/readyz", &a);
     assert_int_equal(a.status, 200);

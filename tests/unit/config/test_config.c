@@ -1176,9 +1176,44 @@ static void test_yaml_files(void **state) {
     assert_non_null(strstr(err.msg, "line "));
 }
 
+/* The Lease's default name: kube-scheduler's only when a profile is
+ * default-scheduler, else the first profile's schedulerName; a name given
+ * is kept whatever the profiles. */
+static void test_default_lease_name(void **state) {
+    (void)state;
+    ms_config c;
+    ms_error err;
+    const char *head = "{\"apiVersion\":\"kubescheduler.config.k8s.io/v1\",\"kind\":\"KubeSchedulerConfiguration\",";
+    char json[512];
+    snprintf(json, sizeof json, "%s\"profiles\":[{\"schedulerName\":\"gpu\"},{\"schedulerName\":\"batch\"}]}", head);
+    assert_int_equal(load(json, &c, &err, NULL), MS_OK);
+    assert_string_equal(c.leader_election.resource_name, "gpu");
+    assert_string_equal(c.leader_election.resource_namespace, "kube-system");
+    assert_false(c.leader_election.resource_name_given);
+    /* a rename (run's --scheduler-name) is followed */
+    snprintf(c.profiles[0].scheduler_name, sizeof c.profiles[0].scheduler_name, "renamed");
+    ms_config_default_lease_name(&c);
+    assert_string_equal(c.leader_election.resource_name, "renamed");
+    ms_config_free(&c);
+    snprintf(json, sizeof json,
+             "%s\"profiles\":[{\"schedulerName\":\"gpu\"},{\"schedulerName\":\"default-scheduler\"}]}", head);
+    assert_int_equal(load(json, &c, &err, NULL), MS_OK);
+    assert_string_equal(c.leader_election.resource_name, "kube-scheduler");
+    ms_config_free(&c);
+    snprintf(json, sizeof json, "%s\"leaderElection\":{\"resourceName\":\"mine\"},"
+             "\"profiles\":[{\"schedulerName\":\"default-scheduler\"}]}", head);
+    assert_int_equal(load(json, &c, &err, NULL), MS_OK);
+    assert_string_equal(c.leader_election.resource_name, "mine");
+    assert_true(c.leader_election.resource_name_given);
+    ms_config_default_lease_name(&c);
+    assert_string_equal(c.leader_election.resource_name, "mine");
+    ms_config_free(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_default_lease_name),
         cmocka_unit_test(test_extension_point_names),
         cmocka_unit_test(test_not_implemented_defaults),
         cmocka_unit_test(test_minimal_file_every_version),

@@ -31,7 +31,7 @@ static void test_valid_policy_plugin(void **state) {
                          "      file: policies/gpu-binpack.lua\n"
                          "      args: {resource: nvidia.com/gpu}\n"
                          "      budgetMs: 2.5\n      memoryLimitMiB: 16\n      onError: skip\n"
-                         "      maxConsecutiveFailures: 0\n",
+                         "      onLoadError: skip\n      maxConsecutiveFailures: 0\n",
                     &c, &err);
     if (rc != MS_OK) fail_msg("%s", err.msg);
     assert_true(ms_config_has_policies(&c));
@@ -47,6 +47,7 @@ static void test_valid_policy_plugin(void **state) {
     assert_true(a.budget > 0.0024 && a.budget < 0.0026);
     assert_int_equal(a.memory, 16u << 20);
     assert_int_equal(a.on_error, 1);
+    assert_int_equal(a.on_load_error, 1);
     assert_int_equal(a.max_failures, 0);
     assert_string_equal(cJSON_GetObjectItem(a.args, "resource")->valuestring, "nvidia.com/gpu");
     ms_config_free(&c);
@@ -78,6 +79,9 @@ static void test_errors(void **state) {
          "1 and 1048576"},
         {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, onError: filter}}\n",
          "profiles[0].pluginConfig[0].args.onError: Unsupported value: \"filter\": supported values: "
+         "\"reject\", \"skip\""},
+        {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, onLoadError: fail}}\n",
+         "profiles[0].pluginConfig[0].args.onLoadError: Unsupported value: \"fail\": supported values: "
          "\"reject\", \"skip\""},
         {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, maxConsecutiveFailures: -1}}\n",
          "profiles[0].pluginConfig[0].args.maxConsecutiveFailures: Invalid value: -1: must be a "

@@ -33,6 +33,7 @@ typedef struct env {
     double latency[16];
     uint32_t nevents;
     int nlogs;
+    bool tolerate;                 /* tolerate_load_failures, as `run` */
 } env;
 
 static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
@@ -120,6 +121,7 @@ static ms_rc start(env *e, const char *const *files, bool watch, ms_error *err) 
     o.report_ctx = e;
     o.watch = watch;
     o.watch_settle = 0.005;
+    o.tolerate_load_failures = e->tolerate;
     o.files = files;
     while (files && files[o.nfiles]) o.nfiles++;
     ms_rc rc = ms_policy_set_new(&e->cfg, &o, e->fx.in, &e->ps, err);
@@ -178,6 +180,21 @@ static void run_all(env *e) {
     while (ms_scheduler_schedule_one(e->s, 0)) {}
 }
 
+/* Past every backoff: what the queue moved is scheduled. */
+static void run_after_backoff(env *e) {
+    ms_scheduler_tick(e->s, 10);
+    while (ms_scheduler_schedule_one(e->s, 10)) {}
+}
+
+/* The scheduler, the set and the configuration gone, for another start. */
+static void stop(env *e) {
+    ms_scheduler_free(e->s);
+    e->s = NULL;
+    ms_policy_set_free(e->ps);
+    e->ps = NULL;
+    ms_config_free(&e->cfg);
+}
+
 /* Polls like a scheduler loop until a policy was replaced or an event came,
  * for up to 5 s. */
 static uint32_t wait_reload(env *e) {
@@ -189,6 +206,12 @@ static uint32_t wait_reload(env *e) {
     }
     fail_msg("no reload within 5 s");
     return 0;
+}
+
+/* A new, good version of the file: swapped in. */
+static void fix(env *e, const char *name, const char *text) {
+    write_file(file(e, name), text);
+    assert_int_equal(wait_reload(e), 1);
 }
 
 static bool has_bound(const env *e, const char *what) {
@@ -346,8 +369,7 @@ static void test_reload_moves_unschedulable_pods(void **state) {
      * as any move (upstream's MoveAllToActiveOrBackoffQueue). */
     assert_int_equal(ms_queue_len_unschedulable(q), 0);
     assert_int_equal(ms_queue_len_active(q) + ms_queue_len_backoff(q), 1);
-    ms_scheduler_tick(e->s, 10);
-    while (ms_scheduler_schedule_one(e->s, 10)) {}
+    run_after_backoff(e);
     assert_true(has_bound(e, "default/a n1"));
     env_free(e);
 }
@@ -373,11 +395,7 @@ static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
         const ms_framework *fw = ms_scheduler_profile(e->s, i);
         assert_string_equal(fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name, "lua:by-name");
     }
-    ms_scheduler_free(e->s);
-    e->s = NULL;
-    ms_policy_set_free(e->ps);
-    e->ps = NULL;
-    ms_config_free(&e->cfg);
+    stop(e);
 
     /* A policy whose name cannot name a plugin. */
     write_file(file(e, "bad.lua"), "return {name = 'no spaces please'}");
@@ -397,6 +415,123 @@ static void test_load_errors_name_the_plugin(void **state) {
     assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
     assert_int_equal(start(e, NULL, false, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "profile \"default-scheduler\": plugin \"lua:only\": "));
+    env_free(e);
+}
+
+/* `run`: a policy that does not load at start keeps its place, fails its
+ * profile closed, and runs once its file is fixed, as any reload. */
+static void test_unloaded_policy_fails_closed_until_fixed(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->tolerate = true;
+    write_file(file(e, "only.lua"), "local p = {name = 'only'} return p +");
+    ms_error err = {0};
+    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(ms_policy_set_count(e->ps), 1);
+    assert_int_equal(e->nevents, 1);
+    assert_int_equal(e->kinds[0], MS_POLICY_LOAD_FAILED);
+    assert_non_null(strstr(e->messages[0], "default-scheduler lua:only: lua:only did not load: "));
+    assert_non_null(strstr(e->messages[0], "the profile places no pod until the file loads"));
+    ms_policy_info info;
+    ms_policy_set_info(e->ps, 0, &info);
+    assert_non_null(info.load_error);
+    assert_false(info.fail_open);
+    assert_int_equal(info.stats.reloads_failed, 1);
+    node(e, "n1", "4");
+    node(e, "n2", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(e->nbound, 0);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+    /* still broken: refused, nothing changes */
+    write_file(file(e, "only.lua"), "error('init fails')");
+    assert_int_equal(wait_reload(e), 0);
+    assert_int_equal(e->kinds[1], MS_POLICY_RELOAD_FAILED);
+    assert_non_null(strstr(e->messages[1], "still no version loaded"));
+    fix(e, "only.lua", only_node('2', NULL));
+    ms_policy_set_info(e->ps, 0, &info);
+    assert_null(info.load_error);
+    run_after_backoff(e);
+    assert_true(has_bound(e, "default/a n2"));
+    env_free(e);
+}
+
+/* onLoadError: skip: the profile schedules without it meanwhile. Named
+ * explicitly at filter, the placeholder still lets the profile build. */
+static void test_unloaded_policy_fail_open(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->tolerate = true;
+    write_file(file(e, "only.lua"), "this is not Lua");
+    ms_error err = {0};
+    assert_int_equal(load_config(e,
+                                 "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "profiles:\n"
+                                 "- plugins:\n"
+                                 "    filter: {enabled: [{name: 'lua:only'}]}\n"
+                                 "  pluginConfig:\n"
+                                 "  - {name: 'lua:only', args: {file: '%s/only.lua', onLoadError: skip}}\n",
+                                 &err),
+                     MS_OK);
+    if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_non_null(strstr(e->messages[0], "the profile schedules without it (onLoadError: skip)"));
+    ms_policy_info info;
+    ms_policy_set_info(e->ps, 0, &info);
+    assert_true(info.fail_open);
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/a n1"));
+    /* loaded later: it decides from then on */
+    node(e, "n2", "4");
+    fix(e, "only.lua", only_node('2', NULL));
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_true(has_bound(e, "default/b n2"));
+    env_free(e);
+}
+
+/* Without tolerance (simulate, config check), and for a strict
+ * configuration, the same file is an error. */
+static void test_unloaded_cli_policy(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->tolerate = true;
+    write_file(file(e, "gate.lua"), "return {name = 'gate'");
+    char arg[160];
+    snprintf(arg, sizeof arg, "%s,onLoadError=reject", file(e, "gate.lua"));
+    const char *files[] = {arg, NULL};
+    ms_error err = {0};
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    if (start(e, files, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    ms_policy_info info;
+    ms_policy_set_info(e->ps, 0, &info);
+    /* named after its file: the policy's own name is unknown */
+    assert_string_equal(info.plugin, "lua:gate");
+    assert_string_equal(info.file, file(e, "gate.lua"));
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(e->nbound, 0);
+    fix(e, "gate.lua", "return {name = 'gate', filter = function() return true end}");
+    run_after_backoff(e);
+    assert_true(has_bound(e, "default/a n1"));
+    stop(e);
+
+    snprintf(arg, sizeof arg, "%s,onLoadError=maybe", file(e, "gate.lua"));
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    assert_int_equal(start(e, files, false, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "onLoadError: expected skip or reject, got \"maybe\""));
+    ms_config_free(&e->cfg);
+    e->tolerate = false;
+    write_file(file(e, "gate.lua"), "return {name = 'gate'");
+    snprintf(arg, sizeof arg, "%s,onLoadError=skip", file(e, "gate.lua"));
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    assert_int_equal(start(e, files, false, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "--policy "));
     env_free(e);
 }
 
@@ -482,6 +617,9 @@ int main(void) {
         cmocka_unit_test(test_reload_moves_unschedulable_pods),
         cmocka_unit_test(test_cli_policy_in_every_profile_and_queue_sort),
         cmocka_unit_test(test_load_errors_name_the_plugin),
+        cmocka_unit_test(test_unloaded_policy_fails_closed_until_fixed),
+        cmocka_unit_test(test_unloaded_policy_fail_open),
+        cmocka_unit_test(test_unloaded_cli_policy),
         cmocka_unit_test(test_permit_releases_waiting_pods),
         cmocka_unit_test(test_preemption_through_the_set),
     };

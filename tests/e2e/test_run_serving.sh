@@ -1,0 +1,175 @@
+#!/bin/bash
+# Secure serving of `moonsched run` on a real kube-apiserver v1.20.2 + etcd
+# (TAP): HTTPS on --secure-port with a self-signed certificate or the
+# given one; tokens from the TokenRequest API reviewed by the server
+# (TokenReview), access by SubjectAccessReview against RBAC: a
+# ServiceAccount bound to a ClusterRole with nonResourceURLs /metrics gets
+# the metrics, one without gets 403, no token is system:anonymous (403 on
+# /metrics, 200 on /healthz, /livez, /readyz), a bad token 401. The
+# answers are compared with upstream kube-scheduler's from the same tree,
+# on the same server. --authentication-kubeconfig and
+# --authorization-kubeconfig choose who reviews; --secure-port=0 serves
+# nothing. Loopback only; stops everything it starts.
+E2E_NAME=serving
+# shellcheck source=run-harness.sh
+source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
+
+ks_pid=""
+trap 'if [ -n "$ks_pid" ]; then kill "$ks_pid" 2>/dev/null; wait "$ks_pid" 2>/dev/null; fi; cleanup' EXIT
+
+# --- identities ----------------------------------------------------------------
+for sa in reader nobody; do
+    kube_api POST /api/v1/namespaces/default/serviceaccounts \
+        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$sa\"}}" >/dev/null
+done
+kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
+    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"metrics-reader"},"rules":[{"nonResourceURLs":["/metrics"],"verbs":["get"]}]}' >/dev/null
+kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"metrics-reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"metrics-reader"},"subjects":[{"kind":"ServiceAccount","name":"reader","namespace":"default"}]}' >/dev/null
+token_of() {
+    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+        jq -r '.status.token // empty'
+}
+reader=$(token_of reader)
+nobody=$(token_of nobody)
+check_eval "TokenRequest gives tokens for the ServiceAccounts reader and nobody" '[ -n "$reader" ] && [ -n "$nobody" ]'
+# nobody's token as a kubeconfig: it may not create reviews
+kube_kubeconfig "$dir" nobody "$nobody"
+
+port=$(kube_free_port)
+# "CODE" of a GET on https://127.0.0.1:PORT/PATH (body in $dir/body);
+# certificates are not checked, as the kubelet's probes do not.
+req() {   # port path [token]
+    local auth=()
+    [ -n "${3:-}" ] && auth=(-H "Authorization: Bearer $3")
+    curl -sk -A moonsched-e2e "${auth[@]}" -o "$dir/body" -w '%{http_code}' "https://127.0.0.1:$1$2"
+}
+reviews() { grep -c "path=\"/apis/$1" "$dir/ms.log"; }
+
+# --- self-signed, the scheduler's own connection reviews ------------------------------
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0
+check_eval "HTTPS on 127.0.0.1:$port: /healthz 200 without a token" "wait_for 20 '[ \"\$(req $port /healthz)\" = 200 ]'"
+check_eval "the log says so, with a self-signed certificate" \
+    "grep -q 'msg=\"serving securely\" address=127.0.0.1 port=$port certificate=self-signed' '$dir/ms.log'"
+check_eval "/readyz and /livez 200 without a token" \
+    "wait_for 20 '[ \"\$(req $port /readyz)\" = 200 ]' && [ \"\$(req $port /livez)\" = 200 ]"
+forbidden() {   # user path
+    printf '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"%s\\" cannot get path \\"%s\\"","reason":"Forbidden","details":{},"code":403}\n' "$1" "$2"
+}
+check_eval "/metrics without a token: 403, system:anonymous is forbidden (upstream's Status)" \
+    "[ \"\$(req $port /metrics)\" = 403 ] && [ \"\$(cat '$dir/body')\" = '$(forbidden system:anonymous /metrics)' ]"
+check_eval "/metrics with reader's token (ClusterRole nonResourceURLs /metrics get): 200 and the metrics" \
+    "[ \"\$(req $port /metrics '$reader')\" = 200 ] && grep -q '^scheduler_pending_pods{queue=\"active\"}' '$dir/body'"
+check_eval "/metrics with nobody's token: 403 naming the ServiceAccount" \
+    "[ \"\$(req $port /metrics '$nobody')\" = 403 ] &&
+     [ \"\$(cat '$dir/body')\" = '$(forbidden system:serviceaccount:default:nobody /metrics)' ]"
+unauthorized='{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}'
+check_eval "a token the server does not know: 401, even on /healthz" \
+    "[ \"\$(req $port /metrics not-a-token)\" = 401 ] && [ \"\$(cat '$dir/body')\" = '$unauthorized' ] &&
+     [ \"\$(req $port /healthz not-a-token)\" = 401 ]"
+tr0=$(reviews authentication.k8s.io/v1/tokenreviews)
+sar0=$(reviews authorization.k8s.io/v1/subjectaccessreviews)
+for _ in 1 2 3; do req "$port" /metrics "$reader" >/dev/null; req "$port" /metrics >/dev/null; done
+check_eval "answers are cached: 6 more requests, no more TokenReview or SubjectAccessReview ($tr0, $sar0)" \
+    "[ \"\$(reviews authentication.k8s.io/v1/tokenreviews)\" = $tr0 ] &&
+     [ \"\$(reviews authorization.k8s.io/v1/subjectaccessreviews)\" = $sar0 ]"
+check_eval "a bad token is reviewed again each time (its answer carries an error: not cached, as upstream)" \
+    "req $port /metrics not-a-token >/dev/null && [ \"\$(reviews authentication.k8s.io/v1/tokenreviews)\" = $((tr0 + 1)) ]"
+echo | openssl s_client -connect "127.0.0.1:$port" -showcerts 2>/dev/null >"$dir/chain.txt"
+check_eval "the certificate: localhost@TIME signed by localhost-ca@TIME, served with its CA, TLS 1.2+" \
+    "grep -q '^ 0 s:CN = localhost@' '$dir/chain.txt' && grep -q '^ 1 s:CN = localhost-ca@' '$dir/chain.txt' &&
+     grep -Eq '^New, TLSv1\\.[23]' '$dir/chain.txt'"
+check_eval "TLS 1.1 is refused" "! echo | openssl s_client -connect 127.0.0.1:$port -tls1_1 >/dev/null 2>&1"
+
+# --- an API server that does not answer ---------------------------------------------------
+# (frozen with SIGSTOP: connections are accepted, nothing answers)
+api_pid=$(cat "$dir/apiserver.pid")
+kill -STOP "$api_pid"
+t0=$SECONDS
+curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer frozen-token" \
+    "https://127.0.0.1:$port/metrics" >"$dir/frozen.code" 2>/dev/null &
+frozen=$!
+sleep 1
+check_eval "API server frozen: a token's review waits, /healthz and /readyz answer at once meanwhile" \
+    "[ \"\$(curl -sk -m 1 -o /dev/null -w %{http_code} https://127.0.0.1:$port/healthz)\" = 200 ] &&
+     [ \"\$(curl -sk -m 1 -o /dev/null -w %{http_code} https://127.0.0.1:$port/readyz)\" = 200 ] && kill -0 $frozen"
+wait "$frozen"
+took=$((SECONDS - t0))
+kill -CONT "$api_pid"
+check_eval "the review gives up after its 10 s timeout: 401 (took ${took} s)" \
+    "[ \"\$(cat '$dir/frozen.code')\" = 401 ] && [ $took -ge 9 ] && [ $took -le 13 ]"
+
+# --- upstream kube-scheduler from the same tree, same server, same tokens ---------------
+kport=$(kube_free_port)
+"$bin/kube-scheduler" --kubeconfig "$dir/scheduler.kubeconfig" --authentication-kubeconfig "$dir/scheduler.kubeconfig" \
+    --authorization-kubeconfig "$dir/scheduler.kubeconfig" --bind-address=127.0.0.1 --secure-port="$kport" \
+    --port=0 --leader-elect=false >"$dir/kube-scheduler.log" 2>&1 &
+ks_pid=$!
+same() {   # path [token]: the same code and body from both
+    local a b
+    a=$(req "$port" "$1" "${2:-}") && cp "$dir/body" "$dir/ours" && b=$(req "$kport" "$1" "${2:-}") &&
+        [ "$a" = "$b" ] && cmp -s "$dir/ours" "$dir/body"
+}
+if wait_for 30 "[ \"\$(req $kport /healthz)\" = 200 ]"; then
+    check_eval "as upstream: /metrics without a token (403 Status)" "same /metrics"
+    check_eval "as upstream: /metrics with nobody's token (403 Status)" "same /metrics '$nobody'"
+    check_eval "as upstream: a bad token (401 Status)" "same /metrics not-a-token"
+    check_eval "as upstream: /healthz without a token (200 ok)" "same /healthz"
+    check_eval "as upstream: /metrics with reader's token (200)" \
+        "[ \"\$(req $port /metrics '$reader')\" = 200 ] && [ \"\$(req $kport /metrics '$reader')\" = 200 ]"
+    check_eval "as upstream: a path nobody may get (403 Status naming it)" "same /other '$reader'"
+else
+    not_ok "upstream kube-scheduler serves HTTPS on 127.0.0.1:$kport" "$(tail -n 5 "$dir/kube-scheduler.log")"
+fi
+check_eval "the port taken (by kube-scheduler): moonsched exits non-zero, as upstream" \
+    "! timeout 20 '$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --leader-elect=false --metrics-bind-address=0 \
+       --bind-address=127.0.0.1 --secure-port=$kport >'$dir/taken.log' 2>&1 && grep -q 'cannot listen on 127.0.0.1:$kport' '$dir/taken.log'"
+kill "$ks_pid" 2>/dev/null
+wait "$ks_pid" 2>/dev/null
+ks_pid=""
+check_eval "SIGTERM: moonsched exits 0" "stop_ms TERM"
+
+# --- a given certificate ------------------------------------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=serving-ca" \
+    -keyout "$dir/sca.key" -out "$dir/sca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=moonsched-serving" -keyout "$dir/serving.key" \
+    -out "$dir/serving.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' >"$dir/serving.ext"
+openssl x509 -req -in "$dir/serving.csr" -CA "$dir/sca.crt" -CAkey "$dir/sca.key" -CAcreateserial -days 1 \
+    -extfile "$dir/serving.ext" -out "$dir/serving.crt" 2>/dev/null
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --tls-cert-file="$dir/serving.crt" --tls-private-key-file="$dir/serving.key"
+check_eval "--tls-cert-file/--tls-private-key-file: curl --cacert verifies it (CN moonsched-serving)" \
+    "wait_for 20 'curl -sf --cacert \"$dir/sca.crt\" https://127.0.0.1:$port/healthz >/dev/null' &&
+     echo | openssl s_client -connect 127.0.0.1:$port 2>/dev/null | grep -q 'subject=CN = moonsched-serving'"
+stop_ms TERM
+check_eval "a key that is not the certificate's: refused at start (exit 2)" \
+    "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
+       --metrics-bind-address=0 --tls-cert-file='$dir/serving.crt' --tls-private-key-file='$dir/sca.key' >'$dir/mismatch.log' 2>&1;
+     [ \$? = 2 ] && grep -q 'tls-private-key-file' '$dir/mismatch.log'"
+
+# --- who reviews: --authentication-kubeconfig, --authorization-kubeconfig ------------------
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --authentication-kubeconfig="$dir/nobody.kubeconfig"
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--authentication-kubeconfig: reviews as nobody (forbidden to create TokenReviews): reader's token 401" \
+    "[ \"\$(req $port /metrics '$reader')\" = 401 ] && grep -q 'tokenreviews?timeout=10s\" status=403' '$dir/ms.log'"
+stop_ms TERM
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --authorization-kubeconfig="$dir/nobody.kubeconfig"
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--authorization-kubeconfig: access reviewed as nobody (forbidden): 500 Internal Server Error" \
+    "[ \"\$(req $port /metrics '$reader')\" = 500 ] && grep -q '^Internal Server Error: \"/metrics\": SubjectAccessReview: HTTP 403' '$dir/body'"
+stop_ms TERM
+
+# --- --secure-port=0 -----------------------------------------------------------------------
+mport=$(kube_free_port)
+start_ms --secure-port=0 --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address="127.0.0.1:$mport"
+check_eval "--secure-port=0: plain HTTP /healthz still served" \
+    "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/healthz)\" = 200 ]'"
+check_eval "--secure-port=0: nothing on the HTTPS port, and the log says HTTPS is off" \
+    "[ \"\$(req $port /healthz)\" = 000 ] && grep -q 'secure serving disabled' '$dir/ms.log'"
+stop_ms TERM
+
+tap_done
