@@ -1,7 +1,8 @@
 /* What `run` tells the API server about pods, through the poster: the
  * PodScheduled=False condition and a FailedScheduling Event for a pod that
- * does not fit, Scheduled and Preempted Events, preemption's deletions and
- * nominations; and Events about the scheduler itself.
+ * does not fit, the SchedulingGated condition of a gated pod, Scheduled
+ * and Preempted Events, preemption's deletions and nominations; and Events
+ * about the scheduler itself.
  *
  * Aggregation, per pod: the condition is patched only when its message
  * changes; FailedScheduling is posted at most once per event_interval,
