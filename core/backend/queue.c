@@ -255,8 +255,9 @@ static uint32_t group_for(ms_queue *q, ms_event_mask mask) {
  * configured pre_enqueue_events, else every event). */
 static void unsched_insert(ms_queue *q, entry *e, double now, bool gated, ms_event_mask gate_mask) {
     ms_event_mask mask;
-    if (gated) mask = gate_mask ? gate_mask : q->cfg.pre_enqueue_events ? q->cfg.pre_enqueue_events : MS_EV_ALL;
-    else mask = e->qp.interest ? e->qp.interest : MS_EV_ALL;
+    if (!gated) mask = e->qp.interest ? e->qp.interest : MS_EV_ALL;
+    else if (gate_mask) mask = gate_mask;
+    else mask = q->cfg.pre_enqueue_events ? q->cfg.pre_enqueue_events : MS_EV_ALL;
     e->qp.where = MS_QW_UNSCHEDULABLE;
     e->qp.gated = gated;
     e->qp.unschedulable_since = now;

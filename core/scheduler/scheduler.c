@@ -488,15 +488,6 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
     ms_sched_flush_permits(s, now);
 }
 
-/* The gated pods wait for what SchedulingGates waits for: their own
- * update (a profile without the plugin: the same). */
-static ms_event_mask gate_interest(const ms_scheduler *s, const ms_inflight *r) {
-    const ms_framework *fw = &s->profiles[r->profile];
-    for (uint32_t i = 0; i < fw->nplugins; i++)
-        if (strcmp(fw->plugins[i].ops->name, "SchedulingGates") == 0) return fw->plugins[i].ops->events;
-    return MS_EV_UNSCHEDULED_POD_UPDATE;
-}
-
 void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conflict why,
                                 const char *message, double now) {
     ms_inflight *r = ms_map_get(&s->binding, pod->meta.uid_hash);
@@ -508,8 +499,11 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
     ms_map_del(&s->binding, pod->meta.uid_hash);
     undo_assumption(s, r, now);
     if (why == MS_BIND_CONFLICT_GATED && !r->deleted) {
+        /* Gated on the server: like SchedulingGates' refusals, only the
+         * pod's own update can lift that (with or without the plugin in
+         * the profile). */
         r->qp->unschedulable_plugins = 0;
-        ms_queue_add_gated(s->queue, r->qp, gate_interest(s, r), now);
+        ms_queue_add_gated(s->queue, r->qp, MS_EV_UNSCHEDULED_POD_UPDATE, now);
     } else {
         /* Bound elsewhere, replaced or being deleted: the informer's
          * events say what became of it; nothing is left to retry. */
