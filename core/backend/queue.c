@@ -49,7 +49,8 @@ struct ms_queue {
     ms_map by_uid;                 /* uid_hash -> entry, every live entry */
 
     entry *unsched_head, *unsched_tail;
-    uint32_t nunsched;
+    uint32_t nunsched;             /* gated pods included */
+    uint32_t ngated;
     group groups[MAX_GROUPS];
     uint32_t ngroups;
 
@@ -244,10 +245,13 @@ static uint32_t group_for(ms_queue *q, ms_event_mask mask) {
     return q->ngroups++;
 }
 
-static void unsched_insert(ms_queue *q, entry *e, double now, bool gated) {
+/* gate_mask: for a gated pod, the events that may lift its gate (0: the
+ * configured pre_enqueue_events, else every event). */
+static void unsched_insert(ms_queue *q, entry *e, double now, bool gated, ms_event_mask gate_mask) {
     ms_event_mask mask;
-    if (gated) mask = q->cfg.pre_enqueue_events ? q->cfg.pre_enqueue_events : MS_EV_ALL;
-    else mask = e->qp.interest ? e->qp.interest : MS_EV_ALL;
+    if (!gated) mask = e->qp.interest ? e->qp.interest : MS_EV_ALL;
+    else if (gate_mask) mask = gate_mask;
+    else mask = q->cfg.pre_enqueue_events ? q->cfg.pre_enqueue_events : MS_EV_ALL;
     e->qp.where = MS_QW_UNSCHEDULABLE;
     e->qp.gated = gated;
     e->qp.unschedulable_since = now;
@@ -262,6 +266,7 @@ static void unsched_insert(ms_queue *q, entry *e, double now, bool gated) {
     if (after) after->next = e;
     else q->unsched_head = e;
     q->nunsched++;
+    q->ngated += gated;
 
     e->group = group_for(q, mask);
     group *g = &q->groups[e->group];
@@ -280,6 +285,7 @@ static void unlink_time(ms_queue *q, entry *e) {
     else q->unsched_tail = e->prev;
     e->prev = e->next = NULL;
     q->nunsched--;
+    q->ngated -= e->qp.gated;
 }
 
 static void unsched_remove(ms_queue *q, entry *e) {
@@ -291,22 +297,26 @@ static void unsched_remove(ms_queue *q, entry *e) {
     else g->tail = e->gprev;
     e->gprev = e->gnext = NULL;
     g->count--;
-    e->qp.where = MS_QW_NONE;
-    e->qp.gated = false;
+    e->qp.where = MS_QW_NONE;   /* gated stays: where it goes next reads it */
 }
 
 /* ---- moves between queues ---- */
 
+/* qp.gated still says whether the pod was gated before: PreEnqueue's
+ * caller reports only a change. */
 static void to_active(ms_queue *q, entry *e, double now) {
-    if (q->cfg.pre_enqueue && !q->cfg.pre_enqueue(q->cfg.pre_enqueue_ctx, e->qp.pod)) {
-        unsched_insert(q, e, now, true);
+    ms_event_mask interest = 0;
+    if (q->cfg.pre_enqueue && !q->cfg.pre_enqueue(q->cfg.pre_enqueue_ctx, &e->qp, &interest)) {
+        /* A gated pod holds no room on any node. */
+        nom_delete_uid(q, e->qp.pod->meta.uid_hash);
+        unsched_insert(q, e, now, true, interest);
         return;
     }
     e->qp.seq = q->next_seq++;
     if (ms_heap_push(&q->active, e) != MS_OK) {
         /* Out of memory: park it where no allocation is needed; the next
          * event or flush retries. */
-        unsched_insert(q, e, now, false);
+        unsched_insert(q, e, now, false, 0);
         return;
     }
     e->qp.where = MS_QW_ACTIVE;
@@ -316,16 +326,18 @@ static void to_active(ms_queue *q, entry *e, double now) {
 static void to_backoff(ms_queue *q, entry *e, double now) {
     e->qp.seq = q->next_seq++;
     if (ms_heap_push(&q->backoff, e) != MS_OK) {
-        unsched_insert(q, e, now, false);
+        unsched_insert(q, e, now, false, 0);
         return;
     }
     e->qp.where = MS_QW_BACKOFF;
     e->qp.gated = false;
 }
 
-/* A pod that may have become schedulable: wait out its backoff first. */
+/* A pod that may have become schedulable: wait out its backoff first,
+ * unless it was gated (upstream: a gated pod is never backing off, so the
+ * update that lifts its last gate sends it to activeQ at once). */
 static void requeue(ms_queue *q, entry *e, double now) {
-    if (backing_off(e, now)) to_backoff(q, e, now);
+    if (!e->qp.gated && backing_off(e, now)) to_backoff(q, e, now);
     else to_active(q, e, now);
 }
 
@@ -400,8 +412,8 @@ ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now) {
     e->qp.timestamp = now;
     e->qp.heap_index = -1;
     refresh_backoff(q, e);
-    if (pod->nominated_node_name != MS_STR_NONE) ms_queue_add_nominated(q, pod, MS_STR_NONE);
     to_active(q, e, now);
+    if (pod->nominated_node_name != MS_STR_NONE && !e->qp.gated) ms_queue_add_nominated(q, pod, MS_STR_NONE);
     return MS_OK;
 }
 
@@ -419,7 +431,8 @@ ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now) {
     }
     ms_pod *old = e->qp.pod;
     if (old == new_pod) return MS_OK;
-    nom_update(q, old, new_pod);
+    /* A gated pod is not nominated (below: once it is let in). */
+    if (!e->qp.gated) nom_update(q, old, new_pod);
     e->qp.pod = ms_pod_ref(new_pod);
     switch (e->qp.where) {
     case MS_QW_ACTIVE:
@@ -434,8 +447,11 @@ ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now) {
         if (old->spec_hash && old->spec_hash == new_pod->spec_hash &&
             old->node_name == new_pod->node_name)
             break;
+        bool was_gated = e->qp.gated;
         unsched_remove(q, e);
         requeue(q, e, now);
+        if (was_gated && !e->qp.gated && new_pod->nominated_node_name != MS_STR_NONE)
+            ms_queue_add_nominated(q, new_pod, MS_STR_NONE);
         break;
     default:
         break;
@@ -526,7 +542,19 @@ void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, 
     entry *e = entry_of(qp);
     if (!land(q, e, now)) return;
     if (apply_pending(e) || q->move_request_cycle >= (int64_t)cycle) requeue(q, e, now);
-    else unsched_insert(q, e, now, false);
+    else unsched_insert(q, e, now, false, 0);
+}
+
+void ms_queue_add_gated(ms_queue *q, ms_queued_pod *qp, ms_event_mask interest, double now) {
+    entry *e = entry_of(qp);
+    if (!land(q, e, now)) return;
+    nom_delete_uid(q, e->qp.pod->meta.uid_hash);
+    if (apply_pending(e)) {
+        e->qp.gated = true;        /* no backoff: PreEnqueue decides at once */
+        requeue(q, e, now);
+    } else {
+        unsched_insert(q, e, now, true, interest);
+    }
 }
 
 void ms_queue_add_backoff(ms_queue *q, ms_queued_pod *qp, double now) {
@@ -555,7 +583,6 @@ static void requeue_chain(ms_queue *q, entry *chain, double now) {
         n = e->gnext;
         e->gnext = e->gprev = NULL;
         e->qp.where = MS_QW_NONE;
-        e->qp.gated = false;
         requeue(q, e, now);
     }
 }
@@ -598,7 +625,8 @@ void ms_queue_reorder(ms_queue *q) { ms_heap_reorder(&q->active); }
 uint64_t ms_queue_cycle(const ms_queue *q) { return q->cycle; }
 uint32_t ms_queue_len_active(const ms_queue *q) { return ms_heap_len(&q->active); }
 uint32_t ms_queue_len_backoff(const ms_queue *q) { return ms_heap_len(&q->backoff); }
-uint32_t ms_queue_len_unschedulable(const ms_queue *q) { return q->nunsched; }
+uint32_t ms_queue_len_unschedulable(const ms_queue *q) { return q->nunsched - q->ngated; }
+uint32_t ms_queue_len_gated(const ms_queue *q) { return q->ngated; }
 uint32_t ms_queue_len_in_flight(const ms_queue *q) { return q->nflight; }
 
 double ms_queue_next_backoff(const ms_queue *q) {

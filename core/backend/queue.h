@@ -40,11 +40,14 @@ typedef enum ms_queue_where {
 /* QueueSort: true when a goes before b. The queue breaks remaining ties by
  * seq (earlier insertion first) so that the order is deterministic. */
 typedef bool (*ms_less_fn)(void *ctx, const ms_queued_pod *a, const ms_queued_pod *b);
-/* PreEnqueue: false keeps the pod out of activeQ (it waits among the
- * unschedulable pods until it is updated, a move event in pre_enqueue_events
- * arrives, or it has waited max_unschedulable); it is asked again each time
- * the pod would enter activeQ. */
-typedef bool (*ms_pre_enqueue_fn)(void *ctx, const ms_pod *pod);
+/* PreEnqueue: false keeps the pod out of activeQ: it waits among the
+ * unschedulable pods as a gated pod (upstream's Gated flag: not counted as
+ * unschedulable, never backing off, never nominated) until it is updated,
+ * a move event in *interest arrives, or it has waited max_unschedulable;
+ * it is asked again each time the pod would enter activeQ. qp->gated says
+ * whether it was gated before this check (a caller reports only the
+ * change). *interest comes in as 0: left so, pre_enqueue_events apply. */
+typedef bool (*ms_pre_enqueue_fn)(void *ctx, const ms_queued_pod *qp, ms_event_mask *interest);
 
 typedef struct ms_queue_config {
     double initial_backoff;        /* seconds, default 1 */
@@ -54,8 +57,8 @@ typedef struct ms_queue_config {
     void *less_ctx;
     ms_pre_enqueue_fn pre_enqueue; /* NULL: none */
     void *pre_enqueue_ctx;
-    /* Events that may lift a PreEnqueue refusal (upstream's
-     * GatingPluginEvents); 0: every event. */
+    /* Events that may lift a PreEnqueue refusal when the callback names
+     * none (upstream's GatingPluginEvents); 0: every event. */
     ms_event_mask pre_enqueue_events;
 } ms_queue_config;
 
@@ -66,10 +69,11 @@ typedef struct ms_queue ms_queue;
 ms_queue *ms_queue_new(const ms_queue_config *cfg);
 void ms_queue_free(ms_queue *q);
 
-/* A new pending pod (takes a reference), to activeQ (or among the
- * unschedulable pods when PreEnqueue refuses it); nominated when its
- * status.nominatedNodeName is set. MS_EEXIST if its uid is queued or in
- * flight. Pods are keyed by meta.uid_hash. */
+/* A new pending pod (takes a reference), to activeQ (or among the gated
+ * pods when PreEnqueue refuses it); nominated when its
+ * status.nominatedNodeName is set and it is not gated (upstream nominates
+ * a pod on add only when it enters activeQ). MS_EEXIST if its uid is
+ * queued or in flight. Pods are keyed by meta.uid_hash. */
 ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now);
 /* A pending pod changed (takes a reference to new_pod): replaced in place in
  * activeQ or backoffQ (order re-fixed); an unschedulable pod is moved to
@@ -102,6 +106,11 @@ void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, 
 void ms_queue_done(ms_queue *q, ms_queued_pod *qp);
 /* After a failed bind (or an error that is worth a retry): straight to backoffQ. */
 void ms_queue_add_backoff(ms_queue *q, ms_queued_pod *qp, double now);
+/* After a bind the API server refused because the pod is gated there (its
+ * update has not reached us): among the gated pods, waiting for its update
+ * (or an event in `interest`; 0: pre_enqueue_events), without a
+ * nomination. An update that arrived in flight requeues it at once. */
+void ms_queue_add_gated(ms_queue *q, ms_queued_pod *qp, ms_event_mask interest, double now);
 
 /* A cluster event: unschedulable pods whose interest matches go to activeQ
  * (or backoffQ while still backing off). */
@@ -116,7 +125,8 @@ void ms_queue_reorder(ms_queue *q);
 uint64_t ms_queue_cycle(const ms_queue *q);
 uint32_t ms_queue_len_active(const ms_queue *q);
 uint32_t ms_queue_len_backoff(const ms_queue *q);
-uint32_t ms_queue_len_unschedulable(const ms_queue *q);   /* gated pods included */
+uint32_t ms_queue_len_unschedulable(const ms_queue *q);   /* gated pods left out */
+uint32_t ms_queue_len_gated(const ms_queue *q);
 uint32_t ms_queue_len_in_flight(const ms_queue *q);
 /* Earliest backoff expiry, or 0 when backoffQ is empty (virtual clocks jump to it). */
 double ms_queue_next_backoff(const ms_queue *q);

@@ -16,7 +16,9 @@ typedef struct bind_job {
     ms_pod *pod;                   /* referenced */
     char *node, *path, *body;
     bool ok, gone, dropped;        /* dropped: never answered (shutdown) */
-    char message[256];
+    bool conflict;
+    ms_bind_conflict why;
+    char message[512];
     double attempt_start;
     uint32_t profile;
 } bind_job;
@@ -79,6 +81,23 @@ void ms_api_binder_free(ms_api_binder *b) {
 int ms_api_binder_fd(const ms_api_binder *b) { return b->fd; }
 uint32_t ms_api_binder_in_flight(const ms_api_binder *b) { return b->in_flight; }
 
+ms_bind_conflict ms_api_binder_conflict_of(const char *message) {
+    static const struct {
+        const char *words;
+        ms_bind_conflict why;
+    } known[] = {
+        /* BindingREST.setPodHostAndAnnotations, checked in this order */
+        {" is being deleted, cannot be assigned to a host", MS_BIND_CONFLICT_BEING_DELETED},
+        {" is already assigned to node ", MS_BIND_CONFLICT_ALREADY_BOUND},
+        {" has non-empty .spec.schedulingGates", MS_BIND_CONFLICT_GATED},
+        /* the storage's UID precondition (the Binding carries the pod's UID) */
+        {"Precondition failed: UID in precondition", MS_BIND_CONFLICT_UID_CHANGED},
+    };
+    for (size_t i = 0; message && i < sizeof known / sizeof known[0]; i++)
+        if (strstr(message, known[i].words)) return known[i].why;
+    return MS_BIND_CONFLICT_OTHER;
+}
+
 /* On the client's thread. */
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
     bind_job *j = ctx;
@@ -87,10 +106,15 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
         j->ok = true;
     } else if (rc == MS_OK) {
-        j->gone = resp->status == 404 || resp->status == 409;
-        char msg[200];
+        j->gone = resp->status == 404;
+        /* Whole: the words that say what a 409 means may follow a long key. */
+        char msg[1024];
         ms_kube_status_message(resp, msg, sizeof msg);
-        snprintf(j->message, sizeof j->message, "binding rejected (%ld): %s", resp->status, msg);
+        if (resp->status == 409) {
+            j->conflict = true;
+            j->why = ms_api_binder_conflict_of(msg);
+        }
+        snprintf(j->message, sizeof j->message, "binding rejected (%ld): %.400s", resp->status, msg);
     } else {
         j->dropped = rc == MS_ESTATE;
         snprintf(j->message, sizeof j->message, "binding failed: %.200s", err ? err->msg : "");
@@ -158,7 +182,7 @@ void ms_api_binder_drain(ms_api_binder *b, void (*fn)(void *ctx, const ms_bind_o
         b->in_flight--;
         if (!bj->dropped) {
             ms_bind_outcome o = {.pod = bj->pod, .node = bj->node, .ok = bj->ok, .gone = bj->gone,
-                                 .message = bj->ok ? "" : bj->message, .attempt_start = bj->attempt_start,
+                                 .conflict = bj->conflict, .why = bj->why, .message = bj->ok ? "" : bj->message, .attempt_start = bj->attempt_start,
                                  .profile = bj->profile};
             fn(ctx, &o);
         }

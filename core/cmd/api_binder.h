@@ -4,9 +4,11 @@
  * scheduler thread, whose loop a readable fd wakes; it drains them and
  * tells the scheduler each outcome.
  *
- * An outcome is ok (2xx), gone (404 or 409: the pod was deleted or bound
- * meanwhile, nothing to retry) or failed (any other answer, or none: the
- * scheduler requeues the pod). At shutdown, binds not answered are
+ * An outcome is ok (2xx), gone (404: the pod was deleted meanwhile,
+ * nothing to retry), a conflict (409, read from the Status message: bound
+ * by someone else, gated on the server, replaced under the same name,
+ * being deleted, or something else) or failed (any other answer, or none:
+ * the scheduler requeues the pod). At shutdown, binds not answered are
  * dropped: the pods stay pending on the server for the next scheduler. */
 #ifndef MOONSCHED_API_BINDER_H
 #define MOONSCHED_API_BINDER_H
@@ -19,6 +21,7 @@
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/pod.h"
+#include "moonsched/scheduler.h"
 
 typedef struct ms_api_binder ms_api_binder;
 
@@ -27,6 +30,8 @@ typedef struct ms_bind_outcome {
     ms_pod *pod;
     const char *node;
     bool ok, gone;
+    bool conflict;                 /* 409: `why` says what it meant */
+    ms_bind_conflict why;
     const char *message;           /* why it failed; "" when ok */
     double attempt_start;          /* as given to ms_api_binder_bind */
     uint32_t profile;
@@ -50,6 +55,9 @@ ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, 
 int ms_api_binder_fd(const ms_api_binder *b);
 /* Binds sent and not yet drained. */
 uint32_t ms_api_binder_in_flight(const ms_api_binder *b);
+/* What a 409's Status message means, in the words of the API server's
+ * pods/binding storage (v1.20 to v1.30+). */
+ms_bind_conflict ms_api_binder_conflict_of(const char *message);
 /* Hands every answered bind to fn, in the order the answers came
  * (scheduler thread); dropped ones are only counted off. */
 void ms_api_binder_drain(ms_api_binder *b, void (*fn)(void *ctx, const ms_bind_outcome *o), void *ctx);

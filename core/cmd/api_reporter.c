@@ -132,7 +132,8 @@ uint32_t ms_api_reporter_failed_attempts(ms_api_reporter *r, const ms_pod *pod) 
     return pr ? pr->failed_total : 0;
 }
 
-static void patch_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+/* The PodScheduled=False condition with `reason` and `message`. */
+static void patch_not_scheduled(ms_api_reporter *r, const ms_pod *pod, const char *reason, const char *message) {
     cJSON *b = cJSON_CreateObject();
     cJSON *conds = cJSON_AddArrayToObject(cJSON_AddObjectToObject(b, "status"), "conditions");
     cJSON *c = cJSON_CreateObject();
@@ -142,7 +143,7 @@ static void patch_unschedulable(ms_api_reporter *r, const ms_pod *pod, const cha
     cJSON_AddStringToObject(c, "status", "False");
     cJSON_AddNullToObject(c, "lastProbeTime");
     cJSON_AddStringToObject(c, "lastTransitionTime", ts);
-    cJSON_AddStringToObject(c, "reason", "Unschedulable");
+    cJSON_AddStringToObject(c, "reason", reason);
     cJSON_AddStringToObject(c, "message", message);
     cJSON_AddItemToArray(conds, c);
     ms_poster_send(r->poster, "PATCH", pod_path(r, pod, "/status"), b, "application/strategic-merge-patch+json",
@@ -159,7 +160,7 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const 
     uint64_t h = ms_hash_bytes(message, strlen(message));
     if (pr->status_msg_hash != h) {
         pr->status_msg_hash = h;
-        patch_unschedulable(r, pod, message);
+        patch_not_scheduled(r, pod, "Unschedulable", message);
     } else {
         r->patches_skipped++;
     }
@@ -176,6 +177,24 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const 
     post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
     pr->failed_last = now;
     pr->failed_repeats = 0;
+}
+
+void ms_api_reporter_gated(ms_api_reporter *r, const ms_pod *pod, const char *reason) {
+    /* The words a 1.30 API server writes when a pod is created with gates. */
+    static const char message[] = "Scheduling is blocked due to non-empty scheduling gates";
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "gated", "pod", key, "reason", reason, NULL);
+    pod_report *pr = report_of(r, pod);
+    if (!pr) return;
+    uint64_t h = ms_hash_bytes(message, sizeof message - 1);
+    /* Said already, by the API server or by us. */
+    if (pod->scheduling_gated_condition || pr->status_msg_hash == h) {
+        r->patches_skipped++;
+        return;
+    }
+    pr->status_msg_hash = h;
+    patch_not_scheduled(r, pod, "SchedulingGated", message);
 }
 
 /* upstream v1.20's words (newer releases name the preemptor by UID). */

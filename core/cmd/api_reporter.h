@@ -1,7 +1,8 @@
 /* What `run` tells the API server about pods, through the poster: the
  * PodScheduled=False condition and a FailedScheduling Event for a pod that
- * does not fit, Scheduled and Preempted Events, preemption's deletions and
- * nominations; and Events about the scheduler itself.
+ * does not fit, the SchedulingGated condition of a gated pod, Scheduled
+ * and Preempted Events, preemption's deletions and nominations; and Events
+ * about the scheduler itself.
  *
  * Aggregation, per pod: the condition is patched only when its message
  * changes; FailedScheduling is posted at most once per event_interval,
@@ -35,6 +36,11 @@ ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o);
 void ms_api_reporter_free(ms_api_reporter *r);
 
 void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message);
+/* A pod held back by its spec.schedulingGates: PodScheduled=False with
+ * reason SchedulingGated and the API server's message, once (not when the
+ * pod already carries it: a 1.30 server sets it on create). No Event: a
+ * gated pod is not a failed attempt. reason: the plugin's, for the log. */
+void ms_api_reporter_gated(ms_api_reporter *r, const ms_pod *pod, const char *reason);
 /* The victim's Preempted Event, naming the preemptor and the node. */
 void ms_api_reporter_preempted(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor,
                                const char *node);

@@ -53,8 +53,9 @@ struct ms_metrics {
     profile_metrics *profiles;
     histogram pod_attempts, victims;
     uint64_t preemption_attempts;
-    uint32_t pending[3];
+    uint32_t pending[4];
     uint64_t bindings[MS_BIND_NRESULTS];
+    uint64_t conflicts[MS_BIND_CONFLICT_COUNT];
     struct {
         long code;
         uint64_t n;
@@ -78,7 +79,14 @@ struct ms_metrics {
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
-static const char *const bind_names[] = {"ok", "failed", "gone"};
+static const char *const bind_names[] = {"ok", "failed", "gone", "conflict"};
+static const char *const conflict_names[] = {
+    [MS_BIND_CONFLICT_OTHER] = "other",
+    [MS_BIND_CONFLICT_ALREADY_BOUND] = "already_bound",
+    [MS_BIND_CONFLICT_GATED] = "gated",
+    [MS_BIND_CONFLICT_UID_CHANGED] = "uid_changed",
+    [MS_BIND_CONFLICT_BEING_DELETED] = "being_deleted",
+};
 
 ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles) {
     ms_metrics *m = calloc(1, sizeof *m);
@@ -144,12 +152,26 @@ void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims) {
     pthread_mutex_unlock(&m->mu);
 }
 
-void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable) {
+void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable,
+                           uint32_t gated) {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
     m->pending[0] = active;
     m->pending[1] = backoff;
     m->pending[2] = unschedulable;
+    m->pending[3] = gated;
+    pthread_mutex_unlock(&m->mu);
+}
+
+const char *ms_metrics_conflict_name(ms_bind_conflict why) {
+    return (unsigned)why < MS_BIND_CONFLICT_COUNT ? conflict_names[why] : "other";
+}
+
+void ms_metrics_bind_conflict(ms_metrics *m, ms_bind_conflict why) {
+    if (!m) return;
+    if ((unsigned)why >= MS_BIND_CONFLICT_COUNT) why = MS_BIND_CONFLICT_OTHER;
+    pthread_mutex_lock(&m->mu);
+    m->conflicts[why]++;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -403,9 +425,11 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     header(&b, "scheduler_pending_pods", "gauge",
            "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
            "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
-           "unschedulableQ.");
-    static const char *const queues[] = {"active", "backoff", "unschedulable"};
-    for (int i = 0; i < 3; i++)
+           "unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
+           "number of unschedulable pods that the scheduler never attempted to schedule because "
+           "they are gated.");
+    static const char *const queues[] = {"active", "backoff", "unschedulable", "gated"};
+    for (int i = 0; i < 4; i++)
         ms_buf_printf(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
 
     header(&b, "scheduler_pod_scheduling_attempts", "histogram",
@@ -424,6 +448,11 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     for (int i = 0; i < MS_BIND_NRESULTS; i++)
         ms_buf_printf(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
                       (unsigned long long)m->bindings[i]);
+    header(&b, "moonsched_binding_conflicts_total", "counter",
+           "Binds the API server refused with 409 Conflict, by what the refusal meant.");
+    for (int i = 0; i < MS_BIND_CONFLICT_COUNT; i++)
+        ms_buf_printf(&b, "moonsched_binding_conflicts_total{reason=\"%s\"} %llu\n", conflict_names[i],
+                      (unsigned long long)m->conflicts[i]);
     header(&b, "moonsched_api_requests_total", "counter",
            "API requests for binds, events, status patches and evictions, by HTTP status "
            "(0: no answer).");

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "cmd/http_server.h"
+#include "moonsched/scheduler.h"
 
 struct ms_policy_stats;   /* moonsched/lua_policy.h */
 
@@ -34,7 +35,8 @@ typedef enum ms_attempt_result {
 typedef enum ms_bind_result {
     MS_BIND_OK = 0,
     MS_BIND_FAILED,                /* the server refused or could not be reached */
-    MS_BIND_GONE,                  /* the pod was deleted or bound meanwhile */
+    MS_BIND_GONE,                  /* 404: the pod was deleted meanwhile */
+    MS_BIND_CONFLICT,              /* 409: see ms_metrics_bind_conflict */
     MS_BIND_NRESULTS,
 } ms_bind_result;
 
@@ -55,10 +57,17 @@ void ms_metrics_pod_scheduled(ms_metrics *m, uint32_t attempts);
 /* scheduler_preemption_attempts_total, and when victims were chosen
  * (nvictims > 0) scheduler_preemption_victims. */
 void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims);
-/* scheduler_pending_pods{queue}. */
-void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable);
+/* scheduler_pending_pods{queue}: gated pods (held back by PreEnqueue) are
+ * not among the unschedulable ones, as upstream counts them. */
+void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable,
+                           uint32_t gated);
 /* moonsched_bindings_total{result}. */
 void ms_metrics_binding(ms_metrics *m, ms_bind_result result);
+/* moonsched_binding_conflicts_total{reason}: what a 409 on a bind meant
+ * (already_bound, gated, uid_changed, being_deleted, other). */
+void ms_metrics_bind_conflict(ms_metrics *m, ms_bind_conflict why);
+/* The reason label of a conflict, also what the logs say. */
+const char *ms_metrics_conflict_name(ms_bind_conflict why);
 /* moonsched_api_requests_total{code}: requests `run` made for binds,
  * events, status patches and evictions; status 0: no answer. */
 void ms_metrics_api_request(ms_metrics *m, long status);

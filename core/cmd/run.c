@@ -150,7 +150,7 @@ static bool all_synced(const runner *r);
 static void metrics_snapshot(runner *r) {
     ms_queue *q = ms_scheduler_queue(r->sched);
     ms_metrics_set_pending(r->metrics, ms_queue_len_active(q), ms_queue_len_backoff(q),
-                           ms_queue_len_unschedulable(q));
+                           ms_queue_len_unschedulable(q), ms_queue_len_gated(q));
     ms_run_stats st = run_stats(r);
     ms_metrics_events(r->metrics, st.events_posted, st.events_failed, st.events_suppressed);
     /* ready: scheduling has started, every informer's first LIST is in */
@@ -216,6 +216,20 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
            NULL);
 }
 
+/* Held back by PreEnqueue: not an attempt. Gates get their condition; a
+ * policy's refusal is only logged (upstream reports neither). */
+static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
+    runner *r = ctx;
+    if (strcmp(plugin, "SchedulingGates") == 0) {
+        ms_api_reporter_gated(r->reporter, pod, reason);
+        return;
+    }
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "held back by PreEnqueue", "pod", key, "plugin", plugin, "reason", reason,
+           NULL);
+}
+
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
     r->cycle_victims++;
@@ -236,12 +250,39 @@ static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
     r->cycle_victims = 0;
 }
 
+/* What each 409 means for the pod, for the log. */
+static const char *const conflict_meaning[MS_BIND_CONFLICT_COUNT] = {
+    [MS_BIND_CONFLICT_OTHER] = "refused for another reason: retried after backoff",
+    [MS_BIND_CONFLICT_ALREADY_BOUND] = "bound by someone else meanwhile: the assumption is forgotten, "
+                                       "the pod's update brings the binding",
+    [MS_BIND_CONFLICT_GATED] = "gated on the API server: back among the gated pods until its update",
+    [MS_BIND_CONFLICT_UID_CHANGED] = "deleted and created again under the same name: this one is dropped",
+    [MS_BIND_CONFLICT_BEING_DELETED] = "being deleted: dropped",
+};
+
+/* A 409: logged with its meaning, counted by reason, and handed to the
+ * scheduler, which does what it means for its cache and queue. */
+static void bind_conflict(runner *r, const ms_bind_outcome *o) {
+    ms_metrics_bind_conflict(r->metrics, o->why);
+    if (o->why == MS_BIND_CONFLICT_OTHER || o->why == MS_BIND_CONFLICT_GATED) r->st.binds_failed++;
+    else r->st.binds_gone++;
+    char key[512];
+    ms_pod_key(o->pod, r->in, key, sizeof key);
+    ms_log(r->log, o->why == MS_BIND_CONFLICT_OTHER ? MS_LOG_WARN : MS_LOG_INFO, "binding conflict", "pod", key,
+           "node", o->node, "reason", ms_metrics_conflict_name(o->why), "meaning", conflict_meaning[o->why],
+           "error", o->message, NULL);
+    ms_scheduler_bind_conflict(r->sched, o->pod, o->why, o->message, ms_clock_wall());
+}
+
 /* A bind answered. Upstream counts a scheduled attempt once its binding
  * succeeded, and a failed binding as an error. */
 static void bind_done(void *ctx, const ms_bind_outcome *o) {
     runner *r = ctx;
     double took = ms_clock_monotonic() - o->attempt_start;
-    ms_metrics_binding(r->metrics, o->ok ? MS_BIND_OK : o->gone ? MS_BIND_GONE : MS_BIND_FAILED);
+    ms_metrics_binding(r->metrics, o->ok         ? MS_BIND_OK
+                                   : o->conflict ? MS_BIND_CONFLICT
+                                   : o->gone     ? MS_BIND_GONE
+                                                 : MS_BIND_FAILED);
     ms_metrics_attempt(r->metrics, o->profile, o->ok ? MS_ATTEMPT_SCHEDULED : MS_ATTEMPT_ERROR, took);
     if (o->ok) {
         /* Failed attempts before this one, as the unschedulable reports
@@ -249,6 +290,9 @@ static void bind_done(void *ctx, const ms_bind_outcome *o) {
         ms_metrics_pod_scheduled(r->metrics, ms_api_reporter_failed_attempts(r->reporter, o->pod) + 1);
         r->st.binds_ok++;
         ms_api_reporter_bound(r->reporter, o->pod, o->node);
+    } else if (o->conflict) {
+        bind_conflict(r, o);
+        return;
     } else if (o->gone) {
         r->st.binds_gone++;
     } else {
@@ -617,7 +661,8 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .binder = {r, run_bind},
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
-                     .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter},
+                     .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter,
+                     .gated = on_gated},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,

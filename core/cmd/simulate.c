@@ -39,6 +39,7 @@ typedef struct placement {
     ms_str node;                   /* MS_STR_NONE: not placed */
     bool scored;
     bool preempted;                /* placed, then evicted by a preemptor */
+    bool gated;                    /* held back by its spec.schedulingGates */
     int64_t total;
     uint32_t feasible, num_all_nodes;
     uint32_t nscores;
@@ -273,6 +274,7 @@ static void on_scheduled(void *ctx, const ms_pod *pod, ms_str node, const ms_sco
         return;
     }
     p->node = node;
+    p->gated = false;
     set_message(m, p, NULL);
     p->scored = why->nplugins > 0;
     p->total = why->total;
@@ -291,9 +293,8 @@ static void on_scheduled(void *ctx, const ms_pod *pod, ms_str node, const ms_sco
     p->nscores = why->nplugins;
 }
 
-static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts) {
-    (void)attempts;
-    sim *m = ctx;
+/* Not placed, for `message`'s reason. */
+static void not_placed(sim *m, const ms_pod *pod, const char *message, bool gated) {
     placement *p = placement_for(m, pod);
     if (!p) {
         m->oom = true;
@@ -301,7 +302,20 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     }
     p->node = MS_STR_NONE;
     p->nscores = 0;
+    p->gated = gated;
     set_message(m, p, message);
+}
+
+static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, uint32_t attempts) {
+    (void)attempts;
+    not_placed(ctx, pod, message, false);
+}
+
+/* A pod a PreEnqueue plugin keeps out of activeQ. Scheduling gates get
+ * their own line (upstream's SchedulingGated condition); a policy's
+ * refusal is said by on_left_over if the pod never got in. */
+static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
+    if (strcmp(plugin, "SchedulingGates") == 0) not_placed(ctx, pod, reason, true);
 }
 
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -374,6 +388,22 @@ static void pod_key(const sim *m, const ms_pod *pod, char *buf, size_t n) {
     ms_pod_key(pod, m->in, buf, n);
 }
 
+/* The PodScheduled condition of a gated pod, as a 1.30 API server writes it. */
+#define GATED_REASON "SchedulingGated"
+#define GATED_MESSAGE "Scheduling is blocked due to non-empty scheduling gates"
+
+/* "gated": true, the condition's reason and message, the gates' names and
+ * the plugin's words. */
+static void gated_json(sim *m, cJSON *e, const placement *p) {
+    cJSON_AddTrueToObject(e, "gated");
+    cJSON_AddStringToObject(e, "reason", GATED_REASON);
+    cJSON_AddStringToObject(e, "message", GATED_MESSAGE);
+    cJSON *gates = cJSON_AddArrayToObject(e, "schedulingGates");
+    for (uint32_t k = 0; gates && k < p->pod->nscheduling_gates; k++)
+        cJSON_AddItemToArray(gates, cJSON_CreateString(ms_str_get(m->in, p->pod->scheduling_gates[k])));
+    cJSON_AddStringToObject(e, "detail", p->message ? p->message : "");
+}
+
 static void print_placements(sim *m) {
     char key[512], why[2048];
     for (uint32_t i = 0; i < m->npl; i++) {
@@ -386,6 +416,9 @@ static void print_placements(sim *m) {
             /* the message starts with "preempted " */
             const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
             fprintf(m->out, "%s -> (preempted) %s\n", key, msg);
+        } else if (p->gated) {
+            fprintf(m->out, "%s -> (gated) %s: %s (%s)\n", key, GATED_REASON, GATED_MESSAGE,
+                    p->message ? p->message : "");
         } else {
             fprintf(m->out, "%s -> (unschedulable) %s\n", key, p->message ? p->message : "");
         }
@@ -572,7 +605,8 @@ static void print_json(sim *m) {
         } else {
             cJSON_AddNullToObject(e, "node");
             if (p->preempted) cJSON_AddTrueToObject(e, "preempted");
-            cJSON_AddStringToObject(e, "message", p->message ? p->message : "");
+            if (p->gated) gated_json(m, e, p);
+            else cJSON_AddStringToObject(e, "message", p->message ? p->message : "");
         }
         cJSON_AddItemToArray(pls, e);
     }
@@ -633,6 +667,7 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
             r->bound_pods, r->ignored_pods);
     fprintf(f, "scheduled:         %u\n", r->scheduled);
     fprintf(f, "unschedulable:     %u\n", r->unschedulable);
+    if (r->gated) fprintf(f, "gated:             %u\n", r->gated);
     fprintf(f, "preempted:         %u\n", r->preempted);
     fprintf(f, "attempts:          %u\n", r->attempts);
     fprintf(f, "wall time:         %.3f s\n", r->wall_seconds);
@@ -849,7 +884,8 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .config = cfg,
         .in = m->in,
         .binder = {m, sim_bind},
-        .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted},
+        .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted,
+                     .gated = on_gated},
         .evictor = {m, sim_evict, sim_set_nomination},
         .seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
         .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
@@ -934,6 +970,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     for (uint32_t i = 0; i < m.npl; i++) {
         if (m.pl[i].node != MS_STR_NONE) r.scheduled++;
         else if (m.pl[i].preempted) r.preempted_placed++;
+        else if (m.pl[i].gated) r.gated++;
         else r.unschedulable++;
     }
     if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;

@@ -517,6 +517,23 @@ static ms_rc dec_spread(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     return rc;
 }
 
+/* spec.schedulingGates: [{name}], names required (API validation). */
+static ms_rc dec_gate(ms_dec *x, const ms_obj *g, void *elem, void *ctx) {
+    (void)ctx;
+    ms_str *name = elem;
+    ms_rc rc = ms_dec_str_id(x, g, "name", true, name);
+    if (rc == MS_OK && *name == MS_STR_NONE) return ms_json_fail(&x->r, "name", "Required value");
+    return rc;
+}
+
+static ms_rc dec_gates(ms_dec *x, const ms_obj *spec, ms_pod *p) {
+    void *gates;
+    ms_rc rc = ms_dec_objects(x, spec, "schedulingGates", &p->arena, sizeof *p->scheduling_gates, &gates,
+                              &p->nscheduling_gates, dec_gate, NULL);
+    p->scheduling_gates = gates;
+    return rc;
+}
+
 /* ---- spec, status, the pod ---- */
 
 static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
@@ -540,7 +557,8 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     else return unsupported(x, "preemptionPolicy", preempt);
 
     if ((rc = dec_affinity(x, spec, p)) != MS_OK || (rc = dec_tolerations(x, spec, p)) != MS_OK ||
-        (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK)
+        (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK ||
+        (rc = dec_gates(x, spec, p)) != MS_OK)
         return rc;
 
     podcalc pc;
@@ -599,15 +617,18 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
         const cJSON *c;
         cJSON_ArrayForEach(c, conds) {
             size_t s3 = ms_json_push_index(&x->r, i++);
-            const char *type, *st;
+            const char *type = NULL, *st = NULL, *reason = NULL;
             if (!cJSON_IsObject(c)) return ms_json_type_error(&x->r, NULL, c, MS_JSON_OBJECT);
             ms_obj co;
             ms_obj_scan(&co, c);
             if ((rc = ms_dec_string(x, &co, "type", &type)) != MS_OK ||
-                (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK)
+                (rc = ms_dec_string(x, &co, "status", &st)) != MS_OK ||
+                (rc = ms_dec_string(x, &co, "reason", &reason)) != MS_OK)
                 return rc;
-            if (type && st && strcmp(type, "PodScheduled") == 0 && strcmp(st, "False") == 0)
+            if (type && st && strcmp(type, "PodScheduled") == 0 && strcmp(st, "False") == 0) {
                 p->scheduled_condition_false = true;
+                p->scheduling_gated_condition = reason && strcmp(reason, "SchedulingGated") == 0;
+            }
             ms_json_pop(&x->r, s3);
         }
         ms_json_pop(&x->r, s2);

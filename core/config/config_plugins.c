@@ -18,7 +18,7 @@ typedef struct default_plugin {
 } default_plugin;
 
 static const default_plugin upstream_defaults[] = {
-    {"SchedulingGates", 0, false},
+    {"SchedulingGates", 0, true},
     {"PrioritySort", 0, true},
     {"NodeUnschedulable", 0, true},
     {"NodeName", 0, true},

@@ -577,13 +577,21 @@ bool ms_framework_less(void *ctx, const ms_queued_pod *a, const ms_queued_pod *b
     return p->ops->less(p->self, a, b);
 }
 
-bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason) {
+bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason,
+                              int32_t *plugin) {
     const char *dummy = NULL;
+    int32_t ignored;
     if (!reason) reason = &dummy;
+    if (!plugin) plugin = &ignored;
     *reason = NULL;
+    *plugin = -1;
     for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_ENQUEUE]; k++) {
-        const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_PRE_ENQUEUE][k]];
-        if (!p->ops->pre_enqueue(p->self, pod, reason)) return false;
+        uint32_t i = fw->order[MS_EP_PRE_ENQUEUE][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if (!p->ops->pre_enqueue(p->self, pod, reason)) {
+            *plugin = (int32_t)i;
+            return false;
+        }
     }
     return true;
 }

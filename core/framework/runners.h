@@ -103,7 +103,10 @@ void ms_framework_run_post_bind(const ms_framework *fw, const ms_pod *pod, ms_st
 
 /* QueueSort of this profile. */
 bool ms_framework_less(void *fw, const ms_queued_pod *a, const ms_queued_pod *b);
-bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason);
+/* PreEnqueue plugins in order until one refuses: false, with its reason
+ * and plugin index (either out pointer may be NULL). */
+bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const char **reason,
+                              int32_t *plugin);
 /* Events that could help a pod rejected by the plugins in `plugins` (bits).
  * A plugin that declares no events counts as interested in all of them (as
  * upstream's plugins without EnqueueExtensions); so does an empty set (the

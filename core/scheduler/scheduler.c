@@ -105,12 +105,22 @@ static void sched_clear_nomination(void *ctx, ms_pod *pod) {
     if (s->evictor.set_nomination) s->evictor.set_nomination(s->evictor.ctx, pod, MS_STR_NONE);
 }
 
-/* PreEnqueue of the pod's own profile (the queue is shared by all). */
-static bool sched_pre_enqueue(void *ctx, const ms_pod *pod) {
+/* PreEnqueue of the pod's own profile (the queue is shared by all). A
+ * refusal waits for the events the refusing plugin registered, and is
+ * reported when the pod was not gated before. */
+static bool sched_pre_enqueue(void *ctx, const ms_queued_pod *qp, ms_event_mask *interest) {
     ms_scheduler *s = ctx;
+    const ms_pod *pod = qp->pod;
     int32_t i = ms_scheduler_profile_index(s, pod->scheduler_name);
     if (i < 0) return false;
-    return ms_framework_pre_enqueue(&s->profiles[i], pod, NULL);
+    const ms_framework *fw = &s->profiles[i];
+    const char *reason = NULL;
+    int32_t plugin = -1;
+    if (ms_framework_pre_enqueue(fw, pod, &reason, &plugin)) return true;
+    *interest = ms_framework_interest(fw, plugin >= 0 && plugin < 64 ? 1ull << plugin : 0);
+    if (!qp->gated && s->reporter.gated)
+        s->reporter.gated(s->reporter.ctx, pod, ms_framework_plugin_name(fw, plugin), reason ? reason : "");
+    return false;
 }
 
 static const char *queue_sort_name(const ms_framework *fw) {
@@ -432,17 +442,23 @@ const ms_framework *ms_scheduler_profile(const ms_scheduler *s, uint32_t i) {
 
 /* ---- binding outcomes ------------------------------------------------ */
 
-void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
-                             double now) {
+/* Unreserve and forget a pod whose bind did not happen. The cache keeps
+ * a pod the informer has meanwhile reported bound (forget refuses it). */
+static void undo_assumption(ms_scheduler *s, ms_inflight *r, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_framework_run_unreserve(fw, &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
-    if (s->reporter.bind_failed)
-        s->reporter.bind_failed(s->reporter.ctx, r->qp->pod, r->node,
-                                message ? message : "binding failed");
     /* What the pod held is free again. The pod itself is not in the queue
      * yet, so the move cannot pick it up. */
     ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET, now);
+}
+
+void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
+                             double now) {
+    undo_assumption(s, r, now);
+    if (s->reporter.bind_failed)
+        s->reporter.bind_failed(s->reporter.ctx, r->qp->pod, r->node,
+                                message ? message : "binding failed");
     if (gone || r->deleted) {
         ms_queue_done(s->queue, r->qp);
     } else {
@@ -465,6 +481,31 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
     ms_cache_finish_binding(s->cache, r->assumed, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
+    ms_sched_record_release(s, r);
+    ms_sched_flush_permits(s, now);
+}
+
+void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conflict why,
+                                const char *message, double now) {
+    ms_inflight *r = ms_map_get(&s->binding, pod->meta.uid_hash);
+    if (!r || r->waiting) return;   /* never handed to the binder */
+    if (why == MS_BIND_CONFLICT_OTHER) {
+        ms_scheduler_bind_done(s, pod, false, false, message, now);
+        return;
+    }
+    ms_map_del(&s->binding, pod->meta.uid_hash);
+    undo_assumption(s, r, now);
+    if (why == MS_BIND_CONFLICT_GATED && !r->deleted) {
+        /* Gated on the server: like SchedulingGates' refusals, only the
+         * pod's own update can lift that (with or without the plugin in
+         * the profile). */
+        r->qp->unschedulable_plugins = 0;
+        ms_queue_add_gated(s->queue, r->qp, MS_EV_UNSCHEDULED_POD_UPDATE, now);
+    } else {
+        /* Bound elsewhere, replaced or being deleted: the informer's
+         * events say what became of it; nothing is left to retry. */
+        ms_queue_done(s->queue, r->qp);
+    }
     ms_sched_record_release(s, r);
     ms_sched_flush_permits(s, now);
 }

@@ -179,6 +179,12 @@ typedef struct ms_pod {
     ms_volume *volumes;
     uint32_t nother_volumes;
 
+    /* spec.schedulingGates' names, in spec order (GA in 1.30): while any
+     * remains, the SchedulingGates PreEnqueue plugin keeps the pod out of
+     * activeQ. */
+    uint32_t nscheduling_gates;
+    ms_str *scheduling_gates;
+
     /* upstream's PodRequests (k8s.io/component-helpers/resource):
      * max(sum of containers and sidecars, each init container plus the
      * sidecars declared before it), then pod-level resources (spec.resources:
@@ -198,6 +204,9 @@ typedef struct ms_pod {
     uint8_t phase;                 /* ms_pod_phase */
     ms_str nominated_node_name;
     bool scheduled_condition_false;   /* PodScheduled=False already reported */
+    /* ... with reason SchedulingGated (a 1.30 API server sets it when a
+     * pod is created with gates) */
+    bool scheduling_gated_condition;
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
 
     /* Hash of spec, labels and annotations as decoded (0: unknown, e.g. a

@@ -85,6 +85,12 @@ typedef struct ms_reporter {
      * (the victims were reported through `preempted` just before). */
     void (*error)(void *ctx, const ms_pod *pod, const char *message);
     void (*post_filter)(void *ctx, const ms_pod *pod, ms_str nominated);
+    /* A PreEnqueue plugin keeps the pod out of activeQ: called once, when
+     * it starts waiting among the gated pods (not an attempt: no
+     * FailedScheduling, not unschedulable). plugin: the refusing plugin's
+     * name ("SchedulingGates" for spec.schedulingGates); reason: its words
+     * ("waiting for scheduling gates: [a b]"). */
+    void (*gated)(void *ctx, const ms_pod *pod, const char *plugin, const char *reason);
 } ms_reporter;
 
 typedef struct ms_scheduler ms_scheduler;
@@ -150,6 +156,29 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now);
  * elsewhere or deleted). */
 void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool gone,
                             const char *message, double now);
+/* What a 409 Conflict on a bind means (upstream's BindingREST refusals). */
+typedef enum ms_bind_conflict {
+    /* Anything else: a failed bind (Unreserve, forget, backoff). */
+    MS_BIND_CONFLICT_OTHER = 0,
+    /* "pod X is already assigned to node N": someone else bound it. The
+     * assumption is forgotten; the informer's update brings the real
+     * binding into the cache. */
+    MS_BIND_CONFLICT_ALREADY_BOUND,
+    /* "pod X has non-empty .spec.schedulingGates": the server's pod is
+     * gated. Back among the gated pods until its update arrives. */
+    MS_BIND_CONFLICT_GATED,
+    /* "Precondition failed: UID in precondition": the pod was deleted and
+     * created again under the same name; this one is dropped (the new one
+     * arrives through the informer). */
+    MS_BIND_CONFLICT_UID_CHANGED,
+    /* "pod X is being deleted, cannot be assigned to a host": dropped. */
+    MS_BIND_CONFLICT_BEING_DELETED,
+    MS_BIND_CONFLICT_COUNT,
+} ms_bind_conflict;
+/* A bind refused with 409: Unreserve and forget the assumption, then as
+ * `why` says. message: the server's, for the OTHER case's report. */
+void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conflict why,
+                                const char *message, double now);
 /* Periodic housekeeping: queue flush, assumed-pod expiry, Permit waits
  * that reached their deadline. */
 void ms_scheduler_tick(ms_scheduler *s, double now);

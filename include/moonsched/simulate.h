@@ -47,6 +47,7 @@ typedef struct ms_simulate_result {
     uint32_t ignored_pods;              /* pending pods of other schedulers, terminal pods */
     uint32_t scheduled;
     uint32_t unschedulable;
+    uint32_t gated;                     /* held back by spec.schedulingGates */
     uint32_t preempted;                 /* victims evicted by preemption */
     uint32_t preempted_placed;          /* of them, pods this run had placed */
     uint32_t attempts;                  /* scheduling cycles run */

@@ -36,6 +36,8 @@ check "docs minimal configuration: the default profile's score plugins with weig
     grep -q 'enabled:-name:TaintTolerationweight:3-name:NodeAffinityweight:2-name:NodeResourcesFitweight:1' "$T/score"
 block "$T/min.yaml" '    queueSort:' >"$T/qs"
 check "docs minimal configuration: queueSort" grep -qx '      - name: PrioritySort' "$T/qs"
+block "$T/min.yaml" '    preEnqueue:' >"$T/pe"
+check "docs minimal configuration: SchedulingGates at preEnqueue" grep -qx '      - name: SchedulingGates' "$T/pe"
 
 "$M" config check "$D/docs-multiple-profiles.yaml" >"$T/multi.yaml" 2>&1
 check "docs multiple profiles: exit 0" test $? -eq 0

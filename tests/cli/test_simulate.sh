@@ -214,6 +214,60 @@ check "spread: system defaults keep a ReplicaSet's pod off its sibling's zone" \
     >/dev/null 2>"$T/spreadgen.err"
 check "--generate spread=hard: every spreading pod placed" grep -q '^scheduled:         300$' "$T/spreadgen.err"
 
+# ---- scheduling gates ----
+# A 1.30 server's JSON (`kubectl get -o json`): two nodes full of priority-0
+# pods, a third with room for two small pods, two gated pods (one of
+# priority 1000000 that could preempt), a free pod and one with an empty
+# gate list.
+G="$D/scheduling-gates.json"
+"$M" simulate --cluster "$G" --stats >"$T/gates.out" 2>"$T/gates.err"
+check "gates: exit 0" test $? -eq 0
+check "gates: a gated pod is shown gated with upstream's reason and message" has_line "$T/gates.out" \
+    "default/gated-high -> (gated) SchedulingGated: Scheduling is blocked due to non-empty scheduling gates (waiting for scheduling gates: [kueue.x-k8s.io/admission example.com/quota])"
+check "gates: a small gated pod is not placed either" has_line "$T/gates.out" \
+    "default/gated-small -> (gated) SchedulingGated: Scheduling is blocked due to non-empty scheduling gates (waiting for scheduling gates: [example.com/quota])"
+check "gates: pods without gates and with an empty list are placed" \
+    sh -c "grep -q '^default/free-1 -> n3  (' '$T/gates.out' && grep -q '^default/empty-gates -> n3  (' '$T/gates.out'"
+check "gates: the high-priority gated pod preempts nobody" \
+    sh -c "! grep -q -e 'preempt' '$T/gates.out' && grep -qx 'preempted:         0' '$T/gates.err'"
+check "gates: gated pods are never attempted (2 attempts for 2 free pods)" grep -qx 'attempts:          2' "$T/gates.err"
+check "gates: --stats counts them as gated, not unschedulable" \
+    sh -c "grep -qx 'gated:             2' '$T/gates.err' && grep -qx 'unschedulable:     0' '$T/gates.err'"
+"$M" simulate --cluster "$G" --output json >"$T/gates.json" 2>&1
+check "gates json: exit 0" test $? -eq 0
+if command -v python3 >/dev/null 2>&1; then
+    check "gates json: gated, reason, message, the gates and no node" python3 -c "
+import json, sys
+pl = {p['pod']: p for p in json.load(open(sys.argv[1]))['placements']}
+g = pl['default/gated-high']
+assert g['node'] is None and g['gated'] is True, g
+assert g['reason'] == 'SchedulingGated', g
+assert g['message'] == 'Scheduling is blocked due to non-empty scheduling gates', g
+assert g['schedulingGates'] == ['kueue.x-k8s.io/admission', 'example.com/quota'], g
+assert g['detail'] == 'waiting for scheduling gates: [kueue.x-k8s.io/admission example.com/quota]', g
+assert 'gated' not in pl['default/free-1'] and pl['default/free-1']['node'] == 'n3'
+" "$T/gates.json"
+else
+    skip "gates json: gated, reason, message, the gates and no node" "python3 is not installed"
+fi
+# SchedulingGates disabled (as upstream allows): the gated pods are
+# scheduled like any other, and the high-priority one preempts.
+cat >"$T/nogates.yaml" <<'EOF'
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    preEnqueue:
+      disabled:
+      - name: SchedulingGates
+EOF
+"$M" simulate --cluster "$G" --config "$T/nogates.yaml" >"$T/nogates.out" 2>&1
+check "gates disabled: exit 0" test $? -eq 0
+check "gates disabled: nothing is gated" sh -c "! grep -q '(gated)' '$T/nogates.out'"
+check "gates disabled: the high-priority pod preempts a priority-0 pod" \
+    sh -c "grep -Eq '^  preempted default/low-[12] on n[12] by default/gated-high \\(priority 1000000 > 0\\)' '$T/nogates.out'"
+
 # ---- seeds ----
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s1.out" 2>&1
 "$M" simulate --generate nodes=50,pods=200 --seed 7 >"$T/s2.out" 2>&1

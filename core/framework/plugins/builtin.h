@@ -5,6 +5,7 @@
 
 #include "moonsched/plugin.h"
 
+extern const ms_plugin_ops ms_plugin_scheduling_gates;
 extern const ms_plugin_ops ms_plugin_priority_sort;
 extern const ms_plugin_ops ms_plugin_node_name;
 extern const ms_plugin_ops ms_plugin_node_unschedulable;

@@ -4,6 +4,7 @@
 #include "builtin.h"
 
 static const ms_plugin_ops *const builtins[] = {
+    &ms_plugin_scheduling_gates,
     &ms_plugin_priority_sort,
     &ms_plugin_node_name,
     &ms_plugin_node_unschedulable,

@@ -315,29 +315,45 @@ static void test_flush_unschedulable_still_backing_off(void **state) {
 typedef struct gate {
     uint64_t refused;   /* uid refused while nonzero */
     int calls;
+    ms_event_mask interest;   /* what a refusal waits for (0: the queue's default) */
+    int became_gated;   /* refusals of a pod that was not gated before */
 } gate;
 
-static bool gate_fn(void *ctx, const ms_pod *pod) {
+static bool gate_fn(void *ctx, const ms_queued_pod *qp, ms_event_mask *interest) {
     gate *g = ctx;
     g->calls++;
-    return pod->meta.uid_hash != g->refused;
+    if (qp->pod->meta.uid_hash != g->refused) return true;
+    *interest = g->interest;
+    g->became_gated += !qp->gated;
+    return false;
+}
+
+/* A queue whose PreEnqueue is g; events: pre_enqueue_events. */
+static ms_queue *gated_queue(gate *g, ms_event_mask events) {
+    ms_queue_config c;
+    ms_queue_config_default(&c);
+    c.pre_enqueue = gate_fn;
+    c.pre_enqueue_ctx = g;
+    c.pre_enqueue_events = events;
+    ms_queue *q = ms_queue_new(&c);
+    assert_non_null(q);
+    return q;
 }
 
 static void test_pre_enqueue_gating(void **state) {
     (void)state;
     gate g = {.refused = 2};
-    ms_queue_config c;
-    ms_queue_config_default(&c);
-    c.pre_enqueue = gate_fn;
-    c.pre_enqueue_ctx = &g;
-    ms_queue *q = ms_queue_new(&c);
+    ms_queue *q = gated_queue(&g, 0);
     add(q, 1, 0, 0);
     add(q, 2, 100, 0);
     assert_int_equal(g.calls, 2);
     assert_int_equal(where(q, 2), MS_QW_UNSCHEDULABLE);
     assert_true(ms_queue_get(q, 2)->gated);
     assert_false(ms_queue_get(q, 1)->gated);
-    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+    /* upstream: a gated pod is not an unschedulable one */
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(g.became_gated, 1);
 
     /* never popped although it has the higher priority */
     ms_queued_pod *qp = ms_queue_pop(q, 1);
@@ -374,12 +390,7 @@ static void test_pre_enqueue_gating(void **state) {
 static void test_pre_enqueue_on_update_and_backoff(void **state) {
     (void)state;
     gate g = {.refused = 1};
-    ms_queue_config c;
-    ms_queue_config_default(&c);
-    c.pre_enqueue = gate_fn;
-    c.pre_enqueue_ctx = &g;
-    c.pre_enqueue_events = MS_EV_POLICY_RELOAD;
-    ms_queue *q = ms_queue_new(&c);
+    ms_queue *q = gated_queue(&g, MS_EV_POLICY_RELOAD);
     add(q, 1, 0, 0);
     assert_true(ms_queue_get(q, 1)->gated);
     /* not an event that can lift the gate: not even asked */
@@ -406,6 +417,104 @@ static void test_pre_enqueue_on_update_and_backoff(void **state) {
     assert_int_equal(g.calls, calls + 1);
     assert_int_equal(where(q, 1), MS_QW_UNSCHEDULABLE);
     assert_true(ms_queue_get(q, 1)->gated);
+    ms_queue_free(q);
+}
+
+/* Gated pods (upstream's Gated flag): waiting for the events the refusing
+ * plugin named, counted apart from the unschedulable ones, never
+ * nominated; a status-only update leaves them, the update that lifts the
+ * gate sends them to activeQ at once, nominated then. */
+static void test_gated_pod_lifted_by_its_update(void **state) {
+    (void)state;
+    gate g = {.refused = 1, .interest = MS_EV_UNSCHEDULED_POD_UPDATE};
+    ms_queue *q = gated_queue(&g, 0);
+    ms_pod *p = mkpod(1, 1000);
+    p->nominated_node_name = 5;
+    p->spec_hash = 11;
+    assert_int_equal(ms_queue_add(q, p, 0), MS_OK);
+    ms_pod_unref(p);
+    assert_true(ms_queue_get(q, 1)->gated);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    assert_int_equal(g.became_gated, 1);
+
+    /* no cluster event is asked about it; nothing to pop */
+    ms_queue_move_on_event(q, MS_EV_NODE_ADD | MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET, 1);
+    assert_int_equal(g.calls, 1);
+    assert_null(ms_queue_pop(q, 1));
+
+    /* a status-only update (same spec) leaves it where it is */
+    p = mkpod(1, 1000);
+    p->nominated_node_name = 5;
+    p->spec_hash = 11;
+    ms_queue_update(q, p, 2);
+    ms_pod_unref(p);
+    assert_int_equal(g.calls, 1);
+    assert_true(ms_queue_get(q, 1)->gated);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+
+    /* one gate removed, one left: asked again, still gated, not reported twice */
+    p = mkpod(1, 1000);
+    p->spec_hash = 12;
+    ms_queue_update(q, p, 3);
+    ms_pod_unref(p);
+    assert_int_equal(g.calls, 2);
+    assert_true(ms_queue_get(q, 1)->gated);
+    assert_int_equal(g.became_gated, 1);
+
+    /* the last gate removed: activeQ at once, nominated now */
+    g.refused = 0;
+    p = mkpod(1, 1000);
+    p->nominated_node_name = 5;
+    p->spec_hash = 13;
+    ms_queue_update(q, p, 4);
+    ms_pod_unref(p);
+    assert_int_equal(where(q, 1), MS_QW_ACTIVE);
+    assert_false(ms_queue_get(q, 1)->gated);
+    assert_int_equal(ms_queue_len_gated(q), 0);
+    assert_int_equal(ms_queue_nominated_node(q, 1), 5);
+    ms_queued_pod *qp = ms_queue_pop(q, 4);
+    assert_non_null(qp);
+    assert_int_equal(qp->pod->meta.uid_hash, 1);
+    ms_queue_done(q, qp);
+    ms_queue_free(q);
+}
+
+/* A bind the server refused because the pod is gated there: back among the
+ * gated pods (no nomination); its update lets it in at once, its backoff
+ * notwithstanding. An update that arrived in flight is looked at at once. */
+static void test_add_gated_after_bind(void **state) {
+    (void)state;
+    gate g = {.interest = MS_EV_UNSCHEDULED_POD_UPDATE};
+    ms_queue *q = gated_queue(&g, 0);
+    add(q, 1, 0, 0);
+    ms_queued_pod *qp = ms_queue_pop(q, 10);
+    ms_queue_add_nominated(q, qp->pod, 3);
+    ms_queue_add_gated(q, qp, MS_EV_UNSCHEDULED_POD_UPDATE, 10);
+    assert_int_equal(where(q, 1), MS_QW_UNSCHEDULABLE);
+    assert_true(ms_queue_get(q, 1)->gated);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    ms_queue_move_on_event(q, MS_EV_NODE_ADD, 10.1);
+    assert_int_equal(where(q, 1), MS_QW_UNSCHEDULABLE);
+    ms_pod *p = mkpod(1, 0);
+    p->spec_hash = 2;
+    ms_queue_update(q, p, 10.2);
+    ms_pod_unref(p);
+    assert_int_equal(where(q, 1), MS_QW_ACTIVE);
+
+    /* an update in flight: PreEnqueue decides when it lands */
+    qp = ms_queue_pop(q, 11);
+    p = mkpod(1, 0);
+    ms_queue_update(q, p, 11);
+    ms_pod_unref(p);
+    g.refused = 1;
+    ms_queue_add_gated(q, qp, MS_EV_UNSCHEDULED_POD_UPDATE, 11);
+    assert_true(ms_queue_get(q, 1)->gated);
+    g.refused = 0;
+    qp = ms_queue_pop(q, 11);
+    assert_null(qp);
     ms_queue_free(q);
 }
 
@@ -928,11 +1037,7 @@ static void test_random_operations(void **state) {
     (void)state;
     enum { U = 64 };
     gate g = {.refused = 7};
-    ms_queue_config c;
-    ms_queue_config_default(&c);
-    c.pre_enqueue = gate_fn;
-    c.pre_enqueue_ctx = &g;
-    ms_queue *q = ms_queue_new(&c);
+    ms_queue *q = gated_queue(&g, 0);
     ms_queued_pod *flight[U] = {0};
     uint64_t r = 99;
     double now = 0;
@@ -1008,7 +1113,13 @@ static void test_random_operations(void **state) {
             if (held == flight[i]) inflight_live++;
         }
         assert_int_equal(total, ms_queue_len_active(q) + ms_queue_len_backoff(q) +
-                                    ms_queue_len_unschedulable(q) + inflight_live);
+                                    ms_queue_len_unschedulable(q) + ms_queue_len_gated(q) +
+                                    inflight_live);
+        /* a gated pod is never nominated */
+        for (uint64_t u = 1; u <= U; u++) {
+            const ms_queued_pod *qp = ms_queue_get(q, u);
+            if (qp && qp->gated) assert_int_equal(ms_queue_nominated_node(q, u), MS_STR_NONE);
+        }
     }
     for (int i = 0; i < U; i++)
         if (flight[i]) ms_queue_done(q, flight[i]);
@@ -1080,6 +1191,8 @@ int main(void) {
         cmocka_unit_test(test_flush_unschedulable_still_backing_off),
         cmocka_unit_test(test_pre_enqueue_gating),
         cmocka_unit_test(test_pre_enqueue_on_update_and_backoff),
+        cmocka_unit_test(test_gated_pod_lifted_by_its_update),
+        cmocka_unit_test(test_add_gated_after_bind),
         cmocka_unit_test(test_update_in_each_queue),
         cmocka_unit_test(test_update_in_flight),
         cmocka_unit_test(test_update_status_only_keeps_unschedulable),

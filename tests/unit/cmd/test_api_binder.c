@@ -10,9 +10,43 @@
 
 static const ms_logger quiet = {.level = -1};
 
-/* The answer depends on the pod's name: ok-*, gone404, gone409, fail,
- * and slow (held until released). */
+/* The answer depends on the pod's name: ok-*, gone404, the 409s below,
+ * fail, and slow (held until released). */
 static atomic_bool release_slow;
+
+/* 409 Status bodies as a kube-apiserver words them (pods/binding storage:
+ * v1.20.2 for all but the gates, which v1.30 adds). */
+static const struct {
+    const char *pod, *message;
+    ms_bind_conflict why;
+} conflicts[] = {
+    {"bound409", "Operation cannot be fulfilled on pods/binding \\\"bound409\\\": pod bound409 is already "
+                 "assigned to node \\\"node-2\\\"", MS_BIND_CONFLICT_ALREADY_BOUND},
+    {"gated409", "Operation cannot be fulfilled on pods/binding \\\"gated409\\\": pod gated409 has non-empty "
+                 ".spec.schedulingGates", MS_BIND_CONFLICT_GATED},
+    {"uid409", "Operation cannot be fulfilled on pods \\\"uid409\\\": StorageError: invalid object, Code: 4, "
+               "Key: /registry/pods/team/uid409, ResourceVersion: 0, AdditionalErrorMsg: Precondition "
+               "failed: UID in precondition: uid-uid409, UID in object meta: 0c7f", MS_BIND_CONFLICT_UID_CHANGED},
+    {"deleting409", "Operation cannot be fulfilled on pods/binding \\\"deleting409\\\": pod deleting409 is "
+                    "being deleted, cannot be assigned to a host", MS_BIND_CONFLICT_BEING_DELETED},
+    {"other409", "Operation cannot be fulfilled on pods \\\"other409\\\": the object has been modified; please "
+                 "apply your changes to the latest version and try again", MS_BIND_CONFLICT_OTHER},
+};
+#define NCONFLICTS (sizeof conflicts / sizeof conflicts[0])
+
+static bool reply_conflict(int fd, const fh_request *req) {
+    for (size_t i = 0; i < NCONFLICTS; i++) {
+        char path[128], body[1024];
+        snprintf(path, sizeof path, "/pods/%s/", conflicts[i].pod);
+        if (!strstr(req->path, path)) continue;
+        snprintf(body, sizeof body, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+                 "\"Failure\",\"message\":\"%s\",\"reason\":\"Conflict\",\"details\":{\"name\":\"%s\","
+                 "\"kind\":\"pods/binding\"},\"code\":409}", conflicts[i].message, conflicts[i].pod);
+        fh_reply(fd, 409, NULL, body);
+        return true;
+    }
+    return false;
+}
 
 static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     (void)srv;
@@ -21,8 +55,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     if (strstr(req->path, "/pods/ok-")) return fh_reply(fd, 201, NULL, "{\"kind\":\"Status\",\"code\":201}");
     if (strstr(req->path, "/pods/gone404"))
         return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"message\":\"pods \\\"gone404\\\" not found\"}");
-    if (strstr(req->path, "/pods/gone409"))
-        return fh_reply(fd, 409, NULL, "{\"kind\":\"Status\",\"message\":\"already assigned\"}");
+    if (reply_conflict(fd, req)) return true;
     if (strstr(req->path, "/pods/slow"))
         while (!atomic_load(&release_slow)) fh_sleep(0.005);
     return fh_reply(fd, 500, NULL, "{\"kind\":\"Status\",\"message\":\"etcd is sad\"}");
@@ -36,7 +69,7 @@ typedef struct fixture {
     ms_metrics *metrics;
     ms_api_binder *b;
     ms_bind_outcome got[8];
-    char nodes[8][32], messages[8][256], names[8][64];
+    char nodes[8][32], messages[8][512], names[8][64];
     int n;
 } fixture;
 
@@ -134,33 +167,68 @@ static void test_binding_request(void **state) {
     assert_int_equal(f->got[0].profile, 3);
 }
 
-/* 404 and 409: gone (deleted or bound meanwhile); anything else: failed,
+/* 404: gone (deleted meanwhile); anything but 2xx, 404 and 409: failed,
  * with the server's message, for the scheduler to requeue. */
 static void test_outcomes(void **state) {
     fixture *f = *state;
     bind_pod(f, "ok-2", 0, 0);
     bind_pod(f, "gone404", 0, 0);
-    bind_pod(f, "gone409", 0, 0);
     bind_pod(f, "fail", 0, 0);
-    drain_until(f, 4);
+    drain_until(f, 3);
     int i = find(f, "ok-2");
     assert_true(f->got[i].ok);
+    assert_false(f->got[i].conflict);
     i = find(f, "gone404");
     assert_false(f->got[i].ok);
     assert_true(f->got[i].gone);
+    assert_false(f->got[i].conflict);
     assert_string_equal(f->got[i].message, "binding rejected (404): pods \"gone404\" not found");
-    i = find(f, "gone409");
-    assert_true(f->got[i].gone);
-    assert_string_equal(f->got[i].message, "binding rejected (409): already assigned");
     i = find(f, "fail");
     assert_false(f->got[i].ok);
     assert_false(f->got[i].gone);
+    assert_false(f->got[i].conflict);
     assert_string_equal(f->got[i].message, "binding rejected (500): etcd is sad");
     size_t len;
     char *text = ms_metrics_render(f->metrics, &len);
-    assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"409\"} 1\n"));
+    assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"404\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"500\"} 1\n"));
     free(text);
+}
+
+/* 409: a conflict, whose meaning is read from the Status message (never
+ * "gone" by itself: what it means decides what becomes of the pod). The
+ * message is kept whole for the log. */
+static void test_conflicts(void **state) {
+    fixture *f = *state;
+    for (size_t k = 0; k < NCONFLICTS; k++) bind_pod(f, conflicts[k].pod, 0, 0);
+    drain_until(f, (int)NCONFLICTS);
+    for (size_t k = 0; k < NCONFLICTS; k++) {
+        int i = find(f, conflicts[k].pod);
+        assert_false(f->got[i].ok);
+        assert_false(f->got[i].gone);
+        assert_true(f->got[i].conflict);
+        assert_int_equal(f->got[i].why, conflicts[k].why);
+        assert_non_null(strstr(f->got[i].message, "binding rejected (409): Operation cannot be fulfilled"));
+    }
+    int i = find(f, "uid409");
+    assert_non_null(strstr(f->got[i].message, "UID in precondition: uid-uid409"));
+    size_t len;
+    char *text = ms_metrics_render(f->metrics, &len);
+    assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"409\"} 5\n"));
+    free(text);
+}
+
+/* The words alone, as the scheduler's logs name them. */
+static void test_conflict_words(void **state) {
+    (void)state;
+    assert_int_equal(ms_api_binder_conflict_of(NULL), MS_BIND_CONFLICT_OTHER);
+    assert_int_equal(ms_api_binder_conflict_of(""), MS_BIND_CONFLICT_OTHER);
+    assert_int_equal(ms_api_binder_conflict_of("pod p is already assigned to node \"n\""),
+                     MS_BIND_CONFLICT_ALREADY_BOUND);
+    assert_int_equal(ms_api_binder_conflict_of("pod p has non-empty .spec.schedulingGates"),
+                     MS_BIND_CONFLICT_GATED);
+    assert_string_equal(ms_metrics_conflict_name(MS_BIND_CONFLICT_UID_CHANGED), "uid_changed");
+    assert_string_equal(ms_metrics_conflict_name(MS_BIND_CONFLICT_COUNT), "other");
 }
 
 /* Stopping drops the binds not answered: no outcome (the pod stays
@@ -186,6 +254,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_binding_request, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_outcomes, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
+        cmocka_unit_test(test_conflict_words),
         cmocka_unit_test_setup_teardown(test_stop_drops_unanswered, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,37 @@ static void test_unschedulable_aggregation(void **state) {
     assert_int_equal(st.events_posted, 2);
 }
 
+/* A gated pod: PodScheduled=False, reason SchedulingGated, the API
+ * server's message, patched once and no Event; not at all when the pod
+ * already carries it (a 1.30 server sets it on create). */
+static void test_gated_condition(void **state) {
+    fixture *f = *state;
+    start(f, 30, 0);
+    ms_api_reporter_gated(f->r, f->pod, "waiting for scheduling gates: [a]");
+    ms_api_reporter_gated(f->r, f->pod, "waiting for scheduling gates: [a]");
+    ms_pod *said = fx_pod(&f->env.d, "{\"metadata\":{\"name\":\"big\",\"namespace\":\"team\",\"uid\":\"uid-big\"},"
+                                     "\"spec\":{\"schedulingGates\":[{\"name\":\"a\"}],\"containers\":[{\"name\":\"c\"}]},"
+                                     "\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\","
+                                     "\"reason\":\"SchedulingGated\"}]}}");
+    ms_api_reporter_gated(f->r, said, "waiting for scheduling gates: [a]");
+    ms_pod_unref(said);
+    assert_int_equal(ms_api_reporter_patches_skipped(f->r), 2);
+    assert_int_equal(ms_api_reporter_failed_attempts(f->r, f->pod), 0);
+    assert_int_equal(flush(f), 1);
+    assert_string_equal(f->srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->srv->reqs[0].path, STATUS);
+    cJSON *b = body(f, 0);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "status"), "conditions"), 0);
+    assert_string_equal(str(c, "type", NULL), "PodScheduled");
+    assert_string_equal(str(c, "status", NULL), "False");
+    assert_string_equal(str(c, "reason", NULL), "SchedulingGated");
+    assert_string_equal(str(c, "message", NULL), "Scheduling is blocked due to non-empty scheduling gates");
+    cJSON_Delete(b);
+    ms_poster_stats st;
+    ms_poster_stats_get(f->poster, &st);
+    assert_int_equal(st.events_posted, 0);
+}
+
 /* After the interval, the next FailedScheduling carries the reports
  * since the last one as a series. */
 static void test_repeats_as_series(void **state) {
@@ -220,6 +251,7 @@ static void test_preemption_reports(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unschedulable_aggregation, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_gated_condition, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_repeats_as_series, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_event_budget, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_preemption_reports, fx_setup, fx_teardown),

@@ -76,8 +76,8 @@ static void test_queue_preemption_bindings_api(void **state) {
     (void)state;
     const char *profiles[] = {"default-scheduler"};
     ms_metrics *m = ms_metrics_new(profiles, 1);
-    ms_metrics_set_pending(m, 3, 2, 7);
-    ms_metrics_set_pending(m, 4, 0, 1);   /* gauges: the last value */
+    ms_metrics_set_pending(m, 3, 2, 7, 9);
+    ms_metrics_set_pending(m, 4, 0, 1, 2);   /* gauges: the last value */
     ms_metrics_preemption(m, 0);          /* no candidate */
     ms_metrics_preemption(m, 2);
     ms_metrics_preemption(m, 12);
@@ -87,6 +87,10 @@ static void test_queue_preemption_bindings_api(void **state) {
     ms_metrics_binding(m, MS_BIND_OK);
     ms_metrics_binding(m, MS_BIND_OK);
     ms_metrics_binding(m, MS_BIND_GONE);
+    ms_metrics_binding(m, MS_BIND_CONFLICT);
+    ms_metrics_binding(m, MS_BIND_CONFLICT);
+    ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_ALREADY_BOUND);
+    ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_GATED);
     ms_metrics_api_request(m, 409);
     ms_metrics_api_request(m, 201);
     ms_metrics_api_request(m, 201);
@@ -96,6 +100,7 @@ static void test_queue_preemption_bindings_api(void **state) {
     assert_true(series(t, "scheduler_pending_pods{queue=\"active\"}") == 4);
     assert_true(series(t, "scheduler_pending_pods{queue=\"backoff\"}") == 0);
     assert_true(series(t, "scheduler_pending_pods{queue=\"unschedulable\"}") == 1);
+    assert_true(series(t, "scheduler_pending_pods{queue=\"gated\"}") == 2);
     assert_true(series(t, "scheduler_preemption_attempts_total") == 3);
     /* LinearBuckets(5, 5, 10) */
     assert_true(series(t, "scheduler_preemption_victims_bucket{le=\"5\"}") == 1);
@@ -112,6 +117,14 @@ static void test_queue_preemption_bindings_api(void **state) {
     assert_true(series(t, "moonsched_bindings_total{result=\"ok\"}") == 2);
     assert_true(series(t, "moonsched_bindings_total{result=\"failed\"}") == 0);
     assert_true(series(t, "moonsched_bindings_total{result=\"gone\"}") == 1);
+    assert_true(series(t, "moonsched_bindings_total{result=\"conflict\"}") == 2);
+    /* every reason has its series, counted or not */
+    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"already_bound\"}") == 1);
+    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"gated\"}") == 1);
+    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"uid_changed\"}") == 0);
+    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"being_deleted\"}") == 0);
+    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"other\"}") == 0);
+    assert_non_null(strstr(t, "moonsched_binding_conflicts_total{reason=\"other\"} 0\n"));
     assert_true(series(t, "moonsched_api_requests_total{code=\"201\"}") == 2);
     assert_true(series(t, "moonsched_api_requests_total{code=\"409\"}") == 1);
     assert_true(series(t, "moonsched_api_requests_total{code=\"0\"}") == 1);

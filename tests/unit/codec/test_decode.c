@@ -354,6 +354,51 @@ static void test_pod_spec_hash(void **state) {
     assert_true(h[2] != h[3]);
 }
 
+/* spec.schedulingGates as a 1.30 API server sends it, with the
+ * SchedulingGated condition it sets on create; removing a gate changes
+ * spec_hash (the update that lets the pod in). */
+static void test_scheduling_gates(void **state) {
+    (void)state;
+    static const char gated[] =
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"g\",\"namespace\":\"default\","
+        "\"uid\":\"4c1d\",\"resourceVersion\":\"812\",\"creationTimestamp\":\"2024-05-02T10:00:00Z\"},"
+        "\"spec\":{\"schedulingGates\":[{\"name\":\"example.com/foo\"},{\"name\":\"kueue.x-k8s.io/admission\"}],"
+        "\"containers\":[{\"name\":\"pause\",\"image\":\"registry.k8s.io/pause:3.9\"}],"
+        "\"schedulerName\":\"default-scheduler\",\"priority\":0,\"preemptionPolicy\":\"PreemptLowerPriority\"},"
+        "\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\","
+        "\"lastProbeTime\":null,\"lastTransitionTime\":\"2024-05-02T10:00:00Z\",\"reason\":\"SchedulingGated\","
+        "\"message\":\"Scheduling is blocked due to non-empty scheduling gates\"}],\"qosClass\":\"BestEffort\"}}";
+    ms_pod *p = fx_pod(&env.d, gated);
+    assert_int_equal(p->nscheduling_gates, 2);
+    assert_string_equal(T(p->scheduling_gates[0]), "example.com/foo");
+    assert_string_equal(T(p->scheduling_gates[1]), "kueue.x-k8s.io/admission");
+    assert_true(p->scheduled_condition_false);
+    assert_true(p->scheduling_gated_condition);
+    uint64_t h = p->spec_hash;
+    ms_pod_unref(p);
+
+    p = fx_pod(&env.d, "{\"metadata\":{\"name\":\"g\",\"uid\":\"4c1d\"},\"spec\":{\"schedulingGates\":"
+                       "[{\"name\":\"kueue.x-k8s.io/admission\"}],\"containers\":[{\"name\":\"pause\","
+                       "\"image\":\"registry.k8s.io/pause:3.9\"}],\"schedulerName\":\"default-scheduler\","
+                       "\"priority\":0,\"preemptionPolicy\":\"PreemptLowerPriority\"},"
+                       "\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\","
+                       "\"reason\":\"Unschedulable\"}]}}");
+    assert_int_equal(p->nscheduling_gates, 1);
+    assert_true(p->scheduled_condition_false);
+    assert_false(p->scheduling_gated_condition);
+    assert_true(p->spec_hash != h);
+    ms_pod_unref(p);
+
+    /* absent, empty or null: no gates */
+    p = fx_pod(&env.d, "metadata: {name: a}\nspec: {schedulingGates: [], containers: [{name: c}]}\n");
+    assert_int_equal(p->nscheduling_gates, 0);
+    ms_pod_unref(p);
+    p = fx_pod(&env.d, "metadata: {name: a}\nspec: {schedulingGates: null, containers: [{name: c}]}\n");
+    assert_int_equal(p->nscheduling_gates, 0);
+    assert_null(p->scheduling_gates);
+    ms_pod_unref(p);
+}
+
 static void test_kubectl_yaml_pod(void **state) {
     (void)state;
     ms_pod *p = fx_pod(&env.d, KUBECTL_POD);
@@ -1010,6 +1055,12 @@ static void test_errors(void **state) {
          "Pod default/w: spec.hostNetwork: expected boolean, got string"},
         {"metadata: {name: w}\nspec: {preemptionPolicy: Sometimes}\n",
          "Pod default/w: spec.preemptionPolicy: Unsupported value: \"Sometimes\""},
+        {"metadata: {name: w}\nspec: {schedulingGates: [{name: a}, {}]}\n",
+         "Pod default/w: spec.schedulingGates[1].name: Required value"},
+        {"metadata: {name: w}\nspec: {schedulingGates: [gate]}\n",
+         "Pod default/w: spec.schedulingGates[0]: expected object, got string"},
+        {"metadata: {name: w}\nspec: {schedulingGates: {name: a}}\n",
+         "Pod default/w: spec.schedulingGates: expected array, got object"},
         {"metadata: {name: w}\nspec: {tolerations: [{key: a}, {operator: Maybe}]}\n",
          "Pod default/w: spec.tolerations[1].operator: Unsupported value: \"Maybe\""},
         {"metadata: {name: w}\nspec: {tolerations: [{key: a, effect: NoWay}]}\n",
@@ -1295,6 +1346,7 @@ int main(void) {
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_pod_spec_hash),
+        cmocka_unit_test(test_scheduling_gates),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

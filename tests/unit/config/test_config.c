@@ -9,7 +9,7 @@
 #define V1 "\"apiVersion\": \"kubescheduler.config.k8s.io/v1\", \"kind\": \"KubeSchedulerConfiguration\""
 
 static const char *const default_order =
-    "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
+    "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
     "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder";
 
 #define ALL_POINTS ((1u << MS_EP_COUNT) - 1)
@@ -67,13 +67,13 @@ static int32_t weight(const ms_profile_config *p, const char *name) {
 }
 
 static void assert_default_profile(const ms_profile_config *p) {
-    assert_int_equal(p->nplugins, 15);
+    assert_int_equal(p->nplugins, 16);
     for (int ep = 0; ep < MS_EP_COUNT; ep++) assert_string_equal(order(p, (ms_extension_point)ep), default_order);
     static const struct {
         const char *name;
         int32_t weight;
     } weights[] = {
-        {"PrioritySort", 1},     {"NodeUnschedulable", 1}, {"NodeName", 1},
+        {"SchedulingGates", 1},  {"PrioritySort", 1},     {"NodeUnschedulable", 1}, {"NodeName", 1},
         {"TaintToleration", 3},  {"NodeAffinity", 2},      {"NodePorts", 1},
         {"NodeResourcesFit", 1}, {"VolumeRestrictions", 1}, {"NodeVolumeLimits", 1},
         {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DefaultPreemption", 1},
@@ -149,7 +149,7 @@ static void test_not_implemented_defaults(void **state) {
         {"PodTopologySpread", false}, {"InterPodAffinity", false}, {"ImageLocality", false},
         {"VolumeBinding", true},     {"VolumeRestrictions", false}, {"VolumeZone", true},
         {"NodeVolumeLimits", false}, {"EBSLimits", false},         {"GCEPDLimits", false},
-        {"AzureDiskLimits", false},  {"DefaultPreemption", false}, {"SchedulingGates", true},
+        {"AzureDiskLimits", false},  {"DefaultPreemption", false}, {"SchedulingGates", false},
         {"DynamicResources", true},  {"NodeName", false},         {"DefaultBinder", false},
         {"NodeResourcesFit", false}, {"MyPlugin", false},         {"", false},
     };
@@ -202,7 +202,7 @@ static void test_disable_default_at_one_point(void **state) {
     ms_config c = load_plugins("{\"filter\": {\"disabled\": [{\"name\": \"NodePorts\"}]}}");
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
-                        "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_string_equal(order(p, MS_EP_PRE_FILTER), default_order);
     assert_int_equal(plugin(p, "NodePorts")->points, ALL_POINTS & ~(1u << MS_EP_FILTER));
@@ -237,18 +237,18 @@ static void test_enable_default_at_point_overrides(void **state) {
         " \"score\": {\"enabled\": [{\"name\": \"NodeAffinity\", \"weight\": 4}]}}");
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
-                        "NodePorts,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodePorts,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,MyFilter");
     assert_string_equal(order(p, MS_EP_SCORE),
-                        "NodeAffinity,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodePorts,"
+                        "NodeAffinity,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodePorts,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_int_equal(weight(p, "NodeAffinity"), 4);
     assert_int_equal(plugin(p, "MyFilter")->points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "NodePorts")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->weight, 1);
-    assert_int_equal(p->nplugins, 16);
-    assert_string_equal(p->plugins[15].name, "MyFilter");
+    assert_int_equal(p->nplugins, 17);
+    assert_string_equal(p->plugins[16].name, "MyFilter");
     ms_config_free(&c);
 }
 
@@ -257,7 +257,7 @@ static void test_disable_and_enable_moves_to_end(void **state) {
     ms_config c = load_plugins(
         "{\"filter\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
-                        "PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
@@ -302,11 +302,11 @@ static void test_multi_point_rules(void **state) {
     /* disabled in multiPoint: gone from every point */
     c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"NodePorts\"}, {\"name\": \"NodeName\"}]}}");
     p = &c.profiles[0];
-    assert_int_equal(p->nplugins, 13);
+    assert_int_equal(p->nplugins, 14);
     assert_null(plugin(p, "NodePorts"));
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         assert_string_equal(order(p, (ms_extension_point)ep),
-                            "PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,"
+                            "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,"
                             "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     ms_config_free(&c);
 
@@ -323,7 +323,7 @@ static void test_multi_point_rules(void **state) {
     c = load_plugins(
         "{\"multiPoint\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
-                        "PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
@@ -337,7 +337,7 @@ static void test_multi_point_then_specific_point(void **state) {
         " \"preScore\": {\"disabled\": [{\"name\": \"MyScore\"}]}}");
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_SCORE),
-                        "MyScore,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "MyScore,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
     char want[512];
     snprintf(want, sizeof want, "%s,MyScore", default_order);
@@ -376,15 +376,15 @@ static void test_docs_multi_point_precedence(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_null(plugin(p, "PrioritySort"));
     assert_string_equal(order(p, MS_EP_QUEUE_SORT),
-                        "NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
+                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
                         "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin1 disabled for filter only */
     assert_string_equal(order(p, MS_EP_FILTER),
-                        "NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
+                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
                         "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin2 reordered to run first in score */
     assert_string_equal(order(p, MS_EP_SCORE),
-                        "NodeResourcesBalancedAllocation,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodeResourcesBalancedAllocation,SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     assert_int_equal(weight(p, "CustomPlugin1"), 3);
     assert_int_equal(weight(p, "CustomPlugin2"), 1);
@@ -397,7 +397,7 @@ static void test_docs_multi_point_precedence(void **state) {
 static void test_disabling_unimplemented_defaults_is_accepted(void **state) {
     (void)state;
     ms_config c = load_plugins(
-        "{\"multiPoint\": {\"disabled\": [{\"name\": \"SchedulingGates\"}, {\"name\": \"DynamicResources\"}]},"
+        "{\"multiPoint\": {\"disabled\": [{\"name\": \"DynamicResources\"}]},"
         " \"score\": {\"disabled\": [{\"name\": \"VolumeZone\"}]},"
         " \"filter\": {\"disabled\": [{\"name\": \"VolumeBinding\"}]}}");
     assert_default_profile(&c.profiles[0]);
@@ -406,6 +406,22 @@ static void test_disabling_unimplemented_defaults_is_accepted(void **state) {
     c = load_plugins("{\"multiPoint\": {\"enabled\": [{\"name\": \"VolumeZone\", \"weight\": 2}]}}");
     assert_non_null(plugin(&c.profiles[0], "VolumeZone"));
     assert_int_equal(weight(&c.profiles[0], "VolumeZone"), 2);
+    ms_config_free(&c);
+}
+
+/* SchedulingGates is in the default profile; a configuration may disable
+ * it, everywhere (multiPoint) or at preEnqueue, as upstream allows. */
+static void test_disable_scheduling_gates(void **state) {
+    (void)state;
+    ms_config c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
+    assert_null(plugin(&c.profiles[0], "SchedulingGates"));
+    assert_int_equal(c.profiles[0].nplugins, 15);
+    ms_config_free(&c);
+    c = load_plugins("{\"preEnqueue\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
+    const ms_profile_config *p = &c.profiles[0];
+    assert_non_null(plugin(p, "SchedulingGates"));
+    assert_false(plugin(p, "SchedulingGates")->points & (1u << MS_EP_PRE_ENQUEUE));
+    assert_null(strstr(order(p, MS_EP_PRE_ENQUEUE), "SchedulingGates"));
     ms_config_free(&c);
 }
 
@@ -741,7 +757,7 @@ static void test_unknown_field_warnings(void **state) {
     for (int i = 0; i < w.n; i++) assert_string_equal(w.msg[i], want[i]);
     /* the unknown fields changed nothing */
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
-                        "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_string_equal(order(&c.profiles[0], MS_EP_SCORE), default_order);
     ms_config_free(&c);
@@ -762,8 +778,8 @@ static void test_unknown_field_warnings(void **state) {
                         "test.json: unknown field \"profiles[0].plugins.multiPoint\" (not part of "
                         "kubescheduler.config.k8s.io/v1beta2)");
     assert_int_equal(c.profiles[0].percentage_of_nodes_to_score, -1);
-    assert_int_equal(c.profiles[0].nplugins, 15);
-    assert_int_equal(c.profiles[0].norder[MS_EP_SCORE], 14);
+    assert_int_equal(c.profiles[0].nplugins, 16);
+    assert_int_equal(c.profiles[0].norder[MS_EP_SCORE], 15);
     ms_config_free(&c);
 
     /* healthzBindAddress is gone in v1 */
@@ -966,7 +982,7 @@ static void test_yaml_example_scheduler_config(void **state) {
     const ms_profile_config *b = ms_config_profile(&c, "bin-packing-scheduler");
     assert_ptr_equal(b, &c.profiles[1]);
     assert_string_equal(order(b, MS_EP_SCORE),
-                        "NodeResourcesFit,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "NodeResourcesFit,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodePorts,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
     assert_string_equal(order(b, MS_EP_FILTER), default_order);
     assert_int_equal(weight(b, "NodeResourcesFit"), 5);
@@ -999,7 +1015,7 @@ static void test_yaml_example_profiles(void **state) {
     assert_int_equal(r->percentage_of_nodes_to_score, 30);
     assert_string_equal(order(r, MS_EP_FILTER), "NodeResourcesFit,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity");
     assert_string_equal(order(r, MS_EP_PRE_FILTER),
-                        "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_null(plugin(r, "NodePorts"));
     ms_config_free(&c);
@@ -1037,7 +1053,7 @@ static void test_yaml_docs_examples(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(p->scheduler_name, "default-scheduler");
     assert_string_equal(order(p, MS_EP_SCORE),
-                        "PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
+                        "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
                         "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,"
                         "ImageLocality,DefaultBinder,MyCustomPluginA,MyCustomPluginB");
     char want[512];
@@ -1226,6 +1242,7 @@ int main(void) {
         cmocka_unit_test(test_multi_point_then_specific_point),
         cmocka_unit_test(test_docs_multi_point_precedence),
         cmocka_unit_test(test_disabling_unimplemented_defaults_is_accepted),
+        cmocka_unit_test(test_disable_scheduling_gates),
         cmocka_unit_test(test_plugin_config_args),
         cmocka_unit_test(test_two_profiles),
         cmocka_unit_test(test_global_settings),

@@ -772,15 +772,18 @@ static void test_queue_sort_pre_enqueue_and_interest(void **state) {
     assert_false(ms_framework_less(&fx->fw, &q1, &q2));
 
     const char *reason = NULL;
-    assert_true(ms_framework_pre_enqueue(&fx->fw, fx->pod, &reason));
+    int32_t plugin = 7;
+    assert_true(ms_framework_pre_enqueue(&fx->fw, fx->pod, &reason, &plugin));
     assert_null(reason);
+    assert_int_equal(plugin, -1);
     fakes[FA].pre_enqueue_ok = false;
     fakes[FA].reason = "waiting for a gate";
     calls[0] = '\0';
-    assert_false(ms_framework_pre_enqueue(&fx->fw, fx->pod, &reason));
+    assert_false(ms_framework_pre_enqueue(&fx->fw, fx->pod, &reason, &plugin));
     assert_string_equal(reason, "waiting for a gate");
+    assert_int_equal(plugin, (int32_t)a);
     assert_string_equal(calls, "A.preEnqueue");
-    assert_false(ms_framework_pre_enqueue(&fx->fw, fx->pod, NULL));
+    assert_false(ms_framework_pre_enqueue(&fx->fw, fx->pod, NULL, NULL));
 
     const ms_framework *fw = &fx->fw;
     assert_int_equal(ms_framework_interest(fw, 1ull << a), MS_EV_NODE_ADD);
@@ -997,7 +1000,8 @@ static void test_registry(void **state) {
                                   "TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
-                                  "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits"};
+                                  "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits",
+                                  "SchedulingGates"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

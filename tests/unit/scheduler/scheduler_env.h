@@ -182,6 +182,9 @@ typedef struct env {
     /* the metrics hooks */
     uint32_t nerrors, npost_filter, nunschedulable_at_error;
     ms_str post_nominated;
+    /* PreEnqueue refusals */
+    uint32_t ngated;
+    char gated_plugin[64], gated_reason[256];
 } env;
 
 static SCHED_ENV_UNUSED ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -266,6 +269,14 @@ static SCHED_ENV_UNUSED void on_post_filter(void *ctx, const ms_pod *pod, ms_str
     e->post_nominated = nominated;
 }
 
+static SCHED_ENV_UNUSED void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
+    (void)pod;
+    env *e = ctx;
+    e->ngated++;
+    snprintf(e->gated_plugin, sizeof e->gated_plugin, "%s", plugin);
+    snprintf(e->gated_reason, sizeof e->gated_reason, "%s", reason);
+}
+
 static SCHED_ENV_UNUSED void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *msg) {
     (void)pod;
     (void)node;
@@ -309,7 +320,7 @@ static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool pe
         .in = e->in,
         .binder = {e, fake_bind},
         .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted,
-                     on_error, on_post_filter},
+                     on_error, on_post_filter, on_gated},
         .evictor = {e, fake_evict, fake_set_nomination},
         .seed = seed,
         .out_of_tree = test_plugins,
@@ -369,6 +380,19 @@ static SCHED_ENV_UNUSED void add_node(env *e, const char *name, const char *cpu,
     ms_node_unref(n);
 }
 
+/* A pod from its JSON text, as the informer would deliver it (not added;
+ * released with the environment). */
+static SCHED_ENV_UNUSED ms_pod *decode_pod(env *e, const char *text) {
+    cJSON *j = parse(text);
+    ms_pod *p = NULL;
+    ms_error err = {0};
+    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
+    cJSON_Delete(j);
+    assert_true(e->nobjects < 512);
+    e->objects[e->nobjects++] = p;
+    return p;
+}
+
 /* extra: more spec fields, starting with a comma, or "". */
 static SCHED_ENV_UNUSED ms_pod *mkpod(env *e, const char *name, const char *cpu, const char *extra) {
     char buf[2048];
@@ -377,14 +401,7 @@ static SCHED_ENV_UNUSED ms_pod *mkpod(env *e, const char *name, const char *cpu,
              "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":"
              "{\"requests\":{\"cpu\":\"%s\",\"memory\":\"100Mi\"}}}]%s}}",
              name, cpu, extra ? extra : "");
-    cJSON *j = parse(buf);
-    ms_pod *p = NULL;
-    ms_error err = {0};
-    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
-    cJSON_Delete(j);
-    assert_true(e->nobjects < 512);
-    e->objects[e->nobjects++] = p;
-    return p;
+    return decode_pod(e, buf);
 }
 
 static SCHED_ENV_UNUSED ms_pod *add_pod(env *e, const char *name, const char *cpu, const char *extra) {
@@ -429,13 +446,7 @@ static SCHED_ENV_UNUSED ms_pod *lpod(env *e, const char *name, const char *app, 
              "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
              "{\"requests\":{\"cpu\":\"%s\"}}}]%s}}",
              name, name, app, cpu, extra ? extra : "");
-    cJSON *j = parse(buf);
-    ms_pod *p = NULL;
-    ms_error err = {0};
-    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
-    cJSON_Delete(j);
-    assert_true(e->nobjects < 512);
-    e->objects[e->nobjects++] = p;
+    ms_pod *p = decode_pod(e, buf);
     ms_scheduler_pod_add(e->s, p, e->now);
     return p;
 }

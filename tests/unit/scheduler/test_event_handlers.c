@@ -43,17 +43,6 @@ static void test_node_add_moves_unschedulable_pod(void **state) {
     env_free(e);
 }
 
-static ms_pod *decode_pod_json(env *e, const char *text) {
-    cJSON *j = parse(text);
-    ms_pod *p = NULL;
-    ms_error err = {0};
-    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
-    cJSON_Delete(j);
-    assert_true(e->nobjects < 512);
-    e->objects[e->nobjects++] = p;
-    return p;
-}
-
 static void set_namespace(env *e, const char *name, const char *labels, double now) {
     char buf[512];
     snprintf(buf, sizeof buf, "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", name,
@@ -79,7 +68,7 @@ static void test_namespace_label_moves_pod_affinity_pod(void **state) {
     add_node(e, "n1", "4", "{\"kubernetes.io/hostname\":\"n1\"}", NULL);
     add_node(e, "n2", "4", "{\"kubernetes.io/hostname\":\"n2\"}", NULL);
     set_namespace(e, "db", "{\"team\":\"b\"}", 0);
-    ms_pod *peer = decode_pod_json(
+    ms_pod *peer = decode_pod(
         e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"db-0\",\"namespace\":\"db\",\"labels\":{\"app\":\"db\"}},"
            "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\"}]}}");
     ms_scheduler_pod_add(e->s, peer, 0);
@@ -169,14 +158,7 @@ static ms_pod *ns_pod(env *e, const char *name, const char *ns, const char *app,
              "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
              "\"labels\":{\"app\":\"%s\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]%s}}",
              name, ns, app, spec);
-    cJSON *j = parse(buf);
-    ms_pod *p = NULL;
-    ms_error err = {0};
-    if (ms_pod_decode(&e->dec, j, &p, &err) != MS_OK) fail_msg("%s", err.msg);
-    cJSON_Delete(j);
-    assert_true(e->nobjects < 512);
-    e->objects[e->nobjects++] = p;
-    return p;
+    return decode_pod(e, buf);
 }
 
 static void test_namespace_selector_through_the_scheduler(void **state) {

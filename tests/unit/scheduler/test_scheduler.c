@@ -73,6 +73,168 @@ static void test_binder_answering_at_once(void **state) {
     env_free(e);
 }
 
+static uint32_t queued(env *e) {
+    ms_queue *q = ms_scheduler_queue(e->s);
+    return ms_queue_len_active(q) + ms_queue_len_backoff(q) + ms_queue_len_unschedulable(q) +
+           ms_queue_len_gated(q);
+}
+
+/* Hands the pending bind of `pod` its 409. */
+static void conflict(env *e, const ms_pod *pod, ms_bind_conflict why) {
+    for (uint32_t i = 0; i < e->nbinds; i++) {
+        if (e->binds[i].pod->meta.uid_hash != pod->meta.uid_hash) continue;
+        ms_scheduler_bind_conflict(e->s, e->binds[i].pod, why, "binding rejected (409): ...", e->now);
+        ms_pod_unref(e->binds[i].pod);
+        e->binds[i] = e->binds[--e->nbinds];
+        return;
+    }
+    fail_msg("no bind in flight");
+}
+
+/* 409 "already assigned": the assumption is forgotten, nothing is retried
+ * or reported as failed, and the binding the informer reports stands,
+ * whether it arrives before the answer or after. */
+static void test_bind_conflict_already_bound(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    add_node(e, "b", "4", "{\"half\":\"no\"}", NULL);
+    ms_pod *p1 = lpod(e, "p1", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(requested_cpu(e, "a"), 1000);
+    /* bound to b behind our back; the informer tells first */
+    ms_pod *on_b = ms_pod_with_node(p1, ms_intern_cstr(e->in, "b"));
+    ms_scheduler_pod_update(e->s, on_b, 0);
+    conflict(e, p1, MS_BIND_CONFLICT_ALREADY_BOUND);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_int_equal(requested_cpu(e, "b"), 1000);
+    assert_int_equal(e->nbind_failed, 0);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 0);
+    assert_int_equal(queued(e), 0);
+    ms_pod_unref(on_b);
+
+    /* the answer first, then the informer */
+    ms_pod *p2 = lpod(e, "p2", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    conflict(e, p2, MS_BIND_CONFLICT_ALREADY_BOUND);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_int_equal(queued(e), 0);
+    on_b = ms_pod_with_node(p2, ms_intern_cstr(e->in, "b"));
+    ms_scheduler_pod_update(e->s, on_b, 0);
+    ms_pod_unref(on_b);
+    assert_int_equal(requested_cpu(e, "b"), 2000);
+    assert_int_equal(queued(e), 0);
+    assert_int_equal(e->nbind_failed, 0);
+    env_free(e);
+}
+
+/* 409 "non-empty .spec.schedulingGates": back among the gated pods (not
+ * unschedulable, no report); its update lets it in at once. Replaced
+ * (UID) or being deleted: dropped. Any other 409: a failed bind. */
+static void test_bind_conflict_gated_uid_other(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    ms_pod *p = lpod(e, "p", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 10));
+    conflict(e, p, MS_BIND_CONFLICT_GATED);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_int_equal(e->nbind_failed, 0);
+    assert_int_equal(e->nunschedulable, 0);
+    /* no event and no backoff expiry lets it out */
+    add_node(e, "c", "4", NULL, NULL);
+    ms_scheduler_tick(e->s, 30);
+    assert_false(ms_scheduler_schedule_one(e->s, 30));
+    /* its update (the gates lifted on the server): activeQ at once */
+    ms_pod *upd = decode_pod(e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
+                                "\"uid\":\"uid-p\",\"labels\":{\"app\":\"web\",\"v\":\"2\"}},"
+                                "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+                                "{\"requests\":{\"cpu\":\"1\"}}}]}}");
+    ms_scheduler_pod_update(e->s, upd, 30.1);
+    assert_int_equal(ms_queue_len_gated(q), 0);
+    assert_int_equal(ms_queue_len_active(q), 1);
+    assert_true(ms_scheduler_schedule_one(e->s, 30.1));
+    complete_binds(e, true, false, 30.1);
+    assert_int_equal(queued(e), 0);
+
+    ms_pod *r = lpod(e, "r", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 31));
+    conflict(e, r, MS_BIND_CONFLICT_UID_CHANGED);
+    ms_pod *d = lpod(e, "d", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 31));
+    conflict(e, d, MS_BIND_CONFLICT_BEING_DELETED);
+    assert_int_equal(queued(e), 0);
+    assert_int_equal(e->nbind_failed, 0);
+    assert_int_equal(ms_scheduler_binding_count(e->s), 0);
+
+    ms_pod *o = lpod(e, "o", "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 32));
+    uint32_t before = (uint32_t)requested_cpu(e, "a") + (uint32_t)requested_cpu(e, "c");
+    conflict(e, o, MS_BIND_CONFLICT_OTHER);
+    assert_int_equal(e->nbind_failed, 1);
+    assert_int_equal(ms_queue_len_backoff(q), 1);
+    assert_int_equal((uint32_t)requested_cpu(e, "a") + (uint32_t)requested_cpu(e, "c"), before - 1000);
+    env_free(e);
+}
+
+static const char *const gated_plugins[] = {"SchedulingGates", "PrioritySort", "TestFit", "DefaultPreemption",
+                                            "DefaultBinder", NULL};
+
+/* A gated pod is never attempted: no FailedScheduling, no PostFilter, no
+ * preemption, no nomination, not unschedulable, whatever its priority
+ * and preemptionPolicy; reported once as gated. Once its last gate is
+ * removed it is an ordinary pod: it preempts. */
+static void test_gated_pod_never_attempted(void **state) {
+    (void)state;
+    env *e = env_new_profile(0, 1, false, gated_plugins);
+    e->complete_at_once = true;
+    e->evict_at_once = true;
+    ms_queue *q = ms_scheduler_queue(e->s);
+    add_node(e, "a", "2", NULL, NULL);
+    lpod(e, "low", "batch", "2", ",\"nodeName\":\"a\"");
+    ms_pod *high = lpod(e, "high", "web", "2",
+                        ",\"priority\":100000,\"preemptionPolicy\":\"PreemptLowerPriority\","
+                        "\"schedulingGates\":[{\"name\":\"example.com/quota\"},{\"name\":\"b\"}]");
+    assert_int_equal(e->ngated, 1);
+    assert_string_equal(e->gated_plugin, "SchedulingGates");
+    assert_string_equal(e->gated_reason, "waiting for scheduling gates: [example.com/quota b]");
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    assert_false(ms_scheduler_schedule_one(e->s, 0));
+    /* cluster events and time change nothing */
+    add_node(e, "b", "1", NULL, NULL);
+    ms_scheduler_tick(e->s, 400);
+    assert_false(ms_scheduler_schedule_one(e->s, 400));
+    assert_int_equal(e->nunschedulable + e->npost_filter + e->nevicted + e->nnominated + e->nscheduled, 0);
+    assert_int_equal(ms_queue_nominated_count(q), 0);
+    assert_int_equal(e->ngated, 1);
+
+    /* one gate removed: still gated, not reported again */
+    ms_pod *one = decode_pod(e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"high\",\"namespace\":\"default\","
+                                "\"uid\":\"uid-high\",\"labels\":{\"app\":\"web\"}},\"spec\":{\"priority\":100000,"
+                                "\"schedulingGates\":[{\"name\":\"b\"}],\"containers\":[{\"name\":\"c\","
+                                "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}");
+    ms_scheduler_pod_update(e->s, one, 401);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_int_equal(e->ngated, 1);
+    assert_false(ms_scheduler_schedule_one(e->s, 401));
+
+    /* the last one removed: activeQ at once, then it preempts */
+    ms_pod *none = decode_pod(e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"high\",\"namespace\":\"default\","
+                                 "\"uid\":\"uid-high\",\"labels\":{\"app\":\"web\"}},\"spec\":{\"priority\":100000,"
+                                 "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}");
+    ms_scheduler_pod_update(e->s, none, 402);
+    assert_int_equal(ms_queue_len_gated(q), 0);
+    assert_int_equal(ms_queue_len_active(q), 1);
+    assert_true(ms_scheduler_schedule_one(e->s, 402));
+    assert_int_equal(e->nevicted, 1);
+    assert_int_equal(ms_queue_nominated_node(q, high->meta.uid_hash), ms_intern_cstr(e->in, "a"));
+    env_free(e);
+}
+
 static bool was_evicted(const env *e, const ms_pod *p) {
     for (uint32_t i = 0; i < e->nevicted; i++)
         if (e->evicted[i]->meta.uid_hash == p->meta.uid_hash) return true;
@@ -306,6 +468,9 @@ int main(void) {
         cmocka_unit_test(test_bind_failure_requeues_with_backoff),
         cmocka_unit_test(test_gone_pod_not_requeued),
         cmocka_unit_test(test_binder_answering_at_once),
+        cmocka_unit_test(test_bind_conflict_already_bound),
+        cmocka_unit_test(test_bind_conflict_gated_uid_other),
+        cmocka_unit_test(test_gated_pod_never_attempted),
         cmocka_unit_test(test_preemption_end_to_end),
         cmocka_unit_test(test_preemption_policy_never),
         cmocka_unit_test(test_preemption_respects_pdb),
