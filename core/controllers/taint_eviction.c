@@ -259,11 +259,15 @@ void ms_taint_manager_pod_delete(ms_taint_manager *m, const ms_pod *pod, double 
     free(p);
 }
 
-void ms_taint_manager_retry(ms_taint_manager *m, ms_pod *pod, double now) {
+void ms_taint_manager_retry(ms_taint_manager *m, ms_pod *pod, double now, double not_before) {
     te_pod *p = ms_map_get(&m->pods, pod->meta.uid_hash);
     if (!p) return;
     p->fired = false;
     process_pod(m, p, now);
+    if (p->heap_index >= 0 && p->deadline < not_before) {
+        p->deadline = not_before;
+        ms_heap_fix(&m->timers, p);
+    }
 }
 
 /* ---- timers ----------------------------------------------------------------- */

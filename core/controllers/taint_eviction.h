@@ -52,8 +52,10 @@ void ms_taint_manager_node_delete(ms_taint_manager *m, ms_str name, double now);
 /* A pod added or changed; unbound pods are ignored. */
 void ms_taint_manager_pod_update(ms_taint_manager *m, ms_pod *pod, double now);
 void ms_taint_manager_pod_delete(ms_taint_manager *m, const ms_pod *pod, double now);
-/* The deletion handed out for pod (by uid) failed: decide it again now. */
-void ms_taint_manager_retry(ms_taint_manager *m, ms_pod *pod, double now);
+/* The deletion handed out for pod (by uid) failed: decide it again now,
+ * and when it is still to go, not before `not_before` (a server that
+ * keeps refusing is not asked again at once). */
+void ms_taint_manager_retry(ms_taint_manager *m, ms_pod *pod, double now, double not_before);
 
 /* The earliest deadline scheduled, or a negative value when none. */
 double ms_taint_manager_next(const ms_taint_manager *m);

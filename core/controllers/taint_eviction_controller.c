@@ -18,6 +18,10 @@
 
 enum { DEFAULT_WORKERS = 8, MAX_WORKERS = 64, RETRIES = 5, BATCH = 256 };
 
+/* A pod whose deletion failed RETRIES times in a row is tried again after
+ * this long at the earliest. */
+#define RETRY_DELAY 5.0
+
 /* When nothing is due and the shard is standby, how often it looks at the
  * leadership again (a deletion becomes due for a new leader within this). */
 #define STANDBY_POLL 0.1
@@ -257,7 +261,7 @@ static void apply(shard *s, ms_delta *d, double now) {
         if (d->type == MS_DELTA_DELETE) ms_taint_manager_pod_delete(m, d->pod, now);
         else ms_taint_manager_pod_update(m, d->pod, now);
     } else if (d->kind == MS_KIND_OTHER) {
-        ms_taint_manager_retry(m, d->pod, now);
+        ms_taint_manager_retry(m, d->pod, now, now + RETRY_DELAY);
     }
 }
 
