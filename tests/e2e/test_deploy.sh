@@ -326,9 +326,36 @@ check_eval "without the Lease rule: its GET answers 403, moonsched never leads, 
 stop_sched TERM
 restore_rules
 
+# Preemption: a high-priority pod that fits nowhere needs a low one
+# deleted. Two 6-cpu low pods take most of n1 and n2 (8 cpu each, the
+# pods above use 100m apiece), then a 6-cpu high pod comes.
+mkclass() { kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"$1\"},\"value\":$2}" >/dev/null; }
+mkprio() {   # name priorityClassName cpu
+    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"moonsched\",\"priorityClassName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$3\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
+}
+deleting() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.metadata.deletionTimestamp // ""'; }
+mkclass lp-low 10
+mkclass lp-high 1000
+drop_rule moonsched '.resources == ["pods"] and .verbs == ["delete"]'
+start_sched lp-delete
+mkprio lp-low-1 lp-low 6
+mkprio lp-low-2 lp-low 6
+wait_for 15 'all_bound lp-low-1 lp-low-2'
+mkprio lp-pre lp-high 6
+check_eval "without the delete pods rule: the victim's DELETE answers 403, it stays, the preemptor stays pending" \
+    "all_bound lp-low-1 lp-low-2 && wait_for 15 'grep -q \"msg=.victim not deleted.* path=/api/v1/namespaces/default/pods/lp-low-[12] status=403\" \"$sched_log\"' &&
+     metric_ge 'moonsched_api_requests_total{code=\"403\"}' 1 &&
+     [ -z \"\$(deleting lp-low-1)\$(deleting lp-low-2)\" ] && [ -z \"\$(node_of lp-pre)\" ]"
+stop_sched TERM
+restore_rules
+
 start_sched restored
 check_eval "the role restored: the pods left pending are bound by moonsched" \
     "wait_for 20 'all_bound lp-inf lp-pdb lp-bind lp-lease'"
+# (no kubelet: a deleted pod stays Terminating, so the preemptor stays
+# nominated; the victim's deletionTimestamp shows the DELETE went through)
+check_eval "... and the preemptor's victim is deleted" \
+    "wait_for 15 '[ -n \"\$(deleting lp-low-1)\$(deleting lp-low-2)\" ]'"
 stop_sched TERM
 
 # --- a policy rolled out through the ConfigMaps (docs/deploy.md) -------------------------
