@@ -21,7 +21,7 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats]\n"
+    "                          [--quiet] [--stats] [--evictions]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -34,6 +34,9 @@ static const char usage[] =
     "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
     "  --quiet            print no placements or node summary\n"
     "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
+    "  --evictions        the NoExecute taint eviction timeline instead of the\n"
+    "                     placements: which bound pods go, when, and where they\n"
+    "                     would be placed again (docs/taint-eviction.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
@@ -43,7 +46,8 @@ static const char usage[] =
     "\n"
     "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
-    "                       [--leader-elect[=BOOL]] [--leader-elect-* ...] [-v N]\n"
+    "                       [--leader-elect[=BOOL]] [--leader-elect-* ...]\n"
+    "                       [--controllers=LIST] [-v N]\n"
     "                       [--log-format logfmt|json] [kube-scheduler's flags]\n"
     "       moonsched --version\n"
     "\n"
@@ -74,6 +78,9 @@ static const char usage[] =
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"
+    "                     taint-eviction (NoExecute taints evict pods;\n"
+    "                     docs/taint-eviction.md); -NAME turns one off; none by default\n"
     "  -v N, --v N        verbosity: 0-3 info, 4 and up debug\n"
     "  --log-format F     logfmt (default) or json; --logging-format text|json too\n"
     "  --version          print the version and exit\n"
@@ -152,6 +159,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.quiet = true;
     } else if (strcmp(a, "--stats") == 0) {
         s->o.stats = true;
+    } else if (strcmp(a, "--evictions") == 0) {
+        s->o.evictions = true;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {

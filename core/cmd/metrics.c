@@ -23,6 +23,8 @@ static const double duration_bounds[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.03
                                          0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
 static const double attempts_bounds[] = {1, 2, 4, 8, 16};
 static const double victims_bounds[] = {5, 10, 15, 20, 25, 30, 35, 40, 45, 50};
+/* the taint eviction controller's (pkg/controller/tainteviction/metrics) */
+static const double taint_deletion_bounds[] = {0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240};
 
 #define NBOUNDS(a) ((uint32_t)(sizeof(a) / sizeof(a)[0]))
 
@@ -71,6 +73,9 @@ struct ms_metrics {
     bool has_leader;
     bool leading;
     char leader_name[256];
+    bool taint_eviction;           /* the controller runs: its series are rendered */
+    uint64_t taint_deletions;
+    histogram taint_deletion_latency;
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
@@ -260,6 +265,20 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading) {
     pthread_mutex_unlock(&m->mu);
 }
 
+void ms_metrics_taint_eviction_enable(ms_metrics *m) {
+    pthread_mutex_lock(&m->mu);
+    m->taint_eviction = true;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency) {
+    pthread_mutex_lock(&m->mu);
+    m->taint_deletions++;
+    observe(&m->taint_deletion_latency, taint_deletion_bounds, NBOUNDS(taint_deletion_bounds),
+            latency > 0 ? latency : 0);
+    pthread_mutex_unlock(&m->mu);
+}
+
 void ms_metrics_set_unready_reason(ms_metrics *m, const char *why) {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
@@ -384,6 +403,19 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
 #undef POLICY_SERIES
 }
 
+static void render_taint_eviction(ms_buf *b, const ms_metrics *m) {
+    if (!m->taint_eviction) return;
+    header(b, "taint_eviction_controller_pod_deletions_total", "counter",
+           "Total number of Pods deleted by TaintEvictionController since its start.");
+    ms_buf_printf(b, "taint_eviction_controller_pod_deletions_total %llu\n",
+                  (unsigned long long)m->taint_deletions);
+    header(b, "taint_eviction_controller_pod_deletion_duration_seconds", "histogram",
+           "Latency, in seconds, between the time when a taint effect has been activated for the Pod and "
+           "its deletion via TaintEvictionController.");
+    put_histogram(b, "taint_eviction_controller_pod_deletion_duration_seconds", "", &m->taint_deletion_latency,
+                  taint_deletion_bounds, NBOUNDS(taint_deletion_bounds));
+}
+
 char *ms_metrics_render(ms_metrics *m, size_t *len) {
     ms_buf b = {0};
     if (!ms_buf_reserve(&b, 16384)) return NULL;
@@ -448,6 +480,7 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     }
 
     render_policies(&b, m);
+    render_taint_eviction(&b, m);
     pthread_mutex_unlock(&m->mu);
     if (len) *len = b.len;
     return ms_buf_take(&b);

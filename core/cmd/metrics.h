@@ -84,6 +84,13 @@ typedef struct ms_metrics_policy {
 } ms_metrics_policy;
 void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);
 
+/* A pod the taint eviction controller deleted, `latency` seconds after
+ * its deadline: taint_eviction_controller_pod_deletions_total and
+ * taint_eviction_controller_pod_deletion_duration_seconds (rendered only
+ * once the controller runs, i.e. after ms_metrics_taint_eviction_enable). */
+void ms_metrics_taint_eviction_enable(ms_metrics *m);
+void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency);
+
 /* Health. healthy: the scheduler loop came round at `now` (monotonic
  * seconds); ms_metrics_healthy says whether it did within `max_age`.
  * ready: the informers have synced. */

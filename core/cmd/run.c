@@ -31,6 +31,7 @@
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
 #include "cmd/secure_serving.h"
+#include "controllers/taint_eviction_controller.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
@@ -78,6 +79,8 @@ typedef struct runner {
 
     ms_kubeconfig kc;              /* kept for the leader elector's client */
     ms_leader_elector *elector;    /* NULL: election off, always leading */
+    ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
+    ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
@@ -327,6 +330,7 @@ static void log_synced(runner *r, uint8_t kind) {
 }
 
 static void apply_delta(runner *r, ms_delta *d, double now) {
+    ms_taint_eviction_observe(r->taint_eviction, d);
     if (d->type == MS_DELTA_SYNCED) {
         if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
         log_synced(r, d->kind);
@@ -594,6 +598,27 @@ static ms_rc setup_leader_election(runner *r, ms_error *err) {
 
 static bool leading(const runner *r) { return !r->elector || ms_leader_elector_leading(r->elector); }
 
+/* ---- controllers beside the scheduler -------------------------------------- */
+
+static bool te_leading(void *ctx) { return leading(ctx); }
+static void te_deleted(void *ctx, double latency) { ms_metrics_taint_eviction_deletion(ctx, latency); }
+static void te_answered(void *ctx, long status) { ms_metrics_api_request(ctx, status); }
+
+/* After the election: the controller asks it whether to delete. */
+static ms_rc setup_controllers(runner *r, ms_error *err) {
+    if (!r->o->taint_eviction) return MS_OK;
+    ms_metrics_taint_eviction_enable(r->metrics);
+    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
+                                 .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log};
+    ms_rc rc = ms_kube_client_new(&co, &r->te_client, err);
+    if (rc != MS_OK) return rc;
+    ms_taint_eviction_options to = {.client = r->te_client, .in = r->in, .log = r->log,
+                                    .leading = te_leading, .leading_ctx = r,
+                                    .deleted = te_deleted, .deleted_ctx = r->metrics,
+                                    .answered = te_answered, .answered_ctx = r->metrics};
+    return ms_taint_eviction_start(&to, &r->taint_eviction, err);
+}
+
 static ms_rc setup_clients(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_kubeconfig *kc = &r->kc;
@@ -718,7 +743,8 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
-    return setup_leader_election(r, err);
+    if ((rc = setup_leader_election(r, err)) != MS_OK) return rc;
+    return setup_controllers(r, err);
 }
 
 static void free_deltas(ms_delta_queue *q) {
@@ -732,6 +758,10 @@ static void free_deltas(ms_delta_queue *q) {
 
 /* Leaves the final figures in r->st. */
 static void teardown(runner *r) {
+    /* Before the election goes: it must not act as leader meanwhile. */
+    ms_taint_eviction_stop(r->taint_eviction, 2);
+    r->taint_eviction = NULL;
+    if (r->te_client) ms_kube_client_free(r->te_client);
     /* Binds in flight are done: release the lease at once so that a
      * standby takes over (a lost lease is not ours to release). */
     ms_leader_elector_stop(r->elector, true);

@@ -219,6 +219,23 @@ static int string_option(int argc, char **argv, int *i, parse_state *ps) {
     return 0;
 }
 
+/* --controllers: "taint-eviction", "-taint-eviction", comma-separated (not
+ * kube-scheduler's: kube-controller-manager's flag of the same name). */
+static ms_rc parse_controllers(ms_run_options *o, const char *v, ms_error *err) {
+    char name[64];
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        bool off = name[0] == '-';
+        if (strcmp(name + off, "taint-eviction") != 0)
+            return ms_error_set(err, MS_EINVAL, "--controllers: unknown controller \"%s\" (known: taint-eviction)",
+                                name);
+        o->taint_eviction = !off;
+        p += n + (p[n] == ',');
+    }
+    return MS_OK;
+}
+
 /* Durations, the port, verbosity, log formats, the metrics address. */
 static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     ms_run_options *o = ps->f->o;
@@ -231,6 +248,8 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     for (size_t k = 0; k < 3; k++)
         if ((v = value_of(argc, argv, i, durations[k], &missing)))
             return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
+    if ((v = value_of(argc, argv, i, "--controllers", &missing)))
+        return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
     if ((v = value_of(argc, argv, i, "--secure-port", &missing)))
         return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */

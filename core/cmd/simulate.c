@@ -18,6 +18,7 @@
 #include "base/map.h"
 #include "base/quantity.h"
 #include "cmd/generator.h"
+#include "cmd/simulate_evictions.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/pdb.h"
@@ -770,6 +771,53 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
     return MS_OK;
 }
 
+/* ---- --evictions -------------------------------------------------------- */
+
+/* The evicted pod leaves its node and comes back pending (as its
+ * controller would recreate it), and the scheduler runs until it is
+ * placed or found unschedulable. */
+static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, size_t n) {
+    sim *m = ctx;
+    if (at > m->now) m->now = at;
+    ms_scheduler_pod_delete(m->sched, pod, m->now);
+    if (ms_scheduler_profile_index(m->sched, pod->scheduler_name) < 0) {
+        snprintf(why, n, "(schedulerName %s is not ours)", ms_str_get(m->in, pod->scheduler_name));
+        return MS_STR_NONE;
+    }
+    ms_pod *pending = ms_pod_with_node(pod, MS_STR_NONE);
+    placement *p = pending ? placement_for(m, pending) : NULL;
+    if (!p) {
+        if (pending) ms_pod_unref(pending);
+        m->oom = true;
+        return MS_STR_NONE;
+    }
+    p->node = MS_STR_NONE;
+    ms_scheduler_pod_add(m->sched, pending, m->now);
+    ms_pod_unref(pending);
+    ms_simulate_result scratch = {0};
+    if (run_loop(m, &scratch) != MS_OK) m->oom = true;
+    if (p->node == MS_STR_NONE) snprintf(why, n, "(unschedulable: %s)", p->message ? p->message : "");
+    return p->node;
+}
+
+/* The bound pods now: those of the files and those this run placed. */
+static ms_rc eviction_timeline(sim *m, ms_error *err) {
+    ms_pod **bound = calloc(m->npods + m->npl + 1, sizeof *bound);
+    if (!bound) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->npods; i++)
+        if (m->pods[i]->node_name != MS_STR_NONE && !ms_pod_is_terminal(m->pods[i])) bound[n++] = ms_pod_ref(m->pods[i]);
+    for (uint32_t i = 0; i < m->npl; i++)
+        if (m->pl[i].node != MS_STR_NONE && (bound[n] = ms_pod_with_node(m->pl[i].pod, m->pl[i].node))) n++;
+    ms_eviction_timeline_options eo = {.in = m->in, .out = m->out, .output = m->o->output,
+                                       .start = ms_clock_wall(), .nodes = m->nodes, .nnodes = m->nnodes,
+                                       .pods = bound, .npods = n, .place = place_again, .ctx = m};
+    ms_rc rc = ms_eviction_timeline(&eo, NULL, err);
+    for (uint32_t i = 0; i < n; i++) ms_pod_unref(bound[i]);
+    free(bound);
+    return rc;
+}
+
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
         ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
@@ -925,7 +973,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else if (m.pl[i].gated) r.gated++;
         else r.unschedulable++;
     }
-    if (!o->quiet) print_output(&m);
+    if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;
+    if (!o->quiet && !o->evictions) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;

@@ -1,4 +1,5 @@
-/* Node decoding: labels, taints (with their filter reason built once),
+/* Node decoding: labels, taints (with their filter reason built once and
+ * timeAdded, which the taint eviction controller counts from),
  * capacity and allocatable, images, conditions. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@ static ms_rc dec_taint(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
     ms_rc rc;
     if ((rc = ms_dec_string(x, to, "key", &key)) != MS_OK ||
         (rc = ms_dec_string(x, to, "value", &value)) != MS_OK ||
-        (rc = ms_dec_string(x, to, "effect", &effect)) != MS_OK)
+        (rc = ms_dec_string(x, to, "effect", &effect)) != MS_OK ||
+        (rc = ms_dec_time(x, to, "timeAdded", &o->time_added)) != MS_OK)
         return rc;
     if (!key || !*key) return ms_json_fail(&x->r, "key", "Required value");
     if (!effect || !*effect) return ms_json_fail(&x->r, "effect", "Required value");

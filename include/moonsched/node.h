@@ -18,6 +18,7 @@ typedef struct ms_taint {
     ms_str key;
     ms_str value;                  /* MS_STR_NONE when absent or empty */
     uint8_t effect;                /* ms_taint_effect */
+    double time_added;             /* timeAdded (NoExecute taints), unix seconds; 0 when absent */
     /* Precomputed filter reason, upstream's text:
      * "node(s) had untolerated taint {key: value}" ("{key: }" when no value).
      * Interned text: nodes with equal taints share the pointer. */

@@ -86,6 +86,10 @@ typedef struct ms_run_options {
      * resource_namespace when no --config is given, as upstream's do. */
     double le_lease_duration, le_renew_deadline, le_retry_period;  /* seconds */
     const char *le_resource_lock, *le_resource_name, *le_resource_namespace;
+    /* --controllers=taint-eviction: the taint eviction controller runs
+     * beside the scheduler, under the same leader election
+     * (docs/taint-eviction.md). Off by default. */
+    bool taint_eviction;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
 } ms_run_options;

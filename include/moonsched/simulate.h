@@ -29,6 +29,10 @@ typedef struct ms_simulate_options {
     bool quiet;                         /* no placements and no node summary */
     bool stats;                         /* statistics on the diagnostics stream */
     double max_virtual_time;            /* seconds of virtual clock; 0: 3600 */
+    /* --evictions: after the pending pods are placed, the taint eviction
+     * timeline (which bound pods NoExecute taints evict, when, and where
+     * they would be placed again) instead of the placements. */
+    bool evictions;
 } ms_simulate_options;
 
 void ms_simulate_options_default(ms_simulate_options *o);

@@ -2,7 +2,7 @@
 # `moonsched run` flags that are checked before any connection: the
 # metrics bind address, --leader-elect, kube-scheduler's command line
 # (with or without `run`, kubeadm's manifest, flags without meaning here),
-# --version. TAP output. B: the build directory (default: build).
+# --version, --controllers. TAP output. B: the build directory (default: build).
 set -u
 B=${B:-build}
 M="$B/moonsched"
@@ -53,6 +53,19 @@ done
 if grep -q -- '--leader-elect\[=BOOL\]' "$T/out"; then ok "run --help lists --leader-elect"
 else not_ok "run --help lists --leader-elect"; fi
 
+# --controllers: known names (and -NAME) are accepted, others are usage errors
+for v in taint-eviction -taint-eviction taint-eviction,-taint-eviction; do
+    "$M" run "--controllers=$v" --kubeconfig /nonexistent >"$T/out" 2>&1
+    if grep -q '/nonexistent' "$T/out" && ! grep -q 'controllers' "$T/out"; then ok "--controllers=$v is accepted"
+    else not_ok "--controllers=$v is accepted"; fi
+done
+"$M" run --controllers=node-lifecycle --kubeconfig /nonexistent >"$T/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -Fq 'unknown controller "node-lifecycle" (known: taint-eviction)' "$T/out"; then
+    ok "--controllers with an unknown name is a usage error naming it"
+else
+    not_ok "--controllers with an unknown name is a usage error naming it (exit $rc)"
+fi
 # ---- kube-scheduler's command line ----
 "$M" --kubeconfig /nonexistent >"$T/out" 2>&1
 rc=$?

@@ -144,6 +144,24 @@ static void test_help_version_and_errors(void **state) {
     assert_int_equal(parse(&p, both), MS_EINVAL);
 }
 
+/* --controllers, kube-controller-manager's word: on, -off, the last one wins. */
+static void test_controllers(void **state) {
+    (void)state;
+    parsed p;
+    const char *none[] = {"--kubeconfig=/k", NULL};
+    assert_int_equal(parse(&p, none), MS_OK);
+    assert_false(p.o.taint_eviction);
+    const char *on[] = {"--controllers=taint-eviction", NULL};
+    assert_int_equal(parse(&p, on), MS_OK);
+    assert_true(p.o.taint_eviction);
+    const char *off[] = {"--controllers", "taint-eviction,-taint-eviction", NULL};
+    assert_int_equal(parse(&p, off), MS_OK);
+    assert_false(p.o.taint_eviction);
+    const char *bad[] = {"--controllers=taint-eviction,nodelifecycle", NULL};
+    assert_int_equal(parse(&p, bad), MS_EINVAL);
+    assert_string_equal(p.err.msg, "--controllers: unknown controller \"nodelifecycle\" (known: taint-eviction)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kubeadm_command_line),
@@ -152,6 +170,7 @@ int main(void) {
         cmocka_unit_test(test_address_and_port),
         cmocka_unit_test(test_ignored_flags_warn),
         cmocka_unit_test(test_help_version_and_errors),
+        cmocka_unit_test(test_controllers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -820,6 +820,9 @@ static void check_kubectl_node(const ms_node *n) {
     assert_string_equal(n->taints[0].reason, "node(s) had untolerated taint {dedicated: gpu}");
     assert_int_equal(n->taints[1].value, MS_STR_NONE);
     assert_int_equal(n->taints[1].effect, MS_EFFECT_NO_EXECUTE);
+    /* timeAdded, which the taint eviction controller counts from */
+    assert_true(n->taints[1].time_added == 1685577600.0);
+    assert_true(n->taints[0].time_added == 0);
     assert_string_equal(n->taints[1].reason, "node(s) had untolerated taint {node.kubernetes.io/unreachable: }");
     assert_int_equal(n->taints[2].value, MS_STR_NONE);
     assert_int_equal(n->taints[2].effect, MS_EFFECT_PREFER_NO_SCHEDULE);

@@ -1,0 +1,199 @@
+#!/bin/bash
+# The taint eviction controller of `moonsched run --controllers=taint-eviction`
+# on a real kube-apiserver v1.20.2 + etcd (TAP): a pod that does not
+# tolerate a NoExecute taint is deleted at once, one with tolerationSeconds
+# 5 after 5 s, one with 30 s is spared when the taint goes at 3 s, one
+# tolerating for ever stays; Events; the leader killed during a countdown
+# and the standby deleting at the original deadline; 1,000 pods on one
+# tainted node, with the rate.
+#
+# There is no kubelet: a DELETE of a bound pod only sets its
+# deletionTimestamp. A background loop plays the kubelet's part and
+# force-deletes such pods. Deletion times are read from the controller's
+# log ("taint eviction: pod deleted", written when the DELETE answered).
+# Two replicas run under leader election (leaseDuration 3s) from the start;
+# the first one leads. Stops everything it starts.
+E2E_NAME=taint
+WAIT_POLL=0.1
+# shellcheck source=run-harness.sh
+source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
+
+declare -A rpid=()
+kubelet_pid=""
+stop_all() {
+    local p
+    for p in "${rpid[@]}" $kubelet_pid; do kill -9 "$p" 2>/dev/null; done
+    for p in "${rpid[@]}" $kubelet_pid; do wait "$p" 2>/dev/null; done
+    rpid=()
+    kubelet_pid=""
+}
+trap 'stop_all; cleanup' EXIT
+tap_on_failure() {
+    local f
+    for f in "$dir"/ms-*.log; do [ -f "$f" ] && tail -n 8 "$f" | sed "s|^|# $(basename "$f"): |"; done
+}
+
+now() { date +%s.%N; }
+le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+
+mknode() {   # name
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"2000\",\"memory\":\"4000Gi\",\"pods\":\"2000\"},\"allocatable\":{\"cpu\":\"2000\",\"memory\":\"4000Gi\",\"pods\":\"2000\"}}}" >/dev/null
+}
+# A pod created bound to NODE with a toleration for k=v:NoExecute:
+# "none" (no toleration), "forever" (no tolerationSeconds) or seconds.
+pod_body() {   # name node toleration
+    local tol=""
+    case $3 in
+    none) ;;
+    forever) tol=',"tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoExecute"}]' ;;
+    *) tol=",\"tolerations\":[{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\",\"effect\":\"NoExecute\",\"tolerationSeconds\":$3}]" ;;
+    esac
+    printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"nodeName":"%s","containers":[{"name":"c","image":"pause"}]%s}}' "$1" "$2" "$tol"
+}
+mkpod() { kube_api POST /api/v1/namespaces/default/pods "$(pod_body "$@")" | jq -e .metadata.uid >/dev/null || echo "# could not create $1"; }
+taint() {   # node: k=v:NoExecute (no timeAdded: counted from when it is first seen)
+    kube_api PATCH "/api/v1/nodes/$1" '{"spec":{"taints":[{"key":"k","value":"v","effect":"NoExecute"}]}}' >/dev/null
+}
+untaint() { kube_api PATCH "/api/v1/nodes/$1" '{"spec":{"taints":null}}' >/dev/null; }
+exists() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -e '.kind == "Pod"' >/dev/null; }
+# When the controller's DELETE of the pod answered (unix seconds), from any replica's log.
+deleted_at() {
+    grep -h "msg=\"taint eviction: pod deleted\" pod=default/$1\$" "$dir"/ms-*.log | head -n 1 |
+        sed -E 's/^ts=([^ ]+) .*$/\1/' | while read -r ts; do date -d "$ts" +%s.%N; done
+}
+events_of() {   # pod: TaintManagerEviction messages (core/v1)
+    kube_api GET "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name=$1" |
+        jq -r '.items[] | select(.reason == "TaintManagerEviction") | "\(.source.component) \(.message)"'
+}
+
+# As the harness's, with JSON merge patches for PATCH.
+kube_api() {
+    local m=$1 p=$2 b=${3:-} ct='application/json'
+    [ "$m" = PATCH ] && ct='application/merge-patch+json'
+    curl -s --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
+        -H "Content-Type: $ct" -X "$m" "$KUBE_URL$p" ${b:+--data-binary "$b"}
+}
+
+# The kubelet's part: pods with a deletionTimestamp go for good (one curl
+# for all of them, in parallel: a node's 1,000 pods at once).
+kubelet() {
+    local urls
+    while :; do
+        urls=$(kube_api GET /api/v1/pods |
+            jq -r --arg u "$KUBE_URL" '.items[]? | select(.metadata.deletionTimestamp != null) | "\($u)/api/v1/namespaces/\(.metadata.namespace)/pods/\(.metadata.name)"')
+        if [ -n "$urls" ]; then
+            # shellcheck disable=SC2086
+            curl -s --parallel --parallel-max 32 --cacert "$KUBE_DIR/ca.crt" \
+                -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" -H 'Content-Type: application/json' \
+                -X DELETE --data-binary '{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0}' $urls >/dev/null 2>&1
+        fi
+        sleep 0.2
+    done
+}
+kubelet &
+kubelet_pid=$!
+
+cfg=$dir/cfg.yaml
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {qps: 5000, burst: 5000}\nleaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}\n' >"$cfg"
+start_replica() {   # name
+    "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$cfg" --secure-port=0 --controllers=taint-eviction \
+        --metrics-bind-address "127.0.0.1:$2" -v 4 >>"$dir/ms-$1.log" 2>&1 &
+    rpid[$1]=$!
+}
+LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
+holder() { kube_api GET "$LEASE" | jq -r '.spec.holderIdentity // ""'; }
+
+mknode t1
+mknode t2
+mknode t3
+mkpod none-1 t1 none
+mkpod five-1 t1 5
+mkpod forever-1 t1 forever
+mkpod thirty-1 t2 30
+
+port_a=$(kube_free_port); port_b=$(kube_free_port)
+start_replica a "$port_a"
+check_eval "replica a leads" "wait_for 15 'grep -qs \"successfully acquired lease\" \"\$dir/ms-a.log\"'"
+start_replica b "$port_b"
+check_eval "replica b runs the controller as a standby" \
+    "wait_for 10 'grep -qs \"taint eviction controller started\" \"\$dir/ms-b.log\" && grep -q \"attempting to acquire\" \"\$dir/ms-b.log\"'"
+check_eval "1.20 has no pod disruption conditions: none written" \
+    "grep -q 'taint eviction controller started.*disruption_condition=false' \"\$dir/ms-a.log\""
+sleep 1   # both replicas have the pods in memory
+
+# --- 1-4: untolerated, 5 s, 30 s with the taint removed at 3 s, for ever ----
+t0=$(now)
+taint t1
+taint t2
+check_eval "an untolerated NoExecute taint deletes the pod" "wait_for 5 '[ -n \"\$(deleted_at none-1)\" ]'"
+d_none=$(sub "$(deleted_at none-1)" "$t0")
+check_eval "... within a second (${d_none} s)" "le $d_none 1"
+sleep "$(awk -v t="$t0" -v n="$(now)" 'BEGIN { d = t + 3 - n; print (d > 0 ? d : 0) }')"
+untaint t2
+check_eval "tolerationSeconds 5: deleted" "wait_for 8 '[ -n \"\$(deleted_at five-1)\" ]'"
+d_five=$(sub "$(deleted_at five-1)" "$t0")
+check_eval "... at 5 ± 1 s (${d_five} s)" "le 4 $d_five && le $d_five 6"
+check_eval "the Events: Marking for deletion, by taint-eviction-controller" \
+    "[ \"\$(events_of five-1)\" = 'taint-eviction-controller Marking for deletion Pod default/five-1' ]"
+check_eval "tolerationSeconds 30, taint removed at 3 s: cancelled with an Event" \
+    "wait_for 5 '[ \"\$(events_of thirty-1)\" = \"taint-eviction-controller Cancelling deletion of Pod default/thirty-1\" ]'"
+sleep 1.5
+check_eval "... and still there" "exists thirty-1 && [ -z \"\$(deleted_at thirty-1)\" ]"
+check_eval "tolerating for ever: still there" "exists forever-1 && [ -z \"\$(deleted_at forever-1)\" ]"
+check_eval "only the leader deleted" "! grep -q 'taint eviction: deleting pod' \"\$dir/ms-b.log\""
+echo "# deletion delays: untolerated ${d_none} s, tolerationSeconds 5 ${d_five} s"
+
+# --- 5: the leader killed during a countdown; the standby keeps the deadline -
+mkpod six-1 t3 6
+sleep 1
+t1=$(now)
+taint t3
+sleep 1.5
+kill -9 "${rpid[a]}"; wait "${rpid[a]}" 2>/dev/null; unset "rpid[a]"
+check_eval "the standby takes over" "wait_for 8 'grep -qs \"successfully acquired lease\" \"\$dir/ms-b.log\"'"
+check_eval "the standby deletes the pod" "wait_for 8 '[ -n \"\$(deleted_at six-1)\" ]'"
+d_six=$(sub "$(deleted_at six-1)" "$t1")
+check_eval "... at the original deadline, 6 ± 1 s after the taint (${d_six} s)" "le 5 $d_six && le $d_six 7"
+check_eval "... and it was b" "grep -q 'msg=\"taint eviction: pod deleted\" pod=default/six-1' \"\$dir/ms-b.log\""
+echo "# leader killed 1.5 s into a 6 s countdown: the standby deleted ${d_six} s after the taint"
+
+# --- 6: 1,000 pods on one tainted node ------------------------------------------
+mknode big
+# One curl, the same POST many times in parallel (generateName names them);
+# a POST the loaded server refused (or a generated name taken twice) is
+# made up for in the next round.
+many() { kube_api GET /api/v1/namespaces/default/pods | jq '[.items[] | select(.metadata.name | startswith("many-"))] | length'; }
+for _ in 1 2 3 4 5; do
+    short=$((1000 - $(many)))
+    [ "$short" -gt 0 ] || break
+    # shellcheck disable=SC2046
+    curl -s --parallel --parallel-max 32 --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
+        -H 'Content-Type: application/json' -X POST \
+        --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"many-"},"spec":{"nodeName":"big","containers":[{"name":"c","image":"pause"}]}}' \
+        $(yes "$KUBE_URL/api/v1/namespaces/default/pods" | head -n "$short") >/dev/null 2>&1
+done
+check_eval "1,000 pods bound to node big" "[ \"\$(many)\" = 1000 ]"
+deleted_many() { grep -c 'msg="taint eviction: pod deleted" pod=default/many-' "$dir/ms-b.log"; }
+sleep 1
+t2=$(now)
+taint big
+check_eval "all 1,000 deleted by the controller" "wait_for 40 '[ \"\$(deleted_many)\" = 1000 ]'"
+t_done=$(now)
+last=$(grep 'msg="taint eviction: pod deleted" pod=default/many-' "$dir/ms-b.log" | tail -n 1 | sed -E 's/^ts=([^ ]+) .*$/\1/')
+took=$(sub "$(date -d "$last" +%s.%N)" "$t2")
+echo "# 1000 pods: last DELETE answered ${took} s after the taint: $(awk -v t="$took" 'BEGIN { printf "%.0f", 1000 / t }') deletions/s"
+check_eval "all 1,000 gone from the server (the kubelet loop finished them)" "wait_for 60 '[ \"\$(many)\" = 0 ]'"
+echo "# 1000 pods: gone from the server $(sub "$(now)" "$t2") s after the taint (the kubelet loop's pace)"
+check_eval "metrics: taint_eviction_controller_pod_deletions_total 1001 on b" \
+    "curl -s http://127.0.0.1:$port_b/metrics | grep -qx 'taint_eviction_controller_pod_deletions_total 1001'"
+check_eval "metrics: the latency histogram counted them" \
+    "curl -s http://127.0.0.1:$port_b/metrics | grep -qx 'taint_eviction_controller_pod_deletion_duration_seconds_count 1001'"
+: "$t_done"
+
+kill -TERM "${rpid[b]}"
+wait "${rpid[b]}" 2>/dev/null
+rc=$?
+unset "rpid[b]"
+check_eval "replica b stops cleanly on SIGTERM" "[ $rc = 0 ]"
+tap_done
