@@ -9,10 +9,15 @@
 # Binaries come from tests/e2e/build-kube.sh (cached outside the repository).
 set -u
 
+# A port nothing listens on, below the kernel's ephemeral range: a port in
+# that range can be the local end of any outgoing connection (every curl,
+# every client), which nothing can connect to but nobody can bind either.
 kube_free_port() {
-    local p
+    local p lo=32768
+    read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+    [ "$lo" -gt 12000 ] || lo=32768
     for _ in $(seq 1 200); do
-        p=$((20000 + RANDOM % 30000))
+        p=$((11000 + RANDOM % (lo - 11000)))   # above 10251 and 10259, the defaults
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0
