@@ -102,7 +102,8 @@ static void test_decode_errors(void **state) {
     } cases[] = {
         {"metadata: {namespace: a}", "PodDisruptionBudget (no name): metadata.name: Required value"},
         {"apiVersion: policy/v2\nmetadata: {name: p, namespace: a}",
-         "PodDisruptionBudget a/p: apiVersion: Unsupported value: \"policy/v2\""},
+         "PodDisruptionBudget a/p: apiVersion: Unsupported value: \"policy/v2\": supported values: "
+         "\"policy/v1\", \"policy/v1beta1\""},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: half}",
          "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: \"half\": a valid percent string "
          "must be a numeric string followed by an ending '%'"},
@@ -110,7 +111,7 @@ static void test_decode_errors(void **state) {
          "PodDisruptionBudget a/p: spec.maxUnavailable: Invalid value: \"%\": a valid percent string "
          "must be a numeric string followed by an ending '%'"},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: 1.5}",
-         "PodDisruptionBudget a/p: spec.minAvailable: expected an integer in [-2147483648, 2147483647]"},
+         "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: 1.5: expected an integer in [-2147483648, 2147483647]"},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: [1]}",
          "PodDisruptionBudget a/p: spec.minAvailable: expected integer or string, got array"},
         {"metadata: {name: p, namespace: a}\nspec: {selector: [app]}",
