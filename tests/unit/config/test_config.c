@@ -596,8 +596,12 @@ static void test_durations(void **state) {
         ms_config c;
         ms_error err;
         assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
-        assert_string_equal(err.msg,
-                            "test.json: leaderElection.retryPeriod: must be a duration such as \"15s\" or \"1m30s\"");
+        char want[256];
+        snprintf(want, sizeof want,
+                 "test.json: leaderElection.retryPeriod: Invalid value: \"%s\": must be a duration such as "
+                 "\"15s\" or \"1m30s\"",
+                 bad[i]);
+        assert_string_equal(err.msg, want);
     }
 }
 
@@ -693,7 +697,7 @@ static void test_validation_errors(void **state) {
         {"{" V1 ", \"profiles\": [{\"plugins\": {\"filter\": {\"enabled\": [{\"name\": "
          "\"ThisPluginNameIsMuchTooLongToFitIntoTheSixtyFourByteNameFieldOfTheConfig\"}]}}}]}",
          "profiles[0].plugins.filter.enabled[0].name: Invalid value: "
-         "\"ThisPluginNameIsMuchTooLongToFitIntoTheS...\": must be no more than 63 characters"},
+         "\"ThisPluginNameIsMuchTooLongToFitIntoTheSixtyFourByteNameFieldOfT...\": must be no more than 63 characters"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ms_config c;
