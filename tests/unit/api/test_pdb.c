@@ -144,6 +144,27 @@ static void test_decode_errors(void **state) {
 /* The scheduler's rule (filterPodsWithPDBViolation): an empty or missing
  * selector selects nothing in either API version, pods without labels are
  * never selected, the namespace must match. */
+/* A 10 KB bad value is quoted and cut at 64 bytes. */
+static void test_decode_error_quotes_a_long_value(void **state) {
+    (void)state;
+    enum { BIG = 10240 };
+    char *yaml = malloc(BIG + 128);
+    assert_non_null(yaml);
+    int n = snprintf(yaml, BIG + 128, "metadata: {name: p, namespace: a}\nspec: {minAvailable: '");
+    memset(yaml + n, '9', BIG);
+    strcpy(yaml + n + BIG, "x'}");
+    fx_env e;
+    fx_env_init(&e);
+    ms_error err = {0};
+    ms_pdb *p = NULL;
+    assert_int_equal(decode(&e, yaml, &p, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: "
+                                 "\"9999999999999999999999999999999999999999999999999999999999999999...\": "
+                                 "a valid percent string must be a numeric string followed by an ending '%'");
+    fx_env_free(&e);
+    free(yaml);
+}
+
 static void test_selects(void **state) {
     (void)state;
     fx_env e;
@@ -306,6 +327,7 @@ int main(void) {
         cmocka_unit_test(test_decode_v1),
         cmocka_unit_test(test_decode_v1beta1_and_defaults),
         cmocka_unit_test(test_decode_errors),
+        cmocka_unit_test(test_decode_error_quotes_a_long_value),
         cmocka_unit_test(test_selects),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_budget),

@@ -573,6 +573,28 @@ static void test_number_forms(void **state) {
     cJSON_Delete(root);
 }
 
+/* A 10 KB bad value (kind, a duration) is quoted and cut at 64 bytes. */
+static void test_errors_quote_a_long_value(void **state) {
+    (void)state;
+    enum { BIG = 10240 };
+    char *big = malloc(BIG + 1), *json = malloc(BIG + 256);
+    assert_non_null(big);
+    assert_non_null(json);
+    memset(big, 'k', BIG);
+    big[BIG] = '\0';
+    ms_config c;
+    ms_error err;
+    snprintf(json, BIG + 256, "{\"apiVersion\": \"kubescheduler.config.k8s.io/v1\", \"kind\": \"%s\"}", big);
+    assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: kind: Invalid value: " "\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\"" ": must be KubeSchedulerConfiguration");
+    snprintf(json, BIG + 256, "{" V1 ", \"leaderElection\": {\"leaseDuration\": \"%s\"}}", big);
+    assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: leaderElection.leaseDuration: Invalid value: " "\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\""
+                                 ": must be a duration such as \"15s\" or \"1m30s\"");
+    free(big);
+    free(json);
+}
+
 static void test_durations(void **state) {
     (void)state;
     static const struct {
@@ -1262,6 +1284,7 @@ int main(void) {
         cmocka_unit_test(test_yaml_example_profiles),
         cmocka_unit_test(test_yaml_docs_examples),
         cmocka_unit_test(test_yaml_files),
+        cmocka_unit_test(test_errors_quote_a_long_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
