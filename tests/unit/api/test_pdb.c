@@ -147,12 +147,7 @@ static void test_decode_errors(void **state) {
 /* A 10 KB bad value is quoted and cut at 64 bytes. */
 static void test_decode_error_quotes_a_long_value(void **state) {
     (void)state;
-    enum { BIG = 10240 };
-    char *yaml = malloc(BIG + 128);
-    assert_non_null(yaml);
-    int n = snprintf(yaml, BIG + 128, "metadata: {name: p, namespace: a}\nspec: {minAvailable: '");
-    memset(yaml + n, '9', BIG);
-    strcpy(yaml + n + BIG, "x'}");
+    char *yaml = tu_repeat("metadata: {name: p, namespace: a}\nspec: {minAvailable: '", '9', 10240, "x'}");
     fx_env e;
     fx_env_init(&e);
     ms_error err = {0};

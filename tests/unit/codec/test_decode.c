@@ -1183,11 +1183,8 @@ static void test_errors(void **state) {
 static void test_errors_quote_the_value(void **state) {
     (void)state;
     enum { BIG = 10240 };
-    char *big = malloc(BIG + 1), *yaml = malloc(BIG + 512), want[160];
-    assert_non_null(big);
+    char *big = tu_repeat("", 'v', BIG, ""), *yaml = malloc(BIG + 512), want[160];
     assert_non_null(yaml);
-    memset(big, 'v', BIG);
-    big[BIG] = '\0';
     char cut[MS_QUOTE_KEEP + 1];
     memset(cut, 'v', MS_QUOTE_KEEP);
     cut[MS_QUOTE_KEEP] = '\0';

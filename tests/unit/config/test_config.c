@@ -577,11 +577,8 @@ static void test_number_forms(void **state) {
 static void test_errors_quote_a_long_value(void **state) {
     (void)state;
     enum { BIG = 10240 };
-    char *big = malloc(BIG + 1), *json = malloc(BIG + 256);
-    assert_non_null(big);
+    char *big = tu_repeat("", 'k', BIG, ""), *json = malloc(BIG + 256);
     assert_non_null(json);
-    memset(big, 'k', BIG);
-    big[BIG] = '\0';
     ms_config c;
     ms_error err;
     snprintf(json, BIG + 256, "{\"apiVersion\": \"kubescheduler.config.k8s.io/v1\", \"kind\": \"%s\"}", big);

@@ -916,12 +916,7 @@ static void test_missing_state(void **state) {
 /* A 10 KB bad value in the args is quoted and cut at 64 bytes. */
 static void test_args_quote_a_long_value(void **state) {
     (void)state;
-    enum { BIG = 10240 };
-    char *args = malloc(BIG + 64);
-    assert_non_null(args);
-    int n = snprintf(args, BIG + 64, "{\"defaultingType\": \"");
-    memset(args + n, 'k', BIG);
-    strcpy(args + n + BIG, "\"}");
+    char *args = tu_repeat("{\"defaultingType\": \"", 'k', 10240, "\"}");
     fx f;
     fx_start(&f);
     ms_error err = {0};
