@@ -10,6 +10,7 @@
 #include "api/selector_build.h"
 #include "api/validation.h"
 #include "base/array.h"
+#include "base/quote.h"
 
 /* ---- validation (labels.NewRequirement's rules) ---------------------- */
 
@@ -17,8 +18,8 @@
 static bool check_label_key(ms_slice k, char *why, size_t nwhy) {
     const char *problem = ms_qualified_name_problem(k.s, k.n);
     if (!problem) return true;
-    snprintf(why, nwhy, "invalid label key \"%.*s\": %s", (int)(k.n > 200 ? 200 : k.n), k.s,
-             problem);
+    char q[MS_QUOTE_SIZE];
+    snprintf(why, nwhy, "invalid label key %s: %s", ms_quote_n(q, k.s, k.n), problem);
     return false;
 }
 
@@ -26,8 +27,9 @@ static bool check_label_key(ms_slice k, char *why, size_t nwhy) {
 static bool check_label_value(ms_slice k, ms_slice v, char *why, size_t nwhy) {
     const char *problem = ms_label_value_problem(v.s, v.n);
     if (!problem) return true;
-    snprintf(why, nwhy, "invalid label value: \"%.*s\": at key: \"%.*s\": %s",
-             (int)(v.n > 100 ? 100 : v.n), v.s, (int)(k.n > 100 ? 100 : k.n), k.s, problem);
+    char qv[MS_QUOTE_SIZE], qk[MS_QUOTE_SIZE];
+    snprintf(why, nwhy, "invalid label value: %s: at key: %s: %s", ms_quote_n(qv, v.s, v.n),
+             ms_quote_n(qk, k.s, k.n), problem);
     return false;
 }
 

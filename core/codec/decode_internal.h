@@ -89,6 +89,9 @@ ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena 
 /* map[string]string field into sorted label pairs. */
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out);
 /* RFC 3339 timestamp field; absent gives 0. */
+/* A taint's and a toleration's effects, as upstream lists them. */
+extern const char *const ms_taint_effects[];
+
 ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out);
 
 /* Quantity text of a string or number node into buf; NULL when j is neither. */

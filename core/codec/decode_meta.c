@@ -10,6 +10,7 @@
 #include "base/array.h"
 #include "base/map.h"
 #include "base/quantity.h"
+#include "base/quote.h"
 #include "codec/decode_internal.h"
 #include "moonsched/pod.h"
 #include "moonsched/decode.h"
@@ -114,7 +115,8 @@ ms_rc ms_json_quantity(const cJSON *j, int64_t *value, int64_t *milli, const cha
     ms_quantity q;
     ms_rc rc = ms_quantity_parse_cstr(text, &q, err);
     if (rc != MS_OK) {
-        ms_error_prefix(err, "%s: \"%.64s\"", field, text);
+        char qt[MS_QUOTE_SIZE];
+        ms_error_prefix(err, "%s: %s", field, ms_quote(qt, text));
         return rc;
     }
     if (value) *value = q.value;
@@ -312,13 +314,15 @@ ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels 
     return MS_OK;
 }
 
+const char *const ms_taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
+
 ms_rc ms_dec_time(ms_dec *x, const ms_obj *parent, const char *key, double *out) {
     const char *s;
     ms_rc rc = ms_dec_string(x, parent, key, &s);
     *out = 0;
     if (rc != MS_OK || !s) return rc;
     if (ms_parse_rfc3339(s, out) != MS_OK)
-        return ms_json_fail(&x->r, key, "Invalid value: \"%.64s\": not an RFC 3339 timestamp", s);
+        return ms_json_invalid(&x->r, key, s, "not an RFC 3339 timestamp");
     return MS_OK;
 }
 
@@ -507,8 +511,10 @@ ms_rc ms_dec_resource_list(ms_dec *x, const ms_obj *parent, const char *key, ms_
                                 ms_json_type_name(c));
         ms_quantity q;
         ms_error qerr;
-        if (ms_quantity_parse_cstr(text, &q, &qerr) != MS_OK)
-            return ms_json_fail(&x->r, c->string, "\"%.64s\": %s", text, qerr.msg);
+        if (ms_quantity_parse_cstr(text, &q, &qerr) != MS_OK) {
+            char qt[MS_QUOTE_SIZE];
+            return ms_json_fail(&x->r, c->string, "%s: %s", ms_quote(qt, text), qerr.msg);
+        }
         out->nraw++;
         int b = -1;
         for (int i = 0; i < MS_RES_NBUILTIN; i++)

@@ -24,7 +24,7 @@ static ms_rc dec_taint(ms_dec *x, const ms_obj *to, void *elem, void *ctx) {
     if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
     else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
     else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
-    else return ms_json_fail(&x->r, "effect", "Unsupported value: \"%.64s\"", effect);
+    else return ms_json_unsupported(&x->r, "effect", effect, ms_taint_effects);
     if (!value) value = "";
     o->key = ms_intern_cstr(x->d->in, key);
     o->value = *value ? ms_intern_cstr(x->d->in, value) : MS_STR_NONE;

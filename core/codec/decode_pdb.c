@@ -8,13 +8,15 @@
 #include "codec/decode_internal.h"
 #include "moonsched/pdb.h"
 
+static const char *const api_versions[] = {"policy/v1", "policy/v1beta1", NULL};
+
 static ms_rc dec_api_version(ms_dec *x, const ms_obj *o, ms_pdb *p) {
     const char *v;
     ms_rc rc = ms_dec_string(x, o, "apiVersion", &v);
     if (rc != MS_OK) return rc;
     if (!v || !*v || strcmp(v, "policy/v1") == 0) p->api_version = MS_PDB_POLICY_V1;
     else if (strcmp(v, "policy/v1beta1") == 0) p->api_version = MS_PDB_POLICY_V1BETA1;
-    else return ms_json_fail(&x->r, "apiVersion", "Unsupported value: \"%.64s\"", v);
+    else return ms_json_unsupported(&x->r, "apiVersion", v, api_versions);
     return MS_OK;
 }
 
@@ -28,7 +30,7 @@ static ms_rc dec_int_or_percent(ms_dec *x, const ms_obj *spec, const char *key,
     int64_t v;
     if (cJSON_IsNumber(j)) {
         if (!ms_json_integer(j, INT32_MIN, INT32_MAX, &v))
-            return ms_json_fail(&x->r, key, "expected an integer in [%d, %d]", INT32_MIN, INT32_MAX);
+            return ms_json_int(&x->r, key, j, INT32_MIN, INT32_MAX, &v);
         *out = (ms_int_or_percent){.set = true, .percent = false, .value = (int32_t)v};
         return MS_OK;
     }
@@ -43,8 +45,8 @@ static ms_rc dec_int_or_percent(ms_dec *x, const ms_obj *spec, const char *key,
         else v = v * 10 + (s[i] - '0');
     }
     if (!ok || v > INT32_MAX)
-        return ms_json_fail(&x->r, key, "Invalid value: \"%.64s\": a valid percent string must be a "
-                           "numeric string followed by an ending '%%'", s);
+        return ms_json_invalid(&x->r, key, s, "a valid percent string must be a numeric string followed by an "
+                               "ending '%%'");
     *out = (ms_int_or_percent){.set = true, .percent = true, .value = (int32_t)v};
     return MS_OK;
 }

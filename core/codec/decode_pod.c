@@ -33,8 +33,16 @@ typedef struct podcalc {
     uint32_t nimages, cimages;
 } podcalc;
 
-static ms_rc unsupported(ms_dec *x, const char *key, const char *value) {
-    return ms_json_fail(&x->r, key, "Unsupported value: \"%.64s\"", value);
+/* The values upstream's validation accepts, in its order. */
+static const char *const protocols[] = {"SCTP", "TCP", "UDP", NULL};
+static const char *const toleration_ops[] = {"Equal", "Exists", NULL};
+static const char *const inclusion_policies[] = {"Honor", "Ignore", NULL};
+static const char *const when_unsatisfiable[] = {"DoNotSchedule", "ScheduleAnyway", NULL};
+static const char *const preemption_policies[] = {"Never", "PreemptLowerPriority", NULL};
+static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", NULL};
+
+static ms_rc unsupported(ms_dec *x, const char *key, const char *value, const char *const *supported) {
+    return ms_json_unsupported(&x->r, key, value, supported);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -77,7 +85,7 @@ static ms_rc dec_ports(ms_dec *x, podcalc *pc, const ms_obj *c, bool host_networ
         if (!proto || !*proto || strcmp(proto, "TCP") == 0) hp.protocol = MS_PROTO_TCP;
         else if (strcmp(proto, "UDP") == 0) hp.protocol = MS_PROTO_UDP;
         else if (strcmp(proto, "SCTP") == 0) hp.protocol = MS_PROTO_SCTP;
-        else return unsupported(x, "protocol", proto);
+        else return unsupported(x, "protocol", proto, protocols);
         /* API defaulting: with host networking every container port is a
          * host port. */
         if (host_network && host_port == 0) host_port = container_port;
@@ -343,12 +351,12 @@ static ms_rc dec_toleration(ms_dec *x, const ms_obj *to, void *elem, void *ctx) 
         return rc;
     if (!op || !*op || strcmp(op, "Equal") == 0) o->op = MS_TOL_EQUAL;
     else if (strcmp(op, "Exists") == 0) o->op = MS_TOL_EXISTS;
-    else return unsupported(x, "operator", op);
+    else return unsupported(x, "operator", op, toleration_ops);
     if (!effect || !*effect) o->effect = MS_EFFECT_NONE;
     else if (strcmp(effect, "NoSchedule") == 0) o->effect = MS_EFFECT_NO_SCHEDULE;
     else if (strcmp(effect, "PreferNoSchedule") == 0) o->effect = MS_EFFECT_PREFER_NO_SCHEDULE;
     else if (strcmp(effect, "NoExecute") == 0) o->effect = MS_EFFECT_NO_EXECUTE;
-    else return unsupported(x, "effect", effect);
+    else return unsupported(x, "effect", effect, ms_taint_effects);
     return MS_OK;
 }
 
@@ -482,7 +490,7 @@ static ms_rc inclusion_policy(ms_dec *x, const ms_obj *c, const char *key, uint8
     if (!v || !*v) *out = MS_POLICY_UNSET;
     else if (strcmp(v, "Honor") == 0) *out = MS_POLICY_HONOR;
     else if (strcmp(v, "Ignore") == 0) *out = MS_POLICY_IGNORE;
-    else return unsupported(x, key, v);
+    else return unsupported(x, key, v, inclusion_policies);
     return MS_OK;
 }
 
@@ -505,7 +513,7 @@ static ms_rc dec_spread_constraint(ms_dec *x, const ms_obj *c, void *elem, void 
     o->min_domains = (int32_t)min_domains;
     if (!when || !*when || strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
     else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
-    else return unsupported(x, "whenUnsatisfiable", when);
+    else return unsupported(x, "whenUnsatisfiable", when, when_unsatisfiable);
     return MS_OK;
 }
 
@@ -554,7 +562,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     if (!preempt || !*preempt || strcmp(preempt, "PreemptLowerPriority") == 0)
         p->preemption_policy = MS_PREEMPT_LOWER_PRIORITY;
     else if (strcmp(preempt, "Never") == 0) p->preemption_policy = MS_PREEMPT_NEVER;
-    else return unsupported(x, "preemptionPolicy", preempt);
+    else return unsupported(x, "preemptionPolicy", preempt, preemption_policies);
 
     if ((rc = dec_affinity(x, spec, p)) != MS_OK || (rc = dec_tolerations(x, spec, p)) != MS_OK ||
         (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK ||
@@ -606,7 +614,7 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     else if (strcmp(phase, "Succeeded") == 0) p->phase = MS_PHASE_SUCCEEDED;
     else if (strcmp(phase, "Failed") == 0) p->phase = MS_PHASE_FAILED;
     else if (strcmp(phase, "Unknown") == 0) p->phase = MS_PHASE_UNKNOWN;
-    else return unsupported(x, "phase", phase);
+    else return unsupported(x, "phase", phase, phases);
     /* GetPodQOS: the class the API server recorded wins over the computed one. */
     if (qc && strcmp(qc, "Guaranteed") == 0) p->qos = MS_QOS_GUARANTEED;
     else if (qc && strcmp(qc, "Burstable") == 0) p->qos = MS_QOS_BURSTABLE;

@@ -70,7 +70,7 @@ static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
         char buf[512];
         int len = snprintf(buf, sizeof buf, "%s-%s", x->name ? x->name : "", vname ? vname : "");
         if (len < 0 || (size_t)len >= sizeof buf)
-            return ms_json_fail(&x->r, NULL, "claim name longer than %zu characters", sizeof buf - 1);
+            return ms_json_invalid(&x->r, NULL, buf, "claim name longer than %zu characters", sizeof buf - 1);
         if ((v->id = ms_intern(x->d->in, buf, (size_t)len)) == MS_STR_NONE) rc = ms_json_nomem(&x->r);
         break;
     }

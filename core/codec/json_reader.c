@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "moonsched/decode.h"
 
 /* kube-scheduler's configuration and its extenders: upstream's field.Error
@@ -26,8 +27,9 @@ const ms_json_wording ms_json_object_wording = {
     .expect = "expected %s",
     .kind = {"object", "array", "string", "boolean", "integer", "number"},
     .say_found = true,
-    .not_integer = "expected an integer in [%lld, %lld]",
-    .out_of_range = "expected an integer in [%lld, %lld]",
+    .not_integer = "Invalid value: %s: expected an integer in [%lld, %lld]",
+    .out_of_range = "Invalid value: %s: expected an integer in [%lld, %lld]",
+    .quote_number = true,
 };
 
 void ms_json_reader_init(ms_json_reader *r, const ms_json_wording *w, ms_error *err) {
@@ -102,6 +104,27 @@ ms_rc ms_json_fail(ms_json_reader *r, const char *key, const char *fmt, ...) {
     const char *path = r->plen ? r->path : key ? "" : r->w->root;
     return ms_error_set(r->err, MS_EINVAL, "%s%s%s%s%s: %s", who, sep, path, r->plen && key ? "." : "",
                         key ? key : "", msg);
+}
+
+ms_rc ms_json_invalid(ms_json_reader *r, const char *key, const char *value, const char *why_fmt, ...) {
+    char q[MS_QUOTE_SIZE], why[400];
+    va_list ap;
+    va_start(ap, why_fmt);
+    vsnprintf(why, sizeof why, why_fmt, ap);
+    va_end(ap);
+    return ms_json_fail(r, key, "Invalid value: %s: %s", ms_quote(q, value), why);
+}
+
+ms_rc ms_json_unsupported(ms_json_reader *r, const char *key, const char *value,
+                          const char *const *supported) {
+    char q[MS_QUOTE_SIZE], list[256] = "";
+    size_t n = 0;
+    for (; supported && *supported && n < sizeof list; supported++) {
+        int w = snprintf(list + n, sizeof list - n, "%s\"%s\"", n ? ", " : ": supported values: ", *supported);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+    return ms_json_fail(r, key, "Unsupported value: %s%s", ms_quote(q, value), list);
 }
 
 void ms_json_warn(const ms_json_reader *r, const char *fmt, ...) {

@@ -83,6 +83,15 @@ static inline void ms_json_pop(ms_json_reader *r, size_t len) {
 /* "[subject: ]path[.key]: message". key may be NULL. */
 ms_rc ms_json_fail(ms_json_reader *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A string value that is wrong, quoted as upstream's field errors quote it
+ * (base/quote.h: Go's %q, cut at 64 bytes). field.Invalid:
+ * "path.key: Invalid value: \"v\": <why>". */
+ms_rc ms_json_invalid(ms_json_reader *r, const char *key, const char *value, const char *why_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* field.NotSupported: "path.key: Unsupported value: \"v\": supported
+ * values: \"a\", \"b\"" (`supported` NULL-terminated; NULL: no list). */
+ms_rc ms_json_unsupported(ms_json_reader *r, const char *key, const char *value,
+                          const char *const *supported);
 /* "<source>: message" to the warn callback, if any. */
 void ms_json_warn(const ms_json_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "[subject: ]out of memory". */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
 #include "config/extender_config.h"
@@ -181,8 +182,9 @@ bool ms_parse_go_duration(const char *s, double *out) {
 }
 
 static ms_rc as_duration(parser *ps, const cJSON *j, double *out) {
-    if (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, out))
-        return ms_json_fail(&ps->r, NULL, "must be a duration such as \"15s\" or \"1m30s\"");
+    if (!cJSON_IsString(j)) return ms_json_fail(&ps->r, NULL, "must be a duration such as \"15s\" or \"1m30s\"");
+    if (!ms_parse_go_duration(j->valuestring, out))
+        return ms_json_invalid(&ps->r, NULL, j->valuestring, "must be a duration such as \"15s\" or \"1m30s\"");
     return MS_OK;
 }
 
@@ -207,8 +209,7 @@ static ms_rc expect_object(parser *ps, const cJSON *j) {
 static ms_rc copy_string(parser *ps, const char *s, char *dst, size_t len) {
     size_t n = strlen(s);
     if (n >= len)
-        return ms_json_fail(&ps->r, NULL, "Invalid value: \"%.40s...\": must be no more than %zu characters",
-                            s, len - 1);
+        return ms_json_invalid(&ps->r, NULL, s, "must be no more than %zu characters", len - 1);
     memcpy(dst, s, n + 1);
     return MS_OK;
 }
@@ -296,9 +297,8 @@ static ms_rc parse_plugin(parser *ps, const cJSON *item, bool with_weight, ms_pl
     FIELD(ps, item, "name", &present, ms_json_string(&ps->r, NULL, j_, &name));
     if (!name || !*name) return ms_json_fail(&ps->r, "name", "Required value");
     if (strlen(name) >= sizeof ((ms_plugin_config *)0)->name)
-        return ms_json_fail(&ps->r, "name",
-                            "Invalid value: \"%.40s...\": must be no more than %zu characters", name,
-                            sizeof ((ms_plugin_config *)0)->name - 1);
+        return ms_json_invalid(&ps->r, "name", name, "must be no more than %zu characters",
+                               sizeof ((ms_plugin_config *)0)->name - 1);
     FIELD(ps, item, "weight", &present, ms_json_int(&ps->r, NULL, j_, INT32_MIN, INT32_MAX, &weight));
     if (with_weight && weight < 0) return ms_json_fail(&ps->r, NULL, "weight must be positive");
     out->name = name;
@@ -462,11 +462,13 @@ static ms_rc validate_policies(parser *ps, const profile_in *in, uint32_t i,
     for (uint32_t j = 0; j < p->nplugins; j++) {
         const ms_plugin_config *pc = &p->plugins[j];
         if (!ms_config_is_policy(pc->name)) continue;
-        if (!ms_config_policy_name_valid(pc->name))
+        if (!ms_config_policy_name_valid(pc->name)) {
+            char q[MS_QUOTE_SIZE];
             return ms_error_set(ps->r.err, MS_EINVAL,
-                                "profiles[%u].plugins: Invalid value: \"%s\": a Lua policy plugin is "
+                                "profiles[%u].plugins: Invalid value: %s: a Lua policy plugin is "
                                 "named lua:NAME, NAME being 1 to %d letters, digits, '-', '_' or '.'",
-                                i, pc->name, MS_POLICY_NAME_MAX);
+                                i, ms_quote(q, pc->name), MS_POLICY_NAME_MAX);
+        }
         uint32_t k = 0, at = 0;
         bool found = false;
         for (const cJSON *item = in->plugin_config ? in->plugin_config->child : NULL; item;
@@ -587,15 +589,13 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
             ps->version_name = api_versions[i].name;
         }
     if (!ps->version)
-        return ms_json_fail(&ps->r, "apiVersion",
-                            "Invalid value: \"%.100s\": must be " API_GROUP "v1, " API_GROUP
-                            "v1beta3, " API_GROUP "v1beta2 or " API_GROUP "v1beta1",
-                            api->valuestring);
+        return ms_json_invalid(&ps->r, "apiVersion", api->valuestring,
+                               "must be " API_GROUP "v1, " API_GROUP "v1beta3, " API_GROUP "v1beta2 or " API_GROUP
+                               "v1beta1");
     if (!kind) return ms_json_fail(&ps->r, "kind", "Required value");
     if ((rc = ms_json_expect(&ps->r, "kind", kind, MS_JSON_STRING)) != MS_OK) return rc;
     if (strcmp(kind->valuestring, "KubeSchedulerConfiguration") != 0)
-        return ms_json_fail(&ps->r, "kind", "Invalid value: \"%.100s\": must be KubeSchedulerConfiguration",
-                            kind->valuestring);
+        return ms_json_invalid(&ps->r, "kind", kind->valuestring, "must be KubeSchedulerConfiguration");
     check_fields(ps, root, top_fields);
 
     const field *fields_ = top_fields;
@@ -774,11 +774,13 @@ static ms_rc validate_leader_election(const ms_leader_election *le, ms_error *er
     /* the *leases migration locks hold a Lease too: run uses only that
      * half (with a warning) */
     if (strcmp(le->resource_lock, "leases") != 0 && strcmp(le->resource_lock, "endpointsleases") != 0 &&
-        strcmp(le->resource_lock, "configmapsleases") != 0)
+        strcmp(le->resource_lock, "configmapsleases") != 0) {
+        char q[MS_QUOTE_SIZE];
         return ms_error_set(err, MS_EINVAL,
-                            "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must "
+                            "leaderElection.resourceLock: Invalid value: %s: resourceLock value must "
                             "be \"leases\" (or \"endpointsleases\", \"configmapsleases\")",
-                            le->resource_lock);
+                            ms_quote(q, le->resource_lock));
+    }
     return MS_OK;
 }
 

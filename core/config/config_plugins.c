@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/quote.h"
+
 /* Upstream's default multiPoint set, in upstream's order and with its
  * weights. Plugins moonsched does not have yet stay in the table (so that
  * adding one is flipping its flag, and its position is already right) but
@@ -149,8 +151,9 @@ static int plugin_index(builder *b, const char *name) {
     }
     size_t len = strlen(name);
     if (len == 0 || len >= sizeof p->plugins[0].name) {
-        ms_error_set(b->err, MS_EINVAL, "profile %s: plugin name \"%.80s\" must be 1 to %zu characters",
-                     p->scheduler_name, name, sizeof p->plugins[0].name - 1);
+        char q[MS_QUOTE_SIZE];
+        ms_error_set(b->err, MS_EINVAL, "profile %s: plugin name %s must be 1 to %zu characters",
+                     p->scheduler_name, ms_quote(q, name), sizeof p->plugins[0].name - 1);
         return -1;
     }
     ms_plugin_config *pc = &p->plugins[p->nplugins];
@@ -221,9 +224,11 @@ ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
     p->percentage_of_nodes_to_score = -1;
     if (!scheduler_name) scheduler_name = MS_DEFAULT_SCHEDULER_NAME;
     size_t len = strlen(scheduler_name);
-    if (len >= sizeof p->scheduler_name)
-        return ms_error_set(err, MS_EINVAL, "schedulerName \"%.40s...\" is longer than %zu characters",
-                            scheduler_name, sizeof p->scheduler_name - 1);
+    if (len >= sizeof p->scheduler_name) {
+        char q[MS_QUOTE_SIZE];
+        return ms_error_set(err, MS_EINVAL, "schedulerName %s is longer than %zu characters",
+                            ms_quote(q, scheduler_name), sizeof p->scheduler_name - 1);
+    }
     memcpy(p->scheduler_name, scheduler_name, len + 1);
 
     ms_plugin_ref defaults[NDEFAULTS];

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "codec/json_reader.h"
 
 bool ms_config_is_policy(const char *name) {
@@ -82,6 +83,8 @@ static ms_rc read_limits(ms_json_reader *r, const cJSON *args, ms_policy_args *o
 }
 
 /* onError, onLoadError: "reject" 0, "skip" 1; absent: *out unchanged. */
+static const char *const reject_or_skip[] = {"reject", "skip", NULL};
+
 static ms_rc read_reject_or_skip(ms_json_reader *r, const cJSON *args, const char *field, int32_t *out) {
     const char *v = NULL;
     ms_rc rc = ms_json_string(r, field, ms_json_get(args, field), &v);
@@ -89,7 +92,7 @@ static ms_rc read_reject_or_skip(ms_json_reader *r, const cJSON *args, const cha
     if (strcmp(v, "reject") == 0) *out = 0;
     else if (strcmp(v, "skip") == 0) *out = 1;
     else
-        return ms_json_fail(r, field, "Unsupported value: \"%.60s\": supported values: \"reject\", \"skip\"", v);
+        return ms_json_unsupported(r, field, v, reject_or_skip);
     return MS_OK;
 }
 
@@ -122,8 +125,9 @@ ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t poi
     size_t len = strlen(name);
     if (len == 0 || len >= sizeof p->plugins[0].name) {
         cJSON_Delete(args);
-        return ms_error_set(err, MS_EINVAL, "profile %s: plugin name \"%.80s\" must be 1 to %zu characters",
-                            p->scheduler_name, name, sizeof p->plugins[0].name - 1);
+        char q[MS_QUOTE_SIZE];
+        return ms_error_set(err, MS_EINVAL, "profile %s: plugin name %s must be 1 to %zu characters",
+                            p->scheduler_name, ms_quote(q, name), sizeof p->plugins[0].name - 1);
     }
     for (uint32_t i = 0; i < p->nplugins; i++)
         if (strcmp(p->plugins[i].name, name) == 0) {

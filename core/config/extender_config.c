@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "codec/json_reader.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
@@ -121,8 +122,9 @@ static ms_rc parse_one(ms_json_reader *r, const cJSON *obj, ms_extender_config *
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!*verbs[i] && !(*verbs[i] = strdup(""))) return ms_json_nomem(r);
     const cJSON *j = ms_json_get(obj, "httpTimeout");
-    if (j && (!cJSON_IsString(j) || !ms_parse_go_duration(j->valuestring, &c->http_timeout)))
-        return ms_json_fail(r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
+    if (j && !cJSON_IsString(j)) return ms_json_fail(r, "httpTimeout", "must be a duration such as \"15s\" or \"1m30s\"");
+    if (j && !ms_parse_go_duration(j->valuestring, &c->http_timeout))
+        return ms_json_invalid(r, "httpTimeout", j->valuestring, "must be a duration such as \"15s\" or \"1m30s\"");
     if ((j = ms_json_get(obj, "tlsConfig"))) {
         c->has_tls = true;
         if ((rc = parse_tls(r, j, &c->tls)) != MS_OK) return rc;
@@ -208,19 +210,19 @@ ms_rc ms_extender_configs_validate(const ms_extender_config *c, uint32_t n, ms_e
         if (x->bind_verb && *x->bind_verb) binders++;
         for (uint32_t j = 0; j < x->nmanaged; j++) {
             const char *name = x->managed[j].name ? x->managed[j].name : "";
-            char why[600];
+            char why[600], q[MS_QUOTE_SIZE];
+            ms_quote(q, name);
             if (!extended_resource_name(name, why, sizeof why))
-                return ms_error_set(err, MS_EINVAL,
-                                    "extenders[%u].managedResources[%u].name: Invalid value: \"%.100s\": %s",
-                                    i, j, name, why);
+                return ms_error_set(err, MS_EINVAL, "extenders[%u].managedResources[%u].name: Invalid value: %s: %s",
+                                    i, j, q, why);
             /* every earlier name, over all extenders */
             for (uint32_t pi = 0; pi <= i; pi++)
                 for (uint32_t pj = 0; pj < (pi == i ? j : c[pi].nmanaged); pj++)
                     if (strcmp(c[pi].managed[pj].name ? c[pi].managed[pj].name : "", name) == 0)
                         return ms_error_set(err, MS_EINVAL,
                                             "extenders[%u].managedResources[%u].name: Invalid value: "
-                                            "\"%.100s\": duplicate extender managed resource name",
-                                            i, j, name);
+                                            "%s: duplicate extender managed resource name",
+                                            i, j, q);
         }
     }
     if (binders > 1)

@@ -12,4 +12,16 @@
 
 #include <cmocka.h>
 
+/* prefix, then n copies of c, then suffix, in a malloc'd string: the huge
+ * values the error-message tests feed the readers. */
+static inline char *tu_repeat(const char *prefix, char c, size_t n, const char *suffix) {
+    size_t lp = strlen(prefix), ls = strlen(suffix);
+    char *s = malloc(lp + n + ls + 1);
+    assert_non_null(s);
+    memcpy(s, prefix, lp);
+    memset(s + lp, c, n);
+    memcpy(s + lp + n, suffix, ls + 1);
+    return s;
+}
+
 #endif

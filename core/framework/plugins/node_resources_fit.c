@@ -85,9 +85,7 @@ static ms_rc parse_ignored(fit *f, const cJSON *args, ms_error *err) {
         snprintf(path, sizeof path, "ignoredResources[%d]", i);
         if ((rc = ms_args_string(e, PLUGIN, path, &s, err))) return rc;
         if (ms_qualified_name_problem(s, strlen(s)))
-            return ms_error_set(err, MS_EINVAL,
-                                PLUGIN " args: %s: Invalid value: \"%s\": not a valid resource name",
-                                path, s);
+            return ms_args_invalid(PLUGIN, path, s, "not a valid resource name", err);
         if (!(f->ignored[f->nignored++] = ms_intern_cstr(f->in, s))) return oom(err);
     }
     i = 0;
@@ -96,15 +94,9 @@ static ms_rc parse_ignored(fit *f, const cJSON *args, ms_error *err) {
         snprintf(path, sizeof path, "ignoredResourceGroups[%d]", i);
         if ((rc = ms_args_string(e, PLUGIN, path, &s, err))) return rc;
         if (strchr(s, '/'))
-            return ms_error_set(err, MS_EINVAL,
-                                PLUGIN " args: %s: Invalid value: \"%s\": resource group name "
-                                "can't contain '/'",
-                                path, s);
+            return ms_args_invalid(PLUGIN, path, s, "resource group name can't contain '/'", err);
         if (ms_qualified_name_problem(s, strlen(s)))
-            return ms_error_set(err, MS_EINVAL,
-                                PLUGIN " args: %s: Invalid value: \"%s\": not a valid resource "
-                                "group name",
-                                path, s);
+            return ms_args_invalid(PLUGIN, path, s, "not a valid resource group name", err);
         if (!(f->groups[f->ngroups++] = strdup(s))) return oom(err);
     }
     return MS_OK;
@@ -158,6 +150,8 @@ static ms_rc parse_shape(fit *f, const cJSON *rtcr, ms_error *err) {
     return MS_OK;
 }
 
+static const char *const strategies[] = {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio", NULL};
+
 static ms_rc parse_strategy(fit *f, const cJSON *ss, const ms_handle *h, ms_error *err) {
     static const char *const fields[] = {"type", "resources", "requestedToCapacityRatio", NULL};
     ms_rc rc = ms_args_check_object(ss, fields, PLUGIN, "scoringStrategy", err);
@@ -170,11 +164,7 @@ static ms_rc parse_strategy(fit *f, const cJSON *ss, const ms_handle *h, ms_erro
     else if (strcmp(type, "MostAllocated") == 0) f->strategy = MOST_ALLOCATED;
     else if (strcmp(type, "RequestedToCapacityRatio") == 0) f->strategy = REQUESTED_TO_CAPACITY_RATIO;
     else
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: scoringStrategy.type: Unsupported value: \"%s\": supported "
-                            "values: \"LeastAllocated\", \"MostAllocated\", "
-                            "\"RequestedToCapacityRatio\"",
-                            type);
+        return ms_args_unsupported(PLUGIN, "scoringStrategy.type", type, strategies, err);
     if ((rc = ms_resource_allocation_parse(&f->ra, cJSON_GetObjectItemCaseSensitive(ss, "resources"),
                                            h, PLUGIN, "scoringStrategy.resources", err)))
         return rc;

@@ -76,3 +76,17 @@ ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const
     ms_rc rc = present(&a, j, MS_JSON_STRING);
     return rc != MS_OK ? rc : ms_json_string(&a.r, NULL, j, out);
 }
+
+ms_rc ms_args_unsupported(const char *plugin, const char *path, const char *value,
+                          const char *const *supported, ms_error *err) {
+    args_reader a;
+    reader_at(&a, plugin, path, err);
+    return ms_json_unsupported(&a.r, NULL, value, supported);
+}
+
+ms_rc ms_args_invalid(const char *plugin, const char *path, const char *value, const char *why,
+                      ms_error *err) {
+    args_reader a;
+    reader_at(&a, plugin, path, err);
+    return ms_json_invalid(&a.r, NULL, value, "%s", why);
+}

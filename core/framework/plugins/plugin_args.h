@@ -22,5 +22,12 @@ ms_rc ms_args_int(const cJSON *j, const char *plugin, const char *path, int64_t 
 ms_rc ms_args_list(const cJSON *j, const char *plugin, const char *path, int *n, ms_error *err);
 ms_rc ms_args_string(const cJSON *j, const char *plugin, const char *path, const char **out,
                      ms_error *err);
+/* "<plugin> args: path: Unsupported value: \"v\": supported values: ..."
+ * (`supported` NULL-terminated), the value quoted as the JSON reader does. */
+ms_rc ms_args_unsupported(const char *plugin, const char *path, const char *value,
+                          const char *const *supported, ms_error *err);
+/* "<plugin> args: path: Invalid value: \"v\": <why>". */
+ms_rc ms_args_invalid(const char *plugin, const char *path, const char *value, const char *why,
+                      ms_error *err);
 
 #endif

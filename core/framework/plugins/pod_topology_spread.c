@@ -21,6 +21,9 @@
 
 static ms_rc oom(ms_error *err) { return ms_error_set(err, MS_ENOMEM, PLUGIN " args: out of memory"); }
 
+static const char *const defaulting_types[] = {"System", "List", NULL};
+static const char *const inclusion_policies[] = {"Honor", "Ignore", NULL};
+
 static ms_rc inclusion_policy(const cJSON *j, const char *path, uint8_t *out, ms_error *err) {
     *out = MS_POLICY_UNSET;
     if (!j || cJSON_IsNull(j)) return MS_OK;
@@ -30,10 +33,7 @@ static ms_rc inclusion_policy(const cJSON *j, const char *path, uint8_t *out, ms
     if (strcmp(v, "Honor") == 0) *out = MS_POLICY_HONOR;
     else if (strcmp(v, "Ignore") == 0) *out = MS_POLICY_IGNORE;
     else if (*v)
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: %s: Unsupported value: \"%s\": supported values: "
-                                   "\"Honor\", \"Ignore\"",
-                            path, v);
+        return ms_args_unsupported(PLUGIN, path, v, inclusion_policies, err);
     return MS_OK;
 }
 
@@ -50,12 +50,12 @@ static ms_rc parse_topology_key(pts_plugin *pl, const cJSON *j, const char *path
         return ms_error_set(err, MS_EINVAL, PLUGIN " args: %s: Required value: can not be empty",
                             sub);
     if (ms_qualified_name_problem(key, strlen(key)))
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: %s: Invalid value: \"%s\": not a valid label name", sub,
-                            key);
+        return ms_args_invalid(PLUGIN, sub, key, "not a valid label name", err);
     if (!(o->topology_key = ms_intern_cstr(pl->in, key))) return oom(err);
     return MS_OK;
 }
+
+static const char *const when_unsatisfiable[] = {"DoNotSchedule", "ScheduleAnyway", NULL};
 
 /* A default constraint's whenUnsatisfiable: required. */
 static ms_rc parse_when(const cJSON *j, const char *path, ms_topology_spread *o, ms_error *err) {
@@ -71,10 +71,7 @@ static ms_rc parse_when(const cJSON *j, const char *path, ms_topology_spread *o,
     if (strcmp(when, "DoNotSchedule") == 0) o->when_unsatisfiable = MS_DO_NOT_SCHEDULE;
     else if (strcmp(when, "ScheduleAnyway") == 0) o->when_unsatisfiable = MS_SCHEDULE_ANYWAY;
     else
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: %s: Unsupported value: \"%s\": supported values: "
-                                   "\"DoNotSchedule\", \"ScheduleAnyway\"",
-                            sub, when);
+        return ms_args_unsupported(PLUGIN, sub, when, when_unsatisfiable, err);
     return MS_OK;
 }
 
@@ -151,10 +148,7 @@ static ms_rc parse_args(pts_plugin *pl, const cJSON *args, ms_error *err) {
     if (!*type || strcmp(type, "System") == 0) pl->system_defaulted = true;
     else if (strcmp(type, "List") == 0) pl->system_defaulted = false;
     else
-        return ms_error_set(err, MS_EINVAL,
-                            PLUGIN " args: defaultingType: Unsupported value: \"%s\": supported "
-                                   "values: \"System\", \"List\"",
-                            type);
+        return ms_args_unsupported(PLUGIN, "defaultingType", type, defaulting_types, err);
 
     const cJSON *jc = cJSON_GetObjectItemCaseSensitive(args, "defaultConstraints");
     int n;

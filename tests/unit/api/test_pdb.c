@@ -102,7 +102,8 @@ static void test_decode_errors(void **state) {
     } cases[] = {
         {"metadata: {namespace: a}", "PodDisruptionBudget (no name): metadata.name: Required value"},
         {"apiVersion: policy/v2\nmetadata: {name: p, namespace: a}",
-         "PodDisruptionBudget a/p: apiVersion: Unsupported value: \"policy/v2\""},
+         "PodDisruptionBudget a/p: apiVersion: Unsupported value: \"policy/v2\": supported values: "
+         "\"policy/v1\", \"policy/v1beta1\""},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: half}",
          "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: \"half\": a valid percent string "
          "must be a numeric string followed by an ending '%'"},
@@ -110,7 +111,7 @@ static void test_decode_errors(void **state) {
          "PodDisruptionBudget a/p: spec.maxUnavailable: Invalid value: \"%\": a valid percent string "
          "must be a numeric string followed by an ending '%'"},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: 1.5}",
-         "PodDisruptionBudget a/p: spec.minAvailable: expected an integer in [-2147483648, 2147483647]"},
+         "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: 1.5: expected an integer in [-2147483648, 2147483647]"},
         {"metadata: {name: p, namespace: a}\nspec: {minAvailable: [1]}",
          "PodDisruptionBudget a/p: spec.minAvailable: expected integer or string, got array"},
         {"metadata: {name: p, namespace: a}\nspec: {selector: [app]}",
@@ -143,6 +144,22 @@ static void test_decode_errors(void **state) {
 /* The scheduler's rule (filterPodsWithPDBViolation): an empty or missing
  * selector selects nothing in either API version, pods without labels are
  * never selected, the namespace must match. */
+/* A 10 KB bad value is quoted and cut at 64 bytes. */
+static void test_decode_error_quotes_a_long_value(void **state) {
+    (void)state;
+    char *yaml = tu_repeat("metadata: {name: p, namespace: a}\nspec: {minAvailable: '", '9', 10240, "x'}");
+    fx_env e;
+    fx_env_init(&e);
+    ms_error err = {0};
+    ms_pdb *p = NULL;
+    assert_int_equal(decode(&e, yaml, &p, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "PodDisruptionBudget a/p: spec.minAvailable: Invalid value: "
+                                 "\"9999999999999999999999999999999999999999999999999999999999999999...\": "
+                                 "a valid percent string must be a numeric string followed by an ending '%'");
+    fx_env_free(&e);
+    free(yaml);
+}
+
 static void test_selects(void **state) {
     (void)state;
     fx_env e;
@@ -305,6 +322,7 @@ int main(void) {
         cmocka_unit_test(test_decode_v1),
         cmocka_unit_test(test_decode_v1beta1_and_defaults),
         cmocka_unit_test(test_decode_errors),
+        cmocka_unit_test(test_decode_error_quotes_a_long_value),
         cmocka_unit_test(test_selects),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_budget),

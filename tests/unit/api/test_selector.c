@@ -169,6 +169,18 @@ static void test_parse_errors(void **state) {
     }
 }
 
+/* A 10 KB bad value is quoted and cut at 64 bytes. */
+static void test_parse_error_quotes_a_long_value(void **state) {
+    fx_labels_env *f = *state;
+    char *sel = tu_repeat("x=_", 'a', 10240, "");
+    ms_label_selector s;
+    ms_error err = {0};
+    assert_int_equal(ms_label_selector_parse(sel, f->in, &f->a, &s, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "unable to parse requirement: invalid label value: \"_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\": at key: "
+                                 "\"x\": must be no more than 63 characters");
+    free(sel);
+}
+
 static void test_key_length_limits(void **state) {
     fx_labels_env *f = *state;
     char key[400];
@@ -207,6 +219,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_parse_matches, fx_labels_setup, fx_labels_teardown),
         cmocka_unit_test_setup_teardown(test_parse_shape, fx_labels_setup, fx_labels_teardown),
         cmocka_unit_test_setup_teardown(test_parse_errors, fx_labels_setup, fx_labels_teardown),
+        cmocka_unit_test_setup_teardown(test_parse_error_quotes_a_long_value, fx_labels_setup, fx_labels_teardown),
         cmocka_unit_test_setup_teardown(test_key_length_limits, fx_labels_setup, fx_labels_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

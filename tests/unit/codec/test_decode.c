@@ -5,6 +5,7 @@
 
 #include "fixtures.h"
 #include "base/map.h"
+#include "base/quote.h"
 #include "codec/decode_internal.h"
 #include "moonsched/decode.h"
 #include "moonsched/selector.h"
@@ -989,7 +990,7 @@ static void test_loader(void **state) {
          "cluster.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: \"1x\": quantities must match "
          "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
         {"kind: Node\nmetadata: {name: n}\n---\nkind: Node\nmetadata: {name: m}\nspec: {taints: [{key: k, effect: Foo}]}\n",
-         "cluster.yaml: document 2: Node m: spec.taints[0].effect: Unsupported value: \"Foo\""},
+         "cluster.yaml: document 2: Node m: spec.taints[0].effect: Unsupported value: \"Foo\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
         {"metadata: {name: x}\n", "cluster.yaml: Object 'Kind' is missing"},
         {"kind: List\nitems: [{kind: Pod, metadata: {name: a}}, {metadata: {name: b}}]\n",
          "cluster.yaml: items[1]: Object 'Kind' is missing"},
@@ -1047,14 +1048,15 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nspec: {priority: \"high\"}\n",
          "Pod default/w: spec.priority: expected integer, got string"},
         {"metadata: {name: w}\nspec: {priority: 3000000000}\n",
-         "Pod default/w: spec.priority: expected an integer in [-2147483648, 2147483647]"},
+         "Pod default/w: spec.priority: Invalid value: 3000000000: expected an integer in [-2147483648, 2147483647]"},
         {"metadata: {name: w}\nspec: {priority: 1.5}\n",
-         "Pod default/w: spec.priority: expected an integer in [-2147483648, 2147483647]"},
+         "Pod default/w: spec.priority: Invalid value: 1.5: expected an integer in [-2147483648, 2147483647]"},
         {"metadata: {name: w}\nspec: {nodeName: 7}\n", "Pod default/w: spec.nodeName: expected string, got number"},
         {"metadata: {name: w}\nspec: {hostNetwork: \"true\"}\n",
          "Pod default/w: spec.hostNetwork: expected boolean, got string"},
         {"metadata: {name: w}\nspec: {preemptionPolicy: Sometimes}\n",
-         "Pod default/w: spec.preemptionPolicy: Unsupported value: \"Sometimes\""},
+         "Pod default/w: spec.preemptionPolicy: Unsupported value: \"Sometimes\": "
+         "supported values: \"Never\", \"PreemptLowerPriority\""},
         {"metadata: {name: w}\nspec: {schedulingGates: [{name: a}, {}]}\n",
          "Pod default/w: spec.schedulingGates[1].name: Required value"},
         {"metadata: {name: w}\nspec: {schedulingGates: [gate]}\n",
@@ -1062,17 +1064,20 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nspec: {schedulingGates: {name: a}}\n",
          "Pod default/w: spec.schedulingGates: expected array, got object"},
         {"metadata: {name: w}\nspec: {tolerations: [{key: a}, {operator: Maybe}]}\n",
-         "Pod default/w: spec.tolerations[1].operator: Unsupported value: \"Maybe\""},
+         "Pod default/w: spec.tolerations[1].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\""},
         {"metadata: {name: w}\nspec: {tolerations: [{key: a, effect: NoWay}]}\n",
-         "Pod default/w: spec.tolerations[0].effect: Unsupported value: \"NoWay\""},
+         "Pod default/w: spec.tolerations[0].effect: Unsupported value: \"NoWay\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
         {"metadata: {name: w}\nspec: {tolerations: [{key: a, tolerationSeconds: soon}]}\n",
          "Pod default/w: spec.tolerations[0].tolerationSeconds: expected integer, got string"},
         {"metadata: {name: w}\nspec: {topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: Never}]}\n",
-         "Pod default/w: spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\""},
+         "Pod default/w: spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\": "
+         "supported values: \"DoNotSchedule\", \"ScheduleAnyway\""},
         {"metadata: {name: w}\nspec: {topologySpreadConstraints: [{maxSkew: 1, nodeTaintsPolicy: Always}]}\n",
-         "Pod default/w: spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: \"Always\""},
+         "Pod default/w: spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: \"Always\": "
+         "supported values: \"Honor\", \"Ignore\""},
         {"metadata: {name: w}\nspec: {containers: [{name: c, ports: [{containerPort: 80, protocol: HTTP}]}]}\n",
-         "Pod default/w: spec.containers[0].ports[0].protocol: Unsupported value: \"HTTP\""},
+         "Pod default/w: spec.containers[0].ports[0].protocol: Unsupported value: \"HTTP\": "
+         "supported values: \"SCTP\", \"TCP\", \"UDP\""},
         {"metadata: {name: w}\nspec: {containers: [{name: c, image: 5}]}\n",
          "Pod default/w: spec.containers[0].image: expected string, got number"},
         {"metadata: {name: w}\nspec: {affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k, namespaces: [a, 1]}]}}}\n",
@@ -1099,7 +1104,8 @@ static void test_errors(void **state) {
         {"metadata: []\n", "Pod (no name): metadata: expected object, got array"},
         {"spec: {}\n", "Pod (no name): metadata.name: Required value"},
         {"metadata: {name: w}\nspec: []\n", "Pod default/w: spec: expected object, got array"},
-        {"metadata: {name: w}\nstatus: {phase: Sleeping}\n", "Pod default/w: status.phase: Unsupported value: \"Sleeping\""},
+        {"metadata: {name: w}\nstatus: {phase: Sleeping}\n", "Pod default/w: status.phase: Unsupported value: \"Sleeping\": "
+         "supported values: \"Pending\", \"Running\", \"Succeeded\", \"Failed\", \"Unknown\""},
         {"metadata: {name: w}\nstatus: {startTime: 2024}\n", "Pod default/w: status.startTime: expected string, got number"},
         {"metadata: {name: w}\nstatus: {qosClass: 1}\n", "Pod default/w: status.qosClass: expected string, got number"},
         {"metadata: {name: w}\nstatus: {conditions: [{type: PodScheduled, status: false}]}\n",
@@ -1136,7 +1142,7 @@ static void test_errors(void **state) {
     }
     static const struct { const char *text, *msg; } nodes[] = {
         {"metadata: {name: n1}\nspec: {taints: [{key: a, effect: Foo}]}\n",
-         "Node n1: spec.taints[0].effect: Unsupported value: \"Foo\""},
+         "Node n1: spec.taints[0].effect: Unsupported value: \"Foo\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
         {"metadata: {name: n1}\nspec: {taints: [{key: a}]}\n", "Node n1: spec.taints[0].effect: Required value"},
         {"metadata: {name: n1}\nspec: {taints: [{effect: NoSchedule}]}\n", "Node n1: spec.taints[0].key: Required value"},
         {"metadata: {name: n1}\nspec: {unschedulable: 1}\n", "Node n1: spec.unschedulable: expected boolean, got number"},
@@ -1148,7 +1154,8 @@ static void test_errors(void **state) {
         {"metadata: {name: n1}\nstatus: {images: [{names: [a, 3]}]}\n",
          "Node n1: status.images[0].names[1]: expected string, got number"},
         {"metadata: {name: n1}\nstatus: {images: [{names: [a], sizeBytes: 1.5}]}\n",
-         "Node n1: status.images[0].sizeBytes: expected an integer in [-9223372036854775808, 9223372036854775807]"},
+         "Node n1: status.images[0].sizeBytes: Invalid value: 1.5: expected an integer in "
+         "[-9223372036854775808, 9223372036854775807]"},
         {"metadata: {name: n1}\nstatus: {conditions: [{type: 3}]}\n",
          "Node n1: status.conditions[0].type: expected string, got number"},
         {"metadata: {name: \"\"}\n", "Node (no name): metadata.name: Required value"},
@@ -1169,6 +1176,49 @@ static void test_errors(void **state) {
     assert_null(n);
     assert_string_equal(err.msg, "Node: expected an object, got nothing");
     cJSON_Delete(arr);
+}
+
+/* A bad value is quoted in its error as Go's %q writes it, and a huge one
+ * is cut: each decoder that judges a value says which. */
+static void test_errors_quote_the_value(void **state) {
+    (void)state;
+    enum { BIG = 10240 };
+    char *big = tu_repeat("", 'v', BIG, ""), *yaml = malloc(BIG + 512), want[160];
+    assert_non_null(yaml);
+    char cut[MS_QUOTE_KEEP + 1];
+    memset(cut, 'v', MS_QUOTE_KEEP);
+    cut[MS_QUOTE_KEEP] = '\0';
+    static const struct { bool node; const char *fmt, *path, *after; } cases[] = {
+        {false, "metadata: {name: w}\nspec: {preemptionPolicy: %s}\n", "Pod default/w: spec.preemptionPolicy",
+         ": Unsupported value: \"%s...\": supported values: \"Never\", \"PreemptLowerPriority\""},
+        {false, "metadata: {name: w, creationTimestamp: %s}\n", "Pod default/w: metadata.creationTimestamp",
+         ": Invalid value: \"%s...\": not an RFC 3339 timestamp"},
+        {false, "metadata: {name: w}\nspec: {containers: [{name: c, resources: {requests: {cpu: %s}}}]}\n",
+         "Pod default/w: spec.containers[0].resources.requests.cpu", ": \"%s...\": quantities must match"},
+        {false, "metadata: {name: w}\nspec: {containers: [{name: c, ports: [{containerPort: 1, protocol: %s}]}]}\n",
+         "Pod default/w: spec.containers[0].ports[0].protocol", ": Unsupported value: \"%s...\": supported values: "},
+        {true, "metadata: {name: n}\nspec: {taints: [{key: k, effect: %s}]}\n", "Node n: spec.taints[0].effect",
+         ": Unsupported value: \"%s...\": supported values: \"NoSchedule\""},
+        {true, "metadata: {name: n}\nstatus: {allocatable: {memory: %s}}\n", "Node n: status.allocatable.memory",
+         ": \"%s...\": quantities must match"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ms_error err;
+        snprintf(yaml, BIG + 512, cases[i].fmt, big);
+        const char *msg = cases[i].node ? fx_node_error(&env.d, yaml, &err) : fx_pod_error(&env.d, yaml, &err);
+        size_t plen = strlen(cases[i].path);
+        snprintf(want, sizeof want, cases[i].after, cut);
+        if (strncmp(msg, cases[i].path, plen) != 0 || strncmp(msg + plen, want, strlen(want)) != 0)
+            fail_msg("case %zu: got \"%.300s\"", i, msg);
+        assert_true(strlen(msg) < 512);
+    }
+    /* quotes and control bytes are escaped, not written raw */
+    ms_error err;
+    const char *msg = fx_pod_error(&env.d, "metadata: {name: w}\nspec: {preemptionPolicy: \"a\\\"b\\n\"}\n", &err);
+    assert_string_equal(msg, "Pod default/w: spec.preemptionPolicy: Unsupported value: \"a\\\"b\\n\": "
+                             "supported values: \"Never\", \"PreemptLowerPriority\"");
+    free(big);
+    free(yaml);
 }
 
 /* spec.volumes: the kinds the volume plugins compare, with their identity
@@ -1342,6 +1392,7 @@ int main(void) {
         cmocka_unit_test(test_loader),
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors_quote_the_value),
         cmocka_unit_test(test_selector_errors),
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_fixtures),

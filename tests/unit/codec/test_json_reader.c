@@ -115,7 +115,7 @@ static void test_integers(void **st) {
 
     ms_json_reader_init(&r, &ms_json_object_wording, &err);
     ms_json_int(&r, "frac", ms_json_get(j, "frac"), 0, 10, &v);
-    assert_string_equal(err.msg, "frac: expected an integer in [0, 10]");
+    assert_string_equal(err.msg, "frac: Invalid value: 2.50: expected an integer in [0, 10]");
     cJSON_Delete(j);
 }
 

@@ -573,6 +573,25 @@ static void test_number_forms(void **state) {
     cJSON_Delete(root);
 }
 
+/* A 10 KB bad value (kind, a duration) is quoted and cut at 64 bytes. */
+static void test_errors_quote_a_long_value(void **state) {
+    (void)state;
+    enum { BIG = 10240 };
+    char *big = tu_repeat("", 'k', BIG, ""), *json = malloc(BIG + 256);
+    assert_non_null(json);
+    ms_config c;
+    ms_error err;
+    snprintf(json, BIG + 256, "{\"apiVersion\": \"kubescheduler.config.k8s.io/v1\", \"kind\": \"%s\"}", big);
+    assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: kind: Invalid value: " "\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\"" ": must be KubeSchedulerConfiguration");
+    snprintf(json, BIG + 256, "{" V1 ", \"leaderElection\": {\"leaseDuration\": \"%s\"}}", big);
+    assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: leaderElection.leaseDuration: Invalid value: " "\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\""
+                                 ": must be a duration such as \"15s\" or \"1m30s\"");
+    free(big);
+    free(json);
+}
+
 static void test_durations(void **state) {
     (void)state;
     static const struct {
@@ -596,8 +615,12 @@ static void test_durations(void **state) {
         ms_config c;
         ms_error err;
         assert_int_equal(load(json, &c, &err, NULL), MS_EINVAL);
-        assert_string_equal(err.msg,
-                            "test.json: leaderElection.retryPeriod: must be a duration such as \"15s\" or \"1m30s\"");
+        char want[256];
+        snprintf(want, sizeof want,
+                 "test.json: leaderElection.retryPeriod: Invalid value: \"%s\": must be a duration such as "
+                 "\"15s\" or \"1m30s\"",
+                 bad[i]);
+        assert_string_equal(err.msg, want);
     }
 }
 
@@ -693,7 +716,7 @@ static void test_validation_errors(void **state) {
         {"{" V1 ", \"profiles\": [{\"plugins\": {\"filter\": {\"enabled\": [{\"name\": "
          "\"ThisPluginNameIsMuchTooLongToFitIntoTheSixtyFourByteNameFieldOfTheConfig\"}]}}}]}",
          "profiles[0].plugins.filter.enabled[0].name: Invalid value: "
-         "\"ThisPluginNameIsMuchTooLongToFitIntoTheS...\": must be no more than 63 characters"},
+         "\"ThisPluginNameIsMuchTooLongToFitIntoTheSixtyFourByteNameFieldOfT...\": must be no more than 63 characters"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ms_config c;
@@ -1258,6 +1281,7 @@ int main(void) {
         cmocka_unit_test(test_yaml_example_profiles),
         cmocka_unit_test(test_yaml_docs_examples),
         cmocka_unit_test(test_yaml_files),
+        cmocka_unit_test(test_errors_quote_a_long_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,7 +146,7 @@ static void test_config_errors(void **state) {
         {"[{\"urlPrefix\": \"http://a\", \"httpTimeout\": 5}]",
          "extenders[0].httpTimeout: must be a duration such as \"15s\" or \"1m30s\""},
         {"[{\"urlPrefix\": \"http://a\", \"httpTimeout\": \"5 s\"}]",
-         "extenders[0].httpTimeout: must be a duration such as \"15s\" or \"1m30s\""},
+         "extenders[0].httpTimeout: Invalid value: \"5 s\": must be a duration such as \"15s\" or \"1m30s\""},
         {"[{\"urlPrefix\": \"http://a\", \"httpTimeout\": \"-1s\"}]",
          "extenders[0].httpTimeout: Invalid value: -1s: must not be negative"},
         {"[{\"urlPrefix\": \"http://a\", \"weight\": \"1\"}]", "extenders[0].weight: must be an integer"},

@@ -913,6 +913,20 @@ static void test_missing_state(void **state) {
 
 /* ---- arguments ---- */
 
+/* A 10 KB bad value in the args is quoted and cut at 64 bytes. */
+static void test_args_quote_a_long_value(void **state) {
+    (void)state;
+    char *args = tu_repeat("{\"defaultingType\": \"", 'k', 10240, "\"}");
+    fx f;
+    fx_start(&f);
+    ms_error err = {0};
+    assert_int_equal(create(&f, args, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "PodTopologySpread args: defaultingType: Unsupported value: " "\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\""
+                                 ": supported values: \"System\", \"List\"");
+    fx_stop(&f);
+    free(args);
+}
+
 static void test_args(void **state) {
     (void)state;
     static const struct {
@@ -1296,6 +1310,7 @@ int main(void) {
         cmocka_unit_test(test_pre_score_skip),
         cmocka_unit_test(test_missing_state),
         cmocka_unit_test(test_args),
+        cmocka_unit_test(test_args_quote_a_long_value),
         cmocka_unit_test(test_counts_follow_the_cluster),
         cmocka_unit_test(test_filter_on_changed_node_info),
         cmocka_unit_test(test_tables_are_shared_by_signature),
