@@ -786,7 +786,8 @@ int ms_informer_watch_line(ms_informer *inf, char *line, size_t len) { return on
 
 ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_error *err) {
     *out = NULL;
-    if (!o->client) return ms_error_set(err, MS_EINVAL, "informer: client, resource and queue are required");
+    if (!o->client || !o->resource || !o->queue)
+        return ms_error_set(err, MS_EINVAL, "informer: client, resource and queue are required");
     ms_informer *inf;
     ms_rc rc = ms_informer_new_detached(o, &inf, err);
     if (rc != MS_OK) return rc;
