@@ -54,7 +54,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz e2e image clean
+.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz fuzz-long e2e image clean
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -163,6 +163,11 @@ $(B)/e2e/%: tests/e2e/%.c $(B)/libmoonsched.a
 unit: $(UNIT_BIN)
 unit-asan: $(ASAN_BIN)
 fuzz: $(FUZZ_BIN)
+
+# Every fuzz target in turn for FUZZ_SECONDS (default 1200), new inputs
+# that add coverage merged into tests/fuzz/corpus/<name>.
+fuzz-long: $(FUZZ_BIN)
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-1200} B=$(B) sh tests/fuzz/fuzz-long.sh
 e2e: $(E2E_BIN)
 
 # The example cluster through the default profile plus three shipped Lua

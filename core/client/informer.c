@@ -6,6 +6,7 @@
  * resourceVersion become updates, new ones adds, and the ones that are no
  * longer listed deletes that carry the last state it had. */
 #include "client/informer.h"
+#include "client/informer_internal.h"
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
@@ -751,11 +752,10 @@ static void *informer_main(void *arg) {
     return NULL;
 }
 
-ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_error *err) {
+ms_rc ms_informer_new_detached(const ms_informer_options *o, ms_informer **out, ms_error *err) {
     *out = NULL;
-    if (!o->client || !o->resource || !o->queue || !o->resource->decode || !o->resource->ref ||
-        !o->resource->unref)
-        return ms_error_set(err, MS_EINVAL, "informer: client, resource and queue are required");
+    if (!o->resource || !o->queue || !o->resource->decode || !o->resource->ref || !o->resource->unref)
+        return ms_error_set(err, MS_EINVAL, "informer: resource and queue are required");
     ms_informer *inf = calloc(1, sizeof *inf);
     if (!inf) return ms_error_set(err, MS_ENOMEM, "out of memory");
     inf->o = *o;
@@ -778,6 +778,19 @@ ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_erro
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     inf->o.label_selector = inf->label_selector;
+    *out = inf;
+    return MS_OK;
+}
+
+int ms_informer_watch_line(ms_informer *inf, char *line, size_t len) { return on_event(inf, line, len); }
+
+ms_rc ms_informer_start(const ms_informer_options *o, ms_informer **out, ms_error *err) {
+    *out = NULL;
+    if (!o->client || !o->resource || !o->queue)
+        return ms_error_set(err, MS_EINVAL, "informer: client, resource and queue are required");
+    ms_informer *inf;
+    ms_rc rc = ms_informer_new_detached(o, &inf, err);
+    if (rc != MS_OK) return rc;
     if (pthread_create(&inf->thread, NULL, informer_main, inf) != 0) {
         ms_informer_stop(inf);
         return ms_error_set(err, MS_EIO, "informer: cannot start a thread");

@@ -18,6 +18,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "scheduler/extender.h"
+#include "scheduler/extender_answers.h"
 
 enum { VERB_FILTER = 0, VERB_PRIORITIZE, VERB_BIND, VERB_PREEMPT, NVERBS };
 static const char *const verb_names[NVERBS] = {"filter", "prioritize", "bind", "preempt"};
@@ -696,15 +697,36 @@ static ms_rc read_filter_result(ms_extenders *e, const ext *x, const cJSON *r, m
     return failed_nodes(e, field(r, "FailedNodes"), "FailedNodes", MS_UNSCHEDULABLE, a, res, err);
 }
 
-ms_rc ms_extenders_filter(ms_extenders *e, uint32_t i, const ms_pod *pod,
-                          ms_node_info *const *nodes, uint32_t n, ms_arena *a,
-                          ms_extender_filter_result *res, ms_error *err) {
-    ext *x = &e->x[i];
+/* Every node Success and none kept yet. */
+static ms_rc prepare_filter_result(ms_arena *a, ms_extender_filter_result *res, uint32_t n, ms_error *err) {
     res->nfeasible = 0;
     res->feasible = MS_ARENA_NEW(a, uint32_t, n ? n : 1);
     res->statuses = MS_ARENA_NEW(a, ms_status, n ? n : 1);
     if (!res->feasible || !res->statuses) return ms_error_set(err, MS_ENOMEM, "out of memory");
     for (uint32_t k = 0; k < n; k++) ms_status_ok(&res->statuses[k]);
+    return MS_OK;
+}
+
+static ms_rc finish_filter(ms_extenders *e, const ext *x, const cJSON *answer, ms_node_info *const *nodes,
+                           uint32_t n, ms_arena *a, ms_extender_filter_result *res, ms_error *err) {
+    ms_rc rc = index_names(e, nodes, n) ? read_filter_result(e, x, answer, a, res, n, err)
+                                        : ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (rc != MS_OK) res->nfeasible = 0;
+    return rc;
+}
+
+ms_rc ms_extenders_read_filter(ms_extenders *e, uint32_t i, const cJSON *answer, ms_node_info *const *nodes,
+                               uint32_t n, ms_arena *a, ms_extender_filter_result *res, ms_error *err) {
+    ms_rc rc = prepare_filter_result(a, res, n, err);
+    return rc == MS_OK ? finish_filter(e, &e->x[i], answer, nodes, n, a, res, err) : rc;
+}
+
+ms_rc ms_extenders_filter(ms_extenders *e, uint32_t i, const ms_pod *pod,
+                          ms_node_info *const *nodes, uint32_t n, ms_arena *a,
+                          ms_extender_filter_result *res, ms_error *err) {
+    ext *x = &e->x[i];
+    ms_rc rc = prepare_filter_result(a, res, n, err);
+    if (rc != MS_OK) return rc;
     if (!*x->c.filter_verb) {
         for (uint32_t k = 0; k < n; k++) res->feasible[k] = k;
         res->nfeasible = n;
@@ -713,9 +735,8 @@ ms_rc ms_extenders_filter(ms_extenders *e, uint32_t i, const ms_pod *pod,
     ms_buf_reset(&x->req);
     json_extender_args(&x->req, e->in, &x->c, pod, nodes, n);
     cJSON *answer = NULL;
-    ms_rc rc = call(e, x, VERB_FILTER, &answer, err);
-    if (rc == MS_OK && !index_names(e, nodes, n)) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    if (rc == MS_OK) rc = read_filter_result(e, x, answer, a, res, n, err);
+    rc = call(e, x, VERB_FILTER, &answer, err);
+    if (rc == MS_OK) rc = finish_filter(e, x, answer, nodes, n, a, res, err);
     cJSON_Delete(answer);
     if (rc != MS_OK) res->nfeasible = 0;
     return rc;
@@ -727,7 +748,7 @@ static ms_rc read_priorities(ms_extenders *e, const ext *x, const cJSON *list, i
                              ms_error *err) {
     if (cJSON_IsNull(list)) return MS_OK;
     if (!cJSON_IsArray(list)) return type_error(err, list, "value", "v1.HostPriorityList");
-    int64_t scale = x->c.weight * (MS_MAX_NODE_SCORE / MS_MAX_EXTENDER_PRIORITY);
+    int64_t scale = ms_go_int64_mul(x->c.weight, MS_MAX_NODE_SCORE / MS_MAX_EXTENDER_PRIORITY);
     for (const cJSON *c = list->child; c; c = c->next) {
         if (cJSON_IsNull(c)) continue;
         if (!cJSON_IsObject(c)) return type_error(err, c, "value", "v1.HostPriority");
@@ -744,9 +765,18 @@ static ms_rc read_priorities(ms_extenders *e, const ext *x, const cJSON *list, i
                                 score->valuedouble);
         }
         int64_t i = lookup_name(e, host ? host->valuestring : "");
-        if (i >= 0) row[i] += v * scale;
+        if (i >= 0) row[i] = ms_go_int64_add(row[i], ms_go_int64_mul(v, scale));
     }
     return MS_OK;
+}
+
+ms_rc ms_extenders_read_priorities(ms_extenders *e, uint32_t i, const cJSON *answer, ms_node_info *const *nodes,
+                                   uint32_t n, int64_t *row, ms_error *err) {
+    memset(row, 0, n * sizeof *row);
+    if (!index_names(e, nodes, n)) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rc rc = read_priorities(e, &e->x[i], answer, row, err);
+    if (rc != MS_OK) memset(row, 0, n * sizeof *row);
+    return rc;
 }
 
 void ms_extenders_prioritize(ms_extenders *e, const ms_pod *pod, ms_node_info *const *nodes,
@@ -789,6 +819,16 @@ void ms_extenders_prioritize(ms_extenders *e, const ms_pod *pod, ms_node_info *c
 
 /* ---- bind ---- */
 
+ms_rc ms_extenders_read_binding(const cJSON *answer, ms_error *err) {
+    if (cJSON_IsNull(answer)) return MS_OK;
+    if (!cJSON_IsObject(answer)) return type_error(err, answer, "value", "v1.ExtenderBindingResult");
+    const cJSON *error = field(answer, "Error");
+    if (error && !cJSON_IsString(error))
+        return type_error(err, error, "struct field ExtenderBindingResult.Error", "string");
+    if (error && *error->valuestring) return ms_error_set(err, MS_EIO, "%s", error->valuestring);
+    return MS_OK;
+}
+
 ms_rc ms_extenders_bind(ms_extenders *e, const ms_pod *pod, ms_str node, bool *bound,
                         ms_error *err) {
     *bound = false;
@@ -807,15 +847,7 @@ ms_rc ms_extenders_bind(ms_extenders *e, const ms_pod *pod, ms_str node, bool *b
         ms_buf_puts(&x->req, "}");
         cJSON *answer = NULL;
         ms_rc rc = call(e, x, VERB_BIND, &answer, err);
-        if (rc == MS_OK && !cJSON_IsNull(answer)) {
-            const cJSON *error = cJSON_IsObject(answer) ? field(answer, "Error") : NULL;
-            if (!cJSON_IsObject(answer))
-                rc = type_error(err, answer, "value", "v1.ExtenderBindingResult");
-            else if (error && !cJSON_IsString(error))
-                rc = type_error(err, error, "struct field ExtenderBindingResult.Error", "string");
-            else if (error && *error->valuestring)
-                rc = ms_error_set(err, MS_EIO, "%s", error->valuestring);
-        }
+        if (rc == MS_OK) rc = ms_extenders_read_binding(answer, err);
         cJSON_Delete(answer);
         if (rc != MS_OK && x->c.ignorable) continue;
         *bound = true;
@@ -923,6 +955,11 @@ static ms_rc read_victims(ms_extenders *e, const ext *x, const cJSON *r, const m
     *out = cands;
     *nout = k;
     return MS_OK;
+}
+
+ms_rc ms_extenders_read_victims(ms_extenders *e, uint32_t i, const cJSON *answer, const ms_snapshot *snap,
+                                ms_arena *a, ms_preemption_candidate **out, uint32_t *nout, ms_error *err) {
+    return read_victims(e, &e->x[i], answer, snap, a, out, nout, err);
 }
 
 ms_rc ms_extenders_preempt(ms_extenders *e, const ms_pod *pod, const ms_snapshot *snap,

@@ -47,6 +47,12 @@ typedef struct cJSON cJSON;
 /* upstream extenderv1.MaxExtenderPriority: extender scores are 0..10 */
 #define MS_MAX_EXTENDER_PRIORITY 10
 
+/* An extender may answer any int64 Score, and upstream's Go arithmetic on
+ * it (score * weight * 10, summed with the plugins' totals) wraps around on
+ * overflow; these do the same without C's undefined signed overflow. */
+static inline int64_t ms_go_int64_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t ms_go_int64_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* ---- the extenders of a scheduler -------------------------------------- */
 
 typedef struct ms_extenders ms_extenders;

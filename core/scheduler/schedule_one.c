@@ -580,7 +580,8 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
         }
         ms_extenders_prioritize(s->ext, c->pod, feasible, nfeasible, ext_scores, NULL);
         for (uint32_t k = 0; k < nprio; k++)
-            for (uint32_t j = 0; j < nfeasible; j++) s->totals[j] += ext_scores[(size_t)k * nfeasible + j];
+            for (uint32_t j = 0; j < nfeasible; j++)
+                s->totals[j] = ms_go_int64_add(s->totals[j], ext_scores[(size_t)k * nfeasible + j]);
     }
     *selected = ms_select_host(&s->rng, s->totals, nfeasible);
     report->total = s->totals[*selected];

@@ -3,6 +3,7 @@
 #include "fake_http.h"
 #include "moonsched/decode.h"
 #include "client/informer.h"
+#include "client/informer_internal.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 
@@ -505,6 +506,40 @@ static void test_resource_version_compare(void **state) {
     assert_true(ms_resource_version_compare("18446744073709551615", "18446744073709551614") > 0);
 }
 
+/* The watch-event handling on its own, as the fuzz target drives it. */
+static void test_detached_watch_lines(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_delta_queue *q = ms_delta_queue_new();
+    ms_logger quiet = {.level = -1};
+    ms_informer_options o = {.resource = &ms_informer_pods, .decode_ctx = &d, .queue = q, .log = &quiet};
+    ms_informer *inf;
+    ms_error err;
+    assert_int_equal(ms_informer_new_detached(&o, &inf, &err), MS_OK);
+    char add[] = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
+                 "\"uid\":\"u\",\"resourceVersion\":\"5\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}";
+    char del[] = "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
+                 "\"uid\":\"u\",\"resourceVersion\":\"6\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}";
+    char junk[] = "not json";
+    char gone[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}";
+    assert_int_equal(ms_informer_watch_line(inf, add, strlen(add)), 0);
+    assert_int_equal(ms_informer_watch_line(inf, junk, strlen(junk)), 0);
+    assert_int_equal(ms_informer_watch_line(inf, del, strlen(del)), 0);
+    assert_int_not_equal(ms_informer_watch_line(inf, gone, strlen(gone)), 0);
+    ms_delta out[4];
+    assert_int_equal(ms_delta_queue_pop(q, out, 4, 0), 2);
+    assert_int_equal(out[0].type, MS_DELTA_ADD);
+    assert_int_equal(out[1].type, MS_DELTA_DELETE);
+    assert_string_equal(ms_str_get(in, out[1].pod->meta.name), "p");
+    ms_delta_release(&out[0]);
+    ms_delta_release(&out[1]);
+    ms_informer_stop(inf);
+    ms_delta_queue_free(q);
+    ms_interner_free(in);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_watch_relist),
@@ -515,6 +550,7 @@ int main(void) {
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_optional_resource_forbidden),
         cmocka_unit_test(test_resource_version_compare),
+        cmocka_unit_test(test_detached_watch_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

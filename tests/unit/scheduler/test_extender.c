@@ -19,6 +19,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/extender.h"
+#include "scheduler/extender_answers.h"
 
 /* ---- configuration --------------------------------------------------- */
 
@@ -1017,6 +1018,21 @@ static ms_pod *decode_pod(ms_decoder *d, const char *json) {
     return p;
 }
 
+/* Extenders from an `extenders` list in JSON. */
+static ms_extenders *extenders_from_json(ms_interner *in, const char *json) {
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    ms_extender_config *ec;
+    uint32_t n;
+    ms_error err;
+    assert_int_equal(ms_extender_configs_parse(j, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
+    cJSON_Delete(j);
+    ms_extenders *e;
+    assert_int_equal(ms_extenders_new(ec, n, in, &e, &err), MS_OK);
+    ms_extender_configs_free(ec, n);
+    return e;
+}
+
 static void test_preempt(void **state) {
     (void)state;
     ext_server *srv = server_start();
@@ -1067,15 +1083,8 @@ static void test_preempt(void **state) {
         snprintf(ext, sizeof ext,
                  "[{\"urlPrefix\": \"%s\", \"preemptVerb\": \"preempt\", \"nodeCacheCapable\": %s}]", srv->http->url,
                  cache_capable ? "true" : "false");
-        cJSON *j = cJSON_Parse(ext);
-        ms_extender_config *ec;
-        uint32_t n;
         ms_error err;
-        assert_int_equal(ms_extender_configs_parse(j, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
-        cJSON_Delete(j);
-        ms_extenders *e;
-        assert_int_equal(ms_extenders_new(ec, n, in, &e, &err), MS_OK);
-        ms_extender_configs_free(ec, n);
+        ms_extenders *e = extenders_from_json(in, ext);
         ms_arena a;
         ms_arena_init(&a, 4096);
         ms_preemption_candidate *cands = in_cands;
@@ -1222,15 +1231,8 @@ static void test_tls_setup_errors(void **state) {
              "[{\"urlPrefix\": \"https://127.0.0.1:%d\", \"bindVerb\": \"bind\", \"enableHTTPS\": true,"
              "  \"tlsConfig\": {\"serverName\": \"extender.test\"}}]",
              srv->http->port);
-    cJSON *j = cJSON_Parse(json);
-    ms_extender_config *ec;
-    uint32_t n;
     ms_error err;
-    assert_int_equal(ms_extender_configs_parse(j, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
-    cJSON_Delete(j);
-    ms_extenders *e;
-    assert_int_equal(ms_extenders_new(ec, n, in, &e, &err), MS_OK);
-    ms_extender_configs_free(ec, n);
+    ms_extenders *e = extenders_from_json(in, json);
     ms_pod *pod = ms_pod_alloc();
     pod->meta.name = ms_intern_cstr(in, "p");
     pod->meta.namespace_ = ms_intern_cstr(in, "default");
@@ -1433,9 +1435,67 @@ static void test_decoder_keeps_raw(void **state) {
     ms_interner_free(in);
 }
 
+/* The answer readers without a call, as the fuzz target drives them. */
+static void test_answer_readers(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_extenders *e = extenders_from_json(in, "[{\"urlPrefix\": \"http://127.0.0.1:1\", \"filterVerb\": \"f\","
+                                              " \"prioritizeVerb\": \"p\", \"weight\": 2, \"nodeCacheCapable\": true}]");
+    ms_error err;
+    ms_node_info *n1 = ms_node_info_new(ms_intern_cstr(in, "n1"));
+    ms_node_info *n2 = ms_node_info_new(ms_intern_cstr(in, "n2"));
+    ms_node_info *nodes[2] = {n1, n2};
+    ms_arena a;
+    ms_arena_init(&a, 4096);
+
+    ms_extender_filter_result fr;
+    cJSON *ans = cJSON_Parse("{\"nodeNames\": [\"n2\", \"n2\"], \"failedNodes\": {\"n1\": \"full\"}}");
+    assert_int_equal(ms_extenders_read_filter(e, 0, ans, nodes, 2, &a, &fr, &err), MS_OK);
+    assert_int_equal(fr.nfeasible, 1);
+    assert_int_equal(fr.feasible[0], 1);
+    assert_int_equal(fr.statuses[0].code, MS_UNSCHEDULABLE);
+    assert_string_equal(fr.statuses[0].reasons[0], "full");
+    cJSON_Delete(ans);
+    ans = cJSON_Parse("{\"NodeNames\": [\"n3\"]}");
+    assert_int_equal(ms_extenders_read_filter(e, 0, ans, nodes, 2, &a, &fr, &err), MS_EIO);
+    assert_int_equal(fr.nfeasible, 0);
+    cJSON_Delete(ans);
+
+    int64_t row[2];
+    ans = cJSON_Parse("[{\"Host\": \"n1\", \"Score\": 3}, {\"Host\": \"nx\", \"Score\": 9}]");
+    assert_int_equal(ms_extenders_read_priorities(e, 0, ans, nodes, 2, row, &err), MS_OK);
+    assert_int_equal(row[0], 3 * 2 * (MS_MAX_NODE_SCORE / MS_MAX_EXTENDER_PRIORITY));
+    assert_int_equal(row[1], 0);
+    cJSON_Delete(ans);
+    /* Go's int64 arithmetic wraps: 3 * 2^61 * 2 * 10 is -2^63 there */
+    ans = cJSON_Parse("[{\"Host\": \"n1\", \"Score\": 6917529027641081856}]");
+    assert_int_equal(ms_extenders_read_priorities(e, 0, ans, nodes, 2, row, &err), MS_OK);
+    assert_true(row[0] == INT64_MIN);
+    cJSON_Delete(ans);
+    ans = cJSON_Parse("[{\"Host\": \"n1\", \"Score\": 3}, {\"Host\": \"n2\", \"Score\": \"x\"}]");
+    assert_int_equal(ms_extenders_read_priorities(e, 0, ans, nodes, 2, row, &err), MS_EIO);
+    assert_int_equal(row[0], 0);   /* a rejected list scores nothing */
+    cJSON_Delete(ans);
+
+    ans = cJSON_Parse("{\"error\": \"no room\"}");
+    assert_int_equal(ms_extenders_read_binding(ans, &err), MS_EIO);
+    assert_string_equal(err.msg, "no room");
+    cJSON_Delete(ans);
+    ans = cJSON_Parse("null");
+    assert_int_equal(ms_extenders_read_binding(ans, &err), MS_OK);
+    cJSON_Delete(ans);
+
+    ms_arena_free(&a);
+    ms_node_info_free(n1);
+    ms_node_info_free(n2);
+    ms_extenders_free(e);
+    ms_interner_free(in);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_fields),
+        cmocka_unit_test(test_answer_readers),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_config_warnings),
         cmocka_unit_test(test_config_through_loader),
