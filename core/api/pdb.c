@@ -103,7 +103,7 @@ static ns_list *ns_list_reserve(ms_pdb_set *s, ms_str ns) {
             return NULL;
         }
     }
-    if (l->n == l->cap && !ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
+    if (!ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
         return NULL;
     return l;
 }

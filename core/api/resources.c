@@ -62,8 +62,7 @@ int ms_resources_set_scalar(ms_resources *r, ms_str name, int64_t value) {
         r->scalar[i].value = value;
         return 0;
     }
-    if (r->nscalar == r->cap &&
-        !ms_array_grow((void **)&r->scalar, &r->cap, r->nscalar + 1, sizeof *r->scalar))
+    if (!ms_array_grow((void **)&r->scalar, &r->cap, r->nscalar + 1, sizeof *r->scalar))
         return -1;
     memmove(&r->scalar[i + 1], &r->scalar[i], (r->nscalar - i) * sizeof *r->scalar);
     r->scalar[i].name = name;

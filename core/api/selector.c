@@ -305,8 +305,7 @@ static bool fail(parser *p, const char *fmt, token k) {
 }
 
 static bool add_value(parser *p, ms_slice v) {
-    if (p->nvals == p->cap &&
-        !ms_array_grow((void **)&p->vals, &p->cap, p->nvals + 1, sizeof *p->vals)) {
+    if (!ms_array_grow((void **)&p->vals, &p->cap, p->nvals + 1, sizeof *p->vals)) {
         p->oom = true;
         return false;
     }
@@ -404,7 +403,7 @@ typedef struct req_list {
 } req_list;
 
 static bool req_list_push(req_list *l, ms_requirement **slot) {
-    if (l->n == l->cap && !ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
+    if (!ms_array_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))
         return false;
     *slot = &l->items[l->n++];
     return true;

@@ -72,7 +72,7 @@ struct ms_cache {
 };
 
 static int vec_push(ptr_vec *v, void *p) {
-    if (v->n == v->cap && !ms_array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (!ms_array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = p;
     return 0;
@@ -192,8 +192,7 @@ static image_state *image_add_holder(ms_cache *c, ms_str name, int64_t size, cac
             return NULL;
         }
     }
-    if (is->nholders == is->holdercap &&
-        !ms_array_grow((void **)&is->holders, &is->holdercap, is->nholders + 1, sizeof *is->holders))
+    if (!ms_array_grow((void **)&is->holders, &is->holdercap, is->nholders + 1, sizeof *is->holders))
         return NULL;
     if (is->nholders == 0) is->size = size;
     is->holders[is->nholders++] = cn;
@@ -292,8 +291,7 @@ static void refresh_images(ms_cache *c) {
 
 static int refresh_order(ms_cache *c) {
     if (c->order_version == c->tree_version && c->norder == c->tree.num_nodes) return 0;
-    if (c->tree.num_nodes > c->ordercap &&
-        !ms_array_grow((void **)&c->order, &c->ordercap, c->tree.num_nodes, sizeof *c->order))
+    if (!ms_array_grow((void **)&c->order, &c->ordercap, c->tree.num_nodes, sizeof *c->order))
         return -1;
     c->norder = ms_node_tree_list(&c->tree, c->order);
     c->order_version = c->tree_version;

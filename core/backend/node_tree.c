@@ -57,8 +57,7 @@ static ms_tree_zone *find_zone(const ms_node_tree *t, ms_zone_key key) {
 }
 
 static ms_tree_zone *new_zone(ms_node_tree *t, ms_zone_key key) {
-    if (t->nzones == t->zonecap &&
-        !ms_array_grow((void **)&t->zones, &t->zonecap, t->nzones + 1, sizeof *t->zones))
+    if (!ms_array_grow((void **)&t->zones, &t->zonecap, t->nzones + 1, sizeof *t->zones))
         return NULL;
     if (ms_map_put(&t->zone_index, zone_id(key), (void *)(uintptr_t)(t->nzones + 1)) != 0)
         return NULL;
@@ -86,7 +85,7 @@ int ms_node_tree_add(ms_node_tree *t, ms_str name, ms_zone_key key) {
     ms_tree_zone *z = find_zone(t, key);
     if (z && ms_map_has(&z->members, name)) return MS_EEXIST;
     if (!z && !(z = new_zone(t, key))) return MS_ENOMEM;
-    if (z->n == z->cap && !ms_array_grow((void **)&z->names, &z->cap, z->n + 1, sizeof *z->names)) {
+    if (!ms_array_grow((void **)&z->names, &z->cap, z->n + 1, sizeof *z->names)) {
         if (z->n == 0) drop_zone(t, z);   /* the zone was just created */
         return MS_ENOMEM;
     }

@@ -52,14 +52,11 @@ int ms_node_info_copy_into(ms_node_info *dst, const ms_node_info *src) {
         memcpy(dst->pod_uids, src->pod_uids, src->npods * sizeof *src->pod_uids);
     }
     dst->npods = src->npods;
-    /* Steady-state copies fit: the capacity test stays here, before any call. */
-    if (src->nports > dst->portcap &&
-        !ms_array_grow((void **)&dst->ports, &dst->portcap, src->nports, sizeof *dst->ports))
+    if (!ms_array_grow((void **)&dst->ports, &dst->portcap, src->nports, sizeof *dst->ports))
         goto fail;
     if (src->nports) memcpy(dst->ports, src->ports, src->nports * sizeof *src->ports);
     dst->nports = src->nports;
-    if (src->nimages > dst->imagecap &&
-        !ms_array_grow((void **)&dst->images, &dst->imagecap, src->nimages, sizeof *dst->images))
+    if (!ms_array_grow((void **)&dst->images, &dst->imagecap, src->nimages, sizeof *dst->images))
         goto fail;
     if (src->nimages) memcpy(dst->images, src->images, src->nimages * sizeof *src->images);
     dst->nimages = src->nimages;
@@ -112,8 +109,7 @@ static int add_ports(ms_node_info *ni, const ms_pod *pod, ms_str wildcard) {
             ni->ports[j].count++;
             continue;
         }
-        if (ni->nports == ni->portcap &&
-            !ms_array_grow((void **)&ni->ports, &ni->portcap, ni->nports + 1, sizeof *ni->ports))
+        if (!ms_array_grow((void **)&ni->ports, &ni->portcap, ni->nports + 1, sizeof *ni->ports))
             return -1;
         ni->ports[ni->nports++] = (ms_used_port){.ip = ip, .protocol = hp->protocol, .port = hp->port, .count = 1};
     }
@@ -211,8 +207,7 @@ int ms_node_info_remove_pod(ms_node_info *ni, const ms_pod *pod, ms_interner *in
 }
 
 int ms_node_info_set_images(ms_node_info *ni, const ms_image_state *images, uint32_t n) {
-    if (n > ni->imagecap &&
-        !ms_array_grow((void **)&ni->images, &ni->imagecap, n, sizeof *ni->images))
+    if (!ms_array_grow((void **)&ni->images, &ni->imagecap, n, sizeof *ni->images))
         return -1;
     if (n) memcpy(ni->images, images, n * sizeof *images);
     ni->nimages = n;

@@ -175,7 +175,7 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
             return false;
         }
     }
-    if (l->n == l->cap && !ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods))
+    if (!ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods))
         return false;
     if (ms_map_put(&q->nom_pods, pod->meta.uid_hash, (void *)(uintptr_t)node) != 0) return false;
     /* After every pod of the same or higher priority: stable among equals. */

@@ -106,8 +106,7 @@ void ms_snapshot_begin_update(ms_snapshot *s) {
 
 void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
     if (s->updated_all) return;
-    if (s->nupdated == s->updcap &&
-        !ms_array_grow((void **)&s->updated, &s->updcap, s->nupdated + 1, sizeof *s->updated)) {
+    if (!ms_array_grow((void **)&s->updated, &s->updcap, s->nupdated + 1, sizeof *s->updated)) {
         s->updated_all = true;
         return;
     }
@@ -116,7 +115,7 @@ void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
 
 int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all) {
     if (all) {
-        if (n > s->nodecap && !ms_array_grow((void **)&s->nodes, &s->nodecap, n, sizeof *s->nodes))
+        if (!ms_array_grow((void **)&s->nodes, &s->nodecap, n, sizeof *s->nodes))
             return -1;
         s->nnodes = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -124,12 +123,10 @@ int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, b
             if (ni) s->nodes[s->nnodes++] = ni;
         }
     }
-    if (s->nnodes > s->affcap &&
-        !ms_array_grow((void **)&s->have_pods_with_affinity, &s->affcap, s->nnodes,
+    if (!ms_array_grow((void **)&s->have_pods_with_affinity, &s->affcap, s->nnodes,
                        sizeof *s->have_pods_with_affinity))
         return -1;
-    if (s->nnodes > s->anticap &&
-        !ms_array_grow((void **)&s->have_pods_with_required_anti_affinity, &s->anticap, s->nnodes,
+    if (!ms_array_grow((void **)&s->have_pods_with_required_anti_affinity, &s->anticap, s->nnodes,
                        sizeof *s->have_pods_with_required_anti_affinity))
         return -1;
     s->nhave_affinity = s->nhave_anti = 0;

@@ -10,7 +10,7 @@ uint32_t ms_array_capacity(uint32_t cap, uint32_t need) {
     return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-bool ms_array_grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
+bool ms_array_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t size) {
     if (need <= *cap) return true;
     uint32_t c = ms_array_capacity(*cap, need);
     if (size && c > SIZE_MAX / size) return false;

@@ -13,9 +13,16 @@
  * arena. */
 uint32_t ms_array_capacity(uint32_t cap, uint32_t need);
 
+/* The reallocation behind ms_array_grow, for when the array is full. */
+bool ms_array_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t size);
+
 /* Makes *p, an array of `size`-byte elements with room for *cap, hold at
  * least `need` elements, by ms_array_capacity's rule. False when out of
- * memory (or the count would not fit), and then *p and *cap are unchanged. */
-bool ms_array_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
+ * memory (or the count would not fit), and then *p and *cap are unchanged.
+ * Inline so that the common case, room enough, is one compare at the
+ * caller: callers on hot paths need no capacity test of their own. */
+static inline bool ms_array_grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
+    return need <= *cap || ms_array_grow_slow(p, cap, need, size);
+}
 
 #endif

@@ -298,8 +298,7 @@ static void flush(ms_informer *inf) {
 
 /* Queues a delta carrying its own reference to obj (taken here). */
 static void emit(ms_informer *inf, ms_delta_type type, void *obj, bool final_unknown, bool take_ref) {
-    if (inf->nbatch == inf->cbatch &&
-        !ms_array_grow((void **)&inf->batch, &inf->cbatch, inf->nbatch + 1, sizeof *inf->batch)) {
+    if (!ms_array_grow((void **)&inf->batch, &inf->cbatch, inf->nbatch + 1, sizeof *inf->batch)) {
         flush(inf);
         if (inf->nbatch == inf->cbatch) {   /* no batch at all */
             if (!take_ref && obj) inf->res->unref(obj);

@@ -72,7 +72,7 @@ ms_rc ms_json_parse_stream(const char *buf, size_t len, cJSON ***docs, size_t *n
     while (pos < len && buf[pos] != '\0') {
         cJSON *j;
         if ((rc = parse_one(buf, len, &pos, &j, err)) != MS_OK) break;
-        if (n == cap && !ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
+        if (!ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
             cJSON_Delete(j);
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             break;

@@ -226,8 +226,7 @@ static ms_rc attach(builder *b, cJSON *node, size_t height, yaml_mark_t m) {
 }
 
 static ms_rc add_anchor(builder *b, const char *name, const cJSON *node, size_t count, size_t height) {
-    if (b->nanchors == b->canchors &&
-        !ms_array_grow((void **)&b->anchors, &b->canchors, b->nanchors + 1, sizeof *b->anchors))
+    if (!ms_array_grow((void **)&b->anchors, &b->canchors, b->nanchors + 1, sizeof *b->anchors))
         return nomem(b);
     char *copy = strdup(name);
     if (!copy) return nomem(b);
@@ -260,8 +259,7 @@ static ms_rc on_scalar(builder *b, const yaml_event_t *ev) {
 static ms_rc on_start(builder *b, const yaml_event_t *ev, bool mapping) {
     if (awaiting_key(b)) return fail_mark(b, ev->start_mark, "complex mapping keys are not supported");
     if (b->depth + 1 > MAX_DEPTH) return fail_mark(b, ev->start_mark, "nesting too deep");
-    if (b->depth == b->cap &&
-        !ms_array_grow((void **)&b->stack, &b->cap, b->depth + 1, sizeof *b->stack))
+    if (!ms_array_grow((void **)&b->stack, &b->cap, b->depth + 1, sizeof *b->stack))
         return nomem(b);
     const char *name = (const char *)(mapping ? ev->data.mapping_start.anchor
                                               : ev->data.sequence_start.anchor);
@@ -364,7 +362,7 @@ ms_rc ms_yaml_parse(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, m
                 rc = nomem(&b);
                 break;
             }
-            if (n == cap && !ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
+            if (!ms_array_grow((void **)&v, &cap, n + 1, sizeof *v)) {
                 rc = nomem(&b);
                 break;
             }

@@ -92,8 +92,7 @@ static void need_dir(ms_watch *w, const char *dir) {
         }
     int wd = inotify_add_watch(w->ifd, dir, DIR_MASK);
     if (wd < 0) return;   /* not there (yet): the periodic check covers it */
-    if (w->ndirs == w->dircap &&
-        !ms_array_grow((void **)&w->dirs, &w->dircap, w->ndirs + 1, sizeof *w->dirs)) {
+    if (!ms_array_grow((void **)&w->dirs, &w->dircap, w->ndirs + 1, sizeof *w->dirs)) {
         inotify_rm_watch(w->ifd, wd);
         return;
     }
@@ -230,8 +229,7 @@ ms_rc ms_watch_new(const ms_watch_options *o, ms_watch **out, ms_error *err) {
 
 ms_rc ms_watch_add(ms_watch *w, const char *path, uint32_t *index, ms_error *err) {
     if (w->started) return ms_error_set(err, MS_ESTATE, "watch: paths are added before the start");
-    if (w->npaths == w->pathcap &&
-        !ms_array_grow((void **)&w->paths, &w->pathcap, w->npaths + 1, sizeof *w->paths))
+    if (!ms_array_grow((void **)&w->paths, &w->pathcap, w->npaths + 1, sizeof *w->paths))
         return ms_error_set(err, MS_ENOMEM, "watch: out of memory");
     wpath *p = &w->paths[w->npaths];
     memset(p, 0, sizeof *p);

@@ -139,8 +139,7 @@ static ms_rc add_file(ms_policy_set *ps, const char *path, uint32_t *index, ms_e
             *index = i;
             return MS_OK;
         }
-    if (ps->nfiles == ps->filecap &&
-        !ms_array_grow((void **)&ps->files, &ps->filecap, ps->nfiles + 1, sizeof *ps->files))
+    if (!ms_array_grow((void **)&ps->files, &ps->filecap, ps->nfiles + 1, sizeof *ps->files))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     pfile *f = &ps->files[ps->nfiles];
     memset(f, 0, sizeof *f);
@@ -295,8 +294,7 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     ms_policy_args a;
     ms_rc rc = ms_config_policy_args(pc->args, path, &a, err);
     if (rc != MS_OK) return rc;
-    if (ps->ninst == ps->instcap &&
-        !ms_array_grow((void **)&ps->inst, &ps->instcap, ps->ninst + 1, sizeof *ps->inst))
+    if (!ms_array_grow((void **)&ps->inst, &ps->instcap, ps->ninst + 1, sizeof *ps->inst))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     instance *in = &ps->inst[ps->ninst];
     memset(in, 0, sizeof *in);
@@ -616,8 +614,7 @@ static void bury(ms_policy_set *ps, ms_lua_state *s) {
         return;
     }
     pthread_mutex_lock(&ps->mu);
-    if (ps->ngraves == ps->gravecap &&
-        !ms_array_grow((void **)&ps->graves, &ps->gravecap, ps->ngraves + 1, sizeof *ps->graves)) {
+    if (!ms_array_grow((void **)&ps->graves, &ps->gravecap, ps->ngraves + 1, sizeof *ps->graves)) {
         pthread_mutex_unlock(&ps->mu);
         ms_lua_state_free(s);
         return;

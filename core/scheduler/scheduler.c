@@ -69,8 +69,7 @@ static ms_rc sched_bind(void *ctx, const ms_pod *pod, ms_str node) {
 /* Keeps the victim alive until the next snapshot update: evicting it may
  * drop the cache's reference while the cycle still reads it. */
 static bool hold_victim(ms_scheduler *s, ms_pod *victim) {
-    if (s->nevicted == s->evictcap &&
-        !ms_array_grow((void **)&s->evicted, &s->evictcap, s->nevicted + 1, sizeof *s->evicted))
+    if (!ms_array_grow((void **)&s->evicted, &s->evictcap, s->nevicted + 1, sizeof *s->evicted))
         return false;
     s->evicted[s->nevicted++] = ms_pod_ref(victim);
     return true;

@@ -25,8 +25,7 @@ bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *repor
     ms_score_report *copy = MS_ARENA_NEW(&r->arena, ms_score_report, 1);
     int64_t *scores = report->nplugins ? MS_ARENA_NEW(&r->arena, int64_t, report->nplugins) : NULL;
     if (!copy || (report->nplugins && !scores)) return false;
-    if (s->nwaiting == s->waitcap &&
-        !ms_array_grow((void **)&s->waiting, &s->waitcap, s->nwaiting + 1, sizeof *s->waiting))
+    if (!ms_array_grow((void **)&s->waiting, &s->waitcap, s->nwaiting + 1, sizeof *s->waiting))
         return false;
     *copy = *report;
     if (scores) memcpy(scores, report->scores, report->nplugins * sizeof *scores);
@@ -126,8 +125,7 @@ bool ms_scheduler_permit_deny(ms_scheduler *s, const char *uid, const char *reas
 bool ms_scheduler_permit_later(ms_scheduler *s, const char *uid, bool allow, const char *reason) {
     ms_inflight *r = waiting_by_uid(s, uid);
     if (!r) return false;
-    if (s->nlater == s->latercap &&
-        !ms_array_grow((void **)&s->later, &s->latercap, s->nlater + 1, sizeof *s->later))
+    if (!ms_array_grow((void **)&s->later, &s->latercap, s->nlater + 1, sizeof *s->later))
         return false;
     ms_permit_request *q = &s->later[s->nlater++];
     q->uid_hash = r->qp->pod->meta.uid_hash;

@@ -16,8 +16,7 @@
 /* ---- signature ---- */
 
 static bool sig_push(pts_tables *ts, uint32_t *n, uint32_t v) {
-    if (*n == ts->sigcap &&
-        !ms_array_grow((void **)&ts->sigbuf, &ts->sigcap, *n + 1, sizeof *ts->sigbuf))
+    if (!ms_array_grow((void **)&ts->sigbuf, &ts->sigcap, *n + 1, sizeof *ts->sigbuf))
         return false;
     ts->sigbuf[(*n)++] = v;
     return true;
