@@ -1,5 +1,6 @@
 #!/bin/bash
-# Builds kube-apiserver, kube-scheduler and kubectl v1.20.2 from Debian's
+# Builds kube-apiserver, kube-scheduler, kube-controller-manager and kubectl
+# v1.20.2 from Debian's
 # `kubernetes` source package with Go 1.15 from bullseye, and installs
 # etcd-server. The binaries are cached outside the repository
 # (${MOONSCHED_CACHE:-~/.cache/moonsched}/kube-1.20.2/bin); the last line
@@ -13,9 +14,16 @@ cache=${MOONSCHED_CACHE:-$HOME/.cache/moonsched}
 out=$cache/kube-1.20.2
 bin=$out/bin
 
+cmds="kube-apiserver kube-scheduler kube-controller-manager kubectl"
+
+missing() {
+    for c in $cmds; do
+        [ -x "$bin/$c" ] || printf '%s ' "$c"
+    done
+}
+
 have_all() {
-    [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-scheduler" ] && [ -x "$bin/kubectl" ] &&
-        command -v etcd >/dev/null 2>&1
+    [ -z "$(missing)" ] && command -v etcd >/dev/null 2>&1
 }
 
 if have_all; then
@@ -63,7 +71,8 @@ if [ "$changed" = 1 ] || [ ! -d /usr/lib/go-1.15 ] || ! command -v etcd >/dev/nu
     apt-get install -y -q -t bullseye golang-1.15-go >&2
 fi
 
-if [ ! -x "$bin/kube-apiserver" ] || [ ! -x "$bin/kube-scheduler" ] || [ ! -x "$bin/kubectl" ]; then
+todo=$(missing)
+if [ -n "$todo" ]; then
     work=$out/src
     mkdir -p "$work"
     cd "$work"
@@ -81,9 +90,11 @@ if [ ! -x "$bin/kube-apiserver" ] || [ ! -x "$bin/kube-scheduler" ] || [ ! -x "$
     ln -sfn ../../.. .go/src/k8s.io/kubernetes
     # A failed generator run leaves empty files behind: start clean.
     rm -rf _output
-    CGO_ENABLED=0 HOME=/tmp make WHAT="cmd/kube-apiserver cmd/kube-scheduler cmd/kubectl" >&2
+    what=
+    for c in $todo; do what="$what cmd/$c"; done
+    CGO_ENABLED=0 HOME=/tmp make WHAT="${what# }" >&2
     mkdir -p "$bin"
-    cp _output/bin/kube-apiserver _output/bin/kube-scheduler _output/bin/kubectl "$bin/"
+    for c in $todo; do cp "_output/bin/$c" "$bin/"; done
     cd "$out"
     rm -rf "$work"
 fi
