@@ -122,6 +122,9 @@ typedef struct ms_scheduler_options {
      * reloads. */
     ms_policy *const *policies;
     uint32_t npolicies;
+    /* Recent scheduling cycles kept for explain (docs/explain.md): 0 is
+     * the default (1024), negative keeps none. */
+    int32_t explain_cycles;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
