@@ -21,7 +21,7 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats] [--evictions]\n"
+    "                          [--quiet] [--stats] [--evictions] [--explain NS/NAME]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -37,6 +37,8 @@ static const char usage[] =
     "  --evictions        the NoExecute taint eviction timeline instead of the\n"
     "                     placements: which bound pods go, when, and where they\n"
     "                     would be placed again (docs/taint-eviction.md)\n"
+    "  --explain NS/NAME  why that pod went where it went, or nowhere, instead of\n"
+    "                     the placements (docs/explain.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
@@ -78,6 +80,8 @@ static const char usage[] =
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --seed N           seed for random tie-breaking among equal scores, as\n"
+    "                     simulate's (default: the time at start)\n"
     "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"
     "                     taint-eviction (NoExecute taints evict pods;\n"
     "                     docs/taint-eviction.md); -NAME turns one off; none by default\n"
@@ -161,6 +165,9 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.stats = true;
     } else if (strcmp(a, "--evictions") == 0) {
         s->o.evictions = true;
+    } else if ((v = option_value(argc, argv, i, "--explain"))) {
+        if (!strchr(v, '/')) return usage_error("--explain: expected NAMESPACE/NAME, got \"%s\"", v);
+        s->o.explain = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {

@@ -250,6 +250,16 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
             return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
     if ((v = value_of(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
+    if ((v = value_of(argc, argv, i, "--seed", &missing))) {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(v, &end, 0);
+        if (!*v || *end || errno || *v == '-')
+            return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v), -1;
+        o->seed = seed;
+        o->has_seed = true;
+        return 1;
+    }
     if ((v = value_of(argc, argv, i, "--secure-port", &missing)))
         return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */

@@ -11,6 +11,9 @@
 #include "base/array.h"
 #include "base/clock.h"
 
+/* Times before this (2001) are a virtual clock's. */
+#define VIRTUAL_CLOCK_END 1e9
+
 bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap) {
     memset(r, 0, sizeof *r);
     if (cap == 0) return true;
@@ -131,8 +134,10 @@ cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *i
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddNumberToObject(o, "cycle", (double)rec->cycle);
+    /* simulate's virtual clock starts at 0: seconds into the run */
     char when[MS_RFC3339_MAX];
-    cJSON_AddStringToObject(o, "time", ms_time_rfc3339(rec->time, 6, when, sizeof when));
+    if (rec->time >= VIRTUAL_CLOCK_END) cJSON_AddStringToObject(o, "time", ms_time_rfc3339(rec->time, 6, when, sizeof when));
+    else cJSON_AddNumberToObject(o, "virtualTime", rec->time);
     cJSON_AddNumberToObject(o, "attempt", rec->attempts);
     cJSON_AddStringToObject(o, "profile", profile);
     cJSON_AddStringToObject(o, "result", ms_explain_result_name((ms_explain_result)rec->result));
