@@ -65,19 +65,8 @@ check_eval "the urgent pods carry the priority the admission gave them" \
     "jq -e '[.items[] | select(.metadata.name == \"urgent-1\") | .spec.priority] == [1000]' '$dir/snap.yaml' >/dev/null"
 
 # --- run with a seed -------------------------------------------------------------------------
-for sa in explainer nobody; do
-    kube_api POST /api/v1/namespaces/default/serviceaccounts \
-        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$sa\"}}" >/dev/null
-done
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"debug-reader"},"rules":[{"nonResourceURLs":["/debug/*"],"verbs":["get"]}]}' >/dev/null
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"debug-reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"debug-reader"},"subjects":[{"kind":"ServiceAccount","name":"explainer","namespace":"default"}]}' >/dev/null
-token_of() {
-    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
-        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
-        jq -r '.status.token // empty'
-}
+service_account explainer '["/debug/*"]'
+service_account nobody
 explainer=$(token_of explainer)
 nobody=$(token_of nobody)
 port=$(kube_free_port)
