@@ -19,6 +19,7 @@ typedef struct request {
     ms_debug_kind kind;
     char *arg;
     ms_http_answer answer;
+    ms_debug_later later;          /* fn NULL: the answer is complete */
     bool done, abandoned;          /* under mu */
 } request;
 
@@ -57,6 +58,7 @@ static void unavailable(ms_http_answer *out, const char *why) {
 }
 
 static void free_request(request *r) {
+    if (r->later.fn) r->later.fn(r->later.ctx, NULL);
     free(r->answer.body);
     free(r->arg);
     free(r);
@@ -110,6 +112,10 @@ void ms_debug_requests_ask(ms_debug_requests *q, ms_debug_kind kind, const char 
     }
     *out = r->answer;
     r->answer.body = NULL;
+    if (r->later.fn) {
+        r->later.fn(r->later.ctx, out);
+        r->later.fn = NULL;
+    }
     free_request(r);
 }
 
@@ -131,7 +137,7 @@ void ms_debug_requests_serve(ms_debug_requests *q, ms_debug_answer_fn fn, void *
         request *r = (request *)j;
         j = j->next;
         r->answer = (ms_http_answer){.status = 500, .content_type = "text/plain; charset=utf-8"};
-        fn(ctx, r->kind, r->arg, &r->answer);
+        fn(ctx, r->kind, r->arg, &r->answer, &r->later);
         finish(q, r);
     }
 }

@@ -16,9 +16,19 @@ typedef enum ms_debug_kind {
     MS_DEBUG_SNAPSHOT,             /* arg: "" */
 } ms_debug_kind;
 
+/* Work the asking thread finishes, so that the scheduler thread only
+ * takes what it must (references to its objects) and the writing happens
+ * off it: fn(ctx, out) fills the answer on the asking thread, or, with out
+ * NULL (the asker gave up), only frees ctx. */
+typedef struct ms_debug_later {
+    void (*fn)(void *ctx, ms_http_answer *out);
+    void *ctx;
+} ms_debug_later;
+
 /* Fills the answer (status, malloc'd body, content type) on the scheduler
- * thread. */
-typedef void (*ms_debug_answer_fn)(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out);
+ * thread, or sets *later to finish it on the asking thread. */
+typedef void (*ms_debug_answer_fn)(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out,
+                                   ms_debug_later *later);
 
 ms_debug_requests *ms_debug_requests_new(void);
 /* Readable when requests wait: poll it in the scheduler loop. */

@@ -82,6 +82,8 @@ static const char usage[] =
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --debug-snapshot   keep every object's JSON so that /debug/snapshot on the\n"
+    "                     secure port writes the scheduler's view (docs/explain.md)\n"
     "  --seed N           seed for random tie-breaking among equal scores, as\n"
     "                     simulate's (default: the time at start)\n"
     "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"

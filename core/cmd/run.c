@@ -29,6 +29,7 @@
 #include "cmd/api_reporter.h"
 #include "cmd/debug_requests.h"
 #include "cmd/explain_text.h"
+#include "cmd/snapshot.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
@@ -38,6 +39,7 @@
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cluster_view.h"
 #include "scheduler/explain.h"
 
 void ms_run_options_default(ms_run_options *o) {
@@ -568,15 +570,59 @@ static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
         ms_debug_requests_ask(r->debug, MS_DEBUG_EXPLAIN, pod, DEBUG_ANSWER_TIMEOUT, out);
         return;
     }
+    if (strcmp(path, "/debug/snapshot") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
     ms_metrics_serve(r->metrics, path, out);
 }
 
-/* On the scheduler thread, between cycles. */
-static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out) {
-    runner *r = ctx;
-    if (kind != MS_DEBUG_EXPLAIN) {
+/* On the connection's thread: the view the scheduler thread took, written
+ * out (or, out NULL, only released). */
+static void write_snapshot(void *ctx, ms_http_answer *out) {
+    ms_cluster_view *v = ctx;
+    if (out) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ms_error err = {0};
+        ms_rc rc = f ? ms_snapshot_write_view(v, f, &err) : ms_error_set(&err, MS_ENOMEM, "out of memory");
+        if (f) fclose(f);
+        free(out->body);
+        out->body = rc == MS_OK ? text : strdup(err.msg);
+        out->len = rc == MS_OK ? len : 0;
+        if (rc != MS_OK) free(text);
+        out->status = rc == MS_OK ? 200 : 500;
+        out->content_type = rc == MS_OK ? "application/json" : "text/plain; charset=utf-8";
+    }
+    ms_cluster_view_free(v);
+    free(v);
+}
+
+/* On the scheduler thread: references to what it holds; the writing is
+ * the connection thread's. */
+static void answer_snapshot(runner *r, ms_http_answer *out, ms_debug_later *later) {
+    if (!r->o->debug_snapshot) {
         out->status = 404;
-        out->body = strdup("not found\n");
+        out->body = strdup("/debug/snapshot needs the scheduler started with --debug-snapshot\n");
+        return;
+    }
+    ms_cluster_view *v = malloc(sizeof *v);
+    if (!v || ms_scheduler_view(r->sched, v) != MS_OK) {
+        free(v);
+        out->status = 500;
+        out->body = strdup("out of memory\n");
+        return;
+    }
+    *later = (ms_debug_later){write_snapshot, v};
+}
+
+/* On the scheduler thread, between cycles. */
+static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out,
+                         ms_debug_later *later) {
+    runner *r = ctx;
+    if (kind == MS_DEBUG_SNAPSHOT) {
+        answer_snapshot(r, out, later);
         return;
     }
     char ns[256];
@@ -719,6 +765,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .seed = r->o->has_seed ? r->o->seed : r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
+        .keep_objects = r->o->debug_snapshot,
     };
     ms_rc rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);

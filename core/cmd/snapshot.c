@@ -99,6 +99,43 @@ static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, ms_error 
     }
 }
 
+/* One kept object; *missing when it was not kept. */
+static void write_raw(writer *w, const char *raw, const char *api_version, const char *kind, const char *node,
+                      bool *missing) {
+    cJSON *item = raw ? cJSON_Parse(raw) : NULL;
+    if (!item) {
+        *missing = true;
+        return;
+    }
+    if (node) {
+        cJSON *spec = cJSON_GetObjectItemCaseSensitive(item, "spec");
+        cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
+        cJSON_AddStringToObject(spec, "nodeName", node);
+    }
+    write_item(w, item, api_version, kind);
+    cJSON_Delete(item);
+}
+
+ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err) {
+    writer w = {.out = out};
+    bool missing = false;
+    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
+    for (uint32_t i = 0; i < v->nnamespaces; i++)
+        write_raw(&w, v->namespaces[i]->raw, "v1", "Namespace", NULL, &missing);
+    for (uint32_t i = 0; i < v->nnodes; i++) write_raw(&w, v->nodes[i]->raw, "v1", "Node", NULL, &missing);
+    for (uint32_t i = 0; i < v->npdbs; i++)
+        write_raw(&w, v->pdbs[i]->raw, v->pdbs[i]->api_version == MS_PDB_POLICY_V1BETA1 ? "policy/v1beta1" : "policy/v1",
+                  "PodDisruptionBudget", NULL, &missing);
+    for (uint32_t i = 0; i < v->npods; i++) {
+        const ms_pod *p = v->pods[i];
+        write_raw(&w, p->raw, "v1", "Pod", p->node_name != MS_STR_NONE ? ms_str_get(v->in, p->node_name) : NULL,
+                  &missing);
+    }
+    fprintf(out, "\n]}\n");
+    if (missing) return ms_error_set(err, MS_ESTATE, "the scheduler did not keep its objects' JSON");
+    return MS_OK;
+}
+
 ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) {
     ms_kubeconfig kc;
     memset(&kc, 0, sizeof kc);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "moonsched/error.h"
+#include "scheduler/cluster_view.h"
 
 typedef struct ms_snapshot_options {
     const char *kubeconfig;        /* NULL: $KUBECONFIG, then ~/.kube/config */
@@ -21,5 +22,13 @@ typedef struct ms_snapshot_options {
 
 /* Writes the List to out. MS_EIO when a LIST failed (err says which). */
 ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err);
+
+/* The same List from a running scheduler's view (its /debug/snapshot):
+ * the objects as the scheduler decoded them (it must keep their JSON:
+ * ms_scheduler_options.keep_objects), a pod on a node with spec.nodeName
+ * set to it (an assumed pod is written bound). MS_ESTATE when the objects
+ * were not kept. PriorityClasses are not in it (the scheduler does not
+ * watch them). */
+ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err);
 
 #endif

@@ -226,7 +226,7 @@ static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignor
     ms_extender_configs_free(ec, n);
     if (s->ext) s->handle.extenders_preempt = extenders_preempt;
     /* extenders receive the objects as the API server sent them */
-    s->dec.keep_raw = s->ext != NULL;
+    s->dec.keep_raw = s->dec.keep_raw || s->ext != NULL;
     return rc;
 }
 
@@ -342,6 +342,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
     ms_decoder_init(&s->dec, s->in);
+    s->dec.keep_raw = o->keep_objects;
 
     ms_config defaults;
     bool own_defaults = false;

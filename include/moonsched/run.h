@@ -97,6 +97,10 @@ typedef struct ms_run_options {
      * it: the time at start. */
     bool has_seed;
     uint64_t seed;
+    /* --debug-snapshot: keep every object's JSON as received, so that
+     * /debug/snapshot can write the scheduler's view out (costs about the
+     * objects' size in memory). */
+    bool debug_snapshot;
 } ms_run_options;
 
 #define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"

@@ -2,7 +2,9 @@
 # Explain, snapshot and replay on a real kube-apiserver v1.20.2 + etcd
 # (TAP). Nodes, a PriorityClass, bound pods and pending pods are created
 # through the API; `moonsched snapshot` writes the live state; `moonsched
-# run --seed 42` schedules the pending pods; `simulate` on the snapshot
+# run --seed 42 --debug-snapshot` starts as a standby (another holder has
+# its Lease) and writes its own view on /debug/snapshot, then schedules
+# the pending pods once the Lease is free; `simulate` on either snapshot
 # with the same configuration and seed must place every pod where `run`
 # bound it (and another seed must not, so that the seed is seen to
 # matter). Then /debug/explain on the secure port (authorized by
@@ -64,14 +66,39 @@ check_eval "without managedFields, each item with apiVersion and kind" \
 check_eval "the urgent pods carry the priority the admission gave them" \
     "jq -e '[.items[] | select(.metadata.name == \"urgent-1\") | .spec.priority] == [1000]' '$dir/snap.yaml' >/dev/null"
 
-# --- run with a seed -------------------------------------------------------------------------
+# --- run with a seed, first as a standby -------------------------------------------------
 service_account explainer '["/debug/*"]'
 service_account nobody
 explainer=$(token_of explainer)
 nobody=$(token_of nobody)
 port=$(kube_free_port)
-start_ms --seed 42 --leader-elect=false --metrics-bind-address=0 --secure-port="$port" --bind-address=127.0.0.1
-check_eval "run --seed 42 binds all but the pod that fits nowhere" "wait_for 30 '[ \"\$(unbound_count)\" = 1 ]'"
+req() {   # path [token]: the HTTP code; body in $dir/body
+    local auth=()
+    [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
+    curl -sk "${auth[@]}" -o "$dir/body" -w '%{http_code}' "https://127.0.0.1:$port$1"
+}
+# Someone else holds the scheduler's Lease: moonsched syncs its cache and
+# queue as a standby, and schedules nothing until the Lease is deleted.
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
+kube_api POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases \
+    "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"kube-scheduler\"},\"spec\":{\"holderIdentity\":\"someone-else\",\"leaseDurationSeconds\":3600,\"acquireTime\":\"$now\",\"renewTime\":\"$now\"}}" >/dev/null
+start_ms --seed 42 --leader-elect=true --leader-elect-retry-period=500ms --metrics-bind-address=0 \
+    --secure-port="$port" --bind-address=127.0.0.1 --debug-snapshot
+pods_in() { jq '[.items[] | select(.kind == "Pod")] | length' "$1" 2>/dev/null; }
+check_eval "/debug/snapshot of the standby: its view, 21 pods" \
+    "wait_for 20 '[ \"\$(req /debug/snapshot $explainer)\" = 200 ] && [ \"\$(pods_in $dir/body)\" = 21 ]'"
+cp "$dir/body" "$dir/sched-snap.yaml"
+names_of() {   # file kind: the names of that kind's items, sorted
+    jq -r --arg k "$2" '.items[] | select(.kind == $k) | .metadata.name' "$1" | sort | tr '\n' ' '
+}
+check_eval "the scheduler's view: the namespaces, the same 7 nodes and 21 pods as the API server's" \
+    "[ \"\$(names_of '$dir/sched-snap.yaml' Node)\" = \"\$(names_of '$dir/snap.yaml' Node)\" ] &&
+     [ \"\$(names_of '$dir/sched-snap.yaml' Pod)\" = \"\$(names_of '$dir/snap.yaml' Pod)\" ] &&
+     [ \"\$(names_of '$dir/sched-snap.yaml' Namespace)\" = \"\$(names_of '$dir/snap.yaml' Namespace)\" ]"
+check_eval "/debug/snapshot with nobody's token: 403" "[ \"\$(req /debug/snapshot '$nobody')\" = 403 ]"
+check_eval "nothing bound while standing by" "sleep 1; [ \"\$(unbound_count)\" = 19 ]"
+kube_api DELETE /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler >/dev/null
+check_eval "the Lease free: run --seed 42 binds all but the pod that fits nowhere" "wait_for 30 '[ \"\$(unbound_count)\" = 1 ]'"
 check_eval "requests within allocatable" capacity_ok
 live_placements >"$dir/live.txt"
 
@@ -81,18 +108,21 @@ check_eval "simulate on the snapshot, seed 42: the same $(wc -l <"$dir/live.txt"
     "[ \"\$(wc -l <'$dir/live.txt')\" = 18 ] && diff '$dir/live.txt' '$dir/replay.txt' >'$dir/replay.diff'"
 [ -s "$dir/replay.diff" ] && sed 's/^/# /' "$dir/replay.diff"
 sim_placements "$dir/snap.yaml" 43 >"$dir/replay43.txt"
+sim_placements "$dir/sched-snap.yaml" 42 >"$dir/replay-sched.txt"
+check_eval "simulate on the scheduler's own snapshot, seed 42: the same placements" \
+    "diff '$dir/live.txt' '$dir/replay-sched.txt' >&2"
+sim_placements "$dir/snap.yaml" 43 >"$dir/replay43.txt"
 check_eval "with seed 43 the placements differ (ties are broken by the seed)" \
     "! cmp -s '$dir/live.txt' '$dir/replay43.txt'"
 check_eval "the replay leaves big unschedulable too" \
     "'$ms' simulate --cluster '$dir/snap.yaml' --seed 42 --output json |
        jq -e '.placements[] | select(.pod == \"default/big\") | .node == null' >/dev/null"
+check_eval "/debug/snapshot after scheduling: the pods on the nodes run chose (assumed ones included)" \
+    "[ \"\$(req /debug/snapshot $explainer)\" = 200 ] &&
+     [ \"\$(jq -r '.items[] | select(.kind == \"Pod\" and .spec.nodeName != null and (.metadata.name | startswith(\"bound-\") | not)) |
+        \"default/\\(.metadata.name) \\(.spec.nodeName)\"' '$dir/body' | sort)\" = \"\$(cat '$dir/live.txt')\" ]"
 
 # --- /debug/explain ------------------------------------------------------------------------
-req() {   # path [token]: the HTTP code; body in $dir/body
-    local auth=()
-    [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
-    curl -sk "${auth[@]}" -o "$dir/body" -w '%{http_code}' "https://127.0.0.1:$port$1"
-}
 check_eval "/debug/explain without a token: 403 (system:anonymous)" \
     "[ \"\$(req '/debug/explain?pod=default/big')\" = 403 ]"
 check_eval "/debug/explain with nobody's token: 403" \

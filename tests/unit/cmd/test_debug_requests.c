@@ -22,7 +22,8 @@ static void *ask(void *arg) {
     return NULL;
 }
 
-static void answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out) {
+static void answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out, ms_debug_later *later) {
+    (void)later;
     int *calls = ctx;
     (*calls)++;
     assert_int_equal(kind, MS_DEBUG_EXPLAIN);
@@ -92,11 +93,56 @@ static void test_close_answers_waiting_ones(void **state) {
     ms_debug_requests_free(q);
 }
 
+/* Work left to the asking thread: done there when it waited, only freed
+ * when it gave up. */
+static void finish(void *ctx, ms_http_answer *out) {
+    int *finished = ctx;
+    (*finished)++;
+    if (!out) return;
+    out->status = 201;
+    free(out->body);
+    out->body = strdup("written by the asker");
+}
+
+static void answer_later(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out,
+                         ms_debug_later *later) {
+    (void)kind;
+    (void)arg;
+    (void)out;
+    *later = (ms_debug_later){finish, ctx};
+}
+
+static void test_later(void **state) {
+    (void)state;
+    ms_debug_requests *q = ms_debug_requests_new();
+    asker k = {.q = q, .timeout = 10};
+    pthread_t t;
+    pthread_create(&t, NULL, ask, &k);
+    assert_true(readable(ms_debug_requests_fd(q), 5000));
+    int finished = 0;
+    ms_debug_requests_serve(q, answer_later, &finished);
+    pthread_join(t, NULL);
+    assert_int_equal(finished, 1);
+    assert_int_equal(k.a.status, 201);
+    assert_string_equal(k.a.body, "written by the asker");
+    free(k.a.body);
+
+    k.timeout = 0.05;   /* gone before the answer: the work is only released */
+    pthread_create(&t, NULL, ask, &k);
+    pthread_join(t, NULL);
+    free(k.a.body);
+    ms_debug_requests_serve(q, answer_later, &finished);
+    assert_int_equal(finished, 2);
+    ms_debug_requests_close(q);
+    ms_debug_requests_free(q);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_answered_by_the_serving_thread),
         cmocka_unit_test(test_timeout_then_late_answer),
         cmocka_unit_test(test_close_answers_waiting_ones),
+        cmocka_unit_test(test_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
