@@ -176,6 +176,11 @@ static void test_seed(void **state) {
     const char *bad[] = {"--seed=-1", NULL};
     assert_int_equal(parse(&p, bad), MS_EINVAL);
     assert_string_equal(p.err.msg, "--seed: expected a non-negative integer, got \"-1\"");
+    /* /debug/snapshot's objects are kept only when asked for */
+    assert_false(p.o.debug_snapshot);
+    const char *snap[] = {"--debug-snapshot", NULL};
+    assert_int_equal(parse(&p, snap), MS_OK);
+    assert_true(p.o.debug_snapshot);
 }
 
 int main(void) {
