@@ -27,6 +27,9 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/debug_requests.h"
+#include "cmd/explain_text.h"
+#include "cmd/snapshot.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
@@ -36,6 +39,8 @@
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cluster_view.h"
+#include "scheduler/explain.h"
 
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
@@ -83,6 +88,7 @@ typedef struct runner {
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
 
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
     ms_secure_serving *https;
     ms_policy_info *policy_info;   /* scratch for the policies' figures */
@@ -545,6 +551,98 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
 /* HTTPS on --secure-port; the reviews go to the scheduler's own API
  * server unless --authentication-kubeconfig / --authorization-kubeconfig
  * name another. */
+/* How long a connection waits for the scheduler thread to answer: a
+ * scheduling batch is 10 ms, a cycle on a large cluster a few more. */
+#define DEBUG_ANSWER_TIMEOUT 10.0
+
+/* On a connection thread: /debug/... through the scheduler thread, the
+ * rest (metrics, health) from the metrics, which are thread-safe. Only
+ * the secure port serves /debug: it authorizes every request. */
+static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
+    runner *r = ctx;
+    if (strcmp(path, "/debug/explain") == 0) {
+        char pod[600];
+        if (!ms_http_query_get(out->query, "pod", pod, sizeof pod) || !strchr(pod, '/')) {
+            out->status = 400;
+            out->body = strdup("expected ?pod=NAMESPACE/NAME\n");
+            return;
+        }
+        ms_debug_requests_ask(r->debug, MS_DEBUG_EXPLAIN, pod, DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    if (strcmp(path, "/debug/snapshot") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    ms_metrics_serve(r->metrics, path, out);
+}
+
+/* On the connection's thread: the view the scheduler thread took, written
+ * out (or, out NULL, only released). */
+static void write_snapshot(void *ctx, ms_http_answer *out) {
+    ms_cluster_view *v = ctx;
+    if (out) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ms_error err = {0};
+        ms_rc rc = f ? ms_snapshot_write_view(v, f, &err) : ms_error_set(&err, MS_ENOMEM, "out of memory");
+        if (f) fclose(f);
+        free(out->body);
+        out->body = rc == MS_OK ? text : strdup(err.msg);
+        out->len = rc == MS_OK ? len : 0;
+        if (rc != MS_OK) free(text);
+        out->status = rc == MS_OK ? 200 : 500;
+        out->content_type = rc == MS_OK ? "application/json" : "text/plain; charset=utf-8";
+    }
+    ms_cluster_view_free(v);
+    free(v);
+}
+
+/* On the scheduler thread: references to what it holds; the writing is
+ * the connection thread's. */
+static void answer_snapshot(runner *r, ms_http_answer *out, ms_debug_later *later) {
+    if (!r->o->debug_snapshot) {
+        out->status = 404;
+        out->body = strdup("/debug/snapshot needs the scheduler started with --debug-snapshot\n");
+        return;
+    }
+    ms_cluster_view *v = malloc(sizeof *v);
+    if (!v || ms_scheduler_view(r->sched, v) != MS_OK) {
+        free(v);
+        out->status = 500;
+        out->body = strdup("out of memory\n");
+        return;
+    }
+    *later = (ms_debug_later){write_snapshot, v};
+}
+
+/* On the scheduler thread, between cycles. */
+static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out,
+                         ms_debug_later *later) {
+    runner *r = ctx;
+    if (kind == MS_DEBUG_SNAPSHOT) {
+        answer_snapshot(r, out, later);
+        return;
+    }
+    char ns[256];
+    const char *slash = strchr(arg, '/');
+    snprintf(ns, sizeof ns, "%.*s", (int)(slash - arg), arg);
+    cJSON *e = NULL;
+    ms_error err = {0};
+    ms_rc rc = ms_scheduler_explain(r->sched, ns, slash + 1, ms_clock_wall(), &e, &err);
+    if (rc != MS_OK) {
+        out->status = rc == MS_ENOENT ? 404 : 500;
+        out->body = strdup(err.msg);
+        return;
+    }
+    ms_explain_add_policies(e, r->policies);
+    out->body = cJSON_Print(e);
+    cJSON_Delete(e);
+    out->status = out->body ? 200 : 500;
+    out->content_type = "application/json";
+}
+
 static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     if (o->secure_port == 0) {
@@ -553,6 +651,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     }
     if (o->secure_port < 0 || o->secure_port > 65535)
         return ms_error_set(err, MS_EINVAL, "--secure-port %d must be between 0 and 65535", o->secure_port);
+    if (!(r->debug = ms_debug_requests_new())) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_kubeconfig authn = {0}, authz = {0};
     ms_rc rc = MS_OK;
     if (o->authn_kubeconfig) rc = ms_kubeconfig_load_file(&authn, o->authn_kubeconfig, NULL, err);
@@ -562,7 +661,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
                                         .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
-                                        .handler = ms_metrics_serve, .ctx = r->metrics, .log = r->log};
+                                        .handler = secure_serve, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
     ms_kubeconfig_free(&authn);
@@ -663,9 +762,10 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
                      .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter,
                      .gated = on_gated},
-        .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
+        .seed = r->o->has_seed ? r->o->seed : r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
+        .keep_objects = r->o->debug_snapshot,
     };
     ms_rc rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
@@ -766,9 +866,12 @@ static void teardown(runner *r) {
      * standby takes over (a lost lease is not ours to release). */
     ms_leader_elector_stop(r->elector, true);
     r->elector = NULL;
-    /* First: the HTTP threads read the metrics. */
+    /* First: the HTTP threads read the metrics; none waits for an answer
+     * from this thread once the requests are closed. */
+    ms_debug_requests_close(r->debug);
     ms_http_server_stop(r->http);
     ms_secure_serving_stop(r->https);
+    ms_debug_requests_free(r->debug);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);
@@ -842,16 +945,17 @@ static void drain_fd(int fd) {
  * schedule), and takes in what came. */
 static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     /* poll() skips entries whose fd is negative. */
-    struct pollfd fds[5] = {
+    struct pollfd fds[6] = {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
         {.fd = r->policy_fd, .events = POLLIN},
         {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
+        {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
     };
     int timeout_ms = l->more ? 0 : (int)((l->next_tick - ms_clock_monotonic()) * 1000) + 1;
     if (timeout_ms < 0) timeout_ms = 0;
-    if (poll(fds, 5, timeout_ms) < 0 && errno != EINTR)
+    if (poll(fds, 6, timeout_ms) < 0 && errno != EINTR)
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
@@ -866,6 +970,7 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if (fds[1].revents & POLLIN) drain_completions(r);
     if (fds[3].revents & POLLIN) drain_fd(r->policy_fd);
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
+    if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
     return MS_OK;
 }
 

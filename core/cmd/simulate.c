@@ -17,6 +17,7 @@
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/quantity.h"
+#include "cmd/explain_text.h"
 #include "cmd/generator.h"
 #include "cmd/simulate_evictions.h"
 #include "moonsched/config.h"
@@ -24,6 +25,7 @@
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/explain.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0
 #define DEFAULT_SEED 1
@@ -890,6 +892,8 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
         .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
         .n_profile_out_of_tree = m->policies ? ms_policy_set_profile_counts(m->policies) : NULL,
+        /* --explain wants the pod's last cycle kept, however early it ran */
+        .explain_cycles = o->explain ? (int32_t)(m->npods < 1000000 ? 4 * m->npods + 1024 : 0) : 0,
     };
     if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */
@@ -898,6 +902,26 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
     }
     if (m->policies) rc = ms_policy_set_attach(m->policies, m->sched, err);
     return rc;
+}
+
+/* --explain NS/NAME over the cluster as the run left it. */
+static ms_rc print_explain(sim *m, ms_error *err) {
+    const char *slash = strchr(m->o->explain, '/');
+    char ns[256];
+    snprintf(ns, sizeof ns, "%.*s", (int)(slash - m->o->explain), m->o->explain);
+    cJSON *e = NULL;
+    ms_rc rc = ms_scheduler_explain(m->sched, ns, slash + 1, m->now, &e, err);
+    if (rc != MS_OK) return rc;
+    ms_explain_add_policies(e, m->policies);
+    if (m->o->output == MS_OUTPUT_JSON) {
+        char *text = cJSON_Print(e);
+        if (text) fprintf(m->out, "%s\n", text);
+        free(text);
+    } else {
+        ms_explain_print(m->out, e);
+    }
+    cJSON_Delete(e);
+    return MS_OK;
 }
 
 static void print_output(sim *m) {
@@ -974,7 +998,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else r.unschedulable++;
     }
     if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;
-    if (!o->quiet && !o->evictions) print_output(&m);
+    if (o->explain && !o->evictions && (rc = print_explain(&m, err)) != MS_OK) goto done;
+    if (!o->quiet && !o->evictions && !o->explain) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;

@@ -13,6 +13,7 @@
 #include "backend/cache.h"
 #include "backend/queue.h"
 #include "base/array.h"
+#include "framework/plugins/preemption.h"
 #include "framework/runners.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_priv.h"
@@ -49,7 +50,7 @@ uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n) {
     return selected;
 }
 
-static bool grow_buffers(ms_scheduler *s, uint32_t n) {
+bool ms_sched_grow_buffers(ms_scheduler *s, uint32_t n) {
     if (n <= s->cap) return true;
     uint32_t cap = ms_array_capacity(s->cap, n);
     size_t rows = s->max_nscore ? s->max_nscore : 1;
@@ -86,6 +87,7 @@ static void report_unschedulable(ms_scheduler *s, const ms_queued_pod *qp, const
 /* An error in the scheduling cycle: the pod waits out its backoff and
  * retries (no plugin rejected it, so no event is needed). */
 static void cycle_error(ms_scheduler *s, ms_inflight *r, const char *msg, double now) {
+    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_ERROR, msg);
     if (s->reporter.error) s->reporter.error(s->reporter.ctx, r->qp->pod, msg);
     report_unschedulable(s, r->qp, msg);
     r->qp->unschedulable_plugins = 0;
@@ -113,6 +115,7 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
     ms_queued_pod *qp = r->qp;
     qp->unschedulable_plugins = plugins;
     qp->interest = interest;
+    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_UNSCHEDULABLE, msg);
     report_unschedulable(s, qp, msg);
     ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
     ms_sched_record_release(s, r);
@@ -140,6 +143,20 @@ static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter
     return true;
 }
 
+/* What PostFilter's preemption found, for explain: the candidates are
+ * read from DefaultPreemption's own account of the cycle. */
+static void explain_preemption(ms_explain_record *rec, const ms_framework *fw, ms_str nominated) {
+    rec->nominated = nominated;
+    const ms_preemption_result *p = ms_default_preemption_last(fw);
+    if (!p || !p->attempted) return;
+    rec->preemption_attempted = true;
+    rec->ncandidates = p->ncandidates;
+    for (uint32_t i = 0; i < p->ncandidates && i < MS_EXPLAIN_MAX_CANDIDATES; i++)
+        rec->candidates[i] = (ms_explain_candidate){.node = p->candidates[i].node,
+                                                     .nvictims = p->candidates[i].nvictims,
+                                                     .pdb_violations = p->candidates[i].num_pdb_violations};
+}
+
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -155,6 +172,7 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
     if (s->reporter.post_filter)
         s->reporter.post_filter(s->reporter.ctx, r->qp->pod, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
+    if (s->explain_cur) explain_preemption(s->explain_cur, fw, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
     if (pcode == MS_ERROR) {
         /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
         cycle_plugin_error(s, r, "PostFilter", &pst, now);
@@ -396,7 +414,10 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
  * deadline (ms_scheduler_tick decides then). */
 static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
                  double now) {
-    if (ms_sched_park(s, r, report, deadline)) return;
+    if (ms_sched_park(s, r, report, deadline)) {
+        if (s->explain_cur) s->explain_cur->result = MS_EXPLAIN_WAITING;
+        return;
+    }
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
@@ -595,6 +616,19 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     return true;
 }
 
+/* The selected node and what the cycle knew of it; later steps (Reserve,
+ * Permit) may still turn the result into a rejection. */
+static void explain_selected(ms_explain_record *rec, ms_str node, const ms_score_report *report, bool scored) {
+    rec->result = MS_EXPLAIN_SCHEDULED;
+    rec->node = node;
+    rec->scored = scored;
+    rec->total = report->total;
+    rec->feasible = report->feasible;
+    rec->evaluated = report->evaluated;
+    rec->num_all_nodes = report->num_all_nodes;
+    if (report->nplugins) ms_explain_set_scores(rec, report->scores, report->nplugins);
+}
+
 static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
@@ -617,7 +651,7 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         requeue_unschedulable(s, r, 0, MS_EV_NODE_ADD, "no nodes available to schedule pods", now);
         return;
     }
-    if (!grow_buffers(s, n)) {
+    if (!ms_sched_grow_buffers(s, n)) {
         cycle_error(s, r, "out of memory", now);
         return;
     }
@@ -658,6 +692,7 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     uint32_t selected = 0;
     /* upstream: a single feasible node is taken without scoring. */
     if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &st, now)) return;
+    if (s->explain_cur) explain_selected(s->explain_cur, s->feasible[selected]->name, &report, nfeasible > 1);
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);
 }
 
@@ -690,7 +725,19 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->h = &s->handle;
     c->cycle = cycle;
     s->now = now;
+    ms_explain_record *rec = s->explain_cur = ms_explain_ring_begin(&s->explain);
+    if (rec) {
+        rec->cycle = cycle;
+        rec->time = now;
+        rec->ns = pod->meta.namespace_;
+        rec->name = pod->meta.name;
+        rec->uid_hash = pod->meta.uid_hash;
+        rec->profile = (uint32_t)profile;
+        rec->attempts = qp->attempts;
+        rec->policy_generation = s->policy_generation;
+    }
     run_cycle(s, r, now);
+    s->explain_cur = NULL;
     ms_sched_flush_permits(s, now);
     return true;
 }

@@ -95,6 +95,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
+    if (s->explain_cur) ms_explain_add_victim(s->explain_cur, victim->meta.namespace_, victim->meta.name);
     return MS_OK;
 }
 
@@ -225,7 +226,7 @@ static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignor
     ms_extender_configs_free(ec, n);
     if (s->ext) s->handle.extenders_preempt = extenders_preempt;
     /* extenders receive the objects as the API server sent them */
-    s->dec.keep_raw = s->ext != NULL;
+    s->dec.keep_raw = s->dec.keep_raw || s->ext != NULL;
     return rc;
 }
 
@@ -341,6 +342,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
     ms_decoder_init(&s->dec, s->in);
+    s->dec.keep_raw = o->keep_objects;
 
     ms_config defaults;
     bool own_defaults = false;
@@ -361,6 +363,13 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     }
 
     if ((rc = init_state(s, cfg, o, err)) != MS_OK) goto fail;
+    uint32_t ncycles = o->explain_cycles < 0    ? 0
+                       : o->explain_cycles == 0 ? MS_EXPLAIN_DEFAULT_CYCLES
+                                                : (uint32_t)o->explain_cycles;
+    if (!ms_explain_ring_init(&s->explain, ncycles)) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto fail;
+    }
 
     cJSON *ignored = NULL;
     rc = init_extenders(s, cfg, &ignored, err);
@@ -416,6 +425,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->totals);
     free(s->per_plugin);
     ms_buf_free(&s->msg);
+    ms_explain_ring_free(&s->explain);
     free(s);
 }
 
@@ -555,6 +565,7 @@ ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms
     ms_rc rc = MS_OK;
     uint32_t rows = s->max_nscore ? s->max_nscore : 1;
     bool sorts = false;
+    s->policy_generation++;
     for (uint32_t i = 0; i < s->nprofiles; i++) {
         if (!ms_framework_runs(&s->profiles[i], ops)) continue;
         ms_rc one = ms_framework_refresh_points(&s->profiles[i], &s->pcs[i], err);

@@ -18,6 +18,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/explain.h"
 #include "scheduler/extender.h"
 
 /* One pod's cycle: its arena and CycleState. A cycle that ends in a bind
@@ -104,6 +105,12 @@ struct ms_scheduler {
     /* The profiles' configuration (args left out), for re-deriving
      * extension points when an out-of-tree plugin changes. */
     ms_profile_config *pcs;
+
+    /* Explain: the recent cycles, the record of the cycle running (NULL
+     * between cycles) and the out-of-tree plugin reloads so far. */
+    ms_explain_ring explain;
+    ms_explain_record *explain_cur;
+    uint64_t policy_generation;
 };
 
 /* Record pool (scheduler.c). */
@@ -149,6 +156,9 @@ uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_node
 /* upstream selectHost: the index of a highest total, ties broken uniformly
  * at random by reservoir sampling (one draw per tie). n > 0. */
 uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Makes the cycle buffers hold n nodes; false when out of memory. */
+bool ms_sched_grow_buffers(ms_scheduler *s, uint32_t n);
 
 /* Where the next Filter pass starts in the snapshot's node list. */
 uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);

@@ -122,6 +122,13 @@ typedef struct ms_scheduler_options {
      * reloads. */
     ms_policy *const *policies;
     uint32_t npolicies;
+    /* Recent scheduling cycles kept for explain (docs/explain.md): 0 is
+     * the default (1024), negative keeps none. */
+    int32_t explain_cycles;
+    /* Keep every object's JSON as decoded (ms_decoder.keep_raw) so that
+     * ms_scheduler_view's objects can be written out whole (run's
+     * /debug/snapshot); extenders turn it on too. */
+    bool keep_objects;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);

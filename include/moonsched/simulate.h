@@ -33,6 +33,11 @@ typedef struct ms_simulate_options {
      * timeline (which bound pods NoExecute taints evict, when, and where
      * they would be placed again) instead of the placements. */
     bool evictions;
+    /* --explain NS/NAME: after the run, why that pod is where it is (its
+     * last cycle, and for a pod left pending every node's Filter status or
+     * scores computed again), instead of the placements; text, or JSON
+     * with MS_OUTPUT_JSON (docs/explain.md). */
+    const char *explain;
 } ms_simulate_options;
 
 void ms_simulate_options_default(ms_simulate_options *o);

@@ -65,6 +65,24 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# A ServiceAccount in default and, when paths are given, a ClusterRole of
+# the same name that lets it get those non-resource paths (JSON array).
+service_account() {   # name [paths-json]
+    kube_api POST /api/v1/namespaces/default/serviceaccounts \
+        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$1\"}}" >/dev/null
+    [ -n "${2:-}" ] || return 0
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"$1\"},\"rules\":[{\"nonResourceURLs\":$2,\"verbs\":[\"get\"]}]}" >/dev/null
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\"$1\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"$1\"},\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"$1\",\"namespace\":\"default\"}]}" >/dev/null
+}
+# A token of a ServiceAccount in default (TokenRequest, an hour).
+token_of() {
+    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+        jq -r '.status.token // empty'
+}
+
 wait_for() {   # seconds, command: true once the command is
     local end=$((SECONDS + $1))
     while [ $SECONDS -lt "$end" ]; do
