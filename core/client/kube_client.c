@@ -73,6 +73,8 @@ struct ms_kube_client {
 
     pthread_mutex_t stats_mu;
     ms_kube_client_stats stats;
+    void (*observe)(void *ctx, const char *method, long status, double seconds);
+    void *observe_ctx;
 };
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud) {
@@ -212,6 +214,8 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
     c->token_reload = o->token_reload > 0 ? o->token_reload : 60;
     c->clock = o->clock ? o->clock : ms_monotonic_now;
     c->clock_ctx = o->clock_ctx;
+    c->observe = o->observe;
+    c->observe_ctx = o->observe_ctx;
     c->insecure = kc->insecure_skip_tls_verify;
     ms_rc rc = set_urls(c, kc, err);
     if (rc != MS_OK) goto fail;
@@ -586,6 +590,10 @@ long ms_kube_xfer_account(ms_kube_client *c, CURL *e, bool retry, double throttl
     return status;
 }
 
+void ms_kube_observe(ms_kube_client *c, const char *method, long status, CURLcode cc, double seconds) {
+    if (c->observe) c->observe(c->observe_ctx, method, cc == CURLE_OK ? status : 0, seconds);
+}
+
 void ms_kube_log_attempt(ms_kube_client *c, const char *method, const char *path, long status, double seconds,
                          CURLcode cc, const char *cerr) {
     if (!ms_log_enabled(c->log, MS_LOG_DEBUG)) return;
@@ -655,7 +663,10 @@ static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t 
     free(url);
     a->pending = x->fn ? ms_line_splitter_pending(&x->split) : 0;
     if (x->fn) ms_line_splitter_free(&x->split);
-    ms_kube_log_attempt(c, method, r->path, a->status, ms_clock_monotonic() - t0, a->cc, a->cerr);
+    double took = ms_clock_monotonic() - t0;
+    /* a stream's time is its lifetime, not a latency */
+    ms_kube_observe(c, method, a->status, a->cc, x->fn ? -1 : took);
+    ms_kube_log_attempt(c, method, r->path, a->status, took, a->cc, a->cerr);
     return MS_OK;
 }
 

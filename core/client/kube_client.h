@@ -52,6 +52,12 @@ typedef struct ms_kube_client_options {
     const ms_logger *log;          /* NULL: ms_log_default; must outlive the client */
     ms_clock_fn clock;             /* for the rate limiter; NULL: monotonic */
     void *clock_ctx;
+    /* Called after every attempt, retries included, on the thread that
+     * made it (rest_client_* metrics): the method, the HTTP status (0: no
+     * answer) and the seconds it took, or -1 for a stream (a watch lasts
+     * as long as it lasts: no latency). Must be thread-safe; NULL: none. */
+    void (*observe)(void *ctx, const char *method, long status, double seconds);
+    void *observe_ctx;
 } ms_kube_client_options;
 
 ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, ms_error *err);

@@ -1,7 +1,7 @@
 /* The scheduler's private state, shared by scheduler.c (construction,
  * binding outcomes, housekeeping), event_handlers.c (cluster deltas),
- * waiting_pods.c (Permit's waiting pods) and schedule_one.c (the
- * scheduling cycle). Not a public header: nothing outside these files may
+ * waiting_pods.c (Permit's waiting pods), schedule_one.c (the
+ * scheduling cycle) and scheduler_metrics.c. Not a public header: nothing outside these files may
  * depend on it. */
 #ifndef MOONSCHED_SCHEDULER_PRIV_H
 #define MOONSCHED_SCHEDULER_PRIV_H
@@ -104,6 +104,9 @@ struct ms_scheduler {
     /* The profiles' configuration (args left out), for re-deriving
      * extension points when an out-of-tree plugin changes. */
     ms_profile_config *pcs;
+
+    /* Metrics (ms_scheduler_options.record_metrics); NULL: none recorded. */
+    struct ms_sched_metrics *metrics;
 };
 
 /* Record pool (scheduler.c). */

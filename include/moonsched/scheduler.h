@@ -122,6 +122,10 @@ typedef struct ms_scheduler_options {
      * reloads. */
     ms_policy *const *policies;
     uint32_t npolicies;
+    /* Record upstream's scheduler metrics (`run` serves them on /metrics):
+     * per extension point and, in one cycle of ten, per plugin call. Off,
+     * a cycle reads no clock for them. */
+    bool record_metrics;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);
