@@ -430,6 +430,7 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
  * deadline (ms_scheduler_tick decides then). */
 static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
                  double now) {
+    r->parked_at = now;
     if (ms_sched_park(s, r, report, deadline)) return;
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);

@@ -15,6 +15,14 @@ static const double algorithm_le[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 
                                       0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
 static const ms_prom_bounds sli_bounds = {sli_le, sizeof sli_le / sizeof sli_le[0]};
 static const ms_prom_bounds algorithm_bounds = {algorithm_le, sizeof algorithm_le / sizeof algorithm_le[0]};
+/* upstream: ExponentialBuckets(0.0001, 2, 12) for event handling */
+static const double event_le[] = {0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032,
+                                  0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048};
+static const ms_prom_bounds event_bounds = {event_le, sizeof event_le / sizeof event_le[0]};
+static const char *const event_names[MS_SEV_COUNT] = {
+    "UnscheduledPodAdd", "UnscheduledPodUpdate", "UnscheduledPodDelete", "AssignedPodAdd", "AssignedPodUpdate",
+    "AssignedPodDelete", "NodeAdd",           "NodeUpdate",           "NodeDelete",
+};
 
 ms_sched_metrics *ms_sched_metrics_new(uint32_t nprofiles) {
     ms_sched_metrics *m = calloc(1, sizeof *m);
@@ -49,6 +57,15 @@ void ms_sched_metrics_scheduled(ms_sched_metrics *m, const ms_queued_pod *qp, do
 
 void ms_sched_metrics_algorithm(ms_sched_metrics *m, double seconds) {
     ms_prom_observe(&m->algorithm, &algorithm_bounds, seconds);
+}
+
+void ms_sched_metrics_event(ms_sched_metrics *m, ms_sched_event ev, double seconds) {
+    if ((unsigned)ev < MS_SEV_COUNT) ms_prom_observe(&m->events[ev], &event_bounds, seconds);
+}
+
+void ms_sched_metrics_permit_wait(ms_sched_metrics *m, ms_code code, double seconds) {
+    if ((unsigned)code >= MS_METRICS_NCODES) code = MS_ERROR;
+    ms_prom_observe(&m->permit_wait[code], &algorithm_bounds, seconds > 0 ? seconds : 0);
 }
 
 /* scheduler_unschedulable_pods: per profile and plugin, the pods waiting
@@ -108,6 +125,21 @@ static void render_sli(const ms_sched_metrics *m, ms_buf *b) {
                    "Scheduling algorithm latency in seconds");
     ms_prom_put_histogram(b, "scheduler_scheduling_algorithm_duration_seconds", "", &m->algorithm,
                           &algorithm_bounds);
+    char labels[64];
+    ms_prom_header(b, "scheduler_event_handling_duration_seconds", "histogram", "Event handling latency in seconds.");
+    for (uint32_t k = 0; k < MS_SEV_COUNT; k++) {
+        if (!m->events[k].count) continue;
+        snprintf(labels, sizeof labels, "event=\"%s\"", event_names[k]);
+        ms_prom_put_histogram(b, "scheduler_event_handling_duration_seconds", labels, &m->events[k], &event_bounds);
+    }
+    /* upstream: ExponentialBuckets(0.001, 2, 15), as the algorithm's */
+    ms_prom_header(b, "scheduler_permit_wait_duration_seconds", "histogram", "Duration of waiting on permit.");
+    for (uint32_t c = 0; c < MS_METRICS_NCODES; c++) {
+        if (!m->permit_wait[c].count) continue;
+        snprintf(labels, sizeof labels, "result=\"%s\"", ms_code_str((ms_code)c));
+        ms_prom_put_histogram(b, "scheduler_permit_wait_duration_seconds", labels, &m->permit_wait[c],
+                              &algorithm_bounds);
+    }
 }
 
 void ms_scheduler_render_metrics(ms_scheduler *s, ms_buf *b) {

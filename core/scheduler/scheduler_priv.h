@@ -35,6 +35,7 @@ typedef struct ms_inflight {
     bool deleted;                  /* the pending pod was deleted while binding */
     bool waiting;                  /* parked by Permit until `deadline` */
     double deadline;
+    double parked_at;              /* when Permit made it wait (the scheduler's clock) */
     ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 

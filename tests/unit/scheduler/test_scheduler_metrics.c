@@ -79,6 +79,27 @@ static void test_cycle_metrics(void **state) {
                     tu_series(t, "scheduler_queue_incoming_pods_total{event=\"NodeAdd\",queue=\"active\"}") ==
                 0);   /* -1 + 1: in exactly one of the two */
     assert_true(tu_series(t, "scheduler_unschedulable_pods{plugin=\"TestFit\"," PROFILE "}") == -1);
+    /* every delta handled, by upstream's event label */
+    assert_true(tu_series(t, "scheduler_event_handling_duration_seconds_count{event=\"NodeAdd\"}") == 4);
+    assert_true(tu_series(t, "scheduler_event_handling_duration_seconds_count{event=\"UnscheduledPodAdd\"}") == 2);
+    free(t);
+    env_free(e);
+}
+
+/* A pod Permit made wait until its timeout: one wait, rejected. */
+static void test_permit_wait(void **state) {
+    (void)state;
+    env *e = env_new_opts(0, 1, false, basic_plugins, true);
+    add_node(e, "a", "4", NULL, NULL);
+    add_pod(e, "wait-1", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 100));
+    ms_scheduler_tick(e->s, 106);
+    char *t = render(e);
+    assert_true(tu_series(t, "scheduler_permit_wait_duration_seconds_count{result=\"Unschedulable\"}") == 1);
+    assert_true(tu_series(t, "scheduler_permit_wait_duration_seconds_sum{result=\"Unschedulable\"}") == 6);
+    assert_true(tu_series(t, "scheduler_permit_wait_duration_seconds_bucket{result=\"Unschedulable\",le=\"4.096\"}") == 0);
+    assert_true(tu_series(t, "scheduler_permit_wait_duration_seconds_bucket{result=\"Unschedulable\",le=\"8.192\"}") == 1);
+    assert_true(tu_series(t, EP "{extension_point=\"Permit\"," PROFILE ",status=\"Wait\"}") == 1);
     free(t);
     env_free(e);
 }
@@ -121,6 +142,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cycle_metrics),
         cmocka_unit_test(test_plugin_sampling),
+        cmocka_unit_test(test_permit_wait),
         cmocka_unit_test(test_off_renders_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
