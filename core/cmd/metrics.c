@@ -99,6 +99,7 @@ struct ms_metrics {
      * (ms_scheduler_render_metrics), replaced whole. */
     char *scheduler_text;
     size_t scheduler_len;
+    char *configz;                 /* /configz's answer; NULL: none yet */
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
@@ -134,6 +135,7 @@ void ms_metrics_free(ms_metrics *m) {
     free(m->profiles);
     free(m->policies);
     free(m->scheduler_text);
+    free(m->configz);
     free(m);
 }
 
@@ -302,6 +304,35 @@ void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len) {
     m->scheduler_len = text ? len : 0;
     pthread_mutex_unlock(&m->mu);
     free(old);
+}
+
+bool ms_metrics_set_configz(ms_metrics *m, const char *json) {
+    char *copy = json ? strdup(json) : NULL;
+    if (json && !copy) return false;
+    pthread_mutex_lock(&m->mu);
+    char *old = m->configz;
+    m->configz = copy;
+    pthread_mutex_unlock(&m->mu);
+    free(old);
+    return true;
+}
+
+/* /configz: a copy of the configuration's JSON, 404 before there is one. */
+static void serve_configz(ms_metrics *m, ms_http_answer *out) {
+    pthread_mutex_lock(&m->mu);
+    out->body = m->configz ? strdup(m->configz) : NULL;
+    bool have = m->configz != NULL;
+    pthread_mutex_unlock(&m->mu);
+    if (!have) {
+        out->status = 404;
+        out->body = strdup("not found\n");
+        return;
+    }
+    out->status = out->body ? 200 : 500;
+    if (out->body) {
+        out->len = strlen(out->body);
+        out->content_type = "application/json";
+    }
 }
 
 void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n) {
@@ -545,6 +576,8 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
         /* upstream's healthz answer, byte for byte */
         out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
         out->nosniff = true;
+    } else if (strcmp(path, "/configz") == 0) {
+        serve_configz(m, out);
     } else if (strcmp(path, "/readyz") == 0) {
         char *why;
         bool ok = is_ready(m, &why);

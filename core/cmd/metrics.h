@@ -99,6 +99,9 @@ void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency);
  * (scheduler/scheduler_metrics.h), replacing the previous text; takes the
  * malloc'd text. */
 void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len);
+/* What /configz answers (upstream's configz: {"componentconfig":{...}}),
+ * copied; false when out of memory. */
+bool ms_metrics_set_configz(ms_metrics *m, const char *json);
 /* scheduler_goroutines{operation="binding"}: binds in flight. */
 void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n);
 /* rest_client_requests_total{code,host,method} and
@@ -126,7 +129,8 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
  * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
  * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
  * /readyz 200 once ready and 503 before, or while an unready reason is
- * set (the body says why); anything else 404. */
+ * set (the body says why), /configz the configuration set by
+ * ms_metrics_set_configz (404 before); anything else 404. */
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
 
 /* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;

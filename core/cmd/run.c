@@ -3,6 +3,7 @@
  * reports (cmd/api_reporter.h, through the poster thread of
  * cmd/poster.h). This file sets them up and runs the scheduler thread's
  * loop. See include/moonsched/run.h. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/config_check.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
@@ -699,6 +701,23 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
     return ms_api_binder_new(r->client, r->in, r->metrics, nb, &r->binder, err);
 }
 
+/* /configz: the effective configuration as `config check` prints it, under
+ * upstream's "componentconfig" key. Set once, before scheduling starts. */
+static ms_rc setup_configz(runner *r, ms_error *err) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *eff = doc ? ms_config_describe(&r->cfg, r->sched, err) : NULL;
+    if (!eff) {
+        cJSON_Delete(doc);
+        return doc ? err->rc : ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON_AddItemToObject(doc, "componentconfig", eff);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    bool ok = text && ms_metrics_set_configz(r->metrics, text);
+    cJSON_free(text);
+    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+}
+
 static ms_rc setup_informers(runner *r, ms_error *err) {
     r->deltas = ms_delta_queue_new();
     if (!r->deltas) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -766,6 +785,7 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = setup_secure_serving(r, err)) != MS_OK) return rc;
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
+    if ((rc = setup_configz(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
     if ((rc = setup_leader_election(r, err)) != MS_OK) return rc;
     return setup_controllers(r, err);

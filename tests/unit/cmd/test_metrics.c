@@ -221,6 +221,25 @@ static void test_rest_client_goroutines_process(void **state) {
     ms_metrics_free(m);
 }
 
+static void test_configz(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_http_answer a = {0};
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 404);   /* not set yet */
+    free(a.body);
+    const char *doc = "{\"componentconfig\":{\"kind\":\"KubeSchedulerConfiguration\"}}";
+    assert_true(ms_metrics_set_configz(m, doc));
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 200);
+    assert_string_equal(a.body, doc);
+    assert_int_equal(a.len, strlen(doc));
+    assert_string_equal(a.content_type, "application/json");
+    free(a.body);
+    ms_metrics_free(m);
+}
+
 static void test_health_and_handler(void **state) {
     (void)state;
     ms_metrics *m = ms_metrics_new(NULL, 0);
@@ -394,6 +413,7 @@ int main(void) {
         cmocka_unit_test(test_policies_and_escaping),
         cmocka_unit_test(test_leader_election_gauge),
         cmocka_unit_test(test_rest_client_goroutines_process),
+        cmocka_unit_test(test_configz),
         cmocka_unit_test(test_health_and_handler),
         cmocka_unit_test(test_parse_address),
         cmocka_unit_test(test_server_on_loopback),
