@@ -787,6 +787,24 @@ bool ms_kube_query_escape(char *buf, size_t n, const char *s) {
     return true;
 }
 
+bool ms_kube_server_at_least(ms_kube_client *c, int major, int minor, bool unknown) {
+    ms_kube_response resp;
+    ms_error err = {0};
+    bool at_least = unknown;
+    if (ms_kube_get(c, "/version", &resp, &err) == MS_OK && resp.status == 200 && resp.body) {
+        cJSON *v = cJSON_Parse(resp.body);
+        const cJSON *ma = cJSON_GetObjectItemCaseSensitive(v, "major");
+        const cJSON *mi = cJSON_GetObjectItemCaseSensitive(v, "minor");
+        if (cJSON_IsString(ma) && cJSON_IsString(mi)) {
+            int a = atoi(ma->valuestring), b = atoi(mi->valuestring);
+            at_least = a > major || (a == major && b >= minor);
+        }
+        cJSON_Delete(v);
+    }
+    ms_kube_response_free(&resp);
+    return at_least;
+}
+
 void ms_kube_status_message(const ms_kube_response *r, char *buf, size_t n) {
     if (!n) return;
     buf[0] = '\0';

@@ -152,6 +152,10 @@ bool ms_kube_query_escape(char *buf, size_t n, const char *s);
  * or the start of the body when it is not one, into buf. */
 void ms_kube_status_message(const ms_kube_response *r, char *buf, size_t n);
 
+/* Whether the server's version (GET /version: major, minor; "26+" reads
+ * 26) is at least major.minor; `unknown` when it cannot be read. */
+bool ms_kube_server_at_least(ms_kube_client *c, int major, int minor, bool unknown);
+
 /* Requests made so far, for metrics and tests. */
 typedef struct ms_kube_client_stats {
     uint64_t requests;             /* attempts, retries included */

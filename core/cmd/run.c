@@ -198,9 +198,8 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
 
 static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
-    (void)preemptor;
     (void)node;
-    ms_api_reporter_evict(r->reporter, victim);
+    ms_api_reporter_evict(r->reporter, victim, preemptor);
     return MS_OK;
 }
 
@@ -213,8 +212,9 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     runner *r = ctx;
     (void)attempts;
     r->st.unschedulable++;
+    bool error = r->cycle_error;   /* attempt_failed consumes it */
     attempt_failed(r, pod);
-    ms_api_reporter_unschedulable(r->reporter, pod, message);
+    ms_api_reporter_unschedulable(r->reporter, pod, error, message);
 }
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
@@ -672,8 +672,16 @@ static ms_rc setup_reporting(runner *r, ms_error *err) {
                             .log = r->log};
     ms_rc rc = ms_poster_start(&po, &r->poster, err);
     if (rc != MS_OK) return rc;
+    /* Pod disruption conditions came with 1.26: an older server would
+     * drop the condition, so it is not sent there. Unknown: tried. */
+    bool conditions = ms_kube_server_at_least(r->client, 1, 26, true);
+    ms_log(r->log, MS_LOG_INFO,
+           conditions ? "preemption victims get the DisruptionTarget condition"
+                      : "server before 1.26: preemption victims get no DisruptionTarget condition",
+           NULL);
     ms_api_reporter_options ro2 = {.in = r->in, .poster = r->poster, .events = r->events, .log = r->log,
-                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps};
+                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps,
+                                   .disruption_conditions = conditions};
     if (!(r->reporter = ms_api_reporter_new(&ro2))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
 }
