@@ -1,4 +1,8 @@
 /* Prometheus text exposition helpers. See base/prom.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "base/prom.h"
 
 void ms_prom_observe(ms_prom_histogram *h, const ms_prom_bounds *b, double v) {
@@ -19,14 +23,31 @@ void ms_prom_header(ms_buf *b, const char *name, const char *type, const char *h
     ms_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+void ms_prom_format_float(double v, char *buf, size_t n) {
+    /* the fewest significant digits that read back as v */
+    int digits = 1;
+    char e[40];
+    for (; digits < 17; digits++) {
+        snprintf(e, sizeof e, "%.*e", digits - 1, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    snprintf(e, sizeof e, "%.*e", digits - 1, v);
+    const char *x = strchr(e, 'e');
+    int exp = x ? atoi(x + 1) : 0;
+    /* Go's 'g' with the shortest precision decides on 6 digits */
+    if (exp < -4 || exp >= 6) snprintf(buf, n, "%s", e);
+    else snprintf(buf, n, "%.*f", digits - 1 - exp > 0 ? digits - 1 - exp : 0, v);
+}
+
 void ms_prom_put_histogram(ms_buf *b, const char *name, const char *labels, const ms_prom_histogram *h,
                            const ms_prom_bounds *bounds) {
     const char *sep = labels[0] ? "," : "";
     uint64_t cum = 0;
+    char le[40];
     for (uint32_t i = 0; i < bounds->n; i++) {
         cum += h->buckets[i];
-        ms_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds->le[i],
-                      (unsigned long long)cum);
+        ms_prom_format_float(bounds->le[i], le, sizeof le);
+        ms_buf_printf(b, "%s_bucket{%s%sle=\"%s\"} %llu\n", name, labels, sep, le, (unsigned long long)cum);
     }
     cum += h->buckets[bounds->n];
     ms_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cum);

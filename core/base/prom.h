@@ -31,6 +31,11 @@ void ms_prom_merge(ms_prom_histogram *into, const ms_prom_histogram *h);
 
 /* "# HELP name help\n# TYPE name type\n". */
 void ms_prom_header(ms_buf *b, const char *name, const char *type, const char *help);
+/* v as Go's strconv.FormatFloat(v, 'g', -1, 64) writes it, as upstream's
+ * le labels are: the shortest digits that read back as v, in exponent
+ * form below 1e-4 and from 1e6 ("1e-05", "1.5000000000000002e-05",
+ * "0.0001", "16.384", "64"). */
+void ms_prom_format_float(double v, char *buf, size_t n);
 /* name_bucket{labels,le=...}, name_sum, name_count; labels: "" or
  * `a="x",b="y"` already escaped. */
 void ms_prom_put_histogram(ms_buf *b, const char *name, const char *labels, const ms_prom_histogram *h,

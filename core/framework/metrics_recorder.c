@@ -6,14 +6,18 @@
 #include "framework/metrics_recorder.h"
 
 /* upstream: ExponentialBuckets(0.0001, 2, 12) for extension points,
- * ExponentialBuckets(0.00001, 1.5, 20) for plugins. */
+ * ExponentialBuckets(0.00001, 1.5, 20) for plugins, the latter as Go
+ * computes them (each bound the previous one times 1.5, rounded), so that
+ * the le labels are upstream's to the last digit. */
 static const double point_le[] = {0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032,
                                   0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048};
-static const double plugin_le[] = {1e-05,          1.5e-05,        2.25e-05,       3.375e-05,
-                                   5.0625e-05,     7.59375e-05,    0.0001139063,   0.0001708594,
-                                   0.0002562891,   0.0003844336,   0.0005766504,   0.0008649756,
-                                   0.001297463,    0.001946195,    0.002919293,    0.004378939,
-                                   0.006568408,    0.009852613,    0.01477892,     0.02216838};
+static const double plugin_le[] = {
+    1e-05, 1.5000000000000002e-05, 2.2500000000000005e-05, 3.375000000000001e-05,
+    5.062500000000001e-05, 7.593750000000002e-05, 0.00011390625000000003, 0.00017085937500000006,
+    0.0002562890625000001, 0.00038443359375000017, 0.0005766503906250003, 0.0008649755859375004,
+    0.0012974633789062506, 0.0019461950683593758, 0.0029192926025390638, 0.004378938903808595,
+    0.006568408355712893, 0.009852612533569338, 0.014778918800354007, 0.02216837820053101,
+};
 static const ms_prom_bounds point_bounds = {point_le, sizeof point_le / sizeof point_le[0]};
 static const ms_prom_bounds plugin_bounds = {plugin_le, sizeof plugin_le / sizeof plugin_le[0]};
 
