@@ -65,6 +65,28 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# The ServiceAccounts default/reader, bound to a ClusterRole that may get
+# the non-resource URLs given (a JSON list's items: '"/metrics"'), and
+# default/nobody, with their tokens in $reader and $nobody.
+reader_and_nobody() {   # urls
+    local sa
+    for sa in reader nobody; do
+        kube_api POST /api/v1/namespaces/default/serviceaccounts \
+            "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$sa\"}}" >/dev/null
+    done
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"reader\"},\"rules\":[{\"nonResourceURLs\":[$1],\"verbs\":[\"get\"]}]}" >/dev/null
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+        '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"reader","namespace":"default"}]}' >/dev/null
+    reader=$(token_of reader)
+    nobody=$(token_of nobody)
+}
+token_of() {   # a ServiceAccount of default: a token for an hour
+    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+        jq -r '.status.token // empty'
+}
+
 wait_for() {   # seconds, command: true once the command is
     local end=$((SECONDS + $1))
     while [ $SECONDS -lt "$end" ]; do

@@ -23,21 +23,7 @@ mkpod() {    # name cpu
 node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 
 # --- identities: a reader of /metrics and /configz, and nobody ---------------------
-for sa in reader nobody; do
-    kube_api POST /api/v1/namespaces/default/serviceaccounts \
-        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$sa\"}}" >/dev/null
-done
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"scheduler-reader"},"rules":[{"nonResourceURLs":["/metrics","/configz"],"verbs":["get"]}]}' >/dev/null
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"scheduler-reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"scheduler-reader"},"subjects":[{"kind":"ServiceAccount","name":"reader","namespace":"default"}]}' >/dev/null
-token_of() {
-    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
-        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
-        jq -r '.status.token // empty'
-}
-reader=$(token_of reader)
-nobody=$(token_of nobody)
+reader_and_nobody '"/metrics","/configz"'
 
 # --- a scheduler with work done: four pods bound, one that fits nowhere ----------------
 mknode n1 2
