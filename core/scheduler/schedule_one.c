@@ -61,13 +61,27 @@ static void point_done(const ms_cycle *c, ms_extension_point ep, ms_code code, d
 
 /* plugin_evaluation_total of a Filter pass through `plan` (upstream counts
  * each plugin call per node): a node reached every plugin up to the one
- * that rejected it. Counted from the statuses after the pass, so that the
- * loop over nodes stays as it is. */
+ * that rejected it. Counted after the pass, so that the loop over nodes
+ * stays as it is; when every node passed (`found` of `processed`), each
+ * plugin saw them all and no status needs a look. */
+static void count_filter_rejections(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
+                                    uint32_t n, uint32_t start, uint32_t processed);
+
 static void count_filter_evaluations(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
-                                     uint32_t n, uint32_t start, uint32_t processed) {
+                                     uint32_t n, uint32_t start, uint32_t processed, uint32_t found) {
+    if (found < processed) {
+        count_filter_rejections(c, plan, statuses, n, start, processed);
+        return;
+    }
+    for (uint32_t k = 0; k < plan->n; k++) c->rec->evaluations[MS_EP_FILTER][plan->steps[k].plugin] += processed;
+}
+
+static void count_filter_rejections(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
+                                    uint32_t n, uint32_t start, uint32_t processed) {
     uint32_t rejected[MS_MAX_PLUGINS] = {0};
-    for (uint32_t p = 0; p < processed; p++) {
-        const ms_status *st = &statuses[((uint64_t)start + p) % n];
+    /* the pass ran from start, wrapping round at n */
+    for (uint32_t p = 0, i = start; p < processed; p++, i = i + 1 == n ? 0 : i + 1) {
+        const ms_status *st = &statuses[i];
         if (st->code != MS_SUCCESS && st->plugin >= 0 && st->plugin < MS_MAX_PLUGINS) rejected[st->plugin]++;
     }
     uint64_t reached = processed;
@@ -278,6 +292,24 @@ static ms_code filter_nominated_node(const ms_framework *fw, ms_cycle *c, ms_nod
     return code;
 }
 
+/* In a sampled cycle, the Filter calls timed per plugin are those on the
+ * first nodes of the pass only: a plugin's calls cost about the same on
+ * every node, and timing each of thousands would make the sampled cycle
+ * several times dearer than the others. */
+#define FILTER_TIMED_NODES 32u
+
+/* The Filter of one node when the plan alone will not do: the node's
+ * nominated pods (queue non-NULL) taken into account, and with `timed`
+ * each plugin call timed (the runner that times them). */
+static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_filter_plan *plan,
+                                const ms_queue *queue, ms_node_info *ni, ms_status *st, bool timed) {
+    c->sample = timed;
+    uint32_t nn = 0;
+    ms_pod *const *nominees = queue ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
+    if (nn) return ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, st);
+    return timed ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
+}
+
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
                              bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
                              uint32_t *start_out, bool *via_nominated, ms_status *err) {
@@ -325,14 +357,15 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     ms_code code = MS_SUCCESS;
     if (ms_framework_has_filter_batch(fw))
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
+    /* One test per node decides between the plan and the rest: nominated
+     * pods somewhere (every node), or a sampled cycle (its first nodes). */
+    const bool sampled = c->sample;
+    const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        uint32_t nn = 0;
-        ms_pod *const *nominees = nominations ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
-        /* A sampled cycle times each plugin: the runner that does. */
-        code = nn          ? ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, &statuses[i])
-               : c->sample ? ms_framework_run_filter(fw, c, ni, &statuses[i])
-                           : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        code = processed < slow_until ? filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i],
+                                                         sampled && processed < FILTER_TIMED_NODES)
+                                      : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
@@ -346,7 +379,8 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     s->next_start = (uint32_t)(((uint64_t)start + processed) % n);
     *nfeasible = found;
     *evaluated = processed;
-    if (c->rec) count_filter_evaluations(c, &plan, statuses, n, start, processed);
+    c->sample = sampled;
+    if (c->rec) count_filter_evaluations(c, &plan, statuses, n, start, processed, found);
     return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
 }
 

@@ -126,6 +126,31 @@ static void test_plugin_sampling(void **state) {
     env_free(e);
 }
 
+/* A sampled cycle times the Filter calls on its first 32 nodes only;
+ * evaluations count every node. */
+static void test_filter_timing_bounded(void **state) {
+    (void)state;
+    env *e = env_new_opts(100, 1, false, basic_plugins, true);
+    e->complete_at_once = true;
+    for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%02d", i);
+        add_node(e, name, "4", NULL, NULL);
+    }
+    add_pod(e, "web", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    char *t = render(e);
+    assert_true(tu_series(t, "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
+                             "plugin=\"TestFit\",status=\"Success\"}") == 32);
+    assert_true(tu_series(t, "scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"TestFit\"," PROFILE
+                             "}") == 40);
+    /* the rest of the cycle is still sampled */
+    assert_true(tu_series(t, "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Score\","
+                             "plugin=\"TestScore\",status=\"Success\"}") == 1);
+    free(t);
+    env_free(e);
+}
+
 static void test_off_renders_nothing(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -143,6 +168,7 @@ int main(void) {
         cmocka_unit_test(test_cycle_metrics),
         cmocka_unit_test(test_plugin_sampling),
         cmocka_unit_test(test_permit_wait),
+        cmocka_unit_test(test_filter_timing_bounded),
         cmocka_unit_test(test_off_renders_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
