@@ -10,7 +10,8 @@
  * (one cycle in ten, upstream's pluginMetricsSamplePercent = 10; here every
  * tenth cycle rather than a random tenth, so that sampling draws nothing
  * from the scheduler's random source): outside sampled cycles a runner
- * pays one pointer test per plugin call. */
+ * pays one flag test per plugin call, and the per-node Filter loop none
+ * (scheduler/schedule_one.c times the first nodes of a sampled pass). */
 #ifndef MOONSCHED_FRAMEWORK_METRICS_RECORDER_H
 #define MOONSCHED_FRAMEWORK_METRICS_RECORDER_H
 
