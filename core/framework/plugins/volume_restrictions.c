@@ -121,13 +121,15 @@ static ms_code volume_restrictions_pre_filter(void *self, ms_cycle *c, ms_status
 static ms_code volume_restrictions_filter(void *self, ms_cycle *c, const ms_node_info *ni,
                                           ms_status *st) {
     (void)self;
+    /* without PreFilter's state: the disks only */
     const vr_state *s = c->state[c->current];
-    for (uint32_t k = 0; s->disks && k < ni->npods; k++) {
+    bool disks = !s || s->disks;
+    for (uint32_t k = 0; disks && k < ni->npods; k++) {
         const ms_pod *other = ni->pods[k];
         if (other->nvolumes && pod_conflicts(c->pod, other))
             return ms_status_set(st, MS_UNSCHEDULABLE, "node(s) had no available disk");
     }
-    if (s->conflicting)
+    if (s && s->conflicting)
         return ms_status_set(st, MS_UNSCHEDULABLE,
                              "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode");
     return MS_SUCCESS;

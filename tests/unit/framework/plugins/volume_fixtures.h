@@ -6,6 +6,7 @@
 #define MOONSCHED_TEST_VOLUME_FIXTURES_H
 
 #include "fixtures.h"
+#include "backend/volume_store.h"
 #include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/framework.h"
@@ -13,17 +14,34 @@
 #include "moonsched/plugin.h"
 
 static fx_env env;
+/* The storage objects the plugins see (ms_handle.volumes); empty unless a
+ * test adds some with store_add. */
+static ms_volume_store *store;
 
 static inline int setup(void **state) {
     (void)state;
     fx_env_init(&env);
+    store = ms_volume_store_new(env.in);
     return 0;
 }
 
 static inline int teardown(void **state) {
     (void)state;
+    ms_volume_store_free(store);
     fx_env_free(&env);
     return 0;
+}
+
+static inline void store_add(ms_storage_kind kind, const char *yaml) {
+    ms_storage_object *o = fx_storage(&env.d, kind, yaml);
+    assert_int_equal(ms_volume_store_set(store, o, NULL), MS_OK);
+    ms_storage_unref(o);
+}
+
+/* Empties the store between cases. */
+static inline void store_reset(void) {
+    ms_volume_store_free(store);
+    store = ms_volume_store_new(env.in);
 }
 
 /* A pod named `name` with spec.volumes = volumes (a YAML flow list; NULL:
@@ -49,6 +67,7 @@ static inline void harness_init(harness *hx, const char *plugin, ms_pod *pod) {
     assert_non_null(hx->ops);
     assert_null(hx->ops->create);
     hx->h.in = env.in;
+    hx->h.volumes = store;
     ms_arena_init(&hx->arena, 1024);
     hx->c.pod = pod;
     hx->c.arena = &hx->arena;
