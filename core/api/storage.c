@@ -47,8 +47,9 @@ ms_storage_object *ms_storage_copy(ms_storage_object *o) {
     memcpy(c, o, sizeof *c);
     atomic_init(&c->refs, 1);
     ms_arena_init(&c->arena, 256);
-    /* The chain stays one deep: a copy of a copy shares the first base. */
-    c->base = ms_storage_ref(o->base ? o->base : o);
+    /* A copy of a copy references the copy: its own arena may hold
+     * fields (a claimRef's uid) the copy points at. */
+    c->base = ms_storage_ref(o);
     return c;
 }
 

@@ -191,7 +191,8 @@ static inline ms_storage_object *ms_storage_ref(ms_storage_object *o) {
 }
 void ms_storage_unref(ms_storage_object *o);
 
-/* A copy sharing the arena data of `o` (which it references): used by the
+/* A copy sharing the pointer fields of `o` (which it references, and so
+ * everything `o` references): used by the
  * assume layer for a PV with a claimRef, or a PVC with a volumeName, that
  * exists only in the scheduler's memory. */
 ms_storage_object *ms_storage_copy(ms_storage_object *o);

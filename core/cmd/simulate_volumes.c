@@ -32,7 +32,10 @@ ms_rc ms_sim_volumes_keep(ms_sim_volumes *v, const ms_decoder *d, ms_storage_kin
                           const cJSON *obj, ms_error *err) {
     ms_storage_object *o;
     ms_rc rc = ms_storage_decode(d, kind, obj, &o, err);
-    if (rc != MS_OK) return rc;
+    return rc == MS_OK ? ms_sim_volumes_add(v, o, err) : rc;
+}
+
+ms_rc ms_sim_volumes_add(ms_sim_volumes *v, ms_storage_object *o, ms_error *err) {
     if (!ms_array_grow((void **)&v->objs, &v->cap, v->n + 1, sizeof *v->objs)) {
         ms_storage_unref(o);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -200,22 +203,30 @@ static ms_rc provision(ms_sim_volumes *v, const ms_volume_binding *b, ms_str nod
     return rc == MS_OK ? bind_claim(v, claim, *pv_name, node_name) : rc;
 }
 
+/* One binding, with references held: each write replaces objects in the
+ * store, which may free the ones the binder was given. */
+static ms_rc bind_one(ms_sim_volumes *v, const ms_pod *pod, ms_str node, const ms_volume_binding *given, bool dynamic) {
+    ms_volume_binding b = {ms_storage_ref(given->pvc), given->pv ? ms_storage_ref(given->pv) : NULL};
+    ms_str pv_name = MS_STR_NONE;
+    ms_rc rc = dynamic ? provision(v, &b, node, &pv_name) : bind_static(v, &b);
+    if (!dynamic) pv_name = b.pv->meta.name;
+    if (rc == MS_OK && !record(v, pod, b.pvc->meta.name, pv_name, dynamic)) rc = MS_ENOMEM;
+    ms_storage_unref(b.pvc);
+    ms_storage_unref(b.pv);
+    return rc;
+}
+
 static ms_rc sim_volume_bind(void *ctx, const ms_pod *pod, ms_str node, const ms_pod_volumes *pv,
                              ms_error *err) {
     ms_sim_volumes *v = ctx;
-    for (uint32_t i = 0; i < pv->nbindings; i++) {
-        const ms_volume_binding *b = &pv->bindings[i];
-        if (bind_static(v, b) != MS_OK || !record(v, pod, b->pvc->meta.name, b->pv->meta.name, false))
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
-    for (uint32_t i = 0; i < pv->nprovisions; i++) {
-        const ms_volume_binding *b = &pv->provisions[i];
-        ms_str name = MS_STR_NONE;
-        ms_rc rc = provision(v, b, node, &name);
-        if (rc == MS_OK && !record(v, pod, b->pvc->meta.name, name, true)) rc = MS_ENOMEM;
+    for (uint32_t i = 0; i < pv->nbindings + pv->nprovisions; i++) {
+        bool dynamic = i >= pv->nbindings;
+        const ms_volume_binding *b = dynamic ? &pv->provisions[i - pv->nbindings] : &pv->bindings[i];
+        ms_str claim = b->pvc->meta.name;
+        ms_rc rc = bind_one(v, pod, node, b, dynamic);
         if (rc != MS_OK)
-            return ms_error_set(err, rc, "provisioning %s: %s", ms_str_get(v->in, b->pvc->meta.name),
-                                ms_rc_str(rc));
+            return ms_error_set(err, rc, "%s %s: %s", dynamic ? "provisioning" : "binding",
+                                ms_str_get(v->in, claim), ms_rc_str(rc));
     }
     return MS_OK;
 }

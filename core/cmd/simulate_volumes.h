@@ -50,6 +50,8 @@ void ms_sim_volumes_free(ms_sim_volumes *v);
 /* Decodes and keeps an object of a storage kind. */
 ms_rc ms_sim_volumes_keep(ms_sim_volumes *v, const ms_decoder *d, ms_storage_kind kind,
                           const cJSON *obj, ms_error *err);
+/* Keeps a decoded object (takes the caller's reference). */
+ms_rc ms_sim_volumes_add(ms_sim_volumes *v, ms_storage_object *o, ms_error *err);
 /* Settles the loaded objects as the PV controller would, and feeds them. */
 ms_rc ms_sim_volumes_feed(ms_sim_volumes *v, ms_scheduler *sched, double now, ms_error *err);
 /* Writes "claim=pv" (", " between, "(provisioned)" after a provisioned

@@ -260,7 +260,9 @@ int ms_vb_check_bindings(const ms_vb_state *st, const ms_volume_store *vs, ms_st
                             ms_str_get(in, p->pv_name));
             /* our write has not come back yet */
             if (pv->version <= p->version && !bound_to_claim(&pv->u.pv, pvc)) return 0;
-            if (!pv->u.pv.has_claim_ref || !pv->u.pv.claim_uid || !*pv->u.pv.claim_uid)
+            /* (a claim without a uid, as in simulate's files, is matched by name) */
+            if (!pv->u.pv.has_claim_ref ||
+                (*pvc->meta.uid && (!pv->u.pv.claim_uid || !*pv->u.pv.claim_uid)))
                 return fail(a, why, "binding volumes: ClaimRef got reset for pv \"%s\"", ms_str_get(in, p->pv_name));
         } else {
             if (pvc->version <= p->version && pvc->u.pvc.selected_node != node) return 0;

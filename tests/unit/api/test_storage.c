@@ -25,8 +25,9 @@ static void test_copy_and_affinity(void **state) {
                                        " [{key: kubernetes.io/hostname, operator: In, values: [n1]}]}]}}}");
     ms_storage_object *copy = ms_storage_copy(pv);
     ms_storage_object *copy2 = ms_storage_copy(copy);
-    /* copies share the first object's data, which they keep alive */
-    assert_ptr_equal(copy2->base, pv);
+    /* copies keep what they were copied from alive */
+    assert_ptr_equal(copy2->base, copy);
+    assert_ptr_equal(copy->base, pv);
     ms_storage_unref(pv);
     ms_labels l1 = {0}, l2 = {0};
     ms_str key = ms_intern_cstr(env.in, "kubernetes.io/hostname");

@@ -270,6 +270,31 @@ static void test_smallest_fit_and_reserve(void **state) {
     ms_pod_unref(pb);
 }
 
+/* Local PVs on both nodes: both nodes fit, each gets its own PV. */
+static void test_pv_per_node(void **state) {
+    (void)state;
+    reset();
+    add(MS_SK_STORAGE_CLASS, LOCAL_SC);
+    local_pv("pv-a", "10Gi", "n1");
+    local_pv("pv-b", "10Gi", "n2");
+    claim("c", "local", NULL);
+    ms_pod *pod = pod_claims("p", "c", NULL);
+    harness hx;
+    vb_init(&hx, pod);
+    ms_status st;
+    assert_int_equal(pre_filter(&hx, &st), MS_SUCCESS);
+    assert_int_equal(filter(&hx, "n1", &st), MS_SUCCESS);
+    assert_int_equal(filter(&hx, "n2", &st), MS_SUCCESS);
+    assert_int_equal(hx.ops->reserve(hx.self, &hx.c, S("n2"), &st), MS_SUCCESS);
+    assert_true(ms_volume_store_is_assumed(store, MS_SK_PV, MS_STR_NONE, S("pv-b")));
+    double timeout = 0;
+    assert_int_equal(hx.ops->pre_bind(hx.self, &hx.c, S("n2"), &timeout, &st), MS_WAIT);
+    assert_int_equal(rec.pv, S("pv-b"));
+    hx.ops->unreserve(hx.self, &hx.c, S("n2"));
+    harness_free(&hx);
+    ms_pod_unref(pod);
+}
+
 /* Two claims of one pod never get the same PV. */
 static void test_two_claims_one_pod(void **state) {
     (void)state;
@@ -403,6 +428,7 @@ int main(void) {
         cmocka_unit_test(test_filter_reasons),
         cmocka_unit_test(test_filter_provisioning),
         cmocka_unit_test(test_smallest_fit_and_reserve),
+        cmocka_unit_test(test_pv_per_node),
         cmocka_unit_test(test_two_claims_one_pod),
         cmocka_unit_test(test_pre_bind),
         cmocka_unit_test(test_pre_bind_failures),
