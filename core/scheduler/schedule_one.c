@@ -468,7 +468,9 @@ void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_repo
 
     /* The record is findable before Bind, so that a binder that answers at
      * once (ms_scheduler_bind_done from inside bind) finds it. */
-    ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
+    uint32_t next = 0;
+    double timeout = 0;
+    ms_code code = ms_framework_run_pre_bind(fw, &r->cycle, node, &next, &timeout, &st);
     const char *point = "PreBind";
     if (code == MS_SUCCESS && s->ext) {
         /* upstream: an extender that binds comes before the Bind plugins.

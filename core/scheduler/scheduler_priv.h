@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "api/namespace_store.h"
 #include "backend/snapshot.h"
+#include "backend/volume_store.h"
 #include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/arena.h"
@@ -63,6 +64,7 @@ struct ms_scheduler {
     ms_queue *queue;
     ms_snapshot snap;
     ms_namespaces namespaces;      /* labels for pod affinity's namespaceSelector */
+    ms_volume_store *volumes;      /* PVs, PVCs, classes, CSI objects (storage_events.c) */
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;

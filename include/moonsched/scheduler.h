@@ -99,6 +99,10 @@ typedef struct ms_scheduler_options {
     const ms_config *config;       /* copied where needed; must outlive the call only */
     ms_interner *in;
     ms_binder binder;
+    /* Where VolumeBinding's PreBind writes PV and claim updates
+     * (core/framework/volume_binder.h); NULL: pods whose claims need
+     * binding fail in PreBind. Must outlive the scheduler. */
+    const struct ms_volume_binder *volume_binder;
     ms_reporter reporter;
     ms_evictor evictor;
     uint64_t seed;                 /* random choice among equal top scores */

@@ -102,9 +102,10 @@ static ms_code fk_permit(void *self, ms_cycle *c, ms_str node, double *timeout, 
     *timeout = f->permit_timeout;
     return answer(f, c, "permit", f->permit, st);
 }
-static ms_code fk_pre_bind(void *self, const ms_pod *pod, ms_str node, ms_status *st) {
-    (void)pod;
+static ms_code fk_pre_bind(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
+    (void)c;
     (void)node;
+    (void)timeout;
     return answer(self, NULL, "preBind", ((fake *)self)->pre_bind, st);
 }
 static ms_code fk_bind(void *self, const ms_pod *pod, ms_str node, ms_status *st) {
@@ -670,7 +671,11 @@ static void test_bind_chain_and_pre_post_bind(void **state) {
     start(fx);
     ms_status st;
     fakes[FA].bind = MS_SKIP;
-    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, fx->pod, 3, &st), MS_SUCCESS);
+    ms_cycle c = {.pod = fx->pod};
+    uint32_t next = 0;
+    double timeout = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_SUCCESS);
+    assert_int_equal(next, 3);
     assert_int_equal(ms_framework_run_bind(&fx->fw, fx->pod, 3, &st), MS_SUCCESS);
     assert_int_equal(st.plugin, (int)b);
     ms_framework_run_post_bind(&fx->fw, fx->pod, 3);
@@ -688,8 +693,20 @@ static void test_bind_chain_and_pre_post_bind(void **state) {
     assert_int_equal(ms_framework_run_bind(&fx->fw, fx->pod, 3, &st), MS_ERROR);
 
     calls[0] = '\0';
+    fakes[FB].pre_bind = MS_WAIT;
+    next = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_WAIT);
+    assert_int_equal(next, 1);
+    assert_int_equal(st.plugin, (int)b);
+    calls[0] = '\0';
+    fakes[FB].pre_bind = MS_SUCCESS;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_SUCCESS);
+    assert_string_equal(calls, "B.preBind C.preBind");
+
+    calls[0] = '\0';
     fakes[FB].pre_bind = MS_ERROR;
-    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, fx->pod, 3, &st), MS_ERROR);
+    next = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_ERROR);
     assert_int_equal(st.plugin, (int)b);
     assert_string_equal(calls, "A.preBind B.preBind");
     ms_framework_destroy(&fx->fw);
