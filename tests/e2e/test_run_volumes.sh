@@ -60,9 +60,9 @@ local_on() {  # node -> spec fields of a local volume there
         [{matchExpressions: [{key: "kubernetes.io/hostname", operator: "In", values: [$n]}]}]}}}'
 }
 mkpod() {    # group name [claim...]: one volume per claim, on the group's nodes
-    local g=$1 n=$2
+    local g=$1 name=$2
     shift 2
-    jq -n --arg n "$n" --arg s "$(sched_of "$g")" --arg g "$g" --args '{apiVersion: "v1", kind: "Pod", metadata: {name: $n},
+    jq -n --arg n "$name" --arg s "$(sched_of "$g")" --arg g "$g" --args '{apiVersion: "v1", kind: "Pod", metadata: {name: $n},
         spec: {schedulerName: $s, nodeSelector: {group: $g},
                containers: [{name: "c", image: "pause", resources: {requests: {cpu: "100m", memory: "64Mi"}}}],
                volumes: [$ARGS.positional | to_entries[] | {name: "v\(.key)", persistentVolumeClaim: {claimName: .value}}]}}' "$@" |
@@ -76,7 +76,8 @@ pvc_json() { kube_api GET "/api/v1/namespaces/$1/persistentvolumeclaims/$2"; }
 node_of() { pod_json "$1" "$2" | jq -r --arg g "$1-" '(.spec.nodeName // "-") | ltrimstr($g)'; }
 bound() { [ "$(node_of "$1" "$2")" != - ]; }
 claim_of() {   # phase and volume of a claim, the volume without the group prefix
-    pvc_json "$1" "$2" | jq -r --arg g "$1-" '"\(.status.phase // "gone")/\((.spec.volumeName // "-") | ltrimstr($g))"'
+    pvc_json "$1" "$2" | jq -r --arg g "$1-" 'if .kind != "PersistentVolumeClaim" then "gone/-"
+        else "\(.status.phase // "-")/\((.spec.volumeName // "-") | ltrimstr($g))" end'
 }
 claim_bound() { case $(claim_of "$1" "$2") in Bound/*) true ;; *) false ;; esac; }
 # The PodScheduled=False message, reduced to the counts of what is about
@@ -107,10 +108,14 @@ compare() {   # scenario
         "cmp -s '$dir/outcome.$1.ks' '$dir/outcome.$1.ms'"
 }
 each() { local g; for g in $groups; do "$@" "$g"; done; }
-all_groups() {   # command with G for the group -> true when it holds for every group
-    local g
-    for g in $groups; do eval "${1//\$G/$g}" || return 1; done
+all_groups() {   # predicate [args]: true when `predicate GROUP args` holds for every group
+    local g f=$1
+    shift
+    for g in $groups; do "$f" "$g" "$@" || return 1; done
 }
+node_is() { [ "$(node_of "$1" "$2")" = "$3" ]; }     # group pod node
+claim_is() { [ "$(claim_of "$1" "$2")" = "$3" ]; }   # group claim phase/volume
+claims_bound() { local g=$1 c; shift; for c in "$@"; do claim_bound "$g" "$c" || return 1; done; }
 
 # --- the cluster -----------------------------------------------------------------------
 for g in $groups; do
@@ -131,7 +136,7 @@ mkclass dyn-never example.com/nobody WaitForFirstConsumer
 check "kube-controller-manager started (persistentvolume-binder,pvc-protection)" \
     start_kcm persistentvolume-binder,pvc-protection
 check_eval "the PV controller runs" \
-    "wait_for 30 'grep -q \"Starting persistent volume controller\" \"$dir/kcm.log\"'"
+    "wait_for 30 'grep -qs \"Starting persistent volume controller\" \"$dir/kcm.log\"'"
 
 bind_timeout=20
 vb_args="bindTimeoutSeconds: $bind_timeout"
@@ -203,10 +208,10 @@ for g in $groups; do
     mkpod "$g" local-1 data
 done
 check_eval "local WFFC: every scheduler placed its pod on the PV's node and the claim is Bound to it" \
-    "wait_for 40 'all_groups \"[ \\\"\\\$(node_of \$G local-1)\\\" = n2 ] && [ \\\"\\\$(claim_of \$G data)\\\" = Bound/local-n2 ]\"'"
+    "wait_for 40 'all_groups node_is local-1 n2 && all_groups claim_is data Bound/local-n2'"
 for g in $groups; do mkpod "$g" local-2 data; done
 check_eval "local WFFC: a second pod of the bound claim follows it to n2" \
-    "wait_for 20 'all_groups \"[ \\\"\\\$(node_of \$G local-2)\\\" = n2 ]\"'"
+    "wait_for 20 'all_groups node_is local-2 n2'"
 for g in $groups; do
     outcome local "$g" "local-1 on $(node_of "$g" local-1), local-2 on $(node_of "$g" local-2), claim $(claim_of "$g" data), PV claimRef $(kube_api GET "/api/v1/persistentvolumes/$g-local-n2" | jq -r '.spec.claimRef.name // "-"')"
 done
@@ -218,8 +223,10 @@ for g in $groups; do
     mkpvc "$g" race-a local-wffc >/dev/null
     mkpvc "$g" race-b local-wffc >/dev/null
 done
-for g in $groups; do mkpod "$g" race-a race-a & mkpod "$g" race-b race-b & done
-wait
+# (`wait` with pids: a bare wait would wait for the provisioner too)
+pids=()
+for g in $groups; do mkpod "$g" race-a race-a & pids+=($!); mkpod "$g" race-b race-b & pids+=($!); done
+wait "${pids[@]}"
 race_settled() {   # one bound with its claim, the other pending with a reason
     local a b
     a=$(node_of "$1" race-a); b=$(node_of "$1" race-b)
@@ -227,7 +234,7 @@ race_settled() {   # one bound with its claim, the other pending with a reason
     else [ "$b" != - ] && claim_bound "$1" race-b && [ -n "$(why_pending "$1" race-a)" ]; fi
 }
 check_eval "race: one pod bound (on n1, its claim Bound), the other pending with a reason" \
-    "wait_for 40 'all_groups \"race_settled \$G\"'"
+    "wait_for 40 'all_groups race_settled'"
 sleep 2
 for g in $groups; do
     if bound "$g" race-a; then w=race-a l=race-b; else w=race-b l=race-a; fi
@@ -250,12 +257,12 @@ for g in $groups; do
     done
 done
 check_eval "zonal: the PV controller bound the pre-bound claims" \
-    "wait_for 20 'all_groups \"claim_bound \$G zonal-zone-b && claim_bound \$G zonal-zone-c\"'"
+    "wait_for 20 'all_groups claims_bound zonal-zone-b zonal-zone-c'"
 for g in $groups; do mkpod "$g" zonal-b zonal-zone-b; mkpod "$g" zonal-c zonal-zone-c; done
 check_eval "zonal: the pod of a zone-b disk is placed on zone-b's only node (n3)" \
-    "wait_for 20 'all_groups \"[ \\\"\\\$(node_of \$G zonal-b)\\\" = n3 ]\"'"
+    "wait_for 20 'all_groups node_is zonal-b n3'"
 check_eval "zonal: the pod of a zone-c disk (no node there) is pending: \"3 node(s) had no available volume zone\"" \
-    "wait_for 20 'all_groups \"pending_with \$G zonal-c \\\"3 node(s) had no available volume zone\\\"\"'"
+    "wait_for 20 'all_groups pending_with zonal-c \"3 node(s) had no available volume zone\"'"
 for g in $groups; do
     outcome zonal "$g" "zone-b pod on $(node_of "$g" zonal-b); zone-c pod: $(why_pending "$g" zonal-c)"
 done
@@ -264,14 +271,14 @@ compare zonal
 # === 4. an Immediate class with an unbound claim ============================================
 for g in $groups; do mkpvc "$g" imm immediate >/dev/null; mkpod "$g" imm imm; done
 check_eval "immediate: the pod of an unbound Immediate claim is pending: \"pod has unbound immediate PersistentVolumeClaims\"" \
-    "wait_for 20 'all_groups \"pending_with \$G imm \\\"pod has unbound immediate PersistentVolumeClaims\\\"\"'"
+    "wait_for 20 'all_groups pending_with imm \"pod has unbound immediate PersistentVolumeClaims\"'"
 for g in $groups; do outcome immediate "$g" "$(why_pending "$g" imm)"; done
 compare immediate
 # A matching PV appears: the PV controller binds the claim, and the
 # claim's update sends the pod back to be scheduled.
 for g in $groups; do mkpv "$g-imm-n3" immediate "$(local_on "$g-n3")"; done
 check_eval "immediate: once a PV appears and the PV controller binds the claim, the pod is placed on the PV's node" \
-    "wait_for 40 'all_groups \"[ \\\"\\\$(node_of \$G imm)\\\" = n3 ]\"'"
+    "wait_for 40 'all_groups node_is imm n3'"
 for g in $groups; do outcome immediate-later "$g" "pod on $(node_of "$g" imm), claim $(claim_of "$g" imm)"; done
 compare immediate-later
 
@@ -280,8 +287,8 @@ compare immediate-later
 # attachable volume of driver csi.example.com each. Four pods with a
 # volume of that driver each: three nodes, one volume per node.
 for g in $groups; do
-    for n in n1 n2 n3; do
-        kube_api POST /apis/storage.k8s.io/v1/csinodes "$(jq -n --arg n "$g-$n" '{apiVersion: "storage.k8s.io/v1", kind: "CSINode",
+    for nd in n1 n2 n3; do
+        kube_api POST /apis/storage.k8s.io/v1/csinodes "$(jq -n --arg n "$g-$nd" '{apiVersion: "storage.k8s.io/v1", kind: "CSINode",
             metadata: {name: $n}, spec: {drivers: [{name: "csi.example.com", nodeID: $n, allocatable: {count: 1}}]}}')" >/dev/null
     done
     for i in 1 2 3 4; do
@@ -291,30 +298,31 @@ for g in $groups; do
     done
 done
 check_eval "csi: the PV controller bound the four claims of each scheduler" \
-    "wait_for 20 'all_groups \"claim_bound \$G csi-1 && claim_bound \$G csi-2 && claim_bound \$G csi-3 && claim_bound \$G csi-4\"'"
+    "wait_for 20 'all_groups claims_bound csi-1 csi-2 csi-3 csi-4'"
 # one at a time: which three are placed must not depend on a race
 for i in 1 2 3 4; do
     for g in $groups; do mkpod "$g" "csi-$i" "csi-$i"; done
-    [ $i = 4 ] || wait_for 20 "all_groups 'bound \$G csi-$i'"
+    [ $i = 4 ] || wait_for 20 "all_groups bound csi-$i"
 done
 csi_nodes() { local i; for i in 1 2 3; do node_of "$1" "csi-$i"; done | sort | paste -sd, -; }
+csi_spread() { [ "$(csi_nodes "$1")" = n1,n2,n3 ]; }
 check_eval "csi: three pods on three different nodes (one attachable volume each)" \
-    "wait_for 20 'all_groups \"[ \\\"\\\$(csi_nodes \$G)\\\" = n1,n2,n3 ]\"'"
+    "wait_for 20 'all_groups csi_spread'"
 check_eval "csi: the fourth is pending: \"3 node(s) exceed max volume count\"" \
-    "wait_for 20 'all_groups \"pending_with \$G csi-4 \\\"3 node(s) exceed max volume count\\\"\"'"
+    "wait_for 20 'all_groups pending_with csi-4 \"3 node(s) exceed max volume count\"'"
 for g in $groups; do outcome csi "$g" "placed on $(csi_nodes "$g"); csi-4: $(why_pending "$g" csi-4)"; done
 compare csi
 
 # === 6. dynamic provisioning (the harness plays the provisioner) ===========================
 for g in $groups; do mkpvc "$g" dyn dyn-wffc >/dev/null; mkpod "$g" dyn dyn; done
 dyn_ok() {   # the pod on the selected node, the claim Bound to a PV there
-    local n sel
-    n=$(node_of "$1" dyn)
+    local nd sel
+    nd=$(node_of "$1" dyn)
     sel=$(pvc_json "$1" dyn | jq -r --arg g "$1-" '(.metadata.annotations["volume.kubernetes.io/selected-node"] // "") | ltrimstr($g)')
-    [ "$n" != - ] && [ "$n" = "$sel" ] && claim_bound "$1" dyn
+    [ "$nd" != - ] && [ "$nd" = "$sel" ] && claim_bound "$1" dyn
 }
 check_eval "dynamic: the claim was annotated with the selected node, provisioned there, Bound; the pod on that node" \
-    "wait_for 40 'all_groups \"dyn_ok \$G\"'"
+    "wait_for 40 'all_groups dyn_ok'"
 for g in $groups; do
     pv=$(pvc_json "$g" dyn | jq -r '.spec.volumeName // ""')
     aff=$(kube_api GET "/api/v1/persistentvolumes/$pv" | jq -r '.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0] // "-"')
@@ -329,11 +337,11 @@ compare dynamic
 for g in $groups; do mkpvc "$g" slow dyn-never >/dev/null; mkpod "$g" slow slow; done
 selected() { [ -n "$(pvc_json "$1" slow | jq -r '.metadata.annotations["volume.kubernetes.io/selected-node"] // ""')" ]; }
 check_eval "prebind: the claim is annotated with the selected node and the pod waits, unbound" \
-    "wait_for 20 'all_groups \"selected \$G\"' && sleep 1 && ! all_groups 'bound \$G slow'"
+    "wait_for 20 'all_groups selected' && sleep 1 && all_groups node_is slow -"
 for g in $groups; do kube_api DELETE "/api/v1/namespaces/$g/persistentvolumeclaims/slow" >/dev/null; done
-check_eval "prebind: the claim is gone" "wait_for 20 'all_groups \"[ \\\"\\\$(claim_of \$G slow)\\\" = gone/- ]\"'"
+check_eval "prebind: the claim is gone" "wait_for 20 'all_groups claim_is slow gone/-'"
 check_eval "prebind: the pod is not bound and is pending with the missing claim as reason" \
-    "wait_for $((bind_timeout + 20)) 'all_groups \"pending_with \$G slow \\\"persistentvolumeclaim \\\\\\\"slow\\\\\\\" not found\\\"\"'"
+    "wait_for $((bind_timeout + 20)) 'all_groups pending_with slow \"persistentvolumeclaim \\\"slow\\\" not found\"'"
 for g in $groups; do
     outcome prebind "$g" "pod on $(node_of "$g" slow): $(why_pending "$g" slow)"
     events_of "$g" slow FailedScheduling | sed "s/^/# [$g] FailedScheduling: /" | sort -u | head -n 4
@@ -360,7 +368,7 @@ for g in $groups; do
     done
 done
 check_eval "restrictions: the second pod of a read-write GCE PD on the same node is pending: \"1 node(s) had no available disk\"" \
-    "wait_for 20 'all_groups \"bound \$G disk-1 && pending_with \$G disk-2 \\\"1 node(s) had no available disk\\\"\"'"
+    "wait_for 20 'all_groups bound disk-1 && all_groups pending_with disk-2 \"1 node(s) had no available disk\"'"
 for g in $groups; do outcome restrictions "$g" "disk-1 on $(node_of "$g" disk-1); disk-2: $(why_pending "$g" disk-2)"; done
 compare restrictions
 
