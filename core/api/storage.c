@@ -47,9 +47,31 @@ ms_storage_object *ms_storage_copy(ms_storage_object *o) {
     memcpy(c, o, sizeof *c);
     atomic_init(&c->refs, 1);
     ms_arena_init(&c->arena, 256);
-    /* The chain stays one deep: a copy of a copy shares the first base. */
-    c->base = ms_storage_ref(o->base ? o->base : o);
+    /* A copy of a copy references the copy: its own arena may hold
+     * fields (a claimRef's uid) the copy points at. */
+    c->base = ms_storage_ref(o);
     return c;
+}
+
+static const struct {
+    const char *name;
+    const char *driver;
+} intree[] = {
+    [MS_INTREE_GCE_PD] = {"kubernetes.io/gce-pd", "pd.csi.storage.gke.io"},
+    [MS_INTREE_AWS_EBS] = {"kubernetes.io/aws-ebs", "ebs.csi.aws.com"},
+    [MS_INTREE_AZURE_DISK] = {"kubernetes.io/azure-disk", "disk.csi.azure.com"},
+    [MS_INTREE_AZURE_FILE] = {"kubernetes.io/azure-file", "file.csi.azure.com"},
+    [MS_INTREE_CINDER] = {"kubernetes.io/cinder", "cinder.csi.openstack.org"},
+    [MS_INTREE_VSPHERE] = {"kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com"},
+    [MS_INTREE_PORTWORX] = {"kubernetes.io/portworx-volume", "pxd.portworx.com"},
+};
+
+const char *ms_intree_plugin_name(uint8_t plugin) {
+    return plugin && plugin < sizeof intree / sizeof intree[0] ? intree[plugin].name : NULL;
+}
+
+const char *ms_intree_csi_driver(uint8_t plugin) {
+    return plugin && plugin < sizeof intree / sizeof intree[0] ? intree[plugin].driver : NULL;
 }
 
 bool ms_pv_matches_node(const ms_pv *pv, const ms_labels *node_labels, ms_str node_name,

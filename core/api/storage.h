@@ -71,6 +71,7 @@ typedef struct ms_pv {
     uint8_t volume_mode;           /* ms_volume_mode */
     uint8_t phase;                 /* status.phase; ms_pv_phase */
     uint8_t source;                /* ms_pv_source */
+    uint8_t plugin;                /* ms_intree_plugin of an in-tree source, else 0 */
     /* spec.storageClassName, or the beta annotation
      * volume.beta.kubernetes.io/storage-class when set (upstream's
      * GetPersistentVolumeClass); MS_STR_NONE: no class (""). */
@@ -190,7 +191,8 @@ static inline ms_storage_object *ms_storage_ref(ms_storage_object *o) {
 }
 void ms_storage_unref(ms_storage_object *o);
 
-/* A copy sharing the arena data of `o` (which it references): used by the
+/* A copy sharing the pointer fields of `o` (which it references, and so
+ * everything `o` references): used by the
  * assume layer for a PV with a claimRef, or a PVC with a volumeName, that
  * exists only in the scheduler's memory. */
 ms_storage_object *ms_storage_copy(ms_storage_object *o);
@@ -201,6 +203,11 @@ ms_storage_object *ms_storage_copy(ms_storage_object *o);
  * Unsupported value: "Later"`. */
 ms_rc ms_storage_decode(const ms_decoder *d, ms_storage_kind kind, const cJSON *obj,
                         ms_storage_object **out, ms_error *err);
+
+/* upstream's in-tree plugin name ("kubernetes.io/gce-pd") and the CSI
+ * driver CSI migration translates it to; NULL for MS_INTREE_NONE. */
+const char *ms_intree_plugin_name(uint8_t plugin);
+const char *ms_intree_csi_driver(uint8_t plugin);
 
 /* Does `pv` allow the node (spec.nodeAffinity.required)? */
 bool ms_pv_matches_node(const ms_pv *pv, const ms_labels *node_labels, ms_str node_name,

@@ -97,23 +97,24 @@ static ms_rc dec_class(ms_dec *x, const ms_object_meta *m, const ms_obj *spec, m
 
 /* ---- PersistentVolume ---- */
 
-/* In-tree sources: the CSI driver CSI migration translates them to, and the
- * field that names the volume (its handle for NodeVolumeLimits). */
+/* PV sources: csi, local, and the in-tree ones CSI migration translates
+ * (their driver from ms_intree_csi_driver), with the field that names the
+ * volume (its handle for NodeVolumeLimits). */
 static const struct {
     const char *key;
     uint8_t source;
-    const char *driver;
+    uint8_t plugin;
     const char *id;
 } pv_sources[] = {
-    {"csi", MS_PV_SOURCE_CSI, NULL, "volumeHandle"},
-    {"local", MS_PV_SOURCE_LOCAL, NULL, NULL},
-    {"gcePersistentDisk", MS_PV_SOURCE_GCE_PD, "pd.csi.storage.gke.io", "pdName"},
-    {"awsElasticBlockStore", MS_PV_SOURCE_AWS_EBS, "ebs.csi.aws.com", "volumeID"},
-    {"azureDisk", MS_PV_SOURCE_AZURE_DISK, "disk.csi.azure.com", "diskURI"},
-    {"azureFile", MS_PV_SOURCE_AZURE_FILE, "file.csi.azure.com", "shareName"},
-    {"cinder", MS_PV_SOURCE_CINDER, "cinder.csi.openstack.org", "volumeID"},
-    {"vsphereVolume", MS_PV_SOURCE_VSPHERE, "csi.vsphere.vmware.com", "volumePath"},
-    {"portworxVolume", MS_PV_SOURCE_PORTWORX, "pxd.portworx.com", "volumeID"},
+    {"csi", MS_PV_SOURCE_CSI, 0, "volumeHandle"},
+    {"local", MS_PV_SOURCE_LOCAL, 0, NULL},
+    {"gcePersistentDisk", MS_PV_SOURCE_GCE_PD, MS_INTREE_GCE_PD, "pdName"},
+    {"awsElasticBlockStore", MS_PV_SOURCE_AWS_EBS, MS_INTREE_AWS_EBS, "volumeID"},
+    {"azureDisk", MS_PV_SOURCE_AZURE_DISK, MS_INTREE_AZURE_DISK, "diskURI"},
+    {"azureFile", MS_PV_SOURCE_AZURE_FILE, MS_INTREE_AZURE_FILE, "shareName"},
+    {"cinder", MS_PV_SOURCE_CINDER, MS_INTREE_CINDER, "volumeID"},
+    {"vsphereVolume", MS_PV_SOURCE_VSPHERE, MS_INTREE_VSPHERE, "volumePath"},
+    {"portworxVolume", MS_PV_SOURCE_PORTWORX, MS_INTREE_PORTWORX, "volumeID"},
 };
 
 static ms_rc dec_pv_source(ms_dec *x, const ms_obj *spec, ms_pv *pv) {
@@ -123,11 +124,12 @@ static ms_rc dec_pv_source(ms_dec *x, const ms_obj *spec, ms_pv *pv) {
         if (rc != MS_OK) return rc;
         if (!src.j) continue;
         pv->source = pv_sources[k].source;
+        pv->plugin = pv_sources[k].plugin;
         size_t saved = ms_json_push(&x->r, pv_sources[k].key);
         if (pv->source == MS_PV_SOURCE_CSI)
             rc = ms_dec_str_id(x, &src, "driver", true, &pv->csi_driver);
-        else if (pv_sources[k].driver &&
-                 (pv->csi_driver = ms_intern_cstr(x->d->in, pv_sources[k].driver)) == MS_STR_NONE)
+        else if (pv->plugin &&
+                 (pv->csi_driver = ms_intern_cstr(x->d->in, ms_intree_csi_driver(pv->plugin))) == MS_STR_NONE)
             rc = ms_json_nomem(&x->r);
         if (rc == MS_OK && pv_sources[k].id)
             rc = ms_dec_str_id(x, &src, pv_sources[k].id, true, &pv->volume_handle);

@@ -22,7 +22,10 @@
  *   message, as upstream's BindPodVolumes returns the update's error.
  * - simulate's binder applies the writes, and what the PV controller and a
  *   provisioner would do, to the volume store before returning: the claims
- *   are bound when PreBind checks right after the call.
+ *   are bound when PreBind checks right after the call. The objects passed
+ *   belong to the store: a binder that changes the store (simulate's)
+ *   takes references on them first, as a store update frees the objects
+ *   it replaces.
  * - cancel: the binding cycle ended (the pod was deleted, the wait timed
  *   out, a later plugin failed) before the writes were answered; a binder
  *   may drop queued writes. Optional. */
