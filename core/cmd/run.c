@@ -222,6 +222,11 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
            NULL);
 }
 
+static void on_binding_error(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_api_reporter_binding_error(r->reporter, pod, message);
+}
+
 /* Held back by PreEnqueue: not an attempt. Gates get their condition; a
  * policy's refusal is only logged (upstream reports neither). */
 static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
@@ -704,7 +709,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
                      .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter,
-                     .gated = on_gated},
+                     .gated = on_gated, .binding_error = on_binding_error},
         .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,

@@ -51,9 +51,11 @@ void ms_sched_prebind_events(ms_scheduler *s, ms_event_mask ev, double now) {
         if (i >= s->nprebinding) continue;
         ms_inflight *r = s->prebinding[i];
         const ms_framework *fw = &s->profiles[r->profile];
+        /* its events, and deletions: a claim or volume gone ends the wait
+         * (upstream polls every second) */
         ms_event_mask interest =
             r->prebind_plugin >= 0 && r->prebind_plugin < 64 ? ms_framework_interest(fw, 1ull << r->prebind_plugin) : 0;
-        if (interest && !(interest & ev)) continue;
+        if (interest && !((interest | MS_EV_STORAGE_DELETE) & ev)) continue;
         ms_sched_continue_binding(s, r, 0, now);
     }
     ms_sched_flush_permits(s, now);

@@ -470,6 +470,8 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
     if (gone || r->deleted) {
         ms_queue_done(s->queue, r->qp);
     } else {
+        if (s->reporter.binding_error)
+            s->reporter.binding_error(s->reporter.ctx, r->qp->pod, message ? message : "binding failed");
         r->qp->unschedulable_plugins = 0;
         ms_queue_add_backoff(s->queue, r->qp, now);
     }

@@ -98,7 +98,7 @@ stop_ms() {   # [signal, TERM by default] -> its exit status
 # no kubelet, so no heartbeat, and it would taint every node. Admin
 # credentials, no leader election, HTTPS on a free loopback port (its
 # self-signed certificate in $dir), log in $dir/kcm.log.
-start_kcm() {   # controllers
+start_kcm() {   # controllers [more flags]
     if [ ! -x "$bin/kube-controller-manager" ]; then
         echo "# kube-controller-manager not built (tests/e2e/build-kube.sh)" >&2
         return 1
@@ -106,7 +106,7 @@ start_kcm() {   # controllers
     mkdir -p "$dir/kcm-certs"
     "$bin/kube-controller-manager" --kubeconfig "$dir/admin.kubeconfig" --leader-elect=false \
         --bind-address=127.0.0.1 --secure-port="$(kube_free_port)" --port=0 --cert-dir="$dir/kcm-certs" \
-        --controllers="$1" -v=2 >>"$dir/kcm.log" 2>&1 &
+        --controllers="$1" -v=2 "${@:2}" >>"$dir/kcm.log" 2>&1 &
     kcm_pid=$!
 }
 stop_kcm() {
