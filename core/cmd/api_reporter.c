@@ -150,17 +150,17 @@ static void patch_not_scheduled(ms_api_reporter *r, const ms_pod *pod, const cha
                    false);
 }
 
-void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+/* A failed attempt: the PodScheduled=False condition (patched when its
+ * message changed) and a FailedScheduling event, repeats of which within
+ * event_interval are counted into the next one. */
+static void report_failure(ms_api_reporter *r, const ms_pod *pod, const char *reason, const char *message) {
     pod_report *pr = report_of(r, pod);
-    char key[512];
-    ms_pod_key(pod, r->in, key, sizeof key);
-    ms_log(r->log, MS_LOG_DEBUG, "unschedulable", "pod", key, "message", message, NULL);
     if (!pr) return;
     double now = ms_clock_monotonic();
     uint64_t h = ms_hash_bytes(message, strlen(message));
     if (pr->status_msg_hash != h) {
         pr->status_msg_hash = h;
-        patch_not_scheduled(r, pod, "Unschedulable", message);
+        patch_not_scheduled(r, pod, reason, message);
     } else {
         r->patches_skipped++;
     }
@@ -177,6 +177,17 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const 
     post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
     pr->failed_last = now;
     pr->failed_repeats = 0;
+}
+
+void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, "unschedulable", "pod", key, "message", message, NULL);
+    report_failure(r, pod, "Unschedulable", message);
+}
+
+void ms_api_reporter_binding_error(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    report_failure(r, pod, "SchedulerError", message);
 }
 
 void ms_api_reporter_gated(ms_api_reporter *r, const ms_pod *pod, const char *reason) {

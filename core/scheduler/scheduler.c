@@ -43,6 +43,10 @@ ms_inflight *ms_sched_record_take(ms_scheduler *s) {
     r->deleted = false;
     r->waiting = false;
     r->deadline = 0;
+    r->prebinding = false;
+    r->prebind_next = 0;
+    r->prebind_plugin = -1;
+    r->prebind_deadline = 0;
     r->report = NULL;
     memset(&r->cycle, 0, sizeof r->cycle);
     return r;
@@ -393,6 +397,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     }
     ms_map_free(&s->binding);
     free(s->waiting);
+    free(s->prebinding);
     ms_sched_release_evicted(s);
     free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
@@ -465,6 +470,8 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
     if (gone || r->deleted) {
         ms_queue_done(s->queue, r->qp);
     } else {
+        if (s->reporter.binding_error)
+            s->reporter.binding_error(s->reporter.ctx, r->qp->pod, message ? message : "binding failed");
         r->qp->unschedulable_plugins = 0;
         ms_queue_add_backoff(s->queue, r->qp, now);
     }
@@ -515,6 +522,7 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
 
 void ms_scheduler_tick(ms_scheduler *s, double now) {
     ms_sched_resolve_waits(s, now);
+    ms_sched_prebind_deadlines(s, now);
     ms_queue_flush(s->queue, now);
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)

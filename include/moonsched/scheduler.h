@@ -91,6 +91,12 @@ typedef struct ms_reporter {
      * name ("SchedulingGates" for spec.schedulingGates); reason: its words
      * ("waiting for scheduling gates: [a b]"). */
     void (*gated)(void *ctx, const ms_pod *pod, const char *plugin, const char *reason);
+    /* A binding cycle failed (PreBind, e.g. VolumeBinding's writes or its
+     * wait, or Bind) and the pod goes back to the queue; not called when
+     * the pod is gone. upstream reports it as a scheduling failure: a
+     * FailedScheduling event with the message, PodScheduled=False with
+     * reason SchedulerError. Called after bind_failed. */
+    void (*binding_error)(void *ctx, const ms_pod *pod, const char *message);
 } ms_reporter;
 
 typedef struct ms_scheduler ms_scheduler;
