@@ -174,10 +174,12 @@ const ms_storage_object *ms_volume_store_next(const ms_volume_store *s, ms_stora
     return latest(v);
 }
 
-const ms_storage_object *ms_volume_store_class_pv(const ms_volume_store *s, ms_str class_,
-                                                  uint32_t i) {
+uint32_t ms_volume_store_class_pvs(const ms_volume_store *s, ms_str class_,
+                                   const ms_storage_object **out, uint32_t cap) {
     const class_list *l = s ? ms_map_get(&s->pv_classes, class_) : NULL;
-    return l && i < l->n ? latest(l->items[i]) : NULL;
+    if (!l) return 0;
+    for (uint32_t i = 0; i < l->n && i < cap; i++) out[i] = latest(l->items[i]);
+    return l->n;
 }
 
 /* ---- the assume layer ---- */

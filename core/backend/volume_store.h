@@ -55,11 +55,11 @@ uint32_t ms_volume_store_count(const ms_volume_store *s, ms_storage_kind kind);
 const ms_storage_object *ms_volume_store_next(const ms_volume_store *s, ms_storage_kind kind,
                                               size_t *it);
 /* The PVs (latest objects) whose storage class is `class_` (MS_STR_NONE:
- * the PVs without a class), in no particular order:
- * for (uint32_t i = 0; (pv = ms_volume_store_class_pv(s, class_, i)); i++)
- * Positions are stable until the store's PVs next change. */
-const ms_storage_object *ms_volume_store_class_pv(const ms_volume_store *s, ms_str class_,
-                                                  uint32_t i);
+ * the PVs without a class), in no particular order, into out (room for
+ * cap; out may be NULL with cap 0); returns how many there are, which may
+ * be more than cap. */
+uint32_t ms_volume_store_class_pvs(const ms_volume_store *s, ms_str class_,
+                                   const ms_storage_object **out, uint32_t cap);
 
 /* Replaces the latest PV or PVC by `o` (same kind/namespace/name, a copy
  * made with ms_storage_copy and edited), keeping the API object. Takes a

@@ -19,10 +19,11 @@
  * upstream's FindMatchingVolume but node affinity passed in PreFilter.
  * bucket: for a PV whose node affinity is a single `key In (value)`
  * (local volumes: kubernetes.io/hostname), key << 32 | value, so that a
- * node finds its PVs by binary search; 0: check the affinity per node. */
+ * node finds its PVs through a hash table; 0: check the affinity per node. */
 typedef struct ms_vb_candidate {
     uint64_t bucket;
     const ms_storage_object *pv;
+    uint32_t next;                 /* next candidate of the same bucket, or UINT32_MAX */
 } ms_vb_candidate;
 
 /* One unbound claim of a WaitForFirstConsumer class. */
@@ -32,9 +33,11 @@ typedef struct ms_vb_claim {
     /* A PV whose claimRef already names this claim (upstream returns it at
      * once when its node affinity allows the node); NULL when none. */
     const ms_storage_object *prebound;
-    uint32_t ncands;               /* sorted by bucket, then capacity */
+    uint32_t ncands;               /* general ones (bucket 0) first */
     ms_vb_candidate *cands;
-    uint32_t ngeneral;             /* the first ngeneral have bucket 0 */
+    uint32_t ngeneral;
+    uint32_t mask;                 /* slots: mask + 1 heads of bucket chains (index + 1; 0: empty) */
+    uint32_t *slots;
     uint32_t nkeys;                /* distinct bucket keys (<= MS_VB_MAX_KEYS) */
     ms_str keys[4];
 } ms_vb_claim;

@@ -9,9 +9,9 @@
  * (ms_vb_prepare_claim): the PVs of the claim's class that pass class,
  * claimRef, capacity, volume mode, phase, selector and access modes. Their
  * node affinity is left for the node; a PV whose affinity is one `key In
- * (value)` (a local volume's hostname) is found by binary search on the
- * node's value of that key, so that 5000 local PVs cost a few compares per
- * node. */
+ * (value)` (a local volume's hostname) goes into a hash table under that
+ * pair, so that a node looks up its own PVs: 5000 local PVs cost a few
+ * compares per node. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +45,24 @@ static uint64_t bucket_of(const ms_pv *pv, ms_vb_claim *cl) {
     return (uint64_t)r->key << 32 | r->values[0];
 }
 
-static int cmp_candidates(const void *pa, const void *pb) {
-    const ms_vb_candidate *a = pa, *b = pb;
-    if (a->bucket != b->bucket) return a->bucket < b->bucket ? -1 : 1;
-    int64_t ca = a->pv->u.pv.capacity, cb = b->pv->u.pv.capacity;
-    if (ca != cb) return ca < cb ? -1 : 1;
-    /* equal sizes: by name, so that the choice does not depend on the
-     * store's order */
-    return a->pv->meta.name < b->pv->meta.name ? -1 : a->pv->meta.name > b->pv->meta.name;
+static uint32_t slot_of(uint64_t bucket, uint32_t mask) {
+    return (uint32_t)((bucket * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Chains the bucketed candidates (from ngeneral on) by bucket in a table
+ * of at least twice their number of slots. */
+static bool index_buckets(ms_vb_claim *cl, ms_arena *a) {
+    uint32_t n = cl->ncands - cl->ngeneral, size = 4;
+    while (size < 2 * n) size *= 2;
+    if (!(cl->slots = MS_ARENA_NEW(a, uint32_t, size))) return false;
+    cl->mask = size - 1;
+    for (uint32_t i = cl->ngeneral; i < cl->ncands; i++) {
+        uint32_t at = slot_of(cl->cands[i].bucket, cl->mask);
+        while (cl->slots[at] && cl->cands[cl->slots[at] - 1].bucket != cl->cands[i].bucket) at = (at + 1) & cl->mask;
+        cl->cands[i].next = cl->slots[at] ? cl->slots[at] - 1 : UINT32_MAX;
+        cl->slots[at] = i + 1;
+    }
+    return true;
 }
 
 /* FindMatchingVolume's checks that do not depend on the node. */
@@ -69,14 +79,18 @@ bool ms_vb_prepare_claim(ms_vb_claim *cl, const ms_volume_store *vs, const ms_in
                          ms_arena *a) {
     const ms_storage_object *claim = cl->pvc;
     const ms_pvc *pvc = &claim->u.pvc;
-    uint32_t n = 0;
-    while (ms_volume_store_class_pv(vs, pvc->storage_class, n)) n++;
-    cl->ncands = cl->ngeneral = cl->nkeys = 0;
+    uint32_t n = ms_volume_store_class_pvs(vs, pvc->storage_class, NULL, 0);
+    cl->ncands = cl->ngeneral = cl->nkeys = cl->mask = 0;
+    cl->slots = NULL;
     cl->prebound = NULL;
     if (!n) return true;
-    if (!(cl->cands = MS_ARENA_NEW(a, ms_vb_candidate, n))) return false;
+    const ms_storage_object **pvs = MS_ARENA_NEW(a, const ms_storage_object *, n);
+    if (!pvs || !(cl->cands = MS_ARENA_NEW(a, ms_vb_candidate, n))) return false;
+    ms_volume_store_class_pvs(vs, pvc->storage_class, pvs, n);
+    /* bucketed candidates from the end, general ones from the start */
+    uint32_t end = n;
     for (uint32_t i = 0; i < n; i++) {
-        const ms_storage_object *pvo = ms_volume_store_class_pv(vs, pvc->storage_class, i);
+        const ms_storage_object *pvo = pvs[i];
         const ms_pv *pv = &pvo->u.pv;
         bool mine = ms_vb_bound_to_claim(pv, claim);
         if ((pv->has_claim_ref && !mine) || pv->capacity < pvc->request ||
@@ -87,11 +101,15 @@ bool ms_vb_prepare_claim(ms_vb_claim *cl, const ms_volume_store *vs, const ms_in
             continue;
         }
         if (!pv_fits_claim(pvo, claim, in)) continue;
-        cl->cands[cl->ncands++] = (ms_vb_candidate){bucket_of(pv, cl), pvo};
+        uint64_t bucket = bucket_of(pv, cl);
+        if (bucket) cl->cands[--end] = (ms_vb_candidate){bucket, pvo, UINT32_MAX};
+        else cl->cands[cl->ngeneral++] = (ms_vb_candidate){0, pvo, UINT32_MAX};
     }
-    qsort(cl->cands, cl->ncands, sizeof *cl->cands, cmp_candidates);
-    while (cl->ngeneral < cl->ncands && cl->cands[cl->ngeneral].bucket == 0) cl->ngeneral++;
-    return true;
+    /* close the gap between the two groups */
+    uint32_t nbucketed = n - end;
+    memmove(cl->cands + cl->ngeneral, cl->cands + end, nbucketed * sizeof *cl->cands);
+    cl->ncands = cl->ngeneral + nbucketed;
+    return index_buckets(cl, a);
 }
 
 /* ---- one node ---- */
@@ -102,24 +120,25 @@ static bool taken(const ms_storage_object *pv, const ms_storage_object *const *c
     return false;
 }
 
-/* The first candidate of `bucket` (the smallest) not already chosen. */
-static const ms_storage_object *in_bucket(const ms_vb_claim *cl, uint64_t bucket,
-                                          const ms_storage_object *const *chosen, uint32_t nchosen) {
-    uint32_t lo = cl->ngeneral, hi = cl->ncands;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cl->cands[mid].bucket < bucket) lo = mid + 1;
-        else hi = mid;
-    }
-    for (; lo < cl->ncands && cl->cands[lo].bucket == bucket; lo++)
-        if (!taken(cl->cands[lo].pv, chosen, nchosen)) return cl->cands[lo].pv;
-    return NULL;
-}
-
+/* The smaller of two PVs; equal sizes by name, so that the choice does
+ * not depend on the store's order. */
 static const ms_storage_object *smaller(const ms_storage_object *a, const ms_storage_object *b) {
     if (!a) return b;
     if (!b) return a;
-    return b->u.pv.capacity < a->u.pv.capacity ? b : a;
+    if (b->u.pv.capacity != a->u.pv.capacity) return b->u.pv.capacity < a->u.pv.capacity ? b : a;
+    return b->meta.name < a->meta.name ? b : a;
+}
+
+/* The smallest candidate of `bucket` not already chosen. */
+static const ms_storage_object *in_bucket(const ms_vb_claim *cl, uint64_t bucket,
+                                          const ms_storage_object *const *chosen, uint32_t nchosen) {
+    if (!cl->slots) return NULL;
+    uint32_t at = slot_of(bucket, cl->mask);
+    while (cl->slots[at] && cl->cands[cl->slots[at] - 1].bucket != bucket) at = (at + 1) & cl->mask;
+    const ms_storage_object *best = NULL;
+    for (uint32_t i = cl->slots[at] ? cl->slots[at] - 1 : UINT32_MAX; i != UINT32_MAX; i = cl->cands[i].next)
+        if (!taken(cl->cands[i].pv, chosen, nchosen)) best = smaller(best, cl->cands[i].pv);
+    return best;
 }
 
 /* FindMatchingVolume on `node`: the claim's own PV when one names it
