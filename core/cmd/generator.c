@@ -52,6 +52,7 @@ static ms_rc parse_quantity(const char *key, const char *v, char *dst, size_t n,
 /* scheduler_perf's SchedulingPodAntiAffinity and SchedulingNodeAffinity */
 #define SHAPE_ANTI_AFFINITY "pod-anti-affinity"
 #define SHAPE_NODE_AFFINITY "node-affinity"
+#define SHAPE_VOLUMES "volumes"
 /* The label key of 1.20's SchedulingNodeAffinity (labelNodePrepareStrategy)
  * and of pod-with-node-affinity.yaml. */
 #define NODE_AFFINITY_KEY "failure-domain.beta.kubernetes.io/zone"
@@ -82,10 +83,10 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     }
     if (strcmp(key, "shape") == 0) {
         if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0 && strcmp(v, SHAPE_ANTI_AFFINITY) != 0 &&
-            strcmp(v, SHAPE_NODE_AFFINITY) != 0)
+            strcmp(v, SHAPE_NODE_AFFINITY) != 0 && strcmp(v, SHAPE_VOLUMES) != 0)
             return ms_error_set(err, MS_EINVAL,
                                 "--generate: shape: expected basic, preemption, " SHAPE_ANTI_AFFINITY
-                                " or " SHAPE_NODE_AFFINITY ", got \"%s\"",
+                                ", " SHAPE_NODE_AFFINITY " or " SHAPE_VOLUMES ", got \"%s\"",
                                 v);
         snprintf(g->shape, sizeof g->shape, "%s", v);
         return MS_OK;
@@ -295,6 +296,19 @@ static bool add_node_affinity(cJSON *t) {
     return cJSON_AddStringToObject(e, "key", NODE_AFFINITY_KEY) && cJSON_AddStringToObject(e, "operator", "In");
 }
 
+/* volumes: [{name: data, persistentVolumeClaim: {claimName: ...}}]; the
+ * claimName item, renamed per pod. */
+static cJSON *add_claim_volume(cJSON *spec) {
+    cJSON *vols = cJSON_AddArrayToObject(spec, "volumes");
+    cJSON *v = cJSON_CreateObject();
+    if (!vols || !v || !cJSON_AddItemToArray(vols, v)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    cJSON *src = cJSON_AddStringToObject(v, "name", "data") ? cJSON_AddObjectToObject(v, "persistentVolumeClaim") : NULL;
+    return src ? cJSON_AddStringToObject(src, "claimName", "pvc-0") : NULL;
+}
+
 static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
                       const ms_generator_sink *sink, ms_error *err) {
     cJSON *t = pod_template(g);
@@ -352,6 +366,10 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
             cJSON_AddItemToArray(tsc, c);
         }
     }
+    /* shape volumes: each pending pod uses its own claim pvc-N */
+    cJSON *claim = NULL;
+    if (strcmp(g->shape, SHAPE_VOLUMES) == 0 && rc == MS_OK && !(claim = add_claim_volume(spec)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     cJSON *priority = NULL;
     if (g->priorities > 1 && rc == MS_OK) {
         priority = cJSON_AddNumberToObject(spec, "priority", 0);
@@ -361,6 +379,10 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
         snprintf(buf, sizeof buf, "pod-%u", i);
         if ((rc = set_string(name, buf, err)) != MS_OK) break;
         if (priority) cJSON_SetNumberValue(priority, (double)ms_rng_below(&rng, g->priorities));
+        if (claim) {
+            snprintf(buf, sizeof buf, "pvc-%u", i);
+            if ((rc = set_string(claim, buf, err)) != MS_OK) break;
+        }
         ms_pod *pod = NULL;
         if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
         rc = sink->pod(sink->ctx, pod, err);
@@ -408,6 +430,7 @@ static ms_rc gen_preemption_pods(const ms_generator_spec *g, const ms_decoder *d
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err) {
     ms_rc rc = gen_nodes(g, d, sink, err);
+    if (rc == MS_OK && strcmp(g->shape, SHAPE_VOLUMES) == 0) rc = ms_generate_volumes(g, d, sink, err);
     if (rc == MS_OK)
         rc = strcmp(g->shape, "preemption") == 0 ? gen_preemption_pods(g, d, sink, err)
                                                  : gen_pods(g, d, sink, err);

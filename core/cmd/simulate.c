@@ -20,6 +20,7 @@
 #include "cmd/explain_text.h"
 #include "cmd/generator.h"
 #include "cmd/simulate_evictions.h"
+#include "cmd/simulate_volumes.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/pdb.h"
@@ -85,6 +86,7 @@ typedef struct sim {
     uint32_t nns, nscap;
     ms_pdb **pdbs;
     uint32_t npdbs, pdbcap;
+    ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     uint32_t objects;
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
@@ -150,6 +152,11 @@ static ms_rc keep_pdb(sim *m, ms_pdb *pdb, ms_error *err) {
     return MS_OK;
 }
 
+static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
+    sim *m = ctx;
+    return ms_sim_volumes_add(&m->vols, o, err);
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -187,6 +194,8 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_rc rc = ms_pdb_decode(&m->dec, obj, &pdb, err);
         return rc == MS_OK ? keep_pdb(m, pdb, err) : rc;
     }
+    int sk = ms_storage_kind_from_name(kind);
+    if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -407,13 +416,15 @@ static void gated_json(sim *m, cJSON *e, const placement *p) {
 }
 
 static void print_placements(sim *m) {
-    char key[512], why[2048];
+    char key[512], why[2048], vols[1024];
     for (uint32_t i = 0; i < m->npl; i++) {
         const placement *p = &m->pl[i];
         pod_key(m, p->pod, key, sizeof key);
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
-            fprintf(m->out, "%s -> %s  (%s)\n", key, ms_str_get(m->in, p->node), why);
+            ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
+            fprintf(m->out, "%s -> %s  (%s)%s%s\n", key, ms_str_get(m->in, p->node), why,
+                    *vols ? "  volumes: " : "", vols);
         } else if (p->preempted) {
             /* the message starts with "preempted " */
             const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
@@ -604,6 +615,9 @@ static void print_json(sim *m) {
             cJSON_AddStringToObject(e, "node", ms_str_get(m->in, p->node));
             format_score(p, why, sizeof why);
             cJSON_AddStringToObject(e, "message", why);
+            char vols[1024];
+            ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
+            if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
         } else {
             cJSON_AddNullToObject(e, "node");
             if (p->preempted) cJSON_AddTrueToObject(e, "preempted");
@@ -713,6 +727,8 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->nns; i++) ms_scheduler_namespace_add(m->sched, m->nss[i], m->now);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
+    ms_error err;
+    if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -832,7 +848,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }
@@ -858,6 +874,7 @@ static void sim_free(sim *m) {
     free(m->pre);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_pdb_unref(m->pdbs[i]);
     free(m->pdbs);
+    ms_sim_volumes_free(&m->vols);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);
@@ -886,6 +903,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .config = cfg,
         .in = m->in,
         .binder = {m, sim_bind},
+        .volume_binder = &m->vols.binder,
         .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted,
                      .gated = on_gated},
         .evictor = {m, sim_evict, sim_set_nomination},
@@ -971,6 +989,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     m.in = ms_interner_new();
     if (!m.in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_decoder_init(&m.dec, m.in);
+    ms_sim_volumes_init(&m.vols, m.in);
 
     ms_config cfg;
     memset(&cfg, 0, sizeof cfg);

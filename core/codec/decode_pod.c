@@ -368,7 +368,7 @@ static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     return rc;
 }
 
-static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
+ms_rc ms_dec_label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
     /* the selector's own errors name the field from the path */
     size_t saved = ms_json_push(&x->r, key);
     ms_rc rc = ms_label_selector_from_json(ms_obj_get(parent, key), x->d->in, x->a, out, x->r.path, x->r.err);
@@ -382,9 +382,9 @@ static ms_rc dec_pod_affinity_term(ms_dec *x, const ms_obj *t, void *elem, void 
     ms_rc rc;
     const cJSON *nsel = ms_obj_get(t, "namespaceSelector");
     o->has_namespace_selector = nsel && !cJSON_IsNull(nsel);
-    if ((rc = label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
+    if ((rc = ms_dec_label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
         (o->has_namespace_selector &&
-         (rc = label_selector(x, t, "namespaceSelector", &o->namespace_selector)) != MS_OK) ||
+         (rc = ms_dec_label_selector(x, t, "namespaceSelector", &o->namespace_selector)) != MS_OK) ||
         (rc = ms_dec_str_list(x, t, "namespaces", &o->nnamespaces, &o->namespaces)) != MS_OK ||
         (rc = ms_dec_str_id(x, t, "topologyKey", true, &o->topology_key)) != MS_OK ||
         (rc = ms_dec_str_list(x, t, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK ||
@@ -504,7 +504,7 @@ static ms_rc dec_spread_constraint(ms_dec *x, const ms_obj *c, void *elem, void 
         (rc = ms_dec_int(x, c, "minDomains", INT32_MIN, INT32_MAX, &min_domains, NULL)) != MS_OK ||
         (rc = ms_dec_str_id(x, c, "topologyKey", true, &o->topology_key)) != MS_OK ||
         (rc = ms_dec_string(x, c, "whenUnsatisfiable", &when)) != MS_OK ||
-        (rc = label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
+        (rc = ms_dec_label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
         (rc = inclusion_policy(x, c, "nodeAffinityPolicy", &o->node_affinity_policy)) != MS_OK ||
         (rc = inclusion_policy(x, c, "nodeTaintsPolicy", &o->node_taints_policy)) != MS_OK ||
         (rc = ms_dec_str_list(x, c, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK)

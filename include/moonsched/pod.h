@@ -120,13 +120,29 @@ typedef enum ms_volume_kind {
     MS_VOL_CSI_MIGRATABLE,
 } ms_volume_kind;
 
+/* The in-tree volume plugins CSI migration translates (upstream's
+ * kubernetes.io/gce-pd, ...), for NodeVolumeLimits. */
+typedef enum ms_intree_plugin {
+    MS_INTREE_NONE = 0,
+    MS_INTREE_GCE_PD,              /* kubernetes.io/gce-pd -> pd.csi.storage.gke.io */
+    MS_INTREE_AWS_EBS,             /* kubernetes.io/aws-ebs -> ebs.csi.aws.com */
+    MS_INTREE_AZURE_DISK,          /* kubernetes.io/azure-disk -> disk.csi.azure.com */
+    MS_INTREE_AZURE_FILE,          /* kubernetes.io/azure-file -> file.csi.azure.com */
+    MS_INTREE_CINDER,              /* kubernetes.io/cinder -> cinder.csi.openstack.org */
+    MS_INTREE_VSPHERE,             /* kubernetes.io/vsphere-volume -> csi.vsphere.vmware.com */
+    MS_INTREE_PORTWORX,            /* kubernetes.io/portworx-volume -> pxd.portworx.com */
+} ms_intree_plugin;
+
 typedef struct ms_volume {
     ms_str name;                   /* volumes[].name */
     uint8_t kind;                  /* ms_volume_kind */
+    uint8_t plugin;                /* ms_intree_plugin of a migratable in-tree source */
     bool read_only;                /* GCE PD, RBD, ISCSI, PVC */
     int32_t lun;                   /* ISCSI */
     /* The source's identity: GCE pdName, EBS volumeID, RBD image, ISCSI
-     * iqn, PVC claimName, ephemeral claim name (<pod>-<volume>). */
+     * iqn, PVC claimName, ephemeral claim name (<pod>-<volume>); for the
+     * other migratable sources Azure diskURI / shareName, Cinder and
+     * Portworx volumeID, vSphere volumePath. */
     ms_str id;
     ms_str pool;                   /* RBD pool ("rbd" when empty, as API defaulting) */
     ms_str target_portal;          /* ISCSI */
