@@ -206,7 +206,8 @@ static ms_rc provision(ms_sim_volumes *v, const ms_volume_binding *b, ms_str nod
 /* One binding, with references held: each write replaces objects in the
  * store, which may free the ones the binder was given. */
 static ms_rc bind_one(ms_sim_volumes *v, const ms_pod *pod, ms_str node, const ms_volume_binding *given, bool dynamic) {
-    ms_volume_binding b = {ms_storage_ref(given->pvc), given->pv ? ms_storage_ref(given->pv) : NULL};
+    ms_volume_binding b = {ms_storage_ref(given->pvc), given->pv ? ms_storage_ref(given->pv) : NULL,
+                           given->bound_by_controller};
     ms_str pv_name = MS_STR_NONE;
     ms_rc rc = dynamic ? provision(v, &b, node, &pv_name) : bind_static(v, &b);
     if (!dynamic) pv_name = b.pv->meta.name;

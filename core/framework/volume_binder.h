@@ -32,6 +32,7 @@
 #ifndef MOONSCHED_VOLUME_BINDER_H
 #define MOONSCHED_VOLUME_BINDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/storage.h"
@@ -44,6 +45,10 @@
 typedef struct ms_volume_binding {
     ms_storage_object *pvc;        /* the claim to write (provisioning: annotated copy) */
     ms_storage_object *pv;         /* static: the PV to write (copy with claimRef); else NULL */
+    /* static: the PV's claimRef did not name the claim before (upstream's
+     * GetBindVolumeToClaim then sets pv.kubernetes.io/bound-by-controller:
+     * "yes", unless the PV already has that annotation). */
+    bool bound_by_controller;
 } ms_volume_binding;
 
 typedef struct ms_pod_volumes {

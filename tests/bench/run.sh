@@ -3,7 +3,10 @@
 # TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
 # zones, 5000 running pods, 2000 spreading pods measured),
 # SchedulingPodAntiAffinity (5000 nodes, 1000 setup pods, 1000 measured) and
-# SchedulingNodeAffinity (5000 nodes, 5000 setup pods, 1000 measured), through
+# SchedulingNodeAffinity (5000 nodes, 5000 setup pods, 1000 measured), and a
+# volume-heavy shape (5000 nodes, 5000 pods each with its own
+# WaitForFirstConsumer claim, one local PV per pod spread over the nodes:
+# VolumeBinding matches, assumes and binds every claim), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). The table shows the median of each figure over
 # the runs of a shape. The machine is shared: a short shape (1000 pods take
@@ -57,7 +60,8 @@ for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|400" \
              "PodAntiAffinity 5000n|shape=pod-anti-affinity,nodes=5000,bound-pods=1000,pods=1000|100" \
              "NodeAffinity 5000n|shape=node-affinity,nodes=5000,bound-pods=5000,pods=1000|200" \
              "Preemption 500n/500p|shape=preemption,nodes=500,bound-pods=2000,pods=500|100" \
-             "Preemption 5000n/5000p|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|50"; do
+             "Preemption 5000n/5000p|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|50" \
+             "LocalPVs WFFC 5000n/5000p|shape=volumes,nodes=5000,pods=5000|100"; do
     label=${shape%%|*}
     rest=${shape#*|}
     spec=${rest%|*}

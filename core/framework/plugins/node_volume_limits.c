@@ -76,6 +76,17 @@ typedef struct nvl_ctx {
     const ms_storage_object *csi_node;
 } nvl_ctx;
 
+/* What does not depend on the node, found once per pod: the incoming
+ * pod's volumes as a node without CSINode and as one with a CSINode that
+ * names no migrated plugin see them (per node only when a Portworx volume
+ * makes the annotation matter), and each driver's attachable-volumes-csi-*
+ * resource name. */
+typedef struct nvl_state {
+    bool per_node;                 /* recompute the pod's volumes on each node */
+    volume_set plain, migrated;
+    ms_str limit_key[MAX_UNIQUE];  /* per migrated.driver[i] (a superset of plain's drivers) */
+} nvl_state;
+
 static ms_str intree_driver(const nvl_ctx *x, uint8_t plugin) {
     const char *d = ms_intree_csi_driver(plugin);
     return d ? ms_intern_find(x->h->in, d, strlen(d)) : MS_STR_NONE;
@@ -138,37 +149,64 @@ static ms_code pod_volumes(const nvl_ctx *x, ms_cycle *c, const ms_pod *pod, vol
     return MS_SUCCESS;
 }
 
-/* The driver's limit on this node, or -1 for none. */
-static int64_t limit_of(const nvl_ctx *x, const ms_node_info *ni, ms_str driver) {
+/* The driver's limit on this node, or -1 for none: the CSINode's count,
+ * else the node's allocatable `key` (attachable-volumes-csi-<driver>). */
+static int64_t limit_of(const nvl_ctx *x, const ms_node_info *ni, ms_str driver, ms_str key) {
     for (uint32_t i = 0; x->csi_node && i < x->csi_node->u.csi_node.ndrivers; i++) {
         const ms_csi_node_driver *d = &x->csi_node->u.csi_node.drivers[i];
         if (d->name == driver && d->has_count) return d->count;
     }
-    char key[320];
-    snprintf(key, sizeof key, "attachable-volumes-csi-%s", ms_str_get(x->h->in, driver));
-    ms_str id = ms_intern_find(x->h->in, key, strlen(key));
-    if (id == MS_STR_NONE) return -1;
+    if (key == MS_STR_NONE) return -1;
     for (uint32_t i = 0; i < ni->node->allocatable.nscalar; i++)
-        if (ni->node->allocatable.scalar[i].name == id) return ni->node->allocatable.scalar[i].value;
+        if (ni->node->allocatable.scalar[i].name == key) return ni->node->allocatable.scalar[i].value;
     return -1;
+}
+
+static ms_str key_of(const nvl_state *s, ms_str driver) {
+    for (uint32_t i = 0; i < s->migrated.n; i++)
+        if (s->migrated.driver[i] == driver) return s->limit_key[i];
+    return MS_STR_NONE;
+}
+
+
+/* upstream's PreFilter test; *per_node: a Portworx volume (the CSINode's
+ * annotation decides) or a missing claim (Filter rejects every node, as
+ * upstream's Filter does). */
+static bool needs_check(const ms_cycle *c, bool *per_node) {
+    const ms_pod *pod = c->pod;
+    bool any = false;
+    *per_node = false;
+    for (uint32_t i = 0; i < pod->nvolumes; i++) {
+        const ms_volume *v = &pod->volumes[i];
+        bool claim = v->kind == MS_VOL_PVC || v->kind == MS_VOL_EPHEMERAL;
+        any |= claim || v->kind == MS_VOL_GCE_PD || v->kind == MS_VOL_AWS_EBS || v->kind == MS_VOL_CSI_MIGRATABLE;
+        *per_node |= v->plugin == MS_INTREE_PORTWORX ||
+                     (claim && !ms_volume_store_get(c->h->volumes, MS_SK_PVC, pod->meta.namespace_, v->id));
+    }
+    return any;
 }
 
 static ms_code node_volume_limits_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     (void)self;
+    bool per_node;
+    if (!needs_check(c, &per_node)) return MS_SKIP;
+    nvl_state *s = MS_ARENA_NEW(c->arena, nvl_state, 1);
+    if (!s) return ms_status_set(st, MS_ERROR, "out of memory");
+    /* any CSINode turns migration on for the plugins that only need one */
+    static const ms_storage_object any_csi_node = {.kind = MS_SK_CSI_NODE};
     (void)st;
-    const ms_pod *pod = c->pod;
-    for (uint32_t i = 0; i < pod->nvolumes; i++)
-        switch (pod->volumes[i].kind) {
-        case MS_VOL_PVC:
-        case MS_VOL_EPHEMERAL:
-        case MS_VOL_GCE_PD:
-        case MS_VOL_AWS_EBS:
-        case MS_VOL_CSI_MIGRATABLE:
-            return MS_SUCCESS;
-        default:
-            break;
-        }
-    return MS_SKIP;
+    nvl_ctx plain = {c->h, NULL}, migrated = {c->h, &any_csi_node};
+    /* a missing claim is skipped here and rejected by Filter */
+    pod_volumes(&plain, c, c->pod, &s->plain, NULL);
+    pod_volumes(&migrated, c, c->pod, &s->migrated, NULL);
+    s->per_node = per_node;
+    for (uint32_t i = 0; i < s->migrated.n; i++) {
+        char key[320];
+        snprintf(key, sizeof key, "attachable-volumes-csi-%s", ms_str_get(c->h->in, s->migrated.driver[i]));
+        s->limit_key[i] = ms_intern_find(c->h->in, key, strlen(key));
+    }
+    c->state[c->current] = s;
+    return MS_SUCCESS;
 }
 
 static uint32_t count_driver(const volume_set *s, ms_str driver) {
@@ -177,31 +215,47 @@ static uint32_t count_driver(const volume_set *s, ms_str driver) {
     return n;
 }
 
-static ms_code node_volume_limits_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    (void)self;
-    nvl_ctx x = {c->h, ms_volume_store_get(c->h->volumes, MS_SK_CSI_NODE, MS_STR_NONE, ni->node->meta.name)};
-    volume_set fresh, attached;
-    fresh.n = attached.n = 0;
-    ms_code code = pod_volumes(&x, c, c->pod, &fresh, st);
-    if (code != MS_SUCCESS || !fresh.n) return code;
-    bool limited = false;
-    for (uint32_t i = 0; i < fresh.n && !limited; i++) limited = limit_of(&x, ni, fresh.driver[i]) >= 0;
-    if (!limited) return MS_SUCCESS;
+/* Would the node exceed a driver's limit with `fresh` added to what its
+ * pods have attached? */
+static bool exceeds(const nvl_ctx *x, ms_cycle *c, const nvl_state *s, const ms_node_info *ni,
+                    const volume_set *fresh) {
+    volume_set attached, added;
+    attached.n = added.n = 0;
     for (uint32_t k = 0; k < ni->npods; k++)
-        if (ni->pods[k]->nvolumes) pod_volumes(&x, c, ni->pods[k], &attached, NULL);
+        if (ni->pods[k]->nvolumes) pod_volumes(x, c, ni->pods[k], &attached, NULL);
     /* a volume already attached for another pod costs nothing more */
-    volume_set added;
-    added.n = 0;
-    for (uint32_t i = 0; i < fresh.n; i++) {
+    for (uint32_t i = 0; i < fresh->n; i++) {
         uint32_t j = 0;
-        while (j < attached.n && attached.key[j] != fresh.key[i]) j++;
-        if (j == attached.n) set_add(&added, fresh.driver[i], fresh.key[i]);
+        while (j < attached.n && attached.key[j] != fresh->key[i]) j++;
+        if (j == attached.n) set_add(&added, fresh->driver[i], fresh->key[i]);
     }
     for (uint32_t i = 0; i < added.n; i++) {
-        int64_t limit = limit_of(&x, ni, added.driver[i]);
+        int64_t limit = limit_of(x, ni, added.driver[i], key_of(s, added.driver[i]));
         if (limit >= 0 && count_driver(&attached, added.driver[i]) + count_driver(&added, added.driver[i]) > limit)
-            return ms_status_set(st, MS_UNSCHEDULABLE, "node(s) exceed max volume count");
+            return true;
     }
+    return false;
+}
+
+static ms_code node_volume_limits_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    (void)self;
+    const nvl_state *s = c->state[c->current];
+    if (!s) return MS_SUCCESS;
+    nvl_ctx x = {c->h, ms_volume_store_get(c->h->volumes, MS_SK_CSI_NODE, MS_STR_NONE, ni->node->meta.name)};
+    const volume_set *fresh = x.csi_node ? &s->migrated : &s->plain;
+    volume_set here;
+    if (s->per_node) {
+        here.n = 0;
+        ms_code code = pod_volumes(&x, c, c->pod, &here, st);
+        if (code != MS_SUCCESS) return code;
+        fresh = &here;
+    }
+    if (!fresh->n) return MS_SUCCESS;
+    bool limited = false;
+    for (uint32_t i = 0; i < fresh->n && !limited; i++)
+        limited = limit_of(&x, ni, fresh->driver[i], key_of(s, fresh->driver[i])) >= 0;
+    if (limited && exceeds(&x, c, s, ni, fresh))
+        return ms_status_set(st, MS_UNSCHEDULABLE, "node(s) exceed max volume count");
     return MS_SUCCESS;
 }
 

@@ -191,6 +191,7 @@ static ms_rc assume_pick(ms_volume_store *vs, ms_vb_pick *p, ms_str node) {
     ms_storage_object *copy = ms_storage_copy((ms_storage_object *)orig);
     if (!copy) return MS_ENOMEM;
     if (is_static) {
+        p->bound_by_controller = !ms_vb_bound_to_claim(&orig->u.pv, claim);
         copy->u.pv.has_claim_ref = true;
         copy->u.pv.claim_namespace = claim->meta.namespace_;
         copy->u.pv.claim_name = claim->meta.name;
@@ -258,6 +259,7 @@ static ms_code send_writes(ms_cycle *c, ms_vb_state *s, ms_str node, ms_status *
         all[i].pvc = (ms_storage_object *)ms_volume_store_get(vs, MS_SK_PVC, p->pvc_namespace, p->pvc_name);
         if (p->pv_name != MS_STR_NONE)
             all[i].pv = (ms_storage_object *)ms_volume_store_get(vs, MS_SK_PV, MS_STR_NONE, p->pv_name);
+        all[i].bound_by_controller = p->bound_by_controller;
         if (!all[i].pvc || (p->pv_name != MS_STR_NONE && !all[i].pv))
             return ms_status_set(st, MS_ERROR, "binding volumes: a claim or volume disappeared");
     }

@@ -50,6 +50,7 @@ typedef struct ms_vb_pick {
     ms_str pvc_name;
     ms_str pv_name;
     int64_t version;
+    bool bound_by_controller;      /* the PV's claimRef did not name the claim before */
 } ms_vb_pick;
 
 typedef struct ms_vb_state {
@@ -70,6 +71,10 @@ enum {
     MS_VB_NOT_ENOUGH_SPACE = 1u << 2,      /* "node(s) did not have enough free storage" */
     MS_VB_PV_NOT_EXIST = 1u << 3,          /* "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)" */
 };
+
+/* upstream's IsVolumeBoundToClaim: the PV's claimRef names the claim (and
+ * its uid, when the claimRef has one). */
+bool ms_vb_bound_to_claim(const ms_pv *pv, const ms_storage_object *claim);
 
 /* Builds the candidates of claim `cl` (cl->pvc and cl->sc set) from the
  * store's PVs of its class, in arena `a`. false: out of memory. */

@@ -20,8 +20,7 @@
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
 
-/* upstream's IsVolumeBoundToClaim. */
-static bool bound_to_claim(const ms_pv *pv, const ms_storage_object *claim) {
+bool ms_vb_bound_to_claim(const ms_pv *pv, const ms_storage_object *claim) {
     if (!pv->has_claim_ref || pv->claim_name != claim->meta.name ||
         pv->claim_namespace != claim->meta.namespace_)
         return false;
@@ -79,7 +78,7 @@ bool ms_vb_prepare_claim(ms_vb_claim *cl, const ms_volume_store *vs, const ms_in
     for (uint32_t i = 0; i < n; i++) {
         const ms_storage_object *pvo = ms_volume_store_class_pv(vs, pvc->storage_class, i);
         const ms_pv *pv = &pvo->u.pv;
-        bool mine = bound_to_claim(pv, claim);
+        bool mine = ms_vb_bound_to_claim(pv, claim);
         if ((pv->has_claim_ref && !mine) || pv->capacity < pvc->request ||
             pv->volume_mode != pvc->volume_mode || pvo->meta.deletion != 0)
             continue;
@@ -189,7 +188,7 @@ static uint32_t check_bound(const ms_vb_state *st, const ms_node *node, const ms
 static void pick(ms_vb_state *out, const ms_storage_object *claim, const ms_storage_object *pv) {
     if (out)
         out->picks[out->npicks++] = (ms_vb_pick){claim->meta.namespace_, claim->meta.name,
-                                                 pv ? pv->meta.name : MS_STR_NONE, 0};
+                                                 pv ? pv->meta.name : MS_STR_NONE, 0, false};
 }
 
 uint32_t ms_vb_find(const ms_vb_state *st, const ms_volume_store *vs, const ms_interner *in,
@@ -259,7 +258,7 @@ int ms_vb_check_bindings(const ms_vb_state *st, const ms_volume_store *vs, ms_st
                 return fail(a, why, "binding volumes: failed to check binding: persistentvolume \"%s\" not found",
                             ms_str_get(in, p->pv_name));
             /* our write has not come back yet */
-            if (pv->version <= p->version && !bound_to_claim(&pv->u.pv, pvc)) return 0;
+            if (pv->version <= p->version && !ms_vb_bound_to_claim(&pv->u.pv, pvc)) return 0;
             /* (a claim without a uid, as in simulate's files, is matched by name) */
             if (!pv->u.pv.has_claim_ref ||
                 (*pvc->meta.uid && (!pv->u.pv.claim_uid || !*pv->u.pv.claim_uid)))

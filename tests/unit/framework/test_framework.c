@@ -385,8 +385,8 @@ static void test_init_errors(void **state) {
     ms_framework_destroy(&fw);
 
     /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "VolumeZone");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"VolumeZone\" is not "
+    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "DynamicResources");
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"DynamicResources\" is not "
                           "implemented yet");
 
     static const ms_plugin_ops shadow = {.name = "NodeName"};
@@ -929,12 +929,13 @@ static void test_default_profile(void **state) {
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
                                     "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
-                                    "PodTopologySpread InterPodAffinity");
+                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
-    expect_order(&fw, MS_EP_RESERVE, "");
+    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding");
+    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding");
     static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
@@ -1018,7 +1019,7 @@ static void test_registry(void **state) {
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
                                   "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits",
-                                  "SchedulingGates"};
+                                  "VolumeBinding", "VolumeZone", "SchedulingGates"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

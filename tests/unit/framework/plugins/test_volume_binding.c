@@ -20,6 +20,7 @@ static struct {
     ms_str pv;                     /* first static binding's PV */
     ms_str claim_ref;              /* its claimRef name */
     ms_str selected;               /* first provisioning's selected node */
+    bool by_controller;            /* first static binding's bound_by_controller */
     ms_rc answer;
 } rec;
 
@@ -30,7 +31,11 @@ static ms_rc record_bind(void *ctx, const ms_pod *pod, ms_str node, const ms_pod
     rec.calls++;
     rec.nbindings = v->nbindings;
     rec.nprovisions = v->nprovisions;
-    if (v->nbindings) rec.pv = v->bindings[0].pv->meta.name, rec.claim_ref = v->bindings[0].pv->u.pv.claim_name;
+    if (v->nbindings) {
+        rec.pv = v->bindings[0].pv->meta.name;
+        rec.claim_ref = v->bindings[0].pv->u.pv.claim_name;
+        rec.by_controller = v->bindings[0].bound_by_controller;
+    }
     if (v->nprovisions) rec.selected = v->provisions[0].pvc->u.pvc.selected_node;
     if (rec.answer != MS_OK) return ms_error_set(err, rec.answer, "the server said no");
     return MS_OK;
@@ -337,6 +342,7 @@ static void test_pre_bind(void **state) {
     assert_int_equal(rec.nbindings, 1);
     assert_int_equal(rec.pv, S("pv1"));
     assert_int_equal(rec.claim_ref, S("a"));
+    assert_true(rec.by_controller);
     /* called again (an event): no second write, still waiting */
     timeout = 0;
     assert_int_equal(hx.ops->pre_bind(hx.self, &hx.c, S("n1"), &timeout, &st), MS_WAIT);
