@@ -358,8 +358,11 @@ check_eval "prebind: a pod without volumes created meanwhile is bound while the 
     "wait_for 20 'all_groups bound during' && all_groups node_is slow -"
 for g in $groups; do kube_api DELETE "/api/v1/namespaces/$g/persistentvolumeclaims/slow" >/dev/null; done
 check_eval "prebind: the claim is gone" "wait_for 20 'all_groups claim_is slow gone/-'"
-check_eval "prebind: the pod is not bound and is pending with the missing claim as reason" \
-    "wait_for $((bind_timeout + 20)) 'all_groups pending_with slow \"persistentvolumeclaim \\\"slow\\\" not found\"'"
+# (first the binding error, PodScheduled=False reason SchedulerError; then,
+# tried again, PreFilter's rejection)
+pending_reason_is() { [ "$(why_pending_reason "$1" "$2")" = "$3" ]; }
+check_eval "prebind: the pod is not bound and, tried again, is pending with the missing claim as reason" \
+    "wait_for $((bind_timeout + 20)) 'all_groups pending_reason_is slow \"persistentvolumeclaim \\\"slow\\\" not found\"'"
 for g in $groups; do
     events_of "$g" slow FailedScheduling | sort -u >"$dir/prebind-events.$g"
     sed "s/^/# [$g] FailedScheduling: /" "$dir/prebind-events.$g" | head -n 4
