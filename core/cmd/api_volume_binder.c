@@ -148,25 +148,15 @@ static cJSON *patch_metadata(cJSON *root, const ms_storage_object *o, const char
     return m;
 }
 
-/* upstream's IsVolumeBoundToClaim on the API object the assumed PV was
- * copied from: pre-bound to this claim (claimRef by name, with this uid
- * or none). */
-static bool was_bound_to(const ms_storage_object *pv, const ms_storage_object *pvc) {
-    const ms_storage_object *api = pv->base ? pv->base : pv;
-    const ms_pv *v = &api->u.pv;
-    if (!v->has_claim_ref || v->claim_name != pvc->meta.name || v->claim_namespace != pvc->meta.namespace_)
-        return false;
-    return !v->claim_uid || !v->claim_uid[0] || (pvc->meta.uid && strcmp(v->claim_uid, pvc->meta.uid) == 0);
-}
-
 /* upstream's GetBindVolumeToClaim on the PV Reserve assumed: claimRef is
  * the claim's reference (reference.GetReference), and the PV is marked
- * bound by a controller unless it was pre-bound to the claim. */
+ * bound by a controller unless it was pre-bound to the claim (Reserve
+ * decided which). */
 static char *pv_patch(const ms_interner *in, const ms_volume_binding *vb) {
     const ms_storage_object *pv = vb->pv, *pvc = vb->pvc;
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
-    patch_metadata(root, pv, was_bound_to(pv, pvc) ? NULL : "pv.kubernetes.io/bound-by-controller", "yes");
+    patch_metadata(root, pv, vb->bound_by_controller ? "pv.kubernetes.io/bound-by-controller" : NULL, "yes");
     cJSON *spec = cJSON_AddObjectToObject(root, "spec");
     cJSON *ref = spec ? cJSON_AddObjectToObject(spec, "claimRef") : NULL;
     if (ref) {

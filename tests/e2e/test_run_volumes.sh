@@ -351,10 +351,18 @@ for g in $groups; do mkpvc "$g" slow dyn-never >/dev/null; mkpod "$g" slow slow;
 selected() { [ -n "$(pvc_json "$1" slow | jq -r '.metadata.annotations["volume.kubernetes.io/selected-node"] // ""')" ]; }
 check_eval "prebind: the claim is annotated with the selected node and the pod waits, unbound" \
     "wait_for 20 'all_groups selected' && sleep 1 && all_groups node_is slow -"
+# Meanwhile the scheduler goes on with other pods (upstream: the wait is
+# on a binding goroutine; moonsched: off the scheduling thread).
+for g in $groups; do mkpod "$g" during; done
+check_eval "prebind: a pod without volumes created meanwhile is bound while the first still waits" \
+    "wait_for 20 'all_groups bound during' && all_groups node_is slow -"
 for g in $groups; do kube_api DELETE "/api/v1/namespaces/$g/persistentvolumeclaims/slow" >/dev/null; done
 check_eval "prebind: the claim is gone" "wait_for 20 'all_groups claim_is slow gone/-'"
-check_eval "prebind: the pod is not bound and is pending with the missing claim as reason" \
-    "wait_for $((bind_timeout + 20)) 'all_groups pending_with slow \"persistentvolumeclaim \\\"slow\\\" not found\"'"
+# (first the binding error, PodScheduled=False reason SchedulerError; then,
+# tried again, PreFilter's rejection)
+pending_reason_is() { [ "$(why_pending_reason "$1" "$2")" = "$3" ]; }
+check_eval "prebind: the pod is not bound and, tried again, is pending with the missing claim as reason" \
+    "wait_for $((bind_timeout + 20)) 'all_groups pending_reason_is slow \"persistentvolumeclaim \\\"slow\\\" not found\"'"
 for g in $groups; do
     events_of "$g" slow FailedScheduling | sort -u >"$dir/prebind-events.$g"
     sed "s/^/# [$g] FailedScheduling: /" "$dir/prebind-events.$g" | head -n 4

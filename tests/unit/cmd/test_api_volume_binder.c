@@ -135,7 +135,7 @@ static void test_writes_in_order(void **state) {
     fixture *f = *state;
     ms_storage_object *data = claim(f, "data"), *logs = claim(f, "logs"), *api = NULL;
     ms_storage_object *pv = assumed_pv(f, "pv-1", "", &api);
-    ms_volume_binding statics[] = {{.pvc = data, .pv = pv}}, dyn[] = {{.pvc = logs}};
+    ms_volume_binding statics[] = {{.pvc = data, .pv = pv, .bound_by_controller = true}}, dyn[] = {{.pvc = logs}};
     ms_pod_volumes v = {1, statics, 1, dyn};
     ms_pod *p = pod(f, "web-0");
     ms_error err = {0};
@@ -170,12 +170,12 @@ static void test_writes_in_order(void **state) {
 }
 
 /* A PV pre-bound to the claim (by name) is not marked bound by a
- * controller (upstream's GetBindVolumeToClaim). */
+ * controller (upstream's GetBindVolumeToClaim; Reserve says which). */
 static void test_prebound_pv(void **state) {
     fixture *f = *state;
     ms_storage_object *data = claim(f, "data"), *api = NULL;
     ms_storage_object *pv = assumed_pv(f, "pv-2", ",\"claimRef\":{\"namespace\":\"team\",\"name\":\"data\"}", &api);
-    ms_volume_binding statics[] = {{.pvc = data, .pv = pv}};
+    ms_volume_binding statics[] = {{.pvc = data, .pv = pv, .bound_by_controller = false}};
     ms_pod_volumes v = {1, statics, 0, NULL};
     ms_pod *p = pod(f, "web-1");
     ms_error err = {0};
