@@ -1,0 +1,26 @@
+/* The descheduling pass over the profiles of a policy: upstream runs every
+ * profile's Deschedule plugins, then every profile's Balance plugins. */
+#include "descheduler/descheduler.h"
+
+#include "descheduler/plugin.h"
+
+static void run_point(ms_desched_pass *ps, bool balance) {
+    const ms_desched_policy *pol = ps->policy;
+    for (uint32_t i = 0; i < pol->nprofiles; i++) {
+        const ms_desched_profile *prof = &pol->profiles[i];
+        uint32_t n = balance ? prof->nbalance : prof->ndeschedule;
+        const ms_desched_plugin *list = balance ? prof->balance : prof->deschedule;
+        ps->profile = prof;
+        for (uint32_t k = 0; k < n; k++) {
+            ps->strategy = list[k].def->name;
+            list[k].def->run(list[k].args, ps);
+        }
+    }
+}
+
+void ms_desched_run(ms_desched_pass *ps) {
+    run_point(ps, false);
+    run_point(ps, true);
+    ps->profile = NULL;
+    ps->strategy = NULL;
+}
