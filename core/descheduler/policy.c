@@ -135,7 +135,7 @@ static ms_rc extension_point(decoding *d, const cJSON *plugins, const cJSON *con
                          : def && (strcmp(point, "deschedule") == 0 ? def->deschedule : def->balance);
         if (!ok)
             return ms_error_set(d->err, MS_EINVAL,
-                                "profile \"%s\" configures %s extension point of non-existing plugins: %s",
+                                "profile \"%s\" configures %s extension point of non-existing plugins: map[%s:{}]",
                                 prof->name, label, name);
         if (filter) continue;
         const cJSON *pc = plugin_config(configs, name);
