@@ -149,4 +149,20 @@ static inline const char *dx_skip_reason(dx_env *e, const char *pod) {
     return NULL;
 }
 
+/* Builds the cluster with setup, runs `plugin` at `point` with args (and
+ * the policy's top-level lines), and checks the evicted pods in order. */
+typedef void (*dx_setup_fn)(dx_env *e);
+static inline void dx_expect(dx_setup_fn setup, const char *top, const char *plugin, const char *point,
+                             const char *args, const char *want) {
+    dx_env e;
+    dx_init(&e);
+    setup(&e);
+    dx_policy_one(&e, top, plugin, point, args, "");
+    dx_run(&e);
+    char buf[512];
+    if (strcmp(dx_evicted(&e, buf, sizeof buf), want) != 0)
+        fail_msg("%s %s%s: got \"%s\", want \"%s\"", plugin, top, args, buf, want);
+    dx_free(&e);
+}
+
 #endif

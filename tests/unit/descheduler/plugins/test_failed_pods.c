@@ -28,14 +28,7 @@ static void cluster(dx_env *e) {
 }
 
 static void expect(const char *plugin, const char *args, const char *want) {
-    dx_env e;
-    dx_init(&e);
-    cluster(&e);
-    dx_policy_one(&e, "", plugin, "deschedule", args, "");
-    dx_run(&e);
-    char buf[256];
-    assert_string_equal(dx_evicted(&e, buf, sizeof buf), want);
-    dx_free(&e);
+    dx_expect(cluster, "", plugin, "deschedule", args, want);
 }
 
 static void test_failed_pods(void **state) {

@@ -19,14 +19,7 @@ static void cluster(dx_env *e) {
 }
 
 static void expect(const char *top, const char *args, const char *want) {
-    dx_env e;
-    dx_init(&e);
-    cluster(&e);
-    dx_policy_one(&e, top, "RemovePodsViolatingNodeTaints", "deschedule", args, "");
-    dx_run(&e);
-    char buf[256];
-    assert_string_equal(dx_evicted(&e, buf, sizeof buf), want);
-    dx_free(&e);
+    dx_expect(cluster, top, "RemovePodsViolatingNodeTaints", "deschedule", args, want);
 }
 
 static void test_no_schedule(void **state) {

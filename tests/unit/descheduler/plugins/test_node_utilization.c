@@ -25,15 +25,7 @@ static void all_busy(dx_env *e) {
 }
 
 static void expect_low(void (*setup)(dx_env *), const char *top, const char *args, const char *want) {
-    dx_env e;
-    dx_init(&e);
-    setup(&e);
-    dx_policy_one(&e, top, "LowNodeUtilization", "balance", args, "");
-    dx_run(&e);
-    char buf[256];
-    if (strcmp(dx_evicted(&e, buf, sizeof buf), want) != 0)
-        fail_msg("%s%s: got \"%s\", want \"%s\"", top, args, buf, want);
-    dx_free(&e);
+    dx_expect(setup, top, "LowNodeUtilization", "balance", args, want);
 }
 
 static void test_moves_until_target(void **state) {
