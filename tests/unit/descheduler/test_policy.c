@@ -100,7 +100,7 @@ static void test_upstream_messages(void **state) {
               "  - {name: RemovePodsViolatingNodeTaints, args: {excludedTaints: [a], includedTaints: [b]}}\n",
          "in profile p: either includedTaints or excludedTaints can be set, but not both"},
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
-              "  - {name: RemoveFailedPods, args: {namespaces: {include: [a], exclude: [b]}}}\n",
+              "  - {name: RemoveDuplicates, args: {namespaces: {include: [a], exclude: [b]}}}\n",
          "in profile p: only one of Include/Exclude namespaces can be set"},
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
               "  - {name: PodLifeTime, args: {namespaces: {include: [a], exclude: [b]}}}\n",
