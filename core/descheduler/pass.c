@@ -190,3 +190,22 @@ void ms_desched_evict_violating(ms_desched_pass *ps, const void *args, const ms_
         }
     }
 }
+
+/* upstream's SortPodsBasedOnPriorityLowToHigh: no priority first, then by
+ * priority, then BestEffort, Burstable, Guaranteed. */
+static bool evicted_before(const ms_pod *a, const ms_pod *b) {
+    if (a->has_priority != b->has_priority) return !a->has_priority;
+    if (a->priority != b->priority) return a->priority < b->priority;
+    return a->qos < b->qos;
+}
+
+/* Stable (upstream's order among equals is the informer's, arbitrary;
+ * here it is the node's), in place: a node's pods are few. */
+void ms_desched_sort_low_priority_first(ms_pod **pods, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        ms_pod *x = pods[i];
+        uint32_t j = i;
+        for (; j > 0 && evicted_before(x, pods[j - 1]); j--) pods[j] = pods[j - 1];
+        pods[j] = x;
+    }
+}

@@ -95,6 +95,10 @@ typedef bool (*ms_desched_violates_fn)(const void *args, const ms_desched_pass *
 void ms_desched_evict_violating(ms_desched_pass *ps, const void *args, const ms_desched_pod_scope *scope,
                                 ms_desched_violates_fn violates, const char *reason);
 
+/* upstream's SortPodsBasedOnPriorityLowToHigh, stable: pods without a
+ * priority, then by priority, then BestEffort, Burstable, Guaranteed. */
+void ms_desched_sort_low_priority_first(ms_pod **pods, uint32_t n);
+
 /* Whether the node is Ready (condition Ready=True) and schedulable for the
  * pod: what upstream's ReadyNodes and PodFitsAnyOtherNode look at
  * (nodeSelector and required node affinity, NoSchedule/NoExecute taints,

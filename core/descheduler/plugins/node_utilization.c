@@ -150,25 +150,6 @@ void ms_nu_sort_by_usage(ms_nu_node **nodes, uint32_t n, bool ascending) {
     }
 }
 
-/* upstream's SortPodsBasedOnPriorityLowToHigh: no priority first, then by
- * priority, then BestEffort, Burstable, Guaranteed. */
-static bool evicted_before(const ms_pod *a, const ms_pod *b) {
-    if (a->has_priority != b->has_priority) return !a->has_priority;
-    if (a->priority != b->priority) return a->priority < b->priority;
-    return a->qos < b->qos;
-}
-
-/* Stable (upstream's order among equals is the informer's, arbitrary;
- * here it is the node's), in place: a node's pods are few. */
-static void sort_pods(ms_pod **pods, uint32_t n) {
-    for (uint32_t i = 1; i < n; i++) {
-        ms_pod *x = pods[i];
-        uint32_t j = i;
-        for (; j > 0 && evicted_before(x, pods[j - 1]); j--) pods[j] = pods[j - 1];
-        pods[j] = x;
-    }
-}
-
 /* upstream's PodToleratesTaints: every taint of at least one destination. */
 static bool tolerates_some_destination(const ms_pod *p, ms_nu_node **dests, uint32_t ndests) {
     for (uint32_t d = 0; d < ndests; d++) {
@@ -195,7 +176,7 @@ static bool evict_from(ms_nu *u, ms_nu_node *src, ms_nu_node **dests, uint32_t n
     uint32_t n = 0;
     for (uint32_t k = 0; k < ni->npods; k++)
         if (!ms_pod_is_terminal(ni->pods[k])) pods[n++] = ni->pods[k];
-    sort_pods(pods, n);
+    ms_desched_sort_low_priority_first(pods, n);
     bool go_on = true;
     for (uint32_t k = 0; k < n && keep_going(u, src, room); k++) {
         ms_pod *p = pods[k];
