@@ -122,12 +122,16 @@ static const char *pre_eviction_filter(const ms_desched_pass *ps, const ms_pod *
            "marked as unschedulable";
 }
 
+const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
+    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env);
+    return why ? why : pre_eviction_filter(ps, p, node);
+}
+
 bool ms_desched_pod_filter(ms_desched_pass *ps, const ms_desched_pod_scope *scope, ms_pod *p,
                            ms_str node) {
     if (scope && !ms_desched_scope_matches(scope, p, ps->in)) return false;
     if (ms_desched_pass_evicted(ps, p)) return false;
-    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env);
-    if (!why) why = pre_eviction_filter(ps, p, node);
+    const char *why = ms_desched_pod_evictable(ps, p, node);
     if (why) add_skip(ps, p, node, why);
     return why == NULL;
 }

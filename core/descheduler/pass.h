@@ -81,6 +81,8 @@ bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p);
 /* A strategy's pod filter: in the scope, not evicted yet in this pass, and
  * accepted by the profile's DefaultEvictor (Filter and PreEvictionFilter).
  * A pod the evictor refuses is recorded as skipped with its reason. */
+/* The same DefaultEvictor checks, without recording: NULL or why not. */
+const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node);
 bool ms_desched_pod_filter(ms_desched_pass *ps, const ms_desched_pod_scope *scope, ms_pod *p,
                            ms_str node);
 /* Plans the eviction of p from node (limits, then placement). */

@@ -11,6 +11,7 @@ static const ms_desched_plugin_def *const plugins[] = {
     &ms_desched_remove_pods_having_too_many_restarts,
     &ms_desched_remove_pods_violating_inter_pod_anti_affinity,
     &ms_desched_remove_duplicates,
+    &ms_desched_remove_pods_violating_topology_spread_constraint,
     &ms_desched_low_node_utilization,
     &ms_desched_high_node_utilization,
 };
