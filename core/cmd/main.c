@@ -21,7 +21,7 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats] [--evictions]\n"
+    "                          [--quiet] [--stats] [--evictions] [--deschedule POLICY]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -37,6 +37,9 @@ static const char usage[] =
     "  --evictions        the NoExecute taint eviction timeline instead of the\n"
     "                     placements: which bound pods go, when, and where they\n"
     "                     would be placed again (docs/taint-eviction.md)\n"
+    "  --deschedule POLICY  one descheduling pass with a DeschedulerPolicy after\n"
+    "                     the placements: utilisation before and after, every\n"
+    "                     move and every skip (docs/descheduler.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
@@ -161,6 +164,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.stats = true;
     } else if (strcmp(a, "--evictions") == 0) {
         s->o.evictions = true;
+    } else if ((v = option_value(argc, argv, i, "--deschedule"))) {
+        s->o.deschedule = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {

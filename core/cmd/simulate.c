@@ -18,6 +18,7 @@
 #include "base/map.h"
 #include "base/quantity.h"
 #include "cmd/generator.h"
+#include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
@@ -800,21 +801,81 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
     return p->node;
 }
 
-/* The bound pods now: those of the files and those this run placed. */
-static ms_rc eviction_timeline(sim *m, ms_error *err) {
+/* The bound pods now: those of the files and those this run placed
+ * (terminal ones only with `terminal`). *out is a referenced array. */
+static ms_rc bound_pods(sim *m, bool terminal, ms_pod ***out, uint32_t *nout, ms_error *err) {
     ms_pod **bound = calloc(m->npods + m->npl + 1, sizeof *bound);
     if (!bound) return ms_error_set(err, MS_ENOMEM, "out of memory");
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->npods; i++)
-        if (m->pods[i]->node_name != MS_STR_NONE && !ms_pod_is_terminal(m->pods[i])) bound[n++] = ms_pod_ref(m->pods[i]);
+        if (m->pods[i]->node_name != MS_STR_NONE && (terminal || !ms_pod_is_terminal(m->pods[i])))
+            bound[n++] = ms_pod_ref(m->pods[i]);
     for (uint32_t i = 0; i < m->npl; i++)
         if (m->pl[i].node != MS_STR_NONE && (bound[n] = ms_pod_with_node(m->pl[i].pod, m->pl[i].node))) n++;
+    *out = bound;
+    *nout = n;
+    return MS_OK;
+}
+
+static void free_pods(ms_pod **pods, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) ms_pod_unref(pods[i]);
+    free(pods);
+}
+
+static ms_rc eviction_timeline(sim *m, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, false, &bound, &n, err);
+    if (rc != MS_OK) return rc;
     ms_eviction_timeline_options eo = {.in = m->in, .out = m->out, .output = m->o->output,
                                        .start = ms_clock_wall(), .nodes = m->nodes, .nnodes = m->nnodes,
                                        .pods = bound, .npods = n, .place = place_again, .ctx = m};
-    ms_rc rc = ms_eviction_timeline(&eo, NULL, err);
-    for (uint32_t i = 0; i < n; i++) ms_pod_unref(bound[i]);
-    free(bound);
+    rc = ms_eviction_timeline(&eo, NULL, err);
+    free_pods(bound, n);
+    return rc;
+}
+
+/* ---- --deschedule ------------------------------------------------------- */
+
+static ms_str desched_move(void *ctx, const ms_pod *pod, char *why, size_t n) {
+    return place_again(ctx, pod, ((sim *)ctx)->now, why, n);
+}
+
+/* The replacement (bound or still pending) goes; the pod is back. */
+static void desched_undo(void *ctx, const ms_pod *pod) {
+    sim *m = ctx;
+    ms_pod *placed = ms_cache_get_pod(ms_scheduler_cache(m->sched), pod->meta.uid_hash);
+    if (placed) {
+        ms_scheduler_pod_delete(m->sched, placed, m->now);
+    } else {
+        ms_pod *pending = ms_pod_with_node(pod, MS_STR_NONE);
+        if (pending) ms_scheduler_pod_delete(m->sched, pending, m->now);
+        else m->oom = true;
+        if (pending) ms_pod_unref(pending);
+    }
+    ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
+    placement *p = placement_for(m, pod);
+    if (p) p->node = pod->node_name;
+}
+
+static const ms_node_info *desched_live(void *ctx, ms_str node) {
+    return ms_cache_node_info(ms_scheduler_cache(((sim *)ctx)->sched), node);
+}
+
+static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, true, &bound, &n, err);
+    if (rc != MS_OK) return rc;
+    ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .output = m->o->output,
+                                   .policy_file = m->o->deschedule, .now = ms_clock_wall(),
+                                   .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
+                                   .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m};
+    ms_deschedule_sim_result dr = {0};
+    rc = ms_deschedule_simulation(&d, &dr, err);
+    r->descheduled = dr.evicted;
+    r->deschedule_skipped = dr.skipped;
+    free_pods(bound, n);
     return rc;
 }
 
@@ -974,7 +1035,8 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else r.unschedulable++;
     }
     if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;
-    if (!o->quiet && !o->evictions) print_output(&m);
+    if (o->deschedule && (rc = deschedule(&m, &r, err)) != MS_OK) goto done;
+    if (!o->quiet && !o->evictions && !o->deschedule) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;

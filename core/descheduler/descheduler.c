@@ -13,6 +13,7 @@ static void run_point(ms_desched_pass *ps, bool balance) {
         ps->profile = prof;
         for (uint32_t k = 0; k < n; k++) {
             ps->strategy = list[k].def->name;
+            ps->plugin = &list[k];
             list[k].def->run(list[k].args, ps);
         }
     }
@@ -23,4 +24,5 @@ void ms_desched_run(ms_desched_pass *ps) {
     run_point(ps, true);
     ps->profile = NULL;
     ps->strategy = NULL;
+    ps->plugin = NULL;
 }

@@ -50,6 +50,7 @@ typedef struct ms_desched_pass {
     const ms_desched_policy *policy;
     const ms_desched_profile *profile;   /* the one running */
     const char *strategy;                /* the plugin running */
+    const struct ms_desched_plugin *plugin;   /* its definition and args */
     ms_interner *in;
     ms_resource_names rn;
     double now;

@@ -9,6 +9,7 @@
 
 #include "descheduler/args.h"
 #include "moonsched/error.h"
+#include "moonsched/nodeinfo.h"
 
 struct ms_desched_pass;
 
@@ -21,6 +22,11 @@ typedef struct ms_desched_plugin_def {
     ms_rc (*decode)(ms_desched_args_ctx *c, const cJSON *args, void *out);
     /* One run over the pass's nodes: evicts through ms_desched_evict. */
     void (*run)(const void *args, struct ms_desched_pass *ps);
+    /* Optional: why placing p on `target` (as it is with p placed there)
+     * would be a new violation of this strategy, or NULL. Placement-aware
+     * evictions skip such moves. */
+    const char *(*target_violation)(const void *args, const struct ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target);
 } ms_desched_plugin_def;
 
 /* The strategy of that name, or NULL. */

@@ -33,6 +33,11 @@ typedef struct ms_simulate_options {
      * timeline (which bound pods NoExecute taints evict, when, and where
      * they would be placed again) instead of the placements. */
     bool evictions;
+    /* --deschedule POLICY: after the pending pods are placed, one
+     * descheduling pass with this DeschedulerPolicy, each eviction tried on
+     * the scheduler first; prints utilisation before and after and every
+     * move (docs/descheduler.md). NULL: none. */
+    const char *deschedule;
 } ms_simulate_options;
 
 void ms_simulate_options_default(ms_simulate_options *o);
@@ -66,6 +71,8 @@ typedef struct ms_simulate_result {
     uint64_t policy_calls, policy_failures, policy_disabled;
     uint64_t policy_reloads, policy_reloads_failed;
     double reload_latency_max;          /* seconds from a file's write to its swap */
+    uint32_t descheduled;               /* --deschedule: evictions kept */
+    uint32_t deschedule_skipped;        /* --deschedule: pods refused, with a reason */
 } ms_simulate_result;
 
 /* Output goes to `out`; warnings and --stats to `diag`. Bad input returns

@@ -80,10 +80,18 @@ static void run(const void *args, ms_desched_pass *ps) {
     ms_nu_free(&u);
 }
 
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    const high_args *a = args;
+    (void)p;
+    return !ms_nu_node_over(ps, &a->thresholds, target) ? "it would land on another underutilized node" : NULL;
+}
+
 const ms_desched_plugin_def ms_desched_high_node_utilization = {
     .name = "HighNodeUtilization",
     .balance = true,
     .args_size = sizeof(high_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

@@ -81,10 +81,19 @@ static void run(const void *args, ms_desched_pass *ps) {
     }
 }
 
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    (void)args;
+    return p->pod_anti_affinity.nrequired && conflicts(ps, p, target)
+               ? "it would violate its inter-pod anti-affinity where it lands"
+               : NULL;
+}
+
 const ms_desched_plugin_def ms_desched_remove_pods_violating_inter_pod_anti_affinity = {
     .name = "RemovePodsViolatingInterPodAntiAffinity",
     .deschedule = true,
     .args_size = sizeof(anti_affinity_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

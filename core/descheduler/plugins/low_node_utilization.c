@@ -99,10 +99,22 @@ static void run(const void *args, ms_desched_pass *ps) {
     ms_nu_free(&u);
 }
 
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    const low_args *a = args;
+    (void)p;
+    /* Relative thresholds move with the average: only static ones are
+     * checked here. */
+    return !a->deviation && ms_nu_node_over(ps, &a->targets, target)
+               ? "it would make the node it lands on overutilized"
+               : NULL;
+}
+
 const ms_desched_plugin_def ms_desched_low_node_utilization = {
     .name = "LowNodeUtilization",
     .balance = true,
     .args_size = sizeof(low_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

@@ -73,10 +73,16 @@ static void run(const void *args, ms_desched_pass *ps) {
     ms_desched_evict_violating(ps, args, &((const node_affinity_args *)args)->scope, violates, "pod violates its node affinity");
 }
 
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    return violates(args, ps, p, target) ? "it would violate its node affinity where it lands" : NULL;
+}
+
 const ms_desched_plugin_def ms_desched_remove_pods_violating_node_affinity = {
     .name = "RemovePodsViolatingNodeAffinity",
     .deschedule = true,
     .args_size = sizeof(node_affinity_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

@@ -69,10 +69,16 @@ static void run(const void *args, ms_desched_pass *ps) {
     ms_desched_evict_violating(ps, args, &((const node_taints_args *)args)->scope, violates, "pod does not tolerate a taint of its node");
 }
 
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    return violates(args, ps, p, target) ? "it would not tolerate a taint of the node it lands on" : NULL;
+}
+
 const ms_desched_plugin_def ms_desched_remove_pods_violating_node_taints = {
     .name = "RemovePodsViolatingNodeTaints",
     .deschedule = true,
     .args_size = sizeof(node_taints_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

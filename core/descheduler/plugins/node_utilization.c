@@ -52,6 +52,18 @@ double ms_nu_threshold(const ms_nu_thresholds *t, ms_str name, double absent) {
     return absent;
 }
 
+static double node_percent(const ms_desched_pass *ps, const ms_node_info *ni, ms_str name) {
+    double used = (double)ms_resources_get(&ni->requested, &ps->rn, name);
+    double cap = (double)ms_resources_get(&ni->node->allocatable, &ps->rn, name);
+    return cap > 0 ? used / cap * 100 : 0;
+}
+
+bool ms_nu_node_over(const ms_desched_pass *ps, const ms_nu_thresholds *t, const ms_node_info *ni) {
+    for (uint32_t i = 0; i < t->n; i++)
+        if (node_percent(ps, ni, t->name[i]) > t->percent[i]) return true;
+    return false;
+}
+
 static void add_resource(ms_nu *u, ms_str name) {
     for (uint32_t i = 0; i < u->nres; i++)
         if (u->res[i] == name) return;

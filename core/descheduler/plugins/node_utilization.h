@@ -29,6 +29,10 @@ ms_rc ms_nu_thresholds_decode(ms_desched_args_ctx *c, const cJSON *args, const c
 ms_rc ms_nu_evictable_namespaces(ms_desched_args_ctx *c, const cJSON *args, ms_desched_strs *out);
 double ms_nu_threshold(const ms_nu_thresholds *t, ms_str name, double absent);
 
+/* A NodeInfo's requests against thresholds, in percent of allocatable:
+ * some resource over them (not over: every one at or under them). */
+bool ms_nu_node_over(const ms_desched_pass *ps, const ms_nu_thresholds *t, const ms_node_info *ni);
+
 /* One node under balancing. */
 typedef struct ms_nu_node {
     ms_node_info *ni;
