@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/config_check.h"
+#include "cmd/deschedule.h"
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
 
@@ -46,6 +47,17 @@ static const char usage[] =
     "  --output json); exit 0 when valid, 2 with the error when not.\n"
     "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
+    "\n"
+    "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
+    "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
+    "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
+    "                            [--secure-port N] [--leader-elect-resource-name NAME] ...\n"
+    "\n"
+    "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
+    "  exit, or one every --descheduling-interval; each eviction goes through the\n"
+    "  Eviction API once the scheduler (--config, --policy) has a node for the\n"
+    "  pod. --dry-run prints the plan with the predicted nodes and evicts\n"
+    "  nothing. See docs/descheduler.md.\n"
     "\n"
     "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
@@ -356,6 +368,34 @@ static int policy_main(int argc, char **argv) {
     return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
 }
 
+static int deschedule_main(int argc, char **argv) {
+    ms_deschedule_options o;
+    ms_deschedule_options_default(&o);
+    o.log = &ms_log_default;
+    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
+    if (!policies) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    bool help = false;
+    ms_error err = {0};
+    ms_rc r = ms_deschedule_parse_args(argc, argv, &o, policies, &help, &err);
+    if (r == MS_OK && help) {
+        free(policies);
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (r != MS_OK) {
+        free(policies);
+        return usage_error("%s", err.msg);
+    }
+    r = ms_deschedule_run(&o, &err);
+    free(policies);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -364,6 +404,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "deschedule") == 0) return deschedule_main(argc - 2, argv + 2);
     if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) return print_version();

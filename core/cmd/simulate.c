@@ -802,15 +802,16 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
 }
 
 /* The bound pods now: those of the files and those this run placed
- * (terminal ones only with `terminal`). *out is a referenced array. */
-static ms_rc bound_pods(sim *m, bool terminal, ms_pod ***out, uint32_t *nout, ms_error *err) {
+ * (terminal ones only with `terminal`, those this run placed only with
+ * `placed`). *out is a referenced array. */
+static ms_rc bound_pods(sim *m, bool terminal, bool placed, ms_pod ***out, uint32_t *nout, ms_error *err) {
     ms_pod **bound = calloc(m->npods + m->npl + 1, sizeof *bound);
     if (!bound) return ms_error_set(err, MS_ENOMEM, "out of memory");
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->npods; i++)
         if (m->pods[i]->node_name != MS_STR_NONE && (terminal || !ms_pod_is_terminal(m->pods[i])))
             bound[n++] = ms_pod_ref(m->pods[i]);
-    for (uint32_t i = 0; i < m->npl; i++)
+    for (uint32_t i = 0; placed && i < m->npl; i++)
         if (m->pl[i].node != MS_STR_NONE && (bound[n] = ms_pod_with_node(m->pl[i].pod, m->pl[i].node))) n++;
     *out = bound;
     *nout = n;
@@ -825,7 +826,7 @@ static void free_pods(ms_pod **pods, uint32_t n) {
 static ms_rc eviction_timeline(sim *m, ms_error *err) {
     ms_pod **bound;
     uint32_t n;
-    ms_rc rc = bound_pods(m, false, &bound, &n, err);
+    ms_rc rc = bound_pods(m, false, true, &bound, &n, err);
     if (rc != MS_OK) return rc;
     ms_eviction_timeline_options eo = {.in = m->in, .out = m->out, .output = m->o->output,
                                        .start = ms_clock_wall(), .nodes = m->nodes, .nnodes = m->nnodes,
@@ -865,12 +866,13 @@ static const ms_node_info *desched_live(void *ctx, ms_str node) {
 static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
     ms_pod **bound;
     uint32_t n;
-    ms_rc rc = bound_pods(m, true, &bound, &n, err);
+    ms_rc rc = bound_pods(m, true, !m->o->deschedule_hooks, &bound, &n, err);
     if (rc != MS_OK) return rc;
     ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .output = m->o->output,
                                    .policy_file = m->o->deschedule, .now = ms_clock_wall(),
                                    .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
-                                   .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m};
+                                   .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
+                                   .hooks = m->o->deschedule_hooks};
     ms_deschedule_sim_result dr = {0};
     rc = ms_deschedule_simulation(&d, &dr, err);
     r->descheduled = dr.evicted;
@@ -882,6 +884,11 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
         ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
+        if (rc != MS_OK) return rc;
+    }
+    for (uint32_t i = 0; i < m->o->ncluster_texts; i++) {
+        ms_rc rc = ms_load_objects_buffer(m->o->cluster_text_names[i], m->o->cluster_texts[i],
+                                          m->o->cluster_text_lens[i], on_object, m, err);
         if (rc != MS_OK) return rc;
     }
     r->objects = m->objects;

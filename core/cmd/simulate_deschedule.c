@@ -44,6 +44,12 @@ static const char *place(void *ctx, ms_desched_pass *ps, ms_pod *p, ms_str node,
             reason = keep(d, text);
         }
     }
+    if (!reason && o->hooks && o->hooks->evict) {
+        char failed[400];
+        const char *no = o->hooks->evict(o->hooks->ctx, o->in, p, ps->profile->name, ps->strategy, to, failed,
+                                         sizeof failed);
+        if (no) reason = keep(d, no);
+    }
     if (reason) o->undo(o->ctx, p);
     else *dest = to;
     return reason;
@@ -129,6 +135,10 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     }
     ps.place = place;
     ps.place_ctx = d;
+    if (o->hooks) {
+        ps.strategy_done = o->hooks->strategy_done;
+        ps.done_ctx = o->hooks->ctx;
+    }
     ms_desched_run(&ps);
     ms_rc rc = ps.failed ? ms_error_set(err, MS_ENOMEM, "out of memory") : MS_OK;
     if (rc == MS_OK && o->output == MS_OUTPUT_JSON) {

@@ -35,6 +35,9 @@ typedef struct ms_deschedule_sim_options {
     /* The scheduler's NodeInfo of a node now (replacements included). */
     const ms_node_info *(*live)(void *ctx, ms_str node);
     void *ctx;
+    /* Against a real cluster: the evictions and timings go here. NULL:
+     * a simulation. */
+    const ms_deschedule_hooks *hooks;
 } ms_deschedule_sim_options;
 
 typedef struct ms_deschedule_sim_result {

@@ -2,6 +2,7 @@
  * profile's Deschedule plugins, then every profile's Balance plugins. */
 #include "descheduler/descheduler.h"
 
+#include "base/clock.h"
 #include "descheduler/plugin.h"
 
 static void run_point(ms_desched_pass *ps, bool balance) {
@@ -14,7 +15,10 @@ static void run_point(ms_desched_pass *ps, bool balance) {
         for (uint32_t k = 0; k < n; k++) {
             ps->strategy = list[k].def->name;
             ps->plugin = &list[k];
+            double t0 = ms_clock_monotonic();
             list[k].def->run(list[k].args, ps);
+            if (ps->strategy_done)
+                ps->strategy_done(ps->done_ctx, prof->name, ps->strategy, ms_clock_monotonic() - t0);
         }
     }
 }

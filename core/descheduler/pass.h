@@ -59,6 +59,9 @@ typedef struct ms_desched_pass {
     ms_evictor_env env;
     ms_desched_place_fn place;
     void *place_ctx;
+    /* Told each strategy's wall time (descheduler_strategy_duration_seconds). */
+    void (*strategy_done)(void *ctx, const char *profile, const char *strategy, double seconds);
+    void *done_ctx;
     /* Counts per node and per namespace name id (ids are dense). */
     uint32_t nids;
     uint32_t *per_node, *per_namespace;
