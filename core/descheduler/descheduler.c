@@ -13,7 +13,7 @@ static void run_point(ms_desched_pass *ps, bool balance) {
         const ms_desched_plugin *list = balance ? prof->balance : prof->deschedule;
         ps->profile = prof;
         for (uint32_t k = 0; k < n; k++) {
-            ps->strategy = list[k].def->name;
+            ps->strategy = list[k].name ? list[k].name : list[k].def->name;
             ps->plugin = &list[k];
             double t0 = ms_clock_monotonic();
             list[k].def->run(list[k].args, ps);

@@ -8,6 +8,7 @@
 
 #include "api/toleration.h"
 #include "base/array.h"
+#include "descheduler/lua_policies.h"
 
 bool ms_desched_node_ready(const ms_node *n, const ms_interner *in) {
     /* upstream's IsReady: a node without a Ready condition counts as ready. */
@@ -124,6 +125,7 @@ static const char *pre_eviction_filter(const ms_desched_pass *ps, const ms_pod *
 
 const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
     const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env);
+    if (!why && ps->profile->nevictable) why = ms_desched_lua_evictable(ps->profile, p);
     return why ? why : pre_eviction_filter(ps, p, node);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "descheduler/args.h"
+#include "descheduler/lua_policies.h"
 #include "descheduler/plugin.h"
 #include "moonsched/decode.h"
 
@@ -92,6 +93,10 @@ static ms_rc plugin_configs(decoding *d, const cJSON *configs, ms_desched_profil
         ms_json_push(&d->r, "args");
         if (name && strcmp(name, "DefaultEvictor") == 0) {
             rc = ms_default_evictor_decode(&c, args, &prof->evictor);
+        } else if (name && ms_desched_is_lua(name)) {
+            char path[MS_JSON_PATH_MAX + 8];
+            snprintf(path, sizeof path, "%s", d->r.path);
+            if ((rc = ms_desched_lua_args_check(args, path, name, d->err)) != MS_OK) return rc;
         } else if (name && ms_desched_plugin_find(name)) {
             const ms_desched_plugin_def *def = ms_desched_plugin_find(name);
             void *out = ms_arena_alloc(&d->p->arena, def->args_size);
@@ -130,6 +135,12 @@ static ms_rc extension_point(decoding *d, const cJSON *plugins, const cJSON *con
                   strcmp(point, "preevictionfilter") == 0;
     for (uint32_t i = 0; i < enabled.n; i++) {
         const char *name = ms_str_get(d->in, enabled.v[i]);
+        if (ms_desched_is_lua(name)) {
+            if ((rc = ms_desched_lua_enable(d->p, prof, name, plugin_config(configs, name), point, d->in,
+                                            d->err)) != MS_OK)
+                return rc;
+            continue;
+        }
         const ms_desched_plugin_def *def = ms_desched_plugin_find(name);
         bool ok = filter ? strcmp(name, "DefaultEvictor") == 0
                          : def && (strcmp(point, "deschedule") == 0 ? def->deschedule : def->balance);
@@ -154,7 +165,7 @@ static ms_rc extension_point(decoding *d, const cJSON *plugins, const cJSON *con
         memset(args, 0, def->args_size);
         if ((rc = def->decode(&c, ms_json_get(pc, "args"), args)) != MS_OK) return rc;
         ms_desched_args_finish(&c, "");
-        slot[(*n)++] = (ms_desched_plugin){def, args};
+        slot[(*n)++] = (ms_desched_plugin){def, args, NULL};
     }
     return MS_OK;
 }
@@ -240,6 +251,7 @@ ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner
 }
 
 void ms_desched_policy_free(ms_desched_policy *p) {
+    ms_desched_lua_free(p);
     ms_arena_free(&p->arena);
     memset(p, 0, sizeof *p);
 }

@@ -17,6 +17,8 @@
 
 typedef struct cJSON cJSON;
 struct ms_desched_plugin_def;
+struct ms_policy;
+struct ms_lua_runtime;
 
 #define MS_DESCHED_MAX_PLUGINS 16
 
@@ -25,6 +27,7 @@ struct ms_desched_plugin_def;
 typedef struct ms_desched_plugin {
     const struct ms_desched_plugin_def *def;
     const void *args;
+    const char *name;              /* NULL: def's; "lua:NAME" for a policy */
 } ms_desched_plugin;
 
 typedef struct ms_desched_profile {
@@ -35,6 +38,15 @@ typedef struct ms_desched_profile {
     /* DefaultEvictor is always the Filter and PreEvictionFilter (upstream
      * adds it when a profile leaves it out). */
     ms_default_evictor_args evictor;
+    /* Lua policies ("lua:NAME") of the profile, one instance per name;
+     * those enabled at filter or preevictionfilter add their
+     * evictable(pod) to DefaultEvictor's checks. */
+    uint32_t npolicies, nevictable;
+    struct {
+        const char *name;
+        struct ms_policy *policy;
+    } policies[MS_DESCHED_MAX_PLUGINS];
+    struct ms_policy *evictable[MS_DESCHED_MAX_PLUGINS];
 } ms_desched_profile;
 
 /* A limit that is absent is unlimited. */
@@ -52,6 +64,11 @@ typedef struct ms_desched_policy {
     ms_desched_limit max_per_node, max_per_namespace, max_total;
     bool has_grace_period;
     int64_t grace_period_seconds;
+    /* The runtime of the profiles' Lua policies (NULL when none) and
+     * every policy loaded, for freeing. */
+    struct ms_lua_runtime *lua;
+    struct ms_policy **loaded;
+    uint32_t nloaded, loadcap;
 } ms_desched_policy;
 
 /* Decodes a policy from its YAML or JSON text. `source` names the file in
