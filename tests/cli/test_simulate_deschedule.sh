@@ -54,4 +54,24 @@ printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- 
 "$M" simulate --cluster $D/deschedule-back.yaml --deschedule "$T/bad.yaml" >"$T/e.out" 2>"$T/e.err"
 rc=$?
 check "an invalid policy: upstream's message" sh -c "test $rc -ne 0 && grep -q 'in profile p: plugin Nope in pluginConfig not registered' '$T/e.err'"
+
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule $D/deschedule-lua.yaml >"$T/l.out" 2>"$T/l.err"
+rc=$?
+check "a Lua strategy: exit 0" sh -c "test $rc -eq 0 && test ! -s '$T/l.err'"
+check "lua:drain evicts per_pass pods of the drained node, lowest priority first, with its reason" \
+    sh -c "grep -E '^default/' '$T/l.out' | awk '{print \$1, \$2, \$3, \$4}' | tr '\n' ';' | grep -qx 'default/api-1 old new lua:drain;default/api-2 old new lua:drain;'"
+check "... the policy's reason" has_text "$T/l.out" "node old is being drained"
+check "... and never the pinned pod" sh -c "! grep -q pinned-0 '$T/l.out'"
+printf 'local p = { name = "broken" }\nfunction p.deschedule(nodes) return 42 end\nfunction p.evictable() return true end\nreturn p\n' >"$T/broken.lua"
+sed "s|policies/deschedule-drain.lua|$T/broken.lua|" $D/deschedule-lua.yaml >"$T/broken.yaml"
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/broken.yaml" >"$T/x.out" 2>"$T/x.err"
+rc=$?
+check "a failing deschedule hook: nothing evicted, the error on stderr" \
+    sh -c "test $rc -eq 0 && grep -qx '0 evicted, 0 skipped' '$T/x.out' && grep -q 'deschedule returned a number' '$T/x.err'"
+printf 'return { name = "x", deschedule = function( end }\n' >"$T/syntax.lua"
+sed "s|policies/deschedule-drain.lua|$T/syntax.lua|" $D/deschedule-lua.yaml >"$T/syntax.yaml"
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/syntax.yaml" >"$T/y.out" 2>"$T/y.err"
+rc=$?
+check "a Lua file that does not load: exit 2, the profile, the plugin and the line" \
+    sh -c "test $rc -eq 2 && grep -q 'profile \"drain\": lua:drain: .*syntax.lua:1:' '$T/y.err'"
 tap_done
