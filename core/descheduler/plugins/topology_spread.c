@@ -50,6 +50,7 @@ typedef struct domain {
     uint32_t n, cap;
     ms_pod **pods;
     ms_str *nodes;
+    bool *evictable;               /* DefaultEvictor's verdict, asked once per pod */
 } domain;
 
 typedef struct balancing {
@@ -102,17 +103,20 @@ static domain *domain_of(balancing *b, ms_str value) {
     return &b->domains[b->ndomains++];
 }
 
-static bool domain_add(domain *d, ms_pod *p, ms_str node) {
+static bool domain_add(domain *d, ms_pod *p, ms_str node, bool evictable) {
     if (d->n == d->cap) {
         uint32_t cap = ms_array_capacity(d->cap, d->n + 1);
         ms_pod **pods = realloc(d->pods, sizeof *pods * cap);
         if (pods) d->pods = pods;
         ms_str *nodes = realloc(d->nodes, sizeof *nodes * cap);
         if (nodes) d->nodes = nodes;
-        if (!pods || !nodes) return false;
+        bool *ev = realloc(d->evictable, sizeof *ev * cap);
+        if (ev) d->evictable = ev;
+        if (!pods || !nodes || !ev) return false;
         d->cap = cap;
     }
     d->pods[d->n] = p;
+    d->evictable[d->n] = evictable;
     d->nodes[d->n++] = node;
     return true;
 }
@@ -135,7 +139,7 @@ static bool build_domains(balancing *b) {
             if (p->meta.namespace_ != b->owner->meta.namespace_ || ms_pod_is_terminal(p) ||
                 ms_desched_pass_evicted(ps, p) || !ms_label_selector_matches(&b->c->selector, &p->meta.labels, ps->in))
                 continue;
-            if (!domain_add(d, p, ni->name)) return false;
+            if (!domain_add(d, p, ni->name, !ms_desched_pod_evictable(ps, p, ni->name))) return false;
             b->total++;
         }
         if (!d) return false;
@@ -151,9 +155,9 @@ static bool has_selector_or_affinity(const ms_pod *p) {
  * with a node selector or affinity, then the rest; higher priority first
  * within each. The tail is evicted first. */
 static bool goes_before(const balancing *b, const domain *d, uint32_t x, uint32_t y) {
+    (void)b;
     const ms_pod *p = d->pods[x], *q = d->pods[y];
-    bool ep = !ms_desched_pod_evictable(b->ps, p, d->nodes[x]), eq = !ms_desched_pod_evictable(b->ps, q, d->nodes[y]);
-    if (ep != eq) return !ep;
+    if (d->evictable[x] != d->evictable[y]) return !d->evictable[x];
     bool sp = has_selector_or_affinity(p), sq = has_selector_or_affinity(q);
     if (sp != sq) return sp;
     int32_t pp = p->has_priority ? p->priority : 0, pq = q->has_priority ? q->priority : 0;
@@ -166,6 +170,9 @@ static void sort_domain(const balancing *b, domain *d) {
             ms_pod *tp = d->pods[j];
             d->pods[j] = d->pods[j - 1];
             d->pods[j - 1] = tp;
+            bool te = d->evictable[j];
+            d->evictable[j] = d->evictable[j - 1];
+            d->evictable[j - 1] = te;
             ms_str tn = d->nodes[j];
             d->nodes[j] = d->nodes[j - 1];
             d->nodes[j - 1] = tn;
@@ -228,7 +235,7 @@ static bool balance_domains(balancing *b) {
             ms_pod *p = hi->pods[at];
             ms_str node = hi->nodes[at];
             hi->n--;
-            domain_add(lo, p, node);   /* tracking only: it counts below from now on */
+            domain_add(lo, p, node, false);   /* tracking only: it counts below from now on */
             if (b->a->node_fit && !fits_below_average(b, p, node)) continue;
             if (!ms_desched_pod_filter(b->ps, &b->a->scope, p, node)) continue;
             if (ms_desched_evict(b->ps, p, node, "pod's topology domain is over its maxSkew") == MS_EVICT_TOTAL_LIMIT)
@@ -257,28 +264,6 @@ static bool same_constraint(const ms_topology_spread *d, const ms_topology_sprea
            d->when_unsatisfiable == c->when_unsatisfiable && selector_equal(&d->selector, &c->selector);
 }
 
-/* Whether an earlier pod of the namespace declared the same constraint. */
-static bool seen_before(const ms_desched_pass *ps, const ms_pod *owner, const ms_topology_spread *c,
-                        uint32_t node, uint32_t pod) {
-    for (uint32_t i = 0; i <= node; i++) {
-        const ms_node_info *ni = ps->nodes[i];
-        for (uint32_t k = 0; k < (i == node ? pod : ni->npods); k++) {
-            const ms_pod *p = ni->pods[k];
-            if (p->meta.namespace_ != owner->meta.namespace_) continue;
-            for (uint32_t t = 0; t < p->ntopology_spread; t++)
-                if (same_constraint(&p->topology_spread[t], c)) return true;
-        }
-    }
-    return false;
-}
-
-/* The pod's constraint t repeats one of its earlier ones. */
-static bool declared_twice(const ms_pod *p, uint32_t t) {
-    for (uint32_t u = 0; u < t; u++)
-        if (same_constraint(&p->topology_spread[u], &p->topology_spread[t])) return true;
-    return false;
-}
-
 static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const ms_pod *owner,
                                const ms_topology_spread *c) {
     balancing b = {.ps = ps, .a = a, .owner = owner, .c = c};
@@ -291,29 +276,55 @@ static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const 
     for (uint32_t i = 0; i < b.ndomains; i++) {
         free(b.domains[i].pods);
         free(b.domains[i].nodes);
+        free(b.domains[i].evictable);
     }
     free(b.domains);
     free(b.below);
     return go_on && !ps->failed;
 }
 
+/* The distinct constraints of each namespace (upstream's
+ * namespaceTopologySpreadConstraints): few next to the pods that repeat
+ * them. */
+typedef struct seen {
+    ms_str ns;
+    const ms_topology_spread *c;
+} seen;
+
+static bool already(const seen *list, uint32_t n, ms_str ns, const ms_topology_spread *c) {
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i].ns == ns && same_constraint(list[i].c, c)) return true;
+    return false;
+}
+
+static bool in_namespaces(const spread_args *a, ms_str ns) {
+    return (!a->scope.include.n || ms_desched_strs_has(&a->scope.include, ns)) &&
+           !ms_desched_strs_has(&a->scope.exclude, ns);
+}
+
 static void run(const void *args, ms_desched_pass *ps) {
     const spread_args *a = args;
+    seen *done = NULL;
+    uint32_t ndone = 0, cap = 0;
     for (uint32_t i = 0; i < ps->nnodes; i++) {
         const ms_node_info *ni = ps->nodes[i];
         for (uint32_t k = 0; k < ni->npods; k++) {
             const ms_pod *p = ni->pods[k];
-            if (!p->ntopology_spread) continue;
-            if ((a->scope.include.n && !ms_desched_strs_has(&a->scope.include, p->meta.namespace_)) ||
-                ms_desched_strs_has(&a->scope.exclude, p->meta.namespace_))
-                continue;
+            if (!p->ntopology_spread || !in_namespaces(a, p->meta.namespace_)) continue;
             for (uint32_t t = 0; t < p->ntopology_spread; t++) {
                 const ms_topology_spread *c = &p->topology_spread[t];
-                if (!constraint_applies(a, c) || seen_before(ps, p, c, i, k) || declared_twice(p, t)) continue;
-                if (!balance_constraint(ps, a, p, c)) return;
+                if (!constraint_applies(a, c) || already(done, ndone, p->meta.namespace_, c)) continue;
+                if (!ms_array_grow((void **)&done, &cap, ndone + 1, sizeof *done)) {
+                    ps->failed = true;
+                    goto out;
+                }
+                done[ndone++] = (seen){p->meta.namespace_, c};
+                if (!balance_constraint(ps, a, p, c)) goto out;
             }
         }
     }
+out:
+    free(done);
 }
 
 const ms_desched_plugin_def ms_desched_remove_pods_violating_topology_spread_constraint = {
