@@ -19,6 +19,30 @@ bool ms_desched_node_ready(const ms_node *n, const ms_interner *in) {
     return true;
 }
 
+static uint64_t owner_key(const ms_owner_ref *o) {
+    return o->uid && *o->uid ? ms_hash_bytes(o->uid, strlen(o->uid)) : ((uint64_t)o->kind << 32 | o->name);
+}
+
+/* DefaultEvictor's minReplicas: the pods an owner has on the pass's
+ * nodes (upstream counts its informer's pods by owner UID). */
+static uint32_t owner_pods(void *ctx, const ms_owner_ref *o) {
+    return (uint32_t)(uintptr_t)ms_map_get(&((ms_desched_pass *)ctx)->owners, owner_key(o));
+}
+
+static int count_owners(ms_desched_pass *ps) {
+    for (uint32_t i = 0; i < ps->nnodes; i++)
+        for (uint32_t k = 0; k < ps->nodes[i]->npods; k++) {
+            const ms_pod *p = ps->nodes[i]->pods[k];
+            if (!p->meta.nowners) continue;
+            uint64_t key = owner_key(&p->meta.owners[0]);
+            uintptr_t n = (uintptr_t)ms_map_get(&ps->owners, key);
+            if (ms_map_put(&ps->owners, key, (void *)(n + 1)) != 0) return -1;
+        }
+    ps->env.owner_pods = owner_pods;
+    ps->env.owner_ctx = ps;
+    return 0;
+}
+
 int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, ms_interner *in,
                          ms_node_info *const *nodes, uint32_t nnodes, double now) {
     memset(ps, 0, sizeof *ps);
@@ -28,6 +52,8 @@ int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, m
     ms_resource_names_init(&ps->rn, in);
     ps->env.in = in;
     ps->env.now = now;
+    ms_map_init(&ps->evicted);
+    ms_map_init(&ps->owners);
     ps->nids = ms_interner_count(in) + 1;
     ps->per_node = calloc(ps->nids, sizeof *ps->per_node);
     ps->per_namespace = calloc(ps->nids, sizeof *ps->per_namespace);
@@ -41,7 +67,7 @@ int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, m
             continue;
         ps->nodes[ps->nnodes++] = nodes[i];
     }
-    return 0;
+    return count_owners(ps);
 }
 
 void ms_desched_pass_free(ms_desched_pass *ps) {
@@ -50,13 +76,13 @@ void ms_desched_pass_free(ms_desched_pass *ps) {
     free(ps->nodes);
     free(ps->evictions);
     free(ps->skips);
+    ms_map_free(&ps->evicted);
+    ms_map_free(&ps->owners);
     memset(ps, 0, sizeof *ps);
 }
 
 bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p) {
-    for (uint32_t i = 0; i < ps->nevictions; i++)
-        if (ps->evictions[i].pod->meta.uid_hash == p->meta.uid_hash) return true;
-    return false;
+    return ms_map_has(&ps->evicted, p->meta.uid_hash);
 }
 
 static void add_skip(ms_desched_pass *ps, ms_pod *p, ms_str node, const char *reason) {
@@ -171,7 +197,8 @@ ms_evict_result ms_desched_evict(ms_desched_pass *ps, ms_pod *p, ms_str node, co
             return MS_EVICT_SKIPPED;
         }
     }
-    if (!ms_array_grow((void **)&ps->evictions, &ps->evcap, ps->nevictions + 1, sizeof *ps->evictions)) {
+    if (!ms_array_grow((void **)&ps->evictions, &ps->evcap, ps->nevictions + 1, sizeof *ps->evictions) ||
+        ms_map_put(&ps->evicted, p->meta.uid_hash, (void *)(uintptr_t)(ps->nevictions + 1)) != 0) {
         ps->failed = true;
         return MS_EVICT_SKIPPED;
     }

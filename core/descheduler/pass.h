@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/map.h"
 #include "descheduler/args.h"
 #include "descheduler/default_evictor.h"
 #include "descheduler/policy.h"
@@ -68,6 +69,8 @@ typedef struct ms_desched_pass {
     uint32_t total, spare;
     ms_desched_eviction *evictions;
     uint32_t nevictions, evcap;
+    ms_map evicted;                      /* uid hash -> eviction index + 1 */
+    ms_map owners;                       /* owner uid hash -> its pods on the nodes (minReplicas) */
     ms_desched_skip *skips;
     uint32_t nskips, skipcap;
     bool failed;                         /* out of memory: results incomplete */

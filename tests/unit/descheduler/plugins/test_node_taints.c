@@ -90,6 +90,27 @@ static void test_node_fit(void **state) {
     dx_free(&e);
 }
 
+/* minReplicas counts the owner's pods on the pass's nodes: the cluster
+ * has three pods of ReplicaSet rs (a, b, c on n1; d on n2; e on n3: five). */
+static void test_min_replicas(void **state) {
+    (void)state;
+    static const struct {
+        const char *evictor;
+        const char *want;
+    } cases[] = {{"minReplicas: 5", "a,c"}, {"minReplicas: 6", ""}};
+    for (size_t i = 0; i < 2; i++) {
+        dx_env e;
+        dx_init(&e);
+        cluster(&e);
+        dx_policy_one(&e, "", "RemovePodsViolatingNodeTaints", "deschedule", "", cases[i].evictor);
+        dx_run(&e);
+        char buf[64];
+        assert_string_equal(dx_evicted(&e, buf, sizeof buf), cases[i].want);
+        if (!*cases[i].want) assert_string_equal(dx_skip_reason(&e, "a"), "owner has fewer replicas than minReplicas");
+        dx_free(&e);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_schedule),
@@ -100,6 +121,7 @@ int main(void) {
         cmocka_unit_test(test_namespaces_and_selector),
         cmocka_unit_test(test_evictor_skips_with_reason),
         cmocka_unit_test(test_node_fit),
+        cmocka_unit_test(test_min_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
