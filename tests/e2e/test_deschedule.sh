@@ -10,6 +10,8 @@
 #     then 429 and the rest skipped with the reason;
 #  3. a pod with nowhere else to go is not evicted;
 #  4. RemovePodsViolatingNodeAffinity after a node relabel;
+#  6. a Lua strategy (policies/deschedule-drain.lua: deschedule and
+#     evictable hooks);
 #  5. --descheduling-interval under leader election (Lease
 #     kube-system/descheduler), descheduler_* metrics on the secure port,
 #     SIGTERM releases the Lease.
@@ -190,6 +192,19 @@ ds aff --policy-config-file "$dir/aff.yaml"
 check_eval "after the relabel: evicted towards zone-2" \
     "grep -Eq '^default/aff-0 +zone-1 +zone-2 +RemovePodsViolatingNodeAffinity ' \"\$dir/ds-aff.out\""
 check_eval "the replacement lands on zone-2" "wait_for 20 '[ \"\$(node_of aff-0-r)\" = zone-2 ]'"
+
+# --- 6: a Lua strategy -------------------------------------------------------------
+mknode drain-f 10 '{"pool":"f","moonsched.io/drain":"true"}'
+mknode keep-f 40 '{"pool":"f"}'   # the emptiest node by far: no tie for the scheduler to break
+mkpod l-0 drain-f 500m lua
+mkpod l-pinned drain-f 100m pinned
+kube_api PATCH /api/v1/namespaces/default/pods/l-pinned '{"metadata":{"annotations":{"moonsched.io/pinned":"true"}}}' >/dev/null
+printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=f\nprofiles:\n- name: lua\n  pluginConfig:\n  - {name: lua:drain, args: {file: policies/deschedule-drain.lua, args: {per_pass: 5}}}\n  plugins:\n    deschedule: {enabled: [lua:drain]}\n    filter: {enabled: [DefaultEvictor, lua:drain]}\n' >"$dir/lua.yaml"
+ds lua --policy-config-file "$dir/lua.yaml"
+check_eval "a Lua strategy: lua:drain evicts the drained node's pod with its reason" \
+    "grep -Eq '^default/l-0 +drain-f +keep-f +lua:drain +node drain-f is being drained\$' \"\$dir/ds-lua.out\""
+check_eval "... not the pinned one (its evictable hook)" "! grep -q l-pinned \"\$dir/ds-lua.out\" && exists l-pinned"
+check_eval "... and the replacement lands on keep-f" "wait_for 20 '[ \"\$(node_of l-0-r)\" = keep-f ]'"
 
 # --- 5: an interval, leader election, metrics ------------------------------------
 mknode tainted-e 4 '{"pool":"e"}'
