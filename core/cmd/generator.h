@@ -27,7 +27,11 @@
  * bound pods in sched-setup, pending ones in sched-test)
  * or node-affinity (SchedulingNodeAffinity as in 1.20: nodes labelled
  * failure-domain.beta.kubernetes.io/zone=zone1, every pod requiring that
- * key In [zone1, zone2]). */
+ * key In [zone1, zone2])
+ * or deschedule (a cluster to deschedule: the bound pods are owned by a
+ * ReplicaSet, carry the spread pods' label and zone constraint
+ * (DoNotSchedule), and fill only the first half of the nodes, the other
+ * half idle; bound-nodes=N packs them on the first N nodes instead). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -53,6 +57,7 @@ typedef struct ms_generator_spec {
     char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity" */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
+    uint32_t bound_nodes;          /* deschedule: nodes the bound pods fill; 0: half */
 } ms_generator_spec;
 
 typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;

@@ -680,6 +680,12 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
     fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
     fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
     fprintf(f, "virtual time:      %.1f s\n", r->virtual_seconds);
+    if (m->o->deschedule) {
+        fprintf(f, "descheduled:       %u evicted, %u skipped\n", r->descheduled, r->deschedule_skipped);
+        fprintf(f, "deschedule time:   %.3f s\n", r->deschedule_seconds);
+        fprintf(f, "evictions/s:       %.0f\n",
+                r->deschedule_seconds > 0 ? r->descheduled / r->deschedule_seconds : 0);
+    }
     if (!m->policies) return;
     fprintf(f, "policies:          %u (%llu calls, %llu failed, disabled %llu times)\n", r->policies,
             (unsigned long long)r->policy_calls, (unsigned long long)r->policy_failures,
@@ -874,7 +880,9 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
                                    .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
                                    .hooks = m->o->deschedule_hooks};
     ms_deschedule_sim_result dr = {0};
+    double t0 = ms_clock_monotonic();
     rc = ms_deschedule_simulation(&d, &dr, err);
+    r->deschedule_seconds = ms_clock_monotonic() - t0;
     r->descheduled = dr.evicted;
     r->deschedule_skipped = dr.skipped;
     free_pods(bound, n);

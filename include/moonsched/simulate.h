@@ -100,6 +100,7 @@ typedef struct ms_simulate_result {
     double reload_latency_max;          /* seconds from a file's write to its swap */
     uint32_t descheduled;               /* --deschedule: evictions kept */
     uint32_t deschedule_skipped;        /* --deschedule: pods refused, with a reason */
+    double deschedule_seconds;          /* --deschedule: the pass, placements included */
 } ms_simulate_result;
 
 /* Output goes to `out`; warnings and --stats to `diag`. Bad input returns

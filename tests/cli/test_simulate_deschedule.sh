@@ -74,4 +74,13 @@ sed "s|policies/deschedule-drain.lua|$T/syntax.lua|" $D/deschedule-lua.yaml >"$T
 rc=$?
 check "a Lua file that does not load: exit 2, the profile, the plugin and the line" \
     sh -c "test $rc -eq 2 && grep -q 'profile \"drain\": lua:drain: .*syntax.lua:1:' '$T/y.err'"
+
+"$M" simulate --generate shape=deschedule,nodes=4,bound-pods=40,zones=2 --deschedule tests/bench/deschedule-policy.yaml \
+    --stats >"$T/g.out" 2>"$T/g.err"
+check "generated shape=deschedule: the bound pods fill half the nodes" \
+    sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/g.out' | awk '\$1 ~ /^node-/ {print \$1, \$4}' | tr '\n' ';' | grep -qx 'node-0 20;node-1 20;node-2 0;node-3 0;'"
+check "... the ReplicaSet's pods move to the idle half, none skipped for want of a reason" \
+    sh -c "grep -Eq '^default/bound-[0-9]+ +node-[01] +node-[23] +LowNodeUtilization ' '$T/g.out'"
+check "--stats: the pass's time and evictions per second" \
+    sh -c "grep -Eq '^descheduled: +[1-9][0-9]* evicted, [0-9]+ skipped' '$T/g.err' && grep -Eq '^deschedule time: +[0-9.]+ s' '$T/g.err' && grep -Eq '^evictions/s: +[0-9]+' '$T/g.err'"
 tap_done
