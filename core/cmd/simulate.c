@@ -101,6 +101,10 @@ typedef struct sim {
     double *lat;
     uint32_t nlat, latcap;
     bool oom;                      /* a reporter callback ran out of memory */
+    /* While --deschedule tries replacements: a move that needs preemption
+     * does not happen (a descheduler evicts one pod, never others for it). */
+    bool descheduling;
+    char blocked[320];             /* the first victim a replacement would have preempted */
 } sim;
 
 static double cpu_time(void) {
@@ -208,6 +212,10 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     (void)preemptor;
     (void)node;
     sim *m = ctx;
+    if (m->descheduling) {
+        if (!m->blocked[0]) ms_pod_key(victim, m->in, m->blocked, sizeof m->blocked);
+        return MS_ESTATE;
+    }
     ms_scheduler_pod_delete(m->sched, victim, m->now);
     return MS_OK;
 }
@@ -845,7 +853,11 @@ static ms_rc eviction_timeline(sim *m, ms_error *err) {
 /* ---- --deschedule ------------------------------------------------------- */
 
 static ms_str desched_move(void *ctx, const ms_pod *pod, char *why, size_t n) {
-    return place_again(ctx, pod, ((sim *)ctx)->now, why, n);
+    sim *m = ctx;
+    m->blocked[0] = '\0';
+    ms_str to = place_again(ctx, pod, m->now, why, n);
+    if (to == MS_STR_NONE && m->blocked[0]) snprintf(why, n, "(only by preempting %s)", m->blocked);
+    return to;
 }
 
 /* The replacement (bound or still pending) goes; the pod is back. */
@@ -878,10 +890,12 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
                                    .policy_file = m->o->deschedule, .now = ms_clock_wall(),
                                    .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
                                    .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
-                                   .hooks = m->o->deschedule_hooks};
+                                   .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs};
     ms_deschedule_sim_result dr = {0};
     double t0 = ms_clock_monotonic();
+    m->descheduling = true;
     rc = ms_deschedule_simulation(&d, &dr, err);
+    m->descheduling = false;
     r->deschedule_seconds = ms_clock_monotonic() - t0;
     r->descheduled = dr.evicted;
     r->deschedule_skipped = dr.skipped;

@@ -55,6 +55,21 @@ static const char *place(void *ctx, ms_desched_pass *ps, ms_pod *p, ms_str node,
     return reason;
 }
 
+/* PodsWithoutPDB: a budget of the pod's namespace selects it, by the
+ * API's rule (policy/v1: an empty selector selects every pod; v1beta1:
+ * none), as the Eviction API will apply it. */
+static bool has_pdb(void *ctx, const ms_pod *p) {
+    const ms_deschedule_sim_options *o = ctx;
+    for (uint32_t i = 0; i < o->npdbs; i++) {
+        const ms_pdb *b = o->pdbs[i];
+        if (b->meta.namespace_ != p->meta.namespace_) continue;
+        if (b->selector_empty ? b->api_version == MS_PDB_POLICY_V1
+                              : ms_label_selector_matches(&b->selector, &p->meta.labels, o->in))
+            return true;
+    }
+    return false;
+}
+
 static double percent(const ms_node_info *ni, int r) {
     int64_t cap = ni->node->allocatable.v[r];
     return cap > 0 ? (double)ni->requested.v[r] * 100.0 / (double)cap : 0;
@@ -135,6 +150,8 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     }
     ps.place = place;
     ps.place_ctx = d;
+    ps.env.has_pdb = has_pdb;
+    ps.env.pdb_ctx = (void *)o;
     if (o->hooks) {
         ps.strategy_done = o->hooks->strategy_done;
         ps.done_ctx = o->hooks->ctx;

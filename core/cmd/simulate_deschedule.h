@@ -14,6 +14,7 @@
 #include "moonsched/error.h"
 #include "moonsched/node.h"
 #include "moonsched/nodeinfo.h"
+#include "moonsched/pdb.h"
 #include "moonsched/pod.h"
 #include "moonsched/simulate.h"
 
@@ -27,6 +28,8 @@ typedef struct ms_deschedule_sim_options {
     uint32_t nnodes;
     ms_pod *const *pods;           /* bound pods */
     uint32_t npods;
+    ms_pdb *const *pdbs;           /* for DefaultEvictor's PodsWithoutPDB */
+    uint32_t npdbs;
     /* The pod is deleted and its replacement scheduled: the node it went
      * to, or MS_STR_NONE with why (n bytes). */
     ms_str (*move)(void *ctx, const ms_pod *pod, char *why, size_t n);

@@ -83,4 +83,13 @@ check "... the ReplicaSet's pods move to the idle half, none skipped for want of
     sh -c "grep -Eq '^default/bound-[0-9]+ +node-[01] +node-[23] +LowNodeUtilization ' '$T/g.out'"
 check "--stats: the pass's time and evictions per second" \
     sh -c "grep -Eq '^descheduled: +[1-9][0-9]* evicted, [0-9]+ skipped' '$T/g.err' && grep -Eq '^deschedule time: +[0-9.]+ s' '$T/g.err' && grep -Eq '^evictions/s: +[0-9]+' '$T/g.err'"
+
+"$M" simulate --cluster $D/deschedule-preempt.yaml --deschedule $D/deschedule-taints.yaml >"$T/p.out"
+check "a replacement that would have to preempt: not evicted" \
+    sh -c "grep -Eq '^default/vip +tainted +RemovePodsViolatingNodeTaints +it fits nowhere else \\(only by preempting default/filler\\)\$' '$T/p.out'"
+check "... and nothing preempted: the filler keeps its node" \
+    sh -c "sed -n '/^AFTER/,/^\$/p' '$T/p.out' | grep -Eq '^full +87\\.5 '"
+"$M" simulate --cluster $D/deschedule-preempt.yaml --deschedule $D/deschedule-taints-pdb.yaml >"$T/q.out"
+check "PodsWithoutPDB: a pod no budget selects is protected" \
+    sh -c "grep -Eq '^default/other +tainted +RemovePodsViolatingNodeTaints +pod does not have a PodDisruptionBudget and is protected against eviction\$' '$T/q.out'"
 tap_done
