@@ -33,7 +33,11 @@
  * kubernetes.io/no-provisioner, one 10Gi local PV "pv-N" per pending pod,
  * round-robin over the nodes, with node affinity on the node's hostname,
  * and each pending pod "pod-N" using its own 1Gi claim "pvc-N"; bound pods
- * have no volumes). */
+ * have no volumes),
+ * or deschedule (a cluster to deschedule: the bound pods are owned by a
+ * ReplicaSet, carry the spread pods' label and zone constraint
+ * (DoNotSchedule), and fill only the first half of the nodes, the other
+ * half idle; bound-nodes=N packs them on the first N nodes instead). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
@@ -60,6 +64,7 @@ typedef struct ms_generator_spec {
     char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity", "volumes" */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
+    uint32_t bound_nodes;          /* deschedule: nodes the bound pods fill; 0: half */
 } ms_generator_spec;
 
 typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;

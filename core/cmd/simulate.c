@@ -19,6 +19,7 @@
 #include "base/quantity.h"
 #include "cmd/explain_text.h"
 #include "cmd/generator.h"
+#include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
 #include "cmd/simulate_volumes.h"
 #include "moonsched/config.h"
@@ -104,6 +105,10 @@ typedef struct sim {
     double *lat;
     uint32_t nlat, latcap;
     bool oom;                      /* a reporter callback ran out of memory */
+    /* While --deschedule tries replacements: a move that needs preemption
+     * does not happen (a descheduler evicts one pod, never others for it). */
+    bool descheduling;
+    char blocked[320];             /* the first victim a replacement would have preempted */
 } sim;
 
 static double cpu_time(void) {
@@ -218,6 +223,10 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     (void)preemptor;
     (void)node;
     sim *m = ctx;
+    if (m->descheduling) {
+        if (!m->blocked[0]) ms_pod_key(victim, m->in, m->blocked, sizeof m->blocked);
+        return MS_ESTATE;
+    }
     ms_scheduler_pod_delete(m->sched, victim, m->now);
     return MS_OK;
 }
@@ -695,6 +704,12 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
     fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
     fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
     fprintf(f, "virtual time:      %.1f s\n", r->virtual_seconds);
+    if (m->o->deschedule) {
+        fprintf(f, "descheduled:       %u evicted, %u skipped\n", r->descheduled, r->deschedule_skipped);
+        fprintf(f, "deschedule time:   %.3f s\n", r->deschedule_seconds);
+        fprintf(f, "evictions/s:       %.0f\n",
+                r->deschedule_seconds > 0 ? r->descheduled / r->deschedule_seconds : 0);
+    }
     if (!m->policies) return;
     fprintf(f, "policies:          %u (%llu calls, %llu failed, disabled %llu times)\n", r->policies,
             (unsigned long long)r->policy_calls, (unsigned long long)r->policy_failures,
@@ -818,27 +833,102 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
     return p->node;
 }
 
-/* The bound pods now: those of the files and those this run placed. */
-static ms_rc eviction_timeline(sim *m, ms_error *err) {
+/* The bound pods now: those of the files and those this run placed
+ * (terminal ones only with `terminal`, those this run placed only with
+ * `placed`). *out is a referenced array. */
+static ms_rc bound_pods(sim *m, bool terminal, bool placed, ms_pod ***out, uint32_t *nout, ms_error *err) {
     ms_pod **bound = calloc(m->npods + m->npl + 1, sizeof *bound);
     if (!bound) return ms_error_set(err, MS_ENOMEM, "out of memory");
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->npods; i++)
-        if (m->pods[i]->node_name != MS_STR_NONE && !ms_pod_is_terminal(m->pods[i])) bound[n++] = ms_pod_ref(m->pods[i]);
-    for (uint32_t i = 0; i < m->npl; i++)
+        if (m->pods[i]->node_name != MS_STR_NONE && (terminal || !ms_pod_is_terminal(m->pods[i])))
+            bound[n++] = ms_pod_ref(m->pods[i]);
+    for (uint32_t i = 0; placed && i < m->npl; i++)
         if (m->pl[i].node != MS_STR_NONE && (bound[n] = ms_pod_with_node(m->pl[i].pod, m->pl[i].node))) n++;
+    *out = bound;
+    *nout = n;
+    return MS_OK;
+}
+
+static void free_pods(ms_pod **pods, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) ms_pod_unref(pods[i]);
+    free(pods);
+}
+
+static ms_rc eviction_timeline(sim *m, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, false, true, &bound, &n, err);
+    if (rc != MS_OK) return rc;
     ms_eviction_timeline_options eo = {.in = m->in, .out = m->out, .output = m->o->output,
                                        .start = ms_clock_wall(), .nodes = m->nodes, .nnodes = m->nnodes,
                                        .pods = bound, .npods = n, .place = place_again, .ctx = m};
-    ms_rc rc = ms_eviction_timeline(&eo, NULL, err);
-    for (uint32_t i = 0; i < n; i++) ms_pod_unref(bound[i]);
-    free(bound);
+    rc = ms_eviction_timeline(&eo, NULL, err);
+    free_pods(bound, n);
+    return rc;
+}
+
+/* ---- --deschedule ------------------------------------------------------- */
+
+static ms_str desched_move(void *ctx, const ms_pod *pod, char *why, size_t n) {
+    sim *m = ctx;
+    m->blocked[0] = '\0';
+    ms_str to = place_again(ctx, pod, m->now, why, n);
+    if (to == MS_STR_NONE && m->blocked[0]) snprintf(why, n, "(only by preempting %s)", m->blocked);
+    return to;
+}
+
+/* The replacement (bound or still pending) goes; the pod is back. */
+static void desched_undo(void *ctx, const ms_pod *pod) {
+    sim *m = ctx;
+    ms_pod *placed = ms_cache_get_pod(ms_scheduler_cache(m->sched), pod->meta.uid_hash);
+    if (placed) {
+        ms_scheduler_pod_delete(m->sched, placed, m->now);
+    } else {
+        ms_pod *pending = ms_pod_with_node(pod, MS_STR_NONE);
+        if (pending) ms_scheduler_pod_delete(m->sched, pending, m->now);
+        else m->oom = true;
+        if (pending) ms_pod_unref(pending);
+    }
+    ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
+    placement *p = placement_for(m, pod);
+    if (p) p->node = pod->node_name;
+}
+
+static const ms_node_info *desched_live(void *ctx, ms_str node) {
+    return ms_cache_node_info(ms_scheduler_cache(((sim *)ctx)->sched), node);
+}
+
+static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, true, !m->o->deschedule_hooks, &bound, &n, err);
+    if (rc != MS_OK) return rc;
+    ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .output = m->o->output,
+                                   .policy_file = m->o->deschedule, .now = ms_clock_wall(),
+                                   .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
+                                   .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
+                                   .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs};
+    ms_deschedule_sim_result dr = {0};
+    double t0 = ms_clock_monotonic();
+    m->descheduling = true;
+    rc = ms_deschedule_simulation(&d, &dr, err);
+    m->descheduling = false;
+    r->deschedule_seconds = ms_clock_monotonic() - t0;
+    r->descheduled = dr.evicted;
+    r->deschedule_skipped = dr.skipped;
+    free_pods(bound, n);
     return rc;
 }
 
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
         ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
+        if (rc != MS_OK) return rc;
+    }
+    for (uint32_t i = 0; i < m->o->ncluster_texts; i++) {
+        ms_rc rc = ms_load_objects_buffer(m->o->cluster_text_names[i], m->o->cluster_texts[i],
+                                          m->o->cluster_text_lens[i], on_object, m, err);
         if (rc != MS_OK) return rc;
     }
     r->objects = m->objects;
@@ -1017,8 +1107,9 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else r.unschedulable++;
     }
     if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;
+    if (o->deschedule && (rc = deschedule(&m, &r, err)) != MS_OK) goto done;
     if (o->explain && !o->evictions && (rc = print_explain(&m, err)) != MS_OK) goto done;
-    if (!o->quiet && !o->evictions && !o->explain) print_output(&m);
+    if (!o->quiet && !o->evictions && !o->explain && !o->deschedule) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;

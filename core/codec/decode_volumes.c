@@ -102,6 +102,8 @@ static ms_rc dec_volume(ms_dec *x, const cJSON *vj, ms_pod *p) {
         if ((rc = dec_source(x, &src, sources[k].id, &v)) != MS_OK) return rc;
         ms_json_pop(&x->r, saved);
     }
+    const cJSON *ed = ms_obj_get(&vo, "emptyDir"), *hp = ms_obj_get(&vo, "hostPath");
+    if ((ed && !cJSON_IsNull(ed)) || (hp && !cJSON_IsNull(hp))) p->has_local_storage = true;
     if (v.kind) p->volumes[p->nvolumes++] = v;
     else p->nother_volumes++;
     return MS_OK;

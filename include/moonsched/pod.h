@@ -224,6 +224,26 @@ typedef struct ms_pod {
      * pod is created with gates) */
     bool scheduling_gated_condition;
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
+    /* What the descheduler's strategies read. status.reason ("Evicted",
+     * "NodeLost", ...): MS_STR_NONE when absent. */
+    ms_str status_reason;
+    /* restartCount summed over status.containerStatuses, and over
+     * status.initContainerStatuses. */
+    int32_t restarts;
+    int32_t init_restarts;
+    /* The waiting or terminated reasons of the containers (init containers
+     * first, then containers, as the status lists them; "CrashLoopBackOff",
+     * "OOMKilled", ...), and of the init containers alone counted by
+     * ninit_reasons at the front. */
+    uint32_t ncontainer_reasons;
+    uint32_t ninit_reasons;
+    ms_str *container_reasons;
+    /* A container's waiting reason is CrashLoopBackOff (upstream's
+     * RemovePodsHavingTooManyRestarts "states"). */
+    bool crash_loop_back_off;
+    /* spec.volumes has an emptyDir or a hostPath (upstream's
+     * IsPodWithLocalStorage). */
+    bool has_local_storage;
 
     /* Hash of spec, labels and annotations as decoded (0: unknown, e.g. a
      * pod built by hand): an update that keeps it and the node binding is

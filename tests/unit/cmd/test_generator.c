@@ -250,7 +250,7 @@ static void test_preemption_shape(void **state) {
     ms_generator_spec_default(&g);
     assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
     assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity, "
-                                 "node-affinity or volumes, got \"square\"");
+                                 "node-affinity, volumes or deschedule, got \"square\"");
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     ms_interner_free(in);
