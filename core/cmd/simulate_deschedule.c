@@ -176,7 +176,8 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
 ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
                                ms_error *err) {
     ms_desched_policy policy;
-    ms_rc rc = ms_desched_policy_load(&policy, o->policy_file, o->in, err);
+    ms_desched_reader rd = {o->hooks ? o->hooks->read_file : NULL, o->hooks ? o->hooks->ctx : NULL};
+    ms_rc rc = ms_desched_policy_load_with(&policy, o->policy_file, rd.read ? &rd : NULL, o->in, err);
     if (rc != MS_OK) return rc;
     ms_desched_cluster c;
     if ((rc = ms_desched_cluster_build(&c, o->in, o->nodes, o->nnodes, o->pods, o->npods, err)) != MS_OK) {

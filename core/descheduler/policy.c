@@ -214,9 +214,10 @@ static ms_rc profiles(decoding *d, const cJSON *root) {
     return MS_OK;
 }
 
-ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
-                              size_t len, ms_interner *in, ms_error *err) {
+static ms_rc parse(ms_desched_policy *p, const char *source, const char *text, size_t len,
+                   const ms_desched_reader *rd, ms_interner *in, ms_error *err) {
     memset(p, 0, sizeof *p);
+    p->reader = rd;
     ms_arena_init(&p->arena, 4096);
     cJSON **docs = NULL;
     size_t ndocs = 0;
@@ -235,19 +236,30 @@ ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const ch
         rc = profiles(&d, docs[0]);
     for (size_t i = 0; i < ndocs; i++) cJSON_Delete(docs[i]);
     free(docs);
+    p->reader = NULL;
     if (rc != MS_OK) ms_desched_policy_free(p);
     return rc;
 }
 
-ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in, ms_error *err) {
+ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
+                              size_t len, ms_interner *in, ms_error *err) {
+    return parse(p, source, text, len, NULL, in, err);
+}
+
+ms_rc ms_desched_policy_load_with(ms_desched_policy *p, const char *path, const ms_desched_reader *rd,
+                                  ms_interner *in, ms_error *err) {
     char *text = NULL;
     size_t len = 0;
     memset(p, 0, sizeof *p);
-    ms_rc rc = ms_read_file(path, POLICY_MAX_BYTES, &text, &len, err);
+    ms_rc rc = rd ? rd->read(rd->ctx, path, &text, &len, err) : ms_read_file(path, POLICY_MAX_BYTES, &text, &len, err);
     if (rc != MS_OK) return rc;
-    rc = ms_desched_policy_parse(p, path, text, len, in, err);
+    rc = parse(p, path, text, len, rd, in, err);
     free(text);
     return rc;
+}
+
+ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in, ms_error *err) {
+    return ms_desched_policy_load_with(p, path, NULL, in, err);
 }
 
 void ms_desched_policy_free(ms_desched_policy *p) {
