@@ -23,6 +23,9 @@ static void test_render(void **state) {
     ms_desched_metrics_loop(m, 700);
     ms_desched_metrics_strategy(m, "PodLifeTime", "p", 0.3);
     size_t len = 0;
+    ms_desched_metrics_reload(m, false);
+    ms_desched_metrics_reload(m, true);
+    ms_desched_metrics_reload(m, true);
     char *text = ms_desched_metrics_render(m, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
@@ -41,6 +44,10 @@ static void test_render(void **state) {
     assert_true(has_line(text, "descheduler_strategy_duration_seconds_bucket{profile=\"p\",strategy=\"PodLifeTime\","
                                "le=\"0.5\"} 1"));
     assert_null(strstr(text, "leader_election_master_status"));
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
+                               "result=\"ok\"} 2"));
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
+                               "result=\"refused\"} 1"));
     free(text);
     ms_desched_metrics_set_leader(m, "descheduler", true);
     text = ms_desched_metrics_render(m, &len);
