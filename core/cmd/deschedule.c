@@ -108,6 +108,13 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
         o->secure_port = (int32_t)p;
         return MS_OK;
     }
+    if ((v = flag_value(argc, argv, i, "-v")) || (v = flag_value(argc, argv, i, "--v"))) {
+        char *end;
+        long lv = strtol(v, &end, 10);
+        if (!*v || *end || lv < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
+        o->debug = lv >= 4;
+        return MS_OK;
+    }
     if ((v = flag_value(argc, argv, i, "--output"))) {
         if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;
@@ -290,6 +297,10 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
             /* PodDisruptionBudgets are optional: without them only
              * PodsWithoutPDB protects more than it should. */
             if (i == 2) {
+                char st[16];
+                snprintf(st, sizeof st, "%ld", resp.status);
+                ms_log(d->o->log, MS_LOG_WARN, "poddisruptionbudgets not listed", "path", paths[i], "status", st,
+                       "effect", "every pod counts as without a budget", NULL);
                 ms_kube_response_free(&resp);
                 continue;
             }

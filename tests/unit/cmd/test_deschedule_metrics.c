@@ -97,6 +97,11 @@ static void test_flags(void **state) {
     assert_int_equal(parse("--policy-config-file p.yaml", &o, &err), MS_OK);
     assert_int_equal(o.secure_port, MS_DESCHEDULE_DEFAULT_SECURE_PORT);
     assert_true(o.interval == 0);
+    assert_false(o.debug);
+    assert_int_equal(parse("--policy-config-file p.yaml -v 4", &o, &err), MS_OK);
+    assert_true(o.debug);
+    assert_int_equal(parse("--policy-config-file p.yaml --v=2", &o, &err), MS_OK);
+    assert_false(o.debug);
 
     static const struct {
         const char *line, *msg;
@@ -108,6 +113,7 @@ static void test_flags(void **state) {
         {"--policy-config-file p --dry-run=maybe", "--dry-run: expected true or false, got \"maybe\""},
         {"--policy-config-file p --in-cluster --kubeconfig k", "--in-cluster and --kubeconfig exclude each other"},
         {"--policy-config-file p --frobnicate", "unknown argument \"--frobnicate\""},
+        {"--policy-config-file p -v x", "-v: expected a level, got \"x\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(parse(bad[i].line, &o, &err), MS_EINVAL);
