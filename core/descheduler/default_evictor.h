@@ -41,6 +41,7 @@ typedef enum ms_no_eviction_policy {
 
 typedef struct ms_default_evictor_args {
     uint32_t protections;          /* the effective MS_PROTECT_* set */
+    bool has_priority_threshold;   /* priorityThreshold given (value or name) */
     int32_t priority_threshold;    /* pods at or above it are protected */
     bool has_selector;
     ms_label_selector selector;    /* labelSelector: only matching pods */
@@ -71,10 +72,11 @@ typedef struct ms_evictor_env {
     void *pdb_ctx;
 } ms_evictor_env;
 
-/* Filter: NULL when the pod may be evicted, else upstream's reason for the
- * first check it fails ("pod is a mirror pod", "daemonset pods are
- * protected against eviction", ...). */
+/* Filter: NULL when the pod may be evicted, else upstream's reasons for
+ * every check it fails, aggregated as upstream logs them: one alone ("pod
+ * is a mirror pod", static text), several in brackets ("[pod is a mirror
+ * pod, pod does not have any ownerRefs]", written at buf). */
 const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms_pod *p,
-                                      const ms_evictor_env *env);
+                                      const ms_evictor_env *env, char *buf, size_t n);
 
 #endif

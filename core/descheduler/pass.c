@@ -54,6 +54,7 @@ int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, m
     ps->env.now = now;
     ms_map_init(&ps->evicted);
     ms_map_init(&ps->owners);
+    ms_arena_init(&ps->reasons, 1024);
     ps->nids = ms_interner_count(in) + 1;
     ps->per_node = calloc(ps->nids, sizeof *ps->per_node);
     ps->per_namespace = calloc(ps->nids, sizeof *ps->per_namespace);
@@ -78,6 +79,7 @@ void ms_desched_pass_free(ms_desched_pass *ps) {
     free(ps->skips);
     ms_map_free(&ps->evicted);
     ms_map_free(&ps->owners);
+    ms_arena_free(&ps->reasons);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -149,8 +151,10 @@ static const char *pre_eviction_filter(const ms_desched_pass *ps, const ms_pod *
            "marked as unschedulable";
 }
 
-const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
-    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env);
+const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_str node) {
+    char buf[1024];
+    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env, buf, sizeof buf);
+    if (why == buf && !(why = ms_arena_strdup(&ps->reasons, buf))) ps->failed = true;
     if (!why && ps->profile->nevictable) why = ms_desched_lua_evictable(ps->profile, p);
     return why ? why : pre_eviction_filter(ps, p, node);
 }

@@ -30,7 +30,7 @@ typedef struct ms_desched_skip {
     ms_pod *pod;
     ms_str node;
     const char *strategy;
-    const char *reason;          /* static text, or placement's (pass-owned) */
+    const char *reason;          /* static text, or the pass's or placement's (pass-owned) */
 } ms_desched_skip;
 
 typedef enum ms_evict_result {
@@ -73,6 +73,7 @@ typedef struct ms_desched_pass {
     ms_map owners;                       /* owner uid hash -> its pods on the nodes (minReplicas) */
     ms_desched_skip *skips;
     uint32_t nskips, skipcap;
+    ms_arena reasons;                    /* skip reasons built in the pass */
     bool failed;                         /* out of memory: results incomplete */
 } ms_desched_pass;
 
@@ -89,7 +90,7 @@ bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p);
  * accepted by the profile's DefaultEvictor (Filter and PreEvictionFilter).
  * A pod the evictor refuses is recorded as skipped with its reason. */
 /* The same DefaultEvictor checks, without recording: NULL or why not. */
-const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node);
+const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_str node);
 bool ms_desched_pod_filter(ms_desched_pass *ps, const ms_desched_pod_scope *scope, ms_pod *p,
                            ms_str node);
 /* Plans the eviction of p from node (limits, then placement). */

@@ -72,6 +72,17 @@ static const evictor_case cases[] = {
     {"minPodAge met", POD(OWNED, "", "Running"), "minPodAge: 30m", NULL},
     {"podsWithoutPDB", POD(OWNED, "", "Running"), "podProtections: {extraEnabled: [PodsWithoutPDB]}",
      "pod does not have a PodDisruptionBudget and is protected against eviction"},
+    /* Every failing check, aggregated as upstream's Filter logs them. */
+    {"mirror, bare and with local storage",
+     POD("annotations: {kubernetes.io/config.mirror: x}", ", volumes: [{name: v, emptyDir: {}}]", "Running"), "",
+     "[pod is a mirror pod, pod does not have any ownerRefs, pod has local storage and is protected against "
+     "eviction]"},
+    {"terminating and too young", POD(OWNED ", deletionTimestamp: '2023-12-31T23:59:00Z'", "", "Running"),
+     "minPodAge: 2h", "[pod is terminating, pod age is not older than MinPodAge]"},
+    {"system critical over a threshold given: both",
+     POD(OWNED, ", priority: 2000001000", "Running"), "priorityThreshold: {value: 100}",
+     "[pod has system critical priority and is protected against eviction, pod has higher priority than "
+     "specified priority class threshold]"},
 };
 
 static uint32_t two_pods(void *ctx, const ms_owner_ref *o) {
@@ -91,7 +102,8 @@ static void test_filter_table(void **state) {
         dx_policy(&e, text);
         ms_pod *p = fx_pod(&e.fx.d, cases[i].pod);
         ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .owner_pods = two_pods};
-        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env);
+        char buf[512];
+        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf);
         if (cases[i].reason ? !why || strcmp(why, cases[i].reason) != 0 : why != NULL)
             fail_msg("%s: got %s, want %s", cases[i].what, why ? why : "evictable",
                      cases[i].reason ? cases[i].reason : "evictable");
@@ -108,7 +120,8 @@ static void test_min_replicas(void **state) {
                   "  pluginConfig:\n  - {name: DefaultEvictor, args: {minReplicas: 3}}\n");
     ms_pod *p = fx_pod(&e.fx.d, POD(OWNED, "", "Running"));
     ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .owner_pods = two_pods};
-    assert_string_equal(ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env),
+    char buf[512];
+    assert_string_equal(ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf),
                         "owner has fewer replicas than minReplicas");
     ms_pod_unref(p);
     dx_free(&e);
