@@ -150,6 +150,8 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     }
     ps.place = place;
     ps.place_ctx = d;
+    ps.live = o->live;
+    ps.live_ctx = o->ctx;
     ps.env.has_pdb = has_pdb;
     ps.env.pdb_ctx = (void *)o;
     if (o->hooks) {

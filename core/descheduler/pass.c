@@ -83,6 +83,11 @@ void ms_desched_pass_free(ms_desched_pass *ps) {
     memset(ps, 0, sizeof *ps);
 }
 
+const ms_node_info *ms_desched_live_node(const ms_desched_pass *ps, uint32_t i) {
+    const ms_node_info *ni = ps->live ? ps->live(ps->live_ctx, ps->nodes[i]->name) : NULL;
+    return ni && ni->node ? ni : ps->nodes[i];
+}
+
 bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p) {
     return ms_map_has(&ps->evicted, p->meta.uid_hash);
 }

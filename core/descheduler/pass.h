@@ -60,6 +60,11 @@ typedef struct ms_desched_pass {
     ms_evictor_env env;
     ms_desched_place_fn place;
     void *place_ctx;
+    /* The node as it is now, the moves planned so far applied (the
+     * placement oracle's view), for the new-violation checks; NULL: the
+     * nodes as the pass began. */
+    const ms_node_info *(*live)(void *ctx, ms_str node);
+    void *live_ctx;
     /* Told each strategy's wall time (descheduler_strategy_duration_seconds). */
     void (*strategy_done)(void *ctx, const char *profile, const char *strategy, double seconds);
     void *done_ctx;
@@ -82,6 +87,9 @@ typedef struct ms_desched_pass {
 int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, ms_interner *in,
                          ms_node_info *const *nodes, uint32_t nnodes, double now);
 void ms_desched_pass_free(ms_desched_pass *ps);
+
+/* The pass's node i as it is now (ps->live), or as the pass began. */
+const ms_node_info *ms_desched_live_node(const ms_desched_pass *ps, uint32_t i);
 
 /* The evictions and skips of the pass in the order they were decided. */
 bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p);

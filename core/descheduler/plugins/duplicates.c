@@ -244,10 +244,45 @@ static void run(const void *args, ms_desched_pass *ps) {
     ms_map_free(&d.by_hash);
 }
 
+/* Whether q counts under p's owner `ref` (same namespace, owner and
+ * container images). */
+static bool same_owner_key(const ms_pod *q, const ms_pod *p, const ms_owner_ref *ref) {
+    if (q->meta.namespace_ != p->meta.namespace_ || ms_pod_is_terminal(q) || !same_images(q, p)) return false;
+    for (uint32_t o = 0; o < q->meta.nowners; o++)
+        if (q->meta.owners[o].kind == ref->kind && q->meta.owners[o].name == ref->name) return true;
+    return false;
+}
+
+static uint32_t count_on(const ms_node_info *ni, const ms_pod *p, const ms_owner_ref *ref) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ni->npods; k++) n += same_owner_key(ni->pods[k], p, ref);
+    return n;
+}
+
+/* A new violation where the pod lands: the target then runs more pods of
+ * one of its owners than ceil(the owner's pods / the nodes the pod could
+ * run on), counted on the pass's nodes as they are now. */
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    if (!p->meta.nowners || excluded_owner(args, p)) return NULL;
+    uint32_t targets = 0;
+    for (uint32_t n = 0; n < ps->nnodes; n++) targets += could_run(ps, p, ps->nodes[n]->node);
+    if (targets < 2) return NULL;
+    for (uint32_t o = 0; o < p->meta.nowners; o++) {
+        const ms_owner_ref *ref = &p->meta.owners[o];
+        uint32_t total = 0;
+        for (uint32_t n = 0; n < ps->nnodes; n++) total += count_on(ms_desched_live_node(ps, n), p, ref);
+        if (count_on(target, p, ref) > (total + targets - 1) / targets)
+            return "it would make the node it lands on run more duplicates than an even spread allows";
+    }
+    return NULL;
+}
+
 const ms_desched_plugin_def ms_desched_remove_duplicates = {
     .name = "RemoveDuplicates",
     .balance = true,
     .args_size = sizeof(duplicates_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };
