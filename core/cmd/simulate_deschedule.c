@@ -70,6 +70,14 @@ static bool has_pdb(void *ctx, const ms_pod *p) {
     return false;
 }
 
+/* namespaceLabelSelector: the labels of the namespace objects read. */
+static const ms_labels *namespace_labels(void *ctx, ms_str ns) {
+    const ms_deschedule_sim_options *o = ctx;
+    for (uint32_t i = 0; i < o->nnamespaces; i++)
+        if (o->namespaces[i]->meta.name == ns) return &o->namespaces[i]->meta.labels;
+    return NULL;
+}
+
 static double percent(const ms_node_info *ni, int r) {
     int64_t cap = ni->node->allocatable.v[r];
     return cap > 0 ? (double)ni->requested.v[r] * 100.0 / (double)cap : 0;
@@ -154,6 +162,10 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     ps.live_ctx = o->ctx;
     ps.env.has_pdb = has_pdb;
     ps.env.pdb_ctx = (void *)o;
+    ps.env.namespace_labels = namespace_labels;
+    ps.env.ns_ctx = (void *)o;
+    ps.env.claim_class = o->claim_class;
+    ps.env.claim_ctx = o->ctx;
     if (o->hooks) {
         ps.strategy_done = o->hooks->strategy_done;
         ps.done_ctx = o->hooks->ctx;

@@ -144,16 +144,24 @@ static bool node_selected(const ms_default_evictor_args *a, const ms_node_info *
 }
 
 /* DefaultEvictor's PreEvictionFilter: with nodeFit, the pod must fit some
- * other ready node (of the evictor's nodeSelector). */
+ * other ready node (of the evictor's nodeSelector); with a
+ * namespaceLabelSelector, its namespace must be known and match. */
 static const char *pre_eviction_filter(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
     const ms_default_evictor_args *a = &ps->profile->evictor;
-    if (!a->node_fit) return NULL;
-    for (uint32_t i = 0; i < ps->nnodes; i++)
-        if (ps->nodes[i]->name != node && node_selected(a, ps->nodes[i], ps->in) &&
-            ms_desched_pod_fits_node(ps, p, ps->nodes[i], true))
-            return NULL;
-    return "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes "
-           "marked as unschedulable";
+    if (a->node_fit) {
+        bool fits = false;
+        for (uint32_t i = 0; i < ps->nnodes && !fits; i++)
+            fits = ps->nodes[i]->name != node && node_selected(a, ps->nodes[i], ps->in) &&
+                   ms_desched_pod_fits_node(ps, p, ps->nodes[i], true);
+        if (!fits)
+            return "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes "
+                   "marked as unschedulable";
+    }
+    if (!a->has_namespace_selector) return NULL;
+    const ms_labels *ns = ps->env.namespace_labels ? ps->env.namespace_labels(ps->env.ns_ctx, p->meta.namespace_) : NULL;
+    if (!ns || !ms_label_selector_matches(&a->namespace_selector, ns, ps->in))
+        return "pod namespace do not match the namespaceLabelSelector filter in the policy parameter";
+    return NULL;
 }
 
 const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_str node) {

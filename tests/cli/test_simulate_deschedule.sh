@@ -59,6 +59,11 @@ check "RemoveDuplicates: would put more of the owner's pods on the target than a
 check "topology spread: would make the landing domain exceed maxSkew: not evicted" \
     sh -c "grep -Ec '^default/s-a[34] +a1 +RemovePodsViolatingTopologySpreadConstraint +it would make its topology domain exceed maxSkew where it lands \\(c1\\)\$' '$T/vs.out' | grep -qx 2 && grep -qx '0 evicted, 2 skipped' '$T/vs.out'"
 
+"$M" simulate --cluster $D/deschedule-namespaces.yaml --deschedule $D/deschedule-ns-policy.yaml >"$T/ns.out"
+check "namespaceLabelSelector: the matching namespace's pod goes, the others (one not listed) stay" \
+    sh -c "grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/ns.out' &&
+           grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/ns.out' | grep -qx 2"
+
 "$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/no-such-policy.yaml >"$T/e.out" 2>"$T/e.err"
 rc=$?
 check "a missing policy file: exit 2 with the file named" sh -c "test $rc -ne 0 && grep -q 'no-such-policy.yaml' '$T/e.err'"

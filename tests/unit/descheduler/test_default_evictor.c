@@ -127,10 +127,64 @@ static void test_min_replicas(void **state) {
     dx_free(&e);
 }
 
+/* Claims: "fast-claim" of class fast, "slow-claim" of class slow,
+ * "bare-claim" without a class; any other is not known. */
+static bool claim_class(void *ctx, ms_str ns, ms_str claim, ms_str *cls) {
+    ms_interner *in = ctx;
+    (void)ns;
+    const char *c = ms_str_get(in, claim);
+    if (strcmp(c, "bare-claim") == 0) return *cls = MS_STR_NONE, true;
+    if (strcmp(c, "fast-claim") != 0 && strcmp(c, "slow-claim") != 0) return false;
+    *cls = ms_intern(in, c, 4);
+    return true;
+}
+
+static void test_protected_storage_classes(void **state) {
+    (void)state;
+    static const struct {
+        const char *claims, *reason;
+    } pvc_cases[] = {
+        {"[{name: v, persistentVolumeClaim: {claimName: slow-claim}}]", NULL},
+        {"[{name: v, persistentVolumeClaim: {claimName: fast-claim}}]", "pod using protected storage class \"fast\""},
+        {"[{name: a, persistentVolumeClaim: {claimName: fast-claim}}, {name: b, persistentVolumeClaim: {claimName: gone}}]",
+         "failed to get persistent volume claim \"default\"/\"gone\": persistentvolumeclaim \"gone\" not found"},
+        {"[{name: v, persistentVolumeClaim: {claimName: bare-claim}}]",
+         "failed to resolve storage class for pod \"default\"/\"bare-claim\""},
+    };
+    for (size_t i = 0; i < sizeof pvc_cases / sizeof pvc_cases[0]; i++) {
+        dx_env e;
+        dx_init(&e);
+        dx_policy(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                      "  pluginConfig:\n  - {name: DefaultEvictor, args: {podProtections: {extraEnabled: [PodsWithPVC], "
+                      "config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}]}}}}}\n");
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, POD(OWNED, ", volumes: %s", "Running"), pvc_cases[i].claims);
+        ms_pod *p = fx_pod(&e.fx.d, yaml);
+        ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .claim_class = claim_class, .claim_ctx = e.fx.in};
+        char buf[512];
+        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf);
+        if (pvc_cases[i].reason ? !why || strcmp(why, pvc_cases[i].reason) != 0 : why != NULL)
+            fail_msg("case %zu: got %s, want %s", i, why ? why : "evictable", pvc_cases[i].reason ? pvc_cases[i].reason : "evictable");
+        ms_pod_unref(p);
+        dx_free(&e);
+    }
+    dx_env e;
+    dx_init(&e);
+    ms_error err;
+    const char *msg = dx_policy_error(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n"
+                                          "- name: p\n  pluginConfig:\n  - {name: DefaultEvictor, args: {podProtections: "
+                                          "{extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: "
+                                          "[{name: ''}]}}}}}\n", &err);
+    assert_string_equal(msg, "in profile p: PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[0] name cannot "
+                             "be empty");
+    dx_free(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_table),
         cmocka_unit_test(test_min_replicas),
+        cmocka_unit_test(test_protected_storage_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
