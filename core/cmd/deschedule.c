@@ -283,24 +283,34 @@ static void reload(desched *d) {
 
 /* ---- one pass ------------------------------------------------------------------ */
 
+/* What a pass lists: nodes and pods are needed; PodDisruptionBudgets
+ * (PodsWithoutPDB), namespaces (namespaceLabelSelector) and claims
+ * (protectedStorageClasses) are optional: without them a pass goes on, as
+ * if there were none, and says so. */
+#define NLISTS 5
+static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
+                                               "persistentvolumeclaims"};
+static const char *const list_effects[NLISTS] = {
+    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector",
+    "no claim is known: protectedStorageClasses protects every pod with one"};
+
 typedef struct listing {
-    char *text[3];
-    size_t len[3];
+    char *text[NLISTS];
+    size_t len[NLISTS];
 } listing;
 
 static ms_rc list_all(desched *d, listing *l, ms_error *err) {
-    const char *paths[3] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path};
-    for (int i = 0; i < 3; i++) {
+    const char *paths[NLISTS] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces",
+                                 "/api/v1/persistentvolumeclaims"};
+    for (int i = 0; i < NLISTS; i++) {
         ms_kube_response resp;
         ms_rc rc = ms_kube_get(d->client, paths[i], &resp, err);
         if (rc == MS_OK && resp.status != 200) {
-            /* PodDisruptionBudgets are optional: without them only
-             * PodsWithoutPDB protects more than it should. */
-            if (i == 2) {
-                char st[16];
+            if (i >= 2) {
+                char msg[48], st[16];
+                snprintf(msg, sizeof msg, "%s not listed", list_names[i]);
                 snprintf(st, sizeof st, "%ld", resp.status);
-                ms_log(d->o->log, MS_LOG_WARN, "poddisruptionbudgets not listed", "path", paths[i], "status", st,
-                       "effect", "every pod counts as without a budget", NULL);
+                ms_log(d->o->log, MS_LOG_WARN, msg, "path", paths[i], "status", st, "effect", list_effects[i], NULL);
                 ms_kube_response_free(&resp);
                 continue;
             }
@@ -323,11 +333,11 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     listing l = {0};
     ms_rc rc = list_all(d, &l, err);
     if (rc != MS_OK) return rc;
-    const char *texts[3], *names[3] = {"nodes", "pods", "poddisruptionbudgets"};
-    size_t lens[3];
+    const char *texts[NLISTS], *names[NLISTS];
+    size_t lens[NLISTS];
     uint32_t nt = 0;
-    for (int i = 0; i < 3; i++)
-        if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = names[i], nt++;
+    for (int i = 0; i < NLISTS; i++)
+        if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = list_names[i], nt++;
     ms_deschedule_hooks hooks = {.evict = evict, .strategy_done = strategy_done, .ctx = d};
     if (d->source) hooks.read_file = read_running;
     ms_simulate_options so;
@@ -347,7 +357,7 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     d->evicted = d->failed = 0;
     rc = ms_simulate_run(&so, stdout, stderr, &r, err);
     fflush(stdout);
-    for (int i = 0; i < 3; i++) free(l.text[i]);
+    for (int i = 0; i < NLISTS; i++) free(l.text[i]);
     double took = ms_clock_monotonic() - t0;
     ms_desched_metrics_loop(d->metrics, took);
     if (rc == MS_OK) {

@@ -107,9 +107,10 @@ rc=$?
 check_eval "the CronJob's pass as the ServiceAccount: exit 0" "[ $rc -eq 0 ]"
 check_eval "... it evicts the pod on the tainted node (the Eviction API, policy/v1beta1)" \
     "grep -q 'msg=\"evicted pod\" pod=t-0 ' '$dir/ds-cron.log' && gone t-0"
-check_eval "... it listed nodes, pods and budgets" \
+check_eval "... it listed nodes, pods, budgets, namespaces and claims" \
     "grep -q 'path=/api/v1/nodes status=200' '$dir/ds-cron.log' && grep -q 'path=/api/v1/pods status=200' '$dir/ds-cron.log' &&
-     grep -q 'path=/apis/policy/v1beta1/poddisruptionbudgets status=200' '$dir/ds-cron.log'"
+     grep -q 'path=/apis/policy/v1beta1/poddisruptionbudgets status=200' '$dir/ds-cron.log' &&
+     grep -q 'path=/api/v1/namespaces status=200' '$dir/ds-cron.log' && grep -q 'path=/api/v1/persistentvolumeclaims status=200' '$dir/ds-cron.log'"
 check_eval "... and no request answered 403" "! forbidden '$dir/ds-cron.log'"
 
 # --- the Deployment's interval ------------------------------------------------------
@@ -171,4 +172,5 @@ needed "budgets" '.resources == ["poddisruptionbudgets"]' 'path=/apis/policy/v1b
 check_eval "... a pass without budgets says so" \
     "grep -q 'msg=\"poddisruptionbudgets not listed\".*status=403' \"\$dir\"/ds-drop-3.log"
 needed "evictions" '.resources == ["pods/eviction"]' 'eviction status='
+needed "namespaces and claims" '.resources | index("namespaces")' 'path=/api/v1/namespaces status='
 tap_done
