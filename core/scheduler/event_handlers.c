@@ -13,14 +13,6 @@
 
 /* ---- node deltas ----------------------------------------------------- */
 
-static bool resources_equal(const ms_resources *a, const ms_resources *b) {
-    if (memcmp(a->v, b->v, sizeof a->v) != 0 || a->nscalar != b->nscalar) return false;
-    for (uint32_t i = 0; i < a->nscalar; i++)
-        if (a->scalar[i].name != b->scalar[i].name || a->scalar[i].value != b->scalar[i].value)
-            return false;
-    return true;
-}
-
 static bool labels_equal(const ms_labels *a, const ms_labels *b) {
     if (a->n != b->n) return false;
     for (uint32_t i = 0; i < a->n; i++)
@@ -60,7 +52,7 @@ static bool conditions_equal(const ms_node *a, const ms_node *b) {
 static ms_event_mask node_change_events(const ms_node *old, const ms_node *nw) {
     ms_event_mask ev = 0;
     if (old->unschedulable && !nw->unschedulable) ev |= MS_EV_NODE_UNSCHEDULABLE;
-    if (!resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
+    if (!ms_resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
     if (!labels_equal(&old->meta.labels, &nw->meta.labels)) ev |= MS_EV_NODE_LABEL;
     if (!taints_equal(old, nw)) ev |= MS_EV_NODE_TAINT;
     if (!conditions_equal(old, nw)) ev |= MS_EV_NODE_CONDITION;
