@@ -39,16 +39,18 @@ int ms_cache_view_of_cache(ms_cache_view *v, const ms_cache *c) {
 
 typedef struct queue_walk {
     ms_cache_view *v;
+    const ms_cache *c;
     int rc;
 } queue_walk;
 
 static void add_queued(void *ctx, const ms_queued_pod *qp) {
     queue_walk *w = ctx;
-    if (w->rc == 0) w->rc = ms_cache_view_add_pod(w->v, qp->pod, MS_STR_NONE);
+    if (w->rc == 0 && !ms_cache_get_pod(w->c, qp->pod->meta.uid_hash))
+        w->rc = ms_cache_view_add_pod(w->v, qp->pod, MS_STR_NONE);
 }
 
-int ms_cache_view_of_queue(ms_cache_view *v, ms_queue *q) {
-    queue_walk w = {v, 0};
+int ms_cache_view_of_queue(ms_cache_view *v, ms_queue *q, const ms_cache *c) {
+    queue_walk w = {v, c, 0};
     ms_queue_each(q, add_queued, &w);
     return w.rc;
 }

@@ -44,8 +44,9 @@ int ms_cache_view_add_pod(ms_cache_view *v, const ms_pod *pod, ms_str node);
  * assumed node). 0 or -1. */
 int ms_cache_view_of_cache(ms_cache_view *v, const ms_cache *c);
 /* Every pod the queue holds (active, backoff, unschedulable and gated, in
- * flight), as pending. 0 or -1. */
-int ms_cache_view_of_queue(ms_cache_view *v, ms_queue *q);
+ * flight), as pending, but those the cache holds (assumed while they wait
+ * at Permit or for their bind): the cache's view counts them. 0 or -1. */
+int ms_cache_view_of_queue(ms_cache_view *v, ms_queue *q, const ms_cache *c);
 void ms_cache_view_free(ms_cache_view *v);
 
 typedef enum ms_cache_diff_kind {

@@ -27,6 +27,7 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/cache_debugger.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
@@ -82,6 +83,7 @@ typedef struct runner {
     ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
 
+    ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_http_server *http;
     ms_secure_serving *https;
@@ -773,6 +775,7 @@ static void teardown(runner *r) {
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);
     if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
+    ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_api_binder_stop(r->binder);
@@ -828,6 +831,7 @@ typedef struct loop {
     int sfd;                       /* signalfd; -1: signals not handled */
     double tick, next_tick, next_progress;
     bool stopping, more;
+    bool debug;                    /* SIGUSR2 came: dump and compare the cache */
     double stop_deadline;
     uint64_t last_bound;
 } loop;
@@ -855,7 +859,10 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
-        if (read(l->sfd, &si, sizeof si) > 0 && !l->stopping) {
+        ssize_t got = read(l->sfd, &si, sizeof si);
+        if (got > 0 && si.ssi_signo == SIGUSR2) {
+            l->debug = true;
+        } else if (got > 0 && !l->stopping) {
             l->stopping = true;
             double grace = r->o->shutdown_timeout > 0 ? r->o->shutdown_timeout : 10;
             l->stop_deadline = ms_clock_monotonic() + grace;
@@ -867,6 +874,35 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if (fds[3].revents & POLLIN) drain_fd(r->policy_fd);
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
     return MS_OK;
+}
+
+/* SIGUSR2, as upstream's kube-scheduler: the cache and the queue dumped
+ * here, on the thread that owns them, and a view of both handed to the
+ * comparer's thread, which compares it with a fresh LIST. */
+static void debug_cache(runner *r) {
+    ms_cache *c = ms_scheduler_cache(r->sched);
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    ms_cache_dump(r->log, r->in, c, q);
+    if (!r->debugger) {
+        ms_str names[64];
+        uint32_t n = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+        for (uint32_t i = 0; i < n; i++) names[i] = ms_intern_cstr(r->in, r->cfg.profiles[i].scheduler_name);
+        ms_cache_debugger_options o = {.client = r->client, .decoder = ms_scheduler_decoder(r->sched),
+                                       .in = r->in, .log = r->log, .scheduler_names = names,
+                                       .nscheduler_names = n};
+        ms_error err = {0};
+        if (ms_cache_debugger_start(&o, &r->debugger, &err) != MS_OK) {
+            ms_log(r->log, MS_LOG_WARN, "cache comparer not started", "error", err.msg, NULL);
+            return;
+        }
+    }
+    ms_cache_view v = {0};
+    if (ms_cache_view_of_cache(&v, c) != 0 || ms_cache_view_of_queue(&v, q, c) != 0) {
+        ms_log(r->log, MS_LOG_WARN, "cache comparer: out of memory", NULL);
+        ms_cache_view_free(&v);
+        return;
+    }
+    ms_cache_debugger_compare(r->debugger, &v);
 }
 
 /* A bounded batch, then back to the deltas and completions. */
@@ -889,6 +925,10 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
         return false;
     }
     drain_deltas(r);
+    if (l->debug) {
+        l->debug = false;
+        debug_cache(r);
+    }
     /* Between cycles: a reloaded policy is swapped in here. */
     if (r->policies) ms_policy_set_poll(r->policies, ms_clock_wall());
     double now = ms_clock_monotonic();
@@ -926,6 +966,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     if (o->handle_signals) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGUSR2);   /* the cache debugger */
         pthread_sigmask(SIG_BLOCK, &mask, &old);
         l.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     }

@@ -182,22 +182,36 @@ static void test_views_of_cache_and_queue(void **state) {
     assert_int_equal(ms_cache_assume_pod(c, assumed), MS_OK);
     ms_queue *q = ms_queue_new(NULL);
     assert_int_equal(ms_queue_add(q, pending, 1), MS_OK);
+    /* a pod popped and assumed (its bind in flight) is counted once */
+    ms_pod *popped = mkpod(f, "popped", "uid-popped", NULL);
+    assert_int_equal(ms_queue_add(q, popped, 0), MS_OK);
+    ms_queued_pod *qp = ms_queue_pop(q, 2);
+    assert_ptr_equal(qp->pod, popped);
+    ms_pod *placed = ms_pod_with_node(popped, S(f, "n1"));
+    assert_int_equal(ms_cache_assume_pod(c, placed), MS_OK);
 
     assert_int_equal(ms_cache_view_of_cache(&f->cached, c), 0);
-    assert_int_equal(ms_cache_view_of_queue(&f->cached, q), 0);
+    assert_int_equal(ms_cache_view_of_queue(&f->cached, q, c), 0);
     assert_int_equal(f->cached.nnodes, 2);
-    assert_int_equal(f->cached.npods, 3);
+    assert_int_equal(f->cached.npods, 4);
     assert_int_equal(ms_cache_view_add_node(&f->actual, n1), 0);
     assert_int_equal(ms_cache_view_add_node(&f->actual, n2), 0);
     assert_int_equal(ms_cache_view_add_pod(&f->actual, bound, bound->node_name), 0);
     assert_int_equal(ms_cache_view_add_pod(&f->actual, pending, MS_STR_NONE), 0);
-    /* the assumed pod's binding has not reached the server yet */
-    assert_int_equal(compare(f), 1);
+    assert_int_equal(ms_cache_view_add_pod(&f->actual, popped, MS_STR_NONE), 0);
+    /* the assumed pods' bindings have not reached the server yet */
+    assert_int_equal(compare(f), 2);
     assert_int_equal(diff_of(f, "assumed")->kind, MS_CACHE_POD_REDUNDANT);
     assert_int_equal(diff_of(f, "assumed")->cached_node, S(f, "n2"));
+    assert_int_equal(diff_of(f, "popped")->kind, MS_CACHE_POD_WRONG_NODE);
+    assert_int_equal(diff_of(f, "popped")->cached_node, S(f, "n1"));
+    assert_int_equal(diff_of(f, "popped")->actual_node, MS_STR_NONE);
 
+    ms_queue_done(q, qp);
     ms_queue_free(q);
     ms_cache_free(c);
+    ms_pod_unref(popped);
+    ms_pod_unref(placed);
     ms_node_unref(n1);
     ms_node_unref(n2);
     ms_pod_unref(bound);
