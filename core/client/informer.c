@@ -600,10 +600,15 @@ static int on_event(void *ctx, char *line, size_t len) {
     ms_informer *inf = ctx;
     cJSON *ev = NULL;
     ms_error err = {0};
+    /* A line that is not an event (a stream cut or mangled on its way) may
+     * have been any event: skipping it would lose that change for good.
+     * As client-go's watcher, end the watch and watch again from the last
+     * event read whole, so that the server sends the rest again. */
     if (ms_json_parse(line, len, &ev, &err) != MS_OK) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; skipped", "resource", ms_informer_path(inf), "error", err.msg,
-               NULL);
-        return 0;
+        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; watching again from the last one read",
+               "resource", ms_informer_path(inf), "resourceVersion", inf->rv ? inf->rv : "", "error", err.msg, NULL);
+        inf->watch_error = true;
+        return 1;
     }
     inf->watch_events++;
     STAT_ADD(inf, events, 1);
@@ -623,8 +628,10 @@ static int on_event(void *ctx, char *line, size_t len) {
         }
         stop = 1;
     } else if (!cJSON_IsObject(obj)) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; skipped", "resource", ms_informer_path(inf), "type", t,
-               NULL);
+        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; watching again from the last one read", "resource",
+               ms_informer_path(inf), "type", t, NULL);
+        inf->watch_error = true;
+        stop = 1;
     } else {
         meta m;
         bool ok = read_meta(obj, &m);

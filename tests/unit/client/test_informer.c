@@ -62,7 +62,6 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
                       EVENT("ADDED", "{\"metadata\":{\"name\":\"bad\",\"resourceVersion\":\"16\"},\"status\":{"
                                      "\"allocatable\":{\"cpu\":\"4x\"}}}"),
                       0.02);
-        fh_stream_str(fd, "not json\n", 0.02);
         fh_stream_str(fd,
                       EVENT("ERROR", "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"too old resource "
                                      "version: 10 (14)\",\"reason\":\"Expired\",\"code\":410}"),
@@ -238,7 +237,6 @@ static void test_list_watch_relist(void **state) {
     /* the undecodable object is named in one log line, and the stream went on */
     assert_non_null(strstr(e->lg.text, "msg=\"object skipped: it does not decode\" kind=Node object=bad resourceVersion=16"));
     assert_non_null(strstr(e->lg.text, "error=\"Node bad: status.allocatable.cpu: "));
-    assert_non_null(strstr(e->lg.text, "msg=\"watch event is not JSON; skipped\""));
     assert_non_null(strstr(e->lg.text, "msg=\"resourceVersion too old; relisting\""));
     env_free(e);
 }
@@ -287,6 +285,57 @@ static void test_empty_watches_do_not_spin(void **state) {
     seen got = {0};
     collect(e, &got, "synced");
     assert_int_equal(got.n, 4);   /* n1 n2 n3 synced */
+    env_free(e);
+}
+
+/* A LIST of n1 at 10; the first watch sends n2 whole (11), then half an
+ * event (its line cut: n3) and holds the stream; the second sends n3
+ * again, then n4 (13), and holds. */
+static bool broken_line_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["
+                                       NODE("n1", "1") "]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 8) snprintf(s->watch_paths[w], sizeof s->watch_paths[w], "%s", r->path);
+    fh_stream_begin(fd, 200);
+    if (w == 0) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n2", "11")), 0.02);
+        fh_stream_str(fd, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"n3\",\"resourceV\n", 0);
+    } else if (w == 1) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n3", "12")) EVENT("ADDED", NODE("n4", "13")), 0);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* A broken line ends the watch, and the next one resumes after the last
+ * event read whole: the change the line carried comes again. */
+static void test_broken_watch_line_watches_again(void **state) {
+    (void)state;
+    env *e = env_serve(broken_line_handler, NULL);
+    e->s.watches = 0;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.05,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    seen got = {0};
+    assert_true(collect(e, &got, "add n4") > 0);
+    static const char *const want[] = {"add n1", "synced", "add n2", "add n3", "add n4"};
+    assert_int_equal(got.n, sizeof want / sizeof want[0]);
+    for (int i = 0; i < got.n; i++) assert_string_equal(got.what[i], want[i]);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 1);
+    assert_int_equal(st.failures, 1);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 2);
+    assert_true(has(e->s.watch_paths[1], "&resourceVersion=11"));
+    assert_non_null(strstr(e->lg.text, "msg=\"watch event is not JSON; watching again from the last one read\" "
+                                       "resource=/api/v1/nodes resourceVersion=11"));
     env_free(e);
 }
 
@@ -525,8 +574,9 @@ static void test_detached_watch_lines(void **state) {
     char junk[] = "not json";
     char gone[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}";
     assert_int_equal(ms_informer_watch_line(inf, add, strlen(add)), 0);
-    assert_int_equal(ms_informer_watch_line(inf, junk, strlen(junk)), 0);
     assert_int_equal(ms_informer_watch_line(inf, del, strlen(del)), 0);
+    /* not an event: the watch ends (and is made again) */
+    assert_int_not_equal(ms_informer_watch_line(inf, junk, strlen(junk)), 0);
     assert_int_not_equal(ms_informer_watch_line(inf, gone, strlen(gone)), 0);
     ms_delta out[4];
     assert_int_equal(ms_delta_queue_pop(q, out, 4, 0), 2);
@@ -545,6 +595,7 @@ int main(void) {
         cmocka_unit_test(test_list_watch_relist),
         cmocka_unit_test(test_failures_back_off_and_stop_quickly),
         cmocka_unit_test(test_empty_watches_do_not_spin),
+        cmocka_unit_test(test_broken_watch_line_watches_again),
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
