@@ -309,6 +309,47 @@ static bool broken_line_handler(fake_http *srv, int fd, const fh_request *r, voi
     return false;
 }
 
+/* Watches 0-2 fail at once (403), then watch 3 delivers an event, lasts
+ * 1.2 s and breaks off inside a line; watch 4 holds. */
+static bool healthy_then_broken_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 3) return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"code\":403}");
+    fh_stream_begin(fd, 200);
+    if (w == 3) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n1", "11")), 1.2);
+        fh_stream_str(fd, "{\"type\":\"ADD", 0);
+        return fh_stream_end(fd);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* The failure of a healthy watch is backed off from the initial delay,
+ * not from where the failures before it left the backoff. */
+static void test_healthy_watch_resets_backoff(void **state) {
+    (void)state;
+    env *e = env_serve(healthy_then_broken_handler, NULL);
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1, .backoff_max = 5,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    /* 0.1 + 0.2 + 0.4 (+25%) for the 403s, 1.2 for the healthy watch, then
+     * 0.1 (not 0.8) before the fifth */
+    double t0 = fh_now();
+    while (atomic_load(&e->s.watches) < 5 && fh_now() - t0 < 5) fh_sleep(0.01);
+    double took = fh_now() - t0;
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 5);
+    assert_true(took < 2.5);
+    env_free(e);
+}
+
 /* A broken line ends the watch, and the next one resumes after the last
  * event read whole: the change the line carried comes again. */
 static void test_broken_watch_line_watches_again(void **state) {
@@ -596,6 +637,7 @@ int main(void) {
         cmocka_unit_test(test_failures_back_off_and_stop_quickly),
         cmocka_unit_test(test_empty_watches_do_not_spin),
         cmocka_unit_test(test_broken_watch_line_watches_again),
+        cmocka_unit_test(test_healthy_watch_resets_backoff),
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
