@@ -729,6 +729,7 @@ static bool backoff(ms_informer *inf) {
 static void *informer_main(void *arg) {
     ms_informer *inf = arg;
     bool need_list = true;
+    bool gone_again = false;       /* the last watch met 410 too */
     while (!ms_kube_cancel_fired(inf->cancel) && !inf->closed) {
         if (need_list) {
             list_result l = list_all(inf);
@@ -746,8 +747,14 @@ static void *informer_main(void *arg) {
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);
             need_list = true;
+            /* 410 again on the watch that follows a relist: a server that
+             * answers 410 to every watch would be listed in a tight loop
+             * (dozens of LISTs a second); the first relist is at once. */
+            if (gone_again && !backoff(inf)) break;
+            gone_again = true;
             continue;
         }
+        gone_again = false;
         /* A watch the server ends at once without a word is a failure
          * in disguise: without a backoff it would spin. */
         if (w == W_FAIL || (lasted < 1.0 && inf->watch_events == 0)) {

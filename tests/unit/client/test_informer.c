@@ -15,6 +15,7 @@ typedef struct script {
     char watch_paths[8][4096];
     bool always_fail;      /* every LIST answers 403 */
     bool empty_watches;    /* every WATCH ends at once without events */
+    bool always_gone;      /* every WATCH answers 410 */
 } script;
 
 static bool has(const char *path, const char *part) { return strstr(path, part) != NULL; }
@@ -51,6 +52,7 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
         fh_stream_begin(fd, 200);
         return fh_stream_end(fd);
     }
+    if (s->always_gone) return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
     switch (w) {
     case 0:
         fh_stream_begin(fd, 200);
@@ -380,6 +382,27 @@ static void test_broken_watch_line_watches_again(void **state) {
     env_free(e);
 }
 
+/* A server that answers 410 to every watch is not listed in a tight loop:
+ * the first relist is at once, the next ones back off. */
+static void test_gone_again_backs_off(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->s.always_gone = true;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.2,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    fh_sleep(0.6);
+    ms_informer_stop(inf);
+    /* 0, 0.05, 0.1, 0.2, 0.2 ... (+ up to 25%): a handful, not hundreds */
+    int w = atomic_load(&e->s.watches);
+    assert_true(w >= 3 && w <= 7);
+    env_free(e);
+}
+
 static bool pod_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
     (void)ctx;
     if (!has(r->path, "watch=1"))
@@ -638,6 +661,7 @@ int main(void) {
         cmocka_unit_test(test_empty_watches_do_not_spin),
         cmocka_unit_test(test_broken_watch_line_watches_again),
         cmocka_unit_test(test_healthy_watch_resets_backoff),
+        cmocka_unit_test(test_gone_again_backs_off),
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
