@@ -5,7 +5,7 @@
 #include "backend/cache.h"
 #include "backend/cache_comparer.h"
 #include "backend/queue.h"
-#include "base/map.h"
+#include "cache_view_fixtures.h"
 
 typedef struct fx {
     ms_interner *in;
@@ -32,39 +32,13 @@ static int teardown(void **state) {
 
 static ms_str S(fx *f, const char *s) { return ms_intern_cstr(f->in, s); }
 
-static ms_node *mknode(fx *f, const char *name, int64_t cpu) {
-    ms_node *n = ms_node_alloc();
-    assert_non_null(n);
-    n->meta.name = S(f, name);
-    n->meta.uid_hash = ms_hash_bytes(name, strlen(name));
-    n->allocatable.v[MS_RES_CPU] = cpu;
-    n->allocatable.v[MS_RES_PODS] = 110;
-    return n;
-}
-
+static ms_node *mknode(fx *f, const char *name, int64_t cpu) { return cvf_node(f->in, name, cpu); }
 static ms_pod *mkpod(fx *f, const char *name, const char *uid, const char *node) {
-    ms_pod *p = ms_pod_alloc();
-    assert_non_null(p);
-    p->meta.name = S(f, name);
-    p->meta.namespace_ = S(f, "default");
-    p->meta.uid = ms_arena_strdup(&p->arena, uid);
-    p->meta.uid_hash = ms_hash_bytes(uid, strlen(uid));
-    p->node_name = node ? S(f, node) : MS_STR_NONE;
-    p->requests.v[MS_RES_CPU] = 100;
-    p->phase = MS_PHASE_RUNNING;
-    return p;
+    return cvf_pod(f->in, name, uid, node);
 }
-
-static void add_node(fx *f, ms_cache_view *v, const char *name, int64_t cpu) {
-    ms_node *n = mknode(f, name, cpu);
-    assert_int_equal(ms_cache_view_add_node(v, n), 0);
-    ms_node_unref(n);
-}
-
+static void add_node(fx *f, ms_cache_view *v, const char *name, int64_t cpu) { cvf_add_node(f->in, v, name, cpu); }
 static void add_pod(fx *f, ms_cache_view *v, const char *name, const char *uid, const char *node) {
-    ms_pod *p = mkpod(f, name, uid, node);
-    assert_int_equal(ms_cache_view_add_pod(v, p, p->node_name), 0);
-    ms_pod_unref(p);
+    cvf_add_pod(f->in, v, name, uid, node);
 }
 
 static void collect(void *ctx, const ms_cache_diff *d) {

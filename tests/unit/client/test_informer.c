@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "fake_http.h"
+#include "log_capture.h"
 #include "moonsched/decode.h"
 #include "client/informer.h"
 #include "client/informer_internal.h"
@@ -83,25 +84,9 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
     }
 }
 
-typedef struct logs {
-    pthread_mutex_t mu;
-    char text[16384];
-} logs;
-
-static void log_sink(void *ctx, ms_log_level level, const char *line, size_t len) {
-    (void)level;
-    logs *l = ctx;
-    pthread_mutex_lock(&l->mu);
-    if (strlen(l->text) + len + 2 < sizeof l->text) {
-        strcat(l->text, line);
-        strcat(l->text, "\n");
-    }
-    pthread_mutex_unlock(&l->mu);
-}
-
 typedef struct env {
     script s;
-    logs lg;
+    log_capture lg;
     ms_logger logger;
     fake_http *srv;
     ms_kubeconfig kc;
@@ -116,8 +101,8 @@ typedef bool (*handler_fn)(fake_http *, int, const fh_request *, void *);
 /* A fake apiserver answering with `handler` (ctx NULL: the env's script). */
 static env *env_serve(handler_fn handler, void *ctx) {
     env *e = calloc(1, sizeof *e);
-    pthread_mutex_init(&e->lg.mu, NULL);
-    e->logger = (ms_logger){.level = MS_LOG_INFO, .sink = log_sink, .ctx = &e->lg};
+    log_capture_init(&e->lg);
+    e->logger = log_capture_logger(&e->lg, MS_LOG_INFO);
     e->srv = fh_start(handler, ctx ? ctx : &e->s);
     e->kc.server = strdup(e->srv->url);
     ms_kube_client_options co = {.config = &e->kc, .log = &e->logger};
@@ -141,7 +126,7 @@ static void env_free(env *e) {
     fh_stop(e->srv);
     ms_kubeconfig_free(&e->kc);
     ms_interner_free(e->in);
-    pthread_mutex_destroy(&e->lg.mu);
+    log_capture_free(&e->lg);
     free(e);
 }
 

@@ -7,45 +7,15 @@
 
 #include "backend/cache.h"
 #include "backend/queue.h"
-#include "base/map.h"
+#include "cache_view_fixtures.h"
 #include "cmd/cache_debugger.h"
 #include "fake_http.h"
+#include "log_capture.h"
 
 #define POD(name, uid, spec) \
     "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},\"spec\":{" spec \
     "\"containers\":[{\"name\":\"c\"}]}}"
-#define NODE(name, cpu) "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\"}}}"
-
-typedef struct logs {
-    pthread_mutex_t mu;
-    char text[16384];
-} logs;
-
-static void log_sink(void *ctx, ms_log_level level, const char *line, size_t len) {
-    (void)level;
-    logs *l = ctx;
-    pthread_mutex_lock(&l->mu);
-    if (strlen(l->text) + len + 2 < sizeof l->text) {
-        strncat(l->text, line, len);
-        strcat(l->text, "\n");
-    }
-    pthread_mutex_unlock(&l->mu);
-}
-
-static bool logged(logs *l, const char *s) {
-    pthread_mutex_lock(&l->mu);
-    bool found = strstr(l->text, s) != NULL;
-    pthread_mutex_unlock(&l->mu);
-    return found;
-}
-
-static bool wait_logged(logs *l, const char *s) {
-    for (int i = 0; i < 500; i++) {
-        if (logged(l, s)) return true;
-        fh_sleep(0.01);
-    }
-    return false;
-}
+#define NODE(name, cpu) "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"pods\":\"110\"}}}"
 
 /* n1 (4 cpu) and n2; pod a bound to n1, b pending for default-scheduler,
  * c pending for another scheduler. */
@@ -69,15 +39,15 @@ typedef struct fx {
     ms_kube_client *client;
     ms_interner *in;
     ms_decoder dec;
-    logs lg;
+    log_capture lg;
     ms_logger log;
     ms_cache_debugger *d;
 } fx;
 
 static int setup(void **state) {
     fx *f = calloc(1, sizeof *f);
-    pthread_mutex_init(&f->lg.mu, NULL);
-    f->log = (ms_logger){.level = MS_LOG_INFO, .sink = log_sink, .ctx = &f->lg};
+    log_capture_init(&f->lg);
+    f->log = log_capture_logger(&f->lg, MS_LOG_INFO);
     f->srv = fh_start(handler, &f->fail);
     f->kc.server = strdup(f->srv->url);
     ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &f->log};
@@ -100,41 +70,18 @@ static int teardown(void **state) {
     fh_stop(f->srv);
     ms_kubeconfig_free(&f->kc);
     ms_interner_free(f->in);
-    pthread_mutex_destroy(&f->lg.mu);
+    log_capture_free(&f->lg);
     free(f);
     return 0;
 }
 
-static ms_node *mknode(fx *f, const char *name, int64_t cpu) {
-    ms_node *n = ms_node_alloc();
-    n->meta.name = ms_intern_cstr(f->in, name);
-    n->meta.uid_hash = ms_hash_bytes(name, strlen(name));
-    n->allocatable.v[MS_RES_CPU] = cpu;
-    return n;
-}
-
+static ms_node *mknode(fx *f, const char *name, int64_t cpu) { return cvf_node(f->in, name, cpu); }
 static ms_pod *mkpod(fx *f, const char *name, const char *uid, const char *node) {
-    ms_pod *p = ms_pod_alloc();
-    p->meta.name = ms_intern_cstr(f->in, name);
-    p->meta.namespace_ = ms_intern_cstr(f->in, "default");
-    p->meta.uid = ms_arena_strdup(&p->arena, uid);
-    p->meta.uid_hash = ms_hash_bytes(uid, strlen(uid));
-    p->node_name = node ? ms_intern_cstr(f->in, node) : MS_STR_NONE;
-    p->requests.v[MS_RES_CPU] = 100;
-    p->phase = MS_PHASE_PENDING;
-    return p;
+    return cvf_pod(f->in, name, uid, node);
 }
-
-static void add_node(fx *f, ms_cache_view *v, const char *name, int64_t cpu) {
-    ms_node *n = mknode(f, name, cpu);
-    assert_int_equal(ms_cache_view_add_node(v, n), 0);
-    ms_node_unref(n);
-}
-
+static void add_node(fx *f, ms_cache_view *v, const char *name, int64_t cpu) { cvf_add_node(f->in, v, name, cpu); }
 static void add_pod(fx *f, ms_cache_view *v, const char *name, const char *uid, const char *node) {
-    ms_pod *p = mkpod(f, name, uid, node);
-    assert_int_equal(ms_cache_view_add_pod(v, p, p->node_name), 0);
-    ms_pod_unref(p);
+    cvf_add_pod(f->in, v, name, uid, node);
 }
 
 /* The decoded LIST against the view: the pod of another scheduler is not
@@ -149,10 +96,10 @@ static void test_compare_logs_differences(void **state) {
     add_pod(f, &v, "b", "ub", NULL);
     ms_cache_debugger_compare(f->d, &v);
     assert_null(v.nodes);   /* handed over */
-    assert_true(wait_logged(&f->lg, "msg=\"cache comparer\" nodes=2 pods=2 differences=3"));
-    assert_true(logged(&f->lg, "msg=\"cache comparer: node differs\" node=n2 difference=missing"));
-    assert_true(logged(&f->lg, "msg=\"cache comparer: node differs\" node=n3 difference=redundant"));
-    assert_true(logged(&f->lg, "msg=\"cache comparer: pod differs\" pod=default/a difference=\"wrong node\" "
+    assert_true(log_capture_wait(&f->lg, "msg=\"cache comparer\" nodes=2 pods=2 differences=3"));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache comparer: node differs\" node=n2 difference=missing"));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache comparer: node differs\" node=n3 difference=redundant"));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache comparer: pod differs\" pod=default/a difference=\"wrong node\" "
                                "cache_node=n3 api_node=n1"));
 }
 
@@ -164,8 +111,8 @@ static void test_compare_in_step(void **state) {
     add_pod(f, &v, "b", "ub", NULL);
     add_pod(f, &v, "a", "ua", "n1");
     ms_cache_debugger_compare(f->d, &v);
-    assert_true(wait_logged(&f->lg, "msg=\"cache comparer\" nodes=2 pods=2 differences=0"));
-    assert_false(logged(&f->lg, "differs"));
+    assert_true(log_capture_wait(&f->lg, "msg=\"cache comparer\" nodes=2 pods=2 differences=0"));
+    assert_false(log_capture_has(&f->lg, "differs"));
 }
 
 static void test_list_fails(void **state) {
@@ -174,9 +121,9 @@ static void test_list_fails(void **state) {
     ms_cache_view v = {0};
     add_node(f, &v, "n1", 4000);
     ms_cache_debugger_compare(f->d, &v);
-    assert_true(wait_logged(&f->lg, "msg=\"cache comparer: cannot list\""));
-    assert_true(logged(&f->lg, "etcd is away"));
-    assert_false(logged(&f->lg, "msg=\"cache comparer\" nodes="));
+    assert_true(log_capture_wait(&f->lg, "msg=\"cache comparer: cannot list\""));
+    assert_true(log_capture_has(&f->lg, "etcd is away"));
+    assert_false(log_capture_has(&f->lg, "msg=\"cache comparer\" nodes="));
 }
 
 /* The dumper: each node with its requests and pods (the assumed one
@@ -193,11 +140,11 @@ static void test_dump(void **state) {
     ms_queue *q = ms_queue_new(NULL);
     assert_int_equal(ms_queue_add(q, pending, 1), MS_OK);
     ms_cache_dump(&f->log, f->in, c, q);
-    assert_true(logged(&f->lg, "msg=\"cache dumper: dump of the cache and the scheduling queue\" nodes=1 pods=2"));
-    assert_true(logged(&f->lg, "msg=\"cache dumper: node\" node=n1 allocatable=\"cpu=4000m memory=0 pods=0\" "
+    assert_true(log_capture_has(&f->lg, "msg=\"cache dumper: dump of the cache and the scheduling queue\" nodes=1 pods=2"));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache dumper: node\" node=n1 allocatable=\"cpu=4000m memory=0 pods=110\" "
                                "requested=\"cpu=200m memory=0 pods=2\" npods=2 pods=default/a,default/x(assumed)"));
-    assert_true(logged(&f->lg, "msg=\"cache dumper: pending pods\" queue=active npods=1 pods=default/b"));
-    assert_true(logged(&f->lg, "msg=\"cache dumper: pending pods\" queue=backoff npods=0 pods=\"\""));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache dumper: pending pods\" queue=active npods=1 pods=default/b"));
+    assert_true(log_capture_has(&f->lg, "msg=\"cache dumper: pending pods\" queue=backoff npods=0 pods=\"\""));
     ms_queue_free(q);
     ms_cache_free(c);
     ms_node_unref(n1);
