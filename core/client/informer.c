@@ -744,6 +744,11 @@ static void *informer_main(void *arg) {
         watch_result w = watch_once(inf);
         double lasted = ms_clock_monotonic() - t0;
         if (w == W_STOP) break;
+        /* A watch that delivered events for a while was healthy: what
+         * fails after it is a new spell, backed off from the initial delay,
+         * not from where failures minutes apart left it (else one broken
+         * stream after a bad spell stalls the informer for 30 s). */
+        if (inf->watch_events > 0 && lasted >= 1.0) inf->backoff = 0;
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);
             need_list = true;
@@ -758,11 +763,6 @@ static void *informer_main(void *arg) {
         /* A watch the server ends at once without a word is a failure
          * in disguise: without a backoff it would spin. */
         if (w == W_FAIL || (lasted < 1.0 && inf->watch_events == 0)) {
-            /* A watch that delivered events for a while was healthy: its
-             * failure is a new one, backed off from the initial delay, not
-             * from where failures minutes apart left it (else one broken
-             * stream after a bad spell stalls the informer for 30 s). */
-            if (inf->watch_events > 0 && lasted >= 1.0) inf->backoff = 0;
             if (!backoff(inf)) break;
         }
     }

@@ -17,6 +17,7 @@ typedef struct script {
     bool always_fail;      /* every LIST answers 403 */
     bool empty_watches;    /* every WATCH ends at once without events */
     bool always_gone;      /* every WATCH answers 410 */
+    double watch_at[8];    /* when each WATCH came (fh_now) */
 } script;
 
 static bool has(const char *path, const char *part) { return strstr(path, part) != NULL; }
@@ -367,6 +368,48 @@ static void test_broken_watch_line_watches_again(void **state) {
     env_free(e);
 }
 
+/* Watches 0-3 answer 410 at once; watch 4 delivers an event, lasts 1.2 s
+ * and ends with an ERROR 410 event; watch 5 answers 410 at once; watch 6
+ * holds. */
+static bool gone_after_healthy_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 8) s->watch_at[w] = fh_now();
+    if (w < 4 || w == 5) return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
+    fh_stream_begin(fd, 200);
+    if (w == 4) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n1", "11")), 1.2);
+        fh_stream_str(fd, EVENT("ERROR", "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}"), 0);
+        return fh_stream_end(fd);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* 410s after a healthy watch are backed off from the initial delay again. */
+static void test_gone_after_healthy_watch(void **state) {
+    (void)state;
+    env *e = env_serve(gone_after_healthy_handler, NULL);
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1, .backoff_max = 5,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    double t0 = fh_now();
+    while (atomic_load(&e->s.watches) < 7 && fh_now() - t0 < 8) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 7);
+    /* the first relist at once, then 0.1, 0.2, 0.4 s (+25%) before watches
+     * 2-4; before watch 6, 0.1 s again (not 0.8) */
+    assert_true(e->s.watch_at[4] - e->s.watch_at[3] >= 0.35);
+    assert_true(e->s.watch_at[6] - e->s.watch_at[5] < 0.3);
+    env_free(e);
+}
+
 /* A server that answers 410 to every watch is not listed in a tight loop:
  * the first relist is at once, the next ones back off. */
 static void test_gone_again_backs_off(void **state) {
@@ -647,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_broken_watch_line_watches_again),
         cmocka_unit_test(test_healthy_watch_resets_backoff),
         cmocka_unit_test(test_gone_again_backs_off),
+        cmocka_unit_test(test_gone_after_healthy_watch),
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
