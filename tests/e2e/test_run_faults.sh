@@ -117,7 +117,11 @@ round() {    # name control-lines [hold]
 mknode n1
 mknode n2
 mport=$(kube_free_port)
-start_ms --metrics-bind-address "127.0.0.1:$mport"
+# Leader election on, with room for the apiserver's restart: with the
+# default renewDeadline (10 s) a leader that cannot renew for longer exits
+# by design, as upstream's (test_run_leader.sh covers that).
+start_ms --metrics-bind-address "127.0.0.1:$mport" --leader-elect-lease-duration=60s \
+    --leader-elect-renew-deadline=45s --leader-elect-retry-period=2s
 check_eval "moonsched is ready" "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/readyz)\" = 200 ]'"
 mkpod warm-1
 mkpod warm-2
