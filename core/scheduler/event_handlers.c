@@ -199,11 +199,14 @@ void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
         ms_sched_flush_permits(s, now);
         r = NULL;
     }
-    if (pod->node_name != MS_STR_NONE) {
-        if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-        return;
-    }
+    /* An unbound pod in the cache: assumed, its bind answered, and the
+     * update that would have confirmed it never came (a relist after 410
+     * reports the deletion with the last state the informer saw). Assumed
+     * pods never expire: left there, it would hold its node's resources
+     * for good. (With a bind in flight, the bind's outcome forgets it.) */
+    bool held = pod->node_name != MS_STR_NONE || !r;
+    if (held && ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
+        ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
     /* The queue keeps an in-flight entry valid for its record. */
-    ms_queue_delete(s->queue, pod);
+    if (pod->node_name == MS_STR_NONE) ms_queue_delete(s->queue, pod);
 }
