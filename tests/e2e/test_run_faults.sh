@@ -148,6 +148,24 @@ bind trickle 4" 5
 check "a broken watch line made the informer watch again (not skip it)" \
     grep -q 'watch event is not JSON; watching again from the last one read' "$dir/ms.log"
 
+# --- a bound pod deleted before its binding was seen ---------------------------------
+# The bind is held while the watches are stopped, so that moonsched never
+# sees the pod bound; the pod is deleted; the relist after 410 reports it
+# gone with the unbound state the informer last saw. Its assumption (which
+# never expires) must go, with what it held on its node.
+printf 'bind hang 4\n' >"$dir/faults"
+mkpod unseen-1
+wait_for 10 'grep -q "pods/unseen-1/binding ... hang" "$dir/proxy.log"'
+printf 'watch 503\n' >"$dir/faults"
+check_eval "unseen-1 is bound on the server" \
+    "wait_for 10 '[ -n \"\$(kube_api GET /api/v1/namespaces/default/pods/unseen-1 | jq -r \".spec.nodeName // empty\")\" ]'"
+sleep 1
+rmpod unseen-1
+printf 'watch gone\n' >"$dir/faults"
+sleep 2
+: >"$dir/faults"
+converge "deleted-unconfirmed" "$(now)"
+
 # --- the apiserver SIGKILLed, restarted on the same etcd -----------------------------
 t0=$(now)
 if kube_restart_apiserver "$dir" >>"$dir/start.log" 2>&1; then
