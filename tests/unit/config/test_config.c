@@ -707,6 +707,9 @@ static void test_validation_errors(void **state) {
         {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"name\": \"NodeResourcesFit\"},"
          " {\"name\": \"NodeResourcesFit\"}]}]}",
          "profiles[0].pluginConfig[1]: Duplicate value: \"NodeResourcesFit\""},
+        {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"name\": \"A\\\"\\n\"},"
+         " {\"name\": \"A\\\"\\n\"}]}]}",
+         "profiles[0].pluginConfig[1]: Duplicate value: \"A\\\"\\n\""},
         {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"args\": {}}]}]}",
          "profiles[0].pluginConfig[0].name: Required value"},
         {"{" V1 ", \"profiles\": [{\"schedulerName\": 3}]}", "profiles[0].schedulerName: must be a string"},
