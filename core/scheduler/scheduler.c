@@ -504,7 +504,14 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         ms_sched_flush_permits(s, now);
         return;
     }
-    ms_cache_finish_binding(s->cache, r->assumed, now);
+    if (r->deleted) {
+        /* Deleted while its bind was in flight: nothing will confirm the
+         * assumption, and assumed pods never expire. */
+        if (ms_cache_remove_pod(s->cache, r->assumed) == MS_OK)
+            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
+    } else {
+        ms_cache_finish_binding(s->cache, r->assumed, now);
+    }
     if (s->metrics) ms_sched_metrics_scheduled(s->metrics, r->qp, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
