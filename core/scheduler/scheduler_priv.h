@@ -111,6 +111,10 @@ struct ms_scheduler {
     ms_explain_ring explain;
     ms_explain_record *explain_cur;
     uint64_t policy_generation;
+
+    /* Shadow policies (shadow.h), in profile order; none: nshadows 0. */
+    struct ms_shadow **shadows;
+    uint32_t nshadows;
 };
 
 /* Record pool (scheduler.c). */
