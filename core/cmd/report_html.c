@@ -15,7 +15,7 @@ static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
     "h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse}td,th{padding:3px 8px;text-align:left;vertical-align:top}"
-    "tr:nth-child(even){background:#f6f6f6}"
+    "tr:nth-child(even){background:#f6f6f6}td:first-child{white-space:nowrap}"
     ".bars{width:220px}.bar{height:7px;background:#e3e3e3;margin:2px 0;border-radius:3px;overflow:hidden}"
     ".bar div{height:100%}.before div{background:#9db4d0}.after div{background:#2f6db5}"
     ".full .after div{background:#c0392b}.num{font-variant-numeric:tabular-nums;white-space:nowrap}"
