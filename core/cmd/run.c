@@ -3,6 +3,7 @@
  * reports (cmd/api_reporter.h, through the poster thread of
  * cmd/poster.h). This file sets them up and runs the scheduler thread's
  * loop. See include/moonsched/run.h. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/config_check.h"
 #include "cmd/debug_requests.h"
 #include "cmd/explain_text.h"
 #include "cmd/snapshot.h"
@@ -35,6 +37,7 @@
 #include "cmd/poster.h"
 #include "cmd/secure_serving.h"
 #include "controllers/taint_eviction_controller.h"
+#include "scheduler/scheduler_metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
@@ -99,6 +102,7 @@ typedef struct runner {
     int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */
     uint32_t cycle_profile, cycle_victims;
     double cycle_start;
+    double next_sched_metrics;     /* monotonic: when the scheduler's families are rendered next */
 } runner;
 
 /* Every figure: the scheduler thread's, the poster's and the reporter's. */
@@ -175,6 +179,17 @@ static void metrics_snapshot(runner *r) {
                            ms_queue_len_unschedulable(q), ms_queue_len_gated(q));
     ms_run_stats st = run_stats(r);
     ms_metrics_events(r->metrics, st.events_posted, st.events_failed, st.events_suppressed);
+    ms_metrics_set_binds_in_flight(r->metrics, ms_api_binder_in_flight(r->binder));
+    double now = ms_clock_monotonic();
+    if (now >= r->next_sched_metrics) {
+        /* The scheduler's own families: rendered here, where they are
+         * owned, about once a second (a scrape may see them that old). */
+        ms_buf b = {0};
+        ms_scheduler_render_metrics(r->sched, &b);
+        size_t len = b.len;
+        ms_metrics_set_scheduler_text(r->metrics, ms_buf_take(&b), len);
+        r->next_sched_metrics = now + 1;
+    }
     /* ready: scheduling has started, every informer's first LIST is in */
     ms_metrics_set_ready(r->metrics, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
@@ -206,9 +221,8 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
 
 static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
-    (void)preemptor;
     (void)node;
-    ms_api_reporter_evict(r->reporter, victim);
+    ms_api_reporter_evict(r->reporter, victim, preemptor);
     return MS_OK;
 }
 
@@ -221,8 +235,9 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     runner *r = ctx;
     (void)attempts;
     r->st.unschedulable++;
+    bool error = r->cycle_error;   /* attempt_failed consumes it */
     attempt_failed(r, pod);
-    ms_api_reporter_unschedulable(r->reporter, pod, message);
+    ms_api_reporter_unschedulable(r->reporter, pod, error, message);
 }
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
@@ -527,10 +542,6 @@ static void setup_self(runner *r) {
  * default one may be taken (another scheduler on the host): then a
  * warning, and the scheduler runs without. */
 static ms_rc setup_metrics(runner *r, ms_error *err) {
-    const char *names[64];
-    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
-    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
-    r->metrics = ms_metrics_new(names, np);
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (npol) {
         r->policy_info = calloc(npol, sizeof *r->policy_info);
@@ -716,7 +727,8 @@ static ms_rc setup_leader_election(runner *r, ms_error *err) {
         ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
         return MS_OK;
     }
-    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
+    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
                                     .leading_changed = leader_gauge, .leading_ctx = r->metrics,
                                     .post_events = true,
@@ -738,7 +750,8 @@ static ms_rc setup_controllers(runner *r, ms_error *err) {
     if (!r->o->taint_eviction) return MS_OK;
     ms_metrics_taint_eviction_enable(r->metrics);
     ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
-                                 .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log};
+                                 .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_rc rc = ms_kube_client_new(&co, &r->te_client, err);
     if (rc != MS_OK) return rc;
     ms_taint_eviction_options to = {.client = r->te_client, .in = r->in, .log = r->log,
@@ -748,6 +761,15 @@ static ms_rc setup_controllers(runner *r, ms_error *err) {
     return ms_taint_eviction_start(&to, &r->taint_eviction, err);
 }
 
+/* The registry comes first: every kube client reports its requests to it. */
+static ms_rc new_metrics(runner *r, ms_error *err) {
+    const char *names[64];
+    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
+    r->metrics = ms_metrics_new(names, np);
+    return r->metrics ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+}
+
 static ms_rc setup_clients(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_kubeconfig *kc = &r->kc;
@@ -755,8 +777,10 @@ static ms_rc setup_clients(runner *r, ms_error *err) {
     ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(kc, NULL, err)
                              : ms_kubeconfig_load_default(kc, file, NULL, err);
     if (rc != MS_OK) return rc;
+    ms_metrics_set_rest_host(r->metrics, kc->server);
     ms_kube_client_options co = {.config = kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
-                                 .user_agent = "moonsched/0.1 (scheduler)", .log = r->log};
+                                 .user_agent = "moonsched/0.1 (scheduler)", .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     rc = ms_kube_client_new(&co, &r->client, err);
     if (rc == MS_OK) {
         co.user_agent = "moonsched/0.1 (events)";
@@ -777,8 +801,16 @@ static ms_rc setup_reporting(runner *r, ms_error *err) {
                             .log = r->log};
     ms_rc rc = ms_poster_start(&po, &r->poster, err);
     if (rc != MS_OK) return rc;
+    /* Pod disruption conditions came with 1.26: an older server would
+     * drop the condition, so it is not sent there. Unknown: tried. */
+    bool conditions = ms_kube_server_at_least(r->client, 1, 26, true);
+    ms_log(r->log, MS_LOG_INFO,
+           conditions ? "preemption victims get the DisruptionTarget condition"
+                      : "server before 1.26: preemption victims get no DisruptionTarget condition",
+           NULL);
     ms_api_reporter_options ro2 = {.in = r->in, .poster = r->poster, .events = r->events, .log = r->log,
-                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps};
+                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps,
+                                   .disruption_conditions = conditions};
     if (!(r->reporter = ms_api_reporter_new(&ro2))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
 }
@@ -796,6 +828,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
         .keep_objects = r->o->debug_snapshot,
+        .record_metrics = true,
     };
     ms_rc rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
@@ -804,6 +837,23 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
     if (nb > MAX_BINDS_IN_FLIGHT) nb = MAX_BINDS_IN_FLIGHT;
     r->max_binds = 2 * nb;
     return ms_api_binder_new(r->client, r->in, r->metrics, nb, &r->binder, err);
+}
+
+/* /configz: the effective configuration as `config check` prints it, under
+ * upstream's "componentconfig" key. Set once, before scheduling starts. */
+static ms_rc setup_configz(runner *r, ms_error *err) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *eff = doc ? ms_config_describe(&r->cfg, r->sched, err) : NULL;
+    if (!eff) {
+        cJSON_Delete(doc);
+        return doc ? err->rc : ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON_AddItemToObject(doc, "componentconfig", eff);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    bool ok = text && ms_metrics_set_configz(r->metrics, text);
+    cJSON_free(text);
+    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static ms_rc setup_informers(runner *r, ms_error *err) {
@@ -863,6 +913,7 @@ static ms_rc setup(runner *r, ms_error *err) {
                               : ms_config_default(&r->cfg);
     if (rc != MS_OK) return rc;
     if ((rc = apply_flags(r, err)) != MS_OK) return rc;
+    if ((rc = new_metrics(r, err)) != MS_OK) return rc;
     if ((rc = setup_clients(r, err)) != MS_OK) return rc;
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -872,6 +923,7 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = setup_secure_serving(r, err)) != MS_OK) return rc;
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
+    if ((rc = setup_configz(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
     if ((rc = setup_leader_election(r, err)) != MS_OK) return rc;
     return setup_controllers(r, err);

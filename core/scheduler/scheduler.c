@@ -17,6 +17,7 @@
 #include "framework/runners.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/shadow.h"
 
@@ -384,6 +385,10 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;
 
+    if (o->record_metrics && !(s->metrics = ms_sched_metrics_new(s->nprofiles))) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto fail;
+    }
     if (own_defaults) ms_config_free(&defaults);
     *out = s;
     return MS_OK;
@@ -416,6 +421,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->pcs);
     free(s->later);
     free(s->policy_preemption);
+    ms_sched_metrics_free(s->metrics);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);
@@ -496,6 +502,7 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         return;
     }
     ms_cache_finish_binding(s->cache, r->assumed, now);
+    if (s->metrics) ms_sched_metrics_scheduled(s->metrics, r->qp, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
     ms_sched_record_release(s, r);

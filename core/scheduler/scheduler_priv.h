@@ -1,7 +1,7 @@
 /* The scheduler's private state, shared by scheduler.c (construction,
  * binding outcomes, housekeeping), event_handlers.c (cluster deltas),
- * waiting_pods.c (Permit's waiting pods) and schedule_one.c (the
- * scheduling cycle). Not a public header: nothing outside these files may
+ * waiting_pods.c (Permit's waiting pods), schedule_one.c (the
+ * scheduling cycle) and scheduler_metrics.c. Not a public header: nothing outside these files may
  * depend on it. */
 #ifndef MOONSCHED_SCHEDULER_PRIV_H
 #define MOONSCHED_SCHEDULER_PRIV_H
@@ -36,6 +36,7 @@ typedef struct ms_inflight {
     bool deleted;                  /* the pending pod was deleted while binding */
     bool waiting;                  /* parked by Permit until `deadline` */
     double deadline;
+    double parked_at;              /* when Permit made it wait (the scheduler's clock) */
     ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 
@@ -111,6 +112,9 @@ struct ms_scheduler {
     ms_explain_ring explain;
     ms_explain_record *explain_cur;
     uint64_t policy_generation;
+
+    /* Metrics (ms_scheduler_options.record_metrics); NULL: none recorded. */
+    struct ms_sched_metrics *metrics;
 
     /* Shadow policies (shadow.h), in profile order; none: nshadows 0. */
     struct ms_shadow **shadows;

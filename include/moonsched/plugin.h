@@ -90,6 +90,11 @@ typedef struct ms_cycle {
     /* The profile running the cycle (set by ms_framework_begin_cycle), so
      * that PostFilter can run the profile's filters again. */
     const ms_framework *fw;
+    /* The profile's metrics (framework/metrics_recorder.h), NULL when the
+     * scheduler records none; sample: this cycle also times each plugin
+     * call. Plugins leave both alone. */
+    struct ms_metrics_recorder *rec;
+    bool sample;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {

@@ -129,6 +129,10 @@ typedef struct ms_scheduler_options {
      * ms_scheduler_view's objects can be written out whole (run's
      * /debug/snapshot); extenders turn it on too. */
     bool keep_objects;
+    /* Record upstream's scheduler metrics (`run` serves them on /metrics):
+     * per extension point and, in one cycle of ten, per plugin call. Off,
+     * a cycle reads no clock for them. */
+    bool record_metrics;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);

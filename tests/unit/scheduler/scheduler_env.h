@@ -304,8 +304,8 @@ static SCHED_ENV_UNUSED const char *const basic_plugins[] = {"PrioritySort", "No
                                             "TestFit", "TestHalf", "TestScore", "TestGate",
                                             "TestWait", "DefaultBinder", NULL};
 
-static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
-                            const char *const *plugins) {
+static SCHED_ENV_UNUSED env *env_new_opts(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                          const char *const *plugins, bool record_metrics) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->in = ms_interner_new();
@@ -326,11 +326,17 @@ static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool pe
         .out_of_tree = test_plugins,
         .n_out_of_tree = 5,
         .permit_timeout_allows = permit_timeout_allows,
+        .record_metrics = record_metrics,
     };
     ms_error err = {0};
     ms_rc rc = ms_scheduler_new(&o, &e->s, &err);
     if (rc != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
+}
+
+static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                             const char *const *plugins) {
+    return env_new_opts(pct, seed, permit_timeout_allows, plugins, false);
 }
 
 static SCHED_ENV_UNUSED env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows) {
