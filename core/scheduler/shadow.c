@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "framework/runners.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/explain.h"
 #include "scheduler/scheduler_priv.h"
 
 #define SHADOW_POINTS                                                                             \
@@ -271,7 +272,7 @@ static cJSON *disagreement_json(const ms_scheduler *s, const ms_shadow_disagreem
     snprintf(pod, sizeof pod, "%s/%s", ms_str_get(s->in, d->ns), ms_str_get(s->in, d->name));
     cJSON_AddStringToObject(o, "pod", pod);
     cJSON_AddNumberToObject(o, "cycle", (double)d->cycle);
-    cJSON_AddNumberToObject(o, "time", d->time);
+    ms_explain_add_time(o, d->time);
     cJSON_AddItemToObject(o, "live", node_json(s, d->live_node, d->live_at_live, d->shadow_at_live));
     if (d->shadow_node != MS_STR_NONE)
         cJSON_AddItemToObject(o, "shadow", node_json(s, d->shadow_node, d->live_at_shadow, d->shadow_at_shadow));
