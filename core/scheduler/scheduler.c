@@ -582,8 +582,13 @@ ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms
     ms_rc rc = MS_OK;
     uint32_t rows = s->max_nscore ? s->max_nscore : 1;
     bool sorts = false;
-    s->policy_generation++;
     ms_shadow_refresh(s, ops);
+    /* A shadow policy's new version changes no live decision: no pod
+     * moves, and the live cycles' policy generation stays. */
+    bool live = false;
+    for (uint32_t i = 0; i < s->nprofiles; i++) live = live || ms_framework_runs(&s->profiles[i], ops);
+    if (!live) return MS_OK;
+    s->policy_generation++;
     for (uint32_t i = 0; i < s->nprofiles; i++) {
         if (!ms_framework_runs(&s->profiles[i], ops)) continue;
         ms_rc one = ms_framework_refresh_points(&s->profiles[i], &s->pcs[i], err);
