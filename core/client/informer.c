@@ -473,11 +473,16 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
                "next", ms_informer_path(inf), NULL);
         *switched = true;
         again = true;
-    } else if (resp->status == 403 && inf->res->optional && !atomic_load(&inf->synced)) {
-        log_http(inf, "list forbidden; going on without this resource and retrying", resp);
+    } else if ((resp->status == 403 || resp->status == 404) && inf->res->optional && !atomic_load(&inf->synced)) {
+        log_http(inf, resp->status == 403 ? "list forbidden; going on without this resource and retrying"
+                                          : "resource not served; going on without it and retrying",
+                 resp);
         emit(inf, MS_DELTA_SYNCED, NULL, false, false);
         flush(inf);
         atomic_store(&inf->synced, true);
+    } else if (resp->status == 404 && inf->res->optional) {
+        /* still not served: said once, above */
+        ms_log(inf->log, MS_LOG_DEBUG, "resource not served", "resource", ms_informer_path(inf), NULL);
     } else {
         log_http(inf, "list failed", resp);
     }

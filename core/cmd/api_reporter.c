@@ -221,6 +221,10 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, bool e
     failed_scheduling(r, pod, pr, message, ms_clock_monotonic());
 }
 
+void ms_api_reporter_binding_error(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    ms_api_reporter_unschedulable(r, pod, true, message);
+}
+
 void ms_api_reporter_gated(ms_api_reporter *r, const ms_pod *pod, const char *reason) {
     /* The words a 1.30 API server writes when a pod is created with gates. */
     static const char message[] = "Scheduling is blocked due to non-empty scheduling gates";

@@ -48,6 +48,9 @@ void ms_api_reporter_free(ms_api_reporter *r);
  * SchedulerError when the attempt ended in an error (upstream's
  * PodReasonSchedulerError), and the FailedScheduling Event series. */
 void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, bool error, const char *message);
+/* A binding cycle that failed (the pod is retried): the same event and
+ * condition, with upstream's reason SchedulerError. */
+void ms_api_reporter_binding_error(ms_api_reporter *r, const ms_pod *pod, const char *message);
 /* A pod held back by its spec.schedulingGates: PodScheduled=False with
  * reason SchedulingGated and the API server's message, once (not when the
  * pod already carries it: a 1.30 server sets it on create). No Event: a

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/config_check.h"
+#include "cmd/deschedule.h"
 #include "cmd/explain_remote.h"
 #include "cmd/snapshot.h"
 #include "moonsched/simulate.h"
@@ -23,8 +24,8 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--shadow FILE]... [--seed N] [--output table|json|html]\n"
-    "                          [--generate SPEC]\n"
-    "                          [--quiet] [--stats] [--evictions] [--explain NS/NAME]\n"
+    "                          [--generate SPEC] [--quiet] [--stats] [--evictions]\n"
+    "                          [--deschedule POLICY] [--explain NS/NAME]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -47,12 +48,26 @@ static const char usage[] =
     "                     would be placed again (docs/taint-eviction.md)\n"
     "  --explain NS/NAME  why that pod went where it went, or nowhere, instead of\n"
     "                     the placements (docs/explain.md)\n"
+    "  --deschedule POLICY  one descheduling pass with a DeschedulerPolicy after\n"
+    "                     the placements: utilisation before and after, every\n"
+    "                     move and every skip (docs/descheduler.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
     "  --output json); exit 0 when valid, 2 with the error when not.\n"
     "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
+    "\n"
+    "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
+    "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
+    "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
+    "                            [--secure-port N] [--leader-elect-resource-name NAME] ...\n"
+    "\n"
+    "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
+    "  exit, or one every --descheduling-interval; each eviction goes through the\n"
+    "  Eviction API once the scheduler (--config, --policy) has a node for the\n"
+    "  pod. --dry-run prints the plan with the predicted nodes and evicts\n"
+    "  nothing. See docs/descheduler.md.\n"
     "\n"
     "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
@@ -203,6 +218,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     } else if ((v = option_value(argc, argv, i, "--explain"))) {
         if (!strchr(v, '/')) return usage_error("--explain: expected NAMESPACE/NAME, got \"%s\"", v);
         s->o.explain = v;
+    } else if ((v = option_value(argc, argv, i, "--deschedule"))) {
+        s->o.deschedule = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {
@@ -466,6 +483,34 @@ static int explain_main(int argc, char **argv) {
     return r == MS_ENOENT || r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
+static int deschedule_main(int argc, char **argv) {
+    ms_deschedule_options o;
+    ms_deschedule_options_default(&o);
+    o.log = &ms_log_default;
+    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
+    if (!policies) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    bool help = false;
+    ms_error err = {0};
+    ms_rc r = ms_deschedule_parse_args(argc, argv, &o, policies, &help, &err);
+    if (r == MS_OK && help) {
+        free(policies);
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (r != MS_OK) {
+        free(policies);
+        return usage_error("%s", err.msg);
+    }
+    r = ms_deschedule_run(&o, &err);
+    free(policies);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -474,6 +519,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "deschedule") == 0) return deschedule_main(argc - 2, argv + 2);
     if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
     if (strcmp(cmd, "explain") == 0) return explain_main(argc - 2, argv + 2);

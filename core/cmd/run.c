@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
+#include "api/storage.h"
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/rate_limiter.h"
@@ -28,6 +29,7 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/api_volume_binder.h"
 #include "cmd/config_check.h"
 #include "cmd/debug_requests.h"
 #include "cmd/explain_text.h"
@@ -36,6 +38,7 @@
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
 #include "cmd/secure_serving.h"
+#include "scheduler/storage_events.h"
 #include "controllers/taint_eviction_controller.h"
 #include "scheduler/scheduler_metrics.h"
 #include "moonsched/config.h"
@@ -68,9 +71,12 @@ typedef struct runner {
     ms_kube_client *client, *poster_client;
     ms_delta_queue *deltas;
     ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
-    bool synced[MS_KIND_PDB + 1];  /* per ms_object_kind: first LIST delivered */
+    ms_informer *storage_inf[MS_SK_COUNT];   /* PVs, PVCs, ... in ms_storage_kind order */
+    bool synced[MS_KIND_COUNT];    /* per ms_object_kind: first LIST delivered */
 
     ms_api_binder *binder;
+    ms_api_volume_binder *volume_binder;   /* VolumeBinding's PreBind writes */
+    ms_volume_binder volume_binder_ops;
     uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     ms_event_recorder *events;
     ms_poster *poster;
@@ -254,6 +260,11 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
            NULL);
 }
 
+static void on_binding_error(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_api_reporter_binding_error(r->reporter, pod, message);
+}
+
 /* Held back by PreEnqueue: not an attempt. Gates get their condition; a
  * policy's refusal is only logged (upstream reports neither). */
 static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
@@ -341,18 +352,33 @@ static void bind_done(void *ctx, const ms_bind_outcome *o) {
 
 static void drain_completions(runner *r) { ms_api_binder_drain(r->binder, bind_done, r); }
 
+/* A PV or claim write of VolumeBinding's PreBind failed: the binding
+ * cycle fails with the API server's message (upstream's BindPodVolumes
+ * returns the update's error). */
+static void volume_write_failed(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_scheduler_volume_write_failed(r->sched, pod, message, ms_clock_wall());
+}
+
+static void drain_volume_writes(runner *r) {
+    ms_api_volume_binder_drain(r->volume_binder, volume_write_failed, r);
+}
+
 /* ---- informers (scheduler thread) -------------------------------------- */
 
 /* Scheduling waits for every informer's first LIST, as upstream waits
  * for its caches: a pod placed before the namespaces or PDBs are known
  * could break an affinity term or a budget. */
 static bool all_synced(const runner *r) {
-    return r->synced[MS_KIND_POD] && r->synced[MS_KIND_NODE] && r->synced[MS_KIND_NAMESPACE] &&
-           r->synced[MS_KIND_PDB];
+    for (uint32_t k = 0; k < MS_KIND_COUNT; k++)
+        if (k != MS_KIND_OTHER && !r->synced[k]) return false;
+    return true;
 }
 
 static void log_synced(runner *r, uint8_t kind) {
-    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets"};
+    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets",
+                                        "persistentvolumes", "persistentvolumeclaims", "storageclasses",
+                                        "csinodes", "csidrivers", "csistoragecapacities"};
     const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
     if (kind == MS_KIND_PDB && r->pdb_inf) {
         /* which API version the server answered for (decided at the first LIST) */
@@ -365,6 +391,22 @@ static void log_synced(runner *r, uint8_t kind) {
         return;
     }
     ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, NULL);
+}
+
+/* A storage object into the scheduler's volume store (through the
+ * scheduler, which moves the pods the volume plugins rejected). */
+static void apply_storage_delta(runner *r, const ms_delta *d, double now) {
+    ms_storage_object *o = d->storage;
+    if (d->type == MS_DELTA_DELETE)
+        ms_scheduler_storage_delete(r->sched, (ms_storage_kind)o->kind, o->meta.namespace_, o->meta.name, now);
+    else
+        ms_scheduler_storage_set(r->sched, o, now);
+    if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+        ms_log(r->log, MS_LOG_DEBUG, "storage", "event", ms_delta_type_name((ms_delta_type)d->type), "kind",
+               ms_object_kind_name((ms_object_kind)d->kind), "namespace",
+               o->meta.namespace_ == MS_STR_NONE ? "" : ms_str_get(r->in, o->meta.namespace_), "name",
+               ms_str_get(r->in, o->meta.name), "resourceVersion", o->meta.resource_version, NULL);
+    }
 }
 
 static void apply_delta(runner *r, ms_delta *d, double now) {
@@ -404,6 +446,8 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
             ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
                    "name", ms_str_get(r->in, d->ns->meta.name), "labels", nlabels, NULL);
         }
+    } else if (d->kind >= MS_KIND_PV && d->kind < MS_KIND_COUNT) {
+        apply_storage_delta(r, d, now);
     } else if (d->kind == MS_KIND_PDB) {
         switch (d->type) {
         case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;
@@ -816,6 +860,9 @@ static ms_rc setup_reporting(runner *r, ms_error *err) {
 }
 
 static ms_rc setup_scheduler(runner *r, ms_error *err) {
+    ms_rc rc = ms_api_volume_binder_new(r->client, r->in, r->metrics, r->log, &r->volume_binder, err);
+    if (rc != MS_OK) return rc;
+    r->volume_binder_ops = ms_api_volume_binder_vtable(r->volume_binder);
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -823,14 +870,15 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
                      .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter,
-                     .gated = on_gated},
+                     .gated = on_gated, .binding_error = on_binding_error},
         .seed = r->o->has_seed ? r->o->seed : r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
         .keep_objects = r->o->debug_snapshot,
         .record_metrics = true,
+        .volume_binder = &r->volume_binder_ops,
     };
-    ms_rc rc = ms_scheduler_new(&so, &r->sched, err);
+    rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
     if (rc != MS_OK) return rc;
     uint32_t nb = r->o->bind_workers ? r->o->bind_workers : DEFAULT_BINDS_IN_FLIGHT;
@@ -872,7 +920,20 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
     io.resource = &ms_informer_namespaces;
     if ((rc = ms_informer_start(&io, &r->ns_inf, err)) != MS_OK) return rc;
     io.resource = &ms_informer_pdbs;
-    return ms_informer_start(&io, &r->pdb_inf, err);
+    if ((rc = ms_informer_start(&io, &r->pdb_inf, err)) != MS_OK) return rc;
+    static const ms_informer_resource *const storage[MS_SK_COUNT] = {
+        [MS_SK_PV] = &ms_informer_pvs,
+        [MS_SK_PVC] = &ms_informer_pvcs,
+        [MS_SK_STORAGE_CLASS] = &ms_informer_storage_classes,
+        [MS_SK_CSI_NODE] = &ms_informer_csi_nodes,
+        [MS_SK_CSI_DRIVER] = &ms_informer_csi_drivers,
+        [MS_SK_CSI_CAPACITY] = &ms_informer_csi_capacities,
+    };
+    for (uint32_t k = 0; k < MS_SK_COUNT; k++) {
+        io.resource = storage[k];
+        if ((rc = ms_informer_start(&io, &r->storage_inf[k], err)) != MS_OK) return rc;
+    }
+    return MS_OK;
 }
 
 static ms_rc copy_flag(const char *flag, const char *v, char *dst, size_t n, ms_error *err) {
@@ -958,10 +1019,13 @@ static void teardown(runner *r) {
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);
     if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
+    for (uint32_t k = 0; k < MS_SK_COUNT; k++)
+        if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_api_binder_stop(r->binder);
     if (r->binder) drain_completions(r);
+    ms_api_volume_binder_stop(r->volume_binder);
     /* What is queued is still sent. */
     if (r->poster) ms_poster_stop(r->poster);
     r->st = run_stats(r);
@@ -971,6 +1035,8 @@ static void teardown(runner *r) {
     ms_api_binder_free(r->binder);
     if (r->deltas) free_deltas(r->deltas);
     if (r->sched) ms_scheduler_free(r->sched);
+    /* after the scheduler: its PreBind records point at the vtable */
+    ms_api_volume_binder_free(r->volume_binder);
     ms_policy_set_free(r->policies);
     if (r->policy_fd >= 0) close(r->policy_fd);
     if (r->in) ms_interner_free(r->in);
@@ -1001,10 +1067,13 @@ static void log_progress(runner *r, const char *msg) {
  * system:kube-scheduler): the informer logs the 403s */
 static void log_unsynced(runner *r) {
     const bool *s = r->synced;
-    ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "pods",
-           s[MS_KIND_POD] ? "synced" : "waiting", "nodes", s[MS_KIND_NODE] ? "synced" : "waiting", "namespaces",
-           s[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
-           s[MS_KIND_PDB] ? "synced" : "waiting", NULL);
+    char waiting[256] = "";
+    size_t n = 0;
+    for (uint32_t k = 0; k < MS_KIND_COUNT; k++)
+        if (k != MS_KIND_OTHER && !s[k] && n < sizeof waiting)
+            n += (size_t)snprintf(waiting + n, sizeof waiting - n, "%s%s", n ? "," : "",
+                                  ms_object_kind_name((ms_object_kind)k));
+    ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "waiting", waiting, NULL);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -1027,17 +1096,18 @@ static void drain_fd(int fd) {
  * schedule), and takes in what came. */
 static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     /* poll() skips entries whose fd is negative. */
-    struct pollfd fds[6] = {
+    struct pollfd fds[7] = {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
         {.fd = r->policy_fd, .events = POLLIN},
         {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
         {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
+        {.fd = ms_api_volume_binder_fd(r->volume_binder), .events = POLLIN},
     };
     int timeout_ms = l->more ? 0 : (int)((l->next_tick - ms_clock_monotonic()) * 1000) + 1;
     if (timeout_ms < 0) timeout_ms = 0;
-    if (poll(fds, 6, timeout_ms) < 0 && errno != EINTR)
+    if (poll(fds, 7, timeout_ms) < 0 && errno != EINTR)
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
@@ -1053,6 +1123,7 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if (fds[3].revents & POLLIN) drain_fd(r->policy_fd);
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
     if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
+    if (fds[6].revents & POLLIN) drain_volume_writes(r);
     return MS_OK;
 }
 

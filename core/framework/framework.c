@@ -563,15 +563,27 @@ ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node
     return MS_SUCCESS;
 }
 
-ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
-                                  ms_status *st) {
-    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_BIND]; k++) {
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                  uint32_t *next, double *timeout, ms_status *st) {
+    for (uint32_t k = *next; k < fw->norder[MS_EP_PRE_BIND]; k++) {
         uint32_t i = fw->order[MS_EP_PRE_BIND][k];
         const ms_framework_plugin *p = &fw->plugins[i];
         st->nreasons = 0;
-        ms_code code = p->ops->pre_bind(p->self, pod, node, st);
+        c->current = i;
+        /* -1 on entry: the deadline of this plugin's wait has passed. */
+        double wait = k == *next ? *timeout : 0;
+        ms_code code = p->ops->pre_bind(p->self, c, node, &wait, st);
+        if (code == MS_WAIT) {
+            /* The plugin is called again, from this one on. */
+            *next = k;
+            *timeout = wait;
+            st->code = MS_WAIT;
+            st->plugin = (int16_t)i;
+            return MS_WAIT;
+        }
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
+    *next = fw->norder[MS_EP_PRE_BIND];
     ms_status_ok(st);
     return MS_SUCCESS;
 }

@@ -210,6 +210,11 @@ static void pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
         ms_sched_reject_waiting(s, r, "pod deleted while waiting on Permit", true, now);
         ms_sched_flush_permits(s, now);
         r = NULL;
+    } else if (r && r->prebinding) {
+        /* upstream's checkBindings: "pod does not exist any more" */
+        ms_sched_prebind_fail(s, r, "pod does not exist any more", true, now);
+        ms_sched_flush_permits(s, now);
+        r = NULL;
     }
     if (pod->node_name != MS_STR_NONE) {
         if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)

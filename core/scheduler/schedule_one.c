@@ -554,19 +554,36 @@ static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
 
 void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
                             double now) {
+    if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, r->qp->pod, r->node, report);
+    r->prebind_next = 0;
+    ms_sched_continue_binding(s, r, 0, now);
+}
+
+void ms_sched_continue_binding(ms_scheduler *s, ms_inflight *r, double timeout, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_pod *pod = r->qp->pod;
     ms_pod *assumed = r->assumed;
     ms_str node = r->node;
     uint64_t uid = pod->meta.uid_hash;
     ms_status st;
-    if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, pod, node, report);
 
     /* The record is findable before Bind, so that a binder that answers at
      * once (ms_scheduler_bind_done from inside bind) finds it. */
+    bool final = timeout < 0;
     double t0 = point_start(&r->cycle);
-    ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
-    point_done(&r->cycle, MS_EP_PRE_BIND, code, t0);
+    ms_code code = ms_framework_run_pre_bind(fw, &r->cycle, node, &r->prebind_next, &timeout, &st);
+    if (code != MS_WAIT) point_done(&r->cycle, MS_EP_PRE_BIND, code, t0);
+    if (code == MS_WAIT && !final) {
+        /* Asked again after its events or at the deadline: the scheduler
+         * thread goes on meanwhile. */
+        if (r->prebinding || ms_sched_prebind_wait(s, r, st.plugin, timeout, now)) return;
+        ms_status_set(&st, MS_ERROR, "out of memory");
+        code = MS_ERROR;
+    } else if (code == MS_WAIT) {
+        ms_status_set(&st, MS_ERROR, "still waiting at its deadline");
+        code = MS_ERROR;
+    }
+    if (r->prebinding) ms_sched_prebind_unlist(s, r);
     const char *point = "PreBind";
     if (code == MS_SUCCESS && s->ext) {
         /* upstream: an extender that binds comes before the Bind plugins.

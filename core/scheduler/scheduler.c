@@ -45,6 +45,10 @@ ms_inflight *ms_sched_record_take(ms_scheduler *s) {
     r->deleted = false;
     r->waiting = false;
     r->deadline = 0;
+    r->prebinding = false;
+    r->prebind_next = 0;
+    r->prebind_plugin = -1;
+    r->prebind_deadline = 0;
     r->report = NULL;
     memset(&r->cycle, 0, sizeof r->cycle);
     return r;
@@ -303,6 +307,9 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.bind = sched_bind;
     s->handle.bind_ctx = s;
     s->handle.namespaces = &s->namespaces;
+    s->volumes = ms_volume_store_new(s->in);
+    s->handle.volumes = s->volumes;
+    s->handle.volume_binder = o->volume_binder;
     s->pdbs = ms_pdb_set_new();
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;
@@ -313,7 +320,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
     s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+    if (!s->cache || !s->pdbs || !s->volumes || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
         !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
@@ -411,6 +418,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     }
     ms_map_free(&s->binding);
     free(s->waiting);
+    free(s->prebinding);
     ms_sched_release_evicted(s);
     free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
@@ -425,6 +433,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);
+    ms_volume_store_free(s->volumes);
     if (s->cache) ms_cache_free(s->cache);
     if (s->pdbs) ms_pdb_set_free(s->pdbs);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);
@@ -485,6 +494,8 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
     if (gone || r->deleted) {
         ms_queue_done(s->queue, r->qp);
     } else {
+        if (s->reporter.binding_error)
+            s->reporter.binding_error(s->reporter.ctx, r->qp->pod, message ? message : "binding failed");
         r->qp->unschedulable_plugins = 0;
         ms_queue_add_backoff(s->queue, r->qp, now);
     }
@@ -536,6 +547,7 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
 
 void ms_scheduler_tick(ms_scheduler *s, double now) {
     ms_sched_resolve_waits(s, now);
+    ms_sched_prebind_deadlines(s, now);
     ms_queue_flush(s->queue, now);
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)

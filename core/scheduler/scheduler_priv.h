@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "api/namespace_store.h"
 #include "backend/snapshot.h"
+#include "backend/volume_store.h"
 #include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/arena.h"
@@ -37,6 +38,13 @@ typedef struct ms_inflight {
     bool waiting;                  /* parked by Permit until `deadline` */
     double deadline;
     double parked_at;              /* when Permit made it wait (the scheduler's clock) */
+    /* PreBind asked to wait (VolumeBinding until its claims are bound):
+     * the plugin at position prebind_next (index prebind_plugin) is asked
+     * again after its cluster events, and finally at prebind_deadline. */
+    bool prebinding;
+    uint32_t prebind_next;
+    int16_t prebind_plugin;
+    double prebind_deadline;
     ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 
@@ -65,6 +73,7 @@ struct ms_scheduler {
     ms_queue *queue;
     ms_snapshot snap;
     ms_namespaces namespaces;      /* labels for pod affinity's namespaceSelector */
+    ms_volume_store *volumes;      /* PVs, PVCs, classes, CSI objects (storage_events.c) */
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
@@ -97,6 +106,8 @@ struct ms_scheduler {
     ms_map binding;
     ms_inflight **waiting;         /* the waiting ones, in no order */
     uint32_t nwaiting, waitcap;
+    ms_inflight **prebinding;      /* those waiting in PreBind, in no order */
+    uint32_t nprebinding, prebindcap;
     bool permit_timeout_allows;
     /* Permit releases asked for from inside plugin calls, applied when the
      * scheduler call in progress ends (ms_sched_flush_permits). */
@@ -132,6 +143,9 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
  * registered in s->binding (a waiting record already is). */
 void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
                             double now);
+/* The binding cycle from the PreBind plugin at r->prebind_next on (timeout
+ * as ms_framework_run_pre_bind takes it: 0, or -1 at the deadline). */
+void ms_sched_continue_binding(ms_scheduler *s, ms_inflight *r, double timeout, double now);
 /* A waiting pod whose wait ended without approval: Unreserve, forget, back
  * to the unschedulable pods (or dropped when gone). Releases the record. */
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
@@ -155,6 +169,21 @@ bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *repor
 /* Waits that reached their deadline: let through (permit_timeout_allows)
  * or rejected with upstream's timeout message. */
 void ms_sched_resolve_waits(ms_scheduler *s, double now);
+
+/* PreBind waits (prebind_wait.c): a binding cycle whose PreBind plugin
+ * asked to wait stays in s->binding and in s->prebinding; the scheduler
+ * thread never blocks on it. */
+/* Lists r as waiting up to `timeout` seconds in the PreBind plugin
+ * `plugin`; false when out of memory. */
+bool ms_sched_prebind_wait(ms_scheduler *s, ms_inflight *r, int16_t plugin, double timeout, double now);
+void ms_sched_prebind_unlist(ms_scheduler *s, ms_inflight *r);
+/* Asks the waiting plugins interested in `ev` again. */
+void ms_sched_prebind_events(ms_scheduler *s, ms_event_mask ev, double now);
+/* Asks the plugins whose wait reached its deadline for their final word. */
+void ms_sched_prebind_deadlines(ms_scheduler *s, double now);
+/* Ends r's binding cycle as failed in PreBind with `message` (gone: the
+ * pod was deleted; nothing is retried). */
+void ms_sched_prebind_fail(ms_scheduler *s, ms_inflight *r, const char *message, bool gone, double now);
 
 /* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
  * percentage >= 100; percentage <= 0 is the adaptive default

@@ -496,6 +496,48 @@ static void test_optional_resource_forbidden(void **state) {
     env_free(e);
 }
 
+/* CSIStorageCapacities on a v1.20 server: neither storage.k8s.io/v1 nor
+ * v1beta1 is served. An optional resource counts as synced with none,
+ * said once; the retried LISTs stay quiet. */
+static bool not_served_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)srv;
+    atomic_int *lists = ctx;
+    atomic_fetch_add(lists, 1);
+    (void)r;
+    return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"message\":\"the server could not find the "
+                                   "requested resource\",\"reason\":\"NotFound\",\"code\":404}");
+}
+
+static void test_optional_resource_not_served(void **state) {
+    (void)state;
+    atomic_int lists = 0;
+    env *e = env_serve(not_served_handler, &lists);
+    ms_error err = {0};
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_csi_capacities, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[1];
+    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[0].kind, MS_KIND_CSI_CAPACITY);
+    double deadline = fh_now() + 5;
+    while (!ms_informer_has_synced(inf) && fh_now() < deadline) fh_sleep(0.01);
+    assert_true(ms_informer_has_synced(inf));
+    while (atomic_load(&lists) < 5 && fh_now() < deadline) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_true(atomic_load(&lists) >= 5);   /* v1, v1beta1, then retries */
+    pthread_mutex_lock(&e->lg.mu);
+    static const char once[] = "resource not served; going on without it and retrying";
+    const char *said = strstr(e->lg.text, once);
+    assert_non_null(said);
+    assert_null(strstr(said + sizeof once - 1, once));
+    assert_null(strstr(e->lg.text, "list failed"));
+    assert_non_null(strstr(e->lg.text, "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities"));
+    pthread_mutex_unlock(&e->lg.mu);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -549,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_optional_resource_forbidden),
+        cmocka_unit_test(test_optional_resource_not_served),
         cmocka_unit_test(test_resource_version_compare),
         cmocka_unit_test(test_detached_watch_lines),
     };
