@@ -48,6 +48,7 @@
 #include "moonsched/scheduler.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/explain.h"
+#include "scheduler/shadow.h"
 
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
@@ -164,6 +165,21 @@ static bool schedule_one_measured(runner *r) {
 
 static bool all_synced(const runner *r);
 
+/* moonsched_shadow_decisions_total from the scheduler's counts. */
+static void shadow_metrics(runner *r) {
+    uint32_t n = ms_scheduler_shadow_count(r->sched);
+    if (n == 0) return;
+    ms_metrics_shadow *v = calloc(n, sizeof *v);
+    if (!v) return;
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_shadow *sh = ms_scheduler_shadow_at(r->sched, i);
+        v[i] = (ms_metrics_shadow){ms_scheduler_profile_name(r->sched, sh->profile), sh->plugin, sh->agree,
+                                   sh->disagree};
+    }
+    ms_metrics_set_shadows(r->metrics, v, n);
+    free(v);
+}
+
 /* The figures that are states rather than events, at cycle boundaries. */
 static void metrics_snapshot(runner *r) {
     ms_queue *q = ms_scheduler_queue(r->sched);
@@ -200,6 +216,7 @@ static void metrics_snapshot(runner *r) {
                      closed->load_error, closed->file);
         ms_metrics_set_unready_reason(r->metrics, why);
     }
+    shadow_metrics(r);
 }
 
 /* ---- binder, evictor and reporter callbacks (scheduler thread) ---------- */
@@ -631,6 +648,10 @@ static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
         ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
         return;
     }
+    if (strcmp(path, "/debug/shadow") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
     ms_metrics_serve(r->metrics, path, out);
 }
 
@@ -680,6 +701,15 @@ static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http
     runner *r = ctx;
     if (kind == MS_DEBUG_SNAPSHOT) {
         answer_snapshot(r, out, later);
+        return;
+    }
+    if (kind == MS_DEBUG_SHADOW) {
+        /* the counts and the bounded log: small, written here */
+        cJSON *sh = ms_scheduler_shadow_json(r->sched);
+        out->body = sh ? cJSON_Print(sh) : NULL;
+        cJSON_Delete(sh);
+        out->status = out->body ? 200 : 500;
+        out->content_type = "application/json";
         return;
     }
     char ns[256];
