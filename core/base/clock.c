@@ -16,6 +16,12 @@ double ms_clock_wall(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double ms_clock_thread_cpu(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 char *ms_time_rfc3339(double wall, int digits, char *buf, size_t n) {
     if (!n) return buf;
     time_t s = (time_t)wall;

@@ -8,6 +8,8 @@
 double ms_clock_monotonic(void);
 /* Seconds since the epoch on CLOCK_REALTIME (timestamps sent to the API). */
 double ms_clock_wall(void);
+/* CPU seconds the calling thread used (0 when unknown). */
+double ms_clock_thread_cpu(void);
 
 /* `wall` (seconds since the epoch) as RFC 3339 in UTC with `digits`
  * fractional digits (0: "2006-01-02T15:04:05Z", 3: ".000Z", 6: ".000000Z",

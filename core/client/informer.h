@@ -5,10 +5,14 @@
  *   WATCH from the list's resourceVersion (allowWatchBookmarks, a jittered
  *   timeoutSeconds) -> ADDED/MODIFIED/DELETED as deltas, BOOKMARK moves the
  *   resourceVersion; when the server ends the watch, watch again from the
- *   last resourceVersion; on failure, again after a jittered backoff
- *   (0.8 s doubling to 30 s, reset after a healthy period);
+ *   last resourceVersion; on failure (a line that is not an event
+ *   included: the watch resumes after the last event read whole), again
+ *   after a jittered backoff (0.8 s doubling to 30 s, reset after a
+ *   healthy period or a watch that delivered events for a second);
  *   410 Gone (HTTP status, or an ERROR event with code 410): relist and
- *   emit the deltas that turn the consumer's view into the new list.
+ *   emit the deltas that turn the consumer's view into the new list (at
+ *   once; after the backoff when the watch that follows a relist meets
+ *   410 again).
  *
  * JSON is decoded on the informer thread; the consumer receives decoded,
  * reference-counted objects through an ms_delta_queue. An object that does

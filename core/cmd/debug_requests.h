@@ -1,5 +1,5 @@
 /* Requests from the HTTPS threads to the scheduler thread (/debug/explain,
- * /debug/snapshot): the scheduler thread owns the cache, the queue and the
+ * /debug/snapshot, /debug/shadow): the scheduler thread owns the cache, the queue and the
  * framework, so a connection thread never reads them; it queues its
  * request, wakes the scheduler loop through an eventfd and waits for the
  * answer (at most `timeout`). The loop answers between two cycles.
@@ -14,6 +14,7 @@ typedef struct ms_debug_requests ms_debug_requests;
 typedef enum ms_debug_kind {
     MS_DEBUG_EXPLAIN = 0,          /* arg: "NAMESPACE/NAME" */
     MS_DEBUG_SNAPSHOT,             /* arg: "" */
+    MS_DEBUG_SHADOW,               /* arg: "" */
 } ms_debug_kind;
 
 /* Work the asking thread finishes, so that the scheduler thread only

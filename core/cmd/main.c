@@ -23,9 +23,9 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
-    "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats] [--evictions] [--deschedule POLICY]\n"
-    "                          [--explain NS/NAME]\n"
+    "                          [--shadow FILE]... [--seed N] [--output table|json|html]\n"
+    "                          [--generate SPEC] [--quiet] [--stats] [--evictions]\n"
+    "                          [--deschedule POLICY] [--explain NS/NAME]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -33,8 +33,13 @@ static const char usage[] =
     "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
     "  --policy FILE      a Lua policy, added to every profile (repeatable); edits\n"
     "                     to the file are picked up while the run goes on\n"
+    "  --shadow FILE      a Lua policy in shadow mode, beside every profile\n"
+    "                     (repeatable): its choices are compared with the\n"
+    "                     profiles' and never applied (docs/policies.md)\n"
     "  --seed N           seed for random tie-breaking among equal scores (default 1)\n"
-    "  --output FORMAT    table (default) or json\n"
+    "  --output FORMAT    table (default), json, or html (one self-contained page:\n"
+    "                     node utilisation before and after, placements, reasons,\n"
+    "                     shadow disagreements)\n"
     "  --generate SPEC    a synthetic cluster, e.g. nodes=500,pods=1000,zones=3\n"
     "  --quiet            print no placements or node summary\n"
     "  --stats            print counts, throughput, latency and peak RSS on stderr\n"
@@ -163,8 +168,8 @@ enum { HELP = -1 };
 
 typedef struct simulate_args {
     ms_simulate_options o;
-    const char **files, **policies;   /* at most one per argument */
-    uint32_t nfiles, npolicies;
+    const char **files, **policies, **shadows;   /* at most one per argument */
+    uint32_t nfiles, npolicies, nshadows;
 } simulate_args;
 
 static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
@@ -185,6 +190,9 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     } else if ((v = option_value(argc, argv, i, "--policy"))) {
         if (!*v) return usage_error("%s needs a file", "--policy");
         s->policies[s->npolicies++] = v;
+    } else if ((v = option_value(argc, argv, i, "--shadow"))) {
+        if (!*v) return usage_error("%s needs a file", "--shadow");
+        s->shadows[s->nshadows++] = v;
     } else if ((v = option_value(argc, argv, i, "--generate"))) {
         if (!*v) return usage_error("%s needs a spec", "--generate");
         s->o.generate = v;
@@ -199,7 +207,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     } else if ((v = option_value(argc, argv, i, "--output"))) {
         if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) s->o.output = MS_OUTPUT_JSON;
-        else return usage_error("--output: expected table or json, got \"%s\"", v);
+        else if (strcmp(v, "html") == 0) s->o.output = MS_OUTPUT_HTML;
+        else return usage_error("--output: expected table, json or html, got \"%s\"", v);
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
         s->o.quiet = true;
     } else if (strcmp(a, "--stats") == 0) {
@@ -221,11 +230,13 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
 
 static int simulate_main(int argc, char **argv) {
     simulate_args s = {.files = calloc((size_t)argc + 1, sizeof *s.files),
-                       .policies = calloc((size_t)argc + 1, sizeof *s.policies)};
+                       .policies = calloc((size_t)argc + 1, sizeof *s.policies),
+                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows)};
     ms_simulate_options_default(&s.o);
-    if (!s.files || !s.policies) {
+    if (!s.files || !s.policies || !s.shadows) {
         free(s.files);
         free(s.policies);
+        free(s.shadows);
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
@@ -237,16 +248,20 @@ static int simulate_main(int argc, char **argv) {
         if (rc == HELP) fputs(usage, stdout);
         free(s.files);
         free(s.policies);
+        free(s.shadows);
         return rc == HELP ? EXIT_OK : rc;
     }
     s.o.cluster_files = s.files;
     s.o.ncluster_files = s.nfiles;
     s.o.policy_files = s.policies;
     s.o.npolicy_files = s.npolicies;
+    s.o.shadow_files = s.shadows;
+    s.o.nshadow_files = s.nshadows;
     ms_error err = {0};
     ms_rc r = ms_simulate_run(&s.o, stdout, stderr, NULL, &err);
     free(s.files);
     free(s.policies);
+    free(s.shadows);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;

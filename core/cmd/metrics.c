@@ -50,6 +50,11 @@ typedef struct profile_metrics {
     histogram attempt_duration[MS_ATTEMPT_NRESULTS];
 } profile_metrics;
 
+typedef struct shadow_metrics {
+    char profile[NAME_MAX_LEN], policy[NAME_MAX_LEN];
+    uint64_t agree, disagree;
+} shadow_metrics;
+
 typedef struct policy_metrics {
     char profile[NAME_MAX_LEN], plugin[NAME_MAX_LEN];
     ms_policy_stats stats;
@@ -74,6 +79,8 @@ struct ms_metrics {
     uint64_t events[3];
     policy_metrics *policies;
     uint32_t npolicies;
+    shadow_metrics *shadows;
+    uint32_t nshadows;
     double heartbeat;
     bool ready;
     char unready[768];             /* ms_metrics_set_unready_reason */
@@ -134,6 +141,7 @@ void ms_metrics_free(ms_metrics *m) {
     pthread_mutex_destroy(&m->mu);
     free(m->profiles);
     free(m->policies);
+    free(m->shadows);
     free(m->scheduler_text);
     free(m->configz);
     free(m);
@@ -246,6 +254,29 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
         snprintf(d->plugin, sizeof d->plugin, "%s", p[i].plugin ? p[i].plugin : "");
         d->stats = *p[i].stats;
         d->disabled = p[i].disabled;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_shadows(ms_metrics *m, const ms_metrics_shadow *p, uint32_t n) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    if (n != m->nshadows) {
+        shadow_metrics *ns = n ? calloc(n, sizeof *ns) : NULL;
+        if (n && !ns) {
+            pthread_mutex_unlock(&m->mu);
+            return;   /* the previous figures stay */
+        }
+        free(m->shadows);
+        m->shadows = ns;
+        m->nshadows = n;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        shadow_metrics *d = &m->shadows[i];
+        snprintf(d->profile, sizeof d->profile, "%s", p[i].profile ? p[i].profile : "");
+        snprintf(d->policy, sizeof d->policy, "%s", p[i].policy ? p[i].policy : "");
+        d->agree = p[i].agree;
+        d->disagree = p[i].disagree;
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -474,6 +505,18 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
     POLICY_SERIES("moonsched_policy_disabled{plugin=\"%s\",profile=\"%s\"} %d\n", e2, e1,
                   pm->disabled ? 1 : 0)
 #undef POLICY_SERIES
+    if (m->nshadows == 0) return;
+    ms_prom_header(b, "moonsched_shadow_decisions_total", "counter",
+           "Choices of shadow policies, agreeing with their profile's (true) or not (false).");
+    for (uint32_t i = 0; i < m->nshadows; i++) {
+        const shadow_metrics *sm = &m->shadows[i];
+        ms_prom_escape(sm->profile, e1, sizeof e1);
+        ms_prom_escape(sm->policy, e2, sizeof e2);
+        ms_buf_printf(b,
+                      "moonsched_shadow_decisions_total{policy=\"%s\",profile=\"%s\",agree=\"true\"} %llu\n"
+                      "moonsched_shadow_decisions_total{policy=\"%s\",profile=\"%s\",agree=\"false\"} %llu\n",
+                      e2, e1, (unsigned long long)sm->agree, e2, e1, (unsigned long long)sm->disagree);
+    }
 }
 
 static void render_taint_eviction(ms_buf *b, const ms_metrics *m) {

@@ -88,6 +88,15 @@ typedef struct ms_metrics_policy {
 } ms_metrics_policy;
 void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);
 
+/* The shadow policies' decisions, replaced whole (copied):
+ * moonsched_shadow_decisions_total{policy,profile,agree}. */
+typedef struct ms_metrics_shadow {
+    const char *profile;
+    const char *policy;
+    uint64_t agree, disagree;
+} ms_metrics_shadow;
+void ms_metrics_set_shadows(ms_metrics *m, const ms_metrics_shadow *p, uint32_t n);
+
 /* A pod the taint eviction controller deleted, `latency` seconds after
  * its deadline: taint_eviction_controller_pod_deletions_total and
  * taint_eviction_controller_pod_deletion_duration_seconds (rendered only

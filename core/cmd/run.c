@@ -30,6 +30,7 @@
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
 #include "cmd/api_volume_binder.h"
+#include "cmd/cache_debugger.h"
 #include "cmd/config_check.h"
 #include "cmd/debug_requests.h"
 #include "cmd/explain_text.h"
@@ -47,6 +48,7 @@
 #include "moonsched/scheduler.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/explain.h"
+#include "scheduler/shadow.h"
 
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
@@ -96,6 +98,7 @@ typedef struct runner {
     ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
 
+    ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
     ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
@@ -162,6 +165,21 @@ static bool schedule_one_measured(runner *r) {
 
 static bool all_synced(const runner *r);
 
+/* moonsched_shadow_decisions_total from the scheduler's counts. */
+static void shadow_metrics(runner *r) {
+    uint32_t n = ms_scheduler_shadow_count(r->sched);
+    if (n == 0) return;
+    ms_metrics_shadow *v = calloc(n, sizeof *v);
+    if (!v) return;
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_shadow *sh = ms_scheduler_shadow_at(r->sched, i);
+        v[i] = (ms_metrics_shadow){ms_scheduler_profile_name(r->sched, sh->profile), sh->plugin, sh->agree,
+                                   sh->disagree};
+    }
+    ms_metrics_set_shadows(r->metrics, v, n);
+    free(v);
+}
+
 /* The figures that are states rather than events, at cycle boundaries. */
 static void metrics_snapshot(runner *r) {
     ms_queue *q = ms_scheduler_queue(r->sched);
@@ -198,6 +216,7 @@ static void metrics_snapshot(runner *r) {
                      closed->load_error, closed->file);
         ms_metrics_set_unready_reason(r->metrics, why);
     }
+    shadow_metrics(r);
 }
 
 /* ---- binder, evictor and reporter callbacks (scheduler thread) ---------- */
@@ -629,6 +648,10 @@ static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
         ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
         return;
     }
+    if (strcmp(path, "/debug/shadow") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
     ms_metrics_serve(r->metrics, path, out);
 }
 
@@ -678,6 +701,15 @@ static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http
     runner *r = ctx;
     if (kind == MS_DEBUG_SNAPSHOT) {
         answer_snapshot(r, out, later);
+        return;
+    }
+    if (kind == MS_DEBUG_SHADOW) {
+        /* the counts and the bounded log: small, written here */
+        cJSON *sh = ms_scheduler_shadow_json(r->sched);
+        out->body = sh ? cJSON_Print(sh) : NULL;
+        cJSON_Delete(sh);
+        out->status = out->body ? 200 : 500;
+        out->content_type = "application/json";
         return;
     }
     char ns[256];
@@ -991,6 +1023,7 @@ static void teardown(runner *r) {
     if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
     for (uint32_t k = 0; k < MS_SK_COUNT; k++)
         if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
+    ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_api_binder_stop(r->binder);
@@ -1052,6 +1085,7 @@ typedef struct loop {
     int sfd;                       /* signalfd; -1: signals not handled */
     double tick, next_tick, next_progress;
     bool stopping, more;
+    bool debug;                    /* SIGUSR2 came: dump and compare the cache */
     double stop_deadline;
     uint64_t last_bound;
 } loop;
@@ -1081,7 +1115,10 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
-        if (read(l->sfd, &si, sizeof si) > 0 && !l->stopping) {
+        ssize_t got = read(l->sfd, &si, sizeof si);
+        if (got > 0 && si.ssi_signo == SIGUSR2) {
+            l->debug = true;
+        } else if (got > 0 && !l->stopping) {
             l->stopping = true;
             double grace = r->o->shutdown_timeout > 0 ? r->o->shutdown_timeout : 10;
             l->stop_deadline = ms_clock_monotonic() + grace;
@@ -1095,6 +1132,35 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
     if (fds[6].revents & POLLIN) drain_volume_writes(r);
     return MS_OK;
+}
+
+/* SIGUSR2, as upstream's kube-scheduler: the cache and the queue dumped
+ * here, on the thread that owns them, and a view of both handed to the
+ * comparer's thread, which compares it with a fresh LIST. */
+static void debug_cache(runner *r) {
+    ms_cache *c = ms_scheduler_cache(r->sched);
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    ms_cache_dump(r->log, r->in, c, q);
+    if (!r->debugger) {
+        ms_str names[64];
+        uint32_t n = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+        for (uint32_t i = 0; i < n; i++) names[i] = ms_intern_cstr(r->in, r->cfg.profiles[i].scheduler_name);
+        ms_cache_debugger_options o = {.client = r->client, .decoder = ms_scheduler_decoder(r->sched),
+                                       .in = r->in, .log = r->log, .scheduler_names = names,
+                                       .nscheduler_names = n};
+        ms_error err = {0};
+        if (ms_cache_debugger_start(&o, &r->debugger, &err) != MS_OK) {
+            ms_log(r->log, MS_LOG_WARN, "cache comparer not started", "error", err.msg, NULL);
+            return;
+        }
+    }
+    ms_cache_view v = {0};
+    if (ms_cache_view_of_cache(&v, c) != 0 || ms_cache_view_of_queue(&v, q, c) != 0) {
+        ms_log(r->log, MS_LOG_WARN, "cache comparer: out of memory", NULL);
+        ms_cache_view_free(&v);
+        return;
+    }
+    ms_cache_debugger_compare(r->debugger, &v);
 }
 
 /* A bounded batch, then back to the deltas and completions. */
@@ -1117,6 +1183,10 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
         return false;
     }
     drain_deltas(r);
+    if (l->debug) {
+        l->debug = false;
+        debug_cache(r);
+    }
     /* Between cycles: a reloaded policy is swapped in here. */
     if (r->policies) ms_policy_set_poll(r->policies, ms_clock_wall());
     double now = ms_clock_monotonic();
@@ -1154,6 +1224,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     if (o->handle_signals) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGUSR2);   /* the cache debugger */
         pthread_sigmask(SIG_BLOCK, &mask, &old);
         l.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     }

@@ -19,6 +19,7 @@
 #include "base/quantity.h"
 #include "cmd/explain_text.h"
 #include "cmd/generator.h"
+#include "cmd/report_html.h"
 #include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
 #include "cmd/simulate_volumes.h"
@@ -28,6 +29,7 @@
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/explain.h"
+#include "scheduler/shadow.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0
 #define DEFAULT_SEED 1
@@ -104,6 +106,9 @@ typedef struct sim {
 
     double *lat;
     uint32_t nlat, latcap;
+    /* --output html: each node's requests before the run (node name ->
+     * int64_t[3]: cpu, memory, pods), kept once the cluster is fed. */
+    ms_map before;
     bool oom;                      /* a reporter callback ran out of memory */
     /* While --deschedule tries replacements: a move that needs preemption
      * does not happen (a descheduler evicts one pod, never others for it). */
@@ -636,6 +641,9 @@ static void print_json(sim *m) {
         cJSON_AddItemToArray(pls, e);
     }
     cJSON_AddItemToObject(root, "preemptions", preemptions_json(m));
+    /* Only with shadow policies: without them the document is as before. */
+    if (ms_scheduler_shadow_count(m->sched))
+        cJSON_AddItemToObject(root, "shadow", ms_scheduler_shadow_json(m->sched));
     uint32_t n = 0;
     const ms_node_info **v = sorted_nodes(m, &n);
     for (uint32_t i = 0; v && i < n; i++) {
@@ -971,6 +979,10 @@ static void sim_free(sim *m) {
     }
     free(m->pl);
     ms_map_free(&m->pl_index);
+    uint64_t key;
+    void *val;
+    for (size_t it = 0; ms_map_next(&m->before, &it, &key, &val);) free(val);
+    ms_map_free(&m->before);
     for (uint32_t i = 0; i < m->npre; i++) {
         ms_pod_unref(m->pre[i].preemptor);
         ms_pod_unref(m->pre[i].victim);
@@ -993,13 +1005,15 @@ static void sim_free(sim *m) {
 static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
     const ms_simulate_options *o = m->o;
     ms_rc rc;
-    if (o->npolicy_files > 0 || ms_config_has_policies(cfg)) {
+    if (o->npolicy_files > 0 || o->nshadow_files > 0 || ms_config_has_policies(cfg)) {
         ms_policy_set_options po;
         ms_policy_set_options_default(&po);
         po.lua.log = policy_log;
         po.lua.log_ctx = m;
         po.files = o->policy_files;
         po.nfiles = o->npolicy_files;
+        po.shadow_files = o->shadow_files;
+        po.nshadow_files = o->nshadow_files;
         po.watch = !o->no_watch;
         if ((rc = ms_policy_set_new(cfg, &po, m->in, &m->policies, err)) != MS_OK) return rc;
     }
@@ -1046,7 +1060,107 @@ static ms_rc print_explain(sim *m, ms_error *err) {
     return MS_OK;
 }
 
+/* The shadow policies' counts and disagreements, after the placements. */
+static void print_shadow(sim *m) {
+    cJSON *sh = ms_scheduler_shadow_json(m->sched);
+    const cJSON *p;
+    fprintf(m->out, "\nshadow policies:\n");
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sh, "policies")) {
+        fprintf(m->out, "  %s beside profile %s: %d decisions, %d agree, %d disagree, %d errors (CPU %.3f s)\n",
+                cJSON_GetObjectItem(p, "policy")->valuestring, cJSON_GetObjectItem(p, "profile")->valuestring,
+                cJSON_GetObjectItem(p, "decisions")->valueint, cJSON_GetObjectItem(p, "agree")->valueint,
+                cJSON_GetObjectItem(p, "disagree")->valueint, cJSON_GetObjectItem(p, "errors")->valueint,
+                cJSON_GetObjectItem(p, "cpuSeconds")->valuedouble);
+        const cJSON *d;
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(p, "disagreements")) {
+            const cJSON *l = cJSON_GetObjectItem(d, "live"), *w = cJSON_GetObjectItem(d, "shadow");
+            const cJSON *why = cJSON_GetObjectItem(d, "liveNodeRejected");
+            fprintf(m->out, "    %s: profile %s (%d + %d), shadow ", cJSON_GetObjectItem(d, "pod")->valuestring,
+                    cJSON_GetObjectItem(l, "node")->valuestring, cJSON_GetObjectItem(l, "profileScore")->valueint,
+                    cJSON_GetObjectItem(l, "shadowScore")->valueint);
+            if (cJSON_IsObject(w))
+                fprintf(m->out, "%s (%d + %d)", cJSON_GetObjectItem(w, "node")->valuestring,
+                        cJSON_GetObjectItem(w, "profileScore")->valueint,
+                        cJSON_GetObjectItem(w, "shadowScore")->valueint);
+            else
+                fprintf(m->out, "(no node)");
+            if (cJSON_IsString(why)) fprintf(m->out, "; refused %s", why->valuestring);
+            fputc('\n', m->out);
+        }
+    }
+    cJSON_Delete(sh);
+}
+
+/* What a node's pods request now: cpu, memory, pods. */
+static void requests_of(const ms_node_info *ni, int64_t v[3]) {
+    v[0] = ni->requested.v[MS_RES_CPU];
+    v[1] = ni->requested.v[MS_RES_MEMORY];
+    v[2] = ni->npods;
+}
+
+/* --output html: the nodes' requests before any pending pod is placed. */
+static void keep_before(sim *m) {
+    ms_cache *c = ms_scheduler_cache(m->sched);
+    for (uint32_t i = 0; i < ms_cache_node_count(c); i++) {
+        const ms_node_info *ni = ms_cache_node_at(c, i);
+        int64_t *v = ni && ni->node ? malloc(3 * sizeof *v) : NULL;
+        if (!v || ms_map_put(&m->before, ni->name, v) < 0) {
+            free(v);
+            m->oom = m->oom || (ni && ni->node);
+            continue;
+        }
+        requests_of(ni, v);
+    }
+}
+
+static const char *pod_state(const placement *p) {
+    if (p->node != MS_STR_NONE) return "scheduled";
+    return p->preempted ? "preempted" : p->gated ? "gated" : "unschedulable";
+}
+
+static void print_html(sim *m) {
+    uint32_t n = 0;
+    const ms_node_info **v = sorted_nodes(m, &n);
+    ms_report_node *rn = calloc(n ? n : 1, sizeof *rn);
+    ms_report_pod *rp = calloc(m->npl ? m->npl : 1, sizeof *rp);
+    char(*keys)[512] = calloc(m->npl ? m->npl : 1, sizeof *keys);
+    char(*why)[2048] = calloc(m->npl ? m->npl : 1, sizeof *why);
+    cJSON *shadow = ms_scheduler_shadow_count(m->sched) ? ms_scheduler_shadow_json(m->sched) : NULL;
+    bool ok = v && rn && rp && keys && why;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        const ms_node_info *ni = v[i];
+        const int64_t *b = ms_map_get(&m->before, ni->name);
+        int64_t after[3];
+        requests_of(ni, after);
+        rn[i] = (ms_report_node){.name = ms_str_get(m->in, ni->name), .cordoned = ni->node->unschedulable,
+                                 .cpu = {ni->node->allocatable.v[MS_RES_CPU], b ? b[0] : 0, after[0]},
+                                 .memory = {ni->node->allocatable.v[MS_RES_MEMORY], b ? b[1] : 0, after[1]},
+                                 .pods = {ni->node->allocatable.v[MS_RES_PODS], b ? b[2] : 0, after[2]}};
+    }
+    for (uint32_t i = 0; ok && i < m->npl; i++) {
+        const placement *p = &m->pl[i];
+        pod_key(m, p->pod, keys[i], sizeof keys[i]);
+        if (p->node != MS_STR_NONE) format_score(p, why[i], sizeof why[i]);
+        else snprintf(why[i], sizeof why[i], "%s", p->message ? p->message : "");
+        rp[i] = (ms_report_pod){.pod = keys[i], .node = p->node != MS_STR_NONE ? ms_str_get(m->in, p->node) : NULL,
+                                .state = pod_state(p), .message = why[i]};
+    }
+    ms_report r = {.title = "moonsched simulation", .nodes = rn, .nnodes = n, .pods = rp, .npods = m->npl,
+                   .preemptions = m->npre, .shadow = shadow};
+    if (!ok || !ms_report_html(m->out, &r)) m->oom = true;
+    cJSON_Delete(shadow);
+    free(why);
+    free(keys);
+    free(rp);
+    free(rn);
+    free(v);
+}
+
 static void print_output(sim *m) {
+    if (m->o->output == MS_OUTPUT_HTML) {
+        print_html(m);
+        return;
+    }
     if (m->o->output == MS_OUTPUT_JSON) {
         print_json(m);
         return;
@@ -1054,6 +1168,7 @@ static void print_output(sim *m) {
     print_placements(m);
     print_preemptions(m);
     print_node_table(m);
+    if (ms_scheduler_shadow_count(m->sched)) print_shadow(m);
 }
 
 /* Latencies, rates, memory and the policies' totals. */
@@ -1090,6 +1205,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     m.diag = diag;
     m.keep_details = !o->quiet;
     ms_map_init(&m.pl_index);
+    ms_map_init(&m.before);
     m.in = ms_interner_new();
     if (!m.in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_decoder_init(&m.dec, m.in);
@@ -1109,6 +1225,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
 
     if ((rc = build_scheduler(&m, &cfg, err)) != MS_OK) goto done;
     if ((rc = feed(&m, &r)) != MS_OK) goto done;
+    if (o->output == MS_OUTPUT_HTML) keep_before(&m);
     if ((rc = run_loop(&m, &r)) != MS_OK) {
         ms_error_set(err, rc, "out of memory");
         goto done;

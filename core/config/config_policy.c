@@ -96,10 +96,22 @@ static ms_rc read_reject_or_skip(ms_json_reader *r, const cJSON *args, const cha
     return MS_OK;
 }
 
+/* mode: "live" or "shadow". */
+static ms_rc read_mode(ms_json_reader *r, const cJSON *args, bool *shadow) {
+    static const char *const modes[] = {"live", "shadow", NULL};
+    const char *v = NULL;
+    ms_rc rc = ms_json_string(r, "mode", ms_json_get(args, "mode"), &v);
+    if (rc != MS_OK || !v) return rc;
+    if (strcmp(v, "shadow") == 0) *shadow = true;
+    else if (strcmp(v, "live") != 0)
+        return ms_json_unsupported(r, "mode", v, modes);
+    return MS_OK;
+}
+
 ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args *out,
                             ms_error *err) {
     static const char *const known[] = {"apiVersion", "kind", "file", "args", "budgetMs", "memoryLimitMiB",
-                                        "onError", "onLoadError", "maxConsecutiveFailures", NULL};
+                                        "onError", "onLoadError", "maxConsecutiveFailures", "mode", NULL};
     ms_policy_args_default(out);
     ms_json_reader r;
     ms_json_reader_init(&r, &policy_wording, err);
@@ -117,7 +129,14 @@ ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args 
     out->args = j;
     if ((rc = read_limits(&r, args, out)) != MS_OK) return rc;
     if ((rc = read_reject_or_skip(&r, args, "onError", &out->on_error)) != MS_OK) return rc;
-    return read_reject_or_skip(&r, args, "onLoadError", &out->on_load_error);
+    if ((rc = read_reject_or_skip(&r, args, "onLoadError", &out->on_load_error)) != MS_OK) return rc;
+    return read_mode(&r, args, &out->shadow);
+}
+
+bool ms_config_plugin_is_shadow(const ms_plugin_config *pc) {
+    if (!ms_config_is_policy(pc->name) || !cJSON_IsObject(pc->args)) return false;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(pc->args, "mode");
+    return cJSON_IsString(m) && strcmp(m->valuestring, "shadow") == 0;
 }
 
 ms_rc ms_profile_config_add(ms_profile_config *p, const char *name, uint32_t points,

@@ -30,6 +30,7 @@ typedef struct instance {
     uint32_t file;
     cJSON *args;                   /* the policy's init args, or NULL */
     ms_lua_limits lim;
+    bool shadow;                   /* evaluated beside the profile, never applied */
 } instance;
 
 /* A reload result on its way to the scheduler thread. */
@@ -45,7 +46,8 @@ typedef struct prof {
     ms_policy_set *ps;
     uint32_t n;
     const ms_plugin_ops **ops;     /* the profile's policy plugins */
-    uint32_t *inst;                /* their instances, in the profile's plugin order */
+    uint32_t *inst;                /* the live ones' instances, in the profile's plugin order */
+    uint32_t nlive;
     ms_preemption_hooks hooks;
 } prof;
 
@@ -230,37 +232,53 @@ static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, char *name, si
     return MS_OK;
 }
 
-static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, ms_error *err) {
+/* The plugin of a command-line file in a profile: lua:NAME, or for a
+ * shadow file whose name the profile uses already, lua:NAME.shadow. */
+static ms_rc add_cli_plugin(ms_profile_config *p, const char *name, uint32_t points, const char *path,
+                            const char *on_load_error, bool shadow, ms_error *err) {
+    char own[80];
+    snprintf(own, sizeof own, "%s", name);
+    for (uint32_t k = 0; shadow && k < p->nplugins; k++)
+        if (strcmp(p->plugins[k].name, name) == 0) snprintf(own, sizeof own, "%.60s.shadow", name);
+    cJSON *args = cJSON_CreateObject();
+    if (!args || !cJSON_AddStringToObject(args, "file", path) ||
+        (on_load_error && !cJSON_AddStringToObject(args, "onLoadError", on_load_error)) ||
+        (shadow && !cJSON_AddStringToObject(args, "mode", "shadow"))) {
+        cJSON_Delete(args);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    return ms_profile_config_add(p, own, points, 1, args, err);
+}
+
+static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, const char *const *files, uint32_t nfiles,
+                              bool shadow, ms_error *err) {
+    const char *flag = shadow ? "--shadow" : "--policy";
     const char *sorter = NULL;     /* the file whose policy sorts the queue */
-    for (uint32_t f = 0; f < ps->o.nfiles; f++) {
+    for (uint32_t f = 0; f < nfiles; f++) {
         char path[4096], name[80];
         const char *on_load_error;
         uint32_t points;
-        ms_rc rc = split_cli_policy(ps->o.files[f], path, sizeof path, &on_load_error, err);
+        ms_rc rc = split_cli_policy(files[f], path, sizeof path, &on_load_error, err);
         if (rc == MS_OK) rc = cli_policy_name(ps, path, name, sizeof name, &points, err);
         if (rc != MS_OK) return rc;
+        /* A shadow policy only chooses a node: it never sorts the queue. */
+        if (shadow) points &= ~(1u << MS_EP_QUEUE_SORT);
         if (points & (1u << MS_EP_QUEUE_SORT)) {
             if (sorter)
                 return ms_error_set(err, MS_EINVAL,
                                     "--policy %s: defines less, as %s does: the queue has one order",
                                     path, sorter);
-            sorter = ps->o.files[f];
+            sorter = files[f];
         }
         if (!ms_config_policy_name_valid(name))
             return ms_error_set(err, MS_EINVAL,
-                                "--policy %s: the policy's name \"%s\" cannot name a plugin: it must be "
+                                "%s %s: the policy's name \"%s\" cannot name a plugin: it must be "
                                 "1 to %d letters, digits, '-', '_' or '.'",
-                                path, name + sizeof MS_POLICY_PREFIX - 1, MS_POLICY_NAME_MAX);
+                                flag, path, name + sizeof MS_POLICY_PREFIX - 1, MS_POLICY_NAME_MAX);
         for (uint32_t i = 0; i < cfg->nprofiles; i++) {
-            cJSON *args = cJSON_CreateObject();
-            if (!args || !cJSON_AddStringToObject(args, "file", path) ||
-                (on_load_error && !cJSON_AddStringToObject(args, "onLoadError", on_load_error))) {
-                cJSON_Delete(args);
-                return ms_error_set(err, MS_ENOMEM, "out of memory");
-            }
-            rc = ms_profile_config_add(&cfg->profiles[i], name, points, 1, args, err);
+            rc = add_cli_plugin(&cfg->profiles[i], name, points, path, on_load_error, shadow, err);
             if (rc != MS_OK) {
-                ms_error_prefix(err, "--policy %s", path);
+                ms_error_prefix(err, "%s %s", flag, path);
                 return rc;
             }
         }
@@ -304,6 +322,7 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     in->lim.memory = (size_t)a.memory;
     in->lim.max_failures = a.max_failures;
     in->lim.on_error = a.on_error;
+    in->shadow = a.shadow;
     if (a.args && !(in->args = cJSON_Duplicate(a.args, true)))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     rc = add_file(ps, a.file, &in->file, err);
@@ -335,7 +354,7 @@ static ms_code chain_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_p
                             uint32_t npotential, uint32_t *victims, uint32_t *nvictims,
                             ms_status *st) {
     const prof *pr = ctx;
-    for (uint32_t k = 0; k < pr->n; k++) {
+    for (uint32_t k = 0; k < pr->nlive; k++) {
         ms_policy *p = pr->ps->inst[pr->inst[k]].p;
         ms_code code = ms_policy_select_victims(p, c, ni, potential, npotential, victims, nvictims, st);
         if (code != MS_SKIP) return code;
@@ -347,7 +366,7 @@ static ms_code chain_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate 
                           uint32_t *chosen, ms_status *st) {
     const prof *pr = ctx;
     ms_preemption_option *options = NULL;
-    for (uint32_t k = 0; k < pr->n; k++) {
+    for (uint32_t k = 0; k < pr->nlive; k++) {
         ms_policy *p = pr->ps->inst[pr->inst[k]].p;
         if (!(ms_policy_hooks(p) & MS_LUA_HOOK_PICK_PREEMPTION)) continue;
         if (!options) {
@@ -375,15 +394,18 @@ static ms_rc build_profiles(ms_policy_set *ps, const ms_config *cfg, ms_error *e
         prof *pr = &ps->profs[i];
         pr->ps = ps;
         for (uint32_t k = 0; k < ps->ninst; k++) pr->n += ps->inst[k].profile == i;
+        /* Every policy of the profile is one of its plugins; the shadow
+         * ones are not consulted by its preemption. */
         pr->ops = calloc(pr->n ? pr->n : 1, sizeof *pr->ops);
         pr->inst = calloc(pr->n ? pr->n : 1, sizeof *pr->inst);
         if (!pr->ops || !pr->inst) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        uint32_t m = 0;
+        uint32_t m = 0, live = 0;
         for (uint32_t k = 0; k < ps->ninst; k++) {
             if (ps->inst[k].profile != i) continue;
-            pr->inst[m] = k;
             pr->ops[m++] = ms_policy_ops(ps->inst[k].p);
+            if (!ps->inst[k].shadow) pr->inst[live++] = k;
         }
+        pr->nlive = live;
         pr->hooks = (ms_preemption_hooks){.ctx = pr, .select_victims = chain_select,
                                           .pick = chain_pick, .always_pick = false};
         ps->prof_ops[i] = pr->ops;
@@ -427,7 +449,9 @@ ms_rc ms_policy_set_new(ms_config *cfg, const ms_policy_set_options *o, ms_inter
                                .settle = ps->o.watch_settle};
         if ((rc = ms_watch_new(&wo, &ps->watch, err)) != MS_OK) goto fail;
     }
-    if ((rc = add_cli_policies(ps, cfg, err)) != MS_OK) goto fail;
+    if ((rc = add_cli_policies(ps, cfg, ps->o.files, ps->o.nfiles, false, err)) != MS_OK ||
+        (rc = add_cli_policies(ps, cfg, ps->o.shadow_files, ps->o.nshadow_files, true, err)) != MS_OK)
+        goto fail;
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
         const ms_profile_config *pc = &cfg->profiles[i];
         for (uint32_t k = 0; k < pc->nplugins; k++) {

@@ -15,14 +15,6 @@
 
 /* ---- node deltas ----------------------------------------------------- */
 
-static bool resources_equal(const ms_resources *a, const ms_resources *b) {
-    if (memcmp(a->v, b->v, sizeof a->v) != 0 || a->nscalar != b->nscalar) return false;
-    for (uint32_t i = 0; i < a->nscalar; i++)
-        if (a->scalar[i].name != b->scalar[i].name || a->scalar[i].value != b->scalar[i].value)
-            return false;
-    return true;
-}
-
 static bool labels_equal(const ms_labels *a, const ms_labels *b) {
     if (a->n != b->n) return false;
     for (uint32_t i = 0; i < a->n; i++)
@@ -62,7 +54,7 @@ static bool conditions_equal(const ms_node *a, const ms_node *b) {
 static ms_event_mask node_change_events(const ms_node *old, const ms_node *nw) {
     ms_event_mask ev = 0;
     if (old->unschedulable && !nw->unschedulable) ev |= MS_EV_NODE_UNSCHEDULABLE;
-    if (!resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
+    if (!ms_resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
     if (!labels_equal(&old->meta.labels, &nw->meta.labels)) ev |= MS_EV_NODE_LABEL;
     if (!taints_equal(old, nw)) ev |= MS_EV_NODE_TAINT;
     if (!conditions_equal(old, nw)) ev |= MS_EV_NODE_CONDITION;
@@ -216,13 +208,16 @@ static void pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
         ms_sched_flush_permits(s, now);
         r = NULL;
     }
-    if (pod->node_name != MS_STR_NONE) {
-        if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-        return;
-    }
+    /* An unbound pod in the cache: assumed, its bind answered, and the
+     * update that would have confirmed it never came (a relist after 410
+     * reports the deletion with the last state the informer saw). Assumed
+     * pods never expire: left there, it would hold its node's resources
+     * for good. (With a bind in flight, the bind's outcome forgets it.) */
+    bool held = pod->node_name != MS_STR_NONE || !r;
+    if (held && ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
+        ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
     /* The queue keeps an in-flight entry valid for its record. */
-    ms_queue_delete(s->queue, pod);
+    if (pod->node_name == MS_STR_NONE) ms_queue_delete(s->queue, pod);
 }
 
 /* ---- the public entry points, timed ------------------------------------ */

@@ -129,15 +129,19 @@ static cJSON *preemption_json(const ms_explain_record *rec, const ms_interner *i
     return p;
 }
 
+void ms_explain_add_time(cJSON *o, double t) {
+    /* simulate's virtual clock starts at 0: seconds into the run */
+    char when[MS_RFC3339_MAX];
+    if (t >= VIRTUAL_CLOCK_END) cJSON_AddStringToObject(o, "time", ms_time_rfc3339(t, 6, when, sizeof when));
+    else cJSON_AddNumberToObject(o, "virtualTime", t);
+}
+
 cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *in, const char *profile,
                               const char *const *score_names, uint32_t nscore_names) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddNumberToObject(o, "cycle", (double)rec->cycle);
-    /* simulate's virtual clock starts at 0: seconds into the run */
-    char when[MS_RFC3339_MAX];
-    if (rec->time >= VIRTUAL_CLOCK_END) cJSON_AddStringToObject(o, "time", ms_time_rfc3339(rec->time, 6, when, sizeof when));
-    else cJSON_AddNumberToObject(o, "virtualTime", rec->time);
+    ms_explain_add_time(o, rec->time);
     cJSON_AddNumberToObject(o, "attempt", rec->attempts);
     cJSON_AddStringToObject(o, "profile", profile);
     cJSON_AddStringToObject(o, "result", ms_explain_result_name((ms_explain_result)rec->result));

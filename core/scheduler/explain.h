@@ -93,6 +93,10 @@ void ms_explain_add_victim(ms_explain_record *rec, ms_str ns, ms_str name);
 
 const char *ms_explain_result_name(ms_explain_result r);
 
+/* The scheduler's clock at a cycle, into o: "time" (RFC 3339, `run`) or
+ * "virtualTime" (seconds of simulate's virtual clock). */
+void ms_explain_add_time(cJSON *o, double t);
+
 /* The record as JSON (see docs/explain.md): names resolved through `in`,
  * score plugin names from `score_names` (n of them), the profile's name. */
 cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *in, const char *profile,

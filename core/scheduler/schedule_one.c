@@ -20,6 +20,7 @@
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
+#include "scheduler/shadow.h"
 
 /* upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind */
 #define MIN_FEASIBLE_NODES 100u
@@ -796,6 +797,8 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     uint32_t selected = 0;
     /* upstream: a single feasible node is taken without scoring. */
     if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &st, now)) return;
+    /* Shadow policies judge the same nodes before the assume changes them. */
+    if (s->nshadows) ms_shadow_evaluate(s, r, nfeasible, selected, nfeasible > 1);
     if (s->explain_cur) explain_selected(s->explain_cur, s->feasible[selected]->name, &report, nfeasible > 1);
     if (c->rec) ms_sched_metrics_algorithm(s->metrics, ms_clock_monotonic() - t0);
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);

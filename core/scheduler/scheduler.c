@@ -19,6 +19,7 @@
 #include "moonsched/nodeinfo.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
+#include "scheduler/shadow.h"
 
 /* First block of a cycle arena: big enough for the default profile's cycle
  * state, so that steady-state cycles allocate nothing. */
@@ -236,13 +237,12 @@ static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignor
 }
 
 /* Fills the arrays allocated by ms_scheduler_new; `copy` is room for a
- * profile changed by with_ignored_resources. */
+ * profile changed by with_ignored_resources, `live` for the profile
+ * without its shadow policies. */
 static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
-                                const cJSON *ignored, ms_profile_config *copy, ms_error *err) {
+                                const cJSON *ignored, ms_profile_config *copy, ms_profile_config *live,
+                                ms_error *err) {
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
-        const ms_profile_config *pc = &cfg->profiles[i];
-        s->pcs[i] = *pc;
-        for (uint32_t k = 0; k < s->pcs[i].nplugins; k++) s->pcs[i].plugins[k].args = NULL;
         /* The profile's own out-of-tree plugins first, then the shared ones. */
         uint32_t nown = o->profile_out_of_tree && o->n_profile_out_of_tree
                             ? o->n_profile_out_of_tree[i] : 0;
@@ -251,15 +251,20 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
         if (nall && !oot) return ms_error_set(err, MS_ENOMEM, "out of memory");
         for (uint32_t k = 0; k < nown; k++) oot[k] = o->profile_out_of_tree[i][k];
         for (uint32_t k = 0; k < o->n_out_of_tree; k++) oot[nown + k] = o->out_of_tree[k];
+        ms_rc rc = ms_shadow_build(s, i, &cfg->profiles[i], cfg->percentage_of_nodes_to_score, oot, nall, live,
+                                   err);
+        const ms_profile_config *pc = live;
+        s->pcs[i] = *pc;
+        for (uint32_t k = 0; k < s->pcs[i].nplugins; k++) s->pcs[i].plugins[k].args = NULL;
         cJSON *own = NULL;
-        ms_rc rc = MS_OK;
-        if (ignored && (rc = with_ignored_resources(pc, ignored, copy, &own, err)) == MS_OK) pc = copy;
+        if (rc == MS_OK && ignored && (rc = with_ignored_resources(pc, ignored, copy, &own, err)) == MS_OK)
+            pc = copy;
         if (rc == MS_OK)
             rc = ms_framework_init_with(&s->profiles[i], pc, cfg->percentage_of_nodes_to_score,
                                         &s->handle, oot, nall, err);
         cJSON_Delete(own);
         free(oot);
-        pc = &cfg->profiles[i];
+        pc = live;
         if (rc != MS_OK) return rc;
         s->nprofiles = i + 1;
         ms_profile_info *info = &s->info[i];
@@ -282,9 +287,11 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
 static ms_rc init_profiles(ms_scheduler *s, const ms_config *cfg, const ms_scheduler_options *o,
                            const cJSON *ignored, ms_error *err) {
     ms_profile_config *copy = ignored ? malloc(sizeof *copy) : NULL;
-    if (ignored && !copy) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_rc rc = init_profiles_with(s, cfg, o, ignored, copy, err);
+    ms_profile_config *live = malloc(sizeof *live);
+    ms_rc rc = (ignored && !copy) || !live ? ms_error_set(err, MS_ENOMEM, "out of memory")
+                                           : init_profiles_with(s, cfg, o, ignored, copy, live, err);
     free(copy);
+    free(live);
     return rc;
 }
 
@@ -415,6 +422,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     ms_sched_release_evicted(s);
     free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
+    ms_shadow_free_all(s);
     ms_extenders_free(s->ext);
     free(s->profiles);
     free(s->info);
@@ -504,7 +512,14 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         ms_sched_flush_permits(s, now);
         return;
     }
-    ms_cache_finish_binding(s->cache, r->assumed, now);
+    if (r->deleted) {
+        /* Deleted while its bind was in flight: nothing will confirm the
+         * assumption, and assumed pods never expire. */
+        if (ms_cache_remove_pod(s->cache, r->assumed) == MS_OK)
+            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
+    } else {
+        ms_cache_finish_binding(s->cache, r->assumed, now);
+    }
     if (s->metrics) ms_sched_metrics_scheduled(s->metrics, r->qp, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
@@ -556,6 +571,8 @@ void ms_scheduler_tick(ms_scheduler *s, double now) {
 
 ms_rc ms_scheduler_check_plugin_ops(const ms_scheduler *s, const ms_plugin_ops *live,
                                     const ms_plugin_ops *candidate, ms_error *err) {
+    ms_rc shadow_rc = ms_shadow_check_ops(s, live, candidate, err);
+    if (shadow_rc != MS_OK) return shadow_rc;
     const char *sort0 = queue_sort_name(&s->profiles[0]);
     for (uint32_t i = 0; i < s->nprofiles; i++) {
         const char *sort = queue_sort_name(&s->profiles[i]);
@@ -584,6 +601,12 @@ ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms
     ms_rc rc = MS_OK;
     uint32_t rows = s->max_nscore ? s->max_nscore : 1;
     bool sorts = false;
+    ms_shadow_refresh(s, ops);
+    /* A shadow policy's new version changes no live decision: no pod
+     * moves, and the live cycles' policy generation stays. */
+    bool live = false;
+    for (uint32_t i = 0; i < s->nprofiles; i++) live = live || ms_framework_runs(&s->profiles[i], ops);
+    if (!live) return MS_OK;
     s->policy_generation++;
     for (uint32_t i = 0; i < s->nprofiles; i++) {
         if (!ms_framework_runs(&s->profiles[i], ops)) continue;

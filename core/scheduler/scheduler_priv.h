@@ -126,6 +126,10 @@ struct ms_scheduler {
 
     /* Metrics (ms_scheduler_options.record_metrics); NULL: none recorded. */
     struct ms_sched_metrics *metrics;
+
+    /* Shadow policies (shadow.h), in profile order; none: nshadows 0. */
+    struct ms_shadow **shadows;
+    uint32_t nshadows;
 };
 
 /* Record pool (scheduler.c). */

@@ -189,10 +189,16 @@ typedef struct ms_policy_args {
      * "reject" (the default: the profile places no pod until it loads), 1
      * "skip" (the profile schedules without it meanwhile). */
     int32_t on_load_error;
+    /* mode: "live" (false, the default) or "shadow": the policy is left
+     * out of the profile and only evaluated beside it, its choice compared
+     * with the profile's and never applied (docs/policies.md). */
+    bool shadow;
 } ms_policy_args;
 
 bool ms_config_is_policy(const char *plugin_name);
 bool ms_config_policy_name_valid(const char *plugin_name);
+/* Whether a plugin is a Lua policy in shadow mode (args "mode": "shadow"). */
+bool ms_config_plugin_is_shadow(const ms_plugin_config *pc);
 /* Whether a profile enables a policy plugin. */
 bool ms_config_has_policies(const ms_config *c);
 /* Decodes a policy plugin's args strictly (unknown fields are errors).

@@ -65,6 +65,11 @@ typedef struct ms_policy_set_options {
      * `less`. */
     const char *const *files;
     uint32_t nfiles;
+    /* Policy files added to every profile in shadow mode (`simulate
+     * --shadow FILE`): as above, with "mode": "shadow" (named
+     * lua:NAME.shadow where the profile has a lua:NAME already). */
+    const char *const *shadow_files;
+    uint32_t nshadow_files;
     bool watch;                    /* reload changed files (from ms_policy_set_attach on) */
     /* `run`: a policy file that does not load at start is no error. Its
      * plugin stays in the profile without a version (ms_policy_new_unloaded):

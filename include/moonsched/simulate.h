@@ -15,7 +15,8 @@
 
 #pragma GCC visibility push(default)
 
-typedef enum ms_output_format { MS_OUTPUT_TABLE = 0, MS_OUTPUT_JSON } ms_output_format;
+/* HTML: one self-contained page (simulate only; docs/simulate.md). */
+typedef enum ms_output_format { MS_OUTPUT_TABLE = 0, MS_OUTPUT_JSON, MS_OUTPUT_HTML } ms_output_format;
 
 /* `moonsched deschedule` runs its pass through simulate, on what the API
  * server listed, and acts through these. */
@@ -41,6 +42,11 @@ typedef struct ms_simulate_options {
     const char *config_file;            /* KubeSchedulerConfiguration, or NULL */
     const char *const *policy_files;    /* Lua policies added to every profile (--policy) */
     uint32_t npolicy_files;
+    /* Lua policies in shadow mode beside every profile (--shadow): their
+     * choices compared with the profiles', never applied; the counts and
+     * disagreements follow the output. */
+    const char *const *shadow_files;
+    uint32_t nshadow_files;
     bool no_watch;                      /* do not reload changed policy files */
     const char *generate;               /* generator spec (generator.h), or NULL */
     bool has_seed;

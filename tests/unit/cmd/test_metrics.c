@@ -128,6 +128,22 @@ static void test_queue_preemption_bindings_api(void **state) {
     ms_metrics_free(m);
 }
 
+static void test_shadow_decisions(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    char *t = render(m);
+    assert_null(strstr(t, "moonsched_shadow_decisions_total"));   /* no shadow policy: no family */
+    free(t);
+    ms_metrics_shadow sh[1] = {{.profile = "default-scheduler", .policy = "lua:next", .agree = 7, .disagree = 3}};
+    ms_metrics_set_shadows(m, sh, 1);
+    t = render(m);
+    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"true\"}") == 7);
+    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"false\"}") == 3);
+    assert_non_null(strstr(t, "# TYPE moonsched_shadow_decisions_total counter\n"));
+    free(t);
+    ms_metrics_free(m);
+}
+
 static void test_policies_and_escaping(void **state) {
     (void)state;
     const char *profiles[] = {"a\"b\\c"};
@@ -411,6 +427,7 @@ int main(void) {
         cmocka_unit_test(test_attempts_and_durations),
         cmocka_unit_test(test_queue_preemption_bindings_api),
         cmocka_unit_test(test_policies_and_escaping),
+        cmocka_unit_test(test_shadow_decisions),
         cmocka_unit_test(test_leader_election_gauge),
         cmocka_unit_test(test_rest_client_goroutines_process),
         cmocka_unit_test(test_configz),
