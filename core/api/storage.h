@@ -168,6 +168,10 @@ typedef struct ms_storage_object {
      * number): the assume layer compares versions, as upstream's
      * assume cache does. */
     int64_t version;
+    /* The object's JSON as decoded, in the arena; NULL unless the decoder
+     * had keep_raw (a running scheduler's /debug/snapshot). */
+    const char *raw;
+    size_t raw_len;
     union {
         ms_pv pv;
         ms_pvc pvc;

@@ -16,10 +16,12 @@
 #include "base/clock.h"
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
+#include "client/event_recorder.h"
 #include "client/leader_election.h"
 #include "cmd/deschedule_metrics.h"
 #include "cmd/secure_serving.h"
 #include "descheduler/policy.h"
+#include "descheduler/policy_source.h"
 #include "moonsched/config.h"
 
 void ms_deschedule_options_default(ms_deschedule_options *o) {
@@ -106,6 +108,13 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
         o->secure_port = (int32_t)p;
         return MS_OK;
     }
+    if ((v = flag_value(argc, argv, i, "-v")) || (v = flag_value(argc, argv, i, "--v"))) {
+        char *end;
+        long lv = strtol(v, &end, 10);
+        if (!*v || *end || lv < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
+        o->debug = lv >= 4;
+        return MS_OK;
+    }
     if ((v = flag_value(argc, argv, i, "--output"))) {
         if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;
@@ -152,6 +161,10 @@ typedef struct desched {
     const char *eviction_version;  /* "policy/v1" or "policy/v1beta1" */
     char pdb_path[64];
     uint32_t evicted, failed;
+    /* With an interval: the policy's running version, reloaded before
+     * each pass; events about reloads. */
+    ms_desched_policy_source *source;
+    ms_event_recorder *recorder;
 } desched;
 
 /* The server's message of a failed request, or its status. */
@@ -221,22 +234,83 @@ static void discover_eviction_version(desched *d) {
     ms_log(d->o->log, MS_LOG_INFO, "eviction API", "version", d->eviction_version, NULL);
 }
 
+/* ---- reloading the policy ------------------------------------------------- */
+
+static ms_rc read_running(void *ctx, const char *path, char **text, size_t *len, ms_error *err) {
+    const ms_desched_reader *rd = ms_desched_policy_source_reader(((desched *)ctx)->source);
+    return rd->read(rd->ctx, path, text, len, err);
+}
+
+/* An Event about the descheduler itself: its Pod (POD_NAME and
+ * POD_NAMESPACE from the downward API), else its Lease, as `run` reports
+ * about the scheduler. Best effort: a failure is logged. */
+static void post_event(desched *d, const char *type, const char *reason, const char *note) {
+    const char *pod = getenv("POD_NAME"), *ns = getenv("POD_NAMESPACE"), *uid = getenv("POD_UID");
+    ms_object_ref self = {"coordination.k8s.io/v1", "Lease", d->o->lease_namespace, d->o->lease_name, NULL};
+    if (pod && *pod && ns && *ns) self = (ms_object_ref){"v1", "Pod", ns, pod, uid};
+    ms_event ev = {.regarding = &self, .type = type, .reason = reason, .action = "Reload", .note = note};
+    ms_event_post post = {0};
+    ms_kube_response resp = {0};
+    ms_error err = {0};
+    ms_rc rc = ms_event_recorder_build(d->recorder, &ev, ms_clock_wall(), &post);
+    if (rc == MS_OK) rc = ms_event_recorder_send(d->recorder, d->client, &post, NULL, &resp, &err);
+    if (rc == MS_OK && resp.status >= 300) rc = ms_error_set(&err, MS_EIO, "HTTP %ld", resp.status);
+    if (rc != MS_OK) ms_log(d->o->log, MS_LOG_WARN, "event not posted", "reason", reason, "error", err.msg, NULL);
+    ms_kube_response_free(&resp);
+    ms_event_post_free(&post);
+}
+
+/* Before a pass: a new version of the policy's files runs from this pass
+ * on; a broken one is reported once (log, metric, Event) and the running
+ * version stays. */
+static void reload(desched *d) {
+    ms_error e = {0};
+    ms_desched_reload r = ms_desched_policy_source_check(d->source, &e);
+    if (r == MS_DESCHED_RELOAD_SAME) return;
+    const char *file = d->o->policy_file;
+    char note[1200];
+    bool ok = r == MS_DESCHED_RELOAD_OK;
+    ms_desched_metrics_reload(d->metrics, ok);
+    if (ok) {
+        snprintf(note, sizeof note, "reloaded from %s", file);
+        ms_log(d->o->log, MS_LOG_INFO, "reloaded", "file", file, NULL);
+    } else {
+        snprintf(note, sizeof note, "reload of %s failed, the running version stays: %s", file, e.msg);
+        ms_log(d->o->log, MS_LOG_ERROR, "reload refused", "file", file, "message", note, NULL);
+    }
+    post_event(d, ok ? "Normal" : "Warning", ok ? "PolicyReloaded" : "PolicyReloadFailed", note);
+}
+
 /* ---- one pass ------------------------------------------------------------------ */
 
+/* What a pass lists: nodes and pods are needed; PodDisruptionBudgets
+ * (PodsWithoutPDB), namespaces (namespaceLabelSelector) and claims
+ * (protectedStorageClasses) are optional: without them a pass goes on, as
+ * if there were none, and says so. */
+#define NLISTS 5
+static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
+                                               "persistentvolumeclaims"};
+static const char *const list_effects[NLISTS] = {
+    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector",
+    "no claim is known: protectedStorageClasses protects every pod with one"};
+
 typedef struct listing {
-    char *text[3];
-    size_t len[3];
+    char *text[NLISTS];
+    size_t len[NLISTS];
 } listing;
 
 static ms_rc list_all(desched *d, listing *l, ms_error *err) {
-    const char *paths[3] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path};
-    for (int i = 0; i < 3; i++) {
+    const char *paths[NLISTS] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces",
+                                 "/api/v1/persistentvolumeclaims"};
+    for (int i = 0; i < NLISTS; i++) {
         ms_kube_response resp;
         ms_rc rc = ms_kube_get(d->client, paths[i], &resp, err);
         if (rc == MS_OK && resp.status != 200) {
-            /* PodDisruptionBudgets are optional: without them only
-             * PodsWithoutPDB protects more than it should. */
-            if (i == 2) {
+            if (i >= 2) {
+                char msg[48], st[16];
+                snprintf(msg, sizeof msg, "%s not listed", list_names[i]);
+                snprintf(st, sizeof st, "%ld", resp.status);
+                ms_log(d->o->log, MS_LOG_WARN, msg, "path", paths[i], "status", st, "effect", list_effects[i], NULL);
                 ms_kube_response_free(&resp);
                 continue;
             }
@@ -259,12 +333,13 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     listing l = {0};
     ms_rc rc = list_all(d, &l, err);
     if (rc != MS_OK) return rc;
-    const char *texts[3], *names[3] = {"nodes", "pods", "poddisruptionbudgets"};
-    size_t lens[3];
+    const char *texts[NLISTS], *names[NLISTS];
+    size_t lens[NLISTS];
     uint32_t nt = 0;
-    for (int i = 0; i < 3; i++)
-        if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = names[i], nt++;
+    for (int i = 0; i < NLISTS; i++)
+        if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = list_names[i], nt++;
     ms_deschedule_hooks hooks = {.evict = evict, .strategy_done = strategy_done, .ctx = d};
+    if (d->source) hooks.read_file = read_running;
     ms_simulate_options so;
     ms_simulate_options_default(&so);
     so.config_file = d->o->config_file;
@@ -282,7 +357,7 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     d->evicted = d->failed = 0;
     rc = ms_simulate_run(&so, stdout, stderr, &r, err);
     fflush(stdout);
-    for (int i = 0; i < 3; i++) free(l.text[i]);
+    for (int i = 0; i < NLISTS; i++) free(l.text[i]);
     double took = ms_clock_monotonic() - t0;
     ms_desched_metrics_loop(d->metrics, took);
     if (rc == MS_OK) {
@@ -365,6 +440,7 @@ static ms_rc loop(desched *d, const sigset_t *set, ms_error *err) {
         double wait = o->interval;
         if (!d->elector || ms_leader_elector_leading(d->elector)) {
             ms_error e = {0};
+            reload(d);
             if (one_pass(d, &e) != MS_OK)
                 ms_log(o->log, MS_LOG_ERROR, "descheduling pass failed", "error", e.msg, NULL);
         } else if (o->retry_period < wait) {
@@ -374,7 +450,19 @@ static ms_rc loop(desched *d, const sigset_t *set, ms_error *err) {
     }
 }
 
+/* The policy must load at start; later versions are reloaded. */
+static ms_rc setup_source(desched *d, ms_desched_policy_source *src, ms_error *err) {
+    ms_desched_policy_source_init(src, d->o->policy_file);
+    d->source = src;
+    if (ms_desched_policy_source_check(src, err) != MS_DESCHED_RELOAD_OK) return MS_EINVAL;
+    ms_event_recorder_options ro = {.controller = "descheduler", .instance = "descheduler"};
+    if (!(d->recorder = ms_event_recorder_new(&ro))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    return MS_OK;
+}
+
 static void teardown(desched *d) {
+    ms_event_recorder_free(d->recorder);
+    if (d->source) ms_desched_policy_source_free(d->source);
     ms_leader_elector_stop(d->elector, true);
     if (d->https) ms_secure_serving_stop(d->https);
     ms_desched_metrics_free(d->metrics);
@@ -384,6 +472,7 @@ static void teardown(desched *d) {
 
 ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
     desched d = {.o = o};
+    ms_desched_policy_source src;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -396,13 +485,7 @@ ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
     if (rc == MS_OK && o->interval == 0) {
         rc = one_pass(&d, err);
     } else if (rc == MS_OK) {
-        /* A policy that does not load at start is an error at once; later
-         * ones are logged and retried. */
-        ms_interner *in = ms_interner_new();
-        ms_desched_policy p;
-        rc = in ? ms_desched_policy_load(&p, o->policy_file, in, err) : ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (rc == MS_OK) ms_desched_policy_free(&p);
-        if (in) ms_interner_free(in);
+        rc = setup_source(&d, &src, err);
         if (rc == MS_OK) rc = setup_election(&d, err);
         if (rc == MS_OK) rc = loop(&d, &set, err);
     }

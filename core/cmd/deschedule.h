@@ -30,6 +30,7 @@ typedef struct ms_deschedule_options {
     const char *const *policy_files;   /* --policy: Lua policies of the placements */
     uint32_t npolicy_files;
     bool dry_run;                  /* --dry-run */
+    bool debug;                    /* -v N with N >= 4: each request logged */
     double interval;               /* --descheduling-interval, seconds; 0: one pass */
     bool leader_elect;             /* --leader-elect (with an interval only) */
     const char *lease_name;        /* --leader-elect-resource-name: "descheduler" */

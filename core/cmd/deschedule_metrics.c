@@ -36,6 +36,7 @@ struct ms_desched_metrics {
     histogram loop;
     char lease[256];
     int leader;                    /* -1: no election */
+    unsigned long long reloads[2]; /* refused, ok */
 };
 
 ms_desched_metrics *ms_desched_metrics_new(void) {
@@ -134,6 +135,12 @@ void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, boo
     pthread_mutex_unlock(&m->mu);
 }
 
+void ms_desched_metrics_reload(ms_desched_metrics *m, bool ok) {
+    pthread_mutex_lock(&m->mu);
+    m->reloads[ok]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 static void put_histogram(ms_buf *b, const char *name, const char *labels, const histogram *h,
                           const double *bounds, size_t n) {
     unsigned long long cum = 0;
@@ -163,6 +170,12 @@ char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len) {
     for (uint32_t i = 0; i < m->nstrategies; i++)
         put_histogram(&b, "descheduler_strategy_duration_seconds", m->strategies[i].labels, &m->strategies[i].h,
                       strategy_bounds, NSTRATEGY);
+    /* As `run` names it; the policy file and its Lua files reload as one. */
+    ms_buf_puts(&b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
+                    "# TYPE moonsched_policy_reloads_total counter\n");
+    ms_buf_printf(&b, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"ok\"} %llu\n"
+                      "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"refused\"} "
+                      "%llu\n", m->reloads[1], m->reloads[0]);
     if (m->leader >= 0) {
         ms_buf_puts(&b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
                         "relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to "

@@ -23,6 +23,10 @@ void ms_desched_metrics_evicted(ms_desched_metrics *m, const char *result, const
 void ms_desched_metrics_loop(ms_desched_metrics *m, double seconds);
 void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, const char *profile,
                                  double seconds);
+/* A new version of the policy's files loaded (ok) or was refused:
+ * moonsched_policy_reloads_total{plugin="DeschedulerPolicy",profile="",
+ * result="ok|refused"}, as `run` counts its policies' reloads. */
+void ms_desched_metrics_reload(ms_desched_metrics *m, bool ok);
 void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading);
 
 /* ms_http_handler: /metrics renders; /healthz, /livez, /readyz answer

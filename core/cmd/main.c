@@ -61,7 +61,7 @@ static const char usage[] =
     "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
     "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
     "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
-    "                            [--secure-port N] [--leader-elect-resource-name NAME] ...\n"
+    "                            [--secure-port N] [--leader-elect-resource-name NAME] [-v N] ...\n"
     "\n"
     "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
     "  exit, or one every --descheduling-interval; each eviction goes through the\n"
@@ -504,6 +504,9 @@ static int deschedule_main(int argc, char **argv) {
         free(policies);
         return usage_error("%s", err.msg);
     }
+    ms_logger log = ms_log_default;
+    if (o.debug) log.level = MS_LOG_DEBUG;
+    o.log = &log;
     r = ms_deschedule_run(&o, &err);
     free(policies);
     if (r == MS_OK) return EXIT_OK;

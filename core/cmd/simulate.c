@@ -907,6 +907,19 @@ static const ms_node_info *desched_live(void *ctx, ms_str node) {
     return ms_cache_node_info(ms_scheduler_cache(((sim *)ctx)->sched), node);
 }
 
+/* protectedStorageClasses: a claim read from the cluster files. */
+static bool desched_claim_class(void *ctx, ms_str ns, ms_str claim, ms_str *cls) {
+    const ms_sim_volumes *v = &((sim *)ctx)->vols;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const ms_storage_object *o = v->objs[i];
+        if (o->kind == MS_SK_PVC && o->meta.namespace_ == ns && o->meta.name == claim) {
+            *cls = o->u.pvc.storage_class;
+            return true;
+        }
+    }
+    return false;
+}
+
 static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
     ms_pod **bound;
     uint32_t n;
@@ -916,7 +929,8 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
                                    .policy_file = m->o->deschedule, .now = ms_clock_wall(),
                                    .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
                                    .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
-                                   .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs};
+                                   .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs,
+                                   .namespaces = m->nss, .nnamespaces = m->nns, .claim_class = desched_claim_class};
     ms_deschedule_sim_result dr = {0};
     double t0 = ms_clock_monotonic();
     m->descheduling = true;

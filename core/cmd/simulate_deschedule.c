@@ -70,6 +70,14 @@ static bool has_pdb(void *ctx, const ms_pod *p) {
     return false;
 }
 
+/* namespaceLabelSelector: the labels of the namespace objects read. */
+static const ms_labels *namespace_labels(void *ctx, ms_str ns) {
+    const ms_deschedule_sim_options *o = ctx;
+    for (uint32_t i = 0; i < o->nnamespaces; i++)
+        if (o->namespaces[i]->meta.name == ns) return &o->namespaces[i]->meta.labels;
+    return NULL;
+}
+
 static double percent(const ms_node_info *ni, int r) {
     int64_t cap = ni->node->allocatable.v[r];
     return cap > 0 ? (double)ni->requested.v[r] * 100.0 / (double)cap : 0;
@@ -150,8 +158,14 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     }
     ps.place = place;
     ps.place_ctx = d;
+    ps.live = o->live;
+    ps.live_ctx = o->ctx;
     ps.env.has_pdb = has_pdb;
     ps.env.pdb_ctx = (void *)o;
+    ps.env.namespace_labels = namespace_labels;
+    ps.env.ns_ctx = (void *)o;
+    ps.env.claim_class = o->claim_class;
+    ps.env.claim_ctx = o->ctx;
     if (o->hooks) {
         ps.strategy_done = o->hooks->strategy_done;
         ps.done_ctx = o->hooks->ctx;
@@ -176,7 +190,8 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
 ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
                                ms_error *err) {
     ms_desched_policy policy;
-    ms_rc rc = ms_desched_policy_load(&policy, o->policy_file, o->in, err);
+    ms_desched_reader rd = {o->hooks ? o->hooks->read_file : NULL, o->hooks ? o->hooks->ctx : NULL};
+    ms_rc rc = ms_desched_policy_load_with(&policy, o->policy_file, rd.read ? &rd : NULL, o->in, err);
     if (rc != MS_OK) return rc;
     ms_desched_cluster c;
     if ((rc = ms_desched_cluster_build(&c, o->in, o->nodes, o->nnodes, o->pods, o->npods, err)) != MS_OK) {

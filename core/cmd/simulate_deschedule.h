@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "moonsched/error.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/node.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pdb.h"
@@ -30,11 +31,16 @@ typedef struct ms_deschedule_sim_options {
     uint32_t npods;
     ms_pdb *const *pdbs;           /* for DefaultEvictor's PodsWithoutPDB */
     uint32_t npdbs;
+    ms_namespace *const *namespaces;   /* for DefaultEvictor's namespaceLabelSelector */
+    uint32_t nnamespaces;
     /* The pod is deleted and its replacement scheduled: the node it went
      * to, or MS_STR_NONE with why (n bytes). */
     ms_str (*move)(void *ctx, const ms_pod *pod, char *why, size_t n);
     /* Takes a move back: the replacement goes, the pod is back. */
     void (*undo)(void *ctx, const ms_pod *pod);
+    /* A claim's storage class (protectedStorageClasses): false when the
+     * claim is not known. */
+    bool (*claim_class)(void *ctx, ms_str ns, ms_str claim, ms_str *cls);
     /* The scheduler's NodeInfo of a node now (replacements included). */
     const ms_node_info *(*live)(void *ctx, ms_str node);
     void *ctx;

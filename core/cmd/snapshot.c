@@ -12,23 +12,31 @@
 
 typedef struct resource {
     const char *path;              /* the collection */
-    const char *fallback;          /* on 404 (servers before 1.21: policy/v1beta1), or NULL */
+    const char *fallback;          /* on 404 (an older version of the API), or NULL */
     const char *api_version, *fallback_api_version;
     const char *kind;
     const char *field_selector;    /* NULL: none */
+    bool optional;                 /* a server without it (404): nothing written */
 } resource;
 
-/* In the order `simulate` feeds them, Pods last. The volume objects
- * (PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes)
- * join this table when the scheduler reads them. */
+/* In the order `simulate` feeds them, Pods last. The volume kinds are
+ * optional: a server may not serve them (CSIStorageCapacity before 1.21,
+ * storage.k8s.io/v1 from 1.24). */
 static const resource resources[] = {
-    {"/api/v1/namespaces", NULL, "v1", NULL, "Namespace", NULL},
-    {"/api/v1/nodes", NULL, "v1", NULL, "Node", NULL},
-    {"/apis/scheduling.k8s.io/v1/priorityclasses", NULL, "scheduling.k8s.io/v1", NULL, "PriorityClass", NULL},
+    {"/api/v1/namespaces", NULL, "v1", NULL, "Namespace", NULL, false},
+    {"/api/v1/nodes", NULL, "v1", NULL, "Node", NULL, false},
+    {"/apis/scheduling.k8s.io/v1/priorityclasses", NULL, "scheduling.k8s.io/v1", NULL, "PriorityClass", NULL, false},
     {"/apis/policy/v1/poddisruptionbudgets", "/apis/policy/v1beta1/poddisruptionbudgets", "policy/v1",
-     "policy/v1beta1", "PodDisruptionBudget", NULL},
+     "policy/v1beta1", "PodDisruptionBudget", NULL, false},
+    {"/api/v1/persistentvolumes", NULL, "v1", NULL, "PersistentVolume", NULL, true},
+    {"/api/v1/persistentvolumeclaims", NULL, "v1", NULL, "PersistentVolumeClaim", NULL, true},
+    {"/apis/storage.k8s.io/v1/storageclasses", NULL, "storage.k8s.io/v1", NULL, "StorageClass", NULL, true},
+    {"/apis/storage.k8s.io/v1/csinodes", NULL, "storage.k8s.io/v1", NULL, "CSINode", NULL, true},
+    {"/apis/storage.k8s.io/v1/csidrivers", NULL, "storage.k8s.io/v1", NULL, "CSIDriver", NULL, true},
+    {"/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/storage.k8s.io/v1beta1/csistoragecapacities",
+     "storage.k8s.io/v1", "storage.k8s.io/v1beta1", "CSIStorageCapacity", NULL, true},
     /* the pods the scheduler watches: not the finished ones */
-    {"/api/v1/pods", NULL, "v1", NULL, "Pod", "status.phase!=Succeeded,status.phase!=Failed"},
+    {"/api/v1/pods", NULL, "v1", NULL, "Pod", "status.phase!=Succeeded,status.phase!=Failed", false},
 };
 
 #define PAGE "500"
@@ -94,6 +102,7 @@ static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, ms_error 
             api_version = r->fallback_api_version;
             continue;
         }
+        if (rc != MS_OK && status == 404 && r->optional && !next[0]) return MS_OK;
         if (rc != MS_OK) return rc;
         if (!next[0]) return MS_OK;
     }
@@ -126,6 +135,12 @@ ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err)
     for (uint32_t i = 0; i < v->npdbs; i++)
         write_raw(&w, v->pdbs[i]->raw, v->pdbs[i]->api_version == MS_PDB_POLICY_V1BETA1 ? "policy/v1beta1" : "policy/v1",
                   "PodDisruptionBudget", NULL, &missing);
+    for (uint32_t i = 0; i < v->nvolumes; i++) {
+        const ms_storage_object *o = v->volumes[i];
+        bool core = o->kind == MS_SK_PV || o->kind == MS_SK_PVC;
+        write_raw(&w, o->raw, core ? "v1" : "storage.k8s.io/v1", ms_storage_kind_name((ms_storage_kind)o->kind), NULL,
+                  &missing);
+    }
     for (uint32_t i = 0; i < v->npods; i++) {
         const ms_pod *p = v->pods[i];
         write_raw(&w, p->raw, "v1", "Pod", p->node_name != MS_STR_NONE ? ms_str_get(v->in, p->node_name) : NULL,

@@ -30,7 +30,7 @@ typedef struct podcalc {
     ms_host_port *ports;
     uint32_t nports, cports;
     ms_str *images;
-    uint32_t nimages, cimages;
+    uint32_t nimages, cimages, ninit_images;
 } podcalc;
 
 /* The values upstream's validation accepts, in its order. */
@@ -164,6 +164,7 @@ static ms_rc dec_container(ms_dec *x, podcalc *pc, const cJSON *cj, bool init, b
     ms_str img = MS_STR_NONE;
     if (image && *image && (img = ms_dec_image_name(x, image)) == MS_STR_NONE) return ms_json_nomem(&x->r);
     if ((rc = add_image(x, pc, img)) != MS_OK) return rc;
+    if (init) pc->ninit_images++;
     /* Ports of init containers that run to completion are free again by the
      * time the pod runs; sidecars keep theirs (upstream GetHostPorts). */
     if ((rc = dec_ports(x, pc, c, host_network, !init || sidecar)) != MS_OK) return rc;
@@ -588,6 +589,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
         if ((p->images = MS_ARENA_NEW(&p->arena, ms_str, pc.nimages))) {
             memcpy(p->images, pc.images, pc.nimages * sizeof *pc.images);
             p->nimages = pc.nimages;
+            p->ninit_images = pc.ninit_images;
         } else {
             rc = ms_json_nomem(&x->r);
         }

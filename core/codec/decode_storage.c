@@ -407,6 +407,7 @@ ms_rc ms_storage_decode(const ms_decoder *d, ms_storage_kind kind, const cJSON *
     bool namespaced = kind == MS_SK_PVC || kind == MS_SK_CSI_CAPACITY;
     ms_rc rc = ms_dec_meta(&x, &o, namespaced, &so->meta);
     if (rc == MS_OK) rc = kind_decoders[kind](&x, &o, so);
+    if (rc == MS_OK) rc = ms_dec_raw(&x, obj, &so->raw, &so->raw_len);
     if (rc != MS_OK) {
         ms_storage_unref(so);
         return rc;

@@ -3,6 +3,7 @@
  * minPodAge, ...) with upstream's validation, and its Filter. */
 #include "descheduler/default_evictor.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "descheduler/args.h"
@@ -83,6 +84,31 @@ static ms_rc legacy_protections(ms_desched_args_ctx *c, const cJSON *args, uint3
     return MS_OK;
 }
 
+/* podProtections.config.PodsWithPVC.protectedStorageClasses[].name. */
+static ms_rc decode_protected_classes(ms_desched_args_ctx *c, const cJSON *pp, uint32_t extra,
+                                     ms_default_evictor_args *out) {
+    const cJSON *list = ms_json_get(ms_json_get(ms_json_get(pp, "config"), "PodsWithPVC"), "protectedStorageClasses");
+    if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list)) return MS_OK;
+    uint32_t n = (uint32_t)cJSON_GetArraySize(list), i = 0;
+    if (!(out->protected_classes = ms_arena_alloc(c->a, n * sizeof *out->protected_classes))) return ms_json_nomem(c->r);
+    size_t saved = ms_json_push(c->r, "config.PodsWithPVC.protectedStorageClasses");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        const char *name = NULL;
+        size_t s2 = ms_json_push_index(c->r, i);
+        ms_rc rc = ms_json_string(c->r, "name", ms_json_get(e, "name"), &name);
+        if (rc != MS_OK) return rc;
+        ms_json_pop(c->r, s2);
+        if ((!name || !*name) && (extra & MS_PROTECT_PVC))
+            ms_desched_args_invalid(c, "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[%u] name cannot "
+                                       "be empty", i);
+        out->protected_classes[i++] = name && *name ? ms_intern(c->in, name, strlen(name)) : MS_STR_NONE;
+    }
+    ms_json_pop(c->r, saved);
+    out->nprotected_classes = i;
+    return MS_OK;
+}
+
 static ms_rc decode_protections(ms_desched_args_ctx *c, const cJSON *args, ms_default_evictor_args *out) {
     uint32_t legacy = 0, extra = 0, disabled = 0, nextra = 0, ndisabled = 0;
     bool deprecated = false;
@@ -97,7 +123,8 @@ static ms_rc decode_protections(ms_desched_args_ctx *c, const cJSON *args, ms_de
                                   &nextra)) != MS_OK ||
             (rc = protection_list(c, pp, "defaultDisabled", DEFAULT_PROTECTIONS,
                                   "[PodsWithLocalStorage SystemCriticalPods FailedBarePods DaemonSetPods]",
-                                  &disabled, &ndisabled)) != MS_OK)
+                                  &disabled, &ndisabled)) != MS_OK ||
+            (rc = decode_protected_classes(c, pp, extra, out)) != MS_OK)
             return rc;
         ms_json_pop(c->r, saved);
     }
@@ -132,6 +159,7 @@ static ms_rc decode_priority(ms_desched_args_ctx *c, const cJSON *args, ms_defau
         else ms_desched_args_invalid(c, "unable to get priority value from the priority class \"%s\"", name);
     }
     out->priority_threshold = (int32_t)v;
+    out->has_priority_threshold = vj || (name && *name);
     return MS_OK;
 }
 
@@ -143,6 +171,17 @@ static ms_rc decode_selectors(ms_desched_args_ctx *c, const cJSON *args, ms_defa
         return rc;
     out->has_selector = scope.has_selector;
     out->selector = scope.selector;
+    const cJSON *nsl = ms_json_get(args, "namespaceLabelSelector");
+    if (nsl) {
+        size_t saved = ms_json_push(c->r, "namespaceLabelSelector");
+        rc = ms_label_selector_from_json(nsl, c->in, c->a, &out->namespace_selector, c->r->path, c->r->err);
+        ms_json_pop(c->r, saved);
+        if (rc != MS_OK) return rc;
+        const cJSON *ml = ms_json_get(nsl, "matchLabels");
+        out->has_namespace_selector = cJSON_IsObject(ml) && ml->child;
+        if (out->has_namespace_selector && out->namespace_selector.nothing)
+            ms_desched_args_invalid(c, "unable to convert namespaceLabelSelector to label selector");
+    }
     if (ns && *ns) {
         ms_error perr;
         out->has_node_selector = true;
@@ -193,51 +232,113 @@ static bool has_pvc(const ms_pod *p) {
     return false;
 }
 
+/* The failing checks, collected as upstream's Filter collects its
+ * errors: every check runs, in upstream's order. */
+typedef struct failures {
+    const char *msg[16];
+    uint32_t n;
+    char text[320];          /* the one message built for this pod */
+} failures;
+
+static void fail(failures *f, const char *msg) {
+    if (f->n < sizeof f->msg / sizeof f->msg[0]) f->msg[f->n++] = msg;
+}
+
+/* protectedStorageClasses: why the pod's claims protect it, written at
+ * buf, or false. A claim not found or without a class protects it (as
+ * upstream, which cannot tell its class). */
+static bool protected_class(const ms_default_evictor_args *a, const ms_pod *p, const ms_evictor_env *env,
+                            char *buf, size_t n) {
+    const char *ns = ms_str_get(env->in, p->meta.namespace_);
+    ms_str protected_cls = MS_STR_NONE;
+    /* every claim resolved first, as upstream gathers the classes */
+    for (uint32_t i = 0; i < p->nvolumes; i++) {
+        const ms_volume *v = &p->volumes[i];
+        if (v->kind != MS_VOL_PVC) continue;
+        const char *claim = ms_str_get(env->in, v->id);
+        ms_str cls = MS_STR_NONE;
+        if (!env->claim_class || !env->claim_class(env->claim_ctx, p->meta.namespace_, v->id, &cls)) {
+            snprintf(buf, n, "failed to get persistent volume claim \"%s\"/\"%s\": persistentvolumeclaim \"%s\" not found",
+                     ns, claim, claim);
+            return true;
+        }
+        if (cls == MS_STR_NONE) {
+            snprintf(buf, n, "failed to resolve storage class for pod \"%s\"/\"%s\"", ns, claim);
+            return true;
+        }
+        for (uint32_t k = 0; k < a->nprotected_classes && protected_cls == MS_STR_NONE; k++)
+            if (a->protected_classes[k] == cls) protected_cls = cls;
+    }
+    if (protected_cls == MS_STR_NONE) return false;
+    snprintf(buf, n, "pod using protected storage class \"%s\"", ms_str_get(env->in, protected_cls));
+    return true;
+}
+
 /* The protections in upstream's order of constraints. */
-static const char *protection_reason(const ms_default_evictor_args *a, const ms_pod *p,
-                                     const ms_evictor_env *env) {
+static void protections(const ms_default_evictor_args *a, const ms_pod *p, const ms_evictor_env *env,
+                        failures *f) {
     uint32_t on = a->protections;
     if (on & MS_PROTECT_SYSTEM_CRITICAL) {
         if (p->has_priority && p->priority >= MS_SYSTEM_CRITICAL_PRIORITY)
-            return "pod has system critical priority and is protected against eviction";
-        if (p->has_priority && p->priority >= a->priority_threshold)
-            return "pod has higher priority than specified priority class threshold";
+            fail(f, "pod has system critical priority and is protected against eviction");
+        if (a->has_priority_threshold && p->has_priority && p->priority >= a->priority_threshold)
+            fail(f, "pod has higher priority than specified priority class threshold");
     }
     if (!(on & MS_PROTECT_FAILED_BARE)) {
         if (!p->meta.nowners && p->phase != MS_PHASE_FAILED)
-            return "pod does not have any ownerRefs and is not in failed phase";
+            fail(f, "pod does not have any ownerRefs and is not in failed phase");
     } else if (!p->meta.nowners) {
-        return "pod does not have any ownerRefs";
+        fail(f, "pod does not have any ownerRefs");
     }
     if ((on & MS_PROTECT_LOCAL_STORAGE) && p->has_local_storage)
-        return "pod has local storage and is protected against eviction";
+        fail(f, "pod has local storage and is protected against eviction");
     if ((on & MS_PROTECT_DAEMONSET) && owned_by_kind(p, env->in, "DaemonSet"))
-        return "daemonset pods are protected against eviction";
-    if ((on & MS_PROTECT_PVC) && has_pvc(p)) return "pod with PVC is protected against eviction";
+        fail(f, "daemonset pods are protected against eviction");
+    if ((on & MS_PROTECT_PVC) && has_pvc(p)) {
+        if (!a->nprotected_classes) fail(f, "pod with PVC is protected against eviction");
+        else if (protected_class(a, p, env, f->text, sizeof f->text)) fail(f, f->text);
+    }
     if ((on & MS_PROTECT_WITHOUT_PDB) && !(env->has_pdb && env->has_pdb(env->pdb_ctx, p)))
-        return "pod does not have a PodDisruptionBudget and is protected against eviction";
-    return NULL;
+        fail(f, "pod does not have a PodDisruptionBudget and is protected against eviction");
+}
+
+/* One message alone, several as apimachinery's aggregate error prints
+ * them: "[a, b]", each message once. */
+static const char *aggregate(const failures *f, char *buf, size_t n) {
+    const char *uniq[sizeof f->msg / sizeof f->msg[0]];
+    uint32_t nu = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        bool seen = false;
+        for (uint32_t k = 0; k < nu && !seen; k++) seen = strcmp(uniq[k], f->msg[i]) == 0;
+        if (!seen) uniq[nu++] = f->msg[i];
+    }
+    if (nu <= 1) return nu ? uniq[0] : NULL;
+    size_t len = (size_t)snprintf(buf, n, "[");
+    for (uint32_t i = 0; i < nu && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", uniq[i]);
+    if (len < n) snprintf(buf + len, n - len, "]");
+    return buf;
 }
 
 const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms_pod *p,
-                                      const ms_evictor_env *env) {
+                                      const ms_evictor_env *env, char *buf, size_t n) {
     const char *evict = annotation(p, env->in, "descheduler.alpha.kubernetes.io/evict");
     if (evict) return NULL;
     if (a->no_eviction_policy == MS_NO_EVICTION_MANDATORY &&
         annotation(p, env->in, "descheduler.alpha.kubernetes.io/prefer-no-eviction"))
         return "pod has the prefer-no-eviction annotation and noEvictionPolicy is Mandatory";
-    if (annotation(p, env->in, "kubernetes.io/config.mirror")) return "pod is a mirror pod";
+    failures f = {0};
+    if (annotation(p, env->in, "kubernetes.io/config.mirror")) fail(&f, "pod is a mirror pod");
     const char *source = annotation(p, env->in, "kubernetes.io/config.source");
-    if (source && strcmp(source, "api") != 0) return "pod is a static pod";
-    if (p->meta.deletion > 0) return "pod is terminating";
-    const char *why = protection_reason(a, p, env);
-    if (why) return why;
+    if (source && strcmp(source, "api") != 0) fail(&f, "pod is a static pod");
+    if (p->meta.deletion > 0) fail(&f, "pod is terminating");
+    protections(a, p, env, &f);
     if (a->has_selector && !ms_label_selector_matches(&a->selector, &p->meta.labels, env->in))
-        return "pod labels do not match the labelSelector filter in the policy parameter";
+        fail(&f, "pod labels do not match the labelSelector filter in the policy parameter");
     if (a->min_replicas > 1 && p->meta.nowners && env->owner_pods &&
         env->owner_pods(env->owner_ctx, &p->meta.owners[0]) < a->min_replicas)
-        return "owner has fewer replicas than minReplicas";
+        fail(&f, "owner has fewer replicas than minReplicas");
     if (a->min_pod_age > 0 && env->now - p->meta.creation < a->min_pod_age)
-        return "pod age is not older than MinPodAge";
-    return NULL;
+        fail(&f, "pod age is not older than MinPodAge");
+    return aggregate(&f, buf, n);
 }

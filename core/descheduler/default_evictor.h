@@ -41,11 +41,21 @@ typedef enum ms_no_eviction_policy {
 
 typedef struct ms_default_evictor_args {
     uint32_t protections;          /* the effective MS_PROTECT_* set */
+    bool has_priority_threshold;   /* priorityThreshold given (value or name) */
     int32_t priority_threshold;    /* pods at or above it are protected */
     bool has_selector;
     ms_label_selector selector;    /* labelSelector: only matching pods */
     bool has_node_selector;
     ms_label_selector node_selector;   /* nodeSelector: nodes nodeFit considers */
+    /* namespaceLabelSelector, applied (as upstream) when it has
+     * matchLabels: the pod's namespace must carry matching labels. */
+    bool has_namespace_selector;
+    ms_label_selector namespace_selector;
+    /* podProtections.config.PodsWithPVC.protectedStorageClasses: with
+     * PodsWithPVC, only pods whose claims use one of these are protected
+     * (none: every pod with a claim). */
+    uint32_t nprotected_classes;
+    ms_str *protected_classes;
     bool node_fit;
     uint32_t min_replicas;
     double min_pod_age;            /* seconds; 0: none */
@@ -69,12 +79,21 @@ typedef struct ms_evictor_env {
     /* Whether a PodDisruptionBudget selects the pod (PodsWithoutPDB). */
     bool (*has_pdb)(void *ctx, const ms_pod *p);
     void *pdb_ctx;
+    /* The labels of a namespace, NULL when it is not known
+     * (namespaceLabelSelector). */
+    const ms_labels *(*namespace_labels)(void *ctx, ms_str ns);
+    void *ns_ctx;
+    /* A claim of the namespace: false when it is not known, else its
+     * storage class at *cls (MS_STR_NONE: none) (protectedStorageClasses). */
+    bool (*claim_class)(void *ctx, ms_str ns, ms_str claim, ms_str *cls);
+    void *claim_ctx;
 } ms_evictor_env;
 
-/* Filter: NULL when the pod may be evicted, else upstream's reason for the
- * first check it fails ("pod is a mirror pod", "daemonset pods are
- * protected against eviction", ...). */
+/* Filter: NULL when the pod may be evicted, else upstream's reasons for
+ * every check it fails, aggregated as upstream logs them: one alone ("pod
+ * is a mirror pod", static text), several in brackets ("[pod is a mirror
+ * pod, pod does not have any ownerRefs]", written at buf). */
 const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms_pod *p,
-                                      const ms_evictor_env *env);
+                                      const ms_evictor_env *env, char *buf, size_t n);
 
 #endif

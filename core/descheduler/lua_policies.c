@@ -6,6 +6,7 @@
 #include "descheduler/lua_policies.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,21 @@ ms_rc ms_desched_lua_args_check(const cJSON *args, const char *path, const char 
                                             "'-', '_' or '.'", path, name, MS_POLICY_NAME_MAX);
     ms_policy_args pa;
     return ms_config_policy_args(args, path, &pa, err);
+}
+
+/* The policy's state from its file, read from the disk or through the
+ * policy's reader (the chunk named "@FILE" either way, as messages say). */
+static ms_rc load_state(ms_desched_policy *pol, const ms_lua_limits *lim, const ms_policy_args *pa,
+                        ms_lua_state **st, ms_error *err) {
+    if (!pol->reader) return ms_lua_state_load_file_ex(pol->lua, lim, pa->file, pa->args, st, err);
+    char *text = NULL, chunk[4200];
+    size_t len = 0;
+    ms_rc rc = pol->reader->read(pol->reader->ctx, pa->file, &text, &len, err);
+    if (rc != MS_OK) return rc;
+    snprintf(chunk, sizeof chunk, "@%s", pa->file);
+    rc = ms_lua_state_load_ex(pol->lua, lim, chunk, text, len, pa->args, st, err);
+    free(text);
+    return rc;
 }
 
 /* The profile's instance of the policy, loaded on first use. */
@@ -51,7 +67,7 @@ static ms_rc instance(ms_desched_policy *pol, ms_desched_profile *prof, const ch
     if (prof->npolicies == MS_DESCHED_MAX_PLUGINS ||
         !ms_array_grow((void **)&pol->loaded, &pol->loadcap, pol->nloaded + 1, sizeof *pol->loaded))
         return ms_error_set(err, MS_ENOMEM, "profile \"%s\": too many policies", prof->name);
-    if ((rc = ms_lua_state_load_file_ex(pol->lua, &lim, pa.file, pa.args, &st, err)) != MS_OK ||
+    if ((rc = load_state(pol, &lim, &pa, &st, err)) != MS_OK ||
         (rc = ms_policy_new_ex(pol->lua, st, name, &lim, &p, err)) != MS_OK) {
         ms_error_prefix(err, "profile \"%s\": %s", prof->name, name);
         return rc;

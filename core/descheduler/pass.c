@@ -54,6 +54,7 @@ int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, m
     ps->env.now = now;
     ms_map_init(&ps->evicted);
     ms_map_init(&ps->owners);
+    ms_arena_init(&ps->reasons, 1024);
     ps->nids = ms_interner_count(in) + 1;
     ps->per_node = calloc(ps->nids, sizeof *ps->per_node);
     ps->per_namespace = calloc(ps->nids, sizeof *ps->per_namespace);
@@ -78,7 +79,13 @@ void ms_desched_pass_free(ms_desched_pass *ps) {
     free(ps->skips);
     ms_map_free(&ps->evicted);
     ms_map_free(&ps->owners);
+    ms_arena_free(&ps->reasons);
     memset(ps, 0, sizeof *ps);
+}
+
+const ms_node_info *ms_desched_live_node(const ms_desched_pass *ps, uint32_t i) {
+    const ms_node_info *ni = ps->live ? ps->live(ps->live_ctx, ps->nodes[i]->name) : NULL;
+    return ni && ni->node ? ni : ps->nodes[i];
 }
 
 bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p) {
@@ -137,20 +144,30 @@ static bool node_selected(const ms_default_evictor_args *a, const ms_node_info *
 }
 
 /* DefaultEvictor's PreEvictionFilter: with nodeFit, the pod must fit some
- * other ready node (of the evictor's nodeSelector). */
+ * other ready node (of the evictor's nodeSelector); with a
+ * namespaceLabelSelector, its namespace must be known and match. */
 static const char *pre_eviction_filter(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
     const ms_default_evictor_args *a = &ps->profile->evictor;
-    if (!a->node_fit) return NULL;
-    for (uint32_t i = 0; i < ps->nnodes; i++)
-        if (ps->nodes[i]->name != node && node_selected(a, ps->nodes[i], ps->in) &&
-            ms_desched_pod_fits_node(ps, p, ps->nodes[i], true))
-            return NULL;
-    return "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes "
-           "marked as unschedulable";
+    if (a->node_fit) {
+        bool fits = false;
+        for (uint32_t i = 0; i < ps->nnodes && !fits; i++)
+            fits = ps->nodes[i]->name != node && node_selected(a, ps->nodes[i], ps->in) &&
+                   ms_desched_pod_fits_node(ps, p, ps->nodes[i], true);
+        if (!fits)
+            return "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes "
+                   "marked as unschedulable";
+    }
+    if (!a->has_namespace_selector) return NULL;
+    const ms_labels *ns = ps->env.namespace_labels ? ps->env.namespace_labels(ps->env.ns_ctx, p->meta.namespace_) : NULL;
+    if (!ns || !ms_label_selector_matches(&a->namespace_selector, ns, ps->in))
+        return "pod namespace do not match the namespaceLabelSelector filter in the policy parameter";
+    return NULL;
 }
 
-const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node) {
-    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env);
+const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_str node) {
+    char buf[1024];
+    const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env, buf, sizeof buf);
+    if (why == buf && !(why = ms_arena_strdup(&ps->reasons, buf))) ps->failed = true;
     if (!why && ps->profile->nevictable) why = ms_desched_lua_evictable(ps->profile, p);
     return why ? why : pre_eviction_filter(ps, p, node);
 }

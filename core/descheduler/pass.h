@@ -30,7 +30,7 @@ typedef struct ms_desched_skip {
     ms_pod *pod;
     ms_str node;
     const char *strategy;
-    const char *reason;          /* static text, or placement's (pass-owned) */
+    const char *reason;          /* static text, or the pass's or placement's (pass-owned) */
 } ms_desched_skip;
 
 typedef enum ms_evict_result {
@@ -60,6 +60,11 @@ typedef struct ms_desched_pass {
     ms_evictor_env env;
     ms_desched_place_fn place;
     void *place_ctx;
+    /* The node as it is now, the moves planned so far applied (the
+     * placement oracle's view), for the new-violation checks; NULL: the
+     * nodes as the pass began. */
+    const ms_node_info *(*live)(void *ctx, ms_str node);
+    void *live_ctx;
     /* Told each strategy's wall time (descheduler_strategy_duration_seconds). */
     void (*strategy_done)(void *ctx, const char *profile, const char *strategy, double seconds);
     void *done_ctx;
@@ -73,6 +78,7 @@ typedef struct ms_desched_pass {
     ms_map owners;                       /* owner uid hash -> its pods on the nodes (minReplicas) */
     ms_desched_skip *skips;
     uint32_t nskips, skipcap;
+    ms_arena reasons;                    /* skip reasons built in the pass */
     bool failed;                         /* out of memory: results incomplete */
 } ms_desched_pass;
 
@@ -82,6 +88,9 @@ int ms_desched_pass_init(ms_desched_pass *ps, const ms_desched_policy *policy, m
                          ms_node_info *const *nodes, uint32_t nnodes, double now);
 void ms_desched_pass_free(ms_desched_pass *ps);
 
+/* The pass's node i as it is now (ps->live), or as the pass began. */
+const ms_node_info *ms_desched_live_node(const ms_desched_pass *ps, uint32_t i);
+
 /* The evictions and skips of the pass in the order they were decided. */
 bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p);
 
@@ -89,7 +98,7 @@ bool ms_desched_pass_evicted(const ms_desched_pass *ps, const ms_pod *p);
  * accepted by the profile's DefaultEvictor (Filter and PreEvictionFilter).
  * A pod the evictor refuses is recorded as skipped with its reason. */
 /* The same DefaultEvictor checks, without recording: NULL or why not. */
-const char *ms_desched_pod_evictable(const ms_desched_pass *ps, const ms_pod *p, ms_str node);
+const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_str node);
 bool ms_desched_pod_filter(ms_desched_pass *ps, const ms_desched_pod_scope *scope, ms_pod *p,
                            ms_str node);
 /* Plans the eviction of p from node (limits, then placement). */

@@ -13,6 +13,7 @@
 #include "descheduler/args.h"
 #include "descheduler/lua_policies.h"
 #include "descheduler/plugin.h"
+#include "descheduler/strict.h"
 #include "moonsched/decode.h"
 
 #define POLICY_MAX_BYTES (4u << 20)
@@ -30,6 +31,25 @@ static ms_rc limit(decoding *d, const cJSON *root, const char *key, ms_desched_l
     return ms_desched_args_uint(&c, root, key, &out->set, &out->value);
 }
 
+/* Upstream decodes strictly: the args of each registered plugin first
+ * (while converting), then the policy itself. */
+static ms_rc strict(decoding *d, const cJSON *root) {
+    const cJSON *prof, *pc;
+    ms_rc rc = MS_OK;
+    cJSON_ArrayForEach(prof, ms_json_get(root, "profiles")) {
+        cJSON_ArrayForEach(pc, ms_json_get(prof, "pluginConfig")) {
+            const cJSON *name = ms_json_get(pc, "name");
+            if (cJSON_IsString(name) && (rc = ms_desched_strict_args(name->valuestring, ms_json_get(pc, "args"),
+                                                                     d->err)) != MS_OK)
+                break;
+        }
+        if (rc != MS_OK) break;
+    }
+    if (rc == MS_OK) rc = ms_desched_strict_policy(root, d->err);
+    if (rc != MS_OK) ms_error_prefix(d->err, "failed decoding descheduler's policy config \"%s\"", d->source);
+    return rc;
+}
+
 static ms_rc top_level(decoding *d, const cJSON *root) {
     const char *av = NULL, *kind = NULL, *ns = NULL;
     ms_rc rc;
@@ -44,6 +64,7 @@ static ms_rc top_level(decoding *d, const cJSON *root) {
         return ms_error_set(d->err, MS_EINVAL,
                             "failed decoding descheduler's policy config \"%s\": no kind \"%s\" is "
                             "registered for version \"%s\" in scheme", d->source, kind, av);
+    if ((rc = strict(d, root)) != MS_OK) return rc;
     if ((rc = limit(d, root, "maxNoOfPodsToEvictPerNode", &d->p->max_per_node)) != MS_OK ||
         (rc = limit(d, root, "maxNoOfPodsToEvictPerNamespace", &d->p->max_per_namespace)) != MS_OK ||
         (rc = limit(d, root, "maxNoOfPodsToEvictTotal", &d->p->max_total)) != MS_OK ||
@@ -214,9 +235,10 @@ static ms_rc profiles(decoding *d, const cJSON *root) {
     return MS_OK;
 }
 
-ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
-                              size_t len, ms_interner *in, ms_error *err) {
+static ms_rc parse(ms_desched_policy *p, const char *source, const char *text, size_t len,
+                   const ms_desched_reader *rd, ms_interner *in, ms_error *err) {
     memset(p, 0, sizeof *p);
+    p->reader = rd;
     ms_arena_init(&p->arena, 4096);
     cJSON **docs = NULL;
     size_t ndocs = 0;
@@ -235,19 +257,30 @@ ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const ch
         rc = profiles(&d, docs[0]);
     for (size_t i = 0; i < ndocs; i++) cJSON_Delete(docs[i]);
     free(docs);
+    p->reader = NULL;
     if (rc != MS_OK) ms_desched_policy_free(p);
     return rc;
 }
 
-ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in, ms_error *err) {
+ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
+                              size_t len, ms_interner *in, ms_error *err) {
+    return parse(p, source, text, len, NULL, in, err);
+}
+
+ms_rc ms_desched_policy_load_with(ms_desched_policy *p, const char *path, const ms_desched_reader *rd,
+                                  ms_interner *in, ms_error *err) {
     char *text = NULL;
     size_t len = 0;
     memset(p, 0, sizeof *p);
-    ms_rc rc = ms_read_file(path, POLICY_MAX_BYTES, &text, &len, err);
+    ms_rc rc = rd ? rd->read(rd->ctx, path, &text, &len, err) : ms_read_file(path, POLICY_MAX_BYTES, &text, &len, err);
     if (rc != MS_OK) return rc;
-    rc = ms_desched_policy_parse(p, path, text, len, in, err);
+    rc = parse(p, path, text, len, rd, in, err);
     free(text);
     return rc;
+}
+
+ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in, ms_error *err) {
+    return ms_desched_policy_load_with(p, path, NULL, in, err);
 }
 
 void ms_desched_policy_free(ms_desched_policy *p) {

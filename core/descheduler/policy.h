@@ -49,6 +49,14 @@ typedef struct ms_desched_profile {
     struct ms_policy *evictable[MS_DESCHED_MAX_PLUGINS];
 } ms_desched_profile;
 
+/* Where the policy file and its Lua files are read from while loading:
+ * the disk when NULL, else the caller (`moonsched deschedule` serves the
+ * last version that loaded while an edit is broken). `text` is malloc'd. */
+typedef struct ms_desched_reader {
+    ms_rc (*read)(void *ctx, const char *path, char **text, size_t *len, ms_error *err);
+    void *ctx;
+} ms_desched_reader;
+
 /* A limit that is absent is unlimited. */
 typedef struct ms_desched_limit {
     bool set;
@@ -69,6 +77,7 @@ typedef struct ms_desched_policy {
     struct ms_lua_runtime *lua;
     struct ms_policy **loaded;
     uint32_t nloaded, loadcap;
+    const ms_desched_reader *reader;     /* while loading; NULL: the disk */
 } ms_desched_policy;
 
 /* Decodes a policy from its YAML or JSON text. `source` names the file in
@@ -79,6 +88,9 @@ ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const ch
                               size_t len, ms_interner *in, ms_error *err);
 ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in,
                              ms_error *err);
+/* The same, every file read through `rd` (NULL: the disk). */
+ms_rc ms_desched_policy_load_with(ms_desched_policy *p, const char *path, const ms_desched_reader *rd,
+                                  ms_interner *in, ms_error *err);
 void ms_desched_policy_free(ms_desched_policy *p);
 
 #endif

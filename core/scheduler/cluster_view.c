@@ -9,6 +9,7 @@
 #include "base/array.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
+#include "backend/volume_store.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler/scheduler_priv.h"
 
@@ -62,6 +63,25 @@ static int cmp_pdb(const void *a, const void *b, void *in) {
     return cmp_keys(in, x->meta.namespace_, x->meta.name, y->meta.namespace_, y->meta.name);
 }
 
+static int cmp_volume(const void *a, const void *b, void *in) {
+    const ms_storage_object *x = *(ms_storage_object *const *)a, *y = *(ms_storage_object *const *)b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return cmp_keys(in, x->meta.namespace_, x->meta.name, y->meta.namespace_, y->meta.name);
+}
+
+static bool take_volumes(ms_scheduler *s, ms_cluster_view *v) {
+    uint32_t n = 0;
+    for (int k = 0; k < MS_SK_COUNT; k++) n += ms_volume_store_count(s->volumes, (ms_storage_kind)k);
+    v->volumes = calloc(n + 1, sizeof *v->volumes);
+    if (!v->volumes) return false;
+    for (int k = 0; k < MS_SK_COUNT; k++) {
+        const ms_storage_object *o;
+        for (size_t it = 0; v->nvolumes < n && (o = ms_volume_store_next(s->volumes, (ms_storage_kind)k, &it));)
+            v->volumes[v->nvolumes++] = ms_storage_ref((ms_storage_object *)o);
+    }
+    return true;
+}
+
 static bool take_nodes(ms_scheduler *s, collect *c) {
     ms_cluster_view *v = c->v;
     uint32_t n = ms_cache_node_count(s->cache);
@@ -90,7 +110,7 @@ ms_rc ms_scheduler_view(ms_scheduler *s, ms_cluster_view *out) {
     memset(out, 0, sizeof *out);
     out->in = s->in;
     collect c = {.v = out, .cache = s->cache};
-    bool ok = take_namespaces(s, out) && take_nodes(s, &c);
+    bool ok = take_namespaces(s, out) && take_nodes(s, &c) && take_volumes(s, out);
     out->nbound = out->npods;
     if (ok) {
         ms_pdb_set_each(s->pdbs, add_pdb, &c);
@@ -103,6 +123,7 @@ ms_rc ms_scheduler_view(ms_scheduler *s, ms_cluster_view *out) {
     qsort_r(out->namespaces, out->nnamespaces, sizeof *out->namespaces, cmp_ns, s->in);
     qsort_r(out->nodes, out->nnodes, sizeof *out->nodes, cmp_node, s->in);
     qsort_r(out->pdbs, out->npdbs, sizeof *out->pdbs, cmp_pdb, s->in);
+    qsort_r(out->volumes, out->nvolumes, sizeof *out->volumes, cmp_volume, s->in);
     qsort_r(out->pods, out->nbound, sizeof *out->pods, cmp_pod, s->in);
     qsort_r(out->pods + out->nbound, out->npods - out->nbound, sizeof *out->pods, cmp_pod, s->in);
     return MS_OK;
@@ -113,6 +134,8 @@ void ms_cluster_view_free(ms_cluster_view *v) {
     for (uint32_t i = 0; i < v->nnodes; i++) ms_node_unref(v->nodes[i]);
     for (uint32_t i = 0; i < v->npdbs; i++) ms_pdb_unref(v->pdbs[i]);
     for (uint32_t i = 0; i < v->npods; i++) ms_pod_unref(v->pods[i]);
+    for (uint32_t i = 0; i < v->nvolumes; i++) ms_storage_unref(v->volumes[i]);
+    free(v->volumes);
     free(v->namespaces);
     free(v->nodes);
     free(v->pdbs);

@@ -1,6 +1,7 @@
 /* The scheduler's view of the cluster, taken on the scheduler thread and
- * read anywhere: references to every Namespace, Node and
- * PodDisruptionBudget it holds, the pods on its nodes (bound and assumed:
+ * read anywhere: references to every Namespace, Node,
+ * PodDisruptionBudget and volume object (PersistentVolume, claim,
+ * StorageClass, CSINode, CSIDriver, CSIStorageCapacity) it holds, the pods on its nodes (bound and assumed:
  * an assumed pod's copy carries the node it was assumed on) and the
  * pending pods of its queue. Objects are immutable and reference
  * counted, so the view crosses threads without copies; names resolve
@@ -11,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "api/storage.h"
 #include "moonsched/error.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/node.h"
@@ -27,6 +29,8 @@ typedef struct ms_cluster_view {
     uint32_t nnodes;
     ms_pdb **pdbs;
     uint32_t npdbs;
+    ms_storage_object **volumes;   /* by kind (ms_storage_kind order), then name */
+    uint32_t nvolumes;
     ms_pod **pods;                 /* those on nodes, then the pending ones */
     uint32_t npods, nbound;
 } ms_cluster_view;

@@ -183,6 +183,7 @@ typedef struct ms_pod {
      * containers have finished before the pod runs. */
     ms_host_port *host_ports;
     uint32_t nimages;
+    uint32_t ninit_images;         /* the first ninit_images of images are the init containers' */
     /* One per init container then per container, in spec order, normalized
      * as upstream's ImageLocality (":latest" added when there is neither tag
      * nor digest); MS_STR_NONE for a container without an image, so that

@@ -2,7 +2,9 @@
 # `moonsched simulate --deschedule POLICY`: a descheduling pass on cluster
 # files with placement-aware evictions: the moves LowNodeUtilization makes
 # on examples/cluster-hot-node.yaml, and the three ways an eviction is
-# refused (fits nowhere else, lands back, a new violation). TAP output.
+# refused (fits nowhere else, lands back, a new violation of the strategy:
+# static and deviation LowNodeUtilization, RemoveDuplicates, topology
+# spread). TAP output.
 # B: the build directory (default: build).
 set -u
 B=${B:-build}
@@ -46,6 +48,21 @@ check "would land back on the node it leaves: not evicted" \
 "$M" simulate --cluster $D/deschedule-violation.yaml --deschedule $D/deschedule-low.yaml >"$T/v.out"
 check "would make the target overutilized: not evicted" \
     sh -c "grep -Eq '^default/a +node-1 +LowNodeUtilization +it would make the node it lands on overutilized \\(node-[23]\\)\$' '$T/v.out' && grep -qx '0 evicted, 2 skipped' '$T/v.out'"
+
+"$M" simulate --cluster $D/deschedule-violation.yaml --deschedule $D/deschedule-low-deviation.yaml >"$T/vd.out"
+check "deviation thresholds: would make the target over average + target: not evicted" \
+    sh -c "grep -Ec '^default/[ab] +node-1 +LowNodeUtilization +it would make the node it lands on overutilized \\(node-[23]\\)\$' '$T/vd.out' | grep -qx 2 && grep -qx '0 evicted, 2 skipped' '$T/vd.out'"
+"$M" simulate --cluster $D/deschedule-duplicates.yaml --deschedule $D/deschedule-dup-policy.yaml >"$T/vu.out"
+check "RemoveDuplicates: would put more of the owner's pods on the target than an even spread: not evicted" \
+    sh -c "grep -Ec '^default/p[34] +n1 +RemoveDuplicates +it would make the node it lands on run more duplicates than an even spread allows \\(n2\\)\$' '$T/vu.out' | grep -qx 2 && grep -qx '0 evicted, 3 skipped' '$T/vu.out'"
+"$M" simulate --cluster $D/deschedule-spread.yaml --deschedule $D/deschedule-spread-policy.yaml >"$T/vs.out"
+check "topology spread: would make the landing domain exceed maxSkew: not evicted" \
+    sh -c "grep -Ec '^default/s-a[34] +a1 +RemovePodsViolatingTopologySpreadConstraint +it would make its topology domain exceed maxSkew where it lands \\(c1\\)\$' '$T/vs.out' | grep -qx 2 && grep -qx '0 evicted, 2 skipped' '$T/vs.out'"
+
+"$M" simulate --cluster $D/deschedule-namespaces.yaml --deschedule $D/deschedule-ns-policy.yaml >"$T/ns.out"
+check "namespaceLabelSelector: the matching namespace's pod goes, the others (one not listed) stay" \
+    sh -c "grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/ns.out' &&
+           grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/ns.out' | grep -qx 2"
 
 "$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/no-such-policy.yaml >"$T/e.out" 2>"$T/e.err"
 rc=$?

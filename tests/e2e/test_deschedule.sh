@@ -14,7 +14,11 @@
 #     evictable hooks);
 #  5. --descheduling-interval under leader election (Lease
 #     kube-system/descheduler), descheduler_* metrics on the secure port,
-#     SIGTERM releases the Lease.
+#     SIGTERM releases the Lease;
+#  7. hot reload with an interval: a broken edit of a Lua strategy is
+#     refused (log, moonsched_policy_reloads_total, a PolicyReloadFailed
+#     Event) while passes go on with the running version; a fixed one
+#     takes effect at the next pass.
 #
 # There is no kubelet and no ReplicaSet controller: a background loop plays
 # both, force-deleting pods with a deletionTimestamp and creating, for each
@@ -65,8 +69,8 @@ kube_api() {
     curl -s --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
         -H "Content-Type: $ct" -X "$m" "$KUBE_URL$p" ${b:+--data-binary "$b"}
 }
-mknode() {   # name cpu labels-json
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":${3:-{\}}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"}}}" >/dev/null
+mknode() {   # name cpu labels-json [spec-json]
+    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":${3:-{\}}},\"spec\":${4:-{\}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"}}}" >/dev/null
 }
 # A ReplicaSet's pod bound to NODE: name node cpu app [extra spec JSON]
 mkpod() {
@@ -168,8 +172,9 @@ else
 fi
 
 # --- 3: nowhere else to go ----------------------------------------------------
-mknode cordoned 16 '{"pool":"c"}'
-kube_api PATCH /api/v1/nodes/cordoned '{"spec":{"taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]}}' >/dev/null
+# Tainted from its creation: the replacements of section 2 still pending
+# must not land on it before the taint.
+mknode cordoned 16 '{"pool":"c"}' '{"taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]}'
 mknode small 4 '{"pool":"c"}'
 mkpod big-0 cordoned 9 big
 policy "$dir/taints-c.yaml" c RemovePodsViolatingNodeTaints deschedule ''
@@ -245,5 +250,41 @@ rc=$?
 ds_pid=""
 check_eval "SIGTERM: exit 0" "[ $rc -eq 0 ]"
 check_eval "... and the Lease released" "wait_for 5 '[ -z \"\$(holder)\" ]'"
+
+# --- 7: hot reload of a Lua strategy with an interval ---------------------------
+mknode drain-g 10 '{"pool":"g","moonsched.io/drain":"true"}'
+mknode keep-g 40 '{"pool":"g"}'
+mkpod h-0 drain-g 200m hot
+printf 'local p = {name = "hot"}\nfunction p.deschedule(nodes) return {} end\nreturn p\n' >"$dir/hot.lua"
+printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=g\nprofiles:\n- name: hot\n  pluginConfig:\n  - {name: lua:hot, args: {file: %s}}\n  plugins:\n    deschedule: {enabled: [lua:hot]}\n' \
+    "$dir/hot.lua" >"$dir/hot.yaml"
+port=$(kube_free_port)
+"$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/hot.yaml" \
+    --descheduling-interval 1s --secure-port="$port" --bind-address=127.0.0.1 >"$dir/ds-hot.out" 2>"$dir/ds-hot.log" &
+ds_pid=$!
+passes() { grep -c 'msg="descheduling pass"' "$dir/ds-hot.log"; }
+check_eval "hot reload: passes run with the first version, nothing evicted" \
+    "wait_for 10 '[ \$(passes) -ge 2 ]' && ! grep -q 'msg=\"evicted pod\"' \"\$dir/ds-hot.log\""
+printf 'local p = {name = "hot"\nfunction p.deschedule(nodes) return {} end\nreturn p\n' >"$dir/hot.lua"
+check_eval "a broken edit is refused with the Lua message" \
+    "wait_for 10 'grep -q \"msg=\\\"reload refused\\\".*hot.lua:2: .}. expected\" \"\$dir/ds-hot.log\"'"
+before=$(passes)
+check_eval "... passes go on with the running version (none fails)" \
+    "wait_for 10 '[ \$(passes) -ge \$((before + 2)) ]' && ! grep -q 'descheduling pass failed' \"\$dir/ds-hot.log\""
+check_eval "... refused once, not at every pass" "[ \$(grep -c 'msg=\"reload refused\"' \"\$dir/ds-hot.log\") -eq 1 ]"
+scrape >"$dir/metrics-hot.txt"
+check_eval "... counted: moonsched_policy_reloads_total{result=\"refused\"} 1" \
+    "grep -qx 'moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"refused\"} 1' \"\$dir/metrics-hot.txt\""
+events() { kube_api GET "/api/v1/namespaces/kube-system/events?fieldSelector=reason%3D$1" | jq -r '.items[].message'; }
+check_eval "... a Warning PolicyReloadFailed Event about the Lease" \
+    "wait_for 5 'events PolicyReloadFailed | grep -q \"reload of .*hot.yaml failed, the running version stays\"'"
+cp policies/deschedule-drain.lua "$dir/hot.lua"
+check_eval "a fixed version takes effect at the next pass: the drained node's pod evicted" \
+    "wait_for 10 'grep -q \"msg=\\\"evicted pod\\\" pod=h-0 .*strategy=lua:hot\" \"\$dir/ds-hot.log\"'"
+check_eval "... logged as reloaded, counted, and a PolicyReloaded Event" \
+    "grep -q 'msg=\"reloaded\"' \"\$dir/ds-hot.log\" && scrape | grep -qx 'moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"ok\"} 1' && wait_for 5 'events PolicyReloaded | grep -q hot.yaml'"
+kill -TERM "$ds_pid"
+wait "$ds_pid"
+ds_pid=""
 check_eval "moonsched run still up" "kill -0 $ms_pid"
 tap_done

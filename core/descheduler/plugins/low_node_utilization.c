@@ -103,11 +103,9 @@ static const char *target_violation(const void *args, const ms_desched_pass *ps,
                                     const ms_node_info *target) {
     const low_args *a = args;
     (void)p;
-    /* Relative thresholds move with the average: only static ones are
-     * checked here. */
-    return !a->deviation && ms_nu_node_over(ps, &a->targets, target)
-               ? "it would make the node it lands on overutilized"
-               : NULL;
+    bool over = a->deviation ? ms_nu_node_over_deviation(ps, &a->targets, target)
+                             : ms_nu_node_over(ps, &a->targets, target);
+    return over ? "it would make the node it lands on overutilized" : NULL;
 }
 
 const ms_desched_plugin_def ms_desched_low_node_utilization = {

@@ -64,6 +64,16 @@ bool ms_nu_node_over(const ms_desched_pass *ps, const ms_nu_thresholds *t, const
     return false;
 }
 
+bool ms_nu_node_over_deviation(const ms_desched_pass *ps, const ms_nu_thresholds *t, const ms_node_info *ni) {
+    for (uint32_t i = 0; i < t->n && ps->nnodes; i++) {
+        double avg = 0;
+        for (uint32_t k = 0; k < ps->nnodes; k++) avg += node_percent(ps, ms_desched_live_node(ps, k), t->name[i]);
+        double high = avg / ps->nnodes + t->percent[i];
+        if (node_percent(ps, ni, t->name[i]) > (high > 100 ? 100 : high)) return true;
+    }
+    return false;
+}
+
 static void add_resource(ms_nu *u, ms_str name) {
     for (uint32_t i = 0; i < u->nres; i++)
         if (u->res[i] == name) return;

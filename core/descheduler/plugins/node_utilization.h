@@ -32,6 +32,10 @@ double ms_nu_threshold(const ms_nu_thresholds *t, ms_str name, double absent);
 /* A NodeInfo's requests against thresholds, in percent of allocatable:
  * some resource over them (not over: every one at or under them). */
 bool ms_nu_node_over(const ms_desched_pass *ps, const ms_nu_thresholds *t, const ms_node_info *ni);
+/* The same against thresholds relative to the average usage of the
+ * pass's nodes as they are now (useDeviationThresholds: average plus t,
+ * at most 100). */
+bool ms_nu_node_over_deviation(const ms_desched_pass *ps, const ms_nu_thresholds *t, const ms_node_info *ni);
 
 /* One node under balancing. */
 typedef struct ms_nu_node {

@@ -81,15 +81,15 @@ static bool selector_equal(const ms_label_selector *x, const ms_label_selector *
 
 /* Whether a node counts for the constraint (upstream's node inclusion
  * policies: nodeAffinityPolicy Honor by default, nodeTaintsPolicy Ignore). */
-static bool node_included(const balancing *b, const ms_node *n) {
-    const ms_pod *p = b->owner;
-    if (b->c->node_affinity_policy != MS_POLICY_IGNORE) {
+static bool node_included(const ms_desched_pass *ps, const ms_pod *p, const ms_topology_spread *c,
+                          const ms_node *n) {
+    if (c->node_affinity_policy != MS_POLICY_IGNORE) {
         if (!ms_labels_subset(&p->node_selector, &n->meta.labels)) return false;
         if (p->has_node_affinity_required &&
-            !ms_node_selector_matches(&p->node_affinity_required, &n->meta.labels, n->meta.name, b->ps->in))
+            !ms_node_selector_matches(&p->node_affinity_required, &n->meta.labels, n->meta.name, ps->in))
             return false;
     }
-    if (b->c->node_taints_policy == MS_POLICY_HONOR &&
+    if (c->node_taints_policy == MS_POLICY_HONOR &&
         ms_find_untolerated_taint(n->taints, n->ntaints, p->tolerations, p->ntolerations, MS_DO_NOT_SCHEDULE_EFFECTS))
         return false;
     return true;
@@ -127,12 +127,12 @@ static bool build_domains(balancing *b) {
     for (uint32_t i = 0; i < ps->nnodes; i++) {
         const ms_node *n = ps->nodes[i]->node;
         ms_str v = ms_labels_get(&n->meta.labels, b->c->topology_key);
-        if (v != MS_STR_NONE && node_included(b, n) && !domain_of(b, v)) return false;
+        if (v != MS_STR_NONE && node_included(b->ps, b->owner, b->c, n) && !domain_of(b, v)) return false;
     }
     for (uint32_t i = 0; i < ps->nnodes; i++) {
         ms_node_info *ni = ps->nodes[i];
         ms_str v = ms_labels_get(&ni->node->meta.labels, b->c->topology_key);
-        if (v == MS_STR_NONE || !node_included(b, ni->node)) continue;
+        if (v == MS_STR_NONE || !node_included(b->ps, b->owner, b->c, ni->node)) continue;
         domain *d = domain_of(b, v);
         for (uint32_t k = 0; d && k < ni->npods; k++) {
             ms_pod *p = ni->pods[k];
@@ -327,10 +327,63 @@ out:
     free(done);
 }
 
+/* The pods of p's namespace the constraint selects on a node. */
+static uint32_t matching_on(const ms_desched_pass *ps, const ms_pod *p, const ms_topology_spread *c,
+                            const ms_node_info *ni) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ni->npods; k++) {
+        const ms_pod *q = ni->pods[k];
+        n += q->meta.namespace_ == p->meta.namespace_ && !ms_pod_is_terminal(q) &&
+             ms_label_selector_matches(&c->selector, &q->meta.labels, ps->in);
+    }
+    return n;
+}
+
+/* One constraint: whether the domain the pod lands in (target's) is then
+ * more than maxSkew over the smallest domain, counted on the pass's
+ * included nodes as they are now. */
+static bool lands_over_skew(const ms_desched_pass *ps, const ms_pod *p, const ms_topology_spread *c,
+                            const ms_node_info *target) {
+    ms_str tv = ms_labels_get(&target->node->meta.labels, c->topology_key);
+    if (tv == MS_STR_NONE || !node_included(ps, p, c, target->node)) return false;
+    /* domains by value: counts summed over their nodes */
+    ms_str values[64];
+    uint32_t counts[64], nd = 0;
+    for (uint32_t i = 0; i < ps->nnodes; i++) {
+        const ms_node_info *ni = ms_desched_live_node(ps, i);
+        ms_str v = ms_labels_get(&ni->node->meta.labels, c->topology_key);
+        if (v == MS_STR_NONE || !node_included(ps, p, c, ni->node)) continue;
+        uint32_t d = 0;
+        while (d < nd && values[d] != v) d++;
+        if (d == nd) {
+            if (nd == 64) return false;   /* beyond what this check follows */
+            values[nd] = v, counts[nd++] = 0;
+        }
+        counts[d] += matching_on(ps, p, c, ni);
+    }
+    uint32_t min = UINT32_MAX, at = UINT32_MAX;
+    for (uint32_t d = 0; d < nd; d++) {
+        if (counts[d] < min) min = counts[d];
+        if (values[d] == tv) at = counts[d];
+    }
+    return nd >= 2 && at != UINT32_MAX && (int64_t)at - (int64_t)min > c->max_skew;
+}
+
+/* A new violation where the pod lands: one of its constraints this
+ * strategy balances is over maxSkew in the target's domain. */
+static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
+                                    const ms_node_info *target) {
+    for (uint32_t i = 0; i < p->ntopology_spread; i++)
+        if (constraint_applies(args, &p->topology_spread[i]) && lands_over_skew(ps, p, &p->topology_spread[i], target))
+            return "it would make its topology domain exceed maxSkew where it lands";
+    return NULL;
+}
+
 const ms_desched_plugin_def ms_desched_remove_pods_violating_topology_spread_constraint = {
     .name = "RemovePodsViolatingTopologySpreadConstraint",
     .balance = true,
     .args_size = sizeof(spread_args),
     .decode = decode,
     .run = run,
+    .target_violation = target_violation,
 };

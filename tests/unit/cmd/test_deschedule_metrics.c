@@ -23,6 +23,9 @@ static void test_render(void **state) {
     ms_desched_metrics_loop(m, 700);
     ms_desched_metrics_strategy(m, "PodLifeTime", "p", 0.3);
     size_t len = 0;
+    ms_desched_metrics_reload(m, false);
+    ms_desched_metrics_reload(m, true);
+    ms_desched_metrics_reload(m, true);
     char *text = ms_desched_metrics_render(m, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
@@ -41,6 +44,10 @@ static void test_render(void **state) {
     assert_true(has_line(text, "descheduler_strategy_duration_seconds_bucket{profile=\"p\",strategy=\"PodLifeTime\","
                                "le=\"0.5\"} 1"));
     assert_null(strstr(text, "leader_election_master_status"));
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
+                               "result=\"ok\"} 2"));
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
+                               "result=\"refused\"} 1"));
     free(text);
     ms_desched_metrics_set_leader(m, "descheduler", true);
     text = ms_desched_metrics_render(m, &len);
@@ -90,6 +97,11 @@ static void test_flags(void **state) {
     assert_int_equal(parse("--policy-config-file p.yaml", &o, &err), MS_OK);
     assert_int_equal(o.secure_port, MS_DESCHEDULE_DEFAULT_SECURE_PORT);
     assert_true(o.interval == 0);
+    assert_false(o.debug);
+    assert_int_equal(parse("--policy-config-file p.yaml -v 4", &o, &err), MS_OK);
+    assert_true(o.debug);
+    assert_int_equal(parse("--policy-config-file p.yaml --v=2", &o, &err), MS_OK);
+    assert_false(o.debug);
 
     static const struct {
         const char *line, *msg;
@@ -101,6 +113,7 @@ static void test_flags(void **state) {
         {"--policy-config-file p --dry-run=maybe", "--dry-run: expected true or false, got \"maybe\""},
         {"--policy-config-file p --in-cluster --kubeconfig k", "--in-cluster and --kubeconfig exclude each other"},
         {"--policy-config-file p --frobnicate", "unknown argument \"--frobnicate\""},
+        {"--policy-config-file p -v x", "-v: expected a level, got \"x\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(parse(bad[i].line, &o, &err), MS_EINVAL);

@@ -305,6 +305,7 @@ static void check_kubectl_pod(const ms_pod *p) {
     assert_int_equal(p->host_ports[1].host_ip, S("10.0.0.1"));
 
     assert_int_equal(p->nimages, 2);
+    assert_int_equal(p->ninit_images, 0);
     assert_string_equal(T(p->images[0]), "registry.example.com:5000/shop/web:latest");
     assert_string_equal(T(p->images[1]),
                         "busybox@sha256:3fbc632167424a6d997e74f52b878d7cc478225cffac6bc977eedfe51c7f4e79");
@@ -705,6 +706,13 @@ static void test_images_and_ports(void **state) {
         assert_string_equal(T(p->images[0]), images[i].normalized);
         ms_pod_unref(p);
     }
+    /* Init containers' images come first, counted apart. */
+    ms_pod *ip = fx_pod(&env.d, "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"initContainers\": [{\"name\": \"i\", "
+                                "\"image\": \"setup\"}], \"containers\": [{\"name\": \"c\", \"image\": \"app\"}]}}");
+    assert_int_equal(ip->nimages, 2);
+    assert_int_equal(ip->ninit_images, 1);
+    assert_string_equal(T(ip->images[0]), "setup:latest");
+    ms_pod_unref(ip);
 
     /* Init containers' images count (ImageLocality scores them); a container
      * without an image keeps its place. Ports: sidecars' count, ports of

@@ -72,6 +72,17 @@ static const evictor_case cases[] = {
     {"minPodAge met", POD(OWNED, "", "Running"), "minPodAge: 30m", NULL},
     {"podsWithoutPDB", POD(OWNED, "", "Running"), "podProtections: {extraEnabled: [PodsWithoutPDB]}",
      "pod does not have a PodDisruptionBudget and is protected against eviction"},
+    /* Every failing check, aggregated as upstream's Filter logs them. */
+    {"mirror, bare and with local storage",
+     POD("annotations: {kubernetes.io/config.mirror: x}", ", volumes: [{name: v, emptyDir: {}}]", "Running"), "",
+     "[pod is a mirror pod, pod does not have any ownerRefs, pod has local storage and is protected against "
+     "eviction]"},
+    {"terminating and too young", POD(OWNED ", deletionTimestamp: '2023-12-31T23:59:00Z'", "", "Running"),
+     "minPodAge: 2h", "[pod is terminating, pod age is not older than MinPodAge]"},
+    {"system critical over a threshold given: both",
+     POD(OWNED, ", priority: 2000001000", "Running"), "priorityThreshold: {value: 100}",
+     "[pod has system critical priority and is protected against eviction, pod has higher priority than "
+     "specified priority class threshold]"},
 };
 
 static uint32_t two_pods(void *ctx, const ms_owner_ref *o) {
@@ -91,7 +102,8 @@ static void test_filter_table(void **state) {
         dx_policy(&e, text);
         ms_pod *p = fx_pod(&e.fx.d, cases[i].pod);
         ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .owner_pods = two_pods};
-        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env);
+        char buf[512];
+        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf);
         if (cases[i].reason ? !why || strcmp(why, cases[i].reason) != 0 : why != NULL)
             fail_msg("%s: got %s, want %s", cases[i].what, why ? why : "evictable",
                      cases[i].reason ? cases[i].reason : "evictable");
@@ -108,9 +120,63 @@ static void test_min_replicas(void **state) {
                   "  pluginConfig:\n  - {name: DefaultEvictor, args: {minReplicas: 3}}\n");
     ms_pod *p = fx_pod(&e.fx.d, POD(OWNED, "", "Running"));
     ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .owner_pods = two_pods};
-    assert_string_equal(ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env),
+    char buf[512];
+    assert_string_equal(ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf),
                         "owner has fewer replicas than minReplicas");
     ms_pod_unref(p);
+    dx_free(&e);
+}
+
+/* Claims: "fast-claim" of class fast, "slow-claim" of class slow,
+ * "bare-claim" without a class; any other is not known. */
+static bool claim_class(void *ctx, ms_str ns, ms_str claim, ms_str *cls) {
+    ms_interner *in = ctx;
+    (void)ns;
+    const char *c = ms_str_get(in, claim);
+    if (strcmp(c, "bare-claim") == 0) return *cls = MS_STR_NONE, true;
+    if (strcmp(c, "fast-claim") != 0 && strcmp(c, "slow-claim") != 0) return false;
+    *cls = ms_intern(in, c, 4);
+    return true;
+}
+
+static void test_protected_storage_classes(void **state) {
+    (void)state;
+    static const struct {
+        const char *claims, *reason;
+    } pvc_cases[] = {
+        {"[{name: v, persistentVolumeClaim: {claimName: slow-claim}}]", NULL},
+        {"[{name: v, persistentVolumeClaim: {claimName: fast-claim}}]", "pod using protected storage class \"fast\""},
+        {"[{name: a, persistentVolumeClaim: {claimName: fast-claim}}, {name: b, persistentVolumeClaim: {claimName: gone}}]",
+         "failed to get persistent volume claim \"default\"/\"gone\": persistentvolumeclaim \"gone\" not found"},
+        {"[{name: v, persistentVolumeClaim: {claimName: bare-claim}}]",
+         "failed to resolve storage class for pod \"default\"/\"bare-claim\""},
+    };
+    for (size_t i = 0; i < sizeof pvc_cases / sizeof pvc_cases[0]; i++) {
+        dx_env e;
+        dx_init(&e);
+        dx_policy(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                      "  pluginConfig:\n  - {name: DefaultEvictor, args: {podProtections: {extraEnabled: [PodsWithPVC], "
+                      "config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}]}}}}}\n");
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, POD(OWNED, ", volumes: %s", "Running"), pvc_cases[i].claims);
+        ms_pod *p = fx_pod(&e.fx.d, yaml);
+        ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .claim_class = claim_class, .claim_ctx = e.fx.in};
+        char buf[512];
+        const char *why = ms_default_evictor_filter(&e.policy.profiles[0].evictor, p, &env, buf, sizeof buf);
+        if (pvc_cases[i].reason ? !why || strcmp(why, pvc_cases[i].reason) != 0 : why != NULL)
+            fail_msg("case %zu: got %s, want %s", i, why ? why : "evictable", pvc_cases[i].reason ? pvc_cases[i].reason : "evictable");
+        ms_pod_unref(p);
+        dx_free(&e);
+    }
+    dx_env e;
+    dx_init(&e);
+    ms_error err;
+    const char *msg = dx_policy_error(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n"
+                                          "- name: p\n  pluginConfig:\n  - {name: DefaultEvictor, args: {podProtections: "
+                                          "{extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: "
+                                          "[{name: ''}]}}}}}\n", &err);
+    assert_string_equal(msg, "in profile p: PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[0] name cannot "
+                             "be empty");
     dx_free(&e);
 }
 
@@ -118,6 +184,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_table),
         cmocka_unit_test(test_min_replicas),
+        cmocka_unit_test(test_protected_storage_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

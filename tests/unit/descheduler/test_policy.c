@@ -88,6 +88,20 @@ static void test_upstream_messages(void **state) {
          "registered for version \"descheduler/v1alpha1\" in scheme"},
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n  - {name: NoSuchPlugin}\n",
          "in profile p: plugin NoSuchPlugin in pluginConfig not registered"},
+        /* Strict decoding: every unknown field of the object, the args'
+         * (relative to args) before the policy's. */
+        {HEAD "maxNoOfPodsToEvictPerNod: 1\nprofiles:\n- name: p\n  plugins: {deschedule: {enable: [x]}}\n",
+         "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: unknown field "
+         "\"maxNoOfPodsToEvictPerNod\", unknown field \"profiles[0].plugins.deschedule.enable\""},
+        {HEAD "nodeSelectr: x\nprofiles:\n- name: p\n  pluginConfig:\n"
+              "  - {name: DefaultEvictor, args: {podProtections: {config: {PodsWithPVC: {protectedStorageClasses: "
+              "[{name: a, size: 1}]}}}, minAge: 1m}}\n",
+         "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: unknown field "
+         "\"podProtections.config.PodsWithPVC.protectedStorageClasses[0].size\", unknown field \"minAge\""},
+        {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
+              "  - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 5, labelSelector: {matchLabel: {a: b}}}}\n",
+         "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: unknown field "
+         "\"labelSelector.matchLabel\""},
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
               "  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}\n"
               "  plugins: {deschedule: {enabled: [LowNodeUtilization]}}\n",

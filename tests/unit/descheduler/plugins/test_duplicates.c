@@ -32,6 +32,52 @@ static void one_node(dx_env *e) {
     dx_pod(e, "a2", "n1", 100, 100, "", "");
 }
 
+/* A pod of owners OWNERS (flow list) with container image "i" and the
+ * init container image INIT ("": none). */
+static void owned(dx_env *e, const char *name, const char *owners, const char *init) {
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "metadata: {name: %s, namespace: default, uid: u-%s, ownerReferences: [%s]}\n"
+             "spec: {containers: [{name: c, image: i}]%s%s%s}\nstatus: {phase: Running}\n",
+             name, name, owners, *init ? ", initContainers: [{name: init, image: " : "", init, *init ? "}]" : "");
+    dx_pod_yaml(e, "n1", yaml);
+}
+
+#define RS_A "{apiVersion: apps/v1, kind: ReplicaSet, name: a, uid: ua}"
+#define RS_B "{apiVersion: apps/v1, kind: ReplicaSet, name: b, uid: ub}"
+
+static void three_nodes(dx_env *e) {
+    dx_node(e, "n1", 8000, 8192, 110, "", "");
+    dx_node(e, "n2", 8000, 8192, 110, "", "");
+    dx_node(e, "n3", 8000, 8192, 110, "", "");
+}
+
+/* Owner a has five pods on n1, two of them also owned by b: p2, p3 are
+ * duplicates of p1, p5 of p4. Per owner, as upstream counts: a allows
+ * ceil(5 / 3) = 2 per node (p3 and p5 go), b ceil(2 / 3) = 1 (p5). */
+static void two_owners(dx_env *e) {
+    three_nodes(e);
+    owned(e, "p1", RS_A, "");
+    owned(e, "p2", RS_A, "");
+    owned(e, "p3", RS_A, "");
+    owned(e, "p4", RS_A ", " RS_B, "");
+    owned(e, "p5", RS_B ", " RS_A, "");
+}
+
+/* Init containers are not part of a pod's identity (upstream looks at
+ * spec.containers only). */
+static void other_init_images(dx_env *e) {
+    three_nodes(e);
+    owned(e, "p1", RS_A, "setup:1");
+    owned(e, "p2", RS_A, "setup:2");
+}
+
+static void test_per_owner(void **state) {
+    (void)state;
+    dx_expect(two_owners, "", "RemoveDuplicates", "balance", "", "p3,p5");
+    dx_expect(other_init_images, "", "RemoveDuplicates", "balance", "", "p2");
+}
+
 static void test_even_spread(void **state) {
     (void)state;
     /* five pods over three nodes: at most two per node */
@@ -53,6 +99,7 @@ static void test_args(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_even_spread),
+        cmocka_unit_test(test_per_owner),
         cmocka_unit_test(test_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
