@@ -17,6 +17,7 @@
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/shadow.h"
 
 typedef struct env {
     fx_env fx;
@@ -33,12 +34,14 @@ typedef struct env {
     double latency[16];
     uint32_t nevents;
     int nlogs;
+    int nrefused;                  /* log lines about a refused sched.permit */
     bool tolerate;                 /* tolerate_load_failures, as `run` */
 } env;
 
 static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
-    (void)level, (void)policy, (void)msg;
+    (void)level, (void)policy;
     ((env *)ctx)->nlogs++;
+    if (strstr(msg, "sched.permit.allow/deny refused")) ((env *)ctx)->nrefused++;
 }
 
 static void on_event(void *ctx, const ms_policy_event *ev) {
@@ -583,6 +586,64 @@ static void test_permit_releases_waiting_pods(void **state) {
     env_free(e);
 }
 
+/* One file, live and in shadow (args tell them apart): the live instance
+ * makes every pod wait; the shadow one, at Filter, tries to release and
+ * to reject the pods it saw before. A shadow changes nothing live: its
+ * calls are refused (false, logged once) and every pod keeps waiting,
+ * although the same file runs live and sched.permit works there. */
+static void test_shadow_cannot_release_waiting_pods(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "hold.lua"),
+               "local p = {name = 'hold'}\n"
+               "local release, seen = false, {}\n"
+               "function p.init(args) release = args.release == true end\n"
+               "function p.filter(pod, node)\n"
+               "  if not release then return true end\n"
+               "  for uid in pairs(seen) do\n"
+               "    if uid ~= pod.uid and (sched.permit.allow(uid) or sched.permit.deny(uid, 'x')) then\n"
+               "      error('a shadow released ' .. uid)\n"
+               "    end\n"
+               "  end\n"
+               "  seen[pod.uid] = true\n"
+               "  return true\n"
+               "end\n"
+               "function p.permit(pod) return 'wait', 60 end\n"
+               "return p\n");
+    ms_error err = {0};
+    ms_rc rc = load_config(e,
+                           "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                           "kind: KubeSchedulerConfiguration\n"
+                           "profiles:\n"
+                           "- schedulerName: default-scheduler\n"
+                           "  plugins:\n"
+                           "    multiPoint:\n"
+                           "      enabled: [{name: 'lua:hold'}, {name: 'lua:hold-next'}]\n"
+                           "  pluginConfig:\n"
+                           "  - name: lua:hold\n"
+                           "    args: {file: %s/hold.lua}\n"
+                           "  - name: lua:hold-next\n"
+                           "    args: {file: %s/hold.lua, mode: shadow, args: {release: true}}\n",
+                           &err);
+    if (rc != MS_OK) fail_msg("%s", err.msg);
+    if (start(e, NULL, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    pod(e, "c", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 3);
+    assert_int_equal(e->nbound, 0);
+    assert_int_equal(e->nrefused, 1);
+    const ms_shadow *sh = ms_scheduler_shadow_at(e->s, 0);
+    assert_int_equal(sh->errors, 0);
+    assert_int_equal(sh->agree, 3);
+    /* a still waits, to be released from outside. */
+    assert_true(ms_scheduler_permit_allow(e->s, "u-a", 0));
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 2);
+    env_free(e);
+}
+
 /* DefaultPreemption asks the policy which pods to evict. */
 static void test_preemption_through_the_set(void **state) {
     (void)state;
@@ -621,6 +682,7 @@ int main(void) {
         cmocka_unit_test(test_unloaded_policy_fail_open),
         cmocka_unit_test(test_unloaded_cli_policy),
         cmocka_unit_test(test_permit_releases_waiting_pods),
+        cmocka_unit_test(test_shadow_cannot_release_waiting_pods),
         cmocka_unit_test(test_preemption_through_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
