@@ -77,6 +77,11 @@ check_eval "a failing shadow policy: its errors counted, disabled after 10, the 
     "jq -e '.shadow.policies[0].errors == 10' '$T/fail.json' >/dev/null &&
      grep -q 'policy lua:failing: error: disabled after 10 consecutive failures' '$T/fail.err' &&
      [ \"\$(jq -c 'del(.shadow)' '$T/fail.json')\" = \"\$(jq -c . '$T/fail-live.json')\" ]"
+check_eval "the cycles after it was disabled: skipped, not counted as decisions (it would agree with all)" \
+    "jq -e '.shadow.policies[0] | .skipped == 10 and .decisions == 0 and .agree == 0' '$T/fail.json' >/dev/null"
+"$M" simulate --generate nodes=10,pods=20 --shadow "$D/shadow-failing.lua" >"$T/fail.txt" 2>/dev/null
+check "the table: the skipped cycles under the counts" \
+    grep -Eq '^    10 cycles skipped while the policy was disabled or not loaded \(not decisions\)$' "$T/fail.txt"
 sed "s|FILE|$D/shadow-slow.lua|" >"$T/slow.yaml" <<'YAML'
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
