@@ -70,6 +70,18 @@ check "the table: the counts and one line per disagreement" \
 check_eval "the same file live and in shadow: the shadow is lua:last-node.shadow" \
     "jq -e '.shadow.policies[0].policy == \"lua:last-node.shadow\"' '$T/both.json' >/dev/null"
 
+# --- nothing live: sched.permit refused ------------------------------------------------------
+# gang.lua parks pods at Permit; the incomplete gang's members wait and
+# time out. The shadow tries to release or reject every waiting pod.
+"$M" simulate --cluster "$D/gang.yaml" --policy policies/gang.lua >"$T/gang.txt" 2>/dev/null
+"$M" simulate --cluster "$D/gang.yaml" --policy policies/gang.lua --shadow "$D/shadow-releaser.lua" \
+    >"$T/gang-shadow.txt" 2>"$T/gang-shadow.err"
+check "a shadow's sched.permit.allow/deny: refused, the waiting pods still time out, placements unchanged" \
+    sh -c "grep -q '^ml/eval-[01] -> (unschedulable) rejected due to timeout after waiting at Permit' '$T/gang.txt' &&
+           head -n $(wc -l <"$T/gang.txt") '$T/gang-shadow.txt' | cmp - '$T/gang.txt'"
+check_eval "the refusal logged once" \
+    "[ \"\$(grep -c 'sched.permit.allow/deny refused: a shadow policy changes no live decision' '$T/gang-shadow.err')\" = 1 ]"
+
 # --- budgets --------------------------------------------------------------------------------
 "$M" simulate --generate nodes=10,pods=20 --shadow "$D/shadow-failing.lua" --output json >"$T/fail.json" 2>"$T/fail.err"
 "$M" simulate --generate nodes=10,pods=20 --output json >"$T/fail-live.json"
