@@ -668,7 +668,7 @@ static void test_disabled_shadow_decides_nothing(void **state) {
     node(e, "n1", "8");
     node(e, "n2", "8");
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "p%d", i);
         pod(e, name, NULL, "1", 0, NULL, NULL);
     }
