@@ -691,6 +691,30 @@ static void test_disabled_shadow_decides_nothing(void **state) {
     env_free(e);
 }
 
+/* A shadow policy whose file does not load (tolerated, as `run` does)
+ * has no version to decide with: every cycle is skipped, none agrees. */
+static void test_unloaded_shadow_decides_nothing(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->tolerate = true;
+    write_file(file(e, "broken.lua"), "return {name = 'broken'");
+    one_profile(e, "{name: 'lua:broken'}",
+                "  - name: lua:broken\n"
+                "    args: {file: %s/broken.lua, mode: shadow, onLoadError: skip}\n");
+    ms_error err = {0};
+    if (start(e, NULL, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "8");
+    node(e, "n2", "8");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(e->nbound, 2);
+    const ms_shadow *sh = ms_scheduler_shadow_at(e->s, 0);
+    assert_int_equal(sh->agree + sh->disagree + sh->errors, 0);
+    assert_int_equal(sh->skipped, 2);
+    env_free(e);
+}
+
 /* DefaultPreemption asks the policy which pods to evict. */
 static void test_preemption_through_the_set(void **state) {
     (void)state;
@@ -731,6 +755,7 @@ int main(void) {
         cmocka_unit_test(test_permit_releases_waiting_pods),
         cmocka_unit_test(test_shadow_cannot_release_waiting_pods),
         cmocka_unit_test(test_disabled_shadow_decides_nothing),
+        cmocka_unit_test(test_unloaded_shadow_decides_nothing),
         cmocka_unit_test(test_preemption_through_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
