@@ -52,7 +52,7 @@ typedef struct profile_metrics {
 
 typedef struct shadow_metrics {
     char profile[NAME_MAX_LEN], policy[NAME_MAX_LEN];
-    uint64_t agree, disagree;
+    uint64_t agree, disagree, skipped;
 } shadow_metrics;
 
 typedef struct policy_metrics {
@@ -277,6 +277,7 @@ void ms_metrics_set_shadows(ms_metrics *m, const ms_metrics_shadow *p, uint32_t 
         snprintf(d->policy, sizeof d->policy, "%s", p[i].policy ? p[i].policy : "");
         d->agree = p[i].agree;
         d->disagree = p[i].disagree;
+        d->skipped = p[i].skipped;
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -516,6 +517,17 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
                       "moonsched_shadow_decisions_total{policy=\"%s\",profile=\"%s\",agree=\"true\"} %llu\n"
                       "moonsched_shadow_decisions_total{policy=\"%s\",profile=\"%s\",agree=\"false\"} %llu\n",
                       e2, e1, (unsigned long long)sm->agree, e2, e1, (unsigned long long)sm->disagree);
+    }
+    /* Apart, so that agree="true" over the family's sum stays the share
+     * of real decisions the shadow agreed with. */
+    ms_prom_header(b, "moonsched_shadow_skipped_total", "counter",
+           "Cycles a shadow policy sat out while disabled or with no version loaded; not decisions.");
+    for (uint32_t i = 0; i < m->nshadows; i++) {
+        const shadow_metrics *sm = &m->shadows[i];
+        ms_prom_escape(sm->profile, e1, sizeof e1);
+        ms_prom_escape(sm->policy, e2, sizeof e2);
+        ms_buf_printf(b, "moonsched_shadow_skipped_total{policy=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
+                      (unsigned long long)sm->skipped);
     }
 }
 

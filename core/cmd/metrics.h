@@ -94,6 +94,7 @@ typedef struct ms_metrics_shadow {
     const char *profile;
     const char *policy;
     uint64_t agree, disagree;
+    uint64_t skipped;              /* cycles sat out while disabled (not decisions) */
 } ms_metrics_shadow;
 void ms_metrics_set_shadows(ms_metrics *m, const ms_metrics_shadow *p, uint32_t n);
 

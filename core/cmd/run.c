@@ -165,7 +165,7 @@ static bool schedule_one_measured(runner *r) {
 
 static bool all_synced(const runner *r);
 
-/* moonsched_shadow_decisions_total from the scheduler's counts. */
+/* moonsched_shadow_decisions_total and _skipped_total from the scheduler's counts. */
 static void shadow_metrics(runner *r) {
     uint32_t n = ms_scheduler_shadow_count(r->sched);
     if (n == 0) return;
@@ -174,7 +174,7 @@ static void shadow_metrics(runner *r) {
     for (uint32_t i = 0; i < n; i++) {
         const ms_shadow *sh = ms_scheduler_shadow_at(r->sched, i);
         v[i] = (ms_metrics_shadow){ms_scheduler_profile_name(r->sched, sh->profile), sh->plugin, sh->agree,
-                                   sh->disagree};
+                                   sh->disagree, sh->skipped};
     }
     ms_metrics_set_shadows(r->metrics, v, n);
     free(v);

@@ -1071,6 +1071,10 @@ static void print_shadow(sim *m) {
                 cJSON_GetObjectItem(p, "decisions")->valueint, cJSON_GetObjectItem(p, "agree")->valueint,
                 cJSON_GetObjectItem(p, "disagree")->valueint, cJSON_GetObjectItem(p, "errors")->valueint,
                 cJSON_GetObjectItem(p, "cpuSeconds")->valuedouble);
+        int skipped = cJSON_GetObjectItem(p, "skipped")->valueint;
+        if (skipped > 0)
+            fprintf(m->out, "    %d cycles skipped while the policy was disabled or not loaded (not decisions)\n",
+                    skipped);
         const cJSON *d;
         cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(p, "disagreements")) {
             const cJSON *l = cJSON_GetObjectItem(d, "live"), *w = cJSON_GetObjectItem(d, "shadow");

@@ -65,7 +65,20 @@ double ms_lua_now(ms_lua_state *s) {
     return ms_clock_monotonic();
 }
 
+/* A shadow state releases or rejects no waiting pod: that would change a
+ * live decision. Refused, and said once per loaded version. */
+static void refuse_shadow_permit(ms_lua_state *s) {
+    if (s->permit_refused) return;
+    s->permit_refused = true;
+    s->rt->o.log(s->rt->o.log_ctx, MS_LUA_LOG_WARN, s->name,
+                 "sched.permit.allow/deny refused: a shadow policy changes no live decision");
+}
+
 int ms_lua_permit(ms_lua_state *s, const char *uid, int allow, const char *reason) {
+    if (s->shadow) {
+        refuse_shadow_permit(s);
+        return 0;
+    }
     if (!s->rt->o.permit) return 0;
     return s->rt->o.permit(s->rt->o.permit_ctx, uid, allow != 0, reason) ? 1 : 0;
 }
@@ -224,6 +237,7 @@ void ms_lua_limits_default(ms_lua_limits *l) {
     l->memory = 0;
     l->max_failures = -1;
     l->on_error = -1;
+    l->shadow = false;
 }
 
 ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *chunkname,
@@ -235,6 +249,7 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     s->rt = rt;
     s->cap = lim && lim->memory ? lim->memory : rt->o.memory;
     s->budget = lim && lim->budget > 0 ? lim->budget : rt->o.budget;
+    s->shadow = lim && lim->shadow;
     s->dispatch_ref = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "%s", chunkname && *chunkname == '@' ? chunkname + 1 : "?");
     s->frame.state = s;

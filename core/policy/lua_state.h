@@ -37,6 +37,8 @@ struct ms_lua_state {
     ms_lua_state *next_active;
     int dispatch_ref;
     uint32_t hooks;
+    bool shadow;                   /* ms_lua_limits.shadow: no live effect */
+    bool permit_refused;           /* a refused sched.permit call was logged */
     uint32_t nreasons;             /* reasons this state interned */
     ms_str too_many;               /* the text once past MS_LUA_MAX_REASONS */
     ms_lua_frame frame;

@@ -35,6 +35,8 @@ static bool idle(const ms_policy *p) { return p->disabled || !p->cur; }
 /* No version loaded and fail closed: the points refuse every pod. */
 static bool closed(const ms_policy *p) { return !p->cur && !p->fail_open; }
 
+static bool pol_idle(void *self) { return idle(self); }
+
 static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st);
 static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                                 ms_status *statuses);
@@ -66,6 +68,7 @@ static void wire(const ms_policy *p, uint32_t h, ms_plugin_ops *o) {
     /* The framework runs Unreserve only for plugins at the Reserve point. */
     if ((h & MS_LUA_HOOK_UNRESERVE) && !(h & MS_LUA_HOOK_RESERVE)) o->reserve = pol_reserve;
     if (h & MS_LUA_HOOK_PERMIT) o->permit = pol_permit;
+    o->idle = pol_idle;
 }
 
 ms_rc ms_policy_new_ex(ms_lua_runtime *rt, ms_lua_state *first, const char *plugin_name,

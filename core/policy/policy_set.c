@@ -125,8 +125,9 @@ static void on_disabled(void *ctx, ms_policy *p, const char *why) {
     if (in) report(ps, MS_POLICY_DISABLED, in, why, 0);
 }
 
-/* sched.permit.allow/deny. Policies run on the scheduler thread; init on
- * the watcher thread (a reload) has no pod to release. */
+/* sched.permit.allow/deny of a live instance (a shadow instance's state
+ * refuses them before they get here). Policies run on the scheduler
+ * thread; init on the watcher thread (a reload) has no pod to release. */
 static bool on_permit(void *ctx, const char *uid, bool allow, const char *reason) {
     ms_policy_set *ps = ctx;
     if (!ps->sched || !pthread_equal(pthread_self(), ps->sched_thread)) return false;
@@ -323,6 +324,7 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     in->lim.max_failures = a.max_failures;
     in->lim.on_error = a.on_error;
     in->shadow = a.shadow;
+    in->lim.shadow = a.shadow;     /* its states refuse sched.permit (lua_state.c) */
     if (a.args && !(in->args = cJSON_Duplicate(a.args, true)))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     rc = add_file(ps, a.file, &in->file, err);

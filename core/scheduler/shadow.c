@@ -202,8 +202,21 @@ static void record(ms_shadow *sh, const ms_cycle *live, ms_str live_node, uint32
     snprintf(d->reason, sizeof d->reason, "%s", v->reason);
 }
 
+/* The policy answers neutrally for now (ms_plugin_ops.idle). */
+static bool shadow_idle(const ms_shadow *sh) {
+    for (uint32_t i = 0; i < sh->fw.nplugins; i++) {
+        const ms_framework_plugin *fp = &sh->fw.plugins[i];
+        if (strcmp(fp->ops->name, sh->plugin) == 0) return fp->ops->idle && fp->ops->idle(fp->self);
+    }
+    return false;
+}
+
 static void one_shadow(ms_scheduler *s, ms_shadow *sh, const ms_inflight *r, uint32_t n, uint32_t selected,
                        bool scored) {
+    if (shadow_idle(sh)) {
+        sh->skipped++;
+        return;
+    }
     double t0 = ms_clock_thread_cpu();
     ms_inflight *x = ms_sched_record_take(s);
     if (!x) {
@@ -296,6 +309,7 @@ cJSON *ms_scheduler_shadow_json(const ms_scheduler *s) {
         cJSON_AddNumberToObject(p, "agree", (double)sh->agree);
         cJSON_AddNumberToObject(p, "disagree", (double)sh->disagree);
         cJSON_AddNumberToObject(p, "errors", (double)sh->errors);
+        cJSON_AddNumberToObject(p, "skipped", (double)sh->skipped);
         cJSON_AddNumberToObject(p, "cpuSeconds", sh->cpu);
         cJSON_AddNumberToObject(p, "cpuMaxSeconds", sh->cpu_max);
         cJSON *log = cJSON_AddArrayToObject(p, "disagreements");

@@ -48,6 +48,9 @@ typedef struct ms_shadow {
     ms_framework fw;
     bool built;
     uint64_t agree, disagree, errors;
+    /* Cycles it sat out while disabled or with no version loaded: not
+     * decisions (a neutral answer would agree with everything). */
+    uint64_t skipped;
     double cpu, cpu_max;           /* thread CPU seconds of the shadow passes */
     ms_shadow_disagreement *log;   /* ring of MS_SHADOW_LOG */
     uint32_t next, nlog;
@@ -72,7 +75,7 @@ void ms_shadow_refresh(ms_scheduler *s, const ms_plugin_ops *ops);
 
 /* Counts and the disagreements, newest first (docs/policies.md):
  * {"policies": [{"profile", "policy", "decisions", "agree", "disagree",
- * "errors", "cpuSeconds", "cpuMaxSeconds", "disagreements": [...]}]}. */
+ * "errors", "skipped", "cpuSeconds", "cpuMaxSeconds", "disagreements": [...]}]}. */
 cJSON *ms_scheduler_shadow_json(const ms_scheduler *s);
 uint32_t ms_scheduler_shadow_count(const ms_scheduler *s);
 const ms_shadow *ms_scheduler_shadow_at(const ms_scheduler *s, uint32_t i);

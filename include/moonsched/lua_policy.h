@@ -93,6 +93,11 @@ typedef struct ms_lua_limits {
     size_t memory;                 /* bytes of the state; 0: the runtime's */
     int32_t max_failures;          /* -1: the runtime's; 0: never disable */
     int32_t on_error;              /* ms_policy_on_error; -1: the runtime's */
+    /* A shadow instance (docs/policies.md, "Shadow mode"): it changes
+     * nothing live, so sched.permit.allow/deny are refused (false, logged
+     * once per loaded version). Per instance, not per file: the same file
+     * may also run live. */
+    bool shadow;
 } ms_lua_limits;
 
 void ms_lua_limits_default(ms_lua_limits *l);

@@ -158,6 +158,11 @@ typedef struct ms_plugin_ops {
      * through the batch runner. */
     ms_code (*filter_batch)(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                             ms_status *statuses);
+    /* True while the plugin answers neutrally instead of by its own
+     * judgement (a Lua policy disabled after failures, or with no version
+     * loaded): a shadow's choice then says nothing about the policy and is
+     * not counted as a decision (scheduler/shadow.c). NULL: never. */
+    bool (*idle)(void *self);
     /* Out-of-tree plugins made at run time (Lua policies): the framework
      * starts `self` as ctx, then calls create (if any), which may replace it. */
     void *ctx;

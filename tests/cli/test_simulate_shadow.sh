@@ -70,6 +70,20 @@ check "the table: the counts and one line per disagreement" \
 check_eval "the same file live and in shadow: the shadow is lua:last-node.shadow" \
     "jq -e '.shadow.policies[0].policy == \"lua:last-node.shadow\"' '$T/both.json' >/dev/null"
 
+# --- nothing live: sched.permit refused ------------------------------------------------------
+# gang.lua parks the two pods of an incomplete gang at Permit, where they
+# wait until they time out; the shadow tries to release (or else reject)
+# every pod it saw before.
+"$M" simulate --cluster "$D/shadow-gang.yaml" --policy policies/gang.lua >"$T/gang.txt" 2>/dev/null
+"$M" simulate --cluster "$D/shadow-gang.yaml" --policy policies/gang.lua --shadow "$D/shadow-releaser.lua" \
+    >"$T/gang-shadow.txt" 2>"$T/gang-shadow.err"
+check "a shadow's sched.permit.allow/deny: refused, the waiting pods still time out, placements unchanged" \
+    sh -c "[ \$(grep -c '^ml/job-[01] -> (unschedulable) rejected due to timeout after waiting at Permit' '$T/gang-shadow.txt') = 2 ] &&
+           sed '/^\$/q' '$T/gang.txt' | sort >'$T/gang.a' && sed '/^\$/q' '$T/gang-shadow.txt' | sort >'$T/gang.b' &&
+           cmp '$T/gang.a' '$T/gang.b'"
+check_eval "the refusal logged once" \
+    "[ \"\$(grep -c 'sched.permit.allow/deny refused: a shadow policy changes no live decision' '$T/gang-shadow.err')\" = 1 ]"
+
 # --- budgets --------------------------------------------------------------------------------
 "$M" simulate --generate nodes=10,pods=20 --shadow "$D/shadow-failing.lua" --output json >"$T/fail.json" 2>"$T/fail.err"
 "$M" simulate --generate nodes=10,pods=20 --output json >"$T/fail-live.json"
@@ -77,6 +91,11 @@ check_eval "a failing shadow policy: its errors counted, disabled after 10, the 
     "jq -e '.shadow.policies[0].errors == 10' '$T/fail.json' >/dev/null &&
      grep -q 'policy lua:failing: error: disabled after 10 consecutive failures' '$T/fail.err' &&
      [ \"\$(jq -c 'del(.shadow)' '$T/fail.json')\" = \"\$(jq -c . '$T/fail-live.json')\" ]"
+check_eval "the cycles after it was disabled: skipped, not counted as decisions (it would agree with all)" \
+    "jq -e '.shadow.policies[0] | .skipped == 10 and .decisions == 0 and .agree == 0' '$T/fail.json' >/dev/null"
+"$M" simulate --generate nodes=10,pods=20 --shadow "$D/shadow-failing.lua" >"$T/fail.txt" 2>/dev/null
+check "the table: the skipped cycles under the counts" \
+    grep -Eq '^    10 cycles skipped while the policy was disabled or not loaded \(not decisions\)$' "$T/fail.txt"
 sed "s|FILE|$D/shadow-slow.lua|" >"$T/slow.yaml" <<'YAML'
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

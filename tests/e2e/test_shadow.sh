@@ -7,8 +7,10 @@
 # must not, so that the comparison is seen to matter); the second counts the shadow's
 # decisions on /metrics (moonsched_shadow_decisions_total) and lists its
 # disagreements on /debug/shadow (secure port, authorized by
-# SubjectAccessReview as /debug/explain is). Loopback only; stops
-# everything it starts.
+# SubjectAccessReview as /debug/explain is); a second shadow policy that
+# fails is disabled after its first call and its other cycles are counted
+# as skipped (moonsched_shadow_skipped_total), not as decisions. Loopback
+# only; stops everything it starts.
 E2E_NAME=shadow
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
@@ -40,6 +42,12 @@ local p = { name = "last-node" }
 function p.score(pod, node, state) return tonumber(node.name:match("(%d+)$")) or 0 end
 return p
 LUA
+cat >"$dir/broken.lua" <<'LUA'
+-- fails every call: disabled after its first (maxConsecutiveFailures: 1)
+local p = { name = "broken" }
+function p.score(pod, node, state) error("broken") end
+return p
+LUA
 cat >"$dir/shadow.yaml" <<YAML
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -51,9 +59,12 @@ profiles:
       enabled:
       - name: lua:last-node
         weight: 3
+      - name: lua:broken
   pluginConfig:
   - name: lua:last-node
     args: {file: $dir/last-node.lua, mode: shadow, budgetMs: 20}
+  - name: lua:broken
+    args: {file: $dir/broken.lua, mode: shadow, maxConsecutiveFailures: 1}
 YAML
 cat >"$dir/plain.yaml" <<'YAML'
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -93,19 +104,26 @@ check_eval "live decisions unchanged: every pod on the node the run without the 
     "[ \"\$(wc -l <'$dir/plain.txt')\" = 16 ] && diff '$dir/plain.txt' '$dir/shadow.txt' >&2"
 check_eval "requests within allocatable" capacity_ok
 
-metric() {   # agree: the value of moonsched_shadow_decisions_total for it, from $dir/body
-    sed -n "s/^moonsched_shadow_decisions_total{policy=\"lua:last-node\",profile=\"default-scheduler\",agree=\"$1\"} //p" "$dir/body"
+metric() {   # agree [policy]: the value of moonsched_shadow_decisions_total for it, from $dir/body
+    sed -n "s/^moonsched_shadow_decisions_total{policy=\"lua:${2:-last-node}\",profile=\"default-scheduler\",agree=\"$1\"} //p" "$dir/body"
+}
+skipped() {  # policy: moonsched_shadow_skipped_total for it, from $dir/body
+    sed -n "s/^moonsched_shadow_skipped_total{policy=\"lua:$1\",profile=\"default-scheduler\"} //p" "$dir/body"
 }
 check_eval "/metrics on the secure port: 16 shadow decisions, some of them disagreements" \
     "wait_for 10 '[ \"\$(req /metrics $watcher)\" = 200 ] && [ \$((\$(metric true) + \$(metric false))) = 16 ]' &&
      [ \"\$(metric false)\" -gt 0 ]"
 disagree=$(metric false)
+check_eval "/metrics: a shadow disabled after its first call decides nothing; its 15 other cycles are skipped" \
+    "[ \"\$(metric true broken)\" = 0 ] && [ \"\$(metric false broken)\" = 0 ] && [ \"\$(skipped broken)\" = 15 ] &&
+     [ \"\$(skipped last-node)\" = 0 ]"
 check_eval "/debug/shadow with nobody's token: 403" "[ \"\$(req /debug/shadow '$nobody')\" = 403 ]"
 check_eval "/debug/shadow without a token: 403" "[ \"\$(req /debug/shadow)\" = 403 ]"
 check_eval "/debug/shadow: the counts as /metrics has them ($disagree disagreements)" \
     "[ \"\$(req /debug/shadow $watcher)\" = 200 ] &&
-     jq -e --argjson d '$disagree' '.policies | length == 1 and .[0].policy == \"lua:last-node\" and
-            .[0].profile == \"default-scheduler\" and .[0].decisions == 16 and .[0].disagree == \$d and .[0].errors == 0' '$dir/body' >/dev/null"
+     jq -e --argjson d '$disagree' '.policies | length == 2 and .[0].policy == \"lua:last-node\" and
+            .[0].profile == \"default-scheduler\" and .[0].decisions == 16 and .[0].disagree == \$d and .[0].errors == 0 and
+            .[1].policy == \"lua:broken\" and .[1].decisions == 0 and .[1].errors == 1 and .[1].skipped == 15' '$dir/body' >/dev/null"
 cp "$dir/body" "$dir/shadow.json"
 check_eval "each disagreement lists the pod, the node it was bound to, and the higher-scoring node the shadow chose" \
     "jq -r '.policies[0].disagreements[] | select(.shadow.total > .live.total and .shadow.node != .live.node and

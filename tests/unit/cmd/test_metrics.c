@@ -134,12 +134,15 @@ static void test_shadow_decisions(void **state) {
     char *t = render(m);
     assert_null(strstr(t, "moonsched_shadow_decisions_total"));   /* no shadow policy: no family */
     free(t);
-    ms_metrics_shadow sh[1] = {{.profile = "default-scheduler", .policy = "lua:next", .agree = 7, .disagree = 3}};
+    ms_metrics_shadow sh[1] = {
+        {.profile = "default-scheduler", .policy = "lua:next", .agree = 7, .disagree = 3, .skipped = 5}};
     ms_metrics_set_shadows(m, sh, 1);
     t = render(m);
     assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"true\"}") == 7);
     assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"false\"}") == 3);
     assert_non_null(strstr(t, "# TYPE moonsched_shadow_decisions_total counter\n"));
+    /* cycles sat out while disabled: their own family, not decisions */
+    assert_true(tu_series(t, "moonsched_shadow_skipped_total{policy=\"lua:next\",profile=\"default-scheduler\"}") == 5);
     free(t);
     ms_metrics_free(m);
 }

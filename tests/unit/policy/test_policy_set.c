@@ -17,6 +17,7 @@
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/shadow.h"
 
 typedef struct env {
     fx_env fx;
@@ -33,12 +34,14 @@ typedef struct env {
     double latency[16];
     uint32_t nevents;
     int nlogs;
+    int nrefused;                  /* log lines about a refused sched.permit */
     bool tolerate;                 /* tolerate_load_failures, as `run` */
 } env;
 
 static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
-    (void)level, (void)policy, (void)msg;
+    (void)level, (void)policy;
     ((env *)ctx)->nlogs++;
+    if (strstr(msg, "sched.permit.allow/deny refused")) ((env *)ctx)->nrefused++;
 }
 
 static void on_event(void *ctx, const ms_policy_event *ev) {
@@ -231,24 +234,38 @@ static const char *only_node(char digit, const char *extra) {
     return buf;
 }
 
-static const char *const MULTIPOINT =
-    "apiVersion: kubescheduler.config.k8s.io/v1\n"
-    "kind: KubeSchedulerConfiguration\n"
-    "profiles:\n"
-    "- schedulerName: default-scheduler\n"
-    "  plugins:\n"
-    "    multiPoint:\n"
-    "      enabled: [{name: 'lua:only', weight: 3}]\n"
-    "  pluginConfig:\n"
-    "  - name: 'lua:only'\n"
-    "    args: {file: '%s/only.lua', budgetMs: 20, args: {x: 1}}\n";
+/* One profile that enables `enabled` (a YAML flow list) with the
+ * pluginConfig entries `plugin_config` (%s: the temporary directory). */
+static void one_profile(env *e, const char *enabled, const char *plugin_config) {
+    char fmt[2048];
+    snprintf(fmt, sizeof fmt,
+             "apiVersion: kubescheduler.config.k8s.io/v1\n"
+             "kind: KubeSchedulerConfiguration\n"
+             "profiles:\n"
+             "- schedulerName: default-scheduler\n"
+             "  plugins:\n"
+             "    multiPoint:\n"
+             "      enabled: [%s]\n"
+             "  pluginConfig:\n"
+             "%s",
+             enabled, plugin_config);
+    ms_error err = {0};
+    if (load_config(e, fmt, &err) != MS_OK) fail_msg("%s", err.msg);
+}
+
+/* lua:only from only.lua at every point, weight 3. */
+static void load_multipoint(env *e) {
+    one_profile(e, "{name: 'lua:only', weight: 3}",
+                "  - name: 'lua:only'\n"
+                "    args: {file: '%s/only.lua', budgetMs: 20, args: {x: 1}}\n");
+}
 
 static void test_config_policy_and_reload(void **state) {
     (void)state;
     env *e = env_new();
     write_file(file(e, "only.lua"), only_node('1', NULL));
     ms_error err = {0};
-    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    load_multipoint(e);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(ms_policy_set_count(e->ps), 1);
     ms_policy_info info;
@@ -412,7 +429,7 @@ static void test_load_errors_name_the_plugin(void **state) {
     env *e = env_new();
     write_file(file(e, "only.lua"), "return {name = 'only', filter = function() end} -- ok\nerror('init fails')");
     ms_error err = {0};
-    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    load_multipoint(e);
     assert_int_equal(start(e, NULL, false, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "profile \"default-scheduler\": plugin \"lua:only\": "));
     env_free(e);
@@ -426,7 +443,7 @@ static void test_unloaded_policy_fails_closed_until_fixed(void **state) {
     e->tolerate = true;
     write_file(file(e, "only.lua"), "local p = {name = 'only'} return p +");
     ms_error err = {0};
-    assert_int_equal(load_config(e, MULTIPOINT, &err), MS_OK);
+    load_multipoint(e);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(ms_policy_set_count(e->ps), 1);
     assert_int_equal(e->nevents, 1);
@@ -583,6 +600,121 @@ static void test_permit_releases_waiting_pods(void **state) {
     env_free(e);
 }
 
+/* One file, live and in shadow (args tell them apart): the live instance
+ * makes every pod wait; the shadow one, at Filter, tries to release and
+ * to reject the pods it saw before. A shadow changes nothing live: its
+ * calls are refused (false, logged once) and every pod keeps waiting,
+ * although the same file runs live and sched.permit works there. */
+static void test_shadow_cannot_release_waiting_pods(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "hold.lua"),
+               "local p = {name = 'hold'}\n"
+               "local release, seen = false, {}\n"
+               "function p.init(args) release = args.release == true end\n"
+               "function p.filter(pod, node)\n"
+               "  if not release then return true end\n"
+               "  for uid in pairs(seen) do\n"
+               "    if uid ~= pod.uid and (sched.permit.allow(uid) or sched.permit.deny(uid, 'x')) then\n"
+               "      error('a shadow released ' .. uid)\n"
+               "    end\n"
+               "  end\n"
+               "  seen[pod.uid] = true\n"
+               "  return true\n"
+               "end\n"
+               "function p.permit(pod) return 'wait', 60 end\n"
+               "return p\n");
+    ms_error err = {0};
+    one_profile(e,
+                "{name: 'lua:hold'}, {name: 'lua:hold-next'}",
+                "  - name: lua:hold\n"
+                "    args: {file: %s/hold.lua}\n"
+                "  - name: lua:hold-next\n"
+                "    args: {file: %s/hold.lua, mode: shadow, args: {release: true}}\n");
+    if (start(e, NULL, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "4");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    pod(e, "c", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 3);
+    assert_int_equal(e->nbound, 0);
+    assert_int_equal(e->nrefused, 1);
+    const ms_shadow *sh = ms_scheduler_shadow_at(e->s, 0);
+    assert_int_equal(sh->errors, 0);
+    assert_int_equal(sh->agree, 3);
+    /* a still waits, to be released from outside. */
+    assert_true(ms_scheduler_permit_allow(e->s, "u-a", 0));
+    assert_int_equal(ms_scheduler_waiting_count(e->s), 2);
+    env_free(e);
+}
+
+/* A shadow policy that fails, with maxConsecutiveFailures: 1, is
+ * disabled after its first call; the cycles after that are skipped, not
+ * counted as agreements (a disabled policy answers neutrally, so it would
+ * agree with everything). Fixed by a reload, it decides again. */
+static void test_disabled_shadow_decides_nothing(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "broken.lua"),
+               "local p = {name = 'broken'}\n"
+               "function p.score(pod, node) error('broken') end\n"
+               "return p\n");
+    ms_error err = {0};
+    one_profile(e, "{name: 'lua:broken'}",
+                "  - name: lua:broken\n"
+                "    args: {file: %s/broken.lua, mode: shadow, maxConsecutiveFailures: 1}\n");
+    if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "8");
+    node(e, "n2", "8");
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        pod(e, name, NULL, "1", 0, NULL, NULL);
+    }
+    run_all(e);
+    assert_int_equal(e->nbound, 4);
+    const ms_shadow *sh = ms_scheduler_shadow_at(e->s, 0);
+    assert_int_equal(sh->errors, 1);
+    assert_int_equal(sh->agree + sh->disagree, 0);
+    assert_int_equal(sh->skipped, 3);
+    cJSON *j = ms_scheduler_shadow_json(e->s);
+    char *text = cJSON_PrintUnformatted(j);
+    assert_non_null(strstr(text, "\"decisions\":0,\"agree\":0,\"disagree\":0,\"errors\":1,\"skipped\":3"));
+    free(text);
+    cJSON_Delete(j);
+    fix(e, "broken.lua", "local p = {name = 'broken'}\nfunction p.score(pod, node) return 0 end\nreturn p\n");
+    pod(e, "q", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(sh->agree, 1);
+    assert_int_equal(sh->skipped, 3);
+    env_free(e);
+}
+
+/* A shadow policy whose file does not load (tolerated, as `run` does)
+ * has no version to decide with: every cycle is skipped, none agrees. */
+static void test_unloaded_shadow_decides_nothing(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->tolerate = true;
+    write_file(file(e, "broken.lua"), "return {name = 'broken'");
+    one_profile(e, "{name: 'lua:broken'}",
+                "  - name: lua:broken\n"
+                "    args: {file: %s/broken.lua, mode: shadow, onLoadError: skip}\n");
+    ms_error err = {0};
+    if (start(e, NULL, false, &err) != MS_OK) fail_msg("%s", err.msg);
+    node(e, "n1", "8");
+    node(e, "n2", "8");
+    pod(e, "a", NULL, "1", 0, NULL, NULL);
+    pod(e, "b", NULL, "1", 0, NULL, NULL);
+    run_all(e);
+    assert_int_equal(e->nbound, 2);
+    const ms_shadow *sh = ms_scheduler_shadow_at(e->s, 0);
+    assert_int_equal(sh->agree + sh->disagree + sh->errors, 0);
+    assert_int_equal(sh->skipped, 2);
+    env_free(e);
+}
+
 /* DefaultPreemption asks the policy which pods to evict. */
 static void test_preemption_through_the_set(void **state) {
     (void)state;
@@ -621,6 +753,9 @@ int main(void) {
         cmocka_unit_test(test_unloaded_policy_fail_open),
         cmocka_unit_test(test_unloaded_cli_policy),
         cmocka_unit_test(test_permit_releases_waiting_pods),
+        cmocka_unit_test(test_shadow_cannot_release_waiting_pods),
+        cmocka_unit_test(test_disabled_shadow_decides_nothing),
+        cmocka_unit_test(test_unloaded_shadow_decides_nothing),
         cmocka_unit_test(test_preemption_through_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
