@@ -68,7 +68,7 @@ describe("C functions under the CPU budget", function()
             local took = h.now() - t0
             assert.are.equal(h.UNSCHEDULABLE, r[1].code)
             assert.truthy(r[1].reason:find("CPU budget", 1, true), r[1].reason)
-            assert.truthy(took < 1, "took " .. took)
+            assert.truthy(took < 10, "took " .. took)
             local st = w:stats(p)
             assert.are.equal(1, tonumber(st.failures))
             assert.are.equal(1, tonumber(st.budget_kills))

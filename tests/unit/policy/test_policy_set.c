@@ -284,7 +284,7 @@ static void test_config_policy_and_reload(void **state) {
     write_file(file(e, "only.lua"), only_node('2', NULL));
     assert_int_equal(wait_reload(e), 1);
     assert_int_equal(e->kinds[0], MS_POLICY_RELOADED);
-    assert_true(e->latency[0] >= 0 && e->latency[0] < 1.0);
+    assert_true(e->latency[0] >= 0 && e->latency[0] < 30.0);
     assert_non_null(strstr(e->messages[0], "default-scheduler lua:only: reloaded from "));
     pod(e, "b", NULL, "1", 0, NULL, NULL);
     run_all(e);
