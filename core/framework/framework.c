@@ -311,6 +311,9 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
     const uint64_t skip = c->skip_filter;
     const uint8_t *order = fw->order[MS_EP_FILTER];
     const uint32_t n = fw->norder[MS_EP_FILTER];
+    /* Preemption's dry runs call this for every victim tried: a cycle
+     * that is not sampled for metrics runs the plain loop. */
+    const bool sample = c->sample;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t i = order[k];
         if (skip >> i & 1) continue;
@@ -320,9 +323,14 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
         if (!filter) continue;
         c->current = i;
         st->nreasons = 0;
-        double t0 = plugin_start(c);
-        ms_code code = filter(p->self, c, ni, st);
-        plugin_done(c, MS_EP_FILTER, i, code, t0);
+        ms_code code;
+        if (sample) {
+            double t0 = plugin_start(c);
+            code = filter(p->self, c, ni, st);
+            plugin_done(c, MS_EP_FILTER, i, code, t0);
+        } else {
+            code = filter(p->self, c, ni, st);
+        }
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
     ms_status_ok(st);

@@ -317,16 +317,17 @@ static ms_code filter_nominated_node(const ms_framework *fw, ms_cycle *c, ms_nod
  * several times dearer than the others. */
 #define FILTER_TIMED_NODES 32u
 
-/* The Filter of one node when the plan alone will not do: the node's
- * nominated pods (queue non-NULL) taken into account, and with `timed`
- * each plugin call timed (the runner that times them). */
+/* The Filter of the pass's node number `k` when the plan alone will not
+ * do: the node's nominated pods (queue non-NULL) taken into account, and
+ * while the cycle is sampled (c->sample, up to FILTER_TIMED_NODES) each
+ * plugin call timed (the runner that times them). */
 static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_filter_plan *plan,
-                                const ms_queue *queue, ms_node_info *ni, ms_status *st, bool timed) {
-    c->sample = timed;
+                                const ms_queue *queue, ms_node_info *ni, ms_status *st, uint32_t k) {
+    if (k == FILTER_TIMED_NODES) c->sample = false;
     uint32_t nn = 0;
     ms_pod *const *nominees = queue ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
     if (nn) return ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, st);
-    return timed ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
+    return c->sample ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
 }
 
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
@@ -382,9 +383,9 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        code = processed < slow_until ? filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i],
-                                                         sampled && processed < FILTER_TIMED_NODES)
-                                      : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        code = processed < slow_until
+                   ? filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed)
+                   : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
