@@ -90,11 +90,11 @@ kube_start_etcd() {
     return 1
 }
 
-# kube-apiserver on a free port, against the etcd of DIR; writes
-# DIR/apiserver.pid and DIR/apiserver.port.
-kube_launch_apiserver() {
-    local d=$1 bin=$2 etcd_port=$3 api_port
-    api_port=$(kube_free_port)
+# kube-apiserver on a free port (or PORT: a restart where it was), against
+# the etcd of DIR; writes DIR/apiserver.pid and DIR/apiserver.port.
+kube_launch_apiserver() {   # dir bin etcd_port [port]
+    local d=$1 bin=$2 etcd_port=$3 api_port=${4:-}
+    [ -n "$api_port" ] || api_port=$(kube_free_port)
     "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
         --bind-address=127.0.0.1 --secure-port="$api_port" --advertise-address=127.0.0.1 \
         --insecure-port=0 --tls-cert-file="$d/server.crt" --tls-private-key-file="$d/server.key" \
