@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The API side of the soak (tests/e2e/soak.sh) against a real kube-apiserver.
 
-  soak.py URL CA TOKEN churn DIR SECONDS   churn until SECONDS have passed
+  soak.py URL CA TOKEN churn DIR SECONDS [NODE_EVERY POLICY_EVERY]
+                                           churn until SECONDS have passed
                                            (or DIR/stop exists)
   soak.py URL CA TOKEN policy DIR N        write version N of DIR/soak.lua
   soak.py URL CA TOKEN count               "bound pending nodes"
@@ -12,9 +13,10 @@
 The churn plays users, a cluster operator, a kubelet-less node lifecycle and
 a policy author at once, one step a second on one keep-alive connection:
 pods created (some tolerating a taint, some with a nodeSelector) and
-deleted, bound or pending; every 10 s a node action in turn: a node added,
-cordoned, uncordoned, tainted, untainted, removed (its pods deleted after
-it, as the pod garbage collector does); every 30 s the policy file
+deleted, bound or pending; every NODE_EVERY s (10) a node action in turn: a
+node added, cordoned, uncordoned, tainted, untainted, removed (its pods
+deleted after it, as the pod garbage collector does); every POLICY_EVERY s
+(30) the policy file
 DIR/soak.lua replaced (a rename, as a ConfigMap update) by a new good
 version or, in turn, a broken one. Pods left on a node that no longer
 exists are deleted on every step. An API server that does not answer (it
@@ -107,8 +109,9 @@ def write_policy(d, n):
 
 
 class Churn:
-    def __init__(self, d):
+    def __init__(self, d, node_every, policy_every):
         self.d = d
+        self.node_every, self.policy_every = node_every, policy_every
         self.api = Api()
         self.rng = random.Random(1)
         self.seq = 0
@@ -190,18 +193,18 @@ class Churn:
                 self.extra.insert(0, name)
 
     def step(self, k):
+        if k % self.policy_every == self.policy_every // 2:
+            n = self.stats["policy_good"] + self.stats["policy_broken"] + 1
+            write_policy(self.d, n)
+            self.stats["policy_good" if n % 2 == 0 else "policy_broken"] += 1
         nodes = self.api.items("/api/v1/nodes")
         pods = self.api.items("/api/v1/namespaces/default/pods") if nodes is not None else None
         if nodes is None or pods is None:
             self.stats["api_failures"] += 1
             return
         self.pods_step(pods, {n["metadata"]["name"] for n in nodes})
-        if k % 10 == 0:
-            self.node_step(k // 10, nodes)
-        if k % 30 == 15:
-            n = self.stats["policy_good"] + self.stats["policy_broken"] + 1
-            write_policy(self.d, n)
-            self.stats["policy_good" if n % 2 == 0 else "policy_broken"] += 1
+        if k % self.node_every == 0:
+            self.node_step(k // self.node_every, nodes)
 
     def save(self):
         tmp = os.path.join(self.d, "churn.json.tmp")
@@ -210,8 +213,8 @@ class Churn:
         os.rename(tmp, os.path.join(self.d, "churn.json"))
 
 
-def churn(d, seconds):
-    c = Churn(d)
+def churn(d, seconds, node_every, policy_every):
+    c = Churn(d, node_every, policy_every)
     c.setup()
     end = time.monotonic() + seconds
     k = 0
@@ -310,7 +313,7 @@ def count(nodes, pods):
 
 
 if what == "churn":
-    churn(sys.argv[5], float(sys.argv[6]))
+    churn(sys.argv[5], float(sys.argv[6]), *(int(a) for a in sys.argv[7:9]))
 elif what == "policy":
     write_policy(sys.argv[5], int(sys.argv[6]))
 elif what in ("check", "count"):

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The soak (`make soak`, docs/reliability.md): `moonsched run` for
-# SOAK_MINUTES (default 30) against a real kube-apiserver v1.20.2 + etcd on
-# loopback under continuous churn (tests/e2e/soak.py: pods created and
-# deleted, nodes added, removed, cordoned and tainted, the policy file
-# replaced by good and broken versions in turn), the API server SIGKILLed
+# SOAK_MINUTES (default 30; or SOAK_SECONDS) against a real kube-apiserver
+# v1.20.2 + etcd on loopback under continuous churn (tests/e2e/soak.py:
+# pods created and deleted, a node added, removed, cordoned or tainted every
+# SOAK_NODE_EVERY s (10), the policy file replaced by a good or a broken
+# version in turn every SOAK_POLICY_EVERY s (30)), the API server SIGKILLed
 # and started again on the same etcd and port half-way through.
 #
 # Every SOAK_INTERVAL seconds (default 60) one line: the scheduler's RSS,
@@ -59,13 +60,13 @@ restart_apiserver() {
 }
 
 api policy "$dir" 0
-seconds=$((SOAK_MINUTES * 60))
-api churn "$dir" "$seconds" >"$dir/churn.log" 2>&1 &
+seconds=${SOAK_SECONDS:-$((SOAK_MINUTES * 60))}
+api churn "$dir" "$seconds" "${SOAK_NODE_EVERY:-10}" "${SOAK_POLICY_EVERY:-30}" >"$dir/churn.log" 2>&1 &
 churn_pid=$!
 "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --secure-port=0 --leader-elect=false \
     --metrics-bind-address "127.0.0.1:$mport" --policy "$dir/soak.lua" >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
-echo "# SOAK_MINUTES=$SOAK_MINUTES SOAK_INTERVAL=$SOAK_INTERVAL moonsched pid $ms_pid, log $dir/ms.log"
+echo "# $seconds s, SOAK_INTERVAL=$SOAK_INTERVAL moonsched pid $ms_pid, log $dir/ms.log"
 echo "# sample  elapsed_s  rss_kib  fds  threads  bound  pending  nodes  reloads_ok  reloads_refused"
 
 start=$SECONDS
