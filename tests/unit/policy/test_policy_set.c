@@ -725,15 +725,6 @@ static void storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
     storm_pod(e, (*pods)++, *good);
 }
 
-static long rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    assert_non_null(f);
-    assert_int_equal(fscanf(f, "%ld %ld", &pages, &resident), 2);
-    fclose(f);
-    return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 /* The storm (docs/reliability.md): MS_STORM_RELOADS (default 10000, 2000
  * under ASan) reloads through the watcher, good and broken versions in
  * turn, while pods are scheduled: after each, the last good version runs;
@@ -764,11 +755,11 @@ static void test_reload_storm(void **state) {
     uint32_t good = 0;
     uint64_t pods = 0;
     for (uint32_t j = 0; j < warm; j++) storm_reload(e, j, &good, &pods);
-    long before = rss_kib();
+    long before = tu_rss_kib();
     double t0 = mono();
     for (uint32_t j = warm; j < warm + n; j++) storm_reload(e, j, &good, &pods);
     double took = mono() - t0;
-    long after = rss_kib();
+    long after = tu_rss_kib();
     print_message("# reload storm: %u reloads in %.1f s (%.0f/s), %llu pods scheduled, RSS %ld KiB "
                   "before, %ld KiB after (%+ld)\n",
                   n, took, n / took, (unsigned long long)pods, before, after, after - before);
