@@ -139,5 +139,9 @@ check_eval "every policy version written was swapped in ($good good) or refused 
     "wait_for 10 '[ \"\$(reloads ok)\" = $good ] && [ \"\$(reloads refused)\" = $broken ]'"
 echo "# reloads: ok $(reloads ok), refused $(reloads refused)"
 echo "# schedule attempts: $(curl -s "http://127.0.0.1:$mport/metrics" | awk '/^scheduler_schedule_attempts_total/ { printf "%s ", $0 }')"
+# What the scheduler complained about, by message (refused reloads are the
+# broken versions).
+echo "# log: $(grep -c 'level=error' "$dir/ms.log") error lines, $(grep -c 'level=warn' "$dir/ms.log") warnings:"
+grep -E 'level=(error|warn)' "$dir/ms.log" | sed -n 's/.* msg=\("[^"]*"\|[^ ]*\).*/\1/p' | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/#   /'
 check_eval "moonsched exits 0 on SIGTERM" "stop_ms TERM"
 tap_done
