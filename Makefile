@@ -29,7 +29,7 @@ LIB_CFLAGS := -fvisibility=hidden
 # Debian packages the build, the tests and the benchmarks need.
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
              libmicrohttpd-dev libgnutls28-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check \
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check python3 \
              jq openssl curl
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 DEB_IMAGE := podman buildah mmdebstrap

@@ -105,6 +105,14 @@ int ms_resources_copy(ms_resources *dst, const ms_resources *src) {
     return 0;
 }
 
+bool ms_resources_equal(const ms_resources *a, const ms_resources *b) {
+    if (memcmp(a->v, b->v, sizeof a->v) != 0 || a->nscalar != b->nscalar) return false;
+    for (uint32_t i = 0; i < a->nscalar; i++)
+        if (a->scalar[i].name != b->scalar[i].name || a->scalar[i].value != b->scalar[i].value)
+            return false;
+    return true;
+}
+
 void ms_resources_clear(ms_resources *r) {
     memset(r->v, 0, sizeof r->v);
     r->nscalar = 0;

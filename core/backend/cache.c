@@ -676,6 +676,8 @@ uint32_t ms_cache_pod_count(const ms_cache *c) {
     return (uint32_t)c->pods.len;
 }
 
+uint32_t ms_cache_assumed_count(const ms_cache *c) { return (uint32_t)c->assumed.n; }
+
 const ms_node_info *ms_cache_node_info(const ms_cache *c, ms_str name) {
     /* The cache object itself is never const: settling pending image counts
      * here keeps reports exact without making node events pay for them. */

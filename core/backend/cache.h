@@ -84,6 +84,8 @@ ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s);
 uint32_t ms_cache_node_count(const ms_cache *c);
 /* Pods in the cache, assumed ones included. */
 uint32_t ms_cache_pod_count(const ms_cache *c);
+/* Assumed pods whose binding has not been confirmed by the informer yet. */
+uint32_t ms_cache_assumed_count(const ms_cache *c);
 /* The live NodeInfo (for reporting; scheduling reads the snapshot), also
  * one whose node was removed while pods remain. These two accessors first
  * settle image counts and the node-tree order (work deferred from node

@@ -42,6 +42,17 @@ typedef struct nom_list {
     ms_pod **pods;
 } nom_list;
 
+/* Events of scheduler_queue_incoming_pods_total: the queue's own, then
+ * one per cluster event bit (event_names). */
+enum { QE_POD_ADD, QE_POD_UPDATE, QE_ATTEMPT_FAILURE, QE_BACKOFF_COMPLETE, QE_UNSCHEDULABLE_TIMEOUT, QE_CLUSTER,
+       QE_COUNT = QE_CLUSTER + 15 };
+static const char *const event_names[QE_COUNT] = {
+    "PodAdd", "PodUpdate", "ScheduleAttemptFailure", "BackoffComplete", "UnschedulableTimeout",
+    "NodeAdd", "NodeDelete", "NodeAllocatableChange", "NodeLabelChange", "NodeTaintChange",
+    "NodeConditionChange", "NodeSpecUnschedulableChange", "NodeChange", "AssignedPodAdd", "AssignedPodUpdate",
+    "AssignedPodDelete", "UnscheduledPodUpdate", "NamespaceChange", "PolicyReload", "AssumedPodForget",
+};
+
 struct ms_queue {
     ms_queue_config cfg;
     ms_heap active;
@@ -69,7 +80,20 @@ struct ms_queue {
     uint64_t *nom_bits;
     uint32_t nom_words;
     uint32_t nom_anti;             /* nominated pods with required anti-affinity */
+
+    /* scheduler_queue_incoming_pods_total: pods that entered each queue
+     * (active, backoff, unschedulable), by the event that moved them; the
+     * public calls set `event` for the moves they make. */
+    uint8_t event;
+    uint64_t incoming[3][QE_COUNT];
 };
+
+/* The event label of a cluster event: its lowest bit (ms_cluster_event). */
+static uint8_t cluster_event(ms_event_mask ev) {
+    for (uint8_t b = 0; b < QE_COUNT - QE_CLUSTER; b++)
+        if (ev >> b & 1) return (uint8_t)(QE_CLUSTER + b);
+    return QE_CLUSTER;
+}
 
 static entry *entry_of(ms_queued_pod *qp) {
     return (entry *)qp;
@@ -255,6 +279,7 @@ static void unsched_insert(ms_queue *q, entry *e, double now, bool gated, ms_eve
     e->qp.where = MS_QW_UNSCHEDULABLE;
     e->qp.gated = gated;
     e->qp.unschedulable_since = now;
+    q->incoming[2][q->event]++;
 
     /* Time order for the flush; `now` only goes forward, so this is the tail. */
     entry *after = q->unsched_tail;
@@ -321,6 +346,7 @@ static void to_active(ms_queue *q, entry *e, double now) {
     }
     e->qp.where = MS_QW_ACTIVE;
     e->qp.gated = false;
+    q->incoming[0][q->event]++;
 }
 
 static void to_backoff(ms_queue *q, entry *e, double now) {
@@ -331,6 +357,7 @@ static void to_backoff(ms_queue *q, entry *e, double now) {
     }
     e->qp.where = MS_QW_BACKOFF;
     e->qp.gated = false;
+    q->incoming[1][q->event]++;
 }
 
 /* A pod that may have become schedulable: wait out its backoff first,
@@ -412,6 +439,7 @@ ms_rc ms_queue_add(ms_queue *q, ms_pod *pod, double now) {
     e->qp.timestamp = now;
     e->qp.heap_index = -1;
     refresh_backoff(q, e);
+    q->event = QE_POD_ADD;
     to_active(q, e, now);
     if (pod->nominated_node_name != MS_STR_NONE && !e->qp.gated) ms_queue_add_nominated(q, pod, MS_STR_NONE);
     return MS_OK;
@@ -449,6 +477,7 @@ ms_rc ms_queue_update(ms_queue *q, ms_pod *new_pod, double now) {
             break;
         bool was_gated = e->qp.gated;
         unsched_remove(q, e);
+        q->event = QE_POD_UPDATE;
         requeue(q, e, now);
         if (was_gated && !e->qp.gated && new_pod->nominated_node_name != MS_STR_NONE)
             ms_queue_add_nominated(q, new_pod, MS_STR_NONE);
@@ -541,6 +570,7 @@ static bool apply_pending(entry *e) {
 void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, double now) {
     entry *e = entry_of(qp);
     if (!land(q, e, now)) return;
+    q->event = QE_ATTEMPT_FAILURE;
     if (apply_pending(e) || q->move_request_cycle >= (int64_t)cycle) requeue(q, e, now);
     else unsched_insert(q, e, now, false, 0);
 }
@@ -548,6 +578,7 @@ void ms_queue_add_unschedulable(ms_queue *q, ms_queued_pod *qp, uint64_t cycle, 
 void ms_queue_add_gated(ms_queue *q, ms_queued_pod *qp, ms_event_mask interest, double now) {
     entry *e = entry_of(qp);
     if (!land(q, e, now)) return;
+    q->event = QE_ATTEMPT_FAILURE;
     nom_delete_uid(q, e->qp.pod->meta.uid_hash);
     if (apply_pending(e)) {
         e->qp.gated = true;        /* no backoff: PreEnqueue decides at once */
@@ -560,6 +591,7 @@ void ms_queue_add_gated(ms_queue *q, ms_queued_pod *qp, ms_event_mask interest, 
 void ms_queue_add_backoff(ms_queue *q, ms_queued_pod *qp, double now) {
     entry *e = entry_of(qp);
     if (!land(q, e, now)) return;
+    q->event = QE_ATTEMPT_FAILURE;
     apply_pending(e);
     to_backoff(q, e, now);
 }
@@ -589,6 +621,7 @@ static void requeue_chain(ms_queue *q, entry *chain, double now) {
 
 void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now) {
     q->move_request_cycle = (int64_t)q->cycle;
+    q->event = cluster_event(ev);
     entry *chain = NULL, **tail = &chain;
     for (uint32_t g = 0; g < q->ngroups; g++) {
         group *gr = &q->groups[g];
@@ -603,6 +636,7 @@ void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now) {
 }
 
 void ms_queue_flush(ms_queue *q, double now) {
+    q->event = QE_BACKOFF_COMPLETE;
     for (entry *e; (e = ms_heap_peek(&q->backoff)) && !backing_off(e, now);) {
         ms_heap_pop(&q->backoff);
         e->qp.where = MS_QW_NONE;
@@ -615,6 +649,7 @@ void ms_queue_flush(ms_queue *q, double now) {
         *tail = e;
         tail = &e->gnext;
     }
+    q->event = QE_UNSCHEDULABLE_TIMEOUT;
     requeue_chain(q, chain, now);
 }
 
@@ -640,4 +675,12 @@ void ms_queue_each(ms_queue *q, void (*fn)(void *ctx, const ms_queued_pod *qp), 
     for (const entry *e = q->unsched_head; e; e = e->next) fn(ctx, &e->qp);
     for (const entry *e = q->flight_head; e; e = e->next)
         if (!e->deleted) fn(ctx, &e->qp);
+}
+
+void ms_queue_each_incoming(const ms_queue *q, void (*fn)(void *ctx, const char *queue, const char *event, uint64_t n),
+                            void *ctx) {
+    static const char *const queues[] = {"active", "backoff", "unschedulable"};
+    for (int k = 0; k < 3; k++)
+        for (int ev = 0; ev < QE_COUNT; ev++)
+            if (q->incoming[k][ev]) fn(ctx, queues[k], event_names[ev], q->incoming[k][ev]);
 }

@@ -133,6 +133,12 @@ double ms_queue_next_backoff(const ms_queue *q);
 /* Calls fn for every pod still held by the queue (for final reporting):
  * activeQ, backoffQ, unschedulable pods (longest waiting first), in flight. */
 void ms_queue_each(ms_queue *q, void (*fn)(void *ctx, const ms_queued_pod *qp), void *ctx);
+/* scheduler_queue_incoming_pods_total: fn for each (queue, event) with a
+ * count; queue is "active", "backoff" or "unschedulable" (gated pods
+ * included, as upstream counts them), event upstream's label ("PodAdd",
+ * "ScheduleAttemptFailure", "BackoffComplete", "NodeAdd", ...). */
+void ms_queue_each_incoming(const ms_queue *q, void (*fn)(void *ctx, const char *queue, const char *event, uint64_t n),
+                            void *ctx);
 
 /* Nominator: pods nominated to a node (status.nominatedNodeName, or set by
  * preemption). The list for a node is ordered by priority, highest first

@@ -26,6 +26,15 @@ typedef enum ms_object_kind {
     MS_KIND_OTHER,        /* a generic informer's objects: see `unref` */
     MS_KIND_NAMESPACE,    /* ms_namespace */
     MS_KIND_PDB,          /* ms_pdb */
+    /* Storage objects (ms_storage_object, api/storage.h), one kind per
+     * informer, in the order of ms_storage_kind: MS_KIND_PV + kind. */
+    MS_KIND_PV,
+    MS_KIND_PVC,
+    MS_KIND_STORAGE_CLASS,
+    MS_KIND_CSI_NODE,
+    MS_KIND_CSI_DRIVER,
+    MS_KIND_CSI_CAPACITY,
+    MS_KIND_COUNT,
 } ms_object_kind;
 
 typedef struct ms_delta {
@@ -40,6 +49,7 @@ typedef struct ms_delta {
         ms_node *node;             /* MS_KIND_NODE */
         struct ms_namespace *ns;   /* MS_KIND_NAMESPACE */
         struct ms_pdb *pdb;        /* MS_KIND_PDB */
+        struct ms_storage_object *storage;   /* MS_KIND_PV ... MS_KIND_CSI_CAPACITY */
     };
     /* Drops the delta's reference to obj (ms_pod_unref, ms_node_unref...). */
     void (*unref)(void *obj);
@@ -52,7 +62,9 @@ static inline void ms_delta_release(ms_delta *d) {
 }
 
 const char *ms_delta_type_name(ms_delta_type t);    /* "add", "update", ... */
-const char *ms_object_kind_name(ms_object_kind k);  /* "Pod", "Node", "Object", "Namespace", "PodDisruptionBudget" */
+/* "Pod", "Node", "Object", "Namespace", "PodDisruptionBudget",
+ * "PersistentVolume", ... */
+const char *ms_object_kind_name(ms_object_kind k);
 
 typedef struct ms_delta_queue ms_delta_queue;
 

@@ -105,11 +105,10 @@ static char *events_path(bool core, const char *ns) {
     return ms_buf_take(&b);
 }
 
-ms_rc ms_event_recorder_build(ms_event_recorder *r, const ms_event *ev, double wall, ms_event_post *out) {
-    memset(out, 0, sizeof *out);
-    char name[300], micro[MS_RFC3339_MAX], secs[MS_RFC3339_MAX];
-    snprintf(name, sizeof name, "%s.%llx%04llx", ev->regarding->name, (unsigned long long)(wall * 1e6),
-             (unsigned long long)(r->seq++ & 0xffff));
+/* The whole Event named `name` into out: events.k8s.io/v1 with the
+ * core/v1 fallback, or core/v1 alone. */
+static ms_rc build_named(ms_event_recorder *r, const ms_event *ev, const char *name, double wall, ms_event_post *out) {
+    char micro[MS_RFC3339_MAX], secs[MS_RFC3339_MAX];
     ms_time_rfc3339(wall, 6, micro, sizeof micro);
     ms_time_rfc3339(wall, 0, secs, sizeof secs);
     const char *ns = ev->regarding->ns;
@@ -131,20 +130,69 @@ oom:
     return MS_ENOMEM;
 }
 
+ms_rc ms_event_recorder_build(ms_event_recorder *r, const ms_event *ev, double wall, ms_event_post *out) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s.%llx%04llx", ev->regarding->name, (unsigned long long)(wall * 1e6),
+             (unsigned long long)(r->seq++ & 0xffff));
+    return build_named(r, ev, out->name, wall, out);
+}
+
+ms_rc ms_event_recorder_build_series(ms_event_recorder *r, const ms_event *ev, const char *name, double wall,
+                                     ms_event_post *out) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    bool core = r->core_only || atomic_load_explicit(&r->v1_missing, memory_order_relaxed);
+    uint32_t count = ev->count > 1 ? ev->count : 2;
+    char when[MS_RFC3339_MAX];
+    ms_time_rfc3339(wall, core ? 0 : 6, when, sizeof when);
+    ms_buf path = {0}, body = {0};
+    ms_buf_printf(&path, "%s/namespaces/%s/events/%s", core ? "/api/v1" : "/apis/events.k8s.io/v1",
+                  ev->regarding->ns, name);
+    if (core) ms_buf_printf(&body, "{\"count\":%u,\"lastTimestamp\":\"%s\"}", count, when);
+    else ms_buf_printf(&body, "{\"series\":{\"count\":%u,\"lastObservedTime\":\"%s\"}}", count, when);
+    /* The fallback: the whole Event again, its series said (count > 1). */
+    ms_event again = *ev;
+    again.count = count;
+    ms_event_post whole = {0};
+    ms_rc rc = build_named(r, &again, name, wall, &whole);
+    if (rc != MS_OK || path.failed || body.failed) {
+        ms_buf_free(&path);
+        ms_buf_free(&body);
+        return MS_ENOMEM;
+    }
+    out->path = ms_buf_take(&path);
+    out->body = ms_buf_take(&body);
+    out->method = "PATCH";
+    out->series = true;
+    out->fallback_path = whole.path;
+    out->fallback_body = whole.body;
+    /* a v1 build's own core/v1 fallback is not needed: the series began
+     * on this server, in this form */
+    free(whole.fallback_path);
+    free(whole.fallback_body);
+    return MS_OK;
+}
+
 static void answered(const ms_event_send_options *o, ms_rc rc, const ms_kube_response *resp) {
     if (o && o->answered) o->answered(o->ctx, rc == MS_OK ? resp->status : 0);
 }
 
 ms_rc ms_event_recorder_send(ms_event_recorder *r, ms_kube_client *c, const ms_event_post *p,
                              const ms_event_send_options *o, ms_kube_response *resp, ms_error *err) {
-    ms_kube_request rq = {.method = "POST", .path = p->path, .body = p->body, .body_len = strlen(p->body),
-                          .timeout = o ? o->timeout : 0, .cancel = o ? o->cancel : NULL};
+    bool patch = p->method && strcmp(p->method, "PATCH") == 0;
+    ms_kube_request rq = {.method = p->method ? p->method : "POST", .path = p->path, .body = p->body,
+                          .body_len = strlen(p->body), .timeout = o ? o->timeout : 0,
+                          .cancel = o ? o->cancel : NULL,
+                          .content_type = patch ? "application/strategic-merge-patch+json" : NULL};
     ms_rc rc = ms_kube_do(c, &rq, resp, err);
     answered(o, rc, resp);
     if (rc != MS_OK || resp->status != 404 || !p->fallback_path) return rc;
-    /* No events.k8s.io/v1 on this server (before 1.19): core/v1 from now on. */
-    atomic_store_explicit(&r->v1_missing, true, memory_order_relaxed);
+    /* A series whose Event is gone is posted anew; any other 404 means no
+     * events.k8s.io/v1 on this server (before 1.19): core/v1 from now on. */
+    if (!p->series) atomic_store_explicit(&r->v1_missing, true, memory_order_relaxed);
     ms_kube_response_free(resp);
+    rq.method = "POST";
+    rq.content_type = NULL;
     rq.path = p->fallback_path;
     rq.body = p->fallback_body;
     rq.body_len = strlen(p->fallback_body);

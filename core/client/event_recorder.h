@@ -4,6 +4,11 @@
  * (involvedObject, message, source.component, first/lastTimestamp, count)
  * ready for a server that has no events.k8s.io/v1.
  *
+ * A repeat of an Event already posted updates it, as client-go's
+ * events.k8s.io recorder does for an event series: a PATCH of its
+ * series.count and series.lastObservedTime (core/v1: count and
+ * lastTimestamp) instead of a new Event (ms_event_recorder_build_series).
+ *
  * Building and posting are apart: `run` builds on the scheduler thread,
  * where the interned strings resolve, and posts from its poster thread;
  * leader election does both on its own thread. */
@@ -35,10 +40,17 @@ typedef struct ms_event {
 } ms_event;
 
 /* The requests that post one Event: path and body first, then, when that
- * answers 404, the fallback (NULL: none). malloc'd. */
+ * answers 404, the fallback (NULL: none). malloc'd. method NULL is POST;
+ * a PATCH is a strategic merge patch. series: the first request updates
+ * an Event posted before, and its fallback posts it anew (it expired, or
+ * never got through); otherwise the fallback is the core/v1 form for a
+ * server without events.k8s.io/v1. name: the Event's metadata.name. */
 typedef struct ms_event_post {
     char *path, *body;
     char *fallback_path, *fallback_body;
+    const char *method;
+    bool series;
+    char name[320];
 } ms_event_post;
 
 void ms_event_post_free(ms_event_post *p);
@@ -62,6 +74,16 @@ void ms_event_recorder_free(ms_event_recorder *r);
  * One building thread at a time. MS_ENOMEM leaves out empty. */
 ms_rc ms_event_recorder_build(ms_event_recorder *r, const ms_event *ev, double wall, ms_event_post *out);
 
+/* The requests that record one more occurrence of an Event posted as
+ * `name` (out->name of its first build): ev->count occurrences in all (at
+ * least 2), the last at `wall`. events.k8s.io/v1: PATCH
+ * {"series":{"count","lastObservedTime"}}; core/v1 (the recorder's
+ * choice, as for build): PATCH {"count","lastTimestamp"}. The fallback,
+ * for a 404, posts the whole Event under the same name with the series.
+ * MS_ENOMEM leaves out empty. */
+ms_rc ms_event_recorder_build_series(ms_event_recorder *r, const ms_event *ev, const char *name, double wall,
+                                     ms_event_post *out);
+
 /* How ms_event_recorder_send sends. */
 typedef struct ms_event_send_options {
     double timeout;                /* per request, seconds; 0: the client's */
@@ -73,7 +95,8 @@ typedef struct ms_event_send_options {
 } ms_event_send_options;
 
 /* Posts p on c (any thread): a 404 to the first request sends the
- * fallback, and from then on this recorder builds core/v1 only. rc and
+ * fallback, and (unless p is a series update) from then on this recorder
+ * builds core/v1 only. rc and
  * resp as ms_kube_do's, for the last request sent (free resp in every
  * case). */
 ms_rc ms_event_recorder_send(ms_event_recorder *r, ms_kube_client *c, const ms_event_post *p,

@@ -473,11 +473,16 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
                "next", ms_informer_path(inf), NULL);
         *switched = true;
         again = true;
-    } else if (resp->status == 403 && inf->res->optional && !atomic_load(&inf->synced)) {
-        log_http(inf, "list forbidden; going on without this resource and retrying", resp);
+    } else if ((resp->status == 403 || resp->status == 404) && inf->res->optional && !atomic_load(&inf->synced)) {
+        log_http(inf, resp->status == 403 ? "list forbidden; going on without this resource and retrying"
+                                          : "resource not served; going on without it and retrying",
+                 resp);
         emit(inf, MS_DELTA_SYNCED, NULL, false, false);
         flush(inf);
         atomic_store(&inf->synced, true);
+    } else if (resp->status == 404 && inf->res->optional) {
+        /* still not served: said once, above */
+        ms_log(inf->log, MS_LOG_DEBUG, "resource not served", "resource", ms_informer_path(inf), NULL);
     } else {
         log_http(inf, "list failed", resp);
     }
@@ -600,10 +605,15 @@ static int on_event(void *ctx, char *line, size_t len) {
     ms_informer *inf = ctx;
     cJSON *ev = NULL;
     ms_error err = {0};
+    /* A line that is not an event (a stream cut or mangled on its way) may
+     * have been any event: skipping it would lose that change for good.
+     * As client-go's watcher, end the watch and watch again from the last
+     * event read whole, so that the server sends the rest again. */
     if (ms_json_parse(line, len, &ev, &err) != MS_OK) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; skipped", "resource", ms_informer_path(inf), "error", err.msg,
-               NULL);
-        return 0;
+        ms_log(inf->log, MS_LOG_WARN, "watch event is not JSON; watching again from the last one read",
+               "resource", ms_informer_path(inf), "resourceVersion", inf->rv ? inf->rv : "", "error", err.msg, NULL);
+        inf->watch_error = true;
+        return 1;
     }
     inf->watch_events++;
     STAT_ADD(inf, events, 1);
@@ -623,8 +633,10 @@ static int on_event(void *ctx, char *line, size_t len) {
         }
         stop = 1;
     } else if (!cJSON_IsObject(obj)) {
-        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; skipped", "resource", ms_informer_path(inf), "type", t,
-               NULL);
+        ms_log(inf->log, MS_LOG_WARN, "watch event without an object; watching again from the last one read", "resource",
+               ms_informer_path(inf), "type", t, NULL);
+        inf->watch_error = true;
+        stop = 1;
     } else {
         meta m;
         bool ok = read_meta(obj, &m);
@@ -722,6 +734,7 @@ static bool backoff(ms_informer *inf) {
 static void *informer_main(void *arg) {
     ms_informer *inf = arg;
     bool need_list = true;
+    bool gone_again = false;       /* the last watch met 410 too */
     while (!ms_kube_cancel_fired(inf->cancel) && !inf->closed) {
         if (need_list) {
             list_result l = list_all(inf);
@@ -736,11 +749,22 @@ static void *informer_main(void *arg) {
         watch_result w = watch_once(inf);
         double lasted = ms_clock_monotonic() - t0;
         if (w == W_STOP) break;
+        /* A watch that delivered events for a while was healthy: what
+         * fails after it is a new spell, backed off from the initial delay,
+         * not from where failures minutes apart left it (else one broken
+         * stream after a bad spell stalls the informer for 30 s). */
+        if (inf->watch_events > 0 && lasted >= 1.0) inf->backoff = 0;
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);
             need_list = true;
+            /* 410 again on the watch that follows a relist: a server that
+             * answers 410 to every watch would be listed in a tight loop
+             * (dozens of LISTs a second); the first relist is at once. */
+            if (gone_again && !backoff(inf)) break;
+            gone_again = true;
             continue;
         }
+        gone_again = false;
         /* A watch the server ends at once without a word is a failure
          * in disguise: without a backoff it would spin. */
         if (w == W_FAIL || (lasted < 1.0 && inf->watch_events == 0)) {

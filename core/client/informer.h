@@ -5,10 +5,14 @@
  *   WATCH from the list's resourceVersion (allowWatchBookmarks, a jittered
  *   timeoutSeconds) -> ADDED/MODIFIED/DELETED as deltas, BOOKMARK moves the
  *   resourceVersion; when the server ends the watch, watch again from the
- *   last resourceVersion; on failure, again after a jittered backoff
- *   (0.8 s doubling to 30 s, reset after a healthy period);
+ *   last resourceVersion; on failure (a line that is not an event
+ *   included: the watch resumes after the last event read whole), again
+ *   after a jittered backoff (0.8 s doubling to 30 s, reset after a
+ *   healthy period or a watch that delivered events for a second);
  *   410 Gone (HTTP status, or an ERROR event with code 410): relist and
- *   emit the deltas that turn the consumer's view into the new list.
+ *   emit the deltas that turn the consumer's view into the new list (at
+ *   once; after the backoff when the watch that follows a relist meets
+ *   410 again).
  *
  * JSON is decoded on the informer thread; the consumer receives decoded,
  * reference-counted objects through an ms_delta_queue. An object that does
@@ -36,10 +40,12 @@ typedef struct ms_informer_resource {
      * decided then and kept for the informer's life. NULL: none. */
     const char *fallback_path;
     const char *field_selector;    /* NULL: none */
-    /* A 403 on the first LIST counts as synced with no objects (logged as
-     * a warning naming the resource); the LIST is retried on the backoff,
-     * so the objects arrive once access is granted. For what scheduling can
-     * do without, where waiting for a grant would stop it altogether. */
+    /* A 403 on the first LIST, or a 404 (the resource not served, in
+     * any of its versions), counts as synced with no objects (logged as a
+     * warning naming the resource); the LIST is retried on the backoff, so
+     * the objects arrive once access is granted or the resource served.
+     * For what scheduling can do without, where waiting for a grant would
+     * stop it altogether. */
     bool optional;
     /* Decodes one object; *out gets a reference the informer owns. */
     ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
@@ -57,6 +63,16 @@ extern const ms_informer_resource ms_informer_nodes;
  * servers older than 1.21); decode context: an ms_decoder *. */
 extern const ms_informer_resource ms_informer_namespaces;
 extern const ms_informer_resource ms_informer_pdbs;
+/* Storage objects for the volume plugins (ms_storage_object, api/storage.h;
+ * client/storage_informers.c); decode context: an ms_decoder *. CSIDrivers
+ * and CSIStorageCapacities are optional (absent before 1.21, or not
+ * readable by 1.20's system:kube-scheduler). */
+extern const ms_informer_resource ms_informer_pvs;
+extern const ms_informer_resource ms_informer_pvcs;
+extern const ms_informer_resource ms_informer_storage_classes;
+extern const ms_informer_resource ms_informer_csi_nodes;
+extern const ms_informer_resource ms_informer_csi_drivers;
+extern const ms_informer_resource ms_informer_csi_capacities;
 
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */

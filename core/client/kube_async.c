@@ -180,6 +180,7 @@ static void async_finish(ms_kube_async *a, atask *t, CURLcode cc, double now) {
     inflight_unlink(a, t);
     async_release_easy(a, t);
     const char *cerr = curl_easy_strerror(cc);
+    ms_kube_observe(c, method, status, cc, now - t->t0);
     ms_kube_log_attempt(c, method, t->r.path, status, now - t->t0, cc, cerr);
     double delay;
     if (t->x.body.failed) {

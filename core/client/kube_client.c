@@ -73,6 +73,8 @@ struct ms_kube_client {
 
     pthread_mutex_t stats_mu;
     ms_kube_client_stats stats;
+    void (*observe)(void *ctx, const char *method, long status, double seconds);
+    void *observe_ctx;
 };
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud) {
@@ -212,6 +214,8 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
     c->token_reload = o->token_reload > 0 ? o->token_reload : 60;
     c->clock = o->clock ? o->clock : ms_monotonic_now;
     c->clock_ctx = o->clock_ctx;
+    c->observe = o->observe;
+    c->observe_ctx = o->observe_ctx;
     c->insecure = kc->insecure_skip_tls_verify;
     ms_rc rc = set_urls(c, kc, err);
     if (rc != MS_OK) goto fail;
@@ -586,6 +590,10 @@ long ms_kube_xfer_account(ms_kube_client *c, CURL *e, bool retry, double throttl
     return status;
 }
 
+void ms_kube_observe(ms_kube_client *c, const char *method, long status, CURLcode cc, double seconds) {
+    if (c->observe) c->observe(c->observe_ctx, method, cc == CURLE_OK ? status : 0, seconds);
+}
+
 void ms_kube_log_attempt(ms_kube_client *c, const char *method, const char *path, long status, double seconds,
                          CURLcode cc, const char *cerr) {
     if (!ms_log_enabled(c->log, MS_LOG_DEBUG)) return;
@@ -655,7 +663,10 @@ static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t 
     free(url);
     a->pending = x->fn ? ms_line_splitter_pending(&x->split) : 0;
     if (x->fn) ms_line_splitter_free(&x->split);
-    ms_kube_log_attempt(c, method, r->path, a->status, ms_clock_monotonic() - t0, a->cc, a->cerr);
+    double took = ms_clock_monotonic() - t0;
+    /* a stream's time is its lifetime, not a latency */
+    ms_kube_observe(c, method, a->status, a->cc, x->fn ? -1 : took);
+    ms_kube_log_attempt(c, method, r->path, a->status, took, a->cc, a->cerr);
     return MS_OK;
 }
 
@@ -774,6 +785,24 @@ bool ms_kube_query_escape(char *buf, size_t n, const char *s) {
     }
     buf[len] = '\0';
     return true;
+}
+
+bool ms_kube_server_at_least(ms_kube_client *c, int major, int minor, bool unknown) {
+    ms_kube_response resp;
+    ms_error err = {0};
+    bool at_least = unknown;
+    if (ms_kube_get(c, "/version", &resp, &err) == MS_OK && resp.status == 200 && resp.body) {
+        cJSON *v = cJSON_Parse(resp.body);
+        const cJSON *ma = cJSON_GetObjectItemCaseSensitive(v, "major");
+        const cJSON *mi = cJSON_GetObjectItemCaseSensitive(v, "minor");
+        if (cJSON_IsString(ma) && cJSON_IsString(mi)) {
+            int a = atoi(ma->valuestring), b = atoi(mi->valuestring);
+            at_least = a > major || (a == major && b >= minor);
+        }
+        cJSON_Delete(v);
+    }
+    ms_kube_response_free(&resp);
+    return at_least;
 }
 
 void ms_kube_status_message(const ms_kube_response *r, char *buf, size_t n) {

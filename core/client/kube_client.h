@@ -52,6 +52,12 @@ typedef struct ms_kube_client_options {
     const ms_logger *log;          /* NULL: ms_log_default; must outlive the client */
     ms_clock_fn clock;             /* for the rate limiter; NULL: monotonic */
     void *clock_ctx;
+    /* Called after every attempt, retries included, on the thread that
+     * made it (rest_client_* metrics): the method, the HTTP status (0: no
+     * answer) and the seconds it took, or -1 for a stream (a watch lasts
+     * as long as it lasts: no latency). Must be thread-safe; NULL: none. */
+    void (*observe)(void *ctx, const char *method, long status, double seconds);
+    void *observe_ctx;
 } ms_kube_client_options;
 
 ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, ms_error *err);
@@ -145,6 +151,10 @@ bool ms_kube_query_escape(char *buf, size_t n, const char *s);
 /* The message of a Kubernetes Status body ({"kind":"Status","message":...}),
  * or the start of the body when it is not one, into buf. */
 void ms_kube_status_message(const ms_kube_response *r, char *buf, size_t n);
+
+/* Whether the server's version (GET /version: major, minor; "26+" reads
+ * 26) is at least major.minor; `unknown` when it cannot be read. */
+bool ms_kube_server_at_least(ms_kube_client *c, int major, int minor, bool unknown);
 
 /* Requests made so far, for metrics and tests. */
 typedef struct ms_kube_client_stats {

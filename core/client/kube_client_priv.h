@@ -39,6 +39,9 @@ double ms_kube_rate_reserve(ms_kube_client *c);
  * returns its HTTP status (0: no answer). */
 long ms_kube_xfer_account(ms_kube_client *c, CURL *e, bool retry, double throttled);
 
+/* An attempt for the client's observer (ms_kube_client_options.observe);
+ * seconds < 0 for a stream. */
+void ms_kube_observe(ms_kube_client *c, const char *method, long status, CURLcode cc, double seconds);
 /* The debug line of an attempt; cerr is logged when cc failed. */
 void ms_kube_log_attempt(ms_kube_client *c, const char *method, const char *path, long status, double seconds,
                          CURLcode cc, const char *cerr);

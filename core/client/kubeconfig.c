@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/quote.h"
 #include "codec/base64.h"
 #include "moonsched/decode.h"
 
@@ -277,9 +278,15 @@ static ms_rc set_server(ms_kubeconfig *kc, const char *source, const char *s, ms
     size_t total = n + (scheme ? 0 : 8) + 1;
     if (!(kc->server = malloc(total))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     snprintf(kc->server, total, "%s%.*s", scheme ? "" : "https://", (int)n, s);
+    char q[MS_QUOTE_SIZE];
+    const char *host = strstr(kc->server, "://");
     if (strncmp(kc->server, "https://", 8) != 0 && strncmp(kc->server, "http://", 7) != 0)
         return ms_error_set(err, MS_EINVAL, "%s: cluster %s: server %s: only http and https are supported", source,
-                            kc->cluster_name ? kc->cluster_name : "", s);
+                            kc->cluster_name ? kc->cluster_name : "", ms_quote(q, s));
+    /* "//" or "https:///" would leave a URL without a host */
+    if (host[3] == '\0' || host[3] == '/')
+        return ms_error_set(err, MS_EINVAL, "%s: cluster %s: server %s: no host", source,
+                            kc->cluster_name ? kc->cluster_name : "", ms_quote(q, s));
     return MS_OK;
 }
 

@@ -12,11 +12,22 @@
 
 /* Per pod: what was last reported. */
 typedef struct pod_report {
-    double failed_last;            /* FailedScheduling event last posted (monotonic) */
-    uint32_t failed_repeats;       /* reports since then not posted */
+    double failed_last;            /* FailedScheduling last posted or updated (monotonic) */
     uint32_t failed_total;
     uint64_t status_msg_hash;      /* message of the last PodScheduled=False patch */
+    bool status_error;             /* its reason was SchedulerError */
+    /* The FailedScheduling series: its Event's name (NULL: none posted
+     * yet), reports in it, the last one (monotonic). */
+    char *event_name;
+    uint32_t series_count;
+    double series_seen;
 } pod_report;
+
+static void report_free(pod_report *pr) {
+    if (!pr) return;
+    free(pr->event_name);
+    free(pr);
+}
 
 struct ms_api_reporter {
     const ms_interner *in;
@@ -28,6 +39,8 @@ struct ms_api_reporter {
     ms_map reports;                /* uid_hash -> pod_report */
     uint64_t patches_skipped;
     char host[256];                /* for reportingInstance */
+    bool disruption_conditions;
+    double series_finish;          /* client-go's finishTime: a series unobserved this long is over */
 };
 
 ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o) {
@@ -43,6 +56,8 @@ ms_api_reporter *ms_api_reporter_new(const ms_api_reporter_options *o) {
     double qps = o->event_qps > 0 ? o->event_qps : 50;
     r->budget = ms_rate_limiter_new(qps, (int32_t)(qps * 4), NULL, NULL);
     ms_map_init(&r->reports);
+    r->disruption_conditions = o->disruption_conditions;
+    r->series_finish = o->series_finish > 0 ? o->series_finish : 360;
     if (!r->budget) {
         ms_api_reporter_free(r);
         return NULL;
@@ -55,7 +70,7 @@ void ms_api_reporter_free(ms_api_reporter *r) {
     size_t it = 0;
     uint64_t k;
     void *v;
-    while (ms_map_next(&r->reports, &it, &k, &v)) free(v);
+    while (ms_map_next(&r->reports, &it, &k, &v)) report_free(v);
     ms_map_free(&r->reports);
     if (r->budget) ms_rate_limiter_free(r->budget);
     free(r);
@@ -83,8 +98,10 @@ static bool event_allowed(ms_api_reporter *r) {
 
 /* Reported as client-go's events.NewRecorder(scheme, profile) does:
  * reportingController the profile's schedulerName, reportingInstance
- * that name, "-" and the host name. */
-static void post_event(ms_api_reporter *r, const char *profile, ms_event *ev) {
+ * that name, "-" and the host name. series: the name of the Event this
+ * one repeats (NULL: a new Event). Returns the posted Event's name
+ * (malloc'd), NULL when out of memory. */
+static char *post_event_series(ms_api_reporter *r, const char *profile, ms_event *ev, const char *series) {
     char instance[600];
     if (profile) {
         snprintf(instance, sizeof instance, "%s-%s", profile, r->host);
@@ -92,11 +109,20 @@ static void post_event(ms_api_reporter *r, const char *profile, ms_event *ev) {
         ev->instance = instance;
     }
     ms_event_post post;
-    if (ms_event_recorder_build(r->events, ev, ms_clock_wall(), &post) != MS_OK) {
+    ms_rc rc = series ? ms_event_recorder_build_series(r->events, ev, series, ms_clock_wall(), &post)
+                      : ms_event_recorder_build(r->events, ev, ms_clock_wall(), &post);
+    char *name = rc == MS_OK ? strdup(post.name) : NULL;
+    if (!name) {
+        if (rc == MS_OK) ms_event_post_free(&post);
         ms_poster_suppressed(r->poster);
-        return;
+        return NULL;
     }
     ms_poster_event(r->poster, &post);
+    return name;
+}
+
+static void post_event(ms_api_reporter *r, const char *profile, ms_event *ev) {
+    free(post_event_series(r, profile, ev, NULL));
 }
 
 void ms_api_reporter_event(ms_api_reporter *r, const char *profile, const ms_object_ref *regarding, const char *type,
@@ -124,7 +150,7 @@ static pod_report *report_of(ms_api_reporter *r, const ms_pod *pod) {
 }
 
 void ms_api_reporter_forget(ms_api_reporter *r, const ms_pod *pod) {
-    free(ms_map_del(&r->reports, pod->meta.uid_hash));
+    report_free(ms_map_del(&r->reports, pod->meta.uid_hash));
 }
 
 uint32_t ms_api_reporter_failed_attempts(ms_api_reporter *r, const ms_pod *pod) {
@@ -150,22 +176,17 @@ static void patch_not_scheduled(ms_api_reporter *r, const ms_pod *pod, const cha
                    false);
 }
 
-void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const char *message) {
-    pod_report *pr = report_of(r, pod);
-    char key[512];
-    ms_pod_key(pod, r->in, key, sizeof key);
-    ms_log(r->log, MS_LOG_DEBUG, "unschedulable", "pod", key, "message", message, NULL);
-    if (!pr) return;
-    double now = ms_clock_monotonic();
-    uint64_t h = ms_hash_bytes(message, strlen(message));
-    if (pr->status_msg_hash != h) {
-        pr->status_msg_hash = h;
-        patch_not_scheduled(r, pod, "Unschedulable", message);
-    } else {
-        r->patches_skipped++;
+/* One more report in the pod's FailedScheduling series: a new Event for
+ * the first (or after the series finished), else an update of its count,
+ * at most once per event_interval. */
+static void failed_scheduling(ms_api_reporter *r, const ms_pod *pod, pod_report *pr, const char *message, double now) {
+    if (pr->event_name && now - pr->series_seen > r->series_finish) {
+        free(pr->event_name);
+        pr->event_name = NULL;
+        pr->series_count = 0;
     }
-    pr->failed_total++;
-    pr->failed_repeats++;
+    pr->series_count++;
+    pr->series_seen = now;
     if (pr->failed_last != 0 && now - pr->failed_last < r->event_interval) {
         ms_poster_suppressed(r->poster);
         return;
@@ -173,10 +194,35 @@ void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, const 
     if (!event_allowed(r)) return;
     ms_object_ref ref = pod_ref(r, pod);
     ms_event ev = {.regarding = &ref, .type = "Warning", .reason = "FailedScheduling", .action = "Scheduling",
-                   .note = message, .count = pr->failed_repeats};
-    post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
+                   .note = message, .count = pr->series_count};
+    char *name = post_event_series(r, ms_str_get(r->in, pod->scheduler_name), &ev, pr->event_name);
+    if (!name) return;
+    free(pr->event_name);
+    pr->event_name = name;
     pr->failed_last = now;
-    pr->failed_repeats = 0;
+}
+
+void ms_api_reporter_unschedulable(ms_api_reporter *r, const ms_pod *pod, bool error, const char *message) {
+    pod_report *pr = report_of(r, pod);
+    char key[512];
+    ms_pod_key(pod, r->in, key, sizeof key);
+    ms_log(r->log, MS_LOG_DEBUG, error ? "scheduler error" : "unschedulable", "pod", key, "message", message, NULL);
+    if (!pr) return;
+    const char *reason = error ? "SchedulerError" : "Unschedulable";
+    uint64_t h = ms_hash_bytes(message, strlen(message));
+    if (pr->status_msg_hash != h || pr->status_error != error) {
+        pr->status_msg_hash = h;
+        pr->status_error = error;
+        patch_not_scheduled(r, pod, reason, message);
+    } else {
+        r->patches_skipped++;
+    }
+    pr->failed_total++;
+    failed_scheduling(r, pod, pr, message, ms_clock_monotonic());
+}
+
+void ms_api_reporter_binding_error(ms_api_reporter *r, const ms_pod *pod, const char *message) {
+    ms_api_reporter_unschedulable(r, pod, true, message);
 }
 
 void ms_api_reporter_gated(ms_api_reporter *r, const ms_pod *pod, const char *reason) {
@@ -224,7 +270,28 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
     post_event(r, ms_str_get(r->in, pod->scheduler_name), &ev);
 }
 
-void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim) {
+/* upstream's DisruptionTarget condition of a preemption victim
+ * (pkg/scheduler/framework/preemption). */
+static void patch_disruption_target(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
+    char ts[MS_RFC3339_MAX], message[512];
+    ms_time_rfc3339(ms_clock_wall(), 0, ts, sizeof ts);
+    snprintf(message, sizeof message, "%s: preempting to accommodate a higher priority pod",
+             ms_str_get(r->in, preemptor->scheduler_name));
+    cJSON *b = cJSON_CreateObject();
+    cJSON *conds = cJSON_AddArrayToObject(cJSON_AddObjectToObject(b, "status"), "conditions");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "type", "DisruptionTarget");
+    cJSON_AddStringToObject(c, "status", "True");
+    cJSON_AddStringToObject(c, "lastTransitionTime", ts);
+    cJSON_AddStringToObject(c, "reason", "PreemptionByScheduler");
+    cJSON_AddStringToObject(c, "message", message);
+    cJSON_AddItemToArray(conds, c);
+    ms_poster_send(r->poster, "PATCH", pod_path(r, victim, "/status"), b, "application/strategic-merge-patch+json",
+                   true);
+}
+
+void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
+    if (r->disruption_conditions && preemptor) patch_disruption_target(r, victim, preemptor);
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "apiVersion", "v1");
     cJSON_AddStringToObject(b, "kind", "DeleteOptions");

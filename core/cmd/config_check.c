@@ -247,6 +247,16 @@ static cJSON *describe(const ms_config *c, const ms_scheduler *s, const ms_exten
     return d;
 }
 
+cJSON *ms_config_describe(const ms_config *c, const ms_scheduler *s, ms_error *err) {
+    ms_extender_config *ext = NULL;
+    uint32_t next = 0;
+    if (ms_extender_configs_parse(c->extenders, &ext, &next, NULL, NULL, NULL, err) != MS_OK) return NULL;
+    cJSON *d = describe(c, s, ext, next);
+    ms_extender_configs_free(ext, next);
+    if (!d) ms_error_set(err, MS_ENOMEM, "out of memory");
+    return d;
+}
+
 static ms_rc refuse_binds(void *ctx, const ms_pod *pod, ms_str node) {
     (void)ctx;
     (void)pod;
@@ -294,8 +304,6 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
     ms_interner *in = ms_interner_new();
     ms_scheduler *s = NULL;
     ms_policy_set *policies = NULL;
-    ms_extender_config *ext = NULL;
-    uint32_t next = 0;
     if (!in) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto out;
@@ -323,10 +331,8 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
         if (rc == MS_EINVAL) ms_error_prefix(err, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
         goto out;
     }
-    if ((rc = ms_extender_configs_parse(c.extenders, &ext, &next, NULL, NULL, NULL, err)) != MS_OK) goto out;
-    if (!(*effective = describe(&c, s, ext, next))) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!(*effective = ms_config_describe(&c, s, err))) rc = err->rc;
 out:
-    ms_extender_configs_free(ext, next);
     if (s) ms_scheduler_free(s);
     ms_policy_set_free(policies);
     if (in) ms_interner_free(in);

@@ -18,7 +18,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "moonsched/config.h"
 #include "moonsched/error.h"
+#include "moonsched/scheduler.h"
 
 typedef struct cJSON cJSON;
 
@@ -29,6 +31,11 @@ typedef struct cJSON cJSON;
  * .weight: Invalid value: 0: must have a positive weight applied to it"). */
 ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg), void *warn_ctx,
                       cJSON **effective, ms_error *err);
+
+/* The effective configuration of `c` as the scheduler `s` built it from c
+ * (what ms_config_check returns; `run` serves it on /configz). NULL with
+ * err set when out of memory or the extenders do not parse. */
+cJSON *ms_config_describe(const ms_config *c, const ms_scheduler *s, ms_error *err);
 
 /* Writes a JSON document as YAML (block style, keys in document order,
  * strings quoted where YAML would read them as something else) or as

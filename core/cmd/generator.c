@@ -52,6 +52,8 @@ static ms_rc parse_quantity(const char *key, const char *v, char *dst, size_t n,
 /* scheduler_perf's SchedulingPodAntiAffinity and SchedulingNodeAffinity */
 #define SHAPE_ANTI_AFFINITY "pod-anti-affinity"
 #define SHAPE_NODE_AFFINITY "node-affinity"
+#define SHAPE_VOLUMES "volumes"
+#define SHAPE_DESCHEDULE "deschedule"
 /* The label key of 1.20's SchedulingNodeAffinity (labelNodePrepareStrategy)
  * and of pod-with-node-affinity.yaml. */
 #define NODE_AFFINITY_KEY "failure-domain.beta.kubernetes.io/zone"
@@ -64,6 +66,7 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     if (strcmp(key, "nodes") == 0) return parse_count(key, v, MAX_OBJECTS, &g->nodes, err);
     if (strcmp(key, "pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->pods, err);
     if (strcmp(key, "bound-pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->bound_pods, err);
+    if (strcmp(key, "bound-nodes") == 0) return parse_count(key, v, MAX_OBJECTS, &g->bound_nodes, err);
     if (strcmp(key, "zones") == 0) return parse_count(key, v, 10000, &g->zones, err);
     if (strcmp(key, "priorities") == 0) return parse_count(key, v, 1000000, &g->priorities, err);
     if (strcmp(key, "node-cpu") == 0) return parse_quantity(key, v, g->node_cpu, sizeof g->node_cpu, err);
@@ -82,10 +85,11 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     }
     if (strcmp(key, "shape") == 0) {
         if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0 && strcmp(v, SHAPE_ANTI_AFFINITY) != 0 &&
-            strcmp(v, SHAPE_NODE_AFFINITY) != 0)
+            strcmp(v, SHAPE_NODE_AFFINITY) != 0 && strcmp(v, SHAPE_VOLUMES) != 0 &&
+            strcmp(v, SHAPE_DESCHEDULE) != 0)
             return ms_error_set(err, MS_EINVAL,
                                 "--generate: shape: expected basic, preemption, " SHAPE_ANTI_AFFINITY
-                                " or " SHAPE_NODE_AFFINITY ", got \"%s\"",
+                                ", " SHAPE_NODE_AFFINITY ", " SHAPE_VOLUMES " or " SHAPE_DESCHEDULE ", got \"%s\"",
                                 v);
         snprintf(g->shape, sizeof g->shape, "%s", v);
         return MS_OK;
@@ -109,7 +113,7 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
         return MS_OK;
     }
     return ms_error_set(err, MS_EINVAL,
-                        "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, zones, "
+                        "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, bound-nodes, zones, "
                         "node-cpu, node-memory, node-pods, pod-cpu, pod-memory, priorities, "
                         "namespace, seed, spread, shape)", key);
 }
@@ -295,6 +299,50 @@ static bool add_node_affinity(cJSON *t) {
     return cJSON_AddStringToObject(e, "key", NODE_AFFINITY_KEY) && cJSON_AddStringToObject(e, "operator", "In");
 }
 
+/* volumes: [{name: data, persistentVolumeClaim: {claimName: ...}}]; the
+ * claimName item, renamed per pod. */
+static cJSON *add_claim_volume(cJSON *spec) {
+    cJSON *vols = cJSON_AddArrayToObject(spec, "volumes");
+    cJSON *v = cJSON_CreateObject();
+    if (!vols || !v || !cJSON_AddItemToArray(vols, v)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    cJSON *src = cJSON_AddStringToObject(v, "name", "data") ? cJSON_AddObjectToObject(v, "persistentVolumeClaim") : NULL;
+    return src ? cJSON_AddStringToObject(src, "claimName", "pvc-0") : NULL;
+}
+
+/* pod-with-topology-spreading.yaml's label and constraint. */
+static ms_rc add_spread(cJSON *t, cJSON *spec, uint8_t spread, ms_error *err) {
+    cJSON *labels = cJSON_AddObjectToObject(path(t, "metadata", NULL), "labels");
+    cJSON *tsc = cJSON_AddArrayToObject(spec, "topologySpreadConstraints");
+    cJSON *c = cJSON_CreateObject();
+    cJSON *match = c ? cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "labelSelector"), "matchLabels") : NULL;
+    if (!labels || !tsc || !match || !cJSON_AddStringToObject(labels, "color", "blue") ||
+        !cJSON_AddStringToObject(match, "color", "blue") || !cJSON_AddNumberToObject(c, "maxSkew", 5) ||
+        !cJSON_AddStringToObject(c, "topologyKey", "topology.kubernetes.io/zone") ||
+        !cJSON_AddStringToObject(c, "whenUnsatisfiable", spread == MS_SPREAD_HARD ? "DoNotSchedule" : "ScheduleAnyway")) {
+        cJSON_Delete(c);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON_AddItemToArray(tsc, c);
+    return MS_OK;
+}
+
+/* The deschedule shape's bound pods: a ReplicaSet's, spread over zones. */
+static ms_rc add_owner(cJSON *t, cJSON *spec, ms_error *err) {
+    cJSON *owners = cJSON_AddArrayToObject(path(t, "metadata", NULL), "ownerReferences");
+    cJSON *o = cJSON_CreateObject();
+    if (!owners || !o || !cJSON_AddStringToObject(o, "apiVersion", "apps/v1") ||
+        !cJSON_AddStringToObject(o, "kind", "ReplicaSet") || !cJSON_AddStringToObject(o, "name", "blue") ||
+        !cJSON_AddStringToObject(o, "uid", "blue-uid") || !cJSON_AddTrueToObject(o, "controller")) {
+        cJSON_Delete(o);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON_AddItemToArray(owners, o);
+    return add_spread(t, spec, MS_SPREAD_HARD, err);
+}
+
 static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
                       const ms_generator_sink *sink, ms_error *err) {
     cJSON *t = pod_template(g);
@@ -314,14 +362,20 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
     ms_rng_seed(&rng, g->seed);
     ms_rc rc = MS_OK;
     char buf[32];
+    bool desched = strcmp(g->shape, SHAPE_DESCHEDULE) == 0;
+    uint32_t filled = g->nodes;
+    if (desched) {
+        filled = g->bound_nodes && g->bound_nodes < g->nodes ? g->bound_nodes : (g->nodes + 1) / 2;
+        rc = add_owner(t, spec, err);
+    }
 
-    /* Bound pods first, round-robin over the nodes, Running. */
+    /* Bound pods first, round-robin over the (filled) nodes, Running. */
     cJSON *node_name = cJSON_AddStringToObject(spec, "nodeName", "node-0000000000");
     if (!node_name || set_string(phase, "Running", err) != MS_OK) rc = MS_ENOMEM;
     for (uint32_t i = 0; i < g->bound_pods && g->nodes && rc == MS_OK; i++) {
         snprintf(buf, sizeof buf, "bound-%u", i);
         if ((rc = set_string(name, buf, err)) != MS_OK) break;
-        snprintf(buf, sizeof buf, "node-%u", i % g->nodes);
+        snprintf(buf, sizeof buf, "node-%u", i % filled);
         if ((rc = set_string(node_name, buf, err)) != MS_OK) break;
         ms_pod *pod = NULL;
         if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
@@ -333,25 +387,11 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
 
     /* scheduler_perf's topology spreading pods: color=blue, spread over
      * zones by color=blue. */
-    if (g->spread != MS_SPREAD_NONE && rc == MS_OK) {
-        cJSON *labels = cJSON_AddObjectToObject(path(t, "metadata", NULL), "labels");
-        cJSON *tsc = cJSON_AddArrayToObject(spec, "topologySpreadConstraints");
-        cJSON *c = cJSON_CreateObject();
-        cJSON *match = c ? cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "labelSelector"),
-                                                    "matchLabels")
-                         : NULL;
-        if (!labels || !tsc || !match || !cJSON_AddStringToObject(labels, "color", "blue") ||
-            !cJSON_AddStringToObject(match, "color", "blue") ||
-            !cJSON_AddNumberToObject(c, "maxSkew", 5) ||
-            !cJSON_AddStringToObject(c, "topologyKey", "topology.kubernetes.io/zone") ||
-            !cJSON_AddStringToObject(c, "whenUnsatisfiable",
-                                     g->spread == MS_SPREAD_HARD ? "DoNotSchedule" : "ScheduleAnyway")) {
-            cJSON_Delete(c);
-            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        } else {
-            cJSON_AddItemToArray(tsc, c);
-        }
-    }
+    if (g->spread != MS_SPREAD_NONE && !desched && rc == MS_OK) rc = add_spread(t, spec, g->spread, err);
+    /* shape volumes: each pending pod uses its own claim pvc-N */
+    cJSON *claim = NULL;
+    if (strcmp(g->shape, SHAPE_VOLUMES) == 0 && rc == MS_OK && !(claim = add_claim_volume(spec)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     cJSON *priority = NULL;
     if (g->priorities > 1 && rc == MS_OK) {
         priority = cJSON_AddNumberToObject(spec, "priority", 0);
@@ -361,6 +401,10 @@ static ms_rc gen_pods(const ms_generator_spec *g, const ms_decoder *d,
         snprintf(buf, sizeof buf, "pod-%u", i);
         if ((rc = set_string(name, buf, err)) != MS_OK) break;
         if (priority) cJSON_SetNumberValue(priority, (double)ms_rng_below(&rng, g->priorities));
+        if (claim) {
+            snprintf(buf, sizeof buf, "pvc-%u", i);
+            if ((rc = set_string(claim, buf, err)) != MS_OK) break;
+        }
         ms_pod *pod = NULL;
         if ((rc = ms_pod_decode(d, t, &pod, err)) != MS_OK) break;
         rc = sink->pod(sink->ctx, pod, err);
@@ -408,6 +452,7 @@ static ms_rc gen_preemption_pods(const ms_generator_spec *g, const ms_decoder *d
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err) {
     ms_rc rc = gen_nodes(g, d, sink, err);
+    if (rc == MS_OK && strcmp(g->shape, SHAPE_VOLUMES) == 0) rc = ms_generate_volumes(g, d, sink, err);
     if (rc == MS_OK)
         rc = strcmp(g->shape, "preemption") == 0 ? gen_preemption_pods(g, d, sink, err)
                                                  : gen_pods(g, d, sink, err);

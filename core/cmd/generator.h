@@ -27,12 +27,23 @@
  * bound pods in sched-setup, pending ones in sched-test)
  * or node-affinity (SchedulingNodeAffinity as in 1.20: nodes labelled
  * failure-domain.beta.kubernetes.io/zone=zone1, every pod requiring that
- * key In [zone1, zone2]). */
+ * key In [zone1, zone2])
+ * or volumes (local PersistentVolumes with WaitForFirstConsumer: a
+ * StorageClass "local-storage" with provisioner
+ * kubernetes.io/no-provisioner, one 10Gi local PV "pv-N" per pending pod,
+ * round-robin over the nodes, with node affinity on the node's hostname,
+ * and each pending pod "pod-N" using its own 1Gi claim "pvc-N"; bound pods
+ * have no volumes),
+ * or deschedule (a cluster to deschedule: the bound pods are owned by a
+ * ReplicaSet, carry the spread pods' label and zone constraint
+ * (DoNotSchedule), and fill only the first half of the nodes, the other
+ * half idle; bound-nodes=N packs them on the first N nodes instead). */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
 #include <stdint.h>
 
+#include "api/storage.h"
 #include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/node.h"
@@ -50,9 +61,10 @@ typedef struct ms_generator_spec {
     char pod_memory[32];           /* "500Mi" */
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
-    char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity" */
+    char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity", "volumes" */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
+    uint32_t bound_nodes;          /* deschedule: nodes the bound pods fill; 0: half */
 } ms_generator_spec;
 
 typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;
@@ -67,10 +79,17 @@ typedef struct ms_generator_sink {
     void *ctx;
     ms_rc (*node)(void *ctx, ms_node *node, ms_error *err);
     ms_rc (*pod)(void *ctx, ms_pod *pod, ms_error *err);
+    /* StorageClasses, PVs and claims (shape volumes); NULL: not made. */
+    ms_rc (*storage)(void *ctx, ms_storage_object *o, ms_error *err);
 } ms_generator_sink;
 
-/* Nodes "node-N" first, then bound pods "bound-N", then pending pods "pod-N". */
+/* Nodes "node-N" first, then (shape volumes) the StorageClass, PVs and
+ * claims, then bound pods "bound-N", then pending pods "pod-N". */
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err);
+
+/* The storage objects of shape volumes (generator_volumes.c). */
+ms_rc ms_generate_volumes(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
+                          ms_error *err);
 
 #endif

@@ -22,6 +22,43 @@ struct ms_http_server {
     uint16_t port;
 };
 
+static int hex(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes [s, end) into out (n bytes with the terminator). */
+static bool query_decode(const char *s, const char *end, char *out, size_t n) {
+    size_t k = 0;
+    for (; s < end; s++) {
+        char c = *s;
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%') {
+            if (end - s < 3 || hex(s[1]) < 0 || hex(s[2]) < 0) return false;
+            c = (char)(hex(s[1]) * 16 + hex(s[2]));
+            s += 2;
+        }
+        if (k + 1 >= n) return false;
+        out[k++] = c;
+    }
+    out[k] = '\0';
+    return true;
+}
+
+bool ms_http_query_get(const char *query, const char *key, char *out, size_t n) {
+    size_t kl = strlen(key);
+    for (const char *p = query; p && *p;) {
+        const char *amp = strchr(p, '&'), *end = amp ? amp : p + strlen(p);
+        if ((size_t)(end - p) > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
+            return query_decode(p + kl + 1, end, out, n);
+        p = amp ? amp + 1 : end;
+    }
+    return false;
+}
+
 bool ms_http_address_disabled(const char *addr) {
     return !addr || !addr[0] || strcmp(addr, "0") == 0;
 }
@@ -82,9 +119,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         *upload_data_size = 0;   /* bodies are ignored */
         return MHD_YES;
     }
-    ms_http_answer a = {.status = 0, .content_type = "text/plain; charset=utf-8"};
+    const char *sent = *con_cls ? *con_cls : url, *q = strchr(sent, '?');
+    ms_http_answer a = {.status = 0, .content_type = "text/plain; charset=utf-8", .query = q ? q + 1 : NULL};
     if (s->gate) {
-        ms_http_request rq = {.method = method, .path = url, .uri = *con_cls ? *con_cls : url,
+        ms_http_request rq = {.method = method, .path = url, .uri = sent,
                               .authorization =
                                   MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)};
         s->gate(s->gate_ctx, &rq, &a);

@@ -19,6 +19,9 @@ typedef struct ms_http_server ms_http_server;
 /* Fills the answer for `path` (query string removed): the HTTP status, a
  * malloc'd body (taken over; NULL: empty) and its content type (static). */
 typedef struct ms_http_answer {
+    /* In: the request's query string as sent (after '?', still
+     * percent-encoded), or NULL; read it with ms_http_query_get. */
+    const char *query;
     unsigned status;
     char *body;
     size_t len;
@@ -54,6 +57,11 @@ typedef struct ms_http_server_options {
  * MS_EINVAL with a message naming the value when malformed. Port 0 is
  * allowed (the kernel picks one: see ms_http_server_port). */
 ms_rc ms_http_parse_address(const char *addr, char *host, size_t hostlen, uint16_t *port, ms_error *err);
+/* The value of `key` in a query string ("a=1&pod=ns%2Fname"),
+ * percent-decoded ('+' is a space) into out. false when absent, longer than
+ * n - 1 bytes or badly encoded. */
+bool ms_http_query_get(const char *query, const char *key, char *out, size_t n);
+
 /* Whether addr switches the server off: NULL, "" or "0". */
 bool ms_http_address_disabled(const char *addr);
 

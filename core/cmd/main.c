@@ -13,6 +13,9 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/config_check.h"
+#include "cmd/deschedule.h"
+#include "cmd/explain_remote.h"
+#include "cmd/snapshot.h"
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
 
@@ -21,7 +24,8 @@ enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--seed N] [--output table|json] [--generate SPEC]\n"
-    "                          [--quiet] [--stats] [--evictions]\n"
+    "                          [--quiet] [--stats] [--evictions] [--deschedule POLICY]\n"
+    "                          [--explain NS/NAME]\n"
     "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
@@ -37,12 +41,28 @@ static const char usage[] =
     "  --evictions        the NoExecute taint eviction timeline instead of the\n"
     "                     placements: which bound pods go, when, and where they\n"
     "                     would be placed again (docs/taint-eviction.md)\n"
+    "  --explain NS/NAME  why that pod went where it went, or nowhere, instead of\n"
+    "                     the placements (docs/explain.md)\n"
+    "  --deschedule POLICY  one descheduling pass with a DeschedulerPolicy after\n"
+    "                     the placements: utilisation before and after, every\n"
+    "                     move and every skip (docs/descheduler.md)\n"
     "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
     "  --output json); exit 0 when valid, 2 with the error when not.\n"
     "\n"
     "See docs/simulate.md for the formats and the generator keys.\n"
+    "\n"
+    "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
+    "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
+    "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
+    "                            [--secure-port N] [--leader-elect-resource-name NAME] ...\n"
+    "\n"
+    "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
+    "  exit, or one every --descheduling-interval; each eviction goes through the\n"
+    "  Eviction API once the scheduler (--config, --policy) has a node for the\n"
+    "  pod. --dry-run prints the plan with the predicted nodes and evicts\n"
+    "  nothing. See docs/descheduler.md.\n"
     "\n"
     "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
@@ -78,6 +98,10 @@ static const char usage[] =
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --debug-snapshot   keep every object's JSON so that /debug/snapshot on the\n"
+    "                     secure port writes the scheduler's view (docs/explain.md)\n"
+    "  --seed N           seed for random tie-breaking among equal scores, as\n"
+    "                     simulate's (default: the time at start)\n"
     "  --controllers=LIST controllers beside the scheduler, comma-separated:\n"
     "                     taint-eviction (NoExecute taints evict pods;\n"
     "                     docs/taint-eviction.md); -NAME turns one off; none by default\n"
@@ -88,6 +112,27 @@ static const char usage[] =
     "  The word `run` may be left out. kube-scheduler's other flags (--port,\n"
     "  --feature-gates, --profiling, ...) are accepted with a warning.\n"
     "See docs/run.md.\n"
+    "\n"
+    "usage: moonsched explain NAMESPACE/NAME [--server URL] [--certificate-authority FILE]\n"
+    "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
+    "                         [--output text|json]\n"
+    "\n"
+    "  Asks a running scheduler (its secure port, /debug/explain) why the pod is\n"
+    "  where it is: its last scheduling cycle, and for a pending pod every node's\n"
+    "  Filter status or scores computed now (docs/explain.md).\n"
+    "  --server URL       the scheduler's secure port (default https://127.0.0.1:10259)\n"
+    "  --certificate-authority FILE  the CA of its serving certificate\n"
+    "  --insecure-skip-tls-verify    do not check the certificate (self-signed)\n"
+    "  --token, --token-file  a bearer token the scheduler's API server accepts\n"
+    "                     (allowed to get /debug/explain)\n"
+    "\n"
+    "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]\n"
+    "\n"
+    "  Writes the cluster's Namespaces, Nodes, PriorityClasses,\n"
+    "  PodDisruptionBudgets and Pods in the format simulate reads (a JSON List,\n"
+    "  which is YAML too), to FILE or standard output: `simulate --cluster FILE`\n"
+    "  with the scheduler's configuration and --seed replays its decisions\n"
+    "  (docs/explain.md).\n"
     "\n"
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "\n"
@@ -161,6 +206,11 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.stats = true;
     } else if (strcmp(a, "--evictions") == 0) {
         s->o.evictions = true;
+    } else if ((v = option_value(argc, argv, i, "--explain"))) {
+        if (!strchr(v, '/')) return usage_error("--explain: expected NAMESPACE/NAME, got \"%s\"", v);
+        s->o.explain = v;
+    } else if ((v = option_value(argc, argv, i, "--deschedule"))) {
+        s->o.deschedule = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {
@@ -351,6 +401,101 @@ static int policy_main(int argc, char **argv) {
     return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
 }
 
+static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o) {
+    const char *a = argv[*i], *v;
+    if ((v = option_value(argc, argv, i, "--server"))) o->server = v;
+    else if ((v = option_value(argc, argv, i, "--certificate-authority"))) o->ca_file = v;
+    else if ((v = option_value(argc, argv, i, "--token"))) o->token = v;
+    else if ((v = option_value(argc, argv, i, "--token-file"))) o->token_file = v;
+    else if (strcmp(a, "--insecure-skip-tls-verify") == 0) o->insecure = true;
+    else if ((v = option_value(argc, argv, i, "--output")) || (v = option_value(argc, argv, i, "-o"))) {
+        if (strcmp(v, "json") == 0) o->json = true;
+        else if (strcmp(v, "text") == 0) o->json = false;
+        else return usage_error("--output: expected text or json, got \"%s\"", v);
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return HELP;
+    else if (a[0] != '-' && !o->pod) o->pod = a;
+    else return usage_error("unknown argument \"%s\"", a);
+    return EXIT_OK;
+}
+
+/* `snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]` */
+static int snapshot_main(int argc, char **argv) {
+    ms_snapshot_options o = {0};
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if ((v = option_value(argc, argv, &i, "--kubeconfig"))) o.kubeconfig = v;
+        else if ((v = option_value(argc, argv, &i, "--context"))) o.context = v;
+        else if ((v = option_value(argc, argv, &i, "--output")) || (v = option_value(argc, argv, &i, "-o"))) file = v;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else return usage_error("unknown argument \"%s\"", argv[i]);
+    }
+    FILE *out = file && strcmp(file, "-") != 0 ? fopen(file, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "moonsched: %s: %s\n", file, strerror(errno));
+        return EXIT_USAGE;
+    }
+    ms_error err = {0};
+    ms_rc r = ms_snapshot_write(&o, out, &err);
+    bool write_failed = (out == stdout ? fflush(out) : fclose(out)) != 0;
+    if (r == MS_OK && write_failed) {
+        fprintf(stderr, "moonsched: writing %s: %s\n", file ? file : "output", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+/* `explain NS/NAME [flags]` */
+static int explain_main(int argc, char **argv) {
+    ms_explain_remote_options o = {0};
+    int rc = EXIT_OK;
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = explain_arg(argc, argv, &i, &o);
+    if (rc == HELP) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (rc != EXIT_OK) return rc;
+    if (!o.pod || !strchr(o.pod, '/')) return usage_error("%s", "explain needs NAMESPACE/NAME");
+    ms_error err = {0};
+    ms_rc r = ms_explain_remote(&o, stdout, &err);
+    fflush(stdout);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_ENOENT || r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+static int deschedule_main(int argc, char **argv) {
+    ms_deschedule_options o;
+    ms_deschedule_options_default(&o);
+    o.log = &ms_log_default;
+    const char **policies = calloc((size_t)argc + 1, sizeof *policies);
+    if (!policies) {
+        fprintf(stderr, "moonsched: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    bool help = false;
+    ms_error err = {0};
+    ms_rc r = ms_deschedule_parse_args(argc, argv, &o, policies, &help, &err);
+    if (r == MS_OK && help) {
+        free(policies);
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (r != MS_OK) {
+        free(policies);
+        return usage_error("%s", err.msg);
+    }
+    r = ms_deschedule_run(&o, &err);
+    free(policies);
+    if (r == MS_OK) return EXIT_OK;
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -359,8 +504,11 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "deschedule") == 0) return deschedule_main(argc - 2, argv + 2);
     if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "explain") == 0) return explain_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "snapshot") == 0) return snapshot_main(argc - 2, argv + 2);
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) return print_version();
     /* kube-scheduler's command line: flags without a subcommand run, so
      * that a kube-scheduler manifest needs only its command changed. */

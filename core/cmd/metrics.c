@@ -8,37 +8,46 @@
 #include "cmd/metrics.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/prom.h"
+#include "cmd/process_metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 
-enum { MAX_BUCKETS = 16, MAX_CODES = 24, NAME_MAX_LEN = 128 };
+enum { MAX_CODES = 24, MAX_REST_RESULTS = 48, NAME_MAX_LEN = 128 };
 
 /* /healthz fails once the scheduler loop has not come round for this long. */
 #define HEARTBEAT_MAX_AGE 10.0
 
 /* upstream's buckets: ExponentialBuckets(0.001, 2, 15) for latencies,
- * ExponentialBuckets(1, 2, 5) for attempts, LinearBuckets(5, 5, 10) for
- * victims. */
-static const double duration_bounds[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
-                                         0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
-static const double attempts_bounds[] = {1, 2, 4, 8, 16};
-static const double victims_bounds[] = {5, 10, 15, 20, 25, 30, 35, 40, 45, 50};
+ * ExponentialBuckets(1, 2, 5) for attempts, ExponentialBuckets(1, 2, 7)
+ * for victims (LinearBuckets(5, 5, 10) until 1.22). */
+static const double duration_le[] = {0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
+                                     0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384};
+static const double attempts_le[] = {1, 2, 4, 8, 16};
+static const double victims_le[] = {1, 2, 4, 8, 16, 32, 64};
 /* the taint eviction controller's (pkg/controller/tainteviction/metrics) */
-static const double taint_deletion_bounds[] = {0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240};
+static const double taint_deletion_le[] = {0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240};
+/* client-go's request latency (component-base/metrics/prometheus/restclient) */
+static const double rest_le[] = {0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60};
 
-#define NBOUNDS(a) ((uint32_t)(sizeof(a) / sizeof(a)[0]))
+#define BOUNDS(a) {(a), (uint32_t)(sizeof(a) / sizeof(a)[0])}
+static const ms_prom_bounds duration_bounds = BOUNDS(duration_le);
+static const ms_prom_bounds attempts_bounds = BOUNDS(attempts_le);
+static const ms_prom_bounds victims_bounds = BOUNDS(victims_le);
+static const ms_prom_bounds taint_deletion_bounds = BOUNDS(taint_deletion_le);
+static const ms_prom_bounds rest_bounds = BOUNDS(rest_le);
 
-typedef struct histogram {
-    uint64_t buckets[MAX_BUCKETS + 1];   /* per bound, not cumulative; last: +Inf */
-    uint64_t count;
-    double sum;
-} histogram;
+typedef ms_prom_histogram histogram;
+
+/* rest_client_request_duration_seconds is per verb: the methods the
+ * client uses, then anything else. */
+static const char *const rest_verbs[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "other"};
+enum { NREST_VERBS = sizeof rest_verbs / sizeof rest_verbs[0] };
 
 typedef struct profile_metrics {
     char name[NAME_MAX_LEN];
     uint64_t attempts[MS_ATTEMPT_NRESULTS];
     histogram attempt_duration[MS_ATTEMPT_NRESULTS];
-    histogram e2e_duration[MS_ATTEMPT_NRESULTS];
 } profile_metrics;
 
 typedef struct policy_metrics {
@@ -76,6 +85,21 @@ struct ms_metrics {
     bool taint_eviction;           /* the controller runs: its series are rendered */
     uint64_t taint_deletions;
     histogram taint_deletion_latency;
+    /* rest_client_*: every client of `run`, one host */
+    char rest_host[256];
+    struct {
+        uint8_t verb;
+        long code;
+        uint64_t n;
+    } rest_results[MAX_REST_RESULTS];
+    uint32_t nrest_results;
+    histogram rest_latency[NREST_VERBS];
+    uint32_t binds_in_flight;      /* scheduler_goroutines{operation="binding"} */
+    /* What the scheduler thread rendered of its own families
+     * (ms_scheduler_render_metrics), replaced whole. */
+    char *scheduler_text;
+    size_t scheduler_len;
+    char *configz;                 /* /configz's answer; NULL: none yet */
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
@@ -110,15 +134,9 @@ void ms_metrics_free(ms_metrics *m) {
     pthread_mutex_destroy(&m->mu);
     free(m->profiles);
     free(m->policies);
+    free(m->scheduler_text);
+    free(m->configz);
     free(m);
-}
-
-static void observe(histogram *h, const double *bounds, uint32_t n, double v) {
-    uint32_t i = 0;
-    while (i < n && v > bounds[i]) i++;
-    h->buckets[i]++;
-    h->count++;
-    h->sum += v;
 }
 
 static profile_metrics *profile_of(ms_metrics *m, uint32_t profile) {
@@ -130,17 +148,14 @@ void ms_metrics_attempt(ms_metrics *m, uint32_t profile, ms_attempt_result resul
     pthread_mutex_lock(&m->mu);
     profile_metrics *p = profile_of(m, profile);
     p->attempts[result]++;
-    if (seconds >= 0) {
-        observe(&p->attempt_duration[result], duration_bounds, NBOUNDS(duration_bounds), seconds);
-        observe(&p->e2e_duration[result], duration_bounds, NBOUNDS(duration_bounds), seconds);
-    }
+    if (seconds >= 0) ms_prom_observe(&p->attempt_duration[result], &duration_bounds, seconds);
     pthread_mutex_unlock(&m->mu);
 }
 
 void ms_metrics_pod_scheduled(ms_metrics *m, uint32_t attempts) {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
-    observe(&m->pod_attempts, attempts_bounds, NBOUNDS(attempts_bounds), attempts);
+    ms_prom_observe(&m->pod_attempts, &attempts_bounds, attempts);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -148,7 +163,7 @@ void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims) {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
     m->preemption_attempts++;
-    if (nvictims > 0) observe(&m->victims, victims_bounds, NBOUNDS(victims_bounds), nvictims);
+    if (nvictims > 0) ms_prom_observe(&m->victims, &victims_bounds, nvictims);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -274,8 +289,92 @@ void ms_metrics_taint_eviction_enable(ms_metrics *m) {
 void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency) {
     pthread_mutex_lock(&m->mu);
     m->taint_deletions++;
-    observe(&m->taint_deletion_latency, taint_deletion_bounds, NBOUNDS(taint_deletion_bounds),
-            latency > 0 ? latency : 0);
+    ms_prom_observe(&m->taint_deletion_latency, &taint_deletion_bounds, latency > 0 ? latency : 0);
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len) {
+    if (!m) {
+        free(text);
+        return;
+    }
+    pthread_mutex_lock(&m->mu);
+    char *old = m->scheduler_text;
+    m->scheduler_text = text;
+    m->scheduler_len = text ? len : 0;
+    pthread_mutex_unlock(&m->mu);
+    free(old);
+}
+
+bool ms_metrics_set_configz(ms_metrics *m, const char *json) {
+    char *copy = json ? strdup(json) : NULL;
+    if (json && !copy) return false;
+    pthread_mutex_lock(&m->mu);
+    char *old = m->configz;
+    m->configz = copy;
+    pthread_mutex_unlock(&m->mu);
+    free(old);
+    return true;
+}
+
+/* /configz: a copy of the configuration's JSON, 404 before there is one. */
+static void serve_configz(ms_metrics *m, ms_http_answer *out) {
+    pthread_mutex_lock(&m->mu);
+    out->body = m->configz ? strdup(m->configz) : NULL;
+    bool have = m->configz != NULL;
+    pthread_mutex_unlock(&m->mu);
+    if (!have) {
+        out->status = 404;
+        out->body = strdup("not found\n");
+        return;
+    }
+    out->status = out->body ? 200 : 500;
+    if (out->body) {
+        out->len = strlen(out->body);
+        out->content_type = "application/json";
+    }
+}
+
+void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->binds_in_flight = n;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_set_rest_host(ms_metrics *m, const char *server) {
+    if (!m) return;
+    /* client-go's host label: the URL's host[:port] */
+    const char *h = server ? strstr(server, "://") : NULL;
+    h = h ? h + 3 : server ? server : "";
+    size_t n = strcspn(h, "/");
+    pthread_mutex_lock(&m->mu);
+    snprintf(m->rest_host, sizeof m->rest_host, "%.*s", (int)n, h);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static uint8_t rest_verb(const char *method) {
+    for (uint8_t i = 0; i + 1 < NREST_VERBS; i++)
+        if (method && strcmp(method, rest_verbs[i]) == 0) return i;
+    return NREST_VERBS - 1;
+}
+
+void ms_metrics_rest_request(void *ctx, const char *method, long status, double seconds) {
+    ms_metrics *m = ctx;
+    if (!m) return;
+    uint8_t verb = rest_verb(method);
+    pthread_mutex_lock(&m->mu);
+    uint32_t i = 0;
+    while (i < m->nrest_results && (m->rest_results[i].verb != verb || m->rest_results[i].code != status)) i++;
+    if (i < m->nrest_results) {
+        m->rest_results[i].n++;
+    } else if (i < MAX_REST_RESULTS) {
+        m->rest_results[i].verb = verb;
+        m->rest_results[i].code = status;
+        m->rest_results[i].n = 1;
+        m->nrest_results++;
+    }
+    if (seconds >= 0) ms_prom_observe(&m->rest_latency[verb], &rest_bounds, seconds);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -299,74 +398,48 @@ static bool is_ready(ms_metrics *m, char **why) {
 
 /* ---- rendering ---------------------------------------------------------- */
 
-/* A label value as the text format wants it: \\, \" and \n escaped. */
-static const char *esc(const char *s, char *buf, size_t n) {
-    size_t k = 0;
-    for (; *s && k + 2 < n; s++) {
-        if (*s == '\\' || *s == '"') buf[k++] = '\\', buf[k++] = *s;
-        else if (*s == '\n') buf[k++] = '\\', buf[k++] = 'n';
-        else buf[k++] = *s;
-    }
-    buf[k] = 0;
-    return buf;
-}
-
-static void header(ms_buf *b, const char *name, const char *type, const char *help) {
-    ms_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-/* labels: "" or `a="x",b="y"` (already escaped). */
-static void put_histogram(ms_buf *b, const char *name, const char *labels, const histogram *h,
-                          const double *bounds, uint32_t n) {
-    const char *sep = labels[0] ? "," : "";
-    uint64_t cum = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        cum += h->buckets[i];
-        ms_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i],
-                      (unsigned long long)cum);
-    }
-    cum += h->buckets[n];
-    ms_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cum);
-    if (labels[0]) {
-        ms_buf_printf(b, "%s_sum{%s} %.9g\n", name, labels, h->sum);
-        ms_buf_printf(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
-    } else {
-        ms_buf_printf(b, "%s_sum %.9g\n", name, h->sum);
-        ms_buf_printf(b, "%s_count %llu\n", name, (unsigned long long)h->count);
-    }
-}
 
 static void render_profiles(ms_buf *b, const ms_metrics *m) {
     char e[2 * NAME_MAX_LEN + 4], labels[3 * NAME_MAX_LEN];
-    header(b, "scheduler_schedule_attempts_total", "counter",
+    ms_prom_header(b, "scheduler_schedule_attempts_total", "counter",
            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
            "not be scheduled, while 'error' means an internal scheduler problem.");
     for (uint32_t p = 0; p < m->nprofiles; p++)
         for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++)
             ms_buf_printf(b, "scheduler_schedule_attempts_total{profile=\"%s\",result=\"%s\"} %llu\n",
-                          esc(m->profiles[p].name, e, sizeof e), result_names[r],
+                          ms_prom_escape(m->profiles[p].name, e, sizeof e), result_names[r],
                           (unsigned long long)m->profiles[p].attempts[r]);
-    static const struct {
-        const char *name, *help;
-        size_t offset;
-    } hists[] = {
-        {"scheduler_e2e_scheduling_duration_seconds",
-         "E2e scheduling latency in seconds (scheduling algorithm + binding)",
-         offsetof(profile_metrics, e2e_duration)},
-        {"scheduler_scheduling_attempt_duration_seconds",
-         "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
-         offsetof(profile_metrics, attempt_duration)},
-    };
-    for (size_t k = 0; k < sizeof hists / sizeof hists[0]; k++) {
-        header(b, hists[k].name, "histogram", hists[k].help);
-        for (uint32_t p = 0; p < m->nprofiles; p++)
-            for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++) {
-                const histogram *h =
-                    (const histogram *)((const char *)&m->profiles[p] + hists[k].offset) + r;
-                snprintf(labels, sizeof labels, "profile=\"%s\",result=\"%s\"",
-                         esc(m->profiles[p].name, e, sizeof e), result_names[r]);
-                put_histogram(b, hists[k].name, labels, h, duration_bounds, NBOUNDS(duration_bounds));
-            }
+    ms_prom_header(b, "scheduler_scheduling_attempt_duration_seconds", "histogram",
+           "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
+    for (uint32_t p = 0; p < m->nprofiles; p++)
+        for (int r = 0; r < MS_ATTEMPT_NRESULTS; r++) {
+            snprintf(labels, sizeof labels, "profile=\"%s\",result=\"%s\"", ms_prom_escape(m->profiles[p].name, e, sizeof e),
+                     result_names[r]);
+            ms_prom_put_histogram(b, "scheduler_scheduling_attempt_duration_seconds", labels,
+                                  &m->profiles[p].attempt_duration[r], &duration_bounds);
+        }
+}
+
+/* client-go's rest_client_requests_total and
+ * rest_client_request_duration_seconds, for every client `run` uses. */
+static void render_rest(ms_buf *b, const ms_metrics *m) {
+    char host[2 * sizeof m->rest_host + 4], labels[sizeof host + 64];
+    ms_prom_escape(m->rest_host, host, sizeof host);
+    ms_prom_header(b, "rest_client_requests_total", "counter",
+           "Number of HTTP requests, partitioned by status code, method, and host.");
+    for (uint32_t i = 0; i < m->nrest_results; i++) {
+        char code[24];
+        if (m->rest_results[i].code) snprintf(code, sizeof code, "%ld", m->rest_results[i].code);
+        else snprintf(code, sizeof code, "<error>");   /* client-go's label for no answer */
+        ms_buf_printf(b, "rest_client_requests_total{code=\"%s\",host=\"%s\",method=\"%s\"} %llu\n", code, host,
+                      rest_verbs[m->rest_results[i].verb], (unsigned long long)m->rest_results[i].n);
+    }
+    ms_prom_header(b, "rest_client_request_duration_seconds", "histogram",
+           "Request latency in seconds. Broken down by verb, and host.");
+    for (int v = 0; v < NREST_VERBS; v++) {
+        if (!m->rest_latency[v].count) continue;
+        snprintf(labels, sizeof labels, "host=\"%s\",verb=\"%s\"", host, rest_verbs[v]);
+        ms_prom_put_histogram(b, "rest_client_request_duration_seconds", labels, &m->rest_latency[v], &rest_bounds);
     }
 }
 
@@ -375,28 +448,28 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
 #define POLICY_SERIES(fmt, ...)                                                                    \
     for (uint32_t i = 0; i < m->npolicies; i++) {                                                  \
         const policy_metrics *pm = &m->policies[i];                                                \
-        esc(pm->profile, e1, sizeof e1);                                                           \
-        esc(pm->plugin, e2, sizeof e2);                                                            \
+        ms_prom_escape(pm->profile, e1, sizeof e1);                                                           \
+        ms_prom_escape(pm->plugin, e2, sizeof e2);                                                            \
         ms_buf_printf(b, fmt, __VA_ARGS__);                                                        \
     }
-    header(b, "moonsched_policy_reloads_total", "counter",
+    ms_prom_header(b, "moonsched_policy_reloads_total", "counter",
            "Lua policy versions swapped in (ok) or refused, the running one staying (refused).");
     POLICY_SERIES("moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"ok\"} %llu\n"
                   "moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"refused\"} %llu\n",
                   e2, e1, (unsigned long long)pm->stats.reloads_ok, e2, e1,
                   (unsigned long long)pm->stats.reloads_failed)
-    header(b, "moonsched_policy_calls_total", "counter", "Calls into Lua policies.");
+    ms_prom_header(b, "moonsched_policy_calls_total", "counter", "Calls into Lua policies.");
     POLICY_SERIES("moonsched_policy_calls_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
                   (unsigned long long)pm->stats.calls)
-    header(b, "moonsched_policy_call_failures_total", "counter",
+    ms_prom_header(b, "moonsched_policy_call_failures_total", "counter",
            "Lua policy calls that failed (errors, budget or memory cap).");
     POLICY_SERIES("moonsched_policy_call_failures_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
                   (unsigned long long)pm->stats.failures)
-    header(b, "moonsched_policy_budget_kills_total", "counter",
+    ms_prom_header(b, "moonsched_policy_budget_kills_total", "counter",
            "Lua policy calls stopped by the CPU budget.");
     POLICY_SERIES("moonsched_policy_budget_kills_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
                   (unsigned long long)pm->stats.budget_kills)
-    header(b, "moonsched_policy_disabled", "gauge",
+    ms_prom_header(b, "moonsched_policy_disabled", "gauge",
            "1 while the policy is disabled after too many consecutive failures.");
     POLICY_SERIES("moonsched_policy_disabled{plugin=\"%s\",profile=\"%s\"} %d\n", e2, e1,
                   pm->disabled ? 1 : 0)
@@ -405,15 +478,15 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
 
 static void render_taint_eviction(ms_buf *b, const ms_metrics *m) {
     if (!m->taint_eviction) return;
-    header(b, "taint_eviction_controller_pod_deletions_total", "counter",
+    ms_prom_header(b, "taint_eviction_controller_pod_deletions_total", "counter",
            "Total number of Pods deleted by TaintEvictionController since its start.");
     ms_buf_printf(b, "taint_eviction_controller_pod_deletions_total %llu\n",
                   (unsigned long long)m->taint_deletions);
-    header(b, "taint_eviction_controller_pod_deletion_duration_seconds", "histogram",
+    ms_prom_header(b, "taint_eviction_controller_pod_deletion_duration_seconds", "histogram",
            "Latency, in seconds, between the time when a taint effect has been activated for the Pod and "
            "its deletion via TaintEvictionController.");
-    put_histogram(b, "taint_eviction_controller_pod_deletion_duration_seconds", "", &m->taint_deletion_latency,
-                  taint_deletion_bounds, NBOUNDS(taint_deletion_bounds));
+    ms_prom_put_histogram(b, "taint_eviction_controller_pod_deletion_duration_seconds", "",
+                          &m->taint_deletion_latency, &taint_deletion_bounds);
 }
 
 char *ms_metrics_render(ms_metrics *m, size_t *len) {
@@ -422,7 +495,7 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     pthread_mutex_lock(&m->mu);
     render_profiles(&b, m);
 
-    header(&b, "scheduler_pending_pods", "gauge",
+    ms_prom_header(&b, "scheduler_pending_pods", "gauge",
            "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
            "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
            "unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
@@ -432,28 +505,30 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     for (int i = 0; i < 4; i++)
         ms_buf_printf(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
 
-    header(&b, "scheduler_pod_scheduling_attempts", "histogram",
+    ms_prom_header(&b, "scheduler_pod_scheduling_attempts", "histogram",
            "Number of attempts to successfully schedule a pod.");
-    put_histogram(&b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts, attempts_bounds,
-                  NBOUNDS(attempts_bounds));
-    header(&b, "scheduler_preemption_attempts_total", "counter",
+    ms_prom_put_histogram(&b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts, &attempts_bounds);
+    ms_prom_header(&b, "scheduler_preemption_attempts_total", "counter",
            "Total preemption attempts in the cluster till now");
     ms_buf_printf(&b, "scheduler_preemption_attempts_total %llu\n",
                   (unsigned long long)m->preemption_attempts);
-    header(&b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
-    put_histogram(&b, "scheduler_preemption_victims", "", &m->victims, victims_bounds,
-                  NBOUNDS(victims_bounds));
+    ms_prom_header(&b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
+    ms_prom_put_histogram(&b, "scheduler_preemption_victims", "", &m->victims, &victims_bounds);
+    ms_prom_header(&b, "scheduler_goroutines", "gauge",
+           "Number of running goroutines split by the work they do such as binding. Here: binds in "
+           "flight on the binder's connection (upstream runs one goroutine per bind).");
+    ms_buf_printf(&b, "scheduler_goroutines{operation=\"binding\"} %u\n", m->binds_in_flight);
 
-    header(&b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
+    ms_prom_header(&b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
     for (int i = 0; i < MS_BIND_NRESULTS; i++)
         ms_buf_printf(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
                       (unsigned long long)m->bindings[i]);
-    header(&b, "moonsched_binding_conflicts_total", "counter",
+    ms_prom_header(&b, "moonsched_binding_conflicts_total", "counter",
            "Binds the API server refused with 409 Conflict, by what the refusal meant.");
     for (int i = 0; i < MS_BIND_CONFLICT_COUNT; i++)
         ms_buf_printf(&b, "moonsched_binding_conflicts_total{reason=\"%s\"} %llu\n", conflict_names[i],
                       (unsigned long long)m->conflicts[i]);
-    header(&b, "moonsched_api_requests_total", "counter",
+    ms_prom_header(&b, "moonsched_api_requests_total", "counter",
            "API requests for binds, events, status patches and evictions, by HTTP status "
            "(0: no answer).");
     for (uint32_t i = 0; i < m->ncodes; i++)
@@ -462,7 +537,7 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     if (m->codes_other)
         ms_buf_printf(&b, "moonsched_api_requests_total{code=\"other\"} %llu\n",
                       (unsigned long long)m->codes_other);
-    header(&b, "moonsched_events_total", "counter",
+    ms_prom_header(&b, "moonsched_events_total", "counter",
            "Kubernetes Events posted, failed, or suppressed by aggregation and the rate limit.");
     static const char *const ev[] = {"posted", "failed", "suppressed"};
     for (int i = 0; i < 3; i++)
@@ -470,18 +545,21 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
                       (unsigned long long)m->events[i]);
 
     if (m->has_leader) {
-        header(&b, "leader_election_master_status", "gauge",
+        ms_prom_header(&b, "leader_election_master_status", "gauge",
                "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
                "indicates master. 'name' is the string used to identify the lease. Please make sure to "
                "group by name.");
         char e[512];
         ms_buf_printf(&b, "leader_election_master_status{name=\"%s\"} %d\n",
-                      esc(m->leader_name, e, sizeof e), m->leading ? 1 : 0);
+                      ms_prom_escape(m->leader_name, e, sizeof e), m->leading ? 1 : 0);
     }
 
     render_policies(&b, m);
     render_taint_eviction(&b, m);
+    render_rest(&b, m);
+    if (m->scheduler_text) ms_buf_append(&b, m->scheduler_text, m->scheduler_len);
     pthread_mutex_unlock(&m->mu);
+    ms_process_metrics_render(&b);
     if (len) *len = b.len;
     return ms_buf_take(&b);
 }
@@ -498,6 +576,8 @@ void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
         /* upstream's healthz answer, byte for byte */
         out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
         out->nosniff = true;
+    } else if (strcmp(path, "/configz") == 0) {
+        serve_configz(m, out);
     } else if (strcmp(path, "/readyz") == 0) {
         char *why;
         bool ok = is_ready(m, &why);

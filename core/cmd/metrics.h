@@ -10,7 +10,11 @@
  * Threads: the scheduler thread, the binder thread and the poster update it;
  * the HTTP server's thread renders it. Every update and the rendering take
  * one mutex (uncontended in practice: a few updates per pod, never per
- * node), so a scrape sees each histogram whole. */
+ * node), so a scrape sees each histogram whole. The families recorded
+ * inside the scheduling cycle (per extension point and plugin) are not
+ * here: the scheduler thread owns them and hands over their rendered text
+ * about once a second (ms_metrics_set_scheduler_text). process_* are read
+ * from /proc at each scrape (cmd/process_metrics.h). */
 #ifndef MOONSCHED_METRICS_H
 #define MOONSCHED_METRICS_H
 
@@ -45,9 +49,8 @@ ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles);
 void ms_metrics_free(ms_metrics *m);
 
 /* One attempt's end: scheduler_schedule_attempts_total{result,profile},
- * and with seconds >= 0 the same duration into both
- * scheduler_scheduling_attempt_duration_seconds and (its 1.20 name)
- * scheduler_e2e_scheduling_duration_seconds{result,profile}. Like
+ * and with seconds >= 0 its duration into
+ * scheduler_scheduling_attempt_duration_seconds{result,profile}. Like
  * upstream, "scheduled" is counted when the binding succeeded and its time
  * runs from the start of the attempt to the end of the binding. An
  * out-of-range profile counts under the first. */
@@ -55,7 +58,8 @@ void ms_metrics_attempt(ms_metrics *m, uint32_t profile, ms_attempt_result resul
 /* scheduler_pod_scheduling_attempts: attempts a pod needed, once bound. */
 void ms_metrics_pod_scheduled(ms_metrics *m, uint32_t attempts);
 /* scheduler_preemption_attempts_total, and when victims were chosen
- * (nvictims > 0) scheduler_preemption_victims. */
+ * (nvictims > 0) scheduler_preemption_victims (upstream's buckets since
+ * 1.23: 1, 2, 4 .. 64). */
 void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims);
 /* scheduler_pending_pods{queue}: gated pods (held back by PreEnqueue) are
  * not among the unschedulable ones, as upstream counts them. */
@@ -91,6 +95,23 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
 void ms_metrics_taint_eviction_enable(ms_metrics *m);
 void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency);
 
+/* The families the scheduler thread renders itself
+ * (scheduler/scheduler_metrics.h), replacing the previous text; takes the
+ * malloc'd text. */
+void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len);
+/* What /configz answers (upstream's configz: {"componentconfig":{...}}),
+ * copied; false when out of memory. */
+bool ms_metrics_set_configz(ms_metrics *m, const char *json);
+/* scheduler_goroutines{operation="binding"}: binds in flight. */
+void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n);
+/* rest_client_requests_total{code,host,method} and
+ * rest_client_request_duration_seconds{host,verb}: the observer of every
+ * kube client of `run` (ms_kube_client_options.observe; ctx: the
+ * metrics); seconds < 0: a stream, counted without a latency. The host
+ * label comes from the server URL. */
+void ms_metrics_rest_request(void *ctx, const char *method, long status, double seconds);
+void ms_metrics_set_rest_host(ms_metrics *m, const char *server);
+
 /* Health. healthy: the scheduler loop came round at `now` (monotonic
  * seconds); ms_metrics_healthy says whether it did within `max_age`.
  * ready: the informers have synced. */
@@ -108,7 +129,8 @@ void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
  * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
  * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
  * /readyz 200 once ready and 503 before, or while an unready reason is
- * set (the body says why); anything else 404. */
+ * set (the body says why), /configz the configuration set by
+ * ms_metrics_set_configz (404 before); anything else 404. */
 void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
 
 /* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;

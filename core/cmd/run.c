@@ -3,6 +3,7 @@
  * reports (cmd/api_reporter.h, through the poster thread of
  * cmd/poster.h). This file sets them up and runs the scheduler thread's
  * loop. See include/moonsched/run.h. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include "base/clock.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
+#include "api/storage.h"
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/rate_limiter.h"
@@ -27,15 +29,25 @@
 #include "client/leader_election.h"
 #include "cmd/api_binder.h"
 #include "cmd/api_reporter.h"
+#include "cmd/api_volume_binder.h"
+#include "cmd/cache_debugger.h"
+#include "cmd/config_check.h"
+#include "cmd/debug_requests.h"
+#include "cmd/explain_text.h"
+#include "cmd/snapshot.h"
 #include "cmd/http_server.h"
 #include "cmd/metrics.h"
 #include "cmd/poster.h"
 #include "cmd/secure_serving.h"
+#include "scheduler/storage_events.h"
 #include "controllers/taint_eviction_controller.h"
+#include "scheduler/scheduler_metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cluster_view.h"
+#include "scheduler/explain.h"
 
 void ms_run_options_default(ms_run_options *o) {
     memset(o, 0, sizeof *o);
@@ -59,9 +71,12 @@ typedef struct runner {
     ms_kube_client *client, *poster_client;
     ms_delta_queue *deltas;
     ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
-    bool synced[MS_KIND_PDB + 1];  /* per ms_object_kind: first LIST delivered */
+    ms_informer *storage_inf[MS_SK_COUNT];   /* PVs, PVCs, ... in ms_storage_kind order */
+    bool synced[MS_KIND_COUNT];    /* per ms_object_kind: first LIST delivered */
 
     ms_api_binder *binder;
+    ms_api_volume_binder *volume_binder;   /* VolumeBinding's PreBind writes */
+    ms_volume_binder volume_binder_ops;
     uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     ms_event_recorder *events;
     ms_poster *poster;
@@ -82,7 +97,9 @@ typedef struct runner {
     ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
 
+    ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
     ms_secure_serving *https;
     ms_policy_info *policy_info;   /* scratch for the policies' figures */
@@ -92,6 +109,7 @@ typedef struct runner {
     int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */
     uint32_t cycle_profile, cycle_victims;
     double cycle_start;
+    double next_sched_metrics;     /* monotonic: when the scheduler's families are rendered next */
 } runner;
 
 /* Every figure: the scheduler thread's, the poster's and the reporter's. */
@@ -153,6 +171,17 @@ static void metrics_snapshot(runner *r) {
                            ms_queue_len_unschedulable(q), ms_queue_len_gated(q));
     ms_run_stats st = run_stats(r);
     ms_metrics_events(r->metrics, st.events_posted, st.events_failed, st.events_suppressed);
+    ms_metrics_set_binds_in_flight(r->metrics, ms_api_binder_in_flight(r->binder));
+    double now = ms_clock_monotonic();
+    if (now >= r->next_sched_metrics) {
+        /* The scheduler's own families: rendered here, where they are
+         * owned, about once a second (a scrape may see them that old). */
+        ms_buf b = {0};
+        ms_scheduler_render_metrics(r->sched, &b);
+        size_t len = b.len;
+        ms_metrics_set_scheduler_text(r->metrics, ms_buf_take(&b), len);
+        r->next_sched_metrics = now + 1;
+    }
     /* ready: scheduling has started, every informer's first LIST is in */
     ms_metrics_set_ready(r->metrics, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
@@ -183,9 +212,8 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
 
 static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     runner *r = ctx;
-    (void)preemptor;
     (void)node;
-    ms_api_reporter_evict(r->reporter, victim);
+    ms_api_reporter_evict(r->reporter, victim, preemptor);
     return MS_OK;
 }
 
@@ -198,8 +226,9 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
     runner *r = ctx;
     (void)attempts;
     r->st.unschedulable++;
+    bool error = r->cycle_error;   /* attempt_failed consumes it */
     attempt_failed(r, pod);
-    ms_api_reporter_unschedulable(r->reporter, pod, message);
+    ms_api_reporter_unschedulable(r->reporter, pod, error, message);
 }
 
 static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *message) {
@@ -214,6 +243,11 @@ static void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char
     ms_pod_key(pod, r->in, key, sizeof key);
     ms_log(r->log, MS_LOG_INFO, "binding failed", "pod", key, "node", ms_str_get(r->in, node), "error", message,
            NULL);
+}
+
+static void on_binding_error(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_api_reporter_binding_error(r->reporter, pod, message);
 }
 
 /* Held back by PreEnqueue: not an attempt. Gates get their condition; a
@@ -303,18 +337,33 @@ static void bind_done(void *ctx, const ms_bind_outcome *o) {
 
 static void drain_completions(runner *r) { ms_api_binder_drain(r->binder, bind_done, r); }
 
+/* A PV or claim write of VolumeBinding's PreBind failed: the binding
+ * cycle fails with the API server's message (upstream's BindPodVolumes
+ * returns the update's error). */
+static void volume_write_failed(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_scheduler_volume_write_failed(r->sched, pod, message, ms_clock_wall());
+}
+
+static void drain_volume_writes(runner *r) {
+    ms_api_volume_binder_drain(r->volume_binder, volume_write_failed, r);
+}
+
 /* ---- informers (scheduler thread) -------------------------------------- */
 
 /* Scheduling waits for every informer's first LIST, as upstream waits
  * for its caches: a pod placed before the namespaces or PDBs are known
  * could break an affinity term or a budget. */
 static bool all_synced(const runner *r) {
-    return r->synced[MS_KIND_POD] && r->synced[MS_KIND_NODE] && r->synced[MS_KIND_NAMESPACE] &&
-           r->synced[MS_KIND_PDB];
+    for (uint32_t k = 0; k < MS_KIND_COUNT; k++)
+        if (k != MS_KIND_OTHER && !r->synced[k]) return false;
+    return true;
 }
 
 static void log_synced(runner *r, uint8_t kind) {
-    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets"};
+    static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets",
+                                        "persistentvolumes", "persistentvolumeclaims", "storageclasses",
+                                        "csinodes", "csidrivers", "csistoragecapacities"};
     const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
     if (kind == MS_KIND_PDB && r->pdb_inf) {
         /* which API version the server answered for (decided at the first LIST) */
@@ -327,6 +376,22 @@ static void log_synced(runner *r, uint8_t kind) {
         return;
     }
     ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, NULL);
+}
+
+/* A storage object into the scheduler's volume store (through the
+ * scheduler, which moves the pods the volume plugins rejected). */
+static void apply_storage_delta(runner *r, const ms_delta *d, double now) {
+    ms_storage_object *o = d->storage;
+    if (d->type == MS_DELTA_DELETE)
+        ms_scheduler_storage_delete(r->sched, (ms_storage_kind)o->kind, o->meta.namespace_, o->meta.name, now);
+    else
+        ms_scheduler_storage_set(r->sched, o, now);
+    if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
+        ms_log(r->log, MS_LOG_DEBUG, "storage", "event", ms_delta_type_name((ms_delta_type)d->type), "kind",
+               ms_object_kind_name((ms_object_kind)d->kind), "namespace",
+               o->meta.namespace_ == MS_STR_NONE ? "" : ms_str_get(r->in, o->meta.namespace_), "name",
+               ms_str_get(r->in, o->meta.name), "resourceVersion", o->meta.resource_version, NULL);
+    }
 }
 
 static void apply_delta(runner *r, ms_delta *d, double now) {
@@ -366,6 +431,8 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
             ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
                    "name", ms_str_get(r->in, d->ns->meta.name), "labels", nlabels, NULL);
         }
+    } else if (d->kind >= MS_KIND_PV && d->kind < MS_KIND_COUNT) {
+        apply_storage_delta(r, d, now);
     } else if (d->kind == MS_KIND_PDB) {
         switch (d->type) {
         case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;
@@ -504,10 +571,6 @@ static void setup_self(runner *r) {
  * default one may be taken (another scheduler on the host): then a
  * warning, and the scheduler runs without. */
 static ms_rc setup_metrics(runner *r, ms_error *err) {
-    const char *names[64];
-    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
-    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
-    r->metrics = ms_metrics_new(names, np);
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (npol) {
         r->policy_info = calloc(npol, sizeof *r->policy_info);
@@ -545,6 +608,98 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
 /* HTTPS on --secure-port; the reviews go to the scheduler's own API
  * server unless --authentication-kubeconfig / --authorization-kubeconfig
  * name another. */
+/* How long a connection waits for the scheduler thread to answer: a
+ * scheduling batch is 10 ms, a cycle on a large cluster a few more. */
+#define DEBUG_ANSWER_TIMEOUT 10.0
+
+/* On a connection thread: /debug/... through the scheduler thread, the
+ * rest (metrics, health) from the metrics, which are thread-safe. Only
+ * the secure port serves /debug: it authorizes every request. */
+static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
+    runner *r = ctx;
+    if (strcmp(path, "/debug/explain") == 0) {
+        char pod[600];
+        if (!ms_http_query_get(out->query, "pod", pod, sizeof pod) || !strchr(pod, '/')) {
+            out->status = 400;
+            out->body = strdup("expected ?pod=NAMESPACE/NAME\n");
+            return;
+        }
+        ms_debug_requests_ask(r->debug, MS_DEBUG_EXPLAIN, pod, DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    if (strcmp(path, "/debug/snapshot") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    ms_metrics_serve(r->metrics, path, out);
+}
+
+/* On the connection's thread: the view the scheduler thread took, written
+ * out (or, out NULL, only released). */
+static void write_snapshot(void *ctx, ms_http_answer *out) {
+    ms_cluster_view *v = ctx;
+    if (out) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ms_error err = {0};
+        ms_rc rc = f ? ms_snapshot_write_view(v, f, &err) : ms_error_set(&err, MS_ENOMEM, "out of memory");
+        if (f) fclose(f);
+        free(out->body);
+        out->body = rc == MS_OK ? text : strdup(err.msg);
+        out->len = rc == MS_OK ? len : 0;
+        if (rc != MS_OK) free(text);
+        out->status = rc == MS_OK ? 200 : 500;
+        out->content_type = rc == MS_OK ? "application/json" : "text/plain; charset=utf-8";
+    }
+    ms_cluster_view_free(v);
+    free(v);
+}
+
+/* On the scheduler thread: references to what it holds; the writing is
+ * the connection thread's. */
+static void answer_snapshot(runner *r, ms_http_answer *out, ms_debug_later *later) {
+    if (!r->o->debug_snapshot) {
+        out->status = 404;
+        out->body = strdup("/debug/snapshot needs the scheduler started with --debug-snapshot\n");
+        return;
+    }
+    ms_cluster_view *v = malloc(sizeof *v);
+    if (!v || ms_scheduler_view(r->sched, v) != MS_OK) {
+        free(v);
+        out->status = 500;
+        out->body = strdup("out of memory\n");
+        return;
+    }
+    *later = (ms_debug_later){write_snapshot, v};
+}
+
+/* On the scheduler thread, between cycles. */
+static void debug_answer(void *ctx, ms_debug_kind kind, const char *arg, ms_http_answer *out,
+                         ms_debug_later *later) {
+    runner *r = ctx;
+    if (kind == MS_DEBUG_SNAPSHOT) {
+        answer_snapshot(r, out, later);
+        return;
+    }
+    char ns[256];
+    const char *slash = strchr(arg, '/');
+    snprintf(ns, sizeof ns, "%.*s", (int)(slash - arg), arg);
+    cJSON *e = NULL;
+    ms_error err = {0};
+    ms_rc rc = ms_scheduler_explain(r->sched, ns, slash + 1, ms_clock_wall(), &e, &err);
+    if (rc != MS_OK) {
+        out->status = rc == MS_ENOENT ? 404 : 500;
+        out->body = strdup(err.msg);
+        return;
+    }
+    ms_explain_add_policies(e, r->policies);
+    out->body = cJSON_Print(e);
+    cJSON_Delete(e);
+    out->status = out->body ? 200 : 500;
+    out->content_type = "application/json";
+}
+
 static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     if (o->secure_port == 0) {
@@ -553,6 +708,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     }
     if (o->secure_port < 0 || o->secure_port > 65535)
         return ms_error_set(err, MS_EINVAL, "--secure-port %d must be between 0 and 65535", o->secure_port);
+    if (!(r->debug = ms_debug_requests_new())) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_kubeconfig authn = {0}, authz = {0};
     ms_rc rc = MS_OK;
     if (o->authn_kubeconfig) rc = ms_kubeconfig_load_file(&authn, o->authn_kubeconfig, NULL, err);
@@ -562,7 +718,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
                                         .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
-                                        .handler = ms_metrics_serve, .ctx = r->metrics, .log = r->log};
+                                        .handler = secure_serve, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
     ms_kubeconfig_free(&authn);
@@ -587,7 +743,8 @@ static ms_rc setup_leader_election(runner *r, ms_error *err) {
         ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
         return MS_OK;
     }
-    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log};
+    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
                                     .leading_changed = leader_gauge, .leading_ctx = r->metrics,
                                     .post_events = true,
@@ -609,7 +766,8 @@ static ms_rc setup_controllers(runner *r, ms_error *err) {
     if (!r->o->taint_eviction) return MS_OK;
     ms_metrics_taint_eviction_enable(r->metrics);
     ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
-                                 .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log};
+                                 .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_rc rc = ms_kube_client_new(&co, &r->te_client, err);
     if (rc != MS_OK) return rc;
     ms_taint_eviction_options to = {.client = r->te_client, .in = r->in, .log = r->log,
@@ -619,6 +777,15 @@ static ms_rc setup_controllers(runner *r, ms_error *err) {
     return ms_taint_eviction_start(&to, &r->taint_eviction, err);
 }
 
+/* The registry comes first: every kube client reports its requests to it. */
+static ms_rc new_metrics(runner *r, ms_error *err) {
+    const char *names[64];
+    uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+    for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
+    r->metrics = ms_metrics_new(names, np);
+    return r->metrics ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+}
+
 static ms_rc setup_clients(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     ms_kubeconfig *kc = &r->kc;
@@ -626,8 +793,10 @@ static ms_rc setup_clients(runner *r, ms_error *err) {
     ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(kc, NULL, err)
                              : ms_kubeconfig_load_default(kc, file, NULL, err);
     if (rc != MS_OK) return rc;
+    ms_metrics_set_rest_host(r->metrics, kc->server);
     ms_kube_client_options co = {.config = kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
-                                 .user_agent = "moonsched/0.1 (scheduler)", .log = r->log};
+                                 .user_agent = "moonsched/0.1 (scheduler)", .log = r->log,
+                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     rc = ms_kube_client_new(&co, &r->client, err);
     if (rc == MS_OK) {
         co.user_agent = "moonsched/0.1 (events)";
@@ -648,13 +817,24 @@ static ms_rc setup_reporting(runner *r, ms_error *err) {
                             .log = r->log};
     ms_rc rc = ms_poster_start(&po, &r->poster, err);
     if (rc != MS_OK) return rc;
+    /* Pod disruption conditions came with 1.26: an older server would
+     * drop the condition, so it is not sent there. Unknown: tried. */
+    bool conditions = ms_kube_server_at_least(r->client, 1, 26, true);
+    ms_log(r->log, MS_LOG_INFO,
+           conditions ? "preemption victims get the DisruptionTarget condition"
+                      : "server before 1.26: preemption victims get no DisruptionTarget condition",
+           NULL);
     ms_api_reporter_options ro2 = {.in = r->in, .poster = r->poster, .events = r->events, .log = r->log,
-                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps};
+                                   .event_interval = r->o->event_interval, .event_qps = r->o->event_qps,
+                                   .disruption_conditions = conditions};
     if (!(r->reporter = ms_api_reporter_new(&ro2))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
 }
 
 static ms_rc setup_scheduler(runner *r, ms_error *err) {
+    ms_rc rc = ms_api_volume_binder_new(r->client, r->in, r->metrics, r->log, &r->volume_binder, err);
+    if (rc != MS_OK) return rc;
+    r->volume_binder_ops = ms_api_volume_binder_vtable(r->volume_binder);
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -662,18 +842,38 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .evictor = {r, run_evict, run_set_nomination},
         .reporter = {.ctx = r, .unschedulable = on_unschedulable, .bind_failed = on_bind_failed,
                      .preempted = on_preempted, .error = on_cycle_error, .post_filter = on_post_filter,
-                     .gated = on_gated},
-        .seed = r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
+                     .gated = on_gated, .binding_error = on_binding_error},
+        .seed = r->o->has_seed ? r->o->seed : r->cfg.has_seed ? r->cfg.seed : (uint64_t)time(NULL),
         .profile_out_of_tree = r->policies ? ms_policy_set_profile_plugins(r->policies) : NULL,
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
+        .keep_objects = r->o->debug_snapshot,
+        .record_metrics = true,
+        .volume_binder = &r->volume_binder_ops,
     };
-    ms_rc rc = ms_scheduler_new(&so, &r->sched, err);
+    rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
     if (rc != MS_OK) return rc;
     uint32_t nb = r->o->bind_workers ? r->o->bind_workers : DEFAULT_BINDS_IN_FLIGHT;
     if (nb > MAX_BINDS_IN_FLIGHT) nb = MAX_BINDS_IN_FLIGHT;
     r->max_binds = 2 * nb;
     return ms_api_binder_new(r->client, r->in, r->metrics, nb, &r->binder, err);
+}
+
+/* /configz: the effective configuration as `config check` prints it, under
+ * upstream's "componentconfig" key. Set once, before scheduling starts. */
+static ms_rc setup_configz(runner *r, ms_error *err) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *eff = doc ? ms_config_describe(&r->cfg, r->sched, err) : NULL;
+    if (!eff) {
+        cJSON_Delete(doc);
+        return doc ? err->rc : ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    cJSON_AddItemToObject(doc, "componentconfig", eff);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    bool ok = text && ms_metrics_set_configz(r->metrics, text);
+    cJSON_free(text);
+    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static ms_rc setup_informers(runner *r, ms_error *err) {
@@ -692,7 +892,20 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
     io.resource = &ms_informer_namespaces;
     if ((rc = ms_informer_start(&io, &r->ns_inf, err)) != MS_OK) return rc;
     io.resource = &ms_informer_pdbs;
-    return ms_informer_start(&io, &r->pdb_inf, err);
+    if ((rc = ms_informer_start(&io, &r->pdb_inf, err)) != MS_OK) return rc;
+    static const ms_informer_resource *const storage[MS_SK_COUNT] = {
+        [MS_SK_PV] = &ms_informer_pvs,
+        [MS_SK_PVC] = &ms_informer_pvcs,
+        [MS_SK_STORAGE_CLASS] = &ms_informer_storage_classes,
+        [MS_SK_CSI_NODE] = &ms_informer_csi_nodes,
+        [MS_SK_CSI_DRIVER] = &ms_informer_csi_drivers,
+        [MS_SK_CSI_CAPACITY] = &ms_informer_csi_capacities,
+    };
+    for (uint32_t k = 0; k < MS_SK_COUNT; k++) {
+        io.resource = storage[k];
+        if ((rc = ms_informer_start(&io, &r->storage_inf[k], err)) != MS_OK) return rc;
+    }
+    return MS_OK;
 }
 
 static ms_rc copy_flag(const char *flag, const char *v, char *dst, size_t n, ms_error *err) {
@@ -733,6 +946,7 @@ static ms_rc setup(runner *r, ms_error *err) {
                               : ms_config_default(&r->cfg);
     if (rc != MS_OK) return rc;
     if ((rc = apply_flags(r, err)) != MS_OK) return rc;
+    if ((rc = new_metrics(r, err)) != MS_OK) return rc;
     if ((rc = setup_clients(r, err)) != MS_OK) return rc;
     r->in = ms_interner_new();
     if (!r->in) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -742,6 +956,7 @@ static ms_rc setup(runner *r, ms_error *err) {
     if ((rc = setup_secure_serving(r, err)) != MS_OK) return rc;
     if ((rc = setup_reporting(r, err)) != MS_OK) return rc;
     if ((rc = setup_scheduler(r, err)) != MS_OK) return rc;
+    if ((rc = setup_configz(r, err)) != MS_OK) return rc;
     if ((rc = setup_informers(r, err)) != MS_OK) return rc;
     if ((rc = setup_leader_election(r, err)) != MS_OK) return rc;
     return setup_controllers(r, err);
@@ -766,17 +981,24 @@ static void teardown(runner *r) {
      * standby takes over (a lost lease is not ours to release). */
     ms_leader_elector_stop(r->elector, true);
     r->elector = NULL;
-    /* First: the HTTP threads read the metrics. */
+    /* First: the HTTP threads read the metrics; none waits for an answer
+     * from this thread once the requests are closed. */
+    ms_debug_requests_close(r->debug);
     ms_http_server_stop(r->http);
     ms_secure_serving_stop(r->https);
+    ms_debug_requests_free(r->debug);
     if (r->pod_inf) ms_informer_stop(r->pod_inf);
     if (r->node_inf) ms_informer_stop(r->node_inf);
     if (r->ns_inf) ms_informer_stop(r->ns_inf);
     if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
+    for (uint32_t k = 0; k < MS_SK_COUNT; k++)
+        if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
+    ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_api_binder_stop(r->binder);
     if (r->binder) drain_completions(r);
+    ms_api_volume_binder_stop(r->volume_binder);
     /* What is queued is still sent. */
     if (r->poster) ms_poster_stop(r->poster);
     r->st = run_stats(r);
@@ -786,6 +1008,8 @@ static void teardown(runner *r) {
     ms_api_binder_free(r->binder);
     if (r->deltas) free_deltas(r->deltas);
     if (r->sched) ms_scheduler_free(r->sched);
+    /* after the scheduler: its PreBind records point at the vtable */
+    ms_api_volume_binder_free(r->volume_binder);
     ms_policy_set_free(r->policies);
     if (r->policy_fd >= 0) close(r->policy_fd);
     if (r->in) ms_interner_free(r->in);
@@ -816,10 +1040,13 @@ static void log_progress(runner *r, const char *msg) {
  * system:kube-scheduler): the informer logs the 403s */
 static void log_unsynced(runner *r) {
     const bool *s = r->synced;
-    ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "pods",
-           s[MS_KIND_POD] ? "synced" : "waiting", "nodes", s[MS_KIND_NODE] ? "synced" : "waiting", "namespaces",
-           s[MS_KIND_NAMESPACE] ? "synced" : "waiting", "poddisruptionbudgets",
-           s[MS_KIND_PDB] ? "synced" : "waiting", NULL);
+    char waiting[256] = "";
+    size_t n = 0;
+    for (uint32_t k = 0; k < MS_KIND_COUNT; k++)
+        if (k != MS_KIND_OTHER && !s[k] && n < sizeof waiting)
+            n += (size_t)snprintf(waiting + n, sizeof waiting - n, "%s%s", n ? "," : "",
+                                  ms_object_kind_name((ms_object_kind)k));
+    ms_log(r->log, MS_LOG_WARN, "waiting for informers to sync; not scheduling yet", "waiting", waiting, NULL);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -828,6 +1055,7 @@ typedef struct loop {
     int sfd;                       /* signalfd; -1: signals not handled */
     double tick, next_tick, next_progress;
     bool stopping, more;
+    bool debug;                    /* SIGUSR2 came: dump and compare the cache */
     double stop_deadline;
     uint64_t last_bound;
 } loop;
@@ -842,20 +1070,25 @@ static void drain_fd(int fd) {
  * schedule), and takes in what came. */
 static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     /* poll() skips entries whose fd is negative. */
-    struct pollfd fds[5] = {
+    struct pollfd fds[7] = {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
         {.fd = r->policy_fd, .events = POLLIN},
         {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
+        {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
+        {.fd = ms_api_volume_binder_fd(r->volume_binder), .events = POLLIN},
     };
     int timeout_ms = l->more ? 0 : (int)((l->next_tick - ms_clock_monotonic()) * 1000) + 1;
     if (timeout_ms < 0) timeout_ms = 0;
-    if (poll(fds, 5, timeout_ms) < 0 && errno != EINTR)
+    if (poll(fds, 7, timeout_ms) < 0 && errno != EINTR)
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
-        if (read(l->sfd, &si, sizeof si) > 0 && !l->stopping) {
+        ssize_t got = read(l->sfd, &si, sizeof si);
+        if (got > 0 && si.ssi_signo == SIGUSR2) {
+            l->debug = true;
+        } else if (got > 0 && !l->stopping) {
             l->stopping = true;
             double grace = r->o->shutdown_timeout > 0 ? r->o->shutdown_timeout : 10;
             l->stop_deadline = ms_clock_monotonic() + grace;
@@ -866,7 +1099,38 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if (fds[1].revents & POLLIN) drain_completions(r);
     if (fds[3].revents & POLLIN) drain_fd(r->policy_fd);
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
+    if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
+    if (fds[6].revents & POLLIN) drain_volume_writes(r);
     return MS_OK;
+}
+
+/* SIGUSR2, as upstream's kube-scheduler: the cache and the queue dumped
+ * here, on the thread that owns them, and a view of both handed to the
+ * comparer's thread, which compares it with a fresh LIST. */
+static void debug_cache(runner *r) {
+    ms_cache *c = ms_scheduler_cache(r->sched);
+    ms_queue *q = ms_scheduler_queue(r->sched);
+    ms_cache_dump(r->log, r->in, c, q);
+    if (!r->debugger) {
+        ms_str names[64];
+        uint32_t n = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
+        for (uint32_t i = 0; i < n; i++) names[i] = ms_intern_cstr(r->in, r->cfg.profiles[i].scheduler_name);
+        ms_cache_debugger_options o = {.client = r->client, .decoder = ms_scheduler_decoder(r->sched),
+                                       .in = r->in, .log = r->log, .scheduler_names = names,
+                                       .nscheduler_names = n};
+        ms_error err = {0};
+        if (ms_cache_debugger_start(&o, &r->debugger, &err) != MS_OK) {
+            ms_log(r->log, MS_LOG_WARN, "cache comparer not started", "error", err.msg, NULL);
+            return;
+        }
+    }
+    ms_cache_view v = {0};
+    if (ms_cache_view_of_cache(&v, c) != 0 || ms_cache_view_of_queue(&v, q, c) != 0) {
+        ms_log(r->log, MS_LOG_WARN, "cache comparer: out of memory", NULL);
+        ms_cache_view_free(&v);
+        return;
+    }
+    ms_cache_debugger_compare(r->debugger, &v);
 }
 
 /* A bounded batch, then back to the deltas and completions. */
@@ -889,6 +1153,10 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
         return false;
     }
     drain_deltas(r);
+    if (l->debug) {
+        l->debug = false;
+        debug_cache(r);
+    }
     /* Between cycles: a reloaded policy is swapped in here. */
     if (r->policies) ms_policy_set_poll(r->policies, ms_clock_wall());
     double now = ms_clock_monotonic();
@@ -926,6 +1194,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     if (o->handle_signals) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGUSR2);   /* the cache debugger */
         pthread_sigmask(SIG_BLOCK, &mask, &old);
         l.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     }

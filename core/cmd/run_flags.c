@@ -250,6 +250,16 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
             return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
     if ((v = value_of(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
+    if ((v = value_of(argc, argv, i, "--seed", &missing))) {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(v, &end, 0);
+        if (!*v || *end || errno || *v == '-')
+            return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v), -1;
+        o->seed = seed;
+        o->has_seed = true;
+        return 1;
+    }
     if ((v = value_of(argc, argv, i, "--secure-port", &missing)))
         return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */
@@ -289,6 +299,10 @@ static int bool_option(const char *a, parse_state *ps) {
     }
     if ((r = bool_flag(a, "--in-cluster", &b, ps->err)) != 0) {
         if (r > 0) f->o->in_cluster = b;
+        return r;
+    }
+    if ((r = bool_flag(a, "--debug-snapshot", &b, ps->err)) != 0) {
+        if (r > 0) f->o->debug_snapshot = b;
         return r;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -17,13 +17,17 @@
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/quantity.h"
+#include "cmd/explain_text.h"
 #include "cmd/generator.h"
+#include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
+#include "cmd/simulate_volumes.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/explain.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0
 #define DEFAULT_SEED 1
@@ -83,6 +87,7 @@ typedef struct sim {
     uint32_t nns, nscap;
     ms_pdb **pdbs;
     uint32_t npdbs, pdbcap;
+    ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     uint32_t objects;
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
@@ -100,6 +105,10 @@ typedef struct sim {
     double *lat;
     uint32_t nlat, latcap;
     bool oom;                      /* a reporter callback ran out of memory */
+    /* While --deschedule tries replacements: a move that needs preemption
+     * does not happen (a descheduler evicts one pod, never others for it). */
+    bool descheduling;
+    char blocked[320];             /* the first victim a replacement would have preempted */
 } sim;
 
 static double cpu_time(void) {
@@ -148,6 +157,11 @@ static ms_rc keep_pdb(sim *m, ms_pdb *pdb, ms_error *err) {
     return MS_OK;
 }
 
+static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
+    sim *m = ctx;
+    return ms_sim_volumes_add(&m->vols, o, err);
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -185,6 +199,8 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_rc rc = ms_pdb_decode(&m->dec, obj, &pdb, err);
         return rc == MS_OK ? keep_pdb(m, pdb, err) : rc;
     }
+    int sk = ms_storage_kind_from_name(kind);
+    if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -207,6 +223,10 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     (void)preemptor;
     (void)node;
     sim *m = ctx;
+    if (m->descheduling) {
+        if (!m->blocked[0]) ms_pod_key(victim, m->in, m->blocked, sizeof m->blocked);
+        return MS_ESTATE;
+    }
     ms_scheduler_pod_delete(m->sched, victim, m->now);
     return MS_OK;
 }
@@ -405,13 +425,15 @@ static void gated_json(sim *m, cJSON *e, const placement *p) {
 }
 
 static void print_placements(sim *m) {
-    char key[512], why[2048];
+    char key[512], why[2048], vols[1024];
     for (uint32_t i = 0; i < m->npl; i++) {
         const placement *p = &m->pl[i];
         pod_key(m, p->pod, key, sizeof key);
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
-            fprintf(m->out, "%s -> %s  (%s)\n", key, ms_str_get(m->in, p->node), why);
+            ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
+            fprintf(m->out, "%s -> %s  (%s)%s%s\n", key, ms_str_get(m->in, p->node), why,
+                    *vols ? "  volumes: " : "", vols);
         } else if (p->preempted) {
             /* the message starts with "preempted " */
             const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
@@ -602,6 +624,9 @@ static void print_json(sim *m) {
             cJSON_AddStringToObject(e, "node", ms_str_get(m->in, p->node));
             format_score(p, why, sizeof why);
             cJSON_AddStringToObject(e, "message", why);
+            char vols[1024];
+            ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
+            if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
         } else {
             cJSON_AddNullToObject(e, "node");
             if (p->preempted) cJSON_AddTrueToObject(e, "preempted");
@@ -679,6 +704,12 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
     fprintf(f, "latency p99:       %.1f us\n", r->latency_p99 * 1e6);
     fprintf(f, "peak RSS:          %.1f MiB\n", r->peak_rss_mib);
     fprintf(f, "virtual time:      %.1f s\n", r->virtual_seconds);
+    if (m->o->deschedule) {
+        fprintf(f, "descheduled:       %u evicted, %u skipped\n", r->descheduled, r->deschedule_skipped);
+        fprintf(f, "deschedule time:   %.3f s\n", r->deschedule_seconds);
+        fprintf(f, "evictions/s:       %.0f\n",
+                r->deschedule_seconds > 0 ? r->descheduled / r->deschedule_seconds : 0);
+    }
     if (!m->policies) return;
     fprintf(f, "policies:          %u (%llu calls, %llu failed, disabled %llu times)\n", r->policies,
             (unsigned long long)r->policy_calls, (unsigned long long)r->policy_failures,
@@ -711,6 +742,8 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->nns; i++) ms_scheduler_namespace_add(m->sched, m->nss[i], m->now);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
+    ms_error err;
+    if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -800,27 +833,102 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
     return p->node;
 }
 
-/* The bound pods now: those of the files and those this run placed. */
-static ms_rc eviction_timeline(sim *m, ms_error *err) {
+/* The bound pods now: those of the files and those this run placed
+ * (terminal ones only with `terminal`, those this run placed only with
+ * `placed`). *out is a referenced array. */
+static ms_rc bound_pods(sim *m, bool terminal, bool placed, ms_pod ***out, uint32_t *nout, ms_error *err) {
     ms_pod **bound = calloc(m->npods + m->npl + 1, sizeof *bound);
     if (!bound) return ms_error_set(err, MS_ENOMEM, "out of memory");
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->npods; i++)
-        if (m->pods[i]->node_name != MS_STR_NONE && !ms_pod_is_terminal(m->pods[i])) bound[n++] = ms_pod_ref(m->pods[i]);
-    for (uint32_t i = 0; i < m->npl; i++)
+        if (m->pods[i]->node_name != MS_STR_NONE && (terminal || !ms_pod_is_terminal(m->pods[i])))
+            bound[n++] = ms_pod_ref(m->pods[i]);
+    for (uint32_t i = 0; placed && i < m->npl; i++)
         if (m->pl[i].node != MS_STR_NONE && (bound[n] = ms_pod_with_node(m->pl[i].pod, m->pl[i].node))) n++;
+    *out = bound;
+    *nout = n;
+    return MS_OK;
+}
+
+static void free_pods(ms_pod **pods, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) ms_pod_unref(pods[i]);
+    free(pods);
+}
+
+static ms_rc eviction_timeline(sim *m, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, false, true, &bound, &n, err);
+    if (rc != MS_OK) return rc;
     ms_eviction_timeline_options eo = {.in = m->in, .out = m->out, .output = m->o->output,
                                        .start = ms_clock_wall(), .nodes = m->nodes, .nnodes = m->nnodes,
                                        .pods = bound, .npods = n, .place = place_again, .ctx = m};
-    ms_rc rc = ms_eviction_timeline(&eo, NULL, err);
-    for (uint32_t i = 0; i < n; i++) ms_pod_unref(bound[i]);
-    free(bound);
+    rc = ms_eviction_timeline(&eo, NULL, err);
+    free_pods(bound, n);
+    return rc;
+}
+
+/* ---- --deschedule ------------------------------------------------------- */
+
+static ms_str desched_move(void *ctx, const ms_pod *pod, char *why, size_t n) {
+    sim *m = ctx;
+    m->blocked[0] = '\0';
+    ms_str to = place_again(ctx, pod, m->now, why, n);
+    if (to == MS_STR_NONE && m->blocked[0]) snprintf(why, n, "(only by preempting %s)", m->blocked);
+    return to;
+}
+
+/* The replacement (bound or still pending) goes; the pod is back. */
+static void desched_undo(void *ctx, const ms_pod *pod) {
+    sim *m = ctx;
+    ms_pod *placed = ms_cache_get_pod(ms_scheduler_cache(m->sched), pod->meta.uid_hash);
+    if (placed) {
+        ms_scheduler_pod_delete(m->sched, placed, m->now);
+    } else {
+        ms_pod *pending = ms_pod_with_node(pod, MS_STR_NONE);
+        if (pending) ms_scheduler_pod_delete(m->sched, pending, m->now);
+        else m->oom = true;
+        if (pending) ms_pod_unref(pending);
+    }
+    ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
+    placement *p = placement_for(m, pod);
+    if (p) p->node = pod->node_name;
+}
+
+static const ms_node_info *desched_live(void *ctx, ms_str node) {
+    return ms_cache_node_info(ms_scheduler_cache(((sim *)ctx)->sched), node);
+}
+
+static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
+    ms_pod **bound;
+    uint32_t n;
+    ms_rc rc = bound_pods(m, true, !m->o->deschedule_hooks, &bound, &n, err);
+    if (rc != MS_OK) return rc;
+    ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .output = m->o->output,
+                                   .policy_file = m->o->deschedule, .now = ms_clock_wall(),
+                                   .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
+                                   .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
+                                   .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs};
+    ms_deschedule_sim_result dr = {0};
+    double t0 = ms_clock_monotonic();
+    m->descheduling = true;
+    rc = ms_deschedule_simulation(&d, &dr, err);
+    m->descheduling = false;
+    r->deschedule_seconds = ms_clock_monotonic() - t0;
+    r->descheduled = dr.evicted;
+    r->deschedule_skipped = dr.skipped;
+    free_pods(bound, n);
     return rc;
 }
 
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
         ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
+        if (rc != MS_OK) return rc;
+    }
+    for (uint32_t i = 0; i < m->o->ncluster_texts; i++) {
+        ms_rc rc = ms_load_objects_buffer(m->o->cluster_text_names[i], m->o->cluster_texts[i],
+                                          m->o->cluster_text_lens[i], on_object, m, err);
         if (rc != MS_OK) return rc;
     }
     r->objects = m->objects;
@@ -830,7 +938,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }
@@ -856,6 +964,7 @@ static void sim_free(sim *m) {
     free(m->pre);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_pdb_unref(m->pdbs[i]);
     free(m->pdbs);
+    ms_sim_volumes_free(&m->vols);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);
@@ -884,12 +993,15 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .config = cfg,
         .in = m->in,
         .binder = {m, sim_bind},
+        .volume_binder = &m->vols.binder,
         .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted,
                      .gated = on_gated},
         .evictor = {m, sim_evict, sim_set_nomination},
         .seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
         .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
         .n_profile_out_of_tree = m->policies ? ms_policy_set_profile_counts(m->policies) : NULL,
+        /* --explain wants the pod's last cycle kept, however early it ran */
+        .explain_cycles = o->explain ? (int32_t)(m->npods < 1000000 ? 4 * m->npods + 1024 : 0) : 0,
     };
     if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */
@@ -898,6 +1010,26 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
     }
     if (m->policies) rc = ms_policy_set_attach(m->policies, m->sched, err);
     return rc;
+}
+
+/* --explain NS/NAME over the cluster as the run left it. */
+static ms_rc print_explain(sim *m, ms_error *err) {
+    const char *slash = strchr(m->o->explain, '/');
+    char ns[256];
+    snprintf(ns, sizeof ns, "%.*s", (int)(slash - m->o->explain), m->o->explain);
+    cJSON *e = NULL;
+    ms_rc rc = ms_scheduler_explain(m->sched, ns, slash + 1, m->now, &e, err);
+    if (rc != MS_OK) return rc;
+    ms_explain_add_policies(e, m->policies);
+    if (m->o->output == MS_OUTPUT_JSON) {
+        char *text = cJSON_Print(e);
+        if (text) fprintf(m->out, "%s\n", text);
+        free(text);
+    } else {
+        ms_explain_print(m->out, e);
+    }
+    cJSON_Delete(e);
+    return MS_OK;
 }
 
 static void print_output(sim *m) {
@@ -947,6 +1079,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     m.in = ms_interner_new();
     if (!m.in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_decoder_init(&m.dec, m.in);
+    ms_sim_volumes_init(&m.vols, m.in);
 
     ms_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -974,7 +1107,9 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
         else r.unschedulable++;
     }
     if (o->evictions && (rc = eviction_timeline(&m, err)) != MS_OK) goto done;
-    if (!o->quiet && !o->evictions) print_output(&m);
+    if (o->deschedule && (rc = deschedule(&m, &r, err)) != MS_OK) goto done;
+    if (o->explain && !o->evictions && (rc = print_explain(&m, err)) != MS_OK) goto done;
+    if (!o->quiet && !o->evictions && !o->explain && !o->deschedule) print_output(&m);
     if (m.oom) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto done;

@@ -15,6 +15,7 @@
 #include "moonsched/error.h"
 #include "moonsched/meta.h"
 #include "moonsched/resources.h"
+#include "moonsched/selector.h"
 
 /* One object being decoded: a JSON reader whose errors start with the
  * object ("Pod ns/name: spec.containers[0].name: ..."). */
@@ -86,6 +87,9 @@ ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t
 typedef ms_rc (*ms_dec_item_fn)(ms_dec *x, const ms_obj *obj, void *elem, void *ctx);
 ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *a, size_t size,
                      void **out, uint32_t *n, ms_dec_item_fn item, void *ctx);
+/* parent[key] as a metav1.LabelSelector (absent or null: the nil selector,
+ * which matches nothing). */
+ms_rc ms_dec_label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out);
 /* map[string]string field into sorted label pairs. */
 ms_rc ms_dec_labels(ms_dec *x, const ms_obj *parent, const char *key, ms_labels *out);
 /* RFC 3339 timestamp field; absent gives 0. */

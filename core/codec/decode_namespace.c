@@ -18,6 +18,7 @@ ms_rc ms_namespace_decode(const ms_decoder *d, const cJSON *obj, ms_namespace **
     ms_obj o;
     ms_obj_scan(&o, obj);
     ms_rc rc = ms_dec_meta(&x, &o, false, &ns->meta);
+    if (rc == MS_OK) rc = ms_dec_raw(&x, obj, &ns->raw, &ns->raw_len);
     if (rc != MS_OK) {
         ms_namespace_unref(ns);
         return rc;

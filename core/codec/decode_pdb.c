@@ -137,7 +137,7 @@ ms_rc ms_pdb_decode(const ms_decoder *d, const cJSON *obj, ms_pdb **out, ms_erro
     ms_rc rc;
     if ((rc = ms_dec_meta(&x, &o, true, &p->meta)) != MS_OK ||
         (rc = dec_api_version(&x, &o, p)) != MS_OK || (rc = dec_spec(&x, &o, p)) != MS_OK ||
-        (rc = dec_status(&x, &o, p)) != MS_OK) {
+        (rc = dec_status(&x, &o, p)) != MS_OK || (rc = ms_dec_raw(&x, obj, &p->raw, &p->raw_len)) != MS_OK) {
         ms_pdb_unref(p);
         return rc;
     }

@@ -368,7 +368,7 @@ static ms_rc dec_tolerations(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     return rc;
 }
 
-static ms_rc label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
+ms_rc ms_dec_label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out) {
     /* the selector's own errors name the field from the path */
     size_t saved = ms_json_push(&x->r, key);
     ms_rc rc = ms_label_selector_from_json(ms_obj_get(parent, key), x->d->in, x->a, out, x->r.path, x->r.err);
@@ -382,9 +382,9 @@ static ms_rc dec_pod_affinity_term(ms_dec *x, const ms_obj *t, void *elem, void 
     ms_rc rc;
     const cJSON *nsel = ms_obj_get(t, "namespaceSelector");
     o->has_namespace_selector = nsel && !cJSON_IsNull(nsel);
-    if ((rc = label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
+    if ((rc = ms_dec_label_selector(x, t, "labelSelector", &o->selector)) != MS_OK ||
         (o->has_namespace_selector &&
-         (rc = label_selector(x, t, "namespaceSelector", &o->namespace_selector)) != MS_OK) ||
+         (rc = ms_dec_label_selector(x, t, "namespaceSelector", &o->namespace_selector)) != MS_OK) ||
         (rc = ms_dec_str_list(x, t, "namespaces", &o->nnamespaces, &o->namespaces)) != MS_OK ||
         (rc = ms_dec_str_id(x, t, "topologyKey", true, &o->topology_key)) != MS_OK ||
         (rc = ms_dec_str_list(x, t, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK ||
@@ -504,7 +504,7 @@ static ms_rc dec_spread_constraint(ms_dec *x, const ms_obj *c, void *elem, void 
         (rc = ms_dec_int(x, c, "minDomains", INT32_MIN, INT32_MAX, &min_domains, NULL)) != MS_OK ||
         (rc = ms_dec_str_id(x, c, "topologyKey", true, &o->topology_key)) != MS_OK ||
         (rc = ms_dec_string(x, c, "whenUnsatisfiable", &when)) != MS_OK ||
-        (rc = label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
+        (rc = ms_dec_label_selector(x, c, "labelSelector", &o->selector)) != MS_OK ||
         (rc = inclusion_policy(x, c, "nodeAffinityPolicy", &o->node_affinity_policy)) != MS_OK ||
         (rc = inclusion_policy(x, c, "nodeTaintsPolicy", &o->node_taints_policy)) != MS_OK ||
         (rc = ms_dec_str_list(x, c, "matchLabelKeys", &o->nmatch_label_keys, &o->match_label_keys)) != MS_OK)
@@ -598,6 +598,59 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     return MS_OK;
 }
 
+/* One entry of status.containerStatuses / initContainerStatuses: its
+ * restart count and the reason of its waiting or terminated state. */
+static ms_rc dec_container_status(ms_dec *x, const cJSON *c, ms_pod *p, bool init) {
+    if (!cJSON_IsObject(c)) return ms_json_type_error(&x->r, NULL, c, MS_JSON_OBJECT);
+    ms_obj co, state, waiting, terminated;
+    ms_obj_scan(&co, c);
+    int64_t restarts = 0;
+    ms_str reason = MS_STR_NONE, treason = MS_STR_NONE;
+    ms_rc rc;
+    if ((rc = ms_dec_int(x, &co, "restartCount", 0, INT32_MAX, &restarts, NULL)) != MS_OK ||
+        (rc = ms_dec_object(x, &co, "state", &state)) != MS_OK ||
+        (rc = ms_dec_object(x, &state, "waiting", &waiting)) != MS_OK ||
+        (rc = ms_dec_object(x, &state, "terminated", &terminated)) != MS_OK ||
+        (rc = ms_dec_str_id(x, &waiting, "reason", true, &reason)) != MS_OK ||
+        (rc = ms_dec_str_id(x, &terminated, "reason", true, &treason)) != MS_OK)
+        return rc;
+    int32_t *sum = init ? &p->init_restarts : &p->restarts;
+    *sum = (int32_t)(restarts > INT32_MAX - *sum ? INT32_MAX : *sum + restarts);
+    if (reason == MS_STR_NONE) reason = treason;
+    if (reason == MS_STR_NONE) return MS_OK;
+    if (!init && strcmp(ms_str_get(x->d->in, reason), "CrashLoopBackOff") == 0)
+        p->crash_loop_back_off = true;
+    p->container_reasons[p->ncontainer_reasons++] = reason;
+    if (init) p->ninit_reasons++;
+    return MS_OK;
+}
+
+/* status.initContainerStatuses then status.containerStatuses. */
+static ms_rc dec_container_statuses(ms_dec *x, const ms_obj *status, ms_pod *p) {
+    const cJSON *lists[2];
+    static const char *const keys[2] = {"initContainerStatuses", "containerStatuses"};
+    ms_rc rc;
+    int total = 0;
+    for (int k = 0; k < 2; k++) {
+        if ((rc = ms_dec_array(x, status, keys[k], &lists[k])) != MS_OK) return rc;
+        total += lists[k] ? cJSON_GetArraySize(lists[k]) : 0;
+    }
+    if (!total) return MS_OK;
+    if (!(p->container_reasons = MS_ARENA_NEW(&p->arena, ms_str, total))) return ms_json_nomem(&x->r);
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k]) continue;
+        size_t saved = ms_json_push(&x->r, keys[k]), i = 0;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, lists[k]) {
+            size_t s2 = ms_json_push_index(&x->r, i++);
+            if ((rc = dec_container_status(x, c, p, k == 0)) != MS_OK) return rc;
+            ms_json_pop(&x->r, s2);
+        }
+        ms_json_pop(&x->r, saved);
+    }
+    return MS_OK;
+}
+
 static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     ms_rc rc;
     const char *phase, *qc;
@@ -607,6 +660,8 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
         (rc = ms_dec_string(x, status, "qosClass", &qc)) != MS_OK ||
         (rc = ms_dec_str_id(x, status, "nominatedNodeName", true, &p->nominated_node_name)) != MS_OK ||
         (rc = ms_dec_time(x, status, "startTime", &p->start_time)) != MS_OK ||
+        (rc = ms_dec_str_id(x, status, "reason", true, &p->status_reason)) != MS_OK ||
+        (rc = dec_container_statuses(x, status, p)) != MS_OK ||
         (rc = ms_dec_array(x, status, "conditions", &conds)) != MS_OK)
         return rc;
     if (!phase || !*phase || strcmp(phase, "Pending") == 0) p->phase = MS_PHASE_PENDING;

@@ -13,23 +13,25 @@
 static const struct {
     const char *key;
     uint8_t kind;
+    uint8_t plugin;                /* ms_intree_plugin */
+    const char *id;                /* the identity field of a migratable source */
 } sources[] = {
-    {"gcePersistentDisk", MS_VOL_GCE_PD},
-    {"awsElasticBlockStore", MS_VOL_AWS_EBS},
-    {"rbd", MS_VOL_RBD},
-    {"iscsi", MS_VOL_ISCSI},
-    {"persistentVolumeClaim", MS_VOL_PVC},
-    {"ephemeral", MS_VOL_EPHEMERAL},
-    {"azureDisk", MS_VOL_CSI_MIGRATABLE},
-    {"azureFile", MS_VOL_CSI_MIGRATABLE},
-    {"cinder", MS_VOL_CSI_MIGRATABLE},
-    {"vsphereVolume", MS_VOL_CSI_MIGRATABLE},
-    {"portworxVolume", MS_VOL_CSI_MIGRATABLE},
+    {"gcePersistentDisk", MS_VOL_GCE_PD, MS_INTREE_GCE_PD, NULL},
+    {"awsElasticBlockStore", MS_VOL_AWS_EBS, MS_INTREE_AWS_EBS, NULL},
+    {"rbd", MS_VOL_RBD, 0, NULL},
+    {"iscsi", MS_VOL_ISCSI, 0, NULL},
+    {"persistentVolumeClaim", MS_VOL_PVC, 0, NULL},
+    {"ephemeral", MS_VOL_EPHEMERAL, 0, NULL},
+    {"azureDisk", MS_VOL_CSI_MIGRATABLE, MS_INTREE_AZURE_DISK, "diskURI"},
+    {"azureFile", MS_VOL_CSI_MIGRATABLE, MS_INTREE_AZURE_FILE, "shareName"},
+    {"cinder", MS_VOL_CSI_MIGRATABLE, MS_INTREE_CINDER, "volumeID"},
+    {"vsphereVolume", MS_VOL_CSI_MIGRATABLE, MS_INTREE_VSPHERE, "volumePath"},
+    {"portworxVolume", MS_VOL_CSI_MIGRATABLE, MS_INTREE_PORTWORX, "volumeID"},
 };
 
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
-static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
+static ms_rc dec_source(ms_dec *x, const ms_obj *src, const char *id_field, ms_volume *v) {
     ms_rc rc = MS_OK;
     int64_t lun;
     switch (v->kind) {
@@ -74,6 +76,9 @@ static ms_rc dec_source(ms_dec *x, const ms_obj *src, ms_volume *v) {
         if ((v->id = ms_intern(x->d->in, buf, (size_t)len)) == MS_STR_NONE) rc = ms_json_nomem(&x->r);
         break;
     }
+    case MS_VOL_CSI_MIGRATABLE:
+        rc = ms_dec_str_id(x, src, id_field, true, &v->id);
+        break;
     default:
         break;
     }
@@ -92,10 +97,13 @@ static ms_rc dec_volume(ms_dec *x, const cJSON *vj, ms_pod *p) {
         if ((rc = ms_dec_object(x, &vo, sources[k].key, &src)) != MS_OK) return rc;
         if (!src.j || v.kind) continue;
         v.kind = sources[k].kind;
+        v.plugin = sources[k].plugin;
         size_t saved = ms_json_push(&x->r, sources[k].key);
-        if ((rc = dec_source(x, &src, &v)) != MS_OK) return rc;
+        if ((rc = dec_source(x, &src, sources[k].id, &v)) != MS_OK) return rc;
         ms_json_pop(&x->r, saved);
     }
+    const cJSON *ed = ms_obj_get(&vo, "emptyDir"), *hp = ms_obj_get(&vo, "hostPath");
+    if ((ed && !cJSON_IsNull(ed)) || (hp && !cJSON_IsNull(hp))) p->has_local_storage = true;
     if (v.kind) p->volumes[p->nvolumes++] = v;
     else p->nother_volumes++;
     return MS_OK;

@@ -20,6 +20,7 @@
 #include <yaml.h>
 
 #include "base/array.h"
+#include "base/quote.h"
 #include "moonsched/decode.h"
 
 #define MAX_DEPTH 512                 /* cJSON_Delete and cJSON_Duplicate recurse */
@@ -212,8 +213,8 @@ static ms_rc attach(builder *b, cJSON *node, size_t height, yaml_mark_t m) {
     if (height + 1 > f->height) f->height = height + 1;
     if (cJSON_IsObject(f->node)) {
         if (cJSON_GetObjectItemCaseSensitive(f->node, f->key)) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "mapping key \"%.100s\" already defined", f->key);
+            char msg[MS_QUOTE_SIZE + 32], q[MS_QUOTE_SIZE];
+            snprintf(msg, sizeof msg, "mapping key %s already defined", ms_quote(q, f->key));
             cJSON_Delete(node);
             return fail_mark(b, m, msg);
         }
@@ -295,8 +296,8 @@ static ms_rc on_alias(builder *b, const yaml_event_t *ev) {
             break;
         }
     if (!a) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown anchor \"%.100s\"", name);
+        char msg[MS_QUOTE_SIZE + 32], q[MS_QUOTE_SIZE];
+        snprintf(msg, sizeof msg, "unknown anchor %s", ms_quote(q, name));
         return fail_mark(b, ev->start_mark, msg);
     }
     if (a->count > MAX_ALIAS_NODES - b->alias_nodes)

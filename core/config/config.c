@@ -320,8 +320,10 @@ static ms_rc parse_plugin_list(parser *ps, const cJSON *list, bool enabled, ms_p
         if (enabled) {
             /* upstream's framework refuses a plugin listed twice at a point */
             for (uint32_t k = 0; k < set->nenabled; k++)
-                if (strcmp(set->enabled[k].name, r.name) == 0)
-                    return ms_json_fail(&ps->r, NULL, "Duplicate value: \"%s\"", r.name);
+                if (strcmp(set->enabled[k].name, r.name) == 0) {
+                    char q[MS_QUOTE_SIZE];
+                    return ms_json_fail(&ps->r, NULL, "Duplicate value: %s", ms_quote(q, r.name));
+                }
             set->enabled[set->nenabled++] = r;
         } else {
             set->disabled[set->ndisabled++] = r.name;
@@ -378,8 +380,10 @@ static ms_rc parse_plugin_config(parser *ps, const cJSON *list) {
         uint32_t k = 0;
         for (const cJSON *prev = list->child; prev != item; prev = prev->next, k++) {
             const cJSON *pn = ms_json_get(prev, "name");
-            if (cJSON_IsString(pn) && strcmp(pn->valuestring, name) == 0)
-                return ms_json_fail(&ps->r, NULL, "Duplicate value: \"%s\"", name);
+            if (cJSON_IsString(pn) && strcmp(pn->valuestring, name) == 0) {
+                char q[MS_QUOTE_SIZE];
+                return ms_json_fail(&ps->r, NULL, "Duplicate value: %s", ms_quote(q, name));
+            }
         }
         ms_json_pop(&ps->r, old);
     }
@@ -805,9 +809,11 @@ ms_rc ms_config_validate(const ms_config *c, ms_error *err) {
                                 "range [0-100]",
                                 i, p->percentage_of_nodes_to_score);
         for (uint32_t k = 0; k < i; k++)
-            if (strcmp(c->profiles[k].scheduler_name, p->scheduler_name) == 0)
-                return ms_error_set(err, MS_EINVAL, "profiles[%u].schedulerName: Duplicate value: \"%s\"", i,
-                                    p->scheduler_name);
+            if (strcmp(c->profiles[k].scheduler_name, p->scheduler_name) == 0) {
+                char q[MS_QUOTE_SIZE];
+                return ms_error_set(err, MS_EINVAL, "profiles[%u].schedulerName: Duplicate value: %s", i,
+                                    ms_quote(q, p->scheduler_name));
+            }
     }
     if (!pct_valid(c->percentage_of_nodes_to_score))
         return ms_error_set(err, MS_EINVAL,

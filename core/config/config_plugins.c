@@ -33,8 +33,8 @@ static const default_plugin upstream_defaults[] = {
      * removed them (their volumes are counted by NodeVolumeLimits through
      * CSI migration). */
     {"NodeVolumeLimits", 0, true},
-    {"VolumeBinding", 0, false},
-    {"VolumeZone", 0, false},
+    {"VolumeBinding", 0, true},
+    {"VolumeZone", 0, true},
     {"PodTopologySpread", 2, true},
     {"InterPodAffinity", 2, true},
     /* Upstream inserts it before DefaultPreemption when its feature gate

@@ -355,19 +355,7 @@ void ms_taint_eviction_observe(ms_taint_eviction *c, const ms_delta *d) {
  * follows either way. */
 static bool server_has_conditions(ms_taint_eviction *c) {
     if (c->o.disruption_condition) return c->o.disruption_condition > 0;
-    ms_kube_response resp;
-    ms_error err = {0};
-    bool has = true;
-    if (ms_kube_get(c->o.client, "/version", &resp, &err) == MS_OK && resp.status == 200 && resp.body) {
-        cJSON *v = cJSON_Parse(resp.body);
-        const cJSON *major = cJSON_GetObjectItemCaseSensitive(v, "major");
-        const cJSON *minor = cJSON_GetObjectItemCaseSensitive(v, "minor");
-        if (cJSON_IsString(major) && cJSON_IsString(minor))
-            has = atoi(major->valuestring) > 1 || (atoi(major->valuestring) == 1 && atoi(minor->valuestring) >= 26);
-        cJSON_Delete(v);
-    }
-    ms_kube_response_free(&resp);
-    return has;
+    return ms_kube_server_at_least(c->o.client, 1, 26, true);
 }
 
 static ms_rc shard_init(ms_taint_eviction *c, shard *s) {

@@ -1,6 +1,8 @@
 /* A profile's framework: its plugins built from the configuration, and the
  * runners of each extension point with upstream's semantics. */
 #include "framework/runners.h"
+#include "base/clock.h"
+#include "framework/metrics_recorder.h"
 #include "moonsched/framework.h"
 
 #include <stdio.h>
@@ -253,6 +255,17 @@ ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c) {
 
 /* Unschedulable, UnschedulableAndUnresolvable and Pending reject the pod;
  * anything else that is not Success is an Error (upstream's IsRejected). */
+/* Sampled cycles time each plugin call (framework/metrics_recorder.h);
+ * the others pay a flag test. c->sample implies c->rec. */
+static inline double plugin_start(const ms_cycle *c) { return c->sample ? ms_clock_monotonic() : 0; }
+static inline void plugin_done(const ms_cycle *c, ms_extension_point ep, uint32_t i, ms_code code, double t0) {
+    if (c->sample) ms_metrics_recorder_plugin(c->rec, ep, i, code, ms_clock_monotonic() - t0);
+}
+/* upstream's plugin_evaluation_total, for the points that are not per node. */
+static inline void evaluated(const ms_cycle *c, ms_extension_point ep, uint32_t i, uint64_t n) {
+    if (c->rec) c->rec->evaluations[ep][i] += n;
+}
+
 static bool is_rejected(ms_code code) {
     return code == MS_UNSCHEDULABLE || code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE ||
            code == MS_PENDING;
@@ -276,7 +289,10 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
         const ms_framework_plugin *p = &fw->plugins[i];
         c->current = i;
         st->nreasons = 0;
+        evaluated(c, MS_EP_PRE_FILTER, i, 1);
+        double t0 = plugin_start(c);
         ms_code code = p->ops->pre_filter(p->self, c, st);
+        plugin_done(c, MS_EP_PRE_FILTER, i, code, t0);
         if (code == MS_SKIP) {
             c->skip_filter |= 1ull << i;
             continue;
@@ -304,7 +320,9 @@ ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_no
         if (!filter) continue;
         c->current = i;
         st->nreasons = 0;
+        double t0 = plugin_start(c);
         ms_code code = filter(p->self, c, ni, st);
+        plugin_done(c, MS_EP_FILTER, i, code, t0);
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
     ms_status_ok(st);
@@ -367,7 +385,10 @@ ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
         }
         if (m == 0) break;
         c->current = i;
+        evaluated(c, MS_EP_FILTER, i, m);
+        double t0 = plugin_start(c);
         ms_code code = p->ops->filter_batch(p->self, c, live, m, out);
+        plugin_done(c, MS_EP_FILTER, i, code, t0);
         for (uint32_t j = 0; j < m; j++) {
             ms_status *st = &statuses[where[j]];
             ms_code one = code == MS_SUCCESS ? (ms_code)out[j].code : MS_ERROR;
@@ -396,7 +417,9 @@ ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
         ms_status_ok(&one);
         ms_str node = MS_STR_NONE;
         c->current = i;
+        double t0 = plugin_start(c);
         ms_code code = p->ops->post_filter(p->self, c, statuses, &node, &one);
+        plugin_done(c, MS_EP_POST_FILTER, i, code, t0);
         if (code == MS_SUCCESS) {
             *nominated = node;
             *st = one;
@@ -423,7 +446,10 @@ ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
         const ms_framework_plugin *p = &fw->plugins[i];
         c->current = i;
         st->nreasons = 0;
+        evaluated(c, MS_EP_PRE_SCORE, i, 1);
+        double t0 = plugin_start(c);
         ms_code code = p->ops->pre_score(p->self, c, nodes, n, st);
+        plugin_done(c, MS_EP_PRE_SCORE, i, code, t0);
         if (code == MS_SKIP) {
             c->skip_score |= 1ull << i;
             continue;
@@ -457,12 +483,12 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
         }
         c->current = i;
         st->nreasons = 0;
+        evaluated(c, MS_EP_SCORE, i, 1);
+        double t0 = plugin_start(c);
         ms_code code = p->ops->score(p->self, c, nodes, n, scores, st);
+        if (code == MS_SUCCESS && p->ops->normalize_score) code = p->ops->normalize_score(p->self, c, scores, n, st);
+        plugin_done(c, MS_EP_SCORE, i, code, t0);
         if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
-        if (p->ops->normalize_score) {
-            code = p->ops->normalize_score(p->self, c, scores, n, st);
-            if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
-        }
         for (uint32_t j = 0; j < n; j++) {
             if (scores[j] < MS_MIN_NODE_SCORE || scores[j] > MS_MAX_NODE_SCORE)
                 return error_status(st, (int32_t)i, "plugin returned a score outside [0, 100] "
@@ -482,7 +508,9 @@ ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str nod
         if (!p->ops->reserve) continue;
         c->current = i;
         st->nreasons = 0;
+        double t0 = plugin_start(c);
         ms_code code = p->ops->reserve(p->self, c, node, st);
+        plugin_done(c, MS_EP_RESERVE, i, code, t0);
         if (code != MS_SUCCESS) {
             fail_status(st, code, i);
             ms_framework_run_unreserve(fw, c, node);
@@ -514,7 +542,9 @@ ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node
         double t = 0;
         c->current = i;
         st->nreasons = 0;
+        double t0 = plugin_start(c);
         ms_code code = p->ops->permit(p->self, c, node, &t, st);
+        plugin_done(c, MS_EP_PERMIT, i, code, t0);
         if (code == MS_SUCCESS) continue;
         if (code == MS_WAIT) {
             wait = true;
@@ -533,15 +563,27 @@ ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node
     return MS_SUCCESS;
 }
 
-ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
-                                  ms_status *st) {
-    for (uint32_t k = 0; k < fw->norder[MS_EP_PRE_BIND]; k++) {
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                  uint32_t *next, double *timeout, ms_status *st) {
+    for (uint32_t k = *next; k < fw->norder[MS_EP_PRE_BIND]; k++) {
         uint32_t i = fw->order[MS_EP_PRE_BIND][k];
         const ms_framework_plugin *p = &fw->plugins[i];
         st->nreasons = 0;
-        ms_code code = p->ops->pre_bind(p->self, pod, node, st);
+        c->current = i;
+        /* -1 on entry: the deadline of this plugin's wait has passed. */
+        double wait = k == *next ? *timeout : 0;
+        ms_code code = p->ops->pre_bind(p->self, c, node, &wait, st);
+        if (code == MS_WAIT) {
+            /* The plugin is called again, from this one on. */
+            *next = k;
+            *timeout = wait;
+            st->code = MS_WAIT;
+            st->plugin = (int16_t)i;
+            return MS_WAIT;
+        }
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
+    *next = fw->norder[MS_EP_PRE_BIND];
     ms_status_ok(st);
     return MS_SUCCESS;
 }

@@ -93,8 +93,14 @@ void ms_framework_run_unreserve(const ms_framework *fw, ms_cycle *c, ms_str node
  * smallest wait asked for, capped at upstream's 15 minutes. */
 ms_code ms_framework_run_permit(const ms_framework *fw, ms_cycle *c, ms_str node,
                                 double *timeout, ms_status *st);
-ms_code ms_framework_run_pre_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,
-                                  ms_status *st);
+/* PreBind from the plugin at position *next (0 at first). MS_WAIT: the
+ * plugin at *next asked to wait up to *timeout seconds (VolumeBinding
+ * waiting for its claims to be bound); call again with the same *next to
+ * ask it again: after a cluster event in its `events` with *timeout 0, at
+ * the deadline with *timeout -1 (the plugin then gives its final answer).
+ * Set *timeout to 0 for the first call. c->pod is the assumed pod. */
+ms_code ms_framework_run_pre_bind(const ms_framework *fw, ms_cycle *c, ms_str node,
+                                  uint32_t *next, double *timeout, ms_status *st);
 /* The first Bind plugin that does not return MS_SKIP decides; MS_SKIP when
  * every plugin skipped. */
 ms_code ms_framework_run_bind(const ms_framework *fw, const ms_pod *pod, ms_str node,

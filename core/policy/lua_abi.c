@@ -279,9 +279,9 @@ static const lconst e_op[] = {
     K(MS_LUA_OP_PRE_ENQUEUE), K(MS_LUA_OP_LESS),      K(MS_LUA_OP_PRE_FILTER),
     K(MS_LUA_OP_FILTER),      K(MS_LUA_OP_SCORE),     K(MS_LUA_OP_RESERVE),
     K(MS_LUA_OP_UNRESERVE),   K(MS_LUA_OP_PERMIT),    K(MS_LUA_OP_SELECT_VICTIMS),
-    K(MS_LUA_OP_PICK_PREEMPTION),
+    K(MS_LUA_OP_PICK_PREEMPTION), K(MS_LUA_OP_DESCHEDULE), K(MS_LUA_OP_EVICTABLE),
 };
-COMPLETE(e_op, MS_LUA_OP_PICK_PREEMPTION, MS_LUA_OP_PRE_ENQUEUE);
+COMPLETE(e_op, MS_LUA_OP_EVICTABLE, MS_LUA_OP_PRE_ENQUEUE);
 static const lconst e_pre_enqueue[] = {K(MS_LUA_PRE_ENQUEUE_REJECT), K(MS_LUA_PRE_ENQUEUE_ADMIT)};
 COMPLETE(e_pre_enqueue, MS_LUA_PRE_ENQUEUE_ADMIT, 0);
 static const lconst e_less[] = {K(MS_LUA_LESS_NOT_BEFORE), K(MS_LUA_LESS_BEFORE)};
@@ -303,13 +303,18 @@ static const lconst e_select[] = {K(MS_LUA_SELECT_VICTIMS_NONE), K(MS_LUA_SELECT
 COMPLETE(e_select, MS_LUA_SELECT_VICTIMS_PICKED, 0);
 static const lconst e_pick[] = {K(MS_LUA_PICK_PREEMPTION_DEFAULT), K(MS_LUA_PICK_PREEMPTION_FIRST)};
 COMPLETE(e_pick, MS_LUA_PICK_PREEMPTION_FIRST, 0);
+static const lconst e_desched[] = {K(MS_LUA_DESCHEDULE_NONE), K(MS_LUA_DESCHEDULE_PICKED)};
+COMPLETE(e_desched, MS_LUA_DESCHEDULE_PICKED, 0);
+static const lconst e_evictable[] = {K(MS_LUA_EVICTABLE_NO), K(MS_LUA_EVICTABLE_YES)};
+COMPLETE(e_evictable, MS_LUA_EVICTABLE_YES, 0);
 static const lconst e_hook[] = {
     K(MS_LUA_HOOK_PRE_ENQUEUE), K(MS_LUA_HOOK_LESS),      K(MS_LUA_HOOK_PRE_FILTER),
     K(MS_LUA_HOOK_FILTER),      K(MS_LUA_HOOK_SCORE),     K(MS_LUA_HOOK_NORMALIZE),
     K(MS_LUA_HOOK_RESERVE),     K(MS_LUA_HOOK_UNRESERVE), K(MS_LUA_HOOK_PERMIT),
-    K(MS_LUA_HOOK_SELECT_VICTIMS), K(MS_LUA_HOOK_PICK_PREEMPTION),
+    K(MS_LUA_HOOK_SELECT_VICTIMS), K(MS_LUA_HOOK_PICK_PREEMPTION), K(MS_LUA_HOOK_DESCHEDULE),
+    K(MS_LUA_HOOK_EVICTABLE),
 };
-_Static_assert(MS_LUA_HOOK_PICK_PREEMPTION == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
+_Static_assert(MS_LUA_HOOK_EVICTABLE == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
                "e_hook is complete");
 static const lconst e_log[] = {K(MS_LUA_LOG_INFO), K(MS_LUA_LOG_WARN), K(MS_LUA_LOG_ERROR)};
 COMPLETE(e_log, MS_LUA_LOG_ERROR, 0);
@@ -337,6 +342,8 @@ static const lenum runtime_enums[] = {
     LENUM("ms_lua_permit_result", e_permit),
     LENUM("ms_lua_select_victims_result", e_select),
     LENUM("ms_lua_pick_preemption_result", e_pick),
+    LENUM("ms_lua_deschedule_result", e_desched),
+    LENUM("ms_lua_evictable_result", e_evictable),
     LENUM("ms_lua_hook", e_hook),
     LENUM("ms_lua_log_level", e_log),
     LENUM("ms_qos", e_qos),

@@ -41,6 +41,8 @@ typedef enum ms_lua_op {
     MS_LUA_OP_PERMIT,
     MS_LUA_OP_SELECT_VICTIMS,
     MS_LUA_OP_PICK_PREEMPTION,
+    MS_LUA_OP_DESCHEDULE,
+    MS_LUA_OP_EVICTABLE,
 } ms_lua_op;
 
 /* What a call leaves in frame.result (filter: in frame.codes[i]); the
@@ -95,6 +97,15 @@ typedef enum ms_lua_pick_preemption_result {
     MS_LUA_PICK_PREEMPTION_FIRST,
 } ms_lua_pick_preemption_result;
 
+typedef enum ms_lua_deschedule_result {
+    MS_LUA_DESCHEDULE_NONE = 0,            /* nothing to evict */
+    MS_LUA_DESCHEDULE_PICKED,              /* frame.picked[0..npicked), frame.reasons[k] */
+} ms_lua_deschedule_result;
+typedef enum ms_lua_evictable_result {
+    MS_LUA_EVICTABLE_NO = 0,               /* reason: frame.reason */
+    MS_LUA_EVICTABLE_YES,
+} ms_lua_evictable_result;
+
 /* One call's arguments and results. Views made during a call carry its
  * epoch; the epoch moves on after every call, so that a view kept past its
  * call raises an error instead of reading memory that may be gone. A
@@ -106,7 +117,7 @@ typedef struct ms_lua_frame {
     double cycle;                  /* the cycle's number: a new one gets a fresh `state` */
     const ms_pod *pod;
     const ms_pod *pod2;            /* less: b */
-    ms_node_info *const *nodes;    /* filter, score: candidates */
+    ms_node_info *const *nodes;    /* filter, score: candidates; deschedule: the nodes */
     uint32_t n;
     int32_t result;                /* the hook's ms_lua_*_result */
     ms_str reason;
@@ -115,9 +126,9 @@ typedef struct ms_lua_frame {
     const ms_node_info *node;      /* select_victims */
     const ms_snapshot *snap;       /* sched.nodes(); NULL outside a cycle */
     uint8_t *codes;                /* filter: ms_lua_filter_code per node */
-    ms_str *reasons;               /* filter */
+    ms_str *reasons;               /* filter; deschedule: per picked pod */
     double *scores;                /* score: raw, or final when the policy normalizes */
-    ms_pod *const *cands;          /* select_victims */
+    ms_pod *const *cands;          /* select_victims; deschedule: the nodes' pods */
     uint32_t ncands;
     uint32_t npicked;
     uint32_t *picked;

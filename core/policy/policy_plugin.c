@@ -438,3 +438,35 @@ ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption
     *chosen = (uint32_t)(f->result - MS_LUA_PICK_PREEMPTION_FIRST);
     return MS_SUCCESS;
 }
+
+ms_code ms_policy_deschedule(ms_policy *p, ms_node_info *const *nodes, uint32_t nnodes,
+                             ms_pod *const *pods, uint32_t npods, uint32_t *picked, ms_str *reasons,
+                             uint32_t *npicked, ms_status *st) {
+    *npicked = 0;
+    if (idle(p) || !(p->cur->hooks & MS_LUA_HOOK_DESCHEDULE)) return MS_SKIP;
+    ms_lua_frame *f = begin(p, NULL);
+    f->nodes = nodes;
+    f->n = nnodes;
+    f->cands = pods;
+    f->ncands = npods;
+    f->picked = picked;
+    f->reasons = reasons;
+    if (run(p, MS_LUA_OP_DESCHEDULE) != 0) {
+        if (skipping(p)) return MS_SKIP;
+        return ms_status_set(st, MS_ERROR, fail_text(p));
+    }
+    if (f->result == MS_LUA_DESCHEDULE_PICKED) *npicked = f->npicked;
+    return MS_SUCCESS;
+}
+
+ms_code ms_policy_evictable(ms_policy *p, const ms_pod *pod, ms_status *st) {
+    if (idle(p) || !(p->cur->hooks & MS_LUA_HOOK_EVICTABLE)) return MS_SKIP;
+    ms_lua_frame *f = begin(p, NULL);
+    f->pod = pod;
+    if (run(p, MS_LUA_OP_EVICTABLE) != 0) {
+        if (skipping(p)) return MS_SKIP;
+        return ms_status_set(st, MS_ERROR, fail_text(p));
+    }
+    if (f->result == MS_LUA_EVICTABLE_YES) return MS_SUCCESS;
+    return ms_status_set(st, MS_UNSCHEDULABLE, f->reason ? ms_str_get(p->rt->in, f->reason) : NULL);
+}

@@ -6,20 +6,14 @@
 #include <string.h>
 
 #include "moonsched/nodeinfo.h"
+#include "base/clock.h"
+#include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "backend/queue.h"
 #include "backend/cache.h"
 #include "api/pdb_set.h"
 
 /* ---- node deltas ----------------------------------------------------- */
-
-static bool resources_equal(const ms_resources *a, const ms_resources *b) {
-    if (memcmp(a->v, b->v, sizeof a->v) != 0 || a->nscalar != b->nscalar) return false;
-    for (uint32_t i = 0; i < a->nscalar; i++)
-        if (a->scalar[i].name != b->scalar[i].name || a->scalar[i].value != b->scalar[i].value)
-            return false;
-    return true;
-}
 
 static bool labels_equal(const ms_labels *a, const ms_labels *b) {
     if (a->n != b->n) return false;
@@ -60,24 +54,26 @@ static bool conditions_equal(const ms_node *a, const ms_node *b) {
 static ms_event_mask node_change_events(const ms_node *old, const ms_node *nw) {
     ms_event_mask ev = 0;
     if (old->unschedulable && !nw->unschedulable) ev |= MS_EV_NODE_UNSCHEDULABLE;
-    if (!resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
+    if (!ms_resources_equal(&old->allocatable, &nw->allocatable)) ev |= MS_EV_NODE_ALLOCATABLE;
     if (!labels_equal(&old->meta.labels, &nw->meta.labels)) ev |= MS_EV_NODE_LABEL;
     if (!taints_equal(old, nw)) ev |= MS_EV_NODE_TAINT;
     if (!conditions_equal(old, nw)) ev |= MS_EV_NODE_CONDITION;
     return ev;
 }
 
-void ms_scheduler_node_add(ms_scheduler *s, ms_node *node, double now) {
+static void node_update(ms_scheduler *s, ms_node *node, double now);
+
+static void node_add(ms_scheduler *s, ms_node *node, double now) {
     const ms_node_info *ni = ms_cache_node_info(s->cache, node->meta.name);
     if (ni && ni->node) {
-        ms_scheduler_node_update(s, node, now);
+        node_update(s, node, now);
         return;
     }
     if (ms_cache_add_node(s->cache, node) != MS_OK) return;
     ms_queue_move_on_event(s->queue, MS_EV_NODE_ADD, now);
 }
 
-void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now) {
+static void node_update(ms_scheduler *s, ms_node *node, double now) {
     const ms_node_info *ni = ms_cache_node_info(s->cache, node->meta.name);
     if (!ni || !ni->node) {
         if (ms_cache_add_node(s->cache, node) == MS_OK)
@@ -90,7 +86,7 @@ void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now) {
     if (ev) ms_queue_move_on_event(s->queue, ev, now);
 }
 
-void ms_scheduler_node_delete(ms_scheduler *s, ms_str name, double now) {
+static void node_delete(ms_scheduler *s, ms_str name, double now) {
     if (ms_cache_remove_node(s->cache, name) != MS_OK) return;
     ms_queue_move_on_event(s->queue, MS_EV_NODE_DELETE, now);
 }
@@ -160,7 +156,7 @@ static bool responsible_for(const ms_scheduler *s, const ms_pod *pod) {
     return ms_scheduler_profile_index(s, pod->scheduler_name) >= 0;
 }
 
-void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
+static void pod_add(ms_scheduler *s, ms_pod *pod, double now) {
     if (pod->node_name != MS_STR_NONE) {
         assigned_pod_upsert(s, pod, now);
         return;
@@ -173,7 +169,7 @@ void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
     if (ms_queue_add(s->queue, pod, now) == MS_EEXIST) ms_queue_update(s->queue, pod, now);
 }
 
-void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now) {
+static void pod_update(ms_scheduler *s, ms_pod *pod, double now) {
     uint64_t uid = pod->meta.uid_hash;
     ms_inflight *r = ms_sched_binding_record(s, uid);
     if (pod->node_name != MS_STR_NONE) {
@@ -197,7 +193,7 @@ void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now) {
     if (ms_queue_update(s->queue, pod, now) == MS_ENOENT) ms_queue_add(s->queue, pod, now);
 }
 
-void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
+static void pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
     uint64_t uid = pod->meta.uid_hash;
     ms_inflight *r = ms_sched_binding_record(s, uid);
     if (r) r->deleted = true;
@@ -206,12 +202,68 @@ void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
         ms_sched_reject_waiting(s, r, "pod deleted while waiting on Permit", true, now);
         ms_sched_flush_permits(s, now);
         r = NULL;
+    } else if (r && r->prebinding) {
+        /* upstream's checkBindings: "pod does not exist any more" */
+        ms_sched_prebind_fail(s, r, "pod does not exist any more", true, now);
+        ms_sched_flush_permits(s, now);
+        r = NULL;
     }
-    if (pod->node_name != MS_STR_NONE) {
-        if (ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
-            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
-        return;
-    }
+    /* An unbound pod in the cache: assumed, its bind answered, and the
+     * update that would have confirmed it never came (a relist after 410
+     * reports the deletion with the last state the informer saw). Assumed
+     * pods never expire: left there, it would hold its node's resources
+     * for good. (With a bind in flight, the bind's outcome forgets it.) */
+    bool held = pod->node_name != MS_STR_NONE || !r;
+    if (held && ms_cache_get_pod(s->cache, uid) && ms_cache_remove_pod(s->cache, pod) == MS_OK)
+        ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
     /* The queue keeps an in-flight entry valid for its record. */
-    ms_queue_delete(s->queue, pod);
+    if (pod->node_name == MS_STR_NONE) ms_queue_delete(s->queue, pod);
+}
+
+/* ---- the public entry points, timed ------------------------------------ */
+
+/* scheduler_event_handling_duration_seconds: no clock is read when the
+ * scheduler records no metrics. */
+static double event_start(const ms_scheduler *s) { return s->metrics ? ms_clock_monotonic() : 0; }
+static void event_done(ms_scheduler *s, ms_sched_event ev, double t0) {
+    if (s->metrics) ms_sched_metrics_event(s->metrics, ev, ms_clock_monotonic() - t0);
+}
+
+void ms_scheduler_node_add(ms_scheduler *s, ms_node *node, double now) {
+    double t0 = event_start(s);
+    node_add(s, node, now);
+    event_done(s, MS_SEV_NODE_ADD, t0);
+}
+
+void ms_scheduler_node_update(ms_scheduler *s, ms_node *node, double now) {
+    double t0 = event_start(s);
+    node_update(s, node, now);
+    event_done(s, MS_SEV_NODE_UPDATE, t0);
+}
+
+void ms_scheduler_node_delete(ms_scheduler *s, ms_str name, double now) {
+    double t0 = event_start(s);
+    node_delete(s, name, now);
+    event_done(s, MS_SEV_NODE_DELETE, t0);
+}
+
+void ms_scheduler_pod_add(ms_scheduler *s, ms_pod *pod, double now) {
+    double t0 = event_start(s);
+    bool assigned = pod->node_name != MS_STR_NONE;
+    pod_add(s, pod, now);
+    event_done(s, assigned ? MS_SEV_ASSIGNED_POD_ADD : MS_SEV_UNSCHEDULED_POD_ADD, t0);
+}
+
+void ms_scheduler_pod_update(ms_scheduler *s, ms_pod *pod, double now) {
+    double t0 = event_start(s);
+    bool assigned = pod->node_name != MS_STR_NONE;
+    pod_update(s, pod, now);
+    event_done(s, assigned ? MS_SEV_ASSIGNED_POD_UPDATE : MS_SEV_UNSCHEDULED_POD_UPDATE, t0);
+}
+
+void ms_scheduler_pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
+    double t0 = event_start(s);
+    bool assigned = pod->node_name != MS_STR_NONE;
+    pod_delete(s, pod, now);
+    event_done(s, assigned ? MS_SEV_ASSIGNED_POD_DELETE : MS_SEV_UNSCHEDULED_POD_DELETE, t0);
 }

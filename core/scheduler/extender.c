@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/map.h"
 #include "base/buf.h"
+#include "base/map.h"
+#include "base/quote.h"
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "scheduler/extender.h"
@@ -623,11 +624,12 @@ static int64_t lookup_name(ms_extenders *e, const char *name) {
 static ms_rc keep(ms_extenders *e, const ext *x, const char *name, ms_extender_filter_result *res,
                   uint8_t *seen, ms_error *err) {
     int64_t i = lookup_name(e, name);
-    if (i < 0)
+    if (i < 0) {
+        char q[MS_QUOTE_SIZE];
         return ms_error_set(err, MS_EIO,
-                            "extender \"%s\" claims a filtered node \"%.200s\" which is not found in the input "
-                            "node list",
-                            x->c.url_prefix, name);
+                            "extender \"%s\" claims a filtered node %s which is not found in the input node list",
+                            x->c.url_prefix, ms_quote(q, name));
+    }
     /* a node named twice is kept once */
     if (!seen[i]) res->feasible[res->nfeasible++] = (uint32_t)i;
     seen[i] = 1;
@@ -985,8 +987,9 @@ ms_rc ms_extenders_preempt(ms_extenders *e, const ms_pod *pod, const ms_snapshot
         for (uint32_t k = 0; k < ngot; k++) {
             if (got[k].nvictims == 0) {
                 if (x->c.ignorable) continue;
-                return ms_error_set(err, MS_EIO, "expected at least one victim pod on node \"%s\"",
-                                    ms_str_get(e->in, got[k].node));
+                char q[MS_QUOTE_SIZE];
+                return ms_error_set(err, MS_EIO, "expected at least one victim pod on node %s",
+                                    ms_quote(q, ms_str_get(e->in, got[k].node)));
             }
             got[kept++] = got[k];
         }

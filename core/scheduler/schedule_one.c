@@ -13,8 +13,12 @@
 #include "backend/cache.h"
 #include "backend/queue.h"
 #include "base/array.h"
+#include "base/clock.h"
+#include "framework/metrics_recorder.h"
+#include "framework/plugins/preemption.h"
 #include "framework/runners.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 
 /* upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind */
@@ -49,7 +53,47 @@ uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n) {
     return selected;
 }
 
-static bool grow_buffers(ms_scheduler *s, uint32_t n) {
+/* scheduler_framework_extension_point_duration_seconds around a runner:
+ * no clock is read when the scheduler records no metrics. */
+static double point_start(const ms_cycle *c) { return c->rec ? ms_clock_monotonic() : 0; }
+static void point_done(const ms_cycle *c, ms_extension_point ep, ms_code code, double t0) {
+    if (c->rec) ms_metrics_recorder_point(c->rec, ep, code, ms_clock_monotonic() - t0);
+}
+
+/* plugin_evaluation_total of a Filter pass through `plan` (upstream counts
+ * each plugin call per node): a node reached every plugin up to the one
+ * that rejected it. Counted after the pass, so that the loop over nodes
+ * stays as it is; when every node passed (`found` of `processed`), each
+ * plugin saw them all and no status needs a look. */
+static void count_filter_rejections(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
+                                    uint32_t n, uint32_t start, uint32_t processed);
+
+static void count_filter_evaluations(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
+                                     uint32_t n, uint32_t start, uint32_t processed, uint32_t found) {
+    if (found < processed) {
+        count_filter_rejections(c, plan, statuses, n, start, processed);
+        return;
+    }
+    for (uint32_t k = 0; k < plan->n; k++) c->rec->evaluations[MS_EP_FILTER][plan->steps[k].plugin] += processed;
+}
+
+static void count_filter_rejections(const ms_cycle *c, const ms_filter_plan *plan, const ms_status *statuses,
+                                    uint32_t n, uint32_t start, uint32_t processed) {
+    uint32_t rejected[MS_MAX_PLUGINS] = {0};
+    /* the pass ran from start, wrapping round at n */
+    for (uint32_t p = 0, i = start; p < processed; p++, i = i + 1 == n ? 0 : i + 1) {
+        const ms_status *st = &statuses[i];
+        if (st->code != MS_SUCCESS && st->plugin >= 0 && st->plugin < MS_MAX_PLUGINS) rejected[st->plugin]++;
+    }
+    uint64_t reached = processed;
+    for (uint32_t k = 0; k < plan->n; k++) {
+        uint32_t i = plan->steps[k].plugin;
+        c->rec->evaluations[MS_EP_FILTER][i] += reached;
+        reached -= rejected[i];
+    }
+}
+
+bool ms_sched_grow_buffers(ms_scheduler *s, uint32_t n) {
     if (n <= s->cap) return true;
     uint32_t cap = ms_array_capacity(s->cap, n);
     size_t rows = s->max_nscore ? s->max_nscore : 1;
@@ -86,6 +130,7 @@ static void report_unschedulable(ms_scheduler *s, const ms_queued_pod *qp, const
 /* An error in the scheduling cycle: the pod waits out its backoff and
  * retries (no plugin rejected it, so no event is needed). */
 static void cycle_error(ms_scheduler *s, ms_inflight *r, const char *msg, double now) {
+    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_ERROR, msg);
     if (s->reporter.error) s->reporter.error(s->reporter.ctx, r->qp->pod, msg);
     report_unschedulable(s, r->qp, msg);
     r->qp->unschedulable_plugins = 0;
@@ -113,6 +158,7 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
     ms_queued_pod *qp = r->qp;
     qp->unschedulable_plugins = plugins;
     qp->interest = interest;
+    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_UNSCHEDULABLE, msg);
     report_unschedulable(s, qp, msg);
     ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
     ms_sched_record_release(s, r);
@@ -140,6 +186,20 @@ static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter
     return true;
 }
 
+/* What PostFilter's preemption found, for explain: the candidates are
+ * read from DefaultPreemption's own account of the cycle. */
+static void explain_preemption(ms_explain_record *rec, const ms_framework *fw, ms_str nominated) {
+    rec->nominated = nominated;
+    const ms_preemption_result *p = ms_default_preemption_last(fw);
+    if (!p || !p->attempted) return;
+    rec->preemption_attempted = true;
+    rec->ncandidates = p->ncandidates;
+    for (uint32_t i = 0; i < p->ncandidates && i < MS_EXPLAIN_MAX_CANDIDATES; i++)
+        rec->candidates[i] = (ms_explain_candidate){.node = p->candidates[i].node,
+                                                     .nvictims = p->candidates[i].nvictims,
+                                                     .pdb_violations = p->candidates[i].num_pdb_violations};
+}
+
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -152,9 +212,12 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     ms_str nominated = MS_STR_NONE;
     ms_status pst;
     ms_status_ok(&pst);
+    double t0 = point_start(c);
     ms_code pcode = ms_framework_run_post_filter(fw, c, s->statuses, &nominated, &pst);
+    point_done(c, MS_EP_POST_FILTER, pcode, t0);
     if (s->reporter.post_filter)
         s->reporter.post_filter(s->reporter.ctx, r->qp->pod, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
+    if (s->explain_cur) explain_preemption(s->explain_cur, fw, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
     if (pcode == MS_ERROR) {
         /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
         cycle_plugin_error(s, r, "PostFilter", &pst, now);
@@ -247,6 +310,24 @@ static ms_code filter_nominated_node(const ms_framework *fw, ms_cycle *c, ms_nod
     return code;
 }
 
+/* In a sampled cycle, the Filter calls timed per plugin are those on the
+ * first nodes of the pass only: a plugin's calls cost about the same on
+ * every node, and timing each of thousands would make the sampled cycle
+ * several times dearer than the others. */
+#define FILTER_TIMED_NODES 32u
+
+/* The Filter of one node when the plan alone will not do: the node's
+ * nominated pods (queue non-NULL) taken into account, and with `timed`
+ * each plugin call timed (the runner that times them). */
+static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_filter_plan *plan,
+                                const ms_queue *queue, ms_node_info *ni, ms_status *st, bool timed) {
+    c->sample = timed;
+    uint32_t nn = 0;
+    ms_pod *const *nominees = queue ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
+    if (nn) return ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, st);
+    return timed ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
+}
+
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
                              bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
                              uint32_t *start_out, bool *via_nominated, ms_status *err) {
@@ -294,12 +375,15 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     ms_code code = MS_SUCCESS;
     if (ms_framework_has_filter_batch(fw))
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
+    /* One test per node decides between the plan and the rest: nominated
+     * pods somewhere (every node), or a sampled cycle (its first nodes). */
+    const bool sampled = c->sample;
+    const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        uint32_t nn = 0;
-        ms_pod *const *nominees = nominations ? ms_queue_nominated_for(queue, ni->name, &nn) : NULL;
-        code = nn ? ms_framework_run_filter_with_nominees(fw, c, ni, nominees, nn, &statuses[i])
-                  : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        code = processed < slow_until ? filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i],
+                                                         sampled && processed < FILTER_TIMED_NODES)
+                                      : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         processed++;
         if (code == MS_SUCCESS) {
             feasible[found++] = ni;
@@ -313,6 +397,8 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     s->next_start = (uint32_t)(((uint64_t)start + processed) % n);
     *nfeasible = found;
     *evaluated = processed;
+    c->sample = sampled;
+    if (c->rec) count_filter_evaluations(c, &plan, statuses, n, start, processed, found);
     return code == MS_ERROR ? MS_ERROR : MS_SUCCESS;
 }
 
@@ -396,7 +482,11 @@ static void late_failure(ms_scheduler *s, ms_inflight *r, const char *point, con
  * deadline (ms_scheduler_tick decides then). */
 static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report, double deadline,
                  double now) {
-    if (ms_sched_park(s, r, report, deadline)) return;
+    r->parked_at = now;
+    if (ms_sched_park(s, r, report, deadline)) {
+        if (s->explain_cur) s->explain_cur->result = MS_EXPLAIN_WAITING;
+        return;
+    }
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
@@ -428,14 +518,19 @@ static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
     /* From Reserve on, plugins see the pod as upstream's assumedPod. */
     c->pod = assumed;
 
-    if (ms_framework_run_reserve(fw, c, node, &st) != MS_SUCCESS) {
+    double t0 = point_start(c);
+    ms_code rcode = ms_framework_run_reserve(fw, c, node, &st);
+    point_done(c, MS_EP_RESERVE, rcode, t0);
+    if (rcode != MS_SUCCESS) {
         /* The framework already ran every Unreserve. */
         ms_cache_forget_pod(s->cache, assumed);
         late_failure(s, r, "Reserve", &st, now);
         return;
     }
     double timeout = 0;
+    t0 = point_start(c);
     ms_code code = ms_framework_run_permit(fw, c, node, &timeout, &st);
+    point_done(c, MS_EP_PERMIT, code, t0);
     if (code != MS_SUCCESS && code != MS_WAIT) {
         ms_framework_run_unreserve(fw, c, node);
         ms_cache_forget_pod(s->cache, assumed);
@@ -458,17 +553,36 @@ static void assume_and_bind(ms_scheduler *s, ms_inflight *r, ms_str node,
 
 void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
                             double now) {
+    if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, r->qp->pod, r->node, report);
+    r->prebind_next = 0;
+    ms_sched_continue_binding(s, r, 0, now);
+}
+
+void ms_sched_continue_binding(ms_scheduler *s, ms_inflight *r, double timeout, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_pod *pod = r->qp->pod;
     ms_pod *assumed = r->assumed;
     ms_str node = r->node;
     uint64_t uid = pod->meta.uid_hash;
     ms_status st;
-    if (s->reporter.scheduled) s->reporter.scheduled(s->reporter.ctx, pod, node, report);
 
     /* The record is findable before Bind, so that a binder that answers at
      * once (ms_scheduler_bind_done from inside bind) finds it. */
-    ms_code code = ms_framework_run_pre_bind(fw, assumed, node, &st);
+    bool final = timeout < 0;
+    double t0 = point_start(&r->cycle);
+    ms_code code = ms_framework_run_pre_bind(fw, &r->cycle, node, &r->prebind_next, &timeout, &st);
+    if (code != MS_WAIT) point_done(&r->cycle, MS_EP_PRE_BIND, code, t0);
+    if (code == MS_WAIT && !final) {
+        /* Asked again after its events or at the deadline: the scheduler
+         * thread goes on meanwhile. */
+        if (r->prebinding || ms_sched_prebind_wait(s, r, st.plugin, timeout, now)) return;
+        ms_status_set(&st, MS_ERROR, "out of memory");
+        code = MS_ERROR;
+    } else if (code == MS_WAIT) {
+        ms_status_set(&st, MS_ERROR, "still waiting at its deadline");
+        code = MS_ERROR;
+    }
+    if (r->prebinding) ms_sched_prebind_unlist(s, r);
     const char *point = "PreBind";
     if (code == MS_SUCCESS && s->ext) {
         /* upstream: an extender that binds comes before the Bind plugins.
@@ -516,7 +630,10 @@ static bool find_fit(ms_scheduler *s, ms_inflight *r, uint32_t n, uint32_t *nfea
     ms_cycle *c = &r->cycle;
     uint32_t start = 0;
     bool via_nominated = false;
-    if (find_feasible(s, fw, c, n, false, nfeasible, evaluated, &start, &via_nominated, st) == MS_ERROR) {
+    double t0 = point_start(c);
+    ms_code code = find_feasible(s, fw, c, n, false, nfeasible, evaluated, &start, &via_nominated, st);
+    point_done(c, MS_EP_FILTER, code == MS_ERROR ? MS_ERROR : *nfeasible ? MS_SUCCESS : MS_UNSCHEDULABLE, t0);
+    if (code == MS_ERROR) {
         cycle_plugin_error(s, r, "Filter", st, now);
         return false;
     }
@@ -561,12 +678,18 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     const ms_profile_info *info = &s->info[r->profile];
     ms_cycle *c = &r->cycle;
     ms_node_info *const *feasible = s->feasible;
-    if (ms_framework_run_pre_score(fw, c, feasible, nfeasible, st) != MS_SUCCESS) {
+    double t0 = point_start(c);
+    ms_code code = ms_framework_run_pre_score(fw, c, feasible, nfeasible, st);
+    point_done(c, MS_EP_PRE_SCORE, code, t0);
+    if (code != MS_SUCCESS) {
         cycle_plugin_error(s, r, "PreScore", st, now);
         return false;
     }
     int64_t *per_plugin = s->reporter.scheduled ? s->per_plugin : NULL;
-    if (ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, st) != MS_SUCCESS) {
+    t0 = point_start(c);
+    code = ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, st);
+    point_done(c, MS_EP_SCORE, code, t0);
+    if (code != MS_SUCCESS) {
         cycle_plugin_error(s, r, "Score", st, now);
         return false;
     }
@@ -595,6 +718,19 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     return true;
 }
 
+/* The selected node and what the cycle knew of it; later steps (Reserve,
+ * Permit) may still turn the result into a rejection. */
+static void explain_selected(ms_explain_record *rec, ms_str node, const ms_score_report *report, bool scored) {
+    rec->result = MS_EXPLAIN_SCHEDULED;
+    rec->node = node;
+    rec->scored = scored;
+    rec->total = report->total;
+    rec->feasible = report->feasible;
+    rec->evaluated = report->evaluated;
+    rec->num_all_nodes = report->num_all_nodes;
+    if (report->nplugins) ms_explain_set_scores(rec, report->scores, report->nplugins);
+}
+
 static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
@@ -617,12 +753,14 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         requeue_unschedulable(s, r, 0, MS_EV_NODE_ADD, "no nodes available to schedule pods", now);
         return;
     }
-    if (!grow_buffers(s, n)) {
+    if (!ms_sched_grow_buffers(s, n)) {
         cycle_error(s, r, "out of memory", now);
         return;
     }
 
+    double t0 = point_start(c);
     ms_code code = ms_framework_run_pre_filter(fw, c, &st);
+    point_done(c, MS_EP_PRE_FILTER, code, t0);
     if (code == MS_ERROR) {
         cycle_plugin_error(s, r, "PreFilter", &st, now);
         return;
@@ -658,6 +796,8 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     uint32_t selected = 0;
     /* upstream: a single feasible node is taken without scoring. */
     if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &st, now)) return;
+    if (s->explain_cur) explain_selected(s->explain_cur, s->feasible[selected]->name, &report, nfeasible > 1);
+    if (c->rec) ms_sched_metrics_algorithm(s->metrics, ms_clock_monotonic() - t0);
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);
 }
 
@@ -689,8 +829,22 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->arena = &r->arena;
     c->h = &s->handle;
     c->cycle = cycle;
+    c->rec = s->metrics ? s->metrics->recorders[profile] : NULL;
+    c->sample = c->rec && ms_metrics_recorder_sample(c->rec);
     s->now = now;
+    ms_explain_record *rec = s->explain_cur = ms_explain_ring_begin(&s->explain);
+    if (rec) {
+        rec->cycle = cycle;
+        rec->time = now;
+        rec->ns = pod->meta.namespace_;
+        rec->name = pod->meta.name;
+        rec->uid_hash = pod->meta.uid_hash;
+        rec->profile = (uint32_t)profile;
+        rec->attempts = qp->attempts;
+        rec->policy_generation = s->policy_generation;
+    }
     run_cycle(s, r, now);
+    s->explain_cur = NULL;
     ms_sched_flush_permits(s, now);
     return true;
 }

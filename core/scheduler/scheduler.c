@@ -17,6 +17,7 @@
 #include "framework/runners.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 
 /* First block of a cycle arena: big enough for the default profile's cycle
@@ -43,6 +44,10 @@ ms_inflight *ms_sched_record_take(ms_scheduler *s) {
     r->deleted = false;
     r->waiting = false;
     r->deadline = 0;
+    r->prebinding = false;
+    r->prebind_next = 0;
+    r->prebind_plugin = -1;
+    r->prebind_deadline = 0;
     r->report = NULL;
     memset(&r->cycle, 0, sizeof r->cycle);
     return r;
@@ -95,6 +100,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
+    if (s->explain_cur) ms_explain_add_victim(s->explain_cur, victim->meta.namespace_, victim->meta.name);
     return MS_OK;
 }
 
@@ -225,7 +231,7 @@ static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignor
     ms_extender_configs_free(ec, n);
     if (s->ext) s->handle.extenders_preempt = extenders_preempt;
     /* extenders receive the objects as the API server sent them */
-    s->dec.keep_raw = s->ext != NULL;
+    s->dec.keep_raw = s->dec.keep_raw || s->ext != NULL;
     return rc;
 }
 
@@ -294,6 +300,9 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.bind = sched_bind;
     s->handle.bind_ctx = s;
     s->handle.namespaces = &s->namespaces;
+    s->volumes = ms_volume_store_new(s->in);
+    s->handle.volumes = s->volumes;
+    s->handle.volume_binder = o->volume_binder;
     s->pdbs = ms_pdb_set_new();
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;
@@ -304,7 +313,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
     s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+    if (!s->cache || !s->pdbs || !s->volumes || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
         !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
@@ -341,6 +350,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
     ms_decoder_init(&s->dec, s->in);
+    s->dec.keep_raw = o->keep_objects;
 
     ms_config defaults;
     bool own_defaults = false;
@@ -361,6 +371,13 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     }
 
     if ((rc = init_state(s, cfg, o, err)) != MS_OK) goto fail;
+    uint32_t ncycles = o->explain_cycles < 0    ? 0
+                       : o->explain_cycles == 0 ? MS_EXPLAIN_DEFAULT_CYCLES
+                                                : (uint32_t)o->explain_cycles;
+    if (!ms_explain_ring_init(&s->explain, ncycles)) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto fail;
+    }
 
     cJSON *ignored = NULL;
     rc = init_extenders(s, cfg, &ignored, err);
@@ -368,6 +385,10 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;
 
+    if (o->record_metrics && !(s->metrics = ms_sched_metrics_new(s->nprofiles))) {
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        goto fail;
+    }
     if (own_defaults) ms_config_free(&defaults);
     *out = s;
     return MS_OK;
@@ -390,6 +411,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     }
     ms_map_free(&s->binding);
     free(s->waiting);
+    free(s->prebinding);
     ms_sched_release_evicted(s);
     free(s->evicted);
     for (uint32_t i = 0; i < s->nprofiles; i++) ms_framework_destroy(&s->profiles[i]);
@@ -399,9 +421,11 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->pcs);
     free(s->later);
     free(s->policy_preemption);
+    ms_sched_metrics_free(s->metrics);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);
+    ms_volume_store_free(s->volumes);
     if (s->cache) ms_cache_free(s->cache);
     if (s->pdbs) ms_pdb_set_free(s->pdbs);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);
@@ -416,6 +440,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->totals);
     free(s->per_plugin);
     ms_buf_free(&s->msg);
+    ms_explain_ring_free(&s->explain);
     free(s);
 }
 
@@ -461,6 +486,8 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
     if (gone || r->deleted) {
         ms_queue_done(s->queue, r->qp);
     } else {
+        if (s->reporter.binding_error)
+            s->reporter.binding_error(s->reporter.ctx, r->qp->pod, message ? message : "binding failed");
         r->qp->unschedulable_plugins = 0;
         ms_queue_add_backoff(s->queue, r->qp, now);
     }
@@ -477,7 +504,15 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         ms_sched_flush_permits(s, now);
         return;
     }
-    ms_cache_finish_binding(s->cache, r->assumed, now);
+    if (r->deleted) {
+        /* Deleted while its bind was in flight: nothing will confirm the
+         * assumption, and assumed pods never expire. */
+        if (ms_cache_remove_pod(s->cache, r->assumed) == MS_OK)
+            ms_queue_move_on_event(s->queue, MS_EV_ASSIGNED_POD_DELETE, now);
+    } else {
+        ms_cache_finish_binding(s->cache, r->assumed, now);
+    }
+    if (s->metrics) ms_sched_metrics_scheduled(s->metrics, r->qp, now);
     ms_framework_run_post_bind(&s->profiles[r->profile], r->assumed, r->node);
     ms_queue_done(s->queue, r->qp);
     ms_sched_record_release(s, r);
@@ -511,6 +546,7 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
 
 void ms_scheduler_tick(ms_scheduler *s, double now) {
     ms_sched_resolve_waits(s, now);
+    ms_sched_prebind_deadlines(s, now);
     ms_queue_flush(s->queue, now);
     /* Expired assumptions free what they held, like a deleted pod. */
     if (ms_cache_cleanup_assumed(s->cache, now) > 0)
@@ -555,6 +591,7 @@ ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms
     ms_rc rc = MS_OK;
     uint32_t rows = s->max_nscore ? s->max_nscore : 1;
     bool sorts = false;
+    s->policy_generation++;
     for (uint32_t i = 0; i < s->nprofiles; i++) {
         if (!ms_framework_runs(&s->profiles[i], ops)) continue;
         ms_rc one = ms_framework_refresh_points(&s->profiles[i], &s->pcs[i], err);

@@ -1,7 +1,7 @@
 /* The scheduler's private state, shared by scheduler.c (construction,
  * binding outcomes, housekeeping), event_handlers.c (cluster deltas),
- * waiting_pods.c (Permit's waiting pods) and schedule_one.c (the
- * scheduling cycle). Not a public header: nothing outside these files may
+ * waiting_pods.c (Permit's waiting pods), schedule_one.c (the
+ * scheduling cycle) and scheduler_metrics.c. Not a public header: nothing outside these files may
  * depend on it. */
 #ifndef MOONSCHED_SCHEDULER_PRIV_H
 #define MOONSCHED_SCHEDULER_PRIV_H
@@ -12,12 +12,14 @@
 #include "base/buf.h"
 #include "api/namespace_store.h"
 #include "backend/snapshot.h"
+#include "backend/volume_store.h"
 #include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/explain.h"
 #include "scheduler/extender.h"
 
 /* One pod's cycle: its arena and CycleState. A cycle that ends in a bind
@@ -35,6 +37,14 @@ typedef struct ms_inflight {
     bool deleted;                  /* the pending pod was deleted while binding */
     bool waiting;                  /* parked by Permit until `deadline` */
     double deadline;
+    double parked_at;              /* when Permit made it wait (the scheduler's clock) */
+    /* PreBind asked to wait (VolumeBinding until its claims are bound):
+     * the plugin at position prebind_next (index prebind_plugin) is asked
+     * again after its cluster events, and finally at prebind_deadline. */
+    bool prebinding;
+    uint32_t prebind_next;
+    int16_t prebind_plugin;
+    double prebind_deadline;
     ms_score_report *report;       /* kept for a waiting pod (in its arena) */
 } ms_inflight;
 
@@ -63,6 +73,7 @@ struct ms_scheduler {
     ms_queue *queue;
     ms_snapshot snap;
     ms_namespaces namespaces;      /* labels for pod affinity's namespaceSelector */
+    ms_volume_store *volumes;      /* PVs, PVCs, classes, CSI objects (storage_events.c) */
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
@@ -95,6 +106,8 @@ struct ms_scheduler {
     ms_map binding;
     ms_inflight **waiting;         /* the waiting ones, in no order */
     uint32_t nwaiting, waitcap;
+    ms_inflight **prebinding;      /* those waiting in PreBind, in no order */
+    uint32_t nprebinding, prebindcap;
     bool permit_timeout_allows;
     /* Permit releases asked for from inside plugin calls, applied when the
      * scheduler call in progress ends (ms_sched_flush_permits). */
@@ -104,6 +117,15 @@ struct ms_scheduler {
     /* The profiles' configuration (args left out), for re-deriving
      * extension points when an out-of-tree plugin changes. */
     ms_profile_config *pcs;
+
+    /* Explain: the recent cycles, the record of the cycle running (NULL
+     * between cycles) and the out-of-tree plugin reloads so far. */
+    ms_explain_ring explain;
+    ms_explain_record *explain_cur;
+    uint64_t policy_generation;
+
+    /* Metrics (ms_scheduler_options.record_metrics); NULL: none recorded. */
+    struct ms_sched_metrics *metrics;
 };
 
 /* Record pool (scheduler.c). */
@@ -117,6 +139,9 @@ void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *messag
  * registered in s->binding (a waiting record already is). */
 void ms_sched_start_binding(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
                             double now);
+/* The binding cycle from the PreBind plugin at r->prebind_next on (timeout
+ * as ms_framework_run_pre_bind takes it: 0, or -1 at the deadline). */
+void ms_sched_continue_binding(ms_scheduler *s, ms_inflight *r, double timeout, double now);
 /* A waiting pod whose wait ended without approval: Unreserve, forget, back
  * to the unschedulable pods (or dropped when gone). Releases the record. */
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
@@ -141,6 +166,21 @@ bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *repor
  * or rejected with upstream's timeout message. */
 void ms_sched_resolve_waits(ms_scheduler *s, double now);
 
+/* PreBind waits (prebind_wait.c): a binding cycle whose PreBind plugin
+ * asked to wait stays in s->binding and in s->prebinding; the scheduler
+ * thread never blocks on it. */
+/* Lists r as waiting up to `timeout` seconds in the PreBind plugin
+ * `plugin`; false when out of memory. */
+bool ms_sched_prebind_wait(ms_scheduler *s, ms_inflight *r, int16_t plugin, double timeout, double now);
+void ms_sched_prebind_unlist(ms_scheduler *s, ms_inflight *r);
+/* Asks the waiting plugins interested in `ev` again. */
+void ms_sched_prebind_events(ms_scheduler *s, ms_event_mask ev, double now);
+/* Asks the plugins whose wait reached its deadline for their final word. */
+void ms_sched_prebind_deadlines(ms_scheduler *s, double now);
+/* Ends r's binding cycle as failed in PreBind with `message` (gone: the
+ * pod was deleted; nothing is retried). */
+void ms_sched_prebind_fail(ms_scheduler *s, ms_inflight *r, const char *message, bool gone, double now);
+
 /* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
  * percentage >= 100; percentage <= 0 is the adaptive default
  * (50 - nodes/125, at least 5); never fewer than 100. */
@@ -149,6 +189,9 @@ uint32_t ms_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_node
 /* upstream selectHost: the index of a highest total, ties broken uniformly
  * at random by reservoir sampling (one draw per tie). n > 0. */
 uint32_t ms_select_host(ms_rng *rng, const int64_t *totals, uint32_t n);
+
+/* Makes the cycle buffers hold n nodes; false when out of memory. */
+bool ms_sched_grow_buffers(ms_scheduler *s, uint32_t n);
 
 /* Where the next Filter pass starts in the snapshot's node list. */
 uint32_t ms_scheduler_next_start_index(const ms_scheduler *s);

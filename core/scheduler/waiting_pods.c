@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "framework/runners.h"
 #include "backend/queue.h"
@@ -37,7 +38,10 @@ bool ms_sched_park(ms_scheduler *s, ms_inflight *r, const ms_score_report *repor
     return true;
 }
 
-static void unpark(ms_scheduler *s, ms_inflight *r) {
+/* Out of the waiting pods, its wait ending with `code`
+ * (scheduler_permit_wait_duration_seconds). */
+static void unpark(ms_scheduler *s, ms_inflight *r, ms_code code, double now) {
+    if (s->metrics) ms_sched_metrics_permit_wait(s->metrics, code, now - r->parked_at);
     for (uint32_t i = 0; i < s->nwaiting; i++)
         if (s->waiting[i] == r) {
             s->waiting[i] = s->waiting[--s->nwaiting];
@@ -48,7 +52,7 @@ static void unpark(ms_scheduler *s, ms_inflight *r) {
 
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now) {
-    unpark(s, r);
+    unpark(s, r, MS_UNSCHEDULABLE, now);
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);
@@ -78,7 +82,7 @@ void ms_sched_resolve_waits(ms_scheduler *s, double now) {
             continue;
         }
         if (s->permit_timeout_allows) {
-            unpark(s, r);
+            unpark(s, r, MS_SUCCESS, now);
             ms_sched_start_binding(s, r, r->report, now);
         } else {
             ms_sched_reject_waiting(s, r, "rejected due to timeout after waiting at Permit", false,
@@ -98,7 +102,7 @@ static ms_inflight *waiting_by_uid(const ms_scheduler *s, const char *uid) {
 
 static void release(ms_scheduler *s, ms_inflight *r, bool allow, const char *reason, double now) {
     if (allow) {
-        unpark(s, r);
+        unpark(s, r, MS_SUCCESS, now);
         ms_sched_start_binding(s, r, r->report, now);
     } else {
         ms_sched_reject_waiting(s, r, reason && *reason ? reason : "rejected while waiting at Permit",

@@ -25,6 +25,21 @@ enum {
     MS_EV_NAMESPACE            = 1u << 12,
     MS_EV_POLICY_RELOAD        = 1u << 13,  /* a policy was replaced */
     MS_EV_FORGET               = 1u << 14,  /* an assumed pod was forgotten */
+    /* Storage objects (upstream's PersistentVolume, PersistentVolumeClaim,
+     * StorageClass, CSINode, CSIDriver, CSIStorageCapacity resources). */
+    MS_EV_PV_ADD               = 1u << 15,
+    MS_EV_PV_UPDATE            = 1u << 16,
+    MS_EV_PVC_ADD              = 1u << 17,
+    MS_EV_PVC_UPDATE           = 1u << 18,
+    MS_EV_STORAGE_CLASS_ADD    = 1u << 19,
+    MS_EV_STORAGE_CLASS_UPDATE = 1u << 20,
+    MS_EV_CSI_NODE_ADD         = 1u << 21,
+    MS_EV_CSI_NODE_UPDATE      = 1u << 22,
+    MS_EV_CSI_DRIVER_ADD       = 1u << 23,
+    MS_EV_CSI_DRIVER_UPDATE    = 1u << 24,
+    MS_EV_CSI_CAPACITY_ADD     = 1u << 25,
+    MS_EV_CSI_CAPACITY_UPDATE  = 1u << 26,
+    MS_EV_STORAGE_DELETE       = 1u << 27,  /* any of the six deleted */
     MS_EV_ALL                  = 0xffffffffu,
 };
 

@@ -24,9 +24,11 @@ typedef struct ms_decoder {
     ms_interner *in;
     ms_resource_names rn;
     ms_str default_scheduler;      /* "default-scheduler" */
-    /* Keep a compact copy of each Pod and Node object's JSON (ms_pod.raw,
-     * ms_node.raw) for callers that must pass the object on as it was
-     * (scheduler extenders). Off by default: it costs the object's size. */
+    /* Keep a compact copy of each Pod, Node, Namespace and
+     * PodDisruptionBudget object's JSON (ms_pod.raw, ms_node.raw, ...) for
+     * callers that must pass the object on as it was (scheduler
+     * extenders, a running scheduler's snapshot). Off by default: it costs
+     * the object's size. */
     bool keep_raw;
 } ms_decoder;
 

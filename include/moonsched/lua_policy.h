@@ -121,6 +121,8 @@ typedef enum ms_lua_hook {
     MS_LUA_HOOK_PERMIT = 1u << 8,
     MS_LUA_HOOK_SELECT_VICTIMS = 1u << 9,
     MS_LUA_HOOK_PICK_PREEMPTION = 1u << 10,
+    MS_LUA_HOOK_DESCHEDULE = 1u << 11,
+    MS_LUA_HOOK_EVICTABLE = 1u << 12,
 } ms_lua_hook;
 
 typedef struct ms_lua_state ms_lua_state;
@@ -239,6 +241,22 @@ typedef struct ms_preemption_option {
  * MS_ERROR on failure. */
 ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                                   uint32_t noptions, uint32_t *chosen, ms_status *st);
+
+/* Descheduling (docs/descheduler.md), outside any scheduling cycle.
+ *
+ * deschedule(nodes): `pods` are every pod of `nodes`. MS_SUCCESS:
+ * picked[0..*npicked) are indexes into pods (each at most once, in the
+ * order the policy returned them; picked must have room for npods) and
+ * reasons[k] the interned reason of picked[k]. MS_SKIP: no deschedule
+ * hook, or the policy is disabled, or failed under MS_POLICY_SKIP.
+ * MS_ERROR: the call failed (st says why). */
+ms_code ms_policy_deschedule(ms_policy *p, ms_node_info *const *nodes, uint32_t nnodes,
+                             ms_pod *const *pods, uint32_t npods, uint32_t *picked, ms_str *reasons,
+                             uint32_t *npicked, ms_status *st);
+/* evictable(pod): MS_SUCCESS evictable; MS_UNSCHEDULABLE protected (st
+ * gives the reason); MS_SKIP no such hook (or disabled, or failed under
+ * MS_POLICY_SKIP); MS_ERROR the call failed. */
+ms_code ms_policy_evictable(ms_policy *p, const ms_pod *pod, ms_status *st);
 
 /* The declarations (text for LuaJIT's ffi.cdef) of the structs and
  * constants above and of those a LuaJIT host needs to drive policies as

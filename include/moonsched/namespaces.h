@@ -23,6 +23,10 @@ typedef struct ms_namespace {
     _Atomic int32_t refs;
     ms_arena arena;
     ms_object_meta meta;           /* name and labels; namespace_ is MS_STR_NONE */
+    /* The object's JSON as decoded, in the arena; NULL unless the decoder
+     * had keep_raw (a running scheduler's /debug/snapshot). */
+    const char *raw;
+    size_t raw_len;
 } ms_namespace;
 
 /* The struct is heap-allocated with refs == 1; fields live in its arena. */

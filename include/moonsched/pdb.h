@@ -59,6 +59,10 @@ typedef struct ms_pdb {
     int32_t expected_pods;
     uint32_t ndisrupted;
     ms_str *disrupted_pods;        /* status.disruptedPods keys (pod names), sorted by id */
+    /* The object's JSON as decoded, in the arena; NULL unless the decoder
+     * had keep_raw. */
+    const char *raw;
+    size_t raw_len;
 } ms_pdb;
 
 /* Reference counting as ms_pod: a new PDB has refs == 1. */

@@ -49,6 +49,13 @@ typedef struct ms_handle {
     /* Namespace labels for pod affinity's namespaceSelector; NULL reads as
      * no namespace known (owned by the scheduler, like the cache). */
     const ms_namespaces *namespaces;
+    /* Storage objects (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers,
+     * CSIStorageCapacities) with the assume layer (backend/volume_store.h),
+     * owned by the scheduler; and where VolumeBinding's PreBind writes
+     * (framework/volume_binder.h; NULL: nothing to write to, PreBind fails
+     * a pod whose claims need binding). */
+    struct ms_volume_store *volumes;
+    const struct ms_volume_binder *volume_binder;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */
@@ -90,6 +97,11 @@ typedef struct ms_cycle {
     /* The profile running the cycle (set by ms_framework_begin_cycle), so
      * that PostFilter can run the profile's filters again. */
     const ms_framework *fw;
+    /* The profile's metrics (framework/metrics_recorder.h), NULL when the
+     * scheduler records none; sample: this cycle also times each plugin
+     * call. Plugins leave both alone. */
+    struct ms_metrics_recorder *rec;
+    bool sample;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {
@@ -125,7 +137,12 @@ typedef struct ms_plugin_ops {
     /* MS_WAIT with *timeout seconds parks the pod until allowed or timed out. */
     ms_code (*permit)(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st);
 
-    ms_code (*pre_bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);
+    /* c: the pod's cycle (c->pod is the assumed pod; c->state as Reserve
+     * left it). MS_WAIT with *timeout seconds: the binding cycle waits
+     * without blocking the scheduler thread; the plugin is called again
+     * after each cluster event in `events`, and once at the deadline with
+     * *timeout == -1 on entry (it must then succeed or fail). */
+    ms_code (*pre_bind)(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st);
     /* MS_SKIP: not this plugin's pod; MS_SUCCESS: bind sent (the result
      * arrives through ms_scheduler_bind_done). */
     ms_code (*bind)(void *self, const ms_pod *pod, ms_str node, ms_status *st);

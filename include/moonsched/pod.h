@@ -120,13 +120,29 @@ typedef enum ms_volume_kind {
     MS_VOL_CSI_MIGRATABLE,
 } ms_volume_kind;
 
+/* The in-tree volume plugins CSI migration translates (upstream's
+ * kubernetes.io/gce-pd, ...), for NodeVolumeLimits. */
+typedef enum ms_intree_plugin {
+    MS_INTREE_NONE = 0,
+    MS_INTREE_GCE_PD,              /* kubernetes.io/gce-pd -> pd.csi.storage.gke.io */
+    MS_INTREE_AWS_EBS,             /* kubernetes.io/aws-ebs -> ebs.csi.aws.com */
+    MS_INTREE_AZURE_DISK,          /* kubernetes.io/azure-disk -> disk.csi.azure.com */
+    MS_INTREE_AZURE_FILE,          /* kubernetes.io/azure-file -> file.csi.azure.com */
+    MS_INTREE_CINDER,              /* kubernetes.io/cinder -> cinder.csi.openstack.org */
+    MS_INTREE_VSPHERE,             /* kubernetes.io/vsphere-volume -> csi.vsphere.vmware.com */
+    MS_INTREE_PORTWORX,            /* kubernetes.io/portworx-volume -> pxd.portworx.com */
+} ms_intree_plugin;
+
 typedef struct ms_volume {
     ms_str name;                   /* volumes[].name */
     uint8_t kind;                  /* ms_volume_kind */
+    uint8_t plugin;                /* ms_intree_plugin of a migratable in-tree source */
     bool read_only;                /* GCE PD, RBD, ISCSI, PVC */
     int32_t lun;                   /* ISCSI */
     /* The source's identity: GCE pdName, EBS volumeID, RBD image, ISCSI
-     * iqn, PVC claimName, ephemeral claim name (<pod>-<volume>). */
+     * iqn, PVC claimName, ephemeral claim name (<pod>-<volume>); for the
+     * other migratable sources Azure diskURI / shareName, Cinder and
+     * Portworx volumeID, vSphere volumePath. */
     ms_str id;
     ms_str pool;                   /* RBD pool ("rbd" when empty, as API defaulting) */
     ms_str target_portal;          /* ISCSI */
@@ -208,6 +224,26 @@ typedef struct ms_pod {
      * pod is created with gates) */
     bool scheduling_gated_condition;
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
+    /* What the descheduler's strategies read. status.reason ("Evicted",
+     * "NodeLost", ...): MS_STR_NONE when absent. */
+    ms_str status_reason;
+    /* restartCount summed over status.containerStatuses, and over
+     * status.initContainerStatuses. */
+    int32_t restarts;
+    int32_t init_restarts;
+    /* The waiting or terminated reasons of the containers (init containers
+     * first, then containers, as the status lists them; "CrashLoopBackOff",
+     * "OOMKilled", ...), and of the init containers alone counted by
+     * ninit_reasons at the front. */
+    uint32_t ncontainer_reasons;
+    uint32_t ninit_reasons;
+    ms_str *container_reasons;
+    /* A container's waiting reason is CrashLoopBackOff (upstream's
+     * RemovePodsHavingTooManyRestarts "states"). */
+    bool crash_loop_back_off;
+    /* spec.volumes has an emptyDir or a hostPath (upstream's
+     * IsPodWithLocalStorage). */
+    bool has_local_storage;
 
     /* Hash of spec, labels and annotations as decoded (0: unknown, e.g. a
      * pod built by hand): an update that keeps it and the node binding is

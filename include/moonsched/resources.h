@@ -61,6 +61,8 @@ int ms_resources_set_scalar(ms_resources *r, ms_str name, int64_t value);
 int ms_resources_add(ms_resources *dst, const ms_resources *src);   /* dst += src */
 void ms_resources_sub(ms_resources *dst, const ms_resources *src);  /* dst -= src */
 int ms_resources_copy(ms_resources *dst, const ms_resources *src);  /* dst heap-owned */
+/* Same built-in values and the same scalars (both sorted by name id). */
+bool ms_resources_equal(const ms_resources *a, const ms_resources *b);
 void ms_resources_clear(ms_resources *r);                           /* keeps memory */
 void ms_resources_free(ms_resources *r);                            /* heap-owned only */
 

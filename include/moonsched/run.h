@@ -92,6 +92,15 @@ typedef struct ms_run_options {
     bool taint_eviction;
     /* Block SIGINT/SIGTERM and stop on them (through a signalfd). */
     bool handle_signals;
+    /* --seed N: the random choice among nodes with equal top scores, as
+     * `simulate --seed` (replaying a snapshot, docs/explain.md). Without
+     * it: the time at start. */
+    bool has_seed;
+    uint64_t seed;
+    /* --debug-snapshot: keep every object's JSON as received, so that
+     * /debug/snapshot can write the scheduler's view out (costs about the
+     * objects' size in memory). */
+    bool debug_snapshot;
 } ms_run_options;
 
 #define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"

@@ -91,6 +91,12 @@ typedef struct ms_reporter {
      * name ("SchedulingGates" for spec.schedulingGates); reason: its words
      * ("waiting for scheduling gates: [a b]"). */
     void (*gated)(void *ctx, const ms_pod *pod, const char *plugin, const char *reason);
+    /* A binding cycle failed (PreBind, e.g. VolumeBinding's writes or its
+     * wait, or Bind) and the pod goes back to the queue; not called when
+     * the pod is gone. upstream reports it as a scheduling failure: a
+     * FailedScheduling event with the message, PodScheduled=False with
+     * reason SchedulerError. Called after bind_failed. */
+    void (*binding_error)(void *ctx, const ms_pod *pod, const char *message);
 } ms_reporter;
 
 typedef struct ms_scheduler ms_scheduler;
@@ -99,6 +105,10 @@ typedef struct ms_scheduler_options {
     const ms_config *config;       /* copied where needed; must outlive the call only */
     ms_interner *in;
     ms_binder binder;
+    /* Where VolumeBinding's PreBind writes PV and claim updates
+     * (core/framework/volume_binder.h); NULL: pods whose claims need
+     * binding fail in PreBind. Must outlive the scheduler. */
+    const struct ms_volume_binder *volume_binder;
     ms_reporter reporter;
     ms_evictor evictor;
     uint64_t seed;                 /* random choice among equal top scores */
@@ -122,6 +132,17 @@ typedef struct ms_scheduler_options {
      * reloads. */
     ms_policy *const *policies;
     uint32_t npolicies;
+    /* Recent scheduling cycles kept for explain (docs/explain.md): 0 is
+     * the default (1024), negative keeps none. */
+    int32_t explain_cycles;
+    /* Keep every object's JSON as decoded (ms_decoder.keep_raw) so that
+     * ms_scheduler_view's objects can be written out whole (run's
+     * /debug/snapshot); extenders turn it on too. */
+    bool keep_objects;
+    /* Record upstream's scheduler metrics (`run` serves them on /metrics):
+     * per extension point and, in one cycle of ten, per plugin call. Off,
+     * a cycle reads no clock for them. */
+    bool record_metrics;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);

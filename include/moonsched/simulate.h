@@ -10,10 +10,26 @@
 #include <stdio.h>
 
 #include "moonsched/error.h"
+#include "moonsched/intern.h"
+#include "moonsched/pod.h"
 
 #pragma GCC visibility push(default)
 
 typedef enum ms_output_format { MS_OUTPUT_TABLE = 0, MS_OUTPUT_JSON } ms_output_format;
+
+/* `moonsched deschedule` runs its pass through simulate, on what the API
+ * server listed, and acts through these. */
+typedef struct ms_deschedule_hooks {
+    /* An eviction the scheduler found a new node (`to`) for: NULL once
+     * done (or with nothing to do, as a dry run), else why it did not
+     * happen (n bytes at why; the move is taken back and the pod listed
+     * as skipped). */
+    const char *(*evict)(void *ctx, const ms_interner *in, const ms_pod *pod, const char *profile,
+                         const char *strategy, ms_str to, char *why, size_t n);
+    /* A strategy's run is over: its wall time in seconds. May be NULL. */
+    void (*strategy_done)(void *ctx, const char *profile, const char *strategy, double seconds);
+    void *ctx;
+} ms_deschedule_hooks;
 
 typedef struct ms_simulate_options {
     const char *const *cluster_files;   /* "-" is standard input */
@@ -33,6 +49,27 @@ typedef struct ms_simulate_options {
      * timeline (which bound pods NoExecute taints evict, when, and where
      * they would be placed again) instead of the placements. */
     bool evictions;
+    /* --explain NS/NAME: after the run, why that pod is where it is (its
+     * last cycle, and for a pod left pending every node's Filter status or
+     * scores computed again), instead of the placements; text, or JSON
+     * with MS_OUTPUT_JSON (docs/explain.md). */
+    const char *explain;
+    /* --deschedule POLICY: after the pending pods are placed, one
+     * descheduling pass with this DeschedulerPolicy, each eviction tried on
+     * the scheduler first; prints utilisation before and after and every
+     * move (docs/descheduler.md). NULL: none. */
+    const char *deschedule;
+    /* Objects as text (a NodeList, a PodList, ... as the API server sends
+     * them), read after the files; `cluster_text_names` name them in
+     * errors. */
+    const char *const *cluster_texts;
+    const size_t *cluster_text_lens;
+    const char *const *cluster_text_names;
+    uint32_t ncluster_texts;
+    /* With --deschedule: act on a real cluster. Only the pods bound in
+     * the input are candidates (pending ones are placed first, as the
+     * scheduler would place them, and left alone). NULL: a simulation. */
+    const ms_deschedule_hooks *deschedule_hooks;
 } ms_simulate_options;
 
 void ms_simulate_options_default(ms_simulate_options *o);
@@ -66,6 +103,9 @@ typedef struct ms_simulate_result {
     uint64_t policy_calls, policy_failures, policy_disabled;
     uint64_t policy_reloads, policy_reloads_failed;
     double reload_latency_max;          /* seconds from a file's write to its swap */
+    uint32_t descheduled;               /* --deschedule: evictions kept */
+    uint32_t deschedule_skipped;        /* --deschedule: pods refused, with a reason */
+    double deschedule_seconds;          /* --deschedule: the pass, placements included */
 } ms_simulate_result;
 
 /* Output goes to `out`; warnings and --stats to `diag`. Bad input returns

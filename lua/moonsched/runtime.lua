@@ -22,6 +22,7 @@ local function hook_bits(C)
         reserve = C.MS_LUA_HOOK_RESERVE, unreserve = C.MS_LUA_HOOK_UNRESERVE,
         permit = C.MS_LUA_HOOK_PERMIT, select_victims = C.MS_LUA_HOOK_SELECT_VICTIMS,
         pick_preemption = C.MS_LUA_HOOK_PICK_PREEMPTION,
+        deschedule = C.MS_LUA_HOOK_DESCHEDULE, evictable = C.MS_LUA_HOOK_EVICTABLE,
     }
 end
 
@@ -109,6 +110,9 @@ local function dispatcher(F, policy, views, name)
         C.MS_LUA_PERMIT_WAIT
     local VICTIMS_NONE, VICTIMS_PICKED = C.MS_LUA_SELECT_VICTIMS_NONE, C.MS_LUA_SELECT_VICTIMS_PICKED
     local PICK_DEFAULT, PICK_FIRST = C.MS_LUA_PICK_PREEMPTION_DEFAULT, C.MS_LUA_PICK_PREEMPTION_FIRST
+    local OP_DESCHEDULE, OP_EVICTABLE = C.MS_LUA_OP_DESCHEDULE, C.MS_LUA_OP_EVICTABLE
+    local DESCHEDULE_NONE, DESCHEDULE_PICKED = C.MS_LUA_DESCHEDULE_NONE, C.MS_LUA_DESCHEDULE_PICKED
+    local EVICTABLE_NO, EVICTABLE_YES = C.MS_LUA_EVICTABLE_NO, C.MS_LUA_EVICTABLE_YES
 
     -- `state`: one plain table per scheduling cycle.
     local cur_cycle, cur_state = -1, nil
@@ -318,6 +322,55 @@ local function dispatcher(F, policy, views, name)
         end
         local index = r - 1
         F.result = PICK_FIRST + index
+    end
+
+    -- deschedule(nodes): an array of pods of those nodes to evict, each a
+    -- pod view or { pod = view, reason = "why" }.
+    local descheduled = "evicted by policy " .. name
+    ops[OP_DESCHEDULE] = function()
+        local f = policy.deschedule
+        if f == nil then F.result = DESCHEDULE_NONE return end
+        local e = F.epoch
+        local nodes, index = {}, {}
+        for i = 0, F.n - 1 do nodes[i + 1] = NodeView(F.nodes[i], e) end
+        for i = 0, F.ncands - 1 do index[tonumber(F.cands[i])] = i end
+        local r = f(nodes)
+        if r == nil then F.result = DESCHEDULE_NONE return end
+        if type(r) ~= "table" then
+            error("deschedule returned a " .. type(r) .. ": expected an array of pods or nil", 0)
+        end
+        local seen, k = {}, 0
+        for j = 1, #r do
+            local v, why = r[j], nil
+            if type(v) == "table" then v, why = v.pod, v.reason end
+            local idx = istype(PodView, v) and index[tonumber(v.__p)] or nil
+            if idx == nil then
+                error(("deschedule: entry %d is not a pod of the nodes it was given"):format(j), 0)
+            end
+            if not seen[idx] then
+                seen[idx] = true
+                F.picked[k] = idx
+                F.reasons[k] = reason_id(why, descheduled)
+                k = k + 1
+            end
+        end
+        F.npicked = k
+        F.result = DESCHEDULE_PICKED
+    end
+
+    -- evictable(pod): false, reason protects the pod; anything else lets
+    -- the strategies evict it.
+    local protected = "protected by policy " .. name
+    ops[OP_EVICTABLE] = function()
+        local f = policy.evictable
+        if f == nil then F.result = EVICTABLE_YES return end
+        local ok, why = f(PodView(F.pod, F.epoch))
+        if ok == false then
+            F.result = EVICTABLE_NO
+            F.reason = reason_id(why, protected)
+        else
+            F.result = EVICTABLE_YES
+        end
     end
 
     local next_call = views.next_call

@@ -97,6 +97,8 @@ function Node:pods() end
 ---@field permit? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State): ("allow"|"deny"|"wait"|boolean|nil, (string|number)?)
 ---@field select_victims? fun(pod: moonsched.Pod, node: moonsched.Node, candidates: moonsched.Pod[]): moonsched.Pod[]? candidates: lower priority, lowest first; nil: this node cannot help
 ---@field pick_preemption? fun(pod: moonsched.Pod, options: moonsched.PreemptionOption[]): integer? the chosen option's index; nil: DefaultPreemption's choice
+---@field deschedule? fun(nodes: moonsched.Node[]): (moonsched.Pod|{pod: moonsched.Pod, reason: string?})[]? descheduling: the pods of those nodes to evict; nil: none
+---@field evictable? fun(pod: moonsched.Pod): (boolean?, string?) descheduling: false, reason protects the pod from every strategy of the profile
 
 ---@class moonsched.Log
 ---@field info fun(msg: any, fields?: table)

@@ -3,7 +3,11 @@
 # TopologySpreading / PreferredTopologySpreading workloads (5000 nodes in 3
 # zones, 5000 running pods, 2000 spreading pods measured),
 # SchedulingPodAntiAffinity (5000 nodes, 1000 setup pods, 1000 measured) and
-# SchedulingNodeAffinity (5000 nodes, 5000 setup pods, 1000 measured), through
+# SchedulingNodeAffinity (5000 nodes, 5000 setup pods, 1000 measured), a
+# volume-heavy shape (5000 nodes, 5000 pods each with its own
+# WaitForFirstConsumer claim, one local PV per pod spread over the nodes:
+# VolumeBinding matches, assumes and binds every claim), and a
+# descheduling pass (5000 nodes, 50,000 bound pods), through
 # `moonsched simulate --generate` (default profile, default
 # percentageOfNodesToScore). The table shows the median of each figure over
 # the runs of a shape. The machine is shared: a short shape (1000 pods take
@@ -57,7 +61,8 @@ for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|400" \
              "PodAntiAffinity 5000n|shape=pod-anti-affinity,nodes=5000,bound-pods=1000,pods=1000|100" \
              "NodeAffinity 5000n|shape=node-affinity,nodes=5000,bound-pods=5000,pods=1000|200" \
              "Preemption 500n/500p|shape=preemption,nodes=500,bound-pods=2000,pods=500|100" \
-             "Preemption 5000n/5000p|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|50"; do
+             "Preemption 5000n/5000p|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|50" \
+             "LocalPVs WFFC 5000n/5000p|shape=volumes,nodes=5000,pods=5000|100"; do
     label=${shape%%|*}
     rest=${shape#*|}
     spec=${rest%|*}
@@ -86,6 +91,28 @@ for shape in "SchedulingBasic 500n/1000p|nodes=500,pods=1000|400" \
         "$(median <"$T/pps")" "$(median <"$T/p50")" "$(median <"$T/p99")" \
         "$(median <"$T/rss")" "$(median <"$T/ok")"
 done
+
+# The descheduler: one pass of LowNodeUtilization and
+# RemovePodsViolatingTopologySpreadConstraint (tests/bench/deschedule-policy.yaml)
+# over 5000 nodes, 50,000 bound pods packed on half of them, each eviction
+# placed by the scheduler first: the pass's wall time, evictions planned per
+# second, evictions kept and skipped (medians of 3 runs).
+: >"$T/dsec"; : >"$T/dps"; : >"$T/dev"
+for i in 1 2 3; do
+    if "$M" simulate --generate shape=deschedule,nodes=5000,bound-pods=50000,zones=3 \
+        --deschedule tests/bench/deschedule-policy.yaml --output json --stats >/dev/null 2>"$T/stats"; then
+        field "deschedule time" "$T/stats" >>"$T/dsec"
+        field "evictions\/s" "$T/stats" >>"$T/dps"
+        sed -n 's/^descheduled: *\([0-9]*\) evicted.*/\1/p' "$T/stats" >>"$T/dev"
+    else
+        echo "bench: descheduling run failed:" >&2
+        cat "$T/stats" >&2
+        status=1
+    fi
+done
+printf '\n%-28s %10s %12s %10s\n' "descheduling" "pass (s)" "evictions/s" "evicted"
+printf '%-28s %10s %12s %10s\n' "LowNodeUtil+Spread 5000n" "$(median <"$T/dsec")" "$(median <"$T/dps")" \
+    "$(median <"$T/dev")"
 
 # Lua policy against the native plugin: MostAllocated scoring at 5000 nodes
 # per pod (target: Lua <= 1.5x native), and the watchdog's stop latency.

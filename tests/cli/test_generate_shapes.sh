@@ -46,6 +46,6 @@ check "node-affinity: without the zone label no node fits" has_text "$T/na2.out"
 "$M" simulate --generate shape=hexagon,nodes=1 >/dev/null 2>"$T/bad.err"
 check "unknown shape: exit 2" test $? -eq 2
 check "unknown shape: the shapes are listed" has_text "$T/bad.err" \
-    "shape: expected basic, preemption, pod-anti-affinity or node-affinity, got \"hexagon\""
+    "shape: expected basic, preemption, pod-anti-affinity, node-affinity, volumes or deschedule, got \"hexagon\""
 
 tap_done

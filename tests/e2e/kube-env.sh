@@ -90,9 +90,9 @@ kube_start_etcd() {
     return 1
 }
 
-# kube-apiserver on a free port (or PORT: a restart where it was), against
-# the etcd of DIR; writes DIR/apiserver.pid and DIR/apiserver.port.
-kube_launch_apiserver() {   # dir bin etcd_port [port]
+# kube-apiserver on a free port (or PORT), against the etcd of DIR; writes
+# DIR/apiserver.pid and DIR/apiserver.port.
+kube_launch_apiserver() {   # dir bin etcd-port [port]
     local d=$1 bin=$2 etcd_port=$3 api_port=${4:-}
     [ -n "$api_port" ] || api_port=$(kube_free_port)
     "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
@@ -147,6 +147,24 @@ kube_start() {
     done
     echo "kube-apiserver did not become ready; see $d/apiserver.log" >&2
     kube_stop "$d"
+    return 1
+}
+
+# The apiserver of DIR killed (SIGKILL: no graceful shutdown) and started
+# again on the same port and etcd; returns once it is ready.
+kube_restart_apiserver() {   # dir
+    local d=$1 bin pid
+    bin=${KUBE_BIN:-$(bash "$(dirname "${BASH_SOURCE[0]}")/build-kube.sh" | tail -n 1)}
+    pid=$(cat "$d/apiserver.pid")
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null   # (a child of this shell: else it stays a zombie)
+    while [ -e "/proc/$pid" ] && ! grep -q ') Z' "/proc/$pid/stat" 2>/dev/null; do sleep 0.1; done
+    kube_launch_apiserver "$d" "$bin" "$(cat "$d/etcd.port")" "$(cat "$d/apiserver.port")"
+    for _ in $(seq 1 120); do
+        curl -sf --cacert "$d/ca.crt" -H "Authorization: Bearer $(cat "$d/admin.token")" \
+            "$KUBE_URL/readyz" >/dev/null 2>&1 && return 0
+        sleep 0.5
+    done
     return 1
 }
 

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Shared start of the `moonsched run` end-to-end suites (sourced, after
 # E2E_NAME is set): skips when the apiserver is not built, starts etcd and
-# kube-apiserver in $dir, stops them and any moonsched ($ms_pid) on exit,
-# and brings the TAP helpers (tests/lib/tap.sh) and capacity_ok (every
-# node's bound pods fit its allocatable).
+# kube-apiserver in $dir, stops them and any moonsched ($ms_pid),
+# kube-controller-manager ($kcm_pid, start_kcm) and upstream kube-scheduler
+# ($ks_pid, start_ks) on exit, and brings the TAP helpers (tests/lib/tap.sh)
+# and capacity_ok (every node's bound pods fit its allocatable).
 set -u
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,8 +24,12 @@ fi
 source "$here/kube-env.sh"
 dir=$(mktemp -d "/tmp/ms-e2e-${E2E_NAME:-run}.XXXXXX")
 ms_pid=""
+kcm_pid=""
+ks_pid=""
 cleanup() {
     if [ -n "$ms_pid" ]; then kill -9 "$ms_pid" 2>/dev/null; wait "$ms_pid" 2>/dev/null; fi
+    stop_kcm
+    stop_ks
     kube_stop "$dir"
     rm -rf "$dir"
 }
@@ -65,6 +70,24 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# A ServiceAccount in default and, when paths are given, a ClusterRole of
+# the same name that lets it get those non-resource paths (JSON array).
+service_account() {   # name [paths-json]
+    kube_api POST /api/v1/namespaces/default/serviceaccounts \
+        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$1\"}}" >/dev/null
+    [ -n "${2:-}" ] || return 0
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"$1\"},\"rules\":[{\"nonResourceURLs\":$2,\"verbs\":[\"get\"]}]}" >/dev/null
+    kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\"$1\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"$1\"},\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"$1\",\"namespace\":\"default\"}]}" >/dev/null
+}
+# A token of a ServiceAccount in default (TokenRequest, an hour).
+token_of() {
+    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+        jq -r '.status.token // empty'
+}
+
 wait_for() {   # seconds, command: true once the command is
     local end=$((SECONDS + $1))
     while [ $SECONDS -lt "$end" ]; do
@@ -85,6 +108,57 @@ stop_ms() {   # [signal, TERM by default] -> its exit status
     local rc=$?
     ms_pid=""
     return $rc
+}
+
+# kube-controller-manager from the same tree with only the controllers a
+# suite needs (a comma-separated list for --controllers, e.g.
+# persistentvolume-binder). Never the node lifecycle controller: there is
+# no kubelet, so no heartbeat, and it would taint every node. Admin
+# credentials, no leader election, HTTPS on a free loopback port (its
+# self-signed certificate in $dir), log in $dir/kcm.log.
+start_kcm() {   # controllers [more flags]
+    if [ ! -x "$bin/kube-controller-manager" ]; then
+        echo "# kube-controller-manager not built (tests/e2e/build-kube.sh)" >&2
+        return 1
+    fi
+    mkdir -p "$dir/kcm-certs"
+    "$bin/kube-controller-manager" --kubeconfig "$dir/admin.kubeconfig" --leader-elect=false \
+        --bind-address=127.0.0.1 --secure-port="$(kube_free_port)" --port=0 --cert-dir="$dir/kcm-certs" \
+        --controllers="$1" -v=2 "${@:2}" >>"$dir/kcm.log" 2>&1 &
+    kcm_pid=$!
+}
+stop_kcm() {
+    [ -n "$kcm_pid" ] || return 0
+    kill "$kcm_pid" 2>/dev/null
+    wait "$kcm_pid" 2>/dev/null
+    kcm_pid=""
+}
+
+# Upstream kube-scheduler from the same tree as the reference: the
+# system:kube-scheduler identity, no leader election, the client's rate
+# limit raised as for a comparison (its default QPS of 50 would be what is
+# measured), its health/metrics on a free loopback port, log in
+# $dir/kube-scheduler.log. Extra lines of KubeSchedulerConfiguration
+# (v1beta1; e.g. profiles with pluginConfig) may follow.
+start_ks() {   # [extra configuration lines]
+    local port
+    port=$(kube_free_port)
+    {
+        printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n'
+        printf 'clientConnection: {kubeconfig: %s, qps: 5000, burst: 5000}\n' "$dir/scheduler.kubeconfig"
+        printf 'leaderElection: {leaderElect: false}\nhealthzBindAddress: 127.0.0.1:%s\nmetricsBindAddress: 127.0.0.1:%s\n' \
+            "$port" "$port"
+        printf '%s\n' "${1:-}"
+    } >"$dir/kube-scheduler.yaml"
+    "$bin/kube-scheduler" --config "$dir/kube-scheduler.yaml" --port=0 --secure-port=0 -v=2 \
+        >>"$dir/kube-scheduler.log" 2>&1 &
+    ks_pid=$!
+}
+stop_ks() {
+    [ -n "$ks_pid" ] || return 0
+    kill "$ks_pid" 2>/dev/null
+    wait "$ks_pid" 2>/dev/null
+    ks_pid=""
 }
 
 if ! KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1; then

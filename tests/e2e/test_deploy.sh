@@ -45,12 +45,12 @@ done
 kc apply -k "$overlay" >"$dir/apply-v1.out" 2>&1
 check_eval "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
     "grep -q 'no matches for kind \"PodDisruptionBudget\" in version \"policy/v1\"' '$dir/apply-v1.out' &&
-     [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 9 ]"
+     [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 10 ]"
 check_eval "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
     "kc apply -k '$overlay_120' >'$dir/apply.out' 2>&1"
 check_eval "server dry run of the same objects: all unchanged" \
     "kc apply -k '$overlay_120' --dry-run=server >'$dir/dry.out' 2>&1 &&
-     [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 10 ]"
+     [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 11 ]"
 check_eval "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
     "kc -n moonsched get deployment moonsched -o json |
      jq '{apiVersion: \"v1\", kind: \"Pod\", metadata: {name: \"moonsched-template\", namespace: \"moonsched\"}, spec: .spec.template.spec}' |
@@ -265,6 +265,27 @@ check_eval "without the PodDisruptionBudget rule: 403 on their LIST, nothing is 
 stop_sched TERM
 restore_rules
 
+# Volumes: CSINodes (NodeVolumeLimits) are waited for like PDBs; the
+# CSIDriver and CSIStorageCapacity informers would go on without theirs.
+drop_rule moonsched '.apiGroups == ["storage.k8s.io"]'
+start_sched lp-csinodes
+mkpod lp-csi moonsched
+sleep 4
+check_eval "without the storage.k8s.io rule: 403 on the CSINodes' LIST, nothing is bound" \
+    "grep -q 'csinodes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-csi)\" ]"
+stop_sched TERM
+restore_rules
+
+# PersistentVolumes, claims and StorageClasses: system:volume-scheduler.
+kc delete clusterrolebinding moonsched:volume-scheduler >/dev/null
+start_sched lp-volume-scheduler
+mkpod lp-vs moonsched
+sleep 4
+check_eval "without the binding to system:volume-scheduler: 403 on the PersistentVolumes' LIST, nothing is bound" \
+    "grep -q 'persistentvolumes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-vs)\" ]"
+stop_sched TERM
+restore_rules
+
 drop_rule moonsched '.resources == ["pods/binding"]'
 start_sched lp-binding
 mkpod lp-bind moonsched
@@ -351,7 +372,7 @@ restore_rules
 
 start_sched restored
 check_eval "the role restored: the pods left pending are bound by moonsched" \
-    "wait_for 20 'all_bound lp-inf lp-pdb lp-bind lp-lease'"
+    "wait_for 20 'all_bound lp-inf lp-pdb lp-csi lp-vs lp-bind lp-lease'"
 # (no kubelet: a deleted pod stays Terminating, so the preemptor stays
 # nominated; the victim's deletionTimestamp shows the DELETE went through)
 check_eval "... and the preemptor's victim is deleted" \

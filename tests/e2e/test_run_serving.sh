@@ -18,19 +18,8 @@ ks_pid=""
 trap 'if [ -n "$ks_pid" ]; then kill "$ks_pid" 2>/dev/null; wait "$ks_pid" 2>/dev/null; fi; cleanup' EXIT
 
 # --- identities ----------------------------------------------------------------
-for sa in reader nobody; do
-    kube_api POST /api/v1/namespaces/default/serviceaccounts \
-        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"$sa\"}}" >/dev/null
-done
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterroles \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"metrics-reader"},"rules":[{"nonResourceURLs":["/metrics"],"verbs":["get"]}]}' >/dev/null
-kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
-    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"metrics-reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"metrics-reader"},"subjects":[{"kind":"ServiceAccount","name":"reader","namespace":"default"}]}' >/dev/null
-token_of() {
-    kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
-        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
-        jq -r '.status.token // empty'
-}
+service_account reader '["/metrics"]'
+service_account nobody
 reader=$(token_of reader)
 nobody=$(token_of nobody)
 check_eval "TokenRequest gives tokens for the ServiceAccounts reader and nobody" '[ -n "$reader" ] && [ -n "$nobody" ]'

@@ -68,6 +68,11 @@ int ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
                              uint32_t *victims, uint32_t *nvictims, ms_status *st);
 int ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                               uint32_t noptions, uint32_t *chosen, ms_status *st);
+int ms_policy_deschedule(ms_policy *p, ms_node_info *const *nodes, uint32_t nnodes,
+                         ms_pod *const *pods, uint32_t npods, uint32_t *picked, uint32_t *reasons,
+                         uint32_t *npicked, ms_status *st);
+int ms_policy_evictable(ms_policy *p, const ms_pod *pod, ms_status *st);
+const char *ms_str_get(const ms_interner *in, uint32_t id);
 struct timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clk, struct timespec *tp);
 ]])
@@ -335,6 +340,31 @@ function M:select_victims(p, pod, ni, candidates)
     return rc, out, status_of(st)
 end
 
+--- deschedule(nodes) with `pods` the pods on those nodes: the code and
+--- the pods chosen, each {index (1-based into pods), reason}.
+function M:deschedule(p, nodes, pods)
+    local n = #pods
+    local arr = ffi.new("ms_pod *[?]", n + 1)
+    for i, q in ipairs(pods) do arr[i - 1] = q end
+    local picked = ffi.new("uint32_t[?]", n + 1)
+    local reasons = ffi.new("uint32_t[?]", n + 1)
+    local np = ffi.new("uint32_t[1]")
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_deschedule(p, nodes_array(nodes), #nodes, arr, n, picked, reasons, np, st)
+    local out = {}
+    for i = 0, np[0] - 1 do
+        out[#out + 1] = { index = picked[i] + 1, reason = ffi.string(C.ms_str_get(self.in_, reasons[i])) }
+    end
+    return rc, out, status_of(st)
+end
+
+--- evictable(pod): the code and the reason.
+function M.evictable(_, p, pod)
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_evictable(p, pod, st)
+    return rc, status_of(st).reason
+end
+
 --- pick_preemption over options {node = NodeInfo, victims = {pods}, pdb = n}:
 --- the code and the chosen option (1-based).
 function M:pick(p, pod, options)
@@ -400,7 +430,7 @@ M.json = json
 function M.pod_json(o)
     return json({
         metadata = { name = o.name, namespace = o.ns or "default", uid = o.uid,
-                     labels = o.labels, creationTimestamp = o.created },
+                     labels = o.labels, annotations = o.annotations, creationTimestamp = o.created },
         spec = { priority = o.priority, nodeName = o.node,
                  containers = { { name = "c", resources = { requests = o.requests or {} } } } },
     })

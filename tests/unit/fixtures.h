@@ -15,6 +15,8 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
+#include "api/storage.h"
+
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/intern.h"
@@ -105,6 +107,22 @@ static inline ms_node *fx_node(const ms_decoder *d, const char *text) {
     ms_rc rc = fx_decode(d, "Node", text, NULL, &n, &err);
     if (rc != MS_OK) fail_msg("fx_node: %s", err.msg);
     return n;
+}
+
+/* A storage object (PersistentVolume, claim, StorageClass, CSINode, ...)
+ * from one YAML document. */
+static inline ms_storage_object *fx_storage(const ms_decoder *d, ms_storage_kind kind, const char *text) {
+    ms_error err = {0};
+    cJSON **docs = NULL;
+    size_t n = 0;
+    if (ms_yaml_parse(text, strlen(text), &docs, &n, &err) != MS_OK || n != 1)
+        fail_msg("fx_storage: %s", err.msg);
+    ms_storage_object *o = NULL;
+    ms_rc rc = ms_storage_decode(d, kind, docs[0], &o, &err);
+    cJSON_Delete(docs[0]);
+    free(docs);
+    if (rc != MS_OK) fail_msg("fx_storage: %s", err.msg);
+    return o;
 }
 
 /* The error message of a text that must not decode (as a Pod or Node). */

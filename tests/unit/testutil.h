@@ -36,4 +36,16 @@ static inline long tu_rss_kib(void) {
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* The value of the series `key` (name and labels, as rendered) in a
+ * Prometheus text exposition, or -1 when absent. */
+static inline double tu_series(const char *text, const char *key) {
+    size_t n = strlen(key);
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, key, n) == 0 && p[n] == ' ') return strtod(p + n + 1, NULL);
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return -1;
+}
+
 #endif

@@ -20,6 +20,8 @@ extern const ms_plugin_ops ms_plugin_image_locality;
 extern const ms_plugin_ops ms_plugin_default_preemption;
 extern const ms_plugin_ops ms_plugin_volume_restrictions;
 extern const ms_plugin_ops ms_plugin_node_volume_limits;
+extern const ms_plugin_ops ms_plugin_volume_binding;
+extern const ms_plugin_ops ms_plugin_volume_zone;
 extern const ms_plugin_ops ms_plugin_pod_topology_spread;
 
 #endif

@@ -14,6 +14,8 @@ static const ms_plugin_ops *const builtins[] = {
     &ms_plugin_node_resources_fit,
     &ms_plugin_volume_restrictions,
     &ms_plugin_node_volume_limits,
+    &ms_plugin_volume_binding,
+    &ms_plugin_volume_zone,
     &ms_plugin_pod_topology_spread,
     &ms_plugin_node_resources_balanced_allocation,
     &ms_plugin_inter_pod_affinity,

@@ -5,9 +5,23 @@
  *   - the same RBD image (same pool and image, at least one monitor in
  *     common), unless both mount it read-only;
  *   - the same ISCSI IQN, unless both mount it read-only.
- * Upstream's ReadWriteOncePod check needs PersistentVolumeClaim objects,
- * which the scheduler does not watch yet: it is not done here. */
+ * And a claim with the ReadWriteOncePod access mode is used by one pod in
+ * the whole cluster: while any pod (assumed ones included) uses it, every
+ * node rejects the pod. A claim of the pod that does not exist makes it
+ * unschedulable (upstream reads every claim here). Not done: preemption of
+ * the pod holding a ReadWriteOncePod claim (upstream's AddPod/RemovePod
+ * adjust the count for preemption's dry runs; here the count stays). */
+#include <stdio.h>
+
+#include "api/storage.h"
+#include "backend/snapshot.h"
+#include "backend/volume_store.h"
 #include "builtin.h"
+
+typedef struct vr_state {
+    bool disks;                    /* the pod has a volume of the four kinds */
+    uint32_t conflicting;          /* its ReadWriteOncePod claims in use */
+} vr_state;
 
 static bool conflict_source(uint8_t kind) {
     return kind == MS_VOL_GCE_PD || kind == MS_VOL_AWS_EBS || kind == MS_VOL_RBD ||
@@ -50,35 +64,84 @@ static bool pod_conflicts(const ms_pod *pod, const ms_pod *other) {
     return false;
 }
 
-/* Skip when the pod has no volume of the four kinds: then Filter has nothing
- * to compare (upstream also skips unless a ReadWriteOncePod claim is in use,
- * which is not checked here). */
+/* Is claim `name` of namespace `ns` used by a pod of the snapshot? */
+static bool claim_in_use(const ms_snapshot *snap, ms_str ns, ms_str name) {
+    for (uint32_t n = 0; n < snap->nnodes; n++) {
+        const ms_node_info *ni = snap->nodes[n];
+        for (uint32_t k = 0; k < ni->npods; k++) {
+            const ms_pod *p = ni->pods[k];
+            if (p->meta.namespace_ != ns) continue;
+            for (uint32_t i = 0; i < p->nvolumes; i++)
+                if (p->volumes[i].kind == MS_VOL_PVC && p->volumes[i].id == name)
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* upstream's readWriteOncePodPVCsForPod and calPreFilterState. */
+static ms_code count_rwop(ms_cycle *c, uint32_t *conflicting, ms_status *st) {
+    const ms_pod *pod = c->pod;
+    *conflicting = 0;
+    for (uint32_t i = 0; i < pod->nvolumes; i++) {
+        const ms_volume *v = &pod->volumes[i];
+        if (v->kind != MS_VOL_PVC) continue;
+        const ms_storage_object *claim = ms_volume_store_get(c->h->volumes, MS_SK_PVC, pod->meta.namespace_, v->id);
+        if (!claim) {
+            char buf[400];
+            snprintf(buf, sizeof buf, "persistentvolumeclaim \"%s\" not found", ms_str_get(c->h->in, v->id));
+            const char *msg = ms_arena_strdup(c->arena, buf);
+            return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, msg ? msg : "persistentvolumeclaim not found");
+        }
+        if ((claim->u.pvc.access_modes & MS_ACCESS_RWOP) && claim_in_use(c->snap, pod->meta.namespace_, v->id))
+            (*conflicting)++;
+    }
+    return MS_SUCCESS;
+}
+
+/* Skip when the pod has no volume of the four kinds and no
+ * ReadWriteOncePod claim in use. */
 static ms_code volume_restrictions_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     (void)self;
-    (void)st;
     const ms_pod *pod = c->pod;
-    for (uint32_t i = 0; i < pod->nvolumes; i++)
-        if (conflict_source(pod->volumes[i].kind)) return MS_SUCCESS;
-    return MS_SKIP;
+    if (!pod->nvolumes) return MS_SKIP;
+    bool disks = false;
+    for (uint32_t i = 0; i < pod->nvolumes; i++) disks |= conflict_source(pod->volumes[i].kind);
+    uint32_t conflicting = 0;
+    ms_code code = count_rwop(c, &conflicting, st);
+    if (code != MS_SUCCESS) return code;
+    if (!disks && !conflicting) return MS_SKIP;
+    vr_state *s = MS_ARENA_NEW(c->arena, vr_state, 1);
+    if (!s) return ms_status_set(st, MS_ERROR, "out of memory");
+    *s = (vr_state){disks, conflicting};
+    c->state[c->current] = s;
+    return MS_SUCCESS;
 }
 
 static ms_code volume_restrictions_filter(void *self, ms_cycle *c, const ms_node_info *ni,
                                           ms_status *st) {
     (void)self;
-    for (uint32_t k = 0; k < ni->npods; k++) {
+    /* without PreFilter's state: the disks only */
+    const vr_state *s = c->state[c->current];
+    bool disks = !s || s->disks;
+    for (uint32_t k = 0; disks && k < ni->npods; k++) {
         const ms_pod *other = ni->pods[k];
         if (other->nvolumes && pod_conflicts(c->pod, other))
             return ms_status_set(st, MS_UNSCHEDULABLE, "node(s) had no available disk");
     }
+    if (s && s->conflicting)
+        return ms_status_set(st, MS_UNSCHEDULABLE,
+                             "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode");
     return MS_SUCCESS;
 }
 
 const ms_plugin_ops ms_plugin_volume_restrictions = {
     .name = "VolumeRestrictions",
-    /* A disk is released when the pod using it leaves (or an assumed pod is
-     * forgotten); a new node has none in use. spec.volumes is immutable, so
-     * pod updates do not help. */
-    .events = MS_EV_NODE_ADD | MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET,
+    /* A disk or a claim is released when the pod using it leaves (or an
+     * assumed pod is forgotten); a new node has no disk in use; a claim
+     * created or changed may exist now or have lost ReadWriteOncePod
+     * (upstream: Pod Delete, Node Add, PVC Add and Update). */
+    .events = MS_EV_NODE_ADD | MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET | MS_EV_PVC_ADD | MS_EV_PVC_UPDATE,
     .pre_filter = volume_restrictions_pre_filter,
     .filter = volume_restrictions_filter,
 };

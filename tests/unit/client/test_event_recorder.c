@@ -179,6 +179,44 @@ static void test_build_core_only(void **state) {
     built_free(&b);
 }
 
+/* A repeat of a posted Event: a strategic merge PATCH of its series
+ * (events.k8s.io/v1) or of count and lastTimestamp (core/v1), the whole
+ * Event with its series as the fallback for a 404. */
+static void test_build_series_update(void **state) {
+    (void)state;
+    ms_event ev = {.regarding = &pod, .type = "Warning", .reason = "FailedScheduling", .action = "Scheduling",
+                   .note = "0/3 nodes are available", .count = 5};
+    for (int core = 0; core < 2; core++) {
+        ms_event_recorder *r = recorder(core);
+        ms_event_post p;
+        assert_int_equal(ms_event_recorder_build_series(r, &ev, "web-1.17f", WALL, &p), MS_OK);
+        assert_string_equal(p.method, "PATCH");
+        assert_true(p.series);
+        assert_string_equal(p.name, "web-1.17f");
+        assert_string_equal(p.path, core ? "/api/v1/namespaces/team-a/events/web-1.17f"
+                                         : "/apis/events.k8s.io/v1/namespaces/team-a/events/web-1.17f");
+        cJSON *body = cJSON_Parse(p.body), *whole = cJSON_Parse(p.fallback_body);
+        if (core) {
+            assert_true(num_at(body, "count", NULL) == 5);
+            assert_string_equal(str_at(body, "lastTimestamp", NULL), "2023-11-14T22:13:20Z");
+            assert_string_equal(p.fallback_path, "/api/v1/namespaces/team-a/events");
+            assert_true(num_at(whole, "count", NULL) == 5);
+        } else {
+            assert_true(num_at(body, "series", "count") == 5);
+            assert_string_equal(str_at(body, "series", "lastObservedTime"), "2023-11-14T22:13:20.123456Z");
+            assert_string_equal(p.fallback_path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+            assert_true(num_at(whole, "series", "count") == 5);
+            assert_string_equal(str_at(whole, "note", NULL), "0/3 nodes are available");
+        }
+        assert_null(cJSON_GetObjectItemCaseSensitive(body, core ? "message" : "note"));
+        assert_string_equal(str_at(whole, "metadata", "name"), "web-1.17f");
+        cJSON_Delete(body);
+        cJSON_Delete(whole);
+        ms_event_post_free(&p);
+        ms_event_recorder_free(r);
+    }
+}
+
 /* ---- posting, against a fake apiserver ---------------------------------------- */
 
 typedef struct server {
@@ -189,6 +227,8 @@ typedef struct server {
 static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     (void)srv;
     const server *s = ctx;
+    /* no Event was posted under any name: updates find none */
+    if (strcmp(req->method, "PATCH") == 0) return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
     if (strcmp(req->method, "POST") != 0) return fh_reply(fd, 405, NULL, "{}");
     if (strncmp(req->path, "/apis/events.k8s.io/v1/", 23) == 0 && !s->v1)
         return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
@@ -242,6 +282,32 @@ static ms_rc send_one(fixture *f, ms_event_recorder *r, long *status) {
     ms_kube_response_free(&resp);
     ms_event_post_free(&p);
     return rc;
+}
+
+/* A series update that finds no Event posts it anew, and the recorder
+ * keeps events.k8s.io/v1 (that 404 was not about the API group). */
+static void test_send_series_gone(void **state) {
+    fixture *f = *state;
+    f->s.v1 = true;
+    ms_event_recorder *r = recorder(false);
+    ms_event ev = {.regarding = &pod, .type = "Warning", .reason = "FailedScheduling", .action = "Scheduling",
+                   .note = "x", .count = 2};
+    ms_event_post p;
+    assert_int_equal(ms_event_recorder_build_series(r, &ev, "web-1.1", WALL, &p), MS_OK);
+    ms_kube_response resp;
+    ms_error err = {0};
+    assert_int_equal(ms_event_recorder_send(r, f->c, &p, NULL, &resp, &err), MS_OK);
+    assert_int_equal(resp.status, 201);
+    ms_kube_response_free(&resp);
+    ms_event_post_free(&p);
+    assert_int_equal(fh_nreqs(f->srv), 2);
+    assert_string_equal(f->srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->srv->reqs[1].method, "POST");
+    assert_string_equal(f->srv->reqs[1].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    long status;
+    assert_int_equal(send_one(f, r, &status), MS_OK);   /* still v1 */
+    assert_string_equal(f->srv->reqs[2].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    ms_event_recorder_free(r);
 }
 
 static void test_send_v1(void **state) {
@@ -309,9 +375,11 @@ int main(void) {
         cmocka_unit_test(test_build_v1_with_fallback),
         cmocka_unit_test(test_build_reporter_per_event),
         cmocka_unit_test(test_build_series),
+        cmocka_unit_test(test_build_series_update),
         cmocka_unit_test(test_build_names_unique),
         cmocka_unit_test(test_build_core_only),
         cmocka_unit_test_setup_teardown(test_send_v1, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_send_series_gone, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_send_falls_back_to_core, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_send_failure_no_fallback, fx_setup, fx_teardown),
     };

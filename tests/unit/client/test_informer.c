@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "fake_http.h"
+#include "log_capture.h"
 #include "moonsched/decode.h"
 #include "client/informer.h"
 #include "client/informer_internal.h"
@@ -15,6 +16,8 @@ typedef struct script {
     char watch_paths[8][4096];
     bool always_fail;      /* every LIST answers 403 */
     bool empty_watches;    /* every WATCH ends at once without events */
+    bool always_gone;      /* every WATCH answers 410 */
+    double watch_at[8];    /* when each WATCH came (fh_now) */
 } script;
 
 static bool has(const char *path, const char *part) { return strstr(path, part) != NULL; }
@@ -51,6 +54,7 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
         fh_stream_begin(fd, 200);
         return fh_stream_end(fd);
     }
+    if (s->always_gone) return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
     switch (w) {
     case 0:
         fh_stream_begin(fd, 200);
@@ -62,7 +66,6 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
                       EVENT("ADDED", "{\"metadata\":{\"name\":\"bad\",\"resourceVersion\":\"16\"},\"status\":{"
                                      "\"allocatable\":{\"cpu\":\"4x\"}}}"),
                       0.02);
-        fh_stream_str(fd, "not json\n", 0.02);
         fh_stream_str(fd,
                       EVENT("ERROR", "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"too old resource "
                                      "version: 10 (14)\",\"reason\":\"Expired\",\"code\":410}"),
@@ -82,25 +85,9 @@ static bool node_handler(fake_http *srv, int fd, const fh_request *r, void *ctx)
     }
 }
 
-typedef struct logs {
-    pthread_mutex_t mu;
-    char text[16384];
-} logs;
-
-static void log_sink(void *ctx, ms_log_level level, const char *line, size_t len) {
-    (void)level;
-    logs *l = ctx;
-    pthread_mutex_lock(&l->mu);
-    if (strlen(l->text) + len + 2 < sizeof l->text) {
-        strcat(l->text, line);
-        strcat(l->text, "\n");
-    }
-    pthread_mutex_unlock(&l->mu);
-}
-
 typedef struct env {
     script s;
-    logs lg;
+    log_capture lg;
     ms_logger logger;
     fake_http *srv;
     ms_kubeconfig kc;
@@ -115,8 +102,8 @@ typedef bool (*handler_fn)(fake_http *, int, const fh_request *, void *);
 /* A fake apiserver answering with `handler` (ctx NULL: the env's script). */
 static env *env_serve(handler_fn handler, void *ctx) {
     env *e = calloc(1, sizeof *e);
-    pthread_mutex_init(&e->lg.mu, NULL);
-    e->logger = (ms_logger){.level = MS_LOG_INFO, .sink = log_sink, .ctx = &e->lg};
+    log_capture_init(&e->lg);
+    e->logger = log_capture_logger(&e->lg, MS_LOG_INFO);
     e->srv = fh_start(handler, ctx ? ctx : &e->s);
     e->kc.server = strdup(e->srv->url);
     ms_kube_client_options co = {.config = &e->kc, .log = &e->logger};
@@ -140,7 +127,7 @@ static void env_free(env *e) {
     fh_stop(e->srv);
     ms_kubeconfig_free(&e->kc);
     ms_interner_free(e->in);
-    pthread_mutex_destroy(&e->lg.mu);
+    log_capture_free(&e->lg);
     free(e);
 }
 
@@ -238,7 +225,6 @@ static void test_list_watch_relist(void **state) {
     /* the undecodable object is named in one log line, and the stream went on */
     assert_non_null(strstr(e->lg.text, "msg=\"object skipped: it does not decode\" kind=Node object=bad resourceVersion=16"));
     assert_non_null(strstr(e->lg.text, "error=\"Node bad: status.allocatable.cpu: "));
-    assert_non_null(strstr(e->lg.text, "msg=\"watch event is not JSON; skipped\""));
     assert_non_null(strstr(e->lg.text, "msg=\"resourceVersion too old; relisting\""));
     env_free(e);
 }
@@ -287,6 +273,161 @@ static void test_empty_watches_do_not_spin(void **state) {
     seen got = {0};
     collect(e, &got, "synced");
     assert_int_equal(got.n, 4);   /* n1 n2 n3 synced */
+    env_free(e);
+}
+
+/* A LIST of n1 at 10; the first watch sends n2 whole (11), then half an
+ * event (its line cut: n3) and holds the stream; the second sends n3
+ * again, then n4 (13), and holds. */
+static bool broken_line_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["
+                                       NODE("n1", "1") "]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 8) snprintf(s->watch_paths[w], sizeof s->watch_paths[w], "%s", r->path);
+    fh_stream_begin(fd, 200);
+    if (w == 0) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n2", "11")), 0.02);
+        fh_stream_str(fd, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"n3\",\"resourceV\n", 0);
+    } else if (w == 1) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n3", "12")) EVENT("ADDED", NODE("n4", "13")), 0);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* Watches 0-2 fail at once (403), then watch 3 delivers an event, lasts
+ * 1.2 s and breaks off inside a line; watch 4 holds. */
+static bool healthy_then_broken_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 3) return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"code\":403}");
+    fh_stream_begin(fd, 200);
+    if (w == 3) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n1", "11")), 1.2);
+        fh_stream_str(fd, "{\"type\":\"ADD", 0);
+        return fh_stream_end(fd);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* The failure of a healthy watch is backed off from the initial delay,
+ * not from where the failures before it left the backoff. */
+static void test_healthy_watch_resets_backoff(void **state) {
+    (void)state;
+    env *e = env_serve(healthy_then_broken_handler, NULL);
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1, .backoff_max = 5,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    /* 0.1 + 0.2 + 0.4 (+25%) for the 403s, 1.2 for the healthy watch, then
+     * 0.1 (not 0.8) before the fifth */
+    double t0 = fh_now();
+    while (atomic_load(&e->s.watches) < 5 && fh_now() - t0 < 5) fh_sleep(0.01);
+    double took = fh_now() - t0;
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 5);
+    assert_true(took < 2.5);
+    env_free(e);
+}
+
+/* A broken line ends the watch, and the next one resumes after the last
+ * event read whole: the change the line carried comes again. */
+static void test_broken_watch_line_watches_again(void **state) {
+    (void)state;
+    env *e = env_serve(broken_line_handler, NULL);
+    e->s.watches = 0;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.05,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    seen got = {0};
+    assert_true(collect(e, &got, "add n4") > 0);
+    static const char *const want[] = {"add n1", "synced", "add n2", "add n3", "add n4"};
+    assert_int_equal(got.n, sizeof want / sizeof want[0]);
+    for (int i = 0; i < got.n; i++) assert_string_equal(got.what[i], want[i]);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 1);
+    assert_int_equal(st.failures, 1);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 2);
+    assert_true(has(e->s.watch_paths[1], "&resourceVersion=11"));
+    assert_non_null(strstr(e->lg.text, "msg=\"watch event is not JSON; watching again from the last one read\" "
+                                       "resource=/api/v1/nodes resourceVersion=11"));
+    env_free(e);
+}
+
+/* Watches 0-3 answer 410 at once; watch 4 delivers an event, lasts 1.2 s
+ * and ends with an ERROR 410 event; watch 5 answers 410 at once; watch 6
+ * holds. */
+static bool gone_after_healthy_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 8) s->watch_at[w] = fh_now();
+    if (w < 4 || w == 5) return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
+    fh_stream_begin(fd, 200);
+    if (w == 4) {
+        fh_stream_str(fd, EVENT("ADDED", NODE("n1", "11")), 1.2);
+        fh_stream_str(fd, EVENT("ERROR", "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}"), 0);
+        return fh_stream_end(fd);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* 410s after a healthy watch are backed off from the initial delay again. */
+static void test_gone_after_healthy_watch(void **state) {
+    (void)state;
+    env *e = env_serve(gone_after_healthy_handler, NULL);
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1, .backoff_max = 5,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    double t0 = fh_now();
+    while (atomic_load(&e->s.watches) < 7 && fh_now() - t0 < 8) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), 7);
+    /* the first relist at once, then 0.1, 0.2, 0.4 s (+25%) before watches
+     * 2-4; before watch 6, 0.1 s again (not 0.8) */
+    assert_true(e->s.watch_at[4] - e->s.watch_at[3] >= 0.35);
+    assert_true(e->s.watch_at[6] - e->s.watch_at[5] < 0.3);
+    env_free(e);
+}
+
+/* A server that answers 410 to every watch is not listed in a tight loop:
+ * the first relist is at once, the next ones back off. */
+static void test_gone_again_backs_off(void **state) {
+    (void)state;
+    env *e = env_new();
+    e->s.always_gone = true;
+    ms_informer_options o = {
+        .client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.2,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    fh_sleep(0.6);
+    ms_informer_stop(inf);
+    /* 0, 0.05, 0.1, 0.2, 0.2 ... (+ up to 25%): a handful, not hundreds */
+    int w = atomic_load(&e->s.watches);
+    assert_true(w >= 3 && w <= 7);
     env_free(e);
 }
 
@@ -496,6 +637,48 @@ static void test_optional_resource_forbidden(void **state) {
     env_free(e);
 }
 
+/* CSIStorageCapacities on a v1.20 server: neither storage.k8s.io/v1 nor
+ * v1beta1 is served. An optional resource counts as synced with none,
+ * said once; the retried LISTs stay quiet. */
+static bool not_served_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)srv;
+    atomic_int *lists = ctx;
+    atomic_fetch_add(lists, 1);
+    (void)r;
+    return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"message\":\"the server could not find the "
+                                   "requested resource\",\"reason\":\"NotFound\",\"code\":404}");
+}
+
+static void test_optional_resource_not_served(void **state) {
+    (void)state;
+    atomic_int lists = 0;
+    env *e = env_serve(not_served_handler, &lists);
+    ms_error err = {0};
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_csi_capacities, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[1];
+    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[0].kind, MS_KIND_CSI_CAPACITY);
+    double deadline = fh_now() + 5;
+    while (!ms_informer_has_synced(inf) && fh_now() < deadline) fh_sleep(0.01);
+    assert_true(ms_informer_has_synced(inf));
+    while (atomic_load(&lists) < 5 && fh_now() < deadline) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_true(atomic_load(&lists) >= 5);   /* v1, v1beta1, then retries */
+    pthread_mutex_lock(&e->lg.mu);
+    static const char once[] = "resource not served; going on without it and retrying";
+    const char *said = strstr(e->lg.text, once);
+    assert_non_null(said);
+    assert_null(strstr(said + sizeof once - 1, once));
+    assert_null(strstr(e->lg.text, "list failed"));
+    assert_non_null(strstr(e->lg.text, "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities"));
+    pthread_mutex_unlock(&e->lg.mu);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -525,8 +708,9 @@ static void test_detached_watch_lines(void **state) {
     char junk[] = "not json";
     char gone[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}";
     assert_int_equal(ms_informer_watch_line(inf, add, strlen(add)), 0);
-    assert_int_equal(ms_informer_watch_line(inf, junk, strlen(junk)), 0);
     assert_int_equal(ms_informer_watch_line(inf, del, strlen(del)), 0);
+    /* not an event: the watch ends (and is made again) */
+    assert_int_not_equal(ms_informer_watch_line(inf, junk, strlen(junk)), 0);
     assert_int_not_equal(ms_informer_watch_line(inf, gone, strlen(gone)), 0);
     ms_delta out[4];
     assert_int_equal(ms_delta_queue_pop(q, out, 4, 0), 2);
@@ -545,10 +729,15 @@ int main(void) {
         cmocka_unit_test(test_list_watch_relist),
         cmocka_unit_test(test_failures_back_off_and_stop_quickly),
         cmocka_unit_test(test_empty_watches_do_not_spin),
+        cmocka_unit_test(test_broken_watch_line_watches_again),
+        cmocka_unit_test(test_healthy_watch_resets_backoff),
+        cmocka_unit_test(test_gone_again_backs_off),
+        cmocka_unit_test(test_gone_after_healthy_watch),
         cmocka_unit_test(test_pods),
         cmocka_unit_test(test_pdbs_fall_back_to_v1beta1),
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_optional_resource_forbidden),
+        cmocka_unit_test(test_optional_resource_not_served),
         cmocka_unit_test(test_resource_version_compare),
         cmocka_unit_test(test_detached_watch_lines),
     };

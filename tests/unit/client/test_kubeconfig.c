@@ -234,7 +234,12 @@ static void test_errors(void **state) {
          "certificate-authority-data: " B64_CA "}}]\ncontexts: [{name: c, context: {cluster: k}}]\n",
          NULL, "mem: cluster k: a certificate authority cannot be combined with insecure-skip-tls-verify"},
         {"current-context: c\nclusters: [{name: k, cluster: {server: ftp://k}}]\ncontexts: [{name: c, context: {cluster: k}}]\n",
-         NULL, "mem: cluster k: server ftp://k: only http and https are supported"},
+         NULL, "mem: cluster k: server \"ftp://k\": only http and https are supported"},
+        /* found by fuzzing: "//" became "https://", a URL without a host */
+        {"current-context: c\nclusters: [{name: k, cluster: {server: //}}]\ncontexts: [{name: c, context: {cluster: k}}]\n",
+         NULL, "mem: cluster k: server \"//\": no host"},
+        {"current-context: c\nclusters: [{name: k, cluster: {server: \"https:///api\"}}]\ncontexts: [{name: c, context: {cluster: k}}]\n",
+         NULL, "mem: cluster k: server \"https:///api\": no host"},
         {HEAD "current-context: c\nusers: [{name: u, user: {client-certificate: a.crt}}]\n", NULL,
          "mem: user u: client-key-data or client-key must be specified to use a client certificate"},
         {HEAD "current-context: c\nusers: [{name: u, user: {client-key-data: " B64_KEY "}}]\n", NULL,

@@ -8,9 +8,12 @@
 
 static const ms_logger quiet = {.level = -1};
 
+/* ctx: when it points at true, updates of Events answer 404 (expired). */
 static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     (void)srv;
-    (void)ctx;
+    const bool *events_gone = ctx;
+    if (*events_gone && strcmp(req->method, "PATCH") == 0 && strstr(req->path, "/events/"))
+        return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
     return fh_reply(fd, strcmp(req->method, "POST") == 0 ? 201 : 200, NULL, "{}");
 }
 
@@ -23,6 +26,9 @@ typedef struct fixture {
     ms_poster *poster;
     ms_api_reporter *r;
     ms_pod *pod, *other;
+    bool events_gone;              /* the handler's ctx */
+    bool disruption_conditions;    /* for start() */
+    double series_finish;
 } fixture;
 
 static ms_pod *pod_named(fixture *f, const char *name) {
@@ -37,14 +43,16 @@ static void start(fixture *f, double interval, double qps) {
     ms_poster_options po = {.client = f->c, .events = f->events, .log = &quiet};
     if (ms_poster_start(&po, &f->poster, &err) != MS_OK) fail_msg("poster: %s", err.msg);
     ms_api_reporter_options o = {.in = f->env.in, .poster = f->poster, .events = f->events, .log = &quiet,
-                                 .event_interval = interval, .event_qps = qps};
+                                 .event_interval = interval, .event_qps = qps,
+                                 .disruption_conditions = f->disruption_conditions,
+                                 .series_finish = f->series_finish};
     f->r = ms_api_reporter_new(&o);
     assert_non_null(f->r);
 }
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, NULL);
+    f->srv = fh_start(handler, &f->events_gone);
     f->kc.server = strdup(f->srv->url);
     ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
     ms_error err = {0};
@@ -94,27 +102,34 @@ static const char *str(const cJSON *o, const char *a, const char *b) {
 #define EVENTS "/apis/events.k8s.io/v1/namespaces/team/events"
 #define STATUS "/api/v1/namespaces/team/pods/p/status"
 
+/* Request i is a strategic merge patch of p's status: its body (*b, to
+ * free) and first condition. */
+static const cJSON *status_condition(fixture *f, int i, cJSON **b) {
+    assert_string_equal(f->srv->reqs[i].method, "PATCH");
+    assert_string_equal(f->srv->reqs[i].path, STATUS);
+    char ct[64];
+    assert_non_null(fh_header(&f->srv->reqs[i], "Content-Type", ct, sizeof ct));
+    assert_string_equal(ct, "application/strategic-merge-patch+json");
+    *b = body(f, i);
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(*b, "status"), "conditions"), 0);
+}
+
 /* The condition is patched when its message changes; FailedScheduling at
  * most once per interval; a bind ends the pod's aggregation. */
 static void test_unschedulable_aggregation(void **state) {
     fixture *f = *state;
     start(f, 30, 0);
-    ms_api_reporter_unschedulable(f->r, f->pod, "0/3 nodes are available");
-    ms_api_reporter_unschedulable(f->r, f->pod, "0/3 nodes are available");
-    ms_api_reporter_unschedulable(f->r, f->pod, "0/4 nodes are available");
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "0/3 nodes are available");
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "0/3 nodes are available");
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "0/4 nodes are available");
     assert_int_equal(ms_api_reporter_failed_attempts(f->r, f->pod), 3);
     assert_int_equal(ms_api_reporter_patches_skipped(f->r), 1);
     ms_api_reporter_bound(f->r, f->pod, "node-1");
     assert_int_equal(ms_api_reporter_failed_attempts(f->r, f->pod), 0);
     assert_int_equal(flush(f), 4);
 
-    assert_string_equal(f->srv->reqs[0].method, "PATCH");
-    assert_string_equal(f->srv->reqs[0].path, STATUS);
-    char ct[64];
-    assert_non_null(fh_header(&f->srv->reqs[0], "Content-Type", ct, sizeof ct));
-    assert_string_equal(ct, "application/strategic-merge-patch+json");
-    cJSON *b = body(f, 0);
-    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "status"), "conditions"), 0);
+    cJSON *b;
+    const cJSON *c = status_condition(f, 0, &b);
     assert_string_equal(str(c, "type", NULL), "PodScheduled");
     assert_string_equal(str(c, "status", NULL), "False");
     assert_string_equal(str(c, "reason", NULL), "Unschedulable");
@@ -178,19 +193,124 @@ static void test_gated_condition(void **state) {
     assert_int_equal(st.events_posted, 0);
 }
 
-/* After the interval, the next FailedScheduling carries the reports
- * since the last one as a series. */
+static double num(const cJSON *o, const char *a, const char *b) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b) v = cJSON_GetObjectItemCaseSensitive(v, b);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* One Event per pod: the first report posts it, later ones (at most once
+ * per interval) update its series with the count so far, as client-go's
+ * event series; the Event keeps its first note. */
 static void test_repeats_as_series(void **state) {
     fixture *f = *state;
     start(f, 0.05, 0);
-    for (int i = 0; i < 3; i++) ms_api_reporter_unschedulable(f->r, f->pod, "full");
+    for (int i = 0; i < 3; i++) ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
     fh_sleep(0.06);
-    ms_api_reporter_unschedulable(f->r, f->pod, "full");
-    assert_int_equal(flush(f), 3);   /* one patch, two events */
-    cJSON *b = body(f, 2);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "still full");
+    fh_sleep(0.06);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "still full");
+    /* the condition twice (two messages), the Event, two updates */
+    assert_int_equal(flush(f), 5);
+    int ev[3], ne = 0;
+    for (int i = 0; i < 5; i++)
+        if (strncmp(f->srv->reqs[i].path, EVENTS, strlen(EVENTS)) == 0 && ne < 3) ev[ne++] = i;
+    assert_int_equal(ne, 3);
+    assert_string_equal(f->srv->reqs[ev[0]].method, "POST");
+    assert_string_equal(f->srv->reqs[ev[0]].path, EVENTS);
+    cJSON *b = body(f, ev[0]);
     assert_string_equal(str(b, "reason", NULL), "FailedScheduling");
-    const cJSON *n = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "series"), "count");
-    assert_true(cJSON_IsNumber(n) && n->valuedouble == 3);
+    assert_null(cJSON_GetObjectItem(b, "series"));
+    char path[512];
+    snprintf(path, sizeof path, EVENTS "/%s", str(b, "metadata", "name"));
+    assert_non_null(strstr(path, "/events/p."));
+    cJSON_Delete(b);
+    for (int k = 1; k < 3; k++) {
+        const fh_request *q = &f->srv->reqs[ev[k]];
+        assert_string_equal(q->method, "PATCH");
+        assert_string_equal(q->path, path);   /* the same Event */
+        char ct[64];
+        assert_non_null(fh_header(q, "Content-Type", ct, sizeof ct));
+        assert_string_equal(ct, "application/strategic-merge-patch+json");
+        b = body(f, ev[k]);
+        assert_true(num(b, "series", "count") == 3 + k);   /* 4, then 5 reports */
+        const char *t = str(b, "series", "lastObservedTime");
+        assert_non_null(t);
+        assert_int_equal(strlen(t), 27);   /* MicroTime: 2006-01-02T15:04:05.000000Z */
+        assert_null(cJSON_GetObjectItem(b, "note"));   /* the note stays the first */
+        cJSON_Delete(b);
+    }
+    ms_poster_stats st;
+    ms_poster_stats_get(f->poster, &st);
+    assert_int_equal(st.events_posted, 3);
+    assert_int_equal(st.events_suppressed, 2);
+}
+
+/* An update whose Event is gone (expired: 404) posts it again, under the
+ * same name, with the series so far; the server keeps events.k8s.io/v1. */
+static void test_series_event_gone(void **state) {
+    fixture *f = *state;
+    f->events_gone = true;
+    start(f, 0.05, 0);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
+    fh_sleep(0.06);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
+    fh_sleep(0.06);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
+    /* condition, Event, PATCH 404 + POST, PATCH 404 + POST */
+    assert_int_equal(flush(f), 6);
+    cJSON *first = body(f, 1);
+    const char *name = str(first, "metadata", "name");
+    for (int i = 3; i < 6; i += 2) {
+        assert_string_equal(f->srv->reqs[i - 1].method, "PATCH");
+        assert_string_equal(f->srv->reqs[i].method, "POST");
+        assert_string_equal(f->srv->reqs[i].path, EVENTS);   /* not core/v1 */
+        cJSON *b = body(f, i);
+        assert_string_equal(str(b, "metadata", "name"), name);
+        assert_true(num(b, "series", "count") == (i == 3 ? 2 : 3));
+        assert_string_equal(str(b, "reason", NULL), "FailedScheduling");
+        cJSON_Delete(b);
+    }
+    cJSON_Delete(first);
+}
+
+/* A series not observed for series_finish is over: the next report posts
+ * a new Event. */
+static void test_series_finishes(void **state) {
+    fixture *f = *state;
+    f->series_finish = 0.1;
+    start(f, 0.01, 0);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
+    fh_sleep(0.15);
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
+    assert_int_equal(flush(f), 3);
+    assert_string_equal(f->srv->reqs[1].method, "POST");
+    assert_string_equal(f->srv->reqs[2].method, "POST");
+    cJSON *a = body(f, 1), *b = body(f, 2);
+    assert_string_not_equal(str(a, "metadata", "name"), str(b, "metadata", "name"));
+    assert_null(cJSON_GetObjectItem(b, "series"));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+/* An attempt that ended in an error: the condition's reason is
+ * SchedulerError (patched again when only the reason changes); the Event
+ * is FailedScheduling, as upstream. */
+static void test_scheduler_error(void **state) {
+    fixture *f = *state;
+    start(f, 30, 0);
+    ms_api_reporter_unschedulable(f->r, f->pod, true, "running PreBind plugin \"X\": boom");
+    ms_api_reporter_unschedulable(f->r, f->pod, false, "running PreBind plugin \"X\": boom");
+    assert_int_equal(flush(f), 3);
+    static const char *const want[] = {"SchedulerError", "Unschedulable"};
+    for (int k = 0; k < 2; k++) {
+        cJSON *b;
+        const cJSON *c = status_condition(f, k == 0 ? 0 : 2, &b);
+        assert_string_equal(str(c, "reason", NULL), want[k]);
+        cJSON_Delete(b);
+    }
+    cJSON *b = body(f, 1);
+    assert_string_equal(str(b, "reason", NULL), "FailedScheduling");
     cJSON_Delete(b);
 }
 
@@ -214,7 +334,7 @@ static void test_preemption_reports(void **state) {
     fixture *f = *state;
     start(f, 30, 0);
     ms_api_reporter_preempted(f->r, f->pod, f->other, "node-2");
-    ms_api_reporter_evict(f->r, f->pod);
+    ms_api_reporter_evict(f->r, f->pod, f->other);
     ms_api_reporter_nominate(f->r, f->other, "node-2");
     ms_api_reporter_nominate(f->r, f->other, NULL);
     assert_int_equal(flush(f), 4);
@@ -248,11 +368,36 @@ static void test_preemption_reports(void **state) {
     cJSON_Delete(b);
 }
 
+/* A server with disruption conditions (1.26+): the victim's
+ * DisruptionTarget condition, upstream's reason and message, before its
+ * DELETE. */
+static void test_disruption_target(void **state) {
+    fixture *f = *state;
+    f->disruption_conditions = true;
+    start(f, 30, 0);
+    ms_api_reporter_evict(f->r, f->pod, f->other);
+    assert_int_equal(flush(f), 2);
+    cJSON *b;
+    const cJSON *c = status_condition(f, 0, &b);
+    assert_string_equal(str(c, "type", NULL), "DisruptionTarget");
+    assert_string_equal(str(c, "status", NULL), "True");
+    assert_string_equal(str(c, "reason", NULL), "PreemptionByScheduler");
+    assert_string_equal(str(c, "message", NULL), "default-scheduler: preempting to accommodate a higher priority pod");
+    assert_non_null(str(c, "lastTransitionTime", NULL));
+    cJSON_Delete(b);
+    assert_string_equal(f->srv->reqs[1].method, "DELETE");
+    assert_string_equal(f->srv->reqs[1].path, "/api/v1/namespaces/team/pods/p");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unschedulable_aggregation, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_gated_condition, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_repeats_as_series, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_series_event_gone, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_series_finishes, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_scheduler_error, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_disruption_target, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_event_budget, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_preemption_reports, fx_setup, fx_teardown),
     };

@@ -80,6 +80,72 @@ static ms_rc take_pod(void *ctx, ms_pod *p, ms_error *err) {
     return MS_OK;
 }
 
+typedef struct storage_seen {
+    ms_storage_object *objs[16];
+    uint32_t n;
+} storage_seen;
+
+static ms_rc take_storage(void *ctx, ms_storage_object *o, ms_error *err) {
+    (void)err;
+    storage_seen *s = ctx;
+    assert_true(s->n < 16);
+    s->objs[s->n++] = o;
+    return MS_OK;
+}
+
+/* shape=volumes: a WaitForFirstConsumer class without provisioner, one
+ * local PV per pending pod pinned round-robin to the nodes, one claim per
+ * pending pod, and each pending pod using its claim. */
+static void test_volumes_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
+    collected c = {0};
+    storage_seen st = {0};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.npods, 4);
+    /* without a storage sink no storage object is made */
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    memset(&c, 0, sizeof c);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage}, &err);
+    assert_int_equal(st.n, 1 + 3 + 3);
+    assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
+    assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
+    assert_string_equal(ms_str_get(in, st.objs[0]->u.sc.provisioner), "kubernetes.io/no-provisioner");
+    for (int i = 0; i < 3; i++) {
+        const ms_storage_object *pv = st.objs[1 + i], *pvc = st.objs[4 + i];
+        char want[16];
+        assert_int_equal(pv->kind, MS_SK_PV);
+        assert_int_equal(pv->u.pv.phase, MS_PV_AVAILABLE);
+        snprintf(want, sizeof want, "node-%d", i % 2);
+        assert_string_equal(ms_str_get(in, pv->u.pv.node_affinity.terms[0].expr[0].values[0]), want);
+        assert_int_equal(pvc->kind, MS_SK_PVC);
+        snprintf(want, sizeof want, "pvc-%d", i);
+        assert_string_equal(ms_str_get(in, pvc->meta.name), want);
+        assert_int_equal(pvc->u.pvc.request, 1LL << 30);
+    }
+    for (uint32_t i = 0; i < st.n; i++) ms_storage_unref(st.objs[i]);
+    /* the pending pods use their claims, the bound one none */
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.pods[0]->nvolumes, 0);
+    for (uint32_t i = 1; i < c.npods; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "pvc-%u", i - 1);
+        assert_int_equal(c.pods[i]->nvolumes, 1);
+        assert_string_equal(ms_str_get(in, c.pods[i]->volumes[0].id), want);
+    }
+    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    ms_interner_free(in);
+}
+
 static void test_generated_objects(void **state) {
     (void)state;
     ms_interner *in = ms_interner_new();
@@ -91,7 +157,7 @@ static void test_generated_objects(void **state) {
     assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
                      MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
@@ -160,7 +226,7 @@ static void test_preemption_shape(void **state) {
                      MS_OK);
     assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
@@ -183,8 +249,8 @@ static void test_preemption_shape(void **state) {
     }
     ms_generator_spec_default(&g);
     assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
-    assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity or "
-                                 "node-affinity, got \"square\"");
+    assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity, "
+                                 "node-affinity, volumes or deschedule, got \"square\"");
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     ms_interner_free(in);
@@ -208,7 +274,7 @@ static void test_spreading_pods(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
@@ -244,7 +310,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
@@ -284,7 +350,7 @@ static void test_node_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
@@ -316,6 +382,7 @@ int main(void) {
         cmocka_unit_test(test_preemption_shape),
         cmocka_unit_test(test_spec_defaults_and_parse),
         cmocka_unit_test(test_generated_objects),
+        cmocka_unit_test(test_volumes_shape),
         cmocka_unit_test(test_spreading_pods),
         cmocka_unit_test(test_pod_anti_affinity_shape),
         cmocka_unit_test(test_node_affinity_shape),

@@ -10,17 +10,6 @@
 #include "moonsched/lua_policy.h"
 #include "base/rate_limiter.h"
 
-/* The value of the series `key` in a rendering, or -1 when absent. */
-static double series(const char *text, const char *key) {
-    size_t n = strlen(key);
-    for (const char *p = text; p && *p;) {
-        if (strncmp(p, key, n) == 0 && p[n] == ' ') return strtod(p + n + 1, NULL);
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    return -1;
-}
-
 static char *render(ms_metrics *m) {
     size_t len = 0;
     char *t = ms_metrics_render(m, &len);
@@ -41,11 +30,11 @@ static void test_attempts_and_durations(void **state) {
     ms_metrics_attempt(m, 1, MS_ATTEMPT_ERROR, -1);            /* counted, not timed */
     ms_metrics_attempt(m, 7, MS_ATTEMPT_ERROR, -1);            /* unknown profile: the first */
     char *t = render(m);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"error\"}") == 1);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"unschedulable\"}") == 1);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"error\"}") == 1);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"scheduled\"}") == 0);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"error\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"unschedulable\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"error\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"scheduled\"}") == 0);
     /* cumulative buckets, upstream's ExponentialBuckets(0.001, 2, 15) */
     const char *h = "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=";
     char key[256];
@@ -55,18 +44,18 @@ static void test_attempts_and_durations(void **state) {
     } b[] = {{"0.001", 1}, {"0.002", 1}, {"0.004", 3}, {"16.384", 3}, {"+Inf", 3}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         snprintf(key, sizeof key, "%s\"%s\"}", h, b[i].le);
-        assert_true(series(t, key) == b[i].want);
+        assert_true(tu_series(t, key) == b[i].want);
     }
-    assert_true(fabs(series(t, "scheduler_scheduling_attempt_duration_seconds_sum{profile=\"default-scheduler\",result=\"scheduled\"}") - 0.0075) < 1e-9);
-    assert_true(series(t, "scheduler_scheduling_attempt_duration_seconds_count{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
-    /* the 1.20 name carries the same observations */
-    assert_true(series(t, "scheduler_e2e_scheduling_duration_seconds_count{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
-    assert_true(series(t, "scheduler_e2e_scheduling_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"16.384\"}") == 0);
-    assert_true(series(t, "scheduler_e2e_scheduling_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"+Inf\"}") == 1);
-    assert_true(series(t, "scheduler_e2e_scheduling_duration_seconds_count{profile=\"gpu\",result=\"error\"}") == 0);
+    assert_true(fabs(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_sum{profile=\"default-scheduler\",result=\"scheduled\"}") - 0.0075) < 1e-9);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_count{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"16.384\"}") == 0);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"+Inf\"}") == 1);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_count{profile=\"gpu\",result=\"error\"}") == 0);
+    /* removed upstream in 1.23: not served */
+    assert_null(strstr(t, "scheduler_e2e_scheduling_duration_seconds"));
     /* each family announced once, with its type */
     assert_non_null(strstr(t, "# TYPE scheduler_schedule_attempts_total counter\n"));
-    assert_non_null(strstr(t, "# TYPE scheduler_e2e_scheduling_duration_seconds histogram\n"));
+    assert_non_null(strstr(t, "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n"));
     assert_null(strstr(strstr(t, "# TYPE scheduler_schedule_attempts_total") + 1, "# TYPE scheduler_schedule_attempts_total"));
     free(t);
     ms_metrics_free(m);
@@ -97,41 +86,44 @@ static void test_queue_preemption_bindings_api(void **state) {
     ms_metrics_api_request(m, 0);
     ms_metrics_events(m, 5, 1, 9);
     char *t = render(m);
-    assert_true(series(t, "scheduler_pending_pods{queue=\"active\"}") == 4);
-    assert_true(series(t, "scheduler_pending_pods{queue=\"backoff\"}") == 0);
-    assert_true(series(t, "scheduler_pending_pods{queue=\"unschedulable\"}") == 1);
-    assert_true(series(t, "scheduler_pending_pods{queue=\"gated\"}") == 2);
-    assert_true(series(t, "scheduler_preemption_attempts_total") == 3);
-    /* LinearBuckets(5, 5, 10) */
-    assert_true(series(t, "scheduler_preemption_victims_bucket{le=\"5\"}") == 1);
-    assert_true(series(t, "scheduler_preemption_victims_bucket{le=\"10\"}") == 1);
-    assert_true(series(t, "scheduler_preemption_victims_bucket{le=\"15\"}") == 2);
-    assert_true(series(t, "scheduler_preemption_victims_count") == 2);
-    assert_true(series(t, "scheduler_preemption_victims_sum") == 14);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"active\"}") == 4);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"backoff\"}") == 0);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"unschedulable\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"gated\"}") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_attempts_total") == 3);
+    /* ExponentialBuckets(1, 2, 7) */
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"1\"}") == 0);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"2\"}") == 1);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"8\"}") == 1);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"16\"}") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"64\"}") == 2);
+    assert_null(strstr(t, "scheduler_preemption_victims_bucket{le=\"5\"}"));
+    assert_true(tu_series(t, "scheduler_preemption_victims_count") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_victims_sum") == 14);
     /* ExponentialBuckets(1, 2, 5) */
-    assert_true(series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"1\"}") == 1);
-    assert_true(series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"2\"}") == 1);
-    assert_true(series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"4\"}") == 2);
-    assert_true(series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"16\"}") == 2);
-    assert_true(series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"+Inf\"}") == 3);
-    assert_true(series(t, "moonsched_bindings_total{result=\"ok\"}") == 2);
-    assert_true(series(t, "moonsched_bindings_total{result=\"failed\"}") == 0);
-    assert_true(series(t, "moonsched_bindings_total{result=\"gone\"}") == 1);
-    assert_true(series(t, "moonsched_bindings_total{result=\"conflict\"}") == 2);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"1\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"2\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"4\"}") == 2);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"16\"}") == 2);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"+Inf\"}") == 3);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"ok\"}") == 2);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"failed\"}") == 0);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"gone\"}") == 1);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"conflict\"}") == 2);
     /* every reason has its series, counted or not */
-    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"already_bound\"}") == 1);
-    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"gated\"}") == 1);
-    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"uid_changed\"}") == 0);
-    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"being_deleted\"}") == 0);
-    assert_true(series(t, "moonsched_binding_conflicts_total{reason=\"other\"}") == 0);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"already_bound\"}") == 1);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"gated\"}") == 1);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"uid_changed\"}") == 0);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"being_deleted\"}") == 0);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"other\"}") == 0);
     assert_non_null(strstr(t, "moonsched_binding_conflicts_total{reason=\"other\"} 0\n"));
-    assert_true(series(t, "moonsched_api_requests_total{code=\"201\"}") == 2);
-    assert_true(series(t, "moonsched_api_requests_total{code=\"409\"}") == 1);
-    assert_true(series(t, "moonsched_api_requests_total{code=\"0\"}") == 1);
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"201\"}") == 2);
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"409\"}") == 1);
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"0\"}") == 1);
     /* codes in increasing order */
     assert_true(strstr(t, "code=\"0\"") < strstr(t, "code=\"201\"") &&
                 strstr(t, "code=\"201\"") < strstr(t, "code=\"409\""));
-    assert_true(series(t, "moonsched_events_total{result=\"suppressed\"}") == 9);
+    assert_true(tu_series(t, "moonsched_events_total{result=\"suppressed\"}") == 9);
     free(t);
     ms_metrics_free(m);
 }
@@ -148,20 +140,20 @@ static void test_policies_and_escaping(void **state) {
     };
     ms_metrics_set_policies(m, p, 2);
     char *t = render(m);
-    assert_true(series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"ok\"}") == 2);
-    assert_true(series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"refused\"}") == 1);
-    assert_true(series(t, "moonsched_policy_call_failures_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 4);
-    assert_true(series(t, "moonsched_policy_budget_kills_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
-    assert_true(series(t, "moonsched_policy_calls_total{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 3);
-    assert_true(series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
-    assert_true(series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
-    assert_true(series(t, "scheduler_schedule_attempts_total{profile=\"a\\\"b\\\\c\",result=\"error\"}") == 0);
+    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"ok\"}") == 2);
+    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"refused\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_call_failures_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 4);
+    assert_true(tu_series(t, "moonsched_policy_budget_kills_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_calls_total{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 3);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"a\\\"b\\\\c\",result=\"error\"}") == 0);
     free(t);
     /* a reload that removes a policy: its series go */
     ms_metrics_set_policies(m, p + 1, 1);
     t = render(m);
-    assert_true(series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == -1);
-    assert_true(series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == -1);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
     free(t);
     ms_metrics_free(m);
 }
@@ -176,16 +168,75 @@ static void test_leader_election_gauge(void **state) {
     ms_metrics_set_leader(m, "kube-scheduler", false);
     t = render(m);
     assert_non_null(strstr(t, "# TYPE leader_election_master_status gauge\n"));
-    assert_true(series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 0);
+    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 0);
     free(t);
     ms_metrics_set_leader(m, "kube-scheduler", true);
     t = render(m);
-    assert_true(series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 1);
+    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 1);
     free(t);
     ms_metrics_set_leader(m, "a\"b", false);
     t = render(m);
-    assert_true(series(t, "leader_election_master_status{name=\"a\\\"b\"}") == 0);
+    assert_true(tu_series(t, "leader_election_master_status{name=\"a\\\"b\"}") == 0);
     free(t);
+    ms_metrics_free(m);
+}
+
+static void test_rest_client_goroutines_process(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler"};
+    ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_metrics_set_rest_host(m, "https://127.0.0.1:6443/prefix");
+    ms_metrics_rest_request(m, "POST", 201, 0.003);
+    ms_metrics_rest_request(m, "POST", 201, 0.2);
+    ms_metrics_rest_request(m, "GET", 0, 1.5);
+    ms_metrics_rest_request(m, "GET", 200, -1);   /* a watch: counted, no latency */
+    ms_metrics_rest_request(m, "PROPFIND", 405, 0.01);
+    ms_metrics_set_binds_in_flight(m, 5);
+    char *text = strdup("scheduler_scheduler_cache_size{type=\"nodes\"} 3\n");
+    ms_metrics_set_scheduler_text(m, text, strlen(text));
+    char *t = render(m);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"201\",host=\"127.0.0.1:6443\",method=\"POST\"}") == 2);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"<error>\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"200\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"405\",host=\"127.0.0.1:6443\",method=\"other\"}") == 1);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.005\"}") == 1);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.25\"}") == 2);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_count{host=\"127.0.0.1:6443\",verb=\"GET\"}") == 1);
+    assert_true(tu_series(t, "scheduler_goroutines{operation=\"binding\"}") == 5);
+    /* the scheduler thread's text goes out as handed over */
+    assert_true(tu_series(t, "scheduler_scheduler_cache_size{type=\"nodes\"}") == 3);
+    /* the process collector's families, from /proc */
+    assert_true(tu_series(t, "process_cpu_seconds_total") >= 0);
+    assert_true(tu_series(t, "process_resident_memory_bytes") > 0);
+    assert_true(tu_series(t, "process_virtual_memory_bytes") > 0);
+    assert_true(tu_series(t, "process_open_fds") > 0);
+    assert_true(tu_series(t, "process_max_fds") > 0);
+    assert_true(tu_series(t, "process_start_time_seconds") > 1.5e9);
+    assert_true(tu_series(t, "moonsched_threads") >= 1);
+    free(t);
+    ms_metrics_set_scheduler_text(m, NULL, 0);
+    t = render(m);
+    assert_null(strstr(t, "scheduler_scheduler_cache_size"));
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_configz(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_http_answer a = {0};
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 404);   /* not set yet */
+    free(a.body);
+    const char *doc = "{\"componentconfig\":{\"kind\":\"KubeSchedulerConfiguration\"}}";
+    assert_true(ms_metrics_set_configz(m, doc));
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 200);
+    assert_string_equal(a.body, doc);
+    assert_int_equal(a.len, strlen(doc));
+    assert_string_equal(a.content_type, "application/json");
+    free(a.body);
     ms_metrics_free(m);
 }
 
@@ -231,7 +282,7 @@ static void test_health_and_handler(void **state) {
     ms_metrics_serve(m, "/metrics", &a);
     assert_int_equal(a.status, 200);
     assert_string_equal(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
-    assert_true(series(a.body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 0);
+    assert_true(tu_series(a.body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 0);
     free(a.body);
     memset(&a, 0, sizeof a);
     ms_metrics_serve(m, "/other", &a);
@@ -314,7 +365,7 @@ static void test_server_on_loopback(void **state) {
     assert_true(port > 0);
     char *body = malloc(65536);
     assert_int_equal(get(port, "/metrics", body), 200);
-    assert_true(series(body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 1);
+    assert_true(tu_series(body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 1);
     assert_int_equal(get(port, "/readyz", body), 503);
     assert_int_equal(get(port, "/readyz?verbose", body), 503);
     ms_metrics_set_ready(m, true);
@@ -361,6 +412,8 @@ int main(void) {
         cmocka_unit_test(test_queue_preemption_bindings_api),
         cmocka_unit_test(test_policies_and_escaping),
         cmocka_unit_test(test_leader_election_gauge),
+        cmocka_unit_test(test_rest_client_goroutines_process),
+        cmocka_unit_test(test_configz),
         cmocka_unit_test(test_health_and_handler),
         cmocka_unit_test(test_parse_address),
         cmocka_unit_test(test_server_on_loopback),

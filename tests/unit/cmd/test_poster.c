@@ -125,7 +125,7 @@ static void test_backlog_drops_ordinary(void **state) {
     report(f, "PATCH", "/a/status", false);
     report(f, "PATCH", "/b/status", false);
     report(f, "PATCH", "/c/status", false);   /* dropped */
-    ms_event_post ev = {strdup("/api/v1/namespaces/x/events"), strdup("{}"), NULL, NULL};
+    ms_event_post ev = {.path = strdup("/api/v1/namespaces/x/events"), .body = strdup("{}")};
     ms_poster_event(f->p, &ev);                /* dropped, its strings freed */
     assert_null(ev.path);
     report(f, "DELETE", "/victim", true);

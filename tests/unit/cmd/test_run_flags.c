@@ -162,6 +162,27 @@ static void test_controllers(void **state) {
     assert_string_equal(p.err.msg, "--controllers: unknown controller \"nodelifecycle\" (known: taint-eviction)");
 }
 
+/* --seed, as simulate's: a replay of a snapshot needs the same draws. */
+static void test_seed(void **state) {
+    (void)state;
+    parsed p;
+    const char *none[] = {"--kubeconfig=/k", NULL};
+    assert_int_equal(parse(&p, none), MS_OK);
+    assert_false(p.o.has_seed);
+    const char *given[] = {"--seed", "42", NULL};
+    assert_int_equal(parse(&p, given), MS_OK);
+    assert_true(p.o.has_seed);
+    assert_int_equal(p.o.seed, 42);
+    const char *bad[] = {"--seed=-1", NULL};
+    assert_int_equal(parse(&p, bad), MS_EINVAL);
+    assert_string_equal(p.err.msg, "--seed: expected a non-negative integer, got \"-1\"");
+    /* /debug/snapshot's objects are kept only when asked for */
+    assert_false(p.o.debug_snapshot);
+    const char *snap[] = {"--debug-snapshot", NULL};
+    assert_int_equal(parse(&p, snap), MS_OK);
+    assert_true(p.o.debug_snapshot);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kubeadm_command_line),
@@ -171,6 +192,7 @@ int main(void) {
         cmocka_unit_test(test_ignored_flags_warn),
         cmocka_unit_test(test_help_version_and_errors),
         cmocka_unit_test(test_controllers),
+        cmocka_unit_test(test_seed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -324,6 +324,39 @@ static void check_kubectl_pod(const ms_pod *p) {
     assert_true(p->start_time == 1704164646.0 - 3600);
 }
 
+/* What the descheduler reads from a pod's status and volumes. */
+static void test_pod_descheduler_fields(void **state) {
+    (void)state;
+    fx_env e;
+    fx_env_init(&e);
+    ms_pod *p = fx_pod(&e.d,
+                       "metadata: {name: p}\n"
+                       "spec: {containers: [{name: c}], volumes: [{name: a, configMap: {name: x}}, {name: b, emptyDir: {}}]}\n"
+                       "status: {phase: Failed, reason: Evicted,\n"
+                       "  initContainerStatuses: [{name: i, restartCount: 2, state: {terminated: {reason: Error}}}],\n"
+                       "  containerStatuses: [{name: c, restartCount: 3, state: {waiting: {reason: CrashLoopBackOff}}},\n"
+                       "                      {name: d, restartCount: 4, state: {running: {}}}]}\n");
+    assert_int_equal(p->restarts, 7);
+    assert_int_equal(p->init_restarts, 2);
+    assert_string_equal(ms_str_get(e.in, p->status_reason), "Evicted");
+    assert_int_equal(p->ncontainer_reasons, 2);
+    assert_int_equal(p->ninit_reasons, 1);
+    assert_string_equal(ms_str_get(e.in, p->container_reasons[0]), "Error");
+    assert_string_equal(ms_str_get(e.in, p->container_reasons[1]), "CrashLoopBackOff");
+    assert_true(p->crash_loop_back_off);
+    assert_true(p->has_local_storage);
+    ms_pod_unref(p);
+    p = fx_pod(&e.d, "metadata: {name: q}\nspec: {containers: [{name: c}], volumes: [{name: a, emptyDir: null}]}\n");
+    assert_false(p->has_local_storage);
+    assert_int_equal(p->ncontainer_reasons, 0);
+    ms_pod_unref(p);
+    ms_error err;
+    assert_non_null(fx_pod_error(&e.d, "metadata: {name: r}\nspec: {containers: [{name: c}]}\n"
+                                       "status: {containerStatuses: [{name: c, restartCount: -1}]}\n", &err));
+    assert_non_null(strstr(err.msg, "status.containerStatuses[0].restartCount"));
+    fx_env_free(&e);
+}
+
 /* spec_hash: status-only changes keep it; spec, label and annotation
  * changes do not. */
 static void test_pod_spec_hash(void **state) {
@@ -1397,6 +1430,7 @@ int main(void) {
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_pod_spec_hash),
+        cmocka_unit_test(test_pod_descheduler_fields),
         cmocka_unit_test(test_scheduling_gates),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

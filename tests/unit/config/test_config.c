@@ -10,7 +10,7 @@
 
 static const char *const default_order =
     "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
-    "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder";
+    "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder";
 
 #define ALL_POINTS ((1u << MS_EP_COUNT) - 1)
 
@@ -67,7 +67,7 @@ static int32_t weight(const ms_profile_config *p, const char *name) {
 }
 
 static void assert_default_profile(const ms_profile_config *p) {
-    assert_int_equal(p->nplugins, 16);
+    assert_int_equal(p->nplugins, 18);
     for (int ep = 0; ep < MS_EP_COUNT; ep++) assert_string_equal(order(p, (ms_extension_point)ep), default_order);
     static const struct {
         const char *name;
@@ -76,6 +76,7 @@ static void assert_default_profile(const ms_profile_config *p) {
         {"SchedulingGates", 1},  {"PrioritySort", 1},     {"NodeUnschedulable", 1}, {"NodeName", 1},
         {"TaintToleration", 3},  {"NodeAffinity", 2},      {"NodePorts", 1},
         {"NodeResourcesFit", 1}, {"VolumeRestrictions", 1}, {"NodeVolumeLimits", 1},
+        {"VolumeBinding", 1},    {"VolumeZone", 1},
         {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DefaultPreemption", 1},
         {"NodeResourcesBalancedAllocation", 1},
         {"ImageLocality", 1},    {"DefaultBinder", 1},
@@ -147,7 +148,7 @@ static void test_not_implemented_defaults(void **state) {
         bool missing;
     } cases[] = {
         {"PodTopologySpread", false}, {"InterPodAffinity", false}, {"ImageLocality", false},
-        {"VolumeBinding", true},     {"VolumeRestrictions", false}, {"VolumeZone", true},
+        {"VolumeBinding", false},     {"VolumeRestrictions", false}, {"VolumeZone", false},
         {"NodeVolumeLimits", false}, {"EBSLimits", false},         {"GCEPDLimits", false},
         {"AzureDiskLimits", false},  {"DefaultPreemption", false}, {"SchedulingGates", false},
         {"DynamicResources", true},  {"NodeName", false},         {"DefaultBinder", false},
@@ -203,7 +204,7 @@ static void test_disable_default_at_one_point(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_string_equal(order(p, MS_EP_PRE_FILTER), default_order);
     assert_int_equal(plugin(p, "NodePorts")->points, ALL_POINTS & ~(1u << MS_EP_FILTER));
     assert_int_equal(plugin(p, "NodePorts")->explicit_points, 0);
@@ -238,17 +239,17 @@ static void test_enable_default_at_point_overrides(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
                         "NodePorts,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,MyFilter");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,MyFilter");
     assert_string_equal(order(p, MS_EP_SCORE),
                         "NodeAffinity,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_int_equal(weight(p, "NodeAffinity"), 4);
     assert_int_equal(plugin(p, "MyFilter")->points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "NodePorts")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->weight, 1);
-    assert_int_equal(p->nplugins, 17);
-    assert_string_equal(p->plugins[16].name, "MyFilter");
+    assert_int_equal(p->nplugins, 19);
+    assert_string_equal(p->plugins[18].name, "MyFilter");
     ms_config_free(&c);
 }
 
@@ -258,7 +259,7 @@ static void test_disable_and_enable_moves_to_end(void **state) {
         "{\"filter\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
 
@@ -302,12 +303,12 @@ static void test_multi_point_rules(void **state) {
     /* disabled in multiPoint: gone from every point */
     c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"NodePorts\"}, {\"name\": \"NodeName\"}]}}");
     p = &c.profiles[0];
-    assert_int_equal(p->nplugins, 14);
+    assert_int_equal(p->nplugins, 16);
     assert_null(plugin(p, "NodePorts"));
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         assert_string_equal(order(p, (ms_extension_point)ep),
                             "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,"
-                            "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                            "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     ms_config_free(&c);
 
     /* '*' in multiPoint drops every default; enabled entries still apply */
@@ -324,7 +325,7 @@ static void test_multi_point_rules(void **state) {
         "{\"multiPoint\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
 
@@ -338,7 +339,7 @@ static void test_multi_point_then_specific_point(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_SCORE),
                         "MyScore,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
+                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
     char want[512];
     snprintf(want, sizeof want, "%s,MyScore", default_order);
     assert_string_equal(order(p, MS_EP_FILTER), want);
@@ -376,16 +377,16 @@ static void test_docs_multi_point_precedence(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_null(plugin(p, "PrioritySort"));
     assert_string_equal(order(p, MS_EP_QUEUE_SORT),
-                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
+                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,"
                         "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin1 disabled for filter only */
     assert_string_equal(order(p, MS_EP_FILTER),
-                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,"
+                        "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,"
                         "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin2 reordered to run first in score */
     assert_string_equal(order(p, MS_EP_SCORE),
                         "NodeResourcesBalancedAllocation,SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     assert_int_equal(weight(p, "CustomPlugin1"), 3);
     assert_int_equal(weight(p, "CustomPlugin2"), 1);
     assert_int_equal(weight(p, "NodeResourcesBalancedAllocation"), 1);
@@ -398,14 +399,13 @@ static void test_disabling_unimplemented_defaults_is_accepted(void **state) {
     (void)state;
     ms_config c = load_plugins(
         "{\"multiPoint\": {\"disabled\": [{\"name\": \"DynamicResources\"}]},"
-        " \"score\": {\"disabled\": [{\"name\": \"VolumeZone\"}]},"
-        " \"filter\": {\"disabled\": [{\"name\": \"VolumeBinding\"}]}}");
+        " \"filter\": {\"disabled\": [{\"name\": \"DynamicResources\"}]}}");
     assert_default_profile(&c.profiles[0]);
     ms_config_free(&c);
     /* enabling one is kept for the framework to reject by name */
-    c = load_plugins("{\"multiPoint\": {\"enabled\": [{\"name\": \"VolumeZone\", \"weight\": 2}]}}");
-    assert_non_null(plugin(&c.profiles[0], "VolumeZone"));
-    assert_int_equal(weight(&c.profiles[0], "VolumeZone"), 2);
+    c = load_plugins("{\"multiPoint\": {\"enabled\": [{\"name\": \"DynamicResources\", \"weight\": 2}]}}");
+    assert_non_null(plugin(&c.profiles[0], "DynamicResources"));
+    assert_int_equal(weight(&c.profiles[0], "DynamicResources"), 2);
     ms_config_free(&c);
 }
 
@@ -415,7 +415,7 @@ static void test_disable_scheduling_gates(void **state) {
     (void)state;
     ms_config c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
     assert_null(plugin(&c.profiles[0], "SchedulingGates"));
-    assert_int_equal(c.profiles[0].nplugins, 15);
+    assert_int_equal(c.profiles[0].nplugins, 17);
     ms_config_free(&c);
     c = load_plugins("{\"preEnqueue\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
     const ms_profile_config *p = &c.profiles[0];
@@ -707,6 +707,9 @@ static void test_validation_errors(void **state) {
         {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"name\": \"NodeResourcesFit\"},"
          " {\"name\": \"NodeResourcesFit\"}]}]}",
          "profiles[0].pluginConfig[1]: Duplicate value: \"NodeResourcesFit\""},
+        {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"name\": \"A\\\"\\n\"},"
+         " {\"name\": \"A\\\"\\n\"}]}]}",
+         "profiles[0].pluginConfig[1]: Duplicate value: \"A\\\"\\n\""},
         {"{" V1 ", \"profiles\": [{\"pluginConfig\": [{\"args\": {}}]}]}",
          "profiles[0].pluginConfig[0].name: Required value"},
         {"{" V1 ", \"profiles\": [{\"schedulerName\": 3}]}", "profiles[0].schedulerName: must be a string"},
@@ -781,7 +784,7 @@ static void test_unknown_field_warnings(void **state) {
     /* the unknown fields changed nothing */
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_string_equal(order(&c.profiles[0], MS_EP_SCORE), default_order);
     ms_config_free(&c);
 
@@ -801,8 +804,8 @@ static void test_unknown_field_warnings(void **state) {
                         "test.json: unknown field \"profiles[0].plugins.multiPoint\" (not part of "
                         "kubescheduler.config.k8s.io/v1beta2)");
     assert_int_equal(c.profiles[0].percentage_of_nodes_to_score, -1);
-    assert_int_equal(c.profiles[0].nplugins, 16);
-    assert_int_equal(c.profiles[0].norder[MS_EP_SCORE], 15);
+    assert_int_equal(c.profiles[0].nplugins, 18);
+    assert_int_equal(c.profiles[0].norder[MS_EP_SCORE], 17);
     ms_config_free(&c);
 
     /* healthzBindAddress is gone in v1 */
@@ -1006,7 +1009,7 @@ static void test_yaml_example_scheduler_config(void **state) {
     assert_ptr_equal(b, &c.profiles[1]);
     assert_string_equal(order(b, MS_EP_SCORE),
                         "NodeResourcesFit,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
+                        "NodePorts,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
     assert_string_equal(order(b, MS_EP_FILTER), default_order);
     assert_int_equal(weight(b, "NodeResourcesFit"), 5);
     assert_int_equal(weight(b, "TaintToleration"), 3);
@@ -1039,7 +1042,7 @@ static void test_yaml_example_profiles(void **state) {
     assert_string_equal(order(r, MS_EP_FILTER), "NodeResourcesFit,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity");
     assert_string_equal(order(r, MS_EP_PRE_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_null(plugin(r, "NodePorts"));
     ms_config_free(&c);
 }
@@ -1077,7 +1080,7 @@ static void test_yaml_docs_examples(void **state) {
     assert_string_equal(p->scheduler_name, "default-scheduler");
     assert_string_equal(order(p, MS_EP_SCORE),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,"
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,"
                         "ImageLocality,DefaultBinder,MyCustomPluginA,MyCustomPluginB");
     char want[512];
     assert_string_equal(order(p, MS_EP_FILTER), default_order);

@@ -102,9 +102,10 @@ static ms_code fk_permit(void *self, ms_cycle *c, ms_str node, double *timeout, 
     *timeout = f->permit_timeout;
     return answer(f, c, "permit", f->permit, st);
 }
-static ms_code fk_pre_bind(void *self, const ms_pod *pod, ms_str node, ms_status *st) {
-    (void)pod;
+static ms_code fk_pre_bind(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
+    (void)c;
     (void)node;
+    (void)timeout;
     return answer(self, NULL, "preBind", ((fake *)self)->pre_bind, st);
 }
 static ms_code fk_bind(void *self, const ms_pod *pod, ms_str node, ms_status *st) {
@@ -384,8 +385,8 @@ static void test_init_errors(void **state) {
     ms_framework_destroy(&fw);
 
     /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "VolumeZone");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"VolumeZone\" is not "
+    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "DynamicResources");
+    expect_init_error(fx, "profile \"test-scheduler\": plugin \"DynamicResources\" is not "
                           "implemented yet");
 
     static const ms_plugin_ops shadow = {.name = "NodeName"};
@@ -670,7 +671,11 @@ static void test_bind_chain_and_pre_post_bind(void **state) {
     start(fx);
     ms_status st;
     fakes[FA].bind = MS_SKIP;
-    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, fx->pod, 3, &st), MS_SUCCESS);
+    ms_cycle c = {.pod = fx->pod};
+    uint32_t next = 0;
+    double timeout = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_SUCCESS);
+    assert_int_equal(next, 3);
     assert_int_equal(ms_framework_run_bind(&fx->fw, fx->pod, 3, &st), MS_SUCCESS);
     assert_int_equal(st.plugin, (int)b);
     ms_framework_run_post_bind(&fx->fw, fx->pod, 3);
@@ -688,8 +693,20 @@ static void test_bind_chain_and_pre_post_bind(void **state) {
     assert_int_equal(ms_framework_run_bind(&fx->fw, fx->pod, 3, &st), MS_ERROR);
 
     calls[0] = '\0';
+    fakes[FB].pre_bind = MS_WAIT;
+    next = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_WAIT);
+    assert_int_equal(next, 1);
+    assert_int_equal(st.plugin, (int)b);
+    calls[0] = '\0';
+    fakes[FB].pre_bind = MS_SUCCESS;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_SUCCESS);
+    assert_string_equal(calls, "B.preBind C.preBind");
+
+    calls[0] = '\0';
     fakes[FB].pre_bind = MS_ERROR;
-    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, fx->pod, 3, &st), MS_ERROR);
+    next = 0;
+    assert_int_equal(ms_framework_run_pre_bind(&fx->fw, &c, 3, &next, &timeout, &st), MS_ERROR);
     assert_int_equal(st.plugin, (int)b);
     assert_string_equal(calls, "A.preBind B.preBind");
     ms_framework_destroy(&fx->fw);
@@ -912,12 +929,13 @@ static void test_default_profile(void **state) {
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
                                     "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
-                                    "PodTopologySpread InterPodAffinity");
+                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
-    expect_order(&fw, MS_EP_RESERVE, "");
+    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding");
+    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding");
     static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
@@ -1001,7 +1019,7 @@ static void test_registry(void **state) {
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
                                   "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits",
-                                  "SchedulingGates"};
+                                  "VolumeBinding", "VolumeZone", "SchedulingGates"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend/cache.h"
+#include "backend/volume_store.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/namespaces.h"
@@ -147,8 +148,34 @@ static const ms_plugin_ops test_wait = {
     .permit = wait_permit,
 };
 
+/* TestVolumeWait: PreBind of a pod named vol-NAME waits (30 s) until the
+ * claim default/NAME in the volume store is Bound, as VolumeBinding waits
+ * for the PV controller; a claim gone fails it, and so does the deadline. */
+static SCHED_ENV_UNUSED ms_code volwait_pre_bind(void *self, ms_cycle *c, ms_str node, double *timeout,
+                                                 ms_status *st) {
+    (void)node;
+    test_plugin *p = self;
+    const char *name = ms_str_get(p->in, c->pod->meta.name);
+    if (strncmp(name, "vol-", 4) != 0) return MS_SUCCESS;
+    const ms_storage_object *pvc = ms_volume_store_get(c->h->volumes, MS_SK_PVC, c->pod->meta.namespace_,
+                                                       ms_intern_cstr(p->in, name + 4));
+    if (!pvc) return ms_status_set(st, MS_ERROR, "claim gone");
+    if (pvc->u.pvc.phase == MS_CLAIM_BOUND) return MS_SUCCESS;
+    if (*timeout < 0) return ms_status_set(st, MS_ERROR, "timed out waiting for the condition");
+    *timeout = 30;
+    return ms_status_set(st, MS_WAIT, "waiting for the claim");
+}
+
+static const ms_plugin_ops test_volume_wait = {
+    .name = "TestVolumeWait",
+    .events = MS_EV_PVC_ADD | MS_EV_PVC_UPDATE,
+    .create = gate_create,
+    .destroy = tp_destroy,
+    .pre_bind = volwait_pre_bind,
+};
+
 static SCHED_ENV_UNUSED const ms_plugin_ops *const test_plugins[] = {&test_fit, &test_half, &test_score, &test_gate,
-                                                    &test_wait};
+                                                    &test_wait, &test_volume_wait};
 
 /* ---- environment ----------------------------------------------------- */
 
@@ -185,6 +212,9 @@ typedef struct env {
     /* PreEnqueue refusals */
     uint32_t ngated;
     char gated_plugin[64], gated_reason[256];
+    /* binding failures reported for a pod that is retried */
+    uint32_t nbinding_errors;
+    char binding_error[1024];
 } env;
 
 static SCHED_ENV_UNUSED ms_rc fake_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -277,6 +307,13 @@ static SCHED_ENV_UNUSED void on_gated(void *ctx, const ms_pod *pod, const char *
     snprintf(e->gated_reason, sizeof e->gated_reason, "%s", reason);
 }
 
+static SCHED_ENV_UNUSED void on_binding_error(void *ctx, const ms_pod *pod, const char *msg) {
+    (void)pod;
+    env *e = ctx;
+    e->nbinding_errors++;
+    snprintf(e->binding_error, sizeof e->binding_error, "%s", msg);
+}
+
 static SCHED_ENV_UNUSED void on_bind_failed(void *ctx, const ms_pod *pod, ms_str node, const char *msg) {
     (void)pod;
     (void)node;
@@ -304,8 +341,8 @@ static SCHED_ENV_UNUSED const char *const basic_plugins[] = {"PrioritySort", "No
                                             "TestFit", "TestHalf", "TestScore", "TestGate",
                                             "TestWait", "DefaultBinder", NULL};
 
-static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
-                            const char *const *plugins) {
+static SCHED_ENV_UNUSED env *env_new_opts(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                          const char *const *plugins, bool record_metrics) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->in = ms_interner_new();
@@ -320,17 +357,23 @@ static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool pe
         .in = e->in,
         .binder = {e, fake_bind},
         .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted,
-                     on_error, on_post_filter, on_gated},
+                     on_error, on_post_filter, on_gated, on_binding_error},
         .evictor = {e, fake_evict, fake_set_nomination},
         .seed = seed,
         .out_of_tree = test_plugins,
-        .n_out_of_tree = 5,
+        .n_out_of_tree = 6,
         .permit_timeout_allows = permit_timeout_allows,
+        .record_metrics = record_metrics,
     };
     ms_error err = {0};
     ms_rc rc = ms_scheduler_new(&o, &e->s, &err);
     if (rc != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
+}
+
+static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                             const char *const *plugins) {
+    return env_new_opts(pct, seed, permit_timeout_allows, plugins, false);
 }
 
 static SCHED_ENV_UNUSED env *env_new_with(int32_t pct, uint64_t seed, bool permit_timeout_allows) {

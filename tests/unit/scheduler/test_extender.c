@@ -643,7 +643,7 @@ static void test_filter_bad_answers(void **state) {
     snprintf(code500, sizeof code500, "failed filter with extender at URL %s/filter, code 500", srv->http->url);
     char stranger[200];
     snprintf(stranger, sizeof stranger,
-             "extender \"%s/\" claims a filtered node \"n9\" which is not found in the input node list",
+             "extender \"%s/\" claims a filtered node \"n9\\\"\\n\" which is not found in the input node list",
              srv->http->url);
     const struct {
         int status;
@@ -652,7 +652,7 @@ static void test_filter_bad_answers(void **state) {
     } cases[] = {
         {500, "{}", code500},
         {200, "{\"Error\": \"database down\"}", "database down"},
-        {200, "{\"Nodes\": {\"items\": [{\"metadata\": {\"name\": \"n9\"}}]}}", stranger},
+        {200, "{\"Nodes\": {\"items\": [{\"metadata\": {\"name\": \"n9\\\"\\n\"}}]}}", stranger},
         {200, "", "EOF"},
         {200, "{\"Error\": 3}",
          "json: cannot unmarshal number into Go struct field ExtenderFilterResult.Error of type string"},

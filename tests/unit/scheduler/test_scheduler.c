@@ -56,6 +56,33 @@ static void test_gone_pod_not_requeued(void **state) {
     env_free(e);
 }
 
+/* A pod bound and then deleted, its confirming update never seen (a
+ * relist after 410 reports the deletion with the unbound state the
+ * informer last had): the assumption goes with it, and so does what it
+ * held. Likewise a pod deleted while its bind is in flight, whose bind
+ * then succeeds. */
+static void test_deleted_assumed_pod_leaves_the_cache(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    ms_pod *p = add_pod(e, "p", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    complete_binds(e, true, false, 0);
+    assert_int_equal(requested_cpu(e, "a"), 1000);
+    ms_scheduler_pod_delete(e->s, p, 1);   /* p: unbound, as the informer last saw it */
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_null(ms_cache_get_pod(ms_scheduler_cache(e->s), p->meta.uid_hash));
+
+    ms_pod *p2 = add_pod(e, "p2", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    ms_scheduler_pod_delete(e->s, p2, 2);
+    assert_int_equal(requested_cpu(e, "a"), 1000);   /* still assumed: its bind is in flight */
+    complete_binds(e, true, false, 3);
+    assert_int_equal(requested_cpu(e, "a"), 0);
+    assert_null(ms_cache_get_pod(ms_scheduler_cache(e->s), p2->meta.uid_hash));
+    env_free(e);
+}
+
 static void test_binder_answering_at_once(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -467,6 +494,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bind_failure_requeues_with_backoff),
         cmocka_unit_test(test_gone_pod_not_requeued),
+        cmocka_unit_test(test_deleted_assumed_pod_leaves_the_cache),
         cmocka_unit_test(test_binder_answering_at_once),
         cmocka_unit_test(test_bind_conflict_already_bound),
         cmocka_unit_test(test_bind_conflict_gated_uid_other),

@@ -3,6 +3,7 @@
  * registry and in upstream's default profile. */
 #include "testutil.h"
 
+#include "backend/snapshot.h"
 #include "volume_fixtures.h"
 
 typedef struct conflict_case {
@@ -86,14 +87,15 @@ static void test_conflict_with_any_pod_on_node(void **state) {
 }
 
 /* upstream's PreFilter: Skip unless the pod has a GCE PD, EBS, RBD or ISCSI
- * volume (the ReadWriteOncePod part, which needs PVC objects, is not done). */
+ * volume or a ReadWriteOncePod claim in use; a claim that does not exist
+ * makes the pod unschedulable. */
 static void test_volume_restrictions_pre_filter(void **state) {
     (void)state;
     static const struct {
         const char *volumes;
         ms_code want;
     } cases[] = {
-        {NULL, MS_SKIP},          {EMPTY_DIR, MS_SKIP},  {PVC_A, MS_SKIP},
+        {NULL, MS_SKIP},          {EMPTY_DIR, MS_SKIP},  {PVC_A, MS_UNSCHEDULABLE_AND_UNRESOLVABLE},
         {GCE_FOO, MS_SUCCESS},    {AWS_FOO, MS_SUCCESS}, {RBD_AB, MS_SUCCESS},
         {ISCSI_16, MS_SUCCESS},
         {"[{name: a, emptyDir: {}}, {name: b, iscsi: {iqn: x, targetPortal: p}}]", MS_SUCCESS},
@@ -104,6 +106,64 @@ static void test_volume_restrictions_pre_filter(void **state) {
             fail_msg("case %zu: %s", i, cases[i].volumes ? cases[i].volumes : "no volumes");
         ms_pod_unref(pod);
     }
+}
+
+/* ReadWriteOncePod: a claim in use by any pod of the cluster (the
+ * snapshot) makes every node reject a second user; a claim of another
+ * access mode, or one nobody uses, does not. */
+static void test_read_write_once_pod(void **state) {
+    (void)state;
+    store_add(MS_SK_PVC, "metadata: {name: a, namespace: default}\n"
+                         "spec: {accessModes: [ReadWriteOncePod], resources: {requests: {storage: 1Gi}}}");
+    store_add(MS_SK_PVC, "metadata: {name: b, namespace: default}\n"
+                         "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}");
+    ms_pod *holder = fx_pod(&env.d, "metadata: {name: h, namespace: default, uid: h}\n"
+                                    "spec: {nodeName: n1, containers: [{name: c}], volumes: "
+                                    "[{name: v, persistentVolumeClaim: {claimName: a}},"
+                                    " {name: w, persistentVolumeClaim: {claimName: b}}]}");
+    ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
+    assert_int_equal(ms_node_info_add_pod(ni, holder, env.in), 0);
+    ms_node_info *nodes[1] = {ni};
+    ms_snapshot snap = {.nodes = nodes, .nnodes = 1};
+    static const struct {
+        const char *claim;
+        ms_code pre_filter;
+    } cases[] = {{"a", MS_SUCCESS}, {"b", MS_SKIP}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char vols[128];
+        snprintf(vols, sizeof vols, "[{name: v, persistentVolumeClaim: {claimName: %s}}]", cases[i].claim);
+        ms_pod *pod = pod_with("second", vols);
+        harness hx;
+        harness_init(&hx, "VolumeRestrictions", pod);
+        hx.c.snap = &snap;
+        ms_status st;
+        ms_status_ok(&st);
+        assert_int_equal(hx.ops->pre_filter(NULL, &hx.c, &st), cases[i].pre_filter);
+        if (cases[i].pre_filter == MS_SUCCESS) {
+            ms_node_info *empty = ms_node_info_new(ms_intern_cstr(env.in, "n2"));
+            ms_status_ok(&st);
+            assert_int_equal(hx.ops->filter(NULL, &hx.c, empty, &st), MS_UNSCHEDULABLE);
+            assert_string_equal(st.reasons[0], "node has pod using PersistentVolumeClaim with the same name "
+                                               "and ReadWriteOncePod access mode");
+            ms_node_info_free(empty);
+        }
+        harness_free(&hx);
+        ms_pod_unref(pod);
+    }
+    /* nobody uses it: Skip */
+    snap.nnodes = 0;
+    ms_pod *pod = pod_with("second", "[{name: v, persistentVolumeClaim: {claimName: a}}]");
+    harness hx;
+    harness_init(&hx, "VolumeRestrictions", pod);
+    hx.c.snap = &snap;
+    ms_status st;
+    ms_status_ok(&st);
+    assert_int_equal(hx.ops->pre_filter(NULL, &hx.c, &st), MS_SKIP);
+    harness_free(&hx);
+    ms_pod_unref(pod);
+    ms_node_info_free(ni);
+    ms_pod_unref(holder);
+    store_reset();
 }
 
 static void test_registered(void **state) {
@@ -202,6 +262,7 @@ int main(void) {
         cmocka_unit_test(test_disk_conflicts),
         cmocka_unit_test(test_conflict_with_any_pod_on_node),
         cmocka_unit_test(test_volume_restrictions_pre_filter),
+        cmocka_unit_test(test_read_write_once_pod),
         cmocka_unit_test(test_registered),
         cmocka_unit_test(test_default_profile),
     };

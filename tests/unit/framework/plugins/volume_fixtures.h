@@ -1,11 +1,12 @@
 /* Pods with spec.volumes written as YAML flow lists (upstream's volume
  * test tables), and one volume plugin's PreFilter and Filter around a pod:
- * for the VolumeRestrictions and NodeVolumeLimits tests. Include after
+ * for the volume plugins' tests. Include after
  * "testutil.h"; setup and teardown make and free `env`. */
 #ifndef MOONSCHED_TEST_VOLUME_FIXTURES_H
 #define MOONSCHED_TEST_VOLUME_FIXTURES_H
 
 #include "fixtures.h"
+#include "backend/volume_store.h"
 #include "framework/runners.h"
 #include "moonsched/config.h"
 #include "moonsched/framework.h"
@@ -13,17 +14,34 @@
 #include "moonsched/plugin.h"
 
 static fx_env env;
+/* The storage objects the plugins see (ms_handle.volumes); empty unless a
+ * test adds some with store_add. */
+static ms_volume_store *store;
 
 static inline int setup(void **state) {
     (void)state;
     fx_env_init(&env);
+    store = ms_volume_store_new(env.in);
     return 0;
 }
 
 static inline int teardown(void **state) {
     (void)state;
+    ms_volume_store_free(store);
     fx_env_free(&env);
     return 0;
+}
+
+static inline void store_add(ms_storage_kind kind, const char *yaml) {
+    ms_storage_object *o = fx_storage(&env.d, kind, yaml);
+    assert_int_equal(ms_volume_store_set(store, o, NULL), MS_OK);
+    ms_storage_unref(o);
+}
+
+/* Empties the store between cases. */
+static inline void store_reset(void) {
+    ms_volume_store_free(store);
+    store = ms_volume_store_new(env.in);
 }
 
 /* A pod named `name` with spec.volumes = volumes (a YAML flow list; NULL:
@@ -37,6 +55,7 @@ static inline ms_pod *pod_with(const char *name, const char *volumes) {
 
 typedef struct harness {
     const ms_plugin_ops *ops;
+    void *self;                    /* from create (default args), when the plugin has one */
     ms_handle h;
     ms_arena arena;
     void *slots[1];
@@ -47,8 +66,12 @@ static inline void harness_init(harness *hx, const char *plugin, ms_pod *pod) {
     memset(hx, 0, sizeof *hx);
     hx->ops = ms_plugin_lookup(plugin);
     assert_non_null(hx->ops);
-    assert_null(hx->ops->create);
     hx->h.in = env.in;
+    hx->h.volumes = store;
+    if (hx->ops->create) {
+        ms_error err = {0};
+        assert_int_equal(hx->ops->create(NULL, &hx->h, &hx->self, &err), MS_OK);
+    }
     ms_arena_init(&hx->arena, 1024);
     hx->c.pod = pod;
     hx->c.arena = &hx->arena;
@@ -56,7 +79,10 @@ static inline void harness_init(harness *hx, const char *plugin, ms_pod *pod) {
     hx->c.h = &hx->h;
 }
 
-static inline void harness_free(harness *hx) { ms_arena_free(&hx->arena); }
+static inline void harness_free(harness *hx) {
+    if (hx->ops->destroy) hx->ops->destroy(hx->self);
+    ms_arena_free(&hx->arena);
+}
 
 /* The code Filter returns for pod on a node holding `existing` (n pods);
  * *reason receives the first reason. */

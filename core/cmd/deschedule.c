@@ -1,0 +1,411 @@
+/* `moonsched deschedule`: flags, the connection, the Eviction API, the
+ * interval loop under leader election, metrics. The pass itself is
+ * simulate's --deschedule on what the API server listed. */
+#include "cmd/deschedule.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "client/kube_client.h"
+#include "client/kubeconfig.h"
+#include "client/leader_election.h"
+#include "cmd/deschedule_metrics.h"
+#include "cmd/secure_serving.h"
+#include "descheduler/policy.h"
+#include "moonsched/config.h"
+
+void ms_deschedule_options_default(ms_deschedule_options *o) {
+    memset(o, 0, sizeof *o);
+    o->lease_name = "descheduler";
+    o->lease_namespace = "kube-system";
+    o->lease_duration = 15;
+    o->renew_deadline = 10;
+    o->retry_period = 2;
+    o->secure_port = MS_DESCHEDULE_DEFAULT_SECURE_PORT;
+}
+
+/* ---- flags ---------------------------------------------------------------- */
+
+static const char *flag_value(int argc, char **argv, int *i, const char *name) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) == 0 && a[n] == '=') return a + n + 1;
+    if (strcmp(a, name) != 0) return NULL;
+    if (*i + 1 >= argc) return "";
+    return argv[++*i];
+}
+
+static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
+    double d;
+    if (!ms_parse_go_duration(v, &d) || d < 0 || (!allow_zero && d == 0))
+        return ms_error_set(err, MS_EINVAL, "%s: expected a %sduration such as 5m, got \"%s\"", name,
+                            allow_zero ? "" : "positive ", v);
+    *out = d;
+    return MS_OK;
+}
+
+static ms_rc bool_flag(const char *name, const char *a, bool *out, ms_error *err) {
+    size_t n = strlen(name);
+    if (strcmp(a, name) == 0) return *out = true, MS_OK;
+    if (strcmp(a + n, "=true") == 0) return *out = true, MS_OK;
+    if (strcmp(a + n, "=false") == 0) return *out = false, MS_OK;
+    return ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
+}
+
+/* Flags with a value that is a string. */
+static bool string_flag(int argc, char **argv, int *i, ms_deschedule_options *o) {
+    static const struct {
+        const char *name;
+        size_t off;
+    } strs[] = {
+        {"--policy-config-file", offsetof(ms_deschedule_options, policy_file)},
+        {"--kubeconfig", offsetof(ms_deschedule_options, kubeconfig)},
+        {"--config", offsetof(ms_deschedule_options, config_file)},
+        {"--leader-elect-resource-name", offsetof(ms_deschedule_options, lease_name)},
+        {"--leader-elect-resource-namespace", offsetof(ms_deschedule_options, lease_namespace)},
+        {"--bind-address", offsetof(ms_deschedule_options, bind_address)},
+        {"--tls-cert-file", offsetof(ms_deschedule_options, tls_cert_file)},
+        {"--tls-private-key-file", offsetof(ms_deschedule_options, tls_key_file)},
+    };
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+        const char *v = flag_value(argc, argv, i, strs[k].name);
+        if (v) {
+            *(const char **)((char *)o + strs[k].off) = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, const char **policies,
+                      ms_error *err) {
+    const char *a = argv[*i], *v;
+    if (string_flag(argc, argv, i, o)) return MS_OK;
+    if ((v = flag_value(argc, argv, i, "--policy"))) return policies[o->npolicy_files++] = v, MS_OK;
+    if ((v = flag_value(argc, argv, i, "--descheduling-interval")))
+        return duration_flag("--descheduling-interval", v, true, &o->interval, err);
+    if ((v = flag_value(argc, argv, i, "--leader-elect-lease-duration")))
+        return duration_flag("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
+    if ((v = flag_value(argc, argv, i, "--leader-elect-renew-deadline")))
+        return duration_flag("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
+    if ((v = flag_value(argc, argv, i, "--leader-elect-retry-period")))
+        return duration_flag("--leader-elect-retry-period", v, false, &o->retry_period, err);
+    if ((v = flag_value(argc, argv, i, "--secure-port"))) {
+        char *end;
+        long p = strtol(v, &end, 10);
+        if (!*v || *end || p < 0 || p > 65535)
+            return ms_error_set(err, MS_EINVAL, "--secure-port: expected a port (0 to 65535), got \"%s\"", v);
+        o->secure_port = (int32_t)p;
+        return MS_OK;
+    }
+    if ((v = flag_value(argc, argv, i, "--output"))) {
+        if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
+        else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;
+        else return ms_error_set(err, MS_EINVAL, "--output: expected table or json, got \"%s\"", v);
+        return MS_OK;
+    }
+    if (strncmp(a, "--dry-run", 9) == 0 && (!a[9] || a[9] == '=')) return bool_flag("--dry-run", a, &o->dry_run, err);
+    if (strncmp(a, "--leader-elect", 14) == 0 && (!a[14] || a[14] == '='))
+        return bool_flag("--leader-elect", a, &o->leader_elect, err);
+    if (strcmp(a, "--in-cluster") == 0) return o->in_cluster = true, MS_OK;
+    return ms_error_set(err, MS_EINVAL, "unknown argument \"%s\"", a);
+}
+
+ms_rc ms_deschedule_parse_args(int argc, char **argv, ms_deschedule_options *o, const char **policies,
+                               bool *help, ms_error *err) {
+    *help = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            *help = true;
+            return MS_OK;
+        }
+        ms_rc rc = one_flag(argc, argv, &i, o, policies, err);
+        if (rc != MS_OK) return rc;
+    }
+    o->policy_files = policies;
+    if (!o->policy_file || !*o->policy_file)
+        return ms_error_set(err, MS_EINVAL, "--policy-config-file is required");
+    if (o->in_cluster && o->kubeconfig)
+        return ms_error_set(err, MS_EINVAL, "--in-cluster and --kubeconfig exclude each other");
+    if (o->leader_elect && o->interval == 0)
+        return ms_error_set(err, MS_EINVAL, "leaderElection must be used with deschedulingInterval");
+    return MS_OK;
+}
+
+/* ---- the Eviction API ------------------------------------------------------- */
+
+typedef struct desched {
+    const ms_deschedule_options *o;
+    ms_kubeconfig kc;
+    ms_kube_client *client;
+    ms_desched_metrics *metrics;
+    ms_secure_serving *https;
+    ms_leader_elector *elector;
+    const char *eviction_version;  /* "policy/v1" or "policy/v1beta1" */
+    char pdb_path[64];
+    uint32_t evicted, failed;
+} desched;
+
+/* The server's message of a failed request, or its status. */
+static void answer_message(const ms_kube_response *r, char *buf, size_t n) {
+    cJSON *j = r->body ? cJSON_ParseWithLength(r->body, r->len) : NULL;
+    const cJSON *m = j ? cJSON_GetObjectItemCaseSensitive(j, "message") : NULL;
+    snprintf(buf, n, "%s", cJSON_IsString(m) ? m->valuestring : "no message");
+    cJSON_Delete(j);
+}
+
+static const char *evict(void *ctx, const ms_interner *in, const ms_pod *pod, const char *profile,
+                         const char *strategy, ms_str to, char *why, size_t n) {
+    desched *d = ctx;
+    const char *ns = ms_str_get(in, pod->meta.namespace_), *name = ms_str_get(in, pod->meta.name);
+    const char *node = ms_str_get(in, pod->node_name), *dest = ms_str_get(in, to);
+    if (d->o->dry_run) return NULL;
+    char path[600], body[900], msg[300];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", ns, name);
+    /* Names and UIDs are DNS labels and UUIDs: nothing to escape. */
+    snprintf(body, sizeof body,
+             "{\"apiVersion\":\"%s\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\"}"
+             "%s%s%s}",
+             d->eviction_version, name, ns, pod->meta.uid[0] ? ",\"deleteOptions\":{\"preconditions\":{\"uid\":\"" : "",
+             pod->meta.uid, pod->meta.uid[0] ? "\"}}" : "");
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc = ms_kube_post(d->client, path, body, &resp, &err);
+    const char *result = "error", *no = NULL;
+    if (rc != MS_OK) {
+        snprintf(why, n, "eviction failed: %s", err.msg);
+        no = why;
+    } else if (resp.status == 200 || resp.status == 201) {
+        result = "success";
+    } else {
+        answer_message(&resp, msg, sizeof msg);
+        if (resp.status == 429) snprintf(why, n, "a PodDisruptionBudget allows no disruption now (429: %s)", msg);
+        else if (resp.status == 404) snprintf(why, n, "the pod is gone (404)");
+        else snprintf(why, n, "eviction failed: HTTP %ld: %s", resp.status, msg);
+        no = why;
+    }
+    ms_kube_response_free(&resp);
+    ms_desched_metrics_evicted(d->metrics, result, strategy, profile, ns, node);
+    if (no) {
+        d->failed++;
+        ms_log(d->o->log, MS_LOG_WARN, "eviction not done", "pod", name, "namespace", ns, "node", node,
+               "strategy", strategy, "reason", no, NULL);
+    } else {
+        d->evicted++;
+        ms_log(d->o->log, MS_LOG_INFO, "evicted pod", "pod", name, "namespace", ns, "node", node, "to", dest,
+               "strategy", strategy, "profile", profile, NULL);
+    }
+    return no;
+}
+
+static void strategy_done(void *ctx, const char *profile, const char *strategy, double seconds) {
+    ms_desched_metrics_strategy(((desched *)ctx)->metrics, strategy, profile, seconds);
+}
+
+/* policy/v1 when the server has it (1.21 on), else policy/v1beta1. */
+static void discover_eviction_version(desched *d) {
+    ms_kube_response resp;
+    ms_error err = {0};
+    bool v1 = ms_kube_get(d->client, "/apis/policy/v1", &resp, &err) == MS_OK && resp.status == 200;
+    ms_kube_response_free(&resp);
+    d->eviction_version = v1 ? "policy/v1" : "policy/v1beta1";
+    snprintf(d->pdb_path, sizeof d->pdb_path, "/apis/%s/poddisruptionbudgets", d->eviction_version);
+    ms_log(d->o->log, MS_LOG_INFO, "eviction API", "version", d->eviction_version, NULL);
+}
+
+/* ---- one pass ------------------------------------------------------------------ */
+
+typedef struct listing {
+    char *text[3];
+    size_t len[3];
+} listing;
+
+static ms_rc list_all(desched *d, listing *l, ms_error *err) {
+    const char *paths[3] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path};
+    for (int i = 0; i < 3; i++) {
+        ms_kube_response resp;
+        ms_rc rc = ms_kube_get(d->client, paths[i], &resp, err);
+        if (rc == MS_OK && resp.status != 200) {
+            /* PodDisruptionBudgets are optional: without them only
+             * PodsWithoutPDB protects more than it should. */
+            if (i == 2) {
+                ms_kube_response_free(&resp);
+                continue;
+            }
+            rc = ms_error_set(err, MS_EIO, "GET %s: HTTP %ld", paths[i], resp.status);
+        }
+        if (rc != MS_OK) {
+            ms_kube_response_free(&resp);
+            return rc;
+        }
+        l->text[i] = resp.body;
+        l->len[i] = resp.len;
+        resp.body = NULL;
+        ms_kube_response_free(&resp);
+    }
+    return MS_OK;
+}
+
+static ms_rc one_pass(desched *d, ms_error *err) {
+    double t0 = ms_clock_monotonic();
+    listing l = {0};
+    ms_rc rc = list_all(d, &l, err);
+    if (rc != MS_OK) return rc;
+    const char *texts[3], *names[3] = {"nodes", "pods", "poddisruptionbudgets"};
+    size_t lens[3];
+    uint32_t nt = 0;
+    for (int i = 0; i < 3; i++)
+        if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = names[i], nt++;
+    ms_deschedule_hooks hooks = {.evict = evict, .strategy_done = strategy_done, .ctx = d};
+    ms_simulate_options so;
+    ms_simulate_options_default(&so);
+    so.config_file = d->o->config_file;
+    so.policy_files = d->o->policy_files;
+    so.npolicy_files = d->o->npolicy_files;
+    so.no_watch = true;
+    so.output = d->o->output;
+    so.deschedule = d->o->policy_file;
+    so.cluster_texts = texts;
+    so.cluster_text_lens = lens;
+    so.cluster_text_names = names;
+    so.ncluster_texts = nt;
+    so.deschedule_hooks = &hooks;
+    ms_simulate_result r;
+    d->evicted = d->failed = 0;
+    rc = ms_simulate_run(&so, stdout, stderr, &r, err);
+    fflush(stdout);
+    for (int i = 0; i < 3; i++) free(l.text[i]);
+    double took = ms_clock_monotonic() - t0;
+    ms_desched_metrics_loop(d->metrics, took);
+    if (rc == MS_OK) {
+        char ev[16], sk[16], secs[32];
+        snprintf(ev, sizeof ev, "%u", r.descheduled);
+        snprintf(sk, sizeof sk, "%u", r.deschedule_skipped);
+        snprintf(secs, sizeof secs, "%.3f", took);
+        ms_log(d->o->log, MS_LOG_INFO, d->o->dry_run ? "descheduling pass (dry run)" : "descheduling pass",
+               "evicted", ev, "skipped", sk, "seconds", secs, NULL);
+    }
+    return rc;
+}
+
+/* ---- setup and the loop ----------------------------------------------------- */
+
+static ms_rc setup_client(desched *d, ms_error *err) {
+    const ms_deschedule_options *o = d->o;
+    ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(&d->kc, NULL, err)
+                             : ms_kubeconfig_load_default(&d->kc, o->kubeconfig, NULL, err);
+    if (rc != MS_OK) return rc;
+    ms_kube_client_options co = {.config = &d->kc, .qps = 50, .burst = 100,
+                                 .user_agent = "moonsched/0.1 (descheduler)", .log = o->log};
+    return ms_kube_client_new(&co, &d->client, err);
+}
+
+static ms_rc setup_serving(desched *d, ms_error *err) {
+    const ms_deschedule_options *o = d->o;
+    if (!(d->metrics = ms_desched_metrics_new())) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (o->secure_port == 0) return MS_OK;
+    ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
+                                    .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
+                                    .authn_config = &d->kc, .authz_config = &d->kc,
+                                    .handler = ms_desched_metrics_serve, .ctx = d->metrics, .log = o->log};
+    ms_rc rc = ms_secure_serving_start(&so, &d->https, err);
+    if (rc != MS_OK) return rc;
+    char port[8];
+    snprintf(port, sizeof port, "%u", ms_secure_serving_port(d->https));
+    ms_log(o->log, MS_LOG_INFO, "serving securely", "port", port, NULL);
+    return MS_OK;
+}
+
+static void leader_gauge(void *ctx, const char *lease, bool leading) {
+    ms_desched_metrics_set_leader(ctx, lease, leading);
+}
+
+static ms_rc setup_election(desched *d, ms_error *err) {
+    const ms_deschedule_options *o = d->o;
+    if (!o->leader_elect) return MS_OK;
+    ms_leader_election le = {.leader_elect = true, .lease_duration = o->lease_duration,
+                             .renew_deadline = o->renew_deadline, .retry_period = o->retry_period,
+                             .resource_name_given = true};
+    snprintf(le.resource_lock, sizeof le.resource_lock, "leases");
+    snprintf(le.resource_name, sizeof le.resource_name, "%s", o->lease_name);
+    snprintf(le.resource_namespace, sizeof le.resource_namespace, "%s", o->lease_namespace);
+    ms_kube_client_options co = {.config = &d->kc, .log = o->log};
+    ms_leader_elector_options eo = {.config = &le, .client = &co, .log = o->log,
+                                    .leading_changed = leader_gauge, .leading_ctx = d->metrics,
+                                    .post_events = true, .event_component = "descheduler"};
+    return ms_leader_elector_start(&eo, &d->elector, err);
+}
+
+/* Waits up to `seconds` for SIGINT or SIGTERM (blocked in every thread):
+ * true when one came. */
+static bool wait_signal(const sigset_t *set, double seconds) {
+    struct timespec ts = {.tv_sec = (time_t)seconds, .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    for (;;) {
+        int sig = sigtimedwait(set, NULL, &ts);
+        if (sig > 0) return true;
+        if (errno != EINTR) return false;
+    }
+}
+
+/* Passes every interval while leading; a failed pass is logged and the
+ * next one tries again (a broken policy file must not crash-loop). */
+static ms_rc loop(desched *d, const sigset_t *set, ms_error *err) {
+    const ms_deschedule_options *o = d->o;
+    for (;;) {
+        if (d->elector && ms_leader_elector_lost(d->elector))
+            return ms_error_set(err, MS_ESTATE, "leaderelection lost");
+        double wait = o->interval;
+        if (!d->elector || ms_leader_elector_leading(d->elector)) {
+            ms_error e = {0};
+            if (one_pass(d, &e) != MS_OK)
+                ms_log(o->log, MS_LOG_ERROR, "descheduling pass failed", "error", e.msg, NULL);
+        } else if (o->retry_period < wait) {
+            wait = o->retry_period;   /* standby: look again soon */
+        }
+        if (wait_signal(set, wait)) return MS_OK;
+    }
+}
+
+static void teardown(desched *d) {
+    ms_leader_elector_stop(d->elector, true);
+    if (d->https) ms_secure_serving_stop(d->https);
+    ms_desched_metrics_free(d->metrics);
+    ms_kube_client_free(d->client);
+    ms_kubeconfig_free(&d->kc);
+}
+
+ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
+    desched d = {.o = o};
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    /* Before any thread starts, so that they all inherit it. */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    ms_rc rc = setup_client(&d, err);
+    if (rc == MS_OK) rc = setup_serving(&d, err);
+    if (rc == MS_OK) discover_eviction_version(&d);
+    if (rc == MS_OK && o->interval == 0) {
+        rc = one_pass(&d, err);
+    } else if (rc == MS_OK) {
+        /* A policy that does not load at start is an error at once; later
+         * ones are logged and retried. */
+        ms_interner *in = ms_interner_new();
+        ms_desched_policy p;
+        rc = in ? ms_desched_policy_load(&p, o->policy_file, in, err) : ms_error_set(err, MS_ENOMEM, "out of memory");
+        if (rc == MS_OK) ms_desched_policy_free(&p);
+        if (in) ms_interner_free(in);
+        if (rc == MS_OK) rc = setup_election(&d, err);
+        if (rc == MS_OK) rc = loop(&d, &set, err);
+    }
+    teardown(&d);
+    return rc;
+}

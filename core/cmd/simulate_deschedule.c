@@ -1,0 +1,193 @@
+/* `simulate --deschedule`: the pass, its placement oracle (the simulated
+ * scheduler, through the caller's move and undo) and the report. */
+#include "cmd/simulate_deschedule.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "descheduler/cluster.h"
+#include "descheduler/descheduler.h"
+#include "descheduler/plugin.h"
+
+typedef struct dsim {
+    const ms_deschedule_sim_options *o;
+    ms_arena reasons;              /* skip reasons built per pod */
+} dsim;
+
+static const char *keep(dsim *d, const char *text) {
+    const char *s = ms_arena_strdup(&d->reasons, text);
+    return s ? s : "out of memory";
+}
+
+/* The placement oracle: where the replacement goes, or why the eviction
+ * is not worth it (then the move is taken back). */
+static const char *place(void *ctx, ms_desched_pass *ps, ms_pod *p, ms_str node, ms_str *dest) {
+    dsim *d = ctx;
+    const ms_deschedule_sim_options *o = d->o;
+    /* A failed pod holds no room and its replacement starts afresh. */
+    if (ms_pod_is_terminal(p)) return NULL;
+    char why[400], text[600];
+    ms_str to = o->move(o->ctx, p, why, sizeof why);
+    const char *reason = NULL;
+    if (to == MS_STR_NONE) {
+        snprintf(text, sizeof text, "it fits nowhere else %s", why);
+        reason = keep(d, text);
+    } else if (to == node) {
+        snprintf(text, sizeof text, "it would land back on %s", ms_str_get(o->in, node));
+        reason = keep(d, text);
+    } else if (ps->plugin && ps->plugin->def->target_violation) {
+        const ms_node_info *target = o->live(o->ctx, to);
+        const char *v = target ? ps->plugin->def->target_violation(ps->plugin->args, ps, p, target) : NULL;
+        if (v) {
+            snprintf(text, sizeof text, "%s (%s)", v, ms_str_get(o->in, to));
+            reason = keep(d, text);
+        }
+    }
+    if (!reason && o->hooks && o->hooks->evict) {
+        char failed[400];
+        const char *no = o->hooks->evict(o->hooks->ctx, o->in, p, ps->profile->name, ps->strategy, to, failed,
+                                         sizeof failed);
+        if (no) reason = keep(d, no);
+    }
+    if (reason) o->undo(o->ctx, p);
+    else *dest = to;
+    return reason;
+}
+
+/* PodsWithoutPDB: a budget of the pod's namespace selects it, by the
+ * API's rule (policy/v1: an empty selector selects every pod; v1beta1:
+ * none), as the Eviction API will apply it. */
+static bool has_pdb(void *ctx, const ms_pod *p) {
+    const ms_deschedule_sim_options *o = ctx;
+    for (uint32_t i = 0; i < o->npdbs; i++) {
+        const ms_pdb *b = o->pdbs[i];
+        if (b->meta.namespace_ != p->meta.namespace_) continue;
+        if (b->selector_empty ? b->api_version == MS_PDB_POLICY_V1
+                              : ms_label_selector_matches(&b->selector, &p->meta.labels, o->in))
+            return true;
+    }
+    return false;
+}
+
+static double percent(const ms_node_info *ni, int r) {
+    int64_t cap = ni->node->allocatable.v[r];
+    return cap > 0 ? (double)ni->requested.v[r] * 100.0 / (double)cap : 0;
+}
+
+static void print_utilisation(dsim *d, const char *title, const ms_desched_cluster *c, bool live) {
+    const ms_deschedule_sim_options *o = d->o;
+    fprintf(o->out, "%s\n%-24s %6s %6s %6s\n", title, "NODE", "CPU%", "MEM%", "PODS");
+    for (uint32_t i = 0; i < c->nnodes; i++) {
+        const ms_node_info *ni = live ? o->live(o->ctx, c->nodes[i]->name) : c->nodes[i];
+        if (!ni || !ni->node) continue;
+        fprintf(o->out, "%-24s %6.1f %6.1f %6lld\n", ms_str_get(o->in, ni->name), percent(ni, MS_RES_CPU),
+                percent(ni, MS_RES_MEMORY), (long long)ni->requested.v[MS_RES_PODS]);
+    }
+    fputc('\n', o->out);
+}
+
+static void print_table(dsim *d, const ms_desched_pass *ps) {
+    FILE *f = d->o->out;
+    const ms_interner *in = d->o->in;
+    char key[320];
+    fprintf(f, "%-40s %-20s %-20s %-40s %s\n", "EVICTED POD", "FROM", "TO", "STRATEGY", "REASON");
+    for (uint32_t i = 0; i < ps->nevictions; i++) {
+        const ms_desched_eviction *e = &ps->evictions[i];
+        ms_pod_key(e->pod, in, key, sizeof key);
+        fprintf(f, "%-40s %-20s %-20s %-40s %s\n", key, ms_str_get(in, e->node),
+                e->dest ? ms_str_get(in, e->dest) : "-", e->strategy, e->reason);
+    }
+    fprintf(f, "\n%-40s %-20s %-40s %s\n", "SKIPPED POD", "NODE", "STRATEGY", "REASON");
+    for (uint32_t i = 0; i < ps->nskips; i++) {
+        const ms_desched_skip *s = &ps->skips[i];
+        ms_pod_key(s->pod, in, key, sizeof key);
+        fprintf(f, "%-40s %-20s %-40s %s\n", key, ms_str_get(in, s->node), s->strategy, s->reason);
+    }
+    fprintf(f, "\n%u evicted, %u skipped\n\n", ps->nevictions, ps->nskips);
+}
+
+static cJSON *pod_json(const ms_interner *in, const ms_pod *p, ms_str node, const char *strategy,
+                       const char *reason) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "namespace", ms_str_get(in, p->meta.namespace_));
+    cJSON_AddStringToObject(o, "name", ms_str_get(in, p->meta.name));
+    cJSON_AddStringToObject(o, "node", ms_str_get(in, node));
+    cJSON_AddStringToObject(o, "strategy", strategy ? strategy : "");
+    cJSON_AddStringToObject(o, "reason", reason);
+    return o;
+}
+
+static void print_json(dsim *d, const ms_desched_pass *ps) {
+    const ms_interner *in = d->o->in;
+    cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "evictions"),
+          *sk = cJSON_AddArrayToObject(root, "skipped");
+    for (uint32_t i = 0; ev && i < ps->nevictions; i++) {
+        const ms_desched_eviction *e = &ps->evictions[i];
+        cJSON *o = pod_json(in, e->pod, e->node, e->strategy, e->reason);
+        if (o && e->dest) cJSON_AddStringToObject(o, "to", ms_str_get(in, e->dest));
+        if (o) cJSON_AddItemToArray(ev, o);
+    }
+    for (uint32_t i = 0; sk && i < ps->nskips; i++) {
+        const ms_desched_skip *s = &ps->skips[i];
+        cJSON *o = pod_json(in, s->pod, s->node, s->strategy, s->reason);
+        if (o) cJSON_AddItemToArray(sk, o);
+    }
+    char *text = root ? cJSON_Print(root) : NULL;
+    if (text) fprintf(d->o->out, "%s\n", text);
+    cJSON_free(text);
+    cJSON_Delete(root);
+}
+
+static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched_cluster *c,
+                      ms_deschedule_sim_result *r, ms_error *err) {
+    const ms_deschedule_sim_options *o = d->o;
+    ms_desched_pass ps;
+    if (ms_desched_pass_init(&ps, policy, o->in, c->nodes, c->nnodes, o->now) != 0) {
+        ms_desched_pass_free(&ps);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    ps.place = place;
+    ps.place_ctx = d;
+    ps.env.has_pdb = has_pdb;
+    ps.env.pdb_ctx = (void *)o;
+    if (o->hooks) {
+        ps.strategy_done = o->hooks->strategy_done;
+        ps.done_ctx = o->hooks->ctx;
+    }
+    ms_desched_run(&ps);
+    ms_rc rc = ps.failed ? ms_error_set(err, MS_ENOMEM, "out of memory") : MS_OK;
+    if (rc == MS_OK && o->output == MS_OUTPUT_JSON) {
+        print_json(d, &ps);
+    } else if (rc == MS_OK) {
+        print_utilisation(d, "BEFORE", c, false);
+        print_table(d, &ps);
+        print_utilisation(d, "AFTER", c, true);
+    }
+    if (r) {
+        r->evicted = ps.nevictions;
+        r->skipped = ps.nskips;
+    }
+    ms_desched_pass_free(&ps);
+    return rc;
+}
+
+ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
+                               ms_error *err) {
+    ms_desched_policy policy;
+    ms_rc rc = ms_desched_policy_load(&policy, o->policy_file, o->in, err);
+    if (rc != MS_OK) return rc;
+    ms_desched_cluster c;
+    if ((rc = ms_desched_cluster_build(&c, o->in, o->nodes, o->nnodes, o->pods, o->npods, err)) != MS_OK) {
+        ms_desched_policy_free(&policy);
+        return rc;
+    }
+    dsim d = {.o = o};
+    ms_arena_init(&d.reasons, 4096);
+    rc = run_pass(&d, &policy, &c, r, err);
+    ms_arena_free(&d.reasons);
+    ms_desched_cluster_free(&c);
+    ms_desched_policy_free(&policy);
+    return rc;
+}

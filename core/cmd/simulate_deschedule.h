@@ -1,0 +1,53 @@
+/* `simulate --deschedule POLICY`: a descheduling pass over a cluster file
+ * (after its pending pods are placed), with placement-aware evictions: each
+ * eviction a strategy plans is tried on the simulated scheduler first (the
+ * pod leaves, its replacement is scheduled with the pod's profile), and
+ * kept only when the replacement lands on another node without a new
+ * violation of the same strategy. Prints utilisation before, every move
+ * and every skip with its reason, and utilisation after. */
+#ifndef MOONSCHED_CMD_SIMULATE_DESCHEDULE_H
+#define MOONSCHED_CMD_SIMULATE_DESCHEDULE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "moonsched/error.h"
+#include "moonsched/node.h"
+#include "moonsched/nodeinfo.h"
+#include "moonsched/pdb.h"
+#include "moonsched/pod.h"
+#include "moonsched/simulate.h"
+
+typedef struct ms_deschedule_sim_options {
+    ms_interner *in;
+    FILE *out;
+    ms_output_format output;
+    const char *policy_file;
+    double now;                    /* the pass's clock (pod ages) */
+    ms_node *const *nodes;
+    uint32_t nnodes;
+    ms_pod *const *pods;           /* bound pods */
+    uint32_t npods;
+    ms_pdb *const *pdbs;           /* for DefaultEvictor's PodsWithoutPDB */
+    uint32_t npdbs;
+    /* The pod is deleted and its replacement scheduled: the node it went
+     * to, or MS_STR_NONE with why (n bytes). */
+    ms_str (*move)(void *ctx, const ms_pod *pod, char *why, size_t n);
+    /* Takes a move back: the replacement goes, the pod is back. */
+    void (*undo)(void *ctx, const ms_pod *pod);
+    /* The scheduler's NodeInfo of a node now (replacements included). */
+    const ms_node_info *(*live)(void *ctx, ms_str node);
+    void *ctx;
+    /* Against a real cluster: the evictions and timings go here. NULL:
+     * a simulation. */
+    const ms_deschedule_hooks *hooks;
+} ms_deschedule_sim_options;
+
+typedef struct ms_deschedule_sim_result {
+    uint32_t evicted, skipped;
+} ms_deschedule_sim_result;
+
+ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
+                               ms_error *err);
+
+#endif

@@ -1,0 +1,157 @@
+/* `moonsched snapshot`: paginated LISTs written as one List. See
+ * cmd/snapshot.h. */
+#include "cmd/snapshot.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/kube_client.h"
+#include "client/kubeconfig.h"
+
+typedef struct resource {
+    const char *path;              /* the collection */
+    const char *fallback;          /* on 404 (servers before 1.21: policy/v1beta1), or NULL */
+    const char *api_version, *fallback_api_version;
+    const char *kind;
+    const char *field_selector;    /* NULL: none */
+} resource;
+
+/* In the order `simulate` feeds them, Pods last. The volume objects
+ * (PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes)
+ * join this table when the scheduler reads them. */
+static const resource resources[] = {
+    {"/api/v1/namespaces", NULL, "v1", NULL, "Namespace", NULL},
+    {"/api/v1/nodes", NULL, "v1", NULL, "Node", NULL},
+    {"/apis/scheduling.k8s.io/v1/priorityclasses", NULL, "scheduling.k8s.io/v1", NULL, "PriorityClass", NULL},
+    {"/apis/policy/v1/poddisruptionbudgets", "/apis/policy/v1beta1/poddisruptionbudgets", "policy/v1",
+     "policy/v1beta1", "PodDisruptionBudget", NULL},
+    /* the pods the scheduler watches: not the finished ones */
+    {"/api/v1/pods", NULL, "v1", NULL, "Pod", "status.phase!=Succeeded,status.phase!=Failed"},
+};
+
+#define PAGE "500"
+
+typedef struct writer {
+    FILE *out;
+    uint32_t written;
+} writer;
+
+/* One item with its type, without managedFields (the server's
+ * bookkeeping, most of an object's size). */
+static void write_item(writer *w, cJSON *item, const char *api_version, const char *kind) {
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "apiVersion");
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "kind");
+    cJSON_AddStringToObject(item, "apiVersion", api_version);
+    cJSON_AddStringToObject(item, "kind", kind);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(item, "metadata"), "managedFields");
+    char *text = cJSON_PrintUnformatted(item);
+    if (!text) return;
+    fprintf(w->out, "%s%s", w->written++ ? ",\n" : "", text);
+    free(text);
+}
+
+/* One page of `path`; *next receives metadata.continue ("" at the end). */
+static ms_rc list_page(ms_kube_client *c, const char *path, const resource *r, const char *api_version,
+                       writer *w, char *next, size_t nnext, long *status, ms_error *err) {
+    ms_kube_response resp;
+    ms_rc rc = ms_kube_get(c, path, &resp, err);
+    *status = resp.status;
+    if (rc == MS_OK && resp.status != 200)
+        rc = ms_error_set(err, MS_EIO, "GET %s: %ld: %.300s", path, resp.status, resp.body ? resp.body : "");
+    cJSON *doc = rc == MS_OK ? cJSON_Parse(resp.body ? resp.body : "") : NULL;
+    if (rc == MS_OK && !doc) rc = ms_error_set(err, MS_EIO, "GET %s: the answer is not JSON", path);
+    ms_kube_response_free(&resp);
+    if (rc != MS_OK) return rc;
+    cJSON *item;
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(doc, "items")) write_item(w, item, api_version, r->kind);
+    const cJSON *cont = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "continue");
+    snprintf(next, nnext, "%s", cJSON_IsString(cont) ? cont->valuestring : "");
+    cJSON_Delete(doc);
+    return MS_OK;
+}
+
+static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, ms_error *err) {
+    const char *base = r->path, *api_version = r->api_version;
+    char next[4096] = "";
+    for (;;) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s?limit=" PAGE, base);
+        if (r->field_selector) {
+            strcat(path, "&fieldSelector=");
+            ms_kube_query_escape(path, sizeof path, r->field_selector);
+        }
+        if (next[0]) {
+            strcat(path, "&continue=");
+            if (!ms_kube_query_escape(path, sizeof path, next))
+                return ms_error_set(err, MS_EIO, "GET %s: continue token too long", base);
+        }
+        long status = 0;
+        ms_rc rc = list_page(c, path, r, api_version, w, next, sizeof next, &status, err);
+        if (rc != MS_OK && status == 404 && r->fallback && base != r->fallback) {
+            base = r->fallback;
+            api_version = r->fallback_api_version;
+            continue;
+        }
+        if (rc != MS_OK) return rc;
+        if (!next[0]) return MS_OK;
+    }
+}
+
+/* One kept object; *missing when it was not kept. */
+static void write_raw(writer *w, const char *raw, const char *api_version, const char *kind, const char *node,
+                      bool *missing) {
+    cJSON *item = raw ? cJSON_Parse(raw) : NULL;
+    if (!item) {
+        *missing = true;
+        return;
+    }
+    if (node) {
+        cJSON *spec = cJSON_GetObjectItemCaseSensitive(item, "spec");
+        cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
+        cJSON_AddStringToObject(spec, "nodeName", node);
+    }
+    write_item(w, item, api_version, kind);
+    cJSON_Delete(item);
+}
+
+ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err) {
+    writer w = {.out = out};
+    bool missing = false;
+    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
+    for (uint32_t i = 0; i < v->nnamespaces; i++)
+        write_raw(&w, v->namespaces[i]->raw, "v1", "Namespace", NULL, &missing);
+    for (uint32_t i = 0; i < v->nnodes; i++) write_raw(&w, v->nodes[i]->raw, "v1", "Node", NULL, &missing);
+    for (uint32_t i = 0; i < v->npdbs; i++)
+        write_raw(&w, v->pdbs[i]->raw, v->pdbs[i]->api_version == MS_PDB_POLICY_V1BETA1 ? "policy/v1beta1" : "policy/v1",
+                  "PodDisruptionBudget", NULL, &missing);
+    for (uint32_t i = 0; i < v->npods; i++) {
+        const ms_pod *p = v->pods[i];
+        write_raw(&w, p->raw, "v1", "Pod", p->node_name != MS_STR_NONE ? ms_str_get(v->in, p->node_name) : NULL,
+                  &missing);
+    }
+    fprintf(out, "\n]}\n");
+    if (missing) return ms_error_set(err, MS_ESTATE, "the scheduler did not keep its objects' JSON");
+    return MS_OK;
+}
+
+ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) {
+    ms_kubeconfig kc;
+    memset(&kc, 0, sizeof kc);
+    ms_rc rc = ms_kubeconfig_load_default(&kc, o->kubeconfig, o->context, err);
+    ms_kube_client *c = NULL;
+    if (rc == MS_OK) {
+        ms_kube_client_options co = {.config = &kc, .user_agent = "moonsched/0.1 (snapshot)"};
+        rc = ms_kube_client_new(&co, &c, err);
+    }
+    ms_kubeconfig_free(&kc);
+    if (rc != MS_OK) return rc;
+    writer w = {.out = out};
+    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++)
+        rc = list_all(c, &resources[i], &w, err);
+    fprintf(out, "\n]}\n");
+    ms_kube_client_free(c);
+    return rc;
+}

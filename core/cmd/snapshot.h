@@ -1,0 +1,34 @@
+/* `moonsched snapshot`: the live state of a cluster, as the scheduler
+ * sees it, in the format `simulate` reads: one JSON List (JSON is YAML
+ * too) of Namespaces, Nodes, PriorityClasses, PodDisruptionBudgets and
+ * Pods (those not Succeeded or Failed, as the scheduler watches them),
+ * each with its apiVersion and kind, in the API server's order (by
+ * namespace and name, the order a fresh `run` receives them in), without
+ * metadata.managedFields. `simulate` on the file with the same
+ * configuration and seed replays the scheduler's decisions for the
+ * pending pods (docs/explain.md, "Snapshot and replay"). */
+#ifndef MOONSCHED_CMD_SNAPSHOT_H
+#define MOONSCHED_CMD_SNAPSHOT_H
+
+#include <stdio.h>
+
+#include "moonsched/error.h"
+#include "scheduler/cluster_view.h"
+
+typedef struct ms_snapshot_options {
+    const char *kubeconfig;        /* NULL: $KUBECONFIG, then ~/.kube/config */
+    const char *context;           /* NULL: the current one */
+} ms_snapshot_options;
+
+/* Writes the List to out. MS_EIO when a LIST failed (err says which). */
+ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err);
+
+/* The same List from a running scheduler's view (its /debug/snapshot):
+ * the objects as the scheduler decoded them (it must keep their JSON:
+ * ms_scheduler_options.keep_objects), a pod on a node with spec.nodeName
+ * set to it (an assumed pod is written bound). MS_ESTATE when the objects
+ * were not kept. PriorityClasses are not in it (the scheduler does not
+ * watch them). */
+ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err);
+
+#endif

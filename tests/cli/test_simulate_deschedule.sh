@@ -1,0 +1,95 @@
+#!/bin/sh
+# `moonsched simulate --deschedule POLICY`: a descheduling pass on cluster
+# files with placement-aware evictions: the moves LowNodeUtilization makes
+# on examples/cluster-hot-node.yaml, and the three ways an eviction is
+# refused (fits nowhere else, lands back, a new violation). TAP output.
+# B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+D=tests/cli/data
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib/tap.sh
+
+tap_need "$M"
+
+"$M" simulate --cluster examples/cluster-hot-node.yaml --deschedule examples/descheduler-policy.yaml \
+    >"$T/t.out" 2>"$T/t.err"
+rc=$?
+check "exit 0, nothing on stderr" sh -c "test $rc -eq 0 && test ! -s '$T/t.err'"
+check "before: node-1 at 80% cpu" sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/t.out' | grep -Eq '^node-1 +80\\.0 +40\\.0 +8\$'"
+check "three pods move off the hot node, each with its destination" \
+    sh -c "grep -Ec '^default/web-[0-9] +node-1 +node-[23] +LowNodeUtilization +node is over its target utilization\$' '$T/t.out' | grep -qx 3"
+check "the replacements land on the idle nodes, never back on node-1" \
+    sh -c "! grep -Eq '^default/web-[0-9] +node-1 +node-1 ' '$T/t.out'"
+check "after: node-1 down to its 50% target" sh -c "sed -n '/^AFTER/,/^\$/p' '$T/t.out' | grep -Eq '^node-1 +50\\.0 +25\\.0 +5\$'"
+check "after: the idle nodes hold 4 pods (db-0 and the 3 moved)" \
+    sh -c "sed -n '/^AFTER/,/^\$/p' '$T/t.out' | awk '/^node-[23] /{n+=\$4} END{exit !(n==4)}'"
+check "totals" has_line "$T/t.out" "3 evicted, 0 skipped"
+
+"$M" simulate --cluster examples/cluster-hot-node.yaml --deschedule examples/descheduler-policy.yaml \
+    --output json >"$T/j.out"
+check "JSON: the same moves" \
+    jq -e '[.evictions[] | "\(.name) \(.node)->\(.to) \(.strategy)"] | length == 3 and all(test("^web-[0-9] node-1->node-[23] LowNodeUtilization$"))' "$T/j.out"
+
+"$M" simulate --cluster $D/deschedule-nowhere.yaml --deschedule $D/deschedule-taints.yaml >"$T/n.out"
+check "fits nowhere else: not evicted, with the scheduler's reason" \
+    sh -c "grep -Eq '^default/batch-0 +big +RemovePodsViolatingNodeTaints +it fits nowhere else \\(unschedulable: 0/3 nodes are available: 1 node\\(s\\) had untolerated taint \\{dedicated: infra\\}, 2 Insufficient cpu' '$T/n.out' && grep -qx '0 evicted, 2 skipped' '$T/n.out'"
+check "nothing moved: utilisation unchanged" \
+    sh -c "sed -n '/^AFTER/,/^\$/p' '$T/n.out' | grep -Eq '^big +93\\.8 +0\\.0 +2\$'"
+
+"$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/deschedule-taints.yaml >"$T/b.out"
+check "would land back on the node it leaves: not evicted" \
+    sh -c "grep -Eq '^default/web-0 +only +RemovePodsViolatingNodeTaints +it would land back on only\$' '$T/b.out' && grep -qx '0 evicted, 1 skipped' '$T/b.out'"
+
+"$M" simulate --cluster $D/deschedule-violation.yaml --deschedule $D/deschedule-low.yaml >"$T/v.out"
+check "would make the target overutilized: not evicted" \
+    sh -c "grep -Eq '^default/a +node-1 +LowNodeUtilization +it would make the node it lands on overutilized \\(node-[23]\\)\$' '$T/v.out' && grep -qx '0 evicted, 2 skipped' '$T/v.out'"
+
+"$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/no-such-policy.yaml >"$T/e.out" 2>"$T/e.err"
+rc=$?
+check "a missing policy file: exit 2 with the file named" sh -c "test $rc -ne 0 && grep -q 'no-such-policy.yaml' '$T/e.err'"
+printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - {name: Nope}\n' >"$T/bad.yaml"
+"$M" simulate --cluster $D/deschedule-back.yaml --deschedule "$T/bad.yaml" >"$T/e.out" 2>"$T/e.err"
+rc=$?
+check "an invalid policy: upstream's message" sh -c "test $rc -ne 0 && grep -q 'in profile p: plugin Nope in pluginConfig not registered' '$T/e.err'"
+
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule $D/deschedule-lua.yaml >"$T/l.out" 2>"$T/l.err"
+rc=$?
+check "a Lua strategy: exit 0" sh -c "test $rc -eq 0 && test ! -s '$T/l.err'"
+check "lua:drain evicts per_pass pods of the drained node, lowest priority first, with its reason" \
+    sh -c "grep -E '^default/' '$T/l.out' | awk '{print \$1, \$2, \$3, \$4}' | tr '\n' ';' | grep -qx 'default/api-1 old new lua:drain;default/api-2 old new lua:drain;'"
+check "... the policy's reason" has_text "$T/l.out" "node old is being drained"
+check "... and never the pinned pod" sh -c "! grep -q pinned-0 '$T/l.out'"
+printf 'local p = { name = "broken" }\nfunction p.deschedule(nodes) return 42 end\nfunction p.evictable() return true end\nreturn p\n' >"$T/broken.lua"
+sed "s|policies/deschedule-drain.lua|$T/broken.lua|" $D/deschedule-lua.yaml >"$T/broken.yaml"
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/broken.yaml" >"$T/x.out" 2>"$T/x.err"
+rc=$?
+check "a failing deschedule hook: nothing evicted, the error on stderr" \
+    sh -c "test $rc -eq 0 && grep -qx '0 evicted, 0 skipped' '$T/x.out' && grep -q 'deschedule returned a number' '$T/x.err'"
+printf 'return { name = "x", deschedule = function( end }\n' >"$T/syntax.lua"
+sed "s|policies/deschedule-drain.lua|$T/syntax.lua|" $D/deschedule-lua.yaml >"$T/syntax.yaml"
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/syntax.yaml" >"$T/y.out" 2>"$T/y.err"
+rc=$?
+check "a Lua file that does not load: exit 2, the profile, the plugin and the line" \
+    sh -c "test $rc -eq 2 && grep -q 'profile \"drain\": lua:drain: .*syntax.lua:1:' '$T/y.err'"
+
+"$M" simulate --generate shape=deschedule,nodes=4,bound-pods=40,zones=2 --deschedule tests/bench/deschedule-policy.yaml \
+    --stats >"$T/g.out" 2>"$T/g.err"
+check "generated shape=deschedule: the bound pods fill half the nodes" \
+    sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/g.out' | awk '\$1 ~ /^node-/ {print \$1, \$4}' | tr '\n' ';' | grep -qx 'node-0 20;node-1 20;node-2 0;node-3 0;'"
+check "... the ReplicaSet's pods move to the idle half, none skipped for want of a reason" \
+    sh -c "grep -Eq '^default/bound-[0-9]+ +node-[01] +node-[23] +LowNodeUtilization ' '$T/g.out'"
+check "--stats: the pass's time and evictions per second" \
+    sh -c "grep -Eq '^descheduled: +[1-9][0-9]* evicted, [0-9]+ skipped' '$T/g.err' && grep -Eq '^deschedule time: +[0-9.]+ s' '$T/g.err' && grep -Eq '^evictions/s: +[0-9]+' '$T/g.err'"
+
+"$M" simulate --cluster $D/deschedule-preempt.yaml --deschedule $D/deschedule-taints.yaml >"$T/p.out"
+check "a replacement that would have to preempt: not evicted" \
+    sh -c "grep -Eq '^default/vip +tainted +RemovePodsViolatingNodeTaints +it fits nowhere else \\(only by preempting default/filler\\)\$' '$T/p.out'"
+check "... and nothing preempted: the filler keeps its node" \
+    sh -c "sed -n '/^AFTER/,/^\$/p' '$T/p.out' | grep -Eq '^full +87\\.5 '"
+"$M" simulate --cluster $D/deschedule-preempt.yaml --deschedule $D/deschedule-taints-pdb.yaml >"$T/q.out"
+check "PodsWithoutPDB: a pod no budget selects is protected" \
+    sh -c "grep -Eq '^default/other +tainted +RemovePodsViolatingNodeTaints +pod does not have a PodDisruptionBudget and is protected against eviction\$' '$T/q.out'"
+tap_done
