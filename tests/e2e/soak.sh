@@ -48,17 +48,6 @@ soak_cleanup() {
 }
 trap soak_cleanup EXIT
 
-# The API server killed and started again on the same etcd and port (the
-# kubeconfigs keep working); true once it is ready.
-restart_apiserver() {
-    local pid port
-    pid=$(cat "$dir/apiserver.pid") port=$(cat "$dir/apiserver.port")
-    kill -9 "$pid"
-    wait "$pid" 2>/dev/null
-    kube_launch_apiserver "$dir" "$bin" "$(cat "$dir/etcd.port")" "$port"
-    wait_for 90 "curl -sf --cacert '$dir/ca.crt' -H 'Authorization: Bearer $(cat "$dir/admin.token")' '$KUBE_URL/readyz' >/dev/null 2>&1"
-}
-
 api policy "$dir" 0
 seconds=${SOAK_SECONDS:-$((SOAK_MINUTES * 60))}
 api churn "$dir" "$seconds" "${SOAK_NODE_EVERY:-10}" "${SOAK_POLICY_EVERY:-30}" >"$dir/churn.log" 2>&1 &
@@ -79,7 +68,8 @@ for ((i = 1; i <= samples; i++)); do
         if [ "$restarted" = 0 ] && [ $((SECONDS - start)) -ge $((seconds / 2)) ]; then
             restarted=1
             t0=$SECONDS
-            if restart_apiserver; then restarted=2; fi
+            # (same etcd and port: the kubeconfigs keep working)
+            if KUBE_BIN=$bin kube_restart_apiserver "$dir" >>"$dir/start.log" 2>&1; then restarted=2; fi
             echo "# the API server SIGKILLed and started again on the same etcd: ready after $((SECONDS - t0)) s"
         fi
     done
