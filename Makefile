@@ -54,7 +54,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live deps deps-test unit unit-asan fuzz fuzz-long e2e image clean
+.PHONY: all build run test bench bench-live soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -191,6 +191,14 @@ bench-live: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@bash tests/bench/live.sh
+
+# moonsched run for SOAK_MINUTES (default 30) on a real kube-apiserver under
+# churn, an API server restart half-way; RSS, descriptors and threads every
+# minute (tests/e2e/soak.sh, docs/reliability.md).
+soak: all
+	@sh tests/ensure-packages.sh $(DEB_LIVE)
+	@bash tests/e2e/build-kube.sh >/dev/null
+	@SOAK_MINUTES=$${SOAK_MINUTES:-30} B=$(B) nice -n $${SOAK_NICE:-5} bash tests/e2e/soak.sh
 
 # The container image (deploy/Containerfile), tagged localhost/moonsched:latest
 # and :VERSION; IMAGE, BUILD_IMAGE, RUNTIME_IMAGE as deploy/build-image.sh says.

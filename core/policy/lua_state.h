@@ -21,6 +21,7 @@ struct ms_lua_state {
     ms_lua_runtime *rt;
     lua_State *L;
     size_t used, cap;
+    size_t peak;                   /* the most `used` has been since the last give_back */
     double budget;                 /* seconds per call */
     bool oom;                      /* the allocator refused since the call began */
     _Atomic bool killed;           /* the watchdog stopped the current call */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,6 +23,17 @@ static inline char *tu_repeat(const char *prefix, char c, size_t n, const char *
     memset(s + lp, c, n);
     memcpy(s + lp + n, suffix, ls + 1);
     return s;
+}
+
+/* The process's resident set in KiB, for the tests that check memory
+ * goes back where it was. */
+static inline long tu_rss_kib(void) {
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%ld %ld", &pages, &resident), 2);
+    fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* The value of the series `key` (name and labels, as rendered) in a
