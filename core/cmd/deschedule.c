@@ -20,6 +20,7 @@
 #include "client/leader_election.h"
 #include "cmd/deschedule_metrics.h"
 #include "cmd/secure_serving.h"
+#include "cmd/snapshot.h"
 #include "descheduler/policy.h"
 #include "descheduler/policy_source.h"
 #include "moonsched/config.h"
@@ -284,25 +285,47 @@ static void reload(desched *d) {
 /* ---- one pass ------------------------------------------------------------------ */
 
 /* What a pass lists: nodes and pods are needed; PodDisruptionBudgets
- * (PodsWithoutPDB), namespaces (namespaceLabelSelector) and claims
- * (protectedStorageClasses) are optional: without them a pass goes on, as
- * if there were none, and says so. */
+ * (PodsWithoutPDB) and namespaces (namespaceLabelSelector) are optional:
+ * without them a pass goes on, as if there were none, and says so. The
+ * volume objects come as `moonsched snapshot` lists them, each kind
+ * optional too: claims for protectedStorageClasses, and all of them for
+ * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. */
 #define NLISTS 5
+#define VOLUMES 4
 static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
-                                               "persistentvolumeclaims"};
+                                               "volume objects"};
 static const char *const list_effects[NLISTS] = {
-    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector",
-    "no claim is known: protectedStorageClasses protects every pod with one"};
+    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector", NULL};
 
 typedef struct listing {
     char *text[NLISTS];
     size_t len[NLISTS];
 } listing;
 
+static void volumes_unlisted(void *ctx, const char *path, long status, const char *msg) {
+    const desched *d = ctx;
+    char st[16];
+    snprintf(st, sizeof st, "%ld", status);
+    bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
+    const char *effect = claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
+                                  "and a pod with a claim fits nowhere in predictions"
+                                : "predictions go on without this kind: a pod that needs it may fit nowhere";
+    ms_log(d->o->log, MS_LOG_WARN, "volume objects not listed", "path", path, "status", st, "error", msg, "effect",
+           effect, NULL);
+}
+
+/* The volume objects, in one List. */
+static ms_rc list_volumes(desched *d, listing *l, ms_error *err) {
+    FILE *f = open_memstream(&l->text[VOLUMES], &l->len[VOLUMES]);
+    if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rc rc = ms_snapshot_write_volumes(d->client, f, volumes_unlisted, d, err);
+    if (fclose(f) != 0 && rc == MS_OK) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    return rc;
+}
+
 static ms_rc list_all(desched *d, listing *l, ms_error *err) {
-    const char *paths[NLISTS] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces",
-                                 "/api/v1/persistentvolumeclaims"};
-    for (int i = 0; i < NLISTS; i++) {
+    const char *paths[VOLUMES] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces"};
+    for (int i = 0; i < VOLUMES; i++) {
         ms_kube_response resp;
         ms_rc rc = ms_kube_get(d->client, paths[i], &resp, err);
         if (rc == MS_OK && resp.status != 200) {
@@ -325,7 +348,7 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
         resp.body = NULL;
         ms_kube_response_free(&resp);
     }
-    return MS_OK;
+    return list_volumes(d, l, err);
 }
 
 static ms_rc one_pass(desched *d, ms_error *err) {
