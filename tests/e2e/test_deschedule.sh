@@ -19,6 +19,11 @@
 #     refused (log, moonsched_policy_reloads_total, a PolicyReloadFailed
 #     Event) while passes go on with the running version; a fixed one
 #     takes effect at the next pass.
+#  8. pods with claims: the pass lists the volume objects, so the
+#     prediction's VolumeBinding sees the PersistentVolumes: a pod whose
+#     claim is bound to a network PV (no node affinity) is evicted towards
+#     another node; one bound to a local PV of its node is skipped, it
+#     would land back there.
 #
 # There is no kubelet and no ReplicaSet controller: a background loop plays
 # both, force-deleting pods with a deletionTimestamp and creating, for each
@@ -286,5 +291,38 @@ check_eval "... logged as reloaded, counted, and a PolicyReloaded Event" \
 kill -TERM "$ds_pid"
 wait "$ds_pid"
 ds_pid=""
+
+# --- 8: pods with claims bound to PersistentVolumes ----------------------------------
+# No PV controller runs: each claim and its PV are bound by hand, as the PV
+# controller leaves them (the claim's volumeName and bind-completed
+# annotation, the PV's claimRef with the claim's uid, both phases Bound).
+mknode drain-h 10 '{"pool":"h","moonsched.io/drain":"true","kubernetes.io/hostname":"drain-h"}'
+mknode keep-h 40 '{"pool":"h","kubernetes.io/hostname":"keep-h"}'
+bound_claim() {   # claim pv pv-source-and-affinity-json
+    local uid
+    uid=$(kube_api POST /api/v1/namespaces/default/persistentvolumeclaims \
+        "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"$1\",\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"\",\"volumeName\":\"$2\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}" |
+        jq -r .metadata.uid)
+    kube_api POST /api/v1/persistentvolumes \
+        "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"$2\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"\",\"claimRef\":{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"namespace\":\"default\",\"name\":\"$1\",\"uid\":\"$uid\"},$3}}" >/dev/null
+    kube_api PUT "/api/v1/persistentvolumes/$2/status" \
+        "$(kube_api GET "/api/v1/persistentvolumes/$2" | jq -c '.status.phase = "Bound"')" >/dev/null
+    kube_api PUT "/api/v1/namespaces/default/persistentvolumeclaims/$1/status" \
+        "$(kube_api GET "/api/v1/namespaces/default/persistentvolumeclaims/$1" | jq -c '.status = {phase: "Bound", accessModes: ["ReadWriteOnce"], capacity: {storage: "1Gi"}}')" >/dev/null
+}
+bound_claim c-net pv-net '"nfs":{"server":"127.0.0.1","path":"/export"}'
+bound_claim c-local pv-local '"local":{"path":"/mnt/disk"},"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["drain-h"]}]}]}}'
+check_eval "two claims bound by hand to their PVs" \
+    "[ \"\$(kube_api GET /api/v1/persistentvolumes | jq -r '[.items[] | select(.status.phase == \"Bound\") | .spec.claimRef.name] | sort | join(\",\")')\" = c-local,c-net ]"
+# Both kept in pool h (nodes of the other sections are as empty as keep-h).
+mkpod v-net drain-h 200m vnet ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-net"}}]'
+mkpod v-local drain-h 200m vlocal ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-local"}}]'
+printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=h\nprofiles:\n- name: lua\n  pluginConfig:\n  - {name: lua:drain, args: {file: policies/deschedule-drain.lua, args: {per_pass: 5}}}\n  plugins:\n    deschedule: {enabled: [lua:drain]}\n    filter: {enabled: [DefaultEvictor]}\n' >"$dir/vol.yaml"
+ds vol --policy-config-file "$dir/vol.yaml"
+check_eval "a pod on a network PV (no node affinity) is evicted with a predicted node" \
+    "grep -Eq '^default/v-net +drain-h +keep-h +lua:drain ' \"\$dir/ds-vol.out\""
+check_eval "a pod on a local PV of its node is skipped: it would land back there" \
+    "grep -Eq '^default/v-local +drain-h +lua:drain +it would land back on drain-h' \"\$dir/ds-vol.out\" && exists v-local"
+check_eval "... and the network PV's replacement lands where predicted" "wait_for 20 '[ \"\$(node_of v-net-r)\" = keep-h ]'"
 check_eval "moonsched run still up" "kill -0 $ms_pid"
 tap_done
