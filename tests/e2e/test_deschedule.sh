@@ -18,7 +18,8 @@
 #  7. hot reload with an interval: a broken edit of a Lua strategy is
 #     refused (log, moonsched_policy_reloads_total, a PolicyReloadFailed
 #     Event) while passes go on with the running version; a fixed one
-#     takes effect at the next pass.
+#     takes effect at the next pass; the same for a --policy file of the
+#     predictions.
 #  8. pods with claims: the pass lists the volume objects, so the
 #     prediction's VolumeBinding sees the PersistentVolumes: a pod whose
 #     claim is bound to a network PV (no node affinity) is evicted towards
@@ -263,8 +264,10 @@ mkpod h-0 drain-g 200m hot
 printf 'local p = {name = "hot"}\nfunction p.deschedule(nodes) return {} end\nreturn p\n' >"$dir/hot.lua"
 printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=g\nprofiles:\n- name: hot\n  pluginConfig:\n  - {name: lua:hot, args: {file: %s}}\n  plugins:\n    deschedule: {enabled: [lua:hot]}\n' \
     "$dir/hot.lua" >"$dir/hot.yaml"
+# A scheduling policy for the predictions too (--policy), reloaded the same way.
+printf 'local p = {name = "sched"}\nfunction p.score(pod, node) return 0 end\nreturn p\n' >"$dir/sched.lua"
 port=$(kube_free_port)
-"$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/hot.yaml" \
+"$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/hot.yaml" --policy "$dir/sched.lua" \
     --descheduling-interval 1s --secure-port="$port" --bind-address=127.0.0.1 >"$dir/ds-hot.out" 2>"$dir/ds-hot.log" &
 ds_pid=$!
 passes() { grep -c 'msg="descheduling pass"' "$dir/ds-hot.log"; }
@@ -288,6 +291,16 @@ check_eval "a fixed version takes effect at the next pass: the drained node's po
     "wait_for 10 'grep -q \"msg=\\\"evicted pod\\\" pod=h-0 .*strategy=lua:hot\" \"\$dir/ds-hot.log\"'"
 check_eval "... logged as reloaded, counted, and a PolicyReloaded Event" \
     "grep -q 'msg=\"reloaded\"' \"\$dir/ds-hot.log\" && scrape | grep -qx 'moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"ok\"} 1' && wait_for 5 'events PolicyReloaded | grep -q hot.yaml'"
+printf 'local p = {name = "sched"\nreturn p\n' >"$dir/sched.lua"
+check_eval "a broken edit of a --policy file: refused with the Lua message" \
+    "wait_for 10 'grep -q \"msg=\\\"reload refused\\\" file=[^ ]*sched.lua plugin=lua:sched .*sched.lua:2: .}. expected\" \"\$dir/ds-hot.log\"'"
+before=$(passes)
+check_eval "... passes go on with its running version (none fails), refused once" \
+    "wait_for 10 '[ \$(passes) -ge \$((before + 2)) ]' && ! grep -q 'descheduling pass failed' \"\$dir/ds-hot.log\" &&
+     [ \$(grep -c 'msg=\"reload refused\" file=[^ ]*sched.lua' \"\$dir/ds-hot.log\") -eq 1 ]"
+check_eval "... counted: moonsched_policy_reloads_total{plugin=\"lua:sched\",result=\"refused\"} 1, and an Event" \
+    "scrape | grep -qx 'moonsched_policy_reloads_total{plugin=\"lua:sched\",profile=\"\",result=\"refused\"} 1' &&
+     wait_for 5 'events PolicyReloadFailed | grep -q \"reload of .*sched.lua failed, the running version stays\"'"
 kill -TERM "$ds_pid"
 wait "$ds_pid"
 ds_pid=""
