@@ -19,9 +19,10 @@
 #include "client/event_recorder.h"
 #include "client/leader_election.h"
 #include "cmd/deschedule_metrics.h"
+#include "cmd/deschedule_sources.h"
 #include "cmd/secure_serving.h"
+#include "cmd/snapshot.h"
 #include "descheduler/policy.h"
-#include "descheduler/policy_source.h"
 #include "moonsched/config.h"
 
 void ms_deschedule_options_default(ms_deschedule_options *o) {
@@ -161,9 +162,9 @@ typedef struct desched {
     const char *eviction_version;  /* "policy/v1" or "policy/v1beta1" */
     char pdb_path[64];
     uint32_t evicted, failed;
-    /* With an interval: the policy's running version, reloaded before
-     * each pass; events about reloads. */
-    ms_desched_policy_source *source;
+    /* With an interval: the running versions of the policy and of the
+     * --policy files, reloaded before each pass; events about reloads. */
+    ms_desched_sources *sources;
     ms_event_recorder *recorder;
 } desched;
 
@@ -236,11 +237,6 @@ static void discover_eviction_version(desched *d) {
 
 /* ---- reloading the policy ------------------------------------------------- */
 
-static ms_rc read_running(void *ctx, const char *path, char **text, size_t *len, ms_error *err) {
-    const ms_desched_reader *rd = ms_desched_policy_source_reader(((desched *)ctx)->source);
-    return rd->read(rd->ctx, path, text, len, err);
-}
-
 /* An Event about the descheduler itself: its Pod (POD_NAME and
  * POD_NAMESPACE from the downward API), else its Lease, as `run` reports
  * about the scheduler. Best effort: a failure is logged. */
@@ -260,49 +256,73 @@ static void post_event(desched *d, const char *type, const char *reason, const c
     ms_event_post_free(&post);
 }
 
-/* Before a pass: a new version of the policy's files runs from this pass
- * on; a broken one is reported once (log, metric, Event) and the running
- * version stays. */
-static void reload(desched *d) {
-    ms_error e = {0};
-    ms_desched_reload r = ms_desched_policy_source_check(d->source, &e);
-    if (r == MS_DESCHED_RELOAD_SAME) return;
-    const char *file = d->o->policy_file;
+static ms_rc read_running(void *ctx, const char *path, char **text, size_t *len, ms_error *err) {
+    return ms_desched_sources_read(((desched *)ctx)->sources, path, text, len, err);
+}
+
+/* A new version of the policy's files, or of a --policy file, runs from
+ * this pass on; a broken one is reported once (log, metric, Event) and
+ * the running version stays. */
+static void reported(void *ctx, const char *plugin, const char *file, bool ok, const char *msg) {
+    desched *d = ctx;
     char note[1200];
-    bool ok = r == MS_DESCHED_RELOAD_OK;
-    ms_desched_metrics_reload(d->metrics, ok);
+    ms_desched_metrics_reload(d->metrics, plugin, ok);
     if (ok) {
         snprintf(note, sizeof note, "reloaded from %s", file);
-        ms_log(d->o->log, MS_LOG_INFO, "reloaded", "file", file, NULL);
+        ms_log(d->o->log, MS_LOG_INFO, "reloaded", "file", file, "plugin", plugin, NULL);
     } else {
-        snprintf(note, sizeof note, "reload of %s failed, the running version stays: %s", file, e.msg);
-        ms_log(d->o->log, MS_LOG_ERROR, "reload refused", "file", file, "message", note, NULL);
+        snprintf(note, sizeof note, "reload of %s failed, the running version stays: %s", file, msg);
+        ms_log(d->o->log, MS_LOG_ERROR, "reload refused", "file", file, "plugin", plugin, "message", note, NULL);
     }
     post_event(d, ok ? "Normal" : "Warning", ok ? "PolicyReloaded" : "PolicyReloadFailed", note);
 }
 
+static void reload(desched *d) { ms_desched_sources_check(d->sources, reported, d); }
+
 /* ---- one pass ------------------------------------------------------------------ */
 
 /* What a pass lists: nodes and pods are needed; PodDisruptionBudgets
- * (PodsWithoutPDB), namespaces (namespaceLabelSelector) and claims
- * (protectedStorageClasses) are optional: without them a pass goes on, as
- * if there were none, and says so. */
+ * (PodsWithoutPDB) and namespaces (namespaceLabelSelector) are optional:
+ * without them a pass goes on, as if there were none, and says so. The
+ * volume objects come as `moonsched snapshot` lists them, each kind
+ * optional too: claims for protectedStorageClasses, and all of them for
+ * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. */
 #define NLISTS 5
+#define VOLUMES 4
 static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
-                                               "persistentvolumeclaims"};
+                                               "volume objects"};
 static const char *const list_effects[NLISTS] = {
-    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector",
-    "no claim is known: protectedStorageClasses protects every pod with one"};
+    NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector", NULL};
 
 typedef struct listing {
     char *text[NLISTS];
     size_t len[NLISTS];
 } listing;
 
+static void volumes_unlisted(void *ctx, const char *path, long status, const char *msg) {
+    const desched *d = ctx;
+    char st[16];
+    snprintf(st, sizeof st, "%ld", status);
+    bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
+    const char *effect = claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
+                                  "and a pod with a claim fits nowhere in predictions"
+                                : "predictions go on without this kind: a pod that needs it may fit nowhere";
+    ms_log(d->o->log, MS_LOG_WARN, "volume objects not listed", "path", path, "status", st, "error", msg, "effect",
+           effect, NULL);
+}
+
+/* The volume objects, in one List. */
+static ms_rc list_volumes(desched *d, listing *l, ms_error *err) {
+    FILE *f = open_memstream(&l->text[VOLUMES], &l->len[VOLUMES]);
+    if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rc rc = ms_snapshot_write_volumes(d->client, f, volumes_unlisted, d, err);
+    if (fclose(f) != 0 && rc == MS_OK) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    return rc;
+}
+
 static ms_rc list_all(desched *d, listing *l, ms_error *err) {
-    const char *paths[NLISTS] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces",
-                                 "/api/v1/persistentvolumeclaims"};
-    for (int i = 0; i < NLISTS; i++) {
+    const char *paths[VOLUMES] = {"/api/v1/nodes", "/api/v1/pods", d->pdb_path, "/api/v1/namespaces"};
+    for (int i = 0; i < VOLUMES; i++) {
         ms_kube_response resp;
         ms_rc rc = ms_kube_get(d->client, paths[i], &resp, err);
         if (rc == MS_OK && resp.status != 200) {
@@ -325,7 +345,7 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
         resp.body = NULL;
         ms_kube_response_free(&resp);
     }
-    return MS_OK;
+    return list_volumes(d, l, err);
 }
 
 static ms_rc one_pass(desched *d, ms_error *err) {
@@ -339,7 +359,7 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     for (int i = 0; i < NLISTS; i++)
         if (l.text[i]) texts[nt] = l.text[i], lens[nt] = l.len[i], names[nt] = list_names[i], nt++;
     ms_deschedule_hooks hooks = {.evict = evict, .strategy_done = strategy_done, .ctx = d};
-    if (d->source) hooks.read_file = read_running;
+    if (d->sources) hooks.read_file = read_running;
     ms_simulate_options so;
     ms_simulate_options_default(&so);
     so.config_file = d->o->config_file;
@@ -450,11 +470,11 @@ static ms_rc loop(desched *d, const sigset_t *set, ms_error *err) {
     }
 }
 
-/* The policy must load at start; later versions are reloaded. */
-static ms_rc setup_source(desched *d, ms_desched_policy_source *src, ms_error *err) {
-    ms_desched_policy_source_init(src, d->o->policy_file);
-    d->source = src;
-    if (ms_desched_policy_source_check(src, err) != MS_DESCHED_RELOAD_OK) return MS_EINVAL;
+/* The policies must load at start; later versions are reloaded. */
+static ms_rc setup_sources(desched *d, ms_desched_sources *src, ms_error *err) {
+    d->sources = src;
+    ms_rc rc = ms_desched_sources_start(src, d->o->policy_file, d->o->policy_files, d->o->npolicy_files, err);
+    if (rc != MS_OK) return rc;
     ms_event_recorder_options ro = {.controller = "descheduler", .instance = "descheduler"};
     if (!(d->recorder = ms_event_recorder_new(&ro))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
@@ -462,7 +482,7 @@ static ms_rc setup_source(desched *d, ms_desched_policy_source *src, ms_error *e
 
 static void teardown(desched *d) {
     ms_event_recorder_free(d->recorder);
-    if (d->source) ms_desched_policy_source_free(d->source);
+    if (d->sources) ms_desched_sources_free(d->sources);
     ms_leader_elector_stop(d->elector, true);
     if (d->https) ms_secure_serving_stop(d->https);
     ms_desched_metrics_free(d->metrics);
@@ -472,7 +492,7 @@ static void teardown(desched *d) {
 
 ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
     desched d = {.o = o};
-    ms_desched_policy_source src;
+    ms_desched_sources src;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -485,7 +505,7 @@ ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
     if (rc == MS_OK && o->interval == 0) {
         rc = one_pass(&d, err);
     } else if (rc == MS_OK) {
-        rc = setup_source(&d, &src, err);
+        rc = setup_sources(&d, &src, err);
         if (rc == MS_OK) rc = setup_election(&d, err);
         if (rc == MS_OK) rc = loop(&d, &set, err);
     }

@@ -36,7 +36,8 @@ struct ms_desched_metrics {
     histogram loop;
     char lease[256];
     int leader;                    /* -1: no election */
-    unsigned long long reloads[2]; /* refused, ok */
+    series *reloads;               /* per plugin, ok then refused */
+    uint32_t nreloads, rlcap;
 };
 
 ms_desched_metrics *ms_desched_metrics_new(void) {
@@ -51,8 +52,10 @@ void ms_desched_metrics_free(ms_desched_metrics *m) {
     if (!m) return;
     for (uint32_t i = 0; i < m->nevicted; i++) free(m->evicted[i].labels);
     for (uint32_t i = 0; i < m->nstrategies; i++) free(m->strategies[i].labels);
+    for (uint32_t i = 0; i < m->nreloads; i++) free(m->reloads[i].labels);
     free(m->evicted);
     free(m->strategies);
+    free(m->reloads);
     pthread_mutex_destroy(&m->mu);
     free(m);
 }
@@ -135,9 +138,25 @@ void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, boo
     pthread_mutex_unlock(&m->mu);
 }
 
-void ms_desched_metrics_reload(ms_desched_metrics *m, bool ok) {
+/* Both series of a plugin, so that a count of 0 shows too. */
+static series *reload_series(ms_desched_metrics *m, const char *plugin, bool ok) {
+    series *s = NULL;
+    for (int r = 1; r >= 0; r--) {
+        ms_buf b = {0};
+        ms_buf_puts(&b, "plugin=\"");
+        put_value(&b, plugin);
+        ms_buf_printf(&b, "\",profile=\"\",result=\"%s\"", r ? "ok" : "refused");
+        series *x = b.failed ? NULL : find(&m->reloads, &m->nreloads, &m->rlcap, b.data);
+        ms_buf_free(&b);
+        if (r == ok) s = x;
+    }
+    return s;
+}
+
+void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool ok) {
     pthread_mutex_lock(&m->mu);
-    m->reloads[ok]++;
+    series *s = reload_series(m, plugin, ok);
+    if (s) s->count++;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -170,12 +189,13 @@ char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len) {
     for (uint32_t i = 0; i < m->nstrategies; i++)
         put_histogram(&b, "descheduler_strategy_duration_seconds", m->strategies[i].labels, &m->strategies[i].h,
                       strategy_bounds, NSTRATEGY);
-    /* As `run` names it; the policy file and its Lua files reload as one. */
+    /* As `run` names it; the policy file and its Lua files reload as one,
+     * each --policy file on its own. */
     ms_buf_puts(&b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
                     "# TYPE moonsched_policy_reloads_total counter\n");
-    ms_buf_printf(&b, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"ok\"} %llu\n"
-                      "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"refused\"} "
-                      "%llu\n", m->reloads[1], m->reloads[0]);
+    if (m->nreloads == 0) reload_series(m, "DeschedulerPolicy", true);
+    for (uint32_t i = 0; i < m->nreloads; i++)
+        ms_buf_printf(&b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
     if (m->leader >= 0) {
         ms_buf_puts(&b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
                         "relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to "

@@ -25,8 +25,9 @@ void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, co
                                  double seconds);
 /* A new version of the policy's files loaded (ok) or was refused:
  * moonsched_policy_reloads_total{plugin="DeschedulerPolicy",profile="",
- * result="ok|refused"}, as `run` counts its policies' reloads. */
-void ms_desched_metrics_reload(ms_desched_metrics *m, bool ok);
+ * result="ok|refused"}, as `run` counts its policies' reloads; a --policy
+ * file's as plugin="lua:<its file name without .lua>". */
+void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool ok);
 void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading);
 
 /* ms_http_handler: /metrics renders; /healthz, /livez, /readyz answer

@@ -1015,6 +1015,10 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         po.shadow_files = o->shadow_files;
         po.nshadow_files = o->nshadow_files;
         po.watch = !o->no_watch;
+        if (o->deschedule_hooks) {
+            po.read_file = o->deschedule_hooks->read_file;
+            po.read_ctx = o->deschedule_hooks->ctx;
+        }
         if ((rc = ms_policy_set_new(cfg, &po, m->in, &m->policies, err)) != MS_OK) return rc;
     }
     ms_scheduler_options so = {

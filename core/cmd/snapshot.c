@@ -80,7 +80,8 @@ static ms_rc list_page(ms_kube_client *c, const char *path, const resource *r, c
     return MS_OK;
 }
 
-static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, ms_error *err) {
+/* *status: the answer of the last request (0 when none came). */
+static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, long *status, ms_error *err) {
     const char *base = r->path, *api_version = r->api_version;
     char next[4096] = "";
     for (;;) {
@@ -95,14 +96,13 @@ static ms_rc list_all(ms_kube_client *c, const resource *r, writer *w, ms_error 
             if (!ms_kube_query_escape(path, sizeof path, next))
                 return ms_error_set(err, MS_EIO, "GET %s: continue token too long", base);
         }
-        long status = 0;
-        ms_rc rc = list_page(c, path, r, api_version, w, next, sizeof next, &status, err);
-        if (rc != MS_OK && status == 404 && r->fallback && base != r->fallback) {
+        ms_rc rc = list_page(c, path, r, api_version, w, next, sizeof next, status, err);
+        if (rc != MS_OK && *status == 404 && r->fallback && base != r->fallback) {
             base = r->fallback;
             api_version = r->fallback_api_version;
             continue;
         }
-        if (rc != MS_OK && status == 404 && r->optional && !next[0]) return MS_OK;
+        if (rc != MS_OK && *status == 404 && r->optional && !next[0]) return MS_OK;
         if (rc != MS_OK) return rc;
         if (!next[0]) return MS_OK;
     }
@@ -164,9 +164,32 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
     if (rc != MS_OK) return rc;
     writer w = {.out = out};
     fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
-    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++)
-        rc = list_all(c, &resources[i], &w, err);
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
+        long status = 0;
+        rc = list_all(c, &resources[i], &w, &status, err);
+    }
     fprintf(out, "\n]}\n");
     ms_kube_client_free(c);
+    return rc;
+}
+
+ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                ms_error *err) {
+    writer w = {.out = out};
+    ms_rc rc = MS_OK;
+    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
+        if (!resources[i].optional) continue;
+        long status = 0;
+        uint32_t before = w.written;
+        rc = list_all(c, &resources[i], &w, &status, err);
+        /* Only a kind refused before any of its items was written can be
+         * left out whole; a failure mid-way is the pass's failure. */
+        if (rc != MS_OK && unlisted && w.written == before && status != 0) {
+            unlisted(ctx, resources[i].path, status, err->msg);
+            rc = MS_OK;
+        }
+    }
+    fprintf(out, "\n]}\n");
     return rc;
 }

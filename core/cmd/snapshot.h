@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "client/kube_client.h"
 #include "moonsched/error.h"
 #include "scheduler/cluster_view.h"
 
@@ -25,6 +26,18 @@ typedef struct ms_snapshot_options {
 
 /* Writes the List to out. MS_EIO when a LIST failed (err says which). */
 ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err);
+
+/* A kind of volume object that could not be listed: its collection, the
+ * answer's status and the error. */
+typedef void (*ms_snapshot_unlisted_fn)(void *ctx, const char *path, long status, const char *msg);
+
+/* A List of the volume objects alone (the kinds above, each left out when
+ * the server does not serve it), through a client of the caller's, for
+ * what needs the scheduler's volume plugins on a live cluster (`moonsched
+ * deschedule`). A kind the server refuses (403, ...) on its first page is
+ * left out and reported to `unlisted`; without one it is an error. */
+ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                ms_error *err);
 
 /* The same List from a running scheduler's view (its /debug/snapshot):
  * the objects as the scheduler decoded them (it must keep their JSON:

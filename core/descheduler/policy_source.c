@@ -3,7 +3,8 @@
  * disk), compared by content so that a file touched or rewritten with the
  * same text is no new version, and loaded in a scratch interner only to
  * learn whether it loads: the pass loads the running one again, in its
- * own interner, from memory. */
+ * own interner, from memory. The same for a scheduling policy file, with
+ * its own `load`. */
 #include "descheduler/policy_source.h"
 
 #include <stdlib.h>
@@ -109,9 +110,21 @@ static bool unchanged(const ms_desched_files *f) {
     return true;
 }
 
+/* Loads the DeschedulerPolicy in a scratch interner. */
+static ms_rc load_policy(const char *path, const ms_desched_reader *rd, ms_error *err) {
+    ms_interner *in = ms_interner_new();
+    if (!in) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_desched_policy p;
+    ms_rc rc = ms_desched_policy_load_with(&p, path, rd, in, err);
+    if (rc == MS_OK) ms_desched_policy_free(&p);
+    ms_interner_free(in);
+    return rc;
+}
+
 void ms_desched_policy_source_init(ms_desched_policy_source *s, const char *path) {
     memset(s, 0, sizeof *s);
     s->path = path;
+    s->load = load_policy;
     s->reader = (ms_desched_reader){replay, &s->good};
 }
 
@@ -121,22 +134,16 @@ void ms_desched_policy_source_free(ms_desched_policy_source *s) {
 }
 
 /* Loads the files as they are on the disk, recording them in `f`. */
-static ms_rc try_load(const char *path, ms_desched_files *f, ms_error *err) {
-    ms_interner *in = ms_interner_new();
-    if (!in) return ms_error_set(err, MS_ENOMEM, "out of memory");
+static ms_rc try_load(const ms_desched_policy_source *s, ms_desched_files *f, ms_error *err) {
     ms_desched_reader rd = {record, f};
-    ms_desched_policy p;
-    ms_rc rc = ms_desched_policy_load_with(&p, path, &rd, in, err);
-    if (rc == MS_OK) ms_desched_policy_free(&p);
-    ms_interner_free(in);
-    return rc;
+    return s->load(s->path, &rd, err);
 }
 
 ms_desched_reload ms_desched_policy_source_check(ms_desched_policy_source *s, ms_error *err) {
     if (s->has_good && unchanged(&s->good)) return MS_DESCHED_RELOAD_SAME;
     if (s->has_good && unchanged(&s->refused)) return MS_DESCHED_RELOAD_SAME;
     ms_desched_files f = {0};
-    if (try_load(s->path, &f, err) != MS_OK) {
+    if (try_load(s, &f, err) != MS_OK) {
         /* A version that reads the same as the running one failed for a
          * reason outside its files (memory): nothing to refuse. */
         bool same = s->has_good && files_equal(&f, &s->good);

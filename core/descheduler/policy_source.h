@@ -1,5 +1,6 @@
 /* The DeschedulerPolicy file of a long-running descheduler and the Lua
- * files it names, reloaded as scheduling policies are (docs/policies.md,
+ * files it names (or, with another `load`, a scheduling policy file given
+ * with --policy for the predictions), reloaded as scheduling policies are (docs/policies.md,
  * "Hot reload"): before each pass the files are read again; a version
  * that loads replaces the running one, a broken one is refused once and
  * the last version that loaded keeps running (served from memory through
@@ -23,8 +24,13 @@ typedef struct ms_desched_files {
     } *v;
 } ms_desched_files;
 
+/* Loads the version of `path` whose files rd reads (each one recorded),
+ * only to learn whether it loads. */
+typedef ms_rc (*ms_desched_source_load)(const char *path, const ms_desched_reader *rd, ms_error *err);
+
 typedef struct ms_desched_policy_source {
     const char *path;              /* borrowed */
+    ms_desched_source_load load;   /* a DeschedulerPolicy's by default */
     bool has_good;
     ms_desched_files good;         /* the running version */
     ms_desched_files refused;      /* the last refused one, reported once */

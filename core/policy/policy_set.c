@@ -159,9 +159,10 @@ static ms_rc add_file(ms_policy_set *ps, const char *path, uint32_t *index, ms_e
 
 static ms_rc load_text(ms_policy_set *ps, const char *path, const ms_lua_limits *lim,
                        const cJSON *args, ms_lua_state **out, uint64_t *hash, ms_error *err) {
-    char *buf;
-    size_t len;
-    ms_rc rc = ms_lua_read_file(path, &buf, &len, err);
+    char *buf = NULL;
+    size_t len = 0;
+    ms_rc rc = ps->o.read_file ? ps->o.read_file(ps->o.read_ctx, path, &buf, &len, err)
+                               : ms_lua_read_file(path, &buf, &len, err);
     if (rc != MS_OK) return rc;
     if (hash) *hash = ms_hash_bytes(buf, len);
     size_t n = strlen(path) + 2;

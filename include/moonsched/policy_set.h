@@ -71,6 +71,11 @@ typedef struct ms_policy_set_options {
     const char *const *shadow_files;
     uint32_t nshadow_files;
     bool watch;                    /* reload changed files (from ms_policy_set_attach on) */
+    /* Reads a policy file's text (malloc'd) in place of the disk when the
+     * set loads (`deschedule`: the last version that loaded). NULL: the
+     * disk. */
+    ms_rc (*read_file)(void *ctx, const char *path, char **text, size_t *len, ms_error *err);
+    void *read_ctx;
     /* `run`: a policy file that does not load at start is no error. Its
      * plugin stays in the profile without a version (ms_policy_new_unloaded):
      * fail closed, the profile placing no pod, unless its onLoadError is

@@ -29,9 +29,9 @@ typedef struct ms_deschedule_hooks {
                          const char *strategy, ms_str to, char *why, size_t n);
     /* A strategy's run is over: its wall time in seconds. May be NULL. */
     void (*strategy_done)(void *ctx, const char *profile, const char *strategy, double seconds);
-    /* Reads the DeschedulerPolicy file and its Lua files (`text`
-     * malloc'd), in place of the disk: the last version that loaded. May
-     * be NULL. */
+    /* Reads the DeschedulerPolicy file, its Lua files and the --policy
+     * files (`text` malloc'd), in place of the disk: the last version
+     * that loaded. May be NULL. */
     ms_rc (*read_file)(void *ctx, const char *path, char **text, size_t *len, ms_error *err);
     void *ctx;
 } ms_deschedule_hooks;

@@ -4,7 +4,7 @@
 # on examples/cluster-hot-node.yaml, and the three ways an eviction is
 # refused (fits nowhere else, lands back, a new violation of the strategy:
 # static and deviation LowNodeUtilization, RemoveDuplicates, topology
-# spread). TAP output.
+# spread); pods with claims, placed where their PVs allow. TAP output.
 # B: the build directory (default: build).
 set -u
 B=${B:-build}
@@ -109,4 +109,16 @@ check "... and nothing preempted: the filler keeps its node" \
 "$M" simulate --cluster $D/deschedule-preempt.yaml --deschedule $D/deschedule-taints-pdb.yaml >"$T/q.out"
 check "PodsWithoutPDB: a pod no budget selects is protected" \
     sh -c "grep -Eq '^default/other +tainted +RemovePodsViolatingNodeTaints +pod does not have a PodDisruptionBudget and is protected against eviction\$' '$T/q.out'"
+
+# Pods with claims: the prediction's VolumeBinding decides from the PVs.
+"$M" simulate --cluster $D/deschedule-volumes.yaml --deschedule $D/deschedule-lua.yaml >"$T/pv.out"
+check "a pod on a network PV (no node affinity) moves" \
+    sh -c "grep -Eq '^default/v-net +old +new +lua:drain +node old is being drained\$' '$T/pv.out'"
+check "a pod on a local PV of its node: it would land back there" \
+    sh -c "grep -Eq '^default/v-local +old +lua:drain +it would land back on old\$' '$T/pv.out' && grep -qx '1 evicted, 1 skipped' '$T/pv.out'"
+# The same cluster without its PVs (claims only): nowhere to go for either.
+awk 'BEGIN{RS="---\n"; ORS="---\n"} !/kind: PersistentVolume\n/' $D/deschedule-volumes.yaml >"$T/nopv.yaml"
+"$M" simulate --cluster "$T/nopv.yaml" --deschedule $D/deschedule-lua.yaml >"$T/nopv.out"
+check "... without the PVs, both fit nowhere (the bound PV is unknown)" \
+    sh -c "grep -Ec '^default/v-(net|local) +old +lua:drain +it fits nowhere else \\(unschedulable: .*persistentvolume \"pv-(net|local)\" not found' '$T/nopv.out' | grep -qx 2"
 tap_done

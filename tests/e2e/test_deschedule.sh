@@ -18,7 +18,13 @@
 #  7. hot reload with an interval: a broken edit of a Lua strategy is
 #     refused (log, moonsched_policy_reloads_total, a PolicyReloadFailed
 #     Event) while passes go on with the running version; a fixed one
-#     takes effect at the next pass.
+#     takes effect at the next pass; the same for a --policy file of the
+#     predictions.
+#  8. pods with claims: the pass lists the volume objects, so the
+#     prediction's VolumeBinding sees the PersistentVolumes: a pod whose
+#     claim is bound to a network PV (no node affinity) is evicted towards
+#     another node; one bound to a local PV of its node is skipped, it
+#     would land back there.
 #
 # There is no kubelet and no ReplicaSet controller: a background loop plays
 # both, force-deleting pods with a deletionTimestamp and creating, for each
@@ -258,8 +264,10 @@ mkpod h-0 drain-g 200m hot
 printf 'local p = {name = "hot"}\nfunction p.deschedule(nodes) return {} end\nreturn p\n' >"$dir/hot.lua"
 printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=g\nprofiles:\n- name: hot\n  pluginConfig:\n  - {name: lua:hot, args: {file: %s}}\n  plugins:\n    deschedule: {enabled: [lua:hot]}\n' \
     "$dir/hot.lua" >"$dir/hot.yaml"
+# A scheduling policy for the predictions too (--policy), reloaded the same way.
+printf 'local p = {name = "sched"}\nfunction p.score(pod, node) return 0 end\nreturn p\n' >"$dir/sched.lua"
 port=$(kube_free_port)
-"$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/hot.yaml" \
+"$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/hot.yaml" --policy "$dir/sched.lua" \
     --descheduling-interval 1s --secure-port="$port" --bind-address=127.0.0.1 >"$dir/ds-hot.out" 2>"$dir/ds-hot.log" &
 ds_pid=$!
 passes() { grep -c 'msg="descheduling pass"' "$dir/ds-hot.log"; }
@@ -283,8 +291,51 @@ check_eval "a fixed version takes effect at the next pass: the drained node's po
     "wait_for 10 'grep -q \"msg=\\\"evicted pod\\\" pod=h-0 .*strategy=lua:hot\" \"\$dir/ds-hot.log\"'"
 check_eval "... logged as reloaded, counted, and a PolicyReloaded Event" \
     "grep -q 'msg=\"reloaded\"' \"\$dir/ds-hot.log\" && scrape | grep -qx 'moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\",result=\"ok\"} 1' && wait_for 5 'events PolicyReloaded | grep -q hot.yaml'"
+printf 'local p = {name = "sched"\nreturn p\n' >"$dir/sched.lua"
+check_eval "a broken edit of a --policy file: refused with the Lua message" \
+    "wait_for 10 'grep -q \"msg=\\\"reload refused\\\" file=[^ ]*sched.lua plugin=lua:sched .*sched.lua:2: .}. expected\" \"\$dir/ds-hot.log\"'"
+before=$(passes)
+check_eval "... passes go on with its running version (none fails), refused once" \
+    "wait_for 10 '[ \$(passes) -ge \$((before + 2)) ]' && ! grep -q 'descheduling pass failed' \"\$dir/ds-hot.log\" &&
+     [ \$(grep -c 'msg=\"reload refused\" file=[^ ]*sched.lua' \"\$dir/ds-hot.log\") -eq 1 ]"
+check_eval "... counted: moonsched_policy_reloads_total{plugin=\"lua:sched\",result=\"refused\"} 1, and an Event" \
+    "scrape | grep -qx 'moonsched_policy_reloads_total{plugin=\"lua:sched\",profile=\"\",result=\"refused\"} 1' &&
+     wait_for 5 'events PolicyReloadFailed | grep -q \"reload of .*sched.lua failed, the running version stays\"'"
 kill -TERM "$ds_pid"
 wait "$ds_pid"
 ds_pid=""
+
+# --- 8: pods with claims bound to PersistentVolumes ----------------------------------
+# No PV controller runs: each claim and its PV are bound by hand, as the PV
+# controller leaves them (the claim's volumeName and bind-completed
+# annotation, the PV's claimRef with the claim's uid, both phases Bound).
+mknode drain-h 10 '{"pool":"h","moonsched.io/drain":"true","kubernetes.io/hostname":"drain-h"}'
+mknode keep-h 40 '{"pool":"h","kubernetes.io/hostname":"keep-h"}'
+bound_claim() {   # claim pv pv-source-and-affinity-json
+    local uid
+    uid=$(kube_api POST /api/v1/namespaces/default/persistentvolumeclaims \
+        "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"$1\",\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"\",\"volumeName\":\"$2\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}" |
+        jq -r .metadata.uid)
+    kube_api POST /api/v1/persistentvolumes \
+        "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"$2\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"\",\"claimRef\":{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"namespace\":\"default\",\"name\":\"$1\",\"uid\":\"$uid\"},$3}}" >/dev/null
+    kube_api PUT "/api/v1/persistentvolumes/$2/status" \
+        "$(kube_api GET "/api/v1/persistentvolumes/$2" | jq -c '.status.phase = "Bound"')" >/dev/null
+    kube_api PUT "/api/v1/namespaces/default/persistentvolumeclaims/$1/status" \
+        "$(kube_api GET "/api/v1/namespaces/default/persistentvolumeclaims/$1" | jq -c '.status = {phase: "Bound", accessModes: ["ReadWriteOnce"], capacity: {storage: "1Gi"}}')" >/dev/null
+}
+bound_claim c-net pv-net '"nfs":{"server":"127.0.0.1","path":"/export"}'
+bound_claim c-local pv-local '"local":{"path":"/mnt/disk"},"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["drain-h"]}]}]}}'
+check_eval "two claims bound by hand to their PVs" \
+    "[ \"\$(kube_api GET /api/v1/persistentvolumes | jq -r '[.items[] | select(.status.phase == \"Bound\") | .spec.claimRef.name] | sort | join(\",\")')\" = c-local,c-net ]"
+# Both kept in pool h (nodes of the other sections are as empty as keep-h).
+mkpod v-net drain-h 200m vnet ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-net"}}]'
+mkpod v-local drain-h 200m vlocal ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-local"}}]'
+printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=h\nprofiles:\n- name: lua\n  pluginConfig:\n  - {name: lua:drain, args: {file: policies/deschedule-drain.lua, args: {per_pass: 5}}}\n  plugins:\n    deschedule: {enabled: [lua:drain]}\n    filter: {enabled: [DefaultEvictor]}\n' >"$dir/vol.yaml"
+ds vol --policy-config-file "$dir/vol.yaml"
+check_eval "a pod on a network PV (no node affinity) is evicted with a predicted node" \
+    "grep -Eq '^default/v-net +drain-h +keep-h +lua:drain ' \"\$dir/ds-vol.out\""
+check_eval "a pod on a local PV of its node is skipped: it would land back there" \
+    "grep -Eq '^default/v-local +drain-h +lua:drain +it would land back on drain-h' \"\$dir/ds-vol.out\" && exists v-local"
+check_eval "... and the network PV's replacement lands where predicted" "wait_for 20 '[ \"\$(node_of v-net-r)\" = keep-h ]'"
 check_eval "moonsched run still up" "kill -0 $ms_pid"
 tap_done

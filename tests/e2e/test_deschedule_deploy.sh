@@ -110,7 +110,16 @@ check_eval "... it evicts the pod on the tainted node (the Eviction API, policy/
 check_eval "... it listed nodes, pods, budgets, namespaces and claims" \
     "grep -q 'path=/api/v1/nodes status=200' '$dir/ds-cron.log' && grep -q 'path=/api/v1/pods status=200' '$dir/ds-cron.log' &&
      grep -q 'path=/apis/policy/v1beta1/poddisruptionbudgets status=200' '$dir/ds-cron.log' &&
-     grep -q 'path=/api/v1/namespaces status=200' '$dir/ds-cron.log' && grep -q 'path=/api/v1/persistentvolumeclaims status=200' '$dir/ds-cron.log'"
+     grep -q 'path=/api/v1/namespaces status=200' '$dir/ds-cron.log' && grep -q 'path=./api/v1/persistentvolumeclaims?limit=500. status=200' '$dir/ds-cron.log'"
+# A path with a query is logged quoted (path="...?limit=500"): '.' matches
+# the quotes. 1.20 serves no CSIStorageCapacity in v1 or v1beta1: 404 on both, left out.
+check_eval "... and the volume objects (PVs, StorageClasses, CSINodes, CSIDrivers; CSIStorageCapacities not served)" \
+    "grep -q 'path=./api/v1/persistentvolumes?limit=500. status=200' '$dir/ds-cron.log' &&
+     grep -q 'path=./apis/storage.k8s.io/v1/storageclasses?limit=500. status=200' '$dir/ds-cron.log' &&
+     grep -q 'path=./apis/storage.k8s.io/v1/csinodes?limit=500. status=200' '$dir/ds-cron.log' &&
+     grep -q 'path=./apis/storage.k8s.io/v1/csidrivers?limit=500. status=200' '$dir/ds-cron.log' &&
+     grep -q 'path=./apis/storage.k8s.io/v1beta1/csistoragecapacities?limit=500. status=404' '$dir/ds-cron.log' &&
+     ! grep -q 'volume objects not listed' '$dir/ds-cron.log'"
 check_eval "... and no request answered 403" "! forbidden '$dir/ds-cron.log'"
 
 # --- the Deployment's interval ------------------------------------------------------
@@ -153,11 +162,16 @@ drop_rule() {   # jq select() condition matching the rule to drop
     kc get clusterrole moonsched-descheduler -o json | jq "del(.metadata.resourceVersion) | .rules |= map(select(($1) | not))" |
         kc replace -f - >/dev/null
 }
+drop_resource() {   # resource: taken out of the rule that grants it
+    kc get clusterrole moonsched-descheduler -o json |
+        jq --arg r "$1" 'del(.metadata.resourceVersion) | .rules |= map(.resources -= [$r] | select(.resources | length > 0))' |
+        kc replace -f - >/dev/null
+}
 restore() { kc apply -k "$shapes/cronjob-1.20" >/dev/null; }
 n_pod=2
 needed() {   # what, jq condition, the 403 to see
     mkpod "t-$n_pod-a" tainted
-    drop_rule "$2"
+    "${drop:-drop_rule}" "$2"
     check_eval "without the rule for $1: $3 answers 403" \
         "wait_for 10 'pass drop-$n_pod; grep -q \"$3.*403\" \"\$dir/ds-drop-$n_pod.log\"'"
     restore
@@ -173,4 +187,10 @@ check_eval "... a pass without budgets says so" \
     "grep -q 'msg=\"poddisruptionbudgets not listed\".*status=403' \"\$dir\"/ds-drop-3.log"
 needed "evictions" '.resources == ["pods/eviction"]' 'eviction status='
 needed "namespaces and claims" '.resources | index("namespaces")' 'path=/api/v1/namespaces status='
+for r in persistentvolumes storageclasses csinodes csidrivers csistoragecapacities; do
+    case $r in persistentvolumes) p=/api/v1/$r ;; *) p=/apis/storage.k8s.io/v1/$r ;; esac
+    drop=drop_resource needed "$r" "$r" "path=.$p?limit=500. status="
+    check_eval "... a pass without $r says so" \
+        "grep -q 'msg=\"volume objects not listed\" path=$p status=403' \"\$dir/ds-drop-$((n_pod - 1)).log\""
+done
 tap_done

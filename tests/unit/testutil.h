@@ -48,4 +48,12 @@ static inline double tu_series(const char *text, const char *key) {
     return -1;
 }
 
+/* Writes text to path (a test's temporary file), replacing it. */
+static inline void tu_put(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 #endif

@@ -23,9 +23,10 @@ static void test_render(void **state) {
     ms_desched_metrics_loop(m, 700);
     ms_desched_metrics_strategy(m, "PodLifeTime", "p", 0.3);
     size_t len = 0;
-    ms_desched_metrics_reload(m, false);
-    ms_desched_metrics_reload(m, true);
-    ms_desched_metrics_reload(m, true);
+    ms_desched_metrics_reload(m, "DeschedulerPolicy", false);
+    ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
+    ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
+    ms_desched_metrics_reload(m, "lua:spread", false);
     char *text = ms_desched_metrics_render(m, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
@@ -47,6 +48,10 @@ static void test_render(void **state) {
     assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
                                "result=\"ok\"} 2"));
     assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"DeschedulerPolicy\",profile=\"\","
+                               "result=\"refused\"} 1"));
+    /* a --policy file's own series, both results shown */
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"lua:spread\",profile=\"\",result=\"ok\"} 0"));
+    assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"lua:spread\",profile=\"\","
                                "result=\"refused\"} 1"));
     free(text);
     ms_desched_metrics_set_leader(m, "descheduler", true);

@@ -18,13 +18,6 @@ typedef struct env {
     ms_desched_policy_source src;
 } env;
 
-static void put(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 #define QUIET "local p = {name = 'hot'}\nfunction p.deschedule(nodes) return {} end\nreturn p\n"
 #define EVICTS "local p = {name = 'hot'}\nfunction p.deschedule(nodes) return {} end\n" \
                "function p.evictable(pod) return true end\nreturn p\n"
@@ -42,8 +35,8 @@ static int setup(void **state) {
              "  pluginConfig:\n  - {name: 'lua:hot', args: {file: '%s'}}\n"
              "  plugins:\n    deschedule: {enabled: ['lua:hot']}\n",
              e->lua);
-    put(e->yaml, text);
-    put(e->lua, QUIET);
+    tu_put(e->yaml, text);
+    tu_put(e->lua, QUIET);
     ms_desched_policy_source_init(&e->src, e->yaml);
     *state = e;
     return 0;
@@ -83,18 +76,18 @@ static void test_reload(void **state) {
     assert_false(running_has_evictable(e));
     /* Nothing changed; then the same text written again. */
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
-    put(e->lua, QUIET);
+    tu_put(e->lua, QUIET);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
     /* A broken edit: refused once, with the Lua message; the running
      * version is still what the reader serves. */
-    put(e->lua, BROKEN);
+    tu_put(e->lua, BROKEN);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_REFUSED);
     assert_non_null(strstr(err.msg, "hot.lua:2:"));
     assert_non_null(strstr(err.msg, "'}' expected"));
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
     assert_false(running_has_evictable(e));
     /* Fixed with a new version: it runs. */
-    put(e->lua, EVICTS);
+    tu_put(e->lua, EVICTS);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_OK);
     assert_true(running_has_evictable(e));
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
@@ -110,18 +103,18 @@ static void test_broken_policy_file_and_file_gone(void **state) {
     size_t n = fread(good, 1, sizeof good - 1, f);
     fclose(f);
     good[n] = '\0';
-    put(e->yaml, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+    tu_put(e->yaml, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
                  "  plugins:\n    deschedule: {enabled: [NoSuchPlugin]}\n");
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_REFUSED);
     assert_non_null(strstr(err.msg, "NoSuchPlugin"));
-    put(e->yaml, good);
+    tu_put(e->yaml, good);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
     /* The Lua file gone: refused; back with a new text: runs. */
     unlink(e->lua);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_REFUSED);
     assert_false(running_has_evictable(e));
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_SAME);
-    put(e->lua, EVICTS);
+    tu_put(e->lua, EVICTS);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_OK);
     assert_true(running_has_evictable(e));
 }
@@ -129,7 +122,7 @@ static void test_broken_policy_file_and_file_gone(void **state) {
 static void test_first_load_refused(void **state) {
     env *e = *state;
     ms_error err = {0};
-    put(e->lua, BROKEN);
+    tu_put(e->lua, BROKEN);
     assert_int_equal(ms_desched_policy_source_check(&e->src, &err), MS_DESCHED_RELOAD_REFUSED);
     assert_null(ms_desched_policy_source_reader(&e->src));
     /* Still broken: the caller stops before a second look, but a second
