@@ -286,11 +286,14 @@ static void reload(desched *d) { ms_desched_sources_check(d->sources, reported, 
  * without them a pass goes on, as if there were none, and says so. The
  * volume objects come as `moonsched snapshot` lists them, each kind
  * optional too: claims for protectedStorageClasses, and all of them for
- * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. */
-#define NLISTS 5
+ * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. The
+ * PriorityClasses resolve DefaultEvictor's priorityThreshold.name; without
+ * them only the built-in classes resolve. */
+#define NLISTS 6
 #define VOLUMES 4
+#define PRIORITY_CLASSES 5
 static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
-                                               "volume objects"};
+                                               "volume objects", "priority classes"};
 static const char *const list_effects[NLISTS] = {
     NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector", NULL};
 
@@ -299,23 +302,27 @@ typedef struct listing {
     size_t len[NLISTS];
 } listing;
 
-static void volumes_unlisted(void *ctx, const char *path, long status, const char *msg) {
+static void kind_unlisted(void *ctx, const char *path, long status, const char *msg) {
     const desched *d = ctx;
     char st[16];
     snprintf(st, sizeof st, "%ld", status);
     bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
-    const char *effect = claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
-                                  "and a pod with a claim fits nowhere in predictions"
-                                : "predictions go on without this kind: a pod that needs it may fit nowhere";
-    ms_log(d->o->log, MS_LOG_WARN, "volume objects not listed", "path", path, "status", st, "error", msg, "effect",
-           effect, NULL);
+    bool classes = strcmp(path, "/apis/scheduling.k8s.io/v1/priorityclasses") == 0;
+    const char *effect = classes  ? "priorityThreshold.name resolves only system-cluster-critical and "
+                                    "system-node-critical"
+                         : claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
+                                    "and a pod with a claim fits nowhere in predictions"
+                                  : "predictions go on without this kind: a pod that needs it may fit nowhere";
+    ms_log(d->o->log, MS_LOG_WARN, classes ? "priority classes not listed" : "volume objects not listed", "path",
+           path, "status", st, "error", msg, "effect", effect, NULL);
 }
 
-/* The volume objects, in one List. */
-static ms_rc list_volumes(desched *d, listing *l, ms_error *err) {
-    FILE *f = open_memstream(&l->text[VOLUMES], &l->len[VOLUMES]);
+/* The volume objects, or the PriorityClasses, in one List at l->text[i]. */
+static ms_rc list_kinds(desched *d, listing *l, int i, ms_error *err) {
+    FILE *f = open_memstream(&l->text[i], &l->len[i]);
     if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_rc rc = ms_snapshot_write_volumes(d->client, f, volumes_unlisted, d, err);
+    ms_rc rc = i == VOLUMES ? ms_snapshot_write_volumes(d->client, f, kind_unlisted, d, err)
+                            : ms_snapshot_write_priority_classes(d->client, f, kind_unlisted, d, err);
     if (fclose(f) != 0 && rc == MS_OK) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     return rc;
 }
@@ -345,7 +352,8 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
         resp.body = NULL;
         ms_kube_response_free(&resp);
     }
-    return list_volumes(d, l, err);
+    ms_rc rc = list_kinds(d, l, VOLUMES, err);
+    return rc == MS_OK ? list_kinds(d, l, PRIORITY_CLASSES, err) : rc;
 }
 
 static ms_rc one_pass(desched *d, ms_error *err) {

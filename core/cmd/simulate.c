@@ -23,6 +23,7 @@
 #include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
 #include "cmd/simulate_volumes.h"
+#include "codec/json_reader.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/pdb.h"
@@ -89,6 +90,8 @@ typedef struct sim {
     uint32_t nns, nscap;
     ms_pdb **pdbs;
     uint32_t npdbs, pdbcap;
+    ms_priority_class *pcs;        /* for the descheduler's priorityThreshold.name */
+    uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     uint32_t objects;
     kind_count skipped[32];
@@ -162,6 +165,24 @@ static ms_rc keep_pdb(sim *m, ms_pdb *pdb, ms_error *err) {
     return MS_OK;
 }
 
+/* A PriorityClass: its name and value (the scheduler reads pods'
+ * spec.priority; only the descheduler needs the classes). */
+static ms_rc keep_priority_class(sim *m, const cJSON *obj, ms_error *err) {
+    ms_json_reader r;
+    ms_json_reader_init(&r, &ms_json_object_wording, err);
+    const char *name = NULL;
+    int64_t v = 0;
+    const cJSON *value = ms_json_get(obj, "value");
+    ms_rc rc = ms_json_string(&r, "metadata.name", ms_json_get(ms_json_get(obj, "metadata"), "name"), &name);
+    if (rc == MS_OK && !value) rc = ms_json_fail(&r, "value", "PriorityClass without a value");
+    if (rc == MS_OK) rc = ms_json_int(&r, "value", value, INT32_MIN, INT32_MAX, &v);
+    if (rc != MS_OK) return rc;
+    if (!ms_array_grow((void **)&m->pcs, &m->pccap, m->npcs + 1, sizeof *m->pcs))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    m->pcs[m->npcs++] = (ms_priority_class){ms_intern(m->in, name ? name : "", name ? strlen(name) : 0), (int32_t)v};
+    return MS_OK;
+}
+
 static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
     sim *m = ctx;
     return ms_sim_volumes_add(&m->vols, o, err);
@@ -203,6 +224,10 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
         ms_pdb *pdb = NULL;
         ms_rc rc = ms_pdb_decode(&m->dec, obj, &pdb, err);
         return rc == MS_OK ? keep_pdb(m, pdb, err) : rc;
+    }
+    if (strcmp(kind, "PriorityClass") == 0) {
+        ms_rc rc = keep_priority_class(m, obj, err);
+        if (rc != MS_OK) return rc;
     }
     int sk = ms_storage_kind_from_name(kind);
     if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
@@ -930,7 +955,8 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
                                    .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
                                    .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
                                    .hooks = m->o->deschedule_hooks, .pdbs = m->pdbs, .npdbs = m->npdbs,
-                                   .namespaces = m->nss, .nnamespaces = m->nns, .claim_class = desched_claim_class};
+                                   .namespaces = m->nss, .nnamespaces = m->nns, .claim_class = desched_claim_class,
+                                   .priority_classes = m->pcs, .npriority_classes = m->npcs};
     ms_deschedule_sim_result dr = {0};
     double t0 = ms_clock_monotonic();
     m->descheduling = true;
@@ -990,6 +1016,7 @@ static void sim_free(sim *m) {
     free(m->pre);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_pdb_unref(m->pdbs[i]);
     free(m->pdbs);
+    free(m->pcs);
     ms_sim_volumes_free(&m->vols);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);

@@ -187,12 +187,39 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     return rc;
 }
 
+static bool priority_class(void *ctx, ms_str name, int32_t *value) {
+    const ms_deschedule_sim_options *o = ctx;
+    for (uint32_t i = 0; i < o->npriority_classes; i++)
+        if (o->priority_classes[i].name == name) {
+            *value = o->priority_classes[i].value;
+            return true;
+        }
+    return false;
+}
+
+/* Each profile's priorityThreshold.name against the cluster's
+ * PriorityClasses; a class that does not exist fails the pass with
+ * upstream's message and the profile's name. */
+static ms_rc resolve_priorities(ms_desched_policy *policy, const ms_deschedule_sim_options *o, ms_error *err) {
+    for (uint32_t i = 0; i < policy->nprofiles; i++) {
+        ms_desched_profile *prof = &policy->profiles[i];
+        ms_error e = {0};
+        if (ms_default_evictor_resolve(&prof->evictor, o->in, priority_class, (void *)o, &e) != MS_OK)
+            return ms_error_set(err, MS_EINVAL, "profile \"%s\": %s", prof->name, e.msg);
+    }
+    return MS_OK;
+}
+
 ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
                                ms_error *err) {
     ms_desched_policy policy;
     ms_desched_reader rd = {o->hooks ? o->hooks->read_file : NULL, o->hooks ? o->hooks->ctx : NULL};
     ms_rc rc = ms_desched_policy_load_with(&policy, o->policy_file, rd.read ? &rd : NULL, o->in, err);
-    if (rc != MS_OK) return rc;
+    if (rc == MS_OK) rc = resolve_priorities(&policy, o, err);
+    if (rc != MS_OK) {
+        ms_desched_policy_free(&policy);
+        return rc;
+    }
     ms_desched_cluster c;
     if ((rc = ms_desched_cluster_build(&c, o->in, o->nodes, o->nnodes, o->pods, o->npods, err)) != MS_OK) {
         ms_desched_policy_free(&policy);

@@ -19,6 +19,13 @@
 #include "moonsched/pod.h"
 #include "moonsched/simulate.h"
 
+/* A PriorityClass of the cluster: what DefaultEvictor's
+ * priorityThreshold.name resolves against. */
+typedef struct ms_priority_class {
+    ms_str name;
+    int32_t value;
+} ms_priority_class;
+
 typedef struct ms_deschedule_sim_options {
     ms_interner *in;
     FILE *out;
@@ -33,6 +40,8 @@ typedef struct ms_deschedule_sim_options {
     uint32_t npdbs;
     ms_namespace *const *namespaces;   /* for DefaultEvictor's namespaceLabelSelector */
     uint32_t nnamespaces;
+    const ms_priority_class *priority_classes;   /* for priorityThreshold.name */
+    uint32_t npriority_classes;
     /* The pod is deleted and its replacement scheduled: the node it went
      * to, or MS_STR_NONE with why (n bytes). */
     ms_str (*move)(void *ctx, const ms_pod *pod, char *why, size_t n);

@@ -173,13 +173,18 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
     return rc;
 }
 
-ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
-                                ms_error *err) {
+static bool is_volume_kind(const resource *r) { return r->optional; }
+static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
+
+/* A List of the kinds `want` picks, each refused kind left out (see
+ * ms_snapshot_write_volumes). */
+static ms_rc write_kinds(ms_kube_client *c, FILE *out, bool (*want)(const resource *), ms_snapshot_unlisted_fn unlisted,
+                         void *ctx, ms_error *err) {
     writer w = {.out = out};
     ms_rc rc = MS_OK;
     fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
     for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
-        if (!resources[i].optional) continue;
+        if (!want(&resources[i])) continue;
         long status = 0;
         uint32_t before = w.written;
         rc = list_all(c, &resources[i], &w, &status, err);
@@ -192,4 +197,14 @@ ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlist
     }
     fprintf(out, "\n]}\n");
     return rc;
+}
+
+ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                ms_error *err) {
+    return write_kinds(c, out, is_volume_kind, unlisted, ctx, err);
+}
+
+ms_rc ms_snapshot_write_priority_classes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                         ms_error *err) {
+    return write_kinds(c, out, is_priority_class, unlisted, ctx, err);
 }

@@ -39,6 +39,11 @@ typedef void (*ms_snapshot_unlisted_fn)(void *ctx, const char *path, long status
 ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
                                 ms_error *err);
 
+/* The same for the PriorityClasses alone (`moonsched deschedule` resolves
+ * DefaultEvictor's priorityThreshold.name against them). */
+ms_rc ms_snapshot_write_priority_classes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                         ms_error *err);
+
 /* The same List from a running scheduler's view (its /debug/snapshot):
  * the objects as the scheduler decoded them (it must keep their JSON:
  * ms_scheduler_options.keep_objects), a pod on a node with spec.nodeName

@@ -135,8 +135,9 @@ static ms_rc decode_protections(ms_desched_args_ctx *c, const cJSON *args, ms_de
     return MS_OK;
 }
 
-/* priorityThreshold {value | name}: a name resolves to a PriorityClass's
- * value; without the API only the two built-in classes are known. */
+/* priorityThreshold {value | name}: a name is kept and resolved against
+ * the cluster's PriorityClasses before each pass (upstream asks the API
+ * when it builds the profile), so a policy loads without a cluster. */
 static ms_rc decode_priority(ms_desched_args_ctx *c, const cJSON *args, ms_default_evictor_args *out) {
     const cJSON *pt = ms_json_get(args, "priorityThreshold");
     ms_rc rc = ms_json_expect(c->r, "priorityThreshold", pt, MS_JSON_OBJECT);
@@ -153,14 +154,31 @@ static ms_rc decode_priority(ms_desched_args_ctx *c, const cJSON *args, ms_defau
         ms_desched_args_invalid(c, "priority threshold misconfigured, only one of priorityThreshold fields can be set");
         return MS_OK;
     }
-    if (name && *name) {
-        if (strcmp(name, "system-cluster-critical") == 0) v = MS_SYSTEM_CRITICAL_PRIORITY;
-        else if (strcmp(name, "system-node-critical") == 0) v = MS_SYSTEM_CRITICAL_PRIORITY + 1000;
-        else ms_desched_args_invalid(c, "unable to get priority value from the priority class \"%s\"", name);
-    }
+    if (name && *name) out->priority_class = ms_intern(c->in, name, strlen(name));
     out->priority_threshold = (int32_t)v;
     out->has_priority_threshold = vj || (name && *name);
     return MS_OK;
+}
+
+static bool builtin_class(const char *name, int32_t *value) {
+    if (strcmp(name, "system-cluster-critical") == 0) *value = MS_SYSTEM_CRITICAL_PRIORITY;
+    else if (strcmp(name, "system-node-critical") == 0) *value = MS_SYSTEM_CRITICAL_PRIORITY + 1000;
+    else return false;
+    return true;
+}
+
+ms_rc ms_default_evictor_resolve(ms_default_evictor_args *a, const ms_interner *in, ms_priority_class_fn fn,
+                                 void *ctx, ms_error *err) {
+    if (a->priority_class == MS_STR_NONE) return MS_OK;
+    const char *name = ms_str_get(in, a->priority_class);
+    int32_t v;
+    if ((fn && fn(ctx, a->priority_class, &v)) || builtin_class(name, &v)) {
+        a->priority_threshold = v;
+        return MS_OK;
+    }
+    return ms_error_set(err, MS_EINVAL,
+                        "failed to get priority threshold: unable to get priority value from the priority class: "
+                        "priorityclasses.scheduling.k8s.io \"%s\" not found", name);
 }
 
 static ms_rc decode_selectors(ms_desched_args_ctx *c, const cJSON *args, ms_default_evictor_args *out) {

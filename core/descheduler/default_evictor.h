@@ -43,6 +43,9 @@ typedef struct ms_default_evictor_args {
     uint32_t protections;          /* the effective MS_PROTECT_* set */
     bool has_priority_threshold;   /* priorityThreshold given (value or name) */
     int32_t priority_threshold;    /* pods at or above it are protected */
+    /* priorityThreshold.name (MS_STR_NONE: none): a PriorityClass resolved
+     * before each pass (ms_default_evictor_resolve). */
+    ms_str priority_class;
     bool has_selector;
     ms_label_selector selector;    /* labelSelector: only matching pods */
     bool has_node_selector;
@@ -68,6 +71,17 @@ void ms_default_evictor_defaults(ms_default_evictor_args *a);
 /* The args of a DefaultEvictor pluginConfig entry, validated. */
 ms_rc ms_default_evictor_decode(struct ms_desched_args_ctx *c, const cJSON *args,
                               ms_default_evictor_args *out);
+
+/* A PriorityClass's value by name: false when the cluster has none of
+ * that name. */
+typedef bool (*ms_priority_class_fn)(void *ctx, ms_str name, int32_t *value);
+
+/* Resolves priorityThreshold.name against the cluster's PriorityClasses,
+ * as upstream's DefaultEvictor does when a profile is built; the two
+ * built-in classes are known without them. MS_EINVAL with upstream's
+ * message when the class does not exist. */
+ms_rc ms_default_evictor_resolve(ms_default_evictor_args *a, const ms_interner *in, ms_priority_class_fn fn,
+                                 void *ctx, ms_error *err);
 
 /* What Filter needs besides the pod: the clock, the interner, and how many
  * pods an owner has (minReplicas). */

@@ -121,4 +121,25 @@ awk 'BEGIN{RS="---\n"; ORS="---\n"} !/kind: PersistentVolume\n/' $D/deschedule-v
 "$M" simulate --cluster "$T/nopv.yaml" --deschedule $D/deschedule-lua.yaml >"$T/nopv.out"
 check "... without the PVs, both fit nowhere (the bound PV is unknown)" \
     sh -c "grep -Ec '^default/v-(net|local) +old +lua:drain +it fits nowhere else \\(unschedulable: .*persistentvolume \"pv-(net|local)\" not found' '$T/nopv.out' | grep -qx 2"
+# priorityThreshold.name: a PriorityClass of the cluster files. The web
+# pods run at priority 100; a class of value 100 protects them all, one of
+# value 101 none; a class that does not exist fails with upstream's message.
+sed 's/^  nodeName: node-1$/  nodeName: node-1\n  priority: 100/' examples/cluster-hot-node.yaml >"$T/prio.yaml"
+prio_class() {
+    printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' "$1" "$2"
+}
+prio_class web-tier 100 >"$T/pc100.yaml"
+prio_class web-tier 101 >"$T/pc101.yaml"
+sed '0,/args: {}$/s//args: {priorityThreshold: {name: web-tier}}/' examples/descheduler-policy.yaml >"$T/pt.yaml"
+check "the policy names the class" grep -q 'priorityThreshold: {name: web-tier}' "$T/pt.yaml"
+"$M" simulate --cluster "$T/prio.yaml" "$T/pc100.yaml" --deschedule "$T/pt.yaml" >"$T/p100.out" 2>&1
+check "priorityThreshold.name: pods at the class's value are protected" has_line "$T/p100.out" "0 evicted, 8 skipped"
+check "... with upstream's reason" \
+    sh -c "grep -Ec '^default/web-[0-9] +node-1 +LowNodeUtilization +pod has higher priority than specified priority class threshold\$' '$T/p100.out' | grep -qx 8"
+"$M" simulate --cluster "$T/prio.yaml" "$T/pc101.yaml" --deschedule "$T/pt.yaml" >"$T/p101.out" 2>&1
+check "... and pods under it move" has_line "$T/p101.out" "3 evicted, 0 skipped"
+"$M" simulate --cluster "$T/prio.yaml" --deschedule "$T/pt.yaml" >"$T/p0.out" 2>&1
+rc=$?
+check "a class the cluster does not have: refused with upstream's message" \
+    sh -c "test $rc -ne 0 && grep -qF 'profile \"default\": failed to get priority threshold: unable to get priority value from the priority class: priorityclasses.scheduling.k8s.io \"web-tier\" not found' '$T/p0.out'"
 tap_done

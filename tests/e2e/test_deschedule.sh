@@ -8,7 +8,9 @@
 #     replacements land on the nodes predicted, never back on the hot one;
 #  2. a PodDisruptionBudget with two disruptions allowed: two evictions,
 #     then 429 and the rest skipped with the reason;
-#  3. a pod with nowhere else to go is not evicted;
+#  3. a pod with nowhere else to go is not evicted; DefaultEvictor's
+#     priorityThreshold.name resolved from the PriorityClasses listed (an
+#     unknown class fails the pass);
 #  4. RemovePodsViolatingNodeAffinity after a node relabel;
 #  6. a Lua strategy (policies/deschedule-drain.lua: deschedule and
 #     evictable hooks);
@@ -189,6 +191,25 @@ check_eval "nowhere else to go: skipped with the scheduler's reason" \
     "grep -Eq '^default/big-0 +cordoned +RemovePodsViolatingNodeTaints +it fits nowhere else \\(unschedulable: 0/[0-9]+ nodes are available' \"\$dir/ds-nowhere.out\""
 sleep 1
 check_eval "... and still running where it was" "[ \"\$(node_of big-0)\" = cordoned ] && ! exists big-0-r"
+
+# priorityThreshold.name: a PriorityClass the pass lists. big-0 runs at
+# priority 0 (the Priority admission's default); a class of value 0
+# protects it; a class that does not exist fails the pass.
+prio_policy() {   # file class
+    printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=c\nprofiles:\n- name: p\n  pluginConfig:\n  - {name: DefaultEvictor, args: {priorityThreshold: {name: %s}}}\n  - {name: RemovePodsViolatingNodeTaints, args: {}}\n  plugins:\n    deschedule: {enabled: [RemovePodsViolatingNodeTaints]}\n' \
+        "$2" >"$1"
+}
+kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses \
+    '{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"e2e-floor"},"value":0}' >/dev/null
+prio_policy "$dir/prio.yaml" e2e-floor
+ds prio --policy-config-file "$dir/prio.yaml" --dry-run
+check_eval "priorityThreshold.name: a listed class of value 0 protects big-0 (priority 0)" \
+    "[ \"\$(kube_api GET /api/v1/namespaces/default/pods/big-0 | jq -r .spec.priority)\" = 0 ] && grep -Eq '^default/big-0 +cordoned +RemovePodsViolatingNodeTaints +pod has higher priority than specified priority class threshold\$' \"\$dir/ds-prio.out\""
+prio_policy "$dir/prio-gone.yaml" no-such-class
+ds prio-gone --policy-config-file "$dir/prio-gone.yaml" --dry-run
+rc=$?
+check_eval "... a class the cluster does not have: the pass fails with upstream's message" \
+    "[ $rc -ne 0 ] && grep -qF 'failed to get priority threshold: unable to get priority value from the priority class: priorityclasses.scheduling.k8s.io \"no-such-class\" not found' \"\$dir/ds-prio-gone.log\""
 
 # --- 4: RemovePodsViolatingNodeAffinity after a relabel ------------------------
 mknode zone-1 10 '{"pool":"d","zone":"a"}'

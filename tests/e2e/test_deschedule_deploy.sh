@@ -193,4 +193,8 @@ for r in persistentvolumes storageclasses csinodes csidrivers csistoragecapaciti
     check_eval "... a pass without $r says so" \
         "grep -q 'msg=\"volume objects not listed\" path=$p status=403' \"\$dir/ds-drop-$((n_pod - 1)).log\""
 done
+needed "priority classes" '.resources == ["priorityclasses"]' \
+    'path=./apis/scheduling.k8s.io/v1/priorityclasses?limit=500. status='
+check_eval "... a pass without them says so" \
+    "grep -q 'msg=\"priority classes not listed\" path=/apis/scheduling.k8s.io/v1/priorityclasses status=403' \"\$dir/ds-drop-$((n_pod - 1)).log\""
 tap_done

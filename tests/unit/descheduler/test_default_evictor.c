@@ -180,11 +180,61 @@ static void test_protected_storage_classes(void **state) {
     dx_free(&e);
 }
 
+/* The cluster's PriorityClasses: "batch-high" of value 500. */
+static bool priority_class(void *ctx, ms_str name, int32_t *value) {
+    if (strcmp(ms_str_get(ctx, name), "batch-high") != 0) return false;
+    *value = 500;
+    return true;
+}
+
+static const char *resolve(dx_env *e, const char *name, ms_error *err) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+             "  pluginConfig:\n  - {name: DefaultEvictor, args: {priorityThreshold: {name: %s}}}\n", name);
+    dx_policy(e, text);
+    ms_default_evictor_args *a = &e->policy.profiles[0].evictor;
+    return ms_default_evictor_resolve(a, e->fx.in, priority_class, e->fx.in, err) == MS_OK ? NULL : err->msg;
+}
+
+static void test_priority_threshold_name(void **state) {
+    (void)state;
+    dx_env e;
+    ms_error err;
+    dx_init(&e);
+    assert_null(resolve(&e, "batch-high", &err));
+    const ms_default_evictor_args *a = &e.policy.profiles[0].evictor;
+    assert_true(a->has_priority_threshold);
+    assert_int_equal(a->priority_threshold, 500);
+    ms_evictor_env env = {.in = e.fx.in, .now = DX_NOW, .owner_pods = two_pods};
+    char buf[512];
+    ms_pod *hi = fx_pod(&e.fx.d, POD(OWNED, ", priority: 500", "Running"));
+    ms_pod *lo = fx_pod(&e.fx.d, POD(OWNED, ", priority: 499", "Running"));
+    assert_string_equal(ms_default_evictor_filter(a, hi, &env, buf, sizeof buf),
+                        "pod has higher priority than specified priority class threshold");
+    assert_null(ms_default_evictor_filter(a, lo, &env, buf, sizeof buf));
+    ms_pod_unref(hi);
+    ms_pod_unref(lo);
+    dx_free(&e);
+
+    dx_init(&e);   /* a built-in class resolves without the cluster's list */
+    assert_null(resolve(&e, "system-cluster-critical", &err));
+    assert_int_equal(e.policy.profiles[0].evictor.priority_threshold, MS_SYSTEM_CRITICAL_PRIORITY);
+    dx_free(&e);
+
+    dx_init(&e);
+    assert_string_equal(resolve(&e, "no-such-class", &err),
+                        "failed to get priority threshold: unable to get priority value from the priority class: "
+                        "priorityclasses.scheduling.k8s.io \"no-such-class\" not found");
+    dx_free(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_table),
         cmocka_unit_test(test_min_replicas),
         cmocka_unit_test(test_protected_storage_classes),
+        cmocka_unit_test(test_priority_threshold_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
