@@ -20,6 +20,7 @@
 #include "client/leader_election.h"
 #include "cmd/deschedule_metrics.h"
 #include "cmd/deschedule_sources.h"
+#include "cmd/flag_value.h"
 #include "cmd/secure_serving.h"
 #include "cmd/snapshot.h"
 #include "descheduler/policy.h"
@@ -36,15 +37,6 @@ void ms_deschedule_options_default(ms_deschedule_options *o) {
 }
 
 /* ---- flags ---------------------------------------------------------------- */
-
-static const char *flag_value(int argc, char **argv, int *i, const char *name) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) == 0 && a[n] == '=') return a + n + 1;
-    if (strcmp(a, name) != 0) return NULL;
-    if (*i + 1 >= argc) return "";
-    return argv[++*i];
-}
 
 static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
     double d;
@@ -79,7 +71,7 @@ static bool string_flag(int argc, char **argv, int *i, ms_deschedule_options *o)
         {"--tls-private-key-file", offsetof(ms_deschedule_options, tls_key_file)},
     };
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
-        const char *v = flag_value(argc, argv, i, strs[k].name);
+        const char *v = ms_flag_value(argc, argv, i, strs[k].name, NULL);
         if (v) {
             *(const char **)((char *)o + strs[k].off) = v;
             return true;
@@ -92,16 +84,16 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
                       ms_error *err) {
     const char *a = argv[*i], *v;
     if (string_flag(argc, argv, i, o)) return MS_OK;
-    if ((v = flag_value(argc, argv, i, "--policy"))) return policies[o->npolicy_files++] = v, MS_OK;
-    if ((v = flag_value(argc, argv, i, "--descheduling-interval")))
+    if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) return policies[o->npolicy_files++] = v, MS_OK;
+    if ((v = ms_flag_value(argc, argv, i, "--descheduling-interval", NULL)))
         return duration_flag("--descheduling-interval", v, true, &o->interval, err);
-    if ((v = flag_value(argc, argv, i, "--leader-elect-lease-duration")))
+    if ((v = ms_flag_value(argc, argv, i, "--leader-elect-lease-duration", NULL)))
         return duration_flag("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
-    if ((v = flag_value(argc, argv, i, "--leader-elect-renew-deadline")))
+    if ((v = ms_flag_value(argc, argv, i, "--leader-elect-renew-deadline", NULL)))
         return duration_flag("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
-    if ((v = flag_value(argc, argv, i, "--leader-elect-retry-period")))
+    if ((v = ms_flag_value(argc, argv, i, "--leader-elect-retry-period", NULL)))
         return duration_flag("--leader-elect-retry-period", v, false, &o->retry_period, err);
-    if ((v = flag_value(argc, argv, i, "--secure-port"))) {
+    if ((v = ms_flag_value(argc, argv, i, "--secure-port", NULL))) {
         char *end;
         long p = strtol(v, &end, 10);
         if (!*v || *end || p < 0 || p > 65535)
@@ -109,14 +101,14 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
         o->secure_port = (int32_t)p;
         return MS_OK;
     }
-    if ((v = flag_value(argc, argv, i, "-v")) || (v = flag_value(argc, argv, i, "--v"))) {
+    if ((v = ms_flag_value(argc, argv, i, "-v", NULL)) || (v = ms_flag_value(argc, argv, i, "--v", NULL))) {
         char *end;
         long lv = strtol(v, &end, 10);
         if (!*v || *end || lv < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
         o->debug = lv >= 4;
         return MS_OK;
     }
-    if ((v = flag_value(argc, argv, i, "--output"))) {
+    if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;
         else return ms_error_set(err, MS_EINVAL, "--output: expected table or json, got \"%s\"", v);

@@ -15,6 +15,7 @@
 #include "cmd/config_check.h"
 #include "cmd/deschedule.h"
 #include "cmd/explain_remote.h"
+#include "cmd/flag_value.h"
 #include "cmd/snapshot.h"
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
@@ -153,16 +154,6 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-/* "--name=value" or "--name value". */
-static const char *option_value(int argc, char **argv, int *i, const char *name) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) == 0 && a[n] == '=') return a + n + 1;
-    if (strcmp(a, name) != 0) return NULL;
-    if (*i + 1 >= argc) return "";
-    return argv[++*i];
-}
-
 /* An argument's parser answers EXIT_OK, a usage error, or HELP. */
 enum { HELP = -1 };
 
@@ -181,22 +172,22 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
             s->files[s->nfiles++] = argv[++*i];
         return s->nfiles == start ? usage_error("%s needs at least one file", a) : EXIT_OK;
     }
-    if ((v = option_value(argc, argv, i, "--cluster"))) {
+    if ((v = ms_flag_value(argc, argv, i, "--cluster", NULL))) {
         if (!*v) return usage_error("%s needs a file", "--cluster");
         s->files[s->nfiles++] = v;
-    } else if ((v = option_value(argc, argv, i, "--config"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
         if (!*v) return usage_error("%s needs a file", "--config");
         s->o.config_file = v;
-    } else if ((v = option_value(argc, argv, i, "--policy"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
         if (!*v) return usage_error("%s needs a file", "--policy");
         s->policies[s->npolicies++] = v;
-    } else if ((v = option_value(argc, argv, i, "--shadow"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--shadow", NULL))) {
         if (!*v) return usage_error("%s needs a file", "--shadow");
         s->shadows[s->nshadows++] = v;
-    } else if ((v = option_value(argc, argv, i, "--generate"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--generate", NULL))) {
         if (!*v) return usage_error("%s needs a spec", "--generate");
         s->o.generate = v;
-    } else if ((v = option_value(argc, argv, i, "--seed"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--seed", NULL))) {
         char *end;
         errno = 0;
         unsigned long long seed = strtoull(v, &end, 0);
@@ -204,7 +195,7 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
             return usage_error("--seed: expected a non-negative integer, got \"%s\"", v);
         s->o.seed = seed;
         s->o.has_seed = true;
-    } else if ((v = option_value(argc, argv, i, "--output"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) s->o.output = MS_OUTPUT_JSON;
         else if (strcmp(v, "html") == 0) s->o.output = MS_OUTPUT_HTML;
@@ -215,10 +206,10 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.stats = true;
     } else if (strcmp(a, "--evictions") == 0) {
         s->o.evictions = true;
-    } else if ((v = option_value(argc, argv, i, "--explain"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--explain", NULL))) {
         if (!strchr(v, '/')) return usage_error("--explain: expected NAMESPACE/NAME, got \"%s\"", v);
         s->o.explain = v;
-    } else if ((v = option_value(argc, argv, i, "--deschedule"))) {
+    } else if ((v = ms_flag_value(argc, argv, i, "--deschedule", NULL))) {
         s->o.deschedule = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
@@ -328,7 +319,7 @@ static int config_main(int argc, char **argv) {
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if ((v = option_value(argc, argv, &i, "--output"))) {
+        if ((v = ms_flag_value(argc, argv, &i, "--output", NULL))) {
             if (strcmp(v, "json") == 0) json = true;
             else if (strcmp(v, "yaml") == 0) json = false;
             else return usage_error("--output: expected yaml or json, got \"%s\"", v);
@@ -382,10 +373,10 @@ static int policy_main(int argc, char **argv) {
             while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
                 files[nfiles++] = argv[++i];
             if ((int)nfiles == start) rc = usage_error("%s needs at least one file", a);
-        } else if ((v = option_value(argc, argv, &i, "--cluster"))) {
+        } else if ((v = ms_flag_value(argc, argv, &i, "--cluster", NULL))) {
             if (!*v) rc = usage_error("%s needs a file", "--cluster");
             else files[nfiles++] = v;
-        } else if ((v = option_value(argc, argv, &i, "--args"))) {
+        } else if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
             if (!*v) rc = usage_error("%s needs a JSON object", "--args");
             o.args_json = v;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -418,12 +409,12 @@ static int policy_main(int argc, char **argv) {
 
 static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o) {
     const char *a = argv[*i], *v;
-    if ((v = option_value(argc, argv, i, "--server"))) o->server = v;
-    else if ((v = option_value(argc, argv, i, "--certificate-authority"))) o->ca_file = v;
-    else if ((v = option_value(argc, argv, i, "--token"))) o->token = v;
-    else if ((v = option_value(argc, argv, i, "--token-file"))) o->token_file = v;
+    if ((v = ms_flag_value(argc, argv, i, "--server", NULL))) o->server = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--certificate-authority", NULL))) o->ca_file = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--token", NULL))) o->token = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--token-file", NULL))) o->token_file = v;
     else if (strcmp(a, "--insecure-skip-tls-verify") == 0) o->insecure = true;
-    else if ((v = option_value(argc, argv, i, "--output")) || (v = option_value(argc, argv, i, "-o"))) {
+    else if ((v = ms_flag_value(argc, argv, i, "--output", NULL)) || (v = ms_flag_value(argc, argv, i, "-o", NULL))) {
         if (strcmp(v, "json") == 0) o->json = true;
         else if (strcmp(v, "text") == 0) o->json = false;
         else return usage_error("--output: expected text or json, got \"%s\"", v);
@@ -439,9 +430,9 @@ static int snapshot_main(int argc, char **argv) {
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;
-        if ((v = option_value(argc, argv, &i, "--kubeconfig"))) o.kubeconfig = v;
-        else if ((v = option_value(argc, argv, &i, "--context"))) o.context = v;
-        else if ((v = option_value(argc, argv, &i, "--output")) || (v = option_value(argc, argv, &i, "-o"))) file = v;
+        if ((v = ms_flag_value(argc, argv, &i, "--kubeconfig", NULL))) o.kubeconfig = v;
+        else if ((v = ms_flag_value(argc, argv, &i, "--context", NULL))) o.context = v;
+        else if ((v = ms_flag_value(argc, argv, &i, "--output", NULL)) || (v = ms_flag_value(argc, argv, &i, "-o", NULL))) file = v;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
             return EXIT_OK;

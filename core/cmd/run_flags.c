@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/flag_value.h"
 #include "cmd/http_server.h"
 #include "moonsched/config.h"
 
@@ -93,21 +94,6 @@ __attribute__((format(printf, 2, 3))) static void warn(const ms_run_flags *f, co
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     f->warn(f->warn_ctx, msg);
-}
-
-/* "--name=value" or "--name value": the value, NULL when a is not name.
- * *missing when the value is absent (the last argument). */
-static const char *value_of(int argc, char **argv, int *i, const char *name, bool *missing) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *missing = false;
-    if (strncmp(a, name, n) == 0 && a[n] == '=') return a + n + 1;
-    if (strcmp(a, name) != 0) return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return "";
-    }
-    return argv[++*i];
 }
 
 /* Go's strconv.ParseBool. */
@@ -197,7 +183,7 @@ static int string_option(int argc, char **argv, int *i, parse_state *ps) {
     const char *v;
     for (size_t k = 0; k < sizeof string_flags / sizeof *string_flags; k++) {
         const string_flag *sf = &string_flags[k];
-        if (!(v = value_of(argc, argv, i, sf->name, &missing))) continue;
+        if (!(v = ms_flag_value(argc, argv, i, sf->name, &missing))) continue;
         if (!*v) {
             ms_error_set(ps->err, MS_EINVAL, "%s needs a %s", sf->name, sf->what);
             return -1;
@@ -208,7 +194,7 @@ static int string_option(int argc, char **argv, int *i, parse_state *ps) {
     static const char *const later[] = {"--lock-object-name", "--lock-object-namespace", "--address", "--port"};
     const char **slot[] = {&ps->lock_name, &ps->lock_namespace, &ps->address, &ps->port};
     for (size_t k = 0; k < 4; k++) {
-        if (!(v = value_of(argc, argv, i, later[k], &missing))) continue;
+        if (!(v = ms_flag_value(argc, argv, i, later[k], &missing))) continue;
         if (missing) {
             ms_error_set(ps->err, MS_EINVAL, "%s needs a value", later[k]);
             return -1;
@@ -246,11 +232,11 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
                                             "--leader-elect-retry-period"};
     double *dslot[] = {&o->le_lease_duration, &o->le_renew_deadline, &o->le_retry_period};
     for (size_t k = 0; k < 3; k++)
-        if ((v = value_of(argc, argv, i, durations[k], &missing)))
+        if ((v = ms_flag_value(argc, argv, i, durations[k], &missing)))
             return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "--controllers", &missing)))
+    if ((v = ms_flag_value(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "--seed", &missing))) {
+    if ((v = ms_flag_value(argc, argv, i, "--seed", &missing))) {
         char *end;
         errno = 0;
         unsigned long long seed = strtoull(v, &end, 0);
@@ -260,23 +246,23 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
         o->has_seed = true;
         return 1;
     }
-    if ((v = value_of(argc, argv, i, "--secure-port", &missing)))
+    if ((v = ms_flag_value(argc, argv, i, "--secure-port", &missing)))
         return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */
     if (strncmp(argv[*i], "-v", 2) == 0 && argv[*i][2] >= '0' && argv[*i][2] <= '9')
         return parse_verbosity(ps->f, argv[*i] + 2, err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "-v", &missing)) || (v = value_of(argc, argv, i, "--v", &missing)))
+    if ((v = ms_flag_value(argc, argv, i, "-v", &missing)) || (v = ms_flag_value(argc, argv, i, "--v", &missing)))
         return parse_verbosity(ps->f, v, err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "--log-format", &missing)))
+    if ((v = ms_flag_value(argc, argv, i, "--log-format", &missing)))
         return parse_log_format(ps->f, "--log-format", v, err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "--logging-format", &missing)))
+    if ((v = ms_flag_value(argc, argv, i, "--logging-format", &missing)))
         return parse_log_format(ps->f, "--logging-format", v, err) == MS_OK ? 1 : -1;
-    if ((v = value_of(argc, argv, i, "--policy", &missing))) {
+    if ((v = ms_flag_value(argc, argv, i, "--policy", &missing))) {
         if (!*v) return ms_error_set(err, MS_EINVAL, "--policy needs a file"), -1;
         ps->f->policies[o->npolicy_files++] = v;
         return 1;
     }
-    if ((v = value_of(argc, argv, i, "--metrics-bind-address", &missing))) {
+    if ((v = ms_flag_value(argc, argv, i, "--metrics-bind-address", &missing))) {
         char host[256];
         uint16_t port;
         ms_error e = {0};
