@@ -313,6 +313,30 @@ check_eval "without the pods/status rule: no PodScheduled=False on an unschedula
 stop_sched TERM
 restore_rules
 
+# A pod's FailedScheduling is one Event series: created at the first
+# report, patched (its count) by a report 30 s or more later (the
+# reporter's interval, upstream's). lp-huge fits nowhere; a deleted pod
+# makes room, which sends it back to be tried again.
+fs_events() {   # lp-huge's FailedScheduling Events (names)
+    kube_api GET /apis/events.k8s.io/v1/namespaces/default/events |
+        jq -r '.items[] | select(.reason == "FailedScheduling" and .regarding.name == "lp-huge") | .metadata.name' | sort
+}
+fs_before=$(fs_events)
+new_fs_event() { comm -13 <(echo "$fs_before") <(fs_events) | head -n 1; }
+drop_rule moonsched '.resources == ["events"] and .verbs == ["patch"]'
+mkpod lp-series moonsched
+start_sched lp-series
+wait_for 15 '[ -n "$(new_fs_event)" ] && [ -n "$(node_of lp-series)" ]'
+series_ev=$(new_fs_event)
+sleep 31
+kube_api DELETE "/api/v1/namespaces/default/pods/lp-series?gracePeriodSeconds=0" >/dev/null
+check_eval "without the event series rule: the first FailedScheduling is created, its update 30 s later answers 403, the count stays" \
+    "[ -n '$series_ev' ] && wait_for 15 'grep -q \"events/$series_ev status=403\" \"$sched_log\"' &&
+     metric_ge 'moonsched_events_total{result=\"failed\"}' 1 &&
+     [ \"\$(kube_api GET /apis/events.k8s.io/v1/namespaces/default/events/$series_ev | jq -r '.series.count // 1')\" = 1 ]"
+stop_sched TERM
+restore_rules
+
 # HTTPS: a token needs a TokenReview, a path a SubjectAccessReview. A
 # ClusterRole that lets the ServiceAccount get /metrics shows both.
 kc create clusterrole moonsched-test:metrics --verb=get --non-resource-url=/metrics >/dev/null
