@@ -146,15 +146,20 @@ start_sched() {   # name (its log: $dir/NAME.log), extra arguments
             "$ctr" -- /usr/bin/moonsched "${args[@]}" >"$sched_log" 2>&1 &
     else
         # A private mount namespace: a tmpfs over /run there holds the
-        # service-account path; /etc/moonsched becomes the test's files.
+        # service-account path, and /etc/moonsched is the test's files, at
+        # the path the arguments and the configuration's policy files
+        # name (an overlay on /etc makes the mount point without touching
+        # the host's /etc).
         env "${env[@]}" unshare -m sh -c '
             set -e; sa=$1 etc=$2; shift 2
             mount --make-rprivate /
             mount -t tmpfs tmpfs /run
-            mkdir -p /run/secrets/kubernetes.io/serviceaccount
+            mkdir -p /run/secrets/kubernetes.io/serviceaccount /run/etc/upper /run/etc/work
             mount --bind "$sa" /run/secrets/kubernetes.io/serviceaccount
-            exec "$@"' sh "$sa" "$dir/etc" "$top/$ms" \
-            "${args[@]//\/etc\/moonsched/$dir/etc}" >"$sched_log" 2>&1 &
+            mount -t overlay overlay -o lowerdir=/etc,upperdir=/run/etc/upper,workdir=/run/etc/work /etc
+            mkdir -p /etc/moonsched
+            mount --bind "$etc" /etc/moonsched
+            exec "$@"' sh "$sa" "$dir/etc" "$top/$ms" "${args[@]}" >"$sched_log" 2>&1 &
     fi
     sched_pid=$!
 }
