@@ -5,6 +5,7 @@
 #                    version tag localhost/moonsched:VERSION is added)
 #   BUILD_IMAGE      base of the build stage   (default debian:bookworm)
 #   RUNTIME_IMAGE    base of the runtime stage (default debian:bookworm-slim)
+#   IIDFILE          a file to write the built image's ID to
 #
 # When neither base is given and no registry answers, both bases are made
 # from Debian's archive: mmdebstrap writes a minbase bookworm root file
@@ -60,6 +61,6 @@ runtime_base=$(base "${RUNTIME_IMAGE:-}" bookworm-slim)
 podman build --isolation=chroot --layers \
     -f "$here/Containerfile" \
     --build-arg BUILD_IMAGE="$build_base" --build-arg RUNTIME_IMAGE="$runtime_base" \
-    --build-arg VERSION="$version" --build-arg REVISION="$revision" \
+    --build-arg VERSION="$version" --build-arg REVISION="$revision" ${IIDFILE:+--iidfile "$IIDFILE"} \
     -t "$image" -t "localhost/moonsched:$version" "$top" >&2
 echo "$image"

@@ -105,10 +105,14 @@ if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&
    command -v buildah >/dev/null 2>&1; then
     # The image holds the tree under test: built every time unless one is
     # named, which podman's layer cache makes quick when nothing changed.
+    # It is run by its ID: another tree's build may move the tag meanwhile.
     if [ -z "${MOONSCHED_IMAGE:-}" ]; then
         echo "# building $image (deploy/build-image.sh; layers cached in podman's storage)"
-        if IMAGE=$image sh "$top/deploy/build-image.sh" >"$dir/image.log" 2>&1; then
+        t0=$SECONDS
+        if IMAGE=$image IIDFILE=$dir/image.id sh "$top/deploy/build-image.sh" >"$dir/image.log" 2>&1; then
             ok "make image builds the image from this tree"
+            image=$(cat "$dir/image.id")
+            echo "# built in $((SECONDS - t0)) s: $image"
         else
             not_ok "make image builds the image from this tree" "$(tail -n 20 "$dir/image.log")"
         fi
