@@ -26,13 +26,14 @@ SO_LDFLAGS := -Wl,--exclude-libs,libluajit-5.1.a
 # include/moonsched/ mark their declarations visible, the rest stays hidden.
 LIB_CFLAGS := -fvisibility=hidden
 
-# Debian packages the build, the tests and the benchmarks need.
+# Debian packages the build, the image, the tests and the benchmarks need.
+# The tests build the image and run it (tests/e2e/test_deploy.sh).
 DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-openssl-dev \
              libmicrohttpd-dev libgnutls28-dev
-DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check python3 \
-             jq openssl curl
-DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 DEB_IMAGE := podman buildah mmdebstrap
+DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check python3 \
+             jq openssl curl $(DEB_IMAGE)
+DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
 # core/<layer>/*.c and core/framework/plugins/*.c; main.c is the program.
