@@ -340,6 +340,7 @@ fs_events() {   # lp-huge's FailedScheduling Events (names)
 }
 fs_before=$(fs_events)
 new_fs_event() { comm -13 <(echo "$fs_before") <(fs_events) | head -n 1; }
+series_count() { kube_api GET "/apis/events.k8s.io/v1/namespaces/default/events/$series_ev" | jq -r '.series.count // 1'; }
 drop_rule moonsched '.resources == ["events"] and .verbs == ["patch"]'
 mkpod lp-series moonsched
 start_sched lp-series
@@ -350,9 +351,17 @@ kube_api DELETE "/api/v1/namespaces/default/pods/lp-series?gracePeriodSeconds=0"
 check_eval "without the event series rule: the first FailedScheduling is created, its update 30 s later answers 403, the count stays" \
     "[ -n '$series_ev' ] && wait_for 15 'grep -q \"events/$series_ev status=403\" \"$sched_log\"' &&
      metric_ge 'moonsched_events_total{result=\"failed\"}' 1 &&
-     [ \"\$(kube_api GET /apis/events.k8s.io/v1/namespaces/default/events/$series_ev | jq -r '.series.count // 1')\" = 1 ]"
-stop_sched TERM
+     [ \"\$(series_count)\" = 1 ]"
+# The rule back (the server checks each request): the next update, 30 s
+# after the refused one, goes through.
 restore_rules
+mkpod lp-series-2 moonsched
+wait_for 15 '[ -n "$(node_of lp-series-2)" ]'
+sleep 31
+kube_api DELETE "/api/v1/namespaces/default/pods/lp-series-2?gracePeriodSeconds=0" >/dev/null
+check_eval "... with it back: the next update goes through, the same Event counts the reports (2 or more)" \
+    "wait_for 15 '[ \"\$(series_count)\" -ge 2 ]'"
+stop_sched TERM
 
 # HTTPS: a token needs a TokenReview, a path a SubjectAccessReview. A
 # ClusterRole that lets the ServiceAccount get /metrics shows both.
