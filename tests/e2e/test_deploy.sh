@@ -115,9 +115,10 @@ if [ "${E2E_DEPLOY_RUNNER:-image}" = image ] && command -v podman >/dev/null 2>&
             echo "# built in $((SECONDS - t0)) s: $image"
         else
             not_ok "make image builds the image from this tree" "$(tail -n 20 "$dir/image.log")"
+            image=""   # (not whatever the tag names: an older build, another tree's)
         fi
     fi
-    if podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
+    if [ -n "$image" ] && podman image exists "$image" && ctr=$(buildah from --pull=never "$image" 2>"$dir/buildah.log"); then
         runner=image
         label=$(podman image inspect "$image" --format '{{index .Labels "org.opencontainers.image.version"}}')
         echo "# image $image, version $label"
