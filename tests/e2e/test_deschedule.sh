@@ -180,6 +180,11 @@ else
 fi
 
 # --- 3: nowhere else to go ----------------------------------------------------
+# The pass predicts from bound pods only, as upstream's NodeFit does: a
+# replacement of section 2 still pending would leave guard-idle looking
+# free enough for big-0. Section 3 starts once every replacement is bound.
+check_eval "section 2's replacements are bound before the next pass" \
+    "wait_for 30 '[ \$(kube_api GET /api/v1/namespaces/default/pods | jq \"[.items[] | select(.metadata.name | endswith(\\\"-r\\\")) | select(.spec.nodeName == null)] | length\") -eq 0 ]'"
 # Tainted from its creation: the replacements of section 2 still pending
 # must not land on it before the taint.
 mknode cordoned 16 '{"pool":"c"}' '{"taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]}'
