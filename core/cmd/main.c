@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "cmd/run_flags.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
@@ -154,6 +155,50 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
+/* The flag of the usage text nearest a misspelt one (its name before any
+ * "=value"), copied into out; false when none is near. */
+static bool nearest_flag(const char *arg, char *out, size_t n) {
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    char words[sizeof usage];
+    const char *flags[512];
+    size_t nflags = 0, len = 0;
+    for (const char *p = strstr(usage, "--"); p && nflags < 512; p = strstr(p, "--")) {
+        size_t k = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+        if (k > 2 && len + k + 1 <= sizeof words) {
+            memcpy(words + len, p, k);
+            words[len + k] = '\0';
+            flags[nflags++] = words + len;
+            len += k + 1;
+        }
+        p += k;
+    }
+    const char *near = ms_suggest(name, flags, nflags);
+    if (near) snprintf(out, n, "%s", near);
+    return near != NULL;
+}
+
+static int unknown_argument(const char *a) {
+    char near[128];
+    if (a[0] == '-' && nearest_flag(a, near, sizeof near)) {
+        fprintf(stderr, "moonsched: unknown argument \"%s\" (did you mean %s?)\n%s", a, near, usage);
+        return EXIT_USAGE;
+    }
+    return usage_error("unknown argument \"%s\"", a);
+}
+
+/* A parser's error; its unknown argument gets the nearest flag. */
+static int parse_error(const char *msg) {
+    static const char prefix[] = "unknown argument \"";
+    size_t k = sizeof prefix - 1, n = strlen(msg);
+    if (strncmp(msg, prefix, k) == 0 && n > k && msg[n - 1] == '"') {
+        char arg[256];
+        snprintf(arg, sizeof arg, "%.*s", (int)(n - k - 1), msg + k);
+        return unknown_argument(arg);
+    }
+    return usage_error("%s", msg);
+}
+
 /* An argument's parser answers EXIT_OK, a usage error, or HELP. */
 enum { HELP = -1 };
 
@@ -214,7 +259,7 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {
-        return usage_error("unknown argument \"%s\"", a);
+        return unknown_argument(a);
     }
     return EXIT_OK;
 }
@@ -293,7 +338,7 @@ static int run_main(int argc, char **argv) {
     ms_rc r = ms_run_flags_parse(argc, argv, &f, &err);
     if (r != MS_OK || f.action != MS_RUN_FLAGS_RUN) {
         free(f.policies);
-        if (r != MS_OK) return usage_error("%s", err.msg);
+        if (r != MS_OK) return parse_error(err.msg);
         if (f.action == MS_RUN_FLAGS_VERSION) return print_version();
         fputs(usage, stdout);
         return EXIT_OK;
@@ -329,7 +374,7 @@ static int config_main(int argc, char **argv) {
         } else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
             file = argv[i];
         } else {
-            return usage_error("unknown argument \"%s\"", argv[i]);
+            return unknown_argument(argv[i]);
         }
     }
     if (!file) return usage_error("%s", "config check needs a FILE");
@@ -384,7 +429,7 @@ static int policy_main(int argc, char **argv) {
             free(files);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            rc = usage_error("unknown argument \"%s\"", a);
+            rc = unknown_argument(a);
         } else if (o.file) {
             rc = usage_error("policy check takes one file, got \"%s\" too", a);
         } else {
@@ -420,7 +465,7 @@ static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options 
         else return usage_error("--output: expected text or json, got \"%s\"", v);
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return HELP;
     else if (a[0] != '-' && !o->pod) o->pod = a;
-    else return usage_error("unknown argument \"%s\"", a);
+    else return unknown_argument(a);
     return EXIT_OK;
 }
 
@@ -436,7 +481,7 @@ static int snapshot_main(int argc, char **argv) {
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
             return EXIT_OK;
-        } else return usage_error("unknown argument \"%s\"", argv[i]);
+        } else return unknown_argument(argv[i]);
     }
     FILE *out = file && strcmp(file, "-") != 0 ? fopen(file, "w") : stdout;
     if (!out) {
@@ -493,7 +538,7 @@ static int deschedule_main(int argc, char **argv) {
     }
     if (r != MS_OK) {
         free(policies);
-        return usage_error("%s", err.msg);
+        return parse_error(err.msg);
     }
     ms_logger log = ms_log_default;
     if (o.debug) log.level = MS_LOG_DEBUG;
@@ -527,6 +572,12 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return EXIT_OK;
     }
-    fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
+    static const char *const commands[] = {"simulate", "run",      "deschedule", "config", "policy",
+                                           "explain",  "snapshot", "version",    "help"};
+    const char *near = ms_suggest(cmd, commands, sizeof commands / sizeof commands[0]);
+    if (near)
+        fprintf(stderr, "moonsched: unknown command \"%s\" (did you mean \"%s\"?)\n%s", cmd, near, usage);
+    else
+        fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
     return EXIT_USAGE;
 }

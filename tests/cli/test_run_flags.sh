@@ -104,6 +104,17 @@ usage "--leader-elect-retry-period reads Go durations only" \
 usage "--secure-port is a port" '--secure-port: expected a port (0-65535), got "70000"' --secure-port=70000
 usage "--logging-format: text or json" '--logging-format: expected text or json, got "logfmt"' --logging-format=logfmt
 usage "an unknown flag is a usage error" 'unknown argument "--no-such-flag"' --no-such-flag
+check_eval "and nothing is suggested when no flag is near" "! grep -q 'did you mean' '$T/out'"
+usage "a misspelt flag: the nearest one is suggested" \
+    'moonsched: unknown argument "--leader-elect-leas-duration=3s" (did you mean --leader-elect-lease-duration?)' \
+    --leader-elect-leas-duration=3s
+usage "run: the same" 'moonsched: unknown argument "--kubeconfg" (did you mean --kubeconfig?)' run --kubeconfg x
+usage "deschedule: the same" \
+    'moonsched: unknown argument "--policy-config-fil" (did you mean --policy-config-file?)' deschedule --policy-config-fil x
+usage "simulate: the same" 'moonsched: unknown argument "--clustr" (did you mean --cluster?)' simulate --clustr x
+usage "a misspelt command: the nearest one is suggested" 'moonsched: unknown command "rnu" (did you mean "run"?)' rnu
+usage "an unknown command far from any is only named" 'moonsched: unknown command "frobnicate"' frobnicate
+check_eval "(without a suggestion)" "! grep -q 'did you mean' '$T/out'"
 for f in "--logging-format=text" "--logging-format json" "--leader-elect-lease-duration=20s" \
          "--leader-elect-renew-deadline 12s" "--leader-elect-resource-name=x" "--secure-port 0" "--v=3" "-v4"; do
     # shellcheck disable=SC2086
