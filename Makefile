@@ -111,15 +111,18 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 $(B)/libmoonsched.so: $(CORE_OBJ)
 	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The version `moonsched --version` prints: VERSION=..., else `git describe`,
-# else "unknown" (a tree without git). $(B)/version changes only when it
-# does, so main.o is rebuilt only then.
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"'
+# What `moonsched --version` prints: the semantic version of the VERSION
+# file (VERSION=... overrides it) and the commit built, from git (with
+# -dirty for uncommitted changes; COMMIT=... overrides it, "unknown"
+# without git). $(B)/version changes only when one of them does, so main.o
+# is rebuilt only then.
+VERSION ?= $(shell cat VERSION 2>/dev/null || echo unknown)
+COMMIT ?= $(shell git describe --always --dirty --exclude='*' 2>/dev/null || echo unknown)
+$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"' -DMOONSCHED_COMMIT='"$(COMMIT)"'
 $(B)/obj/core/cmd/main.o: $(B)/version
 $(B)/version: FORCE
 	@mkdir -p $(B)
-	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+	@echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
 .PHONY: FORCE
 
 $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a

@@ -319,7 +319,7 @@ static void print_warning(void *ctx, const char *msg) {
 
 static int print_version(void) {
     const char *v = MOONSCHED_VERSION;
-    printf("moonsched %s%s\n", v[0] == 'v' ? "" : "v", v);
+    printf("moonsched %s%s (commit %s)\n", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
     return EXIT_OK;
 }
 
