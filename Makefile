@@ -54,7 +54,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean
+.PHONY: all build run test bench bench-live soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -208,6 +208,24 @@ soak: all
 image:
 	@sh tests/ensure-packages.sh $(DEB_IMAGE)
 	@sh deploy/build-image.sh
+
+# The binary, its manual page and shell completions (both made by the
+# binary from its help), and the shipped policies with their specs, under
+# $(DESTDIR)$(PREFIX): `make install PREFIX=/usr DESTDIR=pkg` for a package.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/moonsched/policies \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 $(B)/moonsched $(DESTDIR)$(BINDIR)/moonsched
+	$(B)/moonsched man >$(DESTDIR)$(MANDIR)/man1/moonsched.1
+	$(B)/moonsched completion bash >$(DESTDIR)$(DATADIR)/bash-completion/completions/moonsched
+	$(B)/moonsched completion zsh >$(DESTDIR)$(DATADIR)/zsh/site-functions/_moonsched
+	$(B)/moonsched completion fish >$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/moonsched.fish
+	install -m 644 policies/*.lua $(DESTDIR)$(DATADIR)/moonsched/policies/
 
 clean:
 	rm -rf $(B)
