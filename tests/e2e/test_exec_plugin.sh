@@ -6,8 +6,9 @@
 # replaced it. moonsched runs on those tokens while they expire (short
 # expirationTimestamp) and while one is revoked early (a 401 makes the
 # client run the plugin again), and keeps binding. Also: client
-# certificates from a plugin, a failing plugin's stderr in the error, and
-# the refusal of auth-provider users.
+# certificates from a plugin, a failing plugin's stderr in the error,
+# KUBECONFIG lists, tls-server-name, insecure-skip-tls-verify, and the
+# refusal of auth-provider users.
 E2E_NAME=exec
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
@@ -178,6 +179,45 @@ rc=$?
 # (anonymous requests may not list nodes: the listing proves the certificate)
 check_eval "a client certificate from a v1beta1 plugin: snapshot works (exit $rc)" \
     '[ "$rc" = 0 ] && jq -e "[.items[] | select(.kind == \"Node\") | .metadata.name] == [\"n1\", \"n2\"]" "$dir/snap-cert.json" >/dev/null'
+# --- the rest of the kubeconfig, as kubectl reads it -------------------------------
+# KUBECONFIG lists: the first file that sets current-context wins, and the
+# context, cluster and user come from whichever file defines them (here
+# the certificate plugin's, an identity that may list everything).
+printf 'apiVersion: v1\nkind: Config\ncurrent-context: exec\n' >"$dir/ctx.kubeconfig"
+printf 'apiVersion: v1\nkind: Config\ncurrent-context: nowhere\n' >"$dir/other.kubeconfig"
+KUBECONFIG="$dir/ctx.kubeconfig:$dir/missing-file:$dir/other.kubeconfig:$dir/cert.kubeconfig" \
+    "$ms" snapshot -o "$dir/snap-merged.json" >"$dir/merged.out" 2>&1
+rc=$?
+check "KUBECONFIG=a:b:c merged as kubectl merges it (exit $rc)" \
+    sh -c "cat '$dir/merged.out'; [ '$rc' = 0 ] && jq -e '[.items[] | select(.kind == \"Node\")] | length == 2' '$dir/snap-merged.json' >/dev/null"
+port=${KUBE_URL##*:}
+tls_kubeconfig() {   # file, tls-server-name, [more cluster yaml]
+    cat >"$1" <<KC
+clusters: [{name: t, cluster: {server: "https://127.0.0.1:$port", tls-server-name: $2, $3}}]
+users: [{name: admin, user: {tokenFile: $dir/admin.token}}]
+contexts: [{name: t, context: {cluster: t, user: admin}}]
+current-context: t
+KC
+}
+# The serving certificate names 127.0.0.1 and localhost; the connection
+# goes to 127.0.0.1 either way.
+tls_kubeconfig "$dir/tls-ok.kubeconfig" localhost "certificate-authority: $dir/ca.crt"
+"$ms" snapshot --kubeconfig "$dir/tls-ok.kubeconfig" -o "$dir/snap-tls.json" >"$dir/tls.out" 2>&1
+check_eval "tls-server-name: the certificate is checked against that name (exit $?)" '[ -s "$dir/snap-tls.json" ]'
+tls_kubeconfig "$dir/tls-bad.kubeconfig" kubernetes.example "certificate-authority: $dir/ca.crt"
+"$ms" snapshot --kubeconfig "$dir/tls-bad.kubeconfig" -o "$dir/snap-tls-bad.json" >"$dir/tls-bad.out" 2>&1
+rc=$?
+check_eval "tls-server-name the certificate does not name: refused (exit $rc)" \
+    '[ "$rc" != 0 ] && grep -qi "certificate\|SSL" "$dir/tls-bad.out"'
+tls_kubeconfig "$dir/insecure.kubeconfig" localhost "insecure-skip-tls-verify: true"
+"$ms" snapshot --kubeconfig "$dir/insecure.kubeconfig" -o "$dir/snap-insecure.json" >"$dir/insecure.out" 2>&1
+rc=$?
+check_eval "insecure-skip-tls-verify: no CA needed (exit $rc)" '[ "$rc" = 0 ]'
+tls_kubeconfig "$dir/noca.kubeconfig" localhost ""
+"$ms" snapshot --kubeconfig "$dir/noca.kubeconfig" -o "$dir/snap-noca.json" >"$dir/noca.out" 2>&1
+rc=$?
+check_eval "and without it or a CA the test CA is not trusted (exit $rc)" '[ "$rc" != 0 ]'
+
 # --- auth-provider ---------------------------------------------------------------
 cat >"$dir/gcp.kubeconfig" <<KC
 clusters: [{name: test, cluster: {server: $KUBE_URL}}]
