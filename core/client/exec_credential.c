@@ -298,6 +298,13 @@ static ms_rc spawn_and_wait(const ms_exec_credential *ec, bool interactive, plug
         goto out;
     }
     rc = drain(outp[0], errp[0], pr, err);
+    /* closed before the wait: a plugin still writing (drain gave up) gets
+     * EPIPE instead of blocking the wait for ever */
+    for (int i = 0; i < 2; i++) {
+        int *fd = i ? &errp[0] : &outp[0];
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+    }
     while (waitpid(pid, &pr->status, 0) < 0 && errno == EINTR) {
     }
 out:
