@@ -190,6 +190,47 @@ static void test_v1beta1_and_interactive(void **state) {
     close(devnull);
 }
 
+/* With a terminal on stdin, IfAvailable and Always make the run
+ * interactive: the plugin is told so and gets the terminal. */
+static void test_interactive_with_a_terminal(void **state) {
+    (void)state;
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(master >= 0);
+    assert_int_equal(grantpt(master), 0);
+    assert_int_equal(unlockpt(master), 0);
+    int tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+    assert_true(tty >= 0);
+    write_plugin("tty", "if [ -t 0 ]; then t=terminal; else t=none; fi\n"
+                        "echo \"$t|$KUBERNETES_EXEC_INFO\" >\"$(dirname \"$0\")/seen\"\n"
+                        "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                        "\"status\":{\"token\":\"t\"}}'\n");
+    static const char *const modes[] = {"IfAvailable", "Always", "Never"};
+    static const char *const want[] = {"terminal|{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                                       "\"spec\":{\"interactive\":true}}\n",
+                                       "terminal|{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                                       "\"spec\":{\"interactive\":true}}\n",
+                                       "none|{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                                       "\"spec\":{\"interactive\":false}}\n"};
+    for (size_t i = 0; i < 3; i++) {
+        char yaml[200];
+        snprintf(yaml, sizeof yaml, "{apiVersion: client.authentication.k8s.io/v1, command: ./tty, interactiveMode: %s}",
+                 modes[i]);
+        ms_kubeconfig kc;
+        load(&kc, yaml, NULL);
+        double now = 0;
+        ms_exec_credential *ec = make(&kc, &now, tty);
+        ms_exec_creds c;
+        ms_error err = {0};
+        if (ms_exec_credential_get(ec, &c, &err) != MS_OK) fail_msg("%s: %s", modes[i], err.msg);
+        ms_exec_creds_free(&c);
+        assert_string_equal(slurp("seen"), want[i]);
+        ms_exec_credential_free(ec);
+        ms_kubeconfig_free(&kc);
+    }
+    close(tty);
+    close(master);
+}
+
 static void test_client_certificate(void **state) {
     (void)state;
     write_plugin("certs", "cat <<EOF\n"
@@ -278,6 +319,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token_cached_until_expiry),
         cmocka_unit_test(test_v1beta1_and_interactive),
+        cmocka_unit_test(test_interactive_with_a_terminal),
         cmocka_unit_test(test_client_certificate),
         cmocka_unit_test(test_failures),
     };
