@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean
+.PHONY: all build run test bench bench-live soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -112,15 +112,18 @@ $(B)/libmoonsched-asan.a: $(ASAN_OBJ)
 $(B)/libmoonsched.so: $(CORE_OBJ)
 	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The version `moonsched --version` prints: VERSION=..., else `git describe`,
-# else "unknown" (a tree without git). $(B)/version changes only when it
-# does, so main.o is rebuilt only then.
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"'
+# What `moonsched --version` prints: the semantic version of the VERSION
+# file (VERSION=... overrides it) and the commit built, from git (with
+# -dirty for uncommitted changes; COMMIT=... overrides it, "unknown"
+# without git). $(B)/version changes only when one of them does, so main.o
+# is rebuilt only then.
+VERSION ?= $(shell cat VERSION 2>/dev/null || echo unknown)
+COMMIT ?= $(shell git describe --always --dirty --exclude='*' 2>/dev/null || echo unknown)
+$(B)/obj/core/cmd/main.o: CPPFLAGS += -DMOONSCHED_VERSION='"$(VERSION)"' -DMOONSCHED_COMMIT='"$(COMMIT)"'
 $(B)/obj/core/cmd/main.o: $(B)/version
 $(B)/version: FORCE
 	@mkdir -p $(B)
-	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+	@echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
 .PHONY: FORCE
 
 $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
@@ -206,6 +209,24 @@ soak: all
 image:
 	@sh tests/ensure-packages.sh $(DEB_IMAGE)
 	@sh deploy/build-image.sh
+
+# The binary, its manual page and shell completions (both made by the
+# binary from its help), and the shipped policies with their specs, under
+# $(DESTDIR)$(PREFIX): `make install PREFIX=/usr DESTDIR=pkg` for a package.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/moonsched/policies \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 $(B)/moonsched $(DESTDIR)$(BINDIR)/moonsched
+	$(B)/moonsched man >$(DESTDIR)$(MANDIR)/man1/moonsched.1
+	$(B)/moonsched completion bash >$(DESTDIR)$(DATADIR)/bash-completion/completions/moonsched
+	$(B)/moonsched completion zsh >$(DESTDIR)$(DATADIR)/zsh/site-functions/_moonsched
+	$(B)/moonsched completion fish >$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/moonsched.fish
+	install -m 644 policies/*.lua $(DESTDIR)$(DATADIR)/moonsched/policies/
 
 clean:
 	rm -rf $(B)

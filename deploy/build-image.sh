@@ -19,7 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 cache=${MOONSCHED_CACHE:-$HOME/.cache/moonsched}/image
 image=${IMAGE:-localhost/moonsched:latest}
-version=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+version=$(cat "$top/VERSION" 2>/dev/null || echo unknown)
+commit=$(git -C "$top" describe --always --dirty --exclude='*' 2>/dev/null || echo unknown)
 revision=$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)
 
 have() { podman image exists "$1" 2>/dev/null; }
@@ -61,6 +62,6 @@ runtime_base=$(base "${RUNTIME_IMAGE:-}" bookworm-slim)
 podman build --isolation=chroot --layers \
     -f "$here/Containerfile" \
     --build-arg BUILD_IMAGE="$build_base" --build-arg RUNTIME_IMAGE="$runtime_base" \
-    --build-arg VERSION="$version" --build-arg REVISION="$revision" ${IIDFILE:+--iidfile "$IIDFILE"} \
+    --build-arg VERSION="$version" --build-arg COMMIT="$commit" --build-arg REVISION="$revision" ${IIDFILE:+--iidfile "$IIDFILE"} \
     -t "$image" -t "localhost/moonsched:$version" "$top" >&2
 echo "$image"

@@ -120,7 +120,10 @@ static bool async_start(ms_kube_async *a, atask *t, double now) {
     if (cc == CURLE_OK) cc = curl_easy_setopt(e, CURLOPT_PRIVATE, t);
     if (cc != CURLE_OK || curl_multi_add_handle(a->multi, e) != CURLM_OK) {
         async_release_easy(a, t);
-        async_fail(a, t, MS_EIO, "%s %s: %s", cc != CURLE_OK ? curl_easy_strerror(cc) : "cannot start the transfer");
+        async_fail(a, t, MS_EIO, "%s %s: %s",
+                   t->x.cred_error[0]    ? t->x.cred_error
+                   : cc != CURLE_OK      ? curl_easy_strerror(cc)
+                                         : "cannot start the transfer");
         return false;
     }
     a->active++;

@@ -59,6 +59,7 @@ struct ms_kube_client {
     double token_read_at;
     double token_reload;
     bool token_stale;
+    ms_exec_credential *exec;      /* a credential plugin instead of the above */
 
     ms_rate_limiter *rl;
     ms_clock_fn clock;
@@ -242,6 +243,12 @@ ms_rc ms_kube_client_new(const ms_kube_client_options *o, ms_kube_client **out, 
         if ((rc = read_token(c->token_file, &c->token, err)) != MS_OK) goto fail;
         c->token_read_at = c->clock(c->clock_ctx);
     }
+    if (o->credentials) {
+        c->exec = ms_exec_credential_ref(o->credentials);
+    } else if (kc->exec) {
+        ms_exec_credential_options eo = {.config = kc, .log = c->log};
+        if ((rc = ms_exec_credential_new(&eo, &c->exec, err)) != MS_OK) goto fail;
+    }
     if ((rc = build_static_headers(c, kc, err)) != MS_OK) goto fail;
     if (!(c->rl = ms_rate_limiter_new(o->qps, o->burst, c->clock, c->clock_ctx))) goto nomem;
     if (!(c->share = curl_share_init())) goto nomem;
@@ -279,6 +286,7 @@ void ms_kube_client_free(ms_kube_client *c) {
         slot_free(s);
     }
     if (c->share) curl_share_cleanup(c->share);
+    ms_exec_credential_free(c->exec);
     ms_rate_limiter_free(c->rl);
     curl_slist_free_all(c->static_headers);
     curl_slist_free_all(c->connect_to);
@@ -341,6 +349,13 @@ static void slot_put(ms_kube_client *c, slot *s) {
     slot_free(s);
 }
 
+static char *bearer(const char *token) {
+    size_t n = strlen(token) + 32;
+    char *h = malloc(n);
+    if (h) snprintf(h, n, "Authorization: Bearer %s", token);
+    return h;
+}
+
 /* "Authorization: Bearer ..." with the current token; the token file is
  * re-read when due (bound service-account tokens rotate) or after a 401. */
 static char *auth_header(ms_kube_client *c) {
@@ -361,11 +376,7 @@ static char *auth_header(ms_kube_client *c) {
             c->token_stale = false;
         }
     }
-    char *h = NULL;
-    if (c->token) {
-        size_t n = strlen(c->token) + 32;
-        if ((h = malloc(n))) snprintf(h, n, "Authorization: Bearer %s", c->token);
-    }
+    char *h = c->token ? bearer(c->token) : NULL;
     pthread_mutex_unlock(&c->tok_mu);
     return h;
 }
@@ -414,14 +425,15 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud) {
     return n;
 }
 
-/* The static headers, the bearer token and the body's Content-Type. */
+/* The static headers, the bearer token (the plugin's when there is
+ * one) and the body's Content-Type. */
 static CURLcode request_headers(ms_kube_client *c, const ms_kube_request *r, const char *method,
-                                struct curl_slist **hdrs) {
+                                const ms_exec_creds *ec, struct curl_slist **hdrs) {
     struct curl_slist *h = NULL;
     for (struct curl_slist *s = c->static_headers; s; s = s->next)
         if (!(h = curl_slist_append(h, s->data))) return CURLE_OUT_OF_MEMORY;
     *hdrs = h;
-    char *auth = auth_header(c);
+    char *auth = c->exec ? (ec->token ? bearer(ec->token) : NULL) : auth_header(c);
     if (auth) {
         struct curl_slist *nh = curl_slist_append(h, auth);
         memset(auth, 0, strlen(auth));
@@ -447,8 +459,10 @@ static CURLcode request_headers(ms_kube_client *c, const ms_kube_request *r, con
         if ((cc = curl_easy_setopt(e, opt, val)) != CURLE_OK) return cc; \
     } while (0)
 
-/* Basic auth, the server's CA (or none), the client certificate and key. */
-static CURLcode set_credentials(ms_kube_client *c, CURL *e) {
+/* Basic auth, the server's CA (or none), the client certificate and key
+ * (a plugin's are copied by libcurl: the next run may replace them while
+ * this transfer is still going). */
+static CURLcode set_credentials(ms_kube_client *c, CURL *e, const ms_exec_creds *ec) {
     CURLcode cc = CURLE_OK;
     if (c->username) {
         SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
@@ -477,6 +491,14 @@ static CURLcode set_credentials(ms_kube_client *c, CURL *e) {
     } else if (c->key_file) {
         SET(CURLOPT_SSLKEY, c->key_file);
     }
+    if (ec->cert) {
+        struct curl_blob cb = {.data = ec->cert, .len = ec->cert_len, .flags = CURL_BLOB_COPY};
+        struct curl_blob kb = {.data = ec->key, .len = ec->key_len, .flags = CURL_BLOB_COPY};
+        SET(CURLOPT_SSLCERT_BLOB, &cb);
+        SET(CURLOPT_SSLCERTTYPE, "PEM");
+        SET(CURLOPT_SSLKEY_BLOB, &kb);
+        SET(CURLOPT_SSLKEYTYPE, "PEM");
+    }
     return CURLE_OK;
 }
 
@@ -495,14 +517,13 @@ static CURLcode set_method(CURL *e, const ms_kube_request *r, const char *method
     return CURLE_OK;
 }
 
-CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, ms_kube_xfer *x,
-                            struct curl_slist **hdrs, char **url, bool stream) {
-    curl_easy_reset(e);
+static CURLcode xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, ms_kube_xfer *x,
+                           const ms_exec_creds *ec, struct curl_slist **hdrs, char **url, bool stream) {
     size_t ulen = strlen(c->base_url) + strlen(r->path) + 2;
     if (!(*url = malloc(ulen))) return CURLE_OUT_OF_MEMORY;
     snprintf(*url, ulen, "%s%s%s", c->base_url, r->path[0] == '/' ? "" : "/", r->path);
     const char *method = r->method ? r->method : "GET";
-    CURLcode cc = request_headers(c, r, method, hdrs);
+    CURLcode cc = request_headers(c, r, method, ec, hdrs);
     if (cc != CURLE_OK) return cc;
     SET(CURLOPT_URL, *url);
     SET(CURLOPT_NOSIGNAL, 1L);
@@ -520,7 +541,7 @@ CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r
     SET(CURLOPT_HTTPHEADER, *hdrs);
     if (c->connect_to) SET(CURLOPT_CONNECT_TO, c->connect_to);
     if (c->proxy) SET(CURLOPT_PROXY, c->proxy);
-    if ((cc = set_credentials(c, e)) != CURLE_OK) return cc;
+    if ((cc = set_credentials(c, e, ec)) != CURLE_OK) return cc;
     if ((cc = set_method(e, r, method)) != CURLE_OK) return cc;
     SET(CURLOPT_WRITEFUNCTION, on_body);
     SET(CURLOPT_WRITEDATA, x);
@@ -530,6 +551,24 @@ CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r
 }
 
 #undef SET
+
+CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, ms_kube_xfer *x,
+                            struct curl_slist **hdrs, char **url, bool stream) {
+    curl_easy_reset(e);
+    ms_exec_creds ec = {0};
+    x->cred_error[0] = '\0';
+    if (c->exec) {
+        ms_error err = {0};
+        if (ms_exec_credential_get(c->exec, &ec, &err) != MS_OK) {
+            snprintf(x->cred_error, sizeof x->cred_error, "%s", err.msg);
+            return CURLE_LOGIN_DENIED;
+        }
+        x->cred_generation = ec.generation;
+    }
+    CURLcode cc = xfer_setup(c, e, r, x, &ec, hdrs, url, stream);
+    ms_exec_creds_free(&ec);
+    return cc;
+}
 
 /* Drives one transfer to its end, or until the cancel fires. */
 static CURLcode run(slot *s, ms_kube_cancel *cancel, bool *cancelled) {
@@ -623,6 +662,7 @@ bool ms_kube_retry_answer(ms_kube_client *c, const char *method, const char *pat
         c->token_stale = true;
         pthread_mutex_unlock(&c->tok_mu);
     }
+    if (status == 401 && c->exec) ms_exec_credential_invalidate(c->exec, x->cred_generation);
     bool retryable = (status == 429 || status >= 500) && !x->streaming && (int32_t)attempt < c->max_retries;
     if (!retryable || !(x->has_retry_after || (is_get(method) && status >= 500))) return false;
     *delay = x->has_retry_after ? x->retry_after : fmin(0.5 * pow(2, attempt), 8);
@@ -639,7 +679,7 @@ typedef struct attempt {
     long status;
     bool cancelled;
     size_t pending;                /* stream bytes after the last complete line */
-    char cerr[CURL_ERROR_SIZE];
+    char cerr[512];                 /* curl's error, or the credential plugin's */
 } attempt;
 
 static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t n, double wait, ms_kube_xfer *x,
@@ -656,7 +696,7 @@ static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t 
     a->cc = ms_kube_xfer_setup(c, s->easy, r, x, &hdrs, &url, x->fn != NULL);
     if (a->cc == CURLE_OK) a->cc = run(s, r->cancel, &a->cancelled);
     a->status = ms_kube_xfer_account(c, s->easy, n > 0, wait);
-    snprintf(a->cerr, sizeof a->cerr, "%s", curl_easy_strerror(a->cc));
+    snprintf(a->cerr, sizeof a->cerr, "%s", x->cred_error[0] ? x->cred_error : curl_easy_strerror(a->cc));
     curl_easy_reset(s->easy);   /* drop pointers to hdrs, url and x before they go */
     slot_put(c, s);
     curl_slist_free_all(hdrs);
@@ -680,6 +720,7 @@ static ms_rc attempt_failed(ms_kube_client *c, const ms_kube_request *r, uint32_
                             x->body.failed ? "out of memory reading the answer" : "a line of the stream is too long");
     if (a->cc == CURLE_OPERATION_TIMEDOUT && x->streaming && x->fn)   /* a stream hit its time limit */
         return ms_error_set(err, MS_EIO, "%s %s: stream timed out", method, r->path);
+    if (x->cred_error[0]) return ms_error_set(err, MS_EIO, "%s %s: %s", method, r->path, x->cred_error);
     if (ms_kube_retry_transport(c, method, r->path, x, n, transport_failures, a->cerr, delay)) return MS_OK;
     return ms_error_set(err, MS_EIO, "%s %s%s: %s", method, c->server, r->path, a->cerr);
 }

@@ -16,6 +16,7 @@
 
 #include "base/line_splitter.h"
 #include "base/rate_limiter.h"
+#include "client/exec_credential.h"
 #include "client/kubeconfig.h"
 #include "moonsched/error.h"
 #include "moonsched/log.h"
@@ -36,6 +37,10 @@ typedef struct ms_kube_client ms_kube_client;
 
 typedef struct ms_kube_client_options {
     const ms_kubeconfig *config;   /* copied; need not outlive the call */
+    /* The user's exec credential plugin, shared with the other clients
+     * of the same kubeconfig (the client takes a reference). NULL: the
+     * client has one of its own when config->exec is set. */
+    ms_exec_credential *credentials;
     double qps;                    /* clientConnection.qps; <= 0: no limit */
     int32_t burst;                 /* clientConnection.burst */
     const char *user_agent;        /* NULL: "moonsched/0.1" */

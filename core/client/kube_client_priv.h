@@ -24,10 +24,16 @@ typedef struct ms_kube_xfer {
     bool streaming;      /* 2xx body bytes reached fn: the request can no longer be retried */
     bool stopped;        /* fn asked to stop */
     bool overflow;
+    /* exec plugin credentials: the generation sent (a 401 invalidates
+     * it), or why there were none (setup then fails) */
+    uint64_t cred_generation;
+    char cred_error[512];
 } ms_kube_xfer;
 
 /* Resets e and sets it up for r: URL, headers (into *hdrs, *url: the
- * caller frees both once e is reset), credentials, body, callbacks on x. */
+ * caller frees both once e is reset), credentials, body, callbacks on x.
+ * When an exec credential plugin fails, returns CURLE_LOGIN_DENIED with
+ * x->cred_error set: the request fails with that error, unretried. */
 CURLcode ms_kube_xfer_setup(ms_kube_client *c, CURL *e, const ms_kube_request *r, ms_kube_xfer *x,
                             struct curl_slist **hdrs, char **url, bool stream);
 

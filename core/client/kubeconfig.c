@@ -343,18 +343,129 @@ static ms_rc read_extra(ms_kubeconfig *kc, const where *w, const cJSON *o, ms_er
     return MS_OK;
 }
 
+/* The deprecated in-tree providers left client-go in 1.26; each has an
+ * exec plugin in its place. */
+static const char *auth_provider_replacement(const char *name) {
+    if (!name) return "an exec credential plugin";
+    if (strcmp(name, "gcp") == 0) return "the exec credential plugin gke-gcloud-auth-plugin (gcloud components install gke-gcloud-auth-plugin)";
+    if (strcmp(name, "azure") == 0) return "the exec credential plugin kubelogin (kubelogin convert-kubeconfig)";
+    if (strcmp(name, "oidc") == 0) return "an exec credential plugin such as kubelogin (kubectl oidc-login)";
+    return "an exec credential plugin";
+}
+
+static ms_rc refuse_auth_provider(const kcfile *f, const char *user, const cJSON *ap, ms_error *err) {
+    const cJSON *nm = cJSON_IsObject(ap) ? cJSON_GetObjectItemCaseSensitive(ap, "name") : NULL;
+    const char *name = cJSON_IsString(nm) && *nm->valuestring ? nm->valuestring : NULL;
+    char q[MS_QUOTE_SIZE];
+    return ms_error_set(err, MS_EINVAL,
+                        "%s: user %s: the auth-provider %s is not supported (client-go removed the in-tree "
+                        "providers in Kubernetes 1.26); use %s",
+                        f->source, user, name ? ms_quote(q, name) : "\"\"", auth_provider_replacement(name));
+}
+
+static ms_rc read_exec_env(ms_kube_exec *x, const where *w, const cJSON *o, const char *user, ms_error *err) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "env");
+    if (!j || cJSON_IsNull(j)) return MS_OK;
+    if (!cJSON_IsArray(j)) return type_error(w, "env", "a list of {name, value}", err);
+    size_t cnt = (size_t)cJSON_GetArraySize(j);
+    if (!(x->env = calloc(cnt ? cnt : 1, sizeof *x->env))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, j) {
+        const cJSON *n = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "name") : NULL;
+        const cJSON *v = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "value") : NULL;
+        if (!cJSON_IsObject(it) || (n && !cJSON_IsString(n)) || (v && !cJSON_IsNull(v) && !cJSON_IsString(v)))
+            return type_error(w, "env", "a list of {name, value}", err);
+        if (!n || !*n->valuestring || strchr(n->valuestring, '='))
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: user %s: env variable name must be specified for %s to use exec authentication plugin",
+                                w->f->source, user, user);
+        const char *val = cJSON_IsString(v) ? v->valuestring : "";
+        size_t len = strlen(n->valuestring) + strlen(val) + 2;
+        char *kv = malloc(len);
+        if (!kv) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        snprintf(kv, len, "%s=%s", n->valuestring, val);
+        x->env[x->nenv++] = kv;
+    }
+    return MS_OK;
+}
+
+/* users[].user.exec, checked as client-go's clientcmd validation and
+ * exec.newAuthenticator check it. */
+static ms_rc read_exec(ms_kubeconfig *kc, const kcfile *f, const char *wpath, const cJSON *o, ms_error *err) {
+    where w = {.f = f};
+    snprintf(w.path, sizeof w.path, "%.150s.exec", wpath);
+    if (!cJSON_IsObject(o)) return ms_error_set(err, MS_EINVAL, "%s: %s: expected a mapping", f->source, w.path);
+    const char *user = kc->user_name;
+    ms_kube_exec *x = calloc(1, sizeof *x);
+    if (!x) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    kc->exec = x;
+    const char *api, *cmd, *mode, *hint;
+    bool info;
+    ms_rc rc;
+    if ((rc = get_str(&w, o, "apiVersion", &api, err)) != MS_OK || (rc = get_str(&w, o, "command", &cmd, err)) != MS_OK ||
+        (rc = get_str(&w, o, "interactiveMode", &mode, err)) != MS_OK ||
+        (rc = get_str(&w, o, "installHint", &hint, err)) != MS_OK ||
+        (rc = get_bool(&w, o, "provideClusterInfo", &info, err)) != MS_OK ||
+        (rc = get_str_list(&w, o, "args", &x->args, &x->nargs, err)) != MS_OK ||
+        (rc = read_exec_env(x, &w, o, user, err)) != MS_OK)
+        return rc;
+    if (!cmd)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: command must be specified for %s to use exec authentication plugin",
+                            f->source, user, user);
+    if (!api)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: apiVersion must be specified for %s to use exec authentication plugin",
+                            f->source, user, user);
+    char q[MS_QUOTE_SIZE];
+    bool v1 = strcmp(api, "client.authentication.k8s.io/v1") == 0;
+    if (!v1 && strcmp(api, "client.authentication.k8s.io/v1beta1") != 0)
+        return ms_error_set(err, MS_EINVAL, "%s: user %s: exec plugin: invalid apiVersion %s", f->source, user,
+                            ms_quote(q, api));
+    /* v1 made the mode explicit; v1beta1 kept its old default. */
+    if (!mode && v1)
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: user %s: interactiveMode must be specified for %s to use exec authentication plugin",
+                            f->source, user, user);
+    if (!mode || strcmp(mode, "IfAvailable") == 0)
+        x->interactive = MS_EXEC_INTERACTIVE_IF_AVAILABLE;
+    else if (strcmp(mode, "Never") == 0)
+        x->interactive = MS_EXEC_INTERACTIVE_NEVER;
+    else if (strcmp(mode, "Always") == 0)
+        x->interactive = MS_EXEC_INTERACTIVE_ALWAYS;
+    else
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: user %s: invalid interactiveMode for %s: %s (Never, IfAvailable or Always)", f->source,
+                            user, user, ms_quote(q, mode));
+    x->provide_cluster_info = info;
+    /* A bare name is looked up in PATH; a path is relative to the file. */
+    if ((rc = set_str(&x->api_version, api, err)) != MS_OK || (rc = set_str(&x->install_hint, hint, err)) != MS_OK ||
+        (rc = strchr(cmd, '/') ? set_path(&x->command, f, cmd, err) : set_str(&x->command, cmd, err)) != MS_OK)
+        return rc;
+    return MS_OK;
+}
+
+/* clusters[].cluster.extensions[name=client.authentication.k8s.io/exec]
+ * for KUBERNETES_EXEC_INFO's spec.cluster.config. */
+static ms_rc read_exec_extension(ms_kube_exec *x, const found *cl, ms_error *err) {
+    const cJSON *ext = cl->inner ? cJSON_GetObjectItemCaseSensitive(cl->inner, "extensions") : NULL;
+    if (!cJSON_IsArray(ext)) return MS_OK;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, ext) {
+        const cJSON *nm = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "name") : NULL;
+        if (!cJSON_IsString(nm) || strcmp(nm->valuestring, "client.authentication.k8s.io/exec") != 0) continue;
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "extension");
+        if (!e || cJSON_IsNull(e)) return MS_OK;
+        if (!(x->cluster_config = cJSON_PrintUnformatted(e))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MS_OK;
+    }
+    return MS_OK;
+}
+
 static ms_rc read_user(ms_kubeconfig *kc, const found *u, ms_error *err) {
     where w = {.f = u->f};
     snprintf(w.path, sizeof w.path, "users[%d].user", u->index);
     const cJSON *o = u->inner;
-    if (o && cJSON_GetObjectItemCaseSensitive(o, "exec") &&
-        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "exec")))
-        return ms_error_set(err, MS_EINVAL, "kubeconfig user %s: exec credential plugins are not supported",
-                            kc->user_name);
-    if (o && cJSON_GetObjectItemCaseSensitive(o, "auth-provider") &&
-        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "auth-provider")))
-        return ms_error_set(err, MS_EINVAL, "kubeconfig user %s: auth-provider credential plugins are not supported",
-                            kc->user_name);
+    const cJSON *ap = o ? cJSON_GetObjectItemCaseSensitive(o, "auth-provider") : NULL;
+    if (ap && !cJSON_IsNull(ap)) return refuse_auth_provider(u->f, kc->user_name, ap, err);
     const char *cert, *key, *token, *token_file, *user, *pass, *as;
     ms_rc rc;
     if ((rc = get_str(&w, o, "client-certificate", &cert, err)) != MS_OK ||
@@ -399,6 +510,11 @@ static ms_rc read_user(ms_kubeconfig *kc, const found *u, ms_error *err) {
         free(kc->token_file);
         kc->token_file = NULL;
     }
+    /* Credentials given outright win over a plugin, as in client-go
+     * (kubectl --token with an exec user). */
+    const cJSON *ex = o ? cJSON_GetObjectItemCaseSensitive(o, "exec") : NULL;
+    if (ex && !cJSON_IsNull(ex) && !kc->token && !kc->token_file && !kc->username && !has_cert)
+        return read_exec(kc, u->f, w.path, ex, err);
     return MS_OK;
 }
 
@@ -448,6 +564,7 @@ static ms_rc resolve(ms_kubeconfig *kc, const kcfile *files, size_t nfiles, cons
         if ((rc = find_in(files, nfiles, "users", "user", user, &u, err)) != MS_OK) return rc;
         if (!u.f) return ms_error_set(err, MS_EINVAL, "%s: context %s: user %s was not found", c.f->source, ctx_name, user);
         if ((rc = read_user(kc, &u, err)) != MS_OK) return rc;
+        if (kc->exec && (rc = read_exec_extension(kc->exec, &cl, err)) != MS_OK) return rc;
     }
     return MS_OK;
 }
@@ -613,6 +730,17 @@ static void free_list(char **v, size_t n) {
     free(v);
 }
 
+static void exec_free(ms_kube_exec *x) {
+    if (!x) return;
+    free(x->api_version);
+    free(x->command);
+    free_list(x->args, x->nargs);
+    free_list(x->env, x->nenv);
+    free(x->install_hint);
+    free(x->cluster_config);
+    free(x);
+}
+
 void ms_kubeconfig_free(ms_kubeconfig *kc) {
     if (!kc) return;
     char **strs[] = {&kc->context,   &kc->cluster_name, &kc->user_name, &kc->namespace_, &kc->server,
@@ -626,5 +754,6 @@ void ms_kubeconfig_free(ms_kubeconfig *kc) {
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(*strs[i]);
     free_list(kc->impersonate_groups, kc->nimpersonate_groups);
     free_list(kc->impersonate_extra, kc->nimpersonate_extra);
+    exec_free(kc->exec);
     memset(kc, 0, sizeof *kc);
 }

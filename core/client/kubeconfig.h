@@ -13,6 +13,29 @@
 
 #include "moonsched/error.h"
 
+/* users[].user.exec: a credential plugin (client.authentication.k8s.io
+ * ExecCredential, v1 or v1beta1) that client/exec_credential.h runs. */
+typedef enum ms_exec_interactive {
+    MS_EXEC_INTERACTIVE_NEVER,
+    MS_EXEC_INTERACTIVE_IF_AVAILABLE,   /* stdin when it is a terminal */
+    MS_EXEC_INTERACTIVE_ALWAYS,         /* a terminal is required */
+} ms_exec_interactive;
+
+typedef struct ms_kube_exec {
+    char *api_version;             /* "client.authentication.k8s.io/v1" or ".../v1beta1" */
+    char *command;                 /* resolved against the file's directory when it holds a '/' */
+    char **args;
+    size_t nargs;
+    char **env;                    /* "NAME=value", added to moonsched's environment */
+    size_t nenv;
+    ms_exec_interactive interactive;
+    bool provide_cluster_info;
+    char *install_hint;
+    /* The cluster's client.authentication.k8s.io/exec extension as JSON
+     * (spec.cluster.config of KUBERNETES_EXEC_INFO), or NULL. */
+    char *cluster_config;
+} ms_kube_exec;
+
 /* Every string is owned (malloc'd) or NULL when absent. *_data blobs are
  * the decoded bytes (PEM text), NUL-terminated, with their length. */
 typedef struct ms_kubeconfig {
@@ -48,13 +71,16 @@ typedef struct ms_kubeconfig {
     size_t nimpersonate_groups;
     char **impersonate_extra;      /* as-user-extra, as "key=value" pairs */
     size_t nimpersonate_extra;
+    /* A credential plugin; NULL without one, and (as client-go) when the
+     * user also has a token, token file, basic auth or a certificate. */
+    ms_kube_exec *exec;
 } ms_kubeconfig;
 
 /* Loads one kubeconfig file. context: the context to use (NULL or "": the
  * file's current-context). Errors name the file and the entry:
  * "admin.conf: users[0].user.client-key-data: illegal base64 data at input
- * byte 12", "kubeconfig user gke: exec credential plugins are not
- * supported". */
+ * byte 12", "admin.conf: user gke: the gcp auth-provider ... use the exec
+ * credential plugin gke-gcloud-auth-plugin". */
 ms_rc ms_kubeconfig_load_file(ms_kubeconfig *kc, const char *path, const char *context,
                               ms_error *err);
 

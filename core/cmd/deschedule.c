@@ -147,6 +147,7 @@ ms_rc ms_deschedule_parse_args(int argc, char **argv, ms_deschedule_options *o, 
 typedef struct desched {
     const ms_deschedule_options *o;
     ms_kubeconfig kc;
+    ms_exec_credential *credentials;   /* kc's credential plugin, shared by both clients */
     ms_kube_client *client;
     ms_desched_metrics *metrics;
     ms_secure_serving *https;
@@ -398,7 +399,11 @@ static ms_rc setup_client(desched *d, ms_error *err) {
     ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(&d->kc, NULL, err)
                              : ms_kubeconfig_load_default(&d->kc, o->kubeconfig, NULL, err);
     if (rc != MS_OK) return rc;
-    ms_kube_client_options co = {.config = &d->kc, .qps = 50, .burst = 100,
+    if (d->kc.exec) {
+        ms_exec_credential_options eo = {.config = &d->kc, .log = o->log};
+        if ((rc = ms_exec_credential_new(&eo, &d->credentials, err)) != MS_OK) return rc;
+    }
+    ms_kube_client_options co = {.config = &d->kc, .credentials = d->credentials, .qps = 50, .burst = 100,
                                  .user_agent = "moonsched/0.1 (descheduler)", .log = o->log};
     return ms_kube_client_new(&co, &d->client, err);
 }
@@ -432,7 +437,7 @@ static ms_rc setup_election(desched *d, ms_error *err) {
     snprintf(le.resource_lock, sizeof le.resource_lock, "leases");
     snprintf(le.resource_name, sizeof le.resource_name, "%s", o->lease_name);
     snprintf(le.resource_namespace, sizeof le.resource_namespace, "%s", o->lease_namespace);
-    ms_kube_client_options co = {.config = &d->kc, .log = o->log};
+    ms_kube_client_options co = {.config = &d->kc, .credentials = d->credentials, .log = o->log};
     ms_leader_elector_options eo = {.config = &le, .client = &co, .log = o->log,
                                     .leading_changed = leader_gauge, .leading_ctx = d->metrics,
                                     .post_events = true, .event_component = "descheduler"};
@@ -487,6 +492,7 @@ static void teardown(desched *d) {
     if (d->https) ms_secure_serving_stop(d->https);
     ms_desched_metrics_free(d->metrics);
     ms_kube_client_free(d->client);
+    ms_exec_credential_free(d->credentials);
     ms_kubeconfig_free(&d->kc);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "cmd/run_flags.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
@@ -23,11 +24,28 @@
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
+    "usage: moonsched [COMMAND] [FLAGS]\n"
+    "\n"
+    "  run         schedule a cluster's pods (the default: flags without a command run)\n"
+    "  simulate    schedule the pods of cluster files, or of a generated cluster\n"
+    "  deschedule  evict pods a DeschedulerPolicy picks, once they have a better node\n"
+    "  config      check a KubeSchedulerConfiguration and print the effective one\n"
+    "  policy      check a Lua policy, alone or over a cluster\n"
+    "  explain     ask a running scheduler why a pod is where it is\n"
+    "  snapshot    write a cluster's objects for simulate\n"
+    "  completion  print a shell completion script (bash, zsh, fish)\n"
+    "  man         print the manual page (roff)\n"
+    "  version     print the version and the commit\n"
+    "\n"
+    "Run 'moonsched COMMAND --help' for a command's flags; kube-scheduler's\n"
+    "flags follow (run's).\n"
+    "\n";
+
+static const char help_simulate[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
     "                          [--shadow FILE]... [--seed N] [--output table|json|html]\n"
     "                          [--generate SPEC] [--quiet] [--stats] [--evictions]\n"
     "                          [--deschedule POLICY] [--explain NS/NAME]\n"
-    "       moonsched config check FILE [--output yaml|json]\n"
     "\n"
     "  --cluster FILE...  Nodes and Pods as YAML or JSON (multi-document, Lists,\n"
     "                     `kubectl get -o yaml` output); '-' reads standard input\n"
@@ -53,12 +71,16 @@ static const char usage[] =
     "                     the placements: utilisation before and after, every\n"
     "                     move and every skip (docs/descheduler.md)\n"
     "\n"
+    "See docs/simulate.md for the formats and the generator keys.\n";
+
+static const char help_config[] =
+    "usage: moonsched config check FILE [--output yaml|json]\n"
+    "\n"
     "  config check validates a KubeSchedulerConfiguration as the scheduler would\n"
     "  use it and prints the effective configuration (YAML, or JSON with\n"
-    "  --output json); exit 0 when valid, 2 with the error when not.\n"
-    "\n"
-    "See docs/simulate.md for the formats and the generator keys.\n"
-    "\n"
+    "  --output json); exit 0 when valid, 2 with the error when not.\n";
+
+static const char help_deschedule[] =
     "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
     "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
     "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
@@ -68,8 +90,9 @@ static const char usage[] =
     "  exit, or one every --descheduling-interval; each eviction goes through the\n"
     "  Eviction API once the scheduler (--config, --policy) has a node for the\n"
     "  pod. --dry-run prints the plan with the predicted nodes and evicts\n"
-    "  nothing. See docs/descheduler.md.\n"
-    "\n"
+    "  nothing. See docs/descheduler.md.\n";
+
+static const char help_run[] =
     "usage: moonsched [run] [--kubeconfig FILE | --in-cluster] [--config FILE] [--policy FILE]...\n"
     "                       [--scheduler-name NAME] [--metrics-bind-address ADDR:PORT]\n"
     "                       [--leader-elect[=BOOL]] [--leader-elect-* ...]\n"
@@ -117,8 +140,9 @@ static const char usage[] =
     "\n"
     "  The word `run` may be left out. kube-scheduler's other flags (--port,\n"
     "  --feature-gates, --profiling, ...) are accepted with a warning.\n"
-    "See docs/run.md.\n"
-    "\n"
+    "See docs/run.md.\n";
+
+static const char help_explain[] =
     "usage: moonsched explain NAMESPACE/NAME [--server URL] [--certificate-authority FILE]\n"
     "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
     "                         [--output text|json]\n"
@@ -130,16 +154,33 @@ static const char usage[] =
     "  --certificate-authority FILE  the CA of its serving certificate\n"
     "  --insecure-skip-tls-verify    do not check the certificate (self-signed)\n"
     "  --token, --token-file  a bearer token the scheduler's API server accepts\n"
-    "                     (allowed to get /debug/explain)\n"
-    "\n"
+    "                     (allowed to get /debug/explain)\n";
+
+static const char help_snapshot[] =
     "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]\n"
     "\n"
     "  Writes the cluster's Namespaces, Nodes, PriorityClasses,\n"
     "  PodDisruptionBudgets and Pods in the format simulate reads (a JSON List,\n"
-    "  which is YAML too), to FILE or standard output: `simulate --cluster FILE`\n"
-    "  with the scheduler's configuration and --seed replays its decisions\n"
-    "  (docs/explain.md).\n"
+    "  which is YAML too), to FILE or standard output: simulate on that file,\n"
+    "  with the scheduler's configuration and seed, replays its decisions\n"
+    "  (docs/explain.md).\n";
+
+static const char help_completion[] =
+    "usage: moonsched completion bash|zsh|fish\n"
     "\n"
+    "  Prints a script that completes moonsched's commands and each command's\n"
+    "  flags in that shell:\n"
+    "    bash: source <(moonsched completion bash)\n"
+    "    zsh:  moonsched completion zsh >\"${fpath[1]}/_moonsched\"\n"
+    "    fish: moonsched completion fish >~/.config/fish/completions/moonsched.fish\n";
+
+static const char help_man[] =
+    "usage: moonsched man\n"
+    "\n"
+    "  Prints moonsched(1), the manual page made of every command's help, as\n"
+    "  roff: man <(moonsched man), or `make install` puts it in place.\n";
+
+static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "\n"
     "  Loads a Lua policy (syntax, sandbox, init with the args) and, with a\n"
@@ -147,11 +188,70 @@ static const char usage[] =
     "  nodes, reporting failures and the time per call (docs/policies.md).\n"
     "  Exit code 0 when everything passed, 2 otherwise.\n";
 
-static int usage_error(const char *fmt, const char *arg) {
+/* The error, then the command's help. */
+static int usage_error(const char *help, const char *fmt, const char *arg) {
     fprintf(stderr, "moonsched: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage);
+    fprintf(stderr, "\n%s", help);
     return EXIT_USAGE;
+}
+
+/* The long flags a help text names, in order, each once: pointers into
+ * words. */
+typedef struct help_flags {
+    char words[4096];
+    const char *v[256];
+    size_t n;
+} help_flags;
+
+static void help_flags_of(const char *help, help_flags *f) {
+    size_t len = 0;
+    f->n = 0;
+    for (const char *p = strstr(help, "--"); p && f->n < 256; p = strstr(p, "--")) {
+        size_t k = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+        bool seen = false;
+        for (size_t i = 0; i < f->n && !seen; i++) seen = strlen(f->v[i]) == k && strncmp(f->v[i], p, k) == 0;
+        if (k > 2 && p[k - 1] != '-' && !seen && len + k + 1 <= sizeof f->words) {
+            memcpy(f->words + len, p, k);
+            f->words[len + k] = '\0';
+            f->v[f->n++] = f->words + len;
+            len += k + 1;
+        }
+        p += k;
+    }
+}
+
+/* The flag of a command's help nearest a misspelt one (its name before
+ * any "=value"), copied into out; false when none is near. */
+static bool nearest_flag(const char *help, const char *arg, char *out, size_t n) {
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    help_flags f;
+    help_flags_of(help, &f);
+    const char *near = ms_suggest(name, f.v, f.n);
+    if (near) snprintf(out, n, "%s", near);
+    return near != NULL;
+}
+
+static int unknown_argument(const char *help, const char *a) {
+    char near[128];
+    if (a[0] == '-' && nearest_flag(help, a, near, sizeof near)) {
+        fprintf(stderr, "moonsched: unknown argument \"%s\" (did you mean %s?)\n%s", a, near, help);
+        return EXIT_USAGE;
+    }
+    return usage_error(help, "unknown argument \"%s\"", a);
+}
+
+/* A parser's error; its unknown argument gets the nearest flag. */
+static int parse_error(const char *help, const char *msg) {
+    static const char prefix[] = "unknown argument \"";
+    size_t k = sizeof prefix - 1, n = strlen(msg);
+    if (strncmp(msg, prefix, k) == 0 && n > k && msg[n - 1] == '"') {
+        char arg[256];
+        snprintf(arg, sizeof arg, "%.*s", (int)(n - k - 1), msg + k);
+        return unknown_argument(help, arg);
+    }
+    return usage_error(help, "%s", msg);
 }
 
 /* An argument's parser answers EXIT_OK, a usage error, or HELP. */
@@ -170,36 +270,36 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         uint32_t start = s->nfiles;
         while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
             s->files[s->nfiles++] = argv[++*i];
-        return s->nfiles == start ? usage_error("%s needs at least one file", a) : EXIT_OK;
+        return s->nfiles == start ? usage_error(help_simulate, "%s needs at least one file", a) : EXIT_OK;
     }
     if ((v = ms_flag_value(argc, argv, i, "--cluster", NULL))) {
-        if (!*v) return usage_error("%s needs a file", "--cluster");
+        if (!*v) return usage_error(help_simulate, "%s needs a file", "--cluster");
         s->files[s->nfiles++] = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
-        if (!*v) return usage_error("%s needs a file", "--config");
+        if (!*v) return usage_error(help_simulate, "%s needs a file", "--config");
         s->o.config_file = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
-        if (!*v) return usage_error("%s needs a file", "--policy");
+        if (!*v) return usage_error(help_simulate, "%s needs a file", "--policy");
         s->policies[s->npolicies++] = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--shadow", NULL))) {
-        if (!*v) return usage_error("%s needs a file", "--shadow");
+        if (!*v) return usage_error(help_simulate, "%s needs a file", "--shadow");
         s->shadows[s->nshadows++] = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--generate", NULL))) {
-        if (!*v) return usage_error("%s needs a spec", "--generate");
+        if (!*v) return usage_error(help_simulate, "%s needs a spec", "--generate");
         s->o.generate = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--seed", NULL))) {
         char *end;
         errno = 0;
         unsigned long long seed = strtoull(v, &end, 0);
         if (!*v || *end || errno || *v == '-')
-            return usage_error("--seed: expected a non-negative integer, got \"%s\"", v);
+            return usage_error(help_simulate, "--seed: expected a non-negative integer, got \"%s\"", v);
         s->o.seed = seed;
         s->o.has_seed = true;
     } else if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) s->o.output = MS_OUTPUT_JSON;
         else if (strcmp(v, "html") == 0) s->o.output = MS_OUTPUT_HTML;
-        else return usage_error("--output: expected table, json or html, got \"%s\"", v);
+        else return usage_error(help_simulate, "--output: expected table, json or html, got \"%s\"", v);
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
         s->o.quiet = true;
     } else if (strcmp(a, "--stats") == 0) {
@@ -207,14 +307,14 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     } else if (strcmp(a, "--evictions") == 0) {
         s->o.evictions = true;
     } else if ((v = ms_flag_value(argc, argv, i, "--explain", NULL))) {
-        if (!strchr(v, '/')) return usage_error("--explain: expected NAMESPACE/NAME, got \"%s\"", v);
+        if (!strchr(v, '/')) return usage_error(help_simulate, "--explain: expected NAMESPACE/NAME, got \"%s\"", v);
         s->o.explain = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--deschedule", NULL))) {
         s->o.deschedule = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         return HELP;
     } else {
-        return usage_error("unknown argument \"%s\"", a);
+        return unknown_argument(help_simulate, a);
     }
     return EXIT_OK;
 }
@@ -234,9 +334,9 @@ static int simulate_main(int argc, char **argv) {
     int rc = EXIT_OK;
     for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = simulate_arg(argc, argv, &i, &s);
     if (rc == EXIT_OK && s.nfiles == 0 && !s.o.generate)
-        rc = usage_error("%s", "simulate needs --cluster FILE... or --generate SPEC");
+        rc = usage_error(help_simulate, "%s", "simulate needs --cluster FILE... or --generate SPEC");
     if (rc != EXIT_OK) {
-        if (rc == HELP) fputs(usage, stdout);
+        if (rc == HELP) fputs(help_simulate, stdout);
         free(s.files);
         free(s.policies);
         free(s.shadows);
@@ -274,7 +374,7 @@ static void print_warning(void *ctx, const char *msg) {
 
 static int print_version(void) {
     const char *v = MOONSCHED_VERSION;
-    printf("moonsched %s%s\n", v[0] == 'v' ? "" : "v", v);
+    printf("moonsched %s%s (commit %s)\n", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
     return EXIT_OK;
 }
 
@@ -293,9 +393,9 @@ static int run_main(int argc, char **argv) {
     ms_rc r = ms_run_flags_parse(argc, argv, &f, &err);
     if (r != MS_OK || f.action != MS_RUN_FLAGS_RUN) {
         free(f.policies);
-        if (r != MS_OK) return usage_error("%s", err.msg);
+        if (r != MS_OK) return parse_error(help_run, err.msg);
         if (f.action == MS_RUN_FLAGS_VERSION) return print_version();
-        fputs(usage, stdout);
+        fputs(help_run, stdout);
         return EXIT_OK;
     }
     o.log = &log;
@@ -314,7 +414,7 @@ static int run_main(int argc, char **argv) {
 /* `config check FILE [--output yaml|json]` */
 static int config_main(int argc, char **argv) {
     if (argc < 1 || strcmp(argv[0], "check") != 0)
-        return usage_error("%s", "config: expected \"check FILE\"");
+        return usage_error(help_config, "%s", "config: expected \"check FILE\"");
     const char *file = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
@@ -322,17 +422,17 @@ static int config_main(int argc, char **argv) {
         if ((v = ms_flag_value(argc, argv, &i, "--output", NULL))) {
             if (strcmp(v, "json") == 0) json = true;
             else if (strcmp(v, "yaml") == 0) json = false;
-            else return usage_error("--output: expected yaml or json, got \"%s\"", v);
+            else return usage_error(help_config, "--output: expected yaml or json, got \"%s\"", v);
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage, stdout);
+            fputs(help_config, stdout);
             return EXIT_OK;
         } else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
             file = argv[i];
         } else {
-            return usage_error("unknown argument \"%s\"", argv[i]);
+            return unknown_argument(help_config, argv[i]);
         }
     }
-    if (!file) return usage_error("%s", "config check needs a FILE");
+    if (!file) return usage_error(help_config, "%s", "config check needs a FILE");
     ms_error err = {0};
     cJSON *doc = NULL;
     ms_rc r = ms_config_check(file, print_warning, NULL, &doc, &err);
@@ -352,10 +452,10 @@ static int config_main(int argc, char **argv) {
 static int policy_main(int argc, char **argv) {
     if (argc < 1 || strcmp(argv[0], "check") != 0) {
         if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-            fputs(usage, stdout);
+            fputs(help_policy, stdout);
             return EXIT_OK;
         }
-        return usage_error("%s", "policy: expected \"policy check FILE\"");
+        return usage_error(help_policy, "%s", "policy: expected \"policy check FILE\"");
     }
     ms_policy_check_options o;
     memset(&o, 0, sizeof o);
@@ -372,26 +472,26 @@ static int policy_main(int argc, char **argv) {
             int start = nfiles;
             while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
                 files[nfiles++] = argv[++i];
-            if ((int)nfiles == start) rc = usage_error("%s needs at least one file", a);
+            if ((int)nfiles == start) rc = usage_error(help_policy, "%s needs at least one file", a);
         } else if ((v = ms_flag_value(argc, argv, &i, "--cluster", NULL))) {
-            if (!*v) rc = usage_error("%s needs a file", "--cluster");
+            if (!*v) rc = usage_error(help_policy, "%s needs a file", "--cluster");
             else files[nfiles++] = v;
         } else if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
-            if (!*v) rc = usage_error("%s needs a JSON object", "--args");
+            if (!*v) rc = usage_error(help_policy, "%s needs a JSON object", "--args");
             o.args_json = v;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
+            fputs(help_policy, stdout);
             free(files);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            rc = usage_error("unknown argument \"%s\"", a);
+            rc = unknown_argument(help_policy, a);
         } else if (o.file) {
-            rc = usage_error("policy check takes one file, got \"%s\" too", a);
+            rc = usage_error(help_policy, "policy check takes one file, got \"%s\" too", a);
         } else {
             o.file = a;
         }
     }
-    if (rc == EXIT_OK && !o.file) rc = usage_error("%s", "policy check needs a policy FILE");
+    if (rc == EXIT_OK && !o.file) rc = usage_error(help_policy, "%s", "policy check needs a policy FILE");
     if (rc != EXIT_OK) {
         free(files);
         return rc;
@@ -417,10 +517,10 @@ static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options 
     else if ((v = ms_flag_value(argc, argv, i, "--output", NULL)) || (v = ms_flag_value(argc, argv, i, "-o", NULL))) {
         if (strcmp(v, "json") == 0) o->json = true;
         else if (strcmp(v, "text") == 0) o->json = false;
-        else return usage_error("--output: expected text or json, got \"%s\"", v);
+        else return usage_error(help_explain, "--output: expected text or json, got \"%s\"", v);
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return HELP;
     else if (a[0] != '-' && !o->pod) o->pod = a;
-    else return usage_error("unknown argument \"%s\"", a);
+    else return unknown_argument(help_explain, a);
     return EXIT_OK;
 }
 
@@ -434,9 +534,9 @@ static int snapshot_main(int argc, char **argv) {
         else if ((v = ms_flag_value(argc, argv, &i, "--context", NULL))) o.context = v;
         else if ((v = ms_flag_value(argc, argv, &i, "--output", NULL)) || (v = ms_flag_value(argc, argv, &i, "-o", NULL))) file = v;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage, stdout);
+            fputs(help_snapshot, stdout);
             return EXIT_OK;
-        } else return usage_error("unknown argument \"%s\"", argv[i]);
+        } else return unknown_argument(help_snapshot, argv[i]);
     }
     FILE *out = file && strcmp(file, "-") != 0 ? fopen(file, "w") : stdout;
     if (!out) {
@@ -461,11 +561,11 @@ static int explain_main(int argc, char **argv) {
     int rc = EXIT_OK;
     for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = explain_arg(argc, argv, &i, &o);
     if (rc == HELP) {
-        fputs(usage, stdout);
+        fputs(help_explain, stdout);
         return EXIT_OK;
     }
     if (rc != EXIT_OK) return rc;
-    if (!o.pod || !strchr(o.pod, '/')) return usage_error("%s", "explain needs NAMESPACE/NAME");
+    if (!o.pod || !strchr(o.pod, '/')) return usage_error(help_explain, "%s", "explain needs NAMESPACE/NAME");
     ms_error err = {0};
     ms_rc r = ms_explain_remote(&o, stdout, &err);
     fflush(stdout);
@@ -488,12 +588,12 @@ static int deschedule_main(int argc, char **argv) {
     ms_rc r = ms_deschedule_parse_args(argc, argv, &o, policies, &help, &err);
     if (r == MS_OK && help) {
         free(policies);
-        fputs(usage, stdout);
+        fputs(help_deschedule, stdout);
         return EXIT_OK;
     }
     if (r != MS_OK) {
         free(policies);
-        return usage_error("%s", err.msg);
+        return parse_error(help_deschedule, err.msg);
     }
     ms_logger log = ms_log_default;
     if (o.debug) log.level = MS_LOG_DEBUG;
@@ -505,12 +605,142 @@ static int deschedule_main(int argc, char **argv) {
     return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
+/* The commands and their help, in the order of the overview. */
+static const struct {
+    const char *name;
+    const char *help;
+} commands[] = {
+    {"run", help_run},         {"simulate", help_simulate}, {"deschedule", help_deschedule},
+    {"config", help_config},   {"policy", help_policy},     {"explain", help_explain},
+    {"snapshot", help_snapshot}, {"completion", help_completion}, {"man", help_man},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* The help's long flags, space-separated, then suffix. */
+static void print_flags(const char *help, const char *suffix) {
+    help_flags f;
+    help_flags_of(help, &f);
+    for (size_t i = 0; i < f.n; i++) printf("%s%s", i ? " " : "", f.v[i]);
+    printf("%s", suffix);
+}
+
+/* bash's: the command (the first word unless it is a flag: run's then)
+ * picks the flags; after a flag that is not one, files. zsh reads it
+ * through bashcompinit. */
+static void completion_bash(void) {
+    printf("_moonsched() {\n"
+           "    local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} flags\n"
+           "    if [[ $COMP_CWORD -eq 1 && $cur != -* ]]; then\n"
+           "        COMPREPLY=($(compgen -W \"");
+    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s%s", i ? " " : "", commands[i].name);
+    printf(" version help\" -- \"$cur\"))\n"
+           "        return\n"
+           "    fi\n"
+           "    case $cmd in\n");
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, "completion") == 0) continue;   /* its shells, below */
+        printf("    %s) flags=\"", commands[i].name);
+        print_flags(commands[i].help, "\";;\n");
+    }
+    printf("    completion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return;;\n"
+           "    *) flags=\"");
+    print_flags(help_run, "\";;\n");
+    printf("    esac\n"
+           "    if [[ $cur == -* ]]; then\n"
+           "        COMPREPLY=($(compgen -W \"$flags --help\" -- \"$cur\"))\n"
+           "    else\n"
+           "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+           "    fi\n"
+           "}\n"
+           "complete -o filenames -F _moonsched moonsched\n");
+}
+
+static void completion_fish(void) {
+    printf("complete -c moonsched -n __fish_use_subcommand -f -a '");
+    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s%s", i ? " " : "", commands[i].name);
+    printf(" version help'\n");
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        help_flags f;
+        help_flags_of(commands[i].help, &f);
+        for (size_t k = 0; k < f.n; k++)
+            printf("complete -c moonsched -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, f.v[k] + 2);
+    }
+    printf("complete -c moonsched -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n");
+}
+
+static int completion_main(int argc, char **argv) {
+    const char *shell = argc > 0 ? argv[0] : "";
+    if (strcmp(shell, "--help") == 0 || strcmp(shell, "-h") == 0) {
+        fputs(help_completion, stdout);
+        return EXIT_OK;
+    }
+    if (argc > 1) return unknown_argument(help_completion, argv[1]);
+    if (strcmp(shell, "bash") == 0) {
+        completion_bash();
+    } else if (strcmp(shell, "zsh") == 0) {
+        printf("#compdef moonsched\nautoload -U +X bashcompinit && bashcompinit\n");
+        completion_bash();
+    } else if (strcmp(shell, "fish") == 0) {
+        completion_fish();
+    } else {
+        return usage_error(help_completion, "completion: expected bash, zsh or fish, got \"%s\"", shell);
+    }
+    return EXIT_OK;
+}
+
+/* Help text as roff: verbatim lines, with what roff would read as
+ * requests or escapes neutralised. */
+static void roff_verbatim(const char *text) {
+    printf(".nf\n");
+    bool line_start = true;
+    for (const char *p = text; *p; p++) {
+        if (line_start && (*p == '.' || *p == '\'')) printf("\\&");
+        if (*p == '\\') printf("\\e");
+        else if (*p == '-') printf("\\-");
+        else putchar(*p);
+        line_start = *p == '\n';
+    }
+    printf(".fi\n");
+}
+
+static int man_main(int argc, char **argv) {
+    if (argc > 0) {
+        if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+            fputs(help_man, stdout);
+            return EXIT_OK;
+        }
+        return unknown_argument(help_man, argv[0]);
+    }
+    const char *v = MOONSCHED_VERSION;
+    printf(".TH MOONSCHED 1 \"\" \"moonsched %s%s\" \"User Commands\"\n"
+           ".SH NAME\nmoonsched \\- Kubernetes pod scheduler with Lua policies\n"
+           ".SH SYNOPSIS\n",
+           v[0] == 'v' ? "" : "v", v);
+    roff_verbatim(usage);
+    printf(".SH COMMANDS\n");
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        printf(".SS %s\n", commands[i].name);
+        roff_verbatim(commands[i].help);
+    }
+    printf(".SH EXIT STATUS\n0 success; 1 an internal failure; 2 a usage error, a bad input file, or what\n"
+           "this build cannot do.\n"
+           ".SH SEE ALSO\nkube-scheduler(1), kubectl(1); the docs/ directory of the source tree.\n");
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* COMMAND --help (or -h) first: whatever else the command needs */
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (strcmp(cmd, commands[i].name) == 0) {
+                fputs(commands[i].help, stdout);
+                return EXIT_OK;
+            }
     if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
     if (strcmp(cmd, "deschedule") == 0) return deschedule_main(argc - 2, argv + 2);
@@ -518,6 +748,15 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
     if (strcmp(cmd, "explain") == 0) return explain_main(argc - 2, argv + 2);
     if (strcmp(cmd, "snapshot") == 0) return snapshot_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "completion") == 0) return completion_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "man") == 0) return man_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0 && argc > 2) {
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                fputs(commands[i].help, stdout);
+                return EXIT_OK;
+            }
+    }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) return print_version();
     /* kube-scheduler's command line: flags without a subcommand run, so
      * that a kube-scheduler manifest needs only its command changed. */
@@ -525,8 +764,15 @@ int main(int argc, char **argv) {
         return run_main(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
+        fputs(help_run, stdout);
         return EXIT_OK;
     }
-    fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
+    const char *names[NCOMMANDS + 2] = {"version", "help"};
+    for (size_t i = 0; i < NCOMMANDS; i++) names[i + 2] = commands[i].name;
+    const char *near = ms_suggest(cmd, names, NCOMMANDS + 2);
+    if (near)
+        fprintf(stderr, "moonsched: unknown command \"%s\" (did you mean \"%s\"?)\n%s", cmd, near, usage);
+    else
+        fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
     return EXIT_USAGE;
 }

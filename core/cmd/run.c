@@ -94,6 +94,7 @@ typedef struct runner {
     } self;
 
     ms_kubeconfig kc;              /* kept for the leader elector's client */
+    ms_exec_credential *credentials;   /* kc's credential plugin, shared by every client */
     ms_leader_elector *elector;    /* NULL: election off, always leading */
     ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
@@ -773,7 +774,8 @@ static ms_rc setup_leader_election(runner *r, ms_error *err) {
         ms_log(r->log, MS_LOG_INFO, "leader election disabled; acting as leader", NULL);
         return MS_OK;
     }
-    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst, .log = r->log,
+    ms_kube_client_options co = {.config = &r->kc, .credentials = r->credentials, .qps = r->cfg.qps,
+                                 .burst = r->cfg.burst, .log = r->log,
                                  .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
                                     .leading_changed = leader_gauge, .leading_ctx = r->metrics,
@@ -795,7 +797,8 @@ static void te_answered(void *ctx, long status) { ms_metrics_api_request(ctx, st
 static ms_rc setup_controllers(runner *r, ms_error *err) {
     if (!r->o->taint_eviction) return MS_OK;
     ms_metrics_taint_eviction_enable(r->metrics);
-    ms_kube_client_options co = {.config = &r->kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
+    ms_kube_client_options co = {.config = &r->kc, .credentials = r->credentials, .qps = r->cfg.qps,
+                                 .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log,
                                  .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     ms_rc rc = ms_kube_client_new(&co, &r->te_client, err);
@@ -824,7 +827,11 @@ static ms_rc setup_clients(runner *r, ms_error *err) {
                              : ms_kubeconfig_load_default(kc, file, NULL, err);
     if (rc != MS_OK) return rc;
     ms_metrics_set_rest_host(r->metrics, kc->server);
-    ms_kube_client_options co = {.config = kc, .qps = r->cfg.qps, .burst = r->cfg.burst,
+    if (kc->exec) {
+        ms_exec_credential_options eo = {.config = kc, .log = r->log};
+        if ((rc = ms_exec_credential_new(&eo, &r->credentials, err)) != MS_OK) return rc;
+    }
+    ms_kube_client_options co = {.config = kc, .credentials = r->credentials, .qps = r->cfg.qps, .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (scheduler)", .log = r->log,
                                  .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
     rc = ms_kube_client_new(&co, &r->client, err);
@@ -1045,6 +1052,7 @@ static void teardown(runner *r) {
     if (r->in) ms_interner_free(r->in);
     if (r->client) ms_kube_client_free(r->client);
     if (r->poster_client) ms_kube_client_free(r->poster_client);
+    ms_exec_credential_free(r->credentials);
     ms_kubeconfig_free(&r->kc);
     ms_config_free(&r->cfg);
     ms_metrics_free(r->metrics);

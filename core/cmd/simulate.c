@@ -24,6 +24,7 @@
 #include "cmd/simulate_evictions.h"
 #include "cmd/simulate_volumes.h"
 #include "codec/json_reader.h"
+#include "codec/known_fields.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/pdb.h"
@@ -94,6 +95,8 @@ typedef struct sim {
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     uint32_t objects;
+    const char *source;            /* the cluster file being read, for warnings */
+    const cJSON *object;           /* the object being read, for warnings */
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
 
@@ -202,9 +205,24 @@ static void count_skipped(sim *m, const char *kind) {
     }
 }
 
+/* "moonsched: warning: cluster.yaml: Pod default/web: unknown field ..." */
+static void warn_field(void *ctx, const char *msg) {
+    sim *m = ctx;
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(m->object, "metadata");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(m->object, "kind");
+    bool pod = !cJSON_IsString(kind) || strcmp(kind->valuestring, "Node") != 0;
+    fprintf(m->diag, "moonsched: warning: %s: %s %s%s%.200s: %s\n", m->source, pod ? "Pod" : "Node",
+            pod ? (cJSON_IsString(ns) ? ns->valuestring : "default") : "", pod ? "/" : "",
+            cJSON_IsString(name) ? name->valuestring : "", msg);
+}
+
 static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *err) {
     sim *m = ctx;
     m->objects++;
+    m->object = obj;
+    ms_unknown_fields(kind, obj, warn_field, m);
     if (strcmp(kind, "Node") == 0) {
         ms_node *node = NULL;
         ms_rc rc = ms_node_decode(&m->dec, obj, &node, err);
@@ -971,10 +989,12 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
 
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
+        m->source = m->o->cluster_files[i];
         ms_rc rc = ms_load_objects_file(m->o->cluster_files[i], on_object, m, err);
         if (rc != MS_OK) return rc;
     }
     for (uint32_t i = 0; i < m->o->ncluster_texts; i++) {
+        m->source = m->o->cluster_text_names[i];
         ms_rc rc = ms_load_objects_buffer(m->o->cluster_text_names[i], m->o->cluster_texts[i],
                                           m->o->cluster_text_lens[i], on_object, m, err);
         if (rc != MS_OK) return rc;

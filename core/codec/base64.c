@@ -64,3 +64,22 @@ ms_rc ms_base64_decode(const char *in, size_t len, char **out, size_t *outlen, s
     *outlen = n;
     return MS_OK;
 }
+
+char *ms_base64_encode(const void *in, size_t len) {
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = in;
+    char *out = malloc((len + 2) / 3 * 4 + 1);
+    if (!out) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < len) v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < len) v |= p[i + 2];
+        out[n++] = alphabet[v >> 18 & 63];
+        out[n++] = alphabet[v >> 12 & 63];
+        out[n++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
+        out[n++] = i + 2 < len ? alphabet[v & 63] : '=';
+    }
+    out[n] = '\0';
+    return out;
+}

@@ -1,4 +1,4 @@
-/* Base64 decoding, the one reader of Go []byte fields written as text. */
+/* Base64, the one reader and writer of Go []byte fields written as text. */
 #ifndef MOONSCHED_CODEC_BASE64_H
 #define MOONSCHED_CODEC_BASE64_H
 
@@ -10,5 +10,9 @@
  * does). *out is malloc'd and NUL-terminated. On error *bad_at is the input
  * offset of the first bad byte. */
 ms_rc ms_base64_decode(const char *in, size_t len, char **out, size_t *outlen, size_t *bad_at);
+
+/* len bytes as base64 (standard alphabet, padded), malloc'd and
+ * NUL-terminated; NULL when out of memory. */
+char *ms_base64_encode(const void *in, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/quote.h"
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
@@ -112,6 +113,9 @@ typedef struct parser {
     ms_json_reader r;
     unsigned version;
     const char *version_name;
+    /* The fields the version does not have, for the strict decoding
+     * error: "unknown field \"a\", unknown field \"b.c\"". */
+    ms_buf unknown;
 } parser;
 
 /* ---- fields ---- */
@@ -122,10 +126,9 @@ static void check_fields(parser *ps, const cJSON *obj, const field *fields) {
         const field *f = fields;
         while (f->name && strcmp(f->name, c->string) != 0) f++;
         size_t old = ms_json_push(&ps->r, c->string);
-        if (!f->name)
-            ms_json_warn(&ps->r, "unknown field \"%s\"", ps->r.path);
-        else if (!(f->versions & ps->version))
-            ms_json_warn(&ps->r, "unknown field \"%s\" (not part of %s)", ps->r.path, ps->version_name);
+        /* a field of another version is as unknown to this one's type */
+        if (!f->name || !(f->versions & ps->version))
+            ms_buf_printf(&ps->unknown, "%sunknown field \"%s\"", ps->unknown.len ? ", " : "", ps->r.path);
         for (const cJSON *d = obj->child; d != c; d = d->next)
             if (d->string && strcmp(d->string, c->string) == 0) {
                 ms_json_warn(&ps->r, "duplicate field \"%s\" (the last one is used)", ps->r.path);
@@ -570,12 +573,23 @@ out:
 
 /* ---- the whole document ---- */
 
-/* The extenders list read only to check it; warnings go where r's go. */
-static ms_rc check_extenders(const cJSON *list, const ms_json_reader *r, ms_error *err) {
+/* An extender's unknown field joins the others in the strict decoding
+ * error; any other warning goes where the parser's go. */
+static void extender_warning(void *ctx, const char *msg) {
+    parser *ps = ctx;
+    size_t n = strlen(ps->r.source);   /* the message starts "<source>: " */
+    const char *text = strncmp(msg, ps->r.source, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
+    if (strncmp(text, "unknown field ", 14) == 0)
+        ms_buf_printf(&ps->unknown, "%s%s", ps->unknown.len ? ", " : "", text);
+    else if (ps->r.warn)
+        ps->r.warn(ps->r.warn_ctx, msg);
+}
+
+/* The extenders list read only to check it (ps NULL: warnings dropped). */
+static ms_rc check_extenders(const cJSON *list, parser *ps, ms_error *err) {
     ms_extender_config *ext = NULL;
     uint32_t n = 0;
-    ms_rc rc = ms_extender_configs_parse(list, &ext, &n, r ? r->warn : NULL, r ? r->warn_ctx : NULL,
-                                         r ? r->source : NULL, err);
+    ms_rc rc = ms_extender_configs_parse(list, &ext, &n, ps ? extender_warning : NULL, ps, ps ? ps->r.source : NULL, err);
     ms_extender_configs_free(ext, n);
     return rc;
 }
@@ -632,8 +646,14 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
           : (c->extenders = cJSON_Duplicate(j_, true)) ? MS_OK
                                                       : ms_json_nomem(&ps->r));
     FIELD(ps, root, "profiles", &present, parse_profiles(ps, c, j_));
-    /* read here for the unknown-field warnings; ms_config_validate checks it again */
-    if (c->extenders && (rc = check_extenders(c->extenders, &ps->r, ps->r.err)) != MS_OK) return rc;
+    /* read here for its unknown fields; ms_config_validate checks it again */
+    if (c->extenders && (rc = check_extenders(c->extenders, ps, ps->r.err)) != MS_OK) return rc;
+    /* Upstream's scheme decodes strictly (serializer.EnableStrict): once
+     * the document decoded, fields its type does not have fail it, all
+     * listed in its words. */
+    if (ps->unknown.failed) return ms_json_nomem(&ps->r);
+    if (ps->unknown.len)
+        return ms_error_set(ps->r.err, MS_EINVAL, "strict decoding error: %s", ps->unknown.data);
     ms_config_default_lease_name(c);
     return ms_config_validate(c, ps->r.err);
 }
@@ -676,6 +696,7 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
     ps.r.warn_ctx = warn_ctx;
     ps.r.source = source;
     rc = parse_config(&ps, c, root);
+    ms_buf_free(&ps.unknown);
     if (rc != MS_OK) {
         ms_config_free(c);
         ms_error_prefix(err, "%s", source);

@@ -31,6 +31,9 @@ typedef struct ms_desched_plugin_def {
 
 /* The strategy of that name, or NULL. */
 const ms_desched_plugin_def *ms_desched_plugin_find(const char *name);
+/* The plugin name (a strategy or DefaultEvictor) a misspelt one most
+ * likely meant, or NULL. */
+const char *ms_desched_plugin_suggest(const char *name);
 
 extern const ms_desched_plugin_def ms_desched_remove_pods_violating_node_taints;
 extern const ms_desched_plugin_def ms_desched_remove_pods_violating_node_affinity;

@@ -125,7 +125,9 @@ static ms_rc plugin_configs(decoding *d, const cJSON *configs, ms_desched_profil
             memset(out, 0, def->args_size);
             rc = def->decode(&c, args, out);
         } else {
-            ms_desched_args_invalid(&c, "plugin %s in pluginConfig not registered", name ? name : "");
+            const char *near = name ? ms_desched_plugin_suggest(name) : NULL;
+            ms_desched_args_invalid(&c, "plugin %s in pluginConfig not registered%s%s%s", name ? name : "",
+                                    near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         }
         if (rc != MS_OK) return rc;
         ms_json_pop(&d->r, s2);
@@ -165,10 +167,20 @@ static ms_rc extension_point(decoding *d, const cJSON *plugins, const cJSON *con
         const ms_desched_plugin_def *def = ms_desched_plugin_find(name);
         bool ok = filter ? strcmp(name, "DefaultEvictor") == 0
                          : def && (strcmp(point, "deschedule") == 0 ? def->deschedule : def->balance);
-        if (!ok)
+        if (!ok) {
+            /* upstream prints the Go map of the names here; one name, and
+             * what was meant, say more */
+            const char *near = ms_desched_plugin_suggest(name);
+            if (!def && strcmp(name, "DefaultEvictor") != 0)
+                return ms_error_set(d->err, MS_EINVAL,
+                                    "profile \"%s\" configures %s extension point of non-existing plugin \"%s\"%s%s%s",
+                                    prof->name, label, name, near ? " (did you mean \"" : "", near ? near : "",
+                                    near ? "\"?)" : "");
+            const char *is = !def ? "a filter" : def->deschedule ? "a deschedule" : "a balance";
             return ms_error_set(d->err, MS_EINVAL,
-                                "profile \"%s\" configures %s extension point of non-existing plugins: map[%s:{}]",
-                                prof->name, label, name);
+                                "profile \"%s\" configures %s extension point of plugin \"%s\", which is %s plugin",
+                                prof->name, label, name, is);
+        }
         if (filter) continue;
         const cJSON *pc = plugin_config(configs, name);
         if (!pc)

@@ -1,6 +1,7 @@
 /* The descheduler's strategies by name (upstream's pluginregistry). */
 #include <string.h>
 
+#include "base/suggest.h"
 #include "descheduler/plugin.h"
 
 static const ms_desched_plugin_def *const plugins[] = {
@@ -20,4 +21,12 @@ const ms_desched_plugin_def *ms_desched_plugin_find(const char *name) {
     for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; i++)
         if (strcmp(plugins[i]->name, name) == 0) return plugins[i];
     return NULL;
+}
+
+const char *ms_desched_plugin_suggest(const char *name) {
+    const char *names[sizeof plugins / sizeof plugins[0] + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; i++) names[n++] = plugins[i]->name;
+    names[n++] = "DefaultEvictor";
+    return ms_suggest(name, names, n);
 }

@@ -82,12 +82,20 @@ extenders:
   - name: example.com/gpu
     ignoredByScheduler: true
   ignorable: true
-  filterverb: typo
 YAML
 "$M" config check "$T/ext.yaml" >"$T/ext.out" 2>"$T/ext.err"
 check "extenders: exit 0" test $? -eq 0
-check "extenders: an unknown field is a warning on stderr" has_line "$T/ext.err" \
-    "moonsched: warning: $T/ext.yaml: unknown field \"extenders[0].filterverb\""
+printf '  filterverb: typo\n' >>"$T/ext.yaml"
+"$M" config check "$T/ext.yaml" >/dev/null 2>"$T/ext-typo.err"
+check "extenders: an unknown field is an error (exit 2), as upstream's strict decoding" test $? -eq 2
+check "extenders: named in upstream's words" has_line "$T/ext-typo.err" \
+    "moonsched: $T/ext.yaml: strict decoding error: unknown field \"extenders[0].filterverb\""
+# the complaint as it came: a misspelt top-level profiles
+printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofile:\n- schedulerName: x\n' >"$T/typo.yaml"
+"$M" config check "$T/typo.yaml" >/dev/null 2>"$T/typo.err"
+check "a misspelt top-level field fails the configuration (exit 2)" test $? -eq 2
+check "with upstream's strict decoding error" has_line "$T/typo.err" \
+    "moonsched: $T/typo.yaml: strict decoding error: unknown field \"profile\""
 check "extenders: upstream's default timeout" has_line "$T/ext.out" "  httpTimeout: 5s"
 block "$T/ext.out" '  pluginConfig:' | tr -d ' \n' >"$T/ext.pc"
 check "extenders: ignoredByScheduler becomes NodeResourcesFit's ignoredResources" \

@@ -72,9 +72,11 @@ rc=$?
 check_eval "flags without a subcommand run (exit $rc)" "[ $rc -eq 2 ] && grep -q '/nonexistent' '$T/out'"
 "$M" --version >"$T/out" 2>&1
 rc=$?
-check_eval "--version prints the stamped version" "[ $rc -eq 0 ] && grep -Eqx 'moonsched v[^ ]+' '$T/out' && ! grep -q 'vunknown' '$T/out'"
+check_eval "--version prints the VERSION file's semantic version and the commit" \
+    "[ $rc -eq 0 ] && grep -Eqx \"moonsched v\$(cat VERSION) \\(commit [0-9a-f]+(-dirty)?\\)\" '$T/out'"
+check_eval "VERSION holds a semantic version" "grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?' VERSION"
 "$M" run --kubeconfig /nonexistent --version >"$T/out" 2>&1
-check_eval "run --version prints it too, before any connection" "grep -Eqx 'moonsched v[^ ]+' '$T/out'"
+check_eval "run --version prints it too, before any connection" "grep -Eqx 'moonsched v[^ ]+ \\(commit [^ ]+\\)' '$T/out'"
 # kubeadm's v1.20 static Pod, only the program's name changed
 args=$(sed -n '/- command:/,/image:/p' tests/cli/data/kubeadm-kube-scheduler-1.20.yaml | sed -n 's/^    - \(--.*\)/\1/p')
 check_eval "kubeadm's manifest has its six flags" "[ \$(echo '$args' | wc -l) -eq 6 ]"
@@ -104,6 +106,17 @@ usage "--leader-elect-retry-period reads Go durations only" \
 usage "--secure-port is a port" '--secure-port: expected a port (0-65535), got "70000"' --secure-port=70000
 usage "--logging-format: text or json" '--logging-format: expected text or json, got "logfmt"' --logging-format=logfmt
 usage "an unknown flag is a usage error" 'unknown argument "--no-such-flag"' --no-such-flag
+check_eval "and nothing is suggested when no flag is near" "! grep -q 'did you mean' '$T/out'"
+usage "a misspelt flag: the nearest one is suggested" \
+    'moonsched: unknown argument "--leader-elect-leas-duration=3s" (did you mean --leader-elect-lease-duration?)' \
+    --leader-elect-leas-duration=3s
+usage "run: the same" 'moonsched: unknown argument "--kubeconfg" (did you mean --kubeconfig?)' run --kubeconfg x
+usage "deschedule: the same" \
+    'moonsched: unknown argument "--policy-config-fil" (did you mean --policy-config-file?)' deschedule --policy-config-fil x
+usage "simulate: the same" 'moonsched: unknown argument "--clustr" (did you mean --cluster?)' simulate --clustr x
+usage "a misspelt command: the nearest one is suggested" 'moonsched: unknown command "rnu" (did you mean "run"?)' rnu
+usage "an unknown command far from any is only named" 'moonsched: unknown command "frobnicate"' frobnicate
+check_eval "(without a suggestion)" "! grep -q 'did you mean' '$T/out'"
 for f in "--logging-format=text" "--logging-format json" "--leader-elect-lease-duration=20s" \
          "--leader-elect-renew-deadline 12s" "--leader-elect-resource-name=x" "--secure-port 0" "--v=3" "-v4"; do
     # shellcheck disable=SC2086

@@ -275,4 +275,26 @@ check "gates disabled: the high-priority pod preempts a priority-0 pod" \
 check "same seed, same placements" cmp "$T/s1.out" "$T/s2.out"
 check "another seed breaks ties differently" sh -c "! cmp -s '$T/s1.out' '$T/s3.out'"
 
+# ---- misspelt fields in a cluster file ----
+cat >"$T/typo.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {disk: hdd}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: shop}
+  spec:
+    nodeSelectr: {disk: ssd}
+    containerz: [{name: c, image: nginx}]
+YAML
+"$M" simulate --cluster "$T/typo.yaml" >"$T/typo.out" 2>"$T/typo.err"
+check "a misspelt Pod field is a warning naming the field, its path and what was meant" has_line "$T/typo.err" \
+    "moonsched: warning: $T/typo.yaml: Pod shop/web: unknown field \"spec.nodeSelectr\" (did you mean \"nodeSelector\"?)"
+check "each one" has_line "$T/typo.err" \
+    "moonsched: warning: $T/typo.yaml: Pod shop/web: unknown field \"spec.containerz\" (did you mean \"containers\"?)"
+check "kubectl's output warns of nothing" sh -c "'$M' simulate --cluster tests/fuzz/corpus/decode/pod-kubectl.yaml \
+    --cluster tests/fuzz/corpus/decode/node-kubectl.yaml 2>&1 >/dev/null | grep -c 'unknown field' | grep -qx 0"
+
 tap_done

@@ -1,11 +1,13 @@
 /* libFuzzer target: the input as JSON and as YAML, through the loader, every
- * object decoded as a Pod, as a Node and as a PodDisruptionBudget. Must
- * never crash or leak. */
+ * object decoded as a Pod, as a Node and as a PodDisruptionBudget, and
+ * checked for unknown Pod and Node fields. Must never crash or leak. */
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "codec/known_fields.h"
 #include "moonsched/decode.h"
 #include "moonsched/intern.h"
 #include "moonsched/node.h"
@@ -14,7 +16,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* An unknown field's warning names it, quoted. */
+static void field_warning(void *ctx, const char *msg) {
+    (void)ctx;
+    if (strncmp(msg, "unknown field \"", 15) != 0 || !strchr(msg + 15, '"')) __builtin_trap();
+}
+
 static void decode_both(const ms_decoder *d, const cJSON *obj) {
+    ms_unknown_fields("Pod", obj, field_warning, NULL);
+    ms_unknown_fields("Node", obj, field_warning, NULL);
     ms_error err;
     ms_pod *p = NULL;
     ms_node *n = NULL;

@@ -2,7 +2,9 @@
  * line splitter on the same bytes cut at a fuzzer-chosen point. Beyond not
  * crashing or leaking: a failed load leaves nothing allocated and says why;
  * a loaded one has a server URL with a scheme and no trailing '/', and a
- * namespace; decoded data has the length it claims; the splitter delivers
+ * namespace; decoded data has the length it claims; an exec plugin has a
+ * command (absolute when it is a path), an apiVersion and NAME=value
+ * variables, and no other credentials beside it; the splitter delivers
  * the same lines however the stream is cut. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,6 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (kc.cert_data) CHECK(kc.cert_data[kc.cert_len] == '\0' && (kc.key_data || kc.key_file));
     if (kc.ca_file) CHECK(kc.ca_file[0] == '/' && !kc.ca_data);
     if (kc.token) CHECK(!kc.token_file);
+    if (kc.exec) {
+        /* a plugin only for a user without other credentials, and whole */
+        CHECK(!kc.token && !kc.token_file && !kc.username && !kc.cert_file && !kc.cert_data);
+        CHECK(kc.exec->command && kc.exec->command[0] && kc.exec->api_version);
+        CHECK(!strchr(kc.exec->command, '/') || kc.exec->command[0] == '/');
+        for (size_t i = 0; i < kc.exec->nargs; i++) CHECK(kc.exec->args[i]);
+        for (size_t i = 0; i < kc.exec->nenv; i++) CHECK(strchr(kc.exec->env[i], '=') > kc.exec->env[i]);
+    }
     ms_kubeconfig_free(&kc);
     return 0;
 }

@@ -56,4 +56,17 @@ static inline void tu_put(const char *path, const char *text) {
     fclose(f);
 }
 
+/* A fresh directory /tmp/PREFIX-XXXXXX into buf, and its removal with
+ * everything in it, for the tests that write files. */
+static inline void tu_mkdtemp(char *buf, size_t n, const char *prefix) {
+    snprintf(buf, n, "/tmp/%s-XXXXXX", prefix);
+    assert_non_null(mkdtemp(buf));
+}
+
+static inline void tu_rmtree(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 #endif

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "kube_fake_api.h"
 
@@ -242,6 +243,19 @@ static void write_token(const char *path, const char *tok) {
     fclose(fp);
 }
 
+/* One request the server refuses (401), then one it accepts. */
+static void refused_then_accepted(ms_kube_client *c, script *s) {
+    ms_kube_response r;
+    ms_error err = {0};
+    s->status_for_token = 401;
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
+    assert_int_equal(r.status, 401);
+    ms_kube_response_free(&r);
+    s->status_for_token = 0;
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+}
+
 static void test_token_file_reload(void **state) {
     (void)state;
     script s = {0};
@@ -273,13 +287,7 @@ static void test_token_file_reload(void **state) {
     assert_string_equal(fh_header(&srv->reqs[2], "Authorization", h, sizeof h), "Bearer t2");
     /* a 401 makes the next request read the file again at once */
     write_token(tmpl, "t3");
-    s.status_for_token = 401;
-    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
-    assert_int_equal(r.status, 401);
-    ms_kube_response_free(&r);
-    s.status_for_token = 0;
-    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
-    ms_kube_response_free(&r);
+    refused_then_accepted(c, &s);
     assert_string_equal(fh_header(&srv->reqs[4], "Authorization", h, sizeof h), "Bearer t3");
     /* an unreadable file keeps the last token */
     unlink(tmpl);
@@ -318,6 +326,96 @@ static void test_helpers(void **state) {
 
 /* ---- asynchronous requests ---- */
 
+/* A credential plugin's token on every request; a 401 makes the next
+ * request run the plugin again; a failing plugin fails the request
+ * before anything is sent, with the plugin's words. */
+static void test_exec_plugin(void **state) {
+    (void)state;
+    script s = {0};
+    fake_http *srv = fh_start(handler, &s);
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "ms-exec-client");
+    char plugin[300], cfg[1024];
+    snprintf(plugin, sizeof plugin, "%s/plug", dir);
+    FILE *fp = fopen(plugin, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\n"
+                "[ -e %s/fail ] && { echo 'login expired: run sso login' >&2; exit 1; }\n"
+                "n=$(cat %s/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n >%s/runs\n"
+                "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                "\"status\":{\"token\":\"exec-'$n'\"}}'\n",
+            dir, dir, dir);
+    fclose(fp);
+    assert_int_equal(chmod(plugin, 0755), 0);
+    snprintf(cfg, sizeof cfg,
+             "current-context: c\nclusters: [{name: k, cluster: {server: \"%s\"}}]\n"
+             "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ./plug, "
+             "interactiveMode: Never}}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n",
+             srv->url);
+    ms_kubeconfig kc;
+    ms_error err = {0};
+    assert_int_equal(ms_kubeconfig_load_buffer(&kc, cfg, strlen(cfg), dir, "mem", NULL, &err), MS_OK);
+    ms_kube_client_options o = {.config = &kc, .log = &quiet};
+    ms_kube_client *c;
+    assert_int_equal(ms_kube_client_new(&o, &c, &err), MS_OK);
+    ms_kube_response r;
+    char h[64];
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    assert_string_equal(fh_header(&srv->reqs[0], "Authorization", h, sizeof h), "Bearer exec-1");
+    assert_string_equal(fh_header(&srv->reqs[1], "Authorization", h, sizeof h), "Bearer exec-1");   /* cached */
+    refused_then_accepted(c, &s);
+    assert_string_equal(fh_header(&srv->reqs[3], "Authorization", h, sizeof h), "Bearer exec-2");
+
+    /* clients sharing the credentials: one run for both, and a 401 seen
+     * by one renews them for the other */
+    ms_exec_credential_options eo = {.config = &kc, .log = &quiet};
+    ms_exec_credential *shared;
+    assert_int_equal(ms_exec_credential_new(&eo, &shared, &err), MS_OK);
+    ms_kube_client *c1, *c2;
+    o.credentials = shared;
+    assert_int_equal(ms_kube_client_new(&o, &c1, &err), MS_OK);
+    assert_int_equal(ms_kube_client_new(&o, &c2, &err), MS_OK);
+    ms_exec_credential_free(shared);   /* the clients hold it now */
+    int base = srv->nreqs;
+    assert_int_equal(ms_kube_get(c1, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    assert_int_equal(ms_kube_get(c2, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    assert_string_equal(fh_header(&srv->reqs[base], "Authorization", h, sizeof h), "Bearer exec-3");
+    assert_string_equal(fh_header(&srv->reqs[base + 1], "Authorization", h, sizeof h), "Bearer exec-3");
+    s.status_for_token = 401;
+    assert_int_equal(ms_kube_get(c1, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    s.status_for_token = 0;
+    assert_int_equal(ms_kube_get(c2, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    assert_string_equal(fh_header(&srv->reqs[base + 3], "Authorization", h, sizeof h), "Bearer exec-4");
+    ms_kube_client_free(c1);
+    ms_kube_client_free(c2);
+
+    char path[300];
+    snprintf(path, sizeof path, "%s/fail", dir);
+    fclose(fopen(path, "w"));
+    s.status_for_token = 401;   /* the plugin must run again, and now fails */
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_OK);
+    ms_kube_response_free(&r);
+    int sent = srv->nreqs;
+    assert_int_equal(ms_kube_get(c, "/token", &r, &err), MS_EIO);
+    ms_kube_response_free(&r);
+    char want[600];
+    snprintf(want, sizeof want, "GET /token: user u: getting credentials: exec: executable %s/./plug failed with exit "
+             "code 1: login expired: run sso login", dir);
+    assert_string_equal(err.msg, want);
+    assert_int_equal(srv->nreqs, sent);   /* nothing sent without credentials */
+    ms_kube_client_free(c);
+    ms_kubeconfig_free(&kc);
+    fh_stop(srv);
+    tu_rmtree(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requests_and_keepalive),
@@ -327,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_token_file_reload),
+        cmocka_unit_test(test_exec_plugin),
         cmocka_unit_test(test_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,16 +15,13 @@ static char g_dir[256];
 
 static int setup_dir(void **state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/ms-kubeconfig-XXXXXX");
-    assert_non_null(mkdtemp(g_dir));
+    tu_mkdtemp(g_dir, sizeof g_dir, "ms-kubeconfig");
     return 0;
 }
 
 static int remove_dir(void **state) {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    assert_int_equal(system(cmd), 0);
+    tu_rmtree(g_dir);
     return 0;
 }
 
@@ -184,20 +181,76 @@ static void test_context_override_and_data(void **state) {
     ms_kubeconfig_free(&kc);
 }
 
-static void test_exec_user_refused(void **state) {
+static void test_exec_user(void **state) {
     (void)state;
     write_file("kube/config", full_config);
     ms_kubeconfig kc;
+    load_ok(&kc, "gke");
+    assert_non_null(kc.exec);
+    assert_string_equal(kc.exec->command, "gke-gcloud-auth-plugin");   /* a bare name: looked up in PATH */
+    assert_string_equal(kc.exec->api_version, "client.authentication.k8s.io/v1beta1");
+    assert_int_equal(kc.exec->interactive, MS_EXEC_INTERACTIVE_IF_AVAILABLE);   /* v1beta1's default */
+    assert_false(kc.exec->provide_cluster_info);
+    assert_int_equal(kc.exec->nargs, 0);
+    assert_null(kc.exec->cluster_config);
+    ms_kubeconfig_free(&kc);
+
+    const char *v1 = "current-context: c\n"
+                     "clusters: [{name: k, cluster: {server: https://k, extensions: [{name: other, extension: {a: 1}},\n"
+                     "  {name: client.authentication.k8s.io/exec, extension: {audience: x}}]}}]\n"
+                     "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: bin/plug,\n"
+                     "  args: [get-token, --fast], env: [{name: A, value: one}, {name: B}], interactiveMode: Never,\n"
+                     "  provideClusterInfo: true, installHint: get it}}}]\n"
+                     "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
     ms_error err = {0};
-    assert_int_equal(ms_kubeconfig_load_file(&kc, path_of("kube/config"), "gke", &err), MS_EINVAL);
-    assert_string_equal(err.msg, "kubeconfig user cloud: exec credential plugins are not supported");
-    assert_null(kc.server);   /* nothing left allocated */
-    const char *ap = "current-context: c\n"
-                     "clusters: [{name: k, cluster: {server: https://k}}]\n"
-                     "users: [{name: g, user: {auth-provider: {name: gcp}}}]\n"
-                     "contexts: [{name: c, context: {cluster: k, user: g}}]\n";
-    assert_int_equal(ms_kubeconfig_load_buffer(&kc, ap, strlen(ap), "/", "mem", NULL, &err), MS_EINVAL);
-    assert_string_equal(err.msg, "kubeconfig user g: auth-provider credential plugins are not supported");
+    assert_int_equal(ms_kubeconfig_load_buffer(&kc, v1, strlen(v1), "/etc/kube", "mem", NULL, &err), MS_OK);
+    assert_string_equal(kc.exec->command, "/etc/kube/bin/plug");   /* a path: relative to the file */
+    assert_int_equal(kc.exec->nargs, 2);
+    assert_string_equal(kc.exec->args[1], "--fast");
+    assert_int_equal(kc.exec->nenv, 2);
+    assert_string_equal(kc.exec->env[0], "A=one");
+    assert_string_equal(kc.exec->env[1], "B=");
+    assert_int_equal(kc.exec->interactive, MS_EXEC_INTERACTIVE_NEVER);
+    assert_true(kc.exec->provide_cluster_info);
+    assert_string_equal(kc.exec->install_hint, "get it");
+    assert_string_equal(kc.exec->cluster_config, "{\"audience\":\"x\"}");
+    ms_kubeconfig_free(&kc);
+
+    /* a token given outright wins over the plugin, as in client-go */
+    const char *both = "current-context: c\nclusters: [{name: k, cluster: {server: https://k}}]\n"
+                       "users: [{name: u, user: {token: t, exec: {command: x}}}]\n"
+                       "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+    assert_int_equal(ms_kubeconfig_load_buffer(&kc, both, strlen(both), "/", "mem", NULL, &err), MS_OK);
+    assert_null(kc.exec);
+    assert_string_equal(kc.token, "t");
+    ms_kubeconfig_free(&kc);
+}
+
+static void test_auth_provider_refused(void **state) {
+    (void)state;
+    static const struct {
+        const char *provider;
+        const char *instead;
+    } cases[] = {
+        {"{name: gcp, config: {access-token: x}}", "\"gcp\" is not supported (client-go removed the in-tree providers in "
+                                                   "Kubernetes 1.26); use the exec credential plugin gke-gcloud-auth-plugin"},
+        {"{name: azure}", "use the exec credential plugin kubelogin (kubelogin convert-kubeconfig)"},
+        {"{name: oidc}", "use an exec credential plugin such as kubelogin (kubectl oidc-login)"},
+        {"{name: openstack}", "use an exec credential plugin"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char ap[512];
+        snprintf(ap, sizeof ap,
+                 "current-context: c\nclusters: [{name: k, cluster: {server: https://k}}]\n"
+                 "users: [{name: g, user: {auth-provider: %s}}]\ncontexts: [{name: c, context: {cluster: k, user: g}}]\n",
+                 cases[i].provider);
+        ms_kubeconfig kc;
+        ms_error err = {0};
+        assert_int_equal(ms_kubeconfig_load_buffer(&kc, ap, strlen(ap), "/", "mem", NULL, &err), MS_EINVAL);
+        if (!strstr(err.msg, cases[i].instead) || strncmp(err.msg, "mem: user g: the auth-provider ", 31) != 0)
+            fail_msg("case %zu: %s", i, err.msg);
+        assert_null(kc.server);   /* nothing left allocated */
+    }
 }
 
 typedef struct err_case {
@@ -262,6 +315,23 @@ static void test_errors(void **state) {
         {"current-context: c\nclusters: [{name: k, cluster: 3}]\ncontexts: [{name: c, context: {cluster: k}}]\n", NULL,
          "mem: clusters[0].cluster: expected a mapping"},
         {"a: [\n", NULL, "mem: line 2, column 1: "},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]\n", NULL,
+         "mem: user u: command must be specified for u to use exec authentication plugin"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p}}}]\n", NULL,
+         "mem: user u: apiVersion must be specified for u to use exec authentication plugin"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p, apiVersion: client.authentication.k8s.io/v1alpha1}}}]\n",
+         NULL, "mem: user u: exec plugin: invalid apiVersion \"client.authentication.k8s.io/v1alpha1\""},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p, apiVersion: client.authentication.k8s.io/v1}}}]\n",
+         NULL, "mem: user u: interactiveMode must be specified for u to use exec authentication plugin"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p, apiVersion: client.authentication.k8s.io/v1, "
+              "interactiveMode: Sometimes}}}]\n",
+         NULL, "mem: user u: invalid interactiveMode for u: \"Sometimes\" (Never, IfAvailable or Always)"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p, apiVersion: client.authentication.k8s.io/v1beta1, "
+              "env: [{value: v}]}}}]\n",
+         NULL, "mem: user u: env variable name must be specified for u to use exec authentication plugin"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: {command: p, args: [1, [2]]}}}]\n", NULL,
+         "mem: users[0].user.exec.args: expected a list of strings"},
+        {HEAD "current-context: c\nusers: [{name: u, user: {exec: [p]}}]\n", NULL, "mem: users[0].user.exec: expected a mapping"},
     };
 #undef HEAD
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -282,6 +352,7 @@ static void test_exec_on_other_user_is_fine(void **state) {
     write_file("kube/config", full_config);
     ms_kubeconfig kc;
     load_ok(&kc, "lab-tok");   /* the file has an exec user, but not this one */
+    assert_null(kc.exec);
     ms_kubeconfig_free(&kc);
     ms_error err = {0};
     assert_int_equal(ms_kubeconfig_load_file(&kc, path_of("kube/missing"), NULL, &err), MS_ENOENT);
@@ -373,7 +444,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_current_context_and_paths),
         cmocka_unit_test(test_context_override_and_data),
-        cmocka_unit_test(test_exec_user_refused),
+        cmocka_unit_test(test_exec_user),
+        cmocka_unit_test(test_auth_provider_refused),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_exec_on_other_user_is_fine),
         cmocka_unit_test(test_merge_files),

@@ -38,9 +38,31 @@ static void test_base64(void **state) {
     }
 }
 
+static void test_base64_encode(void **state) {
+    (void)state;
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const coded[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        char *e = ms_base64_encode(plain[i], strlen(plain[i]));
+        assert_string_equal(e, coded[i]);
+        free(e);
+    }
+    /* every byte value survives the round trip */
+    unsigned char all[256];
+    for (int i = 0; i < 256; i++) all[i] = (unsigned char)(255 - i);
+    char *e = ms_base64_encode(all, sizeof all), *d = NULL;
+    size_t len = 0, bad = 0;
+    assert_int_equal(ms_base64_decode(e, strlen(e), &d, &len, &bad), MS_OK);
+    assert_int_equal(len, sizeof all);
+    assert_memory_equal(d, all, sizeof all);
+    free(e);
+    free(d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_base64_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

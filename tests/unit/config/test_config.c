@@ -758,63 +758,61 @@ static void test_validate_struct(void **state) {
     ms_config_free(&c);
 }
 
-static void test_unknown_field_warnings(void **state) {
+static void test_unknown_fields_strict(void **state) {
     (void)state;
+    /* every unknown field, at any depth, listed in upstream's strict
+     * decoding words */
     const char *json =
         "{" V1 ", \"foo\": 1, \"clientConnection\": {\"qpss\": 3},"
         " \"leaderElection\": {\"leaderElection\": true},"
         " \"profiles\": [{\"schedulerName\": \"default-scheduler\", \"plugin\": {},"
         "   \"plugins\": {\"scor\": {\"enabled\": [{\"name\": \"X\"}]},"
         "                 \"filter\": {\"enable\": [], \"disabled\": [{\"name\": \"NodePorts\", \"wieght\": 1}]}},"
-        "   \"pluginConfig\": [{\"name\": \"NodeName\", \"arg\": {}}]}]}";
+        "   \"pluginConfig\": [{\"name\": \"NodeName\", \"arg\": {}}]}],"
+        " \"extenders\": [{\"urlPrefix\": \"http://e\", \"filterverb\": \"f\"}]}";
     warnings w = {0};
-    ms_config c = load_ok(json, &w);
-    static const char *const want[] = {
-        "test.json: unknown field \"foo\"",
-        "test.json: unknown field \"clientConnection.qpss\"",
-        "test.json: unknown field \"leaderElection.leaderElection\"",
-        "test.json: unknown field \"profiles[0].plugin\"",
-        "test.json: unknown field \"profiles[0].plugins.scor\"",
-        "test.json: unknown field \"profiles[0].plugins.filter.enable\"",
-        "test.json: unknown field \"profiles[0].plugins.filter.disabled[0].wieght\"",
-        "test.json: unknown field \"profiles[0].pluginConfig[0].arg\"",
-    };
-    assert_int_equal(w.n, (int)(sizeof want / sizeof want[0]));
-    for (int i = 0; i < w.n; i++) assert_string_equal(w.msg[i], want[i]);
-    /* the unknown fields changed nothing */
-    assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
-                        "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
-    assert_string_equal(order(&c.profiles[0], MS_EP_SCORE), default_order);
-    ms_config_free(&c);
+    ms_config c;
+    ms_error err;
+    assert_int_equal(load(json, &c, &err, &w), MS_EINVAL);
+    assert_string_equal(err.msg,
+                        "test.json: strict decoding error: unknown field \"foo\", unknown field \"clientConnection.qpss\", "
+                        "unknown field \"leaderElection.leaderElection\", unknown field \"profiles[0].plugin\", "
+                        "unknown field \"profiles[0].plugins.scor\", unknown field \"profiles[0].plugins.filter.enable\", "
+                        "unknown field \"profiles[0].plugins.filter.disabled[0].wieght\", "
+                        "unknown field \"profiles[0].pluginConfig[0].arg\", unknown field \"extenders[0].filterverb\"");
+    assert_int_equal(w.n, 0);   /* errors, not warnings */
+    assert_int_equal(c.nprofiles, 0);
 
-    /* fields of newer versions are unknown in older ones, and ignored */
-    w.n = 0;
+    /* the complaint as a user wrote it: profile for profiles */
+    assert_int_equal(load("{" V1 ", \"profile\": [{\"schedulerName\": \"x\"}]}", &c, &err, NULL), MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: strict decoding error: unknown field \"profile\"");
+
+    /* a wrong type is reported before the unknown fields, as upstream's
+     * decoder stops there */
+    assert_int_equal(load("{" V1 ", \"foo\": 1, \"parallelism\": \"x\"}", &c, &err, NULL), MS_EINVAL);
+    assert_null(strstr(err.msg, "strict decoding error"));
+
+    /* fields of newer versions are unknown to older ones' types */
+    assert_int_equal(load("{\"apiVersion\": \"kubescheduler.config.k8s.io/v1beta2\", \"kind\": \"KubeSchedulerConfiguration\","
+                          " \"healthzBindAddress\": \"0.0.0.0:10251\","
+                          " \"profiles\": [{\"percentageOfNodesToScore\": 10, \"plugins\": {"
+                          "   \"multiPoint\": {\"disabled\": [{\"name\": \"*\"}]}}}]}",
+                          &c, &err, NULL),
+                     MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: strict decoding error: unknown field \"profiles[0].percentageOfNodesToScore\", "
+                                 "unknown field \"profiles[0].plugins.multiPoint\"");
+    /* and the same fields are known where they exist */
     c = load_ok("{\"apiVersion\": \"kubescheduler.config.k8s.io/v1beta2\", \"kind\": \"KubeSchedulerConfiguration\","
-                " \"healthzBindAddress\": \"0.0.0.0:10251\","
-                " \"profiles\": [{\"percentageOfNodesToScore\": 10, \"plugins\": {"
-                "   \"multiPoint\": {\"disabled\": [{\"name\": \"*\"}]},"
-                "   \"score\": {\"disabled\": [{\"name\": \"NodeResourcesFit\"}]}}}]}",
+                " \"healthzBindAddress\": \"0.0.0.0:10251\"}",
                 &w);
-    assert_int_equal(w.n, 2);
-    assert_string_equal(w.msg[0],
-                        "test.json: unknown field \"profiles[0].percentageOfNodesToScore\" (not part of "
-                        "kubescheduler.config.k8s.io/v1beta2)");
-    assert_string_equal(w.msg[1],
-                        "test.json: unknown field \"profiles[0].plugins.multiPoint\" (not part of "
-                        "kubescheduler.config.k8s.io/v1beta2)");
-    assert_int_equal(c.profiles[0].percentage_of_nodes_to_score, -1);
-    assert_int_equal(c.profiles[0].nplugins, 18);
-    assert_int_equal(c.profiles[0].norder[MS_EP_SCORE], 17);
+    assert_int_equal(w.n, 0);
     ms_config_free(&c);
 
     /* healthzBindAddress is gone in v1 */
-    w.n = 0;
-    c = load_ok("{" V1 ", \"healthzBindAddress\": \"0.0.0.0:10251\", \"delayCacheUntilActive\": true}", &w);
-    assert_int_equal(w.n, 1);
-    assert_string_equal(w.msg[0],
-                        "test.json: unknown field \"healthzBindAddress\" (not part of kubescheduler.config.k8s.io/v1)");
-    ms_config_free(&c);
+    assert_int_equal(load("{" V1 ", \"healthzBindAddress\": \"0.0.0.0:10251\", \"delayCacheUntilActive\": true}", &c,
+                          &err, NULL),
+                     MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: strict decoding error: unknown field \"healthzBindAddress\"");
 
     /* repeated keys: the last one is used, as Go's decoder does */
     w.n = 0;
@@ -921,13 +919,17 @@ static void test_load_file(void **state) {
     ms_config c;
     ms_error err;
     warnings w = {0};
+    assert_int_equal(ms_config_load_file(&c, path, collect, &w, &err), MS_EINVAL);
+    char want[256];
+    snprintf(want, sizeof want, "%s: strict decoding error: unknown field \"profiles[0].plugins.scor\"", path);
+    assert_string_equal(err.msg, want);
+    unlink(path);
+
+    path = write_temp("{" V1 ", \"percentageOfNodesToScore\": 30, \"profiles\": [{\"schedulerName\": \"x\"}]}\n");
     assert_int_equal(ms_config_load_file(&c, path, collect, &w, &err), MS_OK);
     assert_int_equal(c.percentage_of_nodes_to_score, 30);
     assert_string_equal(c.profiles[0].scheduler_name, "x");
-    assert_int_equal(w.n, 1);
-    char want[256];
-    snprintf(want, sizeof want, "%s: unknown field \"profiles[0].plugins.scor\"", path);
-    assert_string_equal(w.msg[0], want);
+    assert_int_equal(w.n, 0);
     ms_config_free(&c);
     unlink(path);
 
@@ -1168,7 +1170,6 @@ static void test_yaml_files(void **state) {
                                "profiles:\n"
                                "- schedulerName: a\n"
                                "  plugins:\n"
-                               "    scor: {}\n"
                                "    score:\n"
                                "      enabled: [{name: NodeAffinity, weight: 6}]\n",
                                &w);
@@ -1176,8 +1177,7 @@ static void test_yaml_files(void **state) {
     assert_true(c.pod_max_backoff == 20);
     assert_true(c.leader_election.lease_duration == 30);
     assert_int_equal(weight(&c.profiles[0], "NodeAffinity"), 6);
-    assert_int_equal(w.n, 1);
-    assert_non_null(strstr(w.msg[0], ": unknown field \"profiles[0].plugins.scor\""));
+    assert_int_equal(w.n, 0);
     ms_config_free(&c);
 
     static const struct {
@@ -1276,7 +1276,7 @@ int main(void) {
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_validation_errors),
         cmocka_unit_test(test_validate_struct),
-        cmocka_unit_test(test_unknown_field_warnings),
+        cmocka_unit_test(test_unknown_fields_strict),
         cmocka_unit_test(test_max_plugins_bound),
         cmocka_unit_test(test_build_directly),
         cmocka_unit_test(test_load_file),

@@ -105,8 +105,20 @@ static void test_upstream_messages(void **state) {
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
               "  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}\n"
               "  plugins: {deschedule: {enabled: [LowNodeUtilization]}}\n",
-         "profile \"p\" configures deschedule extension point of non-existing plugins: "
-         "map[LowNodeUtilization:{}]"},
+         "profile \"p\" configures deschedule extension point of plugin \"LowNodeUtilization\", which is a balance "
+         "plugin"},
+        /* a misspelt name: what was meant, not a Go map */
+        {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
+              "  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}\n"
+              "  plugins: {balance: {enabled: [LowNodeUtilizatoin]}}\n",
+         "profile \"p\" configures balance extension point of non-existing plugin \"LowNodeUtilizatoin\" (did you mean "
+         "\"LowNodeUtilization\"?)"},
+        {HEAD "profiles:\n- name: p\n  plugins: {deschedule: {enabled: [Evict]}}\n",
+         "profile \"p\" configures deschedule extension point of non-existing plugin \"Evict\""},
+        {HEAD "profiles:\n- name: p\n  plugins: {filter: {enabled: [PodLifeTime]}}\n",
+         "profile \"p\" configures filter extension point of plugin \"PodLifeTime\", which is a deschedule plugin"},
+        {HEAD "profiles:\n- name: p\n  pluginConfig:\n  - {name: PodLifeTim, args: {}}\n",
+         "in profile p: plugin PodLifeTim in pluginConfig not registered (did you mean PodLifeTime?)"},
         {HEAD "profiles:\n- name: p\n  plugins: {deschedule: {enabled: [PodLifeTime]}}\n",
          "unable to create \"p\" profile: unable to build PodLifeTime plugin: unable to find "
          "\"PodLifeTime\" plugin config"},

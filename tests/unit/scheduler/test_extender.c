@@ -228,11 +228,18 @@ static void test_config_through_loader(void **state) {
     ms_config cfg;
     warnings w = {0};
     ms_error err;
-    assert_int_equal(ms_config_load_file(&cfg, path, on_warn, &w, &err), MS_OK);
-    assert_int_equal(w.n, 1);
+    /* field names match exactly, as upstream's case-sensitive strict decoding */
+    assert_int_equal(ms_config_load_file(&cfg, path, on_warn, &w, &err), MS_EINVAL);
+    assert_int_equal(w.n, 0);
     char want[200];
-    snprintf(want, sizeof want, "%s: unknown field \"extenders[0].urlprefix\"", path);
-    assert_string_equal(w.msg[0], want);
+    snprintf(want, sizeof want, "%s: strict decoding error: unknown field \"extenders[0].urlprefix\"", path);
+    assert_string_equal(err.msg, want);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    size_t len = strlen(yaml_ok) - strlen("  urlprefix: typo\n");
+    assert_int_equal(write(fd, yaml_ok, len), (ssize_t)len);
+    close(fd);
+    assert_int_equal(ms_config_load_file(&cfg, path, on_warn, &w, &err), MS_OK);
+    assert_int_equal(w.n, 0);
     assert_int_equal(cJSON_GetArraySize(cfg.extenders), 1);
     ms_config_free(&cfg);
 

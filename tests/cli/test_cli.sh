@@ -1,0 +1,76 @@
+#!/bin/sh
+# The command line as a tool: each command's --help, shell completion,
+# the manual page, `make install`. TAP output.
+# B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib/tap.sh
+
+tap_need "$M"
+
+# ---- per-command help ----
+for c in run simulate deschedule config policy explain snapshot completion man; do
+    "$M" "$c" --help >"$T/$c.help" 2>&1
+    rc=$?
+    check_eval "$c --help: exit 0, its own usage first" \
+        "[ $rc -eq 0 ] && head -n 1 '$T/$c.help' | grep -Eq '^usage: moonsched (\\[)?$c'"
+done
+check_eval "each command's help is its own (simulate's has no run flags, run's no simulate flags)" \
+    "! grep -q -- '--leader-elect' '$T/simulate.help' && ! grep -q -- '--generate' '$T/run.help'"
+check_eval "and is short (simulate: $(wc -l <"$T/simulate.help") lines)" "[ $(wc -l <"$T/simulate.help") -lt 40 ]"
+"$M" help policy >"$T/help-policy" 2>&1
+check "help COMMAND is COMMAND --help" cmp "$T/help-policy" "$T/policy.help"
+"$M" simulate --clustr x >/dev/null 2>"$T/err"
+check_eval "a usage error shows that command's help, not every command's" \
+    "grep -q '^usage: moonsched simulate' '$T/err' && ! grep -q 'usage: moonsched explain' '$T/err'"
+"$M" --help >"$T/top.help" 2>&1
+check_eval "--help: the commands, then run's flags (kube-scheduler's command line)" \
+    "grep -q '^  completion ' '$T/top.help' && grep -q -- '--leader-elect-lease-duration' '$T/top.help'"
+
+# ---- completion ----
+"$M" completion bash >"$T/bash"
+check "completion bash is valid bash" bash -n "$T/bash"
+complete_words() {   # words... (the last one is completed)
+    bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _moonsched; printf "%s\n" "${COMPREPLY[@]}"' \
+        _ "$T/bash" "$@"
+}
+check_eval "bash: commands" "[ \"\$(complete_words moonsched sim)\" = simulate ]"
+check_eval "bash: the command's flags" "[ \"\$(complete_words moonsched simulate --clu)\" = --cluster ]"
+check_eval "bash: not another command's" "[ -z \"\$(complete_words moonsched simulate --leader-elect-l)\" ]"
+check_eval "bash: run's flags without a command (kube-scheduler's command line)" \
+    "complete_words moonsched --leader-elect-lease | grep -qx -- --leader-elect-lease-duration"
+check_eval "bash: the shells of completion" "[ \"\$(complete_words moonsched completion fi)\" = fish ]"
+"$M" completion zsh >"$T/zsh"
+check_eval "completion zsh: a #compdef file over the same function" \
+    "head -n 1 '$T/zsh' | grep -qx '#compdef moonsched' && grep -q '^complete -o filenames -F _moonsched moonsched' '$T/zsh'"
+"$M" completion fish >"$T/fish"
+check_eval "completion fish: commands and each command's long flags" \
+    "grep -q \"__fish_use_subcommand -f -a 'run simulate\" '$T/fish' && grep -qx \"complete -c moonsched -n '__fish_seen_subcommand_from simulate' -l cluster\" '$T/fish'"
+"$M" completion tcsh >/dev/null 2>"$T/err"
+check_eval "completion of another shell: a usage error (exit $?)" "grep -q 'expected bash, zsh or fish' '$T/err'"
+
+# ---- the manual page ----
+"$M" man >"$T/moonsched.1"
+check_eval "man: roff that groff reads without a warning" \
+    "command -v groff >/dev/null && [ -z \"\$(groff -man -Tutf8 -ww '$T/moonsched.1' 2>&1 >/dev/null)\" ]"
+groff -man -Tutf8 "$T/moonsched.1" 2>/dev/null | sed 's/.\x08//g' >"$T/man.txt"
+check_eval "man: every command's help, as the commands print it" \
+    "grep -q 'leader-elect-lease-duration' '$T/man.txt' && grep -q 'generate SPEC' '$T/man.txt' && grep -q 'completion bash|zsh|fish' '$T/man.txt'"
+check_eval "man: the version in the header" "grep -q \"moonsched v\$(cat VERSION)\" '$T/moonsched.1'"
+
+# ---- make install ----
+make -s install B="$B" DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1
+check_eval "make install DESTDIR PREFIX (exit $?)" "[ -x '$T/root/usr/bin/moonsched' ]"
+check "the installed binary runs" "$T/root/usr/bin/moonsched" --version
+check "the manual page" cmp "$T/root/usr/share/man/man1/moonsched.1" "$T/moonsched.1"
+check "bash completion" cmp "$T/root/usr/share/bash-completion/completions/moonsched" "$T/bash"
+check "zsh completion" test -s "$T/root/usr/share/zsh/site-functions/_moonsched"
+check "fish completion" test -s "$T/root/usr/share/fish/vendor_completions.d/moonsched.fish"
+check_eval "the shipped policies and their specs" \
+    "[ \$(ls '$T/root/usr/share/moonsched/policies' | wc -l) -eq \$(ls policies/*.lua | wc -l) ]"
+check_eval "nothing outside DESTDIR" "[ \$(find '$T/root' -mindepth 1 -maxdepth 1 | wc -l) -eq 1 ]"
+
+tap_done
