@@ -321,7 +321,8 @@ static void protections(const ms_default_evictor_args *a, const ms_pod *p, const
 }
 
 /* One message alone, several as apimachinery's aggregate error prints
- * them: "[a, b]", each message once. */
+ * them: "[a, b]", each message once. A message built for this pod is
+ * copied to buf: f dies with the caller's frame. */
 static const char *aggregate(const failures *f, char *buf, size_t n) {
     const char *uniq[sizeof f->msg / sizeof f->msg[0]];
     uint32_t nu = 0;
@@ -330,7 +331,12 @@ static const char *aggregate(const failures *f, char *buf, size_t n) {
         for (uint32_t k = 0; k < nu && !seen; k++) seen = strcmp(uniq[k], f->msg[i]) == 0;
         if (!seen) uniq[nu++] = f->msg[i];
     }
-    if (nu <= 1) return nu ? uniq[0] : NULL;
+    if (!nu) return NULL;
+    if (nu == 1 && uniq[0] != f->text) return uniq[0];
+    if (nu == 1) {
+        snprintf(buf, n, "%s", f->text);
+        return buf;
+    }
     size_t len = (size_t)snprintf(buf, n, "[");
     for (uint32_t i = 0; i < nu && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", uniq[i]);

@@ -105,8 +105,9 @@ typedef struct ms_evictor_env {
 
 /* Filter: NULL when the pod may be evicted, else upstream's reasons for
  * every check it fails, aggregated as upstream logs them: one alone ("pod
- * is a mirror pod", static text), several in brackets ("[pod is a mirror
- * pod, pod does not have any ownerRefs]", written at buf). */
+ * is a mirror pod": static text, or at buf when built for this pod, as
+ * `pod using protected storage class "C"`), several in brackets ("[pod is
+ * a mirror pod, pod does not have any ownerRefs]", at buf). */
 const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms_pod *p,
                                       const ms_evictor_env *env, char *buf, size_t n);
 
