@@ -44,8 +44,8 @@ check "JSON: utilisation before and after, as the table's" \
 # before as after (upstream's ListPodsOnANode leaves it out).
 "$M" simulate --cluster examples/cluster.yaml --deschedule deploy/descheduler/base/policy.yaml >"$T/s.out"
 check "a Succeeded pod is not counted before the pass" \
-    sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +23\\.7 +10\\.7 +4\$' &&
-           sed -n '/^AFTER/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +23\\.7 +10\\.7 +4\$' && grep -qx '0 evicted, 0 skipped' '$T/s.out'"
+    sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +30\\.1 +12\\.3 +6\$' &&
+           sed -n '/^AFTER/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +30\\.1 +12\\.3 +6\$' && grep -q '^0 evicted,' '$T/s.out'"
 
 for mode in "--deschedule examples/descheduler-policy.yaml" --evictions "--explain default/web-0"; do
     "$M" simulate --cluster examples/cluster-hot-node.yaml $mode --output html >"$T/h.out" 2>"$T/h.err"

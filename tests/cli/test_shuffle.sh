@@ -1,0 +1,102 @@
+#!/bin/sh
+# Order independence, a property over random clusters: the same cluster
+# file with its objects shuffled gives the same result. For every
+# descheduler strategy, `simulate --deschedule` evicts and skips the same
+# pods for the same reasons, with the same utilisation before and after;
+# for the scheduler, `simulate --seed N` makes the same placements and
+# preemptions (the seed fixes upstream's random choice among nodes of
+# equal score). The clusters come from tests/cli/random_cluster.awk, the
+# orders from tests/cli/shuffle_docs.awk, both seeded: a failure names the
+# seeds that reproduce it. TAP output. B: the build directory (default:
+# build); SHUFFLE_CLUSTERS: how many clusters (default 10).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib/tap.sh
+
+tap_need "$M"
+CLUSTERS=${SHUFFLE_CLUSTERS:-10}
+
+# One policy per strategy, with limits low enough that which pods come
+# first decides which go.
+policy() {   # name point args
+    cat >"$T/$1.yaml" <<POLICY
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+maxNoOfPodsToEvictPerNode: 2
+maxNoOfPodsToEvictTotal: 4
+profiles:
+- name: p
+  pluginConfig:
+  - {name: DefaultEvictor, args: {evictLocalStoragePods: true}}
+  - {name: $1, args: {$3}}
+  plugins:
+    $2: {enabled: [$1]}
+POLICY
+}
+policy RemovePodsViolatingNodeTaints deschedule "includePreferNoSchedule: true"
+policy RemovePodsViolatingNodeAffinity deschedule "nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution]"
+policy RemovePodsViolatingInterPodAntiAffinity deschedule ""
+policy PodLifeTime deschedule "maxPodLifeTimeSeconds: 86400"
+policy RemoveFailedPods deschedule "minPodLifetimeSeconds: 0"
+policy RemovePodsHavingTooManyRestarts deschedule "podRestartThreshold: 3, includingInitContainers: true"
+policy RemoveDuplicates balance ""
+policy LowNodeUtilization balance "thresholds: {cpu: 35, memory: 35, pods: 35}, targetThresholds: {cpu: 50, memory: 50, pods: 50}"
+policy HighNodeUtilization balance "thresholds: {cpu: 40, memory: 40}"
+policy RemovePodsViolatingTopologySpreadConstraint balance "constraints: [DoNotSchedule, ScheduleAnyway]"
+STRATEGIES="RemovePodsViolatingNodeTaints RemovePodsViolatingNodeAffinity RemovePodsViolatingInterPodAntiAffinity
+PodLifeTime RemoveFailedPods RemovePodsHavingTooManyRestarts RemoveDuplicates LowNodeUtilization HighNodeUtilization
+RemovePodsViolatingTopologySpreadConstraint"
+
+# The utilisation tables list the nodes in the file's order: rows, not
+# results. The evictions and skips keep the order they were decided in.
+ROWS='.before |= sort_by(.node) | .after |= sort_by(.node)'
+PLACED='.placements |= sort_by(.pod) | .preemptions |= sort_by(.preemptor) | .nodes |= sort_by(.name)'
+
+# differs NAME A B: the first line where two outputs part, for the report.
+differs() { diff "$2" "$3" | head -n 6 | sed "s/^/$1: /"; }
+
+for s in $STRATEGIES; do
+    bad=""; moved=0
+    c=1
+    while [ "$c" -le "$CLUSTERS" ]; do
+        awk -v seed="$c" -f tests/cli/random_cluster.awk >"$T/c.yaml"
+        "$M" simulate --cluster "$T/c.yaml" --deschedule "$T/$s.yaml" --output json | jq -S "$ROWS" >"$T/a.json" ||
+            bad="$bad cluster=$c:failed"
+        for order in 1 2; do
+            awk -v seed="$((c * 100 + order))" -f tests/cli/shuffle_docs.awk "$T/c.yaml" >"$T/s.yaml"
+            "$M" simulate --cluster "$T/s.yaml" --deschedule "$T/$s.yaml" --output json | jq -S "$ROWS" >"$T/b.json"
+            if ! cmp -s "$T/a.json" "$T/b.json"; then
+                bad="$bad cluster=$c,order=$((c * 100 + order))"
+                differs "$s cluster $c order $((c * 100 + order))" "$T/a.json" "$T/b.json" >>"$T/why"
+            fi
+        done
+        moved=$((moved + $(jq '.evictions | length' "$T/a.json" 2>/dev/null || echo 0)))
+        c=$((c + 1))
+    done
+    if [ -z "$bad" ]; then ok "$s: same evictions and skips in every order ($CLUSTERS clusters, $moved evictions)"
+    else not_ok "$s: the order changed the result:$bad" "$(grep "^$s" "$T/why" | head -n 12)"; fi
+done
+
+bad=""; placed=0
+c=1
+while [ "$c" -le "$CLUSTERS" ]; do
+    awk -v seed="$c" -f tests/cli/random_cluster.awk >"$T/c.yaml"
+    "$M" simulate --cluster "$T/c.yaml" --seed 7 --output json | jq -S "$PLACED" >"$T/a.json"
+    for order in 1 2; do
+        awk -v seed="$((c * 100 + order))" -f tests/cli/shuffle_docs.awk "$T/c.yaml" >"$T/s.yaml"
+        "$M" simulate --cluster "$T/s.yaml" --seed 7 --output json | jq -S "$PLACED" >"$T/b.json"
+        if ! cmp -s "$T/a.json" "$T/b.json"; then
+            bad="$bad cluster=$c,order=$((c * 100 + order))"
+            differs "scheduler cluster $c order $((c * 100 + order))" "$T/a.json" "$T/b.json" >>"$T/why"
+        fi
+    done
+    placed=$((placed + $(jq '.placements | length' "$T/a.json")))
+    c=$((c + 1))
+done
+if [ -z "$bad" ]; then ok "scheduler: same placements and preemptions in every order under --seed 7 ($CLUSTERS clusters, $placed pending pods)"
+else not_ok "scheduler: the order changed the placements:$bad" "$(grep "^scheduler" "$T/why" | head -n 12)"; fi
+
+tap_done
