@@ -83,6 +83,14 @@ check "namespaceLabelSelector: the matching namespace's pod goes, the others (on
     sh -c "grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/ns.out' &&
            grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/ns.out' | grep -qx 2"
 
+# matchExpressions alone apply too (upstream v0.36.0)
+sed 's/{matchLabels: {tier: dev}}/{matchExpressions: [{key: tier, operator: In, values: [dev]}]}/' \
+    $D/deschedule-ns-policy.yaml >"$T/ns-expr.yaml"
+"$M" simulate --cluster $D/deschedule-namespaces.yaml --deschedule "$T/ns-expr.yaml" >"$T/nse.out"
+check "namespaceLabelSelector with matchExpressions only: applied as with matchLabels" \
+    sh -c "grep -q matchExpressions '$T/ns-expr.yaml' && grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/nse.out' &&
+           grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/nse.out' | grep -qx 2"
+
 "$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/no-such-policy.yaml >"$T/e.out" 2>"$T/e.err"
 rc=$?
 check "a missing policy file: exit 2 with the file named" sh -c "test $rc -ne 0 && grep -q 'no-such-policy.yaml' '$T/e.err'"
