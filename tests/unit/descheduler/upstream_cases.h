@@ -83,7 +83,9 @@ static inline void uc_build(dx_env *e, const uc_case *c) {
         }
     }
     qsort(pods, (size_t)k, sizeof *pods, uc_cmp_pod);
-    for (int i = 0; i < k; i++) dx_pod_yaml(e, pods[i].node, pods[i].text);
+    /* a pod bound to a node the cluster does not have is never listed */
+    for (int i = 0; i < k; i++)
+        if (dx_find_node(e, pods[i].node)) dx_pod_yaml(e, pods[i].node, pods[i].text);
     free(pods);
 }
 
