@@ -27,6 +27,7 @@ typedef struct uc_pods {
     const char *spec;         /* more spec (", nodeSelector: {...}") */
     const char *status;       /* status body; NULL: phase Running */
     int cpu_m;                /* 0: 100 */
+    const char *ns;           /* NULL: ns1 */
 } uc_pods;
 
 typedef struct uc_case {
@@ -73,11 +74,11 @@ static inline void uc_build(dx_env *e, const uc_case *c) {
             snprintf(pods[k].name, sizeof pods[k].name, "pod-%d", k);
             pods[k].node = p->node;
             snprintf(pods[k].text, sizeof pods[k].text,
-                     "kind: Pod\nmetadata: {name: pod-%d, namespace: ns1, uid: uid-%d, "
+                     "kind: Pod\nmetadata: {name: pod-%d, namespace: %s, uid: uid-%d, "
                      "creationTimestamp: '2023-12-31T23:00:00Z', labels: {%s}%s}\n"
                      "spec: {containers: [{name: c, image: img, resources: {requests: {cpu: %dm}}}]%s}\n"
                      "status: {%s}\n",
-                     k, k, p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, p->cpu_m ? p->cpu_m : 100,
+                     k, p->ns ? p->ns : "ns1", k, p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, p->cpu_m ? p->cpu_m : 100,
                      p->spec ? p->spec : "",
                      p->status ? p->status : "phase: Running, startTime: '2023-12-31T23:00:00Z'");
         }
