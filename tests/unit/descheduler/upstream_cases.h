@@ -13,7 +13,7 @@
 
 typedef struct uc_node {
     const char *name;
-    int cpu_m;                /* 0: 2000 */
+    int cpu_m;                /* 0: 2000; -1: none */
     int pods;                 /* 0: 10 */
     const char *labels;       /* flow mapping body */
     const char *spec;         /* flow mapping body of spec */
@@ -28,6 +28,7 @@ typedef struct uc_pods {
     const char *status;       /* status body; NULL: phase Running */
     int cpu_m;                /* 0: 100 */
     const char *ns;           /* NULL: ns1 */
+    const char *created;      /* creationTimestamp; NULL: an hour before the pass */
 } uc_pods;
 
 typedef struct uc_case {
@@ -61,7 +62,7 @@ static int uc_cmp_pod(const void *a, const void *b) {
 static inline void uc_build(dx_env *e, const uc_case *c) {
     for (int i = 0; i < 8 && c->nodes[i].name; i++) {
         const uc_node *n = &c->nodes[i];
-        dx_node(e, n->name, n->cpu_m ? n->cpu_m : 2000, 3000, n->pods ? n->pods : 10, n->labels ? n->labels : "",
+        dx_node(e, n->name, n->cpu_m < 0 ? 0 : n->cpu_m ? n->cpu_m : 2000, 3000, n->pods ? n->pods : 10, n->labels ? n->labels : "",
                 n->spec ? n->spec : "");
     }
     uc_pod_text *pods = calloc(DX_MAX * 4, sizeof *pods);
@@ -75,10 +76,10 @@ static inline void uc_build(dx_env *e, const uc_case *c) {
             pods[k].node = p->node;
             snprintf(pods[k].text, sizeof pods[k].text,
                      "kind: Pod\nmetadata: {name: pod-%d, namespace: %s, uid: uid-%d, "
-                     "creationTimestamp: '2023-12-31T23:00:00Z', labels: {%s}%s}\n"
+                     "creationTimestamp: '%s', labels: {%s}%s}\n"
                      "spec: {containers: [{name: c, image: img, resources: {requests: {cpu: %dm}}}]%s}\n"
                      "status: {%s}\n",
-                     k, p->ns ? p->ns : "ns1", k, p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, p->cpu_m ? p->cpu_m : 100,
+                     k, p->ns ? p->ns : "ns1", k, p->created ? p->created : "2023-12-31T23:00:00Z", p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, p->cpu_m ? p->cpu_m : 100,
                      p->spec ? p->spec : "",
                      p->status ? p->status : "phase: Running, startTime: '2023-12-31T23:00:00Z'");
         }
