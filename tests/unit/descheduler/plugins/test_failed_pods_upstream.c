@@ -84,16 +84,8 @@ static void test_upstream_table(void **state) {
  * documented difference). */
 static void test_exit_codes_refused(void **state) {
     (void)state;
-    dx_env e;
-    dx_init(&e);
-    ms_error err;
-    const char *msg = dx_policy_error(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n"
-                                          "- name: p\n  pluginConfig:\n  - {name: " PL ", args: {exitCodes: [1]}}\n"
-                                          "  plugins:\n    deschedule: {enabled: [" PL "]}\n", &err);
-    assert_non_null(strstr(msg, "exitCodes"));
-    assert_non_null(strstr(msg, "not supported"));
-    print_message("%s: 7 exitCodes cases: differ on purpose: exitCodes refused as not supported\n", PL);
-    dx_free(&e);
+    uc_refused(PL, "deschedule", "exitCodes: [1]", "exitCodes: not supported", "7 exitCodes cases",
+               "exitCodes refused as not supported");
 }
 
 int main(void) {

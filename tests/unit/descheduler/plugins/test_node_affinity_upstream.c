@@ -79,16 +79,9 @@ static void test_upstream_table(void **state) {
  * typo does not silently turn the strategy off (a deliberate difference). */
 static void test_invalid_affinity_type_refused(void **state) {
     (void)state;
-    dx_env e;
-    dx_init(&e);
-    ms_error err;
-    const char *msg = dx_policy_error(&e, "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n"
-                                          "- name: p\n  pluginConfig:\n  - {name: " PL ", args: {nodeAffinityType: "
-                                          "[requiredDuringSchedulingRequiredDuringExecution]}}\n"
-                                          "  plugins:\n    deschedule: {enabled: [" PL "]}\n", &err);
-    assert_non_null(strstr(msg, "invalid nodeAffinityType: requiredDuringSchedulingRequiredDuringExecution"));
-    print_message("%s: Invalid Affinity type, should not evict any pods: differs on purpose: refused at load\n", PL);
-    dx_free(&e);
+    uc_refused(PL, "deschedule", "nodeAffinityType: [requiredDuringSchedulingRequiredDuringExecution]",
+               "invalid nodeAffinityType: requiredDuringSchedulingRequiredDuringExecution",
+               "Invalid Affinity type, should not evict any pods", "refused at load");
 }
 
 int main(void) {
