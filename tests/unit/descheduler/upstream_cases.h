@@ -29,6 +29,7 @@ typedef struct uc_pods {
     int cpu_m;                /* 0: 100 */
     const char *ns;           /* NULL: ns1 */
     const char *created;      /* creationTimestamp; NULL: an hour before the pass */
+    const char *containers;   /* the containers' flow sequence body; NULL: one, image img, cpu_m */
 } uc_pods;
 
 typedef struct uc_case {
@@ -72,15 +73,18 @@ static inline void uc_build(dx_env *e, const uc_case *c) {
         const uc_pods *p = &c->pods[g];
         for (int i = 0; i < p->count; i++, k++) {
             assert_true(k < DX_MAX * 4);
+            char containers[512];
+            if (p->containers) snprintf(containers, sizeof containers, "%s", p->containers);
+            else snprintf(containers, sizeof containers, "{name: c, image: img, resources: {requests: {cpu: %dm}}}",
+                          p->cpu_m ? p->cpu_m : 100);
             snprintf(pods[k].name, sizeof pods[k].name, "pod-%d", k);
             pods[k].node = p->node;
             snprintf(pods[k].text, sizeof pods[k].text,
                      "kind: Pod\nmetadata: {name: pod-%d, namespace: %s, uid: uid-%d, "
                      "creationTimestamp: '%s', labels: {%s}%s}\n"
-                     "spec: {containers: [{name: c, image: img, resources: {requests: {cpu: %dm}}}]%s}\n"
+                     "spec: {containers: [%s]%s}\n"
                      "status: {%s}\n",
-                     k, p->ns ? p->ns : "ns1", k, p->created ? p->created : "2023-12-31T23:00:00Z", p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, p->cpu_m ? p->cpu_m : 100,
-                     p->spec ? p->spec : "",
+                     k, p->ns ? p->ns : "ns1", k, p->created ? p->created : "2023-12-31T23:00:00Z", p->labels ? p->labels : "", p->meta ? p->meta : UC_OWNER, containers, p->spec ? p->spec : "",
                      p->status ? p->status : "phase: Running, startTime: '2023-12-31T23:00:00Z'");
         }
     }
