@@ -151,4 +151,17 @@ static inline void uc_refused(const char *plugin, const char *point, const char 
     dx_free(&e);
 }
 
+/* The test of a file whose only test is its table. */
+#define UC_TABLE_MAIN(plugin, point, table)                             \
+    static void test_upstream_table(void **state) {                    \
+        (void)state;                                                    \
+        uc_run(plugin, point, table, sizeof table / sizeof table[0]);   \
+    }                                                                   \
+    int main(void) {                                                    \
+        const struct CMUnitTest tests[] = {                             \
+            cmocka_unit_test(test_upstream_table),                      \
+        };                                                              \
+        return cmocka_run_group_tests(tests, NULL, NULL);               \
+    }
+
 #endif

@@ -47,14 +47,4 @@ static const uc_case cases[] = {
      {{1, "n1", "", NULL, ANTI("foo", "bar")}, {1, "n5", "foo: bar"}}, NULL, "", "", 1},
 };
 
-static void test_upstream_table(void **state) {
-    (void)state;
-    uc_run(PL, "deschedule", cases, sizeof cases / sizeof cases[0]);
-}
-
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_upstream_table),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UC_TABLE_MAIN(PL, "deschedule", cases)

@@ -81,14 +81,4 @@ static const uc_case cases[] = {
      {TOLERANT("n7"), {1, "n7", "", NULL, TOL("testingTaint1", "testing1", "NoSchedule")}}, NULL, "", "", 1},
 };
 
-static void test_upstream_table(void **state) {
-    (void)state;
-    uc_run(PL, "deschedule", cases, sizeof cases / sizeof cases[0]);
-}
-
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_upstream_table),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UC_TABLE_MAIN(PL, "deschedule", cases)

@@ -194,14 +194,4 @@ static const uc_case cases[] = {
      NULL, "", "", 1, "pod-0"},
 };
 
-static void test_upstream_table(void **state) {
-    (void)state;
-    uc_run(PL, "balance", cases, sizeof cases / sizeof cases[0]);
-}
-
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_upstream_table),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UC_TABLE_MAIN(PL, "balance", cases)
