@@ -35,7 +35,7 @@ typedef struct uc_pods {
 typedef struct uc_case {
     const char *name;         /* upstream's case name */
     uc_node nodes[8];
-    uc_pods pods[8];
+    uc_pods pods[12];
     const char *top;          /* policy lines before profiles (limits) */
     const char *args;         /* the strategy's args */
     const char *evictor;      /* DefaultEvictor's args */
@@ -69,7 +69,7 @@ static inline void uc_build(dx_env *e, const uc_case *c) {
     uc_pod_text *pods = calloc(DX_MAX * 4, sizeof *pods);
     assert_non_null(pods);
     int k = 0;
-    for (int g = 0; g < 8 && c->pods[g].count; g++) {
+    for (int g = 0; g < 12 && c->pods[g].count; g++) {
         const uc_pods *p = &c->pods[g];
         for (int i = 0; i < p->count; i++, k++) {
             assert_true(k < DX_MAX * 4);

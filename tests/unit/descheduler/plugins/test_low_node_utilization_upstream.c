@@ -1,0 +1,34 @@
+/* LowNodeUtilization against the first cases of upstream v0.36's
+ * TestLowNodeUtilization table (lownodeutilization_test.go), with
+ * requests (upstream's default; the metrics columns are not ported), in
+ * our own data: 400m pods on a busy n1 (9 pods allowed), n2 with one, n3
+ * unschedulable; thresholds cpu 30 / pods 30, targets cpu 50 / pods 50. */
+#include "testutil.h"
+#include "fixtures.h"
+#include "descheduler/desched_fixtures.h"
+#include "descheduler/upstream_cases.h"
+
+#define PL "LowNodeUtilization"
+#define NODES {"n1", 4000, 9, "", ""}, {"n2", 4000, 10, "", ""}, {"n3", 4000, 10, "", "unschedulable: true"}
+#define DS ", ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds, uid: ds}]"
+#define RS_IN(ns) {1, "n1", "", NULL, "", NULL, 400, ns}
+#define MIRROR_LOCAL                                                                              \
+    {1, "n1", "", UC_OWNER ", annotations: {kubernetes.io/config.mirror: m}",                       \
+     ", volumes: [{name: h, hostPath: {path: /x}}, {name: s, emptyDir: {}}]", NULL, 400}
+#define CRITICAL {1, "n1", "", "", ", priority: 2000000000", NULL, 400, "kube-system"}
+#define N2_POD {1, "n2", "", NULL, "", NULL, 400}
+#define ARGS "thresholds: {cpu: 30, pods: 30}, targetThresholds: {cpu: 50, pods: 50}"
+
+static const uc_case cases[] = {
+    {"no evictable pods", {NODES}, {{4, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD}, NULL, ARGS, "",
+     0},
+    {"without priorities", {NODES},
+     {{5, "n1", "", NULL, "", NULL, 400}, {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD}, NULL, ARGS,
+     "", 4},
+    {"without priorities, but excluding namespaces", {NODES},
+     {RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"),
+      {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD},
+     NULL, ARGS ", evictableNamespaces: {exclude: [namespace1]}", "", 0},
+};
+
+UC_TABLE_MAIN(PL, "balance", cases)
