@@ -986,8 +986,9 @@ static int cmp_pod_object(const void *a, const void *b, void *in) {
  * equal priority, which of equal-score nodes the seed picks), and so does
  * the descheduler. A shuffled file gives the same run. */
 static void list_order(sim *m) {
-    qsort_r(m->nodes, m->nnodes, sizeof *m->nodes, cmp_node_object, m->in);
-    qsort_r(m->pods, m->npods, sizeof *m->pods, cmp_pod_object, m->in);
+    /* an empty list is a NULL array, which qsort must not be given */
+    if (m->nnodes) qsort_r(m->nodes, m->nnodes, sizeof *m->nodes, cmp_node_object, m->in);
+    if (m->npods) qsort_r(m->pods, m->npods, sizeof *m->pods, cmp_pod_object, m->in);
 }
 
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
@@ -1232,7 +1233,7 @@ static void print_output(sim *m) {
 
 /* Latencies, rates, memory and the policies' totals. */
 static void fill_figures(sim *m, ms_simulate_result *r) {
-    qsort(m->lat, m->nlat, sizeof *m->lat, cmp_double);
+    if (m->nlat) qsort(m->lat, m->nlat, sizeof *m->lat, cmp_double);   /* none placed: m->lat is NULL */
     r->latency_p50 = percentile(m->lat, m->nlat, 50);
     r->latency_p99 = percentile(m->lat, m->nlat, 99);
     r->preempted = m->npre;
