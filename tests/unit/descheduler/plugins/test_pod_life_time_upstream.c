@@ -1,0 +1,62 @@
+/* PodLifeTime against four of upstream v0.36's tables
+ * (pod_lifetime_test.go): TestPodLifeTime_EvictionLimits,
+ * _PodStatusReasons, _AgeThreshold and _PodPhaseStates, in our own data
+ * (pod-i is the case's i-th pod), maxPodLifeTimeSeconds 600, the pass's
+ * clock 2024-01-01T00:00:00Z. */
+#include "testutil.h"
+#include "fixtures.h"
+#include "descheduler/desched_fixtures.h"
+#include "descheduler/upstream_cases.h"
+
+#define PL "PodLifeTime"
+#define NODE1 {"node1", 0, 0, "", ""}
+#define OLDER "2009-11-10T23:00:00Z"
+#define NEWER "2024-01-01T00:00:00Z"
+#define POD(created, status) {1, "node1", "", NULL, "", status, 0, NULL, created}
+#define BARE(created) {1, "node1", "", "", "", "phase: Running", 0, NULL, created}
+#define RUN "phase: Running"
+#define PEND "phase: Pending"
+#define PEND_REASON(r) "phase: Pending, reason: " r
+#define AGE "maxPodLifeTimeSeconds: 600"
+#define STATES(s) AGE ", states: [" s "]"
+
+static const uc_case cases[] = {
+    /* TestPodLifeTime_EvictionLimits */
+    {"2 Oldest pods should be evicted when maxPodsToEvictPerNode and maxPodsToEvictPerNamespace are not set", {NODE1},
+     {POD(NEWER, RUN), POD(OLDER, RUN), POD(OLDER, PEND)}, NULL, AGE, "", 2, "pod-1,pod-2"},
+    {"1 Oldest pod should be evicted when maxPodsToEvictPerNamespace is set to 1", {NODE1},
+     {POD(NEWER, RUN), POD(OLDER, RUN)}, "maxNoOfPodsToEvictPerNamespace: 1\n", AGE, "", 1, "pod-1"},
+    {"1 Oldest pod should be evicted when maxPodsToEvictTotal is set to 1", {NODE1}, {POD(NEWER, RUN), POD(OLDER, RUN)},
+     "maxNoOfPodsToEvictPerNamespace: 2\nmaxNoOfPodsToEvictTotal: 1\n", AGE, "", 1, "pod-1"},
+    {"1 Oldest pod should be evicted when maxPodsToEvictPerNode is set to 1", {NODE1},
+     {POD(NEWER, RUN), POD(OLDER, RUN)}, "maxNoOfPodsToEvictPerNode: 1\n", AGE, "", 1, "pod-1"},
+    /* TestPodLifeTime_PodStatusReasons */
+    {"1 pod with pod status reason NodeLost should be evicted", {NODE1}, {POD(OLDER, PEND_REASON("NodeLost"))}, NULL,
+     STATES("NodeLost"), "", 1},
+    {"1 pod with pod status reason NodeAffinity should be evicted", {NODE1}, {POD(OLDER, PEND_REASON("NodeAffinity"))},
+     NULL, STATES("NodeAffinity"), "", 1},
+    {"1 pod with pod status reason Shutdown should be evicted", {NODE1}, {POD(OLDER, PEND_REASON("Shutdown"))}, NULL,
+     STATES("Shutdown"), "", 1},
+    {"1 pod with pod status reason UnexpectedAdmissionError should be evicted", {NODE1},
+     {POD(OLDER, PEND_REASON("UnexpectedAdmissionError"))}, NULL, STATES("UnexpectedAdmissionError"), "", 1},
+    /* TestPodLifeTime_AgeThreshold */
+    {"Two pods in the default namespace, 1 is new and 1 very is old. 1 should be evicted.", {NODE1},
+     {POD(NEWER, RUN), POD(OLDER, RUN)}, NULL, AGE, "", 1, "pod-1"},
+    {"Two pods in the default namespace, 2 are new and 0 are old. 0 should be evicted.", {NODE1},
+     {POD(NEWER, RUN), POD(NEWER, RUN)}, NULL, AGE, "", 0},
+    {"Two pods in the default namespace, 1 created 605 seconds ago. 1 should be evicted.", {NODE1},
+     {POD(NEWER, RUN), POD("2023-12-31T23:49:55Z", RUN)}, NULL, AGE, "", 1, "pod-1"},
+    {"Two pods in the default namespace, 1 created 595 seconds ago. 0 should be evicted.", {NODE1},
+     {BARE(NEWER), BARE("2023-12-31T23:50:05Z")}, NULL, AGE, "", 0},
+    /* TestPodLifeTime_PodPhaseStates */
+    {"Two old pods with different states. 1 should be evicted.", {NODE1}, {POD(OLDER, PEND), POD(OLDER, RUN)}, NULL,
+     STATES("Pending"), "", 1, "pod-0"},
+    {"1 pod with pod status phase v1.PodSucceeded should be evicted", {NODE1}, {POD(OLDER, "phase: Succeeded")}, NULL,
+     STATES("Succeeded"), "", 1},
+    {"1 pod with pod status phase v1.PodFailed should be evicted", {NODE1}, {POD(OLDER, "phase: Failed")}, NULL,
+     STATES("Failed"), "", 1},
+    {"1 pod with pod status phase v1.PodUnknown should be evicted", {NODE1}, {POD(OLDER, "phase: Unknown")}, NULL,
+     STATES("Unknown"), "", 1},
+};
+
+UC_TABLE_MAIN(PL, "deschedule", cases)
