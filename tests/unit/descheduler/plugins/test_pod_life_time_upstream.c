@@ -1,5 +1,6 @@
-/* PodLifeTime against four of upstream v0.36's tables
- * (pod_lifetime_test.go): TestPodLifeTime_EvictionLimits,
+/* PodLifeTime against eight of upstream v0.36's tables
+ * (pod_lifetime_test.go): TestPodLifeTime, _EvictorConfiguration,
+ * _GenericFiltering, _ContainerWaitingReasons, _EvictionLimits,
  * _PodStatusReasons, _AgeThreshold and _PodPhaseStates, in our own data
  * (pod-i is the case's i-th pod), maxPodLifeTimeSeconds 600, the pass's
  * clock 2024-01-01T00:00:00Z. */
@@ -19,8 +20,59 @@
 #define PEND_REASON(r) "phase: Pending, reason: " r
 #define AGE "maxPodLifeTimeSeconds: 600"
 #define STATES(s) AGE ", states: [" s "]"
+#define WAIT(list, r) "phase: Pending, " list ": [{name: c, state: {waiting: {reason: " r "}}}]"
+#define C_WAIT(r) WAIT("containerStatuses", r)
+#define GONE(created) {1, "node1", "foo: bar", UC_OWNER ", deletionTimestamp: '2023-12-31T23:59:00Z'", "", RUN, 0, NULL, created}
 
 static const uc_case cases[] = {
+    /* TestPodLifeTime */
+    {"No pod should be evicted since pod terminating", {NODE1}, {GONE(OLDER), GONE(OLDER)}, NULL,
+     AGE ", labelSelector: {matchLabels: {foo: bar}}", "", 0},
+    /* TestPodLifeTime_EvictorConfiguration */
+    {"Does not evict pvc pods with ignorePvcPods set to true", {NODE1},
+     {{1, "node1", "", NULL, ", volumes: [{name: pvc, persistentVolumeClaim: {claimName: foo}}]", RUN, 0, NULL, OLDER}},
+     NULL, AGE, "ignorePvcPods: true", 0},
+    {"Evicts pvc pods with ignorePvcPods set to false (or unset)", {NODE1},
+     {{1, "node1", "", NULL, ", volumes: [{name: pvc, persistentVolumeClaim: {claimName: foo}}]", RUN, 0, NULL, OLDER}},
+     NULL, AGE, "", 1},
+    /* TestPodLifeTime_GenericFiltering */
+    {"1 pod matching label selector should be evicted", {NODE1},
+     {{1, "node1", "foo: bar", NULL, "", RUN, 0, NULL, OLDER}, {1, "node1", "foo: bar1", NULL, "", RUN, 0, NULL, OLDER}},
+     NULL, AGE ", labelSelector: {matchLabels: {foo: bar}}", "", 1, "pod-0"},
+    /* TestPodLifeTime_ContainerWaitingReasons */
+    {"Two pods, one with ContainerCreating state. 1 should be evicted.", {NODE1},
+     {POD(OLDER, PEND), POD(OLDER, C_WAIT("ContainerCreating"))}, NULL, STATES("ContainerCreating"), "", 1},
+    {"Two pods, one with PodInitializing state. 1 should be evicted.", {NODE1},
+     {POD(OLDER, PEND), POD(OLDER, C_WAIT("PodInitializing"))}, NULL, STATES("PodInitializing"), "", 1},
+    {"1 pod with container status ImagePullBackOff should be evicted", {NODE1}, {POD(OLDER, C_WAIT("ImagePullBackOff"))},
+     NULL, STATES("ImagePullBackOff"), "", 1},
+    {"1 pod with container status CrashLoopBackOff should be evicted", {NODE1}, {POD(OLDER, C_WAIT("CrashLoopBackOff"))},
+     NULL, STATES("CrashLoopBackOff"), "", 1},
+    {"1 pod with container status CreateContainerConfigError should be evicted", {NODE1},
+     {POD(OLDER, C_WAIT("CreateContainerConfigError"))}, NULL, STATES("CreateContainerConfigError"), "", 1},
+    {"1 pod with container status ErrImagePull should be evicted", {NODE1}, {POD(OLDER, C_WAIT("ErrImagePull"))}, NULL,
+     STATES("ErrImagePull"), "", 1},
+    {"1 pod with init container status CreateContainerError should not be evicted without includingInitContainers",
+     {NODE1}, {POD(OLDER, WAIT("initContainerStatuses", "CreateContainerError"))}, NULL, STATES("CreateContainerError"),
+     "", 0},
+    {"1 pod with init container status CreateContainerError should be evicted with includingInitContainers", {NODE1},
+     {POD(OLDER, WAIT("initContainerStatuses", "CreateContainerError"))}, NULL,
+     STATES("CreateContainerError") ", includingInitContainers: true", "", 1},
+    {"1 pod with ephemeral container status CreateContainerError should not be evicted without "
+     "includingEphemeralContainers",
+     {NODE1}, {POD(OLDER, WAIT("ephemeralContainerStatuses", "CreateContainerError"))}, NULL,
+     STATES("CreateContainerError"), "", 0},
+    {"1 pod with ephemeral container status CreateContainerError should be evicted with includingEphemeralContainers",
+     {NODE1}, {POD(OLDER, WAIT("ephemeralContainerStatuses", "CreateContainerError"))}, NULL,
+     STATES("CreateContainerError") ", includingEphemeralContainers: true", "", 0, NULL,
+     "includingEphemeralContainers is accepted and not applied (documented): the ephemeral container's state is not "
+     "read, nothing is evicted"},
+    {"1 pod with container status CreateContainerError should be evicted", {NODE1},
+     {POD(OLDER, C_WAIT("CreateContainerError"))}, NULL, STATES("CreateContainerError"), "", 1},
+    {"1 pod with container status InvalidImageName should be evicted", {NODE1}, {POD(OLDER, C_WAIT("InvalidImageName"))},
+     NULL, STATES("InvalidImageName"), "", 1},
+    {"1 pod with ImagePullBackOff status should be ignored when States filter is ContainerCreating", {NODE1},
+     {POD(OLDER, C_WAIT("ImagePullBackOff"))}, NULL, STATES("ContainerCreating"), "", 0},
     /* TestPodLifeTime_EvictionLimits */
     {"2 Oldest pods should be evicted when maxPodsToEvictPerNode and maxPodsToEvictPerNamespace are not set", {NODE1},
      {POD(NEWER, RUN), POD(OLDER, RUN), POD(OLDER, PEND)}, NULL, AGE, "", 2, "pod-1,pod-2"},
