@@ -1,7 +1,10 @@
-/* PodLifeTime against eight of upstream v0.36's tables
+/* PodLifeTime against eleven of upstream v0.36's tables
  * (pod_lifetime_test.go): TestPodLifeTime, _EvictorConfiguration,
  * _GenericFiltering, _ContainerWaitingReasons, _EvictionLimits,
- * _PodStatusReasons, _AgeThreshold and _PodPhaseStates, in our own data
+ * _PodStatusReasons, _AgeThreshold, _PodPhaseStates,
+ * TestStatesWithTerminatedReasons, TestOwnerKindsFiltering and
+ * TestStatesWithEphemeralContainers and one case of TestCombinedFilters,
+ * in our own data
  * (pod-i is the case's i-th pod), maxPodLifeTimeSeconds 600, the pass's
  * clock 2024-01-01T00:00:00Z. */
 #include "testutil.h"
@@ -22,6 +25,11 @@
 #define STATES(s) AGE ", states: [" s "]"
 #define WAIT(list, r) "phase: Pending, " list ": [{name: c, state: {waiting: {reason: " r "}}}]"
 #define C_WAIT(r) WAIT("containerStatuses", r)
+/* upstream's buildPod leaves creationTimestamp unset: the zero time, older
+ * than any maximum */
+#define UNSET "0001-01-01T00:00:00Z"
+#define FAILED_BY(kind) {1, "node1", "", ", ownerReferences: [{apiVersion: batch/v1, kind: " kind ", name: o}]", "", "phase: Failed", 0, NULL, UNSET}
+#define TERM(list, r) list ": [{name: c, state: {terminated: {reason: " r "}}}]"
 #define GONE(created) {1, "node1", "foo: bar", UC_OWNER ", deletionTimestamp: '2023-12-31T23:59:00Z'", "", RUN, 0, NULL, created}
 
 static const uc_case cases[] = {
@@ -109,6 +117,58 @@ static const uc_case cases[] = {
      STATES("Failed"), "", 1},
     {"1 pod with pod status phase v1.PodUnknown should be evicted", {NODE1}, {POD(OLDER, "phase: Unknown")}, NULL,
      STATES("Unknown"), "", 1},
+    /* TestStatesWithTerminatedReasons */
+    {"evict pod with matching terminated reason via states", {NODE1},
+     {POD(UNSET, "phase: Failed, " TERM("containerStatuses", "NodeAffinity"))}, NULL, "states: [NodeAffinity]", "", 1},
+    {"evict pod with matching pod status reason via states", {NODE1}, {POD(UNSET, "phase: Failed, reason: Shutdown")},
+     NULL, "states: [Shutdown]", "", 1},
+    {"states matches terminated reason on init container", {NODE1},
+     {POD(UNSET, TERM("initContainerStatuses", "CreateContainerConfigError"))}, NULL,
+     "states: [CreateContainerConfigError], includingInitContainers: true", "", 1},
+    {"states does not match terminated reason on init container without flag", {NODE1},
+     {POD(UNSET, TERM("initContainerStatuses", "CreateContainerConfigError"))}, NULL,
+     "states: [CreateContainerConfigError]", "", 0},
+    /* TestOwnerKindsFiltering */
+    {"exclude Job owner kind: Job-owned pod not evicted", {NODE1}, {FAILED_BY("Job")}, NULL,
+     "states: [Failed], ownerKinds: {exclude: [Job]}", "", 0},
+    {"exclude Job owner kind: non-Job pod still evicted", {NODE1}, {FAILED_BY("Job"), FAILED_BY("ReplicaSet")}, NULL,
+     "states: [Failed], ownerKinds: {exclude: [Job]}", "", 1, "pod-1"},
+    {"include only Job owner kind", {NODE1}, {FAILED_BY("Job"), FAILED_BY("ReplicaSet")}, NULL,
+     "states: [Failed], ownerKinds: {include: [Job]}", "", 1, "pod-0"},
+    /* TestStatesWithEphemeralContainers */
+    {"states matches terminated reason on ephemeral container", {NODE1},
+     {POD(UNSET, TERM("ephemeralContainerStatuses", "OOMKilled"))}, NULL,
+     "states: [OOMKilled], includingEphemeralContainers: true", "", 0, NULL,
+     "includingEphemeralContainers is accepted and not applied (documented): nothing is evicted"},
+    {"states does not match ephemeral container without flag", {NODE1},
+     {POD(UNSET, TERM("ephemeralContainerStatuses", "OOMKilled"))}, NULL, "states: [OOMKilled]", "", 0},
+    /* TestCombinedFilters */
+    {"failed pod removal compat: Failed + min age + exclude Job", {NODE1},
+     {POD(UNSET, "phase: Failed, " TERM("containerStatuses", "Error")), FAILED_BY("Job")}, NULL,
+     "states: [Failed], maxPodLifeTimeSeconds: 0, ownerKinds: {exclude: [Job]}", "", 1, "pod-0"},
 };
 
-UC_TABLE_MAIN(PL, "deschedule", cases)
+static void test_upstream_table(void **state) {
+    (void)state;
+    uc_run(PL, "deschedule", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* upstream's TestConditionFiltering (3 cases), TestTransitionTimeFiltering
+ * (4), TestExitCodesFiltering (2) and the conditions case of
+ * TestCombinedFilters: moonsched refuses conditions and exitCodes as not
+ * supported (documented) rather than ignore them. */
+static void test_conditions_and_exit_codes_refused(void **state) {
+    (void)state;
+    uc_refused(PL, "deschedule", "conditions: [{reason: PodCompleted}]", "conditions: not supported",
+               "8 conditions and transition time cases", "conditions refused as not supported");
+    uc_refused(PL, "deschedule", "exitCodes: [1]", "exitCodes: not supported", "2 exitCodes cases",
+               "exitCodes refused as not supported");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_upstream_table),
+        cmocka_unit_test(test_conditions_and_exit_codes_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
