@@ -17,6 +17,7 @@ typedef struct uc_node {
     int pods;                 /* 0: 10 */
     const char *labels;       /* flow mapping body */
     const char *spec;         /* flow mapping body of spec */
+    int mem_mi;               /* 0: 3000 */
 } uc_node;
 
 typedef struct uc_pods {
@@ -63,7 +64,7 @@ static int uc_cmp_pod(const void *a, const void *b) {
 static inline void uc_build(dx_env *e, const uc_case *c) {
     for (int i = 0; i < 8 && c->nodes[i].name; i++) {
         const uc_node *n = &c->nodes[i];
-        dx_node(e, n->name, n->cpu_m < 0 ? 0 : n->cpu_m ? n->cpu_m : 2000, 3000, n->pods ? n->pods : 10, n->labels ? n->labels : "",
+        dx_node(e, n->name, n->cpu_m < 0 ? 0 : n->cpu_m ? n->cpu_m : 2000, n->mem_mi ? n->mem_mi : 3000, n->pods ? n->pods : 10, n->labels ? n->labels : "",
                 n->spec ? n->spec : "");
     }
     uc_pod_text *pods = calloc(DX_MAX * 4, sizeof *pods);
@@ -101,7 +102,8 @@ static int uc_cmp(const void *a, const void *b) {
 
 /* Runs every case; the failures are listed, then the count of cases that
  * agree with upstream printed and checked. */
-static inline void uc_run(const char *plugin, const char *point, const uc_case *cases, size_t n) {
+static inline void uc_run_as(const char *label, const char *plugin, const char *point, const uc_case *cases,
+                             size_t n) {
     int agree = 0, differ = 0;
     for (size_t i = 0; i < n; i++) {
         const uc_case *c = &cases[i];
@@ -121,16 +123,21 @@ static inline void uc_run(const char *plugin, const char *point, const uc_case *
             len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", k ? "," : "", names[k]);
         bool ok = (int)m == c->want && (!c->want_pods || strcmp(got, c->want_pods) == 0);
         if (ok) agree += !c->differs;
-        else print_message("%s: %s: got %u (%s), want %d (%s)\n", plugin, c->name, m, got, c->want,
+        else print_message("%s: %s: got %u (%s), want %d (%s)\n", label, c->name, m, got, c->want,
                            c->want_pods ? c->want_pods : "any");
         if (ok && c->differs) {
             differ++;
-            print_message("%s: %s: differs on purpose: %s\n", plugin, c->name, c->differs);
+            print_message("%s: %s: differs on purpose: %s\n", label, c->name, c->differs);
         }
         dx_free(&e);
     }
-    print_message("%s: %d of %zu upstream cases agree, %d differ on purpose\n", plugin, agree, n, differ);
+    print_message("%s: %d of %zu upstream cases agree, %d differ on purpose\n", label, agree, n, differ);
     assert_int_equal(agree + differ, (int)n);
+}
+
+/* The table of a strategy's own tests. */
+static inline void uc_run(const char *plugin, const char *point, const uc_case *cases, size_t n) {
+    uc_run_as(plugin, plugin, point, cases, n);
 }
 
 /* An upstream case moonsched answers by refusing the policy (a documented
