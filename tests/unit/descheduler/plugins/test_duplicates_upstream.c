@@ -1,5 +1,5 @@
 /* RemoveDuplicates against upstream v0.36's TestFindDuplicatePods and the
- * first cases of TestRemoveDuplicatesUniformly (removeduplicates_test.go),
+ * TestRemoveDuplicatesUniformly (removeduplicates_test.go),
  * in our own data: pods of one ReplicaSet (or two, or none) on n1..n3,
  * the same nodes, node fit and expected counts. */
 #include "testutil.h"
@@ -21,6 +21,21 @@
      ", volumes: [{name: h, hostPath: {path: /x}}, {name: s, emptyDir: {}}]"}
 #define MIRROR_POD {1, "n1", "", ", annotations: {kubernetes.io/config.mirror: m}"}
 #define CRITICAL_POD {1, "n1", "", "", ", priority: 2000000000", NULL, 0, "kube-system"}
+#define TOL(k, v) ", tolerations: [{key: " k ", value: " v ", operator: Equal, effect: NoSchedule}]"
+#define NOT_MASTER(k)                                                                                       \
+    ", affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "      \
+    "[{matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: DoesNotExist}, {key: " k    \
+    ", operator: DoesNotExist}]}]}}}"
+#define WORKER_SEL(v) ", nodeSelector: {node-role.kubernetes.io/worker: " v "}"
+/* nine pods of replicaset-1, five on worker1, three on worker2, one on
+ * worker3, alternating two variants of spec */
+#define NINE(a, b)                                                                                         \
+    {1, "worker1", "", RS1, a}, {1, "worker1", "", RS1, b}, {1, "worker1", "", RS1, a},                    \
+        {1, "worker1", "", RS1, b}, {1, "worker1", "", RS1, a}, {1, "worker2", "", RS1, b},                \
+        {1, "worker2", "", RS1, a}, {1, "worker2", "", RS1, b}, {1, "worker3", "", RS1, a}
+#define MASTER(n) {n, 0, 0, "", "taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]"}
+#define LABELLED_MASTER(n) {n, 0, 0, "node-role.kubernetes.io/control-plane: ''", ""}
+#define WORKER(n) {n, 0, 0, "node-role.kubernetes.io/worker: k2", ""}
 #define TAINTED(n) {n, 0, 0, "", "taints: [{key: hardware, value: gpu, effect: NoSchedule}]"}
 
 static const uc_case cases[] = {
@@ -89,6 +104,19 @@ static const uc_case cases[] = {
      NULL, "", "", 1},
     {"Evict pods with a single pod with three nodes", {N("n1"), N("n2"), N("n3")}, {{1, "n1", "", RS1}}, NULL, "", "",
      0},
+    {"Evict pods uniformly respecting taints",
+     {N("worker1"), N("worker2"), N("worker3"), MASTER("master1"), MASTER("master2"), MASTER("master3")},
+     {NINE(TOL("k1", "v1"), TOL("k2", "v2"))}, NULL, "", "", 2},
+    {"Evict pods uniformly respecting RequiredDuringSchedulingIgnoredDuringExecution node affinity",
+     {N("worker1"), N("worker2"), N("worker3"), LABELLED_MASTER("master1"), LABELLED_MASTER("master2"),
+      LABELLED_MASTER("master3")},
+     {NINE(NOT_MASTER("k1"), NOT_MASTER("k2"))}, NULL, "", "", 2},
+    {"Evict pods uniformly respecting node selector",
+     {WORKER("worker1"), WORKER("worker2"), WORKER("worker3"), N("master1"), N("master2"), N("master3")},
+     {NINE(WORKER_SEL("k1"), WORKER_SEL("k2"))}, NULL, "", "", 2},
+    {"Evict pods uniformly respecting node selector with zero target nodes",
+     {N("worker1"), N("worker2"), N("worker3"), N("master1"), N("master2"), N("master3")},
+     {NINE(WORKER_SEL("k1"), WORKER_SEL("k2"))}, NULL, "", "", 0},
 };
 
 UC_TABLE_MAIN(PL, "balance", cases)
