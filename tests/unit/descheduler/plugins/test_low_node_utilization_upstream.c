@@ -2,7 +2,10 @@
  * TestLowNodeUtilization table (lownodeutilization_test.go), with
  * requests (upstream's default; the metrics columns are not ported), in
  * our own data: 400m pods on a busy n1 (9 pods allowed), n2 with one, n3
- * unschedulable; thresholds cpu 30 / pods 30, targets cpu 50 / pods 50. */
+ * unschedulable; thresholds cpu 30 / pods 30, targets cpu 50 / pods 50.
+ * And TestLowNodeUtilizationWithTaints: eight 200m pods on n1, thresholds
+ * pods 20 / 70, nodeFit, the per-node limit set to the expected count as
+ * upstream's test sets it. */
 #include "testutil.h"
 #include "fixtures.h"
 #include "descheduler/desched_fixtures.h"
@@ -17,6 +20,9 @@
      ", volumes: [{name: h, hostPath: {path: /x}}, {name: s, emptyDir: {}}]", NULL, 400}
 #define CRITICAL {1, "n1", "", "", ", priority: 2000000000", NULL, 400, "kube-system"}
 #define N2_POD {1, "n2", "", NULL, "", NULL, 400}
+#define TAINT_ARGS "thresholds: {pods: 20}, targetThresholds: {pods: 70}"
+#define N3_TAINTED {"n3", 1000, 10, "", "taints: [{key: key, value: value, effect: NoSchedule}]"}
+#define TOLERATES ", tolerations: [{key: key, value: value}]"
 #define ARGS "thresholds: {cpu: 30, pods: 30}, targetThresholds: {cpu: 50, pods: 50}"
 
 static const uc_case cases[] = {
@@ -29,6 +35,18 @@ static const uc_case cases[] = {
      {RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"),
       {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD},
      NULL, ARGS ", evictableNamespaces: {exclude: [namespace1]}", "", 0},
+    /* TestLowNodeUtilizationWithTaints */
+    {"No taints", {{"n1", 2000}, {"n2", 1000}, {"n3", 1000}}, {{8, "n1", "", NULL, "", NULL, 200}, {1, "n2", "", NULL, "", NULL, 200}},
+     "maxNoOfPodsToEvictPerNode: 1\n", TAINT_ARGS, "nodeFit: true", 1},
+    {"No pod tolerates node taint", {{"n1", 2000}, N3_TAINTED},
+     {{8, "n1", "", NULL, "", NULL, 200}, {1, "n3", "", NULL, "", NULL, 200}}, "maxNoOfPodsToEvictPerNode: 0\n", TAINT_ARGS,
+     "nodeFit: true", 0},
+    {"Pod which tolerates node taint", {{"n1", 2000}, N3_TAINTED},
+     {{7, "n1", "", NULL, "", NULL, 200}, {1, "n1", "", NULL, TOLERATES, NULL, 200}, {1, "n3", "", NULL, "", NULL, 200}},
+     "maxNoOfPodsToEvictPerNode: 1\n", TAINT_ARGS, "nodeFit: true", 1},
+    {"Pod which tolerates node taint, set maxPodsToEvictTotal(0), should not be expelled", {{"n1", 2000}, N3_TAINTED},
+     {{7, "n1", "", NULL, "", NULL, 200}, {1, "n1", "", NULL, TOLERATES, NULL, 200}, {1, "n3", "", NULL, "", NULL, 200}},
+     "maxNoOfPodsToEvictPerNode: 0\nmaxNoOfPodsToEvictTotal: 0\n", TAINT_ARGS, "nodeFit: true", 0},
 };
 
 UC_TABLE_MAIN(PL, "balance", cases)
