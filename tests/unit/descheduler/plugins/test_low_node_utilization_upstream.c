@@ -20,6 +20,7 @@
      ", volumes: [{name: h, hostPath: {path: /x}}, {name: s, emptyDir: {}}]", NULL, 400}
 #define CRITICAL {1, "n1", "", "", ", priority: 2000000000", NULL, 400, "kube-system"}
 #define N2_POD {1, "n2", "", NULL, "", NULL, 400}
+#define BEST_EFFORT {1, "n1", "", NULL, "", NULL, 0, NULL, NULL, "{name: c, image: i}"}
 #define TAINT_ARGS "thresholds: {pods: 20}, targetThresholds: {pods: 70}"
 #define N3_TAINTED {"n3", 1000, 10, "", "taints: [{key: key, value: value, effect: NoSchedule}]"}
 #define TOLERATES ", tolerations: [{key: key, value: value}]"
@@ -35,6 +36,20 @@ static const uc_case cases[] = {
      {RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"), RS_IN("namespace1"),
       {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD},
      NULL, ARGS ", evictableNamespaces: {exclude: [namespace1]}", "", 0},
+    {"without priorities stop when cpu capacity is depleted", {NODES},
+     {{5, "n1", "", NULL, "", NULL, 400}, {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD}, NULL, ARGS,
+     "", 4},
+    {"with priorities", {NODES},
+     {{4, "n1", "", NULL, ", priority: 10000", NULL, 400}, {1, "n1", "", NULL, ", priority: 1000", NULL, 400},
+      {1, "n1", "", DS, ", priority: 10000", NULL, 400},
+      {1, "n1", "", UC_OWNER ", annotations: {kubernetes.io/config.mirror: m}",
+       ", priority: 1000, volumes: [{name: h, hostPath: {path: /x}}, {name: s, emptyDir: {}}]", NULL, 400},
+      CRITICAL, N2_POD},
+     NULL, ARGS, "", 4},
+    {"without priorities evicting best-effort pods only", {NODES},
+     {BEST_EFFORT, BEST_EFFORT, {1, "n1", "", NULL, "", NULL, 400}, BEST_EFFORT, BEST_EFFORT,
+      {1, "n1", "", DS, "", NULL, 400}, MIRROR_LOCAL, CRITICAL, N2_POD},
+     NULL, ARGS, "", 4, "pod-0,pod-1,pod-3,pod-4"},
     /* TestLowNodeUtilizationWithTaints */
     {"No taints", {{"n1", 2000}, {"n2", 1000}, {"n3", 1000}}, {{8, "n1", "", NULL, "", NULL, 200}, {1, "n2", "", NULL, "", NULL, 200}},
      "maxNoOfPodsToEvictPerNode: 1\n", TAINT_ARGS, "nodeFit: true", 1},
@@ -49,4 +64,26 @@ static const uc_case cases[] = {
      "maxNoOfPodsToEvictPerNode: 0\nmaxNoOfPodsToEvictTotal: 0\n", TAINT_ARGS, "nodeFit: true", 0},
 };
 
-UC_TABLE_MAIN(PL, "balance", cases)
+static void test_upstream_table(void **state) {
+    (void)state;
+    uc_run(PL, "balance", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* upstream's "without priorities, but include only default namespace"
+ * builds the plugin without validating its args; upstream's validation,
+ * as moonsched's, refuses evictableNamespaces.include. */
+static void test_include_namespaces_refused(void **state) {
+    (void)state;
+    uc_refused(PL, "balance", ARGS ", evictableNamespaces: {include: [default]}",
+               "only Exclude namespaces can be set, inclusion is not supported",
+               "without priorities, but include only default namespace",
+               "refused at load, as upstream's validation refuses it (its test skips validation)");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_upstream_table),
+        cmocka_unit_test(test_include_namespaces_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
