@@ -461,3 +461,27 @@ ms_rc ms_label_selector_parse(const char *text, ms_interner *in, ms_arena *a,
     out->nothing = false;
     return MS_OK;
 }
+
+bool ms_label_selector_merge_label_keys(ms_arena *a, const ms_label_selector *s, const ms_str *keys,
+                                        uint32_t nkeys, const ms_labels *labels, ms_label_selector *out) {
+    *out = *s;
+    if (nkeys == 0 || s->nothing) return true;
+    uint32_t extra = 0;
+    for (uint32_t i = 0; i < nkeys; i++) extra += ms_labels_has(labels, keys[i]);
+    if (extra == 0) return true;
+    ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, extra + s->n);
+    ms_str *values = MS_ARENA_NEW(a, ms_str, extra);
+    if (!reqs || !values) return false;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nkeys; i++) {
+        ms_str v = ms_labels_get(labels, keys[i]);
+        if (v == MS_STR_NONE) continue;
+        values[n] = v;
+        reqs[n] = (ms_requirement){.key = keys[i], .op = MS_OP_IN, .nvalues = 1, .values = &values[n]};
+        n++;
+    }
+    if (s->n) memcpy(reqs + n, s->reqs, s->n * sizeof *reqs);
+    out->n = n + s->n;
+    out->reqs = reqs;
+    return true;
+}

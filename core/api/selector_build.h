@@ -33,4 +33,11 @@ ms_build_result ms_requirement_build(ms_interner *in, ms_arena *a, ms_slice key,
 bool ms_requirement_intern_values(ms_interner *in, ms_arena *a, const ms_slice *vals, uint32_t n,
                                   ms_requirement *r);
 
+/* upstream's mergeLabelSetWithSelector (a topology spread constraint's
+ * matchLabelKeys): the values the labels have for the keys, ANDed with s,
+ * into out (requirements in a). A nil selector (matches nothing) stays nil;
+ * no key with a value leaves s as it is. false only when out of memory. */
+bool ms_label_selector_merge_label_keys(ms_arena *a, const ms_label_selector *s, const ms_str *keys,
+                                        uint32_t nkeys, const ms_labels *labels, ms_label_selector *out);
+
 #endif

@@ -335,6 +335,10 @@ static int simulate_main(int argc, char **argv) {
     for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = simulate_arg(argc, argv, &i, &s);
     if (rc == EXIT_OK && s.nfiles == 0 && !s.o.generate)
         rc = usage_error(help_simulate, "%s", "simulate needs --cluster FILE... or --generate SPEC");
+    /* The HTML report draws placements; these modes print something else. */
+    if (rc == EXIT_OK && s.o.output == MS_OUTPUT_HTML && (s.o.deschedule || s.o.evictions || s.o.explain))
+        rc = usage_error(help_simulate, "--output html shows placements: it does not go with %s (use table or json)",
+                         s.o.deschedule ? "--deschedule" : s.o.evictions ? "--evictions" : "--explain");
     if (rc != EXIT_OK) {
         if (rc == HELP) fputs(help_simulate, stdout);
         free(s.files);

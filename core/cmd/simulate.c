@@ -987,6 +987,28 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
     return rc;
 }
 
+static int cmp_node_object(const void *a, const void *b, void *in) {
+    const ms_node *x = *(ms_node *const *)a, *y = *(ms_node *const *)b;
+    return strcmp(ms_str_get(in, x->meta.name), ms_str_get(in, y->meta.name));
+}
+
+static int cmp_pod_object(const void *a, const void *b, void *in) {
+    const ms_pod *x = *(ms_pod *const *)a, *y = *(ms_pod *const *)b;
+    int c = strcmp(ms_str_get(in, x->meta.namespace_), ms_str_get(in, y->meta.namespace_));
+    return c ? c : strcmp(ms_str_get(in, x->meta.name), ms_str_get(in, y->meta.name));
+}
+
+/* The nodes and pods in the order the API server lists them (by
+ * namespace and name), whatever the order of the files: the scheduler
+ * meets them in that order at start (node tree, queue order of pods of
+ * equal priority, which of equal-score nodes the seed picks), and so does
+ * the descheduler. A shuffled file gives the same run. */
+static void list_order(sim *m) {
+    /* an empty list is a NULL array, which qsort must not be given */
+    if (m->nnodes) qsort_r(m->nodes, m->nnodes, sizeof *m->nodes, cmp_node_object, m->in);
+    if (m->npods) qsort_r(m->pods, m->npods, sizeof *m->pods, cmp_pod_object, m->in);
+}
+
 static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
     for (uint32_t i = 0; i < m->o->ncluster_files; i++) {
         m->source = m->o->cluster_files[i];
@@ -1010,6 +1032,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }
+    list_order(m);
     return MS_OK;
 }
 
@@ -1230,7 +1253,7 @@ static void print_output(sim *m) {
 
 /* Latencies, rates, memory and the policies' totals. */
 static void fill_figures(sim *m, ms_simulate_result *r) {
-    qsort(m->lat, m->nlat, sizeof *m->lat, cmp_double);
+    if (m->nlat) qsort(m->lat, m->nlat, sizeof *m->lat, cmp_double);   /* none placed: m->lat is NULL */
     r->latency_p50 = percentile(m->lat, m->nlat, 50);
     r->latency_p99 = percentile(m->lat, m->nlat, 99);
     r->preempted = m->npre;

@@ -3,6 +3,7 @@
 #include "cmd/simulate_deschedule.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,21 +79,62 @@ static const ms_labels *namespace_labels(void *ctx, ms_str ns) {
     return NULL;
 }
 
-static double percent(const ms_node_info *ni, int r) {
-    int64_t cap = ni->node->allocatable.v[r];
-    return cap > 0 ? (double)ni->requested.v[r] * 100.0 / (double)cap : 0;
+/* One node's line of the BEFORE or AFTER table. */
+typedef struct node_usage {
+    const char *name;
+    double cpu, memory;            /* percent of allocatable */
+    int64_t pods;
+} node_usage;
+
+static double percent(int64_t used, int64_t cap) {
+    return cap > 0 ? (double)used * 100.0 / (double)cap : 0;
+}
+
+/* What the pods of the node request, Succeeded and Failed pods left out
+ * as upstream's ListPodsOnANode leaves them out (they hold nothing). The
+ * pass's NodeInfos keep them for RemoveFailedPods; the scheduler's (live)
+ * never hold them. */
+static bool node_usage_of(const dsim *d, const ms_desched_cluster *c, uint32_t i, bool live, node_usage *u) {
+    const ms_deschedule_sim_options *o = d->o;
+    const ms_node_info *ni = live ? o->live(o->ctx, c->nodes[i]->name) : c->nodes[i];
+    if (!ni || !ni->node) return false;
+    int64_t cpu = ni->requested.v[MS_RES_CPU], mem = ni->requested.v[MS_RES_MEMORY],
+            pods = ni->requested.v[MS_RES_PODS];
+    for (uint32_t k = 0; !live && k < ni->npods; k++) {
+        const ms_pod *p = ni->pods[k];
+        if (!ms_pod_is_terminal(p)) continue;
+        cpu -= p->requests.v[MS_RES_CPU];
+        mem -= p->requests.v[MS_RES_MEMORY];
+        pods--;
+    }
+    *u = (node_usage){ms_str_get(o->in, ni->name), percent(cpu, ni->node->allocatable.v[MS_RES_CPU]),
+                      percent(mem, ni->node->allocatable.v[MS_RES_MEMORY]), pods};
+    return true;
 }
 
 static void print_utilisation(dsim *d, const char *title, const ms_desched_cluster *c, bool live) {
     const ms_deschedule_sim_options *o = d->o;
     fprintf(o->out, "%s\n%-24s %6s %6s %6s\n", title, "NODE", "CPU%", "MEM%", "PODS");
-    for (uint32_t i = 0; i < c->nnodes; i++) {
-        const ms_node_info *ni = live ? o->live(o->ctx, c->nodes[i]->name) : c->nodes[i];
-        if (!ni || !ni->node) continue;
-        fprintf(o->out, "%-24s %6.1f %6.1f %6lld\n", ms_str_get(o->in, ni->name), percent(ni, MS_RES_CPU),
-                percent(ni, MS_RES_MEMORY), (long long)ni->requested.v[MS_RES_PODS]);
-    }
+    node_usage u;
+    for (uint32_t i = 0; i < c->nnodes; i++)
+        if (node_usage_of(d, c, i, live, &u))
+            fprintf(o->out, "%-24s %6.1f %6.1f %6lld\n", u.name, u.cpu, u.memory, (long long)u.pods);
     fputc('\n', o->out);
+}
+
+/* "before" / "after": [{node, cpu, memory, pods}], the table's figures. */
+static void add_utilisation_json(dsim *d, cJSON *root, const char *key, const ms_desched_cluster *c, bool live) {
+    cJSON *arr = cJSON_AddArrayToObject(root, key);
+    node_usage u;
+    for (uint32_t i = 0; arr && i < c->nnodes; i++) {
+        cJSON *n = node_usage_of(d, c, i, live, &u) ? cJSON_CreateObject() : NULL;
+        if (!n) continue;
+        cJSON_AddStringToObject(n, "node", u.name);
+        cJSON_AddNumberToObject(n, "cpu", round(u.cpu * 10) / 10);
+        cJSON_AddNumberToObject(n, "memory", round(u.memory * 10) / 10);
+        cJSON_AddNumberToObject(n, "pods", (double)u.pods);
+        cJSON_AddItemToArray(arr, n);
+    }
 }
 
 static void print_table(dsim *d, const ms_desched_pass *ps) {
@@ -127,9 +169,11 @@ static cJSON *pod_json(const ms_interner *in, const ms_pod *p, ms_str node, cons
     return o;
 }
 
-static void print_json(dsim *d, const ms_desched_pass *ps) {
+static void print_json(dsim *d, const ms_desched_pass *ps, const ms_desched_cluster *c) {
     const ms_interner *in = d->o->in;
-    cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "evictions"),
+    cJSON *root = cJSON_CreateObject();
+    if (root) add_utilisation_json(d, root, "before", c, false);
+    cJSON *ev = cJSON_AddArrayToObject(root, "evictions"),
           *sk = cJSON_AddArrayToObject(root, "skipped");
     for (uint32_t i = 0; ev && i < ps->nevictions; i++) {
         const ms_desched_eviction *e = &ps->evictions[i];
@@ -142,6 +186,7 @@ static void print_json(dsim *d, const ms_desched_pass *ps) {
         cJSON *o = pod_json(in, s->pod, s->node, s->strategy, s->reason);
         if (o) cJSON_AddItemToArray(sk, o);
     }
+    if (root) add_utilisation_json(d, root, "after", c, true);
     char *text = root ? cJSON_Print(root) : NULL;
     if (text) fprintf(d->o->out, "%s\n", text);
     cJSON_free(text);
@@ -173,7 +218,7 @@ static ms_rc run_pass(dsim *d, const ms_desched_policy *policy, const ms_desched
     ms_desched_run(&ps);
     ms_rc rc = ps.failed ? ms_error_set(err, MS_ENOMEM, "out of memory") : MS_OK;
     if (rc == MS_OK && o->output == MS_OUTPUT_JSON) {
-        print_json(d, &ps);
+        print_json(d, &ps, c);
     } else if (rc == MS_OK) {
         print_utilisation(d, "BEFORE", c, false);
         print_table(d, &ps);

@@ -195,8 +195,9 @@ static ms_rc decode_selectors(ms_desched_args_ctx *c, const cJSON *args, ms_defa
         rc = ms_label_selector_from_json(nsl, c->in, c->a, &out->namespace_selector, c->r->path, c->r->err);
         ms_json_pop(c->r, saved);
         if (rc != MS_OK) return rc;
-        const cJSON *ml = ms_json_get(nsl, "matchLabels");
-        out->has_namespace_selector = cJSON_IsObject(ml) && ml->child;
+        /* upstream applies it with matchLabels or matchExpressions (v0.36) */
+        const cJSON *ml = ms_json_get(nsl, "matchLabels"), *me = ms_json_get(nsl, "matchExpressions");
+        out->has_namespace_selector = (cJSON_IsObject(ml) && ml->child) || (cJSON_IsArray(me) && me->child);
         if (out->has_namespace_selector && out->namespace_selector.nothing)
             ms_desched_args_invalid(c, "unable to convert namespaceLabelSelector to label selector");
     }
@@ -321,7 +322,8 @@ static void protections(const ms_default_evictor_args *a, const ms_pod *p, const
 }
 
 /* One message alone, several as apimachinery's aggregate error prints
- * them: "[a, b]", each message once. */
+ * them: "[a, b]", each message once. A message built for this pod is
+ * copied to buf: f dies with the caller's frame. */
 static const char *aggregate(const failures *f, char *buf, size_t n) {
     const char *uniq[sizeof f->msg / sizeof f->msg[0]];
     uint32_t nu = 0;
@@ -330,7 +332,12 @@ static const char *aggregate(const failures *f, char *buf, size_t n) {
         for (uint32_t k = 0; k < nu && !seen; k++) seen = strcmp(uniq[k], f->msg[i]) == 0;
         if (!seen) uniq[nu++] = f->msg[i];
     }
-    if (nu <= 1) return nu ? uniq[0] : NULL;
+    if (!nu) return NULL;
+    if (nu == 1 && uniq[0] != f->text) return uniq[0];
+    if (nu == 1) {
+        snprintf(buf, n, "%s", f->text);
+        return buf;
+    }
     size_t len = (size_t)snprintf(buf, n, "[");
     for (uint32_t i = 0; i < nu && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", uniq[i]);
@@ -353,10 +360,12 @@ const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms
     protections(a, p, env, &f);
     if (a->has_selector && !ms_label_selector_matches(&a->selector, &p->meta.labels, env->in))
         fail(&f, "pod labels do not match the labelSelector filter in the policy parameter");
-    if (a->min_replicas > 1 && p->meta.nowners && env->owner_pods &&
+    /* upstream does not count the owners of a pod with several */
+    if (a->min_replicas > 1 && p->meta.nowners == 1 && env->owner_pods &&
         env->owner_pods(env->owner_ctx, &p->meta.owners[0]) < a->min_replicas)
         fail(&f, "owner has fewer replicas than minReplicas");
-    if (a->min_pod_age > 0 && env->now - p->meta.creation < a->min_pod_age)
+    /* from status.startTime, as upstream: a pod not started yet is young */
+    if (a->min_pod_age > 0 && (p->start_time <= 0 || env->now - p->start_time < a->min_pod_age))
         fail(&f, "pod age is not older than MinPodAge");
     return aggregate(&f, buf, n);
 }

@@ -51,7 +51,8 @@ typedef struct ms_default_evictor_args {
     bool has_node_selector;
     ms_label_selector node_selector;   /* nodeSelector: nodes nodeFit considers */
     /* namespaceLabelSelector, applied (as upstream) when it has
-     * matchLabels: the pod's namespace must carry matching labels. */
+     * matchLabels or matchExpressions: the pod's namespace must carry
+     * matching labels. */
     bool has_namespace_selector;
     ms_label_selector namespace_selector;
     /* podProtections.config.PodsWithPVC.protectedStorageClasses: with
@@ -61,7 +62,7 @@ typedef struct ms_default_evictor_args {
     ms_str *protected_classes;
     bool node_fit;
     uint32_t min_replicas;
-    double min_pod_age;            /* seconds; 0: none */
+    double min_pod_age;            /* seconds since status.startTime; 0: none */
     uint8_t no_eviction_policy;    /* ms_no_eviction_policy */
 } ms_default_evictor_args;
 
@@ -105,8 +106,9 @@ typedef struct ms_evictor_env {
 
 /* Filter: NULL when the pod may be evicted, else upstream's reasons for
  * every check it fails, aggregated as upstream logs them: one alone ("pod
- * is a mirror pod", static text), several in brackets ("[pod is a mirror
- * pod, pod does not have any ownerRefs]", written at buf). */
+ * is a mirror pod": static text, or at buf when built for this pod, as
+ * `pod using protected storage class "C"`), several in brackets ("[pod is
+ * a mirror pod, pod does not have any ownerRefs]", at buf). */
 const char *ms_default_evictor_filter(const ms_default_evictor_args *a, const ms_pod *p,
                                       const ms_evictor_env *env, char *buf, size_t n);
 

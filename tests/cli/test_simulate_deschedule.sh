@@ -35,6 +35,25 @@ check "totals" has_line "$T/t.out" "3 evicted, 0 skipped"
 check "JSON: the same moves" \
     jq -e '[.evictions[] | "\(.name) \(.node)->\(.to) \(.strategy)"] | length == 3 and all(test("^web-[0-9] node-1->node-[23] LowNodeUtilization$"))' "$T/j.out"
 
+check "JSON: utilisation before and after, as the table's" \
+    jq -e '(.before[] | select(.node == "node-1") | [.cpu, .memory, .pods]) == [80, 40, 8] and
+           (.after[] | select(.node == "node-1") | [.cpu, .memory, .pods]) == [50, 25, 5] and
+           ([.after[] | select(.node == "node-2" or .node == "node-3") | .pods] | add) == 4' "$T/j.out"
+
+# node-b of the example cluster runs a Succeeded pod: it holds nothing,
+# before as after (upstream's ListPodsOnANode leaves it out).
+"$M" simulate --cluster examples/cluster.yaml --deschedule deploy/descheduler/base/policy.yaml >"$T/s.out"
+check "a Succeeded pod is not counted before the pass" \
+    sh -c "sed -n '/^BEFORE/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +30\\.1 +12\\.3 +6\$' &&
+           sed -n '/^AFTER/,/^\$/p' '$T/s.out' | grep -Eq '^node-b +30\\.1 +12\\.3 +6\$' && grep -q '^0 evicted,' '$T/s.out'"
+
+for mode in "--deschedule examples/descheduler-policy.yaml" --evictions "--explain default/web-0"; do
+    "$M" simulate --cluster examples/cluster-hot-node.yaml $mode --output html >"$T/h.out" 2>"$T/h.err"
+    rc=$?
+    check "--output html with ${mode%% *}: refused, exit 2, nothing on stdout" \
+        sh -c "test $rc -eq 2 && test ! -s '$T/h.out' && grep -q -- '--output html shows placements: it does not go with ${mode%% *}' '$T/h.err'"
+done
+
 "$M" simulate --cluster $D/deschedule-nowhere.yaml --deschedule $D/deschedule-taints.yaml >"$T/n.out"
 check "fits nowhere else: not evicted, with the scheduler's reason" \
     sh -c "grep -Eq '^default/batch-0 +big +RemovePodsViolatingNodeTaints +it fits nowhere else \\(unschedulable: 0/3 nodes are available: 1 node\\(s\\) had untolerated taint \\{dedicated: infra\\}, 2 Insufficient cpu' '$T/n.out' && grep -qx '0 evicted, 2 skipped' '$T/n.out'"
@@ -63,6 +82,14 @@ check "topology spread: would make the landing domain exceed maxSkew: not evicte
 check "namespaceLabelSelector: the matching namespace's pod goes, the others (one not listed) stay" \
     sh -c "grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/ns.out' &&
            grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/ns.out' | grep -qx 2"
+
+# matchExpressions alone apply too (upstream v0.36.0)
+sed 's/{matchLabels: {tier: dev}}/{matchExpressions: [{key: tier, operator: In, values: [dev]}]}/' \
+    $D/deschedule-ns-policy.yaml >"$T/ns-expr.yaml"
+"$M" simulate --cluster $D/deschedule-namespaces.yaml --deschedule "$T/ns-expr.yaml" >"$T/nse.out"
+check "namespaceLabelSelector with matchExpressions only: applied as with matchLabels" \
+    sh -c "grep -q matchExpressions '$T/ns-expr.yaml' && grep -Eq '^dev/d-0 +tainted +free +RemovePodsViolatingNodeTaints ' '$T/nse.out' &&
+           grep -Ec '^(prod/p-0|unlisted/u-0) +tainted +RemovePodsViolatingNodeTaints +pod namespace do not match the namespaceLabelSelector filter in the policy parameter\$' '$T/nse.out' | grep -qx 2"
 
 "$M" simulate --cluster $D/deschedule-back.yaml --deschedule $D/no-such-policy.yaml >"$T/e.out" 2>"$T/e.err"
 rc=$?

@@ -66,7 +66,7 @@ static void run(const void *args, ms_desched_pass *ps) {
             return;
         }
         uint32_t n = ni->npods;
-        memcpy(pods, ni->pods, sizeof *pods * n);
+        if (n) memcpy(pods, ni->pods, sizeof *pods * n);   /* a node without pods has none to copy (NULL) */
         ms_desched_sort_low_priority_first(pods, n);
         ms_evict_result r = MS_EVICTED;
         for (uint32_t k = 0; k < n && r != MS_EVICT_NODE_LIMIT && r != MS_EVICT_TOTAL_LIMIT; k++) {

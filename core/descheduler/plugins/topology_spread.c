@@ -1,16 +1,21 @@
 /* RemovePodsViolatingTopologySpreadConstraint: for each distinct spread
  * constraint of the pods of a namespace (DoNotSchedule ones, and
- * ScheduleAnyway when `constraints` lists it), counts the matching pods per
- * topology domain and, while the largest and smallest domains differ by
- * more than maxSkew, moves pods from the largest towards the ideal average
- * (upstream's balanceDomains: at most half the excess skew, no more than
- * either side can give or take). The pods chosen are the lowest priority
- * ones without node selector or affinity first; with topologyBalanceNodeFit
- * (the default) only pods that fit a node of a domain below the average. */
+ * ScheduleAnyway when `constraints` lists it), each with its pod's
+ * matchLabelKeys values merged into its selector and its pod's node
+ * selector, affinity and tolerations deciding which nodes count (upstream's
+ * node inclusion policies), counts the matching pods per topology domain
+ * and, while the largest and smallest domains differ by more than maxSkew,
+ * moves pods from the largest towards the ideal average (upstream's
+ * balanceDomains: at most half the excess skew, no more than either side
+ * can give or take). The pods taken are those that fit a node of a domain
+ * below the average first, then the lowest priority ones without node
+ * selector or affinity; with topologyBalanceNodeFit (the default) a pod
+ * that fits no such node is counted as moved but not evicted. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/selector_build.h"
 #include "api/toleration.h"
 #include "base/array.h"
 #include "descheduler/pass.h"
@@ -51,13 +56,24 @@ typedef struct domain {
     ms_pod **pods;
     ms_str *nodes;
     bool *evictable;               /* DefaultEvictor's verdict, asked once per pod */
+    bool *fits;                    /* fits a node below the average (a domain that gives) */
 } domain;
+
+/* One constraint as upstream's newTopologySpreadConstraint builds it: the
+ * pod's matchLabelKeys values in the selector, and the pod whose node
+ * selector, affinity and tolerations decide which nodes count. */
+typedef struct constraint {
+    const ms_topology_spread *c;
+    ms_label_selector selector;
+    const ms_pod *owner;
+} constraint;
 
 typedef struct balancing {
     ms_desched_pass *ps;
     const spread_args *a;
     const ms_pod *owner;            /* the pod that declared the constraint */
     const ms_topology_spread *c;
+    const ms_label_selector *selector;   /* c's, matchLabelKeys merged */
     uint32_t ndomains, domcap;
     domain *domains;
     uint32_t total;
@@ -136,8 +152,9 @@ static bool build_domains(balancing *b) {
         domain *d = domain_of(b, v);
         for (uint32_t k = 0; d && k < ni->npods; k++) {
             ms_pod *p = ni->pods[k];
-            if (p->meta.namespace_ != b->owner->meta.namespace_ || ms_pod_is_terminal(p) ||
-                ms_desched_pass_evicted(ps, p) || !ms_label_selector_matches(&b->c->selector, &p->meta.labels, ps->in))
+            /* terminating pods are on their way out: not counted */
+            if (p->meta.namespace_ != b->owner->meta.namespace_ || ms_pod_is_terminal(p) || p->meta.deletion > 0 ||
+                ms_desched_pass_evicted(ps, p) || !ms_label_selector_matches(b->selector, &p->meta.labels, ps->in))
                 continue;
             if (!domain_add(d, p, ni->name, !ms_desched_pod_evictable(ps, p, ni->name))) return false;
             b->total++;
@@ -164,19 +181,26 @@ static bool goes_before(const balancing *b, const domain *d, uint32_t x, uint32_
     return pp > pq;
 }
 
+static void swap_pods(domain *d, uint32_t x, uint32_t y) {
+    ms_pod *tp = d->pods[x];
+    d->pods[x] = d->pods[y];
+    d->pods[y] = tp;
+    bool te = d->evictable[x];
+    d->evictable[x] = d->evictable[y];
+    d->evictable[y] = te;
+    ms_str tn = d->nodes[x];
+    d->nodes[x] = d->nodes[y];
+    d->nodes[y] = tn;
+    if (d->fits) {
+        bool tf = d->fits[x];
+        d->fits[x] = d->fits[y];
+        d->fits[y] = tf;
+    }
+}
+
 static void sort_domain(const balancing *b, domain *d) {
     for (uint32_t i = 1; i < d->n; i++)
-        for (uint32_t j = i; j > 0 && goes_before(b, d, j, j - 1); j--) {
-            ms_pod *tp = d->pods[j];
-            d->pods[j] = d->pods[j - 1];
-            d->pods[j - 1] = tp;
-            bool te = d->evictable[j];
-            d->evictable[j] = d->evictable[j - 1];
-            d->evictable[j - 1] = te;
-            ms_str tn = d->nodes[j];
-            d->nodes[j] = d->nodes[j - 1];
-            d->nodes[j - 1] = tn;
-        }
+        for (uint32_t j = i; j > 0 && goes_before(b, d, j, j - 1); j--) swap_pods(d, j, j - 1);
 }
 
 static void sort_domains(balancing *b) {
@@ -189,19 +213,32 @@ static void sort_domains(balancing *b) {
     for (uint32_t i = 0; i < b->ndomains; i++) sort_domain(b, &b->domains[i]);
 }
 
-/* topologyBalanceNodeFit: fits a node of a domain that was below the
- * average. */
+/* upstream's PodFitsAnyOtherNode over nodesBelowIdealAvg: a node the
+ * constraint counts, of a domain that was below the average. */
 static bool fits_below_average(const balancing *b, const ms_pod *p, ms_str own) {
     const ms_desched_pass *ps = b->ps;
     for (uint32_t i = 0; i < ps->nnodes; i++) {
         const ms_node_info *ni = ps->nodes[i];
-        if (ni->name == own) continue;
+        if (ni->name == own || !node_included(ps, b->owner, b->c, ni->node)) continue;
         ms_str v = ms_labels_get(&ni->node->meta.labels, b->c->topology_key);
         bool below = false;
         for (uint32_t d = 0; d < b->nbelow && !below; d++) below = b->below[d] == v;
         if (below && ms_desched_pod_fits_node(ps, p, ni, true)) return true;
     }
     return false;
+}
+
+/* upstream's stable sort of the domain to give before its pods are taken
+ * from its end: those that fit no node below the average to the front, so
+ * that the pods taken are ones that can move. Records each pod's fit. */
+static bool movable_last(const balancing *b, domain *d) {
+    bool *fits = realloc(d->fits, sizeof *fits * (d->n ? d->n : 1));
+    if (!fits) return false;
+    d->fits = fits;
+    for (uint32_t i = 0; i < d->n; i++) d->fits[i] = fits_below_average(b, d->pods[i], d->nodes[i]);
+    for (uint32_t i = 1; i < d->n; i++)
+        for (uint32_t j = i; j > 0 && !d->fits[j] && d->fits[j - 1]; j--) swap_pods(d, j, j - 1);
+    return true;
 }
 
 /* upstream's balanceDomains; evicts the chosen pods. false: total limit. */
@@ -230,13 +267,15 @@ static bool balance_domains(balancing *b) {
             i++;
             continue;
         }
+        if (!movable_last(b, hi)) return b->ps->failed = true, false;
         for (int k = 0; k < move; k++) {
             uint32_t at = hi->n - 1;
             ms_pod *p = hi->pods[at];
             ms_str node = hi->nodes[at];
+            bool fits = hi->fits[at];
             hi->n--;
             domain_add(lo, p, node, false);   /* tracking only: it counts below from now on */
-            if (b->a->node_fit && !fits_below_average(b, p, node)) continue;
+            if (b->a->node_fit && !fits) continue;
             if (!ms_desched_pod_filter(b->ps, &b->a->scope, p, node)) continue;
             if (ms_desched_evict(b->ps, p, node, "pod's topology domain is over its maxSkew") == MS_EVICT_TOTAL_LIMIT)
                 return false;
@@ -259,14 +298,32 @@ static bool constraint_applies(const spread_args *a, const ms_topology_spread *c
     return c->when_unsatisfiable == MS_DO_NOT_SCHEDULE ? a->do_not_schedule : a->schedule_anyway;
 }
 
-static bool same_constraint(const ms_topology_spread *d, const ms_topology_spread *c) {
-    return d->topology_key == c->topology_key && d->max_skew == c->max_skew &&
-           d->when_unsatisfiable == c->when_unsatisfiable && selector_equal(&d->selector, &c->selector);
+static bool constrained(const ms_pod *p) {
+    return p->node_selector.n || p->has_node_affinity_required;
 }
 
-static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const ms_pod *owner,
-                               const ms_topology_spread *c) {
-    balancing b = {.ps = ps, .a = a, .owner = owner, .c = c};
+/* Whether the two pods' node selectors, affinities and tolerations let the
+ * constraint count the same nodes. upstream compares them as written; the
+ * same nodes give the same balancing, which moonsched, evicting as it
+ * goes, must not run twice. */
+static bool same_nodes(const ms_desched_pass *ps, const ms_topology_spread *c, const ms_pod *x, const ms_pod *y) {
+    bool affinity = c->node_affinity_policy != MS_POLICY_IGNORE, taints = c->node_taints_policy == MS_POLICY_HONOR;
+    if (x == y || (!taints && (!affinity || (!constrained(x) && !constrained(y))))) return true;
+    for (uint32_t i = 0; i < ps->nnodes; i++)
+        if (node_included(ps, x, c, ps->nodes[i]->node) != node_included(ps, y, c, ps->nodes[i]->node)) return false;
+    return true;
+}
+
+static bool same_constraint(const ms_desched_pass *ps, const constraint *d, const constraint *k) {
+    const ms_topology_spread *x = d->c, *y = k->c;
+    return x->topology_key == y->topology_key && x->max_skew == y->max_skew &&
+           x->when_unsatisfiable == y->when_unsatisfiable && x->node_affinity_policy == y->node_affinity_policy &&
+           x->node_taints_policy == y->node_taints_policy && selector_equal(&d->selector, &k->selector) &&
+           same_nodes(ps, x, d->owner, k->owner);
+}
+
+static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const constraint *k) {
+    balancing b = {.ps = ps, .a = a, .owner = k->owner, .c = k->c, .selector = &k->selector};
     bool go_on = true;
     if (!build_domains(&b)) ps->failed = true;
     else if (!balanced(&b)) {
@@ -277,6 +334,7 @@ static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const 
         free(b.domains[i].pods);
         free(b.domains[i].nodes);
         free(b.domains[i].evictable);
+        free(b.domains[i].fits);
     }
     free(b.domains);
     free(b.below);
@@ -286,14 +344,10 @@ static bool balance_constraint(ms_desched_pass *ps, const spread_args *a, const 
 /* The distinct constraints of each namespace (upstream's
  * namespaceTopologySpreadConstraints): few next to the pods that repeat
  * them. */
-typedef struct seen {
-    ms_str ns;
-    const ms_topology_spread *c;
-} seen;
-
-static bool already(const seen *list, uint32_t n, ms_str ns, const ms_topology_spread *c) {
+static bool already(const ms_desched_pass *ps, const constraint *list, uint32_t n, const constraint *k) {
     for (uint32_t i = 0; i < n; i++)
-        if (list[i].ns == ns && same_constraint(list[i].c, c)) return true;
+        if (list[i].owner->meta.namespace_ == k->owner->meta.namespace_ && same_constraint(ps, &list[i], k))
+            return true;
     return false;
 }
 
@@ -304,37 +358,46 @@ static bool in_namespaces(const spread_args *a, ms_str ns) {
 
 static void run(const void *args, ms_desched_pass *ps) {
     const spread_args *a = args;
-    seen *done = NULL;
+    constraint *done = NULL;
     uint32_t ndone = 0, cap = 0;
+    ms_arena selectors;
+    ms_arena_init(&selectors, 1024);
     for (uint32_t i = 0; i < ps->nnodes; i++) {
         const ms_node_info *ni = ps->nodes[i];
         for (uint32_t k = 0; k < ni->npods; k++) {
             const ms_pod *p = ni->pods[k];
             if (!p->ntopology_spread || !in_namespaces(a, p->meta.namespace_)) continue;
             for (uint32_t t = 0; t < p->ntopology_spread; t++) {
-                const ms_topology_spread *c = &p->topology_spread[t];
-                if (!constraint_applies(a, c) || already(done, ndone, p->meta.namespace_, c)) continue;
+                constraint c = {.c = &p->topology_spread[t], .owner = p};
+                if (!constraint_applies(a, c.c)) continue;
+                if (!ms_label_selector_merge_label_keys(&selectors, &c.c->selector, c.c->match_label_keys,
+                                                        c.c->nmatch_label_keys, &p->meta.labels, &c.selector)) {
+                    ps->failed = true;
+                    goto out;
+                }
+                if (already(ps, done, ndone, &c)) continue;
                 if (!ms_array_grow((void **)&done, &cap, ndone + 1, sizeof *done)) {
                     ps->failed = true;
                     goto out;
                 }
-                done[ndone++] = (seen){p->meta.namespace_, c};
-                if (!balance_constraint(ps, a, p, c)) goto out;
+                done[ndone++] = c;
+                if (!balance_constraint(ps, a, &c)) goto out;
             }
         }
     }
 out:
     free(done);
+    ms_arena_free(&selectors);
 }
 
 /* The pods of p's namespace the constraint selects on a node. */
-static uint32_t matching_on(const ms_desched_pass *ps, const ms_pod *p, const ms_topology_spread *c,
+static uint32_t matching_on(const ms_desched_pass *ps, const ms_pod *p, const ms_label_selector *sel,
                             const ms_node_info *ni) {
     uint32_t n = 0;
     for (uint32_t k = 0; k < ni->npods; k++) {
         const ms_pod *q = ni->pods[k];
         n += q->meta.namespace_ == p->meta.namespace_ && !ms_pod_is_terminal(q) &&
-             ms_label_selector_matches(&c->selector, &q->meta.labels, ps->in);
+             q->meta.deletion <= 0 && ms_label_selector_matches(sel, &q->meta.labels, ps->in);
     }
     return n;
 }
@@ -343,7 +406,7 @@ static uint32_t matching_on(const ms_desched_pass *ps, const ms_pod *p, const ms
  * more than maxSkew over the smallest domain, counted on the pass's
  * included nodes as they are now. */
 static bool lands_over_skew(const ms_desched_pass *ps, const ms_pod *p, const ms_topology_spread *c,
-                            const ms_node_info *target) {
+                            const ms_label_selector *sel, const ms_node_info *target) {
     ms_str tv = ms_labels_get(&target->node->meta.labels, c->topology_key);
     if (tv == MS_STR_NONE || !node_included(ps, p, c, target->node)) return false;
     /* domains by value: counts summed over their nodes */
@@ -359,7 +422,7 @@ static bool lands_over_skew(const ms_desched_pass *ps, const ms_pod *p, const ms
             if (nd == 64) return false;   /* beyond what this check follows */
             values[nd] = v, counts[nd++] = 0;
         }
-        counts[d] += matching_on(ps, p, c, ni);
+        counts[d] += matching_on(ps, p, sel, ni);
     }
     uint32_t min = UINT32_MAX, at = UINT32_MAX;
     for (uint32_t d = 0; d < nd; d++) {
@@ -373,10 +436,21 @@ static bool lands_over_skew(const ms_desched_pass *ps, const ms_pod *p, const ms
  * strategy balances is over maxSkew in the target's domain. */
 static const char *target_violation(const void *args, const ms_desched_pass *ps, const ms_pod *p,
                                     const ms_node_info *target) {
-    for (uint32_t i = 0; i < p->ntopology_spread; i++)
-        if (constraint_applies(args, &p->topology_spread[i]) && lands_over_skew(ps, p, &p->topology_spread[i], target))
-            return "it would make its topology domain exceed maxSkew where it lands";
-    return NULL;
+    const char *why = NULL;
+    ms_arena a;
+    ms_arena_init(&a, 256);
+    for (uint32_t i = 0; i < p->ntopology_spread && !why; i++) {
+        const ms_topology_spread *c = &p->topology_spread[i];
+        ms_label_selector sel;
+        if (!constraint_applies(args, c)) continue;
+        /* out of memory: the unmerged selector, wider than it should be */
+        if (!ms_label_selector_merge_label_keys(&a, &c->selector, c->match_label_keys, c->nmatch_label_keys,
+                                                &p->meta.labels, &sel))
+            sel = c->selector;
+        if (lands_over_skew(ps, p, c, &sel, target)) why = "it would make its topology domain exceed maxSkew where it lands";
+    }
+    ms_arena_free(&a);
+    return why;
 }
 
 const ms_desched_plugin_def ms_desched_remove_pods_violating_topology_spread_constraint = {

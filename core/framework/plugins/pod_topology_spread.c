@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "api/selector_build.h"
 #include "api/toleration.h"
 #include "api/validation.h"
 #include "plugin_args.h"
@@ -223,34 +224,6 @@ static ms_rc pts_create(const cJSON *args, const ms_handle *h, void **self, ms_e
 
 /* ---- constraints ---- */
 
-/* upstream's mergeLabelSetWithSelector: the pod's values of matchLabelKeys
- * ANDed with the selector. A nil selector (matches nothing) stays nil. */
-static bool merge_match_label_keys(ms_arena *a, const ms_pod *pod, const ms_topology_spread *t,
-                                   ms_label_selector *out) {
-    *out = t->selector;
-    if (t->nmatch_label_keys == 0 || t->selector.nothing) return true;
-    uint32_t extra = 0;
-    for (uint32_t i = 0; i < t->nmatch_label_keys; i++)
-        extra += ms_labels_has(&pod->meta.labels, t->match_label_keys[i]);
-    if (extra == 0) return true;
-    ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, extra + t->selector.n);
-    ms_str *values = MS_ARENA_NEW(a, ms_str, extra);
-    if (!reqs || !values) return false;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->nmatch_label_keys; i++) {
-        ms_str key = t->match_label_keys[i];
-        ms_str v = ms_labels_get(&pod->meta.labels, key);
-        if (v == MS_STR_NONE) continue;
-        values[n] = v;
-        reqs[n] = (ms_requirement){.key = key, .op = MS_OP_IN, .nvalues = 1, .values = &values[n]};
-        n++;
-    }
-    if (t->selector.n) memcpy(reqs + n, t->selector.reqs, t->selector.n * sizeof *reqs);
-    out->n = n + t->selector.n;
-    out->reqs = reqs;
-    return true;
-}
-
 static bool is_per_pod_label(const pts_plugin *pl, ms_str key) {
     for (int i = 0; i < 3; i++)
         if (pl->per_pod_labels[i] == key) return true;
@@ -325,7 +298,9 @@ bool pts_constraints(const pts_plugin *pl, ms_arena *a, const ms_pod *pod, uint8
         if (t->when_unsatisfiable != when) continue;
         fill(pl, t, out->scoring, &cs[k]);
         if (!own) cs[k].sel = def;
-        else if (!merge_match_label_keys(a, pod, t, &cs[k].sel)) return false;
+        else if (!ms_label_selector_merge_label_keys(a, &t->selector, t->match_label_keys, t->nmatch_label_keys,
+                                                     &pod->meta.labels, &cs[k].sel))
+            return false;
         k++;
     }
     out->n = n;

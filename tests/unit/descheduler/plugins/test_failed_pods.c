@@ -45,7 +45,8 @@ static void test_failed_pods(void **state) {
 static void test_too_many_restarts(void **state) {
     (void)state;
     const char *p = "RemovePodsHavingTooManyRestarts";
-    expect(p, "podRestartThreshold: 2", "oom,running");
+    /* most restarts first: running (7) before oom (2) */
+    expect(p, "podRestartThreshold: 2", "running,oom");
     expect(p, "podRestartThreshold: 8", "");
     expect(p, "podRestartThreshold: 8, includingInitContainers: true", "running");
     expect(p, "podRestartThreshold: 4, includingInitContainers: true", "running,initfail");
@@ -53,10 +54,40 @@ static void test_too_many_restarts(void **state) {
     expect(p, "podRestartThreshold: 2, states: [Running]", "running");
 }
 
+/* upstream v0.34's order decides which pod a node's limit lets go: the
+ * one with the most restarts, wherever it is on the node. */
+static void test_most_restarts_first(void **state) {
+    (void)state;
+    dx_expect(cluster, "maxNoOfPodsToEvictPerNode: 1\n", "RemovePodsHavingTooManyRestarts", "deschedule",
+              "podRestartThreshold: 2", "running");
+}
+
+/* A pod whose init container waits in CrashLoopBackOff, its container
+ * not waiting. */
+static void init_crash_loop(dx_env *e) {
+    dx_node(e, "n1", 4000, 4096, 110, "", "");
+    failed(e, "initloop", "2023-12-31T00:00:00Z", "ReplicaSet",
+           "{phase: Pending, containerStatuses: [{name: c, restartCount: 0, state: {waiting: {reason: PodInitializing}}}],"
+           " initContainerStatuses: [{name: i, restartCount: 6, state: {waiting: {reason: CrashLoopBackOff}}}]}");
+}
+
+static void test_init_containers_states(void **state) {
+    (void)state;
+    const char *p = "RemovePodsHavingTooManyRestarts";
+    dx_expect(init_crash_loop, "", p, "deschedule",
+              "podRestartThreshold: 3, includingInitContainers: true, states: [CrashLoopBackOff]", "initloop");
+    /* without includingInitContainers its restarts do not count either */
+    dx_expect(init_crash_loop, "", p, "deschedule", "podRestartThreshold: 3, states: [CrashLoopBackOff]", "");
+    dx_expect(init_crash_loop, "", p, "deschedule",
+              "podRestartThreshold: 3, includingInitContainers: true, states: [Running]", "");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_pods),
         cmocka_unit_test(test_too_many_restarts),
+        cmocka_unit_test(test_most_restarts_first),
+        cmocka_unit_test(test_init_containers_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
