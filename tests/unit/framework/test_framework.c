@@ -384,11 +384,6 @@ static void test_init_errors(void **state) {
     assert_int_equal(ms_framework_init_with(&fw, &fx->pc, 0, &fx->h, out_of_tree, NOOT, &err), MS_OK);
     ms_framework_destroy(&fw);
 
-    /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "DynamicResources");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"DynamicResources\" is not "
-                          "implemented yet");
-
     static const ms_plugin_ops shadow = {.name = "NodeName"};
     static const ms_plugin_ops *const bad[] = {&shadow};
     assert_int_equal(ms_framework_init_with(&fw, &fx->pc, 0, &fx->h, bad, 1, &err), MS_EINVAL);
@@ -1019,7 +1014,7 @@ static void test_registry(void **state) {
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
                                   "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits",
-                                  "VolumeBinding", "VolumeZone", "SchedulingGates"};
+                                  "VolumeBinding", "VolumeZone", "SchedulingGates", "DynamicResources"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

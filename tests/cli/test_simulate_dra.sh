@@ -1,0 +1,42 @@
+#!/bin/sh
+# Pods with resource claims (resource.k8s.io) in `simulate`: never placed
+# while their claims cannot be allocated, with DynamicResources' reason in
+# upstream's FailedScheduling shape; pods without claims placed as before;
+# the claims checked as the API server validates them. TAP output.
+# B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib/tap.sh
+
+tap_need "$M"
+D=tests/cli/data
+WHY="0/1 nodes are available: pod has resource claims, which moonsched cannot allocate yet."
+
+"$M" simulate --cluster "$D/dra-claims.yaml" >"$T/out.txt"
+check "exit 0" test $? -eq 0
+for pod in gpu-job shared-nic generated; do
+    check "default/$pod (claim from a template, by name, generated): unschedulable, the reason said" \
+        grep -q "^default/$pod -> (unschedulable) $WHY" "$T/out.txt"
+done
+check "default/web (no claims) placed" grep -qx "default/web -> n1  (not scored: feasible 1/1)" "$T/out.txt"
+
+"$M" simulate --cluster "$D/dra-claims.yaml" --output json >"$T/out.json"
+check_eval "json: no node for the three pods with claims, the reason in their message" \
+    "jq -e '[.placements[] | select(.pod != \"default/web\") |
+             select(.node == null and (.message | startswith(\"$WHY\")))] | length == 3' '$T/out.json' >/dev/null"
+
+# Without the plugin nothing looks at claims (upstream's profile without
+# DynamicResources): the pods are placed, which shows the plugin decides.
+"$M" simulate --cluster "$D/dra-claims.yaml" --config "$D/dra-no-plugin.yaml" --output json >"$T/off.json"
+check_eval "DynamicResources disabled: all four pods placed" \
+    "jq -e '[.placements[] | select(.node == \"n1\")] | length == 4' '$T/off.json' >/dev/null"
+
+"$M" simulate --cluster "$D/dra-bad-claim.yaml" >/dev/null 2>"$T/bad.err"
+check "a claim with both sources: exit 2" test $? -eq 2
+check "... file, object, field and upstream's words" \
+    grep -q "Pod default/both: spec.resourceClaims\[0\]: Invalid value: \"gpu\": at most one of \`resourceClaimName\` or \`resourceClaimTemplateName\` may be specified" "$T/bad.err"
+
+tap_done
