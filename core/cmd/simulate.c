@@ -22,6 +22,7 @@
 #include "cmd/report_html.h"
 #include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
+#include "cmd/simulate_dra.h"
 #include "cmd/simulate_volumes.h"
 #include "codec/json_reader.h"
 #include "moonsched/config.h"
@@ -93,6 +94,7 @@ typedef struct sim {
     ms_priority_class *pcs;        /* for the descheduler's priorityThreshold.name */
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
+    ms_sim_dra dra;                /* DeviceClasses, ResourceSlices, claims, claim templates */
     uint32_t objects;
     kind_count skipped[32];
     uint32_t nskipped_kinds, nskipped;
@@ -231,6 +233,8 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
     }
     int sk = ms_storage_kind_from_name(kind);
     if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
+    int dk = ms_dra_kind_from_name(kind);
+    if (dk >= 0) return ms_sim_dra_keep(&m->dra, &m->dec, (ms_dra_kind)dk, obj, err);
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -777,6 +781,7 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
     ms_error err;
     if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
+    if (ms_sim_dra_feed(&m->dra, m->sched, &err) != MS_OK) return MS_ENOMEM;
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -1018,6 +1023,7 @@ static void sim_free(sim *m) {
     free(m->pdbs);
     free(m->pcs);
     ms_sim_volumes_free(&m->vols);
+    ms_sim_dra_free(&m->dra);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);

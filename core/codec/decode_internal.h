@@ -91,6 +91,16 @@ ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t
 typedef ms_rc (*ms_dec_item_fn)(ms_dec *x, const ms_obj *obj, void *elem, void *ctx);
 ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *a, size_t size,
                      void **out, uint32_t *n, ms_dec_item_fn item, void *ctx);
+/* For an ms_dec_item_fn that compares an element with the ones before it
+ * (duplicate names): ms_dec_objects fills the array in order from its
+ * first element, which the first call records. Starts zeroed. */
+typedef struct ms_dec_seen {
+    const void *first;
+} ms_dec_seen;
+static inline uint32_t ms_dec_seen_before(ms_dec_seen *s, const void *elem, size_t size) {
+    if (!s->first) s->first = elem;
+    return (uint32_t)(((const char *)elem - (const char *)s->first) / size);
+}
 /* parent[key] as a metav1.LabelSelector (absent or null: the nil selector,
  * which matches nothing). */
 ms_rc ms_dec_label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out);

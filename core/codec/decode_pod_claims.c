@@ -6,20 +6,9 @@
 #include "codec/decode_internal.h"
 #include "moonsched/pod.h"
 
-/* The array being filled: ms_dec_objects fills it in order, so the
- * entries before `elem` are the ones already decoded. */
-typedef struct claims_seen {
-    const void *first;
-} claims_seen;
-
-static uint32_t index_of(claims_seen *seen, const void *elem, size_t size) {
-    if (!seen->first) seen->first = elem;
-    return (uint32_t)(((const char *)elem - (const char *)seen->first) / size);
-}
-
 static ms_rc dec_claim(ms_dec *x, const ms_obj *o, void *elem, void *ctx) {
     ms_pod_resource_claim *c = elem;
-    uint32_t before = index_of(ctx, elem, sizeof *c);
+    uint32_t before = ms_dec_seen_before(ctx, elem, sizeof *c);
     const ms_pod_resource_claim *earlier = c - before;
     const cJSON *cn = ms_obj_get(o, "resourceClaimName"), *tn = ms_obj_get(o, "resourceClaimTemplateName");
     bool has_claim = cn && !cJSON_IsNull(cn), has_template = tn && !cJSON_IsNull(tn);
@@ -50,7 +39,7 @@ static ms_rc dec_claim(ms_dec *x, const ms_obj *o, void *elem, void *ctx) {
 
 ms_rc ms_dec_pod_resource_claims(ms_dec *x, const ms_obj *spec, ms_pod *p) {
     void *claims;
-    claims_seen seen = {NULL};
+    ms_dec_seen seen = {NULL};
     ms_rc rc = ms_dec_objects(x, spec, "resourceClaims", &p->arena, sizeof *p->resource_claims, &claims,
                               &p->nresource_claims, dec_claim, &seen);
     p->resource_claims = claims;
@@ -58,14 +47,14 @@ ms_rc ms_dec_pod_resource_claims(ms_dec *x, const ms_obj *spec, ms_pod *p) {
 }
 
 typedef struct statuses_ctx {
-    claims_seen seen;
+    ms_dec_seen seen;
     const ms_pod *pod;
 } statuses_ctx;
 
 static ms_rc dec_claim_status(ms_dec *x, const ms_obj *o, void *elem, void *ctx) {
     statuses_ctx *sc = ctx;
     ms_pod_resource_claim_status *s = elem;
-    uint32_t before = index_of(&sc->seen, elem, sizeof *s);
+    uint32_t before = ms_dec_seen_before(&sc->seen, elem, sizeof *s);
     const ms_pod_resource_claim_status *earlier = s - before;
     ms_rc rc;
     if ((rc = ms_dec_dns_name(x, o, "name", true, &s->name)) != MS_OK ||

@@ -56,6 +56,9 @@ typedef struct ms_handle {
      * a pod whose claims need binding). */
     struct ms_volume_store *volumes;
     const struct ms_volume_binder *volume_binder;
+    /* DeviceClasses, ResourceSlices, ResourceClaims and their templates
+     * (backend/dra_store.h), owned by the scheduler; NULL: none known. */
+    struct ms_dra_store *dra;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */

@@ -2,7 +2,8 @@
 # Pods with resource claims (resource.k8s.io) in `simulate`: never placed
 # while their claims cannot be allocated, with DynamicResources' reason in
 # upstream's FailedScheduling shape; pods without claims placed as before;
-# the claims checked as the API server validates them. TAP output.
+# the claims and the resource.k8s.io objects checked as the API server
+# validates them. TAP output.
 # B: the build directory (default: build).
 set -u
 B=${B:-build}
@@ -38,5 +39,16 @@ check_eval "DynamicResources disabled: all four pods placed" \
 check "a claim with both sources: exit 2" test $? -eq 2
 check "... file, object, field and upstream's words" \
     grep -q "Pod default/both: spec.resourceClaims\[0\]: Invalid value: \"gpu\": at most one of \`resourceClaimName\` or \`resourceClaimTemplateName\` may be specified" "$T/bad.err"
+
+# resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
+"$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
+check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \
+    grep -qx "objects read:      4 (0 skipped)" "$T/stats.txt"
+sed 's/resourceSliceCount: 1/resourceSliceCount: 0/' "$D/dra-objects.yaml" >"$T/bad-slice.yaml"
+"$M" simulate --cluster "$T/bad-slice.yaml" >/dev/null 2>"$T/bad-slice.err"
+check "a ResourceSlice with resourceSliceCount 0: exit 2" test $? -eq 2
+check "... the object, the field path and upstream's words" \
+    grep -q "ResourceSlice n1-gpus: spec.pool.resourceSliceCount: Invalid value: \"0\": must be greater than zero" \
+    "$T/bad-slice.err"
 
 tap_done

@@ -1,0 +1,20 @@
+/* resource.k8s.io object deltas into the scheduler's DRA store
+ * (backend/dra_store.h), on the scheduler thread: from simulate's loader
+ * (and, later, run's informers). */
+#ifndef MOONSCHED_DRA_EVENTS_H
+#define MOONSCHED_DRA_EVENTS_H
+
+#include "api/dra.h"
+#include "backend/dra_store.h"
+#include "moonsched/scheduler.h"
+
+/* Add and update both insert or replace by kind/namespace/name; the store
+ * holds its own reference. Returns MS_ENOMEM when the object could not be kept. Queued
+ * pods are not moved yet: the queueing events of DynamicResources are to
+ * come, and simulate loads every object before its first cycle. */
+ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o);
+void ms_scheduler_dra_delete(ms_scheduler *s, ms_dra_kind kind, ms_str namespace_, ms_str name);
+/* The store, for reports; NULL never. */
+const ms_dra_store *ms_scheduler_dra_store(const ms_scheduler *s);
+
+#endif
