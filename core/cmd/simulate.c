@@ -366,10 +366,17 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 }
 
 /* A pod a PreEnqueue plugin keeps out of activeQ. Scheduling gates get
- * their own line (upstream's SchedulingGated condition); a policy's
- * refusal is said by on_left_over if the pod never got in. */
+ * their own line (upstream's SchedulingGated condition); another plugin's
+ * refusal (DynamicResources waiting for a claim, a policy) is the pod's
+ * line until a cycle says more. */
 static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
-    if (strcmp(plugin, "SchedulingGates") == 0) not_placed(ctx, pod, reason, true);
+    if (strcmp(plugin, "SchedulingGates") == 0) {
+        not_placed(ctx, pod, reason, true);
+        return;
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "never attempted: held back by PreEnqueue (%s: %s)", plugin, reason);
+    not_placed(ctx, pod, msg, false);
 }
 
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {

@@ -13,6 +13,10 @@
  * pods are not moved yet: the queueing events of DynamicResources are to
  * come, and simulate loads every object before its first cycle. */
 ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o);
+/* The objects are provided (simulate's files; run's informers when they
+ * come): plugins see the store from now on, and a claim it lacks does not
+ * exist. */
+void ms_scheduler_dra_provided(ms_scheduler *s);
 void ms_scheduler_dra_delete(ms_scheduler *s, ms_dra_kind kind, ms_str namespace_, ms_str name);
 /* The store, for reports; NULL never. */
 const ms_dra_store *ms_scheduler_dra_store(const ms_scheduler *s);

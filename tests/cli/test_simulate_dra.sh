@@ -1,7 +1,9 @@
 #!/bin/sh
-# Pods with resource claims (resource.k8s.io) in `simulate`: never placed
-# while their claims cannot be allocated, with DynamicResources' reason in
-# upstream's FailedScheduling shape; pods without claims placed as before;
+# Pods with resource claims (resource.k8s.io) in `simulate`: held back
+# while a claim does not exist, never placed while a claim is not
+# allocated, placed where an allocated claim is available, with
+# DynamicResources' reasons in upstream's words; pods without claims placed
+# as before;
 # the claims and the resource.k8s.io objects checked as the API server
 # validates them. TAP output.
 # B: the build directory (default: build).
@@ -14,20 +16,31 @@ trap 'rm -rf "$T"' EXIT
 
 tap_need "$M"
 D=tests/cli/data
-WHY="0/1 nodes are available: pod has resource claims, which moonsched cannot allocate yet."
 
 "$M" simulate --cluster "$D/dra-claims.yaml" >"$T/out.txt"
 check "exit 0" test $? -eq 0
-for pod in gpu-job shared-nic generated; do
-    check "default/$pod (claim from a template, by name, generated): unschedulable, the reason said" \
-        grep -q "^default/$pod -> (unschedulable) $WHY" "$T/out.txt"
-done
+HELD="never attempted: held back by PreEnqueue (DynamicResources:"
+check "a claim from a template not generated yet: held back in upstream's words" \
+    has_line "$T/out.txt" "default/gpu-job -> (unschedulable) $HELD pod \"default/gpu-job\": ResourceClaim not created yet)"
+check "a named claim the files lack: held back, the claim named" \
+    has_line "$T/out.txt" "default/shared-nic -> (unschedulable) $HELD could not find ResourceClaim \"default/rdma-nic\")"
+check "a generated claim the files lack: held back, the generated name" \
+    has_line "$T/out.txt" "default/generated -> (unschedulable) $HELD could not find ResourceClaim \"default/generated-gpu-5x2lq\")"
 check "default/web (no claims) placed" grep -qx "default/web -> n1  (not scored: feasible 1/1)" "$T/out.txt"
 
 "$M" simulate --cluster "$D/dra-claims.yaml" --output json >"$T/out.json"
-check_eval "json: no node for the three pods with claims, the reason in their message" \
+check_eval "json: no node for the three pods with claims, DynamicResources' reason in their message" \
     "jq -e '[.placements[] | select(.pod != \"default/web\") |
-             select(.node == null and (.message | startswith(\"$WHY\")))] | length == 3' '$T/out.json' >/dev/null"
+             select(.node == null and (.message | contains(\"(DynamicResources: \")))] | length == 3' '$T/out.json' >/dev/null"
+
+"$M" simulate --cluster "$D/dra-claim-states.yaml" >"$T/states.txt"
+check "a generated claim another pod owns: upstream's words" \
+    has_line "$T/states.txt" "default/not-owner -> (unschedulable) $HELD ResourceClaim someone-elses was not created for pod default/not-owner (pod is not owner))"
+check "an unallocated claim: refused in PreFilter for all nodes" \
+    grep -q "^default/unallocated -> (unschedulable) 0/2 nodes are available: pod has resource claims, which moonsched cannot allocate yet\." \
+    "$T/states.txt"
+check "a claim allocated on rack r2: the pod goes to the node of rack r2, the other node refused" \
+    has_line "$T/states.txt" "default/allocated -> n2  (not scored: feasible 1/2)"
 
 # Without the plugin nothing looks at claims (upstream's profile without
 # DynamicResources): the pods are placed, which shows the plugin decides.
