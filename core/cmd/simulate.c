@@ -466,15 +466,16 @@ static void gated_json(sim *m, cJSON *e, const placement *p) {
 }
 
 static void print_placements(sim *m) {
-    char key[512], why[2048], vols[1024];
+    char key[512], why[2048], vols[1024], devs[1024];
     for (uint32_t i = 0; i < m->npl; i++) {
         const placement *p = &m->pl[i];
         pod_key(m, p->pod, key, sizeof key);
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
-            fprintf(m->out, "%s -> %s  (%s)%s%s\n", key, ms_str_get(m->in, p->node), why,
-                    *vols ? "  volumes: " : "", vols);
+            ms_sim_dra_describe(m->sched, m->in, p->pod, devs, sizeof devs);
+            fprintf(m->out, "%s -> %s  (%s)%s%s%s%s\n", key, ms_str_get(m->in, p->node), why,
+                    *vols ? "  volumes: " : "", vols, *devs ? "  devices: " : "", devs);
         } else if (p->preempted) {
             /* the message starts with "preempted " */
             const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
@@ -668,6 +669,8 @@ static void print_json(sim *m) {
             char vols[1024];
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
             if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
+            ms_sim_dra_describe(m->sched, m->in, p->pod, vols, sizeof vols);
+            if (*vols) cJSON_AddStringToObject(e, "devices", vols);
         } else {
             cJSON_AddNullToObject(e, "node");
             if (p->preempted) cJSON_AddTrueToObject(e, "preempted");

@@ -39,8 +39,8 @@ check "a generated claim another pod owns: upstream's words" \
 check "an unallocated claim: refused in PreFilter for all nodes" \
     grep -q "^default/unallocated -> (unschedulable) 0/2 nodes are available: pod has resource claims, which moonsched cannot allocate yet\." \
     "$T/states.txt"
-check "a claim allocated on rack r2: the pod goes to the node of rack r2, the other node refused" \
-    has_line "$T/states.txt" "default/allocated -> n2  (not scored: feasible 1/2)"
+check "a claim allocated on rack r2: the pod goes to the node of rack r2 (the other refused), with its device" \
+    has_line "$T/states.txt" "default/allocated -> n2  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/r2/gpu-7"
 
 # Without the plugin nothing looks at claims (upstream's profile without
 # DynamicResources): the pods are placed, which shows the plugin decides.
@@ -52,6 +52,24 @@ check_eval "DynamicResources disabled: all four pods placed" \
 check "a claim with both sources: exit 2" test $? -eq 2
 check "... file, object, field and upstream's words" \
     grep -q "Pod default/both: spec.resourceClaims\[0\]: Invalid value: \"gpu\": at most one of \`resourceClaimName\` or \`resourceClaimTemplateName\` may be specified" "$T/bad.err"
+
+# The example: pods sharing or owning an allocated claim go where it is
+# available, with their devices; the others wait, each with its reason.
+"$M" simulate --cluster examples/cluster-dra.yaml >"$T/ex.txt"
+check "example: both trainers share the H100 claim allocated on gpu-b" \
+    sh -c "grep -qx 'ml/trainer-0 -> gpu-b  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-b/gpu-0' '$T/ex.txt' &&
+           grep -qx 'ml/trainer-1 -> gpu-b  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-b/gpu-0' '$T/ex.txt'"
+check "example: the notebook goes with its generated claim to gpu-a" \
+    has_line "$T/ex.txt" "ml/notebook -> gpu-a  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-a/gpu-1"
+check "example: a claim not generated yet, one not allocated: unschedulable with their reasons" \
+    sh -c "grep -q '^ml/batch-1 -> (unschedulable) $HELD pod \"ml/batch-1\": ResourceClaim not created yet)' '$T/ex.txt' &&
+           grep -q '^ml/batch-2 -> (unschedulable) 0/3 nodes are available: pod has resource claims, which moonsched cannot allocate yet\.' '$T/ex.txt'"
+check "example: a pod without claims has no devices part" grep -q "^default/web -> cpu-1  (score [0-9]*: .*feasible 3/3)\$" "$T/ex.txt"
+"$M" simulate --cluster examples/cluster-dra.yaml --output json >"$T/ex.json"
+check_eval "example json: the devices of the placed pods with claims, none for the others" \
+    "jq -e '[.placements[] | select(.devices)] | map(.pod + \" \" + .devices) ==
+            [\"ml/trainer-0 gpu=gpu.example.com/gpu-b/gpu-0\", \"ml/trainer-1 gpu=gpu.example.com/gpu-b/gpu-0\",
+             \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\"]' '$T/ex.json' >/dev/null"
 
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
