@@ -922,9 +922,11 @@ static void test_default_profile(void **state) {
     ms_framework fw;
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
+    expect_order(&fw, MS_EP_PRE_ENQUEUE, "SchedulingGates DynamicResources");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
                                     "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
-                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity");
+                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity "
+                                    "DynamicResources");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
