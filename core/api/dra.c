@@ -28,9 +28,20 @@ ms_dra_object *ms_dra_alloc(ms_dra_kind kind) {
     return o;
 }
 
+ms_dra_object *ms_dra_copy(ms_dra_object *o) {
+    ms_dra_object *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, o, sizeof *c);
+    atomic_init(&c->refs, 1);
+    ms_arena_init(&c->arena, 512);
+    c->base = ms_dra_ref(o);
+    return c;
+}
+
 void ms_dra_unref(ms_dra_object *o) {
     if (!o) return;
     if (atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) != 1) return;
+    ms_dra_unref(o->base);
     ms_arena_free(&o->arena);
     free(o);
 }

@@ -161,6 +161,9 @@ typedef struct ms_claim_template {
 typedef struct ms_dra_object {
     _Atomic int32_t refs;
     ms_arena arena;
+    /* Set on copies (ms_dra_copy): the object whose arena holds the
+     * pointer fields the copy did not replace, referenced by the copy. */
+    struct ms_dra_object *base;
     uint8_t kind;                  /* ms_dra_kind */
     ms_object_meta meta;
     /* The object's JSON as decoded, in the arena; NULL unless the decoder
@@ -186,6 +189,10 @@ static inline ms_dra_object *ms_dra_ref(ms_dra_object *o) {
     return o;
 }
 void ms_dra_unref(ms_dra_object *o);
+/* A copy sharing the pointer fields of `o` (which it references), with an
+ * arena of its own for the fields it replaces: a claim's status written by
+ * the scheduler in simulate. */
+ms_dra_object *ms_dra_copy(ms_dra_object *o);
 
 /* Decodes an object of `kind` (core/codec/decode_dra.c), checked as the
  * API server validates it; errors name the object and the field path:

@@ -50,4 +50,12 @@ const ms_dra_object *ms_dra_store_get(const ms_dra_store *s, ms_dra_kind kind, m
     return ms_map_get(&s->by_kind[kind], key_of(namespace_, name));
 }
 
+bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, const ms_dra_object **o) {
+    uint64_t key;
+    void *v;
+    if (!ms_map_next(&s->by_kind[kind], it, &key, &v)) return false;
+    *o = v;
+    return true;
+}
+
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind) { return (uint32_t)s->by_kind[kind].len; }

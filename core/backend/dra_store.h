@@ -20,6 +20,9 @@ int ms_dra_store_set(ms_dra_store *s, ms_dra_object *o);
  * something was removed. */
 bool ms_dra_store_delete(ms_dra_store *s, ms_dra_kind kind, ms_str namespace_, ms_str name);
 const ms_dra_object *ms_dra_store_get(const ms_dra_store *s, ms_dra_kind kind, ms_str namespace_, ms_str name);
+/* Iteration over one kind, in no particular order:
+ * for (size_t it = 0; ms_dra_store_next(s, kind, &it, &o);) */
+bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, const ms_dra_object **o);
 /* How many objects of `kind` there are. */
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind);
 

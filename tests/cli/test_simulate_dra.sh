@@ -1,7 +1,7 @@
 #!/bin/sh
 # Pods with resource claims (resource.k8s.io) in `simulate`: held back
-# while a claim does not exist, never placed while a claim is not
-# allocated, placed where an allocated claim is available, with
+# while a claim does not exist, placed where an allocated claim is
+# available, claims allocated by the structured allocator, with
 # DynamicResources' reasons in upstream's words; pods without claims placed
 # as before;
 # the claims and the resource.k8s.io objects checked as the API server
@@ -36,9 +36,8 @@ check_eval "json: no node for the three pods with claims, DynamicResources' reas
 "$M" simulate --cluster "$D/dra-claim-states.yaml" >"$T/states.txt"
 check "a generated claim another pod owns: upstream's words" \
     has_line "$T/states.txt" "default/not-owner -> (unschedulable) $HELD ResourceClaim someone-elses was not created for pod default/not-owner (pod is not owner))"
-check "an unallocated claim: refused in PreFilter for all nodes" \
-    grep -q "^default/unallocated -> (unschedulable) 0/2 nodes are available: pod has resource claims, which moonsched cannot allocate yet\." \
-    "$T/states.txt"
+check "an unallocated claim: allocated on the node with a free device of its class" \
+    has_line "$T/states.txt" "default/unallocated -> n1  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/n1/gpu-0"
 check "a claim allocated on rack r2: the pod goes to the node of rack r2 (the other refused), with its device" \
     has_line "$T/states.txt" "default/allocated -> n2  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/r2/gpu-7"
 
@@ -61,15 +60,32 @@ check "example: both trainers share the H100 claim allocated on gpu-b" \
            grep -qx 'ml/trainer-1 -> gpu-b  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-b/gpu-0' '$T/ex.txt'"
 check "example: the notebook goes with its generated claim to gpu-a" \
     has_line "$T/ex.txt" "ml/notebook -> gpu-a  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-a/gpu-1"
-check "example: a claim not generated yet, one not allocated: unschedulable with their reasons" \
-    sh -c "grep -q '^ml/batch-1 -> (unschedulable) $HELD pod \"ml/batch-1\": ResourceClaim not created yet)' '$T/ex.txt' &&
-           grep -q '^ml/batch-2 -> (unschedulable) 0/3 nodes are available: pod has resource claims, which moonsched cannot allocate yet\.' '$T/ex.txt'"
+check "example: a claim not generated yet: held back, in upstream's words" \
+    grep -q "^ml/batch-1 -> (unschedulable) $HELD pod \"ml/batch-1\": ResourceClaim not created yet)" "$T/ex.txt"
+check "example: a generated claim not allocated: allocated the free A100 of gpu-a" \
+    has_line "$T/ex.txt" "ml/batch-2 -> gpu-a  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-a/gpu-0"
 check "example: a pod without claims has no devices part" grep -q "^default/web -> cpu-1  (score [0-9]*: .*feasible 3/3)\$" "$T/ex.txt"
 "$M" simulate --cluster examples/cluster-dra.yaml --output json >"$T/ex.json"
 check_eval "example json: the devices of the placed pods with claims, none for the others" \
     "jq -e '[.placements[] | select(.devices)] | map(.pod + \" \" + .devices) ==
             [\"ml/trainer-0 gpu=gpu.example.com/gpu-b/gpu-0\", \"ml/trainer-1 gpu=gpu.example.com/gpu-b/gpu-0\",
-             \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\"]' '$T/ex.json' >/dev/null"
+             \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\", \"ml/batch-2 gpu=gpu.example.com/gpu-a/gpu-0\"]' '$T/ex.json' >/dev/null"
+
+# The allocator's cases, each pod taking devices the next cannot have.
+"$M" simulate --cluster "$D/dra-allocator.yaml" >"$T/alloc.txt"
+check "allocator: a selector (model H100) takes the one H100 of a complete pool at its newest generation" \
+    has_line "$T/alloc.txt" "default/wants-h100 -> n2  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n2/gpu-0"
+check "allocator: two devices under matchAttribute numa: the two on NUMA 1 (backtracking past gpu-0)" \
+    has_line "$T/alloc.txt" "default/wants-pair -> n1  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n1/gpu-1, gpus=gpu.example.com/n1/gpu-2"
+check "allocator: firstAvailable falls back to its second choice when no 80Gi GPU is free" \
+    has_line "$T/alloc.txt" "default/wants-big-or-any -> n1  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n1/gpu-0"
+check "allocator: every device taken: upstream's Filter reason on each node" \
+    grep -q "^default/wants-one-more -> (unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/alloc.txt"
+check "allocator: admin access with All takes devices in use" \
+    has_line "$T/alloc.txt" "default/monitors-h100 -> n2  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n2/gpu-0"
+check "allocator: a missing class: refused in PreFilter, in upstream's words" \
+    grep -q "^default/wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
+    "$T/alloc.txt"
 
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"

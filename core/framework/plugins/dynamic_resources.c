@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/dra_store.h"
+#include "backend/snapshot.h"
 #include "base/buf.h"
 #include "builtin.h"
+#include "dynamic_resources.h"
 
 /* Said once per pod (PreFilter), so FailedScheduling reads "0/N nodes are
  * available: <this>." */
@@ -31,13 +32,24 @@
 typedef struct dynamic_resources {
     const ms_handle *h;
     ms_buf reason;                 /* PreEnqueue's last refusal */
+    /* Devices in use: by the allocated claims (rebuilt in each PreFilter)
+     * and by the allocations reserved and not yet written (in_flight:
+     * device key -> the pod, as upstream's in-flight allocations). */
+    ms_map allocated;
+    ms_map in_flight;
+    ms_map claims_in_flight;       /* claim uid hash -> the pod allocating it */
+    ms_arena scratch;              /* one node's allocation in Filter */
 } dynamic_resources;
 
 /* PreFilter's findings: the allocated claims whose allocation names the
- * nodes it is available on. */
+ * nodes it is available on, and the claims to allocate. */
 typedef struct dr_state {
     uint32_t n;
     const ms_node_selector **on_nodes;
+    dr_alloc alloc;                /* nclaims 0: nothing to allocate */
+    /* Reserve's allocation on its node, written by PreBind */
+    dr_pick *picks;
+    uint32_t npicks;
 } dr_state;
 
 static ms_rc dynamic_resources_create(const cJSON *args, const ms_handle *h, void **self, ms_error *err) {
@@ -45,6 +57,10 @@ static ms_rc dynamic_resources_create(const cJSON *args, const ms_handle *h, voi
     dynamic_resources *p = calloc(1, sizeof *p);
     if (!p) return ms_error_set(err, MS_ENOMEM, "out of memory");
     p->h = h;
+    ms_map_init(&p->allocated);
+    ms_map_init(&p->in_flight);
+    ms_map_init(&p->claims_in_flight);
+    ms_arena_init(&p->scratch, 4096);
     *self = p;
     return MS_OK;
 }
@@ -53,6 +69,10 @@ static void dynamic_resources_destroy(void *self) {
     dynamic_resources *p = self;
     if (!p) return;
     ms_buf_free(&p->reason);
+    ms_map_free(&p->allocated);
+    ms_map_free(&p->in_flight);
+    ms_map_free(&p->claims_in_flight);
+    ms_arena_free(&p->scratch);
     free(p);
 }
 
@@ -120,6 +140,27 @@ static bool reserved_for(const ms_resource_claim *c, const ms_pod *pod, const ms
     return false;
 }
 
+static bool pending_elsewhere(const dynamic_resources *p, const ms_dra_object *claim, const ms_pod *pod) {
+    const void *who = ms_map_get(&p->claims_in_flight, claim->meta.uid_hash);
+    return who && who != pod;
+}
+
+/* The devices of every allocated claim, and those in flight. */
+static void collect_allocated(dynamic_resources *p) {
+    ms_map_clear(&p->allocated);
+    const ms_dra_object *o;
+    for (size_t it = 0; ms_dra_store_next(p->h->dra, MS_DK_RESOURCE_CLAIM, &it, &o);) {
+        const ms_resource_claim *c = &o->u.claim;
+        for (uint32_t k = 0; c->allocated && k < c->nresults; k++)
+            if (!c->results[k].admin_access)
+                ms_map_put(&p->allocated, ms_dr_device_key(c->results[k].driver, c->results[k].pool, c->results[k].device),
+                           (void *)o);
+    }
+    uint64_t key;
+    void *v;
+    for (size_t it = 0; ms_map_next(&p->in_flight, &it, &key, &v);) ms_map_put(&p->allocated, key, v);
+}
+
 static ms_code refuse(ms_cycle *c, ms_status *st, const char *text) {
     const char *s = ms_arena_strdup(c->arena, text);
     return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, s ? s : "out of memory");
@@ -136,13 +177,16 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     const ms_node_selector **on_nodes = MS_ARENA_NEW(c->arena, const ms_node_selector *, n);
     if (!claims || !s || !on_nodes) return ms_status_set(st, MS_ERROR, "out of memory");
     if (!pod_claims(p->h, pod, claims, &p->reason)) return refuse(c, st, p->reason.data);
-    *s = (dr_state){0, on_nodes};
-    bool unallocated = false;
+    *s = (dr_state){0, on_nodes, {.in = p->h->in}, NULL, 0};
+    uint32_t nalloc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!claims[i]) continue;
         const ms_resource_claim *claim = &claims[i]->u.claim;
         if (!claim->allocated) {
-            unallocated = true;
+            /* A claim being allocated for another pod: wait for it (upstream). */
+            if (pending_elsewhere(p, claims[i], pod))
+                return refuse(c, st, "resource claim is in the process of being allocated");
+            claims[nalloc++] = claims[i];
             continue;
         }
         /* Resource is in use: the pod has to wait (upstream). */
@@ -150,8 +194,14 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim in use");
         if (claim->has_node_selector) s->on_nodes[s->n++] = &claim->node_selector;
     }
-    if (unallocated) return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_ALLOCATABLE);
-    if (s->n == 0) return MS_SKIP;
+    if (nalloc) {
+        const char *why = NULL;
+        ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, claims, nalloc, c->arena, &why);
+        if (code != MS_SUCCESS) return ms_status_set(st, code, why ? why : "out of memory");
+        collect_allocated(p);
+        s->alloc.allocated = &p->allocated;
+    }
+    if (s->n == 0 && nalloc == 0) return MS_SKIP;
     c->state[c->current] = s;
     return MS_SUCCESS;
 }
@@ -163,6 +213,140 @@ static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_i
     for (uint32_t i = 0; i < s->n; i++)
         if (!ms_node_selector_matches(s->on_nodes[i], &ni->node->meta.labels, ni->name, p->h->in))
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node");
+    if (s->alloc.nclaims == 0) return MS_SUCCESS;
+    ms_arena_reset(&p->scratch);
+    dr_pick *picks;
+    uint32_t npicks;
+    const char *why = NULL;
+    ms_code code = ms_dr_allocate(&s->alloc, ni, &p->scratch, &picks, &npicks, &why);
+    if (code == MS_ERROR) return refuse(c, st, why ? why : "out of memory");
+    if (code != MS_SUCCESS) return ms_status_set(st, code, "cannot allocate all claims");
+    return MS_SUCCESS;
+}
+
+/* Reserve: the allocation on the chosen node, kept in memory (in flight)
+ * until PreBind writes it, so that the next pods do not take its devices. */
+static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) {
+    dynamic_resources *p = self;
+    dr_state *s = c->state[c->current];
+    if (!s || s->alloc.nclaims == 0) return MS_SUCCESS;
+    const ms_node_info *ni = ms_snapshot_get(c->snap, node);
+    const char *why = NULL;
+    ms_code code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;
+    if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    for (uint32_t k = 0; k < s->npicks; k++) {
+        const dr_pick *pk = &s->picks[k];
+        const ms_resource_slice *rs = &pk->slice->u.slice;
+        if (!pk->admin) ms_map_put(&p->in_flight, ms_dr_device_key(rs->driver, rs->pool, pk->device->name), c->pod);
+    }
+    for (uint32_t i = 0; i < s->alloc.nclaims; i++)
+        ms_map_put(&p->claims_in_flight, s->alloc.claims[i].obj->meta.uid_hash, c->pod);
+    return MS_SUCCESS;
+}
+
+static void forget_in_flight(dynamic_resources *p, const ms_pod *pod) {
+    ms_map *maps[2] = {&p->in_flight, &p->claims_in_flight};
+    for (int m = 0; m < 2; m++) {
+        uint64_t key;
+        void *v;
+        for (size_t it = 0; ms_map_next(maps[m], &it, &key, &v);)
+            if (v == pod) ms_map_del(maps[m], key);
+    }
+}
+
+static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
+    (void)node;
+    forget_in_flight(self, c->pod);
+}
+
+
+/* ---- PreBind: the claims' status, as the API would store it ---- */
+
+static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
+    for (uint32_t i = 0; i < c->nreserved_for; i++)
+        if (strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0 && c->reserved_for[i].name == pod->meta.name) return true;
+    return false;
+}
+
+/* A copy of `claim` reserved for the pod and, when `picks` (npicks of
+ * claim index ci) are given, allocated with them on `node`. */
+static ms_dra_object *written(const dynamic_resources *p, const ms_dra_object *claim, const ms_pod *pod, const dr_pick *picks,
+                              uint32_t npicks, uint32_t ci, ms_str node) {
+    ms_dra_object *o = ms_dra_copy((ms_dra_object *)claim);
+    if (!o) return NULL;
+    ms_resource_claim *c = &o->u.claim;
+    ms_interner *in = p->h->in;
+    if (picks) {
+        uint32_t n = 0;
+        bool local = true;
+        for (uint32_t k = 0; k < npicks; k++) n += picks[k].claim == ci;
+        c->results = n ? MS_ARENA_NEW(&o->arena, ms_device_result, n) : NULL;
+        c->nresults = 0;
+        for (uint32_t k = 0; k < npicks && c->results; k++) {
+            if (picks[k].claim != ci) continue;
+            const ms_resource_slice *rs = &picks[k].slice->u.slice;
+            c->results[c->nresults++] = (ms_device_result){picks[k].request, rs->driver, rs->pool, picks[k].device->name,
+                                                           picks[k].admin};
+            local &= rs->node_name == node || picks[k].device->node_name == node;
+        }
+        c->allocated = true;
+        /* node-local devices: the allocation is available on that node only */
+        c->has_node_selector = local && n > 0;
+        if (c->has_node_selector) {
+            ms_node_selector_term *t = MS_ARENA_NEW(&o->arena, ms_node_selector_term, 1);
+            ms_requirement *r = MS_ARENA_NEW(&o->arena, ms_requirement, 1);
+            ms_str *v = MS_ARENA_NEW(&o->arena, ms_str, 1);
+            if (!t || !r || !v) {
+                ms_dra_unref(o);
+                return NULL;
+            }
+            *v = node;
+            *r = (ms_requirement){.key = ms_intern_cstr(in, "metadata.name"), .op = MS_OP_IN, .nvalues = 1, .values = v,
+                                  .number = 1};
+            *t = (ms_node_selector_term){.nfields = 1, .fields = r};
+            c->node_selector = (ms_node_selector){1, t};
+        }
+    }
+    if (!reserved_for_pod(&claim->u.claim, pod)) {
+        ms_claim_consumer *rf = MS_ARENA_NEW(&o->arena, ms_claim_consumer, c->nreserved_for + 1);
+        if (!rf) {
+            ms_dra_unref(o);
+            return NULL;
+        }
+        if (c->nreserved_for) memcpy(rf, c->reserved_for, c->nreserved_for * sizeof *rf);
+        rf[c->nreserved_for++] = (ms_claim_consumer){MS_STR_NONE, ms_intern_cstr(in, "pods"), pod->meta.name,
+                                                     pod->meta.uid};
+        c->reserved_for = rf;
+    }
+    return o;
+}
+
+/* PreBind writes status.allocation of the claims allocated in Reserve and
+ * adds the pod to every claim's status.reservedFor (upstream's bindClaim).
+ * Only where the scheduler holds the objects (simulate): without them no
+ * pod with claims gets this far. */
+static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
+    (void)timeout;
+    dynamic_resources *p = self;
+    const ms_pod *pod = c->pod;
+    if (pod->nresource_claims == 0 || !p->h->dra) return MS_SUCCESS;
+    const dr_state *s = c->state[c->current];
+    const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
+    if (!claims || !pod_claims(p->h, pod, claims, &p->reason))
+        return ms_status_set(st, MS_ERROR, claims ? ms_arena_strdup(c->arena, p->reason.data) : "out of memory");
+    for (uint32_t i = 0; i < pod->nresource_claims; i++) {
+        if (!claims[i]) continue;
+        uint32_t ci = UINT32_MAX;
+        for (uint32_t k = 0; s && k < s->alloc.nclaims; k++)
+            if (s->alloc.claims[k].obj == claims[i]) ci = k;
+        ms_dra_object *o = written(p, claims[i], pod, ci == UINT32_MAX ? NULL : s->picks, s ? s->npicks : 0, ci, node);
+        if (!o || ms_dra_store_set(p->h->dra, o) < 0) {
+            ms_dra_unref(o);
+            return ms_status_set(st, MS_ERROR, "out of memory");
+        }
+        ms_dra_unref(o);
+    }
+    forget_in_flight(p, pod);
     return MS_SUCCESS;
 }
 
@@ -177,4 +361,7 @@ const ms_plugin_ops ms_plugin_dynamic_resources = {
     .pre_enqueue = dynamic_resources_pre_enqueue,
     .pre_filter = dynamic_resources_pre_filter,
     .filter = dynamic_resources_filter,
+    .reserve = dynamic_resources_reserve,
+    .unreserve = dynamic_resources_unreserve,
+    .pre_bind = dynamic_resources_pre_bind,
 };

@@ -2,7 +2,8 @@
  * scheduler knows (dynamicresources_test.go's cases without allocation),
  * Filter on an allocated claim's node selector, and, while nothing provides
  * the resource.k8s.io objects (run), every pod with claims refused in
- * PreFilter with a reason. Pods without claims skip the plugin. */
+ * PreFilter with a reason. Pods without claims skip the plugin. The
+ * allocator's cases run through simulate (cli/test_simulate_dra.sh). */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -103,8 +104,9 @@ static void test_with_the_objects(void **state) {
          NULL, MS_SKIP, NULL},
         {"shared claim, allocated on no particular node", POD("[{name: gpu, resourceClaimName: shared}]", "{}"), NULL,
          MS_SKIP, NULL},
-        {"claim not allocated", POD("[{name: a, resourceClaimName: shared}, {name: b, resourceClaimName: pending}]", "{}"),
-         NULL, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_ALLOCATABLE},
+        {"claim to allocate, its class missing",
+         POD("[{name: a, resourceClaimName: shared}, {name: b, resourceClaimName: pending}]", "{}"), NULL,
+         MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "request r: device class gpu.example.com does not exist"},
         {"claim reserved for 256 others", POD("[{name: gpu, resourceClaimName: full}]", "{}"), NULL,
          MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim in use"},
         {"claim allocated on rack r2", POD("[{name: gpu, resourceClaimName: on-r2}]", "{}"), NULL, MS_SUCCESS, NULL},
