@@ -6,6 +6,7 @@
 
 struct ms_dra_store {
     ms_map by_kind[MS_DK_COUNT];
+    uint64_t version;
 };
 
 static uint64_t key_of(ms_str namespace_, ms_str name) { return (uint64_t)namespace_ << 32 | name; }
@@ -37,12 +38,14 @@ int ms_dra_store_set(ms_dra_store *s, ms_dra_object *o) {
         return -1;
     }
     ms_dra_unref(old);
+    s->version++;
     return old != NULL;
 }
 
 bool ms_dra_store_delete(ms_dra_store *s, ms_dra_kind kind, ms_str namespace_, ms_str name) {
     ms_dra_object *old = ms_map_del(&s->by_kind[kind], key_of(namespace_, name));
     ms_dra_unref(old);
+    s->version += old != NULL;
     return old != NULL;
 }
 
@@ -57,5 +60,7 @@ bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, cons
     *o = v;
     return true;
 }
+
+uint64_t ms_dra_store_version(const ms_dra_store *s) { return s->version; }
 
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind) { return (uint32_t)s->by_kind[kind].len; }

@@ -23,6 +23,9 @@ const ms_dra_object *ms_dra_store_get(const ms_dra_store *s, ms_dra_kind kind, m
 /* Iteration over one kind, in no particular order:
  * for (size_t it = 0; ms_dra_store_next(s, kind, &it, &o);) */
 bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, const ms_dra_object **o);
+/* Counts the changes (set and delete): a reader that derived something
+ * from the objects knows when to derive it again. */
+uint64_t ms_dra_store_version(const ms_dra_store *s);
 /* How many objects of `kind` there are. */
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind);
 

@@ -32,10 +32,13 @@
 typedef struct dynamic_resources {
     const ms_handle *h;
     ms_buf reason;                 /* PreEnqueue's last refusal */
-    /* Devices in use: by the allocated claims (rebuilt in each PreFilter)
-     * and by the allocations reserved and not yet written (in_flight:
-     * device key -> the pod, as upstream's in-flight allocations). */
+    /* Devices in use: by the allocated claims and by the allocations
+     * reserved and not yet written (in_flight: device key -> the pod, as
+     * upstream's in-flight allocations). Rebuilt from the store when
+     * someone else changed it (allocated_at: the store's version then);
+     * this plugin's own reservations and writes keep it current. */
     ms_map allocated;
+    uint64_t allocated_at;
     ms_map in_flight;
     ms_map claims_in_flight;       /* claim uid hash -> the pod allocating it */
     ms_arena scratch;              /* one node's allocation in Filter */
@@ -145,8 +148,12 @@ static bool pending_elsewhere(const dynamic_resources *p, const ms_dra_object *c
     return who && who != pod;
 }
 
-/* The devices of every allocated claim, and those in flight. */
+/* The devices of every allocated claim, and those in flight, when the
+ * store changed since they were collected. */
 static void collect_allocated(dynamic_resources *p) {
+    uint64_t version = ms_dra_store_version(p->h->dra);
+    if (p->allocated_at == version && version) return;
+    p->allocated_at = version;
     ms_map_clear(&p->allocated);
     const ms_dra_object *o;
     for (size_t it = 0; ms_dra_store_next(p->h->dra, MS_DK_RESOURCE_CLAIM, &it, &o);) {
@@ -237,26 +244,34 @@ static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, m
     for (uint32_t k = 0; k < s->npicks; k++) {
         const dr_pick *pk = &s->picks[k];
         const ms_resource_slice *rs = &pk->slice->u.slice;
-        if (!pk->admin) ms_map_put(&p->in_flight, ms_dr_device_key(rs->driver, rs->pool, pk->device->name), c->pod);
+        if (pk->admin) continue;
+        uint64_t key = ms_dr_device_key(rs->driver, rs->pool, pk->device->name);
+        ms_map_put(&p->in_flight, key, c->pod);
+        ms_map_put(&p->allocated, key, c->pod);
     }
     for (uint32_t i = 0; i < s->alloc.nclaims; i++)
         ms_map_put(&p->claims_in_flight, s->alloc.claims[i].obj->meta.uid_hash, c->pod);
     return MS_SUCCESS;
 }
 
-static void forget_in_flight(dynamic_resources *p, const ms_pod *pod) {
+/* released: the devices are free again (Unreserve), not now allocated in
+ * the store (PreBind). */
+static void forget_in_flight(dynamic_resources *p, const ms_pod *pod, bool released) {
     ms_map *maps[2] = {&p->in_flight, &p->claims_in_flight};
     for (int m = 0; m < 2; m++) {
         uint64_t key;
         void *v;
-        for (size_t it = 0; ms_map_next(maps[m], &it, &key, &v);)
-            if (v == pod) ms_map_del(maps[m], key);
+        for (size_t it = 0; ms_map_next(maps[m], &it, &key, &v);) {
+            if (v != pod) continue;
+            ms_map_del(maps[m], key);
+            if (released && m == 0) ms_map_del(&p->allocated, key);
+        }
     }
 }
 
 static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     (void)node;
-    forget_in_flight(self, c->pod);
+    forget_in_flight(self, c->pod, true);
 }
 
 
@@ -334,6 +349,7 @@ static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, 
     const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
     if (!claims || !pod_claims(p->h, pod, claims, &p->reason))
         return ms_status_set(st, MS_ERROR, claims ? ms_arena_strdup(c->arena, p->reason.data) : "out of memory");
+    bool current = p->allocated_at == ms_dra_store_version(p->h->dra);
     for (uint32_t i = 0; i < pod->nresource_claims; i++) {
         if (!claims[i]) continue;
         uint32_t ci = UINT32_MAX;
@@ -346,7 +362,9 @@ static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, 
         }
         ms_dra_unref(o);
     }
-    forget_in_flight(p, pod);
+    /* Its own writes: their devices are in `allocated` already. */
+    if (current) p->allocated_at = ms_dra_store_version(p->h->dra);
+    forget_in_flight(p, pod, false);
     return MS_SUCCESS;
 }
 

@@ -49,8 +49,11 @@ typedef struct dr_alloc {
     const ms_interner *in;
     uint32_t nclaims;
     dr_claim *claims;
-    uint32_t nslices;
-    const ms_dra_object **slices;  /* of complete pools, newest generation */
+    /* The slices of complete pools at their newest generation, ordered by
+     * node name (those without one, usable on many nodes, first), then
+     * by name id: a node's own slices are one binary search away. */
+    uint32_t nslices, nshared;
+    const ms_dra_object **slices;
     const ms_map *allocated;       /* device key -> non-NULL: in use */
 } dr_alloc;
 

@@ -8,6 +8,7 @@
  * constraints must hold across its devices. The search backtracks over
  * the choices, as upstream's does, within a bound. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dynamic_resources.h"
@@ -54,18 +55,39 @@ static ms_code prepare_alt(dr_alt *alt, const ms_dra_store *store, const ms_devi
     return MS_SUCCESS;
 }
 
-/* The newest generation of each pool, and whether it is complete. */
-static bool usable_slice(const ms_dra_store *store, const ms_dra_object *s) {
-    const ms_resource_slice *rs = &s->u.slice;
-    int64_t newest = rs->generation, count = 0;
-    const ms_dra_object *o;
-    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) {
-        const ms_resource_slice *x = &o->u.slice;
-        if (x->driver != rs->driver || x->pool != rs->pool) continue;
-        if (x->generation > newest) return false;
-        if (x->generation == newest) count++;
+/* Slices by pool, newest generation first. */
+static int by_pool(const void *a, const void *b) {
+    const ms_resource_slice *x = &(*(const ms_dra_object *const *)a)->u.slice;
+    const ms_resource_slice *y = &(*(const ms_dra_object *const *)b)->u.slice;
+    if (x->driver != y->driver) return x->driver < y->driver ? -1 : 1;
+    if (x->pool != y->pool) return x->pool < y->pool ? -1 : 1;
+    return (x->generation < y->generation) - (x->generation > y->generation);
+}
+
+/* Slices by node name (none first), then by name. */
+static int by_node(const void *a, const void *b) {
+    const ms_dra_object *x = *(const ms_dra_object *const *)a, *y = *(const ms_dra_object *const *)b;
+    if (x->u.slice.node_name != y->u.slice.node_name) return x->u.slice.node_name < y->u.slice.node_name ? -1 : 1;
+    return (x->meta.name > y->meta.name) - (x->meta.name < y->meta.name);
+}
+
+/* Keeps the slices of each pool's newest generation when the pool has all
+ * its slices (upstream: an incomplete pool is not allocated from). */
+static uint32_t complete_pools(const ms_dra_object **s, uint32_t n) {
+    qsort(s, n, sizeof *s, by_pool);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n;) {
+        const ms_resource_slice *first = &s[i]->u.slice;
+        uint32_t j = i, newest = 0;
+        while (j < n && s[j]->u.slice.driver == first->driver && s[j]->u.slice.pool == first->pool) {
+            if (s[j]->u.slice.generation == first->generation) newest++;
+            j++;
+        }
+        if (newest == first->slice_count)
+            for (uint32_t k = i; k < i + newest; k++) s[kept++] = s[k];
+        i = j;
     }
-    return count == rs->slice_count;
+    return kept;
 }
 
 ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_object *const *claims, uint32_t n,
@@ -107,15 +129,12 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
     if (ns && !al->slices) return MS_ERROR;
     al->nslices = 0;
     const ms_dra_object *o;
-    /* by name, so that the same cluster gives the same devices */
-    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) {
-        if (!usable_slice(store, o)) continue;
-        uint32_t k = al->nslices++;
-        const char *name = ms_str_get(in, o->meta.name);
-        for (; k > 0 && strcmp(ms_str_get(in, al->slices[k - 1]->meta.name), name) > 0; k--)
-            al->slices[k] = al->slices[k - 1];
-        al->slices[k] = o;
-    }
+    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) al->slices[al->nslices++] = o;
+    al->nslices = complete_pools(al->slices, al->nslices);
+    /* a fixed order, so that the same cluster gives the same devices */
+    qsort(al->slices, al->nslices, sizeof *al->slices, by_node);
+    for (al->nshared = 0; al->nshared < al->nslices && al->slices[al->nshared]->u.slice.node_name == MS_STR_NONE;)
+        al->nshared++;
     return MS_SUCCESS;
 }
 
@@ -276,14 +295,31 @@ static bool place(search *s, uint32_t ci, uint32_t ri) {
     return false;
 }
 
+/* The range of the node's own slices in al->slices. */
+static void own_slices(const dr_alloc *al, ms_str node, uint32_t *from, uint32_t *to) {
+    uint32_t lo = al->nshared, hi = al->nslices;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (al->slices[mid]->u.slice.node_name < node) lo = mid + 1;
+        else hi = mid;
+    }
+    *from = lo;
+    while (lo < al->nslices && al->slices[lo]->u.slice.node_name == node) lo++;
+    *to = lo;
+}
+
 ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
                        uint32_t *npicks, const char **why) {
     search s = {.al = al, .a = scratch};
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < al->nslices; i++) cap += al->slices[i]->u.slice.ndevices;
+    uint32_t from, to, cap = 0;
+    own_slices(al, ni->name, &from, &to);
+    for (uint32_t i = 0; i < to; i++) cap += i < al->nshared || i >= from ? al->slices[i]->u.slice.ndevices : 0;
     s.cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
     if (cap && !s.cands) return MS_ERROR;
-    for (uint32_t i = 0; i < al->nslices; i++) {
+    /* the shared slices, then the node's own */
+    for (uint32_t i = 0; i < to; i++) {
+        if (i == al->nshared && from > i) i = from;
+        if (i >= to) break;
         const ms_resource_slice *rs = &al->slices[i]->u.slice;
         for (uint32_t k = 0; k < rs->ndevices; k++) {
             const ms_device *d = &rs->devices[k];

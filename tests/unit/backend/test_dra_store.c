@@ -44,6 +44,10 @@ static void test_set_get_delete(void **state) {
     assert_null(ms_dra_store_get(s, MS_DK_RESOURCE_CLAIM, other, gpu));
     assert_null(ms_dra_store_get(s, MS_DK_RESOURCE_SLICE, MS_STR_NONE, gpu));
     assert_int_equal(ms_dra_store_len(s, MS_DK_RESOURCE_CLAIM), 1);
+    size_t seen = 0;
+    const ms_dra_object *o;
+    for (size_t it = 0; ms_dra_store_next(s, MS_DK_RESOURCE_CLAIM, &it, &o);) seen++, assert_ptr_equal(o, claim);
+    assert_int_equal(seen, 1);
 
     /* an update replaces, and the store's reference to the old one goes */
     ms_dra_object *newer = object(MS_DK_RESOURCE_CLAIM, "ml", "gpu");
@@ -53,8 +57,12 @@ static void test_set_get_delete(void **state) {
     assert_ptr_equal(ms_dra_store_get(s, MS_DK_RESOURCE_CLAIM, ml, gpu), newer);
     assert_int_equal(ms_dra_store_len(s, MS_DK_RESOURCE_CLAIM), 1);
 
+    /* every change counted, a delete of nothing not */
+    uint64_t v = ms_dra_store_version(s);
+    assert_int_equal(v, 4);
     assert_true(ms_dra_store_delete(s, MS_DK_RESOURCE_CLAIM, ml, gpu));
     assert_false(ms_dra_store_delete(s, MS_DK_RESOURCE_CLAIM, ml, gpu));
+    assert_int_equal(ms_dra_store_version(s), v + 1);
     assert_null(ms_dra_store_get(s, MS_DK_RESOURCE_CLAIM, ml, gpu));
     ms_dra_store_free(s);
     ms_dra_unref(claim);

@@ -931,8 +931,8 @@ static void test_default_profile(void **state) {
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
-    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding");
-    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding");
+    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding DynamicResources");
+    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding DynamicResources");
     static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
