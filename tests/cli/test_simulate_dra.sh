@@ -87,6 +87,13 @@ check "allocator: a missing class: refused in PreFilter, in upstream's words" \
     grep -q "^default/wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
     "$T/alloc.txt"
 
+# A claim allocated by the first of two pods sharing it: PreBind wrote the
+# allocation, the second pod finds it allocated and gets the same device.
+"$M" simulate --cluster "$D/dra-shared-claim.yaml" >"$T/shared.txt"
+check "a shared claim: allocated once, both pods on its node with its one device" \
+    sh -c "grep -qx 'default/a -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt' &&
+           grep -qx 'default/b -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt'"
+
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
 check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \
