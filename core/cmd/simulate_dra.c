@@ -30,7 +30,7 @@ ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err) {
     /* The files are the whole cluster: a claim they lack does not exist. */
     ms_scheduler_dra_provided(sched);
     for (uint32_t i = 0; i < v->n; i++)
-        if (ms_scheduler_dra_set(sched, v->objs[i]) != MS_OK) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        if (ms_scheduler_dra_set(sched, v->objs[i], 0) != MS_OK) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
 }
 

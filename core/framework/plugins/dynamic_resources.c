@@ -370,10 +370,11 @@ static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, 
 
 const ms_plugin_ops ms_plugin_dynamic_resources = {
     .name = "DynamicResources",
-    /* The pod's own update (status.resourceClaimStatuses filled in) and a
-     * node's arrival or labels can help; the resource.k8s.io events are to
-     * come with allocation. */
-    .events = MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL,
+    /* upstream's EventsToRegister: the pod's own update (its generated
+     * claim named in status.resourceClaimStatuses), a node added or
+     * relabelled, a claim, slice or class added or updated. */
+    .events = MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL | MS_EV_RESOURCE_CLAIM |
+              MS_EV_RESOURCE_SLICE | MS_EV_DEVICE_CLASS,
     .create = dynamic_resources_create,
     .destroy = dynamic_resources_destroy,
     .pre_enqueue = dynamic_resources_pre_enqueue,

@@ -74,7 +74,7 @@ static int by_node(const void *a, const void *b) {
 /* Keeps the slices of each pool's newest generation when the pool has all
  * its slices (upstream: an incomplete pool is not allocated from). */
 static uint32_t complete_pools(const ms_dra_object **s, uint32_t n) {
-    qsort(s, n, sizeof *s, by_pool);
+    if (n > 1) qsort(s, n, sizeof *s, by_pool);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n;) {
         const ms_resource_slice *first = &s[i]->u.slice;
@@ -132,7 +132,7 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
     for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) al->slices[al->nslices++] = o;
     al->nslices = complete_pools(al->slices, al->nslices);
     /* a fixed order, so that the same cluster gives the same devices */
-    qsort(al->slices, al->nslices, sizeof *al->slices, by_node);
+    if (al->nslices > 1) qsort(al->slices, al->nslices, sizeof *al->slices, by_node);
     for (al->nshared = 0; al->nshared < al->nslices && al->slices[al->nshared]->u.slice.node_name == MS_STR_NONE;)
         al->nshared++;
     return MS_SUCCESS;

@@ -201,7 +201,8 @@ static void test_ops(void **state) {
     assert_non_null(o->pre_enqueue);
     assert_non_null(o->pre_filter);
     assert_non_null(o->filter);
-    assert_int_equal(o->events, MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL);
+    assert_int_equal(o->events, MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL |
+                                    MS_EV_RESOURCE_CLAIM | MS_EV_RESOURCE_SLICE | MS_EV_DEVICE_CLASS);
 }
 
 static int setup_all(void **state) {
