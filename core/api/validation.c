@@ -39,6 +39,25 @@ bool ms_is_dns1123_subdomain(const char *s, size_t n) {
     return true;
 }
 
+#define SUBDOMAIN_RULE                                                                             \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "  \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used " \
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
+/* upstream checks the length first, then the characters */
+const char *ms_dns1123_label_problem(const char *s, size_t n) {
+    if (n > MS_DNS1123_LABEL_MAX) return "must be no more than 63 characters";
+    if (label_ok(s, n)) return NULL;
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+           "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+           "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+}
+
+const char *ms_dns1123_subdomain_problem(const char *s, size_t n) {
+    if (n > MS_DNS1123_SUBDOMAIN_MAX) return "must be no more than 253 characters";
+    return ms_is_dns1123_subdomain(s, n) ? NULL : SUBDOMAIN_RULE;
+}
+
 static bool is_alnum(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
@@ -65,10 +84,7 @@ const char *ms_qualified_name_problem(const char *s, size_t n) {
         if (pn == 0) return "prefix part must be non-empty";
         if (pn > MS_DNS1123_SUBDOMAIN_MAX) return "prefix part must be no more than 253 characters";
         if (!ms_is_dns1123_subdomain(s, pn))
-            return "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                   "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                   "character (e.g. 'example.com', regex used for validation is "
-                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+            return "prefix part " SUBDOMAIN_RULE;
     }
     if (nn == 0) return "name part must be non-empty";
     if (nn > MS_QUALIFIED_NAME_MAX) return "name part must be no more than 63 characters";

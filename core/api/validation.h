@@ -16,6 +16,10 @@ bool ms_is_dns1123_label(const char *s, size_t n);
 /* Dot-separated DNS-1123 labels, at most 253 characters. */
 bool ms_is_dns1123_subdomain(const char *s, size_t n);
 
+/* NULL when s[0..n) is a DNS-1123 label (subdomain), else upstream's first
+ * reason (the length, then the characters), for "Invalid value" errors. */
+const char *ms_dns1123_label_problem(const char *s, size_t n);
+const char *ms_dns1123_subdomain_problem(const char *s, size_t n);
 /* validation.IsQualifiedName ([DNS subdomain "/"] name, as label keys and
  * extended resource names are written): NULL when s[0..n) is one, else
  * upstream's first reason ("name part must be non-empty", ...). */

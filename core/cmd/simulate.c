@@ -22,6 +22,7 @@
 #include "cmd/report_html.h"
 #include "cmd/simulate_deschedule.h"
 #include "cmd/simulate_evictions.h"
+#include "cmd/simulate_dra.h"
 #include "cmd/simulate_volumes.h"
 #include "codec/json_reader.h"
 #include "codec/known_fields.h"
@@ -94,6 +95,7 @@ typedef struct sim {
     ms_priority_class *pcs;        /* for the descheduler's priorityThreshold.name */
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
+    ms_sim_dra dra;                /* DeviceClasses, ResourceSlices, claims, claim templates */
     uint32_t objects;
     const char *source;            /* the cluster file being read, for warnings */
     const cJSON *object;           /* the object being read, for warnings */
@@ -249,6 +251,8 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
     }
     int sk = ms_storage_kind_from_name(kind);
     if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
+    int dk = ms_dra_kind_from_name(kind);
+    if (dk >= 0) return ms_sim_dra_keep(&m->dra, &m->dec, (ms_dra_kind)dk, obj, err);
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -380,10 +384,17 @@ static void on_unschedulable(void *ctx, const ms_pod *pod, const char *message, 
 }
 
 /* A pod a PreEnqueue plugin keeps out of activeQ. Scheduling gates get
- * their own line (upstream's SchedulingGated condition); a policy's
- * refusal is said by on_left_over if the pod never got in. */
+ * their own line (upstream's SchedulingGated condition); another plugin's
+ * refusal (DynamicResources waiting for a claim, a policy) is the pod's
+ * line until a cycle says more. */
 static void on_gated(void *ctx, const ms_pod *pod, const char *plugin, const char *reason) {
-    if (strcmp(plugin, "SchedulingGates") == 0) not_placed(ctx, pod, reason, true);
+    if (strcmp(plugin, "SchedulingGates") == 0) {
+        not_placed(ctx, pod, reason, true);
+        return;
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "never attempted: held back by PreEnqueue (%s: %s)", plugin, reason);
+    not_placed(ctx, pod, msg, false);
 }
 
 static void on_preempted(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
@@ -473,15 +484,16 @@ static void gated_json(sim *m, cJSON *e, const placement *p) {
 }
 
 static void print_placements(sim *m) {
-    char key[512], why[2048], vols[1024];
+    char key[512], why[2048], vols[1024], devs[1024];
     for (uint32_t i = 0; i < m->npl; i++) {
         const placement *p = &m->pl[i];
         pod_key(m, p->pod, key, sizeof key);
         if (p->node != MS_STR_NONE) {
             format_score(p, why, sizeof why);
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
-            fprintf(m->out, "%s -> %s  (%s)%s%s\n", key, ms_str_get(m->in, p->node), why,
-                    *vols ? "  volumes: " : "", vols);
+            ms_sim_dra_describe(m->sched, m->in, p->pod, devs, sizeof devs);
+            fprintf(m->out, "%s -> %s  (%s)%s%s%s%s\n", key, ms_str_get(m->in, p->node), why,
+                    *vols ? "  volumes: " : "", vols, *devs ? "  devices: " : "", devs);
         } else if (p->preempted) {
             /* the message starts with "preempted " */
             const char *msg = p->message && strlen(p->message) > 10 ? p->message + 10 : "";
@@ -675,6 +687,8 @@ static void print_json(sim *m) {
             char vols[1024];
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
             if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
+            ms_sim_dra_describe(m->sched, m->in, p->pod, vols, sizeof vols);
+            if (*vols) cJSON_AddStringToObject(e, "devices", vols);
         } else {
             cJSON_AddNullToObject(e, "node");
             if (p->preempted) cJSON_AddTrueToObject(e, "preempted");
@@ -795,6 +809,7 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
     ms_error err;
     if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
+    if (ms_sim_dra_feed(&m->dra, m->sched, &err) != MS_OK) return MS_ENOMEM;
     r->nodes = m->nnodes;
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -1061,6 +1076,7 @@ static void sim_free(sim *m) {
     free(m->pdbs);
     free(m->pcs);
     ms_sim_volumes_free(&m->vols);
+    ms_sim_dra_free(&m->dra);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);

@@ -78,6 +78,10 @@ ms_rc ms_dec_int(ms_dec *x, const ms_obj *parent, const char *key, int64_t min, 
  * MS_STR_EMPTY (label values). */
 ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty_is_none,
                     ms_str *out);
+/* A name field that must be a DNS-1123 label (label) or subdomain, else
+ * "Invalid value" with upstream's reason; absent or empty gives
+ * MS_STR_NONE, left to the caller (Required, or optional). */
+ms_rc ms_dec_dns_name(ms_dec *x, const ms_obj *parent, const char *key, bool label, ms_str *out);
 /* []string field, interned, into the arena. */
 ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out);
 /* parent[key] as a list of objects into an arena array of `size`-byte
@@ -87,6 +91,16 @@ ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t
 typedef ms_rc (*ms_dec_item_fn)(ms_dec *x, const ms_obj *obj, void *elem, void *ctx);
 ms_rc ms_dec_objects(ms_dec *x, const ms_obj *parent, const char *key, ms_arena *a, size_t size,
                      void **out, uint32_t *n, ms_dec_item_fn item, void *ctx);
+/* For an ms_dec_item_fn that compares an element with the ones before it
+ * (duplicate names): ms_dec_objects fills the array in order from its
+ * first element, which the first call records. Starts zeroed. */
+typedef struct ms_dec_seen {
+    const void *first;
+} ms_dec_seen;
+static inline uint32_t ms_dec_seen_before(ms_dec_seen *s, const void *elem, size_t size) {
+    if (!s->first) s->first = elem;
+    return (uint32_t)(((const char *)elem - (const char *)s->first) / size);
+}
 /* parent[key] as a metav1.LabelSelector (absent or null: the nil selector,
  * which matches nothing). */
 ms_rc ms_dec_label_selector(ms_dec *x, const ms_obj *parent, const char *key, ms_label_selector *out);
@@ -151,6 +165,10 @@ ms_str ms_dec_image_name(ms_dec *x, const char *image);
 /* spec.volumes into p->volumes / p->nother_volumes (decode_volumes.c). */
 struct ms_pod;
 ms_rc ms_dec_pod_volumes(ms_dec *x, const ms_obj *spec, struct ms_pod *p);
+/* spec.resourceClaims and status.resourceClaimStatuses (decode_pod_claims.c);
+ * the statuses after the claims, whose names they must match. */
+ms_rc ms_dec_pod_resource_claims(ms_dec *x, const ms_obj *spec, struct ms_pod *p);
+ms_rc ms_dec_pod_resource_claim_statuses(ms_dec *x, const ms_obj *status, struct ms_pod *p);
 
 /* A quantity field: j may be a string or a number (a YAML number's exact
  * text is used; a JSON number is read back in its shortest form). Errors

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validation.h"
 #include "base/array.h"
 #include "base/map.h"
 #include "base/quantity.h"
@@ -239,6 +240,17 @@ ms_rc ms_dec_str_id(ms_dec *x, const ms_obj *parent, const char *key, bool empty
     *out = MS_STR_NONE;
     if (rc != MS_OK || !s || (empty_is_none && !*s)) return rc;
     return intern_text(x, s, out);
+}
+
+ms_rc ms_dec_dns_name(ms_dec *x, const ms_obj *parent, const char *key, bool label, ms_str *out) {
+    const char *v;
+    ms_rc rc = ms_dec_string(x, parent, key, &v);
+    *out = MS_STR_NONE;
+    if (rc != MS_OK || !v || !*v) return rc;
+    size_t n = strlen(v);
+    const char *why = label ? ms_dns1123_label_problem(v, n) : ms_dns1123_subdomain_problem(v, n);
+    if (why) return ms_json_invalid(&x->r, key, v, "%s", why);
+    return intern_text(x, v, out);
 }
 
 ms_rc ms_dec_str_list(ms_dec *x, const ms_obj *parent, const char *key, uint32_t *n, ms_str **out) {

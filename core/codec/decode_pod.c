@@ -567,7 +567,7 @@ static ms_rc dec_spec(ms_dec *x, const ms_obj *spec, ms_pod *p) {
 
     if ((rc = dec_affinity(x, spec, p)) != MS_OK || (rc = dec_tolerations(x, spec, p)) != MS_OK ||
         (rc = dec_spread(x, spec, p)) != MS_OK || (rc = ms_dec_pod_volumes(x, spec, p)) != MS_OK ||
-        (rc = dec_gates(x, spec, p)) != MS_OK)
+        (rc = dec_gates(x, spec, p)) != MS_OK || (rc = ms_dec_pod_resource_claims(x, spec, p)) != MS_OK)
         return rc;
 
     podcalc pc;
@@ -664,6 +664,7 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
         (rc = ms_dec_time(x, status, "startTime", &p->start_time)) != MS_OK ||
         (rc = ms_dec_str_id(x, status, "reason", true, &p->status_reason)) != MS_OK ||
         (rc = dec_container_statuses(x, status, p)) != MS_OK ||
+        (rc = ms_dec_pod_resource_claim_statuses(x, status, p)) != MS_OK ||
         (rc = ms_dec_array(x, status, "conditions", &conds)) != MS_OK)
         return rc;
     if (!phase || !*phase || strcmp(phase, "Pending") == 0) p->phase = MS_PHASE_PENDING;

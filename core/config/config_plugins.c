@@ -10,40 +10,37 @@
 #include "base/quote.h"
 
 /* Upstream's default multiPoint set, in upstream's order and with its
- * weights. Plugins moonsched does not have yet stay in the table (so that
- * adding one is flipping its flag, and its position is already right) but
- * are left out of the default profile. */
+ * weights. */
 typedef struct default_plugin {
     const char *name;
     int32_t weight;
-    bool implemented;
 } default_plugin;
 
 static const default_plugin upstream_defaults[] = {
-    {"SchedulingGates", 0, true},
-    {"PrioritySort", 0, true},
-    {"NodeUnschedulable", 0, true},
-    {"NodeName", 0, true},
-    {"TaintToleration", 3, true},
-    {"NodeAffinity", 2, true},
-    {"NodePorts", 0, true},
-    {"NodeResourcesFit", 1, true},
-    {"VolumeRestrictions", 0, true},
+    {"SchedulingGates", 0},
+    {"PrioritySort", 0},
+    {"NodeUnschedulable", 0},
+    {"NodeName", 0},
+    {"TaintToleration", 3},
+    {"NodeAffinity", 2},
+    {"NodePorts", 0},
+    {"NodeResourcesFit", 1},
+    {"VolumeRestrictions", 0},
     /* EBSLimits, GCEPDLimits and AzureDiskLimits stood here until upstream
      * removed them (their volumes are counted by NodeVolumeLimits through
      * CSI migration). */
-    {"NodeVolumeLimits", 0, true},
-    {"VolumeBinding", 0, true},
-    {"VolumeZone", 0, true},
-    {"PodTopologySpread", 2, true},
-    {"InterPodAffinity", 2, true},
+    {"NodeVolumeLimits", 0},
+    {"VolumeBinding", 0},
+    {"VolumeZone", 0},
+    {"PodTopologySpread", 2},
+    {"InterPodAffinity", 2},
     /* Upstream inserts it before DefaultPreemption when its feature gate
      * (on by default since DRA went GA) is enabled. */
-    {"DynamicResources", 0, false},
-    {"DefaultPreemption", 0, true},
-    {"NodeResourcesBalancedAllocation", 1, true},
-    {"ImageLocality", 1, true},
-    {"DefaultBinder", 0, true},
+    {"DynamicResources", 0},
+    {"DefaultPreemption", 0},
+    {"NodeResourcesBalancedAllocation", 1},
+    {"ImageLocality", 1},
+    {"DefaultBinder", 0},
 };
 
 #define NDEFAULTS (sizeof upstream_defaults / sizeof upstream_defaults[0])
@@ -67,14 +64,6 @@ const char *ms_extension_point_name(ms_extension_point ep) {
     if ((unsigned)ep == MS_EP_MULTI_POINT) return "multiPoint";
     if ((unsigned)ep >= MS_EP_COUNT) return "unknown";
     return ep_names[ep];
-}
-
-bool ms_config_default_not_implemented(const char *name) {
-    if (!name) return false;
-    for (size_t i = 0; i < NDEFAULTS; i++)
-        if (!upstream_defaults[i].implemented && strcmp(upstream_defaults[i].name, name) == 0)
-            return true;
-    return false;
 }
 
 /* A merged set: what upstream's mergePluginSet returns. */
@@ -232,16 +221,13 @@ ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
     memcpy(p->scheduler_name, scheduler_name, len + 1);
 
     ms_plugin_ref defaults[NDEFAULTS];
-    uint32_t ndefaults = 0;
     for (size_t i = 0; i < NDEFAULTS; i++)
-        if (upstream_defaults[i].implemented)
-            defaults[ndefaults++] = (ms_plugin_ref){upstream_defaults[i].name,
-                                                    upstream_defaults[i].weight};
+        defaults[i] = (ms_plugin_ref){upstream_defaults[i].name, upstream_defaults[i].weight};
 
     /* Every point needs the merged multiPoint set: merge it once. */
     merged_set m[2];
     merged_set *multi = &m[0], *point = &m[1];
-    merge_set(multi, defaults, ndefaults, custom ? &custom->set[MS_EP_MULTI_POINT] : NULL);
+    merge_set(multi, defaults, NDEFAULTS, custom ? &custom->set[MS_EP_MULTI_POINT] : NULL);
 
     builder b = {p, err};
     ms_rc rc = MS_OK;

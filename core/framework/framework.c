@@ -194,11 +194,8 @@ ms_rc ms_framework_init_with(ms_framework *fw, const ms_profile_config *pc, int3
             }
         const ms_plugin_ops *ops = find_ops(cfg->name, out_of_tree, n_out_of_tree);
         if (!ops) {
-            rc = ms_error_set(err, MS_EINVAL,
-                              ms_config_default_not_implemented(cfg->name)
-                                  ? "profile \"%s\": plugin \"%s\" is not implemented yet"
-                                  : "profile \"%s\": plugin \"%s\" does not exist",
-                              profile, cfg->name);
+            rc = ms_error_set(err, MS_EINVAL, "profile \"%s\": plugin \"%s\" does not exist", profile,
+                              cfg->name);
             goto fail;
         }
         /* Named at a point (not through multiPoint) it cannot serve: a

@@ -310,6 +310,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->volumes = ms_volume_store_new(s->in);
     s->handle.volumes = s->volumes;
     s->handle.volume_binder = o->volume_binder;
+    s->dra = ms_dra_store_new();
     s->pdbs = ms_pdb_set_new();
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;
@@ -320,7 +321,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
     s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
-    if (!s->cache || !s->pdbs || !s->volumes || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+    if (!s->cache || !s->pdbs || !s->volumes || !s->dra || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
         !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
@@ -434,6 +435,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     ms_snapshot_free(&s->snap);
     ms_namespaces_free(&s->namespaces);
     ms_volume_store_free(s->volumes);
+    ms_dra_store_free(s->dra);
     if (s->cache) ms_cache_free(s->cache);
     if (s->pdbs) ms_pdb_set_free(s->pdbs);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);

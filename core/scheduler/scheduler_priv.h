@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "api/namespace_store.h"
 #include "backend/snapshot.h"
+#include "backend/dra_store.h"
 #include "backend/volume_store.h"
 #include "base/map.h"
 #include "base/rng.h"
@@ -74,6 +75,7 @@ struct ms_scheduler {
     ms_snapshot snap;
     ms_namespaces namespaces;      /* labels for pod affinity's namespaceSelector */
     ms_volume_store *volumes;      /* PVs, PVCs, classes, CSI objects (storage_events.c) */
+    ms_dra_store *dra;             /* DeviceClasses, ResourceSlices, claims, templates (dra_events.c) */
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;

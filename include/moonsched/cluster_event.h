@@ -40,6 +40,11 @@ enum {
     MS_EV_CSI_CAPACITY_ADD     = 1u << 25,
     MS_EV_CSI_CAPACITY_UPDATE  = 1u << 26,
     MS_EV_STORAGE_DELETE       = 1u << 27,  /* any of the six deleted */
+    /* resource.k8s.io objects added or updated (DynamicResources registers
+     * no deletions, as upstream) */
+    MS_EV_RESOURCE_CLAIM       = 1u << 28,
+    MS_EV_RESOURCE_SLICE       = 1u << 29,
+    MS_EV_DEVICE_CLASS         = 1u << 30,
     MS_EV_ALL                  = 0xffffffffu,
 };
 

@@ -137,11 +137,6 @@ bool ms_parse_go_duration(const char *s, double *out);
 /* Builds the default profile plugin set into p (used by defaults and tests). */
 void ms_profile_config_default(ms_profile_config *p, const char *scheduler_name);
 
-/* An upstream default plugin that moonsched does not implement yet
- * ("PodTopologySpread", "InterPodAffinity", ...): the framework uses it to
- * say so when a configuration enables one. */
-bool ms_config_default_not_implemented(const char *name);
-
 /* A profile's `plugins` as written: one set per extension point plus
  * multiPoint. Names are borrowed (they point into the parsed document). */
 #define MS_EP_MULTI_POINT MS_EP_COUNT

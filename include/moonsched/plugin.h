@@ -56,6 +56,11 @@ typedef struct ms_handle {
      * a pod whose claims need binding). */
     struct ms_volume_store *volumes;
     const struct ms_volume_binder *volume_binder;
+    /* DeviceClasses, ResourceSlices, ResourceClaims and their templates
+     * (backend/dra_store.h), owned by the scheduler; NULL while nothing
+     * provides them (run does not watch them yet), and then DynamicResources
+     * cannot look claims up. */
+    struct ms_dra_store *dra;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */

@@ -150,6 +150,23 @@ typedef struct ms_volume {
     ms_str *monitors;              /* RBD monitors */
 } ms_volume;
 
+/* One spec.resourceClaims entry (resource.k8s.io, GA in 1.34): it names a
+ * ResourceClaim, or a ResourceClaimTemplate from which the resourceclaim
+ * controller makes one, whose name then appears in
+ * status.resourceClaimStatuses. Exactly one of the two is set. */
+typedef struct ms_pod_resource_claim {
+    ms_str name;                   /* unique in the pod, referenced by containers */
+    ms_str claim_name;             /* resourceClaimName, else MS_STR_NONE */
+    ms_str template_name;          /* resourceClaimTemplateName, else MS_STR_NONE */
+} ms_pod_resource_claim;
+
+/* One status.resourceClaimStatuses entry: the claim generated for a
+ * template entry; MS_STR_NONE when none was needed (upstream's nil). */
+typedef struct ms_pod_resource_claim_status {
+    ms_str name;                   /* a spec.resourceClaims name */
+    ms_str claim_name;
+} ms_pod_resource_claim_status;
+
 typedef struct ms_pod {
     _Atomic int32_t refs;
     ms_arena arena;
@@ -202,6 +219,11 @@ typedef struct ms_pod {
     uint32_t nscheduling_gates;
     ms_str *scheduling_gates;
 
+    /* spec.resourceClaims in spec order: a pod with any is scheduled only
+     * once DynamicResources has its claims allocated. */
+    uint32_t nresource_claims;
+    ms_pod_resource_claim *resource_claims;
+
     /* upstream's PodRequests (k8s.io/component-helpers/resource):
      * max(sum of containers and sidecars, each init container plus the
      * sidecars declared before it), then pod-level resources (spec.resources:
@@ -224,6 +246,8 @@ typedef struct ms_pod {
     /* ... with reason SchedulingGated (a 1.30 API server sets it when a
      * pod is created with gates) */
     bool scheduling_gated_condition;
+    uint32_t nresource_claim_statuses;
+    ms_pod_resource_claim_status *resource_claim_statuses;
     double start_time;             /* status.startTime, unix seconds; 0 when absent */
     /* What the descheduler's strategies read. status.reason ("Evicted",
      * "NodeLost", ...): MS_STR_NONE when absent. */

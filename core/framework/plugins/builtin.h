@@ -17,6 +17,7 @@ extern const ms_plugin_ops ms_plugin_node_resources_balanced_allocation;
 extern const ms_plugin_ops ms_plugin_node_affinity;
 extern const ms_plugin_ops ms_plugin_inter_pod_affinity;
 extern const ms_plugin_ops ms_plugin_image_locality;
+extern const ms_plugin_ops ms_plugin_dynamic_resources;
 extern const ms_plugin_ops ms_plugin_default_preemption;
 extern const ms_plugin_ops ms_plugin_volume_restrictions;
 extern const ms_plugin_ops ms_plugin_node_volume_limits;

@@ -20,6 +20,7 @@ static const ms_plugin_ops *const builtins[] = {
     &ms_plugin_node_resources_balanced_allocation,
     &ms_plugin_inter_pod_affinity,
     &ms_plugin_image_locality,
+    &ms_plugin_dynamic_resources,
     &ms_plugin_default_preemption,
     &ms_plugin_default_binder,
 };

@@ -29,6 +29,29 @@ static void test_dns1123_label(void **st) {
     assert_false(ms_is_dns1123_label(longest, MS_DNS1123_LABEL_MAX + 1));
 }
 
+/* The reasons upstream's IsDNS1123Label / IsDNS1123Subdomain give first:
+ * the length, then the characters. */
+static void test_dns1123_problems(void **st) {
+    (void)st;
+    assert_null(ms_dns1123_label_problem("gpu-0", 5));
+    assert_string_equal(ms_dns1123_label_problem("GPU", 3),
+                        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+                        "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+                        "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+    char longest[MS_DNS1123_SUBDOMAIN_MAX + 1];
+    memset(longest, 'z', sizeof longest);
+    assert_string_equal(ms_dns1123_label_problem(longest, MS_DNS1123_LABEL_MAX + 1),
+                        "must be no more than 63 characters");
+    assert_null(ms_dns1123_subdomain_problem("gpu.example.com", 15));
+    assert_string_equal(ms_dns1123_subdomain_problem("a_b", 3),
+                        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                        "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                        "'example.com', regex used for validation is "
+                        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+    assert_string_equal(ms_dns1123_subdomain_problem(longest, sizeof longest),
+                        "must be no more than 253 characters");
+}
+
 static bool starts(const char *s, const char *prefix) {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -84,6 +107,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dns1123_subdomain),
         cmocka_unit_test(test_dns1123_label),
+        cmocka_unit_test(test_dns1123_problems),
         cmocka_unit_test(test_qualified_name),
         cmocka_unit_test(test_label_value),
     };

@@ -10,7 +10,7 @@
 
 static const char *const default_order =
     "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
-    "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder";
+    "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder";
 
 #define ALL_POINTS ((1u << MS_EP_COUNT) - 1)
 
@@ -67,7 +67,7 @@ static int32_t weight(const ms_profile_config *p, const char *name) {
 }
 
 static void assert_default_profile(const ms_profile_config *p) {
-    assert_int_equal(p->nplugins, 18);
+    assert_int_equal(p->nplugins, 19);
     for (int ep = 0; ep < MS_EP_COUNT; ep++) assert_string_equal(order(p, (ms_extension_point)ep), default_order);
     static const struct {
         const char *name;
@@ -77,7 +77,8 @@ static void assert_default_profile(const ms_profile_config *p) {
         {"TaintToleration", 3},  {"NodeAffinity", 2},      {"NodePorts", 1},
         {"NodeResourcesFit", 1}, {"VolumeRestrictions", 1}, {"NodeVolumeLimits", 1},
         {"VolumeBinding", 1},    {"VolumeZone", 1},
-        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DefaultPreemption", 1},
+        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1},
+        {"DefaultPreemption", 1},
         {"NodeResourcesBalancedAllocation", 1},
         {"ImageLocality", 1},    {"DefaultBinder", 1},
     };
@@ -141,24 +142,6 @@ static void test_extension_point_names(void **state) {
     assert_string_equal(ms_extension_point_name((ms_extension_point)99), "unknown");
 }
 
-static void test_not_implemented_defaults(void **state) {
-    (void)state;
-    static const struct {
-        const char *name;
-        bool missing;
-    } cases[] = {
-        {"PodTopologySpread", false}, {"InterPodAffinity", false}, {"ImageLocality", false},
-        {"VolumeBinding", false},     {"VolumeRestrictions", false}, {"VolumeZone", false},
-        {"NodeVolumeLimits", false}, {"EBSLimits", false},         {"GCEPDLimits", false},
-        {"AzureDiskLimits", false},  {"DefaultPreemption", false}, {"SchedulingGates", false},
-        {"DynamicResources", true},  {"NodeName", false},         {"DefaultBinder", false},
-        {"NodeResourcesFit", false}, {"MyPlugin", false},         {"", false},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        assert_int_equal(ms_config_default_not_implemented(cases[i].name), cases[i].missing);
-    assert_false(ms_config_default_not_implemented(NULL));
-}
-
 static void test_minimal_file_every_version(void **state) {
     (void)state;
     static const char *const versions[] = {"v1", "v1beta3", "v1beta2", "v1beta1"};
@@ -204,7 +187,7 @@ static void test_disable_default_at_one_point(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_string_equal(order(p, MS_EP_PRE_FILTER), default_order);
     assert_int_equal(plugin(p, "NodePorts")->points, ALL_POINTS & ~(1u << MS_EP_FILTER));
     assert_int_equal(plugin(p, "NodePorts")->explicit_points, 0);
@@ -239,17 +222,17 @@ static void test_enable_default_at_point_overrides(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_FILTER),
                         "NodePorts,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,MyFilter");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,MyFilter");
     assert_string_equal(order(p, MS_EP_SCORE),
                         "NodeAffinity,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_int_equal(weight(p, "NodeAffinity"), 4);
     assert_int_equal(plugin(p, "MyFilter")->points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "NodePorts")->explicit_points, 1u << MS_EP_FILTER);
     assert_int_equal(plugin(p, "MyFilter")->weight, 1);
-    assert_int_equal(p->nplugins, 19);
-    assert_string_equal(p->plugins[18].name, "MyFilter");
+    assert_int_equal(p->nplugins, 20);
+    assert_string_equal(p->plugins[19].name, "MyFilter");
     ms_config_free(&c);
 }
 
@@ -259,7 +242,7 @@ static void test_disable_and_enable_moves_to_end(void **state) {
         "{\"filter\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
 
@@ -303,12 +286,12 @@ static void test_multi_point_rules(void **state) {
     /* disabled in multiPoint: gone from every point */
     c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"NodePorts\"}, {\"name\": \"NodeName\"}]}}");
     p = &c.profiles[0];
-    assert_int_equal(p->nplugins, 16);
+    assert_int_equal(p->nplugins, 17);
     assert_null(plugin(p, "NodePorts"));
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         assert_string_equal(order(p, (ms_extension_point)ep),
                             "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,"
-                            "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                            "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     ms_config_free(&c);
 
     /* '*' in multiPoint drops every default; enabled entries still apply */
@@ -325,7 +308,7 @@ static void test_multi_point_rules(void **state) {
         "{\"multiPoint\": {\"disabled\": [{\"name\": \"NodeName\"}], \"enabled\": [{\"name\": \"NodeName\"}]}}");
     assert_string_equal(order(&c.profiles[0], MS_EP_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeName");
     ms_config_free(&c);
 }
 
@@ -339,7 +322,7 @@ static void test_multi_point_then_specific_point(void **state) {
     const ms_profile_config *p = &c.profiles[0];
     assert_string_equal(order(p, MS_EP_SCORE),
                         "MyScore,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
+                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,ImageLocality,DefaultBinder");
     char want[512];
     snprintf(want, sizeof want, "%s,MyScore", default_order);
     assert_string_equal(order(p, MS_EP_FILTER), want);
@@ -378,15 +361,15 @@ static void test_docs_multi_point_precedence(void **state) {
     assert_null(plugin(p, "PrioritySort"));
     assert_string_equal(order(p, MS_EP_QUEUE_SORT),
                         "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,"
-                        "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+                        "PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin1 disabled for filter only */
     assert_string_equal(order(p, MS_EP_FILTER),
                         "SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,"
-                        "PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+                        "PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     /* DefaultPlugin2 reordered to run first in score */
     assert_string_equal(order(p, MS_EP_SCORE),
                         "NodeResourcesBalancedAllocation,SchedulingGates,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
+                        "NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,ImageLocality,DefaultBinder,CustomQueueSort,CustomPlugin1,CustomPlugin2");
     assert_int_equal(weight(p, "CustomPlugin1"), 3);
     assert_int_equal(weight(p, "CustomPlugin2"), 1);
     assert_int_equal(weight(p, "NodeResourcesBalancedAllocation"), 1);
@@ -395,14 +378,15 @@ static void test_docs_multi_point_precedence(void **state) {
     ms_config_free(&c);
 }
 
-static void test_disabling_unimplemented_defaults_is_accepted(void **state) {
+/* DynamicResources is a default like any other: a profile may leave it out
+ * or weigh it. */
+static void test_dynamic_resources_can_be_disabled(void **state) {
     (void)state;
     ms_config c = load_plugins(
-        "{\"multiPoint\": {\"disabled\": [{\"name\": \"DynamicResources\"}]},"
-        " \"filter\": {\"disabled\": [{\"name\": \"DynamicResources\"}]}}");
-    assert_default_profile(&c.profiles[0]);
+        "{\"multiPoint\": {\"disabled\": [{\"name\": \"DynamicResources\"}]}}");
+    assert_null(plugin(&c.profiles[0], "DynamicResources"));
+    assert_int_equal(c.profiles[0].nplugins, 18);
     ms_config_free(&c);
-    /* enabling one is kept for the framework to reject by name */
     c = load_plugins("{\"multiPoint\": {\"enabled\": [{\"name\": \"DynamicResources\", \"weight\": 2}]}}");
     assert_non_null(plugin(&c.profiles[0], "DynamicResources"));
     assert_int_equal(weight(&c.profiles[0], "DynamicResources"), 2);
@@ -415,7 +399,7 @@ static void test_disable_scheduling_gates(void **state) {
     (void)state;
     ms_config c = load_plugins("{\"multiPoint\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
     assert_null(plugin(&c.profiles[0], "SchedulingGates"));
-    assert_int_equal(c.profiles[0].nplugins, 17);
+    assert_int_equal(c.profiles[0].nplugins, 18);
     ms_config_free(&c);
     c = load_plugins("{\"preEnqueue\": {\"disabled\": [{\"name\": \"SchedulingGates\"}]}}");
     const ms_profile_config *p = &c.profiles[0];
@@ -1011,7 +995,7 @@ static void test_yaml_example_scheduler_config(void **state) {
     assert_ptr_equal(b, &c.profiles[1]);
     assert_string_equal(order(b, MS_EP_SCORE),
                         "NodeResourcesFit,SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodePorts,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,ImageLocality,DefaultBinder");
+                        "NodePorts,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,ImageLocality,DefaultBinder");
     assert_string_equal(order(b, MS_EP_FILTER), default_order);
     assert_int_equal(weight(b, "NodeResourcesFit"), 5);
     assert_int_equal(weight(b, "TaintToleration"), 3);
@@ -1044,7 +1028,7 @@ static void test_yaml_example_profiles(void **state) {
     assert_string_equal(order(r, MS_EP_FILTER), "NodeResourcesFit,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity");
     assert_string_equal(order(r, MS_EP_PRE_FILTER),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder");
     assert_null(plugin(r, "NodePorts"));
     ms_config_free(&c);
 }
@@ -1082,7 +1066,7 @@ static void test_yaml_docs_examples(void **state) {
     assert_string_equal(p->scheduler_name, "default-scheduler");
     assert_string_equal(order(p, MS_EP_SCORE),
                         "SchedulingGates,PrioritySort,NodeUnschedulable,NodeName,TaintToleration,NodeAffinity,NodePorts,"
-                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,"
+                        "NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,"
                         "ImageLocality,DefaultBinder,MyCustomPluginA,MyCustomPluginB");
     char want[512];
     assert_string_equal(order(p, MS_EP_FILTER), default_order);
@@ -1257,7 +1241,6 @@ int main(void) {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_default_lease_name),
         cmocka_unit_test(test_extension_point_names),
-        cmocka_unit_test(test_not_implemented_defaults),
         cmocka_unit_test(test_minimal_file_every_version),
         cmocka_unit_test(test_disable_default_at_one_point),
         cmocka_unit_test(test_disable_star_at_one_point),
@@ -1267,7 +1250,7 @@ int main(void) {
         cmocka_unit_test(test_multi_point_rules),
         cmocka_unit_test(test_multi_point_then_specific_point),
         cmocka_unit_test(test_docs_multi_point_precedence),
-        cmocka_unit_test(test_disabling_unimplemented_defaults_is_accepted),
+        cmocka_unit_test(test_dynamic_resources_can_be_disabled),
         cmocka_unit_test(test_disable_scheduling_gates),
         cmocka_unit_test(test_plugin_config_args),
         cmocka_unit_test(test_two_profiles),

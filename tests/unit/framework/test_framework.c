@@ -384,11 +384,6 @@ static void test_init_errors(void **state) {
     assert_int_equal(ms_framework_init_with(&fw, &fx->pc, 0, &fx->h, out_of_tree, NOOT, &err), MS_OK);
     ms_framework_destroy(&fw);
 
-    /* An upstream default moonsched lacks is named as such. */
-    snprintf(fx->pc.plugins[a + 1].name, sizeof fx->pc.plugins[0].name, "DynamicResources");
-    expect_init_error(fx, "profile \"test-scheduler\": plugin \"DynamicResources\" is not "
-                          "implemented yet");
-
     static const ms_plugin_ops shadow = {.name = "NodeName"};
     static const ms_plugin_ops *const bad[] = {&shadow};
     assert_int_equal(ms_framework_init_with(&fw, &fx->pc, 0, &fx->h, bad, 1, &err), MS_EINVAL);
@@ -927,15 +922,17 @@ static void test_default_profile(void **state) {
     ms_framework fw;
     if (ms_framework_init(&fw, &fx->pc, 0, &fx->h, &err) != MS_OK) fail_msg("%s", err.msg);
     expect_order(&fw, MS_EP_QUEUE_SORT, "PrioritySort");
+    expect_order(&fw, MS_EP_PRE_ENQUEUE, "SchedulingGates DynamicResources");
     expect_order(&fw, MS_EP_FILTER, "NodeUnschedulable NodeName TaintToleration NodeAffinity "
                                     "NodePorts NodeResourcesFit VolumeRestrictions NodeVolumeLimits "
-                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity");
+                                    "VolumeBinding VolumeZone PodTopologySpread InterPodAffinity "
+                                    "DynamicResources");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
     expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
-    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding");
-    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding");
+    expect_order(&fw, MS_EP_RESERVE, "VolumeBinding DynamicResources");
+    expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding DynamicResources");
     static const int32_t weights[] = {3, 2, 1, 2, 2, 1, 1};
     for (uint32_t k = 0; k < ms_framework_nscore(&fw); k++)
         assert_int_equal(fw.plugins[fw.order[MS_EP_SCORE][k]].weight, weights[k]);
@@ -1019,7 +1016,7 @@ static void test_registry(void **state) {
                                   "PodTopologySpread", "NodeResourcesBalancedAllocation",
                                   "InterPodAffinity", "ImageLocality", "DefaultPreemption",
                                   "DefaultBinder", "VolumeRestrictions", "NodeVolumeLimits",
-                                  "VolumeBinding", "VolumeZone", "SchedulingGates"};
+                                  "VolumeBinding", "VolumeZone", "SchedulingGates", "DynamicResources"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const ms_plugin_ops *o = ms_plugin_lookup(names[i]);
         assert_non_null(o);

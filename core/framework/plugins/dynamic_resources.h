@@ -1,0 +1,75 @@
+/* DynamicResources' structured allocator (upstream's
+ * dynamic-resource-allocation/structured, in its semantics): the claims of
+ * one pod that need devices, prepared once per cycle, then allocated on one
+ * node at a time from the devices of the ResourceSlices usable there. */
+#ifndef MOONSCHED_PLUGINS_DYNAMIC_RESOURCES_H
+#define MOONSCHED_PLUGINS_DYNAMIC_RESOURCES_H
+
+#include "api/dra.h"
+#include "backend/dra_store.h"
+#include "base/map.h"
+#include "cel/cel.h"
+#include "moonsched/nodeinfo.h"
+#include "moonsched/status.h"
+
+/* One way to satisfy a request: an exactly request, or one entry of its
+ * firstAvailable list (tried in order). Selectors: the class's, then the
+ * request's. */
+typedef struct dr_alt {
+    ms_str result_name;            /* "req" or "req/sub", as results name it */
+    const ms_device_subrequest *r;
+    uint32_t nsel;
+    ms_cel_program *sel;
+} dr_alt;
+
+typedef struct dr_request {
+    ms_str name;
+    uint32_t nalt;
+    dr_alt *alts;
+} dr_request;
+
+typedef struct dr_claim {
+    const ms_dra_object *obj;
+    uint32_t nreq;
+    dr_request *reqs;
+} dr_claim;
+
+/* A device chosen for a claim's request. */
+typedef struct dr_pick {
+    uint32_t claim;                /* index in the pod's dr_claims */
+    ms_str req;                    /* the request's name */
+    ms_str request;                /* the result's: "req" or "req/sub" */
+    const ms_dra_object *slice;
+    const ms_device *device;
+    bool admin;
+} dr_pick;
+
+/* The pod's claims to allocate and what every node's allocation reads. */
+typedef struct dr_alloc {
+    const ms_interner *in;
+    uint32_t nclaims;
+    dr_claim *claims;
+    /* The slices of complete pools at their newest generation, ordered by
+     * node name (those without one, usable on many nodes, first), then
+     * by name id: a node's own slices are one binary search away. */
+    uint32_t nslices, nshared;
+    const ms_dra_object **slices;
+    const ms_map *allocated;       /* device key -> non-NULL: in use */
+} dr_alloc;
+
+/* The key of a device in the allocated set. */
+uint64_t ms_dr_device_key(ms_str driver, ms_str pool, ms_str device);
+
+/* Prepares the claims (their classes and compiled selectors) into a (the
+ * cycle's arena). On failure *why says it in upstream's words and the code
+ * is the status code to return. */
+ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_object *const *claims, uint32_t n,
+                      ms_arena *a, const char **why);
+
+/* Allocates every claim on `ni`: *picks (from the scratch arena) and
+ * *npicks on success. MS_UNSCHEDULABLE_AND_UNRESOLVABLE when it cannot,
+ * MS_ERROR with *why when a selector fails to evaluate. */
+ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
+                       uint32_t *npicks, const char **why);
+
+#endif

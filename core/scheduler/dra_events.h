@@ -1,0 +1,27 @@
+/* resource.k8s.io object deltas into the scheduler's DRA store
+ * (backend/dra_store.h), on the scheduler thread: from simulate's loader
+ * (and, later, run's informers). */
+#ifndef MOONSCHED_DRA_EVENTS_H
+#define MOONSCHED_DRA_EVENTS_H
+
+#include "api/dra.h"
+#include "backend/dra_store.h"
+#include "moonsched/scheduler.h"
+
+/* Add and update both insert or replace by kind/namespace/name; the store
+ * holds its own reference. The queued pods that a plugin registered the
+ * kind's event for move (MS_EV_RESOURCE_CLAIM, _SLICE, MS_EV_DEVICE_CLASS);
+ * a template changes nothing a pod waits for. Returns MS_ENOMEM when the
+ * object could not be kept. */
+ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o, double now);
+/* The objects are provided (simulate's files; run's informers when they
+ * come): plugins see the store from now on, and a claim it lacks does not
+ * exist. */
+void ms_scheduler_dra_provided(ms_scheduler *s);
+/* A deletion moves no pod: it frees nothing a pod can use that an update
+ * of the claim (its deallocation) did not already say. */
+void ms_scheduler_dra_delete(ms_scheduler *s, ms_dra_kind kind, ms_str namespace_, ms_str name);
+/* The store, for reports; NULL never. */
+const ms_dra_store *ms_scheduler_dra_store(const ms_scheduler *s);
+
+#endif

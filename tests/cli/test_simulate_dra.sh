@@ -1,0 +1,108 @@
+#!/bin/sh
+# Pods with resource claims (resource.k8s.io) in `simulate`: held back
+# while a claim does not exist, placed where an allocated claim is
+# available, claims allocated by the structured allocator, with
+# DynamicResources' reasons in upstream's words; pods without claims placed
+# as before;
+# the claims and the resource.k8s.io objects checked as the API server
+# validates them. TAP output.
+# B: the build directory (default: build).
+set -u
+B=${B:-build}
+M="$B/moonsched"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib/tap.sh
+
+tap_need "$M"
+D=tests/cli/data
+
+"$M" simulate --cluster "$D/dra-claims.yaml" >"$T/out.txt"
+check "exit 0" test $? -eq 0
+HELD="never attempted: held back by PreEnqueue (DynamicResources:"
+check "a claim from a template not generated yet: held back in upstream's words" \
+    has_line "$T/out.txt" "default/gpu-job -> (unschedulable) $HELD pod \"default/gpu-job\": ResourceClaim not created yet)"
+check "a named claim the files lack: held back, the claim named" \
+    has_line "$T/out.txt" "default/shared-nic -> (unschedulable) $HELD could not find ResourceClaim \"default/rdma-nic\")"
+check "a generated claim the files lack: held back, the generated name" \
+    has_line "$T/out.txt" "default/generated -> (unschedulable) $HELD could not find ResourceClaim \"default/generated-gpu-5x2lq\")"
+check "default/web (no claims) placed" grep -qx "default/web -> n1  (not scored: feasible 1/1)" "$T/out.txt"
+
+"$M" simulate --cluster "$D/dra-claims.yaml" --output json >"$T/out.json"
+check_eval "json: no node for the three pods with claims, DynamicResources' reason in their message" \
+    "jq -e '[.placements[] | select(.pod != \"default/web\") |
+             select(.node == null and (.message | contains(\"(DynamicResources: \")))] | length == 3' '$T/out.json' >/dev/null"
+
+"$M" simulate --cluster "$D/dra-claim-states.yaml" >"$T/states.txt"
+check "a generated claim another pod owns: upstream's words" \
+    has_line "$T/states.txt" "default/not-owner -> (unschedulable) $HELD ResourceClaim someone-elses was not created for pod default/not-owner (pod is not owner))"
+check "an unallocated claim: allocated on the node with a free device of its class" \
+    has_line "$T/states.txt" "default/unallocated -> n1  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/n1/gpu-0"
+check "a claim allocated on rack r2: the pod goes to the node of rack r2 (the other refused), with its device" \
+    has_line "$T/states.txt" "default/allocated -> n2  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/r2/gpu-7"
+
+# Without the plugin nothing looks at claims (upstream's profile without
+# DynamicResources): the pods are placed, which shows the plugin decides.
+"$M" simulate --cluster "$D/dra-claims.yaml" --config "$D/dra-no-plugin.yaml" --output json >"$T/off.json"
+check_eval "DynamicResources disabled: all four pods placed" \
+    "jq -e '[.placements[] | select(.node == \"n1\")] | length == 4' '$T/off.json' >/dev/null"
+
+"$M" simulate --cluster "$D/dra-bad-claim.yaml" >/dev/null 2>"$T/bad.err"
+check "a claim with both sources: exit 2" test $? -eq 2
+check "... file, object, field and upstream's words" \
+    grep -q "Pod default/both: spec.resourceClaims\[0\]: Invalid value: \"gpu\": at most one of \`resourceClaimName\` or \`resourceClaimTemplateName\` may be specified" "$T/bad.err"
+
+# The example: pods sharing or owning an allocated claim go where it is
+# available, with their devices; the others wait, each with its reason.
+"$M" simulate --cluster examples/cluster-dra.yaml >"$T/ex.txt"
+check "example: both trainers share the H100 claim allocated on gpu-b" \
+    sh -c "grep -qx 'ml/trainer-0 -> gpu-b  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-b/gpu-0' '$T/ex.txt' &&
+           grep -qx 'ml/trainer-1 -> gpu-b  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-b/gpu-0' '$T/ex.txt'"
+check "example: the notebook goes with its generated claim to gpu-a" \
+    has_line "$T/ex.txt" "ml/notebook -> gpu-a  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-a/gpu-1"
+check "example: a claim not generated yet: held back, in upstream's words" \
+    grep -q "^ml/batch-1 -> (unschedulable) $HELD pod \"ml/batch-1\": ResourceClaim not created yet)" "$T/ex.txt"
+check "example: a generated claim not allocated: allocated the free A100 of gpu-a" \
+    has_line "$T/ex.txt" "ml/batch-2 -> gpu-a  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/gpu-a/gpu-0"
+check "example: a pod without claims has no devices part" grep -q "^default/web -> cpu-1  (score [0-9]*: .*feasible 3/3)\$" "$T/ex.txt"
+"$M" simulate --cluster examples/cluster-dra.yaml --output json >"$T/ex.json"
+check_eval "example json: the devices of the placed pods with claims, none for the others" \
+    "jq -e '[.placements[] | select(.devices)] | map(.pod + \" \" + .devices) ==
+            [\"ml/trainer-0 gpu=gpu.example.com/gpu-b/gpu-0\", \"ml/trainer-1 gpu=gpu.example.com/gpu-b/gpu-0\",
+             \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\", \"ml/batch-2 gpu=gpu.example.com/gpu-a/gpu-0\"]' '$T/ex.json' >/dev/null"
+
+# The allocator's cases, each pod taking devices the next cannot have.
+"$M" simulate --cluster "$D/dra-allocator.yaml" >"$T/alloc.txt"
+check "allocator: a selector (model H100) takes the one H100 of a complete pool at its newest generation" \
+    has_line "$T/alloc.txt" "default/wants-h100 -> n2  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n2/gpu-0"
+check "allocator: two devices under matchAttribute numa: the two on NUMA 1 (backtracking past gpu-0)" \
+    has_line "$T/alloc.txt" "default/wants-pair -> n1  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n1/gpu-1, gpus=gpu.example.com/n1/gpu-2"
+check "allocator: firstAvailable falls back to its second choice when no 80Gi GPU is free" \
+    has_line "$T/alloc.txt" "default/wants-big-or-any -> n1  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n1/gpu-0"
+check "allocator: every device taken: upstream's Filter reason on each node" \
+    grep -q "^default/wants-one-more -> (unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/alloc.txt"
+check "allocator: admin access with All takes devices in use" \
+    has_line "$T/alloc.txt" "default/monitors-h100 -> n2  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n2/gpu-0"
+check "allocator: a missing class: refused in PreFilter, in upstream's words" \
+    grep -q "^default/wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
+    "$T/alloc.txt"
+
+# A claim allocated by the first of two pods sharing it: PreBind wrote the
+# allocation, the second pod finds it allocated and gets the same device.
+"$M" simulate --cluster "$D/dra-shared-claim.yaml" >"$T/shared.txt"
+check "a shared claim: allocated once, both pods on its node with its one device" \
+    sh -c "grep -qx 'default/a -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt' &&
+           grep -qx 'default/b -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt'"
+
+# resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
+"$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
+check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \
+    grep -qx "objects read:      4 (0 skipped)" "$T/stats.txt"
+sed 's/resourceSliceCount: 1/resourceSliceCount: 0/' "$D/dra-objects.yaml" >"$T/bad-slice.yaml"
+"$M" simulate --cluster "$T/bad-slice.yaml" >/dev/null 2>"$T/bad-slice.err"
+check "a ResourceSlice with resourceSliceCount 0: exit 2" test $? -eq 2
+check "... the object, the field path and upstream's words" \
+    grep -q "ResourceSlice n1-gpus: spec.pool.resourceSliceCount: Invalid value: \"0\": must be greater than zero" \
+    "$T/bad-slice.err"
+
+tap_done
