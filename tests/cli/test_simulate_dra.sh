@@ -67,24 +67,24 @@ check "example: a generated claim not allocated: allocated the free A100 of gpu-
 check "example: a pod without claims has no devices part" grep -q "^default/web -> cpu-1  (score [0-9]*: .*feasible 3/3)\$" "$T/ex.txt"
 "$M" simulate --cluster examples/cluster-dra.yaml --output json >"$T/ex.json"
 check_eval "example json: the devices of the placed pods with claims, none for the others" \
-    "jq -e '[.placements[] | select(.devices)] | map(.pod + \" \" + .devices) ==
-            [\"ml/trainer-0 gpu=gpu.example.com/gpu-b/gpu-0\", \"ml/trainer-1 gpu=gpu.example.com/gpu-b/gpu-0\",
-             \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\", \"ml/batch-2 gpu=gpu.example.com/gpu-a/gpu-0\"]' '$T/ex.json' >/dev/null"
+    "jq -e '[.placements[] | select(.devices)] | map(.pod + \" \" + .devices) | sort ==
+            [\"ml/batch-2 gpu=gpu.example.com/gpu-a/gpu-0\", \"ml/notebook gpu=gpu.example.com/gpu-a/gpu-1\",
+             \"ml/trainer-0 gpu=gpu.example.com/gpu-b/gpu-0\", \"ml/trainer-1 gpu=gpu.example.com/gpu-b/gpu-0\"]' '$T/ex.json' >/dev/null"
 
 # The allocator's cases, each pod taking devices the next cannot have.
 "$M" simulate --cluster "$D/dra-allocator.yaml" >"$T/alloc.txt"
 check "allocator: a selector (model H100) takes the one H100 of a complete pool at its newest generation" \
-    has_line "$T/alloc.txt" "default/wants-h100 -> n2  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n2/gpu-0"
+    has_line "$T/alloc.txt" "default/a-wants-h100 -> n2  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n2/gpu-0"
 check "allocator: two devices under matchAttribute numa: the two on NUMA 1 (backtracking past gpu-0)" \
-    has_line "$T/alloc.txt" "default/wants-pair -> n1  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n1/gpu-1, gpus=gpu.example.com/n1/gpu-2"
+    has_line "$T/alloc.txt" "default/b-wants-pair -> n1  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n1/gpu-1, gpus=gpu.example.com/n1/gpu-2"
 check "allocator: firstAvailable falls back to its second choice when no 80Gi GPU is free" \
-    has_line "$T/alloc.txt" "default/wants-big-or-any -> n1  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n1/gpu-0"
+    has_line "$T/alloc.txt" "default/c-wants-big-or-any -> n1  (not scored: feasible 1/3)  devices: gpu=gpu.example.com/n1/gpu-0"
 check "allocator: every device taken: upstream's Filter reason on each node" \
-    grep -q "^default/wants-one-more -> (unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/alloc.txt"
+    grep -q "^default/d-wants-one-more -> (unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/alloc.txt"
 check "allocator: admin access with All takes devices in use" \
-    has_line "$T/alloc.txt" "default/monitors-h100 -> n2  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n2/gpu-0"
+    has_line "$T/alloc.txt" "default/e-monitors-h100 -> n2  (not scored: feasible 1/3)  devices: gpus=gpu.example.com/n2/gpu-0"
 check "allocator: a missing class: refused in PreFilter, in upstream's words" \
-    grep -q "^default/wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
+    grep -q "^default/f-wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
     "$T/alloc.txt"
 
 # A claim allocated by the first of two pods sharing it: PreBind wrote the
