@@ -14,8 +14,9 @@
 /* Times before this (2001) are a virtual clock's. */
 #define VIRTUAL_CLOCK_END 1e9
 
-bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap) {
+bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap, ms_interner *in) {
     memset(r, 0, sizeof *r);
+    r->in = in;
     if (cap == 0) return true;
     r->rec = calloc(cap, sizeof *r->rec);
     if (!r->rec) return false;
@@ -23,7 +24,15 @@ bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap) {
     return true;
 }
 
+/* The names a record holds, given back before its slot is reused. */
+static void release_names(ms_explain_ring *r, ms_explain_record *rec) {
+    ms_str_release(r->in, rec->name);
+    uint32_t nv = rec->nvictims < MS_EXPLAIN_MAX_VICTIMS ? rec->nvictims : MS_EXPLAIN_MAX_VICTIMS;
+    for (uint32_t i = 0; i < nv; i++) ms_str_release(r->in, rec->victims[i][1]);
+}
+
 void ms_explain_ring_free(ms_explain_ring *r) {
+    for (uint32_t i = 0; i < r->n; i++) release_names(r, &r->rec[i]);
     for (uint32_t i = 0; i < r->cap; i++) {
         free(r->rec[i].scores);
         free(r->rec[i].message);
@@ -32,11 +41,15 @@ void ms_explain_ring_free(ms_explain_ring *r) {
     memset(r, 0, sizeof *r);
 }
 
-ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r) {
+ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r, ms_str ns, ms_str name) {
     if (r->cap == 0) return NULL;
     ms_explain_record *rec = &r->rec[r->next];
     if (++r->next == r->cap) r->next = 0;
     if (r->n < r->cap) r->n++;
+    else release_names(r, rec);
+    ms_str_retain(r->in, name);
+    rec->ns = ns;
+    rec->name = name;
     /* Only what a cycle may leave unset is cleared; buffers stay. */
     rec->result = MS_EXPLAIN_ERROR;
     rec->node = rec->nominated = MS_STR_NONE;
@@ -83,8 +96,9 @@ void ms_explain_set_scores(ms_explain_record *rec, const int64_t *scores, uint32
     rec->nscores = n;
 }
 
-void ms_explain_add_victim(ms_explain_record *rec, ms_str ns, ms_str name) {
+void ms_explain_add_victim(ms_explain_ring *r, ms_explain_record *rec, ms_str ns, ms_str name) {
     if (rec->nvictims < MS_EXPLAIN_MAX_VICTIMS) {
+        ms_str_retain(r->in, name);
         rec->victims[rec->nvictims][0] = ns;
         rec->victims[rec->nvictims][1] = name;
     }

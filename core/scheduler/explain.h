@@ -69,6 +69,9 @@ typedef struct ms_explain_record {
 } ms_explain_record;
 
 typedef struct ms_explain_ring {
+    /* Records hold a reference on the names they keep (pod names are
+     * released when the pod goes). */
+    ms_interner *in;
     ms_explain_record *rec;
     uint32_t cap;                  /* 0: recording is off */
     uint32_t next;                 /* the slot the next cycle takes */
@@ -76,11 +79,12 @@ typedef struct ms_explain_ring {
 } ms_explain_ring;
 
 /* cap 0 turns recording off. false when out of memory (then off). */
-bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap);
+bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap, ms_interner *in);
 void ms_explain_ring_free(ms_explain_ring *r);
 
-/* The slot of a new cycle, cleared (buffers kept), or NULL when off. */
-ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r);
+/* The slot of a new cycle of pod ns/name, cleared (buffers kept), or NULL
+ * when off. */
+ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r, ms_str ns, ms_str name);
 /* The newest record of the pod, or NULL. */
 const ms_explain_record *ms_explain_ring_find(const ms_explain_ring *r, ms_str ns, ms_str name);
 
@@ -89,7 +93,7 @@ const ms_explain_record *ms_explain_ring_find(const ms_explain_ring *r, ms_str n
 void ms_explain_set_result(ms_explain_record *rec, ms_explain_result result, const char *message);
 /* The selected node's weighted per-plugin scores (copied). */
 void ms_explain_set_scores(ms_explain_record *rec, const int64_t *scores, uint32_t n);
-void ms_explain_add_victim(ms_explain_record *rec, ms_str ns, ms_str name);
+void ms_explain_add_victim(ms_explain_ring *r, ms_explain_record *rec, ms_str ns, ms_str name);
 
 const char *ms_explain_result_name(ms_explain_result r);
 

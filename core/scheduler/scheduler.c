@@ -101,7 +101,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
-    if (s->explain_cur) ms_explain_add_victim(s->explain_cur, victim->meta.namespace_, victim->meta.name);
+    if (s->explain_cur) ms_explain_add_victim(&s->explain, s->explain_cur, victim->meta.namespace_, victim->meta.name);
     return MS_OK;
 }
 
@@ -381,7 +381,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     uint32_t ncycles = o->explain_cycles < 0    ? 0
                        : o->explain_cycles == 0 ? MS_EXPLAIN_DEFAULT_CYCLES
                                                 : (uint32_t)o->explain_cycles;
-    if (!ms_explain_ring_init(&s->explain, ncycles)) {
+    if (!ms_explain_ring_init(&s->explain, ncycles, s->in)) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto fail;
     }
