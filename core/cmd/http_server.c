@@ -171,7 +171,8 @@ static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_o
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
                             MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
                             NULL, MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY,
-                            o->tls_key_pem, MHD_OPTION_HTTPS_PRIORITIES, tls_priorities, MHD_OPTION_END);
+                            o->tls_key_pem, MHD_OPTION_HTTPS_PRIORITIES,
+                            o->tls_priorities ? o->tls_priorities : tls_priorities, MHD_OPTION_END);
 }
 
 ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err) {

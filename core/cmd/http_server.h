@@ -48,6 +48,9 @@ typedef struct ms_http_server_options {
     /* Both: HTTPS (TLS 1.2 and 1.3) with this certificate chain and key,
      * PEM; every answer then says Cache-Control: no-cache, private. */
     const char *tls_cert_pem, *tls_key_pem;
+    /* GnuTLS priorities (cmd/tls_config.h); NULL: TLS 1.2 and 1.3 with
+     * GnuTLS's default suites. */
+    const char *tls_priorities;
     ms_http_gate gate;             /* NULL: every request goes to the handler */
     void *gate_ctx;
     bool dual_stack;               /* an IPv6 address takes IPv4 connections too */

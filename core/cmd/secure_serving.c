@@ -15,6 +15,7 @@
 #include "cmd/authenticator.h"
 #include "cmd/authorizer.h"
 #include "cmd/serving_cert.h"
+#include "cmd/tls_config.h"
 
 struct ms_secure_serving {
     const ms_logger *log;
@@ -203,8 +204,16 @@ static ms_rc setup_cert(ms_secure_serving *s, const ms_secure_serving_options *o
 }
 
 static ms_rc listen_on(ms_secure_serving *s, const ms_secure_serving_options *o, ms_error *err) {
+    char priorities[512], extra[1024];
+    ms_rc rc = ms_tls_priorities(o->tls_min_version, o->tls_cipher_suites, priorities, sizeof priorities, extra,
+                                 sizeof extra, err);
+    if (rc != MS_OK) return rc;
+    if (*extra)
+        ms_log(s->log, MS_LOG_WARN, "GnuTLS pairs the listed key exchanges and ciphers: these suites are allowed too",
+               "suites", extra, NULL);
     ms_http_server_options ho = {.handler = o->handler, .ctx = o->ctx, .tls_cert_pem = s->cert.cert_pem,
-                                 .tls_key_pem = s->cert.key_pem, .gate = gate, .gate_ctx = s};
+                                 .tls_key_pem = s->cert.key_pem, .tls_priorities = priorities, .gate = gate,
+                                 .gate_ctx = s};
     char addr[128];
     unsigned char ip[16];
     if (unspecified(o->bind_address)) {

@@ -9,7 +9,8 @@
 # answers are compared with upstream kube-scheduler's from the same tree,
 # on the same server. --authentication-kubeconfig and
 # --authorization-kubeconfig choose who reviews; --secure-port=0 serves
-# nothing. Loopback only; stops everything it starts.
+# nothing; --tls-min-version and --tls-cipher-suites are honoured.
+# Loopback only; stops everything it starts.
 E2E_NAME=serving
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
@@ -137,6 +138,32 @@ check_eval "a key that is not the certificate's: refused at start (exit 2)" \
     "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
        --metrics-bind-address=0 --tls-cert-file='$dir/serving.crt' --tls-private-key-file='$dir/sca.key' >'$dir/mismatch.log' 2>&1;
      [ \$? = 2 ] && grep -q 'tls-private-key-file' '$dir/mismatch.log'"
+
+# --- --tls-min-version, --tls-cipher-suites ------------------------------------------------
+hello() {   # openssl s_client's options...: "New, VERSION, Cipher is CIPHER", or nothing when refused
+    echo | openssl s_client -connect "127.0.0.1:$port" "$@" 2>/dev/null | grep '^New, TLS'
+}
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --tls-min-version=VersionTLS13
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--tls-min-version=VersionTLS13: a TLS 1.2 handshake is refused, TLS 1.3 served" \
+    "[ -z \"\$(hello -tls1_2)\" ] && hello -tls1_3 | grep -q '^New, TLSv1.3'"
+stop_ms TERM
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--tls-cipher-suites: TLS 1.2 with the listed suite only" \
+    "hello -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384 | grep -q 'Cipher is ECDHE-RSA-AES256-GCM-SHA384' &&
+     [ -z \"\$(hello -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256)\" ] &&
+     [ -z \"\$(hello -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305)\" ]"
+stop_ms TERM
+check_eval "an unknown --tls-min-version or suite: usage error (exit 2) naming it" \
+    "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
+       --metrics-bind-address=0 --tls-min-version=VersionTLS14 >'$dir/tlsv.log' 2>&1;
+     [ \$? = 2 ] && grep -q 'unknown tls version \"VersionTLS14\"' '$dir/tlsv.log' &&
+     { '$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
+       --metrics-bind-address=0 --tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA >'$dir/tlsc.log' 2>&1;
+       [ \$? = 2 ]; } && grep -q 'TLS_RSA_WITH_RC4_128_SHA' '$dir/tlsc.log'"
 
 # --- who reviews: --authentication-kubeconfig, --authorization-kubeconfig ------------------
 start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
