@@ -75,6 +75,13 @@ ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
 /* The same with every option. */
 ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err);
 uint16_t ms_http_server_port(const ms_http_server *s);
+/* An HTTPS server serves a new certificate and key (PEM, copied) from now
+ * on: a new daemon takes the listening socket over, the old one finishes
+ * the connections it has (stopped at the next replacement or at the end).
+ * Not concurrently with ms_http_server_stop. MS_EIO when libmicrohttpd
+ * refuses the pair (the old one is served again). */
+ms_rc ms_http_server_replace_certificate(ms_http_server *s, const char *cert_pem, const char *key_pem,
+                                         ms_error *err);
 /* Stops the thread and closes the socket. NULL is fine. */
 void ms_http_server_stop(ms_http_server *s);
 

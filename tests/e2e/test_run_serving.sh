@@ -9,7 +9,8 @@
 # answers are compared with upstream kube-scheduler's from the same tree,
 # on the same server. --authentication-kubeconfig and
 # --authorization-kubeconfig choose who reviews; --secure-port=0 serves
-# nothing; --tls-min-version and --tls-cipher-suites are honoured.
+# nothing; --tls-min-version and --tls-cipher-suites are honoured; the
+# certificate files replaced under the running scheduler are served.
 # Loopback only; stops everything it starts.
 E2E_NAME=serving
 # shellcheck source=run-harness.sh
@@ -133,6 +134,17 @@ start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --m
 check_eval "--tls-cert-file/--tls-private-key-file: curl --cacert verifies it (CN moonsched-serving)" \
     "wait_for 20 'curl -sf --cacert \"$dir/sca.crt\" https://127.0.0.1:$port/healthz >/dev/null' &&
      echo | openssl s_client -connect 127.0.0.1:$port 2>/dev/null | grep -q 'subject=CN = moonsched-serving'"
+# rotated under the running scheduler, as cert-manager does: new files renamed over the old
+openssl req -newkey rsa:2048 -nodes -subj "/CN=moonsched-rotated" -keyout "$dir/rotated.key" \
+    -out "$dir/rotated.csr" 2>/dev/null
+openssl x509 -req -in "$dir/rotated.csr" -CA "$dir/sca.crt" -CAkey "$dir/sca.key" -CAcreateserial -days 1 \
+    -extfile "$dir/serving.ext" -out "$dir/rotated.crt" 2>/dev/null
+mv "$dir/rotated.key" "$dir/serving.key"
+mv "$dir/rotated.crt" "$dir/serving.crt"
+check_eval "certificate and key replaced under the running scheduler: the new one is served, no restart" \
+    "wait_for 20 \"echo | openssl s_client -connect 127.0.0.1:$port 2>/dev/null | grep -q 'subject=CN = moonsched-rotated'\" &&
+     curl -sf --cacert '$dir/sca.crt' https://127.0.0.1:$port/healthz >/dev/null &&
+     grep -q 'msg=\"serving certificate reloaded\"' '$dir/ms.log' && kill -0 $ms_pid"
 stop_ms TERM
 check_eval "a key that is not the certificate's: refused at start (exit 2)" \
     "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \

@@ -131,8 +131,28 @@ static void test_self_signed(void **state) {
     ms_serving_cert_free(&c);
 }
 
-/* Files: a pair that belongs together is served; one that does not, or
- * a certificate without its key, is refused at start. */
+/* Whether the certificate served on port has subject text `cn`. */
+static bool serves(uint16_t port, const char *cn) {
+    char url[64];
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/healthz", port);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    bool found = false;
+    struct curl_certinfo *ci = NULL;
+    if (curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci) == CURLE_OK && ci)
+        for (struct curl_slist *l = ci->num_of_certs ? ci->certinfo[0] : NULL; l; l = l->next)
+            if (strncmp(l->data, "Subject:", 8) == 0 && strstr(l->data, cn)) found = true;
+    curl_easy_cleanup(c);
+    return found;
+}
+
+/* Files: a pair that belongs together is served, and served anew when the
+ * files are replaced; one that does not, or a certificate without its key,
+ * is refused at start. */
 static void test_files(void **state) {
     fixture *f = *state;
     ms_serving_cert a, b;
@@ -169,23 +189,24 @@ static void test_files(void **state) {
     o.bind_address = "127.0.0.1";
     assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
     /* the served certificate is the file's */
-    char url[64];
-    snprintf(url, sizeof url, "https://127.0.0.1:%u/healthz", ms_secure_serving_port(s));
-    CURL *c = curl_easy_init();
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-    curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    assert_int_equal(curl_easy_perform(c), CURLE_OK);
-    struct curl_certinfo *ci = NULL;
-    curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci);
-    assert_non_null(ci);
-    bool found = false;
-    for (struct curl_slist *l = ci->num_of_certs ? ci->certinfo[0] : NULL; l; l = l->next)
-        if (strncmp(l->data, "Subject:", 8) == 0 && strstr(l->data, "CN = test@")) found = true;
-    assert_true(found);
-    curl_easy_cleanup(c);
+    assert_true(serves(ms_secure_serving_port(s), "CN = test@"));
+    /* files replaced under the running server, as cert-manager rotates
+     * them: the new pair is served, on the same port */
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s/new", dir);
+    const char *pems[2] = {b.key_pem, b.cert_pem}, *paths[2] = {key, crt};
+    for (int i = 0; i < 2; i++) {
+        fp = fopen(tmp, "w");
+        fputs(pems[i], fp);
+        fclose(fp);
+        assert_int_equal(rename(tmp, paths[i]), 0);
+    }
+    bool rotated = false;
+    for (int i = 0; i < 300 && !rotated; i++) {
+        rotated = serves(ms_secure_serving_port(s), "CN = other@");
+        if (!rotated) usleep(100000);
+    }
+    assert_true(rotated);
     ms_secure_serving_stop(s);
     unlink(crt);
     unlink(key);
