@@ -5,12 +5,12 @@
  *
  * A scheduler that runs for months must hold memory for the live cluster,
  * not for every pod it ever saw: after the warm-up the resident set must
- * stay within RSS_SLACK_KIB, and the interner's ids must be reused (today's
- * cap is 2^28 ids, reached after 268 million pods).
+ * stay within RSS_SLACK_KIB, and the interner's ids must be reused (there
+ * are 2^28 ids: 268,435,456 pods, 31 days at 100 pods/s).
  *
  *   churn [cycles [nodes [live]]]
- *     cycles  pods created, scheduled, bound and deleted (default: a month
- *             at 100 pods/s, 259,200,000)
+ *     cycles  pods created, scheduled, bound and deleted (default:
+ *             270,000,000, 31.25 days at 100 pods/s, past 2^28)
  *     nodes   nodes in the cluster (default 10)
  *     live    pods alive at once (default 100)
  *
@@ -32,7 +32,7 @@
 #include "moonsched/scheduler.h"
 
 #define PODS_PER_SECOND 100.0
-#define MONTH_CYCLES (30ull * 86400 * 100)
+#define DEFAULT_CYCLES 270000000ull
 #define RSS_SLACK_KIB 4096
 /* New ids the interner may hand out after the warm-up: the ids a released
  * name waits behind before reuse, and room for the others. */
@@ -124,7 +124,7 @@ static ms_pod *new_pod(churn *c, cJSON *tmpl, uint64_t i) {
 }
 
 int main(int argc, char **argv) {
-    uint64_t cycles = argc > 1 ? strtoull(argv[1], NULL, 10) : MONTH_CYCLES;
+    uint64_t cycles = argc > 1 ? strtoull(argv[1], NULL, 10) : DEFAULT_CYCLES;
     uint32_t nnodes = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 10;
     uint32_t live = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 100;
     if (cycles == 0 || nnodes == 0 || live == 0) {
