@@ -58,6 +58,8 @@ ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r, ms_str ns, ms_str n
     rec->feasible = rec->evaluated = rec->num_all_nodes = 0;
     rec->nscores = rec->ncandidates = rec->nvictims = 0;
     if (rec->message) rec->message[0] = '\0';
+    rec->binding = MS_EXPLAIN_BINDING_NONE;
+    rec->binding_message[0] = '\0';
     return rec;
 }
 
@@ -103,6 +105,29 @@ void ms_explain_add_victim(ms_explain_ring *r, ms_explain_record *rec, ms_str ns
         rec->victims[rec->nvictims][1] = name;
     }
     rec->nvictims++;
+}
+
+void ms_explain_ring_complete(ms_explain_ring *r, uint64_t cycle, uint64_t uid_hash, ms_explain_binding b,
+                              const char *message) {
+    /* newest first: the cycle is usually among the last few */
+    for (uint32_t k = 1; k <= r->n; k++) {
+        ms_explain_record *rec = &r->rec[(r->next + r->cap - k) % r->cap];
+        if (rec->cycle != cycle || rec->uid_hash != uid_hash) continue;
+        rec->binding = (uint8_t)b;
+        snprintf(rec->binding_message, sizeof rec->binding_message, "%s", message ? message : "");
+        return;
+    }
+}
+
+static const char *binding_name(const ms_explain_record *rec) {
+    switch ((ms_explain_binding)rec->binding) {
+    case MS_EXPLAIN_BOUND: return "Bound";
+    case MS_EXPLAIN_BIND_FAILED: return "BindingFailed";
+    case MS_EXPLAIN_PERMIT_REJECTED: return "RejectedAtPermit";
+    case MS_EXPLAIN_BINDING_NONE: break;
+    }
+    /* assumed, its binding cycle not ended yet */
+    return rec->result == MS_EXPLAIN_SCHEDULED || rec->result == MS_EXPLAIN_WAITING ? "Pending" : NULL;
 }
 
 const char *ms_explain_result_name(ms_explain_result r) {
@@ -175,6 +200,12 @@ cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *i
     }
     if (rec->preemption_attempted || rec->nominated != MS_STR_NONE || rec->nvictims)
         cJSON_AddItemToObject(o, "preemption", preemption_json(rec, in));
+    const char *binding = binding_name(rec);
+    if (binding) {
+        cJSON *b = cJSON_AddObjectToObject(o, "binding");
+        cJSON_AddStringToObject(b, "result", binding);
+        if (rec->binding_message[0]) cJSON_AddStringToObject(b, "message", rec->binding_message);
+    }
     cJSON_AddNumberToObject(o, "policyGeneration", (double)rec->policy_generation);
     return o;
 }

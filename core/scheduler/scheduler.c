@@ -487,6 +487,8 @@ static void undo_assumption(ms_scheduler *s, ms_inflight *r, double now) {
 
 void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now) {
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, r->qp->pod->meta.uid_hash, MS_EXPLAIN_BIND_FAILED,
+                             message ? message : "binding failed");
     undo_assumption(s, r, now);
     if (s->reporter.bind_failed)
         s->reporter.bind_failed(s->reporter.ctx, r->qp->pod, r->node,
@@ -512,6 +514,7 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         ms_sched_flush_permits(s, now);
         return;
     }
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, pod->meta.uid_hash, MS_EXPLAIN_BOUND, NULL);
     if (r->deleted) {
         /* Deleted while its bind was in flight: nothing will confirm the
          * assumption, and assumed pods never expire. */
@@ -536,6 +539,7 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
         return;
     }
     ms_map_del(&s->binding, pod->meta.uid_hash);
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, pod->meta.uid_hash, MS_EXPLAIN_BIND_FAILED, message);
     undo_assumption(s, r, now);
     if (why == MS_BIND_CONFLICT_GATED && !r->deleted) {
         /* Gated on the server: like SchedulingGates' refusals, only the

@@ -94,7 +94,8 @@ static void test_record_json(void **state) {
     assert_string_equal(text, "{\"cycle\":7,\"time\":\"2026-01-01T00:00:00.000000Z\",\"attempt\":2,"
                               "\"profile\":\"default-scheduler\",\"result\":\"Scheduled\",\"selectedNode\":\"n2\","
                               "\"nodes\":3,\"evaluatedNodes\":3,\"feasibleNodes\":2,\"scored\":true,\"totalScore\":250,"
-                              "\"scores\":{\"TaintToleration\":200,\"lua:spread\":50},\"policyGeneration\":0}");
+                              "\"scores\":{\"TaintToleration\":200,\"lua:spread\":50},\"binding\":{\"result\":\"Pending\"},"
+                              "\"policyGeneration\":0}");
     free(text);
     cJSON_Delete(j);
     /* simulate's virtual clock; preemption's account */
@@ -187,6 +188,53 @@ static void test_explain_bound_and_pending(void **state) {
     env_free(e);
 }
 
+/* A record is completed by what came after its cycle: the bind's answer,
+ * a Permit wait's end. */
+static void test_binding_outcome(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    add_pod(e, "ok", "1", NULL);
+    add_pod(e, "refused", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    cJSON *j = explain(e, "ok");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Pending");
+    cJSON_Delete(j);
+    complete_binds(e, true, false, 1);
+    j = explain(e, "ok");
+    assert_string_equal(jstr(j, "lastCycle.result"), "Scheduled");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Bound");
+    assert_null(jstr(j, "lastCycle.binding.message"));
+    cJSON_Delete(j);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    complete_binds(e, false, false, 2);
+    j = explain(e, "refused");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "BindingFailed");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "conflict");
+    cJSON_Delete(j);
+
+    /* waiting at Permit, then rejected, or timed out */
+    add_pod(e, "wait-1", "1", NULL);
+    add_pod(e, "wait-2", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 3));
+    assert_true(ms_scheduler_schedule_one(e->s, 3));
+    j = explain(e, "wait-1");
+    assert_string_equal(jstr(j, "lastCycle.result"), "WaitingOnPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Pending");
+    cJSON_Delete(j);
+    assert_true(ms_scheduler_permit_deny(e->s, "default/wait-1", "quota used up", 4));
+    j = explain(e, "wait-1");
+    assert_string_equal(jstr(j, "lastCycle.result"), "WaitingOnPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "RejectedAtPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "quota used up");
+    cJSON_Delete(j);
+    ms_scheduler_tick(e->s, 9);
+    j = explain(e, "wait-2");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "rejected due to timeout after waiting at Permit");
+    cJSON_Delete(j);
+    env_free(e);
+}
+
 static void test_explain_scores_and_unknown(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -243,6 +291,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_bounded_newest_first),
         cmocka_unit_test(test_ring_keeps_released_names),
+        cmocka_unit_test(test_binding_outcome),
         cmocka_unit_test(test_record_json),
         cmocka_unit_test(test_explain_bound_and_pending),
         cmocka_unit_test(test_explain_scores_and_unknown),
