@@ -18,7 +18,9 @@ ms_pod *ms_pod_alloc(void) {
 void ms_pod_unref(ms_pod *p) {
     if (!p) return;
     if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
+    /* A copy shares its base's name and reference. */
     if (p->base) ms_pod_unref(p->base);
+    else if (p->names) ms_str_release(p->names, p->meta.name);
     ms_arena_free(&p->arena);
     free(p);
 }

@@ -686,6 +686,13 @@ const ms_node_info *ms_cache_node_info(const ms_cache *c, ms_str name) {
     return cn ? cn->info : NULL;
 }
 
+const ms_node_info *ms_cache_node_info_next(const ms_cache *c, size_t *it) {
+    refresh_images((ms_cache *)c);   /* see ms_cache_node_info */
+    uint64_t k;
+    void *v;
+    return ms_map_next(&c->nodes, it, &k, &v) ? ((const cache_node *)v)->info : NULL;
+}
+
 const ms_node_info *ms_cache_node_at(const ms_cache *c, uint32_t i) {
     ms_cache *m = (ms_cache *)c;   /* see ms_cache_node_info */
     refresh_images(m);

@@ -94,5 +94,8 @@ const ms_node_info *ms_cache_node_info(const ms_cache *c, ms_str name);
 /* Iterates live NodeInfos in node-tree order: i < ms_cache_node_count,
  * NULL beyond. */
 const ms_node_info *ms_cache_node_at(const ms_cache *c, uint32_t i);
+/* Every NodeInfo in no order, those kept only for the pods of a node that
+ * is gone included: start with *it = 0; NULL at the end. */
+const ms_node_info *ms_cache_node_info_next(const ms_cache *c, size_t *it);
 
 #endif

@@ -26,10 +26,10 @@ int ms_cache_view_add_pod(ms_cache_view *v, const ms_pod *pod, ms_str node) {
 }
 
 int ms_cache_view_of_cache(ms_cache_view *v, const ms_cache *c) {
-    uint32_t n = ms_cache_node_count(c);
-    for (uint32_t i = 0; i < n; i++) {
-        const ms_node_info *ni = ms_cache_node_at(c, i);
-        if (!ni) break;
+    /* Not the node tree: a node that is gone keeps a NodeInfo for the
+     * pods still bound to it, and those pods are in the cache too. */
+    size_t it = 0;
+    for (const ms_node_info *ni; (ni = ms_cache_node_info_next(c, &it));) {
         if (ni->node && ms_cache_view_add_node(v, ni->node) != 0) return -1;
         for (uint32_t j = 0; j < ni->npods; j++)
             if (ms_cache_view_add_pod(v, ni->pods[j], ni->name) != 0) return -1;

@@ -41,7 +41,7 @@ int ms_cache_view_add_node(ms_cache_view *v, const ms_node *node);
  * node_name when it comes from the API server. */
 int ms_cache_view_add_pod(ms_cache_view *v, const ms_pod *pod, ms_str node);
 /* Every node of the cache with its pods, assumed ones included (on their
- * assumed node). 0 or -1. */
+ * assumed node), and the pods left on nodes that are gone. 0 or -1. */
 int ms_cache_view_of_cache(ms_cache_view *v, const ms_cache *c);
 /* Every pod the queue holds (active, backoff, unschedulable and gated, in
  * flight), as pending, but those the cache holds (assumed while they wait

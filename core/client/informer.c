@@ -389,8 +389,10 @@ static void apply_delete(ms_informer *inf, const cJSON *obj, const meta *m) {
 
 /* ---- LIST ---- */
 
+/* unpaged: a LIST without limit (client-go's full list after an expired
+ * continue token). */
 static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const char *rv, uint32_t timeout,
-                       const char *cont) {
+                       const char *cont, bool unpaged) {
     int w = snprintf(buf, n, "%s?", ms_informer_path(inf));
     if (w < 0 || (size_t)w >= n) return false;
     char tmp[128];
@@ -400,23 +402,28 @@ static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const 
         strcat(buf, tmp);
         if (!ms_kube_query_escape(buf, n, rv)) return false;
     } else {
-        snprintf(tmp, sizeof tmp, "limit=%u", inf->o.page_size ? inf->o.page_size : 500);
-        if (strlen(buf) + strlen(tmp) >= n) return false;
-        strcat(buf, tmp);
+        if (!unpaged) {
+            snprintf(tmp, sizeof tmp, "limit=%u", inf->o.page_size ? inf->o.page_size : 500);
+            if (strlen(buf) + strlen(tmp) >= n) return false;
+            strcat(buf, tmp);
+        }
         if (cont) {
             if (strlen(buf) + 10 >= n) return false;
-            strcat(buf, "&continue=");
+            strcat(buf, unpaged ? "continue=" : "&continue=");
             if (!ms_kube_query_escape(buf, n, cont)) return false;
         }
     }
+    /* "&" between parameters, none after the "?" */
+    bool first = buf[strlen(buf) - 1] == '?';
     if (inf->res->field_selector) {
         if (strlen(buf) + 16 >= n) return false;
-        strcat(buf, "&fieldSelector=");
+        strcat(buf, first ? "fieldSelector=" : "&fieldSelector=");
+        first = false;
         if (!ms_kube_query_escape(buf, n, inf->res->field_selector)) return false;
     }
     if (inf->label_selector) {
         if (strlen(buf) + 16 >= n) return false;
-        strcat(buf, "&labelSelector=");
+        strcat(buf, first ? "labelSelector=" : "&labelSelector=");
         if (!ms_kube_query_escape(buf, n, inf->label_selector)) return false;
     }
     return true;
@@ -451,17 +458,23 @@ static void drop_unlisted(ms_informer *inf) {
 }
 
 /* A list answer other than 200, freed here: true when listing goes on
- * (from the start after an expired continue token, or with the other
- * version of the resource); false when it ends (logged). */
-static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char **cont, int *restarts,
+ * (in one LIST without pages after an expired continue token, or with the
+ * other version of the resource); false when it ends (logged). */
+static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char **cont, bool *unpaged,
                                 bool *switched) {
     bool again = false;
-    if (resp->status == 410 && *cont && *restarts < 3) {
-        /* The continue token outlived etcd's compaction: start over. */
-        log_http(inf, "list continue token expired; listing again", resp);
+    if (resp->status == 410 && *cont && !*unpaged) {
+        /* The continue token outlived etcd's compaction. Starting over in
+         * pages could meet the same fate again on a busy server: client-go's
+         * pager lists everything in one answer instead (FullListIfExpired),
+         * which replaces the pages read so far. */
+        log_http(inf, "list continue token expired; listing again without pages", resp);
+        /* once: a server that pages and expires that list too is a failed
+         * list, backed off */
         free(*cont);
         *cont = NULL;
-        (*restarts)++;
+        *unpaged = true;
+        inf->gen++;   /* what the pages brought counts only if listed again */
         again = true;
     } else if (resp->status == 404 && !*cont && !*switched && inf->res->fallback_path &&
                !atomic_load(&inf->synced)) {
@@ -535,10 +548,9 @@ static list_result list_all(ms_informer *inf) {
     char *cont = NULL, *list_rv = NULL;
     char path[PATH_MAX_LEN];
     list_result res = L_FAIL;
-    int restarts = 0;
-    bool switched = false;
+    bool unpaged = false, switched = false;
     for (;;) {
-        if (!build_path(inf, path, sizeof path, false, NULL, 0, cont)) {
+        if (!build_path(inf, path, sizeof path, false, NULL, 0, cont, unpaged)) {
             ms_log(inf->log, MS_LOG_ERROR, "list path too long", "resource", ms_informer_path(inf), NULL);
             break;
         }
@@ -557,7 +569,7 @@ static list_result list_all(ms_informer *inf) {
             break;
         }
         if (resp.status != 200) {
-            if (list_answer_retried(inf, &resp, &cont, &restarts, &switched)) continue;
+            if (list_answer_retried(inf, &resp, &cont, &unpaged, &switched)) continue;
             break;
         }
         cJSON *doc = NULL;
@@ -672,7 +684,7 @@ static watch_result watch_once(ms_informer *inf) {
     snprintf(rv, sizeof rv, "%s", inf->rv ? inf->rv : "");
     if (inf->o.before_watch) inf->o.before_watch(inf->o.before_watch_ctx, rv, sizeof rv);
     char path[PATH_MAX_LEN];
-    if (!build_path(inf, path, sizeof path, true, rv, timeout, NULL)) {
+    if (!build_path(inf, path, sizeof path, true, rv, timeout, NULL, false)) {
         ms_log(inf->log, MS_LOG_ERROR, "watch path too long", "resource", ms_informer_path(inf), NULL);
         return W_FAIL;
     }

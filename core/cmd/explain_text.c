@@ -101,6 +101,12 @@ static void print_last_cycle(FILE *out, const cJSON *lc, double generation) {
     }
     if (str(lc, "message")) fprintf(out, "  message: %s\n", str(lc, "message"));
     if (get(lc, "preemption")) print_preemption(out, get(lc, "preemption"));
+    const cJSON *b = get(lc, "binding");
+    if (b) {
+        fprintf(out, "  binding: %s", str(b, "result"));
+        if (str(b, "message")) fprintf(out, ": %s", str(b, "message"));
+        fputc('\n', out);
+    }
     if (num(lc, "policyGeneration") != generation)
         fprintf(out, "  policies: reloaded since this cycle (generation %.0f then, %.0f now)\n",
                 num(lc, "policyGeneration"), generation);

@@ -14,6 +14,15 @@
 
 struct ms_http_server {
     struct MHD_Daemon *d;
+    /* After a certificate replacement: the daemon that served the old one,
+     * still finishing its connections (stopped at the next replacement or
+     * at the end), and its certificate. */
+    struct MHD_Daemon *retired;
+    /* The daemons' certificate and key (MHD reads them at start), and
+     * what they need to start again on the same socket. */
+    char *cert_pem, *key_pem, *retired_cert_pem, *retired_key_pem;
+    char *priorities;
+    unsigned flags;
     ms_http_handler handler;
     void *ctx;
     ms_http_gate gate;
@@ -138,6 +147,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     return queue(conn, s, &a);
 }
 
+static void free_server(ms_http_server *s) {
+    free(s->cert_pem);
+    free(s->key_pem);
+    free(s->retired_cert_pem);
+    free(s->retired_key_pem);
+    free(s->priorities);
+    free(s);
+}
+
 /* The request line's URI as sent (with its query), for the gate. */
 static void *log_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
     (void)cls;
@@ -156,11 +174,23 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 /* TLS 1.2 and up, as upstream's serving defaults. */
 static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 
+/* An HTTPS daemon on a listening socket another one handed over. */
+static struct MHD_Daemon *start_on_socket(ms_http_server *s, MHD_socket fd) {
+    return MHD_start_daemon(s->flags | MHD_USE_TLS, 0, NULL, NULL, answer, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                            MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                            NULL, MHD_OPTION_HTTPS_MEM_CERT, s->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
+                            MHD_OPTION_HTTPS_PRIORITIES, s->priorities, MHD_OPTION_END);
+}
+
 static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_options *o, uint16_t port,
                                        const struct addrinfo *ai) {
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
     if (ai->ai_family == AF_INET6) flags |= o->dual_stack ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     if (s->gate) flags |= MHD_USE_THREAD_PER_CONNECTION;
+    /* the listening socket can be handed to a daemon with a new certificate */
+    if (s->tls) flags |= MHD_USE_ITC;
+    s->flags = flags;
     if (!s->tls)
         /* A scrape or a probe is small: few connections, short timeouts. */
         return MHD_start_daemon(flags, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -170,8 +200,8 @@ static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_o
     return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
                             MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                            NULL, MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY,
-                            o->tls_key_pem, MHD_OPTION_HTTPS_PRIORITIES, tls_priorities, MHD_OPTION_END);
+                            NULL, MHD_OPTION_HTTPS_MEM_CERT, s->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
+                            MHD_OPTION_HTTPS_PRIORITIES, s->priorities, MHD_OPTION_END);
 }
 
 ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err) {
@@ -199,12 +229,18 @@ ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server 
     s->gate = o->gate;
     s->gate_ctx = o->gate_ctx;
     s->tls = o->tls_cert_pem && o->tls_key_pem;
+    if (s->tls && (!(s->cert_pem = strdup(o->tls_cert_pem)) || !(s->key_pem = strdup(o->tls_key_pem)) ||
+                   !(s->priorities = strdup(o->tls_priorities ? o->tls_priorities : tls_priorities)))) {
+        freeaddrinfo(ai);
+        free_server(s);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
     errno = 0;
     s->d = start_daemon(s, o, port, ai);
     int e = errno;
     freeaddrinfo(ai);
     if (!s->d) {
-        free(s);
+        free_server(s);
         return ms_error_set(err, MS_EIO, "cannot listen on %s: %s", addr,
                             e ? strerror(e) : "libmicrohttpd refused to start");
     }
@@ -222,8 +258,48 @@ ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
 
 uint16_t ms_http_server_port(const ms_http_server *s) { return s ? s->port : 0; }
 
+ms_rc ms_http_server_replace_certificate(ms_http_server *s, const char *cert_pem, const char *key_pem,
+                                         ms_error *err) {
+    if (!s->tls) return ms_error_set(err, MS_ESTATE, "not an HTTPS server");
+    char *cert = strdup(cert_pem), *key = strdup(key_pem);
+    if (!cert || !key) {
+        free(cert);
+        free(key);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    /* The daemon before last has had a whole replacement's time to finish
+     * its connections. */
+    if (s->retired) MHD_stop_daemon(s->retired);
+    free(s->retired_cert_pem);
+    free(s->retired_key_pem);
+    s->retired = s->d;
+    s->retired_cert_pem = s->cert_pem;
+    s->retired_key_pem = s->key_pem;
+    s->cert_pem = cert;
+    s->key_pem = key;
+    MHD_socket fd = MHD_quiesce_daemon(s->d);
+    struct MHD_Daemon *d = fd == MHD_INVALID_SOCKET ? NULL : start_on_socket(s, fd);
+    if (!d && fd != MHD_INVALID_SOCKET) {
+        /* the old certificate again, on the same socket */
+        char *t = s->cert_pem, *k = s->key_pem;
+        s->cert_pem = s->retired_cert_pem;
+        s->key_pem = s->retired_key_pem;
+        s->retired_cert_pem = t;
+        s->retired_key_pem = k;
+        d = start_on_socket(s, fd);
+        s->d = d ? d : s->d;
+        return ms_error_set(err, MS_EIO, "libmicrohttpd refused the new certificate%s",
+                            d ? "" : "; HTTPS stopped");
+    }
+    if (!d) return ms_error_set(err, MS_EIO, "libmicrohttpd cannot hand over its socket");
+    s->d = d;
+    return MS_OK;
+}
+
 void ms_http_server_stop(ms_http_server *s) {
     if (!s) return;
+    /* the retired daemon gave its socket away: the current one closes it */
+    if (s->retired) MHD_stop_daemon(s->retired);
     MHD_stop_daemon(s->d);
-    free(s);
+    free_server(s);
 }

@@ -48,6 +48,9 @@ typedef struct ms_http_server_options {
     /* Both: HTTPS (TLS 1.2 and 1.3) with this certificate chain and key,
      * PEM; every answer then says Cache-Control: no-cache, private. */
     const char *tls_cert_pem, *tls_key_pem;
+    /* GnuTLS priorities (cmd/tls_config.h); NULL: TLS 1.2 and 1.3 with
+     * GnuTLS's default suites. */
+    const char *tls_priorities;
     ms_http_gate gate;             /* NULL: every request goes to the handler */
     void *gate_ctx;
     bool dual_stack;               /* an IPv6 address takes IPv4 connections too */
@@ -72,6 +75,13 @@ ms_rc ms_http_server_start(const char *addr, ms_http_handler handler, void *ctx,
 /* The same with every option. */
 ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err);
 uint16_t ms_http_server_port(const ms_http_server *s);
+/* An HTTPS server serves a new certificate and key (PEM, copied) from now
+ * on: a new daemon takes the listening socket over, the old one finishes
+ * the connections it has (stopped at the next replacement or at the end).
+ * Not concurrently with ms_http_server_stop. MS_EIO when libmicrohttpd
+ * refuses the pair (the old one is served again). */
+ms_rc ms_http_server_replace_certificate(ms_http_server *s, const char *cert_pem, const char *key_pem,
+                                         ms_error *err);
 /* Stops the thread and closes the socket. NULL is fine. */
 void ms_http_server_stop(ms_http_server *s);
 

@@ -117,6 +117,7 @@ static const char help_run[] =
     "  --bind-address IP  where HTTPS listens (default 0.0.0.0: every address)\n"
     "  --tls-cert-file, --tls-private-key-file  the HTTPS certificate (default:\n"
     "                     self-signed, generated in memory at start)\n"
+    "  --tls-min-version VersionTLS1x, --tls-cipher-suites LIST  as kube-scheduler's\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
     "                     and access (default: the scheduler's own connection)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"

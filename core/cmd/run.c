@@ -747,6 +747,8 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     if (rc == MS_OK) {
         ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
                                         .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
+                                        .tls_min_version = o->tls_min_version,
+                                        .tls_cipher_suites = o->tls_cipher_suites,
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .handler = secure_serve, .ctx = r, .log = r->log};

@@ -46,8 +46,6 @@ static const ignored_flag ignored_flags[] = {
     {"--cert-dir", true, serving},
     {"--http2-max-streams-per-connection", true, no_meaning},
     {"--permit-port-sharing", false, no_meaning},
-    {"--tls-cipher-suites", true, no_meaning},
-    {"--tls-min-version", true, no_meaning},
     {"--tls-sni-cert-key", true, no_meaning},
     {"--authentication-skip-lookup", false, no_meaning},
     {"--authentication-token-webhook-cache-ttl", true, no_meaning},
@@ -173,6 +171,8 @@ static const string_flag string_flags[] = {
     {"--bind-address", OPT(bind_address), "address"},
     {"--tls-cert-file", OPT(tls_cert_file), "file"},
     {"--tls-private-key-file", OPT(tls_key_file), "file"},
+    {"--tls-min-version", OPT(tls_min_version), "version"},
+    {"--tls-cipher-suites", OPT(tls_cipher_suites), "list of cipher suites"},
     {"--authentication-kubeconfig", OPT(authn_kubeconfig), "file"},
     {"--authorization-kubeconfig", OPT(authz_kubeconfig), "file"},
 };

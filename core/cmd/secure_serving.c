@@ -15,6 +15,8 @@
 #include "cmd/authenticator.h"
 #include "cmd/authorizer.h"
 #include "cmd/serving_cert.h"
+#include "cmd/tls_config.h"
+#include "policy/file_watch.h"
 
 struct ms_secure_serving {
     const ms_logger *log;
@@ -24,6 +26,10 @@ struct ms_secure_serving {
     ms_authorizer *authz;
     ms_serving_cert cert;
     ms_http_server *http;
+    /* --tls-cert-file and --tls-private-key-file, watched: a new pair is
+     * served without a restart (upstream's DynamicServingContent). */
+    char *cert_file, *key_file;
+    ms_watch *watch;
 };
 
 /* ---- upstream's refusals (k8s.io/apiserver responsewriters) ---------------- */
@@ -203,8 +209,16 @@ static ms_rc setup_cert(ms_secure_serving *s, const ms_secure_serving_options *o
 }
 
 static ms_rc listen_on(ms_secure_serving *s, const ms_secure_serving_options *o, ms_error *err) {
+    char priorities[512], extra[1024];
+    ms_rc rc = ms_tls_priorities(o->tls_min_version, o->tls_cipher_suites, priorities, sizeof priorities, extra,
+                                 sizeof extra, err);
+    if (rc != MS_OK) return rc;
+    if (*extra)
+        ms_log(s->log, MS_LOG_WARN, "GnuTLS pairs the listed key exchanges and ciphers: these suites are allowed too",
+               "suites", extra, NULL);
     ms_http_server_options ho = {.handler = o->handler, .ctx = o->ctx, .tls_cert_pem = s->cert.cert_pem,
-                                 .tls_key_pem = s->cert.key_pem, .gate = gate, .gate_ctx = s};
+                                 .tls_key_pem = s->cert.key_pem, .tls_priorities = priorities, .gate = gate,
+                                 .gate_ctx = s};
     char addr[128];
     unsigned char ip[16];
     if (unspecified(o->bind_address)) {
@@ -227,6 +241,42 @@ static ms_rc listen_on(ms_secure_serving *s, const ms_secure_serving_options *o,
     return ms_http_server_start_with(&ho, &s->http, err);
 }
 
+/* One of the files changed: the pair is read and checked again and served
+ * when it belongs together. While one file of a rotation is new and the
+ * other not yet, the pair does not match: the old one stays until the
+ * second file arrives. */
+static void cert_changed(void *ctx, uint32_t index) {
+    (void)index;
+    ms_secure_serving *s = ctx;
+    ms_serving_cert c;
+    ms_error err = {0};
+    ms_rc rc = ms_serving_cert_load(s->cert_file, s->key_file, &c, &err);
+    if (rc == MS_OK) {
+        rc = ms_http_server_replace_certificate(s->http, c.cert_pem, c.key_pem, &err);
+        ms_serving_cert_free(&c);
+    }
+    if (rc == MS_OK)
+        ms_log(s->log, MS_LOG_INFO, "serving certificate reloaded", "certificate", s->cert_file, "key",
+               s->key_file, NULL);
+    else
+        ms_log(s->log, MS_LOG_WARN, "serving certificate not reloaded, the last one stays", "error", err.msg,
+               NULL);
+}
+
+static ms_rc watch_cert(ms_secure_serving *s, const ms_secure_serving_options *o, ms_error *err) {
+    if (!o->cert_file || !*o->cert_file) return MS_OK;
+    if (!(s->cert_file = strdup(o->cert_file)) || !(s->key_file = strdup(o->key_file)))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    /* a rotation writes both files: look once both are there */
+    ms_watch_options wo = {.changed = cert_changed, .ctx = s, .settle = 0.5};
+    uint32_t index;
+    ms_rc rc = ms_watch_new(&wo, &s->watch, err);
+    if (rc == MS_OK) rc = ms_watch_add(s->watch, s->cert_file, &index, err);
+    if (rc == MS_OK) rc = ms_watch_add(s->watch, s->key_file, &index, err);
+    if (rc == MS_OK) rc = ms_watch_start(s->watch, err);
+    return rc;
+}
+
 ms_rc ms_secure_serving_start(const ms_secure_serving_options *o, ms_secure_serving **out, ms_error *err) {
     *out = NULL;
     ms_secure_serving *s = calloc(1, sizeof *s);
@@ -240,6 +290,7 @@ ms_rc ms_secure_serving_start(const ms_secure_serving_options *o, ms_secure_serv
     if (rc == MS_OK) rc = setup_cert(s, o, err);
     if (rc == MS_OK) rc = setup_delegation(s, o, err);
     if (rc == MS_OK) rc = listen_on(s, o, err);
+    if (rc == MS_OK) rc = watch_cert(s, o, err);
     if (rc != MS_OK) {
         ms_secure_serving_stop(s);
         return rc;
@@ -254,6 +305,7 @@ void ms_secure_serving_stop(ms_secure_serving *s) {
     if (!s) return;
     /* reviews in flight end at once, so the connection threads can be joined */
     if (s->cancel) ms_kube_cancel_fire(s->cancel);
+    ms_watch_free(s->watch);   /* no replacement in progress while the server stops */
     ms_http_server_stop(s->http);
     ms_authenticator_free(s->authn);
     ms_authorizer_free(s->authz);
@@ -261,5 +313,7 @@ void ms_secure_serving_stop(ms_secure_serving *s) {
     if (s->authn_client) ms_kube_client_free(s->authn_client);
     ms_kube_cancel_free(s->cancel);
     ms_serving_cert_free(&s->cert);
+    free(s->cert_file);
+    free(s->key_file);
     free(s);
 }

@@ -32,6 +32,9 @@ typedef struct ms_secure_serving_options {
     const char *bind_address;
     uint16_t port;                 /* 0: the kernel picks one (ms_secure_serving_port) */
     const char *cert_file, *key_file;   /* both, or neither: self-signed */
+    /* --tls-min-version and --tls-cipher-suites (cmd/tls_config.h);
+     * NULL: TLS 1.2 and up, GnuTLS's default suites. */
+    const char *tls_min_version, *tls_cipher_suites;
     /* Who reviews tokens and access: copied; the same pointer twice
      * shares one client. */
     const ms_kubeconfig *authn_config, *authz_config;
@@ -41,7 +44,7 @@ typedef struct ms_secure_serving_options {
 } ms_secure_serving_options;
 
 /* MS_EINVAL for a bind address that is not an IP, a certificate without
- * its key or a pair that does not match; MS_EIO when the port cannot be
+ * its key or a pair that does not match, an unknown TLS version or suite; MS_EIO when the port cannot be
  * bound. */
 ms_rc ms_secure_serving_start(const ms_secure_serving_options *o, ms_secure_serving **out, ms_error *err);
 uint16_t ms_secure_serving_port(const ms_secure_serving *s);

@@ -26,6 +26,9 @@ typedef struct ms_dec {
     const char *kind;         /* "Pod", "Node" */
     const char *ns;           /* NULL for cluster-scoped objects */
     const char *name;         /* NULL until known */
+    /* metadata.name is the object's own (a pod's): interned with a counted
+     * reference that the object gives back. */
+    bool counted_name;
 } ms_dec;
 
 void ms_dec_init(ms_dec *x, const ms_decoder *d, ms_arena *a, ms_error *err, const char *kind);

@@ -145,6 +145,7 @@ void ms_dec_init(ms_dec *x, const ms_decoder *d, ms_arena *a, ms_error *err, con
     x->kind = kind;
     x->ns = NULL;
     x->name = NULL;
+    x->counted_name = false;
 }
 
 ms_rc ms_dec_wrap(ms_dec *x, ms_rc rc) {
@@ -415,7 +416,12 @@ ms_rc ms_dec_meta(ms_dec *x, const ms_obj *obj, bool namespaced, ms_object_meta 
         (rc = ms_dec_string(x, meta, "resourceVersion", &rv)) != MS_OK)
         return rc;
     if (!name || !*name) return ms_json_fail(&x->r, "name", "Required value");
-    if ((rc = intern_text(x, name, &m->name)) != MS_OK) return rc;
+    if (x->counted_name) {
+        if ((m->name = ms_intern_counted(x->d->in, name, strlen(name))) == MS_STR_NONE)
+            return ms_json_nomem(&x->r);
+    } else if ((rc = intern_text(x, name, &m->name)) != MS_OK) {
+        return rc;
+    }
     m->namespace_ = MS_STR_NONE;
     if (namespaced && (rc = intern_text(x, x->ns, &m->namespace_)) != MS_OK) return rc;
     if (!(m->uid = ms_arena_strdup(x->a, uid ? uid : "")) ||

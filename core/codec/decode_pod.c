@@ -754,6 +754,10 @@ ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_erro
     ms_obj o, spec, status;
     ms_rc rc;
     ms_obj_scan(&o, obj);
+    /* Pod names are the strings that never come back: each pod ever
+     * created has its own. */
+    x.counted_name = true;
+    p->names = d->in;
     if ((rc = ms_dec_meta(&x, &o, true, &p->meta)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "spec", &spec)) != MS_OK ||
         (rc = ms_dec_object(&x, &o, "status", &status)) != MS_OK ||

@@ -14,8 +14,9 @@
 /* Times before this (2001) are a virtual clock's. */
 #define VIRTUAL_CLOCK_END 1e9
 
-bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap) {
+bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap, ms_interner *in) {
     memset(r, 0, sizeof *r);
+    r->in = in;
     if (cap == 0) return true;
     r->rec = calloc(cap, sizeof *r->rec);
     if (!r->rec) return false;
@@ -23,7 +24,15 @@ bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap) {
     return true;
 }
 
+/* The names a record holds, given back before its slot is reused. */
+static void release_names(ms_explain_ring *r, ms_explain_record *rec) {
+    ms_str_release(r->in, rec->name);
+    uint32_t nv = rec->nvictims < MS_EXPLAIN_MAX_VICTIMS ? rec->nvictims : MS_EXPLAIN_MAX_VICTIMS;
+    for (uint32_t i = 0; i < nv; i++) ms_str_release(r->in, rec->victims[i][1]);
+}
+
 void ms_explain_ring_free(ms_explain_ring *r) {
+    for (uint32_t i = 0; i < r->n; i++) release_names(r, &r->rec[i]);
     for (uint32_t i = 0; i < r->cap; i++) {
         free(r->rec[i].scores);
         free(r->rec[i].message);
@@ -32,11 +41,15 @@ void ms_explain_ring_free(ms_explain_ring *r) {
     memset(r, 0, sizeof *r);
 }
 
-ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r) {
+ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r, ms_str ns, ms_str name) {
     if (r->cap == 0) return NULL;
     ms_explain_record *rec = &r->rec[r->next];
     if (++r->next == r->cap) r->next = 0;
     if (r->n < r->cap) r->n++;
+    else release_names(r, rec);
+    ms_str_retain(r->in, name);
+    rec->ns = ns;
+    rec->name = name;
     /* Only what a cycle may leave unset is cleared; buffers stay. */
     rec->result = MS_EXPLAIN_ERROR;
     rec->node = rec->nominated = MS_STR_NONE;
@@ -45,6 +58,8 @@ ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r) {
     rec->feasible = rec->evaluated = rec->num_all_nodes = 0;
     rec->nscores = rec->ncandidates = rec->nvictims = 0;
     if (rec->message) rec->message[0] = '\0';
+    rec->binding = MS_EXPLAIN_BINDING_NONE;
+    rec->binding_message[0] = '\0';
     return rec;
 }
 
@@ -83,12 +98,36 @@ void ms_explain_set_scores(ms_explain_record *rec, const int64_t *scores, uint32
     rec->nscores = n;
 }
 
-void ms_explain_add_victim(ms_explain_record *rec, ms_str ns, ms_str name) {
+void ms_explain_add_victim(ms_explain_ring *r, ms_explain_record *rec, ms_str ns, ms_str name) {
     if (rec->nvictims < MS_EXPLAIN_MAX_VICTIMS) {
+        ms_str_retain(r->in, name);
         rec->victims[rec->nvictims][0] = ns;
         rec->victims[rec->nvictims][1] = name;
     }
     rec->nvictims++;
+}
+
+void ms_explain_ring_complete(ms_explain_ring *r, uint64_t cycle, uint64_t uid_hash, ms_explain_binding b,
+                              const char *message) {
+    /* newest first: the cycle is usually among the last few */
+    for (uint32_t k = 1; k <= r->n; k++) {
+        ms_explain_record *rec = &r->rec[(r->next + r->cap - k) % r->cap];
+        if (rec->cycle != cycle || rec->uid_hash != uid_hash) continue;
+        rec->binding = (uint8_t)b;
+        snprintf(rec->binding_message, sizeof rec->binding_message, "%s", message ? message : "");
+        return;
+    }
+}
+
+static const char *binding_name(const ms_explain_record *rec) {
+    switch ((ms_explain_binding)rec->binding) {
+    case MS_EXPLAIN_BOUND: return "Bound";
+    case MS_EXPLAIN_BIND_FAILED: return "BindingFailed";
+    case MS_EXPLAIN_PERMIT_REJECTED: return "RejectedAtPermit";
+    case MS_EXPLAIN_BINDING_NONE: break;
+    }
+    /* assumed, its binding cycle not ended yet */
+    return rec->result == MS_EXPLAIN_SCHEDULED || rec->result == MS_EXPLAIN_WAITING ? "Pending" : NULL;
 }
 
 const char *ms_explain_result_name(ms_explain_result r) {
@@ -161,6 +200,12 @@ cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *i
     }
     if (rec->preemption_attempted || rec->nominated != MS_STR_NONE || rec->nvictims)
         cJSON_AddItemToObject(o, "preemption", preemption_json(rec, in));
+    const char *binding = binding_name(rec);
+    if (binding) {
+        cJSON *b = cJSON_AddObjectToObject(o, "binding");
+        cJSON_AddStringToObject(b, "result", binding);
+        if (rec->binding_message[0]) cJSON_AddStringToObject(b, "message", rec->binding_message);
+    }
     cJSON_AddNumberToObject(o, "policyGeneration", (double)rec->policy_generation);
     return o;
 }

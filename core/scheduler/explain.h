@@ -36,6 +36,15 @@ typedef enum ms_explain_result {
     MS_EXPLAIN_ERROR,              /* the cycle failed; retried after backoff */
 } ms_explain_result;
 
+/* What became of a cycle that assumed its pod: its binding cycle's end,
+ * known later than the cycle's (a Permit wait, the bind's answer). */
+typedef enum ms_explain_binding {
+    MS_EXPLAIN_BINDING_NONE = 0,   /* not ended yet, or no binding cycle */
+    MS_EXPLAIN_BOUND,              /* the bind succeeded */
+    MS_EXPLAIN_BIND_FAILED,        /* PreBind or Bind failed, or the server refused (409) */
+    MS_EXPLAIN_PERMIT_REJECTED,    /* rejected (or timed out) while waiting at Permit */
+} ms_explain_binding;
+
 typedef struct ms_explain_candidate {
     ms_str node;
     uint32_t nvictims;
@@ -66,9 +75,14 @@ typedef struct ms_explain_record {
     ms_str victims[MS_EXPLAIN_MAX_VICTIMS][2];   /* namespace, name */
     char *message;                 /* owned, grown to msgcap; "" when none */
     size_t msgcap;
+    uint8_t binding;               /* ms_explain_binding */
+    char binding_message[160];     /* why it failed or was rejected; "" otherwise */
 } ms_explain_record;
 
 typedef struct ms_explain_ring {
+    /* Records hold a reference on the names they keep (pod names are
+     * released when the pod goes). */
+    ms_interner *in;
     ms_explain_record *rec;
     uint32_t cap;                  /* 0: recording is off */
     uint32_t next;                 /* the slot the next cycle takes */
@@ -76,11 +90,12 @@ typedef struct ms_explain_ring {
 } ms_explain_ring;
 
 /* cap 0 turns recording off. false when out of memory (then off). */
-bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap);
+bool ms_explain_ring_init(ms_explain_ring *r, uint32_t cap, ms_interner *in);
 void ms_explain_ring_free(ms_explain_ring *r);
 
-/* The slot of a new cycle, cleared (buffers kept), or NULL when off. */
-ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r);
+/* The slot of a new cycle of pod ns/name, cleared (buffers kept), or NULL
+ * when off. */
+ms_explain_record *ms_explain_ring_begin(ms_explain_ring *r, ms_str ns, ms_str name);
 /* The newest record of the pod, or NULL. */
 const ms_explain_record *ms_explain_ring_find(const ms_explain_ring *r, ms_str ns, ms_str name);
 
@@ -89,7 +104,11 @@ const ms_explain_record *ms_explain_ring_find(const ms_explain_ring *r, ms_str n
 void ms_explain_set_result(ms_explain_record *rec, ms_explain_result result, const char *message);
 /* The selected node's weighted per-plugin scores (copied). */
 void ms_explain_set_scores(ms_explain_record *rec, const int64_t *scores, uint32_t n);
-void ms_explain_add_victim(ms_explain_record *rec, ms_str ns, ms_str name);
+void ms_explain_add_victim(ms_explain_ring *r, ms_explain_record *rec, ms_str ns, ms_str name);
+/* The binding outcome of pod uid_hash's cycle `cycle`, when its record is
+ * still in the ring (message NULL: none). */
+void ms_explain_ring_complete(ms_explain_ring *r, uint64_t cycle, uint64_t uid_hash, ms_explain_binding b,
+                              const char *message);
 
 const char *ms_explain_result_name(ms_explain_result r);
 

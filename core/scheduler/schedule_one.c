@@ -836,12 +836,11 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->rec = s->metrics ? s->metrics->recorders[profile] : NULL;
     c->sample = c->rec && ms_metrics_recorder_sample(c->rec);
     s->now = now;
-    ms_explain_record *rec = s->explain_cur = ms_explain_ring_begin(&s->explain);
+    ms_explain_record *rec = s->explain_cur =
+        ms_explain_ring_begin(&s->explain, pod->meta.namespace_, pod->meta.name);
     if (rec) {
         rec->cycle = cycle;
         rec->time = now;
-        rec->ns = pod->meta.namespace_;
-        rec->name = pod->meta.name;
         rec->uid_hash = pod->meta.uid_hash;
         rec->profile = (uint32_t)profile;
         rec->attempts = qp->attempts;

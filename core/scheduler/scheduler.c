@@ -101,7 +101,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
-    if (s->explain_cur) ms_explain_add_victim(s->explain_cur, victim->meta.namespace_, victim->meta.name);
+    if (s->explain_cur) ms_explain_add_victim(&s->explain, s->explain_cur, victim->meta.namespace_, victim->meta.name);
     return MS_OK;
 }
 
@@ -382,7 +382,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     uint32_t ncycles = o->explain_cycles < 0    ? 0
                        : o->explain_cycles == 0 ? MS_EXPLAIN_DEFAULT_CYCLES
                                                 : (uint32_t)o->explain_cycles;
-    if (!ms_explain_ring_init(&s->explain, ncycles)) {
+    if (!ms_explain_ring_init(&s->explain, ncycles, s->in)) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -489,6 +489,8 @@ static void undo_assumption(ms_scheduler *s, ms_inflight *r, double now) {
 
 void ms_sched_binding_failed(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now) {
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, r->qp->pod->meta.uid_hash, MS_EXPLAIN_BIND_FAILED,
+                             message ? message : "binding failed");
     undo_assumption(s, r, now);
     if (s->reporter.bind_failed)
         s->reporter.bind_failed(s->reporter.ctx, r->qp->pod, r->node,
@@ -514,6 +516,7 @@ void ms_scheduler_bind_done(ms_scheduler *s, const ms_pod *pod, bool ok, bool go
         ms_sched_flush_permits(s, now);
         return;
     }
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, pod->meta.uid_hash, MS_EXPLAIN_BOUND, NULL);
     if (r->deleted) {
         /* Deleted while its bind was in flight: nothing will confirm the
          * assumption, and assumed pods never expire. */
@@ -538,6 +541,7 @@ void ms_scheduler_bind_conflict(ms_scheduler *s, const ms_pod *pod, ms_bind_conf
         return;
     }
     ms_map_del(&s->binding, pod->meta.uid_hash);
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, pod->meta.uid_hash, MS_EXPLAIN_BIND_FAILED, message);
     undo_assumption(s, r, now);
     if (why == MS_BIND_CONFLICT_GATED && !r->deleted) {
         /* Gated on the server: like SchedulingGates' refusals, only the

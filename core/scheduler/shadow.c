@@ -85,6 +85,7 @@ void ms_shadow_free_all(ms_scheduler *s) {
     for (uint32_t i = 0; i < s->nshadows; i++) {
         ms_shadow *sh = s->shadows[i];
         if (sh->built) ms_framework_destroy(&sh->fw);
+        for (uint32_t k = 0; k < sh->nlog; k++) ms_str_release(s->in, sh->log[k].name);
         free(sh->log);
         free(sh);
     }
@@ -182,7 +183,7 @@ fail:
     v->error = true;
 }
 
-static void record(ms_shadow *sh, const ms_cycle *live, ms_str live_node, uint32_t n, const verdict *v,
+static void record(ms_interner *in, ms_shadow *sh, const ms_cycle *live, ms_str live_node, uint32_t n, const verdict *v,
                    double now) {
     if (v->node == live_node) {
         sh->agree++;
@@ -192,6 +193,8 @@ static void record(ms_shadow *sh, const ms_cycle *live, ms_str live_node, uint32
     ms_shadow_disagreement *d = &sh->log[sh->next];
     sh->next = (sh->next + 1) % MS_SHADOW_LOG;
     if (sh->nlog < MS_SHADOW_LOG) sh->nlog++;
+    else ms_str_release(in, d->name);
+    ms_str_retain(in, live->pod->meta.name);
     *d = (ms_shadow_disagreement){
         .cycle = live->cycle, .time = now, .ns = live->pod->meta.namespace_, .name = live->pod->meta.name,
         .live_node = live_node, .shadow_node = v->node,
@@ -233,7 +236,7 @@ static void one_shadow(ms_scheduler *s, ms_shadow *sh, const ms_inflight *r, uin
     verdict v = {.node = MS_STR_NONE};
     decide(s, &sh->fw, c, n, selected, scored, &v);
     if (v.error) sh->errors++;
-    else record(sh, &r->cycle, s->feasible[selected]->name, n, &v, s->now);
+    else record(s->in, sh, &r->cycle, s->feasible[selected]->name, n, &v, s->now);
     ms_sched_record_release(s, x);
     double dt = ms_clock_thread_cpu() - t0;
     sh->cpu += dt;

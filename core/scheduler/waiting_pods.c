@@ -53,6 +53,8 @@ static void unpark(ms_scheduler *s, ms_inflight *r, ms_code code, double now) {
 void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *message, bool gone,
                              double now) {
     unpark(s, r, MS_UNSCHEDULABLE, now);
+    ms_explain_ring_complete(&s->explain, r->cycle.cycle, r->qp->pod->meta.uid_hash, MS_EXPLAIN_PERMIT_REJECTED,
+                             message);
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
     ms_framework_run_unreserve(&s->profiles[r->profile], &r->cycle, r->node);
     ms_cache_forget_pod(s->cache, r->assumed);

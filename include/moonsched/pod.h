@@ -281,6 +281,11 @@ typedef struct ms_pod {
      * unless the decoder had keep_raw. */
     const char *raw;
     size_t raw_len;
+
+    /* The interner holding a counted reference on meta.name (pods decoded
+     * by ms_pod_decode), released when the pod is freed; NULL when the name
+     * is interned for good. */
+    ms_interner *names;
 } ms_pod;
 
 /* Reference counting: a new pod has refs == 1. ms_pod_unref frees at 0.

@@ -72,6 +72,8 @@ typedef struct ms_run_options {
     const char *bind_address;      /* --bind-address, an IP; NULL, "0.0.0.0" or "::": every address */
     const char *tls_cert_file;     /* --tls-cert-file; NULL (and no key): self-signed, in memory */
     const char *tls_key_file;      /* --tls-private-key-file */
+    const char *tls_min_version;   /* --tls-min-version: VersionTLS10..13; NULL: VersionTLS12 */
+    const char *tls_cipher_suites; /* --tls-cipher-suites: Go's names, comma-separated; NULL: GnuTLS's */
     /* Who reviews tokens (TokenReview) and access (SubjectAccessReview):
      * kubeconfig files; NULL: the scheduler's own connection. */
     const char *authn_kubeconfig;  /* --authentication-kubeconfig */

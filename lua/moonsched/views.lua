@@ -83,7 +83,9 @@ function M.setup(F)
     end
 
     -- Interned strings by id, and ids by text: the text of an id never
-    -- changes, and a text once interned keeps its id.
+    -- changes, and a text once interned keeps its id. Pod names are the
+    -- exception (released with their pods, their ids reused): they are
+    -- read through pod_name, never remembered.
     local strs, ids, nids = {}, {}, 0
     local function str(id)
         local s = strs[id]
@@ -93,6 +95,7 @@ function M.setup(F)
         end
         return s
     end
+    local function pod_name(p) return fstring(api.str(S, p.meta.name)) end
     -- A text the interner does not know is no key of the call's pods and
     -- nodes (they were decoded before the call began): it is remembered as
     -- absent for the rest of the call, so that a policy testing for a label
@@ -284,14 +287,14 @@ function M.setup(F)
     end
 
     local pod_get = {
-        name = function(p) return str(p.meta.name) end,
+        name = pod_name,
         namespace = function(p) return str(p.meta.namespace_) end,
         -- A pod without metadata.uid (simulate's files may omit it) is
         -- known by namespace/name, as the core keys it.
         uid = function(p)
             local u = p.meta.uid
             if u ~= nil and u[0] ~= 0 then return fstring(u) end
-            return str(p.meta.namespace_) .. "/" .. str(p.meta.name)
+            return str(p.meta.namespace_) .. "/" .. pod_name(p)
         end,
         priority = function(p) return p.priority end,
         scheduler_name = function(p) return str(p.scheduler_name) end,
@@ -358,7 +361,7 @@ function M.setup(F)
         __tostring = function(v)
             if v.__e ~= F.epoch then return "pod (stale view)" end
             local p = cast(PodP, v.__p)
-            return "pod " .. str(p.meta.namespace_) .. "/" .. str(p.meta.name)
+            return "pod " .. str(p.meta.namespace_) .. "/" .. pod_name(p)
         end,
     })
 

@@ -9,7 +9,9 @@
 # answers are compared with upstream kube-scheduler's from the same tree,
 # on the same server. --authentication-kubeconfig and
 # --authorization-kubeconfig choose who reviews; --secure-port=0 serves
-# nothing. Loopback only; stops everything it starts.
+# nothing; --tls-min-version and --tls-cipher-suites are honoured; the
+# certificate files replaced under the running scheduler are served.
+# Loopback only; stops everything it starts.
 E2E_NAME=serving
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
@@ -132,11 +134,48 @@ start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --m
 check_eval "--tls-cert-file/--tls-private-key-file: curl --cacert verifies it (CN moonsched-serving)" \
     "wait_for 20 'curl -sf --cacert \"$dir/sca.crt\" https://127.0.0.1:$port/healthz >/dev/null' &&
      echo | openssl s_client -connect 127.0.0.1:$port 2>/dev/null | grep -q 'subject=CN = moonsched-serving'"
+# rotated under the running scheduler, as cert-manager does: new files renamed over the old
+openssl req -newkey rsa:2048 -nodes -subj "/CN=moonsched-rotated" -keyout "$dir/rotated.key" \
+    -out "$dir/rotated.csr" 2>/dev/null
+openssl x509 -req -in "$dir/rotated.csr" -CA "$dir/sca.crt" -CAkey "$dir/sca.key" -CAcreateserial -days 1 \
+    -extfile "$dir/serving.ext" -out "$dir/rotated.crt" 2>/dev/null
+mv "$dir/rotated.key" "$dir/serving.key"
+mv "$dir/rotated.crt" "$dir/serving.crt"
+check_eval "certificate and key replaced under the running scheduler: the new one is served, no restart" \
+    "wait_for 20 \"echo | openssl s_client -connect 127.0.0.1:$port 2>/dev/null | grep -q 'subject=CN = moonsched-rotated'\" &&
+     curl -sf --cacert '$dir/sca.crt' https://127.0.0.1:$port/healthz >/dev/null &&
+     grep -q 'msg=\"serving certificate reloaded\"' '$dir/ms.log' && kill -0 $ms_pid"
 stop_ms TERM
 check_eval "a key that is not the certificate's: refused at start (exit 2)" \
     "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
        --metrics-bind-address=0 --tls-cert-file='$dir/serving.crt' --tls-private-key-file='$dir/sca.key' >'$dir/mismatch.log' 2>&1;
      [ \$? = 2 ] && grep -q 'tls-private-key-file' '$dir/mismatch.log'"
+
+# --- --tls-min-version, --tls-cipher-suites ------------------------------------------------
+hello() {   # openssl s_client's options...: "New, VERSION, Cipher is CIPHER", or nothing when refused
+    echo | openssl s_client -connect "127.0.0.1:$port" "$@" 2>/dev/null | grep '^New, TLS'
+}
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --tls-min-version=VersionTLS13
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--tls-min-version=VersionTLS13: a TLS 1.2 handshake is refused, TLS 1.3 served" \
+    "[ -z \"\$(hello -tls1_2)\" ] && hello -tls1_3 | grep -q '^New, TLSv1.3'"
+stop_ms TERM
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \
+    --tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "--tls-cipher-suites: TLS 1.2 with the listed suite only" \
+    "hello -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384 | grep -q 'Cipher is ECDHE-RSA-AES256-GCM-SHA384' &&
+     [ -z \"\$(hello -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256)\" ] &&
+     [ -z \"\$(hello -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305)\" ]"
+stop_ms TERM
+check_eval "an unknown --tls-min-version or suite: usage error (exit 2) naming it" \
+    "'$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
+       --metrics-bind-address=0 --tls-min-version=VersionTLS14 >'$dir/tlsv.log' 2>&1;
+     [ \$? = 2 ] && grep -q 'unknown tls version \"VersionTLS14\"' '$dir/tlsv.log' &&
+     { '$ms' run --kubeconfig '$dir/scheduler.kubeconfig' --secure-port=$port --bind-address=127.0.0.1 \
+       --metrics-bind-address=0 --tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA >'$dir/tlsc.log' 2>&1;
+       [ \$? = 2 ]; } && grep -q 'TLS_RSA_WITH_RC4_128_SHA' '$dir/tlsc.log'"
 
 # --- who reviews: --authentication-kubeconfig, --authorization-kubeconfig ------------------
 start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address=0 \

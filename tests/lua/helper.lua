@@ -150,6 +150,11 @@ function M:pod(json)
     return p
 end
 
+--- A pod the caller frees (M.C.ms_pod_unref): pods that come and go.
+function M:pod_unowned(json)
+    return decode(self, C.ms_pod_decode, "ms_pod", json)
+end
+
 --- A NodeInfo for a node, with pods on it.
 function M:node(json, pods)
     local n = decode(self, C.ms_node_decode, "ms_node", json)

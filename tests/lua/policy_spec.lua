@@ -108,6 +108,25 @@ describe("views over decoded objects", function()
         assert.are.equal("ok:shop/anon", w:filter(p, anon, { ni })[1].reason)
     end)
 
+    it("pod.name follows the id of a released name to its next pod", function()
+        -- A pod's name goes with the pod; its id is handed out again once
+        -- 1024 other names wait behind it.
+        local function named(name)
+            return w:pod_unowned(([[{"metadata": {"name": "%s", "namespace": "shop"},
+              "spec": {"containers": [{"name": "c"}]}}]]):format(name))
+        end
+        local p = assert(w:policy(probe("pod.name")))
+        local first = named("first-to-go")
+        assert.are.equal("ok:first-to-go", w:filter(p, first, { ni })[1].reason)
+        local id = first.meta.name
+        h.C.ms_pod_unref(first)
+        for i = 1, 1024 do h.C.ms_pod_unref(named("filler-" .. i)) end
+        local next_pod = named("next-in-line")
+        assert.are.equal(id, next_pod.meta.name)
+        assert.are.equal("ok:next-in-line", w:filter(p, next_pod, { ni })[1].reason)
+        h.C.ms_pod_unref(next_pod)
+    end)
+
     it("a view kept past its call raises an error", function()
         local p = assert(w:policy([[
 local kept

@@ -193,11 +193,38 @@ static void test_views_of_cache_and_queue(void **state) {
     ms_pod_unref(pending);
 }
 
+/* Pods left on a node that was removed are the cache's too: a pod the
+ * API server no longer has there is redundant. */
+static void test_pods_of_a_node_that_is_gone(void **state) {
+    fx *f = *state;
+    ms_cache *c = ms_cache_new(f->in, 30);
+    ms_node *n1 = mknode(f, "n1", 4000), *n2 = mknode(f, "n2", 2000);
+    assert_int_equal(ms_cache_add_node(c, n1), MS_OK);
+    assert_int_equal(ms_cache_add_node(c, n2), MS_OK);
+    ms_pod *left = mkpod(f, "left", "uid-l", "n1"), *kept = mkpod(f, "kept", "uid-k", "n2");
+    assert_int_equal(ms_cache_add_pod(c, left), MS_OK);
+    assert_int_equal(ms_cache_add_pod(c, kept), MS_OK);
+    assert_int_equal(ms_cache_remove_node(c, S(f, "n1")), MS_OK);
+    assert_int_equal(ms_cache_view_of_cache(&f->cached, c), 0);
+    assert_int_equal(f->cached.nnodes, 1);
+    assert_int_equal(f->cached.npods, 2);
+    assert_int_equal(ms_cache_view_add_node(&f->actual, n2), 0);
+    assert_int_equal(ms_cache_view_add_pod(&f->actual, kept, kept->node_name), 0);
+    assert_int_equal(compare(f), 1);
+    assert_int_equal(diff_of(f, "left")->kind, MS_CACHE_POD_REDUNDANT);
+    assert_int_equal(diff_of(f, "left")->cached_node, S(f, "n1"));
+    ms_cache_free(c);
+    ms_node_unref(n1);
+    ms_node_unref(n2);
+    ms_pod_unref(left);
+    ms_pod_unref(kept);
+}
+
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_equal_views), T(test_empty_views), T(test_nodes), T(test_pods), T(test_duplicate),
-        T(test_views_of_cache_and_queue),
+        T(test_views_of_cache_and_queue), T(test_pods_of_a_node_that_is_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

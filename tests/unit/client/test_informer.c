@@ -229,6 +229,96 @@ static void test_list_watch_relist(void **state) {
     env_free(e);
 }
 
+/* The continue token of the second page has expired (410): one LIST
+ * without pages follows, as client-go's pager does, and replaces what the
+ * first page brought. */
+static bool expired_continue_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    atomic_int *lists = ctx;
+    const char *p = r->path;
+    if (has(p, "watch=1")) {
+        fh_stream_begin(fd, 200);
+        fh_stream_hold(srv, fd);
+        return false;
+    }
+    atomic_fetch_add(lists, 1);
+    if (has(p, "continue="))
+        return fh_reply(fd, 410, NULL,
+                        "{\"kind\":\"Status\",\"message\":\"The provided continue parameter is too old\","
+                        "\"reason\":\"Expired\",\"code\":410}");
+    if (has(p, "limit="))
+        return fh_reply(fd, 200, NULL,
+                        "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\",\"continue\":\"tok\"},"
+                        "\"items\":[" NODE("n1", "1") "," NODE("n2", "2") "]}");
+    return fh_reply(fd, 200, NULL,
+                    "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"30\"},\"items\":[" NODE("n2", "22") "," NODE(
+                        "n3", "23") "]}");
+}
+
+static void test_expired_continue_lists_without_pages(void **state) {
+    (void)state;
+    atomic_int lists = 0;
+    env *e = env_serve(expired_continue_handler, &lists);
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .page_size = 2};
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    seen got = {0};
+    assert_true(collect(e, &got, "synced") > 0);
+    static const char *const want[] = {"add n1", "add n2", "update n2", "add n3", "delete n1 (unknown)", "synced"};
+    assert_int_equal(got.n, sizeof want / sizeof want[0]);
+    for (int i = 0; i < got.n; i++) assert_string_equal(got.what[i], want[i]);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&lists), 3);   /* a page, the expired one, the whole list */
+    assert_true(has(e->srv->reqs[0].path, "/api/v1/nodes?limit=2"));
+    assert_true(has(e->srv->reqs[1].path, "limit=2&continue=tok"));
+    assert_string_equal(e->srv->reqs[2].path, "/api/v1/nodes?");
+    assert_non_null(strstr(e->lg.text, "msg=\"list continue token expired; listing again without pages\""));
+    env_free(e);
+}
+
+/* A server that pages even the list without limit and expires it too (a
+ * proxy forcing limit=2): one list without pages per attempt, then the
+ * attempt fails and backs off, never a tight loop. */
+static bool always_expired_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    atomic_int *lists = ctx;
+    if (has(r->path, "watch=1")) {
+        fh_stream_begin(fd, 200);
+        fh_stream_hold(srv, fd);
+        return false;
+    }
+    atomic_fetch_add(lists, 1);
+    if (has(r->path, "continue="))
+        return fh_reply(fd, 410, NULL, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}");
+    return fh_reply(fd, 200, NULL,
+                    "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\",\"continue\":\"tok\"},"
+                    "\"items\":[" NODE("n1", "1") "]}");
+}
+
+static void test_expired_again_backs_off(void **state) {
+    (void)state;
+    atomic_int lists = 0;
+    env *e = env_serve(always_expired_handler, &lists);
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .page_size = 2, .backoff_initial = 1,
+                             .backoff_max = 1};
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    double deadline = fh_now() + 10;
+    while (atomic_load(&lists) < 4 && fh_now() < deadline) fh_sleep(0.01);
+    fh_sleep(0.5);
+    ms_informer_stop(inf);
+    /* an attempt: a page, its expired continue, the list without pages,
+     * its expired continue; then a second's backoff (a loop would have
+     * sent hundreds) */
+    assert_true(atomic_load(&lists) >= 4 && atomic_load(&lists) <= 8);
+    pthread_mutex_lock(&e->lg.mu);
+    assert_non_null(strstr(e->lg.text, "msg=\"list failed\" resource=/api/v1/nodes status=410"));
+    pthread_mutex_unlock(&e->lg.mu);
+    env_free(e);
+}
+
 static void test_failures_back_off_and_stop_quickly(void **state) {
     (void)state;
     env *e = env_new();
@@ -727,6 +817,8 @@ static void test_detached_watch_lines(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_watch_relist),
+        cmocka_unit_test(test_expired_continue_lists_without_pages),
+        cmocka_unit_test(test_expired_again_backs_off),
         cmocka_unit_test(test_failures_back_off_and_stop_quickly),
         cmocka_unit_test(test_empty_watches_do_not_spin),
         cmocka_unit_test(test_broken_watch_line_watches_again),

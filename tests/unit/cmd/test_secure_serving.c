@@ -131,8 +131,28 @@ static void test_self_signed(void **state) {
     ms_serving_cert_free(&c);
 }
 
-/* Files: a pair that belongs together is served; one that does not, or
- * a certificate without its key, is refused at start. */
+/* Whether the certificate served on port has subject text `cn`. */
+static bool serves(uint16_t port, const char *cn) {
+    char url[64];
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/healthz", port);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    bool found = false;
+    struct curl_certinfo *ci = NULL;
+    if (curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci) == CURLE_OK && ci)
+        for (struct curl_slist *l = ci->num_of_certs ? ci->certinfo[0] : NULL; l; l = l->next)
+            if (strncmp(l->data, "Subject:", 8) == 0 && strstr(l->data, cn)) found = true;
+    curl_easy_cleanup(c);
+    return found;
+}
+
+/* Files: a pair that belongs together is served, and served anew when the
+ * files are replaced; one that does not, or a certificate without its key,
+ * is refused at start. */
 static void test_files(void **state) {
     fixture *f = *state;
     ms_serving_cert a, b;
@@ -169,23 +189,24 @@ static void test_files(void **state) {
     o.bind_address = "127.0.0.1";
     assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
     /* the served certificate is the file's */
-    char url[64];
-    snprintf(url, sizeof url, "https://127.0.0.1:%u/healthz", ms_secure_serving_port(s));
-    CURL *c = curl_easy_init();
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-    curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    assert_int_equal(curl_easy_perform(c), CURLE_OK);
-    struct curl_certinfo *ci = NULL;
-    curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci);
-    assert_non_null(ci);
-    bool found = false;
-    for (struct curl_slist *l = ci->num_of_certs ? ci->certinfo[0] : NULL; l; l = l->next)
-        if (strncmp(l->data, "Subject:", 8) == 0 && strstr(l->data, "CN = test@")) found = true;
-    assert_true(found);
-    curl_easy_cleanup(c);
+    assert_true(serves(ms_secure_serving_port(s), "CN = test@"));
+    /* files replaced under the running server, as cert-manager rotates
+     * them: the new pair is served, on the same port */
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s/new", dir);
+    const char *pems[2] = {b.key_pem, b.cert_pem}, *paths[2] = {key, crt};
+    for (int i = 0; i < 2; i++) {
+        fp = fopen(tmp, "w");
+        fputs(pems[i], fp);
+        fclose(fp);
+        assert_int_equal(rename(tmp, paths[i]), 0);
+    }
+    bool rotated = false;
+    for (int i = 0; i < 300 && !rotated; i++) {
+        rotated = serves(ms_secure_serving_port(s), "CN = other@");
+        if (!rotated) usleep(100000);
+    }
+    assert_true(rotated);
     ms_secure_serving_stop(s);
     unlink(crt);
     unlink(key);
@@ -195,12 +216,63 @@ static void test_files(void **state) {
     ms_serving_cert_free(&b);
 }
 
+/* The TLS version and cipher of a handshake with /healthz limited to
+ * max_version (CURL_SSLVERSION_MAX_*) and ciphers (OpenSSL's names, or
+ * NULL), or "refused". */
+static const char *handshake(uint16_t port, long max_version, const char *ciphers) {
+    static char out[128];
+    char url[64];
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/healthz", port);
+    CURL *c = curl_easy_init();
+    ms_buf b = {0};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(c, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2 | max_version);
+    if (ciphers) curl_easy_setopt(c, CURLOPT_SSL_CIPHER_LIST, ciphers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+    snprintf(out, sizeof out, "%s", curl_easy_perform(c) == CURLE_OK ? "served" : "refused");
+    ms_buf_free(&b);
+    curl_easy_cleanup(c);
+    return out;
+}
+
+static ms_secure_serving *start_tls(fixture *f, const char *min_version, const char *suites) {
+    ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
+                                   .handler = serve, .log = &quiet, .tls_min_version = min_version,
+                                   .tls_cipher_suites = suites};
+    ms_secure_serving *s = NULL;
+    ms_error err = {0};
+    if (ms_secure_serving_start(&o, &s, &err) != MS_OK) fail_msg("start: %s", err.msg);
+    return s;
+}
+
+/* --tls-min-version and --tls-cipher-suites reach the handshake. */
+static void test_tls_version_and_suites(void **state) {
+    fixture *f = *state;
+    uint16_t port = ms_secure_serving_port(f->s);
+    assert_string_equal(handshake(port, CURL_SSLVERSION_MAX_TLSv1_2, NULL), "served");
+    ms_secure_serving *s = start_tls(f, "VersionTLS13", NULL);
+    port = ms_secure_serving_port(s);
+    assert_string_equal(handshake(port, CURL_SSLVERSION_MAX_TLSv1_2, NULL), "refused");
+    assert_string_equal(handshake(port, CURL_SSLVERSION_MAX_TLSv1_3, NULL), "served");
+    ms_secure_serving_stop(s);
+    s = start_tls(f, NULL, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+    port = ms_secure_serving_port(s);
+    assert_string_equal(handshake(port, CURL_SSLVERSION_MAX_TLSv1_2, "ECDHE-RSA-AES256-GCM-SHA384"), "served");
+    assert_string_equal(handshake(port, CURL_SSLVERSION_MAX_TLSv1_2, "ECDHE-RSA-AES128-GCM-SHA256"), "refused");
+    ms_secure_serving_stop(s);
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_answers, fx_setup, fx_teardown),
         cmocka_unit_test(test_self_signed),
         cmocka_unit_test_setup_teardown(test_files, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_tls_version_and_suites, fx_setup, fx_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

@@ -500,6 +500,23 @@ static void test_minimal_pod_defaults(void **state) {
     ms_pod_unref(p);
 }
 
+/* A pod's name is the pod's own: it leaves the interner with the last copy
+ * of the pod; a node's name stays. */
+static void test_pod_name_goes_with_the_pod(void **state) {
+    (void)state;
+    ms_pod *p = fx_pod(&env.d, "{\"metadata\": {\"name\": \"short-lived\", \"namespace\": \"ns-stays\"}}");
+    ms_pod *again = fx_pod(&env.d, "{\"metadata\": {\"name\": \"short-lived\", \"namespace\": \"ns-stays\"}}");
+    assert_int_equal(again->meta.name, p->meta.name);
+    ms_pod *bound = ms_pod_with_node(p, S("n1"));
+    ms_pod_unref(p);
+    ms_pod_unref(again);
+    assert_int_equal(ms_intern_find(env.in, "short-lived", 11), bound->meta.name);
+    assert_string_equal(T(bound->meta.name), "short-lived");
+    ms_pod_unref(bound);
+    assert_int_equal(ms_intern_find(env.in, "short-lived", 11), MS_STR_NONE);
+    assert_int_not_equal(ms_intern_find(env.in, "ns-stays", 8), MS_STR_NONE);
+}
+
 /* Objects with more fields than the decoder indexes at once, and repeated
  * keys in JSON (the last one counts, as in Go's encoding/json). */
 static void test_wide_objects(void **state) {
@@ -1422,6 +1439,7 @@ int main(void) {
         cmocka_unit_test(test_kubectl_yaml_pod),
         cmocka_unit_test(test_json_pod_same_as_yaml),
         cmocka_unit_test(test_minimal_pod_defaults),
+        cmocka_unit_test(test_pod_name_goes_with_the_pod),
         cmocka_unit_test(test_wide_objects),
         cmocka_unit_test(test_pod_requests),
         cmocka_unit_test(test_scalar_resources),

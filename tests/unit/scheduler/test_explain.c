@@ -14,13 +14,11 @@ static void test_ring_bounded_newest_first(void **state) {
     ms_str ns = ms_intern_cstr(in, "default");
     ms_str a = ms_intern_cstr(in, "a"), b = ms_intern_cstr(in, "b"), c = ms_intern_cstr(in, "c");
     ms_explain_ring r;
-    assert_true(ms_explain_ring_init(&r, 3));
+    assert_true(ms_explain_ring_init(&r, 3, in));
     ms_str order[] = {a, b, a, c};
     for (uint32_t i = 0; i < 4; i++) {
-        ms_explain_record *rec = ms_explain_ring_begin(&r);
+        ms_explain_record *rec = ms_explain_ring_begin(&r, ns, order[i]);
         assert_non_null(rec);
-        rec->ns = ns;
-        rec->name = order[i];
         rec->cycle = i + 1;
         ms_explain_set_result(rec, MS_EXPLAIN_UNSCHEDULABLE, i == 0 ? "a long message that is copied" : "short");
     }
@@ -30,22 +28,45 @@ static void test_ring_bounded_newest_first(void **state) {
     assert_int_equal(ms_explain_ring_find(&r, ns, b)->cycle, 2);
     assert_string_equal(ms_explain_ring_find(&r, ns, c)->message, "short");
     /* one more: b's cycle goes */
-    ms_explain_record *rec = ms_explain_ring_begin(&r);
-    rec->ns = ns;
-    rec->name = c;
+    ms_explain_record *rec = ms_explain_ring_begin(&r, ns, c);
     assert_null(ms_explain_ring_find(&r, ns, b));
     assert_null(ms_explain_ring_find(&r, a, a));   /* another namespace */
     /* a reused slot starts clear: no message, no node, no victims */
     assert_string_equal(rec->message, "");
     assert_int_equal(rec->node, MS_STR_NONE);
-    for (uint32_t i = 0; i < MS_EXPLAIN_MAX_VICTIMS + 3; i++) ms_explain_add_victim(rec, ns, a);
+    for (uint32_t i = 0; i < MS_EXPLAIN_MAX_VICTIMS + 3; i++) ms_explain_add_victim(&r, rec, ns, a);
     assert_int_equal(rec->nvictims, MS_EXPLAIN_MAX_VICTIMS + 3);
     ms_explain_ring_free(&r);
 
     /* off: nothing recorded */
-    assert_true(ms_explain_ring_init(&r, 0));
-    assert_null(ms_explain_ring_begin(&r));
+    assert_true(ms_explain_ring_init(&r, 0, in));
+    assert_null(ms_explain_ring_begin(&r, ns, a));
     assert_null(ms_explain_ring_find(&r, ns, a));
+    ms_explain_ring_free(&r);
+    ms_interner_free(in);
+}
+
+/* A pod's name goes with the pod, but not while a record still shows it:
+ * the ring holds its own reference on the names it keeps. */
+static void test_ring_keeps_released_names(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_str ns = ms_intern_cstr(in, "default");
+    ms_explain_ring r;
+    assert_true(ms_explain_ring_init(&r, 2, in));
+    ms_str gone = ms_intern_counted(in, "gone-pod", 8), victim = ms_intern_counted(in, "victim", 6);
+    ms_explain_record *rec = ms_explain_ring_begin(&r, ns, gone);
+    ms_explain_add_victim(&r, rec, ns, victim);
+    ms_str_release(in, gone);     /* the pods are deleted */
+    ms_str_release(in, victim);
+    assert_int_equal(ms_intern_find(in, "gone-pod", 8), gone);
+    assert_ptr_equal(ms_explain_ring_find(&r, ns, gone), rec);
+    assert_string_equal(ms_str_get(in, rec->victims[0][1]), "victim");
+    /* two newer cycles take both slots: the names are given back */
+    ms_explain_ring_begin(&r, ns, ns);
+    ms_explain_ring_begin(&r, ns, ns);
+    assert_int_equal(ms_intern_find(in, "gone-pod", 8), MS_STR_NONE);
+    assert_int_equal(ms_intern_find(in, "victim", 6), MS_STR_NONE);
     ms_explain_ring_free(&r);
     ms_interner_free(in);
 }
@@ -54,8 +75,8 @@ static void test_record_json(void **state) {
     (void)state;
     ms_interner *in = ms_interner_new();
     ms_explain_ring r;
-    assert_true(ms_explain_ring_init(&r, 1));
-    ms_explain_record *rec = ms_explain_ring_begin(&r);
+    assert_true(ms_explain_ring_init(&r, 1, in));
+    ms_explain_record *rec = ms_explain_ring_begin(&r, MS_STR_NONE, MS_STR_NONE);
     rec->cycle = 7;
     rec->time = 1767225600;   /* 2026-01-01 */
     rec->attempts = 2;
@@ -73,7 +94,8 @@ static void test_record_json(void **state) {
     assert_string_equal(text, "{\"cycle\":7,\"time\":\"2026-01-01T00:00:00.000000Z\",\"attempt\":2,"
                               "\"profile\":\"default-scheduler\",\"result\":\"Scheduled\",\"selectedNode\":\"n2\","
                               "\"nodes\":3,\"evaluatedNodes\":3,\"feasibleNodes\":2,\"scored\":true,\"totalScore\":250,"
-                              "\"scores\":{\"TaintToleration\":200,\"lua:spread\":50},\"policyGeneration\":0}");
+                              "\"scores\":{\"TaintToleration\":200,\"lua:spread\":50},\"binding\":{\"result\":\"Pending\"},"
+                              "\"policyGeneration\":0}");
     free(text);
     cJSON_Delete(j);
     /* simulate's virtual clock; preemption's account */
@@ -82,7 +104,7 @@ static void test_record_json(void **state) {
     rec->preemption_attempted = true;
     rec->ncandidates = 1;
     rec->candidates[0] = (ms_explain_candidate){.node = rec->node, .nvictims = 1, .pdb_violations = 0};
-    ms_explain_add_victim(rec, ms_intern_cstr(in, "default"), ms_intern_cstr(in, "low"));
+    ms_explain_add_victim(&r, rec, ms_intern_cstr(in, "default"), ms_intern_cstr(in, "low"));
     j = ms_explain_record_json(rec, in, "p", names, 2);
     assert_true(cJSON_GetObjectItem(j, "virtualTime")->valuedouble == 12.5);
     text = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "preemption"));
@@ -166,6 +188,53 @@ static void test_explain_bound_and_pending(void **state) {
     env_free(e);
 }
 
+/* A record is completed by what came after its cycle: the bind's answer,
+ * a Permit wait's end. */
+static void test_binding_outcome(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    add_node(e, "a", "4", NULL, NULL);
+    add_pod(e, "ok", "1", NULL);
+    add_pod(e, "refused", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    cJSON *j = explain(e, "ok");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Pending");
+    cJSON_Delete(j);
+    complete_binds(e, true, false, 1);
+    j = explain(e, "ok");
+    assert_string_equal(jstr(j, "lastCycle.result"), "Scheduled");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Bound");
+    assert_null(jstr(j, "lastCycle.binding.message"));
+    cJSON_Delete(j);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    complete_binds(e, false, false, 2);
+    j = explain(e, "refused");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "BindingFailed");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "conflict");
+    cJSON_Delete(j);
+
+    /* waiting at Permit, then rejected, or timed out */
+    add_pod(e, "wait-1", "1", NULL);
+    add_pod(e, "wait-2", "1", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 3));
+    assert_true(ms_scheduler_schedule_one(e->s, 3));
+    j = explain(e, "wait-1");
+    assert_string_equal(jstr(j, "lastCycle.result"), "WaitingOnPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "Pending");
+    cJSON_Delete(j);
+    assert_true(ms_scheduler_permit_deny(e->s, "default/wait-1", "quota used up", 4));
+    j = explain(e, "wait-1");
+    assert_string_equal(jstr(j, "lastCycle.result"), "WaitingOnPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.result"), "RejectedAtPermit");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "quota used up");
+    cJSON_Delete(j);
+    ms_scheduler_tick(e->s, 9);
+    j = explain(e, "wait-2");
+    assert_string_equal(jstr(j, "lastCycle.binding.message"), "rejected due to timeout after waiting at Permit");
+    cJSON_Delete(j);
+    env_free(e);
+}
+
 static void test_explain_scores_and_unknown(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -221,6 +290,8 @@ static void test_explain_preemption(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_bounded_newest_first),
+        cmocka_unit_test(test_ring_keeps_released_names),
+        cmocka_unit_test(test_binding_outcome),
         cmocka_unit_test(test_record_json),
         cmocka_unit_test(test_explain_bound_and_pending),
         cmocka_unit_test(test_explain_scores_and_unknown),

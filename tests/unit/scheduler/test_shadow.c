@@ -70,6 +70,8 @@ static env *shadow_env(const char *const *plugins, uint64_t seed) {
         .seed = seed,
         .out_of_tree = all_plugins,
         .n_out_of_tree = 6,
+        /* the log alone keeps what it shows (test_log_keeps_names) */
+        .explain_cycles = -1,
     };
     ms_error err = {0};
     if (ms_scheduler_new(&o, &e->s, &err) != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
@@ -121,6 +123,29 @@ static void test_disagreement_with_scores(void **state) {
                                  "\"shadow\":{\"node\":\"n2\",\"profileScore\":5,\"shadowScore\":60,\"total\":65}"));
     free(text);
     cJSON_Delete(j);
+    env_free(e);
+}
+
+/* A disagreement still names its pod once the pod is gone: the log holds
+ * a reference on the name, given back when the entry is overwritten. */
+static void test_log_keeps_names(void **state) {
+    (void)state;
+    env *e = shadow_env(with_pick, 1);
+    add_node(e, "n1", "4", "{\"score\": \"10\"}", NULL);
+    add_node(e, "n2", "4", "{\"score\": \"5\", \"pick\": \"30\"}", NULL);
+    ms_pod *p = add_pod(e, "gone-soon", "1", "");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    ms_scheduler_pod_delete(e->s, p, 1);
+    for (uint32_t i = 0; i < e->nobjects; i++)
+        if (e->objects[i] == p) e->objects[i] = NULL;
+    ms_pod_unref(p);
+    /* the next cycle takes over the last one's buffers and references */
+    add_pod(e, "next", "1", "");
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    ms_str name = ms_intern_find(e->in, "gone-soon", 9);
+    assert_int_not_equal(name, MS_STR_NONE);
+    assert_int_equal(ms_scheduler_shadow_at(e->s, 0)->log[0].name, name);
+    assert_string_equal(ms_str_get(e->in, name), "gone-soon");
     env_free(e);
 }
 
@@ -230,6 +255,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_left_out_of_the_profile),
         cmocka_unit_test(test_disagreement_with_scores),
+        cmocka_unit_test(test_log_keeps_names),
         cmocka_unit_test(test_veto_and_agreement),
         cmocka_unit_test(test_live_placements_unchanged),
         cmocka_unit_test(test_log_bounded),
