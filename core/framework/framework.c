@@ -354,6 +354,32 @@ ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin)
     return fail_status(st, code, plugin);
 }
 
+ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                     ms_status *st) {
+    ms_code code = ms_framework_run_filter(fw, c, ni, st);
+    if (code != MS_SUCCESS) return code;
+    const uint64_t skip = c->skip_filter;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        const uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        if ((skip >> i & 1) || p->ops->filter || !p->ops->filter_batch) continue;
+        /* The batch interface takes a mutable array; the plugin only
+         * reads the node. One node: no scratch arrays from the arena. */
+        ms_node_info *one[1] = {(ms_node_info *)ni};
+        ms_status out;
+        ms_status_ok(&out);
+        c->current = i;
+        code = p->ops->filter_batch(p->self, c, one, 1, &out);
+        ms_code verdict = code == MS_SUCCESS ? (ms_code)out.code : MS_ERROR;
+        if (verdict != MS_SUCCESS) {
+            *st = out;
+            return fail_status(st, verdict, i);
+        }
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
 bool ms_framework_has_filter_batch(const ms_framework *fw) {
     for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
         const ms_framework_plugin *p = &fw->plugins[fw->order[MS_EP_FILTER][k]];

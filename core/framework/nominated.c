@@ -11,24 +11,23 @@ static bool yields_to(const ms_pod *pod, const ms_pod *nominated) {
     return nominated->priority >= pod->priority && nominated->meta.uid_hash != pod->meta.uid_hash;
 }
 
-ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
-                                               const ms_node_info *ni, ms_status *st) {
+static ms_pod *const *nominees_of(const ms_cycle *c, const ms_node_info *ni, uint32_t *n) {
     const ms_handle *h = c->h;
-    uint32_t n = 0;
-    ms_pod *const *nominated = NULL;
+    *n = 0;
     if (h && h->queue && ni->node && ms_queue_nominated_count(h->queue) > 0)
-        nominated = ms_queue_nominated_for(h->queue, ni->name, &n);
-    return ms_framework_run_filter_with_nominees(fw, c, ni, nominated, n, st);
+        return ms_queue_nominated_for(h->queue, ni->name, n);
+    return NULL;
 }
 
-ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
-                                              const ms_node_info *ni, ms_pod *const *nominated,
-                                              uint32_t n, ms_status *st) {
+/* whole: the pass on the node itself runs the batch plugins too. */
+static ms_code with_nominees(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                             ms_pod *const *nominated, uint32_t n, bool whole, ms_status *st) {
     const ms_handle *h = c->h;
     const ms_pod *pod = c->pod;
     uint32_t yield = 0;
     for (uint32_t i = 0; i < n; i++) yield += yields_to(pod, nominated[i]);
-    if (yield == 0) return ms_framework_run_filter(fw, c, ni, st);
+    if (yield == 0)
+        return whole ? ms_framework_run_filter_node(fw, c, ni, st) : ms_framework_run_filter(fw, c, ni, st);
 
     /* Pass 1: with those pods on the node, as if already running. The
      * scratch copy borrows pods, so the next copy just overwrites them. */
@@ -43,9 +42,36 @@ ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *
         st->plugin = -1;
         return MS_ERROR;
     }
-    ms_code code = ms_framework_run_filter(fw, c, tmp, st);
+    ms_code code = ms_framework_run_filter_node(fw, c, tmp, st);
     if (code != MS_SUCCESS) return code;
 
     /* Pass 2: without them; filters such as pod affinity may need them absent. */
-    return ms_framework_run_filter(fw, c, ni, st);
+    return whole ? ms_framework_run_filter_node(fw, c, ni, st) : ms_framework_run_filter(fw, c, ni, st);
+}
+
+ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                               const ms_node_info *ni, ms_status *st) {
+    uint32_t n;
+    ms_pod *const *nominated = nominees_of(c, ni, &n);
+    return with_nominees(fw, c, ni, nominated, n, false, st);
+}
+
+ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                              const ms_node_info *ni, ms_pod *const *nominated,
+                                              uint32_t n, ms_status *st) {
+    return with_nominees(fw, c, ni, nominated, n, false, st);
+}
+
+ms_code ms_framework_run_filter_node_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                                    const ms_node_info *ni, ms_status *st) {
+    uint32_t n;
+    ms_pod *const *nominated = nominees_of(c, ni, &n);
+    return with_nominees(fw, c, ni, nominated, n, true, st);
+}
+
+ms_code ms_framework_run_filter_node_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                                   const ms_node_info *ni,
+                                                   ms_pod *const *nominated, uint32_t n,
+                                                   ms_status *st) {
+    return with_nominees(fw, c, ni, nominated, n, true, st);
 }

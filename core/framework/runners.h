@@ -60,6 +60,14 @@ static inline ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, m
  * as a whole (its nodes then carry the error); MS_SUCCESS otherwise, also
  * when nodes were rejected. Scratch arrays come from c->arena. */
 bool ms_framework_has_filter_batch(const ms_framework *fw);
+/* The whole Filter phase on one node: the per-node plugins, then each
+ * batch plugin called for this node alone. What asks "does the pod fit
+ * this node" outside the cycle's pass over the snapshot (preemption's dry
+ * runs, a nominated-pods pass on a copy) calls this, so that a policy's
+ * verdict is the one the cycle would give. With no batch plugin it costs
+ * ms_framework_run_filter and a loop over the Filter order. */
+ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                     ms_status *st);
 ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
                                       ms_node_info *const *nodes, uint32_t n,
                                       ms_status *statuses);
@@ -67,7 +75,10 @@ ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
  * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
  * nominated to the node, the pod must fit with them added and without.
  * Nominated pods come from c->h->queue; the pass with them added runs on
- * c->h->scratch (see ms_handle). */
+ * c->h->scratch (see ms_handle). That pass runs the whole Filter phase
+ * (ms_framework_run_filter_node): the copy is in no batch. The pass on the
+ * node itself runs the per-node plugins only, the caller then putting the
+ * node through ms_framework_run_filter_batch with the others. */
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st);
 /* The same for a caller that has the node's nominated pods at hand
@@ -75,6 +86,14 @@ ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle 
 ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
                                               const ms_node_info *ni, ms_pod *const *nominated,
                                               uint32_t n, ms_status *st);
+/* Both passes through the whole Filter phase: for a caller with no batch
+ * of its own (preemption's dry runs, a single node). */
+ms_code ms_framework_run_filter_node_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                                    const ms_node_info *ni, ms_status *st);
+ms_code ms_framework_run_filter_node_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                                   const ms_node_info *ni,
+                                                   ms_pod *const *nominated, uint32_t n,
+                                                   ms_status *st);
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
                                      const ms_status *statuses, ms_str *nominated,
                                      ms_status *st);

@@ -275,6 +275,8 @@ static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     return ms_status_set(st, code, f->reason ? ms_str_get(p->rt->in, f->reason) : NULL);
 }
 
+#define FEW_NODES 8
+
 static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                                 ms_status *statuses) {
     ms_policy *p = self;
@@ -286,8 +288,12 @@ static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *no
         for (uint32_t i = 0; i < n; i++) ms_status_ok(&statuses[i]);
         return MS_SUCCESS;
     }
-    uint8_t *codes = MS_ARENA_NEW(c->arena, uint8_t, n);
-    ms_str *reasons = MS_ARENA_NEW(c->arena, ms_str, n);
+    /* A dry run asks about one node at a time, many times per cycle: its
+     * results go on the stack rather than into the cycle's arena. */
+    uint8_t few_codes[FEW_NODES];
+    ms_str few_reasons[FEW_NODES];
+    uint8_t *codes = n <= FEW_NODES ? few_codes : MS_ARENA_NEW(c->arena, uint8_t, n);
+    ms_str *reasons = n <= FEW_NODES ? few_reasons : MS_ARENA_NEW(c->arena, ms_str, n);
     if (!codes || !reasons) {
         for (uint32_t i = 0; i < n; i++) ms_status_set(&statuses[i], MS_ERROR, "out of memory");
         return MS_ERROR;

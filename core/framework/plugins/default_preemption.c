@@ -285,7 +285,9 @@ static void sort_victims(ms_pod **v, uint32_t n) {
 }
 
 /* The dry run's Filter (RunFilterPluginsWithNominatedPods) on the scratch
- * copy. The node's nominated pods do not change while it is dry-run: they
+ * copy: the profile's whole Filter phase, batch plugins (policies)
+ * included, so that a node a policy rejects is no candidate unless it
+ * passes once the victims are gone. The node's nominated pods do not change while it is dry-run: they
  * are looked up once per node. (Adding them to the scratch copy and taking
  * them out again instead of copying it was measured: no cheaper.) */
 typedef struct nominees {
@@ -301,7 +303,7 @@ static nominees node_nominees(const ms_handle *h, const ms_node_info *ni) {
 }
 
 static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
-    return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
+    return ms_framework_run_filter_node_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
 }
 
 /* Removes / re-adds a pod on the scratch copy. Upstream also runs the
