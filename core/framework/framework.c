@@ -131,6 +131,11 @@ static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swa
     for (uint32_t i = 0; i < fw->nplugins; i++) fw->plugins[i].points = 0;
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         for (uint32_t k = 0; k < norder[ep]; k++) fw->plugins[order[ep][k]].points |= 1u << ep;
+    fw->batch_filters = 0;
+    for (uint32_t k = 0; k < norder[MS_EP_FILTER]; k++) {
+        const ms_plugin_ops *o = fw->plugins[order[MS_EP_FILTER][k]].ops;
+        if (!o->filter && o->filter_batch) fw->batch_filters |= 1ull << order[MS_EP_FILTER][k];
+    }
     return MS_OK;
 }
 
@@ -357,12 +362,14 @@ ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin)
 ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                      ms_status *st) {
     ms_code code = ms_framework_run_filter(fw, c, ni, st);
-    if (code != MS_SUCCESS) return code;
-    const uint64_t skip = c->skip_filter;
+    const uint64_t batch = fw->batch_filters & ~c->skip_filter;
+    if (code != MS_SUCCESS || !batch) return code;
     for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
         const uint32_t i = fw->order[MS_EP_FILTER][k];
         const ms_framework_plugin *p = &fw->plugins[i];
-        if ((skip >> i & 1) || p->ops->filter || !p->ops->filter_batch) continue;
+        /* The ops are read again: a reload rewires them before the points
+         * are derived anew. */
+        if (!(batch >> i & 1) || p->ops->filter || !p->ops->filter_batch) continue;
         /* The batch interface takes a mutable array; the plugin only
          * reads the node. One node: no scratch arrays from the arena. */
         ms_node_info *one[1] = {(ms_node_info *)ni};

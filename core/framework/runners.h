@@ -65,7 +65,7 @@ bool ms_framework_has_filter_batch(const ms_framework *fw);
  * this node" outside the cycle's pass over the snapshot (preemption's dry
  * runs, a nominated-pods pass on a copy) calls this, so that a policy's
  * verdict is the one the cycle would give. With no batch plugin it costs
- * ms_framework_run_filter and a loop over the Filter order. */
+ * ms_framework_run_filter and one bit test. */
 ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                      ms_status *st);
 ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
