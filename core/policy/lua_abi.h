@@ -44,6 +44,8 @@ typedef enum ms_lua_op {
     MS_LUA_OP_DESCHEDULE,
     MS_LUA_OP_EVICTABLE,
 } ms_lua_op;
+/* One past the last operation, for arrays indexed by op. */
+#define MS_LUA_NOPS (MS_LUA_OP_EVICTABLE + 1)
 
 /* What a call leaves in frame.result (filter: in frame.codes[i]); the
  * meaning differs per hook, hence one set of names per hook. */

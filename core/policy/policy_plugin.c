@@ -20,7 +20,10 @@ struct ms_policy {
     bool disabled;
     uint8_t on_error;              /* ms_policy_on_error */
     uint32_t max_failures;
-    ms_policy_stats stats;
+    ms_policy_stats stats;         /* consecutive: see streak */
+    /* Failures since the last success, per hook: a hook that always fails
+     * disables the policy however often the others succeed. */
+    uint32_t streak[MS_LUA_NOPS];
     ms_str fail_reason;            /* the last failure, interned for statuses */
     char name[128];                /* the plugin name */
     char last_error[512];
@@ -138,7 +141,7 @@ ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next) {
     ms_lua_state *old = p->cur;
     p->cur = next;
     p->disabled = false;
-    p->stats.consecutive = 0;
+    memset(p->streak, 0, sizeof p->streak);
     p->stats.reloads_ok++;
     wire(p, next->hooks, &p->ops);
     return old;
@@ -156,7 +159,23 @@ const char *ms_policy_name(const ms_policy *p) { return p->name; }
 uint32_t ms_policy_hooks(const ms_policy *p) { return p->cur ? p->cur->hooks : 0; }
 bool ms_policy_disabled(const ms_policy *p) { return p->disabled; }
 const char *ms_policy_last_error(const ms_policy *p) { return p->last_error; }
-void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) { *out = p->stats; }
+void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) {
+    *out = p->stats;
+    out->consecutive = 0;
+    for (uint32_t op = 0; op < MS_LUA_NOPS; op++)
+        if (p->streak[op] > out->consecutive) out->consecutive = p->streak[op];
+}
+
+/* The hook behind each operation, for messages. */
+static const char *const op_hook[MS_LUA_NOPS] = {
+    [MS_LUA_OP_PRE_ENQUEUE] = "pre_enqueue", [MS_LUA_OP_LESS] = "less",
+    [MS_LUA_OP_PRE_FILTER] = "pre_filter",   [MS_LUA_OP_FILTER] = "filter",
+    [MS_LUA_OP_SCORE] = "score",             [MS_LUA_OP_RESERVE] = "reserve",
+    [MS_LUA_OP_UNRESERVE] = "unreserve",     [MS_LUA_OP_PERMIT] = "permit",
+    [MS_LUA_OP_SELECT_VICTIMS] = "select_victims",
+    [MS_LUA_OP_PICK_PREEMPTION] = "pick_preemption",
+    [MS_LUA_OP_DESCHEDULE] = "deschedule",   [MS_LUA_OP_EVICTABLE] = "evictable",
+};
 
 /* Starts a call: frame cleared of the last call's arguments. */
 static ms_lua_frame *begin(ms_policy *p, const ms_cycle *c) {
@@ -183,11 +202,11 @@ static int run(ms_policy *p, ms_lua_op op) {
     bool killed, oom;
     p->stats.calls++;
     if (ms_lua_state_call(s, op, &killed, &oom) == 0) {
-        p->stats.consecutive = 0;
+        p->streak[op] = 0;
         return 0;
     }
     p->stats.failures++;
-    p->stats.consecutive++;
+    uint32_t streak = ++p->streak[op];
     if (killed) p->stats.budget_kills++;
     if (oom) p->stats.memory_errors++;
     snprintf(p->last_error, sizeof p->last_error, "%s", s->err);
@@ -195,15 +214,14 @@ static int run(ms_policy *p, ms_lua_op op) {
     ms_lua_runtime *rt = p->rt;
     /* The log line is tagged with the policy already. */
     size_t skip = strlen("policy ") + strlen(s->name) + 2;
-    rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name,
-              strlen(s->err) > skip ? s->err + skip : s->err);
+    ms_lua_runtime_log(rt, MS_LUA_LOG_ERROR, p->name, strlen(s->err) > skip ? s->err + skip : s->err);
     uint32_t max = p->max_failures;
-    if (max && p->stats.consecutive >= max && !p->disabled) {
+    if (max && streak >= max && !p->disabled) {
         p->disabled = true;
         p->stats.disabled++;
         char why[640];
-        snprintf(why, sizeof why, "disabled after %u consecutive failures; the last: %s",
-                 p->stats.consecutive, s->err);
+        snprintf(why, sizeof why, "disabled after %u consecutive failures of %s; the last: %s",
+                 streak, op_hook[op], s->err);
         rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name, why);
         if (rt->o.disabled) rt->o.disabled(rt->o.disabled_ctx, p, why);
     }
