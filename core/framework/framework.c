@@ -359,11 +359,9 @@ ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin)
     return fail_status(st, code, plugin);
 }
 
-ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
-                                     ms_status *st) {
-    ms_code code = ms_framework_run_filter(fw, c, ni, st);
+ms_code ms_framework_run_filter_batch_node(const ms_framework *fw, ms_cycle *c,
+                                           const ms_node_info *ni, ms_status *st) {
     const uint64_t batch = fw->batch_filters & ~c->skip_filter;
-    if (code != MS_SUCCESS || !batch) return code;
     for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
         const uint32_t i = fw->order[MS_EP_FILTER][k];
         const ms_framework_plugin *p = &fw->plugins[i];
@@ -376,7 +374,7 @@ ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const 
         ms_status out;
         ms_status_ok(&out);
         c->current = i;
-        code = p->ops->filter_batch(p->self, c, one, 1, &out);
+        ms_code code = p->ops->filter_batch(p->self, c, one, 1, &out);
         ms_code verdict = code == MS_SUCCESS ? (ms_code)out.code : MS_ERROR;
         if (verdict != MS_SUCCESS) {
             *st = out;

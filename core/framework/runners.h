@@ -65,9 +65,17 @@ bool ms_framework_has_filter_batch(const ms_framework *fw);
  * this node" outside the cycle's pass over the snapshot (preemption's dry
  * runs, a nominated-pods pass on a copy) calls this, so that a policy's
  * verdict is the one the cycle would give. With no batch plugin it costs
- * ms_framework_run_filter and one bit test. */
-ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
-                                     ms_status *st);
+ * ms_framework_run_filter and one bit test (inline: dry runs call it for
+ * every victim tried). ms_framework_run_filter_batch_node: the batch
+ * plugins alone, once the per-node ones passed. */
+ms_code ms_framework_run_filter_batch_node(const ms_framework *fw, ms_cycle *c,
+                                           const ms_node_info *ni, ms_status *st);
+static inline ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c,
+                                                   const ms_node_info *ni, ms_status *st) {
+    ms_code code = ms_framework_run_filter(fw, c, ni, st);
+    if (code != MS_SUCCESS || !(fw->batch_filters & ~c->skip_filter)) return code;
+    return ms_framework_run_filter_batch_node(fw, c, ni, st);
+}
 ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
                                       ms_node_info *const *nodes, uint32_t n,
                                       ms_status *statuses);
