@@ -132,6 +132,11 @@ static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swa
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         for (uint32_t k = 0; k < norder[ep]; k++) fw->plugins[order[ep][k]].points |= 1u << ep;
     fw->batch_filters = 0;
+    fw->pre_filter_extensions = 0;
+    for (uint32_t k = 0; k < norder[MS_EP_PRE_FILTER]; k++) {
+        const ms_plugin_ops *o = fw->plugins[order[MS_EP_PRE_FILTER][k]].ops;
+        if (o->add_pod || o->remove_pod) fw->pre_filter_extensions |= 1ull << order[MS_EP_PRE_FILTER][k];
+    }
     for (uint32_t k = 0; k < norder[MS_EP_FILTER]; k++) {
         const ms_plugin_ops *o = fw->plugins[order[MS_EP_FILTER][k]].ops;
         if (!o->filter && o->filter_batch) fw->batch_filters |= 1ull << order[MS_EP_FILTER][k];
@@ -253,6 +258,7 @@ ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c) {
     c->fw = fw;
     c->skip_filter = 0;
     c->skip_score = 0;
+    c->dry = c->dry_base = c->dry_seq = 0;
     c->current = 0;
     c->state = MS_ARENA_NEW(c->arena, void *, fw->nplugins ? fw->nplugins : 1);
     return c->state ? MS_OK : MS_ENOMEM;
@@ -302,6 +308,38 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
             c->skip_filter |= 1ull << i;
             continue;
         }
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
+uint32_t ms_framework_dry_begin(ms_cycle *c) {
+    uint32_t outer = c->dry;
+    c->dry_base = outer;
+    c->dry = ++c->dry_seq;
+    return outer;
+}
+
+void ms_framework_dry_end(ms_cycle *c, uint32_t outer) {
+    c->dry = outer;
+    c->dry_base = 0;
+}
+
+ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c, bool add,
+                                              ms_pod *const *pods, uint32_t n,
+                                              const ms_node_info *ni, ms_status *st) {
+    const uint64_t ext = fw->pre_filter_extensions & ~c->skip_filter;
+    for (uint32_t k = 0; ext && n && k < fw->norder[MS_EP_PRE_FILTER]; k++) {
+        const uint32_t i = fw->order[MS_EP_PRE_FILTER][k];
+        if (!(ext >> i & 1)) continue;
+        const ms_framework_plugin *p = &fw->plugins[i];
+        ms_code (*f)(void *, ms_cycle *, ms_pod *const *, uint32_t, const ms_node_info *, ms_status *) =
+            add ? p->ops->add_pod : p->ops->remove_pod;
+        if (!f) continue;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = f(p->self, c, pods, n, ni, st);
         if (code != MS_SUCCESS) return fail_status(st, code, i);
     }
     ms_status_ok(st);

@@ -29,20 +29,31 @@ static ms_code with_nominees(const ms_framework *fw, ms_cycle *c, const ms_node_
     if (yield == 0)
         return whole ? ms_framework_run_filter_node(fw, c, ni, st) : ms_framework_run_filter(fw, c, ni, st);
 
-    /* Pass 1: with those pods on the node, as if already running. The
-     * scratch copy borrows pods, so the next copy just overwrites them. */
+    /* Pass 1: with those pods on the node, as if already running: a dry
+     * run, the PreFilter extensions told of each pod added. The scratch
+     * copy borrows pods, so the next copy just overwrites them. */
     ms_node_info *tmp = h->scratch;
     const char *why = !tmp ? "no scratch NodeInfo for nominated pods" : NULL;
     if (!why && ms_node_info_copy_into(tmp, ni) != 0) why = "out of memory";
-    for (uint32_t i = 0; !why && i < n; i++)
-        if (yields_to(pod, nominated[i]) && ms_node_info_add_pod(tmp, nominated[i], h->in) != 0)
-            why = "out of memory";
     if (why) {
         ms_status_set(st, MS_ERROR, why);
         st->plugin = -1;
         return MS_ERROR;
     }
-    ms_code code = ms_framework_run_filter_node(fw, c, tmp, st);
+    uint32_t outer = ms_framework_dry_begin(c);
+    ms_code code = MS_SUCCESS;
+    for (uint32_t i = 0; code == MS_SUCCESS && i < n; i++) {
+        if (!yields_to(pod, nominated[i])) continue;
+        if (ms_node_info_add_pod(tmp, nominated[i], h->in) != 0) {
+            ms_status_set(st, MS_ERROR, "out of memory");
+            st->plugin = -1;
+            code = MS_ERROR;
+        } else {
+            code = ms_framework_run_pre_filter_extension(fw, c, true, &nominated[i], 1, tmp, st);
+        }
+    }
+    if (code == MS_SUCCESS) code = ms_framework_run_filter_node(fw, c, tmp, st);
+    ms_framework_dry_end(c, outer);
     if (code != MS_SUCCESS) return code;
 
     /* Pass 2: without them; filters such as pod affinity may need them absent. */

@@ -19,6 +19,16 @@ ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
 
 /* PreFilter: on rejection `st` carries the plugin and reason. */
 ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st);
+/* Dry runs (see ms_cycle.dry): begin gives c a new dry-run id started
+ * from the current one and returns the current one, which end restores.
+ * pre_filter_extension runs AddPod (add) or RemovePod for pods[0..n)
+ * changed on ni, the dry run's copy, in PreFilter order, skipping plugins
+ * that skipped PreFilter; without such plugins it costs a bit test. */
+uint32_t ms_framework_dry_begin(ms_cycle *c);
+void ms_framework_dry_end(ms_cycle *c, uint32_t outer);
+ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c, bool add,
+                                              ms_pod *const *pods, uint32_t n,
+                                              const ms_node_info *ni, ms_status *st);
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);

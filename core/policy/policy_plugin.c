@@ -48,6 +48,10 @@ static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
 static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st);
 static void pol_unreserve(void *self, ms_cycle *c, ms_str node);
 static ms_code pol_permit(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st);
+static ms_code pol_add_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                           const ms_node_info *ni, ms_status *st);
+static ms_code pol_remove_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                              const ms_node_info *ni, ms_status *st);
 static bool pol_pre_enqueue(void *self, const ms_pod *pod, const char **reason);
 static bool pol_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b);
 
@@ -71,6 +75,8 @@ static void wire(const ms_policy *p, uint32_t h, ms_plugin_ops *o) {
     /* The framework runs Unreserve only for plugins at the Reserve point. */
     if ((h & MS_LUA_HOOK_UNRESERVE) && !(h & MS_LUA_HOOK_RESERVE)) o->reserve = pol_reserve;
     if (h & MS_LUA_HOOK_PERMIT) o->permit = pol_permit;
+    if (h & MS_LUA_HOOK_ADD_POD) o->add_pod = pol_add_pod;
+    if (h & MS_LUA_HOOK_REMOVE_POD) o->remove_pod = pol_remove_pod;
     o->idle = pol_idle;
 }
 
@@ -175,6 +181,7 @@ static const char *const op_hook[MS_LUA_NOPS] = {
     [MS_LUA_OP_SELECT_VICTIMS] = "select_victims",
     [MS_LUA_OP_PICK_PREEMPTION] = "pick_preemption",
     [MS_LUA_OP_DESCHEDULE] = "deschedule",   [MS_LUA_OP_EVICTABLE] = "evictable",
+    [MS_LUA_OP_ADD_POD] = "add_pod",         [MS_LUA_OP_REMOVE_POD] = "remove_pod",
 };
 
 /* Starts a call: frame cleared of the last call's arguments. */
@@ -191,6 +198,8 @@ static ms_lua_frame *begin(ms_policy *p, const ms_cycle *c) {
         f->cycle = (double)c->cycle;
         f->snap = c->snap;
         f->pod = c->pod;
+        f->dry = c->dry;
+        f->dry_base = c->dry_base;
     }
     return f;
 }
@@ -391,6 +400,30 @@ static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
         scores[i] = (int64_t)llround(v);
     }
     return MS_SUCCESS;
+}
+
+/* add_pod/remove_pod: pods changed on a dry run's copy of a node. A
+ * failure rules the node out of the dry run (onError reject) or is
+ * ignored (skip). */
+static ms_code pre_filter_extension(ms_policy *p, ms_lua_op op, ms_cycle *c, ms_pod *const *pods,
+                                    uint32_t n, const ms_node_info *ni, ms_status *st) {
+    if (idle(p) || n == 0) return MS_SUCCESS;
+    ms_lua_frame *f = begin(p, c);
+    f->cands = pods;
+    f->ncands = n;
+    f->node = ni;
+    if (run(p, op) != 0) return skipping(p) ? MS_SUCCESS : reject(p, st);
+    return MS_SUCCESS;
+}
+
+static ms_code pol_add_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                           const ms_node_info *ni, ms_status *st) {
+    return pre_filter_extension(self, MS_LUA_OP_ADD_POD, c, pods, n, ni, st);
+}
+
+static ms_code pol_remove_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                              const ms_node_info *ni, ms_status *st) {
+    return pre_filter_extension(self, MS_LUA_OP_REMOVE_POD, c, pods, n, ni, st);
 }
 
 static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) {

@@ -30,6 +30,8 @@ struct ms_framework {
     /* Filter plugins with filter_batch only (policies), as bits: the
      * single-node runner tests this once instead of walking the order. */
     uint64_t batch_filters;
+    /* PreFilter plugins with add_pod or remove_pod, as bits. */
+    uint64_t pre_filter_extensions;
     int32_t percentage_of_nodes_to_score;         /* resolved for this profile */
     const ms_handle *h;
 };

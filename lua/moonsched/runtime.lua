@@ -23,6 +23,7 @@ local function hook_bits(C)
         permit = C.MS_LUA_HOOK_PERMIT, select_victims = C.MS_LUA_HOOK_SELECT_VICTIMS,
         pick_preemption = C.MS_LUA_HOOK_PICK_PREEMPTION,
         deschedule = C.MS_LUA_HOOK_DESCHEDULE, evictable = C.MS_LUA_HOOK_EVICTABLE,
+        add_pod = C.MS_LUA_HOOK_ADD_POD, remove_pod = C.MS_LUA_HOOK_REMOVE_POD,
     }
 end
 
@@ -124,6 +125,36 @@ local function dispatcher(F, policy, views, name)
         return cur_state
     end
 
+    -- A dry run (a node of preemption, nominated pods added) works on a
+    -- copy of the state, as upstream clones CycleState, when the policy
+    -- keeps counts through add_pod/remove_pod. Two levels: a node's dry
+    -- run, and the nominated pods added inside it; a dry run of the
+    -- first level ends every earlier one.
+    local extends = rawget(policy, "add_pod") ~= nil or rawget(policy, "remove_pod") ~= nil
+    local function copy(t, seen)
+        if type(t) ~= "table" then return t end
+        if seen[t] then return seen[t] end
+        local c = {}
+        seen[t] = c
+        for k, v in pairs(t) do c[copy(k, seen)] = copy(v, seen) end
+        return c
+    end
+    local dry_cycle, id1, st1, id2, st2 = -1, 0, nil, 0, nil
+    local function state()
+        local id = F.dry
+        if id == 0 or not extends then return cycle_state() end
+        local base = cycle_state()
+        if dry_cycle ~= cur_cycle then dry_cycle, id1, id2 = cur_cycle, 0, 0 end
+        if id == id1 then return st1 end
+        if id == id2 then return st2 end
+        if F.dry_base ~= 0 and F.dry_base == id1 then
+            id2, st2 = id, copy(st1, {})
+            return st2
+        end
+        id1, st1, id2, st2 = id, copy(base, {}), 0, nil
+        return st1
+    end
+
     -- Reasons become interned ids once per distinct text.
     local rcache, nr = {}, 0
     local function reason_id(why, default)
@@ -196,7 +227,7 @@ local function dispatcher(F, policy, views, name)
             return
         end
         local e, nodes, reasons = F.epoch, F.nodes, F.reasons
-        local pod, st = PodView(F.pod, e), cycle_state()
+        local pod, st = PodView(F.pod, e), state()
         for i = 0, n - 1 do
             local ok, why, unresolvable = f(pod, NodeView(nodes[i], e), st)
             if ok then
@@ -372,6 +403,17 @@ local function dispatcher(F, policy, views, name)
             F.result = EVICTABLE_YES
         end
     end
+
+    -- add_pod(pod, other, node, state) / remove_pod(...): `other` was
+    -- added to / removed from `node` (a dry run's copy) for `pod`.
+    local function extension(f)
+        if f == nil then return end
+        local e, st = F.epoch, state()
+        local pod, node = PodView(F.pod, e), NodeView(F.node, e)
+        for i = 0, F.ncands - 1 do f(pod, PodView(F.cands[i], e), node, st) end
+    end
+    ops[C.MS_LUA_OP_ADD_POD] = function() extension(policy.add_pod) end
+    ops[C.MS_LUA_OP_REMOVE_POD] = function() extension(policy.remove_pod) end
 
     local next_call = views.next_call
     return function()

@@ -88,6 +88,11 @@ def constrain(r, native, twin, rule):
                          "effect": "NoSchedule"},
                         {"operator": "Exists"}])
         ns["tolerations"] = ts["tolerations"] = [tol]
+    elif rule == "zones":
+        native["metadata"]["labels"]["app"] = twin["metadata"]["labels"]["app"] = "spread"
+        ns["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "spread"}}, "topologyKey": "zone"}]}}
+        ta["diff/spread"] = "1"
     elif rule == "prefer":
         terms = []
         for key, values in (("pool", POOLS), ("zone", ZONES)):
@@ -108,7 +113,11 @@ def cluster(rule, seed):
         # Low-priority pods fill each node (4 cpu) most of the way.
         for _ in range(r.randint(2, 4)):
             labels = {"app": "guarded"} if r.random() < 0.2 else {"app": "batch"}
-            bound.append(pod("low-%d" % k, "batch", r.choice([0, 10, 50]),
+            ns = "batch"
+            if rule == "zones" and r.random() < 0.25:
+                # Pod anti-affinity looks at the pod's own namespace.
+                labels, ns = {"app": "spread"}, "prod"
+            bound.append(pod("low-%d" % k, ns, r.choice([0, 10, 50]),
                              r.choice(["500m", "1", "1500m"]), r.choice(["1Gi", "2Gi"]),
                              n["metadata"]["name"], labels, r.randint(0, 59)))
             k += 1
@@ -119,7 +128,7 @@ def cluster(rule, seed):
         if r.random() < 0.2:
             p["spec"]["preemptionPolicy"] = "Never"
         t = json.loads(json.dumps(p))
-        if r.random() < 0.8:
+        if r.random() < (0.5 if rule == "zones" else 0.8):
             constrain(r, p, t, rule)
         native.append(p)
         twin.append(t)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # A native rule and its Lua twin schedule alike, preemption included:
 # nodeSelector, required node affinity, NoSchedule/NoExecute taints, node
-# unschedulable (unresolvable rejections), a resource headroom filter
-# (resolvable) and preferred node affinity's Score, each on random
+# unschedulable (unresolvable rejections), a resource headroom filter and
+# pod anti-affinity across zones, counted in pre_filter and kept right by
+# add_pod/remove_pod (resolvable), and preferred node affinity's Score,
+# each on random
 # preemption-heavy clusters (tests/cli/differential.py: low-priority pods
 # filling the nodes, a PDB, high-priority pending pods, some with
 # preemptionPolicy Never) with several seeds. Each run must give the same
@@ -18,7 +20,7 @@ trap 'rm -rf "$T"' EXIT
 
 tap_need "$M"
 SEEDS=${SEEDS:-4}
-for rule in selector affinity taints unschedulable headroom prefer; do
+for rule in selector affinity taints unschedulable headroom zones prefer; do
     seed=1
     while [ "$seed" -le "$SEEDS" ]; do
         d="$T/$rule-$seed"
