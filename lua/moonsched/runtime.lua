@@ -61,7 +61,37 @@ local function verify(checks)
     end
 end
 
-local function validate(p, chunkname, hooks)
+--- Levenshtein distance between two short names.
+local function distance(a, b)
+    local prev = {}
+    for j = 0, #b do prev[j] = j end
+    for i = 1, #a do
+        local cur = { [0] = i }
+        for j = 1, #b do
+            local cost = a:byte(i) == b:byte(j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        end
+        prev = cur
+    end
+    return prev[#b]
+end
+
+--- A function of the policy table whose name is a hook's, misspelt (at
+--- most two edits away): the hook it meant, else nil.
+local function misspelt(name, hooks)
+    local best, bd = nil, 3
+    for hook in pairs(hooks) do
+        local d = distance(name, hook)
+        if d < bd or (d == bd and best ~= nil and hook < best) then best, bd = hook, d end
+    end
+    for _, other in ipairs({ "init" }) do
+        local d = distance(name, other)
+        if d < bd then best, bd = other, d end
+    end
+    return best
+end
+
+local function validate(p, chunkname, hooks, warn)
     if type(p) ~= "table" then
         error(chunkname .. ": a policy file must return a table, not " .. type(p), 0)
     end
@@ -81,6 +111,19 @@ local function validate(p, chunkname, hooks)
     end
     if rawget(p, "init") ~= nil and type(rawget(p, "init")) ~= "function" then
         error(chunkname .. ": init must be a function", 0)
+    end
+    local unknown = {}
+    for k, v in pairs(p) do
+        if type(k) == "string" and type(v) == "function" and hooks[k] == nil and k ~= "init" then
+            unknown[#unknown + 1] = k
+        end
+    end
+    table.sort(unknown)
+    for _, k in ipairs(unknown) do
+        local meant = misspelt(k, hooks)
+        if meant ~= nil then
+            warn(("%s is not a hook and is never called; did you mean %s?"):format(k, meant))
+        end
     end
     return name, mask
 end
@@ -442,7 +485,8 @@ function M.start(frame, cdef, checks, chunkname, src, args)
     local env = sandbox.env(views, function(protect) return make_sched(F, views, protect) end)
     local shown = (chunkname:gsub("^[@=]", ""))
     local policy = sandbox.run_policy(env, src, chunkname, shown)
-    local name, mask = validate(policy, shown, hook_bits(ffi.C))
+    local function warn(msg) F.api.log(F.state, ffi.C.MS_LUA_LOG_WARN, msg, #msg) end
+    local name, mask = validate(policy, shown, hook_bits(ffi.C), warn)
     local init = rawget(policy, "init")
     if init ~= nil then init(args) end
     return dispatcher(F, policy, views, name), name, mask
