@@ -314,23 +314,11 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
     return MS_SUCCESS;
 }
 
-uint32_t ms_framework_dry_begin(ms_cycle *c) {
-    uint32_t outer = c->dry;
-    c->dry_base = outer;
-    c->dry = ++c->dry_seq;
-    return outer;
-}
-
-void ms_framework_dry_end(ms_cycle *c, uint32_t outer) {
-    c->dry = outer;
-    c->dry_base = 0;
-}
-
-ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c, bool add,
-                                              ms_pod *const *pods, uint32_t n,
-                                              const ms_node_info *ni, ms_status *st) {
+ms_code ms_framework_run_pre_filter_extension_slow(const ms_framework *fw, ms_cycle *c, bool add,
+                                                   ms_pod *const *pods, uint32_t n,
+                                                   const ms_node_info *ni, ms_status *st) {
     const uint64_t ext = fw->pre_filter_extensions & ~c->skip_filter;
-    for (uint32_t k = 0; ext && n && k < fw->norder[MS_EP_PRE_FILTER]; k++) {
+    for (uint32_t k = 0; n && k < fw->norder[MS_EP_PRE_FILTER]; k++) {
         const uint32_t i = fw->order[MS_EP_PRE_FILTER][k];
         if (!(ext >> i & 1)) continue;
         const ms_framework_plugin *p = &fw->plugins[i];

@@ -24,11 +24,27 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
  * pre_filter_extension runs AddPod (add) or RemovePod for pods[0..n)
  * changed on ni, the dry run's copy, in PreFilter order, skipping plugins
  * that skipped PreFilter; without such plugins it costs a bit test. */
-uint32_t ms_framework_dry_begin(ms_cycle *c);
-void ms_framework_dry_end(ms_cycle *c, uint32_t outer);
-ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c, bool add,
-                                              ms_pod *const *pods, uint32_t n,
-                                              const ms_node_info *ni, ms_status *st);
+static inline uint32_t ms_framework_dry_begin(ms_cycle *c) {
+    uint32_t outer = c->dry;
+    c->dry_base = outer;
+    c->dry = ++c->dry_seq;
+    return outer;
+}
+static inline void ms_framework_dry_end(ms_cycle *c, uint32_t outer) {
+    c->dry = outer;
+    c->dry_base = 0;
+}
+ms_code ms_framework_run_pre_filter_extension_slow(const ms_framework *fw, ms_cycle *c, bool add,
+                                                   ms_pod *const *pods, uint32_t n,
+                                                   const ms_node_info *ni, ms_status *st);
+/* Inline: the dry runs call it for every victim removed or put back. */
+static inline ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c,
+                                                            bool add, ms_pod *const *pods,
+                                                            uint32_t n, const ms_node_info *ni,
+                                                            ms_status *st) {
+    if (!(fw->pre_filter_extensions & ~c->skip_filter)) return MS_SUCCESS;
+    return ms_framework_run_pre_filter_extension_slow(fw, c, add, pods, n, ni, st);
+}
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);

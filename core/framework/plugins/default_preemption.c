@@ -303,6 +303,9 @@ static nominees node_nominees(const ms_handle *h, const ms_node_info *ni) {
 }
 
 static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
+    /* Without batch plugins the per-node runner is the whole phase. */
+    if (!(c->fw->batch_filters & ~c->skip_filter))
+        return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
     return ms_framework_run_filter_node_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
 }
 
