@@ -283,7 +283,8 @@ local function dispatcher(F, policy, views, name)
     end
 
     local function bad_score(v, node)
-        error(("score for %s is %s, not a finite number"):format(tostring(node), tostring(v)), 0)
+        error(("score for %s is %s (a %s), not a finite number"):format(tostring(node), tostring(v),
+            type(v)), 0)
     end
 
     ops[OP_SCORE] = function()

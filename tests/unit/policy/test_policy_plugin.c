@@ -95,6 +95,12 @@ static void test_custom_normalize_and_bad_scores(void **state) {
     assert_int_equal(ms_policy_ops(p)->score(p, &e->c, cl.nodes, 4, scores, &st), MS_ERROR);
     assert_non_null(strstr(st.reasons[0], "not a finite number"));
     ms_policy_free(p);
+
+    /* The wrong type says which it got. */
+    p = load(e, "return {name = 'text', score = function() return '5' end}");
+    assert_int_equal(ms_policy_ops(p)->score(p, &e->c, cl.nodes, 4, scores, &st), MS_ERROR);
+    assert_non_null(strstr(st.reasons[0], "is 5 (a string), not a finite number"));
+    ms_policy_free(p);
     free_cluster(&cl);
     env_free(e);
 }
