@@ -302,7 +302,7 @@ static nominees node_nominees(const ms_handle *h, const ms_node_info *ni) {
     return nm;
 }
 
-static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
+static inline ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
     /* Without batch plugins the per-node runner is the whole phase. */
     if (!(c->fw->batch_filters & ~c->skip_filter))
         return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
@@ -315,13 +315,13 @@ static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st)
  * Built-in plugins with per-cycle counts (InterPodAffinity,
  * PodTopologySpread) instead compare the copy with the snapshot's
  * NodeInfo in Filter. An extension's rejection rules the node out. */
-static ms_code scratch_remove(dp *p, ms_cycle *c, ms_pod *const *pods, uint32_t n, ms_status *st) {
+static inline ms_code scratch_remove(dp *p, ms_cycle *c, ms_pod *const *pods, uint32_t n, ms_status *st) {
     for (uint32_t i = 0; i < n; i++)
         if (ms_node_info_remove_pod(p->scratch, pods[i], p->h->in) != 0)
             return fail(st, MS_ERROR, "preemption: victim not on node");
     return ms_framework_run_pre_filter_extension(c->fw, c, false, pods, n, p->scratch, st);
 }
-static ms_code scratch_add(dp *p, ms_cycle *c, ms_pod *pod, ms_status *st) {
+static inline ms_code scratch_add(dp *p, ms_cycle *c, ms_pod *pod, ms_status *st) {
     if (ms_node_info_add_pod(p->scratch, pod, p->h->in) != 0) return fail(st, MS_ERROR, "out of memory");
     return ms_framework_run_pre_filter_extension(c->fw, c, true, &pod, 1, p->scratch, st);
 }
