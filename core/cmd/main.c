@@ -21,7 +21,8 @@
 #include "moonsched/simulate.h"
 #include "policy/policy_check.h"
 
-enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
+/* EXIT_POLICY: simulate ran, but a policy failed calls or was disabled. */
+enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2, EXIT_POLICY = 3 };
 
 static const char usage[] =
     "usage: moonsched [COMMAND] [FLAGS]\n"
@@ -354,7 +355,8 @@ static int simulate_main(int argc, char **argv) {
     s.o.shadow_files = s.shadows;
     s.o.nshadow_files = s.nshadows;
     ms_error err = {0};
-    ms_rc r = ms_simulate_run(&s.o, stdout, stderr, NULL, &err);
+    ms_simulate_result res;
+    ms_rc r = ms_simulate_run(&s.o, stdout, stderr, &res, &err);
     free(s.files);
     free(s.policies);
     free(s.shadows);
@@ -362,7 +364,7 @@ static int simulate_main(int argc, char **argv) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;
     }
-    if (r == MS_OK) return EXIT_OK;
+    if (r == MS_OK) return res.policy_failures || res.policy_disabled ? EXIT_POLICY : EXIT_OK;
     fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
     return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
 }

@@ -784,6 +784,22 @@ static void print_stats(sim *m, const ms_simulate_result *r) {
             r->reload_latency_max);
 }
 
+/* A line per policy that failed or was disabled during the run, whatever
+ * the flags: a run that looks fine in its placements may owe them to a
+ * policy that stopped judging (main exits non-zero then). */
+static void print_policy_trouble(sim *m) {
+    if (!m->policies) return;
+    for (uint32_t i = 0; i < ms_policy_set_count(m->policies); i++) {
+        ms_policy_info pi;
+        ms_policy_set_info(m->policies, i, &pi);
+        if (pi.stats.failures == 0 && !pi.disabled) continue;
+        fprintf(m->diag, "moonsched: policy %s (profile %s): %llu of %llu calls failed%s; the last: %s\n",
+                pi.plugin, pi.profile, (unsigned long long)pi.stats.failures,
+                (unsigned long long)pi.stats.calls, pi.disabled ? ", disabled" : "",
+                ms_policy_last_error(pi.policy));
+    }
+}
+
 /* ---- the run --------------------------------------------------------- */
 
 static void warn_config(void *ctx, const char *msg) {
@@ -1346,6 +1362,7 @@ ms_rc ms_simulate_run(const ms_simulate_options *o, FILE *out, FILE *diag,
     /* Statistics follow the output when both go to a terminal. */
     fflush(m.out);
     if (o->stats) print_stats(&m, &r);
+    print_policy_trouble(&m);
     if (result) *result = r;
 
 done:

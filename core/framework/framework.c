@@ -131,6 +131,16 @@ static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swa
     for (uint32_t i = 0; i < fw->nplugins; i++) fw->plugins[i].points = 0;
     for (int ep = 0; ep < MS_EP_COUNT; ep++)
         for (uint32_t k = 0; k < norder[ep]; k++) fw->plugins[order[ep][k]].points |= 1u << ep;
+    fw->batch_filters = 0;
+    fw->pre_filter_extensions = 0;
+    for (uint32_t k = 0; k < norder[MS_EP_PRE_FILTER]; k++) {
+        const ms_plugin_ops *o = fw->plugins[order[MS_EP_PRE_FILTER][k]].ops;
+        if (o->add_pod || o->remove_pod) fw->pre_filter_extensions |= 1ull << order[MS_EP_PRE_FILTER][k];
+    }
+    for (uint32_t k = 0; k < norder[MS_EP_FILTER]; k++) {
+        const ms_plugin_ops *o = fw->plugins[order[MS_EP_FILTER][k]].ops;
+        if (!o->filter && o->filter_batch) fw->batch_filters |= 1ull << order[MS_EP_FILTER][k];
+    }
     return MS_OK;
 }
 
@@ -245,6 +255,7 @@ ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c) {
     c->fw = fw;
     c->skip_filter = 0;
     c->skip_score = 0;
+    c->dry = c->dry_base = c->dry_seq = 0;
     c->current = 0;
     c->state = MS_ARENA_NEW(c->arena, void *, fw->nplugins ? fw->nplugins : 1);
     return c->state ? MS_OK : MS_ENOMEM;
@@ -300,6 +311,26 @@ ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_stat
     return MS_SUCCESS;
 }
 
+ms_code ms_framework_run_pre_filter_extension_slow(const ms_framework *fw, ms_cycle *c, bool add,
+                                                   ms_pod *const *pods, uint32_t n,
+                                                   const ms_node_info *ni, ms_status *st) {
+    const uint64_t ext = fw->pre_filter_extensions & ~c->skip_filter;
+    for (uint32_t k = 0; n && k < fw->norder[MS_EP_PRE_FILTER]; k++) {
+        const uint32_t i = fw->order[MS_EP_PRE_FILTER][k];
+        if (!(ext >> i & 1)) continue;
+        const ms_framework_plugin *p = &fw->plugins[i];
+        ms_code (*f)(void *, ms_cycle *, ms_pod *const *, uint32_t, const ms_node_info *, ms_status *) =
+            add ? p->ops->add_pod : p->ops->remove_pod;
+        if (!f) continue;
+        c->current = i;
+        st->nreasons = 0;
+        ms_code code = f(p->self, c, pods, n, ni, st);
+        if (code != MS_SUCCESS) return fail_status(st, code, i);
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
+}
+
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st) {
     /* Runs for every node a cycle visits: the order is read once (stores
@@ -349,6 +380,32 @@ void ms_framework_filter_plan(const ms_framework *fw, const ms_cycle *c, ms_filt
 
 ms_code ms_framework_filter_failed(ms_status *st, ms_code code, uint32_t plugin) {
     return fail_status(st, code, plugin);
+}
+
+ms_code ms_framework_run_filter_batch_node(const ms_framework *fw, ms_cycle *c,
+                                           const ms_node_info *ni, ms_status *st) {
+    const uint64_t batch = fw->batch_filters & ~c->skip_filter;
+    for (uint32_t k = 0; k < fw->norder[MS_EP_FILTER]; k++) {
+        const uint32_t i = fw->order[MS_EP_FILTER][k];
+        const ms_framework_plugin *p = &fw->plugins[i];
+        /* The ops are read again: a reload rewires them before the points
+         * are derived anew. */
+        if (!(batch >> i & 1) || p->ops->filter || !p->ops->filter_batch) continue;
+        /* The batch interface takes a mutable array; the plugin only
+         * reads the node. One node: no scratch arrays from the arena. */
+        ms_node_info *one[1] = {(ms_node_info *)ni};
+        ms_status out;
+        ms_status_ok(&out);
+        c->current = i;
+        ms_code code = p->ops->filter_batch(p->self, c, one, 1, &out);
+        ms_code verdict = code == MS_SUCCESS ? (ms_code)out.code : MS_ERROR;
+        if (verdict != MS_SUCCESS) {
+            *st = out;
+            return fail_status(st, verdict, i);
+        }
+    }
+    ms_status_ok(st);
+    return MS_SUCCESS;
 }
 
 bool ms_framework_has_filter_batch(const ms_framework *fw) {

@@ -19,6 +19,32 @@ ms_rc ms_framework_begin_cycle(const ms_framework *fw, ms_cycle *c);
 
 /* PreFilter: on rejection `st` carries the plugin and reason. */
 ms_code ms_framework_run_pre_filter(const ms_framework *fw, ms_cycle *c, ms_status *st);
+/* Dry runs (see ms_cycle.dry): begin gives c a new dry-run id started
+ * from the current one and returns the current one, which end restores.
+ * pre_filter_extension runs AddPod (add) or RemovePod for pods[0..n)
+ * changed on ni, the dry run's copy, in PreFilter order, skipping plugins
+ * that skipped PreFilter; without such plugins it costs a bit test. */
+static inline uint32_t ms_framework_dry_begin(ms_cycle *c) {
+    uint32_t outer = c->dry;
+    c->dry_base = outer;
+    c->dry = ++c->dry_seq;
+    return outer;
+}
+static inline void ms_framework_dry_end(ms_cycle *c, uint32_t outer) {
+    c->dry = outer;
+    c->dry_base = 0;
+}
+ms_code ms_framework_run_pre_filter_extension_slow(const ms_framework *fw, ms_cycle *c, bool add,
+                                                   ms_pod *const *pods, uint32_t n,
+                                                   const ms_node_info *ni, ms_status *st);
+/* Inline: the dry runs call it for every victim removed or put back. */
+static inline ms_code ms_framework_run_pre_filter_extension(const ms_framework *fw, ms_cycle *c,
+                                                            bool add, ms_pod *const *pods,
+                                                            uint32_t n, const ms_node_info *ni,
+                                                            ms_status *st) {
+    if (!(fw->pre_filter_extensions & ~c->skip_filter)) return MS_SUCCESS;
+    return ms_framework_run_pre_filter_extension_slow(fw, c, add, pods, n, ni, st);
+}
 /* All Filter plugins on one node; stops at the first failure. */
 ms_code ms_framework_run_filter(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                                 ms_status *st);
@@ -60,6 +86,22 @@ static inline ms_code ms_framework_run_filter_plan(const ms_filter_plan *plan, m
  * as a whole (its nodes then carry the error); MS_SUCCESS otherwise, also
  * when nodes were rejected. Scratch arrays come from c->arena. */
 bool ms_framework_has_filter_batch(const ms_framework *fw);
+/* The whole Filter phase on one node: the per-node plugins, then each
+ * batch plugin called for this node alone. What asks "does the pod fit
+ * this node" outside the cycle's pass over the snapshot (preemption's dry
+ * runs, a nominated-pods pass on a copy) calls this, so that a policy's
+ * verdict is the one the cycle would give. With no batch plugin it costs
+ * ms_framework_run_filter and one bit test (inline: dry runs call it for
+ * every victim tried). ms_framework_run_filter_batch_node: the batch
+ * plugins alone, once the per-node ones passed. */
+ms_code ms_framework_run_filter_batch_node(const ms_framework *fw, ms_cycle *c,
+                                           const ms_node_info *ni, ms_status *st);
+static inline ms_code ms_framework_run_filter_node(const ms_framework *fw, ms_cycle *c,
+                                                   const ms_node_info *ni, ms_status *st) {
+    ms_code code = ms_framework_run_filter(fw, c, ni, st);
+    if (code != MS_SUCCESS || !(fw->batch_filters & ~c->skip_filter)) return code;
+    return ms_framework_run_filter_batch_node(fw, c, ni, st);
+}
 ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
                                       ms_node_info *const *nodes, uint32_t n,
                                       ms_status *statuses);
@@ -67,7 +109,10 @@ ms_code ms_framework_run_filter_batch(const ms_framework *fw, ms_cycle *c,
  * RunFilterPluginsWithNominatedPods): when higher-or-equal priority pods are
  * nominated to the node, the pod must fit with them added and without.
  * Nominated pods come from c->h->queue; the pass with them added runs on
- * c->h->scratch (see ms_handle). */
+ * c->h->scratch (see ms_handle). That pass runs the whole Filter phase
+ * (ms_framework_run_filter_node): the copy is in no batch. The pass on the
+ * node itself runs the per-node plugins only, the caller then putting the
+ * node through ms_framework_run_filter_batch with the others. */
 ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle *c,
                                                const ms_node_info *ni, ms_status *st);
 /* The same for a caller that has the node's nominated pods at hand
@@ -75,6 +120,14 @@ ms_code ms_framework_run_filter_with_nominated(const ms_framework *fw, ms_cycle 
 ms_code ms_framework_run_filter_with_nominees(const ms_framework *fw, ms_cycle *c,
                                               const ms_node_info *ni, ms_pod *const *nominated,
                                               uint32_t n, ms_status *st);
+/* Both passes through the whole Filter phase: for a caller with no batch
+ * of its own (preemption's dry runs, a single node). */
+ms_code ms_framework_run_filter_node_with_nominated(const ms_framework *fw, ms_cycle *c,
+                                                    const ms_node_info *ni, ms_status *st);
+ms_code ms_framework_run_filter_node_with_nominees(const ms_framework *fw, ms_cycle *c,
+                                                   const ms_node_info *ni,
+                                                   ms_pod *const *nominated, uint32_t n,
+                                                   ms_status *st);
 ms_code ms_framework_run_post_filter(const ms_framework *fw, ms_cycle *c,
                                      const ms_status *statuses, ms_str *nominated,
                                      ms_status *st);

@@ -148,6 +148,8 @@ static const lfield f_frame[] = {
     F(ms_lua_frame, picked, "uint32_t *picked"),
     F(ms_lua_frame, options, "const ms_preemption_option *options"),
     F(ms_lua_frame, noptions, "uint32_t noptions"),
+    F(ms_lua_frame, dry, "uint32_t dry"),
+    F(ms_lua_frame, dry_base, "uint32_t dry_base"),
     F(ms_lua_frame, state, "ms_lua_state *state"),
     F(ms_lua_frame, api, "const ms_lua_api *api"),
 };
@@ -280,8 +282,9 @@ static const lconst e_op[] = {
     K(MS_LUA_OP_FILTER),      K(MS_LUA_OP_SCORE),     K(MS_LUA_OP_RESERVE),
     K(MS_LUA_OP_UNRESERVE),   K(MS_LUA_OP_PERMIT),    K(MS_LUA_OP_SELECT_VICTIMS),
     K(MS_LUA_OP_PICK_PREEMPTION), K(MS_LUA_OP_DESCHEDULE), K(MS_LUA_OP_EVICTABLE),
+    K(MS_LUA_OP_ADD_POD),     K(MS_LUA_OP_REMOVE_POD),
 };
-COMPLETE(e_op, MS_LUA_OP_EVICTABLE, MS_LUA_OP_PRE_ENQUEUE);
+COMPLETE(e_op, MS_LUA_OP_REMOVE_POD, MS_LUA_OP_PRE_ENQUEUE);
 static const lconst e_pre_enqueue[] = {K(MS_LUA_PRE_ENQUEUE_REJECT), K(MS_LUA_PRE_ENQUEUE_ADMIT)};
 COMPLETE(e_pre_enqueue, MS_LUA_PRE_ENQUEUE_ADMIT, 0);
 static const lconst e_less[] = {K(MS_LUA_LESS_NOT_BEFORE), K(MS_LUA_LESS_BEFORE)};
@@ -312,9 +315,9 @@ static const lconst e_hook[] = {
     K(MS_LUA_HOOK_FILTER),      K(MS_LUA_HOOK_SCORE),     K(MS_LUA_HOOK_NORMALIZE),
     K(MS_LUA_HOOK_RESERVE),     K(MS_LUA_HOOK_UNRESERVE), K(MS_LUA_HOOK_PERMIT),
     K(MS_LUA_HOOK_SELECT_VICTIMS), K(MS_LUA_HOOK_PICK_PREEMPTION), K(MS_LUA_HOOK_DESCHEDULE),
-    K(MS_LUA_HOOK_EVICTABLE),
+    K(MS_LUA_HOOK_EVICTABLE),   K(MS_LUA_HOOK_ADD_POD), K(MS_LUA_HOOK_REMOVE_POD),
 };
-_Static_assert(MS_LUA_HOOK_EVICTABLE == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
+_Static_assert(MS_LUA_HOOK_REMOVE_POD == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
                "e_hook is complete");
 static const lconst e_log[] = {K(MS_LUA_LOG_INFO), K(MS_LUA_LOG_WARN), K(MS_LUA_LOG_ERROR)};
 COMPLETE(e_log, MS_LUA_LOG_ERROR, 0);

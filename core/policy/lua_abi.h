@@ -43,7 +43,11 @@ typedef enum ms_lua_op {
     MS_LUA_OP_PICK_PREEMPTION,
     MS_LUA_OP_DESCHEDULE,
     MS_LUA_OP_EVICTABLE,
+    MS_LUA_OP_ADD_POD,             /* frame.cands[0..ncands) added to frame.node */
+    MS_LUA_OP_REMOVE_POD,          /* frame.cands[0..ncands) removed from frame.node */
 } ms_lua_op;
+/* One past the last operation, for arrays indexed by op. */
+#define MS_LUA_NOPS (MS_LUA_OP_REMOVE_POD + 1)
 
 /* What a call leaves in frame.result (filter: in frame.codes[i]); the
  * meaning differs per hook, hence one set of names per hook. */
@@ -134,6 +138,11 @@ typedef struct ms_lua_frame {
     uint32_t *picked;
     const ms_preemption_option *options;
     uint32_t noptions;
+    /* 0: filter and add_pod/remove_pod use the cycle's `state`; else the
+     * copy of a dry run (ms_cycle.dry), made from dry_base's (0: the
+     * cycle's) the first time this id is seen. */
+    uint32_t dry;
+    uint32_t dry_base;
     ms_lua_state *state;
     const ms_lua_api *api;
 } ms_lua_frame;

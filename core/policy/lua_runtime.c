@@ -192,6 +192,7 @@ ms_rc ms_lua_runtime_new(const ms_lua_options *o, ms_interner *in, ms_lua_runtim
     *out = NULL;
     ms_lua_runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return ms_error_set(err, MS_ENOMEM, "lua runtime: out of memory");
+    ms_log_limit_init(&rt->log_limit);
     if (o) rt->o = *o;
     else ms_lua_options_default(&rt->o);
     if (!(rt->o.budget > 0)) rt->o.budget = 0.05;
@@ -212,6 +213,7 @@ ms_rc ms_lua_runtime_new(const ms_lua_options *o, ms_interner *in, ms_lua_runtim
         .permit = ms_lua_permit,
     };
     if (!build_declarations(rt)) {
+        ms_log_limit_destroy(&rt->log_limit);
         free(rt);
         return ms_error_set(err, MS_ENOMEM, "lua runtime: out of memory");
     }
@@ -235,9 +237,23 @@ void ms_lua_runtime_free(ms_lua_runtime *rt) {
     }
     pthread_cond_destroy(&rt->cv);
     pthread_mutex_destroy(&rt->mu);
+    ms_log_limit_destroy(&rt->log_limit);
     free(rt->cdef);
     free(rt->checks);
     free(rt);
+}
+
+void ms_lua_runtime_log(ms_lua_runtime *rt, ms_lua_log_level level, const char *policy,
+                        const char *msg) {
+    uint64_t held;
+    if (!ms_log_limit_pass(&rt->log_limit, policy, msg, ms_clock_monotonic(), &held)) return;
+    if (held == 0) {
+        rt->o.log(rt->o.log_ctx, level, policy, msg);
+        return;
+    }
+    char line[2400];
+    snprintf(line, sizeof line, "%s (%llu more like it held back)", msg, (unsigned long long)held);
+    rt->o.log(rt->o.log_ctx, level, policy, line);
 }
 
 const ms_lua_options *ms_lua_runtime_options(const ms_lua_runtime *rt) { return &rt->o; }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "moonsched/lua_policy.h"
+#include "policy/log_limit.h"
 #include "policy/lua_abi.h"
 
 struct ms_lua_runtime {
@@ -35,7 +36,14 @@ struct ms_lua_runtime {
     ms_lua_state *active;          /* states in a call, linked by next_active */
     double wake_at;                /* when the watchdog looks again */
     double idle_since;
+    ms_log_limit log_limit;        /* for ms_lua_runtime_log */
 };
+
+/* A policy's failure or sched.log line through o.log, rate-limited per
+ * policy and message (policy/log_limit.h). Lines that must not be lost
+ * (a policy disabled) go to o.log directly. */
+void ms_lua_runtime_log(ms_lua_runtime *rt, ms_lua_log_level level, const char *policy,
+                        const char *msg);
 
 /* The runtime's Lua sources, compiled into the library by lua/embed.sh.
  * name is the module name ("moonsched.views"); the list ends with name NULL. */

@@ -60,7 +60,7 @@ void ms_lua_log(ms_lua_state *s, int level, const char *msg, size_t len) {
     memcpy(buf, msg, len);
     buf[len] = 0;
     if (level < MS_LUA_LOG_INFO || level > MS_LUA_LOG_ERROR) level = MS_LUA_LOG_INFO;
-    s->rt->o.log(s->rt->o.log_ctx, (ms_lua_log_level)level, s->name, buf);
+    ms_lua_runtime_log(s->rt, (ms_lua_log_level)level, s->name, buf);
 }
 
 double ms_lua_now(ms_lua_state *s) {

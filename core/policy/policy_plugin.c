@@ -20,7 +20,10 @@ struct ms_policy {
     bool disabled;
     uint8_t on_error;              /* ms_policy_on_error */
     uint32_t max_failures;
-    ms_policy_stats stats;
+    ms_policy_stats stats;         /* consecutive: see streak */
+    /* Failures since the last success, per hook: a hook that always fails
+     * disables the policy however often the others succeed. */
+    uint32_t streak[MS_LUA_NOPS];
     ms_str fail_reason;            /* the last failure, interned for statuses */
     char name[128];                /* the plugin name */
     char last_error[512];
@@ -45,6 +48,10 @@ static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
 static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st);
 static void pol_unreserve(void *self, ms_cycle *c, ms_str node);
 static ms_code pol_permit(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st);
+static ms_code pol_add_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                           const ms_node_info *ni, ms_status *st);
+static ms_code pol_remove_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                              const ms_node_info *ni, ms_status *st);
 static bool pol_pre_enqueue(void *self, const ms_pod *pod, const char **reason);
 static bool pol_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b);
 
@@ -68,6 +75,8 @@ static void wire(const ms_policy *p, uint32_t h, ms_plugin_ops *o) {
     /* The framework runs Unreserve only for plugins at the Reserve point. */
     if ((h & MS_LUA_HOOK_UNRESERVE) && !(h & MS_LUA_HOOK_RESERVE)) o->reserve = pol_reserve;
     if (h & MS_LUA_HOOK_PERMIT) o->permit = pol_permit;
+    if (h & MS_LUA_HOOK_ADD_POD) o->add_pod = pol_add_pod;
+    if (h & MS_LUA_HOOK_REMOVE_POD) o->remove_pod = pol_remove_pod;
     o->idle = pol_idle;
 }
 
@@ -138,7 +147,7 @@ ms_lua_state *ms_policy_swap(ms_policy *p, ms_lua_state *next) {
     ms_lua_state *old = p->cur;
     p->cur = next;
     p->disabled = false;
-    p->stats.consecutive = 0;
+    memset(p->streak, 0, sizeof p->streak);
     p->stats.reloads_ok++;
     wire(p, next->hooks, &p->ops);
     return old;
@@ -156,7 +165,24 @@ const char *ms_policy_name(const ms_policy *p) { return p->name; }
 uint32_t ms_policy_hooks(const ms_policy *p) { return p->cur ? p->cur->hooks : 0; }
 bool ms_policy_disabled(const ms_policy *p) { return p->disabled; }
 const char *ms_policy_last_error(const ms_policy *p) { return p->last_error; }
-void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) { *out = p->stats; }
+void ms_policy_get_stats(const ms_policy *p, ms_policy_stats *out) {
+    *out = p->stats;
+    out->consecutive = 0;
+    for (uint32_t op = 0; op < MS_LUA_NOPS; op++)
+        if (p->streak[op] > out->consecutive) out->consecutive = p->streak[op];
+}
+
+/* The hook behind each operation, for messages. */
+static const char *const op_hook[MS_LUA_NOPS] = {
+    [MS_LUA_OP_PRE_ENQUEUE] = "pre_enqueue", [MS_LUA_OP_LESS] = "less",
+    [MS_LUA_OP_PRE_FILTER] = "pre_filter",   [MS_LUA_OP_FILTER] = "filter",
+    [MS_LUA_OP_SCORE] = "score",             [MS_LUA_OP_RESERVE] = "reserve",
+    [MS_LUA_OP_UNRESERVE] = "unreserve",     [MS_LUA_OP_PERMIT] = "permit",
+    [MS_LUA_OP_SELECT_VICTIMS] = "select_victims",
+    [MS_LUA_OP_PICK_PREEMPTION] = "pick_preemption",
+    [MS_LUA_OP_DESCHEDULE] = "deschedule",   [MS_LUA_OP_EVICTABLE] = "evictable",
+    [MS_LUA_OP_ADD_POD] = "add_pod",         [MS_LUA_OP_REMOVE_POD] = "remove_pod",
+};
 
 /* Starts a call: frame cleared of the last call's arguments. */
 static ms_lua_frame *begin(ms_policy *p, const ms_cycle *c) {
@@ -172,6 +198,8 @@ static ms_lua_frame *begin(ms_policy *p, const ms_cycle *c) {
         f->cycle = (double)c->cycle;
         f->snap = c->snap;
         f->pod = c->pod;
+        f->dry = c->dry;
+        f->dry_base = c->dry_base;
     }
     return f;
 }
@@ -183,11 +211,11 @@ static int run(ms_policy *p, ms_lua_op op) {
     bool killed, oom;
     p->stats.calls++;
     if (ms_lua_state_call(s, op, &killed, &oom) == 0) {
-        p->stats.consecutive = 0;
+        p->streak[op] = 0;
         return 0;
     }
     p->stats.failures++;
-    p->stats.consecutive++;
+    uint32_t streak = ++p->streak[op];
     if (killed) p->stats.budget_kills++;
     if (oom) p->stats.memory_errors++;
     snprintf(p->last_error, sizeof p->last_error, "%s", s->err);
@@ -195,15 +223,14 @@ static int run(ms_policy *p, ms_lua_op op) {
     ms_lua_runtime *rt = p->rt;
     /* The log line is tagged with the policy already. */
     size_t skip = strlen("policy ") + strlen(s->name) + 2;
-    rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name,
-              strlen(s->err) > skip ? s->err + skip : s->err);
+    ms_lua_runtime_log(rt, MS_LUA_LOG_ERROR, p->name, strlen(s->err) > skip ? s->err + skip : s->err);
     uint32_t max = p->max_failures;
-    if (max && p->stats.consecutive >= max && !p->disabled) {
+    if (max && streak >= max && !p->disabled) {
         p->disabled = true;
         p->stats.disabled++;
         char why[640];
-        snprintf(why, sizeof why, "disabled after %u consecutive failures; the last: %s",
-                 p->stats.consecutive, s->err);
+        snprintf(why, sizeof why, "disabled after %u consecutive failures of %s; the last: %s",
+                 streak, op_hook[op], s->err);
         rt->o.log(rt->o.log_ctx, MS_LUA_LOG_ERROR, p->name, why);
         if (rt->o.disabled) rt->o.disabled(rt->o.disabled_ctx, p, why);
     }
@@ -275,6 +302,8 @@ static ms_code pol_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     return ms_status_set(st, code, f->reason ? ms_str_get(p->rt->in, f->reason) : NULL);
 }
 
+#define FEW_NODES 8
+
 static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                                 ms_status *statuses) {
     ms_policy *p = self;
@@ -286,8 +315,12 @@ static ms_code pol_filter_batch(void *self, ms_cycle *c, ms_node_info *const *no
         for (uint32_t i = 0; i < n; i++) ms_status_ok(&statuses[i]);
         return MS_SUCCESS;
     }
-    uint8_t *codes = MS_ARENA_NEW(c->arena, uint8_t, n);
-    ms_str *reasons = MS_ARENA_NEW(c->arena, ms_str, n);
+    /* A dry run asks about one node at a time, many times per cycle: its
+     * results go on the stack rather than into the cycle's arena. */
+    uint8_t few_codes[FEW_NODES];
+    ms_str few_reasons[FEW_NODES];
+    uint8_t *codes = n <= FEW_NODES ? few_codes : MS_ARENA_NEW(c->arena, uint8_t, n);
+    ms_str *reasons = n <= FEW_NODES ? few_reasons : MS_ARENA_NEW(c->arena, ms_str, n);
     if (!codes || !reasons) {
         for (uint32_t i = 0; i < n; i++) ms_status_set(&statuses[i], MS_ERROR, "out of memory");
         return MS_ERROR;
@@ -367,6 +400,30 @@ static ms_code pol_score(void *self, ms_cycle *c, ms_node_info *const *nodes, ui
         scores[i] = (int64_t)llround(v);
     }
     return MS_SUCCESS;
+}
+
+/* add_pod/remove_pod: pods changed on a dry run's copy of a node. A
+ * failure rules the node out of the dry run (onError reject) or is
+ * ignored (skip). */
+static ms_code pre_filter_extension(ms_policy *p, ms_lua_op op, ms_cycle *c, ms_pod *const *pods,
+                                    uint32_t n, const ms_node_info *ni, ms_status *st) {
+    if (idle(p) || n == 0) return MS_SUCCESS;
+    ms_lua_frame *f = begin(p, c);
+    f->cands = pods;
+    f->ncands = n;
+    f->node = ni;
+    if (run(p, op) != 0) return skipping(p) ? MS_SUCCESS : reject(p, st);
+    return MS_SUCCESS;
+}
+
+static ms_code pol_add_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                           const ms_node_info *ni, ms_status *st) {
+    return pre_filter_extension(self, MS_LUA_OP_ADD_POD, c, pods, n, ni, st);
+}
+
+static ms_code pol_remove_pod(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                              const ms_node_info *ni, ms_status *st) {
+    return pre_filter_extension(self, MS_LUA_OP_REMOVE_POD, c, pods, n, ni, st);
 }
 
 static ms_code pol_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) {

@@ -27,6 +27,11 @@ struct ms_framework {
     ms_framework_plugin plugins[MS_MAX_PLUGINS];
     uint8_t order[MS_EP_COUNT][MS_MAX_PLUGINS];   /* plugin indexes per point */
     uint8_t norder[MS_EP_COUNT];
+    /* Filter plugins with filter_batch only (policies), as bits: the
+     * single-node runner tests this once instead of walking the order. */
+    uint64_t batch_filters;
+    /* PreFilter plugins with add_pod or remove_pod, as bits. */
+    uint64_t pre_filter_extensions;
     int32_t percentage_of_nodes_to_score;         /* resolved for this profile */
     const ms_handle *h;
 };

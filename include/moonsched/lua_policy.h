@@ -128,6 +128,8 @@ typedef enum ms_lua_hook {
     MS_LUA_HOOK_PICK_PREEMPTION = 1u << 10,
     MS_LUA_HOOK_DESCHEDULE = 1u << 11,
     MS_LUA_HOOK_EVICTABLE = 1u << 12,
+    MS_LUA_HOOK_ADD_POD = 1u << 13,
+    MS_LUA_HOOK_REMOVE_POD = 1u << 14,
 } ms_lua_hook;
 
 typedef struct ms_lua_state ms_lua_state;

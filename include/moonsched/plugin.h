@@ -107,6 +107,13 @@ typedef struct ms_cycle {
      * call. Plugins leave both alone. */
     struct ms_metrics_recorder *rec;
     bool sample;
+    /* Upstream clones CycleState for each dry run (a node of preemption,
+     * the nominated pods added); here a dry run has an id, and PreFilter
+     * extensions (add_pod/remove_pod) and Filter calls made during it
+     * carry it. dry: the current one (0: none); dry_base: the one it
+     * started from; dry_seq: the last id given out. Set by
+     * ms_framework_dry_begin/ms_framework_dry_end only. */
+    uint32_t dry, dry_base, dry_seq;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {
@@ -171,6 +178,17 @@ typedef struct ms_plugin_ops {
     /* Out-of-tree plugins made at run time (Lua policies): the framework
      * starts `self` as ctx, then calls create (if any), which may replace it. */
     void *ctx;
+    /* PreFilterExtensions (upstream's AddPod/RemovePod): pods[0..n) were
+     * added to / removed from ni, a copy of a node, during a dry run
+     * (c->dry); a plugin keeping per-cycle counts updates its dry-run
+     * state. Called for plugins at PreFilter that did not Skip. A
+     * failure (MS_ERROR, st says why) rules the node out of that dry run.
+     * Built-in plugins compare the copy with the snapshot's NodeInfo
+     * (ms_node_info.scratch) instead. */
+    ms_code (*add_pod)(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                       const ms_node_info *ni, ms_status *st);
+    ms_code (*remove_pod)(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
+                          const ms_node_info *ni, ms_status *st);
 } ms_plugin_ops;
 
 /* Built-in plugins, looked up by upstream name. NULL when unknown. */

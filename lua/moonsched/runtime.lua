@@ -23,6 +23,7 @@ local function hook_bits(C)
         permit = C.MS_LUA_HOOK_PERMIT, select_victims = C.MS_LUA_HOOK_SELECT_VICTIMS,
         pick_preemption = C.MS_LUA_HOOK_PICK_PREEMPTION,
         deschedule = C.MS_LUA_HOOK_DESCHEDULE, evictable = C.MS_LUA_HOOK_EVICTABLE,
+        add_pod = C.MS_LUA_HOOK_ADD_POD, remove_pod = C.MS_LUA_HOOK_REMOVE_POD,
     }
 end
 
@@ -60,7 +61,37 @@ local function verify(checks)
     end
 end
 
-local function validate(p, chunkname, hooks)
+--- Levenshtein distance between two short names.
+local function distance(a, b)
+    local prev = {}
+    for j = 0, #b do prev[j] = j end
+    for i = 1, #a do
+        local cur = { [0] = i }
+        for j = 1, #b do
+            local cost = a:byte(i) == b:byte(j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        end
+        prev = cur
+    end
+    return prev[#b]
+end
+
+--- A function of the policy table whose name is a hook's, misspelt (at
+--- most two edits away): the hook it meant, else nil.
+local function misspelt(name, hooks)
+    local best, bd = nil, 3
+    for hook in pairs(hooks) do
+        local d = distance(name, hook)
+        if d < bd or (d == bd and best ~= nil and hook < best) then best, bd = hook, d end
+    end
+    for _, other in ipairs({ "init" }) do
+        local d = distance(name, other)
+        if d < bd then best, bd = other, d end
+    end
+    return best
+end
+
+local function validate(p, chunkname, hooks, warn)
     if type(p) ~= "table" then
         error(chunkname .. ": a policy file must return a table, not " .. type(p), 0)
     end
@@ -80,6 +111,19 @@ local function validate(p, chunkname, hooks)
     end
     if rawget(p, "init") ~= nil and type(rawget(p, "init")) ~= "function" then
         error(chunkname .. ": init must be a function", 0)
+    end
+    local unknown = {}
+    for k, v in pairs(p) do
+        if type(k) == "string" and type(v) == "function" and hooks[k] == nil and k ~= "init" then
+            unknown[#unknown + 1] = k
+        end
+    end
+    table.sort(unknown)
+    for _, k in ipairs(unknown) do
+        local meant = misspelt(k, hooks)
+        if meant ~= nil then
+            warn(("%s is not a hook and is never called; did you mean %s?"):format(k, meant))
+        end
     end
     return name, mask
 end
@@ -122,6 +166,36 @@ local function dispatcher(F, policy, views, name)
             cur_cycle, cur_state = c, {}
         end
         return cur_state
+    end
+
+    -- A dry run (a node of preemption, nominated pods added) works on a
+    -- copy of the state, as upstream clones CycleState, when the policy
+    -- keeps counts through add_pod/remove_pod. Two levels: a node's dry
+    -- run, and the nominated pods added inside it; a dry run of the
+    -- first level ends every earlier one.
+    local extends = rawget(policy, "add_pod") ~= nil or rawget(policy, "remove_pod") ~= nil
+    local function copy(t, seen)
+        if type(t) ~= "table" then return t end
+        if seen[t] then return seen[t] end
+        local c = {}
+        seen[t] = c
+        for k, v in pairs(t) do c[copy(k, seen)] = copy(v, seen) end
+        return c
+    end
+    local dry_cycle, id1, st1, id2, st2 = -1, 0, nil, 0, nil
+    local function state()
+        local id = F.dry
+        if id == 0 or not extends then return cycle_state() end
+        local base = cycle_state()
+        if dry_cycle ~= cur_cycle then dry_cycle, id1, id2 = cur_cycle, 0, 0 end
+        if id == id1 then return st1 end
+        if id == id2 then return st2 end
+        if F.dry_base ~= 0 and F.dry_base == id1 then
+            id2, st2 = id, copy(st1, {})
+            return st2
+        end
+        id1, st1, id2, st2 = id, copy(base, {}), 0, nil
+        return st1
     end
 
     -- Reasons become interned ids once per distinct text.
@@ -196,7 +270,7 @@ local function dispatcher(F, policy, views, name)
             return
         end
         local e, nodes, reasons = F.epoch, F.nodes, F.reasons
-        local pod, st = PodView(F.pod, e), cycle_state()
+        local pod, st = PodView(F.pod, e), state()
         for i = 0, n - 1 do
             local ok, why, unresolvable = f(pod, NodeView(nodes[i], e), st)
             if ok then
@@ -209,7 +283,8 @@ local function dispatcher(F, policy, views, name)
     end
 
     local function bad_score(v, node)
-        error(("score for %s is %s, not a finite number"):format(tostring(node), tostring(v)), 0)
+        error(("score for %s is %s (a %s), not a finite number"):format(tostring(node), tostring(v),
+            type(v)), 0)
     end
 
     ops[OP_SCORE] = function()
@@ -373,6 +448,17 @@ local function dispatcher(F, policy, views, name)
         end
     end
 
+    -- add_pod(pod, other, node, state) / remove_pod(...): `other` was
+    -- added to / removed from `node` (a dry run's copy) for `pod`.
+    local function extension(f)
+        if f == nil then return end
+        local e, st = F.epoch, state()
+        local pod, node = PodView(F.pod, e), NodeView(F.node, e)
+        for i = 0, F.ncands - 1 do f(pod, PodView(F.cands[i], e), node, st) end
+    end
+    ops[C.MS_LUA_OP_ADD_POD] = function() extension(policy.add_pod) end
+    ops[C.MS_LUA_OP_REMOVE_POD] = function() extension(policy.remove_pod) end
+
     local next_call = views.next_call
     return function()
         next_call()
@@ -400,7 +486,8 @@ function M.start(frame, cdef, checks, chunkname, src, args)
     local env = sandbox.env(views, function(protect) return make_sched(F, views, protect) end)
     local shown = (chunkname:gsub("^[@=]", ""))
     local policy = sandbox.run_policy(env, src, chunkname, shown)
-    local name, mask = validate(policy, shown, hook_bits(ffi.C))
+    local function warn(msg) F.api.log(F.state, ffi.C.MS_LUA_LOG_WARN, msg, #msg) end
+    local name, mask = validate(policy, shown, hook_bits(ffi.C), warn)
     local init = rawget(policy, "init")
     if init ~= nil then init(args) end
     return dispatcher(F, policy, views, name), name, mask

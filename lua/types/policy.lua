@@ -90,6 +90,8 @@ function Node:pods() end
 ---@field less? fun(a: moonsched.Pod, b: moonsched.Pod): boolean true when a goes before b
 ---@field pre_filter? fun(pod: moonsched.Pod, state: moonsched.State): (boolean|"skip"|nil, string?, boolean?) nil or true goes on; "skip" skips the policy's filter and score; false, reason rejects (a true third value: unresolvable)
 ---@field filter? fun(pod: moonsched.Pod, node: moonsched.Node, state: moonsched.State): (boolean, string?, boolean?) a false or nil first value rejects; a true third value makes it unresolvable
+---@field add_pod? fun(pod: moonsched.Pod, other: moonsched.Pod, node: moonsched.Node, state: moonsched.State) a dry run (preemption, nominated pods) added other to a copy of node: update what pre_filter counted in state (a copy for that dry run); needs pre_filter
+---@field remove_pod? fun(pod: moonsched.Pod, other: moonsched.Pod, node: moonsched.Node, state: moonsched.State) a dry run removed other (a victim) from a copy of node; as add_pod
 ---@field score? fun(pod: moonsched.Pod, node: moonsched.Node, state: moonsched.State): number a finite number; rescaled to 0..100 unless normalize is defined
 ---@field normalize? fun(pod: moonsched.Pod, scores: number[], nodes: moonsched.Node[], state: moonsched.State) scores[i] writable, each must end in 0..100
 ---@field reserve? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State): (boolean?, string?)

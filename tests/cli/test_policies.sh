@@ -102,7 +102,9 @@ EOF
 }
 "$M" simulate --cluster "$D/hostile.yaml" --config "$(hostile_config reject 0)" --stats \
     >"$T/h1.out" 2>"$T/h1.err"
-check "containment (reject): exit 0" test $? -eq 0
+check "containment (reject): exit 3, a policy failed" test $? -eq 3
+check "containment (reject): a summary line says which policy and how often" has_text "$T/h1.err" \
+    "moonsched: policy lua:hostile (profile default-scheduler): 6 of 10 calls failed; the last: "
 check "containment: the spinning call is stopped at its CPU budget" has_line "$T/h1.out" \
     "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 check "containment: the allocation bomb is stopped at the memory cap" \
@@ -163,6 +165,16 @@ check "protected-preemption: with every namespace protected, nothing is evicted"
     sh -c "! grep -q preempted '$T/pre2.out' && grep -q '^prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: ' '$T/pre2.out'"
 
 # ---- moonsched policy check ----
+printf '%s\n' 'local p = { name = "typo" }' 'function p.scroe(pod, node) return 1 end' \
+    'function p.filtr(pod, node) return true end' 'function p.helper() end' 'return p' >"$T/typo.lua"
+"$M" policy check "$T/typo.lua" >"$T/typo.out" 2>&1
+check "policy check: a misspelt hook is a warning naming the nearest hook" \
+    sh -c "grep -qx 'log warn: scroe is not a hook and is never called; did you mean score?' '$T/typo.out' &&
+           grep -qx 'log warn: filtr is not a hook and is never called; did you mean filter?' '$T/typo.out' &&
+           ! grep -q helper '$T/typo.out'"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/typo.lua" --quiet >"$T/typo-sim.out" 2>&1
+check "simulate --policy: the same warning at load" \
+    grep -q "warn: scroe is not a hook and is never called; did you mean score?" "$T/typo-sim.out"
 for p in policies/*.lua; do
     case $p in *_spec.lua) continue ;; esac
     args='{}'

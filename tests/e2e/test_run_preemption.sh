@@ -3,7 +3,8 @@
 # on loopback (TAP): victims chosen as upstream's DefaultPreemption would,
 # deleted with their events, the preemptor nominated then bound;
 # preemptionPolicy Never; PodDisruptionBudgets; a Lua policy that protects
-# a namespace; two preemptors competing for one node.
+# a namespace; two preemptors competing for one node; a Lua filter that
+# rejects a node, which is then never the node of a preemption.
 #
 # There is no kubelet: a DELETE of a bound pod only sets its
 # deletionTimestamp. A background loop plays the kubelet's part and
@@ -249,6 +250,26 @@ check_eval "4: with the policy the preemptor goes to the unprotected node (s4-b)
     "wait_for 20 '[ \"\$(node_of default/s4-pre)\" = s4-b ]'"
 check_eval "4: the kube-system pod was never deleted; the default one was ($(evicted_in s4-))" \
     'exists kube-system/s4-sys && [ "$(evicted_in s4-)" = default/s4-app ]'
+check_eval "requests within allocatable on every node" capacity_ok
+check_eval "moonsched exits 0 on SIGTERM" stop_ms
+
+# --- 7: a Lua filter that rejects a node ------------------------------------
+# s7-a's pod has the lower priority: the default would preempt it. The
+# policy's filter rejects s7-a: it is never the node of a preemption.
+mknode s7-a 1 s7
+mknode s7-b 1 s7
+mkpod default/s7-low 1 low node=s7-a
+mkpod default/s7-mid 1 mid node=s7-b
+printf '%s\n' 'local p = { name = "not-s7-a" }' \
+    'function p.filter(pod, node) return node.name ~= "s7-a", "policy rejects s7-a" end' \
+    'return p' >"$dir/not-s7-a.lua"
+: >"$dir/ms.log"
+start_ms --policy "$dir/not-s7-a.lua"
+mkpod default/s7-pre 1 high group=s7
+check_eval "7: with a filter rejecting s7-a the preemptor goes to s7-b" \
+    "wait_for 20 '[ \"\$(node_of default/s7-pre)\" = s7-b ]'"
+check_eval "7: s7-a's pod was never deleted; s7-b's was ($(evicted_in s7-))" \
+    'exists default/s7-low && [ "$(evicted_in s7-)" = default/s7-mid ]'
 check_eval "requests within allocatable on every node" capacity_ok
 check_eval "moonsched exits 0 on SIGTERM" stop_ms
 

@@ -285,7 +285,9 @@ static void sort_victims(ms_pod **v, uint32_t n) {
 }
 
 /* The dry run's Filter (RunFilterPluginsWithNominatedPods) on the scratch
- * copy. The node's nominated pods do not change while it is dry-run: they
+ * copy: the profile's whole Filter phase, batch plugins (policies)
+ * included, so that a node a policy rejects is no candidate unless it
+ * passes once the victims are gone. The node's nominated pods do not change while it is dry-run: they
  * are looked up once per node. (Adding them to the scratch copy and taking
  * them out again instead of copying it was measured: no cheaper.) */
 typedef struct nominees {
@@ -300,19 +302,28 @@ static nominees node_nominees(const ms_handle *h, const ms_node_info *ni) {
     return nm;
 }
 
-static ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
-    return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
+static inline ms_code dry_filter(dp *p, ms_cycle *c, const nominees *nm, ms_status *st) {
+    /* Without batch plugins the per-node runner is the whole phase. */
+    if (!(c->fw->batch_filters & ~c->skip_filter))
+        return ms_framework_run_filter_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
+    return ms_framework_run_filter_node_with_nominees(c->fw, c, p->scratch, nm->pods, nm->n, st);
 }
 
-/* Removes / re-adds a pod on the scratch copy. Upstream also runs the
- * PreFilter extensions (AddPod/RemovePod) on a copy of the cycle state here;
- * plugins with per-cycle counts (InterPodAffinity, PodTopologySpread)
- * instead compare the copy with the snapshot's NodeInfo in Filter. */
-static bool scratch_remove(dp *p, ms_pod *pod) {
-    return ms_node_info_remove_pod(p->scratch, pod, p->h->in) == 0;
+/* Removes / re-adds pods on the scratch copy and runs the PreFilter
+ * extensions (AddPod/RemovePod) for them, as upstream does on its copy of
+ * the cycle state: policies that count in pre_filter follow the dry run.
+ * Built-in plugins with per-cycle counts (InterPodAffinity,
+ * PodTopologySpread) instead compare the copy with the snapshot's
+ * NodeInfo in Filter. An extension's rejection rules the node out. */
+static inline ms_code scratch_remove(dp *p, ms_cycle *c, ms_pod *const *pods, uint32_t n, ms_status *st) {
+    for (uint32_t i = 0; i < n; i++)
+        if (ms_node_info_remove_pod(p->scratch, pods[i], p->h->in) != 0)
+            return fail(st, MS_ERROR, "preemption: victim not on node");
+    return ms_framework_run_pre_filter_extension(c->fw, c, false, pods, n, p->scratch, st);
 }
-static bool scratch_add(dp *p, ms_pod *pod) {
-    return ms_node_info_add_pod(p->scratch, pod, p->h->in) == 0;
+static inline ms_code scratch_add(dp *p, ms_cycle *c, ms_pod *pod, ms_status *st) {
+    if (ms_node_info_add_pod(p->scratch, pod, p->h->in) != 0) return fail(st, MS_ERROR, "out of memory");
+    return ms_framework_run_pre_filter_extension(c->fw, c, true, &pod, 1, p->scratch, st);
 }
 
 static uint32_t count_pdb_violations(dp *p, ms_pod *const *victims, uint32_t n) {
@@ -353,8 +364,8 @@ static ms_code hooked_select(dp *p, ms_cycle *c, const ms_node_info *ni, const n
             return fail(st, MS_ERROR, "preemption: select_victims chose an invalid pod");
         taken[chosen[i]] = true;
         victims[i] = potential[chosen[i]];
-        if (!scratch_remove(p, victims[i])) return fail(st, MS_ERROR, "preemption: victim not on node");
     }
+    if ((code = scratch_remove(p, c, victims, nchosen, st)) != MS_SUCCESS) return code;
     /* The policy's choice must actually make room. */
     code = dry_filter(p, c, nm, st);
     if (code != MS_SUCCESS) return code;
@@ -501,13 +512,61 @@ static ms_code reprieve(dp *p, ms_cycle *c, const nominees *nm, const nominee_lo
             *num_violations += i < nviolating;
             continue;
         }
-        if (!scratch_add(p, v)) return fail(st, MS_ERROR, "out of memory");
         ms_status fst;
-        if (dry_filter(p, c, nm, &fst) == MS_SUCCESS) continue;
-        if (!scratch_remove(p, v)) return fail(st, MS_ERROR, "preemption: victim not on node");
+        ms_code code = scratch_add(p, c, v, &fst);
+        if (code == MS_ERROR) return fail(st, MS_ERROR, fst.nreasons ? fst.reasons[0] : "out of memory");
+        if (code == MS_SUCCESS && dry_filter(p, c, nm, &fst) == MS_SUCCESS) continue;
+        if ((code = scratch_remove(p, c, &v, 1, &fst)) == MS_ERROR) {
+            *st = fst;
+            return MS_ERROR;
+        }
         p->victims[(*nvictims)++] = v;
         *num_violations += i < nviolating;
     }
+    return MS_SUCCESS;
+}
+
+/* SelectVictimsOnNode's dry run on the scratch copy of ni, the npv
+ * lower-priority pods ranked in p->pv. */
+static ms_code dry_run_node(dp *p, ms_cycle *c, const ms_node_info *ni, const nominees *nm,
+                            const nominee_load *nl, bool precheck, uint32_t npv,
+                            ms_preemption_candidate *out, ms_status *st) {
+    if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
+    if (p->hooks && p->hooks->select_victims) {
+        /* MS_SKIP leaves the copy untouched: the default goes on with it. */
+        ms_code code = hooked_select(p, c, ni, nm, p->pv, npv, out, st);
+        if (code != MS_SKIP) return code;
+    }
+
+    /* p->order is free until split_by_pdb: the victims as one array, so
+     * that the extensions hear of them in one call. */
+    for (uint32_t i = 0; i < npv; i++) p->order[i] = p->pv[i].pod;
+    ms_code code = scratch_remove(p, c, p->order, npv, st);
+    if (code != MS_SUCCESS) return code;
+    /* Not even without every lower-priority pod: this node cannot help.
+     * (Affinity to a victim is not considered, as upstream.) */
+    code = dry_filter(p, c, nm, st);
+    if (code != MS_SUCCESS) return code;
+
+    uint32_t nviolating = split_by_pdb(p, npv);
+    uint32_t nvictims, num_violations;
+    code = reprieve(p, c, nm, nl, precheck, npv, nviolating, &nvictims, &num_violations, st);
+    if (code != MS_SUCCESS) return code;
+    if (nvictims == 0) {
+        const char *why = cycle_text(c, "preemption: expected at least one victim pod on node %s%s",
+                                     ms_str_get(p->h->in, ni->name), "");
+        return fail(st, MS_ERROR, why ? why : "preemption: expected at least one victim pod");
+    }
+    /* Both groups contributed: back to one importance order, so that
+     * victims[0] is the most important (pickOneNodeForPreemption reads it). */
+    ms_pod **victims = p->victims;
+    if (nviolating && nviolating < npv) sort_victims(victims, nvictims);
+    ms_pod **kept = MS_ARENA_NEW(c->arena, ms_pod *, nvictims);
+    if (!kept) return fail(st, MS_ERROR, "out of memory");
+    memcpy(kept, victims, nvictims * sizeof *kept);
+    *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nvictims,
+                                     .victims = kept, .num_pdb_violations = num_violations};
+    ms_status_ok(st);
     return MS_SUCCESS;
 }
 
@@ -536,40 +595,10 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
 
     if (!reserve_victims(p, npv)) return fail(st, MS_ERROR, "out of memory");
     npv = rank_victims(p, pod, ni);
-    if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
-    if (p->hooks && p->hooks->select_victims) {
-        /* MS_SKIP leaves the copy untouched: the default goes on with it. */
-        ms_code code = hooked_select(p, c, ni, &nm, p->pv, npv, out, st);
-        if (code != MS_SKIP) return code;
-    }
-
-    for (uint32_t i = 0; i < npv; i++)
-        if (!scratch_remove(p, p->pv[i].pod)) return fail(st, MS_ERROR, "preemption: victim not on node");
-    /* Not even without every lower-priority pod: this node cannot help.
-     * (Affinity to a victim is not considered, as upstream.) */
-    ms_code code = dry_filter(p, c, &nm, st);
-    if (code != MS_SUCCESS) return code;
-
-    uint32_t nviolating = split_by_pdb(p, npv);
-    uint32_t nvictims, num_violations;
-    code = reprieve(p, c, &nm, &nl, precheck, npv, nviolating, &nvictims, &num_violations, st);
-    if (code != MS_SUCCESS) return code;
-    if (nvictims == 0) {
-        const char *why = cycle_text(c, "preemption: expected at least one victim pod on node %s%s",
-                                     ms_str_get(p->h->in, ni->name), "");
-        return fail(st, MS_ERROR, why ? why : "preemption: expected at least one victim pod");
-    }
-    /* Both groups contributed: back to one importance order, so that
-     * victims[0] is the most important (pickOneNodeForPreemption reads it). */
-    ms_pod **victims = p->victims;
-    if (nviolating && nviolating < npv) sort_victims(victims, nvictims);
-    ms_pod **kept = MS_ARENA_NEW(c->arena, ms_pod *, nvictims);
-    if (!kept) return fail(st, MS_ERROR, "out of memory");
-    memcpy(kept, victims, nvictims * sizeof *kept);
-    *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = nvictims,
-                                     .victims = kept, .num_pdb_violations = num_violations};
-    ms_status_ok(st);
-    return MS_SUCCESS;
+    uint32_t outer = ms_framework_dry_begin(c);
+    ms_code code = dry_run_node(p, c, ni, &nm, &nl, precheck, npv, out, st);
+    ms_framework_dry_end(c, outer);
+    return code;
 }
 
 /* ---- PostFilter ---- */

@@ -10,8 +10,9 @@
  *  2. Candidates: the nodes whose Filter status is Unschedulable (not
  *     UnschedulableAndUnresolvable), visited from a random offset; on each,
  *     SelectVictimsOnNode on a scratch copy of its NodeInfo: remove every
- *     lower-priority pod, check the pod fits (Filter with nominated pods),
- *     then reprieve victims, PDB-violating ones first, each group most
+ *     lower-priority pod, check the pod fits (the whole Filter phase,
+ *     policies included, with nominated pods), then reprieve victims,
+ *     PDB-violating ones first, each group most
  *     important first, keeping a reprieved pod when the pod still fits. The
  *     search stops once it has ms_preemption_num_candidates candidates and
  *     at least one of them violates no PDB. Filter plugins that keep

@@ -3,6 +3,7 @@
  * hooks, and the framework running a policy's batch Filter. */
 #include "testutil.h"
 #include "lua_env.h"
+#include "policy/log_limit.h"
 
 #include "moonsched/framework.h"
 #include "policy/policy_plugin.h"
@@ -94,6 +95,12 @@ static void test_custom_normalize_and_bad_scores(void **state) {
     assert_int_equal(ms_policy_ops(p)->score(p, &e->c, cl.nodes, 4, scores, &st), MS_ERROR);
     assert_non_null(strstr(st.reasons[0], "not a finite number"));
     ms_policy_free(p);
+
+    /* The wrong type says which it got. */
+    p = load(e, "return {name = 'text', score = function() return '5' end}");
+    assert_int_equal(ms_policy_ops(p)->score(p, &e->c, cl.nodes, 4, scores, &st), MS_ERROR);
+    assert_non_null(strstr(st.reasons[0], "is 5 (a string), not a finite number"));
+    ms_policy_free(p);
     free_cluster(&cl);
     env_free(e);
 }
@@ -129,6 +136,55 @@ static void test_failures_skip_disable_and_swap(void **state) {
     assert_int_equal(ops->filter_batch(p, &e->c, cl.nodes, 2, st), MS_SUCCESS);
     assert_int_equal(st[1].code, MS_UNSCHEDULABLE);
     assert_string_equal(st[1].reasons[0], "fixed");
+    ms_policy_free(p);
+    free_cluster(&cl);
+    env_free(e);
+}
+
+/* Each hook counts its own failures: a score that always fails disables
+ * the policy after max_failures calls though pre_filter succeeds between
+ * them. */
+static void test_failing_hook_disables_whatever_the_others_do(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 2);
+    ms_policy *p = load(e, "return {name = 'half', pre_filter = function() return true end,"
+                           " score = function() error('bad score') end}");
+    const ms_plugin_ops *ops = ms_policy_ops(p);
+    ms_status st;
+    int64_t scores[2];
+    for (int i = 0; i < 3; i++) {
+        assert_false(ms_policy_disabled(p));
+        assert_int_equal(ops->pre_filter(p, &e->c, &st), MS_SUCCESS);
+        assert_int_equal(ops->score(p, &e->c, cl.nodes, 2, scores, &st), MS_ERROR);
+    }
+    assert_true(ms_policy_disabled(p));
+    assert_int_equal(e->ndisabled, 1);
+    assert_non_null(strstr(e->disabled, "half: disabled after 3 consecutive failures of score"));
+    ms_policy_stats stats;
+    ms_policy_get_stats(p, &stats);
+    assert_int_equal(stats.consecutive, 3);
+    assert_int_equal(stats.failures, 3);
+    ms_policy_free(p);
+    free_cluster(&cl);
+    env_free(e);
+}
+
+/* sched.log lines go through the same limit: a line per node of the same
+ * text is said MS_LOG_LIMIT_BURST times, another text has its own. */
+static void test_policy_log_lines_are_rate_limited(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    cluster cl = make_cluster(e, 8);
+    ms_policy *p = load(e, "return {name = 'chatty', filter = function(pod, node)"
+                           " sched.log.info('looking'); return true end,"
+                           " pre_filter = function() sched.log.warn('starting') end}");
+    ms_status st[8];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ms_policy_ops(p)->pre_filter(p, &e->c, &st[0]), MS_SUCCESS);
+        assert_int_equal(ms_policy_ops(p)->filter_batch(p, &e->c, cl.nodes, 8, st), MS_SUCCESS);
+    }
+    assert_int_equal(e->nlogs, MS_LOG_LIMIT_BURST + 3);
     ms_policy_free(p);
     free_cluster(&cl);
     env_free(e);
@@ -308,6 +364,8 @@ int main(void) {
         cmocka_unit_test(test_normalize_default),
         cmocka_unit_test(test_custom_normalize_and_bad_scores),
         cmocka_unit_test(test_failures_skip_disable_and_swap),
+        cmocka_unit_test(test_failing_hook_disables_whatever_the_others_do),
+        cmocka_unit_test(test_policy_log_lines_are_rate_limited),
         cmocka_unit_test(test_reject_mode_reason),
         cmocka_unit_test(test_queue_reserve_permit_preemption),
         cmocka_unit_test(test_framework_batch_filter),

@@ -22,11 +22,17 @@ typedef struct env {
     char evicted[8][64];
     uint32_t nevicted;
     ms_str scheduled_on;
+    char bound[8][128];            /* "ns/name node" */
+    uint32_t nbound;
 } env;
 
 static ms_rc bind_now(void *ctx, const ms_pod *pod, ms_str node) {
     env *e = ctx;
     e->scheduled_on = node;
+    assert_true(e->nbound < 8);
+    char key[64];
+    ms_pod_key(pod, e->fx.in, key, sizeof key);
+    snprintf(e->bound[e->nbound++], sizeof e->bound[0], "%s %s", key, ms_str_get(e->fx.in, node));
     ms_scheduler_bind_done(e->s, pod, true, false, NULL, 0);
     return MS_OK;
 }
@@ -232,11 +238,102 @@ static void test_policy_prefers_youngest_victims(void **state) {
     env_free(e);
 }
 
+/* A filter is part of every dry run: the victims must make the node pass
+ * it too, or the node is no candidate. */
+static const char *NEVER =
+    "local p = {name = 'never'}\n"
+    "function p.filter(pod, node) return false, 'policy says no' end\n"
+    "return p\n";
+
+static void test_policy_filter_rejecting_everything_preempts_nothing(void **state) {
+    (void)state;
+    env *e = env_new(NEVER);
+    protect_cluster(e);
+    assert_string_equal(run(e), "");
+    assert_int_equal(e->nevicted, 0);
+    env_free(e);
+}
+
+/* node-a is the default's choice (one victim); the policy rules it out
+ * for good, resolvable or not. */
+static const char *NOT_A =
+    "local p = {name = 'not-a'}\n"
+    "function p.filter(pod, node)\n"
+    "  return node.name ~= 'node-a', 'not node-a', UNRESOLVABLE\n"
+    "end\n"
+    "return p\n";
+
+static void test_policy_filter_rejected_node_is_no_candidate(void **state) {
+    (void)state;
+    for (int unresolvable = 0; unresolvable < 2; unresolvable++) {
+        char src[512];
+        snprintf(src, sizeof src, "local UNRESOLVABLE = %s\n%s", unresolvable ? "true" : "false", NOT_A);
+        env *e = env_new(src);
+        protect_cluster(e);
+        assert_string_equal(run(e), "node-b");
+        assert_int_equal(e->nevicted, 2);
+        for (uint32_t i = 0; i < e->nevicted; i++) assert_string_not_equal(e->evicted[i], "prod/db");
+        env_free(e);
+    }
+}
+
+/* Resolvable: rejects a node while a prod pod runs there. Removing the
+ * victims makes node-a pass, so node-a stays the choice. */
+static const char *NO_PROD_NEIGHBOURS =
+    "local p = {name = 'no-prod-neighbours'}\n"
+    "function p.filter(pod, node)\n"
+    "  for q in node:pods() do\n"
+    "    if q.namespace == 'prod' then return false, 'a prod pod runs here' end\n"
+    "  end\n"
+    "  return true\n"
+    "end\n"
+    "return p\n";
+
+static void test_policy_filter_passing_without_victims_keeps_candidate(void **state) {
+    (void)state;
+    env *e = env_new(NO_PROD_NEIGHBOURS);
+    protect_cluster(e);
+    assert_string_equal(run(e), "node-a");
+    assert_int_equal(e->nevicted, 1);
+    assert_string_equal(e->evicted[0], "prod/db");
+    env_free(e);
+}
+
+/* At most one pod per node. `high` preempts batch/x and is nominated to
+ * node-a; `small` (same priority, no requests) comes next and must leave
+ * room for it: the Filter pass with the nominated pod added runs the
+ * policy too. */
+static const char *ONE_POD_PER_NODE =
+    "local p = {name = 'one-pod-per-node'}\n"
+    "function p.filter(pod, node) return node.pod_count == 0, 'a pod runs here' end\n"
+    "return p\n";
+
+static void test_policy_filter_sees_nominated_pods(void **state) {
+    (void)state;
+    env *e = env_new(ONE_POD_PER_NODE);
+    node(e, "node-a");
+    node(e, "node-b");
+    pod(e, "batch", "x", "2", 0, "node-a", NULL);
+    pod(e, "batch", "y", "2", 2000, "node-b", NULL);
+    pod(e, "web", "high", "2", 1000, NULL, "2023-01-01T00:00:00Z");
+    pod(e, "web", "small", "0", 1000, NULL, "2023-01-02T00:00:00Z");
+    run(e);
+    assert_int_equal(e->nevicted, 1);
+    assert_string_equal(e->evicted[0], "batch/x");
+    assert_int_equal(e->nbound, 1);
+    assert_string_equal(e->bound[0], "web/high node-a");
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_protects_namespace),
         cmocka_unit_test(test_policy_protecting_everything_preempts_nothing),
         cmocka_unit_test(test_policy_prefers_youngest_victims),
+        cmocka_unit_test(test_policy_filter_rejecting_everything_preempts_nothing),
+        cmocka_unit_test(test_policy_filter_rejected_node_is_no_candidate),
+        cmocka_unit_test(test_policy_filter_passing_without_victims_keeps_candidate),
+        cmocka_unit_test(test_policy_filter_sees_nominated_pods),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
