@@ -19,6 +19,7 @@
 #include "cmd/flag_value.h"
 #include "cmd/snapshot.h"
 #include "moonsched/simulate.h"
+#include "cmd/policy_kit.h"
 #include "policy/policy_check.h"
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
@@ -182,11 +183,21 @@ static const char help_man[] =
 
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
+    "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
+    "       moonsched policy init [DIR]\n"
     "\n"
-    "  Loads a Lua policy (syntax, sandbox, init with the args) and, with a\n"
-    "  cluster, runs every hook it defines over the cluster's pending pods and\n"
-    "  nodes, reporting failures and the time per call (docs/policies.md).\n"
-    "  Exit code 0 when everything passed, 2 otherwise.\n";
+    "  check: loads a Lua policy (syntax, sandbox, init with the args) and,\n"
+    "  with a cluster, runs every hook it defines over the cluster's pending\n"
+    "  pods and nodes, printing each node's filter verdict and score per pod,\n"
+    "  failures and the time per call. Exit code 0 when everything passed, 2\n"
+    "  otherwise.\n"
+    "  test: runs busted specs (default: every *_spec.lua under the current\n"
+    "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
+    "  against this moonsched's own library; busted's exit code.\n"
+    "  init: writes a skeleton policy.lua and policy_spec.lua, a .luacheckrc\n"
+    "  with the sandbox's globals and a .luarc.json for LuaLS into DIR\n"
+    "  (default: the current directory), keeping files that exist.\n"
+    "  docs/policies.md, \"Testing a policy\", is the tutorial.\n";
 
 /* The error, then the command's help. */
 static int usage_error(const char *help, const char *fmt, const char *arg) {
@@ -453,13 +464,53 @@ static int config_main(int argc, char **argv) {
     return EXIT_OK;
 }
 
-static int policy_main(int argc, char **argv) {
-    if (argc < 1 || strcmp(argv[0], "check") != 0) {
-        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+static bool is_help(const char *a) {
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* `policy test [SPEC...] [-- BUSTED-OPTION...]` and `policy init [DIR]`. */
+static int policy_kit_main(int argc, char **argv) {
+    bool test = strcmp(argv[0], "test") == 0;
+    int nspecs = 0, dash = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            dash = i;
+            break;
+        }
+        if (is_help(argv[i])) {
             fputs(help_policy, stdout);
             return EXIT_OK;
         }
-        return usage_error(help_policy, "%s", "policy: expected \"policy check FILE\"");
+        if (argv[i][0] == '-') return unknown_argument(help_policy, argv[i]);
+        nspecs++;
+    }
+    if (!test && (nspecs > 1 || dash < argc))
+        return usage_error(help_policy, "%s", "policy init takes at most one directory");
+    ms_policy_kit kit;
+    ms_error err = {0};
+    ms_rc r = ms_policy_kit_find(&kit, &err);
+    if (r == MS_OK && test) {
+        r = ms_policy_test(&kit, argv + 1, nspecs, argv + dash + (dash < argc), argc - dash - (dash < argc),
+                           &err);
+    } else if (r == MS_OK) {
+        r = ms_policy_init(&kit, nspecs ? argv[1] : ".", stdout, &err);
+        fflush(stdout);
+        if (r == MS_OK) return EXIT_OK;
+    }
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
+static int policy_main(int argc, char **argv) {
+    if (argc >= 1 && (strcmp(argv[0], "test") == 0 || strcmp(argv[0], "init") == 0))
+        return policy_kit_main(argc, argv);
+    if (argc < 1 || strcmp(argv[0], "check") != 0) {
+        if (argc >= 1 && is_help(argv[0])) {
+            fputs(help_policy, stdout);
+            return EXIT_OK;
+        }
+        return usage_error(help_policy, "%s",
+                           "policy: expected \"policy check FILE\", \"policy test\" or \"policy init\"");
     }
     ms_policy_check_options o;
     memset(&o, 0, sizeof o);

@@ -1,6 +1,11 @@
--- Drives the real C library (build/libmoonsched.so) through the FFI, as
--- the scheduler would: decoded pods and nodes, NodeInfos, a runtime, and
--- policies loaded from source text. Run from the repository root.
+-- The policy kit: drives the real C library (libmoonsched.so) through the
+-- FFI, as the scheduler would: decoded pods and nodes, NodeInfos, a
+-- runtime, policies loaded from source text or files, their hooks called
+-- as a scheduling cycle calls them, and whole runs of `moonsched simulate`.
+-- `moonsched policy test` runs busted specs with it on the path and tells
+-- it where the library and the binary are (MOONSCHED_LIB, MOONSCHED_BIN);
+-- without them (the repository's own specs, from its root) it takes
+-- build/. docs/policies.md ("Testing a policy") is its guide.
 local ffi = require("ffi")
 
 -- The worlds hand C Lua callbacks (logs, permit releases). LuaJIT panics
@@ -12,6 +17,7 @@ require("jit").off()
 local M = {}
 -- A name with a slash is a path for dlopen, not a library to search for.
 M.C = ffi.load(os.getenv("MOONSCHED_LIB") or "build/libmoonsched.so")
+M.BIN = os.getenv("MOONSCHED_BIN") or "build/moonsched"
 local C = M.C
 
 -- The types and constants come from the library itself (generated from its
@@ -73,6 +79,8 @@ int ms_policy_deschedule(ms_policy *p, ms_node_info *const *nodes, uint32_t nnod
                          uint32_t *npicked, ms_status *st);
 int ms_policy_evictable(ms_policy *p, const ms_pod *pod, ms_status *st);
 const char *ms_str_get(const ms_interner *in, uint32_t id);
+typedef int (*ms_object_cb)(void *ctx, const char *kind, const cJSON *obj, ms_error *err);
+int ms_load_objects_file(const char *path, ms_object_cb cb, void *ctx, ms_error *err);
 struct timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clk, struct timespec *tp);
 ]])
@@ -405,6 +413,81 @@ function M:close()
     C.ms_interner_free(self.in_)
 end
 
+--- A cluster from plain tables: c.nodes are node options (as node_json
+--- takes them), c.pods pod options (as pod_json); a pod with `node` runs
+--- there, the others are pending. Returns the NodeInfos, in order, and
+--- the pending pods.
+function M:cluster(c)
+    local bound, pending = {}, {}
+    for _, o in ipairs(c.pods or {}) do
+        local p = self:pod(M.pod_json(o))
+        if o.node then
+            bound[o.node] = bound[o.node] or {}
+            bound[o.node][#bound[o.node] + 1] = p
+        else
+            pending[#pending + 1] = p
+        end
+    end
+    local nodes = {}
+    for i, o in ipairs(c.nodes or {}) do nodes[i] = self:node(M.node_json(o), bound[o.name]) end
+    return nodes, pending
+end
+
+--- A cluster file as `moonsched simulate --cluster` reads it (YAML or
+--- JSON, lists flattened, other kinds skipped): the NodeInfos, in the
+--- file's order, with the pods bound to them, and the pending pods, in
+--- the file's order. Raises the decoder's error (file, object, field).
+function M:cluster_file(path)
+    local nodes, pods = {}, {}
+    local err = ffi.new("ms_error")
+    local cb = ffi.cast("ms_object_cb", function(_, kind, obj, e)
+        kind = ffi.string(kind)
+        if kind == "Node" then
+            local out = ffi.new("ms_node *[1]")
+            local rc = C.ms_node_decode(self.dec, obj, out, e)
+            if rc == 0 then nodes[#nodes + 1] = out[0] end
+            return rc
+        elseif kind == "Pod" then
+            local out = ffi.new("ms_pod *[1]")
+            local rc = C.ms_pod_decode(self.dec, obj, out, e)
+            if rc == 0 then pods[#pods + 1] = out[0] end
+            return rc
+        end
+        return 0
+    end)
+    local rc = C.ms_load_objects_file(path, cb, nil, err)
+    cb:free()
+    for _, p in ipairs(pods) do self.objects[#self.objects + 1] = function() C.ms_pod_unref(p) end end
+    if rc ~= 0 then
+        for _, n in ipairs(nodes) do C.ms_node_unref(n) end
+        error(ffi.string(err.msg), 2)
+    end
+    local infos, by_name = {}, {}
+    for i, n in ipairs(nodes) do
+        local ni = C.ms_node_info_new(n.meta.name)
+        C.ms_node_info_set_node(ni, n)
+        C.ms_node_unref(n)
+        self.infos[#self.infos + 1] = ni
+        infos[i], by_name[n.meta.name] = ni, ni
+    end
+    local pending = {}
+    for _, p in ipairs(pods) do
+        if p.node_name == 0 then
+            pending[#pending + 1] = p
+        elseif by_name[p.node_name] then
+            assert(C.ms_node_info_add_pod(by_name[p.node_name], p, self.in_) == 0)
+        end
+    end
+    return infos, pending
+end
+
+--- The name of a NodeInfo or a pod ("namespace/name" for a pod).
+function M:name(x)
+    if ffi.istype("ms_node_info *", x) then return ffi.string(C.ms_str_get(self.in_, x.name)) end
+    return ffi.string(C.ms_str_get(self.in_, x.meta.namespace_)) .. "/"
+        .. ffi.string(C.ms_str_get(self.in_, x.meta.name))
+end
+
 --- JSON text of a plain Lua value (for building objects in specs).
 local function json(v)
     local t = type(v)
@@ -442,6 +525,159 @@ function M.node_json(o)
         metadata = { name = o.name, labels = o.labels, annotations = o.annotations },
         status = { allocatable = o.allocatable or { cpu = "4", memory = "16Gi", pods = "110" } },
     })
+end
+
+--- The value of a JSON text: objects and arrays are tables, null is nil.
+--- Raises an error naming the byte where the text is not JSON.
+function M.decode_json(s)
+    local pos = 1
+    local function fail(what) error(("json: %s at byte %d"):format(what, pos), 0) end
+    local function ws() pos = s:find("[^ \t\r\n]", pos) or #s + 1 end
+    local function peek() return s:sub(pos, pos) end
+    local escapes = { b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
+    local function utf8(cp)
+        if cp < 0x80 then return string.char(cp) end
+        if cp < 0x800 then return string.char(0xC0 + math.floor(cp / 64), 0x80 + cp % 64) end
+        return string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
+    end
+    local function str()
+        local out = {}
+        pos = pos + 1
+        while true do
+            local _, b, chunk, c = s:find('^([^"\\]*)(["\\])', pos)
+            if not b then fail("unterminated string") end
+            out[#out + 1] = chunk
+            pos = b + 1
+            if c == '"' then return table.concat(out) end
+            local e = s:sub(pos, pos)
+            if e == "u" then
+                local cp = tonumber(s:sub(pos + 1, pos + 4), 16) or fail("bad \\u escape")
+                out[#out + 1] = utf8(cp)
+                pos = pos + 5
+            else
+                out[#out + 1] = escapes[e] or e
+                pos = pos + 1
+            end
+        end
+    end
+    local value
+    local function list(close, item)
+        pos = pos + 1
+        ws()
+        if peek() == close then
+            pos = pos + 1
+            return
+        end
+        while true do
+            item()
+            ws()
+            local d = peek()
+            pos = pos + 1
+            if d == close then return end
+            if d ~= "," then fail("expected ',' or '" .. close .. "'") end
+        end
+    end
+    function value()
+        ws()
+        local c = peek()
+        if c == "{" then
+            local t = {}
+            list("}", function()
+                ws()
+                if peek() ~= '"' then fail("expected a key") end
+                local k = str()
+                ws()
+                if peek() ~= ":" then fail("expected ':'") end
+                pos = pos + 1
+                t[k] = value()
+            end)
+            return t
+        elseif c == "[" then
+            local t, n = {}, 0
+            list("]", function()
+                n = n + 1
+                t[n] = value()
+            end)
+            return t
+        elseif c == '"' then
+            return str()
+        end
+        for lit, v in pairs({ ["true"] = true, ["false"] = false, null = M.null }) do
+            if s:sub(pos, pos + #lit - 1) == lit then
+                pos = pos + #lit
+                if v == M.null then return nil end
+                return v
+            end
+        end
+        local num = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
+        if not num or num == "" then fail("unexpected '" .. c .. "'") end
+        pos = pos + #num
+        return tonumber(num)
+    end
+    local v = value()
+    ws()
+    if pos <= #s then fail("trailing text") end
+    return v
+end
+M.null = {}
+
+local function shell_quote(s)
+    return "'" .. tostring(s):gsub("'", [['\'']]) .. "'"
+end
+
+local function read_all(path)
+    local f = io.open(path, "rb")
+    if not f then return "" end
+    local text = f:read("*a")
+    f:close()
+    return text
+end
+
+--- A whole run of `moonsched simulate --output json` (docs/simulate.md,
+--- "JSON"), the binary the kit came with. opts.cluster: a file, a list of
+--- files, or a table as M:cluster takes it; opts.policies: policy files
+--- (--policy); opts.config: a KubeSchedulerConfiguration file; opts.seed.
+--- Returns the decoded output, or nil and what the command printed on
+--- its error stream.
+function M.simulate(opts)
+    local args, temp = { shell_quote(M.BIN), "simulate", "--output", "json" }, {}
+    local clusters = opts.cluster
+    if type(clusters) == "string" then clusters = { clusters } end
+    if clusters.nodes or clusters.pods then
+        local items = { nodes = {}, pods = {} }
+        for _, o in ipairs(clusters.nodes or {}) do items.nodes[#items.nodes + 1] = M.node_json(o) end
+        for _, o in ipairs(clusters.pods or {}) do items.pods[#items.pods + 1] = M.pod_json(o) end
+        local path = os.tmpname()
+        temp[#temp + 1] = path
+        local f = assert(io.open(path, "w"))
+        f:write('{"kind":"NodeList","apiVersion":"v1","items":[', table.concat(items.nodes, ","), ']}\n',
+                '{"kind":"PodList","apiVersion":"v1","items":[', table.concat(items.pods, ","), ']}\n')
+        f:close()
+        clusters = { path }
+    end
+    for _, c in ipairs(clusters) do args[#args + 1] = "--cluster " .. shell_quote(c) end
+    for _, p in ipairs(opts.policies or {}) do args[#args + 1] = "--policy " .. shell_quote(p) end
+    if opts.config then args[#args + 1] = "--config " .. shell_quote(opts.config) end
+    if opts.seed then args[#args + 1] = "--seed " .. shell_quote(opts.seed) end
+    local errors = os.tmpname()
+    temp[#temp + 1] = errors
+    local out = io.popen(table.concat(args, " ") .. " 2>" .. shell_quote(errors))
+    local text = out:read("*a")
+    out:close()
+    local diag = read_all(errors)
+    for _, path in ipairs(temp) do os.remove(path) end
+    local ok, v = pcall(M.decode_json, text)
+    if not ok or type(v) ~= "table" then return nil, diag ~= "" and diag or tostring(v) end
+    return v
+end
+
+--- The node a simulate run (M.simulate's result) placed a pod on,
+--- "namespace/name"; nil when the pod was left pending or not seen.
+function M.placement(out, pod)
+    for _, pl in ipairs(out.placements or {}) do
+        if pl.pod == pod then return pl.node end
+    end
+    return nil
 end
 
 --- Monotonic seconds.
