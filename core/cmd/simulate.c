@@ -452,6 +452,22 @@ static void format_score(const placement *p, char *buf, size_t n) {
     }
 }
 
+/* format_score's numbers for programs: the total, each score plugin's
+ * weighted score (when the profile's were kept) and the feasible nodes. */
+static cJSON *score_json(const placement *p) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    if (p->scored || p->nscores > 0) cJSON_AddNumberToObject(o, "total", (double)p->total);
+    if (p->nscores > 0) {
+        cJSON *plugins = cJSON_AddObjectToObject(o, "plugins");
+        for (uint32_t k = 0; plugins && k < p->nscores; k++)
+            cJSON_AddNumberToObject(plugins, p->names[k], (double)p->scores[k]);
+    }
+    cJSON_AddNumberToObject(o, "feasibleNodes", p->feasible);
+    cJSON_AddNumberToObject(o, "numAllNodes", p->num_all_nodes);
+    return o;
+}
+
 static void pod_key(const sim *m, const ms_pod *pod, char *buf, size_t n) {
     ms_pod_key(pod, m->in, buf, n);
 }
@@ -672,6 +688,7 @@ static void print_json(sim *m) {
             cJSON_AddStringToObject(e, "node", ms_str_get(m->in, p->node));
             format_score(p, why, sizeof why);
             cJSON_AddStringToObject(e, "message", why);
+            cJSON_AddItemToObject(e, "score", score_json(p));
             char vols[1024];
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
             if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
