@@ -24,6 +24,17 @@
 
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 
+/* MOONSCHED_VERSION comes from the build (`git describe`, or VERSION=). */
+#ifndef MOONSCHED_VERSION
+#define MOONSCHED_VERSION "unknown"
+#endif
+
+/* "v0.1.0 (commit 1ffb955)": --version, and what the HTML report says ran. */
+static void format_version(char *buf, size_t n) {
+    const char *v = MOONSCHED_VERSION;
+    snprintf(buf, n, "%s%s (commit %s)", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
+}
+
 static const char usage[] =
     "usage: moonsched [COMMAND] [FLAGS]\n"
     "\n"
@@ -359,6 +370,9 @@ static int simulate_main(int argc, char **argv) {
     }
     s.o.cluster_files = s.files;
     s.o.ncluster_files = s.nfiles;
+    char version[128];
+    format_version(version, sizeof version);
+    s.o.version = version;
     s.o.policy_files = s.policies;
     s.o.npolicy_files = s.npolicies;
     s.o.shadow_files = s.shadows;
@@ -382,14 +396,10 @@ static void print_warning(void *ctx, const char *msg) {
     fprintf(stderr, "moonsched: warning: %s\n", msg);
 }
 
-/* MOONSCHED_VERSION comes from the build (`git describe`, or VERSION=). */
-#ifndef MOONSCHED_VERSION
-#define MOONSCHED_VERSION "unknown"
-#endif
-
 static int print_version(void) {
-    const char *v = MOONSCHED_VERSION;
-    printf("moonsched %s%s (commit %s)\n", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
+    char version[128];
+    format_version(version, sizeof version);
+    printf("moonsched %s\n", version);
     return EXIT_OK;
 }
 
