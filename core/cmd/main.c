@@ -131,6 +131,8 @@ static const char help_run[] =
     "                     self-signed, generated in memory at start)\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
     "                     and access (default: the scheduler's own connection)\n"
+    "  --authorization-always-allow-paths PATHS  comma-separated paths served\n"
+    "                     without a review (default /healthz,/livez,/readyz)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
     "                     (default: the config's leaderElection.leaderElect, true)\n"
     "  --leader-elect-lease-duration, --leader-elect-renew-deadline,\n"
@@ -138,7 +140,8 @@ static const char help_run[] =
     "  --leader-elect-resource-name, --leader-elect-resource-namespace VALUE\n"
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
-    "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --authentication-kubeconfig, --authorization-kubeconfig,\n"
+    "  --authorization-always-allow-paths  as kube-scheduler's\n"
     "  --debug-snapshot   keep every object's JSON so that /debug/snapshot on the\n"
     "                     secure port writes the scheduler's view (docs/explain.md)\n"
     "  --seed N           seed for random tie-breaking among equal scores, as\n"
@@ -155,14 +158,23 @@ static const char help_run[] =
     "See docs/run.md.\n";
 
 static const char help_explain[] =
-    "usage: moonsched explain NAMESPACE/NAME [--server URL] [--certificate-authority FILE]\n"
-    "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
+    "usage: moonsched explain NAMESPACE/NAME [--kubeconfig FILE] [--context NAME]\n"
+    "                         [--scheduler [NAMESPACE/]POD | --lease NAMESPACE/NAME] [--port N]\n"
     "                         [--output text|json]\n"
+    "       moonsched explain NAMESPACE/NAME --server URL [--certificate-authority FILE]\n"
+    "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
     "\n"
     "  Asks a running scheduler (its secure port, /debug/explain) why the pod is\n"
     "  where it is: its last scheduling cycle, and for a pending pod every node's\n"
-    "  Filter status or scores computed now (docs/explain.md).\n"
-    "  --server URL       the scheduler's secure port (default https://127.0.0.1:10259)\n"
+    "  Filter status or scores computed now (docs/explain.md). Without --server,\n"
+    "  through the kubeconfig's API server, as kubectl: the leader (the holder of\n"
+    "  the Lease) or the --scheduler pod, reached by the pods/proxy subresource.\n"
+    "  --kubeconfig FILE  default: $KUBECONFIG, then ~/.kube/config\n"
+    "  --context NAME     a context of the kubeconfig\n"
+    "  --scheduler [NS/]POD  this scheduler pod, not the leader\n"
+    "  --lease NS/NAME    the leader election Lease (default kube-system/kube-scheduler)\n"
+    "  --port N           the scheduler's secure port (default 10259)\n"
+    "  --server URL       the scheduler's secure port itself, not through the API server\n"
     "  --certificate-authority FILE  the CA of its serving certificate\n"
     "  --insecure-skip-tls-verify    do not check the certificate (self-signed)\n"
     "  --token, --token-file  a bearer token the scheduler's API server accepts\n"
@@ -575,7 +587,17 @@ static int policy_main(int argc, char **argv) {
 static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o) {
     const char *a = argv[*i], *v;
     if ((v = ms_flag_value(argc, argv, i, "--server", NULL))) o->server = v;
-    else if ((v = ms_flag_value(argc, argv, i, "--certificate-authority", NULL))) o->ca_file = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--kubeconfig", NULL))) o->kubeconfig = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--context", NULL))) o->context = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--scheduler", NULL))) o->scheduler = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--lease", NULL))) o->lease = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--port", NULL))) {
+        char *end;
+        long port = strtol(v, &end, 10);
+        if (!*v || *end || port < 1 || port > 65535)
+            return usage_error(help_explain, "--port: expected a port number, got \"%s\"", v);
+        o->port = (int)port;
+    } else if ((v = ms_flag_value(argc, argv, i, "--certificate-authority", NULL))) o->ca_file = v;
     else if ((v = ms_flag_value(argc, argv, i, "--token", NULL))) o->token = v;
     else if ((v = ms_flag_value(argc, argv, i, "--token-file", NULL))) o->token_file = v;
     else if (strcmp(a, "--insecure-skip-tls-verify") == 0) o->insecure = true;
@@ -631,6 +653,14 @@ static int explain_main(int argc, char **argv) {
     }
     if (rc != EXIT_OK) return rc;
     if (!o.pod || !strchr(o.pod, '/')) return usage_error(help_explain, "%s", "explain needs NAMESPACE/NAME");
+    if (o.server && (o.kubeconfig || o.context || o.scheduler || o.lease || o.port))
+        return usage_error(help_explain, "%s",
+                           "--server asks the scheduler directly: it does not go with --kubeconfig, --context, "
+                           "--scheduler, --lease or --port");
+    if (!o.server && (o.ca_file || o.token || o.token_file || o.insecure))
+        return usage_error(help_explain, "%s",
+                           "--certificate-authority, --token, --token-file and --insecure-skip-tls-verify are "
+                           "for --server; through the API server the kubeconfig says how to connect");
     ms_error err = {0};
     ms_rc r = ms_explain_remote(&o, stdout, &err);
     fflush(stdout);
