@@ -3,8 +3,12 @@ std = "luajit"
 max_line_length = 110
 files["tests/lua"] = { std = "+busted", max_line_length = 130 }
 files["tests/bench"] = { std = "+busted" }
--- Policies run in the sandbox: these are its globals (lua/moonsched/sandbox.lua).
-files["policies"] = { std = "luajit", globals = { "sched" } }
-files["tests/lua/policies"] = { std = "luajit", read_globals = { "sched" } }
--- Specs of the shipped policies drive them through the runtime from busted.
-files["policies/*_spec.lua"] = { std = "+busted", max_line_length = 130 }
+-- Policies run in the sandbox: its globals, as the standard the policy kit
+-- ships (lua/kit/luacheck-std.lua, checked against the sandbox itself).
+stds.moonsched = dofile("lua/kit/luacheck-std.lua")
+files["policies"] = { std = "moonsched" }
+files["tests/lua/policies"] = { std = "moonsched" }
+files["lua/kit/init/policy.lua"] = { std = "moonsched" }
+-- Specs drive policies through the runtime from busted.
+files["policies/*_spec.lua"] = { std = "luajit+busted", max_line_length = 130 }
+files["lua/kit/init/policy_spec.lua"] = { std = "luajit+busted" }

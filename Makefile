@@ -224,22 +224,35 @@ image:
 	@sh deploy/build-image.sh
 
 # The binary, its manual page and shell completions (both made by the
-# binary from its help), and the shipped policies with their specs, under
-# $(DESTDIR)$(PREFIX): `make install PREFIX=/usr DESTDIR=pkg` for a package.
+# binary from its help), the shipped policies with their specs, and the
+# policy kit (`moonsched policy test` and `init`: the library in
+# LIBDIR/moonsched, the kit and the LuaLS annotations in
+# DATADIR/moonsched), under $(DESTDIR)$(PREFIX): `make install PREFIX=/usr
+# DESTDIR=pkg` for a package. The binary finds the kit from its own path
+# (BINDIR/../lib, BINDIR/../share), so LIBDIR and DATADIR stay beside
+# BINDIR.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
+KIT := $(DESTDIR)$(DATADIR)/moonsched/kit
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/moonsched/policies \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
-	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(LIBDIR)/moonsched \
+	    $(KIT)/moonsched $(KIT)/init $(DESTDIR)$(DATADIR)/moonsched/types
 	install -m 755 $(B)/moonsched $(DESTDIR)$(BINDIR)/moonsched
 	$(B)/moonsched man >$(DESTDIR)$(MANDIR)/man1/moonsched.1
 	$(B)/moonsched completion bash >$(DESTDIR)$(DATADIR)/bash-completion/completions/moonsched
 	$(B)/moonsched completion zsh >$(DESTDIR)$(DATADIR)/zsh/site-functions/_moonsched
 	$(B)/moonsched completion fish >$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/moonsched.fish
 	install -m 644 policies/*.lua $(DESTDIR)$(DATADIR)/moonsched/policies/
+	install -m 755 $(B)/libmoonsched.so $(DESTDIR)$(LIBDIR)/moonsched/libmoonsched.so
+	install -m 644 lua/kit/moonsched/kit.lua $(KIT)/moonsched/kit.lua
+	install -m 644 lua/kit/luacheck-std.lua $(KIT)/luacheck-std.lua
+	install -m 644 lua/kit/init/*.lua $(KIT)/init/
+	install -m 644 lua/types/*.lua $(DESTDIR)$(DATADIR)/moonsched/types/
 
 clean:
 	rm -rf $(B)

@@ -1,6 +1,10 @@
 /* `moonsched explain NS/NAME`: asks a running scheduler's secure port
  * (/debug/explain) why a pod is where it is, and prints the answer as
- * text (cmd/explain_text.h) or as the JSON it came in. */
+ * text (cmd/explain_text.h) or as the JSON it came in. With --server it
+ * asks that address; otherwise it goes the way kubectl users expect:
+ * the kubeconfig's API server, the leader found from the Lease (or the
+ * pod --scheduler names), and the API server's pod proxy subresource to
+ * the pod's secure port. */
 #ifndef MOONSCHED_CMD_EXPLAIN_REMOTE_H
 #define MOONSCHED_CMD_EXPLAIN_REMOTE_H
 
@@ -10,7 +14,7 @@
 #include "moonsched/error.h"
 
 typedef struct ms_explain_remote_options {
-    const char *server;            /* "https://HOST:PORT"; NULL: https://127.0.0.1:10259 */
+    const char *server;            /* "https://HOST:PORT"; NULL: through the API server */
     const char *ca_file;           /* PEM of the CA that signed the serving certificate */
     bool insecure;                 /* do not verify the serving certificate */
     const char *token;             /* bearer token; NULL: token_file, else anonymous */
@@ -18,6 +22,14 @@ typedef struct ms_explain_remote_options {
     const char *pod;               /* "NAMESPACE/NAME" */
     bool json;
     double timeout;                /* seconds; 0: 30 */
+    /* Through the API server (no server): the kubeconfig (NULL: as
+     * kubectl and kube-scheduler find one) and its context; the
+     * scheduler's pod, "NS/NAME" or NAME in the Lease's namespace (NULL:
+     * the Lease holder's); the Lease, "NS/NAME" (NULL:
+     * kube-system/kube-scheduler, run's default); the secure port (0:
+     * 10259). */
+    const char *kubeconfig, *context, *scheduler, *lease;
+    int port;
 } ms_explain_remote_options;
 
 /* MS_ENOENT when the scheduler knows no such pod, MS_EIO when it could not

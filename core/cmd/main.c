@@ -19,10 +19,22 @@
 #include "cmd/flag_value.h"
 #include "cmd/snapshot.h"
 #include "moonsched/simulate.h"
+#include "cmd/policy_kit.h"
 #include "policy/policy_check.h"
 
 /* EXIT_POLICY: simulate ran, but a policy failed calls or was disabled. */
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2, EXIT_POLICY = 3 };
+
+/* MOONSCHED_VERSION comes from the build (`git describe`, or VERSION=). */
+#ifndef MOONSCHED_VERSION
+#define MOONSCHED_VERSION "unknown"
+#endif
+
+/* "v0.1.0 (commit 1ffb955)": --version, and what the HTML report says ran. */
+static void format_version(char *buf, size_t n) {
+    const char *v = MOONSCHED_VERSION;
+    snprintf(buf, n, "%s%s (commit %s)", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
+}
 
 static const char usage[] =
     "usage: moonsched [COMMAND] [FLAGS]\n"
@@ -121,6 +133,8 @@ static const char help_run[] =
     "  --tls-min-version VersionTLS1x, --tls-cipher-suites LIST  as kube-scheduler's\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
     "                     and access (default: the scheduler's own connection)\n"
+    "  --authorization-always-allow-paths PATHS  comma-separated paths served\n"
+    "                     without a review (default /healthz,/livez,/readyz)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"
     "                     (default: the config's leaderElection.leaderElect, true)\n"
     "  --leader-elect-lease-duration, --leader-elect-renew-deadline,\n"
@@ -128,7 +142,8 @@ static const char help_run[] =
     "  --leader-elect-resource-name, --leader-elect-resource-namespace VALUE\n"
     "                     override the config's leaderElection\n"
     "  --secure-port, --bind-address, --tls-cert-file, --tls-private-key-file,\n"
-    "  --authentication-kubeconfig, --authorization-kubeconfig  as kube-scheduler's\n"
+    "  --authentication-kubeconfig, --authorization-kubeconfig,\n"
+    "  --authorization-always-allow-paths  as kube-scheduler's\n"
     "  --debug-snapshot   keep every object's JSON so that /debug/snapshot on the\n"
     "                     secure port writes the scheduler's view (docs/explain.md)\n"
     "  --seed N           seed for random tie-breaking among equal scores, as\n"
@@ -145,14 +160,23 @@ static const char help_run[] =
     "See docs/run.md.\n";
 
 static const char help_explain[] =
-    "usage: moonsched explain NAMESPACE/NAME [--server URL] [--certificate-authority FILE]\n"
-    "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
+    "usage: moonsched explain NAMESPACE/NAME [--kubeconfig FILE] [--context NAME]\n"
+    "                         [--scheduler [NAMESPACE/]POD | --lease NAMESPACE/NAME] [--port N]\n"
     "                         [--output text|json]\n"
+    "       moonsched explain NAMESPACE/NAME --server URL [--certificate-authority FILE]\n"
+    "                         [--insecure-skip-tls-verify] [--token TOKEN | --token-file FILE]\n"
     "\n"
     "  Asks a running scheduler (its secure port, /debug/explain) why the pod is\n"
     "  where it is: its last scheduling cycle, and for a pending pod every node's\n"
-    "  Filter status or scores computed now (docs/explain.md).\n"
-    "  --server URL       the scheduler's secure port (default https://127.0.0.1:10259)\n"
+    "  Filter status or scores computed now (docs/explain.md). Without --server,\n"
+    "  through the kubeconfig's API server, as kubectl: the leader (the holder of\n"
+    "  the Lease) or the --scheduler pod, reached by the pods/proxy subresource.\n"
+    "  --kubeconfig FILE  default: $KUBECONFIG, then ~/.kube/config\n"
+    "  --context NAME     a context of the kubeconfig\n"
+    "  --scheduler [NS/]POD  this scheduler pod, not the leader\n"
+    "  --lease NS/NAME    the leader election Lease (default kube-system/kube-scheduler)\n"
+    "  --port N           the scheduler's secure port (default 10259)\n"
+    "  --server URL       the scheduler's secure port itself, not through the API server\n"
     "  --certificate-authority FILE  the CA of its serving certificate\n"
     "  --insecure-skip-tls-verify    do not check the certificate (self-signed)\n"
     "  --token, --token-file  a bearer token the scheduler's API server accepts\n"
@@ -184,11 +208,21 @@ static const char help_man[] =
 
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
+    "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
+    "       moonsched policy init [DIR]\n"
     "\n"
-    "  Loads a Lua policy (syntax, sandbox, init with the args) and, with a\n"
-    "  cluster, runs every hook it defines over the cluster's pending pods and\n"
-    "  nodes, reporting failures and the time per call (docs/policies.md).\n"
-    "  Exit code 0 when everything passed, 2 otherwise.\n";
+    "  check: loads a Lua policy (syntax, sandbox, init with the args) and,\n"
+    "  with a cluster, runs every hook it defines over the cluster's pending\n"
+    "  pods and nodes, printing each node's filter verdict and score per pod,\n"
+    "  failures and the time per call. Exit code 0 when everything passed, 2\n"
+    "  otherwise.\n"
+    "  test: runs busted specs (default: every *_spec.lua under the current\n"
+    "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
+    "  against this moonsched's own library; busted's exit code.\n"
+    "  init: writes a skeleton policy.lua and policy_spec.lua, a .luacheckrc\n"
+    "  with the sandbox's globals and a .luarc.json for LuaLS into DIR\n"
+    "  (default: the current directory), keeping files that exist.\n"
+    "  docs/policies.md, \"Testing a policy\", is the tutorial.\n";
 
 /* The error, then the command's help. */
 static int usage_error(const char *help, const char *fmt, const char *arg) {
@@ -350,6 +384,9 @@ static int simulate_main(int argc, char **argv) {
     }
     s.o.cluster_files = s.files;
     s.o.ncluster_files = s.nfiles;
+    char version[128];
+    format_version(version, sizeof version);
+    s.o.version = version;
     s.o.policy_files = s.policies;
     s.o.npolicy_files = s.npolicies;
     s.o.shadow_files = s.shadows;
@@ -374,14 +411,10 @@ static void print_warning(void *ctx, const char *msg) {
     fprintf(stderr, "moonsched: warning: %s\n", msg);
 }
 
-/* MOONSCHED_VERSION comes from the build (`git describe`, or VERSION=). */
-#ifndef MOONSCHED_VERSION
-#define MOONSCHED_VERSION "unknown"
-#endif
-
 static int print_version(void) {
-    const char *v = MOONSCHED_VERSION;
-    printf("moonsched %s%s (commit %s)\n", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
+    char version[128];
+    format_version(version, sizeof version);
+    printf("moonsched %s\n", version);
     return EXIT_OK;
 }
 
@@ -456,13 +489,53 @@ static int config_main(int argc, char **argv) {
     return EXIT_OK;
 }
 
-static int policy_main(int argc, char **argv) {
-    if (argc < 1 || strcmp(argv[0], "check") != 0) {
-        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+static bool is_help(const char *a) {
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* `policy test [SPEC...] [-- BUSTED-OPTION...]` and `policy init [DIR]`. */
+static int policy_kit_main(int argc, char **argv) {
+    bool test = strcmp(argv[0], "test") == 0;
+    int nspecs = 0, dash = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            dash = i;
+            break;
+        }
+        if (is_help(argv[i])) {
             fputs(help_policy, stdout);
             return EXIT_OK;
         }
-        return usage_error(help_policy, "%s", "policy: expected \"policy check FILE\"");
+        if (argv[i][0] == '-') return unknown_argument(help_policy, argv[i]);
+        nspecs++;
+    }
+    if (!test && (nspecs > 1 || dash < argc))
+        return usage_error(help_policy, "%s", "policy init takes at most one directory");
+    ms_policy_kit kit;
+    ms_error err = {0};
+    ms_rc r = ms_policy_kit_find(&kit, &err);
+    if (r == MS_OK && test) {
+        r = ms_policy_test(&kit, argv + 1, nspecs, argv + dash + (dash < argc), argc - dash - (dash < argc),
+                           &err);
+    } else if (r == MS_OK) {
+        r = ms_policy_init(&kit, nspecs ? argv[1] : ".", stdout, &err);
+        fflush(stdout);
+        if (r == MS_OK) return EXIT_OK;
+    }
+    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
+    return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
+static int policy_main(int argc, char **argv) {
+    if (argc >= 1 && (strcmp(argv[0], "test") == 0 || strcmp(argv[0], "init") == 0))
+        return policy_kit_main(argc, argv);
+    if (argc < 1 || strcmp(argv[0], "check") != 0) {
+        if (argc >= 1 && is_help(argv[0])) {
+            fputs(help_policy, stdout);
+            return EXIT_OK;
+        }
+        return usage_error(help_policy, "%s",
+                           "policy: expected \"policy check FILE\", \"policy test\" or \"policy init\"");
     }
     ms_policy_check_options o;
     memset(&o, 0, sizeof o);
@@ -517,7 +590,17 @@ static int policy_main(int argc, char **argv) {
 static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o) {
     const char *a = argv[*i], *v;
     if ((v = ms_flag_value(argc, argv, i, "--server", NULL))) o->server = v;
-    else if ((v = ms_flag_value(argc, argv, i, "--certificate-authority", NULL))) o->ca_file = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--kubeconfig", NULL))) o->kubeconfig = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--context", NULL))) o->context = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--scheduler", NULL))) o->scheduler = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--lease", NULL))) o->lease = v;
+    else if ((v = ms_flag_value(argc, argv, i, "--port", NULL))) {
+        char *end;
+        long port = strtol(v, &end, 10);
+        if (!*v || *end || port < 1 || port > 65535)
+            return usage_error(help_explain, "--port: expected a port number, got \"%s\"", v);
+        o->port = (int)port;
+    } else if ((v = ms_flag_value(argc, argv, i, "--certificate-authority", NULL))) o->ca_file = v;
     else if ((v = ms_flag_value(argc, argv, i, "--token", NULL))) o->token = v;
     else if ((v = ms_flag_value(argc, argv, i, "--token-file", NULL))) o->token_file = v;
     else if (strcmp(a, "--insecure-skip-tls-verify") == 0) o->insecure = true;
@@ -573,6 +656,14 @@ static int explain_main(int argc, char **argv) {
     }
     if (rc != EXIT_OK) return rc;
     if (!o.pod || !strchr(o.pod, '/')) return usage_error(help_explain, "%s", "explain needs NAMESPACE/NAME");
+    if (o.server && (o.kubeconfig || o.context || o.scheduler || o.lease || o.port))
+        return usage_error(help_explain, "%s",
+                           "--server asks the scheduler directly: it does not go with --kubeconfig, --context, "
+                           "--scheduler, --lease or --port");
+    if (!o.server && (o.ca_file || o.token || o.token_file || o.insecure))
+        return usage_error(help_explain, "%s",
+                           "--certificate-authority, --token, --token-file and --insecure-skip-tls-verify are "
+                           "for --server; through the API server the kubeconfig says how to connect");
     ms_error err = {0};
     ms_rc r = ms_explain_remote(&o, stdout, &err);
     fflush(stdout);

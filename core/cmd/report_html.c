@@ -22,7 +22,10 @@ static const char style[] =
     ".summary span{display:inline-block;margin-right:18px}"
     ".unschedulable{color:#a33}.preempted{color:#a60}.gated{color:#666}"
     ".legend span{display:inline-block;width:14px;height:7px;margin:0 4px 0 12px}"
-    ".reason{margin:10px 0}.reason h3{font-size:14px;margin:4px 0}.msg{color:#555;font-size:12px}";
+    ".reason{margin:10px 0}.reason h3{font-size:14px;margin:4px 0}.msg{color:#555;font-size:12px}"
+    ".page{content-visibility:auto;contain-intrinsic-size:auto 800px}summary{cursor:pointer;margin:4px 0}"
+    "dl.run{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dl.run dd{margin:0}"
+    ".rejected{color:#a33}.feasible{color:#2a7}";
 
 /* Text as HTML: the five special characters escaped. */
 static void esc(ms_buf *b, const char *s) {
@@ -44,54 +47,107 @@ static int pct(int64_t used, int64_t total) {
     return p > 100 ? 100 : p < 0 ? 0 : (int)p;
 }
 
-/* Before and after, as two bars and the figures. */
-static void bars(ms_buf *b, const char *what, const int64_t v[3], bool cpu) {
-    char a[32], x[32], y[32];
-    if (cpu) {
-        ms_format_milli(a, sizeof a, v[0]);
-        ms_format_milli(x, sizeof x, v[1]);
-        ms_format_milli(y, sizeof y, v[2]);
-    } else if (strcmp(what, "memory") == 0) {
-        ms_format_bytes(a, sizeof a, v[0]);
-        ms_format_bytes(x, sizeof x, v[1]);
-        ms_format_bytes(y, sizeof y, v[2]);
-    } else {
-        snprintf(a, sizeof a, "%lld", (long long)v[0]);
-        snprintf(x, sizeof x, "%lld", (long long)v[1]);
-        snprintf(y, sizeof y, "%lld", (long long)v[2]);
+/* One unit per column, so that figures compare at a glance: cores, GiB,
+ * or a count. */
+typedef enum unit { UNIT_CORES, UNIT_GIB, UNIT_COUNT } unit;
+
+/* v in the unit: at most three decimals for cores, two for GiB, none for a
+ * count; trailing zeros dropped ("15.8", "0.25", "4"). */
+static void in_unit(char *buf, size_t n, int64_t v, unit u) {
+    if (u == UNIT_COUNT) {
+        snprintf(buf, n, "%lld", (long long)v);
+        return;
     }
-    ms_buf_printf(b, "<td class=\"bars%s\" data-resource=\"%s\" title=\"%s: %s before, %s after, of %s\">",
-                  pct(v[2], v[0]) >= 100 ? " full" : "", what, what, x, y, a);
+    double x = u == UNIT_CORES ? (double)v / 1000.0 : (double)v / (1024.0 * 1024.0 * 1024.0);
+    snprintf(buf, n, u == UNIT_CORES ? "%.3f" : "%.2f", x);
+    char *dot = strchr(buf, '.');
+    if (!dot) return;
+    char *end = buf + strlen(buf);
+    while (end > dot + 1 && end[-1] == '0') *--end = '\0';
+    if (end == dot + 1) *dot = '\0';
+}
+
+/* Before and after, as two bars and the figures. */
+static void bars(ms_buf *b, const char *what, const int64_t v[3], unit u) {
+    char a[32], x[32], y[32];
+    in_unit(a, sizeof a, v[0], u);
+    in_unit(x, sizeof x, v[1], u);
+    in_unit(y, sizeof y, v[2], u);
+    ms_buf_puts(b, "<td class=\"bars");
+    if (pct(v[2], v[0]) >= 100) ms_buf_puts(b, " full");
+    ms_buf_puts(b, "\" data-resource=\"");
+    esc(b, what);
+    ms_buf_puts(b, "\" title=\"");
+    esc(b, what);
+    ms_buf_printf(b, ": %s before, %s after, of %s\">", x, y, a);
     ms_buf_printf(b, "<div class=\"bar before\"><div style=\"width:%d%%\"></div></div>", pct(v[1], v[0]));
     ms_buf_printf(b, "<div class=\"bar after\"><div style=\"width:%d%%\"></div></div>", pct(v[2], v[0]));
     ms_buf_printf(b, "</td><td class=\"num\">%s &rarr; %s / %s (%d%%)</td>", x, y, a, pct(v[2], v[0]));
 }
 
+/* Row i of n of a paged table: a new page every MS_REPORT_PAGE rows (the
+ * first one open), each with the table's header row. */
+static void page_row(ms_buf *b, uint32_t i, uint32_t n, const char *what, const char *header) {
+    if (i % MS_REPORT_PAGE) return;
+    if (i) ms_buf_puts(b, "</table></details>\n");
+    uint32_t last = i + MS_REPORT_PAGE < n ? i + MS_REPORT_PAGE : n;
+    ms_buf_printf(b, "<details class=\"page\"%s><summary>%s %u&ndash;%u of %u</summary><table>%s\n",
+                  i ? "" : " open", what, i + 1, last, n, header);
+}
+
+static void page_end(ms_buf *b, uint32_t n, const char *header) {
+    if (n) ms_buf_puts(b, "</table></details>\n");
+    else ms_buf_printf(b, "<table>%s</table>\n", header);
+}
+
+static const ms_report_resource *extended_of(const ms_report_node *n, const char *name) {
+    for (uint32_t k = 0; k < n->nextended; k++)
+        if (strcmp(n->extended[k].name, name) == 0) return &n->extended[k];
+    return NULL;
+}
+
 static void nodes_section(ms_buf *b, const ms_report *r) {
     ms_buf_puts(b, "<section id=\"nodes\"><h2>Nodes</h2><p class=\"legend\">requested, of allocatable:"
                    "<span style=\"background:#9db4d0\"></span>before the run"
-                   "<span style=\"background:#2f6db5\"></span>after it</p>"
-                   "<table><tr><th>node</th><th colspan=\"2\">CPU</th><th colspan=\"2\">memory</th>"
-                   "<th colspan=\"2\">pods</th></tr>\n");
+                   "<span style=\"background:#2f6db5\"></span>after it</p>\n");
+    ms_buf header = {0};
+    ms_buf_puts(&header, "<tr><th>node</th><th colspan=\"2\">CPU (cores)</th><th colspan=\"2\">memory (GiB)</th>"
+                         "<th colspan=\"2\">pods</th>");
+    for (uint32_t k = 0; k < r->nextended; k++) {
+        ms_buf_puts(&header, "<th colspan=\"2\">");
+        esc(&header, r->extended[k]);
+        ms_buf_puts(&header, "</th>");
+    }
+    ms_buf_puts(&header, "</tr>");
+    const char *h = header.data ? header.data : "";
     for (uint32_t i = 0; i < r->nnodes; i++) {
         const ms_report_node *n = &r->nodes[i];
+        page_row(b, i, r->nnodes, "nodes", h);
         ms_buf_puts(b, "<tr class=\"node\"><td>");
         esc(b, n->name);
         if (n->cordoned) ms_buf_puts(b, " (cordoned)");
         ms_buf_puts(b, "</td>");
-        bars(b, "cpu", n->cpu, true);
-        bars(b, "memory", n->memory, false);
-        bars(b, "pods", n->pods, false);
+        bars(b, "cpu", n->cpu, UNIT_CORES);
+        bars(b, "memory", n->memory, UNIT_GIB);
+        bars(b, "pods", n->pods, UNIT_COUNT);
+        for (uint32_t k = 0; k < r->nextended; k++) {
+            const ms_report_resource *e = extended_of(n, r->extended[k]);
+            if (e) bars(b, e->name, e->v, e->bytes ? UNIT_GIB : UNIT_COUNT);
+            else ms_buf_puts(b, "<td></td><td class=\"num\">&ndash;</td>");
+        }
         ms_buf_puts(b, "</tr>\n");
     }
-    ms_buf_puts(b, "</table></section>\n");
+    page_end(b, r->nnodes, h);
+    ms_buf_free(&header);
+    ms_buf_puts(b, "</section>\n");
 }
 
 static void placements_section(ms_buf *b, const ms_report *r) {
-    ms_buf_puts(b, "<section id=\"placements\"><h2>Where each pod went</h2>"
-                   "<table><tr><th>pod</th><th>node</th><th>why</th></tr>\n");
+    static const char header[] = "<tr><th>pod</th><th>node</th><th>why</th></tr>";
+    ms_buf_puts(b, "<section id=\"placements\"><h2>Where each pod went</h2>\n");
     for (uint32_t i = 0; i < r->npods; i++) {
         const ms_report_pod *p = &r->pods[i];
+        page_row(b, i, r->npods, "pods", header);
         ms_buf_printf(b, "<tr class=\"pod %s\"><td>", p->state);
         esc(b, p->pod);
         ms_buf_puts(b, "</td><td>");
@@ -101,7 +157,8 @@ static void placements_section(ms_buf *b, const ms_report *r) {
         esc(b, p->message);
         ms_buf_puts(b, "</td></tr>\n");
     }
-    ms_buf_puts(b, "</table></section>\n");
+    page_end(b, r->npods, header);
+    ms_buf_puts(b, "</section>\n");
 }
 
 typedef struct group {
@@ -237,6 +294,97 @@ static void shadow_section(ms_buf *b, const cJSON *shadow) {
     ms_buf_puts(b, "</section>\n");
 }
 
+/* One node's line for a pending pod: the plugin that rejected it and why,
+ * or its per-plugin scores and total. */
+static void explain_row(ms_buf *b, const cJSON *e) {
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "filter");
+    const cJSON *scores = cJSON_GetObjectItemCaseSensitive(e, "scores");
+    ms_buf_printf(b, "<tr class=\"verdict %s\"><td>", f ? "rejected" : "feasible");
+    esc(b, str(e, "node"));
+    if (f) {
+        ms_buf_puts(b, "</td><td>");
+        esc(b, str(f, "code"));
+        ms_buf_puts(b, "</td><td>");
+        esc(b, str(f, "plugin"));
+        ms_buf_puts(b, "</td><td class=\"msg\">");
+        const cJSON *why;
+        bool first = true;
+        cJSON_ArrayForEach(why, cJSON_GetObjectItemCaseSensitive(f, "reasons")) {
+            if (!first) ms_buf_puts(b, "; ");
+            esc(b, cJSON_IsString(why) ? why->valuestring : "");
+            first = false;
+        }
+    } else {
+        ms_buf_puts(b, "</td><td>feasible</td><td class=\"num\">");
+        if (cJSON_GetObjectItemCaseSensitive(e, "total")) ms_buf_printf(b, "%.0f", num(e, "total"));
+        ms_buf_puts(b, "</td><td class=\"msg\">");
+        const cJSON *sc;
+        bool first = true;
+        cJSON_ArrayForEach(sc, scores) {
+            ms_buf_printf(b, "%s<span class=\"score\">", first ? "" : ", ");
+            esc(b, sc->string);
+            ms_buf_printf(b, " %.0f</span>", cJSON_IsNumber(sc) ? sc->valuedouble : 0);
+            first = false;
+        }
+    }
+    ms_buf_puts(b, "</td></tr>\n");
+}
+
+static void explain_section(ms_buf *b, const ms_report *r) {
+    ms_buf_puts(b, "<section id=\"explain\"><h2>Each node, for the pods left pending</h2>"
+                   "<p>Every node's Filter verdict (the plugin that rejected the pod and why) or, where "
+                   "the pod fits, each Score plugin's weighted score, computed over the cluster as the "
+                   "run left it: <code>moonsched simulate --explain NS/NAME</code> for one pod.</p>\n");
+    const cJSON *x;
+    uint32_t n = 0;
+    cJSON_ArrayForEach(x, r->explain) {
+        const cJSON *now = cJSON_GetObjectItemCaseSensitive(x, "recomputedNow");
+        ms_buf_puts(b, "<details class=\"explain\"><summary>");
+        esc(b, str(x, "pod"));
+        ms_buf_printf(b, " <span class=\"count\">(%.0f of %.0f nodes feasible)</span></summary>",
+                      num(now, "feasibleNodes"), num(now, "nodes"));
+        const cJSON *pre = cJSON_GetObjectItemCaseSensitive(now, "preFilter");
+        if (pre) {
+            ms_buf_puts(b, "<p class=\"msg\">PreFilter ");
+            esc(b, str(pre, "plugin"));
+            ms_buf_puts(b, ": ");
+            const cJSON *why = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pre, "reasons"), 0);
+            esc(b, cJSON_IsString(why) ? why->valuestring : str(pre, "code"));
+            ms_buf_puts(b, "</p>");
+        }
+        ms_buf_puts(b, "<table><tr><th>node</th><th>verdict</th><th>plugin / total</th>"
+                       "<th>reasons / per-plugin scores</th></tr>\n");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(now, "nodeResults")) explain_row(b, e);
+        ms_buf_puts(b, "</table></details>\n");
+        n++;
+    }
+    if (n == 0) ms_buf_puts(b, "<p>No pod was left pending.</p>\n");
+    if (r->explain_left_out)
+        ms_buf_printf(b, "<p>%u more pending pods left out.</p>\n", r->explain_left_out);
+    ms_buf_puts(b, "</section>\n");
+}
+
+/* What ran, so that a report can be told from another and run again. */
+static void run_section(ms_buf *b, const ms_report *r) {
+    ms_buf_puts(b, "<dl id=\"run\" class=\"run\">");
+    const struct {
+        const char *term, *value;
+    } rows[] = {
+        {"moonsched", r->version},
+        {"configuration", r->config ? r->config : "none: upstream's default profile"},
+        {"cluster", r->inputs},
+        {"policies", r->policies},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!rows[i].value) continue;
+        ms_buf_printf(b, "<dt>%s</dt><dd>", rows[i].term);
+        esc(b, rows[i].value);
+        ms_buf_puts(b, "</dd>");
+    }
+    ms_buf_printf(b, "<dt>seed</dt><dd>%llu</dd></dl>\n", (unsigned long long)r->seed);
+}
+
 static void summary(ms_buf *b, const ms_report *r) {
     uint32_t placed = 0, unsched = 0, other = 0;
     for (uint32_t i = 0; i < r->npods; i++) {
@@ -258,10 +406,12 @@ bool ms_report_html(FILE *out, const ms_report *r) {
     ms_buf_printf(&b, "</title><style>%s</style></head>\n<body><h1>", style);
     esc(&b, r->title);
     ms_buf_puts(&b, "</h1>\n");
+    run_section(&b, r);
     summary(&b, r);
     nodes_section(&b, r);
     placements_section(&b, r);
     bool ok = reasons_section(&b, r);
+    explain_section(&b, r);
     if (r->shadow) shadow_section(&b, r->shadow);
     ms_buf_puts(&b, "</body></html>\n");
     ok = ok && !b.failed && fwrite(b.data, 1, b.len, out) == b.len;

@@ -744,6 +744,14 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
     ms_rc rc = MS_OK;
     if (o->authn_kubeconfig) rc = ms_kubeconfig_load_file(&authn, o->authn_kubeconfig, NULL, err);
     if (rc == MS_OK && o->authz_kubeconfig) rc = ms_kubeconfig_load_file(&authz, o->authz_kubeconfig, NULL, err);
+    /* upstream's string slice flag: comma-separated, "" is no path at all */
+    char *paths_text = o->always_allow_paths ? strdup(o->always_allow_paths) : NULL;
+    const char **paths = o->always_allow_paths ? calloc(strlen(o->always_allow_paths) / 2 + 2, sizeof *paths) : NULL;
+    uint32_t npaths = 0;
+    if (o->always_allow_paths && (!paths_text || !paths)) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (char *save = NULL, *p = paths_text ? strtok_r(paths_text, ",", &save) : NULL; p;
+         p = strtok_r(NULL, ",", &save))
+        paths[npaths++] = p;
     if (rc == MS_OK) {
         ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
                                         .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
@@ -751,9 +759,12 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
                                         .tls_cipher_suites = o->tls_cipher_suites,
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
+                                        .always_allow_paths = paths, .nalways_allow_paths = npaths,
                                         .handler = secure_serve, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
+    free(paths);
+    free(paths_text);
     ms_kubeconfig_free(&authn);
     ms_kubeconfig_free(&authz);
     if (rc != MS_OK) return rc;

@@ -182,7 +182,9 @@ static ms_rc setup_delegation(ms_secure_serving *s, const ms_secure_serving_opti
     else if ((rc = make_client(o->authz_config, s->log, &s->authz_client, err)) != MS_OK) return rc;
     ms_authenticator_options ao = {.client = s->authn_client, .cancel = s->cancel, .log = s->log};
     if ((rc = ms_authenticator_new(&ao, &s->authn, err)) != MS_OK) return rc;
-    ms_authorizer_options zo = {.client = s->authz_client, .cancel = s->cancel, .log = s->log};
+    ms_authorizer_options zo = {.client = s->authz_client, .cancel = s->cancel, .log = s->log,
+                                .always_allow_paths = o->always_allow_paths,
+                                .nalways_allow_paths = o->nalways_allow_paths};
     return ms_authorizer_new(&zo, &s->authz, err);
 }
 

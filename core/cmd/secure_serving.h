@@ -38,6 +38,9 @@ typedef struct ms_secure_serving_options {
     /* Who reviews tokens and access: copied; the same pointer twice
      * shares one client. */
     const ms_kubeconfig *authn_config, *authz_config;
+    /* Paths served without a review (copied); NULL: MS_ALWAYS_ALLOW_PATHS. */
+    const char *const *always_allow_paths;
+    uint32_t nalways_allow_paths;
     ms_http_handler handler;
     void *ctx;
     const ms_logger *log;          /* NULL: ms_log_default */

@@ -3,6 +3,7 @@
  * whose binds succeed and are confirmed like an informer would, a virtual
  * clock, and a report of every pending pod's fate. */
 #include "base/array.h"
+#include "base/buf.h"
 #include "moonsched/simulate.h"
 
 #include <cjson/cJSON.h>
@@ -75,6 +76,12 @@ typedef struct pending_bind {
     ms_str node;
 } pending_bind;
 
+/* A node's requests before any pending pod is placed. */
+typedef struct before_requests {
+    int64_t v[3];
+    ms_resources res;              /* heap-owned: the extended resources */
+} before_requests;
+
 typedef struct sim {
     const ms_simulate_options *o;
     FILE *out, *diag;
@@ -83,6 +90,7 @@ typedef struct sim {
     ms_scheduler *sched;
     ms_policy_set *policies;       /* NULL without Lua policies */
     double now;
+    uint64_t seed;                 /* the tie-breaking seed in effect */
 
     ms_node **nodes;
     uint32_t nnodes, nodecap;
@@ -463,6 +471,22 @@ static void format_score(const placement *p, char *buf, size_t n) {
     }
 }
 
+/* format_score's numbers for programs: the total, each score plugin's
+ * weighted score (when the profile's were kept) and the feasible nodes. */
+static cJSON *score_json(const placement *p) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    if (p->scored || p->nscores > 0) cJSON_AddNumberToObject(o, "total", (double)p->total);
+    if (p->nscores > 0) {
+        cJSON *plugins = cJSON_AddObjectToObject(o, "plugins");
+        for (uint32_t k = 0; plugins && k < p->nscores; k++)
+            cJSON_AddNumberToObject(plugins, p->names[k], (double)p->scores[k]);
+    }
+    cJSON_AddNumberToObject(o, "feasibleNodes", p->feasible);
+    cJSON_AddNumberToObject(o, "numAllNodes", p->num_all_nodes);
+    return o;
+}
+
 static void pod_key(const sim *m, const ms_pod *pod, char *buf, size_t n) {
     ms_pod_key(pod, m->in, buf, n);
 }
@@ -684,6 +708,7 @@ static void print_json(sim *m) {
             cJSON_AddStringToObject(e, "node", ms_str_get(m->in, p->node));
             format_score(p, why, sizeof why);
             cJSON_AddStringToObject(e, "message", why);
+            cJSON_AddItemToObject(e, "score", score_json(p));
             char vols[1024];
             ms_sim_volumes_describe(&m->vols, p->pod, vols, sizeof vols);
             if (*vols) cJSON_AddStringToObject(e, "volumes", vols);
@@ -1081,7 +1106,10 @@ static void sim_free(sim *m) {
     ms_map_free(&m->pl_index);
     uint64_t key;
     void *val;
-    for (size_t it = 0; ms_map_next(&m->before, &it, &key, &val);) free(val);
+    for (size_t it = 0; ms_map_next(&m->before, &it, &key, &val);) {
+        ms_resources_free(&((before_requests *)val)->res);
+        free(val);
+    }
     ms_map_free(&m->before);
     for (uint32_t i = 0; i < m->npre; i++) {
         ms_pod_unref(m->pre[i].preemptor);
@@ -1131,7 +1159,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted,
                      .gated = on_gated},
         .evictor = {m, sim_evict, sim_set_nomination},
-        .seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
+        .seed = m->seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
         .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
         .n_profile_out_of_tree = m->policies ? ms_policy_set_profile_counts(m->policies) : NULL,
         /* --explain wants the pod's last cycle kept, however early it ran;
@@ -1215,13 +1243,14 @@ static void keep_before(sim *m) {
     ms_cache *c = ms_scheduler_cache(m->sched);
     for (uint32_t i = 0; i < ms_cache_node_count(c); i++) {
         const ms_node_info *ni = ms_cache_node_at(c, i);
-        int64_t *v = ni && ni->node ? malloc(3 * sizeof *v) : NULL;
-        if (!v || ms_map_put(&m->before, ni->name, v) < 0) {
+        before_requests *v = ni && ni->node ? calloc(1, sizeof *v) : NULL;
+        if (!v || ms_resources_copy(&v->res, &ni->requested) != 0 || ms_map_put(&m->before, ni->name, v) < 0) {
+            if (v) ms_resources_free(&v->res);
             free(v);
             m->oom = m->oom || (ni && ni->node);
             continue;
         }
-        requests_of(ni, v);
+        requests_of(ni, v->v);
     }
 }
 
@@ -1230,24 +1259,131 @@ static const char *pod_state(const placement *p) {
     return p->preempted ? "preempted" : p->gated ? "gated" : "unschedulable";
 }
 
-static void print_html(sim *m) {
+/* Pods left pending the report explains node by node: enough to see the
+ * patterns, few enough for a page (each is a row per node). */
+#define REPORT_EXPLAINED_PODS 100
+
+/* Every node's verdict for the pods left unschedulable (the first
+ * REPORT_EXPLAINED_PODS), as `--explain` computes it. */
+static cJSON *report_explain(sim *m, uint32_t *left_out) {
+    cJSON *arr = cJSON_CreateArray();
+    *left_out = 0;
+    for (uint32_t i = 0; arr && i < m->npl; i++) {
+        const placement *p = &m->pl[i];
+        if (p->node != MS_STR_NONE || p->preempted || p->gated) continue;
+        if (cJSON_GetArraySize(arr) >= REPORT_EXPLAINED_PODS) {
+            (*left_out)++;
+            continue;
+        }
+        cJSON *e = NULL;
+        ms_error err = {0};
+        if (ms_scheduler_explain(m->sched, ms_str_get(m->in, p->pod->meta.namespace_),
+                                 ms_str_get(m->in, p->pod->meta.name), m->now, &e, &err) == MS_OK)
+            cJSON_AddItemToArray(arr, e);
+    }
+    return arr;
+}
+
+/* The names of the files, joined by ", ", with what comes before. */
+static char *joined(const char *first, const char *const *files, uint32_t n, const char *flag) {
+    ms_buf b = {0};
+    if (first) ms_buf_puts(&b, first);
+    for (uint32_t i = 0; i < n; i++) {
+        if (b.len) ms_buf_puts(&b, ", ");
+        if (flag) ms_buf_printf(&b, "%s ", flag);
+        ms_buf_puts(&b, files[i]);
+    }
+    if (b.len == 0) {
+        ms_buf_free(&b);
+        return NULL;
+    }
+    return ms_buf_take(&b);
+}
+
+/* The extended resources of the nodes and their pods, sorted by name:
+ * the report's columns. */
+static const char **extended_columns(sim *m, const ms_node_info **v, uint32_t n, uint32_t *out) {
+    const char **names = NULL;
+    uint32_t count = 0, cap = 0;
+    *out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_resources *rs[2] = {&v[i]->node->allocatable, &v[i]->requested};
+        for (int r = 0; r < 2; r++)
+            for (uint32_t k = 0; k < rs[r]->nscalar; k++) {
+                const char *name = ms_str_get(m->in, rs[r]->scalar[k].name);
+                uint32_t j = 0;
+                while (j < count && strcmp(names[j], name) != 0) j++;
+                if (j < count) continue;
+                if (!ms_array_grow((void **)&names, &cap, count + 1, sizeof *names)) {
+                    free(names);
+                    return NULL;
+                }
+                names[count++] = name;
+            }
+    }
+    for (uint32_t i = 1; i < count; i++)
+        for (uint32_t j = i; j > 0 && strcmp(names[j], names[j - 1]) < 0; j--) {
+            const char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    *out = count;
+    if (!names) names = calloc(1, sizeof *names);
+    return names;
+}
+
+/* A node's extended resources for the report, into ext (room for
+ * ncolumns). */
+static uint32_t node_extended(sim *m, const ms_node_info *ni, const before_requests *b, const char **columns,
+                              uint32_t ncolumns, ms_report_resource *ext) {
     uint32_t n = 0;
+    for (uint32_t k = 0; k < ncolumns; k++) {
+        ms_str name = ms_intern_find(m->in, columns[k], strlen(columns[k]));
+        int64_t alloc = ms_resources_scalar(&ni->node->allocatable, name);
+        int64_t after = ms_resources_scalar(&ni->requested, name);
+        int64_t before = b ? ms_resources_scalar(&b->res, name) : 0;
+        if (!alloc && !after && !before) continue;
+        ext[n++] = (ms_report_resource){.name = columns[k], .bytes = is_byte_scalar(columns[k]),
+                                        .v = {alloc, before, after}};
+    }
+    return n;
+}
+
+static void print_html(sim *m) {
+    uint32_t n = 0, ncolumns = 0;
     const ms_node_info **v = sorted_nodes(m, &n);
+    const char **columns = v ? extended_columns(m, v, n, &ncolumns) : NULL;
     ms_report_node *rn = calloc(n ? n : 1, sizeof *rn);
+    ms_report_resource *ext = calloc((size_t)(n ? n : 1) * (ncolumns ? ncolumns : 1), sizeof *ext);
     ms_report_pod *rp = calloc(m->npl ? m->npl : 1, sizeof *rp);
     char(*keys)[512] = calloc(m->npl ? m->npl : 1, sizeof *keys);
     char(*why)[2048] = calloc(m->npl ? m->npl : 1, sizeof *why);
     cJSON *shadow = ms_scheduler_shadow_count(m->sched) ? ms_scheduler_shadow_json(m->sched) : NULL;
-    bool ok = v && rn && rp && keys && why;
+    uint32_t left_out = 0;
+    cJSON *explain = report_explain(m, &left_out);
+    const ms_simulate_options *o = m->o;
+    char *inputs = joined(NULL, o->cluster_files, o->ncluster_files, NULL);
+    if (o->generate) {
+        char *with = joined(inputs, &o->generate, 1, "--generate");
+        free(inputs);
+        inputs = with;
+    }
+    char *pols = joined(NULL, o->policy_files, o->npolicy_files, "--policy");
+    char *with_shadow = joined(pols, o->shadow_files, o->nshadow_files, "--shadow");
+    free(pols);
+    bool ok = v && columns && rn && ext && rp && keys && why && explain;
     for (uint32_t i = 0; ok && i < n; i++) {
         const ms_node_info *ni = v[i];
-        const int64_t *b = ms_map_get(&m->before, ni->name);
+        const before_requests *b = ms_map_get(&m->before, ni->name);
         int64_t after[3];
         requests_of(ni, after);
+        ms_report_resource *e = ext + (size_t)i * ncolumns;
         rn[i] = (ms_report_node){.name = ms_str_get(m->in, ni->name), .cordoned = ni->node->unschedulable,
-                                 .cpu = {ni->node->allocatable.v[MS_RES_CPU], b ? b[0] : 0, after[0]},
-                                 .memory = {ni->node->allocatable.v[MS_RES_MEMORY], b ? b[1] : 0, after[1]},
-                                 .pods = {ni->node->allocatable.v[MS_RES_PODS], b ? b[2] : 0, after[2]}};
+                                 .cpu = {ni->node->allocatable.v[MS_RES_CPU], b ? b->v[0] : 0, after[0]},
+                                 .memory = {ni->node->allocatable.v[MS_RES_MEMORY], b ? b->v[1] : 0, after[1]},
+                                 .pods = {ni->node->allocatable.v[MS_RES_PODS], b ? b->v[2] : 0, after[2]},
+                                 .extended = e,
+                                 .nextended = node_extended(m, ni, b, columns, ncolumns, e)};
     }
     for (uint32_t i = 0; ok && i < m->npl; i++) {
         const placement *p = &m->pl[i];
@@ -1257,14 +1393,21 @@ static void print_html(sim *m) {
         rp[i] = (ms_report_pod){.pod = keys[i], .node = p->node != MS_STR_NONE ? ms_str_get(m->in, p->node) : NULL,
                                 .state = pod_state(p), .message = why[i]};
     }
-    ms_report r = {.title = "moonsched simulation", .nodes = rn, .nnodes = n, .pods = rp, .npods = m->npl,
-                   .preemptions = m->npre, .shadow = shadow};
+    ms_report r = {.title = "moonsched simulation", .version = o->version, .config = o->config_file,
+                   .inputs = inputs, .policies = with_shadow, .seed = m->seed, .extended = columns,
+                   .nextended = ncolumns, .nodes = rn, .nnodes = n, .pods = rp, .npods = m->npl,
+                   .preemptions = m->npre, .shadow = shadow, .explain = explain, .explain_left_out = left_out};
     if (!ok || !ms_report_html(m->out, &r)) m->oom = true;
+    free(inputs);
+    free(with_shadow);
+    cJSON_Delete(explain);
     cJSON_Delete(shadow);
     free(why);
     free(keys);
     free(rp);
+    free(ext);
     free(rn);
+    free(columns);
     free(v);
 }
 

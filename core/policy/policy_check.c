@@ -132,6 +132,29 @@ static uint32_t candidates_on(const ms_node_info *ni, const ms_pod *pod, ms_pod 
     return n;
 }
 
+/* Each node's verdict and score for the pod in hand: what the policy would
+ * tell the scheduler. sts: Filter's statuses per node (NULL: no filter, all
+ * pass); scores: per node that passed, in order (NULL: none, or Score
+ * failed, which the failure lines above say). */
+static void print_verdicts(checker *k, const ms_snapshot *snap, const ms_status *sts, const int64_t *scores,
+                           bool has_score) {
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < snap->nnodes; i++) {
+        const char *name = ms_str_get(k->in, snap->nodes[i]->name);
+        const ms_status *s = sts ? &sts[i] : NULL;
+        if (s && s->code != MS_SUCCESS) {
+            const char *what = s->code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE ? "reject!"
+                               : s->code == MS_ERROR                        ? "error"
+                                                                            : "reject";
+            fprintf(k->out, "  %-24s %-8s %s\n", name, what, s->nreasons ? s->reasons[0] : "");
+            continue;
+        }
+        if (scores) fprintf(k->out, "  %-24s %-8s score %lld\n", name, "pass", (long long)scores[j]);
+        else fprintf(k->out, "  %-24s %-8s%s\n", name, "pass", has_score ? " score -" : "");
+        j++;
+    }
+}
+
 /* Filter and Score over the snapshot; *best: the top-scoring feasible node
  * (the first feasible one without Score; MS_STR_NONE when none is). false
  * when out of memory. */
@@ -152,19 +175,21 @@ static bool dry_filter_score(checker *k, ms_cycle *c, const ms_snapshot *snap, m
         for (uint32_t i = 0; i < n; i++) feasible[nfeasible++] = snap->nodes[i];
     }
     *best = nfeasible ? feasible[0]->name : MS_STR_NONE;
-    if (!(hooks & MS_LUA_HOOK_SCORE) || nfeasible == 0) return true;
-    int64_t *scores = MS_ARENA_NEW(c->arena, int64_t, nfeasible);
-    if (!scores) return true;
-    ms_status st;
-    ms_status_ok(&st);
-    ms_code code = MS_SUCCESS;
-    TIMED(k, H_SCORE, pod, code = ops->score(self, c, feasible, nfeasible, scores, &st));
-    if (code == MS_SUCCESS)
-        for (uint32_t i = 1; i < nfeasible; i++)
-            if (scores[i] > scores[0]) {
-                scores[0] = scores[i];
-                *best = feasible[i]->name;
-            }
+    int64_t *scores = NULL;
+    ms_code code = MS_ERROR;
+    if ((hooks & MS_LUA_HOOK_SCORE) && nfeasible > 0 &&
+        (scores = MS_ARENA_NEW(c->arena, int64_t, nfeasible))) {
+        ms_status st;
+        ms_status_ok(&st);
+        TIMED(k, H_SCORE, pod, code = ops->score(self, c, feasible, nfeasible, scores, &st));
+        uint32_t top = 0;
+        if (code == MS_SUCCESS)
+            for (uint32_t i = 1; i < nfeasible; i++)
+                if (scores[i] > scores[top]) top = i;
+        if (code == MS_SUCCESS) *best = feasible[top]->name;
+    }
+    print_verdicts(k, snap, (hooks & MS_LUA_HOOK_FILTER) ? sts : NULL, code == MS_SUCCESS ? scores : NULL,
+                   (hooks & MS_LUA_HOOK_SCORE) != 0);
     return true;
 }
 
@@ -220,11 +245,19 @@ static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *
     }
     ms_status st;
     ms_status_ok(&st);
+    char key[300];
+    ms_pod_key(pod, k->in, key, sizeof key);
     if (hooks & MS_LUA_HOOK_PRE_FILTER) {
         ms_code code = MS_SUCCESS;
         TIMED(k, H_PRE_FILTER, pod, code = ops->pre_filter(self, c, &st));
-        if (code == MS_SKIP) return;
+        if (code == MS_SKIP) {
+            fprintf(k->out, "pod %s: skipped (pre_filter)\n", key);
+            return;
+        }
+        if (code != MS_SUCCESS)
+            fprintf(k->out, "pod %s: rejected by pre_filter: %s\n", key, st.nreasons ? st.reasons[0] : "");
     }
+    if (hooks & (MS_LUA_HOOK_FILTER | MS_LUA_HOOK_SCORE)) fprintf(k->out, "pod %s:\n", key);
     ms_str best;
     if (!dry_filter_score(k, c, snap, pod, hooks, &best)) return;
     if (best != MS_STR_NONE) {

@@ -78,6 +78,10 @@ typedef struct ms_run_options {
      * kubeconfig files; NULL: the scheduler's own connection. */
     const char *authn_kubeconfig;  /* --authentication-kubeconfig */
     const char *authz_kubeconfig;  /* --authorization-kubeconfig */
+    /* --authorization-always-allow-paths: comma-separated paths (a
+     * trailing '*' a prefix) served without a SubjectAccessReview; NULL:
+     * /healthz, /livez, /readyz, as upstream. */
+    const char *always_allow_paths;
     /* --leader-elect: 0 the configuration's leaderElection.leaderElect;
      * 1 on; -1 off. */
     int leader_elect;

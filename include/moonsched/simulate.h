@@ -80,6 +80,9 @@ typedef struct ms_simulate_options {
      * the input are candidates (pending ones are placed first, as the
      * scheduler would place them, and left alone). NULL: a simulation. */
     const ms_deschedule_hooks *deschedule_hooks;
+    /* What the HTML report says ran ("v0.1.0 (commit 1ffb955)"); NULL:
+     * not shown. */
+    const char *version;
 } ms_simulate_options;
 
 void ms_simulate_options_default(ms_simulate_options *o);

@@ -28,7 +28,7 @@ echo "# $count exported symbols"
 check "every exported symbol has the ms_ prefix" test ! -s "$T/other"
 sed 's/^/# not ms_: /' "$T/other" | head -n 20
 check "at most $MAX_EXPORTS exported symbols ($count)" test "$count" -le "$MAX_EXPORTS"
-# What the busted specs call through the FFI (tests/lua/helper.lua's cdef).
+# What the busted specs and the policy kit call through the FFI (lua/kit/moonsched/kit.lua's cdef).
 missing=""
 for f in ms_interner_new ms_decoder_init ms_json_parse ms_pod_decode ms_node_decode \
     ms_node_info_new ms_node_info_add_pod ms_arena_init ms_lua_runtime_new ms_lua_state_load \

@@ -71,6 +71,9 @@ check_eval "$RULES names only families moonsched serves${bad:+ (unknown: $bad)}"
 promtool=$(command -v promtool || sh tests/lib/promtool.sh)
 if [ -x "$promtool" ]; then
     check "$RULES: promtool check rules" "$promtool" check rules "$RULES"
+    # The availability and reload alerts fire on their cases and only then.
+    check "$RULES: promtool test rules $D/alerts_test.yaml (scheduler down or absent, no leader or two, refused reload)" \
+        sh -c "cd '$D' && '$promtool' test rules alerts_test.yaml"
 else
     not_ok "$RULES: promtool check rules (promtool could not be fetched from Debian's prometheus package)"
 fi

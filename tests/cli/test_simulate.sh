@@ -77,6 +77,22 @@ else
         sh -c "grep -q '^{\"placements\":\\[' '$T/forced.json' && grep -q '\"node\":null' '$T/forced.json' && grep -q '\"nodes\":\\[' '$T/forced.json'"
 fi
 
+# Per-plugin scores as numbers, the same as the message's text.
+"$M" simulate --cluster examples/cluster.yaml --output json >"$T/ex.json" 2>&1
+check "json: score holds the total, each plugin's weighted score and the feasible nodes, as message says" \
+    jq -e '[.placements[] | select(.node != null)] | length > 0 and all(
+        (.score.feasibleNodes | type) == "number" and
+        ("feasible \(.score.feasibleNodes)/\(.score.numAllNodes)" as $f | .message | endswith($f)) and
+        (if .score.plugins then
+            (.score.plugins | add) == .score.total and
+            .message == ("score \(.score.total): " + ([.score.plugins | to_entries[] | "\(.key) \(.value)"] | join(", ")) +
+                         "; feasible \(.score.feasibleNodes)/\(.score.numAllNodes)")
+         else true end))' "$T/ex.json"
+check "json: a scored pod's plugins are named (default/api-1: TaintToleration 300)" \
+    jq -e '.placements[] | select(.pod == "default/api-1") | .score.plugins.TaintToleration == 300' "$T/ex.json"
+check "json: an unplaced pod has no score" \
+    jq -e '.placements[] | select(.node == null) | has("score") | not' "$T/ex.json"
+
 # ---- input formats ----
 "$M" simulate --cluster "$D/list.json" >"$T/list.out" 2>&1
 check "kubectl List (JSON) input" sh -c "grep -q '^default/nginx-7854ff8877-abcde -> worker-1  (' '$T/list.out'"

@@ -1,8 +1,11 @@
 #!/bin/sh
 # `simulate --output html`: one self-contained page (no script, no
-# external resource) with the nodes' utilisation before and after, where
-# each pod went, the unschedulable pods by reason and a shadow run's
-# disagreements; loaded in a real headless browser (Debian's chromium):
+# external resource) with what ran (version, configuration, inputs, seed),
+# the nodes' utilisation before and after (extended resources, one unit
+# per column), where each pod went (in pages when long), the
+# unschedulable pods by reason, every node's verdict or per-plugin scores
+# for the pods left pending, and a shadow run's disagreements; loaded in
+# a real headless browser (Debian's chromium):
 # it loads without console errors and its DOM holds the expected
 # elements. TAP output. B: the build directory (default: build).
 set -u
@@ -42,8 +45,8 @@ check "the console check sees an error: a page with a failing script logs it" \
     grep -q 'CONSOLE.*Uncaught ReferenceError' "$T/chrome.err"
 chrome --dump-dom "file://$T/report.html" >"$T/dom.html"
 check "the report loads without a console message" sh -c "! grep -q 'CONSOLE' '$T/chrome.err'"
-check "the DOM holds the summary and the four sections" \
-    sh -c "for id in summary nodes placements unschedulable shadow; do grep -q \"id=\\\"\$id\\\"\" '$T/dom.html' || exit 1; done"
+check "the DOM holds what ran, the summary and the five sections" \
+    sh -c "for id in run summary nodes placements unschedulable explain shadow; do grep -q \"id=\\\"\$id\\\"\" '$T/dom.html' || exit 1; done"
 check "a row per node with CPU, memory and pod bars before and after" python3 - "$T/dom.html" "$T/report.json" <<'PY'
 import json, re, sys
 dom = open(sys.argv[1]).read()
@@ -98,6 +101,107 @@ assert len(rows) == len(sh["disagreements"]) > 0, (len(rows), len(sh["disagreeme
 for (pod, live), d in zip(rows, sh["disagreements"]):
     assert pod == d["pod"] and live == d["live"]["node"], (pod, live, d)
 PY
+check "what ran: the version --version prints, no configuration, the cluster, the shadow policy, the seed" \
+    python3 - "$T/dom.html" "$("$M" --version)" <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+run = dict(re.findall(r'<dt>([^<]*)</dt><dd>([^<]*)</dd>', dom.split('id="run"')[1].split("</dl>")[0]))
+assert "moonsched " + run["moonsched"] == sys.argv[2], (run, sys.argv[2])
+assert run["configuration"].startswith("none"), run
+assert run["cluster"] == "examples/cluster.yaml", run
+assert run["policies"] == "--shadow tests/cli/data/shadow-odd-nodes.lua", run
+assert run["seed"] == "1", run
+PY
+"$M" simulate --cluster examples/cluster.yaml --config examples/scheduler-config-policies.yaml --seed 7 \
+    --output html >"$T/seeded.html" 2>/dev/null
+check "what ran: a configuration file and --seed are recorded" sh -c \
+    "grep -q '<dt>configuration</dt><dd>examples/scheduler-config-policies.yaml</dd>' '$T/seeded.html' &&
+     grep -q '<dt>seed</dt><dd>7</dd>' '$T/seeded.html'"
+check "nodes: one unit per column (cores, GiB, counts), an extended resource column" \
+    python3 - "$T/dom.html" "$T/report.json" <<'PY'
+import json, re, sys
+# chromium's DOM has the characters the page wrote as entities
+dom = open(sys.argv[1]).read().replace("\u2192", "&rarr;").replace("\u2013", "&ndash;")
+rep = json.load(open(sys.argv[2]))
+head = re.search(r'<tr><th>node</th>(.*?)</tr>', dom).group(1)
+cols = re.findall(r'<th colspan="2">([^<]*)</th>', head)
+assert cols == ["CPU (cores)", "memory (GiB)", "pods", "nvidia.com/gpu"], cols
+fig = re.compile(r'^[0-9]+(\.[0-9]+)? &rarr; [0-9]+(\.[0-9]+)? / [0-9]+(\.[0-9]+)? \([0-9]+%\)$')
+rows = dict(re.findall(r'<tr class="node"><td>([^< ]*)[^<]*</td>(.*?)</tr>', dom))
+for name, cells in rows.items():
+    nums = re.findall(r'<td class="num">([^<]*)</td>', cells)
+    assert len(nums) == 4, (name, nums)
+    for text in nums:
+        assert text == "&ndash;" or fig.match(text), (name, text)
+gpu = re.findall(r'<td class="num">([^<]*)</td>', rows["gpu-1"])
+n = {x["name"]: x for x in rep["nodes"]}["gpu-1"]
+assert gpu[3].endswith("&rarr; %s / %s (25%%)" % (n["requested"]["nvidia.com/gpu"], n["allocatable"]["nvidia.com/gpu"])), gpu
+assert gpu[0] == "0 &rarr; 4 / 15.8 (25%)", gpu[0]
+assert rows["node-a"].endswith('<td></td><td class="num">&ndash;</td>'), rows["node-a"][-80:]
+PY
+# shellcheck disable=SC2086
+"$M" simulate --cluster examples/cluster.yaml --explain default/huge --output json >"$T/huge.json" 2>/dev/null
+check "each pending pod: every node's verdict, as --explain computes it" \
+    python3 - "$T/dom.html" "$T/report.json" "$T/huge.json" <<'PY'
+import json, re, sys
+dom = open(sys.argv[1]).read()
+rep = json.load(open(sys.argv[2]))
+huge = json.load(open(sys.argv[3]))
+section = dom.split('id="explain"')[1].split("</section>")[0]
+pods = re.findall(r'<details class="explain"><summary>([^ <]*) ', section)
+stuck = [p["pod"] for p in rep["placements"] if p["node"] is None and not p.get("preempted") and not p.get("gated")]
+assert pods == stuck, (pods, stuck)
+body = section.split("<summary>default/huge ")[1].split("</details>")[0]
+rows = re.findall(r'<tr class="verdict (\w+)"><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td class="msg">([^<]*)</td>', body)
+want = huge["recomputedNow"]["nodeResults"]
+assert len(rows) == len(want) == len(rep["nodes"]), (rows, want)
+for (cls, node, code, plugin, reasons), w in zip(rows, want):
+    assert cls == "rejected" and node == w["node"], (node, w)
+    assert code == w["filter"]["code"] and plugin == w["filter"]["plugin"], (code, plugin, w)
+    assert reasons == "; ".join(w["filter"]["reasons"]), (reasons, w)
+PY
+# default/web-1 fits but a policy's Permit turns it away: left pending with
+# feasible nodes.
+cat >"$T/deny.lua" <<'LUA'
+local p = { name = "deny-web" }
+function p.score(_, node) return #node.name end
+function p.permit(pod)
+    if pod.name == "web-1" then return "deny", "not now" end
+    return "allow"
+end
+return p
+LUA
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/deny.lua" --output html >"$T/scored.html" 2>/dev/null
+check "a pending pod that fits: each feasible node with its per-plugin scores adding up to its total" \
+    python3 - "$T/scored.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+section = dom.split('id="explain"')[1].split("</section>")[0]
+body = section.split("<summary>default/web-1 ")[1].split("</details>")[0]
+rows = re.findall(r'<tr class="verdict feasible"><td>([^<]*)</td><td>feasible</td><td class="num">(\d+)</td><td class="msg">(.*?)</td>', body)
+assert len(rows) >= 2, body[:400]
+for node, total, scores in rows:
+    parts = dict(re.findall(r'<span class="score">([^<]*) (-?\d+)</span>', scores))
+    assert sum(int(v) for v in parts.values()) == int(total), (node, total, parts)
+    assert "lua:deny-web" in parts and "TaintToleration" in parts, parts
+PY
+
+# --- a long run: pages of 500 rows ---------------------------------------------------------
+"$M" simulate --generate 'nodes=30,pods=1200' --output html >"$T/big.html" 2>/dev/null
+chrome --dump-dom "file://$T/big.html" >"$T/big-dom.html"
+check "1200 pods in three pages of at most 500 rows, the first open, every row there" \
+    python3 - "$T/big-dom.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+section = dom.split('id="placements"')[1].split("</section>")[0]
+pages = re.findall(r'<details class="page"( open="")?><summary>pods (\d+)–(\d+) of 1200</summary>(.*?)</details>', section, re.S)
+assert [(o, a, b) for o, a, b, _ in pages] == [(' open=""', "1", "500"), ("", "501", "1000"), ("", "1001", "1200")], \
+    [(o, a, b) for o, a, b, _ in pages]
+sizes = [len(re.findall(r'<tr class="pod ', body)) for _, _, _, body in pages]
+assert sizes == [500, 500, 200], sizes
+PY
+check "the long report loads without a console message" sh -c "! grep -q 'CONSOLE' '$T/chrome.err'"
+
 chrome --window-size=1100,900 --hide-scrollbars --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
 check "a screenshot renders (PNG)" sh -c "head -c 8 '$T/report.png' | od -An -c | grep -q 'P   N   G'"
 
