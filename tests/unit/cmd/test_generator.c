@@ -107,14 +107,14 @@ static void test_volumes_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
     storage_seen st = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     memset(&c, 0, sizeof c);
-    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage}, &err);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
     assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
@@ -157,7 +157,7 @@ static void test_generated_objects(void **state) {
     assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
                      MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
@@ -226,7 +226,7 @@ static void test_preemption_shape(void **state) {
                      MS_OK);
     assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
@@ -250,7 +250,9 @@ static void test_preemption_shape(void **state) {
     ms_generator_spec_default(&g);
     assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
     assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity, "
-                                 "node-affinity, volumes or deschedule, got \"square\"");
+                                 "node-affinity, volumes, deschedule or a scheduler_perf test case "
+                                 "(SchedulingPodAffinity, MixedSchedulingBasePod, Unschedulable, ...: "
+                                 "docs/performance.md), got \"square\"");
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     ms_interner_free(in);
@@ -274,7 +276,7 @@ static void test_spreading_pods(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
@@ -310,7 +312,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
@@ -350,7 +352,7 @@ static void test_node_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
