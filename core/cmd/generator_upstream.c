@@ -88,8 +88,27 @@ static const char NODE_DEFAULT[] = NODE("", DEFAULT_CAPACITY);
 static const char NODE_ZONE1[] = NODE(", \"" ZONE "\": \"zone1\"", DEFAULT_CAPACITY);
 static const char NODE_WITH_NAME[] = NODE("", "{\"cpu\": \"4\", \"memory\": \"32Gi\", \"pods\": \"90000\"}");
 static const char NODE_CHURN[] = NODE("", "{\"pods\": \"0\"}");
+/* SchedulingCSIPVs' nodeAllocatableStrategy: 39 EBS CSI attachments */
+static const char NODE_CSI[] =
+    NODE("", "{\"cpu\": \"4\", \"memory\": \"32Gi\", \"pods\": \"110\", "
+             "\"attachable-volumes-csi-ebs.csi.aws.com\": \"39\"}");
+/* and the node's CSINode: the same limit, as drivers[].allocatable.count */
+static const char CSI_NODE[] =
+    "{\"metadata\": {\"name\": \"node\"}, \"spec\": {\"drivers\": [{\"name\": \"ebs.csi.aws.com\", "
+    "\"nodeID\": \"node\", \"allocatable\": {\"count\": 39}}]}}";
+/* pv-csi.yaml, bound to its claim as scheduler_perf's volume factory does */
+static const char PV_CSI[] =
+    "{\"metadata\": {\"name\": \"pv\"}, \"spec\": {\"accessModes\": [\"ReadOnlyMany\"], \"capacity\": "
+    "{\"storage\": \"1Gi\"}, \"csi\": {\"driver\": \"ebs.csi.aws.com\", \"volumeHandle\": \"pv\"}, "
+    "\"persistentVolumeReclaimPolicy\": \"Retain\", \"claimRef\": {\"namespace\": \"default\", \"name\": "
+    "\"pvc\"}}, \"status\": {\"phase\": \"Bound\"}}";
+/* pvc.yaml (ReadOnlyMany, 1Gi), bound to its PV */
+static const char PVC[] =
+    "{\"metadata\": {\"name\": \"pvc\", \"namespace\": \"default\"}, \"spec\": {\"accessModes\": "
+    "[\"ReadOnlyMany\"], \"resources\": {\"requests\": {\"storage\": \"1Gi\"}}, \"volumeName\": \"pv\"}, "
+    "\"status\": {\"phase\": \"Bound\"}}";
 
-typedef enum step_kind { STEP_NODES, STEP_NAMESPACES, STEP_BOUND, STEP_PENDING } step_kind;
+typedef enum step_kind { STEP_NODES, STEP_NAMESPACES, STEP_CSI_NODES, STEP_BOUND, STEP_PENDING } step_kind;
 
 /* Where a step's count comes from: the spec's keys. */
 typedef enum step_count {
@@ -108,6 +127,7 @@ typedef struct step {
     const char *template_; /* JSON text */
     const char *prefix;    /* object names: PREFIX-N; namespaces: PREFIX-N */
     const char *namespace_; /* pods: the namespace; NULL: spread over init-ns-N */
+    bool claim;             /* pods: each with its own CSI PV and bound claim */
 } step;
 
 typedef struct upstream_case {
@@ -115,63 +135,69 @@ typedef struct upstream_case {
     step steps[8];
 } upstream_case;
 
-#define END {STEP_NODES, COUNT_ONE, NULL, NULL, NULL}
-#define NODES(t) {STEP_NODES, COUNT_NODES, t, "node", NULL}
-#define SCHED_NAMESPACES {STEP_NAMESPACES, COUNT_ONE, NULL, NULL, NULL}
-#define SELECTOR_NAMESPACES {STEP_NAMESPACES, COUNT_NAMESPACES, NULL, NULL, NULL}
+#define END {STEP_NODES, COUNT_ONE, NULL, NULL, NULL, false}
+#define NODES(t) {STEP_NODES, COUNT_NODES, t, "node", NULL, false}
+#define SCHED_NAMESPACES {STEP_NAMESPACES, COUNT_ONE, NULL, NULL, NULL, false}
+#define SELECTOR_NAMESPACES {STEP_NAMESPACES, COUNT_NAMESPACES, NULL, NULL, NULL, false}
 
 static const upstream_case CASES[] = {
     /* affinity/performance-config.yaml */
     {"SchedulingPodAffinity",
-     {NODES(NODE_ZONE1), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_AFFINITY, "init", "sched-0"},
-      {STEP_PENDING, COUNT_PENDING, POD_AFFINITY, "pod", "sched-1"}, END}},
+     {NODES(NODE_ZONE1), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_AFFINITY, "init", "sched-0", false},
+      {STEP_PENDING, COUNT_PENDING, POD_AFFINITY, "pod", "sched-1", false}, END}},
     {"SchedulingPreferredPodAffinity",
-     {NODES(NODE_DEFAULT), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init", "sched-0"},
-      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_AFFINITY, "pod", "sched-1"}, END}},
+     {NODES(NODE_DEFAULT), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init", "sched-0", false},
+      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_AFFINITY, "pod", "sched-1", false}, END}},
     {"SchedulingPreferredPodAntiAffinity",
      {NODES(NODE_DEFAULT), SCHED_NAMESPACES,
-      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_ANTI_AFFINITY, "init", "sched-0"},
-      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_ANTI_AFFINITY, "pod", "sched-1"}, END}},
+      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_ANTI_AFFINITY, "init", "sched-0", false},
+      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_ANTI_AFFINITY, "pod", "sched-1", false}, END}},
     /* initPods of each of five templates, then default pods measured */
     {"MixedSchedulingBasePod",
-     {NODES(NODE_ZONE1), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init-default", "sched-0"},
-      {STEP_BOUND, COUNT_BOUND, POD_AFFINITY, "init-affinity", "sched-0"},
-      {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY, "init-anti-affinity", "sched-0"},
-      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init-preferred-affinity", "sched-0"},
-      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_ANTI_AFFINITY, "init-preferred-anti-affinity", "sched-0"},
-      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default"}}},
+     {NODES(NODE_ZONE1), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init-default", "sched-0", false},
+      {STEP_BOUND, COUNT_BOUND, POD_AFFINITY, "init-affinity", "sched-0", false},
+      {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY, "init-anti-affinity", "sched-0", false},
+      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init-preferred-affinity", "sched-0", false},
+      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_ANTI_AFFINITY, "init-preferred-anti-affinity", "sched-0", false},
+      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", false}}},
     /* namespaces init-ns-0.. and measure-ns-0 labelled team=devops, the
      * init pods spread evenly over init-ns-N */
     {"SchedulingRequiredPodAntiAffinityWithNSSelector",
-     {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY_NS_SELECTOR, "init", NULL},
-      {STEP_PENDING, COUNT_PENDING, POD_ANTI_AFFINITY_NS_SELECTOR, "pod", "measure-ns-0"}, END}},
+     {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY_NS_SELECTOR, "init", NULL, false},
+      {STEP_PENDING, COUNT_PENDING, POD_ANTI_AFFINITY_NS_SELECTOR, "pod", "measure-ns-0", false}, END}},
     {"SchedulingPreferredAffinityWithNSSelector",
      {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES,
-      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY_NS_SELECTOR, "init", NULL},
-      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_AFFINITY_NS_SELECTOR, "pod", "measure-ns-0"}, END}},
+      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY_NS_SELECTOR, "init", NULL, false},
+      {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_AFFINITY_NS_SELECTOR, "pod", "measure-ns-0", false}, END}},
     /* misc/performance-config.yaml */
     {"Unschedulable",
-     {NODES(NODE_DEFAULT), {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init", "default"},
-      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY_LARGE_CPU, "churn", "default"},
-      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default"}, END}},
+     {NODES(NODE_DEFAULT), {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init", "default", false},
+      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY_LARGE_CPU, "churn", "default", false},
+      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", false}, END}},
     {"PreemptionAsync",
-     {NODES(NODE_DEFAULT), {STEP_BOUND, COUNT_BOUND, POD_LOW_PRIORITY, "init", "default"},
-      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY, "churn", "default"},
-      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default"}, END}},
+     {NODES(NODE_DEFAULT), {STEP_BOUND, COUNT_BOUND, POD_LOW_PRIORITY, "init", "default", false},
+      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY, "churn", "default", false},
+      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", false}, END}},
     /* recreate mode keeps one of each churn object alive: a node without
      * room, an unschedulable pod (and a Service, which no default plugin
      * reads without a selector on the pods) */
     {"SchedulingWithMixedChurn",
-     {NODES(NODE_DEFAULT), {STEP_NODES, COUNT_ONE, NODE_CHURN, "node-churn", NULL},
-      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY_LARGE_CPU, "churn", "default"},
-      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default"}, END}},
+     {NODES(NODE_DEFAULT), {STEP_NODES, COUNT_ONE, NODE_CHURN, "node-churn", NULL, false},
+      {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY_LARGE_CPU, "churn", "default", false},
+      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", false}, END}},
     /* one big node, gated pods that stay gated, then light pods; upstream
      * also deletes deletingPods scheduled pods at 50/s meanwhile */
     {"SchedulingWhileGated",
-     {{STEP_NODES, COUNT_ONE, NODE_WITH_NAME, "scheduler-perf-node", NULL},
-      {STEP_PENDING, COUNT_GATED, POD_GATED, "gated", "default"},
-      {STEP_BOUND, COUNT_BOUND, POD_LIGHT, "init", "default"},
-      {STEP_PENDING, COUNT_PENDING, POD_LIGHT, "pod", "default"}, END}},
+     {{STEP_NODES, COUNT_ONE, NODE_WITH_NAME, "scheduler-perf-node", NULL, false},
+      {STEP_PENDING, COUNT_GATED, POD_GATED, "gated", "default", false},
+      {STEP_BOUND, COUNT_BOUND, POD_LIGHT, "init", "default", false},
+      {STEP_PENDING, COUNT_PENDING, POD_LIGHT, "pod", "default", false}, END}},
+    /* volumes/performance-config.yaml: every pod, init or measured, with
+     * its own claim bound to its own CSI PV; nodes allow 39 attachments */
+    {"SchedulingCSIPVs",
+     {NODES(NODE_CSI), {STEP_CSI_NODES, COUNT_NODES, CSI_NODE, "node", NULL, false},
+      {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init", "default", true},
+      {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", true}, END}},
 };
 
 const char *ms_generator_upstream_names(void) {
@@ -267,6 +293,51 @@ static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
     return rc;
 }
 
+static ms_rc emit_storage(gen *x, ms_storage_kind kind, const cJSON *obj, ms_error *err) {
+    ms_storage_object *o = NULL;
+    ms_rc rc = ms_storage_decode(x->d, kind, obj, &o, err);
+    return rc == MS_OK ? x->sink->storage(x->sink->ctx, o, err) : rc;
+}
+
+/* One CSINode per node of the first node step, named after it. */
+static ms_rc gen_csi_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
+    if (!x->sink->storage) return MS_OK;
+    cJSON *t = cJSON_Parse(s->template_);
+    cJSON *meta = t ? cJSON_GetObjectItemCaseSensitive(t, "metadata") : NULL;
+    cJSON *driver = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "spec"),
+                                                                         "drivers"), 0);
+    ms_rc rc = meta && driver ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    char buf[64];
+    for (uint32_t i = 0; i < n && rc == MS_OK; i++) {
+        snprintf(buf, sizeof buf, "%s-%u", s->prefix, i);
+        if ((rc = set(meta, "name", buf, err)) == MS_OK && (rc = set(driver, "nodeID", buf, err)) == MS_OK)
+            rc = emit_storage(x, MS_SK_CSI_NODE, t, err);
+    }
+    cJSON_Delete(t);
+    return rc;
+}
+
+/* pod NS/NAME's PV "pv-NAME" and claim "NAME", bound to each other, and
+ * the pod's volume naming the claim. */
+static ms_rc gen_claim(gen *x, const char *ns, const char *name, cJSON *pv, cJSON *pvc, cJSON *claim_name,
+                       ms_error *err) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "pv-%s", name);
+    cJSON *pv_spec = cJSON_GetObjectItemCaseSensitive(pv, "spec");
+    cJSON *ref = cJSON_GetObjectItemCaseSensitive(pv_spec, "claimRef");
+    ms_rc rc;
+    if ((rc = set(cJSON_GetObjectItemCaseSensitive(pv, "metadata"), "name", buf, err)) != MS_OK ||
+        (rc = set(cJSON_GetObjectItemCaseSensitive(pv_spec, "csi"), "volumeHandle", buf, err)) != MS_OK ||
+        (rc = set(ref, "namespace", ns, err)) != MS_OK || (rc = set(ref, "name", name, err)) != MS_OK ||
+        (rc = set(cJSON_GetObjectItemCaseSensitive(pvc, "spec"), "volumeName", buf, err)) != MS_OK ||
+        (rc = set(cJSON_GetObjectItemCaseSensitive(pvc, "metadata"), "namespace", ns, err)) != MS_OK ||
+        (rc = set(cJSON_GetObjectItemCaseSensitive(pvc, "metadata"), "name", name, err)) != MS_OK ||
+        (rc = set(claim_name, "claimName", name, err)) != MS_OK)
+        return rc;
+    if ((rc = emit_storage(x, MS_SK_PV, pv, err)) != MS_OK) return rc;
+    return emit_storage(x, MS_SK_PVC, pvc, err);
+}
+
 static ms_rc gen_pods(gen *x, const step *s, uint32_t n, ms_error *err) {
     bool bound = s->kind == STEP_BOUND;
     if (bound && !x->nodes) return MS_OK;
@@ -276,6 +347,18 @@ static ms_rc gen_pods(gen *x, const step *s, uint32_t n, ms_error *err) {
     cJSON *status = cJSON_AddObjectToObject(t, "status");
     ms_rc rc = meta && spec && status ? set(status, "phase", bound ? "Running" : "Pending", err)
                                       : ms_error_set(err, MS_ENOMEM, "out of memory");
+    /* volumes: [{name: data, persistentVolumeClaim: {claimName}}] */
+    cJSON *pv = NULL, *pvc = NULL, *claim = NULL;
+    if (rc == MS_OK && s->claim && x->sink->storage) {
+        pv = cJSON_Parse(PV_CSI);
+        pvc = cJSON_Parse(PVC);
+        cJSON *vols = cJSON_AddArrayToObject(spec, "volumes");
+        cJSON *v = cJSON_CreateObject();
+        if (!vols || !v || !cJSON_AddItemToArray(vols, v)) cJSON_Delete(v), v = NULL;
+        claim = v && cJSON_AddStringToObject(v, "name", "data") ? cJSON_AddObjectToObject(v, "persistentVolumeClaim")
+                                                                : NULL;
+        if (!pv || !pvc || !claim) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
     char buf[96];
     for (uint32_t i = 0; i < n && rc == MS_OK; i++) {
         snprintf(buf, sizeof buf, "%s-%u", s->prefix, i);
@@ -294,9 +377,16 @@ static ms_rc gen_pods(gen *x, const step *s, uint32_t n, ms_error *err) {
             x->bound++;
             rc = set(spec, "nodeName", buf, err);
         }
+        if (rc == MS_OK && claim) {
+            const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
+            rc = gen_claim(x, ns->valuestring, name->valuestring, pv, pvc, claim, err);
+        }
         ms_pod *pod = NULL;
         if (rc == MS_OK && (rc = ms_pod_decode(x->d, t, &pod, err)) == MS_OK) rc = x->sink->pod(x->sink->ctx, pod, err);
     }
+    cJSON_Delete(pv);
+    cJSON_Delete(pvc);
     cJSON_Delete(t);
     return rc;
 }
@@ -313,6 +403,7 @@ ms_rc ms_generate_upstream(const ms_generator_spec *g, const ms_decoder *d, cons
         uint32_t n = step_n(g, s->count);
         if (s->kind == STEP_NODES) rc = gen_nodes(&x, s, n, err);
         else if (s->kind == STEP_NAMESPACES) rc = gen_namespaces(&x, s, err);
+        else if (s->kind == STEP_CSI_NODES) rc = gen_csi_nodes(&x, s, n, err);
         else rc = gen_pods(&x, s, n, err);
     }
     return rc;

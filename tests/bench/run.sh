@@ -37,9 +37,9 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 echo "bench: load average $LOAD; RUNS=$RUNS" >&2
 
 # Upstream's thresholds: kubernetes master after v1.34, read from
-# test/integration/scheduler_perf/{misc,affinity,topology_spreading}/
+# test/integration/scheduler_perf/{misc,affinity,topology_spreading,volumes}/
 # performance-config.yaml (misc at 008b3652, affinity at 1bd6a8f3,
-# topology_spreading at 05377107); each row names the upstream workload
+# topology_spreading at 05377107, volumes at 240d43d6); each row names the upstream workload
 # whose threshold it quotes and runs that workload's sizes.
 UPSTREAM="kubernetes master after v1.34 (scheduler_perf performance-config.yaml)"
 
@@ -50,8 +50,8 @@ UPSTREAM="kubernetes master after v1.34 (scheduler_perf performance-config.yaml)
 # SchedulingWithMixedChurn keeps one of each churn object alive).
 # PreemptionBasic's 5000-node workload is commented out upstream (it has no
 # threshold); SchedulingNodeAffinity keeps 1.20's zone label key (same
-# decisions). DefaultTopologySpreading (a Service's selector) and
-# SchedulingCSIPVs (CSINode attach limits) are not ported yet.
+# decisions). DefaultTopologySpreading is not ported: its pods are selected
+# by a Service only, and the scheduler does not read Services.
 WORKLOADS='SchedulingBasic/5000Nodes_10000Pods|680|nodes=5000,bound-pods=1000,pods=10000|0
 SchedulingPodAntiAffinity/5000Nodes_2000Pods|60|shape=pod-anti-affinity,nodes=5000,bound-pods=1000,pods=2000|0
 SchedulingPodAffinity/5000Nodes_5000Pods|35|shape=SchedulingPodAffinity,nodes=5000,bound-pods=5000,pods=5000|0
@@ -68,6 +68,7 @@ SchedulingWithMixedChurn/5000Nodes_10000Pods|710|shape=SchedulingWithMixedChurn,
 SchedulingWhileGated/1Node_10000GatedPods|910|shape=SchedulingWhileGated,gated-pods=10000,bound-pods=20000,pods=20000|0
 PreemptionBasic/5000Nodes|-|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|1
 PreemptionAsync/5000Nodes|570|shape=PreemptionAsync,nodes=5000,bound-pods=20000,churn-pods=44,pods=5000|1
+SchedulingCSIPVs/5000Nodes_5000Pods|100|shape=SchedulingCSIPVs,nodes=5000,bound-pods=5000,pods=5000|0
 LocalPVsWaitForFirstConsumer/5000Nodes|-|shape=volumes,nodes=5000,pods=5000|0'
 
 fmt='%-66s %9s %10s %10s %9s %9s\n'

@@ -118,4 +118,12 @@ gen SchedulingWhileGated gated-pods=3,pods=5
 check "SchedulingWhileGated: the gated pods wait" has_text "$T/SchedulingWhileGated.err" "gated:             3"
 check "SchedulingWhileGated: the rest on scheduler-perf-node" placed SchedulingWhileGated scheduler-perf-node 5
 
+# every pod with its own claim bound to a CSI PV; 39 attachments a node
+gen SchedulingCSIPVs nodes=2,bound-pods=77,pods=2
+check "SchedulingCSIPVs: the last free attachment taken" placed SchedulingCSIPVs node-1 1
+check "SchedulingCSIPVs: then no node has one left" has_text "$T/SchedulingCSIPVs.out" \
+    "default/pod-1 -> (unschedulable) 0/2 nodes are available: 2 node(s) exceed max volume count."
+check "SchedulingCSIPVs: the nodes' attach limit" has_text "$T/SchedulingCSIPVs.out" \
+    "attachable-volumes-csi-ebs.csi.aws.com"
+
 tap_done
