@@ -71,9 +71,11 @@ PreemptionAsync/5000Nodes|570|shape=PreemptionAsync,nodes=5000,bound-pods=20000,
 SchedulingCSIPVs/5000Nodes_5000Pods|100|shape=SchedulingCSIPVs,nodes=5000,bound-pods=5000,pods=5000|0
 LocalPVsWaitForFirstConsumer/5000Nodes|-|shape=volumes,nodes=5000,pods=5000|0'
 
-fmt='%-66s %9s %10s %10s %9s %9s\n'
+row() { printf '%-66s %9s %10s %10s %9s %9s\n' "$@"; }
+# a JSON number, or null for none
+num() { case "$1" in ''|-) echo null ;; *) echo "$1" ;; esac; }
 echo "upstream thresholds: $UPSTREAM"
-printf "$fmt" "workload" "upstream" "pods/s" "pods/CPU s" "attempts" "RSS MiB"
+row "workload" "upstream" "pods/s" "pods/CPU s" "attempts" "RSS MiB"
 {
     printf '{"load": "%s", "runs": %s, "upstream": "%s", "workloads": [\n' "$LOAD" "$RUNS" "$UPSTREAM"
 } >"$T/json"
@@ -104,8 +106,7 @@ while IFS='|' read -r label threshold spec heavy; do
             'BEGIN { if (s > 0) printf "%.3f\n", a / s }' >>"$T/att"
     done
     pps=$(median <"$T/pps"); cpu=$(median <"$T/cpu"); att=$(median <"$T/att"); rss=$(median <"$T/rss")
-    printf "$fmt" "$label" "$threshold" "$pps" "$cpu" "$att" "$rss"
-    num() { case "$1" in ''|-) echo null ;; *) echo "$1" ;; esac; }
+    row "$label" "$threshold" "$pps" "$cpu" "$att" "$rss"
     printf '%s{"name": "%s", "threshold": %s, "pods_per_s": %s, "pods_per_cpu_s": %s, "attempts_per_pod": %s, "peak_rss_mib": %s, "runs": %s, "spec": "%s"}\n' \
         "$sep" "$label" "$(num "$threshold")" "$(num "$pps")" "$(num "$cpu")" "$(num "$att")" "$(num "$rss")" "$runs" "$spec" >>"$T/json"
     sep=','
