@@ -91,14 +91,17 @@ typedef struct ms_generator_sink {
     void *ctx;
     ms_rc (*node)(void *ctx, ms_node *node, ms_error *err);
     ms_rc (*pod)(void *ctx, ms_pod *pod, ms_error *err);
-    /* StorageClasses, PVs and claims (shape volumes); NULL: not made. */
+    /* StorageClasses, PVs, claims and CSINodes (shapes volumes and
+     * SchedulingCSIPVs); NULL: not made. */
     ms_rc (*storage)(void *ctx, ms_storage_object *o, ms_error *err);
     /* Namespaces (the upstream shapes); NULL: not made. */
     ms_rc (*namespace_)(void *ctx, ms_namespace *ns, ms_error *err);
 } ms_generator_sink;
 
 /* Nodes "node-N" first, then (shape volumes) the StorageClass, PVs and
- * claims, then bound pods "bound-N", then pending pods "pod-N". */
+ * claims, then bound pods "bound-N", then pending pods "pod-N"; an
+ * upstream test case in the order of its steps (its init pods are
+ * "init-N"). */
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err);
 
