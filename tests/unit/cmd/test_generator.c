@@ -379,7 +379,6 @@ static void test_node_affinity_shape(void **state) {
     ms_interner_free(in);
 }
 
-
 typedef struct ns_seen {
     ms_namespace *nss[8];
     uint32_t n;
