@@ -146,7 +146,8 @@ static const upstream_case CASES[] = {
      {NODES(NODE_ZONE1), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_AFFINITY, "init", "sched-0", false},
       {STEP_PENDING, COUNT_PENDING, POD_AFFINITY, "pod", "sched-1", false}, END}},
     {"SchedulingPreferredPodAffinity",
-     {NODES(NODE_DEFAULT), SCHED_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init", "sched-0", false},
+     {NODES(NODE_DEFAULT), SCHED_NAMESPACES,
+      {STEP_BOUND, COUNT_BOUND, POD_PREFERRED_AFFINITY, "init", "sched-0", false},
       {STEP_PENDING, COUNT_PENDING, POD_PREFERRED_AFFINITY, "pod", "sched-1", false}, END}},
     {"SchedulingPreferredPodAntiAffinity",
      {NODES(NODE_DEFAULT), SCHED_NAMESPACES,
@@ -163,7 +164,8 @@ static const upstream_case CASES[] = {
     /* namespaces init-ns-0.. and measure-ns-0 labelled team=devops, the
      * init pods spread evenly over init-ns-N */
     {"SchedulingRequiredPodAntiAffinityWithNSSelector",
-     {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES, {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY_NS_SELECTOR, "init", NULL, false},
+     {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES,
+      {STEP_BOUND, COUNT_BOUND, POD_ANTI_AFFINITY_NS_SELECTOR, "init", NULL, false},
       {STEP_PENDING, COUNT_PENDING, POD_ANTI_AFFINITY_NS_SELECTOR, "pod", "measure-ns-0", false}, END}},
     {"SchedulingPreferredAffinityWithNSSelector",
      {NODES(NODE_DEFAULT), SELECTOR_NAMESPACES,
@@ -279,7 +281,8 @@ static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
         /* node-with-name.yaml's single node keeps its name */
         if (n == 1 && s->count == COUNT_ONE) snprintf(buf, sizeof buf, "%s", s->prefix);
         else snprintf(buf, sizeof buf, "%s-%u", s->prefix, i);
-        if ((rc = set(meta, "name", buf, err)) != MS_OK || (rc = set(labels, "kubernetes.io/hostname", buf, err)) != MS_OK)
+        if ((rc = set(meta, "name", buf, err)) != MS_OK ||
+            (rc = set(labels, "kubernetes.io/hostname", buf, err)) != MS_OK)
             break;
         ms_node *node = NULL;
         if ((rc = ms_node_decode(x->d, t, &node, err)) == MS_OK) rc = x->sink->node(x->sink->ctx, node, err);
