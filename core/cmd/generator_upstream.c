@@ -125,7 +125,7 @@ typedef struct step {
     step_kind kind;
     step_count count;
     const char *template_; /* JSON text */
-    const char *prefix;    /* object names: PREFIX-N; namespaces: PREFIX-N */
+    const char *prefix;    /* object names: PREFIX-N (a one-node step: PREFIX) */
     const char *namespace_; /* pods: the namespace; NULL: spread over init-ns-N */
     bool claim;             /* pods: each with its own CSI PV and bound claim */
 } step;
@@ -231,9 +231,11 @@ typedef struct gen {
     const ms_generator_spec *g;
     const ms_decoder *d;
     const ms_generator_sink *sink;
-    uint32_t nodes;      /* nodes made so far: bound pods go round-robin over them */
+    /* the first node step's nodes, which bound pods go round-robin over */
+    uint32_t nodes;
     const char *first_node_prefix;
-    uint32_t bound;      /* bound pods made so far, over all steps */
+    bool first_node_named;  /* one node named PREFIX, not PREFIX-0 */
+    uint32_t bound;         /* bound pods made so far, over all steps */
 } gen;
 
 static ms_rc set(cJSON *obj, const char *key, const char *v, ms_error *err) {
@@ -279,7 +281,7 @@ static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
     char buf[64];
     for (uint32_t i = 0; i < n && rc == MS_OK; i++) {
         /* node-with-name.yaml's single node keeps its name */
-        if (n == 1 && s->count == COUNT_ONE) snprintf(buf, sizeof buf, "%s", s->prefix);
+        if (s->count == COUNT_ONE) snprintf(buf, sizeof buf, "%s", s->prefix);
         else snprintf(buf, sizeof buf, "%s-%u", s->prefix, i);
         if ((rc = set(meta, "name", buf, err)) != MS_OK ||
             (rc = set(labels, "kubernetes.io/hostname", buf, err)) != MS_OK)
@@ -290,6 +292,7 @@ static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
     /* the first node step is the one bound pods are spread over */
     if (rc == MS_OK && !x->first_node_prefix) {
         x->first_node_prefix = s->prefix;
+        x->first_node_named = s->count == COUNT_ONE;
         x->nodes = n;
     }
     cJSON_Delete(t);
@@ -374,8 +377,7 @@ static ms_rc gen_pods(gen *x, const step *s, uint32_t n, ms_error *err) {
             rc = set(meta, "namespace", buf, err);
         }
         if (rc == MS_OK && bound) {
-            if (x->nodes == 1 && strcmp(x->first_node_prefix, "scheduler-perf-node") == 0)
-                snprintf(buf, sizeof buf, "%s", x->first_node_prefix);
+            if (x->first_node_named) snprintf(buf, sizeof buf, "%s", x->first_node_prefix);
             else snprintf(buf, sizeof buf, "%s-%u", x->first_node_prefix, x->bound % x->nodes);
             x->bound++;
             rc = set(spec, "nodeName", buf, err);
