@@ -4,7 +4,10 @@
 # each and the ratio new/old, attempts per pod and peak RSS of each.
 # Exit 2 on a missing or malformed file.
 set -u
-[ $# -eq 2 ] || { echo "usage: compare.sh OLD.json NEW.json" >&2; exit 2; }
+if [ $# -ne 2 ] || [ -z "$1" ] || [ -z "$2" ]; then
+    echo "usage: compare.sh OLD.json NEW.json (make bench-compare OLD=... NEW=...)" >&2
+    exit 2
+fi
 for f in "$1" "$2"; do
     jq -e '.workloads | type == "array"' "$f" >/dev/null 2>&1 || { echo "compare: $f: not a bench table" >&2; exit 2; }
 done

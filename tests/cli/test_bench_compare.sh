@@ -27,4 +27,7 @@ echo '{}' >"$T/bad.json"
 sh tests/bench/compare.sh "$T/old.json" "$T/bad.json" >/dev/null 2>"$T/err"
 check "compare: not a bench table: exit 2" test $? -eq 2
 check "compare: the file is named" grep -q "bad.json: not a bench table" "$T/err"
+sh tests/bench/compare.sh "" "$T/new.json" >/dev/null 2>"$T/err"
+check "compare: a file not given: exit 2" test $? -eq 2
+check "compare: the usage names the make target" grep -q "make bench-compare OLD=... NEW=..." "$T/err"
 tap_done
