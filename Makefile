@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-live churn soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean install
+.PHONY: all build run test bench bench-compare bench-live churn soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -202,6 +202,11 @@ bench: all
 churn: all
 	@$(MAKE) --no-print-directory $(B)/churn/churn
 	@$(B)/churn/churn $(CHURN_CYCLES)
+
+# Two `make bench` JSON tables side by side: make bench-compare OLD=a.json NEW=b.json
+bench-compare:
+	@sh tests/ensure-packages.sh jq
+	@sh tests/bench/compare.sh "$(OLD)" "$(NEW)"
 
 # moonsched run against upstream kube-scheduler on a real kube-apiserver.
 bench-live: all

@@ -22,6 +22,7 @@ void ms_generator_spec_default(ms_generator_spec *g) {
     snprintf(g->namespace_, sizeof g->namespace_, "default");
     snprintf(g->shape, sizeof g->shape, "basic");
     g->seed = 1;
+    g->init_namespaces = 100;
 }
 
 static ms_rc parse_count(const char *key, const char *v, uint32_t max, uint32_t *out,
@@ -67,6 +68,9 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     if (strcmp(key, "pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->pods, err);
     if (strcmp(key, "bound-pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->bound_pods, err);
     if (strcmp(key, "bound-nodes") == 0) return parse_count(key, v, MAX_OBJECTS, &g->bound_nodes, err);
+    if (strcmp(key, "churn-pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->churn_pods, err);
+    if (strcmp(key, "gated-pods") == 0) return parse_count(key, v, MAX_OBJECTS, &g->gated_pods, err);
+    if (strcmp(key, "init-namespaces") == 0) return parse_count(key, v, 100000, &g->init_namespaces, err);
     if (strcmp(key, "zones") == 0) return parse_count(key, v, 10000, &g->zones, err);
     if (strcmp(key, "priorities") == 0) return parse_count(key, v, 1000000, &g->priorities, err);
     if (strcmp(key, "node-cpu") == 0) return parse_quantity(key, v, g->node_cpu, sizeof g->node_cpu, err);
@@ -86,11 +90,12 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     if (strcmp(key, "shape") == 0) {
         if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0 && strcmp(v, SHAPE_ANTI_AFFINITY) != 0 &&
             strcmp(v, SHAPE_NODE_AFFINITY) != 0 && strcmp(v, SHAPE_VOLUMES) != 0 &&
-            strcmp(v, SHAPE_DESCHEDULE) != 0)
+            strcmp(v, SHAPE_DESCHEDULE) != 0 && !ms_generator_is_upstream(v))
             return ms_error_set(err, MS_EINVAL,
                                 "--generate: shape: expected basic, preemption, " SHAPE_ANTI_AFFINITY
-                                ", " SHAPE_NODE_AFFINITY ", " SHAPE_VOLUMES " or " SHAPE_DESCHEDULE ", got \"%s\"",
-                                v);
+                                ", " SHAPE_NODE_AFFINITY ", " SHAPE_VOLUMES ", " SHAPE_DESCHEDULE
+                                " or a scheduler_perf test case (%s), got \"%s\"",
+                                ms_generator_upstream_names(), v);
         snprintf(g->shape, sizeof g->shape, "%s", v);
         return MS_OK;
     }
@@ -113,9 +118,9 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
         return MS_OK;
     }
     return ms_error_set(err, MS_EINVAL,
-                        "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, bound-nodes, zones, "
-                        "node-cpu, node-memory, node-pods, pod-cpu, pod-memory, priorities, "
-                        "namespace, seed, spread, shape)", key);
+                        "--generate: unknown key \"%s\" (known: nodes, pods, bound-pods, bound-nodes, churn-pods, "
+                        "gated-pods, init-namespaces, zones, node-cpu, node-memory, node-pods, pod-cpu, pod-memory, "
+                        "priorities, namespace, seed, spread, shape)", key);
 }
 
 ms_rc ms_generator_parse(const char *text, ms_generator_spec *g, ms_error *err) {
@@ -451,6 +456,11 @@ static ms_rc gen_preemption_pods(const ms_generator_spec *g, const ms_decoder *d
 
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err) {
+    if (ms_generator_is_upstream(g->shape)) {
+        ms_rc rc = ms_generate_upstream(g, d, sink, err);
+        if (rc != MS_OK && rc != MS_ENOMEM) ms_error_prefix(err, "--generate");
+        return rc;
+    }
     ms_rc rc = gen_nodes(g, d, sink, err);
     if (rc == MS_OK && strcmp(g->shape, SHAPE_VOLUMES) == 0) rc = ms_generate_volumes(g, d, sink, err);
     if (rc == MS_OK)

@@ -37,14 +37,22 @@
  * or deschedule (a cluster to deschedule: the bound pods are owned by a
  * ReplicaSet, carry the spread pods' label and zone constraint
  * (DoNotSchedule), and fill only the first half of the nodes, the other
- * half idle; bound-nodes=N packs them on the first N nodes instead). */
+ * half idle; bound-nodes=N packs them on the first N nodes instead),
+ * or one of scheduler_perf's test cases by its upstream name
+ * (generator_upstream.c: SchedulingPodAffinity, MixedSchedulingBasePod,
+ * Unschedulable, ...): nodes, bound-pods (its init pods), pods (its
+ * measured pods), churn-pods (its churn step's pods), gated-pods
+ * (SchedulingWhileGated) and init-namespaces (the ...WithNSSelector
+ * cases) size it. */
 #ifndef MOONSCHED_GENERATOR_H
 #define MOONSCHED_GENERATOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/storage.h"
 #include "moonsched/decode.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/error.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
@@ -61,10 +69,14 @@ typedef struct ms_generator_spec {
     char pod_memory[32];           /* "500Mi" */
     uint32_t priorities;           /* 0 */
     char namespace_[64];           /* "default" */
-    char shape[32];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity", "volumes" */
+    char shape[64];                /* "basic", "preemption", "pod-anti-affinity", "node-affinity", "volumes",
+                                    * an upstream test case's name */
     uint64_t seed;                 /* 1 */
     uint8_t spread;                /* ms_generator_spread: MS_SPREAD_NONE */
     uint32_t bound_nodes;          /* deschedule: nodes the bound pods fill; 0: half */
+    uint32_t churn_pods;           /* upstream shapes with a churn step: 0 */
+    uint32_t gated_pods;           /* SchedulingWhileGated: 0 */
+    uint32_t init_namespaces;      /* the ...WithNSSelector shapes: 100 */
 } ms_generator_spec;
 
 typedef enum ms_generator_spread { MS_SPREAD_NONE = 0, MS_SPREAD_HARD, MS_SPREAD_SOFT } ms_generator_spread;
@@ -79,14 +91,27 @@ typedef struct ms_generator_sink {
     void *ctx;
     ms_rc (*node)(void *ctx, ms_node *node, ms_error *err);
     ms_rc (*pod)(void *ctx, ms_pod *pod, ms_error *err);
-    /* StorageClasses, PVs and claims (shape volumes); NULL: not made. */
+    /* StorageClasses, PVs, claims and CSINodes (shapes volumes and
+     * SchedulingCSIPVs); NULL: not made. */
     ms_rc (*storage)(void *ctx, ms_storage_object *o, ms_error *err);
+    /* Namespaces (the upstream shapes); NULL: not made. */
+    ms_rc (*namespace_)(void *ctx, ms_namespace *ns, ms_error *err);
 } ms_generator_sink;
 
 /* Nodes "node-N" first, then (shape volumes) the StorageClass, PVs and
- * claims, then bound pods "bound-N", then pending pods "pod-N". */
+ * claims, then bound pods "bound-N", then pending pods "pod-N"; an
+ * upstream test case in the order of its steps (its init pods are
+ * "init-N"). */
 ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                   ms_error *err);
+
+/* scheduler_perf's test cases by their upstream names
+ * (generator_upstream.c): whether SHAPE is one, their names for messages,
+ * and the objects of one. */
+bool ms_generator_is_upstream(const char *shape);
+const char *ms_generator_upstream_names(void);
+ms_rc ms_generate_upstream(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
+                           ms_error *err);
 
 /* The storage objects of shape volumes (generator_volumes.c). */
 ms_rc ms_generate_volumes(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,

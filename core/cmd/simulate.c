@@ -160,7 +160,8 @@ static ms_rc keep_pod(void *ctx, ms_pod *pod, ms_error *err) {
     return MS_OK;
 }
 
-static ms_rc keep_namespace(sim *m, ms_namespace *ns, ms_error *err) {
+static ms_rc keep_namespace(void *ctx, ms_namespace *ns, ms_error *err) {
+    sim *m = ctx;
     if (!ms_array_grow((void **)&m->nss, &m->nscap, m->nns + 1, sizeof *m->nss)) {
         ms_namespace_unref(ns);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -1084,7 +1085,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }

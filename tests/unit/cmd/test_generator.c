@@ -107,14 +107,14 @@ static void test_volumes_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
     storage_seen st = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     memset(&c, 0, sizeof c);
-    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage}, &err);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
     assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
@@ -157,7 +157,7 @@ static void test_generated_objects(void **state) {
     assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
                      MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
@@ -226,7 +226,7 @@ static void test_preemption_shape(void **state) {
                      MS_OK);
     assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
@@ -250,7 +250,9 @@ static void test_preemption_shape(void **state) {
     ms_generator_spec_default(&g);
     assert_int_equal(ms_generator_parse("shape=square", &g, &err), MS_EINVAL);
     assert_string_equal(err.msg, "--generate: shape: expected basic, preemption, pod-anti-affinity, "
-                                 "node-affinity, volumes or deschedule, got \"square\"");
+                                 "node-affinity, volumes, deschedule or a scheduler_perf test case "
+                                 "(SchedulingPodAffinity, MixedSchedulingBasePod, Unschedulable, ...: "
+                                 "docs/performance.md), got \"square\"");
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     ms_interner_free(in);
@@ -274,7 +276,7 @@ static void test_spreading_pods(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
@@ -310,7 +312,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
@@ -350,7 +352,7 @@ static void test_node_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
@@ -377,6 +379,132 @@ static void test_node_affinity_shape(void **state) {
     ms_interner_free(in);
 }
 
+typedef struct ns_seen {
+    ms_namespace *nss[8];
+    uint32_t n;
+} ns_seen;
+
+static ms_rc take_namespace(void *ctx, ms_namespace *ns, ms_error *err) {
+    (void)err;
+    ns_seen *s = ctx;
+    assert_true(s->n < 8);
+    s->nss[s->n++] = ns;
+    return MS_OK;
+}
+
+/* the one term of an affinity, required or preferred (weight 1) */
+static const ms_pod_affinity_term *one_term(const ms_pod_affinity *a, bool preferred) {
+    assert_int_equal(preferred ? a->npreferred : a->nrequired, 1);
+    assert_int_equal(preferred ? a->nrequired : a->npreferred, 0);
+    if (preferred) assert_int_equal(a->preferred[0].weight, 1);
+    return preferred ? &a->preferred[0].term : &a->required[0];
+}
+
+/* TERM selects color=COLOR on KEY; over sched-1 and sched-0, or over the
+ * namespaces labelled team=devops */
+static void check_term(ms_interner *in, const ms_pod_affinity_term *t, const char *color, const char *key,
+                       bool ns_selector) {
+    assert_int_equal(t->selector.n, 1);
+    assert_string_equal(ms_str_get(in, t->selector.reqs[0].key), "color");
+    assert_string_equal(ms_str_get(in, t->selector.reqs[0].values[0]), color);
+    assert_string_equal(ms_str_get(in, t->topology_key), key);
+    assert_int_equal(t->has_namespace_selector, ns_selector);
+    if (ns_selector) {
+        assert_int_equal(t->nnamespaces, 0);
+        assert_int_equal(t->namespace_selector.n, 1);
+        assert_string_equal(ms_str_get(in, t->namespace_selector.reqs[0].key), "team");
+        assert_string_equal(ms_str_get(in, t->namespace_selector.reqs[0].values[0]), "devops");
+    } else {
+        assert_int_equal(t->nnamespaces, 2);
+        assert_string_equal(ms_str_get(in, t->namespaces[0]), "sched-1");
+        assert_string_equal(ms_str_get(in, t->namespaces[1]), "sched-0");
+    }
+}
+
+/* scheduler_perf's test cases by name: each one's nodes, namespaces, init
+ * pods (bound round-robin) and measured pods, with upstream's labels and
+ * terms. */
+static void test_upstream_shapes(void **state) {
+    (void)state;
+    static const struct {
+        const char *spec;
+        uint32_t nodes, bound, pending, nss;
+        const char *color, *key, *ns; /* the measured pods' label, term key and namespace */
+        bool anti, preferred, ns_selector;
+    } cases[] = {
+        {"shape=SchedulingPodAffinity,nodes=3,bound-pods=2,pods=2", 3, 2, 2, 2, "blue",
+         "topology.kubernetes.io/zone", "sched-1", false, false, false},
+        {"shape=SchedulingPreferredPodAffinity,nodes=3,bound-pods=2,pods=2", 3, 2, 2, 2, "red",
+         "kubernetes.io/hostname", "sched-1", false, true, false},
+        {"shape=SchedulingPreferredPodAntiAffinity,nodes=3,bound-pods=2,pods=2", 3, 2, 2, 2, "yellow",
+         "kubernetes.io/hostname", "sched-1", true, true, false},
+        {"shape=SchedulingRequiredPodAntiAffinityWithNSSelector,nodes=3,bound-pods=4,pods=2,init-namespaces=2", 3,
+         4, 2, 3, "green", "kubernetes.io/hostname", "measure-ns-0", true, false, true},
+        {"shape=SchedulingPreferredAffinityWithNSSelector,nodes=3,bound-pods=4,pods=2,init-namespaces=2", 3, 4, 2,
+         3, "red", "kubernetes.io/hostname", "measure-ns-0", false, true, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ms_interner *in = ms_interner_new();
+        ms_decoder d;
+        ms_decoder_init(&d, in);
+        ms_generator_spec g;
+        ms_generator_spec_default(&g);
+        ms_error err = {0};
+        assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
+        collected c = {0};
+        ns_seen nss = {0};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+        if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
+        assert_int_equal(c.nnodes, cases[k].nodes);
+        assert_int_equal(c.npods, cases[k].bound + cases[k].pending);
+        for (uint32_t i = 0; i < c.npods; i++) {
+            const ms_pod *p = c.pods[i];
+            bool bound = i < cases[k].bound;
+            assert_int_equal(p->node_name != MS_STR_NONE, bound);
+            if (bound) {
+                char want[16];
+                snprintf(want, sizeof want, "node-%u", i % cases[k].nodes);
+                assert_string_equal(ms_str_get(in, p->node_name), want);
+            } else {
+                assert_string_equal(ms_str_get(in, p->meta.namespace_), cases[k].ns);
+            }
+            assert_string_equal(ms_str_get(in, ms_labels_get(&p->meta.labels, ms_intern_cstr(in, "color"))),
+                                cases[k].color);
+            const ms_pod_affinity *a = cases[k].anti ? &p->pod_anti_affinity : &p->pod_affinity;
+            const ms_pod_affinity *none = cases[k].anti ? &p->pod_affinity : &p->pod_anti_affinity;
+            assert_int_equal(none->nrequired + none->npreferred, 0);
+            check_term(in, one_term(a, cases[k].preferred), cases[k].color, cases[k].key, cases[k].ns_selector);
+            assert_int_equal(p->requests.v[MS_RES_CPU], 100);
+        }
+        if (cases[k].ns_selector) {
+            /* init pods spread evenly over init-ns-0 and init-ns-1 */
+            assert_string_equal(ms_str_get(in, c.pods[0]->meta.namespace_), "init-ns-0");
+            assert_string_equal(ms_str_get(in, c.pods[3]->meta.namespace_), "init-ns-1");
+        } else {
+            assert_string_equal(ms_str_get(in, c.pods[0]->meta.namespace_), "sched-0");
+        }
+        for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
+        for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+
+        /* the namespaces, labelled team=devops for the selector cases */
+        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace};
+        ms_generator_spec none = g;
+        none.nodes = none.bound_pods = none.pods = 0;
+        if (ms_generate(&none, &d, &only_ns, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
+        assert_int_equal(nss.n, cases[k].nss);
+        assert_string_equal(ms_str_get(in, nss.nss[nss.n - 1]->meta.name),
+                            cases[k].ns_selector ? "measure-ns-0" : "sched-1");
+        ms_str team = ms_intern_cstr(in, "team");
+        for (uint32_t i = 0; i < nss.n; i++) {
+            ms_str v = ms_labels_get(&nss.nss[i]->meta.labels, team);
+            if (cases[k].ns_selector) assert_string_equal(ms_str_get(in, v), "devops");
+            else assert_int_equal(v, MS_STR_NONE);
+            ms_namespace_unref(nss.nss[i]);
+        }
+        ms_interner_free(in);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_preemption_shape),
@@ -386,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_spreading_pods),
         cmocka_unit_test(test_pod_anti_affinity_shape),
         cmocka_unit_test(test_node_affinity_shape),
+        cmocka_unit_test(test_upstream_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
