@@ -30,8 +30,10 @@ ms_str ms_lua_find(const ms_lua_state *s, const char *p, size_t len) {
 
 ms_str ms_lua_reason(ms_lua_state *s, const char *p, size_t len) {
     if (len > 1024) len = 1024;   /* a reason is one line of a message */
-    ms_str id = ms_intern_find(s->rt->in, p, len);
-    if (id != MS_STR_NONE) return id;
+    /* A reason outlives the call, so its id is pinned: a text already
+     * there may be a pod's name, counted and released with the pod, and
+     * its id handed to another string later. */
+    if (ms_intern_find(s->rt->in, p, len) != MS_STR_NONE) return ms_intern(s->rt->in, p, len);
     if (s->nreasons >= MS_LUA_MAX_REASONS) {
         if (s->too_many == MS_STR_NONE) {
             char buf[256];

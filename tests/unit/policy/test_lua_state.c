@@ -2,6 +2,7 @@
  * the views over decoded objects (live for one call only). */
 #include "testutil.h"
 #include "lua_env.h"
+#include "policy/lua_state.h"
 
 #include <malloc.h>
 
@@ -107,6 +108,25 @@ static void test_stale_view_errors(void **state) {
     assert_non_null(strstr(st[0].reasons[0], "used after the call"));
     ms_policy_free(p);
     free_cluster(&cl);
+    env_free(e);
+}
+
+/* A reason whose text is also a pod's name outlives the pod: the name's
+ * release does not take the reason's id from it. */
+static void test_reason_outlives_a_pod_name(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_lua_state *s = NULL;
+    ms_error err = {0};
+    const char *src = "return {name = 'r'}";
+    if (ms_lua_state_load(e->rt, "=r", src, strlen(src), NULL, &s, &err) != MS_OK) fail_msg("%s", err.msg);
+    ms_str name = ms_intern_counted(e->fx.in, "web-7", 5);
+    ms_str reason = ms_lua_reason(s, "web-7", 5);
+    assert_int_equal(reason, name);
+    ms_str_release(e->fx.in, name);
+    assert_int_equal(ms_intern_find(e->fx.in, "web-7", 5), reason);
+    assert_string_equal(ms_str_get(e->fx.in, reason), "web-7");
+    ms_lua_state_free(s);
     env_free(e);
 }
 
@@ -262,6 +282,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views_read_decoded_objects),
         cmocka_unit_test(test_stale_view_errors),
+        cmocka_unit_test(test_reason_outlives_a_pod_name),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_memory_cap),
         cmocka_unit_test(test_freed_big_state_gives_memory_back),
