@@ -103,8 +103,8 @@ EOF
 "$M" simulate --cluster "$D/hostile.yaml" --config "$(hostile_config reject 0)" --stats \
     >"$T/h1.out" 2>"$T/h1.err"
 check "containment (reject): exit 3, a policy failed" test $? -eq 3
-check "containment (reject): a summary line says which policy and how often" has_text "$T/h1.err" \
-    "moonsched: policy lua:hostile (profile default-scheduler): 6 of 10 calls failed; the last: "
+check "containment (reject): a summary line says which policy and how often" \
+    grep -Eq "^moonsched: policy lua:hostile \(profile default-scheduler\): [1-9][0-9]* of [1-9][0-9]* calls failed; the last: " "$T/h1.err"
 check "containment: the spinning call is stopped at its CPU budget" has_line "$T/h1.out" \
     "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 check "containment: the allocation bomb is stopped at the memory cap" \
