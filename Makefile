@@ -78,7 +78,8 @@ $(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
-$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch lua/luajit-libhook.patch
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch lua/luajit-libhook.patch \
+              lua/luajit-oom-on-trace.patch
 	@sh lua/build-luajit.sh >/dev/null
 
 # Objects that include LuaJIT's headers (core/policy is the only layer that
