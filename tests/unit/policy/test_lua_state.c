@@ -170,6 +170,48 @@ static void test_memory_cap(void **state) {
     env_free(e);
 }
 
+/* A version refused at load gives back all it took, wherever the budget
+ * stops it: in its top level, in the parser (a file of a million
+ * statements takes far longer to read than 1 ms on any machine), in init.
+ * Under ASan, LeakSanitizer finds what a refusal leaves at exit. The
+ * runtime's own setup is outside the budget: a 1 ms budget loads a policy
+ * that does nothing on its own. */
+static void test_refused_at_the_budget_frees_everything(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_lua_limits lim;
+    ms_lua_limits_default(&lim);
+    lim.budget = 0.001;
+    size_t n = 6u << 20;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    for (size_t i = 0; i + 6 <= n; i += 6) memcpy(big + i, "x = 1 ", 6);
+    big[n] = 0;
+    const char *const srcs[] = {
+        "while true do end",
+        big,
+        "local p = {name = 'x'} function p.init() while true do end end return p",
+    };
+    for (int round = 0; round < 5; round++)
+        for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+            ms_lua_state *s = NULL;
+            ms_error err = {0};
+            assert_int_not_equal(
+                ms_lua_state_load_ex(e->rt, &lim, "=slow.lua", srcs[i], strlen(srcs[i]), NULL, &s, &err),
+                MS_OK);
+            assert_null(s);
+            assert_non_null(strstr(err.msg, "CPU budget"));
+        }
+    free(big);
+    const char *src = "local p = {name = 'quick'} function p.filter() return true end return p";
+    ms_lua_state *s = NULL;
+    ms_error err = {0};
+    if (ms_lua_state_load_ex(e->rt, &lim, "=quick.lua", src, strlen(src), NULL, &s, &err) != MS_OK)
+        fail_msg("%s", err.msg);
+    ms_lua_state_free(s);
+    env_free(e);
+}
+
 /* A memory error raised inside compiled code, after calls stopped as the
  * watchdog stops them, on a bare LuaJIT state: the policy runtime around
  * it moves the frames and hides the defect behind timing. The allocator
@@ -358,6 +400,7 @@ int main(void) {
         cmocka_unit_test(test_views_read_decoded_objects),
         cmocka_unit_test(test_stale_view_errors),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_refused_at_the_budget_frees_everything),
         cmocka_unit_test(test_memory_cap),
         cmocka_unit_test(test_memory_cap_in_compiled_code_after_budget_stops),
         cmocka_unit_test(test_freed_big_state_gives_memory_back),
