@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-compare bench-live churn soak deps deps-test unit unit-asan fuzz fuzz-long e2e image clean install
+.PHONY: all build run test bench bench-compare bench-live churn soak deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -79,7 +79,8 @@ $(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
-$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch lua/luajit-libhook.patch
+$(LUAJIT_LIB): lua/build-luajit.sh lua/luajit-checkhook-itern.patch lua/luajit-libhook.patch \
+              lua/luajit-oom-on-trace.patch
 	@sh lua/build-luajit.sh >/dev/null
 
 # Objects that include LuaJIT's headers (core/policy is the only layer that
@@ -129,6 +130,11 @@ $(B)/version: FORCE
 $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
+# The command built with ASan and UBSan, for runs of it under the
+# sanitizers (hostile-asan).
+$(B)/moonsched-asan: core/cmd/main.c $(B)/libmoonsched-asan.a $(LUAJIT_LIB)
+	$(CC) $(CPPFLAGS) -DMOONSCHED_VERSION='"$(VERSION)"' $(CFLAGS:$(OPT)=-O1) $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS)
+
 $(B)/tests/%: tests/unit/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(B)/libmoonsched.a $(LDLIBS) -lcmocka
@@ -177,6 +183,11 @@ fuzz: $(FUZZ_BIN)
 fuzz-long: $(FUZZ_BIN)
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-1200} B=$(B) sh tests/fuzz/fuzz-long.sh
 e2e: $(E2E_BIN)
+
+# Each hostile policy HOSTILE_RUNS times (default 20) in the ASan build of
+# the command, with the other core busy (tests/hostile/asan-sweep.sh).
+hostile-asan: $(B)/moonsched-asan
+	@B=$(B) sh tests/hostile/asan-sweep.sh
 
 # The example cluster through the default profile plus three shipped Lua
 # policies (gpu-binpack, spread-by-label, tenant-isolation).

@@ -24,6 +24,12 @@
 # the naive search turns quadratic. gsub, sort and format's __tostring, which
 # call back into Lua from C, refuse to nest past 100 C frames ("C stack
 # overflow"): recursion through them overflowed the C stack.
+#
+# lua/luajit-oom-on-trace.patch is LuaJIT's own later fix ("Fix frame for
+# on-trace out-of-memory error"): a memory error raised in a compiled trace
+# (a policy at its memory cap) read the frame at L->base, which on trace is
+# wherever the interpreter last left it, often a frame that has returned.
+# It took that slot for the running function and crashed on it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -34,7 +40,7 @@ inc=$out/include/luajit-2.1
 
 # The stamp names the option and the patches by their checksum: a cache
 # built without the current patches is rebuilt.
-stamp="-DLUAJIT_ENABLE_CHECKHOOK patches $(cat "$here"/luajit-checkhook-itern.patch "$here"/luajit-libhook.patch | cksum | cut -d' ' -f1)"
+stamp="-DLUAJIT_ENABLE_CHECKHOOK patches $(cat "$here"/luajit-checkhook-itern.patch "$here"/luajit-libhook.patch "$here"/luajit-oom-on-trace.patch | cksum | cut -d' ' -f1)"
 if [ -f "$lib" ] && [ -f "$inc/lua.h" ] && [ "$(head -n 1 "$out/.checkhook" 2>/dev/null)" = "$stamp" ]; then
     # Up to date: newer than this script and the patches for make.
     touch "$lib"
@@ -82,6 +88,7 @@ tree=$(find . -maxdepth 1 -type d -name 'luajit-*' | head -n 1)
 cd "$tree"
 patch -p1 <"$here/luajit-checkhook-itern.patch" >&2
 patch -p1 <"$here/luajit-libhook.patch" >&2
+patch -p1 <"$here/luajit-oom-on-trace.patch" >&2
 
 jobs=${MAKE_JOBS:-2}
 # BUILDMODE=static: only libluajit-5.1.a and a static luajit executable.

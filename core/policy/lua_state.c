@@ -170,6 +170,7 @@ typedef struct load_ctx {
     const char *chunkname, *src;
     size_t len;
     const cJSON *args;
+    int loader_ref;                /* what runtime.start returned */
 } load_ctx;
 
 static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
@@ -179,9 +180,9 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
 }
 
 /* Runs protected: libraries (no io, no debug), the embedded modules as
- * package.preload entries, then runtime.start, which builds the sandbox,
- * loads the policy and runs init. */
-static int load_protected(lua_State *L) {
+ * package.preload entries, then runtime.start, which builds the sandbox
+ * and returns the policy's loader. */
+static int setup_protected(lua_State *L) {
     load_ctx *lc = lua_touserdata(L, 1);
     ms_lua_state *s = lc->s;
     open_lib(L, "", luaopen_base);
@@ -210,11 +211,24 @@ static int load_protected(lua_State *L) {
     lua_pushlightuserdata(L, &s->frame);
     lua_pushstring(L, s->rt->cdef);
     lua_pushstring(L, s->rt->checks);
+    lua_call(L, 3, 1);
+    lc->loader_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/* Runs protected, under the budget: the loader runs the policy's file and
+ * its init, and returns the dispatcher, the policy's name and its hooks. */
+static int load_protected(lua_State *L) {
+    load_ctx *lc = lua_touserdata(L, 1);
+    ms_lua_state *s = lc->s;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->loader_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, lc->loader_ref);
+    lc->loader_ref = LUA_NOREF;
     lua_pushstring(L, lc->chunkname);
     lua_pushlstring(L, lc->src, lc->len);
     if (lc->args) push_json(L, lc->args, 0);
     else lua_newtable(L);
-    lua_call(L, 6, 3);
+    lua_call(L, 3, 3);
     /* dispatcher, name, hooks */
     s->hooks = (uint32_t)lua_tointeger(L, -1);
     snprintf(s->name, sizeof s->name, "%s", lua_tostring(L, -2));
@@ -285,10 +299,17 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
         return ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", chunkname);
     }
     lua_atpanic(s->L, panic);
-    load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args};
-    ms_lua_watch(s);
-    int rc = lua_cpcall(s->L, load_protected, &lc);
-    bool killed = ms_lua_unwatch(s);
+    load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args, LUA_NOREF};
+    /* The runtime's setup is the same work for every policy and none of
+     * the policy's: its budget starts with the policy's own code, so a
+     * slow machine never refuses a good version for the runtime's cost. */
+    int rc = lua_cpcall(s->L, setup_protected, &lc);
+    bool killed = false;
+    if (rc == 0) {
+        ms_lua_watch(s);
+        rc = lua_cpcall(s->L, load_protected, &lc);
+        killed = ms_lua_unwatch(s);
+    }
     if (rc != 0) {
         set_call_error(s, killed, rc);
         ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s",

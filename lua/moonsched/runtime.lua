@@ -466,9 +466,11 @@ local function dispatcher(F, policy, views, name)
     end
 end
 
---- Called once per state by core/policy/lua_state.c. Returns the dispatcher, the
---- policy's name and the bits of the hooks it defines.
-function M.start(frame, cdef, checks, chunkname, src, args)
+--- Called once per state by core/policy/lua_state.c, outside the CPU budget:
+--- the runtime's own setup, the same for every policy. Returns the function
+--- that loads the policy, run under the budget: it returns the dispatcher,
+--- the policy's name and the bits of the hooks it defines.
+function M.start(frame, cdef, checks)
     harden()
     -- A policy's hooks call view metamethods several times per node, so
     -- they get hot before the runtime's loop over the nodes. Traces that
@@ -484,13 +486,16 @@ function M.start(frame, cdef, checks, chunkname, src, args)
     local sandbox = require("moonsched.sandbox")
     local make_sched = require("moonsched.sched").setup
     local env = sandbox.env(views, function(protect) return make_sched(F, views, protect) end)
-    local shown = (chunkname:gsub("^[@=]", ""))
-    local policy = sandbox.run_policy(env, src, chunkname, shown)
+    local bits = hook_bits(ffi.C)
     local function warn(msg) F.api.log(F.state, ffi.C.MS_LUA_LOG_WARN, msg, #msg) end
-    local name, mask = validate(policy, shown, hook_bits(ffi.C), warn)
-    local init = rawget(policy, "init")
-    if init ~= nil then init(args) end
-    return dispatcher(F, policy, views, name), name, mask
+    return function(chunkname, src, args)
+        local shown = (chunkname:gsub("^[@=]", ""))
+        local policy = sandbox.run_policy(env, src, chunkname, shown)
+        local name, mask = validate(policy, shown, bits, warn)
+        local init = rawget(policy, "init")
+        if init ~= nil then init(args) end
+        return dispatcher(F, policy, views, name), name, mask
+    end
 end
 
 return M

@@ -1,6 +1,6 @@
 -- A string that doubles by concatenation in a loop, and table.concat of
 -- the pieces.
--- expect: exceeded its memory cap
+-- expect: exceeded its memory cap|stopped after its CPU budget
 local p = { name = "concat-loop" }
 function p.score(_, _)
     local s, parts = "x", {}

@@ -1,6 +1,6 @@
 -- table.sort without a comparator on two million numbers: the whole sort
 -- runs in C, and one sort takes longer than the budget.
--- expect: stopped after its CPU budget
+-- expect: stopped after its CPU budget|exceeded its memory cap
 local p = { name = "sort-huge" }
 function p.filter(_, _)
     local t = {}

@@ -4,6 +4,8 @@
 #include "lua_env.h"
 #include "policy/lua_state.h"
 
+#include <lauxlib.h>
+#include <lualib.h>
 #include <malloc.h>
 
 static const char *POD =
@@ -188,6 +190,141 @@ static void test_memory_cap(void **state) {
     env_free(e);
 }
 
+/* A version refused at load gives back all it took, wherever the budget
+ * stops it: in its top level, in the parser (a file of a million
+ * statements takes far longer to read than 1 ms on any machine), in init.
+ * Under ASan, LeakSanitizer finds what a refusal leaves at exit. The
+ * runtime's own setup is outside the budget: a 1 ms budget loads a policy
+ * that does nothing on its own. */
+static void test_refused_at_the_budget_frees_everything(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_lua_limits lim;
+    ms_lua_limits_default(&lim);
+    lim.budget = 0.001;
+    size_t n = 6u << 20;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    for (size_t i = 0; i + 6 <= n; i += 6) memcpy(big + i, "x = 1 ", 6);
+    big[n] = 0;
+    const char *const srcs[] = {
+        "while true do end",
+        big,
+        "local p = {name = 'x'} function p.init() while true do end end return p",
+    };
+    for (int round = 0; round < 5; round++)
+        for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+            ms_lua_state *s = NULL;
+            ms_error err = {0};
+            assert_int_not_equal(
+                ms_lua_state_load_ex(e->rt, &lim, "=slow.lua", srcs[i], strlen(srcs[i]), NULL, &s, &err),
+                MS_OK);
+            assert_null(s);
+            assert_non_null(strstr(err.msg, "CPU budget"));
+        }
+    free(big);
+    const char *src = "local p = {name = 'quick'} function p.filter() return true end return p";
+    ms_lua_state *s = NULL;
+    ms_error err = {0};
+    if (ms_lua_state_load_ex(e->rt, &lim, "=quick.lua", src, strlen(src), NULL, &s, &err) != MS_OK)
+        fail_msg("%s", err.msg);
+    ms_lua_state_free(s);
+    env_free(e);
+}
+
+/* A memory error raised inside compiled code, after calls stopped as the
+ * watchdog stops them, on a bare LuaJIT state: the policy runtime around
+ * it moves the frames and hides the defect behind timing. The allocator
+ * refuses growth past a cap as a state's does; the watchdog's stop (a
+ * count hook that raises an error, lua_runtime.c) is set at a chosen
+ * moment, a call's first allocation of 1 MiB, so that it lands at the
+ * same place on every machine. */
+typedef struct capped {
+    lua_State *L;
+    size_t used, cap;
+    bool stop;                     /* stop the call at its next big allocation */
+} capped;
+
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    luaL_error(L, "CPU budget exceeded");
+}
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    capped *c = ud;
+    if (nsize == 0) {
+        free(ptr);
+        c->used -= osize;
+        return NULL;
+    }
+    size_t old = ptr ? osize : 0;
+    if (nsize > old && c->used - old + nsize > c->cap) return NULL;
+    if (c->stop && nsize >= ((size_t)1 << 20)) {
+        c->stop = false;
+        lua_sethook(c->L, stop_hook, LUA_MASKCOUNT, 1);
+    }
+    void *q = realloc(ptr, nsize);
+    if (q) c->used = c->used - old + nsize;
+    return q;
+}
+
+/* tests/hostile/concat-loop.lua's loop. Calls stopped before the cap (at
+ * 1 MiB, before table.concat's branch is ever taken) make it hot: it is
+ * compiled, with that branch left to the interpreter. In the next call,
+ * with 24 MiB held elsewhere, the branch runs once, table.concat's frame
+ * returns, the loop goes back into its trace, and the cap is hit in there
+ * two turns later. LuaJIT's memory error took L->base, still at that
+ * returned frame, for the running function's frame, and crashed on the
+ * string the loop had since put in its function slot
+ * (lua/luajit-oom-on-trace.patch). */
+static void test_memory_cap_in_compiled_code_after_budget_stops(void **state) {
+    (void)state;
+    capped c = {NULL, 0, (size_t)64 << 20, false};
+    lua_State *L = lua_newstate(capped_alloc, &c);
+    assert_non_null(L);
+    c.L = L;
+    luaL_openlibs(L);
+    const char *src = "local function score(_, _)\n"
+                      "  local s, parts = 'x', {}\n"
+                      "  while true do\n"
+                      "    s = s .. s\n"
+                      "    parts[#parts + 1] = s\n"
+                      "    if #parts > 20 then parts = {table.concat(parts)} end\n"
+                      "  end\n"
+                      "end\n"
+                      "return function() for i = 1, 3 do score(i, i) end end\n";
+    assert_int_equal(luaL_loadstring(L, src), 0);
+    lua_call(L, 0, 1);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    for (int i = 0; i < 10; i++) {
+        c.stop = i < 6;
+        if (i == 6) {
+            /* 24 MiB held: the cap comes a few turns after table.concat. */
+            lua_gc(L, LUA_GCCOLLECT, 0);
+            assert_int_equal(luaL_dostring(L, "held = string.rep('b', 24 * 2 ^ 20)"), 0);
+        }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+        int rc = lua_pcall(L, 0, 0, 0);
+        lua_sethook(L, NULL, 0, 0);
+        if (i < 6) {
+            assert_int_equal(rc, LUA_ERRRUN);
+            assert_non_null(strstr(lua_tostring(L, -1), "CPU budget"));
+            lua_settop(L, 0);
+            continue;
+        }
+        /* As ms_lua_state_call does after a memory error. */
+        assert_int_equal(rc, LUA_ERRMEM);
+        lua_settop(L, 0);
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        /* Back to what is held, and some the concatenation buffer keeps. */
+        assert_true(c.used < ((size_t)24 << 20) + c.cap / 4);
+    }
+    assert_int_equal(luaL_dostring(L, "return ('x'):rep(10) .. 'y'"), 0);
+    assert_string_equal(lua_tostring(L, -1), "xxxxxxxxxxy");
+    lua_close(L);
+    assert_int_equal(c.used, 0);
+}
+
 /* A state that held tens of MiB gives them back to the system when it is
  * freed, also when an allocation made after it sits above it in the heap
  * (what glibc keeps otherwise). Not under ASan, whose allocator is its own. */
@@ -284,7 +421,9 @@ int main(void) {
         cmocka_unit_test(test_stale_view_errors),
         cmocka_unit_test(test_reason_outlives_a_pod_name),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_refused_at_the_budget_frees_everything),
         cmocka_unit_test(test_memory_cap),
+        cmocka_unit_test(test_memory_cap_in_compiled_code_after_budget_stops),
         cmocka_unit_test(test_freed_big_state_gives_memory_back),
         cmocka_unit_test(test_sandbox),
     };
