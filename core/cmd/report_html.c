@@ -25,7 +25,7 @@ static const char style[] =
     ".reason{margin:10px 0}.reason h3{font-size:14px;margin:4px 0}.msg{color:#555;font-size:12px}"
     ".page{content-visibility:auto;contain-intrinsic-size:auto 800px}summary{cursor:pointer;margin:4px 0}"
     "dl.run{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dl.run dd{margin:0}"
-    ".rejected{color:#a33}.feasible{color:#2a7}";
+    ".rejected{color:#a33}.feasible{color:#2a7}.skipped{color:#888}.selected{font-weight:bold}";
 
 /* Text as HTML: the five special characters escaped. */
 static void esc(ms_buf *b, const char *s) {
@@ -294,14 +294,24 @@ static void shadow_section(ms_buf *b, const cJSON *shadow) {
     ms_buf_puts(b, "</section>\n");
 }
 
-/* One node's line for a pending pod: the plugin that rejected it and why,
- * or its per-plugin scores and total. */
+/* One node's line for a pod: the plugin that rejected it and why, or its
+ * per-plugin scores and total, or (a placing cycle) that its Filter pass
+ * stopped before the node. */
 static void explain_row(ms_buf *b, const cJSON *e) {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "filter");
     const cJSON *scores = cJSON_GetObjectItemCaseSensitive(e, "scores");
-    ms_buf_printf(b, "<tr class=\"verdict %s\"><td>", f ? "rejected" : "feasible");
+    const char *unreached = str(e, "notEvaluated");
+    bool skipped = *unreached != '\0';
+    bool selected = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "selected"));
+    ms_buf_printf(b, "<tr class=\"verdict %s\"><td>",
+                  skipped ? "skipped" : f ? "rejected" : selected ? "feasible selected" : "feasible");
     esc(b, str(e, "node"));
-    if (f) {
+    if (skipped) {
+        ms_buf_puts(b, "</td><td>not evaluated</td><td></td><td class=\"msg\">");
+        ms_buf_puts(b, strcmp(unreached, "nominatedNode") == 0
+                           ? "the pod's nominated node fit and was taken without looking further"
+                           : "percentageOfNodesToScore: enough feasible nodes were found before this one");
+    } else if (f) {
         ms_buf_puts(b, "</td><td>");
         esc(b, str(f, "code"));
         ms_buf_puts(b, "</td><td>");
@@ -315,9 +325,10 @@ static void explain_row(ms_buf *b, const cJSON *e) {
             first = false;
         }
     } else {
-        ms_buf_puts(b, "</td><td>feasible</td><td class=\"num\">");
+        ms_buf_printf(b, "</td><td>%s</td><td class=\"num\">", selected ? "selected" : "feasible");
         if (cJSON_GetObjectItemCaseSensitive(e, "total")) ms_buf_printf(b, "%.0f", num(e, "total"));
         ms_buf_puts(b, "</td><td class=\"msg\">");
+        if (!scores && selected) ms_buf_puts(b, "not scored: the only feasible node");
         const cJSON *sc;
         bool first = true;
         cJSON_ArrayForEach(sc, scores) {
@@ -328,6 +339,23 @@ static void explain_row(ms_buf *b, const cJSON *e) {
         }
     }
     ms_buf_puts(b, "</td></tr>\n");
+}
+
+/* A pod's view: a row per node; it closes the pod's <details>. */
+static void node_results(ms_buf *b, const cJSON *results) {
+    ms_buf_puts(b, "<table><tr><th>node</th><th>verdict</th><th>plugin / total</th>"
+                   "<th>reasons / per-plugin scores</th></tr>\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, results) explain_row(b, e);
+    ms_buf_puts(b, "</table></details>\n");
+}
+
+/* The end of a section of pod views: n of them shown (none: `none`), and
+ * left_out `kind` pods not. */
+static void views_end(ms_buf *b, uint32_t n, const char *none, uint32_t left_out, const char *kind) {
+    if (n == 0) ms_buf_printf(b, "<p>%s</p>\n", none);
+    if (left_out) ms_buf_printf(b, "<p>%u more %s pods left out.</p>\n", left_out, kind);
+    ms_buf_puts(b, "</section>\n");
 }
 
 static void explain_section(ms_buf *b, const ms_report *r) {
@@ -352,17 +380,35 @@ static void explain_section(ms_buf *b, const ms_report *r) {
             esc(b, cJSON_IsString(why) ? why->valuestring : str(pre, "code"));
             ms_buf_puts(b, "</p>");
         }
-        ms_buf_puts(b, "<table><tr><th>node</th><th>verdict</th><th>plugin / total</th>"
-                       "<th>reasons / per-plugin scores</th></tr>\n");
-        const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(now, "nodeResults")) explain_row(b, e);
-        ms_buf_puts(b, "</table></details>\n");
+        node_results(b, cJSON_GetObjectItemCaseSensitive(now, "nodeResults"));
         n++;
     }
-    if (n == 0) ms_buf_puts(b, "<p>No pod was left pending.</p>\n");
-    if (r->explain_left_out)
-        ms_buf_printf(b, "<p>%u more pending pods left out.</p>\n", r->explain_left_out);
-    ms_buf_puts(b, "</section>\n");
+    views_end(b, n, "No pod was left pending.", r->explain_left_out, "pending");
+}
+
+/* Each placed pod's placing cycle, as it computed it (no pass run again:
+ * the cluster has changed since). */
+static void placed_section(ms_buf *b, const ms_report *r) {
+    ms_buf_puts(b, "<section id=\"cycles\"><h2>Each node, for the pods placed</h2>"
+                   "<p>What the cycle that placed the pod computed: every node's Filter verdict (the "
+                   "plugin that rejected the pod and why), or that the pass did not reach it "
+                   "(<code>percentageOfNodesToScore</code>: enough feasible nodes were found first; or "
+                   "the pod's nominated node fit), and each feasible node's weighted score per Score "
+                   "plugin, the selected node in bold.</p>\n");
+    const cJSON *x;
+    uint32_t n = 0;
+    cJSON_ArrayForEach(x, r->placed) {
+        const cJSON *cy = cJSON_GetObjectItemCaseSensitive(x, "cycle");
+        ms_buf_puts(b, "<details class=\"cycle\"><summary>");
+        esc(b, str(x, "pod"));
+        ms_buf_puts(b, " &rarr; ");
+        esc(b, str(cy, "selectedNode"));
+        ms_buf_printf(b, " <span class=\"count\">(%.0f feasible of %.0f evaluated, %.0f nodes)</span></summary>",
+                      num(cy, "feasibleNodes"), num(cy, "evaluatedNodes"), num(cy, "nodes"));
+        node_results(b, cJSON_GetObjectItemCaseSensitive(cy, "nodeResults"));
+        n++;
+    }
+    views_end(b, n, "No pod was placed.", r->placed_left_out, "placed");
 }
 
 /* What ran, so that a report can be told from another and run again. */
@@ -411,6 +457,7 @@ bool ms_report_html(FILE *out, const ms_report *r) {
     nodes_section(&b, r);
     placements_section(&b, r);
     bool ok = reasons_section(&b, r);
+    placed_section(&b, r);
     explain_section(&b, r);
     if (r->shadow) shadow_section(&b, r->shadow);
     ms_buf_puts(&b, "</body></html>\n");

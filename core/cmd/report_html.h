@@ -3,7 +3,8 @@
  * inputs, seed), each node's utilisation before and after the run
  * (extended resources included), where each pod went, the unschedulable
  * pods grouped by reason, every node's Filter verdict or per-plugin scores
- * for the pods left pending, and a shadow run's disagreements. Long tables
+ * for the pods placed (as their cycle computed them) and for the pods left
+ * pending (computed again), and a shadow run's disagreements. Long tables
  * come in pages of MS_REPORT_PAGE rows, each its own <details>, which the
  * browser lays out only when open or scrolled to. */
 #ifndef MOONSCHED_CMD_REPORT_HTML_H
@@ -59,6 +60,10 @@ typedef struct ms_report {
      * more were left out. */
     const cJSON *explain;
     uint32_t explain_left_out;
+    /* Placed pods' placing cycles: [{"pod", "cycle": ms_scheduler_cycle_trace}],
+     * and how many placed pods have none (beyond the bound). */
+    const cJSON *placed;
+    uint32_t placed_left_out;
 } ms_report;
 
 /* Writes the page; false when out of memory or the write failed. */

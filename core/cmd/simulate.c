@@ -32,6 +32,7 @@
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cycle_trace.h"
 #include "scheduler/explain.h"
 #include "scheduler/shadow.h"
 
@@ -1133,6 +1134,19 @@ static void sim_free(sim *m) {
 }
 
 /* The policies (when any) and the scheduler over the simulated cluster. */
+/* Pods left pending the report explains node by node: enough to see the
+ * patterns, few enough for a page (each is a row per node). */
+#define REPORT_EXPLAINED_PODS 100
+/* Node rows of placed pods' cycles the report holds at most (about 10 MB
+ * of page): the first pods placed, REPORT_EXPLAINED_PODS at most, at
+ * least one. */
+#define REPORT_TRACED_ROWS 20000u
+
+static uint32_t report_traced_pods(uint32_t nnodes) {
+    uint32_t n = nnodes ? REPORT_TRACED_ROWS / nnodes : REPORT_EXPLAINED_PODS;
+    return n < 1 ? 1 : n > REPORT_EXPLAINED_PODS ? REPORT_EXPLAINED_PODS : n;
+}
+
 static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
     const ms_simulate_options *o = m->o;
     ms_rc rc;
@@ -1167,6 +1181,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
          * without it nothing asks, and writing a record per cycle cost
          * about a tenth of a 500-node cycle (cold record lines) */
         .explain_cycles = o->explain ? (int32_t)(m->npods < 1000000 ? 4 * m->npods + 1024 : 0) : -1,
+        .trace_pods = o->output == MS_OUTPUT_HTML && !o->quiet ? report_traced_pods(m->nnodes) : 0,
     };
     if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */
@@ -1260,10 +1275,6 @@ static const char *pod_state(const placement *p) {
     return p->preempted ? "preempted" : p->gated ? "gated" : "unschedulable";
 }
 
-/* Pods left pending the report explains node by node: enough to see the
- * patterns, few enough for a page (each is a row per node). */
-#define REPORT_EXPLAINED_PODS 100
-
 /* Every node's verdict for the pods left unschedulable (the first
  * REPORT_EXPLAINED_PODS), as `--explain` computes it. */
 static cJSON *report_explain(sim *m, uint32_t *left_out) {
@@ -1281,6 +1292,27 @@ static cJSON *report_explain(sim *m, uint32_t *left_out) {
         if (ms_scheduler_explain(m->sched, ms_str_get(m->in, p->pod->meta.namespace_),
                                  ms_str_get(m->in, p->pod->meta.name), m->now, &e, &err) == MS_OK)
             cJSON_AddItemToArray(arr, e);
+    }
+    return arr;
+}
+
+/* The placing cycle of each placed pod that has one kept (the first
+ * report_traced_pods placed), as the scheduler recorded it. */
+static cJSON *report_placed(sim *m, char (*keys)[512], uint32_t *left_out) {
+    cJSON *arr = cJSON_CreateArray();
+    *left_out = 0;
+    for (uint32_t i = 0; arr && i < m->npl; i++) {
+        const placement *p = &m->pl[i];
+        if (p->node == MS_STR_NONE) continue;
+        const cJSON *t = ms_scheduler_cycle_trace(m->sched, p->pod->meta.uid_hash);
+        if (!t) {
+            (*left_out)++;
+            continue;
+        }
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "pod", keys[i]);
+        cJSON_AddItemReferenceToObject(x, "cycle", (cJSON *)t);
+        cJSON_AddItemToArray(arr, x);
     }
     return arr;
 }
@@ -1394,14 +1426,19 @@ static void print_html(sim *m) {
         rp[i] = (ms_report_pod){.pod = keys[i], .node = p->node != MS_STR_NONE ? ms_str_get(m->in, p->node) : NULL,
                                 .state = pod_state(p), .message = why[i]};
     }
+    uint32_t placed_left_out = 0;
+    cJSON *placed = ok ? report_placed(m, keys, &placed_left_out) : NULL;
+    ok = ok && placed;
     ms_report r = {.title = "moonsched simulation", .version = o->version, .config = o->config_file,
                    .inputs = inputs, .policies = with_shadow, .seed = m->seed, .extended = columns,
                    .nextended = ncolumns, .nodes = rn, .nnodes = n, .pods = rp, .npods = m->npl,
-                   .preemptions = m->npre, .shadow = shadow, .explain = explain, .explain_left_out = left_out};
+                   .preemptions = m->npre, .shadow = shadow, .explain = explain, .explain_left_out = left_out,
+                   .placed = placed, .placed_left_out = placed_left_out};
     if (!ok || !ms_report_html(m->out, &r)) m->oom = true;
     free(inputs);
     free(with_shadow);
     cJSON_Delete(explain);
+    cJSON_Delete(placed);
     cJSON_Delete(shadow);
     free(why);
     free(keys);

@@ -21,6 +21,8 @@
 
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
+#include "moonsched/plugin.h"
+#include "moonsched/status.h"
 
 typedef struct ms_scheduler ms_scheduler;
 
@@ -120,6 +122,10 @@ void ms_explain_add_time(cJSON *o, double t);
  * score plugin names from `score_names` (n of them), the profile's name. */
 cJSON *ms_explain_record_json(const ms_explain_record *rec, const ms_interner *in, const char *profile,
                               const char *const *score_names, uint32_t nscore_names);
+
+/* A Filter (or PreFilter, Score) status as JSON: {"plugin", "code",
+ * "reasons"}. */
+cJSON *ms_explain_status_json(const ms_framework *fw, const ms_status *st);
 
 /* What the scheduler knows of pod NS/NAME, as JSON: where it is (queue,
  * binding, cache), its last recorded cycle, and for a pod still pending

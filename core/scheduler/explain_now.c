@@ -61,7 +61,7 @@ static const ms_inflight *find_binding(const ms_scheduler *s, ms_str ns, ms_str 
     return NULL;
 }
 
-static cJSON *status_json(const ms_framework *fw, const ms_status *st) {
+cJSON *ms_explain_status_json(const ms_framework *fw, const ms_status *st) {
     cJSON *f = cJSON_CreateObject();
     const char *plugin = ms_framework_plugin_name(fw, st->plugin);
     if (plugin && *plugin) cJSON_AddStringToObject(f, "plugin", plugin);
@@ -94,7 +94,7 @@ static void nodes_json(ms_scheduler *s, const ms_framework *fw, uint32_t profile
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "node", ms_str_get(s->in, ni->name));
         if (s->statuses[i].code != MS_SUCCESS) {
-            cJSON_AddItemToObject(e, "filter", status_json(fw, &s->statuses[i]));
+            cJSON_AddItemToObject(e, "filter", ms_explain_status_json(fw, &s->statuses[i]));
         } else if (k < nfeasible && s->feasible[k] == ni) {
             if (scored) {
                 cJSON *sc = cJSON_AddObjectToObject(e, "scores");
@@ -115,7 +115,7 @@ static bool score_all(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint
     ms_status_ok(&st);
     if (ms_framework_run_pre_score(fw, c, s->feasible, nfeasible, &st) != MS_SUCCESS ||
         ms_framework_run_score(fw, c, s->feasible, nfeasible, s->totals, s->per_plugin, &st) != MS_SUCCESS) {
-        cJSON_AddItemToObject(out, "error", status_json(fw, &st));
+        cJSON_AddItemToObject(out, "error", ms_explain_status_json(fw, &st));
         return false;
     }
     return true;
@@ -130,7 +130,7 @@ static void run_pass(ms_scheduler *s, ms_inflight *r, cJSON *out) {
     ms_status_ok(&st);
     ms_code code = ms_framework_run_pre_filter(fw, c, &st);
     if (code != MS_SUCCESS) {
-        cJSON_AddItemToObject(out, "preFilter", status_json(fw, &st));
+        cJSON_AddItemToObject(out, "preFilter", ms_explain_status_json(fw, &st));
         return;
     }
     uint32_t nfeasible = 0;

@@ -19,6 +19,7 @@
 #include "framework/runners.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/scheduler_metrics.h"
+#include "scheduler/cycle_trace.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/shadow.h"
 
@@ -634,6 +635,8 @@ static bool find_fit(ms_scheduler *s, ms_inflight *r, uint32_t n, uint32_t *nfea
     bool via_nominated = false;
     double t0 = point_start(c);
     ms_code code = find_feasible(s, fw, c, n, false, nfeasible, evaluated, &start, &via_nominated, st);
+    s->pass_start = start;
+    s->pass_nominated = via_nominated;
     point_done(c, MS_EP_FILTER, code == MS_ERROR ? MS_ERROR : *nfeasible ? MS_SUCCESS : MS_UNSCHEDULABLE, t0);
     if (code == MS_ERROR) {
         cycle_plugin_error(s, r, "Filter", st, now);
@@ -654,6 +657,8 @@ static bool find_fit(ms_scheduler *s, ms_inflight *r, uint32_t n, uint32_t *nfea
                 cycle_plugin_error(s, r, "Filter", st, now);
                 return false;
             }
+            s->pass_start = start;
+            s->pass_nominated = via_nominated;
         }
     }
     if (!via_nominated && *nfeasible > 0) {
@@ -671,11 +676,12 @@ static bool find_fit(ms_scheduler *s, ms_inflight *r, uint32_t n, uint32_t *nfea
 }
 
 /* prioritizeNodes and selectHost over more than one feasible node: the
- * Score plugins, the extenders' weighted scores added to their totals, a
- * random choice among the best; the chosen node's scores into report.
- * false when the cycle ended in an error (reported). */
+ * Score plugins, the extenders' weighted scores added to their totals
+ * (*ext_out: theirs, one row per prioritizer, or NULL), a random choice
+ * among the best; the chosen node's scores into report. false when the
+ * cycle ended in an error (reported). */
 static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible, ms_score_report *report,
-                             uint32_t *selected, ms_status *st, double now) {
+                             uint32_t *selected, const int64_t **ext_out, ms_status *st, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     const ms_profile_info *info = &s->info[r->profile];
     ms_cycle *c = &r->cycle;
@@ -687,7 +693,7 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
         cycle_plugin_error(s, r, "PreScore", st, now);
         return false;
     }
-    int64_t *per_plugin = s->reporter.scheduled ? s->per_plugin : NULL;
+    int64_t *per_plugin = s->reporter.scheduled || s->trace_pods ? s->per_plugin : NULL;
     t0 = point_start(c);
     code = ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, st);
     point_done(c, MS_EP_SCORE, code, t0);
@@ -708,6 +714,7 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
             for (uint32_t j = 0; j < nfeasible; j++)
                 s->totals[j] = ms_go_int64_add(s->totals[j], ext_scores[(size_t)k * nfeasible + j]);
     }
+    *ext_out = ext_scores;
     *selected = ms_select_host(&s->rng, s->totals, nfeasible);
     report->total = s->totals[*selected];
     if (per_plugin) {
@@ -796,8 +803,10 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
         .num_all_nodes = n,
     };
     uint32_t selected = 0;
+    const int64_t *ext_scores = NULL;
     /* upstream: a single feasible node is taken without scoring. */
-    if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &st, now)) return;
+    if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &ext_scores, &st, now)) return;
+    if (s->trace_pods) ms_sched_trace_cycle(s, r, nfeasible, evaluated, selected, nfeasible > 1, ext_scores);
     /* Shadow policies judge the same nodes before the assume changes them. */
     if (s->nshadows) ms_shadow_evaluate(s, r, nfeasible, selected, nfeasible > 1);
     if (s->explain_cur) explain_selected(s->explain_cur, s->feasible[selected]->name, &report, nfeasible > 1);

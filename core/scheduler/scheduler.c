@@ -17,6 +17,7 @@
 #include "framework/runners.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/cycle_trace.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/shadow.h"
@@ -357,6 +358,8 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_snapshot_init(&s->snap);
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
+    ms_map_init(&s->traces);
+    s->trace_pods = o->trace_pods;
     ms_decoder_init(&s->dec, s->in);
     s->dec.keep_raw = o->keep_objects;
 
@@ -451,6 +454,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->per_plugin);
     ms_buf_free(&s->msg);
     ms_explain_ring_free(&s->explain);
+    ms_sched_traces_free(s);
     free(s);
 }
 

@@ -125,6 +125,13 @@ struct ms_scheduler {
     ms_explain_ring explain;
     ms_explain_record *explain_cur;
     uint64_t policy_generation;
+    /* The cycle's Filter pass, for cycle traces: where it began and
+     * whether the nominated node alone was taken. */
+    uint32_t pass_start;
+    bool pass_nominated;
+    /* Placing cycles kept whole (cycle_trace.h): uid hash -> cJSON*. */
+    ms_map traces;
+    uint32_t ntraces, trace_pods;
 
     /* Metrics (ms_scheduler_options.record_metrics); NULL: none recorded. */
     struct ms_sched_metrics *metrics;

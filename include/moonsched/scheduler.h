@@ -135,6 +135,11 @@ typedef struct ms_scheduler_options {
     /* Recent scheduling cycles kept for explain (docs/explain.md): 0 is
      * the default (1024), negative keeps none. */
     int32_t explain_cycles;
+    /* Keep the placing cycle whole (every node's Filter verdict, every
+     * feasible node's per-plugin scores) for the first trace_pods pods a
+     * cycle chooses a node for (simulate's HTML report); 0: none, at no
+     * cost. */
+    uint32_t trace_pods;
     /* Keep every object's JSON as decoded (ms_decoder.keep_raw) so that
      * ms_scheduler_view's objects can be written out whole (run's
      * /debug/snapshot); extenders turn it on too. */

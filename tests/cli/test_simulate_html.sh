@@ -4,7 +4,8 @@
 # the nodes' utilisation before and after (extended resources, one unit
 # per column), where each pod went (in pages when long), the
 # unschedulable pods by reason, every node's verdict or per-plugin scores
-# for the pods left pending, and a shadow run's disagreements; loaded in
+# for the pods placed (as their cycle computed them) and for the pods left
+# pending, and a shadow run's disagreements; loaded in
 # a real headless browser (Debian's chromium):
 # it loads without console errors and its DOM holds the expected
 # elements. TAP output. B: the build directory (default: build).
@@ -160,6 +161,73 @@ for (cls, node, code, plugin, reasons), w in zip(rows, want):
     assert code == w["filter"]["code"] and plugin == w["filter"]["plugin"], (code, plugin, w)
     assert reasons == "; ".join(w["filter"]["reasons"]), (reasons, w)
 PY
+check "a placed pod: every node's verdict and each feasible node's per-plugin scores, as its cycle computed them" \
+    python3 - "$T/dom.html" "$T/report.json" <<'PY'
+import json, re, sys
+dom = open(sys.argv[1]).read()
+rep = json.load(open(sys.argv[2]))
+section = dom.split('id="cycles"')[1].split("</section>")[0]
+placed = {p["pod"]: p for p in rep["placements"] if p["node"]}
+views = re.findall(r'<details class="cycle"><summary>([^ <]*) \u2192 ([^ <]*) <span class="count">'
+                   r'\((\d+) feasible of (\d+) evaluated, (\d+) nodes\)</span></summary>(.*?)</details>', section, re.S)
+assert [v[0] for v in views] == list(placed), ([v[0] for v in views], list(placed))
+score = re.compile(r'<span class="score">([^<]*) (-?\d+)</span>')
+verdict = re.compile(r'<tr class="verdict ([\w ]+)"><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>'
+                     r'<td class="msg">(.*?)</td></tr>')
+for pod, node, feasible, evaluated, nodes, body in views:
+    p = placed[pod]
+    rows = verdict.findall(body)
+    assert node == p["node"] and len(rows) == int(nodes) == len(rep["nodes"]), (pod, node, len(rows))
+    assert sorted(r[1] for r in rows) == sorted(n["name"] for n in rep["nodes"]), rows
+    ok = [r for r in rows if r[0].startswith("feasible")]
+    assert len(ok) == int(feasible) == p["score"]["feasibleNodes"], (pod, ok, feasible)
+    chosen = [r for r in rows if r[0] == "feasible selected"]
+    assert len(chosen) == 1 and chosen[0][1] == node, (pod, chosen)
+    if int(feasible) < 2:
+        continue
+    # the chosen node's scores are those its cycle printed, the pod not yet on the node
+    assert chosen[0][3] == str(p["score"]["total"]), (pod, chosen[0], p["score"])
+    assert dict((k, int(v)) for k, v in score.findall(chosen[0][4])) == p["score"]["plugins"], (pod, chosen[0])
+    for cls, n, what, total, scores in ok:
+        parts = score.findall(scores)
+        assert parts and sum(int(v) for _, v in parts) == int(total), (pod, n, total, parts)
+# api-1: a node rejected with its reason, two feasible nodes scored
+api = dict((r[1], r) for r in verdict.findall(dict((v[0], v[5]) for v in views)["default/api-1"]))
+assert api["node-c"] == ("rejected", "node-c", "Unschedulable", "NodeResourcesFit", "Insufficient cpu"), api["node-c"]
+assert sum(1 for r in api.values() if r[0].startswith("feasible")) == 2, api
+PY
+"$M" simulate --generate 'nodes=120,pods=3' --output html >"$T/sampled.html" 2>/dev/null
+chrome --dump-dom "file://$T/sampled.html" >"$T/sampled-dom.html"
+check "a placed pod on 120 nodes: the 20 nodes percentageOfNodesToScore left out are marked not evaluated" \
+    python3 - "$T/sampled-dom.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+section = dom.split('id="cycles"')[1].split("</section>")[0]
+views = re.findall(r'<summary>default/(pod-\d) \u2192 [^ <]* <span class="count">\((\d+) feasible of (\d+) evaluated, '
+                   r'(\d+) nodes\)</span></summary>(.*?)</details>', section, re.S)
+assert [v[0] for v in views] == ["pod-0", "pod-1", "pod-2"], views
+for pod, feasible, evaluated, nodes, body in views:
+    assert (feasible, evaluated, nodes) == ("100", "100", "120"), (pod, feasible, evaluated, nodes)
+    skipped = re.findall(r'<tr class="verdict skipped"><td>([^<]*)</td><td>not evaluated</td>', body)
+    scored = re.findall(r'<tr class="verdict feasible[^"]*"><td>([^<]*)</td>', body)
+    assert len(skipped) == 20 and len(scored) == 100, (pod, len(skipped), len(scored))
+    assert not set(skipped) & set(scored)
+# each pass starts where the last one stopped (upstream's nextStartNodeIndex)
+skipped = [re.findall(r'verdict skipped"><td>([^<]*)<', v[4]) for v in views]
+assert skipped[0] != skipped[1], skipped
+PY
+"$M" simulate --cluster "$D/preemption.yaml" --output html >"$T/nominated.html" 2>/dev/null
+check "a preemptor placed on its nominated node: that node alone evaluated, not scored" python3 - "$T/nominated.html" <<'PY'
+import re, sys
+section = open(sys.argv[1]).read().split('id="cycles"')[1].split("</section>")[0]
+body = section.split("<summary>prod/critical &rarr; node-a ")[1].split("</details>")[0]
+rows = re.findall(r'<tr class="verdict ([\w ]+)"><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>[^<]*</td>'
+                  r'<td class="msg">([^<]*)</td>', body)
+assert rows == [("feasible selected", "node-a", "selected", "not scored: the only feasible node"),
+                ("skipped", "node-b", "not evaluated",
+                 "the pod's nominated node fit and was taken without looking further")], rows
+PY
+
 # default/web-1 fits but a policy's Permit turns it away: left pending with
 # feasible nodes.
 cat >"$T/deny.lua" <<'LUA'
@@ -199,6 +267,14 @@ assert [(o, a, b) for o, a, b, _ in pages] == [(' open=""', "1", "500"), ("", "5
     [(o, a, b) for o, a, b, _ in pages]
 sizes = [len(re.findall(r'<tr class="pod ', body)) for _, _, _, body in pages]
 assert sizes == [500, 500, 200], sizes
+PY
+check "1200 placed pods on 30 nodes: the first 100 pods' cycles, the rest counted" python3 - "$T/big-dom.html" <<'PY'
+import re, sys
+section = open(sys.argv[1]).read().split('id="cycles"')[1].split("</section>")[0]
+pods = re.findall(r'<details class="cycle"><summary>([^ <]*) ', section)
+# placed in the order the API server lists them, by name
+assert pods == sorted("default/pod-%d" % i for i in range(1200))[:100], pods[:5]
+assert "<p>1100 more placed pods left out.</p>" in section, section[-200:]
 PY
 check "the long report loads without a console message" sh -c "! grep -q 'CONSOLE' '$T/chrome.err'"
 
