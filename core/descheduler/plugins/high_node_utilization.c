@@ -12,6 +12,7 @@ typedef struct high_args {
     ms_nu_thresholds thresholds;
     int64_t number_of_nodes;
     ms_desched_strs excluded;
+    bool only_thresholding;   /* evictionModes: [OnlyThresholdingResources] */
 } high_args;
 
 static ms_rc decode(ms_desched_args_ctx *c, const cJSON *args, void *out) {
@@ -37,6 +38,7 @@ static ms_rc decode(ms_desched_args_ctx *c, const cJSON *args, void *out) {
             ms_desched_args_invalid(c, "invalid eviction mode %s", ms_str_get(c->in, modes.v[i]));
             break;
         }
+    a->only_thresholding = modes.n > 0;
     return MS_OK;
 }
 
@@ -76,6 +78,7 @@ static void run(const void *args, ms_desched_pass *ps) {
         return;
     }
     ms_nu_static_thresholds(&u, &a->thresholds, NULL);
+    u.only_thresholding = a->only_thresholding;
     balance(a, &u);
     ms_nu_free(&u);
 }

@@ -186,6 +186,15 @@ static bool tolerates_some_destination(const ms_pod *p, ms_nu_node **dests, uint
 
 /* One source node: its removable pods in order, while keep_going. false
  * when the total limit ends the whole loop. */
+/* upstream's withResourceRequestForAny. The pod keeps its summed
+ * requests, not each container's: a request of 0 counts as none here,
+ * where upstream counts the key written. */
+static bool requests_configured(const ms_nu *u, const ms_pod *p) {
+    for (uint32_t r = 0; r < u->nconfigured; r++)
+        if (ms_resources_get(&p->requests, &u->ps->rn, u->res[r]) > 0) return true;
+    return false;
+}
+
 static bool evict_from(ms_nu *u, ms_nu_node *src, ms_nu_node **dests, uint32_t ndests, double *room,
                        const ms_desched_strs *excluded, ms_nu_continue_fn keep_going, const char *reason) {
     ms_desched_pass *ps = u->ps;
@@ -203,6 +212,7 @@ static bool evict_from(ms_nu *u, ms_nu_node *src, ms_nu_node **dests, uint32_t n
     for (uint32_t k = 0; k < n && keep_going(u, src, room); k++) {
         ms_pod *p = pods[k];
         if (excluded && ms_desched_strs_has(excluded, p->meta.namespace_)) continue;
+        if (u->only_thresholding && !requests_configured(u, p)) continue;
         if (!tolerates_some_destination(p, dests, ndests) || !ms_desched_pod_filter(ps, NULL, p, ni->name))
             continue;
         ms_evict_result r = ms_desched_evict(ps, p, ni->name, reason);

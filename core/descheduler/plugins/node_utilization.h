@@ -54,6 +54,9 @@ typedef struct ms_nu {
     uint32_t nconfigured;                   /* the first nconfigured of res are the thresholds' */
     uint32_t nnodes;
     ms_nu_node *nodes;
+    /* HighNodeUtilization's evictionModes OnlyThresholdingResources: only
+     * pods requesting some configured resource are moved. */
+    bool only_thresholding;
 } ms_nu;
 
 /* Usage of every node of the pass for the configured resources (plus cpu,
@@ -73,7 +76,8 @@ bool ms_nu_below_low(const ms_nu *u, const ms_nu_node *n);
 bool ms_nu_above_high(const ms_nu *u, const ms_nu_node *n);
 
 /* Moves pods off `sources` (in the given order) onto room in `dests`:
- * pods that pass the filter and tolerate every taint of some destination,
+ * pods that pass the filter (and with only_thresholding request some
+ * configured resource) and tolerate every taint of some destination,
  * lowest priority first (then BestEffort, Burstable, Guaranteed), while
  * `keep_going` says so. */
 typedef bool (*ms_nu_continue_fn)(const ms_nu *u, const ms_nu_node *source, const double *room);

@@ -12,6 +12,13 @@
 #define DX_MAX 64
 /* The pass's clock: 2024-01-01T00:00:00Z. */
 #define DX_NOW 1704067200.0
+#define DX_MAX_NS 8
+
+/* A namespace the pass knows, with its labels (namespaceLabelSelector). */
+typedef struct dx_namespace {
+    ms_str name;
+    ms_labels labels;
+} dx_namespace;
 
 typedef struct dx_env {
     fx_env fx;
@@ -23,6 +30,8 @@ typedef struct dx_env {
     bool has_policy;
     ms_desched_pass pass;
     bool has_pass;
+    dx_namespace namespaces[DX_MAX_NS];
+    uint32_t nnamespaces;
 } dx_env;
 
 static inline void dx_init(dx_env *e) {
@@ -35,6 +44,7 @@ static inline void dx_free(dx_env *e) {
     for (uint32_t i = 0; i < e->nnodes; i++) ms_node_info_free(e->nodes[i]);
     for (uint32_t i = 0; i < e->npods; i++) ms_pod_unref(e->pods[i]);
     if (e->has_policy) ms_desched_policy_free(&e->policy);
+    for (uint32_t i = 0; i < e->nnamespaces; i++) free(e->namespaces[i].labels.items);
     fx_env_free(&e->fx);
 }
 
@@ -45,14 +55,15 @@ static inline ms_node_info *dx_find_node(dx_env *e, const char *name) {
 }
 
 /* A node: name, cpu (millis), memory (Mi), pods, then extra YAML for
- * metadata.labels / spec lines (may be ""). */
-static inline ms_node_info *dx_node(dx_env *e, const char *name, int cpu_m, int mem_mi, int pods,
-                                    const char *labels, const char *spec) {
+ * metadata.labels / spec lines and more allocatable entries (", example.com/x: 8"),
+ * each possibly "". */
+static inline ms_node_info *dx_node_alloc(dx_env *e, const char *name, int cpu_m, int mem_mi, int pods,
+                                          const char *labels, const char *spec, const char *alloc) {
     char text[2048];
     snprintf(text, sizeof text,
              "kind: Node\nmetadata: {name: %s, labels: {%s}}\nspec: {%s}\n"
-             "status: {allocatable: {cpu: %dm, memory: %dMi, pods: %d}}\n",
-             name, labels, spec, cpu_m, mem_mi, pods);
+             "status: {allocatable: {cpu: %dm, memory: %dMi, pods: %d%s}}\n",
+             name, labels, spec, cpu_m, mem_mi, pods, alloc);
     ms_node *n = fx_node(&e->fx.d, text);
     ms_node_info *ni = ms_node_info_new(n->meta.name);
     assert_non_null(ni);
@@ -60,6 +71,41 @@ static inline ms_node_info *dx_node(dx_env *e, const char *name, int cpu_m, int 
     ms_node_unref(n);
     e->nodes[e->nnodes++] = ni;
     return ni;
+}
+
+static inline ms_node_info *dx_node(dx_env *e, const char *name, int cpu_m, int mem_mi, int pods,
+                                    const char *labels, const char *spec) {
+    return dx_node_alloc(e, name, cpu_m, mem_mi, pods, labels, spec, "");
+}
+
+/* A namespace the pass knows: its name and labels "k=v;k2=v2" ("": none).
+ * Without any, the pass knows no namespace. */
+static inline void dx_namespace_add(dx_env *e, const char *name, size_t name_len, const char *labels,
+                                    size_t labels_len) {
+    assert_true(e->nnamespaces < DX_MAX_NS);
+    dx_namespace *ns = &e->namespaces[e->nnamespaces++];
+    ns->name = ms_intern(e->fx.in, name, name_len);
+    ns->labels.n = 0;
+    ns->labels.items = calloc(labels_len / 2 + 1, sizeof *ns->labels.items);
+    assert_non_null(ns->labels.items);
+    const char *p = labels, *end = labels + labels_len;
+    while (p < end) {
+        const char *semi = memchr(p, ';', (size_t)(end - p));
+        if (!semi) semi = end;
+        const char *eq = memchr(p, '=', (size_t)(semi - p));
+        assert_non_null(eq);
+        ns->labels.items[ns->labels.n].key = ms_intern(e->fx.in, p, (size_t)(eq - p));
+        ns->labels.items[ns->labels.n++].value = ms_intern(e->fx.in, eq + 1, (size_t)(semi - eq - 1));
+        p = semi + 1;
+    }
+    ms_labels_sort(&ns->labels);
+}
+
+static inline const ms_labels *dx_namespace_labels(void *ctx, ms_str name) {
+    const dx_env *e = ctx;
+    for (uint32_t i = 0; i < e->nnamespaces; i++)
+        if (e->namespaces[i].name == name) return &e->namespaces[i].labels;
+    return NULL;
 }
 
 /* A pod bound to node from YAML (metadata and spec written by the test;
@@ -126,6 +172,10 @@ static inline void dx_policy_one(dx_env *e, const char *extra_top, const char *p
 static inline ms_desched_pass *dx_run(dx_env *e) {
     assert_int_equal(ms_desched_pass_init(&e->pass, &e->policy, e->fx.in, e->nodes, e->nnodes, DX_NOW), 0);
     e->has_pass = true;
+    if (e->nnamespaces) {
+        e->pass.env.namespace_labels = dx_namespace_labels;
+        e->pass.env.ns_ctx = e;
+    }
     ms_desched_run(&e->pass);
     assert_false(e->pass.failed);
     return &e->pass;

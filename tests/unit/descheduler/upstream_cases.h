@@ -18,6 +18,7 @@ typedef struct uc_node {
     const char *labels;       /* flow mapping body */
     const char *spec;         /* flow mapping body of spec */
     int mem_mi;               /* 0: 3000 */
+    const char *alloc;        /* more allocatable entries (", example.com/accel: 8") */
 } uc_node;
 
 typedef struct uc_pods {
@@ -45,6 +46,8 @@ typedef struct uc_case {
     /* Where moonsched deliberately differs: why; want and want_pods are
      * then moonsched's documented result, not upstream's. */
     const char *differs;
+    /* The namespaces the pass knows, "name{k=v;k2=v2} name2{}" (NULL: none known). */
+    const char *namespaces;
 } uc_case;
 
 #define UC_OWNER ", ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: rs-uid, controller: true}]"
@@ -64,8 +67,15 @@ static int uc_cmp_pod(const void *a, const void *b) {
 static inline void uc_build(dx_env *e, const uc_case *c) {
     for (int i = 0; i < 8 && c->nodes[i].name; i++) {
         const uc_node *n = &c->nodes[i];
-        dx_node(e, n->name, n->cpu_m < 0 ? 0 : n->cpu_m ? n->cpu_m : 2000, n->mem_mi ? n->mem_mi : 3000, n->pods ? n->pods : 10, n->labels ? n->labels : "",
-                n->spec ? n->spec : "");
+        dx_node_alloc(e, n->name, n->cpu_m < 0 ? 0 : n->cpu_m ? n->cpu_m : 2000, n->mem_mi ? n->mem_mi : 3000,
+                      n->pods ? n->pods : 10, n->labels ? n->labels : "", n->spec ? n->spec : "",
+                      n->alloc ? n->alloc : "");
+    }
+    for (const char *p = c->namespaces; p && *(p += strspn(p, " "));) {
+        const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
+        assert_non_null(close);
+        dx_namespace_add(e, p, (size_t)(open - p), open + 1, (size_t)(close - open - 1));
+        p = close + 1;
     }
     uc_pod_text *pods = calloc(DX_MAX * 4, sizeof *pods);
     assert_non_null(pods);
