@@ -133,7 +133,7 @@ $(B)/moonsched: $(B)/obj/core/cmd/main.o $(B)/libmoonsched.a
 # The command built with ASan and UBSan, for runs of it under the
 # sanitizers (hostile-asan).
 $(B)/moonsched-asan: core/cmd/main.c $(B)/libmoonsched-asan.a $(LUAJIT_LIB)
-	$(CC) $(CPPFLAGS) -DMOONSCHED_VERSION='"$(VERSION)"' $(CFLAGS:$(OPT)=-O1) $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -DMOONSCHED_VERSION='"$(VERSION)"' -DMOONSCHED_COMMIT='"$(COMMIT)"' $(CFLAGS:$(OPT)=-O1) $(ASAN) -o $@ $< $(B)/libmoonsched-asan.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmoonsched.a
 	@mkdir -p $(dir $@)
