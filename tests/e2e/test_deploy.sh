@@ -45,12 +45,12 @@ done
 kc apply -k "$overlay" >"$dir/apply-v1.out" 2>&1
 check_eval "apply -k second-scheduler on 1.20: only the policy/v1 PodDisruptionBudget is refused" \
     "grep -q 'no matches for kind \"PodDisruptionBudget\" in version \"policy/v1\"' '$dir/apply-v1.out' &&
-     [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 10 ]"
+     [ \"\$(grep -c ' created\$' '$dir/apply-v1.out')\" = 11 ]"
 check_eval "apply -k second-scheduler-1.20 succeeds (server-side validation)" \
     "kc apply -k '$overlay_120' >'$dir/apply.out' 2>&1"
 check_eval "server dry run of the same objects: all unchanged" \
     "kc apply -k '$overlay_120' --dry-run=server >'$dir/dry.out' 2>&1 &&
-     [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 11 ]"
+     [ \"\$(grep -c 'unchanged (server dry run)' '$dir/dry.out')\" = 12 ]"
 check_eval "the Deployment's pod template is admitted as a Pod (priority class, security context)" \
     "kc -n moonsched get deployment moonsched -o json |
      jq '{apiVersion: \"v1\", kind: \"Pod\", metadata: {name: \"moonsched-template\", namespace: \"moonsched\"}, spec: .spec.template.spec}' |
