@@ -1134,16 +1134,15 @@ static void sim_free(sim *m) {
 }
 
 /* The policies (when any) and the scheduler over the simulated cluster. */
-/* Pods left pending the report explains node by node: enough to see the
- * patterns, few enough for a page (each is a row per node). */
+/* Pods the report explains node by node, placed and pending each: enough
+ * to see the patterns, few enough for a page (each is a row per node). */
 #define REPORT_EXPLAINED_PODS 100
-/* Node rows of placed pods' cycles the report holds at most (about 10 MB
- * of page): the first pods placed, REPORT_EXPLAINED_PODS at most, at
- * least one. */
-#define REPORT_TRACED_ROWS 20000u
+/* Node rows each of those views holds at most (about 10 MB of page): the
+ * first pods, REPORT_EXPLAINED_PODS at most, at least one. */
+#define REPORT_NODE_ROWS 20000u
 
-static uint32_t report_traced_pods(uint32_t nnodes) {
-    uint32_t n = nnodes ? REPORT_TRACED_ROWS / nnodes : REPORT_EXPLAINED_PODS;
+static uint32_t report_explained_pods(uint32_t nnodes) {
+    uint32_t n = nnodes ? REPORT_NODE_ROWS / nnodes : REPORT_EXPLAINED_PODS;
     return n < 1 ? 1 : n > REPORT_EXPLAINED_PODS ? REPORT_EXPLAINED_PODS : n;
 }
 
@@ -1181,7 +1180,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
          * without it nothing asks, and writing a record per cycle cost
          * about a tenth of a 500-node cycle (cold record lines) */
         .explain_cycles = o->explain ? (int32_t)(m->npods < 1000000 ? 4 * m->npods + 1024 : 0) : -1,
-        .trace_pods = o->output == MS_OUTPUT_HTML && !o->quiet ? report_traced_pods(m->nnodes) : 0,
+        .trace_pods = o->output == MS_OUTPUT_HTML && !o->quiet ? report_explained_pods(m->nnodes) : 0,
     };
     if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */
@@ -1276,14 +1275,15 @@ static const char *pod_state(const placement *p) {
 }
 
 /* Every node's verdict for the pods left unschedulable (the first
- * REPORT_EXPLAINED_PODS), as `--explain` computes it. */
+ * report_explained_pods), as `--explain` computes it. */
 static cJSON *report_explain(sim *m, uint32_t *left_out) {
     cJSON *arr = cJSON_CreateArray();
+    int max = (int)report_explained_pods(m->nnodes);
     *left_out = 0;
     for (uint32_t i = 0; arr && i < m->npl; i++) {
         const placement *p = &m->pl[i];
         if (p->node != MS_STR_NONE || p->preempted || p->gated) continue;
-        if (cJSON_GetArraySize(arr) >= REPORT_EXPLAINED_PODS) {
+        if (cJSON_GetArraySize(arr) >= max) {
             (*left_out)++;
             continue;
         }
@@ -1297,7 +1297,7 @@ static cJSON *report_explain(sim *m, uint32_t *left_out) {
 }
 
 /* The placing cycle of each placed pod that has one kept (the first
- * report_traced_pods placed), as the scheduler recorded it. */
+ * report_explained_pods placed), as the scheduler recorded it. */
 static cJSON *report_placed(sim *m, char (*keys)[512], uint32_t *left_out) {
     cJSON *arr = cJSON_CreateArray();
     *left_out = 0;
