@@ -41,8 +41,7 @@ static void value(walk *k, const cJSON *v, const ms_field *fields, size_t len) {
 
 static void object(walk *k, const cJSON *obj, const ms_field *fields, size_t len) {
     const char *names[MAX_NAMES];
-    size_t nnames = 0;
-    for (const ms_field *f = fields; f && f->name && nnames < MAX_NAMES; f++) names[nnames++] = f->name;
+    size_t nnames = 0;    /* filled at the first unknown key: most objects have none */
     for (const cJSON *c = obj->child; c; c = c->next) {
         if (!c->string) continue;
         int n = snprintf(k->path + len, sizeof k->path - len, "%s%s", len ? "." : "", c->string);
@@ -53,8 +52,12 @@ static void object(walk *k, const cJSON *obj, const ms_field *fields, size_t len
         if (k->w->duplicate && second_occurrence(obj, c)) k->w->duplicate(k->w->ctx, k->path);
         const ms_field *f = fields;
         while (f && f->name && strcmp(f->name, c->string) != 0) f++;
-        if (fields && !f->name) k->w->unknown(k->w->ctx, k->path, c->string, names, nnames);
-        else value(k, c, f ? f->fields : NULL, len + (size_t)n);
+        if (fields && !f->name) {
+            for (const ms_field *g = fields + nnames; nnames < MAX_NAMES && g->name; g++) names[nnames++] = g->name;
+            k->w->unknown(k->w->ctx, k->path, c->string, names, nnames);
+        } else {
+            value(k, c, f ? f->fields : NULL, len + (size_t)n);
+        }
         k->path[len] = '\0';
     }
 }
