@@ -217,6 +217,31 @@ for row in "single:preempt single pod:victim-pod" "two-pods:preempt two pods:vic
         sh -c "test '$got' = '$victims ' && grep -qx 'preemption/preemptor-pod -> node1  (not scored: feasible 1/1)' '$T/rwop.out'"
 done
 
+# Rows of upstream's DefaultPreemption tests, one cluster each; the header
+# names the row and what upstream expects of default/p: its node (-:
+# none) and victims, or whether it is eligible to preempt.
+for f in "$D"/preemption-upstream/*.yaml; do
+    row=$(sed -n 's/^# upstream DefaultPreemption //p' "$f")
+    "$M" simulate --cluster "$f" >"$T/row.out" 2>&1
+    if grep -q '^# expect-not-eligible:' "$f"; then
+        case $(sed -n 's/^# expect-not-eligible: //p' "$f") in
+        terminating) want="grep -q '^default/p -> (unschedulable) .* preemption: not eligible due to a terminating pod on the nominated node\.\$' '$T/row.out'" ;;
+        *) want="grep -q '^default/p -> ' '$T/row.out' && ! grep -q 'not eligible' '$T/row.out'" ;;
+        esac
+        check "$row" sh -c "$want"
+        continue
+    fi
+    node=$(sed -n 's/^# expect-node: //p' "$f")
+    victims=$(sed -n 's/^# expect-victims: *//p' "$f")
+    got_victims=$(sed -n 's/^  preempted default\/\([^ ]*\) on .* by default\/p .*/\1/p' "$T/row.out" | sort | tr '\n' ' ' | sed 's/ $//')
+    if [ "$node" = - ]; then
+        got_node=$(grep -q '^default/p -> (unschedulable)' "$T/row.out" && echo -)
+    else
+        got_node=$(sed -n 's/^default\/p -> \([^ ]*\)  .*/\1/p' "$T/row.out")
+    fi
+    check "$row: node $node, victims [$victims]" test "$got_node|$got_victims" = "$node|$victims"
+done
+
 "$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
     >/dev/null 2>"$T/gp.err"
 check "--generate shape=preemption: every high-priority pod placed, three victims each" \
