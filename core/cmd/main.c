@@ -55,8 +55,10 @@ static const char usage[] =
     "\n";
 
 static const char help_simulate[] =
-    "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
-    "                          [--shadow FILE]... [--seed N] [--output table|json|html]\n"
+    "usage: moonsched simulate --cluster FILE... [--config FILE]\n"
+    "                          [--policy FILE [--policy-args JSON]]...\n"
+    "                          [--shadow FILE [--policy-args JSON]]... [--seed N]\n"
+    "                          [--output table|json|html]\n"
     "                          [--generate SPEC] [--quiet] [--stats] [--evictions]\n"
     "                          [--deschedule POLICY] [--explain NS/NAME]\n"
     "\n"
@@ -65,6 +67,8 @@ static const char help_simulate[] =
     "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
     "  --policy FILE      a Lua policy, added to every profile (repeatable); edits\n"
     "                     to the file are picked up while the run goes on\n"
+    "  --policy-args JSON the init args (a JSON object) of the --policy or\n"
+    "                     --shadow file just before it\n"
     "  --shadow FILE      a Lua policy in shadow mode, beside every profile\n"
     "                     (repeatable): its choices are compared with the\n"
     "                     profiles' and never applied (docs/policies.md)\n"
@@ -299,6 +303,8 @@ enum { HELP = -1 };
 typedef struct simulate_args {
     ms_simulate_options o;
     const char **files, **policies, **shadows;   /* at most one per argument */
+    const char **policy_args, **shadow_args;     /* beside policies and shadows */
+    const char **last_args;                      /* the last --policy's or --shadow's entry */
     uint32_t nfiles, npolicies, nshadows;
 } simulate_args;
 
@@ -319,10 +325,18 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.config_file = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--policy");
+        s->last_args = &s->policy_args[s->npolicies];
         s->policies[s->npolicies++] = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--shadow", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--shadow");
+        s->last_args = &s->shadow_args[s->nshadows];
         s->shadows[s->nshadows++] = v;
+    } else if ((v = ms_flag_value(argc, argv, i, "--policy-args", NULL))) {
+        /* Positional, as --args is for policy check's one file. */
+        if (!*v) return usage_error(help_simulate, "%s needs a JSON object", "--policy-args");
+        if (!s->last_args) return usage_error(help_simulate, "%s", "--policy-args follows the --policy or --shadow it is for");
+        if (*s->last_args) return usage_error(help_simulate, "%s", "--policy-args: one per --policy or --shadow");
+        *s->last_args = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--generate", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a spec", "--generate");
         s->o.generate = v;
@@ -361,12 +375,16 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
 static int simulate_main(int argc, char **argv) {
     simulate_args s = {.files = calloc((size_t)argc + 1, sizeof *s.files),
                        .policies = calloc((size_t)argc + 1, sizeof *s.policies),
-                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows)};
+                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows),
+                       .policy_args = calloc((size_t)argc + 1, sizeof *s.policy_args),
+                       .shadow_args = calloc((size_t)argc + 1, sizeof *s.shadow_args)};
     ms_simulate_options_default(&s.o);
-    if (!s.files || !s.policies || !s.shadows) {
+    if (!s.files || !s.policies || !s.shadows || !s.policy_args || !s.shadow_args) {
         free(s.files);
         free(s.policies);
         free(s.shadows);
+        free(s.policy_args);
+        free(s.shadow_args);
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
@@ -383,6 +401,8 @@ static int simulate_main(int argc, char **argv) {
         free(s.files);
         free(s.policies);
         free(s.shadows);
+        free(s.policy_args);
+        free(s.shadow_args);
         return rc == HELP ? EXIT_OK : rc;
     }
     s.o.cluster_files = s.files;
@@ -392,7 +412,9 @@ static int simulate_main(int argc, char **argv) {
     s.o.version = version;
     s.o.policy_files = s.policies;
     s.o.npolicy_files = s.npolicies;
+    s.o.policy_args = s.policy_args;
     s.o.shadow_files = s.shadows;
+    s.o.shadow_args = s.shadow_args;
     s.o.nshadow_files = s.nshadows;
     ms_error err = {0};
     ms_simulate_result res;
@@ -400,6 +422,8 @@ static int simulate_main(int argc, char **argv) {
     free(s.files);
     free(s.policies);
     free(s.shadows);
+    free(s.policy_args);
+    free(s.shadow_args);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;

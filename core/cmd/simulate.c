@@ -1155,8 +1155,10 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         po.lua.log = policy_log;
         po.lua.log_ctx = m;
         po.files = o->policy_files;
+        po.file_args = o->policy_args;
         po.nfiles = o->npolicy_files;
         po.shadow_files = o->shadow_files;
+        po.shadow_file_args = o->shadow_args;
         po.nshadow_files = o->nshadow_files;
         po.watch = !o->no_watch;
         if (o->deschedule_hooks) {
