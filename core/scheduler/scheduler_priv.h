@@ -79,7 +79,6 @@ struct ms_scheduler {
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
-    ms_policy_preemption *policy_preemption;   /* per profile */
     uint32_t max_nscore;           /* most Score plugins in a profile */
     ms_binder binder;
     ms_reporter reporter;
