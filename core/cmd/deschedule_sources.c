@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 #include "moonsched/intern.h"
 #include "moonsched/lua_policy.h"
 

@@ -9,7 +9,7 @@
 
 #include "descheduler/cluster.h"
 #include "descheduler/descheduler.h"
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 #include "descheduler/plugin.h"
 
 typedef struct dsim {

@@ -6,7 +6,7 @@
 #define MOONSCHED_TEST_DESCHED_FIXTURES_H
 
 #include "descheduler/descheduler.h"
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 #include "descheduler/pass.h"
 #include "descheduler/policy.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 #include "descheduler/policy_source.h"
 #include "moonsched/intern.h"
 #include "moonsched/lua_policy.h"

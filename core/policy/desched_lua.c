@@ -3,7 +3,7 @@
  * decoded by the configuration's own reader), one loaded instance per
  * profile and name, enabled at deschedule or balance (the deschedule hook)
  * and at filter or preevictionfilter (the evictable hook). */
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
