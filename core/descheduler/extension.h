@@ -1,5 +1,5 @@
 /* Plugins of a DeschedulerPolicy that the descheduler does not define
- * itself: Lua policies named "lua:NAME" (core/policy/desched_lua.c gives
+ * itself: Lua policies named "lua:NAME" (core/policy/desched_lua.h gives
  * that table). The descheduler reaches them only through this table, so
  * that it includes nothing of the layer that brings them. */
 #ifndef MOONSCHED_DESCHEDULER_EXTENSION_H

@@ -2,8 +2,8 @@
  * instances per profile, the deschedule and evictable hooks
  * (docs/descheduler.md, docs/policies.md), given to the descheduler as its
  * extension table. */
-#ifndef MOONSCHED_DESCHEDULER_LUA_POLICIES_H
-#define MOONSCHED_DESCHEDULER_LUA_POLICIES_H
+#ifndef MOONSCHED_POLICY_DESCHED_LUA_H
+#define MOONSCHED_POLICY_DESCHED_LUA_H
 
 #include "descheduler/extension.h"
 #include "descheduler/plugin.h"
