@@ -16,6 +16,7 @@
 #include "base/map.h"
 #include "framework/runners.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/cycle_trace.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
@@ -101,7 +102,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
-    if (s->explain_cur) ms_explain_add_victim(&s->explain, s->explain_cur, victim->meta.namespace_, victim->meta.name);
+    if (s->nobservers) ms_sched_observe_victim(s, victim);
     return MS_OK;
 }
 
@@ -382,6 +383,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     if (rc == MS_OK) rc = init_profiles(s, cfg, o, ignored, err);
     cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;
+    ms_sched_observers_init(s);
 
     if (o->record_metrics && !(s->metrics = ms_sched_metrics_new(s->nprofiles))) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");

@@ -20,6 +20,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/explain.h"
 #include "scheduler/extender.h"
 
@@ -138,6 +139,10 @@ struct ms_scheduler {
     /* Shadow policies (shadow.h), in profile order; none: nshadows 0. */
     struct ms_shadow **shadows;
     uint32_t nshadows;
+
+    /* What watches the cycles (cycle_observer.h); none: nobservers 0. */
+    const struct ms_cycle_observer *observers[MS_MAX_CYCLE_OBSERVERS];
+    uint32_t nobservers;
 };
 
 /* Record pool (scheduler.c). */
