@@ -11,7 +11,7 @@
 
 #include "base/buf.h"
 #include "api/namespace_store.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "backend/dra_store.h"
 #include "backend/volume_store.h"
 #include "base/map.h"

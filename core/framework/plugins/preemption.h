@@ -42,7 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "moonsched/framework.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "api/storage.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "backend/volume_store.h"
 #include "builtin.h"
 
