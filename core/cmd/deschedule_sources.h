@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "descheduler/policy_source.h"
+#include "descheduler/config_source.h"
 
 typedef struct ms_desched_sources {
     ms_desched_policy_source policy;

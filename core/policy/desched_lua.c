@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 

@@ -8,7 +8,7 @@
 #include "descheduler/descheduler.h"
 #include "policy/desched_lua.h"
 #include "descheduler/pass.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 #define DX_MAX 64
 /* The pass's clock: 2024-01-01T00:00:00Z. */

@@ -5,7 +5,7 @@
  * learn whether it loads: the pass loads the running one again, in its
  * own interner, from memory. The same for a scheduling policy file, with
  * its own `load`. */
-#include "descheduler/policy_source.h"
+#include "descheduler/config_source.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "policy/desched_lua.h"
-#include "descheduler/policy_source.h"
+#include "descheduler/config_source.h"
 #include "moonsched/intern.h"
 #include "moonsched/lua_policy.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 /* The texts of a version: each file read while loading it. */
 typedef struct ms_desched_files {

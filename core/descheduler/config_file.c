@@ -3,7 +3,7 @@
  * "in profile p: ..."), then builds each profile (an enabled plugin that
  * does not exist at that extension point, or without a pluginConfig entry,
  * fails the profile). The same order, and the same messages, here. */
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
