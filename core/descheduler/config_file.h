@@ -3,8 +3,8 @@
  * (Deschedule, Balance, Filter, PreEvictionFilter) and their args, and the
  * eviction limits and node selector of the whole policy. Everything lives in
  * the policy's arena. */
-#ifndef MOONSCHED_DESCHEDULER_POLICY_H
-#define MOONSCHED_DESCHEDULER_POLICY_H
+#ifndef MOONSCHED_DESCHEDULER_CONFIG_FILE_H
+#define MOONSCHED_DESCHEDULER_CONFIG_FILE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * that loads replaces the running one, a broken one is refused once and
  * the last version that loaded keeps running (served from memory through
  * ms_desched_policy_source_reader) until the files are fixed. */
-#ifndef MOONSCHED_DESCHEDULER_POLICY_SOURCE_H
-#define MOONSCHED_DESCHEDULER_POLICY_SOURCE_H
+#ifndef MOONSCHED_DESCHEDULER_CONFIG_SOURCE_H
+#define MOONSCHED_DESCHEDULER_CONFIG_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
