@@ -14,16 +14,23 @@ static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod 
                                     st);
 }
 
-static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
-                       uint32_t *chosen, ms_status *st) {
-    ms_policy_preemption *pp = ctx;
+ms_preemption_option *ms_policy_preemption_options(ms_cycle *c, const ms_preemption_candidate *cands,
+                                                   uint32_t n) {
     ms_preemption_option *opts = MS_ARENA_NEW(c->arena, ms_preemption_option, n);
-    if (!opts) return ms_status_set(st, MS_ERROR, "out of memory");
+    if (!opts) return NULL;
     for (uint32_t i = 0; i < n; i++)
         opts[i] = (ms_preemption_option){.node = cands[i].ni,
                                          .victims = cands[i].victims,
                                          .nvictims = cands[i].nvictims,
                                          .pdb_violations = cands[i].num_pdb_violations};
+    return opts;
+}
+
+static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
+                       uint32_t *chosen, ms_status *st) {
+    ms_policy_preemption *pp = ctx;
+    ms_preemption_option *opts = ms_policy_preemption_options(c, cands, n);
+    if (!opts) return ms_status_set(st, MS_ERROR, "out of memory");
     return ms_policy_pick_preemption(pp->pick, c, opts, n, chosen, st);
 }
 

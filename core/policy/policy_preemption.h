@@ -23,6 +23,11 @@ typedef struct ms_policy_preemption {
     ms_policy *pick;               /* NULL: default choice */
 } ms_policy_preemption;
 
+/* DefaultPreemption's candidates as pick_preemption sees them, in the
+ * cycle's arena; NULL when out of memory. */
+ms_preemption_option *ms_policy_preemption_options(ms_cycle *c, const ms_preemption_candidate *cands,
+                                                   uint32_t n);
+
 /* The policies a scheduler is built with, and room for each profile's
  * hooks; both must outlive the scheduler. */
 typedef struct ms_policy_preemptions {
