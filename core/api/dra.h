@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
-#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/meta.h"
@@ -193,12 +192,5 @@ void ms_dra_unref(ms_dra_object *o);
  * arena of its own for the fields it replaces: a claim's status written by
  * the scheduler in simulate. */
 ms_dra_object *ms_dra_copy(ms_dra_object *o);
-
-/* Decodes an object of `kind` (core/codec/decode_dra.c), checked as the
- * API server validates it; errors name the object and the field path:
- * `ResourceClaim ml/gpus: spec.devices.requests[0].exactly.deviceClassName:
- * Required value`. */
-ms_rc ms_dra_decode(const ms_decoder *d, ms_dra_kind kind, const cJSON *obj, ms_dra_object **out,
-                    ms_error *err);
 
 #endif

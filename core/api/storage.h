@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
-#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/meta.h"
+#include "moonsched/pod.h"
 #include "moonsched/selector.h"
 
 typedef enum ms_storage_kind {
@@ -200,13 +200,6 @@ void ms_storage_unref(ms_storage_object *o);
  * assume layer for a PV with a claimRef, or a PVC with a volumeName, that
  * exists only in the scheduler's memory. */
 ms_storage_object *ms_storage_copy(ms_storage_object *o);
-
-/* Decodes an object of `kind` (core/codec/decode_storage.c). Errors read
- * like the other decoders': `PersistentVolume pv1: spec.capacity.storage:
- * quantities must match ...`, `StorageClass fast: volumeBindingMode:
- * Unsupported value: "Later"`. */
-ms_rc ms_storage_decode(const ms_decoder *d, ms_storage_kind kind, const cJSON *obj,
-                        ms_storage_object **out, ms_error *err);
 
 /* upstream's in-tree plugin name ("kubernetes.io/gce-pd") and the CSI
  * driver CSI migration translates it to; NULL for MS_INTREE_NONE. */

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/node.h"

@@ -5,6 +5,7 @@
  * client/informer.h. */
 #include "api/storage.h"
 #include "client/informer.h"
+#include "codec/decode_storage.h"
 
 static ms_rc decode_as(ms_storage_kind kind, const void *ctx, const cJSON *obj, void **out, ms_error *err) {
     ms_storage_object *o = NULL;

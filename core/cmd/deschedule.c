@@ -23,7 +23,7 @@
 #include "cmd/flag_value.h"
 #include "cmd/secure_serving.h"
 #include "cmd/snapshot.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 #include "moonsched/config.h"
 
 void ms_deschedule_options_default(ms_deschedule_options *o) {

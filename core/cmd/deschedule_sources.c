@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/desched_lua.h"
 #include "moonsched/intern.h"
 #include "moonsched/lua_policy.h"
 
 /* A --policy file loads when it compiles and its init runs, in a scratch
  * runtime: what the pass's policy set would refuse. */
-static ms_rc load_lua(const char *path, const ms_desched_reader *rd, ms_error *err) {
+static ms_rc load_lua(const char *path, const ms_desched_reader *rd, const ms_desched_extension *ext,
+                      ms_error *err) {
+    (void)ext;
     char *text = NULL, chunk[4200];
     size_t len = 0;
     ms_rc rc = rd->read(rd->ctx, path, &text, &len, err);
@@ -53,7 +56,7 @@ static ms_rc add_file(ms_desched_sources *s, const char *arg, ms_error *err) {
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     s->n++;
-    ms_desched_policy_source_init(&f->src, f->path);
+    ms_desched_policy_source_init(&f->src, f->path, NULL);
     f->src.load = load_lua;
     if (ms_desched_policy_source_check(&f->src, err) != MS_DESCHED_RELOAD_OK) {
         ms_error_prefix(err, "--policy %s", f->path);
@@ -65,7 +68,7 @@ static ms_rc add_file(ms_desched_sources *s, const char *arg, ms_error *err) {
 ms_rc ms_desched_sources_start(ms_desched_sources *s, const char *policy_file, const char *const *files, uint32_t n,
                                ms_error *err) {
     memset(s, 0, sizeof *s);
-    ms_desched_policy_source_init(&s->policy, policy_file);
+    ms_desched_policy_source_init(&s->policy, policy_file, &ms_desched_lua_extension);
     if (n && !(s->files = calloc(n, sizeof *s->files))) return ms_error_set(err, MS_ENOMEM, "out of memory");
     if (ms_desched_policy_source_check(&s->policy, err) != MS_DESCHED_RELOAD_OK) return MS_EINVAL;
     for (uint32_t i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 /* What `moonsched deschedule --descheduling-interval` reloads before each
  * pass: the DeschedulerPolicy with its Lua files, and each --policy file
  * of the predictions, each source keeping the last version that loaded
- * (descheduler/policy_source.h) so that a broken edit is refused once and
+ * (descheduler/config_source.h) so that a broken edit is refused once and
  * the running version stays. One reader serves them all to the pass. */
 #ifndef MOONSCHED_CMD_DESCHEDULE_SOURCES_H
 #define MOONSCHED_CMD_DESCHEDULE_SOURCES_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "descheduler/policy_source.h"
+#include "descheduler/config_source.h"
 
 typedef struct ms_desched_sources {
     ms_desched_policy_source policy;

@@ -16,6 +16,7 @@
 
 #include "cmd/generator.h"
 #include "moonsched/namespaces.h"
+#include "codec/decode_storage.h"
 
 /* The pod templates (templates/NAME.yaml), without name and namespace. */
 #define CONTAINER(res)                                                                          \

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cmd/generator.h"
+#include "codec/decode_storage.h"
 
 #define CLASS "local-storage"
 

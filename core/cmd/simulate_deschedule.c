@@ -9,6 +9,7 @@
 
 #include "descheduler/cluster.h"
 #include "descheduler/descheduler.h"
+#include "policy/desched_lua.h"
 #include "descheduler/plugin.h"
 
 typedef struct dsim {
@@ -259,7 +260,7 @@ ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule
                                ms_error *err) {
     ms_desched_policy policy;
     ms_desched_reader rd = {o->hooks ? o->hooks->read_file : NULL, o->hooks ? o->hooks->ctx : NULL};
-    ms_rc rc = ms_desched_policy_load_with(&policy, o->policy_file, rd.read ? &rd : NULL, o->in, err);
+    ms_rc rc = ms_desched_policy_load_with(&policy, o->policy_file, rd.read ? &rd : NULL, &ms_desched_lua_extension, o->in, err);
     if (rc == MS_OK) rc = resolve_priorities(&policy, o, err);
     if (rc != MS_OK) {
         ms_desched_policy_free(&policy);

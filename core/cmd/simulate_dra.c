@@ -7,6 +7,7 @@
 
 #include "base/array.h"
 #include "scheduler/dra_events.h"
+#include "codec/decode_dra.h"
 
 void ms_sim_dra_free(ms_sim_dra *v) {
     for (uint32_t i = 0; i < v->n; i++) ms_dra_unref(v->objs[i]);

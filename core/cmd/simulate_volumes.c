@@ -10,6 +10,7 @@
 #include "backend/volume_store.h"
 #include "base/array.h"
 #include "scheduler/storage_events.h"
+#include "codec/decode_storage.h"
 
 static ms_rc sim_volume_bind(void *ctx, const ms_pod *pod, ms_str node, const ms_pod_volumes *pv,
                              ms_error *err);

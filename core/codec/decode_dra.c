@@ -8,6 +8,7 @@
 #include "base/quantity.h"
 #include "base/quote.h"
 #include "codec/decode_internal.h"
+#include "codec/decode_dra.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,6 +11,7 @@
 #include "base/quantity.h"
 #include "base/quote.h"
 #include "codec/decode_internal.h"
+#include "codec/decode_storage.h"
 
 /* ---- shared fields ---- */
 

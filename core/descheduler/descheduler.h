@@ -7,7 +7,7 @@
 #define MOONSCHED_DESCHEDULER_DESCHEDULER_H
 
 #include "descheduler/pass.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 /* Runs the pass whose nodes, clock and hooks ms_desched_pass_init and the
  * caller set up. */

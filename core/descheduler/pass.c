@@ -8,7 +8,6 @@
 
 #include "api/toleration.h"
 #include "base/array.h"
-#include "descheduler/lua_policies.h"
 
 bool ms_desched_node_ready(const ms_node *n, const ms_interner *in) {
     /* upstream's IsReady: a node without a Ready condition counts as ready. */
@@ -168,7 +167,7 @@ const char *ms_desched_pod_evictable(ms_desched_pass *ps, const ms_pod *p, ms_st
     char buf[1024];
     const char *why = ms_default_evictor_filter(&ps->profile->evictor, p, &ps->env, buf, sizeof buf);
     if (why == buf && !(why = ms_arena_strdup(&ps->reasons, buf))) ps->failed = true;
-    if (!why && ps->profile->nevictable) why = ms_desched_lua_evictable(ps->profile, p);
+    if (!why && ps->profile->nevictable) why = ps->policy->ext->evictable(ps->profile, p);
     return why ? why : pre_eviction_filter(ps, p, node);
 }
 

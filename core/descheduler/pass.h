@@ -13,7 +13,7 @@
 #include "base/map.h"
 #include "descheduler/args.h"
 #include "descheduler/default_evictor.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/resources.h"
 

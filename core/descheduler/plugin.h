@@ -43,9 +43,6 @@ extern const ms_desched_plugin_def ms_desched_remove_pods_having_too_many_restar
 extern const ms_desched_plugin_def ms_desched_remove_duplicates;
 extern const ms_desched_plugin_def ms_desched_remove_pods_violating_inter_pod_anti_affinity;
 extern const ms_desched_plugin_def ms_desched_remove_pods_violating_topology_spread_constraint;
-/* A Lua policy's deschedule(nodes) (args: the ms_policy). Not in the
- * registry: policies are named "lua:NAME" by the configuration. */
-extern const ms_desched_plugin_def ms_desched_lua_strategy;
 extern const ms_desched_plugin_def ms_desched_low_node_utilization;
 extern const ms_desched_plugin_def ms_desched_high_node_utilization;
 

@@ -12,7 +12,7 @@
 
 #include "base/buf.h"
 #include "moonsched/lua_policy.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 /* Helpers the runtime calls; pointers, so that the FFI needs no symbols. */
 typedef struct ms_lua_api {

@@ -13,7 +13,7 @@
 #include "base/clock.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "moonsched/decode.h"
 #include "moonsched/lua_policy.h"
 

@@ -2,10 +2,9 @@
  * DefaultPreemption: the two interfaces describe the same things (pods
  * below the preemptor's priority, least important first; candidates with
  * their victims), so the adapter only converts the candidate list. */
-#include <string.h>
+#include "policy/policy_preemption.h"
 
-#include "framework/plugins/preemption.h"
-#include "moonsched/lua_policy.h"
+#include <string.h>
 
 static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod *const *potential,
                          uint32_t npotential, uint32_t *victims, uint32_t *nvictims,
@@ -15,34 +14,51 @@ static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod 
                                     st);
 }
 
-static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
-                       uint32_t *chosen, ms_status *st) {
-    ms_policy_preemption *pp = ctx;
+ms_preemption_option *ms_policy_preemption_options(ms_cycle *c, const ms_preemption_candidate *cands,
+                                                   uint32_t n) {
     ms_preemption_option *opts = MS_ARENA_NEW(c->arena, ms_preemption_option, n);
-    if (!opts) return ms_status_set(st, MS_ERROR, "out of memory");
+    if (!opts) return NULL;
     for (uint32_t i = 0; i < n; i++)
         opts[i] = (ms_preemption_option){.node = cands[i].ni,
                                          .victims = cands[i].victims,
                                          .nvictims = cands[i].nvictims,
                                          .pdb_violations = cands[i].num_pdb_violations};
+    return opts;
+}
+
+static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *cands, uint32_t n,
+                       uint32_t *chosen, ms_status *st) {
+    ms_policy_preemption *pp = ctx;
+    ms_preemption_option *opts = ms_policy_preemption_options(c, cands, n);
+    if (!opts) return ms_status_set(st, MS_ERROR, "out of memory");
     return ms_policy_pick_preemption(pp->pick, c, opts, n, chosen, st);
 }
 
-bool ms_policy_preemption_attach(ms_policy_preemption *pp, const ms_framework *fw,
-                                 ms_policy *const *policies, uint32_t npolicies) {
-    memset(pp, 0, sizeof *pp);
-    for (uint32_t i = 0; i < npolicies; i++) {
-        uint32_t hooks = ms_policy_hooks(policies[i]);
-        if (!pp->select && (hooks & MS_LUA_HOOK_SELECT_VICTIMS)) pp->select = policies[i];
-        if (!pp->pick && (hooks & MS_LUA_HOOK_PICK_PREEMPTION)) pp->pick = policies[i];
-    }
-    if (!pp->select && !pp->pick) {
-        ms_default_preemption_set_hooks(fw, NULL);
-        return false;
-    }
+/* The first policy that defines a hook keeps it. */
+static void consider(ms_policy_preemption *pp, ms_policy *p) {
+    uint32_t hooks = ms_policy_hooks(p);
+    if (!pp->select && (hooks & MS_LUA_HOOK_SELECT_VICTIMS)) pp->select = p;
+    if (!pp->pick && (hooks & MS_LUA_HOOK_PICK_PREEMPTION)) pp->pick = p;
+}
+
+static bool finish(ms_policy_preemption *pp) {
+    if (!pp->select && !pp->pick) return false;
     pp->hooks.ctx = pp;
     pp->hooks.select_victims = pp->select ? pp_select : NULL;
     pp->hooks.pick = pp->pick ? pp_pick : NULL;
     pp->hooks.always_pick = false;
-    return ms_default_preemption_set_hooks(fw, &pp->hooks);
+    return true;
+}
+
+const ms_preemption_hooks *ms_policy_preemptions_for(void *ctx, uint32_t profile,
+                                                     const ms_profile_config *pc) {
+    ms_policy_preemptions *pps = ctx;
+    if (profile >= pps->nprofiles) return NULL;
+    ms_policy_preemption *pp = &pps->profiles[profile];
+    memset(pp, 0, sizeof *pp);
+    for (uint32_t k = 0; k < pc->nplugins; k++)
+        for (uint32_t j = 0; j < pps->npolicies; j++)
+            if (strcmp(pc->plugins[k].name, ms_policy_name(pps->policies[j])) == 0)
+                consider(pp, pps->policies[j]);
+    return finish(pp) ? &pp->hooks : NULL;
 }

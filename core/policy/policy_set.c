@@ -18,6 +18,7 @@
 #include "framework/plugins/preemption.h"
 #include "moonsched/decode.h"
 #include "policy/file_watch.h"
+#include "policy/policy_preemption.h"
 
 typedef struct pfile {
     char *path;
@@ -447,13 +448,8 @@ static ms_code chain_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate 
     for (uint32_t k = 0; k < pr->nlive; k++) {
         ms_policy *p = pr->ps->inst[pr->inst[k]].p;
         if (!(ms_policy_hooks(p) & MS_LUA_HOOK_PICK_PREEMPTION)) continue;
-        if (!options) {
-            options = MS_ARENA_NEW(c->arena, ms_preemption_option, n);
-            if (!options) return ms_status_set(st, MS_ERROR, "out of memory");
-            for (uint32_t i = 0; i < n; i++)
-                options[i] = (ms_preemption_option){cands[i].ni, cands[i].victims, cands[i].nvictims,
-                                                    cands[i].num_pdb_violations};
-        }
+        if (!options && !(options = ms_policy_preemption_options(c, cands, n)))
+            return ms_status_set(st, MS_ERROR, "out of memory");
         ms_code code = ms_policy_pick_preemption(p, c, options, n, chosen, st);
         if (code != MS_SKIP) return code;
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "backend/queue.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/explain.h"
 #include "scheduler/scheduler_priv.h"
 
@@ -26,8 +27,12 @@ static void add_scores(const ms_scheduler *s, const ms_profile_info *info, cJSON
     cJSON_AddNumberToObject(e, "total", (double)s->totals[k]);
 }
 
-void ms_sched_trace_cycle(ms_scheduler *s, const ms_inflight *r, uint32_t nfeasible, uint32_t evaluated,
-                          uint32_t selected, bool scored, const int64_t *ext_scores) {
+/* Kept when the pod has a trace already (a later cycle replaces it) or
+ * fewer than trace_pods pods do. */
+static void selected_cycle(ms_scheduler *s, const ms_inflight *r, const ms_cycle_choice *ch) {
+    uint32_t nfeasible = ch->nfeasible, evaluated = ch->evaluated, selected = ch->selected;
+    bool scored = ch->scored;
+    const int64_t *ext_scores = ch->ext_scores;
     uint64_t uid = r->qp->pod->meta.uid_hash;
     cJSON *old = ms_map_get(&s->traces, uid);
     if (!old && s->ntraces >= s->trace_pods) return;
@@ -89,3 +94,5 @@ void ms_sched_traces_free(ms_scheduler *s) {
 const cJSON *ms_scheduler_cycle_trace(const ms_scheduler *s, uint64_t uid_hash) {
     return ms_map_get(&s->traces, uid_hash);
 }
+
+const ms_cycle_observer ms_cycle_trace_observer = {.selected = selected_cycle};

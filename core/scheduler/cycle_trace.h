@@ -14,13 +14,7 @@
 typedef struct ms_scheduler ms_scheduler;
 typedef struct ms_inflight ms_inflight;
 
-/* The cycle of r, which chose s->feasible[selected] among nfeasible
- * feasible nodes after a Filter pass over `evaluated` nodes (scored: the
- * Score plugins ran; ext_scores: the extenders' weighted scores, one row
- * of nfeasible per prioritizer, or NULL). Kept when the pod has a trace
- * already (a later cycle replaces it) or fewer than trace_pods pods do. */
-void ms_sched_trace_cycle(ms_scheduler *s, const ms_inflight *r, uint32_t nfeasible, uint32_t evaluated,
-                          uint32_t selected, bool scored, const int64_t *ext_scores);
+/* A cycle is kept by ms_cycle_trace_observer (cycle_observer.h). */
 void ms_sched_traces_free(ms_scheduler *s);
 
 /* The last kept cycle of pod uid_hash (see docs/simulate.md, "HTML

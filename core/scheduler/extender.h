@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "config/extender_config.h"
 #include "framework/plugins/preemption.h"
 #include "moonsched/arena.h"

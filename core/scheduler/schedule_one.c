@@ -15,13 +15,11 @@
 #include "base/array.h"
 #include "base/clock.h"
 #include "framework/metrics_recorder.h"
-#include "framework/plugins/preemption.h"
 #include "framework/runners.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/scheduler_metrics.h"
-#include "scheduler/cycle_trace.h"
 #include "scheduler/scheduler_priv.h"
-#include "scheduler/shadow.h"
 
 /* upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind */
 #define MIN_FEASIBLE_NODES 100u
@@ -132,7 +130,7 @@ static void report_unschedulable(ms_scheduler *s, const ms_queued_pod *qp, const
 /* An error in the scheduling cycle: the pod waits out its backoff and
  * retries (no plugin rejected it, so no event is needed). */
 static void cycle_error(ms_scheduler *s, ms_inflight *r, const char *msg, double now) {
-    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_ERROR, msg);
+    if (s->nobservers) ms_sched_observe_result(s, MS_EXPLAIN_ERROR, msg);
     if (s->reporter.error) s->reporter.error(s->reporter.ctx, r->qp->pod, msg);
     report_unschedulable(s, r->qp, msg);
     r->qp->unschedulable_plugins = 0;
@@ -160,7 +158,7 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
     ms_queued_pod *qp = r->qp;
     qp->unschedulable_plugins = plugins;
     qp->interest = interest;
-    if (s->explain_cur) ms_explain_set_result(s->explain_cur, MS_EXPLAIN_UNSCHEDULABLE, msg);
+    if (s->nobservers) ms_sched_observe_result(s, MS_EXPLAIN_UNSCHEDULABLE, msg);
     report_unschedulable(s, qp, msg);
     ms_queue_add_unschedulable(s->queue, qp, r->cycle.cycle, now);
     ms_sched_record_release(s, r);
@@ -188,20 +186,6 @@ static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter
     return true;
 }
 
-/* What PostFilter's preemption found, for explain: the candidates are
- * read from DefaultPreemption's own account of the cycle. */
-static void explain_preemption(ms_explain_record *rec, const ms_framework *fw, ms_str nominated) {
-    rec->nominated = nominated;
-    const ms_preemption_result *p = ms_default_preemption_last(fw);
-    if (!p || !p->attempted) return;
-    rec->preemption_attempted = true;
-    rec->ncandidates = p->ncandidates;
-    for (uint32_t i = 0; i < p->ncandidates && i < MS_EXPLAIN_MAX_CANDIDATES; i++)
-        rec->candidates[i] = (ms_explain_candidate){.node = p->candidates[i].node,
-                                                     .nvictims = p->candidates[i].nvictims,
-                                                     .pdb_violations = p->candidates[i].num_pdb_violations};
-}
-
 static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *prefilter_reason,
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
@@ -219,7 +203,7 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
     point_done(c, MS_EP_POST_FILTER, pcode, t0);
     if (s->reporter.post_filter)
         s->reporter.post_filter(s->reporter.ctx, r->qp->pod, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
-    if (s->explain_cur) explain_preemption(s->explain_cur, fw, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
+    if (s->nobservers) ms_sched_observe_post_filter(s, fw, pcode == MS_SUCCESS ? nominated : MS_STR_NONE);
     if (pcode == MS_ERROR) {
         /* Not the pod's fault (e.g. an eviction failed): retry after backoff. */
         cycle_plugin_error(s, r, "PostFilter", &pst, now);
@@ -487,7 +471,7 @@ static void park(ms_scheduler *s, ms_inflight *r, const ms_score_report *report,
                  double now) {
     r->parked_at = now;
     if (ms_sched_park(s, r, report, deadline)) {
-        if (s->explain_cur) s->explain_cur->result = MS_EXPLAIN_WAITING;
+        if (s->nobservers) ms_sched_observe_result(s, MS_EXPLAIN_WAITING, NULL);
         return;
     }
     ms_map_del(&s->binding, r->qp->pod->meta.uid_hash);
@@ -727,19 +711,6 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     return true;
 }
 
-/* The selected node and what the cycle knew of it; later steps (Reserve,
- * Permit) may still turn the result into a rejection. */
-static void explain_selected(ms_explain_record *rec, ms_str node, const ms_score_report *report, bool scored) {
-    rec->result = MS_EXPLAIN_SCHEDULED;
-    rec->node = node;
-    rec->scored = scored;
-    rec->total = report->total;
-    rec->feasible = report->feasible;
-    rec->evaluated = report->evaluated;
-    rec->num_all_nodes = report->num_all_nodes;
-    if (report->nplugins) ms_explain_set_scores(rec, report->scores, report->nplugins);
-}
-
 static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
@@ -806,10 +777,12 @@ static void run_cycle(ms_scheduler *s, ms_inflight *r, double now) {
     const int64_t *ext_scores = NULL;
     /* upstream: a single feasible node is taken without scoring. */
     if (nfeasible > 1 && !score_and_select(s, r, nfeasible, &report, &selected, &ext_scores, &st, now)) return;
-    if (s->trace_pods) ms_sched_trace_cycle(s, r, nfeasible, evaluated, selected, nfeasible > 1, ext_scores);
-    /* Shadow policies judge the same nodes before the assume changes them. */
-    if (s->nshadows) ms_shadow_evaluate(s, r, nfeasible, selected, nfeasible > 1);
-    if (s->explain_cur) explain_selected(s->explain_cur, s->feasible[selected]->name, &report, nfeasible > 1);
+    if (s->nobservers) {
+        /* The observers judge the same nodes before the assume changes them. */
+        ms_cycle_choice choice = {.nfeasible = nfeasible, .evaluated = evaluated, .selected = selected,
+                                  .scored = nfeasible > 1, .ext_scores = ext_scores, .report = &report};
+        ms_sched_observe_selected(s, r, &choice);
+    }
     if (c->rec) ms_sched_metrics_algorithm(s->metrics, ms_clock_monotonic() - t0);
     assume_and_bind(s, r, s->feasible[selected]->name, &report, now);
 }
@@ -845,18 +818,9 @@ bool ms_scheduler_schedule_one(ms_scheduler *s, double now) {
     c->rec = s->metrics ? s->metrics->recorders[profile] : NULL;
     c->sample = c->rec && ms_metrics_recorder_sample(c->rec);
     s->now = now;
-    ms_explain_record *rec = s->explain_cur =
-        ms_explain_ring_begin(&s->explain, pod->meta.namespace_, pod->meta.name);
-    if (rec) {
-        rec->cycle = cycle;
-        rec->time = now;
-        rec->uid_hash = pod->meta.uid_hash;
-        rec->profile = (uint32_t)profile;
-        rec->attempts = qp->attempts;
-        rec->policy_generation = s->policy_generation;
-    }
+    if (s->nobservers) ms_sched_observe_begin(s, r, now);
     run_cycle(s, r, now);
-    s->explain_cur = NULL;
+    if (s->nobservers) ms_sched_observe_end(s);
     ms_sched_flush_permits(s, now);
     return true;
 }

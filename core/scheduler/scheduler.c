@@ -15,8 +15,8 @@
 #include "base/array.h"
 #include "base/map.h"
 #include "framework/runners.h"
-#include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/cycle_trace.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
@@ -102,7 +102,7 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         if (rc != MS_OK) return rc;
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
-    if (s->explain_cur) ms_explain_add_victim(&s->explain, s->explain_cur, victim->meta.namespace_, victim->meta.name);
+    if (s->nobservers) ms_sched_observe_victim(s, victim);
     return MS_OK;
 }
 
@@ -157,22 +157,12 @@ static ms_rc same_queue_sort(const ms_scheduler *s, uint32_t i, const char *name
                         s->pcs[i].scheduler_name, name, name0, s->pcs[0].scheduler_name);
 }
 
-/* The policies this profile names, in the profile's order, for its
- * DefaultPreemption. */
-static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
-                             const ms_scheduler_options *o) {
-    if (o->npolicies == 0) return MS_OK;
-    ms_policy **named = calloc(o->npolicies, sizeof *named);
-    if (!named) return MS_ENOMEM;
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < pc->nplugins; k++)
-        for (uint32_t j = 0; j < o->npolicies; j++)
-            if (strcmp(pc->plugins[k].name, ms_policy_name(o->policies[j])) == 0 &&
-                n < o->npolicies)
-                named[n++] = o->policies[j];
-    ms_policy_preemption_attach(&s->policy_preemption[i], &s->profiles[i], named, n);
-    free(named);
-    return MS_OK;
+/* The hooks the policies' layer gives this profile's DefaultPreemption. */
+static void attach_preemption_hooks(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
+                                    const ms_scheduler_options *o) {
+    if (!o->policy_hooks.preemption) return;
+    const ms_preemption_hooks *h = o->policy_hooks.preemption(o->policy_hooks.ctx, i, pc);
+    if (h) ms_default_preemption_set_hooks(&s->profiles[i], h);
 }
 
 /* upstream buildExtenders: the resources extenders manage with
@@ -276,8 +266,7 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
                 return ms_error_set(err, MS_EINVAL, "profile \"%s\" is defined twice",
                                     pc->scheduler_name);
         refresh_info(s, i);
-        ms_rc prc = attach_policies(s, i, pc, o);
-        if (prc != MS_OK) return ms_error_set(err, prc, "out of memory");
+        attach_preemption_hooks(s, i, pc, o);
         rc = same_queue_sort(s, i, queue_sort_name(&s->profiles[0]),
                              queue_sort_name(&s->profiles[i]), err);
         if (rc != MS_OK) return rc;
@@ -322,9 +311,8 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
-    s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
     if (!s->cache || !s->pdbs || !s->volumes || !s->dra || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
-        !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
+        !s->profiles || !s->info || !s->pcs)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
     /* The queue exists before the plugins, which may keep the handle that
@@ -396,6 +384,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     if (rc == MS_OK) rc = init_profiles(s, cfg, o, ignored, err);
     cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;
+    ms_sched_observers_init(s);
 
     if (o->record_metrics && !(s->metrics = ms_sched_metrics_new(s->nprofiles))) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -433,7 +422,6 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->info);
     free(s->pcs);
     free(s->later);
-    free(s->policy_preemption);
     ms_sched_metrics_free(s->metrics);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);

@@ -11,7 +11,7 @@
 
 #include "base/buf.h"
 #include "api/namespace_store.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "backend/dra_store.h"
 #include "backend/volume_store.h"
 #include "base/map.h"
@@ -20,6 +20,7 @@
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/explain.h"
 #include "scheduler/extender.h"
 
@@ -79,7 +80,6 @@ struct ms_scheduler {
     uint32_t nprofiles;
     ms_framework *profiles;
     ms_profile_info *info;
-    ms_policy_preemption *policy_preemption;   /* per profile */
     uint32_t max_nscore;           /* most Score plugins in a profile */
     ms_binder binder;
     ms_reporter reporter;
@@ -139,6 +139,10 @@ struct ms_scheduler {
     /* Shadow policies (shadow.h), in profile order; none: nshadows 0. */
     struct ms_shadow **shadows;
     uint32_t nshadows;
+
+    /* What watches the cycles (cycle_observer.h); none: nobservers 0. */
+    const struct ms_cycle_observer *observers[MS_MAX_CYCLE_OBSERVERS];
+    uint32_t nobservers;
 };
 
 /* Record pool (scheduler.c). */

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "framework/runners.h"
 #include "moonsched/nodeinfo.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/explain.h"
 #include "scheduler/scheduler_priv.h"
 
@@ -243,11 +244,15 @@ static void one_shadow(ms_scheduler *s, ms_shadow *sh, const ms_inflight *r, uin
     if (dt > sh->cpu_max) sh->cpu_max = dt;
 }
 
-void ms_shadow_evaluate(ms_scheduler *s, const ms_inflight *r, uint32_t nfeasible, uint32_t selected,
-                        bool scored) {
+/* After the profile selected its node, the shadows beside it judge the
+ * same nodes. */
+static void selected(ms_scheduler *s, const ms_inflight *r, const ms_cycle_choice *ch) {
     for (uint32_t i = 0; i < s->nshadows; i++)
-        if (s->shadows[i]->profile == r->profile) one_shadow(s, s->shadows[i], r, nfeasible, selected, scored);
+        if (s->shadows[i]->profile == r->profile)
+            one_shadow(s, s->shadows[i], r, ch->nfeasible, ch->selected, ch->scored);
 }
+
+const ms_cycle_observer ms_shadow_observer = {.selected = selected};
 
 ms_rc ms_shadow_check_ops(const ms_scheduler *s, const ms_plugin_ops *live, const ms_plugin_ops *candidate,
                           ms_error *err) {

@@ -63,10 +63,6 @@ ms_rc ms_shadow_build(ms_scheduler *s, uint32_t i, const ms_profile_config *pc, 
                       ms_error *err);
 void ms_shadow_free_all(ms_scheduler *s);
 
-/* After the profile selected feasible[selected] among nfeasible nodes
- * (scored: s->totals holds their totals). */
-void ms_shadow_evaluate(ms_scheduler *s, const struct ms_inflight *r, uint32_t nfeasible,
-                        uint32_t selected, bool scored);
 
 /* A reload changed a plugin's hooks: the shadows running it follow. */
 ms_rc ms_shadow_check_ops(const ms_scheduler *s, const ms_plugin_ops *live, const ms_plugin_ops *candidate,

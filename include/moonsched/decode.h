@@ -12,7 +12,9 @@
 
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
+#include "moonsched/namespaces.h"
 #include "moonsched/node.h"
+#include "moonsched/pdb.h"
 #include "moonsched/pod.h"
 #include "moonsched/resources.h"
 
@@ -43,6 +45,16 @@ void ms_decoder_init(ms_decoder *d, ms_interner *in);
  * value: "Foo"`; wrong JSON types read `<path>: expected string, got number`. */
 ms_rc ms_pod_decode(const ms_decoder *d, const cJSON *obj, ms_pod **out, ms_error *err);
 ms_rc ms_node_decode(const ms_decoder *d, const cJSON *obj, ms_node **out, ms_error *err);
+
+/* A Namespace object (metadata only; core/codec/decode_namespace.c). Errors read
+ * like the other decoders': `Namespace team-a: metadata.labels: ...`. */
+ms_rc ms_namespace_decode(const ms_decoder *d, const cJSON *obj, ms_namespace **out,
+                          ms_error *err);
+
+/* Decodes a PodDisruptionBudget (kind "PodDisruptionBudget", apiVersion
+ * policy/v1 or policy/v1beta1) with the decoder's conventions: errors read
+ * `PodDisruptionBudget ns/name: spec.minAvailable: ...`. */
+ms_rc ms_pdb_decode(const ms_decoder *d, const cJSON *obj, ms_pdb **out, ms_error *err);
 
 /* Parse text into cJSON documents. The caller frees each document with
  * cJSON_Delete and the array with free(). Errors give the position:

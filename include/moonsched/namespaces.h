@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
-#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/meta.h"
@@ -36,11 +35,6 @@ static inline ms_namespace *ms_namespace_ref(ms_namespace *ns) {
     return ns;
 }
 void ms_namespace_unref(ms_namespace *ns);
-
-/* A Namespace object (metadata only; core/codec/decode_namespace.c). Errors read
- * like the other decoders': `Namespace team-a: metadata.labels: ...`. */
-ms_rc ms_namespace_decode(const ms_decoder *d, const cJSON *obj, ms_namespace **out,
-                          ms_error *err);
 
 #pragma GCC visibility pop
 

@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include "moonsched/arena.h"
-#include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/meta.h"
@@ -72,11 +71,6 @@ static inline ms_pdb *ms_pdb_ref(ms_pdb *p) {
     return p;
 }
 void ms_pdb_unref(ms_pdb *p);
-
-/* Decodes a PodDisruptionBudget (kind "PodDisruptionBudget", apiVersion
- * policy/v1 or policy/v1beta1) with the decoder's conventions: errors read
- * `PodDisruptionBudget ns/name: spec.minAvailable: ...`. */
-ms_rc ms_pdb_decode(const ms_decoder *d, const cJSON *obj, ms_pdb **out, ms_error *err);
 
 /* The scheduler's matching rule (see the top of this file): same namespace,
  * a non-empty selector that matches the pod's labels, and a pod with labels. */

@@ -22,7 +22,6 @@
 #pragma GCC visibility push(default)
 
 typedef struct ms_cache ms_cache;
-typedef struct ms_policy ms_policy;
 typedef struct ms_queue ms_queue;
 typedef struct ms_rng ms_rng;
 
@@ -101,6 +100,18 @@ typedef struct ms_reporter {
 
 typedef struct ms_scheduler ms_scheduler;
 
+/* Called once per profile, after its framework is built: the hooks its
+ * DefaultPreemption consults (core/framework/plugins/preemption.h), or
+ * NULL for upstream's SelectVictimsOnNode and choice. The hooks must
+ * outlive the scheduler. core/policy/policy_preemption.h gives one for
+ * Lua policies; ms_policy_set attaches its own after construction, which
+ * follow reloads. */
+typedef struct ms_scheduler_policy_hooks {
+    void *ctx;
+    const struct ms_preemption_hooks *(*preemption)(void *ctx, uint32_t profile,
+                                                    const ms_profile_config *pc);
+} ms_scheduler_policy_hooks;
+
 typedef struct ms_scheduler_options {
     const ms_config *config;       /* copied where needed; must outlive the call only */
     ms_interner *in;
@@ -124,14 +135,10 @@ typedef struct ms_scheduler_options {
     /* A pod a Permit plugin made wait is rejected when the wait times out
      * (upstream); set this to let it through instead. */
     bool permit_timeout_allows;
-    /* Lua policies (also passed as out_of_tree plugins): a profile that
-     * names one (by ms_policy_name) that defines select_victims or
-     * pick_preemption has its DefaultPreemption consult it
-     * (ms_policy_preemption_attach). The policies must outlive the
-     * scheduler. ms_policy_set installs its own hooks instead, which follow
-     * reloads. */
-    ms_policy *const *policies;
-    uint32_t npolicies;
+    /* What the layer that brings policies gives the scheduler, which
+     * includes nothing of it (the policies themselves come as out_of_tree
+     * plugins). Unset: upstream's behaviour. */
+    ms_scheduler_policy_hooks policy_hooks;
     /* Recent scheduling cycles kept for explain (docs/explain.md): 0 is
      * the default (1024), negative keeps none. */
     int32_t explain_cycles;

@@ -12,6 +12,7 @@
 #include "api/dra.h"
 #include "cel/cel.h"
 #include "moonsched/decode.h"
+#include "codec/decode_dra.h"
 
 static const char *outcome(ms_interner *in, const ms_decoder *dec, const char *expr, const char *device_json,
                            char *why, size_t nwhy) {

@@ -23,6 +23,7 @@
 #include "moonsched/labels.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
+#include "codec/decode_storage.h"
 
 typedef struct fx_env {
     ms_interner *in;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/buf.h"
 #include "builtin.h"
 #include "dynamic_resources.h"

@@ -4,7 +4,7 @@
  * the same few nodes); the sum is clamped to [23Mi, 1000Mi x containers]
  * and scaled to 0..100. Init containers count, as in current upstream. */
 #include "builtin.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 #define MB (1024LL * 1024LL)
 /* About the 10th and 90th percentile of compressed image sizes on registries. */

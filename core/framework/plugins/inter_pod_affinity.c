@@ -30,7 +30,7 @@
 #include "plugin_args.h"
 #include "api/namespace_store.h"
 #include "backend/queue.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/map.h"
 
 #define DEFAULT_HARD_POD_AFFINITY_WEIGHT 1

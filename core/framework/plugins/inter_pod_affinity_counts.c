@@ -11,7 +11,7 @@
 
 #include "moonsched/namespaces.h"
 #include "backend/queue.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "api/namespace_store.h"
 
 void ipa_pc_free(ipa_pair_counts *pc) {

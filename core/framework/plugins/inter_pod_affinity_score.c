@@ -4,7 +4,7 @@
 #include "inter_pod_affinity.h"
 
 #include "moonsched/namespaces.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 typedef struct prescore_terms {
     uint32_t n;                    /* preferred affinity then anti-affinity terms */

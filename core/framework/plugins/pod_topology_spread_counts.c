@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pod_topology_spread.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/array.h"
 
 /* ---- signature ---- */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pod_topology_spread.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 struct pts_score_state {
     pts_set set;

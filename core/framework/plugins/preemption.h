@@ -42,7 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "moonsched/framework.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/pod.h"
@@ -90,26 +90,6 @@ typedef struct ms_preemption_hooks {
  * when the profile does not run DefaultPreemption. The hooks must outlive
  * the framework or be cleared first. */
 bool ms_default_preemption_set_hooks(const ms_framework *fw, const ms_preemption_hooks *hooks);
-
-/* Lua policies' preemption hooks (lua_policy.h: ms_policy_select_victims,
- * ms_policy_pick_preemption) as ms_preemption_hooks. The first policy of
- * the list that defines select_victims replaces SelectVictimsOnNode, the
- * first that defines pick_preemption replaces the choice (consulted only
- * among several candidates, as upstream takes a single one as it is); a
- * policy answering nil falls back to the default. */
-typedef struct ms_policy ms_policy;
-typedef struct ms_policy_preemption {
-    ms_preemption_hooks hooks;     /* hooks.ctx is this struct */
-    ms_policy *select;             /* NULL: default victims */
-    ms_policy *pick;               /* NULL: default choice */
-} ms_policy_preemption;
-
-/* Fills pp from the policies and installs it on fw's DefaultPreemption
- * (clearing the hooks when no policy defines either hook). Returns true
- * when hooks were installed. pp must outlive fw, or be detached first
- * with ms_default_preemption_set_hooks(fw, NULL). */
-bool ms_policy_preemption_attach(ms_policy_preemption *pp, const ms_framework *fw,
-                                 ms_policy *const *policies, uint32_t npolicies);
 
 /* What the last PostFilter of a profile's DefaultPreemption did (for
  * reports, explain and tests). Candidates live in that cycle's arena and

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "builtin.h"
 #include "plugin_args.h"
 #include "volume_binding.h"

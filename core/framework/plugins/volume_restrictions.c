@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "api/storage.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "backend/volume_store.h"
 #include "builtin.h"
 #include "moonsched/nodeinfo.h"

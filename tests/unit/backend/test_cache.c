@@ -2,7 +2,7 @@
 
 #include "backend/cache.h"
 #include "backend/node_tree.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/map.h"
 #include "moonsched/labels.h"
 

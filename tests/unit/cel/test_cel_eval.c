@@ -8,6 +8,7 @@
 #include "api/dra.h"
 #include "cel/cel.h"
 #include "fixtures.h"
+#include "codec/decode_dra.h"
 
 static fx_env env;
 static ms_dra_object *slice;

@@ -13,6 +13,7 @@
 #include "cmd/api_volume_binder.h"
 #include "api/storage.h"
 #include "moonsched/decode.h"
+#include "codec/decode_storage.h"
 
 static const ms_logger quiet = {.level = -1};
 

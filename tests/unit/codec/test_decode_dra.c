@@ -4,6 +4,7 @@
 
 #include "api/dra.h"
 #include "fixtures.h"
+#include "codec/decode_dra.h"
 
 static fx_env env;
 

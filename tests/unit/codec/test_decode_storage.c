@@ -6,6 +6,7 @@
 
 #include "api/storage.h"
 #include "fixtures.h"
+#include "codec/decode_storage.h"
 
 static fx_env env;
 

@@ -6,8 +6,9 @@
 #define MOONSCHED_TEST_DESCHED_FIXTURES_H
 
 #include "descheduler/descheduler.h"
+#include "policy/desched_lua.h"
 #include "descheduler/pass.h"
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 #define DX_MAX 64
 /* The pass's clock: 2024-01-01T00:00:00Z. */
@@ -139,7 +140,8 @@ static inline ms_pod *dx_pod(dx_env *e, const char *name, const char *node, int 
 
 static inline void dx_policy(dx_env *e, const char *yaml) {
     ms_error err = {0};
-    ms_rc rc = ms_desched_policy_parse(&e->policy, "policy.yaml", yaml, strlen(yaml), e->fx.in, &err);
+    ms_rc rc = ms_desched_policy_parse(&e->policy, "policy.yaml", yaml, strlen(yaml), &ms_desched_lua_extension, e->fx.in,
+                                       &err);
     if (rc != MS_OK) fail_msg("policy: %s", err.msg);
     e->has_policy = true;
 }
@@ -147,7 +149,7 @@ static inline void dx_policy(dx_env *e, const char *yaml) {
 /* The message of a policy that must not decode. */
 static inline const char *dx_policy_error(dx_env *e, const char *yaml, ms_error *err) {
     ms_desched_policy p;
-    ms_rc rc = ms_desched_policy_parse(&p, "policy.yaml", yaml, strlen(yaml), e->fx.in, err);
+    ms_rc rc = ms_desched_policy_parse(&p, "policy.yaml", yaml, strlen(yaml), &ms_desched_lua_extension, e->fx.in, err);
     if (rc == MS_OK) {
         ms_desched_policy_free(&p);
         fail_msg("policy decoded");

@@ -11,12 +11,15 @@
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/scheduler.h"
+#include "policy/policy_preemption.h"
 
 typedef struct env {
     fx_env fx;
     ms_config cfg;
     ms_lua_runtime *rt;
     ms_policy *policy;
+    ms_policy_preemptions pps;
+    ms_policy_preemption pp;
     const ms_plugin_ops *ops[1];
     ms_scheduler *s;
     char evicted[8][64];
@@ -92,8 +95,10 @@ static env *env_new(const char *src) {
         p->weight = 1;
         o.out_of_tree = e->ops;
         o.n_out_of_tree = 1;
-        o.policies = &e->policy;
-        o.npolicies = 1;
+        e->pps = (ms_policy_preemptions){.policies = &e->policy, .npolicies = 1,
+                                         .profiles = &e->pp, .nprofiles = 1};
+        o.policy_hooks = (ms_scheduler_policy_hooks){.ctx = &e->pps,
+                                                     .preemption = ms_policy_preemptions_for};
     }
     if (ms_scheduler_new(&o, &e->s, &err) != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;

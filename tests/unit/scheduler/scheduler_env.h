@@ -192,6 +192,7 @@ typedef struct env {
     bind_call binds[64];
     uint32_t nbinds;
     bool complete_at_once;       /* the binder calls bind_done from inside bind */
+    uint32_t observed[6];        /* calls of each cycle observer hook (test_cycle_observer) */
     uint32_t nscheduled, nunschedulable, nbind_failed;
     ms_str last_node;
     char last_message[1024];

@@ -28,6 +28,7 @@ static void test_placing_cycles_kept(void **state) {
     (void)state;
     env *e = env_new(0, 1);
     e->s->trace_pods = 2;
+    ms_sched_observers_init(e->s);   /* the trace observer, as trace_pods in the options registers it */
     e->complete_at_once = true;
     /* n1 fails TestHalf; n2 has room for small pods only; n3 scores best */
     add_node(e, "n1", "2", "{\"half\":\"no\"}", NULL);

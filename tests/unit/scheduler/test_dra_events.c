@@ -6,6 +6,7 @@
 
 #include "backend/queue.h"
 #include "scheduler/dra_events.h"
+#include "codec/decode_dra.h"
 
 static const char *const dra_plugins[] = {"PrioritySort", "DynamicResources", "DefaultBinder", NULL};
 

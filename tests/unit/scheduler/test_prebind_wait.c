@@ -8,6 +8,7 @@
 #include "api/storage.h"
 #include "backend/queue.h"
 #include "scheduler/storage_events.h"
+#include "codec/decode_storage.h"
 
 static const char *const plugins[] = {"PrioritySort", "TestFit", "TestVolumeWait", "DefaultBinder", NULL};
 

@@ -11,7 +11,7 @@
 
 #include "api/pdb_set.h"
 #include "backend/queue.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/rng.h"
 #include "framework/plugins/preemption.h"
 #include "framework/runners.h"

@@ -12,6 +12,7 @@
 #include "backend/dra_store.h"
 #include "moonsched/decode.h"
 #include "plugin_harness.h"
+#include "codec/decode_dra.h"
 
 #define NOT_ALLOCATABLE "pod has resource claims, which moonsched cannot allocate yet"
 

@@ -9,6 +9,7 @@
 
 #include "framework/plugins/dynamic_resources.h"
 #include "fixtures.h"
+#include "codec/decode_dra.h"
 
 static fx_env env;
 

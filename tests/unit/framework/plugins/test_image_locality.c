@@ -5,7 +5,7 @@
 
 #include "fixtures.h"
 #include "backend/cache.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
 
 /* Table rows leave their trailing nodes zero. */

@@ -12,7 +12,7 @@
 #include "api/namespace_store.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
 
 #define ERR_AFF "node(s) didn't match pod affinity rules"

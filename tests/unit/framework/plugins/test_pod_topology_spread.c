@@ -11,7 +11,7 @@
 
 #include "fixtures.h"
 #include "backend/cache.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
 #include "framework/plugins/pod_topology_spread.h"
 

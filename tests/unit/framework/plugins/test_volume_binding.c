@@ -6,7 +6,7 @@
 #include "testutil.h"
 
 #include "backend/cache.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "framework/volume_binder.h"
 #include "volume_fixtures.h"
 

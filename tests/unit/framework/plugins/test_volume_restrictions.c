@@ -3,7 +3,7 @@
  * registry and in upstream's default profile. */
 #include "testutil.h"
 
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 #include "base/map.h"
 #include "volume_fixtures.h"
 

@@ -1,6 +1,6 @@
 /* The per-cycle view of the cluster, refreshed from the cache by
  * generation. */
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

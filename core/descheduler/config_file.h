@@ -3,13 +3,14 @@
  * (Deschedule, Balance, Filter, PreEvictionFilter) and their args, and the
  * eviction limits and node selector of the whole policy. Everything lives in
  * the policy's arena. */
-#ifndef MOONSCHED_DESCHEDULER_POLICY_H
-#define MOONSCHED_DESCHEDULER_POLICY_H
+#ifndef MOONSCHED_DESCHEDULER_CONFIG_FILE_H
+#define MOONSCHED_DESCHEDULER_CONFIG_FILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "descheduler/default_evictor.h"
+#include "descheduler/extension.h"
 #include "moonsched/arena.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
@@ -78,6 +79,9 @@ typedef struct ms_desched_policy {
     struct ms_policy **loaded;
     uint32_t nloaded, loadcap;
     const ms_desched_reader *reader;     /* while loading; NULL: the disk */
+    /* Plugins from outside the descheduler (NULL: none): their names are
+     * unknown plugins then. */
+    const ms_desched_extension *ext;
 } ms_desched_policy;
 
 /* Decodes a policy from its YAML or JSON text. `source` names the file in
@@ -85,12 +89,11 @@ typedef struct ms_desched_policy {
  * Include/Exclude namespaces can be set", "profile \"p\" configures
  * deschedule extension point of non-existing plugins: ...". */
 ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
-                              size_t len, ms_interner *in, ms_error *err);
-ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in,
-                             ms_error *err);
-/* The same, every file read through `rd` (NULL: the disk). */
+                              size_t len, const ms_desched_extension *ext, ms_interner *in,
+                              ms_error *err);
+/* The same from a file, every file read through `rd` (NULL: the disk). */
 ms_rc ms_desched_policy_load_with(ms_desched_policy *p, const char *path, const ms_desched_reader *rd,
-                                  ms_interner *in, ms_error *err);
+                                  const ms_desched_extension *ext, ms_interner *in, ms_error *err);
 void ms_desched_policy_free(ms_desched_policy *p);
 
 #endif

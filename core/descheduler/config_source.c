@@ -5,7 +5,7 @@
  * learn whether it loads: the pass loads the running one again, in its
  * own interner, from memory. The same for a scheduling policy file, with
  * its own `load`. */
-#include "descheduler/policy_source.h"
+#include "descheduler/config_source.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,19 +111,22 @@ static bool unchanged(const ms_desched_files *f) {
 }
 
 /* Loads the DeschedulerPolicy in a scratch interner. */
-static ms_rc load_policy(const char *path, const ms_desched_reader *rd, ms_error *err) {
+static ms_rc load_policy(const char *path, const ms_desched_reader *rd, const ms_desched_extension *ext,
+                         ms_error *err) {
     ms_interner *in = ms_interner_new();
     if (!in) return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_desched_policy p;
-    ms_rc rc = ms_desched_policy_load_with(&p, path, rd, in, err);
+    ms_rc rc = ms_desched_policy_load_with(&p, path, rd, ext, in, err);
     if (rc == MS_OK) ms_desched_policy_free(&p);
     ms_interner_free(in);
     return rc;
 }
 
-void ms_desched_policy_source_init(ms_desched_policy_source *s, const char *path) {
+void ms_desched_policy_source_init(ms_desched_policy_source *s, const char *path,
+                                   const ms_desched_extension *ext) {
     memset(s, 0, sizeof *s);
     s->path = path;
+    s->ext = ext;
     s->load = load_policy;
     s->reader = (ms_desched_reader){replay, &s->good};
 }
@@ -136,7 +139,7 @@ void ms_desched_policy_source_free(ms_desched_policy_source *s) {
 /* Loads the files as they are on the disk, recording them in `f`. */
 static ms_rc try_load(const ms_desched_policy_source *s, ms_desched_files *f, ms_error *err) {
     ms_desched_reader rd = {record, f};
-    return s->load(s->path, &rd, err);
+    return s->load(s->path, &rd, s->ext, err);
 }
 
 ms_desched_reload ms_desched_policy_source_check(ms_desched_policy_source *s, ms_error *err) {

@@ -3,7 +3,7 @@
 #include "testutil.h"
 
 #include "backend/cache.h"
-#include "backend/snapshot.h"
+#include "backend/cache_snapshot.h"
 
 typedef struct fx {
     ms_interner *in;

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "descheduler/policy_source.h"
+#include "policy/desched_lua.h"
+#include "descheduler/config_source.h"
 #include "moonsched/intern.h"
 #include "moonsched/lua_policy.h"
 
@@ -37,7 +38,7 @@ static int setup(void **state) {
              e->lua);
     tu_put(e->yaml, text);
     tu_put(e->lua, QUIET);
-    ms_desched_policy_source_init(&e->src, e->yaml);
+    ms_desched_policy_source_init(&e->src, e->yaml, &ms_desched_lua_extension);
     *state = e;
     return 0;
 }
@@ -58,7 +59,7 @@ static bool running_has_evictable(env *e) {
     ms_interner *in = ms_interner_new();
     ms_desched_policy p;
     ms_error err = {0};
-    ms_rc rc = ms_desched_policy_load_with(&p, e->yaml, ms_desched_policy_source_reader(&e->src), in, &err);
+    ms_rc rc = ms_desched_policy_load_with(&p, e->yaml, ms_desched_policy_source_reader(&e->src), &ms_desched_lua_extension, in, &err);
     assert_int_equal(rc, MS_OK);
     assert_int_equal(p.nprofiles, 1);
     assert_int_equal(p.profiles[0].npolicies, 1);

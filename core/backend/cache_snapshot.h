@@ -1,7 +1,7 @@
 /* The per-cycle view of the cluster. Updated incrementally from the cache:
  * only NodeInfos whose generation is newer than the snapshot's are copied. */
-#ifndef MOONSCHED_SNAPSHOT_H
-#define MOONSCHED_SNAPSHOT_H
+#ifndef MOONSCHED_BACKEND_CACHE_SNAPSHOT_H
+#define MOONSCHED_BACKEND_CACHE_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * "in profile p: ..."), then builds each profile (an enabled plugin that
  * does not exist at that extension point, or without a pluginConfig entry,
  * fails the profile). The same order, and the same messages, here. */
-#include "descheduler/policy.h"
+#include "descheduler/config_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 
 #include "codec/yaml.h"
 #include "descheduler/args.h"
-#include "descheduler/lua_policies.h"
 #include "descheduler/plugin.h"
 #include "descheduler/strict.h"
 #include "moonsched/decode.h"
@@ -115,10 +114,10 @@ static ms_rc plugin_configs(decoding *d, const cJSON *configs, ms_desched_profil
         ms_json_push(&d->r, "args");
         if (name && strcmp(name, "DefaultEvictor") == 0) {
             rc = ms_default_evictor_decode(&c, args, &prof->evictor);
-        } else if (name && ms_desched_is_lua(name)) {
+        } else if (name && d->p->ext && d->p->ext->owns(name)) {
             char path[MS_JSON_PATH_MAX + 8];
             snprintf(path, sizeof path, "%s", d->r.path);
-            if ((rc = ms_desched_lua_args_check(args, path, name, d->err)) != MS_OK) return rc;
+            if ((rc = d->p->ext->args_check(args, path, name, d->err)) != MS_OK) return rc;
         } else if (name && ms_desched_plugin_find(name)) {
             const ms_desched_plugin_def *def = ms_desched_plugin_find(name);
             void *out = ms_arena_alloc(&d->p->arena, def->args_size);
@@ -159,8 +158,8 @@ static ms_rc extension_point(decoding *d, const cJSON *plugins, const cJSON *con
                   strcmp(point, "preevictionfilter") == 0;
     for (uint32_t i = 0; i < enabled.n; i++) {
         const char *name = ms_str_get(d->in, enabled.v[i]);
-        if (ms_desched_is_lua(name)) {
-            if ((rc = ms_desched_lua_enable(d->p, prof, name, plugin_config(configs, name), point, d->in,
+        if (d->p->ext && d->p->ext->owns(name)) {
+            if ((rc = d->p->ext->enable(d->p, prof, name, plugin_config(configs, name), point, d->in,
                                             d->err)) != MS_OK)
                 return rc;
             continue;
@@ -249,9 +248,11 @@ static ms_rc profiles(decoding *d, const cJSON *root) {
 }
 
 static ms_rc parse(ms_desched_policy *p, const char *source, const char *text, size_t len,
-                   const ms_desched_reader *rd, ms_interner *in, ms_error *err) {
+                   const ms_desched_reader *rd, const ms_desched_extension *ext, ms_interner *in,
+                   ms_error *err) {
     memset(p, 0, sizeof *p);
     p->reader = rd;
+    p->ext = ext;
     ms_arena_init(&p->arena, 4096);
     cJSON **docs = NULL;
     size_t ndocs = 0;
@@ -277,28 +278,25 @@ static ms_rc parse(ms_desched_policy *p, const char *source, const char *text, s
 }
 
 ms_rc ms_desched_policy_parse(ms_desched_policy *p, const char *source, const char *text,
-                              size_t len, ms_interner *in, ms_error *err) {
-    return parse(p, source, text, len, NULL, in, err);
+                              size_t len, const ms_desched_extension *ext, ms_interner *in,
+                              ms_error *err) {
+    return parse(p, source, text, len, NULL, ext, in, err);
 }
 
 ms_rc ms_desched_policy_load_with(ms_desched_policy *p, const char *path, const ms_desched_reader *rd,
-                                  ms_interner *in, ms_error *err) {
+                                  const ms_desched_extension *ext, ms_interner *in, ms_error *err) {
     char *text = NULL;
     size_t len = 0;
     memset(p, 0, sizeof *p);
     ms_rc rc = rd ? rd->read(rd->ctx, path, &text, &len, err) : ms_read_file(path, POLICY_MAX_BYTES, &text, &len, err);
     if (rc != MS_OK) return rc;
-    rc = parse(p, path, text, len, rd, in, err);
+    rc = parse(p, path, text, len, rd, ext, in, err);
     free(text);
     return rc;
 }
 
-ms_rc ms_desched_policy_load(ms_desched_policy *p, const char *path, ms_interner *in, ms_error *err) {
-    return ms_desched_policy_load_with(p, path, NULL, in, err);
-}
-
 void ms_desched_policy_free(ms_desched_policy *p) {
-    ms_desched_lua_free(p);
+    if (p->ext) p->ext->free(p);
     ms_arena_free(&p->arena);
     memset(p, 0, sizeof *p);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "descheduler/pass.h"
-#include "descheduler/plugin.h"
+#include "policy/desched_lua.h"
 #include "moonsched/lua_policy.h"
 
 /* Every pod of the pass's nodes, with its node. */

@@ -3,7 +3,7 @@
  * decoded by the configuration's own reader), one loaded instance per
  * profile and name, enabled at deschedule or balance (the deschedule hook)
  * and at filter or preevictionfilter (the evictable hook). */
-#include "descheduler/lua_policies.h"
+#include "policy/desched_lua.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "descheduler/plugin.h"
+#include "descheduler/config_file.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 
-bool ms_desched_is_lua(const char *name) { return ms_config_is_policy(name); }
+static bool is_lua(const char *name) { return ms_config_is_policy(name); }
 
-ms_rc ms_desched_lua_args_check(const cJSON *args, const char *path, const char *name, ms_error *err) {
+static ms_rc args_check(const cJSON *args, const char *path, const char *name, ms_error *err) {
     if (!ms_config_policy_name_valid(name))
         return ms_error_set(err, MS_EINVAL, "%s: plugin name \"%s\": lua: then 1 to %d letters, digits, "
                                             "'-', '_' or '.'", path, name, MS_POLICY_NAME_MAX);
@@ -79,8 +79,8 @@ static ms_rc instance(ms_desched_policy *pol, ms_desched_profile *prof, const ch
     return MS_OK;
 }
 
-ms_rc ms_desched_lua_enable(ms_desched_policy *pol, ms_desched_profile *prof, const char *name,
-                            const cJSON *pc, const char *point, ms_interner *in, ms_error *err) {
+static ms_rc enable(ms_desched_policy *pol, ms_desched_profile *prof, const char *name, const cJSON *pc,
+                    const char *point, ms_interner *in, ms_error *err) {
     ms_policy *p = NULL;
     ms_rc rc = instance(pol, prof, name, pc, in, &p, err);
     if (rc != MS_OK) return rc;
@@ -105,7 +105,7 @@ ms_rc ms_desched_lua_enable(ms_desched_policy *pol, ms_desched_profile *prof, co
     return MS_OK;
 }
 
-const char *ms_desched_lua_evictable(const ms_desched_profile *prof, const ms_pod *pod) {
+static const char *evictable(const ms_desched_profile *prof, const ms_pod *pod) {
     for (uint32_t i = 0; i < prof->nevictable; i++) {
         ms_status st;
         ms_code code = ms_policy_evictable(prof->evictable[i], pod, &st);
@@ -115,7 +115,7 @@ const char *ms_desched_lua_evictable(const ms_desched_profile *prof, const ms_po
     return NULL;
 }
 
-void ms_desched_lua_free(ms_desched_policy *pol) {
+static void free_all(ms_desched_policy *pol) {
     for (uint32_t i = 0; i < pol->nloaded; i++) ms_policy_free(pol->loaded[i]);
     free(pol->loaded);
     pol->loaded = NULL;
@@ -123,3 +123,11 @@ void ms_desched_lua_free(ms_desched_policy *pol) {
     if (pol->lua) ms_lua_runtime_free(pol->lua);
     pol->lua = NULL;
 }
+
+const ms_desched_extension ms_desched_lua_extension = {
+    .owns = is_lua,
+    .args_check = args_check,
+    .enable = enable,
+    .evictable = evictable,
+    .free = free_all,
+};
