@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/map.h"
 #include "base/rng.h"
+#include "client/backoff.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 
@@ -54,14 +55,20 @@ struct ms_informer {
     char *rv;                  /* where the next watch resumes */
 
     ms_rng rng;
-    double backoff;            /* current base delay; 0 before the first failure */
-    double last_backoff;       /* monotonic time of the last backoff */
+    /* Two spells, as client-go's reflector keeps two backoffs: requests
+     * that fail (ended by an answered LIST or a watch that held), and
+     * relists because a watch met 410 again right after a relist (ended
+     * by a watch that held only: those LISTs are answered). */
+    ms_backoff backoff;
+    ms_backoff relist_backoff;
+    double retry_after;        /* the Retry-After of the failed answer, seconds; 0: none */
 
     /* deltas waiting to be pushed in one go */
     ms_delta *batch;
     uint32_t nbatch, cbatch;   /* one per object held: bounded by memory */
 
     /* the watch in progress */
+    bool held;                 /* the server accepted it (2xx) */
     bool gone;
     bool watch_error;
     uint64_t watch_events;
@@ -498,6 +505,7 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
         ms_log(inf->log, MS_LOG_DEBUG, "resource not served", "resource", ms_informer_path(inf), NULL);
     } else {
         log_http(inf, "list failed", resp);
+        inf->retry_after = resp->retry_after;
     }
     ms_kube_response_free(resp);
     return again;
@@ -712,13 +720,15 @@ static watch_result watch_once(ms_informer *inf) {
         res = W_FAIL;
     } else if (status < 200 || status >= 300) {
         log_http(inf, "watch refused", &resp);
+        inf->retry_after = resp.retry_after;
         res = W_FAIL;
     } else if (inf->watch_error) {
         res = W_FAIL;
     } else {
         res = W_ENDED;
     }
-    if (status >= 200 && status < 300) STAT_ADD(inf, watches, 1);
+    inf->held = status >= 200 && status < 300;
+    if (inf->held) STAT_ADD(inf, watches, 1);
     if (res == W_ENDED) STAT_ADD(inf, watch_ends, 1);
     ms_kube_response_free(&resp);
     return res;
@@ -726,20 +736,17 @@ static watch_result watch_once(ms_informer *inf) {
 
 /* ---- thread ---- */
 
-/* Sleeps the next backoff; false when stopped meanwhile. */
-static bool backoff(ms_informer *inf) {
+/* Sleeps the next delay of spell b; false when stopped meanwhile. */
+static bool backoff(ms_informer *inf, ms_backoff *b) {
     STAT_ADD(inf, failures, 1);
-    double initial = inf->o.backoff_initial > 0 ? inf->o.backoff_initial : 0.8;
-    double max = inf->o.backoff_max > 0 ? inf->o.backoff_max : 30;
-    double reset = inf->o.backoff_reset > 0 ? inf->o.backoff_reset : 120;
-    double now = ms_clock_monotonic();
-    if (inf->backoff == 0 || now - inf->last_backoff >= reset)
-        inf->backoff = initial;
-    else
-        inf->backoff = inf->backoff * 2 > max ? max : inf->backoff * 2;
-    inf->last_backoff = now;
-    /* up to +25%, so that informers that failed together do not retry together */
-    double delay = inf->backoff * (1 + 0.25 * (double)ms_rng_below(&inf->rng, 1000) / 1000.0);
+    double retry_after = inf->retry_after;
+    inf->retry_after = 0;
+    double jitter = (double)ms_rng_below(&inf->rng, 1000) / 1000.0;
+    double delay = ms_backoff_next(b, ms_clock_monotonic(), retry_after, jitter);
+    char d[32];
+    snprintf(d, sizeof d, "%.1f", delay);
+    ms_log(inf->log, MS_LOG_INFO, "backing off", "resource", ms_informer_path(inf), "seconds", d,
+           retry_after > 0 ? "as" : NULL, "Retry-After", NULL);
     return !ms_kube_cancel_sleep(inf->cancel, delay);
 }
 
@@ -752,27 +759,37 @@ static void *informer_main(void *arg) {
             list_result l = list_all(inf);
             if (l == L_STOP) break;
             if (l == L_FAIL) {
-                if (!backoff(inf)) break;
+                if (!backoff(inf, &inf->backoff)) break;
                 continue;
             }
+            /* The server answered in full: the failures before are over,
+             * and a watch it then ends at once is a new spell, not the
+             * 30 s wait where a long outage left the delay. */
+            ms_backoff_reset(&inf->backoff);
             need_list = false;
         }
         double t0 = ms_clock_monotonic();
         watch_result w = watch_once(inf);
         double lasted = ms_clock_monotonic() - t0;
         if (w == W_STOP) break;
-        /* A watch that delivered events for a while was healthy: what
-         * fails after it is a new spell, backed off from the initial delay,
-         * not from where failures minutes apart left it (else one broken
-         * stream after a bad spell stalls the informer for 30 s). */
-        if (inf->watch_events > 0 && lasted >= 1.0) inf->backoff = 0;
+        /* A watch the server accepted and that held for a while was
+         * healthy, with events or without (a quiet resource has none for
+         * minutes): what fails after it is a new spell, backed off from the
+         * initial delay, not from where failures seconds or minutes apart
+         * left it (else one broken stream after a bad spell stalls the
+         * informer for 30 s). */
+        if (inf->held && lasted >= 1.0) {
+            ms_backoff_reset(&inf->backoff);
+            ms_backoff_reset(&inf->relist_backoff);
+            gone_again = false;   /* a 410 after it is not "again" */
+        }
         if (w == W_GONE) {
             STAT_ADD(inf, relists_gone, 1);
             need_list = true;
             /* 410 again on the watch that follows a relist: a server that
              * answers 410 to every watch would be listed in a tight loop
              * (dozens of LISTs a second); the first relist is at once. */
-            if (gone_again && !backoff(inf)) break;
+            if (gone_again && !backoff(inf, &inf->relist_backoff)) break;
             gone_again = true;
             continue;
         }
@@ -780,7 +797,7 @@ static void *informer_main(void *arg) {
         /* A watch the server ends at once without a word is a failure
          * in disguise: without a backoff it would spin. */
         if (w == W_FAIL || (lasted < 1.0 && inf->watch_events == 0)) {
-            if (!backoff(inf)) break;
+            if (!backoff(inf, &inf->backoff)) break;
         }
     }
     flush(inf);
@@ -807,6 +824,8 @@ ms_rc ms_informer_new_detached(const ms_informer_options *o, ms_informer **out, 
         seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)(uintptr_t)inf;
     }
     ms_rng_seed(&inf->rng, seed);
+    ms_backoff_init(&inf->backoff, o->backoff_initial, o->backoff_max, o->backoff_reset);
+    ms_backoff_init(&inf->relist_backoff, o->backoff_initial, o->backoff_max, o->backoff_reset);
     if ((o->label_selector && !(inf->label_selector = strdup(o->label_selector))) ||
         !(inf->cancel = ms_kube_cancel_new())) {
         ms_informer_stop(inf);

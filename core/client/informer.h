@@ -7,8 +7,10 @@
  *   resourceVersion; when the server ends the watch, watch again from the
  *   last resourceVersion; on failure (a line that is not an event
  *   included: the watch resumes after the last event read whole), again
- *   after a jittered backoff (0.8 s doubling to 30 s, reset after a
- *   healthy period or a watch that delivered events for a second);
+ *   after a jittered backoff (client/backoff.h: 0.8 s doubling to 30 s,
+ *   a Retry-After waited for as it says; the spell ends with a LIST
+ *   answered in full, a watch that held for a second, or two minutes
+ *   without a failure);
  *   410 Gone (HTTP status, or an ERROR event with code 410): relist and
  *   emit the deltas that turn the consumer's view into the new list (at
  *   once; after the backoff when the watch that follows a relist meets

@@ -10,6 +10,11 @@
 # profile's 20 pods are all placed. Each policy's outcome and wall time
 # are TAP comments. test_hostile_limits.sh runs the memory-growing ones
 # over a range of budgets and caps.
+# The hooks that the default cluster never calls have policies of their
+# own, each an endless loop, an allocation bomb and an error: add_pod and
+# remove_pod (tests/hostile/preemption/, on a cluster where the hostile
+# profile's pods must preempt) and deschedule and evictable
+# (tests/hostile/descheduler/, in a `simulate --deschedule` pass).
 # B: the build directory (default: build).
 set -u
 B=${B:-build}
@@ -41,7 +46,7 @@ run() {   # description, then simulate's arguments
     d=$1
     shift
     t0=$(now)
-    timeout "$TIMEOUT" "$M" simulate --cluster "$H/cluster.yaml" --stats "$@" >"$T/out" 2>"$T/err"
+    timeout "$TIMEOUT" "$M" simulate --cluster "$cluster" --stats "$@" >"$T/out" 2>"$T/err"
     rc=$?
     took=$(elapsed "$t0" "$(now)")
     want=0
@@ -50,6 +55,7 @@ run() {   # description, then simulate's arguments
         sh -c "test $rc -eq $want && awk -v t=$took -v l=$LIMIT 'BEGIN { exit !(t < l) }'"
 }
 
+cluster=$H/cluster.yaml
 for f in "$H"/*.lua; do
     name=$(basename "$f" .lua)
     expect=$(sed -n 's/^-- expect: //p' "$f")
@@ -70,5 +76,59 @@ check_run "--policy backtrack-find.lua: stopped at its budget, then disabled" \
 check_run "--policy backtrack-find.lua: the default profile's pods placed once it is disabled" \
     test "$(placed bystander)" -eq 20
 echo "# backtrack-find (--policy): $(calls_line); ${took} s"
+
+# add_pod and remove_pod, called in preemption's dry runs: each failure
+# rules its node out of that dry run, so nothing is preempted while the
+# policy fails; after 10 failures in a row it is disabled, and the 4
+# preemptors preempt and are placed; the default profile's 20 pods are
+# placed throughout.
+cluster=$H/preemption/cluster.yaml
+for f in "$H"/preemption/*.lua; do
+    name=$(basename "$f" .lua)
+    hook=$(echo "${name%-*}" | tr - _)
+    expect=$(sed -n 's/^-- expect: //p' "$f")
+    hostile_config "$name" "$f"
+    run "$name" --config "$T/config.yaml"
+    check_run "$name: its $hook calls fail with \"$expect\"" grep -Eq -- "policy lua:$name: error: ($expect)" "$T/err"
+    check_run "$name: disabled after 10 failures of $hook in a row" \
+        grep -q "disabled after 10 consecutive failures of $hook" "$T/err"
+    check_run "$name: then the 4 preemptors preempt and are placed" \
+        sh -c "grep -q '^  preempted default/low-' '$T/out' && test \$(grep -c '^default/victim-0[1-4] -> f[1-4]' '$T/out') -eq 4"
+    check_run "$name: the other profile's 20 pods are placed" test "$(placed bystander)" -eq 20
+    echo "# $name: $(calls_line); ${took} s"
+done
+
+# deschedule and evictable, in a descheduling pass (simulate --deschedule)
+# whose profile "hostile" runs the policy beside
+# RemovePodsViolatingNodeTaints and whose profile "bystander" evicts the
+# namespace of that name. A failed deschedule call evicts nothing (the
+# strategy beside it evicts the namespace's 12 pods); a failed evictable
+# call protects the pod it was asked about, with the error as the reason,
+# until the policy is disabled after 10 failures in a row (the 2 pods
+# left are then evicted). The run's exit status is that of a pass: 0.
+cluster=$H/descheduler/cluster.yaml
+for f in "$H"/descheduler/*.lua; do
+    name=$(basename "$f" .lua)
+    hook=${name%-*}
+    expect=$(sed -n 's/^-- expect: //p' "$f")
+    desched_config "$name" "$f" "$hook"
+    t0=$(now)
+    timeout "$TIMEOUT" "$M" simulate --cluster "$cluster" --deschedule "$T/policy.yaml" >"$T/out" 2>"$T/err"
+    rc=$?
+    took=$(elapsed "$t0" "$(now)")
+    check_run "$name: the pass completes (exit 0) within ${LIMIT} s (took $took s)" \
+        sh -c "test $rc -eq 0 && awk -v t=$took -v l=$LIMIT 'BEGIN { exit !(t < l) }'"
+    check_run "$name: its $hook calls fail with \"$expect\"" grep -Eq -- "policy lua:$name: error: ($expect)" "$T/err"
+    if [ "$hook" = evictable ]; then
+        check_run "$name: 10 pods protected with its error as the reason, then disabled" \
+            sh -c "test \$(grep -Ec '^hostile/h-[0-9]+ +tainted +RemovePodsViolatingNodeTaints +policy $name: ($expect)' '$T/out') -eq 10 &&
+                   grep -q 'disabled after 10 consecutive failures of evictable' '$T/err'"
+        check_run "$name: the 2 pods left evicted once it is disabled" test "$(evicted hostile)" -eq 2
+    else
+        check_run "$name: the strategy beside it evicts its 12 pods" test "$(evicted hostile)" -eq 12
+    fi
+    check_run "$name: the other profile's 4 pods evicted to a free node" test "$(evicted bystander)" -eq 4
+    echo "# $name: $(grep -E '^[0-9]+ evicted' "$T/out"); ${took} s"
+done
 
 tap_done

@@ -428,6 +428,115 @@ static void test_healthy_watch_resets_backoff(void **state) {
     env_free(e);
 }
 
+/* Watches 0-2 fail at once (403); watch 3 is accepted, holds 1.2 s with
+ * no event (a quiet resource) and breaks off inside a line; watch 4 is
+ * throttled (429, Retry-After: 1); watch 5 fails (403); watch 6 holds. */
+static bool quiet_then_throttled_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1"))
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    int w = atomic_fetch_add(&s->watches, 1);
+    if (w < 3 || w == 5) return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"code\":403}");
+    if (w == 4)
+        return fh_reply(fd, 429, "Retry-After: 1\r\n",
+                        "{\"kind\":\"Status\",\"reason\":\"TooManyRequests\",\"code\":429}");
+    fh_stream_begin(fd, 200);
+    if (w == 3) {
+        fh_sleep(1.2);
+        fh_stream_str(fd, "{\"type\":\"ADD", 0);
+        return fh_stream_end(fd);
+    }
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* The delays the informer logged ("backing off ... seconds=S"), in order,
+ * with " R" after those that were the server's Retry-After. */
+static int logged_delays(env *e, char out[][24], int max) {
+    int n = 0;
+    for (const char *p = e->lg.text; n < max && (p = strstr(p, "msg=\"backing off\"")); p++) {
+        const char *sec = strstr(p, "seconds="), *eol = strchr(p, '\n');
+        if (!sec || (eol && sec > eol)) continue;
+        double v = strtod(sec + 8, NULL);
+        const char *ra = strstr(p, "as=Retry-After");
+        snprintf(out[n++], sizeof out[0], "%.2f%s", v, ra && (!eol || ra < eol) ? " R" : "");
+    }
+    return n;
+}
+
+/* Runs an informer of nodes (backoff from 0.1 s to 5 s) through client
+ * until the server has seen `watches` WATCH requests (20 s at most). */
+static void run_until_watches(env *e, ms_kube_client *client, int watches) {
+    ms_informer_options o = {
+        .client = client, .resource = &ms_informer_nodes, .decode_ctx = &e->dec, .queue = e->q,
+        .log = &e->logger, .backoff_initial = 0.1, .backoff_max = 5,
+    };
+    ms_informer *inf;
+    ms_error err = {0};
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    double t0 = fh_now();
+    while (atomic_load(&e->s.watches) < watches && fh_now() - t0 < 20) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_int_equal(atomic_load(&e->s.watches), watches);
+}
+
+/* The backoff rules in the informer (client/backoff.h): a watch that was
+ * accepted and held is a recovery, events or not, so the next failure
+ * waits the initial delay; a 429's Retry-After is waited for as it says
+ * and does not double the delay of the failure after it. */
+static void test_quiet_watch_and_retry_after(void **state) {
+    (void)state;
+    env *e = env_serve(quiet_then_throttled_handler, NULL);
+    /* without the client's own retries, so that the informer sees the 429 */
+    ms_kube_client_options co = {.config = &e->kc, .log = &e->logger, .max_retries = -1};
+    ms_kube_client *client;
+    ms_error err = {0};
+    assert_int_equal(ms_kube_client_new(&co, &client, &err), MS_OK);
+    run_until_watches(e, client, 7);
+    ms_kube_client_free(client);
+    char d[8][24];
+    assert_int_equal(logged_delays(e, d, 8), 6);
+    /* 0.1, 0.2, 0.4 (each up to 25% more) for the 403s */
+    assert_true(strtod(d[0], NULL) >= 0.1 && strtod(d[0], NULL) <= 0.125);
+    assert_true(strtod(d[2], NULL) >= 0.4 && strtod(d[2], NULL) <= 0.5);
+    /* after the quiet watch that held: 0.1 again, not 0.8 */
+    assert_true(strtod(d[3], NULL) >= 0.1 && strtod(d[3], NULL) <= 0.125);
+    assert_string_equal(d[4], "1.00 R");
+    /* after the 429: 0.2, where the spell was before it */
+    assert_true(strtod(d[5], NULL) >= 0.2 && strtod(d[5], NULL) <= 0.25);
+    env_free(e);
+}
+
+/* LISTs 0-2 fail (403), LIST 3 answers; watch 0 is ended at once with no
+ * event; watch 1 holds. */
+static bool relist_then_empty_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    script *s = ctx;
+    if (!has(r->path, "watch=1")) {
+        if (atomic_fetch_add(&s->lists, 1) < 3) return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"code\":403}");
+        return fh_reply(fd, 200, NULL, "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+    }
+    fh_stream_begin(fd, 200);
+    if (atomic_fetch_add(&s->watches, 1) == 0) return fh_stream_end(fd);
+    fh_stream_hold(srv, fd);
+    return false;
+}
+
+/* A LIST answered in full ends the spell of failures before it: a watch
+ * the server then ends at once (a failure in disguise) waits the initial
+ * delay, not the doubled last one (a node watch ended so less than a
+ * second after the relist that followed failed LISTs could wait up to
+ * 37.5 s in the fault suite). */
+static void test_answered_list_ends_the_spell(void **state) {
+    (void)state;
+    env *e = env_serve(relist_then_empty_handler, NULL);
+    run_until_watches(e, e->client, 2);
+    char d[8][24];
+    assert_int_equal(logged_delays(e, d, 8), 4);
+    assert_true(strtod(d[2], NULL) >= 0.4 && strtod(d[2], NULL) <= 0.5);
+    assert_true(strtod(d[3], NULL) >= 0.1 && strtod(d[3], NULL) <= 0.125);
+    env_free(e);
+}
+
 /* A broken line ends the watch, and the next one resumes after the last
  * event read whole: the change the line carried comes again. */
 static void test_broken_watch_line_watches_again(void **state) {
@@ -823,6 +932,8 @@ int main(void) {
         cmocka_unit_test(test_empty_watches_do_not_spin),
         cmocka_unit_test(test_broken_watch_line_watches_again),
         cmocka_unit_test(test_healthy_watch_resets_backoff),
+        cmocka_unit_test(test_quiet_watch_and_retry_after),
+        cmocka_unit_test(test_answered_list_ends_the_spell),
         cmocka_unit_test(test_gone_again_backs_off),
         cmocka_unit_test(test_gone_after_healthy_watch),
         cmocka_unit_test(test_pods),

@@ -34,6 +34,9 @@ typedef struct env {
     char messages[16][512];
     double latency[16];
     uint32_t nevents;
+    char last_message[512];        /* of the last event, whatever their number */
+    char storm_error[1024];        /* why the storm stopped */
+    uint32_t storm_budget_refusals;   /* good versions stopped by the load budget */
     int nlogs;
     int nrefused;                  /* log lines about a refused sched.permit */
     int ninit, ninit_args;         /* "init" log lines, and those with args n = 7 */
@@ -58,6 +61,7 @@ static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const c
 static void on_event(void *ctx, const ms_policy_event *ev) {
     env *e = ctx;
     if (ev->kind < 4) e->nkind[ev->kind]++;
+    snprintf(e->last_message, sizeof e->last_message, "%s", ev->message);
     if (e->nevents >= 16) return;
     e->kinds[e->nevents] = ev->kind;
     snprintf(e->messages[e->nevents], sizeof e->messages[0], "%s %s: %s", ev->profile, ev->plugin,
@@ -844,8 +848,9 @@ static const char *storm_broken(uint32_t j) {
 
 /* One pod through a cycle: it must land where good version `good` sends
  * it. Then bound and deleted, as the informer would say, so the cache
- * stays as small as it started (names come back every 64 pods). */
-static void storm_pod(env *e, uint64_t k, uint32_t good) {
+ * stays as small as it started (names come back every 64 pods). False,
+ * with why in e->storm_error, when it does not. */
+static bool storm_pod(env *e, uint64_t k, uint32_t good) {
     char buf[320], want[16];
     const char *fmt = "metadata: {name: s%u, namespace: default, uid: u-s%u}\n"
                       "spec: {%s%s containers: [{name: c, resources: {requests: {cpu: 10m}}}]}\n";
@@ -856,16 +861,20 @@ static void storm_pod(env *e, uint64_t k, uint32_t good) {
     ms_scheduler_pod_add(e->s, p, 0);
     ms_pod_unref(p);
     uint64_t before = e->nbinds;
-    assert_true(ms_scheduler_schedule_one(e->s, 0));
-    if (e->nbinds != before + 1 || strcmp(e->last_node, want) != 0)
-        fail_msg("pod %llu: bound %s, version %u sends it to %s", (unsigned long long)k,
-                 e->nbinds == before + 1 ? e->last_node : "nowhere", good, want);
+    bool cycle = ms_scheduler_schedule_one(e->s, 0);
+    if (!cycle || e->nbinds != before + 1 || strcmp(e->last_node, want) != 0) {
+        snprintf(e->storm_error, sizeof e->storm_error, "pod %llu: bound %s, version %u sends it to %s",
+                 (unsigned long long)k, !cycle ? "nowhere (no cycle)" : e->nbinds == before + 1 ? e->last_node : "nowhere",
+                 good, want);
+        return false;
+    }
     strcat(want, ",");   /* (the flow mapping's separator after the node) */
     snprintf(buf, sizeof buf, fmt, id, id, "nodeName: ", want);
     ms_pod *b = fx_pod(&e->fx.d, buf);
     ms_scheduler_pod_update(e->s, b, 0);
     ms_scheduler_pod_delete(e->s, b, 0);
     ms_pod_unref(b);
+    return true;
 }
 
 static double mono(void) {
@@ -877,8 +886,12 @@ static double mono(void) {
 /* Reload j (even: a good version, odd: a broken one): the file replaced,
  * then pods scheduled, as a scheduler loop does between polls, until the
  * reload's outcome is reported; then one more pod, which must land where
- * the last good version says. */
-static void storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
+ * the last good version says. False, with why in e->storm_error, when
+ * something else happens: the caller frees the set before it fails, so
+ * that no state is left open at exit (LeakSanitizer would take the JIT's
+ * IR buffer of an open state, held through a biased pointer, for a
+ * leak). */
+static bool storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
     bool is_good = j % 2 == 0;
     write_file(file(e, "only.lua"), is_good ? storm_good(*good + 1) : storm_broken(j / 2));
     uint64_t ok0 = e->nkind[MS_POLICY_RELOADED], failed0 = e->nkind[MS_POLICY_RELOAD_FAILED];
@@ -886,16 +899,33 @@ static void storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
     for (;;) {
         ms_policy_set_poll(e->ps, 0);
         if (e->nkind[MS_POLICY_RELOADED] != ok0 || e->nkind[MS_POLICY_RELOAD_FAILED] != failed0) break;
-        if (mono() > deadline) fail_msg("reload %u: no outcome within 10 s", j);
-        storm_pod(e, (*pods)++, *good);
+        if (mono() > deadline) {
+            snprintf(e->storm_error, sizeof e->storm_error, "reload %u: no outcome within 10 s", j);
+            return false;
+        }
+        if (!storm_pod(e, (*pods)++, *good)) return false;
         nanosleep(&(struct timespec){0, 500000}, NULL);   /* 0.5 ms: the watcher's turn */
     }
-    if (e->nkind[MS_POLICY_RELOADED] != ok0 + is_good || e->nkind[MS_POLICY_RELOAD_FAILED] != failed0 + !is_good)
-        fail_msg("reload %u (%s): %llu swapped in, %llu refused", j, is_good ? "good" : "broken",
-                 (unsigned long long)(e->nkind[MS_POLICY_RELOADED] - ok0),
-                 (unsigned long long)(e->nkind[MS_POLICY_RELOAD_FAILED] - failed0));
+    /* A good version stopped by its CPU budget while it loads is refused,
+     * and the running one stays, as documented (docs/policies.md, "Hot
+     * reload"): a load takes 0.1 ms here (7 ms the most seen under ASan
+     * with the other core busy) against 20 ms, but a stall the thread's
+     * clock counts (page faults, the allocator) is not the policy's to
+     * prevent. Counted; the next pods must land where the running version
+     * says. Any other refusal of a good version fails. */
+    if (is_good && e->nkind[MS_POLICY_RELOADED] == ok0 && e->nkind[MS_POLICY_RELOAD_FAILED] == failed0 + 1 &&
+        strstr(e->last_message, "the running version stays: policy only: stopped after its CPU budget")) {
+        e->storm_budget_refusals++;
+        return storm_pod(e, (*pods)++, *good);
+    }
+    if (e->nkind[MS_POLICY_RELOADED] != ok0 + is_good || e->nkind[MS_POLICY_RELOAD_FAILED] != failed0 + !is_good) {
+        snprintf(e->storm_error, sizeof e->storm_error, "reload %u (%s): %llu swapped in, %llu refused; the last report: %s",
+                 j, is_good ? "good" : "broken", (unsigned long long)(e->nkind[MS_POLICY_RELOADED] - ok0),
+                 (unsigned long long)(e->nkind[MS_POLICY_RELOAD_FAILED] - failed0), e->last_message);
+        return false;
+    }
     if (is_good) ++*good;
-    storm_pod(e, (*pods)++, *good);
+    return storm_pod(e, (*pods)++, *good);
 }
 
 /* The storm (docs/reliability.md): MS_STORM_RELOADS (default 10000, 2000
@@ -927,20 +957,28 @@ static void test_reload_storm(void **state) {
     node(e, "n3", "4");
     uint32_t good = 0;
     uint64_t pods = 0;
-    for (uint32_t j = 0; j < warm; j++) storm_reload(e, j, &good, &pods);
+    bool ok = true;
+    for (uint32_t j = 0; ok && j < warm; j++) ok = storm_reload(e, j, &good, &pods);
     long before = tu_rss_kib();
     double t0 = mono();
-    for (uint32_t j = warm; j < warm + n; j++) storm_reload(e, j, &good, &pods);
+    for (uint32_t j = warm; ok && j < warm + n; j++) ok = storm_reload(e, j, &good, &pods);
+    if (!ok) {
+        char why[sizeof e->storm_error];
+        snprintf(why, sizeof why, "%s", e->storm_error);
+        env_free(e);
+        fail_msg("%s", why);
+    }
     double took = mono() - t0;
     long after = tu_rss_kib();
     print_message("# reload storm: %u reloads in %.1f s (%.0f/s), %llu pods scheduled, RSS %ld KiB "
-                  "before, %ld KiB after (%+ld)\n",
-                  n, took, n / took, (unsigned long long)pods, before, after, after - before);
+                  "before, %ld KiB after (%+ld); good versions stopped by the load budget: %u\n",
+                  n, took, n / took, (unsigned long long)pods, before, after, after - before,
+                  e->storm_budget_refusals);
     assert_int_equal(e->nfailed, 0);
     ms_policy_info info;
     ms_policy_set_info(e->ps, 0, &info);
-    assert_int_equal(info.stats.reloads_ok, (warm + n + 1) / 2);
-    assert_int_equal(info.stats.reloads_failed, (warm + n) / 2);
+    assert_int_equal(info.stats.reloads_ok, (warm + n + 1) / 2 - e->storm_budget_refusals);
+    assert_int_equal(info.stats.reloads_failed, (warm + n) / 2 + e->storm_budget_refusals);
     assert_false(info.disabled);
 #ifndef __SANITIZE_ADDRESS__
     assert_true(after - before <= 5 * 1024);
