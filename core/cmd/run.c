@@ -585,9 +585,21 @@ static void setup_self(runner *r) {
     snprintf(r->self.name, sizeof r->self.name, "%s",
              le->resource_name[0] ? le->resource_name : "kube-scheduler");
 }
-/* /metrics, /healthz, /readyz. An address the user chose must work; the
- * default one may be taken (another scheduler on the host): then a
- * warning, and the scheduler runs without. */
+
+/* The plain port: no authentication, so health only unless
+ * --plain-metrics; /debug is the secure port's alone. */
+static void plain_serve(void *ctx, const char *path, ms_http_answer *out) {
+    const runner *r = ctx;
+    if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
+        strcmp(path, "/readyz") == 0) {
+        ms_metrics_serve(r->metrics, path, out);
+        return;
+    }
+    out->status = 404;
+    out->body = strdup("404 page not found\n");
+}
+
+/* The metrics, and the plain port where one is asked for: it must work. */
 static ms_rc setup_metrics(runner *r, ms_error *err) {
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (npol) {
@@ -598,28 +610,20 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
     const char *addr = r->o->metrics_bind_address;
-    bool chosen = addr != NULL;
-    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address, chosen = true;
-    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address, chosen = true;
-    if (!addr) addr = MS_RUN_DEFAULT_METRICS_ADDRESS;
+    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address;
+    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address;
     if (r->cfg.healthz_bind_address[0] && r->cfg.metrics_bind_address[0] &&
         strcmp(r->cfg.healthz_bind_address, r->cfg.metrics_bind_address) != 0)
         ms_log(r->log, MS_LOG_WARN, "healthzBindAddress differs from metricsBindAddress; serving both on one",
                "address", addr, NULL);
     if (ms_http_address_disabled(addr)) return MS_OK;
-    ms_error e = {0};
-    ms_rc rc = ms_http_server_start(addr, ms_metrics_serve, r->metrics, &r->http, &e);
-    if (rc != MS_OK) {
-        if (chosen || rc == MS_ENOMEM) {
-            if (err) *err = e;
-            return rc;
-        }
-        ms_log(r->log, MS_LOG_WARN, "metrics server not started", "error", e.msg, NULL);
-        return MS_OK;
-    }
+    ms_rc rc = ms_http_server_start(addr, plain_serve, r, &r->http, err);
+    if (rc != MS_OK) return rc;
     char port[8];
     snprintf(port, sizeof port, "%u", ms_http_server_port(r->http));
-    ms_log(r->log, MS_LOG_INFO, "serving metrics and health", "address", addr, "port", port, NULL);
+    ms_log(r->log, MS_LOG_INFO, r->o->plain_metrics ? "serving metrics and health over plain HTTP"
+                                                    : "serving health over plain HTTP",
+           "address", addr, "port", port, NULL);
     return MS_OK;
 }
 

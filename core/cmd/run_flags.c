@@ -291,6 +291,10 @@ static int bool_option(const char *a, parse_state *ps) {
         if (r > 0) f->o->debug_snapshot = b;
         return r;
     }
+    if ((r = bool_flag(a, "--plain-metrics", &b, ps->err)) != 0) {
+        if (r > 0) f->o->plain_metrics = b;
+        return r;
+    }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         f->action = MS_RUN_FLAGS_HELP;
         return 1;

@@ -10,7 +10,9 @@
 # on the same server. --authentication-kubeconfig and
 # --authorization-kubeconfig choose who reviews; --secure-port=0 serves
 # nothing; --tls-min-version and --tls-cipher-suites are honoured; the
-# certificate files replaced under the running scheduler are served.
+# certificate files replaced under the running scheduler are served; /debug/*
+# is authorized like /metrics; the plain port is off by default and serves
+# health only (and the metrics with --plain-metrics), never /debug/*.
 # Loopback only; stops everything it starts.
 E2E_NAME=serving
 # shellcheck source=run-harness.sh
@@ -22,8 +24,10 @@ trap 'if [ -n "$ks_pid" ]; then kill "$ks_pid" 2>/dev/null; wait "$ks_pid" 2>/de
 # --- identities ----------------------------------------------------------------
 service_account reader '["/metrics"]'
 service_account nobody
+service_account debugger '["/debug/*"]'
 reader=$(token_of reader)
 nobody=$(token_of nobody)
+debugger=$(token_of debugger)
 check_eval "TokenRequest gives tokens for the ServiceAccounts reader and nobody" '[ -n "$reader" ] && [ -n "$nobody" ]'
 # nobody's token as a kubeconfig: it may not create reviews
 kube_kubeconfig "$dir" nobody "$nobody"
@@ -191,11 +195,38 @@ check_eval "--authorization-kubeconfig: access reviewed as nobody (forbidden): 5
     "[ \"\$(req $port /metrics '$reader')\" = 500 ] && grep -q '^Internal Server Error: \"/metrics\": SubjectAccessReview: HTTP 403' '$dir/body'"
 stop_ms TERM
 
-# --- --secure-port=0 -----------------------------------------------------------------------
+# --- the plain port: off by default, health only, never /debug -------------------------------
+# the TCP ports moonsched listens on
+listening() { ss -Hltnp | grep "pid=$ms_pid," | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -u | tr '\n' ' '; }
+plain() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport$1"; }
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "no --metrics-bind-address: no plain port, only the secure one ($port) is listened on" \
+    "[ \"\$(listening)\" = '$port ' ] && ! grep -q 'over plain HTTP' '$dir/ms.log'"
+check_eval "/debug/shadow on the secure port is authorized like /metrics: 403 anonymous and for reader (/metrics only)" \
+    "[ \"\$(req $port /debug/shadow)\" = 403 ] && [ \"\$(cat '$dir/body')\" = '$(forbidden system:anonymous /debug/shadow)' ] &&
+     [ \"\$(req $port /debug/shadow '$reader')\" = 403 ]"
+check_eval "/debug/shadow with a token allowed /debug/*: 200, its JSON" \
+    "[ \"\$(req $port /debug/shadow '$debugger')\" = 200 ] && jq -e . '$dir/body' >/dev/null"
+stop_ms TERM
 mport=$(kube_free_port)
 start_ms --secure-port=0 --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address="127.0.0.1:$mport"
+check_eval "--metrics-bind-address: the plain port serves /healthz, /livez, /readyz" \
+    "wait_for 20 '[ \"\$(plain /readyz)\" = 200 ]' && [ \"\$(plain /healthz)\" = 200 ] && [ \"\$(plain /livez)\" = 200 ] &&
+     grep -q 'msg=\"serving health over plain HTTP\"' '$dir/ms.log'"
+check_eval "... and nothing else: /metrics, /configz, /debug/shadow, /debug/snapshot, /debug/explain 404" \
+    "[ \"\$(plain /metrics)\" = 404 ] && [ \"\$(plain /configz)\" = 404 ] && [ \"\$(plain /debug/shadow)\" = 404 ] &&
+     [ \"\$(plain /debug/snapshot)\" = 404 ] && [ \"\$(plain '/debug/explain?pod=default/x')\" = 404 ]"
+stop_ms TERM
+
+# --- --secure-port=0 -----------------------------------------------------------------------
+start_ms --secure-port=0 --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address="127.0.0.1:$mport" \
+    --plain-metrics --debug-snapshot
 check_eval "--secure-port=0: plain HTTP /healthz still served" \
     "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/healthz)\" = 200 ]'"
+check_eval "--plain-metrics: /metrics and /configz on the plain port; /debug/* still not (404)" \
+    "[ \"\$(plain /metrics)\" = 200 ] && [ \"\$(plain /configz)\" = 200 ] && [ \"\$(plain /debug/shadow)\" = 404 ] &&
+     [ \"\$(plain /debug/snapshot)\" = 404 ]"
 check_eval "--secure-port=0: nothing on the HTTPS port, and the log says HTTPS is off" \
     "[ \"\$(req $port /healthz)\" = 000 ] && grep -q 'secure serving disabled' '$dir/ms.log'"
 stop_ms TERM
