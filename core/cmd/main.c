@@ -135,6 +135,8 @@ static const char help_run[] =
     "  --tls-min-version VersionTLS1x, --tls-cipher-suites LIST  as kube-scheduler's\n"
     "  --authentication-kubeconfig, --authorization-kubeconfig  who reviews tokens\n"
     "                     and access (default: the scheduler's own connection)\n"
+    "  --client-ca-file FILE  client certificates these CAs signed authenticate as\n"
+    "                     their Common Name, in their Organizations' groups\n"
     "  --authorization-always-allow-paths PATHS  comma-separated paths served\n"
     "                     without a review (default /healthz,/livez,/readyz)\n"
     "  --leader-elect[=BOOL]  elect a leader through a Lease before scheduling\n"

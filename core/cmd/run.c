@@ -764,6 +764,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .always_allow_paths = paths, .nalways_allow_paths = npaths,
+                                        .client_ca_file = o->client_ca_file, .metrics = r->metrics,
                                         .handler = secure_serve, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }

@@ -50,7 +50,6 @@ static const ignored_flag ignored_flags[] = {
     {"--authentication-skip-lookup", false, no_meaning},
     {"--authentication-token-webhook-cache-ttl", true, no_meaning},
     {"--authentication-tolerate-lookup-failure", false, no_meaning},
-    {"--client-ca-file", true, no_meaning},
     {"--requestheader-allowed-names", true, no_meaning},
     {"--requestheader-client-ca-file", true, no_meaning},
     {"--requestheader-extra-headers-prefix", true, no_meaning},
@@ -175,6 +174,7 @@ static const string_flag string_flags[] = {
     {"--tls-cipher-suites", OPT(tls_cipher_suites), "list of cipher suites"},
     {"--authentication-kubeconfig", OPT(authn_kubeconfig), "file"},
     {"--authorization-kubeconfig", OPT(authz_kubeconfig), "file"},
+    {"--client-ca-file", OPT(client_ca_file), "file"},
 };
 
 /* 0: not one of them; 1: read; -1: error. */

@@ -82,6 +82,11 @@ typedef struct ms_run_options {
      * kubeconfig files; NULL: the scheduler's own connection. */
     const char *authn_kubeconfig;  /* --authentication-kubeconfig */
     const char *authz_kubeconfig;  /* --authorization-kubeconfig */
+    /* --client-ca-file: a PEM bundle of CAs; a client certificate one of
+     * them signed (for client authentication) authenticates its request
+     * as the user of its Common Name, in the groups of its
+     * Organizations. NULL: no client certificates. */
+    const char *client_ca_file;
     /* --authorization-always-allow-paths: comma-separated paths (a
      * trailing '*' a prefix) served without a SubjectAccessReview; NULL:
      * /healthz, /livez, /readyz, as upstream. */
