@@ -5,6 +5,7 @@
  * loop. See include/moonsched/run.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1110,6 +1111,8 @@ static void log_unsynced(runner *r) {
 typedef struct loop {
     int sfd;                       /* signalfd; -1: signals not handled */
     double tick, next_tick, next_progress;
+    uint64_t lists;                /* LISTs the informers completed, as last seen */
+    double give_back_at;           /* 0: nothing to give back */
     bool stopping, more;
     bool debug;                    /* SIGUSR2 came: dump and compare the cache */
     double stop_deadline;
@@ -1119,6 +1122,33 @@ typedef struct loop {
 static void drain_fd(int fd) {
     uint64_t v;
     if (read(fd, &v, sizeof v) < 0) { /* nothing pending */ }
+}
+
+/* A LIST's burst (its pages' JSON, the objects it replaced) is freed
+ * between objects that stay, and glibc gives back only the top of a heap:
+ * each relist, after every API server restart, left the process a few
+ * hundred KiB bigger (docs/reliability.md, "Restarts of the API server").
+ * A second after the informers' last LIST, when its deltas are applied,
+ * the free pages go back: a few milliseconds, once per relist. */
+static void give_back_after_lists(runner *r, loop *l, double now) {
+    ms_informer *all[4 + MS_SK_COUNT] = {r->pod_inf, r->node_inf, r->ns_inf, r->pdb_inf};
+    for (int k = 0; k < MS_SK_COUNT; k++) all[4 + k] = r->storage_inf[k];
+    uint64_t lists = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (!all[i]) continue;
+        ms_informer_stats st;
+        ms_informer_stats_get(all[i], &st);
+        lists += st.lists;
+    }
+    if (lists != l->lists) {
+        l->lists = lists;
+        l->give_back_at = now + 1;
+    } else if (l->give_back_at && now >= l->give_back_at) {
+        l->give_back_at = 0;
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+    }
 }
 
 /* Waits for deltas, answered binds, a signal, a policy reload or a
@@ -1220,6 +1250,7 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
     if (now >= l->next_tick) {
         ms_scheduler_tick(r->sched, ms_clock_wall());
         metrics_snapshot(r);
+        give_back_after_lists(r, l, now);
         l->next_tick = now + l->tick;
     }
     l->more = false;
