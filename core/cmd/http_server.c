@@ -181,7 +181,6 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 /* TLS 1.2 and up, as upstream's serving defaults. */
 static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 
-/* An HTTPS daemon on a listening socket another one handed over. */
 /* The HTTPS daemon's options; with a client CA, MHD asks clients for a
  * certificate (and lets the handshake go on without one). */
 static void tls_options(const ms_http_server *s, struct MHD_OptionItem opts[5]) {
@@ -193,6 +192,7 @@ static void tls_options(const ms_http_server *s, struct MHD_OptionItem opts[5]) 
     opts[4] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 }
 
+/* An HTTPS daemon on a listening socket another one handed over. */
 static struct MHD_Daemon *start_on_socket(ms_http_server *s, MHD_socket fd) {
     struct MHD_OptionItem opts[5];
     tls_options(s, opts);
