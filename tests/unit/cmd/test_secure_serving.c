@@ -281,9 +281,8 @@ static void test_tls_version_and_suites(void **state) {
 static long attempts(ms_metrics *m, const char *result) {
     size_t len;
     char *t = ms_metrics_render(m, &len), key[96];
-    snprintf(key, sizeof key, "moonsched_authentication_attempts_total{result=\"%s\"} ", result);
-    const char *at = strstr(t, key);
-    long n = at ? strtol(at + strlen(key), NULL, 10) : -1;
+    snprintf(key, sizeof key, "moonsched_authentication_attempts_total{result=\"%s\"}", result);
+    long n = (long)tu_series(t, key);
     free(t);
     return n;
 }
@@ -313,12 +312,6 @@ static void make_certs(const char *dir) {
              "mk nocn /O=devs clientAuth ca\n"
              "} >/dev/null 2>&1",
              dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-static void rm_dir(const char *dir) {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -368,7 +361,49 @@ static void test_client_certificates(void **state) {
     assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "--client-ca-file"));
     ms_metrics_free(m);
-    rm_dir(dir);
+    tu_rmtree(dir);
+}
+
+/* The serving certificate replaced under the running server: the new
+ * daemon asks for client certificates as the first did. */
+static void test_client_ca_after_rotation(void **state) {
+    fixture *f = *state;
+    char dir[] = "/tmp/ms-client-ca-XXXXXX", ca[64], crt[64], key[64], tls_crt[64], tls_key[64];
+    assert_non_null(mkdtemp(dir));
+    make_certs(dir);
+    snprintf(ca, sizeof ca, "%s/ca.crt", dir);
+    snprintf(crt, sizeof crt, "%s/alice.crt", dir);
+    snprintf(key, sizeof key, "%s/alice.key", dir);
+    snprintf(tls_crt, sizeof tls_crt, "%s/tls.crt", dir);
+    snprintf(tls_key, sizeof tls_key, "%s/tls.key", dir);
+    ms_serving_cert a, b;
+    ms_error err = {0};
+    const char *ips[] = {"127.0.0.1"};
+    assert_int_equal(ms_serving_cert_self_signed("first", ips, 1, NULL, 0, &a, &err), MS_OK);
+    assert_int_equal(ms_serving_cert_self_signed("second", ips, 1, NULL, 0, &b, &err), MS_OK);
+    tu_replace(tls_crt, a.cert_pem);
+    tu_replace(tls_key, a.key_pem);
+    ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
+                                   .handler = serve, .log = &quiet, .client_ca_file = ca, .cert_file = tls_crt,
+                                   .key_file = tls_key};
+    ms_secure_serving *s = NULL;
+    assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
+    uint16_t port = ms_secure_serving_port(s);
+    assert_string_equal(get_as(port, "/metrics", crt, key, NULL, NULL), "200 ok\n");
+    tu_replace(tls_key, b.key_pem);
+    tu_replace(tls_crt, b.cert_pem);
+    bool rotated = false;
+    for (int i = 0; i < 300 && !rotated; i++) {
+        rotated = serves(port, "CN = second@");
+        if (!rotated) usleep(100000);
+    }
+    assert_true(rotated);
+    assert_string_equal(get_as(port, "/metrics", crt, key, NULL, NULL), "200 ok\n");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 0);
+    ms_secure_serving_stop(s);
+    ms_serving_cert_free(&a);
+    ms_serving_cert_free(&b);
+    tu_rmtree(dir);
 }
 
 /* A client sending bad tokens: after the budget, its tokens are refused
@@ -414,6 +449,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_files, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_tls_version_and_suites, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_client_certificates, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_client_ca_after_rotation, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failed_authentications_limited, fx_setup, fx_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
