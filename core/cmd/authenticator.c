@@ -84,8 +84,7 @@ static cJSON *anonymous(void) {
     return u;
 }
 
-/* upstream's AuthenticatedGroupAdder */
-static void add_authenticated_group(cJSON *user) {
+void ms_authenticated_group_add(cJSON *user) {
     cJSON *g = cJSON_GetObjectItemCaseSensitive(user, "groups");
     if (!cJSON_IsArray(g)) {
         cJSON_DeleteItemFromObjectCaseSensitive(user, "groups");
@@ -187,6 +186,26 @@ static ms_rc review(ms_authenticator *a, const char *token, size_t len, cJSON **
     return rc;
 }
 
+/* The cache's key of a token: its HMAC. */
+static bool cache_key(const ms_authenticator *a, const char *token, size_t len, uint8_t key[32]) {
+    return gnutls_hmac_fast(GNUTLS_MAC_SHA256, a->key, sizeof a->key, token, len, key) == 0;
+}
+
+bool ms_authenticator_has_bearer(const char *authorization) {
+    size_t len;
+    return bearer_token(authorization, &len) != NULL;
+}
+
+bool ms_authenticator_answer_cached(ms_authenticator *a, const char *authorization) {
+    size_t len = 0, vlen = 0;
+    const char *token = bearer_token(authorization, &len);
+    uint8_t key[32];
+    if (!token || !cache_key(a, token, len, key)) return false;
+    char *cached = ms_expiring_cache_get(a->cache, key, sizeof key, a->clock(a->clock_ctx), &vlen);
+    free(cached);
+    return cached != NULL;
+}
+
 ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorization, cJSON **user,
                                     ms_error *err) {
     *user = NULL;
@@ -197,8 +216,7 @@ ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorizati
         return *user ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     uint8_t key[32];
-    if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, a->key, sizeof a->key, token, len, key) != 0)
-        return ms_error_set(err, MS_EIO, "cannot hash the token");
+    if (!cache_key(a, token, len, key)) return ms_error_set(err, MS_EIO, "cannot hash the token");
     size_t vlen = 0;
     double now = a->clock(a->clock_ctx);
     char *cached = ms_expiring_cache_get(a->cache, key, sizeof key, now, &vlen);
@@ -223,6 +241,6 @@ ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorizati
         *user = NULL;
         return rc;
     }
-    add_authenticated_group(*user);
+    ms_authenticated_group_add(*user);
     return MS_OK;
 }

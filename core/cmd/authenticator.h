@@ -20,6 +20,7 @@
 #define MOONSCHED_CMD_AUTHENTICATOR_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/rate_limiter.h"
@@ -51,6 +52,14 @@ void ms_authenticator_free(ms_authenticator *a);
  * could not be asked, MS_ESTATE when cancelled, MS_ENOMEM; err says why. */
 ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorization, cJSON **user,
                                     ms_error *err);
+/* Whether the header has a bearer token (else the request is anonymous). */
+bool ms_authenticator_has_bearer(const char *authorization);
+/* Whether the header has a bearer token whose answer is cached: no
+ * review would be sent for it now. */
+bool ms_authenticator_answer_cached(ms_authenticator *a, const char *authorization);
+/* upstream's AuthenticatedGroupAdder: system:authenticated added to the
+ * user's groups unless it is there or system:unauthenticated is. */
+void ms_authenticated_group_add(cJSON *user);
 /* TokenReviews sent (for tests and logs). */
 uint64_t ms_authenticator_reviews(ms_authenticator *a);
 

@@ -22,6 +22,7 @@ struct ms_http_server {
      * what they need to start again on the same socket. */
     char *cert_pem, *key_pem, *retired_cert_pem, *retired_key_pem;
     char *priorities;
+    char *client_ca_pem;           /* NULL: no client certificate asked for */
     unsigned flags;
     ms_http_handler handler;
     void *ctx;
@@ -131,9 +132,14 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     const char *sent = *con_cls ? *con_cls : url, *q = strchr(sent, '?');
     ms_http_answer a = {.status = 0, .content_type = "text/plain; charset=utf-8", .query = q ? q + 1 : NULL};
     if (s->gate) {
+        const union MHD_ConnectionInfo *addr = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const union MHD_ConnectionInfo *tls =
+            s->tls ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
         ms_http_request rq = {.method = method, .path = url, .uri = sent,
                               .authorization =
-                                  MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)};
+                                  MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+                              .peer = addr ? addr->client_addr : NULL,
+                              .tls_session = tls ? tls->tls_session : NULL};
         s->gate(s->gate_ctx, &rq, &a);
         if (a.status) return queue(conn, s, &a);
     }
@@ -153,6 +159,7 @@ static void free_server(ms_http_server *s) {
     free(s->retired_cert_pem);
     free(s->retired_key_pem);
     free(s->priorities);
+    free(s->client_ca_pem);
     free(s);
 }
 
@@ -174,13 +181,25 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 /* TLS 1.2 and up, as upstream's serving defaults. */
 static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 
+/* The HTTPS daemon's options; with a client CA, MHD asks clients for a
+ * certificate (and lets the handshake go on without one). */
+static void tls_options(const ms_http_server *s, struct MHD_OptionItem opts[5]) {
+    opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert_pem};
+    opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key_pem};
+    opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, s->priorities};
+    opts[3] = (struct MHD_OptionItem){s->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+                                      s->client_ca_pem};
+    opts[4] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+}
+
 /* An HTTPS daemon on a listening socket another one handed over. */
 static struct MHD_Daemon *start_on_socket(ms_http_server *s, MHD_socket fd) {
+    struct MHD_OptionItem opts[5];
+    tls_options(s, opts);
     return MHD_start_daemon(s->flags | MHD_USE_TLS, 0, NULL, NULL, answer, s, MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
                             MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                            NULL, MHD_OPTION_HTTPS_MEM_CERT, s->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
-                            MHD_OPTION_HTTPS_PRIORITIES, s->priorities, MHD_OPTION_END);
+                            NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_options *o, uint16_t port,
@@ -197,11 +216,12 @@ static struct MHD_Daemon *start_daemon(ms_http_server *s, const ms_http_server_o
                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT,
                                 (unsigned)10, MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+    struct MHD_OptionItem opts[5];
+    tls_options(s, opts);
     return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
                             MHD_OPTION_URI_LOG_CALLBACK, log_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                            NULL, MHD_OPTION_HTTPS_MEM_CERT, s->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
-                            MHD_OPTION_HTTPS_PRIORITIES, s->priorities, MHD_OPTION_END);
+                            NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server **out, ms_error *err) {
@@ -230,7 +250,8 @@ ms_rc ms_http_server_start_with(const ms_http_server_options *o, ms_http_server 
     s->gate_ctx = o->gate_ctx;
     s->tls = o->tls_cert_pem && o->tls_key_pem;
     if (s->tls && (!(s->cert_pem = strdup(o->tls_cert_pem)) || !(s->key_pem = strdup(o->tls_key_pem)) ||
-                   !(s->priorities = strdup(o->tls_priorities ? o->tls_priorities : tls_priorities)))) {
+                   !(s->priorities = strdup(o->tls_priorities ? o->tls_priorities : tls_priorities)) ||
+                   (o->tls_client_ca_pem && !(s->client_ca_pem = strdup(o->tls_client_ca_pem))))) {
         freeaddrinfo(ai);
         free_server(s);
         return ms_error_set(err, MS_ENOMEM, "out of memory");

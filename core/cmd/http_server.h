@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "moonsched/error.h"
 
@@ -36,6 +37,8 @@ typedef struct ms_http_request {
     const char *path;              /* decoded, without the query */
     const char *uri;               /* as sent, with the query */
     const char *authorization;     /* the Authorization header, or NULL */
+    const struct sockaddr *peer;   /* the client's address, or NULL */
+    void *tls_session;             /* HTTPS: the connection's gnutls_session_t */
 } ms_http_request;
 /* Leaves out->status 0 to let the handler answer, or fills out to answer
  * instead. Runs on the connection's own thread: it may block. */
@@ -51,6 +54,10 @@ typedef struct ms_http_server_options {
     /* GnuTLS priorities (cmd/tls_config.h); NULL: TLS 1.2 and 1.3 with
      * GnuTLS's default suites. */
     const char *tls_priorities;
+    /* HTTPS: CA certificates (PEM) whose clients' certificates are
+     * asked for; the handshake takes any or none, the gate checks them
+     * (cmd/client_ca.h). NULL: none asked for. */
+    const char *tls_client_ca_pem;
     ms_http_gate gate;             /* NULL: every request goes to the handler */
     void *gate_ctx;
     bool dual_stack;               /* an IPv6 address takes IPv4 connections too */

@@ -69,6 +69,7 @@ struct ms_metrics {
     uint64_t preemption_attempts;
     uint32_t pending[4];
     uint64_t bindings[MS_BIND_NRESULTS];
+    uint64_t authentications[MS_AUTHN_NRESULTS];
     uint64_t conflicts[MS_BIND_CONFLICT_COUNT];
     struct {
         long code;
@@ -111,6 +112,7 @@ struct ms_metrics {
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
 static const char *const bind_names[] = {"ok", "failed", "gone", "conflict"};
+static const char *const authn_names[] = {"success", "failure", "error", "throttled"};
 static const char *const conflict_names[] = {
     [MS_BIND_CONFLICT_OTHER] = "other",
     [MS_BIND_CONFLICT_ALREADY_BOUND] = "already_bound",
@@ -195,6 +197,13 @@ void ms_metrics_bind_conflict(ms_metrics *m, ms_bind_conflict why) {
     if ((unsigned)why >= MS_BIND_CONFLICT_COUNT) why = MS_BIND_CONFLICT_OTHER;
     pthread_mutex_lock(&m->mu);
     m->conflicts[why]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void ms_metrics_authentication(ms_metrics *m, ms_authn_result result) {
+    if (!m || result >= MS_AUTHN_NRESULTS) return;
+    pthread_mutex_lock(&m->mu);
+    m->authentications[result]++;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -583,6 +592,13 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
     for (int i = 0; i < MS_BIND_CONFLICT_COUNT; i++)
         ms_buf_printf(&b, "moonsched_binding_conflicts_total{reason=\"%s\"} %llu\n", conflict_names[i],
                       (unsigned long long)m->conflicts[i]);
+    ms_prom_header(&b, "moonsched_authentication_attempts_total", "counter",
+           "Requests to the secure port by how they were authenticated (as the API server's "
+           "authentication_attempts, and throttled: refused without a review after too many failures "
+           "from the address).");
+    for (int i = 0; i < MS_AUTHN_NRESULTS; i++)
+        ms_buf_printf(&b, "moonsched_authentication_attempts_total{result=\"%s\"} %llu\n", authn_names[i],
+                      (unsigned long long)m->authentications[i]);
     ms_prom_header(&b, "moonsched_api_requests_total", "counter",
            "API requests for binds, events, status patches and evictions, by HTTP status "
            "(0: no answer).");

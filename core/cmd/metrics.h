@@ -44,6 +44,15 @@ typedef enum ms_bind_result {
     MS_BIND_NRESULTS,
 } ms_bind_result;
 
+/* How the secure port authenticated a request. */
+typedef enum ms_authn_result {
+    MS_AUTHN_SUCCESS = 0,          /* a user (anonymous included) */
+    MS_AUTHN_FAILURE,              /* a token or certificate refused: 401 */
+    MS_AUTHN_ERROR,                /* the TokenReview failed: 401 */
+    MS_AUTHN_THROTTLED,            /* too many failures from the address: 401 without a review */
+    MS_AUTHN_NRESULTS,
+} ms_authn_result;
+
 /* profiles: the schedulerNames (copied). NULL when out of memory. */
 ms_metrics *ms_metrics_new(const char *const *profiles, uint32_t nprofiles);
 void ms_metrics_free(ms_metrics *m);
@@ -65,6 +74,8 @@ void ms_metrics_preemption(ms_metrics *m, uint32_t nvictims);
  * not among the unschedulable ones, as upstream counts them. */
 void ms_metrics_set_pending(ms_metrics *m, uint32_t active, uint32_t backoff, uint32_t unschedulable,
                            uint32_t gated);
+/* moonsched_authentication_attempts_total{result}. */
+void ms_metrics_authentication(ms_metrics *m, ms_authn_result result);
 /* moonsched_bindings_total{result}. */
 void ms_metrics_binding(ms_metrics *m, ms_bind_result result);
 /* moonsched_binding_conflicts_total{reason}: what a 409 on a bind meant

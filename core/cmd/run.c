@@ -5,6 +5,7 @@
  * loop. See include/moonsched/run.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -586,9 +587,21 @@ static void setup_self(runner *r) {
     snprintf(r->self.name, sizeof r->self.name, "%s",
              le->resource_name[0] ? le->resource_name : "kube-scheduler");
 }
-/* /metrics, /healthz, /readyz. An address the user chose must work; the
- * default one may be taken (another scheduler on the host): then a
- * warning, and the scheduler runs without. */
+
+/* The plain port: no authentication, so health only unless
+ * --plain-metrics; /debug is the secure port's alone. */
+static void plain_serve(void *ctx, const char *path, ms_http_answer *out) {
+    const runner *r = ctx;
+    if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
+        strcmp(path, "/readyz") == 0) {
+        ms_metrics_serve(r->metrics, path, out);
+        return;
+    }
+    out->status = 404;
+    out->body = strdup("404 page not found\n");
+}
+
+/* The metrics, and the plain port where one is asked for: it must work. */
 static ms_rc setup_metrics(runner *r, ms_error *err) {
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (npol) {
@@ -599,28 +612,20 @@ static ms_rc setup_metrics(runner *r, ms_error *err) {
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
     const char *addr = r->o->metrics_bind_address;
-    bool chosen = addr != NULL;
-    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address, chosen = true;
-    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address, chosen = true;
-    if (!addr) addr = MS_RUN_DEFAULT_METRICS_ADDRESS;
+    if (!addr && r->cfg.metrics_bind_address[0]) addr = r->cfg.metrics_bind_address;
+    if (!addr && r->cfg.healthz_bind_address[0]) addr = r->cfg.healthz_bind_address;
     if (r->cfg.healthz_bind_address[0] && r->cfg.metrics_bind_address[0] &&
         strcmp(r->cfg.healthz_bind_address, r->cfg.metrics_bind_address) != 0)
         ms_log(r->log, MS_LOG_WARN, "healthzBindAddress differs from metricsBindAddress; serving both on one",
                "address", addr, NULL);
     if (ms_http_address_disabled(addr)) return MS_OK;
-    ms_error e = {0};
-    ms_rc rc = ms_http_server_start(addr, ms_metrics_serve, r->metrics, &r->http, &e);
-    if (rc != MS_OK) {
-        if (chosen || rc == MS_ENOMEM) {
-            if (err) *err = e;
-            return rc;
-        }
-        ms_log(r->log, MS_LOG_WARN, "metrics server not started", "error", e.msg, NULL);
-        return MS_OK;
-    }
+    ms_rc rc = ms_http_server_start(addr, plain_serve, r, &r->http, err);
+    if (rc != MS_OK) return rc;
     char port[8];
     snprintf(port, sizeof port, "%u", ms_http_server_port(r->http));
-    ms_log(r->log, MS_LOG_INFO, "serving metrics and health", "address", addr, "port", port, NULL);
+    ms_log(r->log, MS_LOG_INFO, r->o->plain_metrics ? "serving metrics and health over plain HTTP"
+                                                    : "serving health over plain HTTP",
+           "address", addr, "port", port, NULL);
     return MS_OK;
 }
 
@@ -761,6 +766,7 @@ static ms_rc setup_secure_serving(runner *r, ms_error *err) {
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .always_allow_paths = paths, .nalways_allow_paths = npaths,
+                                        .client_ca_file = o->client_ca_file, .metrics = r->metrics,
                                         .handler = secure_serve, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
@@ -1107,6 +1113,8 @@ static void log_unsynced(runner *r) {
 typedef struct loop {
     int sfd;                       /* signalfd; -1: signals not handled */
     double tick, next_tick, next_progress;
+    uint64_t lists;                /* LISTs the informers completed, as last seen */
+    double give_back_at;           /* 0: nothing to give back */
     bool stopping, more;
     bool debug;                    /* SIGUSR2 came: dump and compare the cache */
     double stop_deadline;
@@ -1116,6 +1124,33 @@ typedef struct loop {
 static void drain_fd(int fd) {
     uint64_t v;
     if (read(fd, &v, sizeof v) < 0) { /* nothing pending */ }
+}
+
+/* A LIST's burst (its pages' JSON, the objects it replaced) is freed
+ * between objects that stay, and glibc gives back only the top of a heap:
+ * each relist, after every API server restart, left the process a few
+ * hundred KiB bigger (docs/reliability.md, "Restarts of the API server").
+ * A second after the informers' last LIST, when its deltas are applied,
+ * the free pages go back: a few milliseconds, once per relist. */
+static void give_back_after_lists(runner *r, loop *l, double now) {
+    ms_informer *all[4 + MS_SK_COUNT] = {r->pod_inf, r->node_inf, r->ns_inf, r->pdb_inf};
+    for (int k = 0; k < MS_SK_COUNT; k++) all[4 + k] = r->storage_inf[k];
+    uint64_t lists = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (!all[i]) continue;
+        ms_informer_stats st;
+        ms_informer_stats_get(all[i], &st);
+        lists += st.lists;
+    }
+    if (lists != l->lists) {
+        l->lists = lists;
+        l->give_back_at = now + 1;
+    } else if (l->give_back_at && now >= l->give_back_at) {
+        l->give_back_at = 0;
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+    }
 }
 
 /* Waits for deltas, answered binds, a signal, a policy reload or a
@@ -1217,6 +1252,7 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
     if (now >= l->next_tick) {
         ms_scheduler_tick(r->sched, ms_clock_wall());
         metrics_snapshot(r);
+        give_back_after_lists(r, l, now);
         l->next_tick = now + l->tick;
     }
     l->more = false;

@@ -50,7 +50,6 @@ static const ignored_flag ignored_flags[] = {
     {"--authentication-skip-lookup", false, no_meaning},
     {"--authentication-token-webhook-cache-ttl", true, no_meaning},
     {"--authentication-tolerate-lookup-failure", false, no_meaning},
-    {"--client-ca-file", true, no_meaning},
     {"--requestheader-allowed-names", true, no_meaning},
     {"--requestheader-client-ca-file", true, no_meaning},
     {"--requestheader-extra-headers-prefix", true, no_meaning},
@@ -175,6 +174,7 @@ static const string_flag string_flags[] = {
     {"--tls-cipher-suites", OPT(tls_cipher_suites), "list of cipher suites"},
     {"--authentication-kubeconfig", OPT(authn_kubeconfig), "file"},
     {"--authorization-kubeconfig", OPT(authz_kubeconfig), "file"},
+    {"--client-ca-file", OPT(client_ca_file), "file"},
 };
 
 /* 0: not one of them; 1: read; -1: error. */
@@ -289,6 +289,10 @@ static int bool_option(const char *a, parse_state *ps) {
     }
     if ((r = bool_flag(a, "--debug-snapshot", &b, ps->err)) != 0) {
         if (r > 0) f->o->debug_snapshot = b;
+        return r;
+    }
+    if ((r = bool_flag(a, "--plain-metrics", &b, ps->err)) != 0) {
+        if (r > 0) f->o->plain_metrics = b;
         return r;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -12,8 +12,11 @@
 
 #include "base/buf.h"
 #include "client/kube_client.h"
+#include "cmd/auth_failures.h"
 #include "cmd/authenticator.h"
 #include "cmd/authorizer.h"
+#include "cmd/client_ca.h"
+#include "cmd/metrics.h"
 #include "cmd/serving_cert.h"
 #include "cmd/tls_config.h"
 #include "policy/file_watch.h"
@@ -24,6 +27,9 @@ struct ms_secure_serving {
     ms_kube_client *authn_client, *authz_client;   /* the same one when shared */
     ms_authenticator *authn;
     ms_authorizer *authz;
+    ms_client_ca *client_ca;       /* NULL: no --client-ca-file */
+    ms_auth_failures *failures;
+    ms_metrics *metrics;
     ms_serving_cert cert;
     ms_http_server *http;
     /* --tls-cert-file and --tls-private-key-file, watched: a new pair is
@@ -137,11 +143,39 @@ void ms_secure_serving_internal_error(ms_http_answer *out, const char *uri, cons
 
 /* ---- the gate: authenticate, then authorize ---------------------------------- */
 
+/* upstream's order: a client certificate, then a bearer token, else
+ * anonymous; a certificate or a token that is refused is a 401. */
+static ms_authn_result authenticate(ms_secure_serving *s, const ms_http_request *rq, cJSON **user, ms_error *e) {
+    if (s->client_ca) {
+        ms_rc rc = ms_client_ca_user(s->client_ca, rq->tls_session, user, e);
+        if (rc == MS_OK) {
+            ms_authenticated_group_add(*user);
+            return MS_AUTHN_SUCCESS;
+        }
+        if (rc != MS_ENOENT) return rc == MS_EINVAL ? MS_AUTHN_FAILURE : MS_AUTHN_ERROR;
+    }
+    /* only reviews are limited: anonymous requests and cached answers
+     * cost the API server nothing */
+    double now = ms_monotonic_now(NULL);
+    bool review = ms_authenticator_has_bearer(rq->authorization) &&
+                  !ms_authenticator_answer_cached(s->authn, rq->authorization);
+    if (review && !ms_auth_failures_allowed(s->failures, rq->peer, now)) {
+        ms_error_set(e, MS_ESTATE, "too many failed authentications from this address: not reviewed");
+        return MS_AUTHN_THROTTLED;
+    }
+    ms_rc rc = ms_authenticator_authenticate(s->authn, rq->authorization, user, e);
+    if (rc == MS_OK) return MS_AUTHN_SUCCESS;
+    if (review) ms_auth_failures_add(s->failures, rq->peer, now);
+    return rc == MS_EINVAL ? MS_AUTHN_FAILURE : MS_AUTHN_ERROR;
+}
+
 static void gate(void *ctx, const ms_http_request *rq, ms_http_answer *out) {
     ms_secure_serving *s = ctx;
     cJSON *user = NULL;
     ms_error e = {0};
-    if (ms_authenticator_authenticate(s->authn, rq->authorization, &user, &e) != MS_OK) {
+    ms_authn_result ar = authenticate(s, rq, &user, &e);
+    ms_metrics_authentication(s->metrics, ar);
+    if (ar != MS_AUTHN_SUCCESS) {
         ms_log(s->log, MS_LOG_DEBUG, "unable to authenticate the request", "path", rq->path, "error", e.msg, NULL);
         ms_secure_serving_unauthorized(out);
         return;
@@ -180,6 +214,11 @@ static ms_rc setup_delegation(ms_secure_serving *s, const ms_secure_serving_opti
     if (rc != MS_OK) return rc;
     if (o->authz_config == o->authn_config) s->authz_client = s->authn_client;
     else if ((rc = make_client(o->authz_config, s->log, &s->authz_client, err)) != MS_OK) return rc;
+    if (o->client_ca_file && *o->client_ca_file &&
+        (rc = ms_client_ca_load(o->client_ca_file, &s->client_ca, err)) != MS_OK)
+        return rc;
+    if (!(s->failures = ms_auth_failures_new(o->auth_failure_max, o->auth_failure_window, 0)))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_authenticator_options ao = {.client = s->authn_client, .cancel = s->cancel, .log = s->log};
     if ((rc = ms_authenticator_new(&ao, &s->authn, err)) != MS_OK) return rc;
     ms_authorizer_options zo = {.client = s->authz_client, .cancel = s->cancel, .log = s->log,
@@ -219,8 +258,9 @@ static ms_rc listen_on(ms_secure_serving *s, const ms_secure_serving_options *o,
         ms_log(s->log, MS_LOG_WARN, "GnuTLS pairs the listed key exchanges and ciphers: these suites are allowed too",
                "suites", extra, NULL);
     ms_http_server_options ho = {.handler = o->handler, .ctx = o->ctx, .tls_cert_pem = s->cert.cert_pem,
-                                 .tls_key_pem = s->cert.key_pem, .tls_priorities = priorities, .gate = gate,
-                                 .gate_ctx = s};
+                                 .tls_key_pem = s->cert.key_pem, .tls_priorities = priorities,
+                                 .tls_client_ca_pem = s->client_ca ? ms_client_ca_pem(s->client_ca) : NULL,
+                                 .gate = gate, .gate_ctx = s};
     char addr[128];
     unsigned char ip[16];
     if (unspecified(o->bind_address)) {
@@ -284,6 +324,7 @@ ms_rc ms_secure_serving_start(const ms_secure_serving_options *o, ms_secure_serv
     ms_secure_serving *s = calloc(1, sizeof *s);
     if (!s) return ms_error_set(err, MS_ENOMEM, "out of memory");
     s->log = o->log ? o->log : &ms_log_default;
+    s->metrics = o->metrics;
     unsigned char ip[16];
     ms_rc rc = MS_OK;
     if (!unspecified(o->bind_address) && inet_pton(AF_INET, o->bind_address, ip) != 1 &&
@@ -311,6 +352,8 @@ void ms_secure_serving_stop(ms_secure_serving *s) {
     ms_http_server_stop(s->http);
     ms_authenticator_free(s->authn);
     ms_authorizer_free(s->authz);
+    ms_client_ca_free(s->client_ca);
+    ms_auth_failures_free(s->failures);
     if (s->authz_client && s->authz_client != s->authn_client) ms_kube_client_free(s->authz_client);
     if (s->authn_client) ms_kube_client_free(s->authn_client);
     ms_kube_cancel_free(s->cancel);

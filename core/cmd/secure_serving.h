@@ -2,8 +2,10 @@
  * serves them on --secure-port (k8s.io/apiserver's secure serving with
  * delegated authentication and authorization): TLS with the given
  * certificate or one generated at start (cmd/serving_cert.h); each
- * request authenticated (cmd/authenticator.h: a bearer token reviewed by
- * the API server, else anonymous), then authorized (cmd/authorizer.h:
+ * request authenticated (a client certificate verified against
+ * --client-ca-file, cmd/client_ca.h; else a bearer token reviewed by the
+ * API server, cmd/authenticator.h, its failures limited per address,
+ * cmd/auth_failures.h; else anonymous), then authorized (cmd/authorizer.h:
  * /healthz, /livez and /readyz always, anything else by a
  * SubjectAccessReview), then served by the handler. Refusals are
  * upstream's: 401 with a Status "Unauthorized" for a token that is not
@@ -21,6 +23,7 @@
 
 #include "client/kubeconfig.h"
 #include "cmd/http_server.h"
+#include "cmd/metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/log.h"
 
@@ -38,6 +41,15 @@ typedef struct ms_secure_serving_options {
     /* Who reviews tokens and access: copied; the same pointer twice
      * shares one client. */
     const ms_kubeconfig *authn_config, *authz_config;
+    /* --client-ca-file: client certificates it verifies authenticate
+     * their requests (cmd/client_ca.h); NULL: none asked for. */
+    const char *client_ca_file;
+    /* Failed authentications per client address before its tokens are
+     * refused without a review, and the window (cmd/auth_failures.h);
+     * 0: MS_AUTH_FAILURES_MAX, MS_AUTH_FAILURES_WINDOW. */
+    uint32_t auth_failure_max;
+    double auth_failure_window;
+    ms_metrics *metrics;           /* moonsched_authentication_attempts_total; NULL: not counted */
     /* Paths served without a review (copied); NULL: MS_ALWAYS_ALLOW_PATHS. */
     const char *const *always_allow_paths;
     uint32_t nalways_allow_paths;

@@ -22,8 +22,8 @@
  * Metrics (include/moonsched/metrics.h) and health are served over HTTPS
  * on secure_port (kube-scheduler's 10259), with delegated authentication
  * (TokenReview) and authorization (SubjectAccessReview; /healthz, /livez
- * and /readyz always allowed), and over plain HTTP on
- * metrics_bind_address (127.0.0.1:10251); /healthz is 200 while the
+ * and /readyz always allowed); health (and, when asked, the metrics) also
+ * over plain HTTP on metrics_bind_address (off by default); /healthz is 200 while the
  * scheduler loop comes round, /readyz once the informers have synced.
  *
  * Leader election (leaderElection.leaderElect, true by default as
@@ -60,11 +60,15 @@ typedef struct ms_run_options {
     double event_interval;         /* per pod and reason; 0: 30 s */
     double event_qps;              /* global event budget; 0: 50 (burst 4x) */
     double shutdown_timeout;       /* wait for binds in flight; 0: 10 s */
-    /* Where /metrics, /healthz and /readyz are served (plain HTTP,
-     * "HOST:PORT"); NULL: the configuration's metricsBindAddress, else its
-     * healthzBindAddress, else MS_RUN_DEFAULT_METRICS_ADDRESS (which, when
-     * taken, only costs a warning); "" or "0": not served. */
+    /* The plain HTTP port ("HOST:PORT"), off by default as upstream's
+     * since 1.23: NULL: the configuration's metricsBindAddress, else its
+     * healthzBindAddress, else not served; "" or "0": not served. It
+     * serves /healthz, /livez and /readyz, nothing else unless
+     * plain_metrics; never /debug. */
     const char *metrics_bind_address;
+    /* --plain-metrics: /metrics and /configz on the plain port too,
+     * unauthenticated (anyone who reaches the port reads them). */
+    bool plain_metrics;
     /* HTTPS (kube-scheduler's secure serving), set by
      * ms_run_options_default to upstream's defaults. secure_port 0: not
      * served; a port that cannot be bound is fatal, as upstream. */
@@ -78,6 +82,11 @@ typedef struct ms_run_options {
      * kubeconfig files; NULL: the scheduler's own connection. */
     const char *authn_kubeconfig;  /* --authentication-kubeconfig */
     const char *authz_kubeconfig;  /* --authorization-kubeconfig */
+    /* --client-ca-file: a PEM bundle of CAs; a client certificate one of
+     * them signed (for client authentication) authenticates its request
+     * as the user of its Common Name, in the groups of its
+     * Organizations. NULL: no client certificates. */
+    const char *client_ca_file;
     /* --authorization-always-allow-paths: comma-separated paths (a
      * trailing '*' a prefix) served without a SubjectAccessReview; NULL:
      * /healthz, /livez, /readyz, as upstream. */
@@ -109,7 +118,6 @@ typedef struct ms_run_options {
     bool debug_snapshot;
 } ms_run_options;
 
-#define MS_RUN_DEFAULT_METRICS_ADDRESS "127.0.0.1:10251"
 #define MS_RUN_DEFAULT_SECURE_PORT 10259
 #define MS_RUN_DEFAULT_BIND_ADDRESS "0.0.0.0"
 

@@ -53,7 +53,7 @@ seconds=${SOAK_SECONDS:-$((SOAK_MINUTES * 60))}
 api churn "$dir" "$seconds" "${SOAK_NODE_EVERY:-10}" "${SOAK_POLICY_EVERY:-30}" >"$dir/churn.log" 2>&1 &
 churn_pid=$!
 "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --secure-port=0 --leader-elect=false \
-    --metrics-bind-address "127.0.0.1:$mport" --policy "$dir/soak.lua" >>"$dir/ms.log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$mport" --plain-metrics --policy "$dir/soak.lua" >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
 echo "# $seconds s, SOAK_INTERVAL=$SOAK_INTERVAL moonsched pid $ms_pid, log $dir/ms.log"
 echo "# sample  elapsed_s  rss_kib  fds  threads  bound  pending  nodes  reloads_ok  reloads_refused"

@@ -147,7 +147,7 @@ start_sched() {   # name (its log: $dir/NAME.log), extra arguments
     shift
     metrics_port=$(kube_free_port)
     https_port=$(kube_free_port)
-    local args=("${deploy_args[@]}" --metrics-bind-address="127.0.0.1:$metrics_port"
+    local args=("${deploy_args[@]}" --metrics-bind-address="127.0.0.1:$metrics_port" --plain-metrics
                 --bind-address=127.0.0.1 --secure-port="$https_port" -v 4 "$@")
     local env=(KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$api_port"
                POD_NAME=moonsched-test POD_NAMESPACE=moonsched)

@@ -64,7 +64,7 @@ LUA
 
 mknode n1 2
 mknode n2 2
-start_ms --policy "$dir/hold.lua" --metrics-bind-address "127.0.0.1:$mport"
+start_ms --policy "$dir/hold.lua" --metrics-bind-address "127.0.0.1:$mport" --plain-metrics
 check_eval "moonsched is ready" "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/readyz)\" = 200 ]'"
 held() { grep 'holding' "$dir/ms.log" | grep -q "pod=$1"; }
 

@@ -75,8 +75,8 @@ for i in 1 2 3 4; do mknode "n$i" 8 16Gi; done
 
 # --- two replicas: one leads, only it binds -----------------------------------
 port_a=$(kube_free_port); port_b=$(kube_free_port)
-start_replica a "" --metrics-bind-address "127.0.0.1:$port_a"
-start_replica b "" --metrics-bind-address "127.0.0.1:$port_b"
+start_replica a "" --metrics-bind-address "127.0.0.1:$port_a" --plain-metrics
+start_replica b "" --metrics-bind-address "127.0.0.1:$port_b" --plain-metrics
 check_eval "the Lease gets a holder" "wait_for 15 '[ -n \"\$(holder)\" ]'"
 wait_for 10 '[ -n "$(identity_of a)" ] && [ -n "$(identity_of b)" ]'
 id_a=$(identity_of a); id_b=$(identity_of b)

@@ -38,7 +38,7 @@ mport=$(kube_free_port)
 printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 70\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n      disabled: [{name: ImageLocality}]\n' \
     >"$dir/config.yaml"
 start_ms --config "$dir/config.yaml" --secure-port="$sport" --bind-address=127.0.0.1 \
-    --metrics-bind-address="127.0.0.1:$mport"
+    --metrics-bind-address="127.0.0.1:$mport" --plain-metrics
 check_eval "four pods bound" \
     "wait_for 30 '[ -n \"\$(node_of web-1)\" ] && [ -n \"\$(node_of web-2)\" ] && [ -n \"\$(node_of web-3)\" ] && [ -n \"\$(node_of web-4)\" ]'"
 first_event() {   # the FailedScheduling Events of huge, events.k8s.io/v1

@@ -47,7 +47,7 @@ mknode left
 mknode right
 only left >"$dir/only.lua"
 "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --policy "$dir/only.lua" \
-    --metrics-bind-address "127.0.0.1:$mport" --secure-port=0 >>"$dir/ms.log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$mport" --secure-port=0 --plain-metrics >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
 check_eval "/readyz answers 200 once the informers synced" "wait_for 20 '[ \"\$(http_code /readyz)\" = 200 ]'"
 check_eval "/healthz answers 200 while the loop runs" "[ \"\$(http_code /healthz)\" = 200 ]"
@@ -111,7 +111,7 @@ pod_events() {   # reason type
 }
 POD_NAME=moonsched-0 POD_NAMESPACE=default POD_UID=uid-of-moonsched-0 \
     "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --policy "$dir/only.lua" \
-    --metrics-bind-address "127.0.0.1:$mport" --secure-port=0 >>"$dir/ms.log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$mport" --secure-port=0 --plain-metrics >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
 check_eval "restarted in a pod: ready" "wait_for 20 '[ \"\$(http_code /readyz)\" = 200 ]'"
 printf 'local p = { name = "only" }\nfunction p.filter() error("boom") end\nreturn p\n' >"$dir/only.lua.new"

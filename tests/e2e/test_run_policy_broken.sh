@@ -51,7 +51,7 @@ printf 'local p = { name = "only" }\nfunction p.filter(_, node) return node.name
 
 mknode left
 mknode right
-"$ms" run --config "$dir/config.yaml" --secure-port=0 --metrics-bind-address "127.0.0.1:$mport" >>"$dir/ms.log" 2>&1 &
+"$ms" run --config "$dir/config.yaml" --secure-port=0 --metrics-bind-address "127.0.0.1:$mport" --plain-metrics >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
 check_eval "with a policy file that does not load, /healthz answers 200" "wait_for 20 '[ \"\$(http_code /healthz)\" = 200 ]'"
 sleep 1

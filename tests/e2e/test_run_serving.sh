@@ -10,7 +10,11 @@
 # on the same server. --authentication-kubeconfig and
 # --authorization-kubeconfig choose who reviews; --secure-port=0 serves
 # nothing; --tls-min-version and --tls-cipher-suites are honoured; the
-# certificate files replaced under the running scheduler are served.
+# certificate files replaced under the running scheduler are served; /debug/*
+# is authorized like /metrics; --client-ca-file's certificates authenticate
+# as upstream's; failed authentications are counted and limited per
+# address; the plain port is off by default and serves
+# health only (and the metrics with --plain-metrics), never /debug/*.
 # Loopback only; stops everything it starts.
 E2E_NAME=serving
 # shellcheck source=run-harness.sh
@@ -22,8 +26,10 @@ trap 'if [ -n "$ks_pid" ]; then kill "$ks_pid" 2>/dev/null; wait "$ks_pid" 2>/de
 # --- identities ----------------------------------------------------------------
 service_account reader '["/metrics"]'
 service_account nobody
+service_account debugger '["/debug/*"]'
 reader=$(token_of reader)
 nobody=$(token_of nobody)
+debugger=$(token_of debugger)
 check_eval "TokenRequest gives tokens for the ServiceAccounts reader and nobody" '[ -n "$reader" ] && [ -n "$nobody" ]'
 # nobody's token as a kubeconfig: it may not create reviews
 kube_kubeconfig "$dir" nobody "$nobody"
@@ -191,11 +197,111 @@ check_eval "--authorization-kubeconfig: access reviewed as nobody (forbidden): 5
     "[ \"\$(req $port /metrics '$reader')\" = 500 ] && grep -q '^Internal Server Error: \"/metrics\": SubjectAccessReview: HTTP 403' '$dir/body'"
 stop_ms TERM
 
-# --- --secure-port=0 -----------------------------------------------------------------------
+# --- --client-ca-file; failed authentications limited ----------------------------------------
+# A CA of the test's, a client certificate it signed (CN cert-reader, O
+# cert-readers: the group may get /metrics), the same names signed by
+# another CA.
+cadir=$dir/client-ca
+mkdir -p "$cadir"
+(
+    cd "$cadir" || exit 1
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 -subj /CN=e2e-client-ca &&
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.crt -days 1 -subj /CN=other-ca || exit 1
+    for pair in reader:ca rogue:other; do
+        name=${pair%:*} ca=${pair#*:}
+        openssl req -newkey rsa:2048 -nodes -keyout "$name.key" -out "$name.csr" -subj /O=cert-readers/CN=cert-reader &&
+            printf 'extendedKeyUsage=clientAuth\n' >"$name.ext" &&
+            openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" -CAcreateserial -days 1 \
+                -extfile "$name.ext" -out "$name.crt" || exit 1
+    done
+) >"$cadir/openssl.log" 2>&1
+kube_api POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
+    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"cert-readers"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"reader"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"cert-readers"}]}' >/dev/null
+reqc() {   # port path cert [token]
+    local auth=()
+    [ -n "${4:-}" ] && auth=(-H "Authorization: Bearer $4")
+    curl -sk -A moonsched-e2e --cert "$cadir/$3.crt" --key "$cadir/$3.key" "${auth[@]}" -o "$dir/body" \
+        -w '%{http_code}' "https://127.0.0.1:$1$2"
+}
+metric() { reqc "$port" /metrics reader >/dev/null && awk -v k="$1" '$1 == k { print $2 }' "$dir/body"; }
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false --client-ca-file="$cadir/ca.crt"
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+tr0=$(reviews authentication.k8s.io/v1/tokenreviews)
+check_eval "--client-ca-file: a certificate the CA signed is CN cert-reader in group cert-readers: /metrics 200, no TokenReview" \
+    "[ \"\$(reqc $port /metrics reader)\" = 200 ] && grep -q '^scheduler_pending_pods' '$dir/body' &&
+     [ \"\$(reqc $port /metrics reader not-a-token)\" = 200 ] &&
+     [ \"\$(reviews authentication.k8s.io/v1/tokenreviews)\" = $tr0 ]"
+check_eval "the same names signed by another CA: 401, with or without a good token" \
+    "[ \"\$(reqc $port /metrics rogue)\" = 401 ] && [ \"\$(cat '$dir/body')\" = '$unauthorized' ] &&
+     [ \"\$(reqc $port /metrics rogue '$reader')\" = 401 ]"
+check_eval "no certificate: as before (anonymous 403, reader's token 200)" \
+    "[ \"\$(req $port /metrics)\" = 403 ] && [ \"\$(req $port /metrics '$reader')\" = 200 ]"
+check_eval "moonsched_authentication_attempts_total counts the refused certificates" \
+    "[ \"\$(metric 'moonsched_authentication_attempts_total{result=\"failure\"}')\" = 2 ]"
+# 60 bad tokens from 127.0.0.1: at most 20 reviews per 10 s window, the
+# rest refused without one (the bound follows from the time taken)
+tr0=$(reviews authentication.k8s.io/v1/tokenreviews)
+t0=$SECONDS
+for _ in $(seq 1 60); do req "$port" /metrics not-a-token >>"$dir/hammer.codes"; echo >>"$dir/hammer.codes"; done
+took=$((SECONDS - t0))
+posted=$(($(reviews authentication.k8s.io/v1/tokenreviews) - tr0))
+throttled=$(metric 'moonsched_authentication_attempts_total{result="throttled"}')
+check_eval "60 bad tokens: 60 401s, $posted TokenReviews in ${took} s (at most 20 per 10 s), $throttled refused without one" \
+    "[ \"\$(grep -c '^401\$' '$dir/hammer.codes')\" = 60 ] && [ $posted -le $((20 * ((took + 1) / 10 + 1))) ] &&
+     [ \$((posted + throttled)) = 60 ]"
+check_eval "meanwhile the cached reader's token and the certificate still get /metrics from the same address" \
+    "[ \"\$(req $port /metrics '$reader')\" = 200 ] && [ \"\$(reqc $port /metrics reader)\" = 200 ]"
+stop_ms TERM
+kport=$(kube_free_port)
+"$bin/kube-scheduler" --kubeconfig "$dir/scheduler.kubeconfig" --authentication-kubeconfig "$dir/scheduler.kubeconfig" \
+    --authorization-kubeconfig "$dir/scheduler.kubeconfig" --bind-address=127.0.0.1 --secure-port="$kport" \
+    --client-ca-file="$cadir/ca.crt" --port=0 --leader-elect=false >"$dir/kube-scheduler-ca.log" 2>&1 &
+ks_pid=$!
+if wait_for 30 "[ \"\$(req $kport /healthz)\" = 200 ]"; then
+    check_eval "as upstream with --client-ca-file: the CA's certificate gets /metrics (200)" \
+        "[ \"\$(reqc $kport /metrics reader)\" = 200 ]"
+    check_eval "as upstream with --client-ca-file: another CA's certificate, the same 401 Status" \
+        "[ \"\$(reqc $kport /metrics rogue)\" = 401 ] && [ \"\$(cat '$dir/body')\" = '$unauthorized' ]"
+else
+    not_ok "upstream kube-scheduler with --client-ca-file serves HTTPS on 127.0.0.1:$kport" \
+        "$(tail -n 5 "$dir/kube-scheduler-ca.log")"
+fi
+kill "$ks_pid" 2>/dev/null
+wait "$ks_pid" 2>/dev/null
+ks_pid=""
+
+# --- the plain port: off by default, health only, never /debug -------------------------------
+# the TCP ports moonsched listens on
+listening() { ss -Hltnp | grep "pid=$ms_pid," | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -u | tr '\n' ' '; }
+plain() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport$1"; }
+start_ms --secure-port="$port" --bind-address=127.0.0.1 --leader-elect=false
+wait_for 20 "[ \"\$(req $port /healthz)\" = 200 ]"
+check_eval "no --metrics-bind-address: no plain port, only the secure one ($port) is listened on" \
+    "[ \"\$(listening)\" = '$port ' ] && ! grep -q 'over plain HTTP' '$dir/ms.log'"
+check_eval "/debug/shadow on the secure port is authorized like /metrics: 403 anonymous and for reader (/metrics only)" \
+    "[ \"\$(req $port /debug/shadow)\" = 403 ] && [ \"\$(cat '$dir/body')\" = '$(forbidden system:anonymous /debug/shadow)' ] &&
+     [ \"\$(req $port /debug/shadow '$reader')\" = 403 ]"
+check_eval "/debug/shadow with a token allowed /debug/*: 200, its JSON" \
+    "[ \"\$(req $port /debug/shadow '$debugger')\" = 200 ] && jq -e . '$dir/body' >/dev/null"
+stop_ms TERM
 mport=$(kube_free_port)
 start_ms --secure-port=0 --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address="127.0.0.1:$mport"
+check_eval "--metrics-bind-address: the plain port serves /healthz, /livez, /readyz" \
+    "wait_for 20 '[ \"\$(plain /readyz)\" = 200 ]' && [ \"\$(plain /healthz)\" = 200 ] && [ \"\$(plain /livez)\" = 200 ] &&
+     grep -q 'msg=\"serving health over plain HTTP\"' '$dir/ms.log'"
+check_eval "... and nothing else: /metrics, /configz, /debug/shadow, /debug/snapshot, /debug/explain 404" \
+    "[ \"\$(plain /metrics)\" = 404 ] && [ \"\$(plain /configz)\" = 404 ] && [ \"\$(plain /debug/shadow)\" = 404 ] &&
+     [ \"\$(plain /debug/snapshot)\" = 404 ] && [ \"\$(plain '/debug/explain?pod=default/x')\" = 404 ]"
+stop_ms TERM
+
+# --- --secure-port=0 -----------------------------------------------------------------------
+start_ms --secure-port=0 --bind-address=127.0.0.1 --leader-elect=false --metrics-bind-address="127.0.0.1:$mport" \
+    --plain-metrics --debug-snapshot
 check_eval "--secure-port=0: plain HTTP /healthz still served" \
     "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/healthz)\" = 200 ]'"
+check_eval "--plain-metrics: /metrics and /configz on the plain port; /debug/* still not (404)" \
+    "[ \"\$(plain /metrics)\" = 200 ] && [ \"\$(plain /configz)\" = 200 ] && [ \"\$(plain /debug/shadow)\" = 404 ] &&
+     [ \"\$(plain /debug/snapshot)\" = 404 ]"
 check_eval "--secure-port=0: nothing on the HTTPS port, and the log says HTTPS is off" \
     "[ \"\$(req $port /healthz)\" = 000 ] && grep -q 'secure serving disabled' '$dir/ms.log'"
 stop_ms TERM

@@ -98,7 +98,7 @@ cfg=$dir/cfg.yaml
 printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {qps: 5000, burst: 5000}\nleaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}\n' >"$cfg"
 start_replica() {   # name
     "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$cfg" --secure-port=0 --controllers=taint-eviction \
-        --metrics-bind-address "127.0.0.1:$2" -v 4 >>"$dir/ms-$1.log" 2>&1 &
+        --metrics-bind-address "127.0.0.1:$2" --plain-metrics -v 4 >>"$dir/ms-$1.log" 2>&1 &
     rpid[$1]=$!
 }
 LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler

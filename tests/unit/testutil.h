@@ -56,6 +56,15 @@ static inline void tu_put(const char *path, const char *text) {
     fclose(f);
 }
 
+/* Replaces path by a file holding text, at once (written beside it, then
+ * renamed over it), as an editor or a certificate rotation does. */
+static inline void tu_replace(const char *path, const char *text) {
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    tu_put(tmp, text);
+    assert_int_equal(rename(tmp, path), 0);
+}
+
 /* A fresh directory /tmp/PREFIX-XXXXXX into buf, and its removal with
  * everything in it, for the tests that write files. */
 static inline void tu_mkdtemp(char *buf, size_t n, const char *prefix) {

@@ -106,6 +106,25 @@ static void test_address_and_port(void **state) {
     assert_string_equal(p.o.metrics_bind_address, "127.0.0.1:9000");
 }
 
+/* The plain port is off and serves health only unless asked. */
+static void test_plain_port_defaults(void **state) {
+    (void)state;
+    parsed p;
+    const char *none[] = {NULL};
+    assert_int_equal(parse(&p, none), MS_OK);
+    assert_null(p.o.metrics_bind_address);
+    assert_false(p.o.plain_metrics);
+    const char *on[] = {"--metrics-bind-address=127.0.0.1:9000", "--plain-metrics", NULL};
+    assert_int_equal(parse(&p, on), MS_OK);
+    assert_true(p.o.plain_metrics);
+    const char *off[] = {"--plain-metrics=false", NULL};
+    assert_int_equal(parse(&p, off), MS_OK);
+    assert_false(p.o.plain_metrics);
+    const char *bad[] = {"--plain-metrics=maybe", NULL};
+    assert_int_equal(parse(&p, bad), MS_EINVAL);
+    assert_non_null(strstr(p.err.msg, "--plain-metrics"));
+}
+
 static void test_ignored_flags_warn(void **state) {
     (void)state;
     parsed p;
@@ -189,6 +208,7 @@ int main(void) {
         cmocka_unit_test(test_serving_and_leader_election_flags),
         cmocka_unit_test(test_lock_object_flags),
         cmocka_unit_test(test_address_and_port),
+        cmocka_unit_test(test_plain_port_defaults),
         cmocka_unit_test(test_ignored_flags_warn),
         cmocka_unit_test(test_help_version_and_errors),
         cmocka_unit_test(test_controllers),

@@ -5,6 +5,7 @@
 
 #include "fake_reviews.h"
 #include "base/buf.h"
+#include "cmd/metrics.h"
 #include "cmd/secure_serving.h"
 #include "cmd/serving_cert.h"
 
@@ -49,11 +50,14 @@ static size_t collect(char *p, size_t size, size_t n, void *ctx) {
     return size * n;
 }
 
-/* "STATUS BODY" of a GET over HTTPS (the certificate is not checked). */
-static char *get(fixture *f, const char *path, const char *token) {
+/* "STATUS BODY" of a GET over HTTPS (the certificate is not checked) with
+ * a client certificate (files; NULL: none), a token (NULL: none), from a
+ * source address (NULL: the default). */
+static char *get_as(uint16_t port, const char *path, const char *cert, const char *key, const char *token,
+                    const char *source) {
     static char out[1024];
     char url[128], auth[128];
-    snprintf(url, sizeof url, "https://127.0.0.1:%u%s", ms_secure_serving_port(f->s), path);
+    snprintf(url, sizeof url, "https://127.0.0.1:%u%s", port, path);
     CURL *c = curl_easy_init();
     ms_buf b = {0};
     struct curl_slist *h = NULL;
@@ -65,6 +69,9 @@ static char *get(fixture *f, const char *path, const char *token) {
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    if (cert) curl_easy_setopt(c, CURLOPT_SSLCERT, cert);
+    if (key) curl_easy_setopt(c, CURLOPT_SSLKEY, key);
+    if (source) curl_easy_setopt(c, CURLOPT_INTERFACE, source);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     CURLcode rc = curl_easy_perform(c);
@@ -75,6 +82,10 @@ static char *get(fixture *f, const char *path, const char *token) {
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
     return out;
+}
+
+static char *get(fixture *f, const char *path, const char *token) {
+    return get_as(ms_secure_serving_port(f->s), path, NULL, NULL, token, NULL);
 }
 
 static void test_answers(void **state) {
@@ -266,6 +277,170 @@ static void test_tls_version_and_suites(void **state) {
     ms_secure_serving_stop(s);
 }
 
+/* The value of a moonsched_authentication_attempts_total series. */
+static long attempts(ms_metrics *m, const char *result) {
+    size_t len;
+    char *t = ms_metrics_render(m, &len), key[96];
+    snprintf(key, sizeof key, "moonsched_authentication_attempts_total{result=\"%s\"}", result);
+    long n = (long)tu_series(t, key);
+    free(t);
+    return n;
+}
+
+#define UNAUTHORIZED                                                                                          \
+    "401 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"    \
+    "\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n"
+
+/* Certificates made with openssl in dir: ca.crt; alice.crt (CN alice, O
+ * devs and O ops, for client authentication, signed by ca); server.crt
+ * (signed by ca, for server authentication only); rogue.crt (CN alice,
+ * signed by another CA); nocn.crt (no Common Name, signed by ca). Each
+ * with its .key. */
+static void make_certs(const char *dir) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && {\n"
+             "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 -subj /CN=test-ca\n"
+             "openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.crt -days 1 -subj /CN=other\n"
+             "mk() { openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj \"$2\" &&\n"
+             "  printf 'extendedKeyUsage=%%s\\n' $3 >$1.ext &&\n"
+             "  openssl x509 -req -in $1.csr -CA $4.crt -CAkey $4.key -CAcreateserial -days 1 -extfile $1.ext "
+             "-out $1.crt; }\n"
+             "mk alice /O=devs/O=ops/CN=alice clientAuth ca\n"
+             "mk server /CN=alice serverAuth ca\n"
+             "mk rogue /CN=alice clientAuth other\n"
+             "mk nocn /O=devs clientAuth ca\n"
+             "} >/dev/null 2>&1",
+             dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* --client-ca-file: a certificate the CA signed for client authentication
+ * is its Common Name, in its Organizations' groups, before any token; one
+ * that does not verify is a 401; none, or one without a name, leaves the
+ * request to the token. */
+static void test_client_certificates(void **state) {
+    fixture *f = *state;
+    char dir[] = "/tmp/ms-client-ca-XXXXXX", ca[64], crt[64], key[64];
+    assert_non_null(mkdtemp(dir));
+    make_certs(dir);
+    snprintf(ca, sizeof ca, "%s/ca.crt", dir);
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
+                                   .handler = serve, .log = &quiet, .client_ca_file = ca, .metrics = m};
+    ms_secure_serving *s = NULL;
+    ms_error err = {0};
+    assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
+    uint16_t port = ms_secure_serving_port(s);
+#define AS(name, token) \
+    (snprintf(crt, sizeof crt, "%s/%s.crt", dir, name), snprintf(key, sizeof key, "%s/%s.key", dir, name), \
+     get_as(port, "/metrics", crt, key, token, NULL))
+    /* alice may get /metrics (the fake's access rule): no TokenReview */
+    assert_string_equal(AS("alice", NULL), "200 ok\n");
+    assert_string_equal(AS("alice", "bad"), "200 ok\n");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 0);
+    /* the review asked: user alice, groups devs, ops, system:authenticated */
+    const fh_request *r = &f->srv->reqs[f->srv->nreqs - 1];
+    assert_non_null(strstr(r->body, "\"user\":\"alice\",\"groups\":[\"devs\",\"ops\",\"system:authenticated\"]"));
+    assert_string_equal(AS("rogue", NULL), UNAUTHORIZED);
+    assert_string_equal(AS("rogue", "good"), UNAUTHORIZED);
+    assert_string_equal(AS("server", NULL), UNAUTHORIZED);
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 0);
+    /* no name: the token decides, else anonymous */
+    assert_string_equal(AS("nocn", "good"), "200 ok\n");
+    assert_non_null(strstr(AS("nocn", NULL), "403 "));
+    assert_string_equal(get_as(port, "/metrics", NULL, NULL, "good", NULL), "200 ok\n");
+    assert_string_equal(get_as(port, "/healthz", NULL, NULL, NULL, NULL), "200 ok\n");
+#undef AS
+    assert_int_equal(attempts(m, "failure"), 3);
+    assert_int_equal(attempts(m, "success"), 6);
+    ms_secure_serving_stop(s);
+    /* a file without a certificate: refused at start */
+    snprintf(key, sizeof key, "%s/ca.key", dir);
+    o.client_ca_file = key;
+    assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "--client-ca-file"));
+    ms_metrics_free(m);
+    tu_rmtree(dir);
+}
+
+/* The serving certificate replaced under the running server: the new
+ * daemon asks for client certificates as the first did. */
+static void test_client_ca_after_rotation(void **state) {
+    fixture *f = *state;
+    char dir[] = "/tmp/ms-client-ca-XXXXXX", ca[64], crt[64], key[64], tls_crt[64], tls_key[64];
+    assert_non_null(mkdtemp(dir));
+    make_certs(dir);
+    snprintf(ca, sizeof ca, "%s/ca.crt", dir);
+    snprintf(crt, sizeof crt, "%s/alice.crt", dir);
+    snprintf(key, sizeof key, "%s/alice.key", dir);
+    snprintf(tls_crt, sizeof tls_crt, "%s/tls.crt", dir);
+    snprintf(tls_key, sizeof tls_key, "%s/tls.key", dir);
+    ms_serving_cert a, b;
+    ms_error err = {0};
+    const char *ips[] = {"127.0.0.1"};
+    assert_int_equal(ms_serving_cert_self_signed("first", ips, 1, NULL, 0, &a, &err), MS_OK);
+    assert_int_equal(ms_serving_cert_self_signed("second", ips, 1, NULL, 0, &b, &err), MS_OK);
+    tu_replace(tls_crt, a.cert_pem);
+    tu_replace(tls_key, a.key_pem);
+    ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
+                                   .handler = serve, .log = &quiet, .client_ca_file = ca, .cert_file = tls_crt,
+                                   .key_file = tls_key};
+    ms_secure_serving *s = NULL;
+    assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
+    uint16_t port = ms_secure_serving_port(s);
+    assert_string_equal(get_as(port, "/metrics", crt, key, NULL, NULL), "200 ok\n");
+    tu_replace(tls_key, b.key_pem);
+    tu_replace(tls_crt, b.cert_pem);
+    bool rotated = false;
+    for (int i = 0; i < 300 && !rotated; i++) {
+        rotated = serves(port, "CN = second@");
+        if (!rotated) usleep(100000);
+    }
+    assert_true(rotated);
+    assert_string_equal(get_as(port, "/metrics", crt, key, NULL, NULL), "200 ok\n");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 0);
+    ms_secure_serving_stop(s);
+    ms_serving_cert_free(&a);
+    ms_serving_cert_free(&b);
+    tu_rmtree(dir);
+}
+
+/* A client sending bad tokens: after the budget, its tokens are refused
+ * without a review; another address is not held back. */
+static void test_failed_authentications_limited(void **state) {
+    fixture *f = *state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    /* a window longer than the test: the count cannot depend on its speed */
+    ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
+                                   .handler = serve, .log = &quiet, .metrics = m, .auth_failure_max = 3,
+                                   .auth_failure_window = 3600};
+    ms_secure_serving *s = NULL;
+    ms_error err = {0};
+    assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_OK);
+    uint16_t port = ms_secure_serving_port(s);
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(get_as(port, "/healthz", NULL, NULL, i % 2 ? "bad" : "boom", "127.0.0.1"),
+                            UNAUTHORIZED);
+    /* ("boom" is a failed review: an error; "bad" a refused token) */
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 3);
+    assert_int_equal(attempts(m, "error"), 2);
+    assert_int_equal(attempts(m, "failure"), 1);
+    assert_int_equal(attempts(m, "throttled"), 7);
+    /* even a good token, from there, until the window ends */
+    assert_string_equal(get_as(port, "/metrics", NULL, NULL, "good", "127.0.0.1"), UNAUTHORIZED);
+    /* anonymous requests are not held back */
+    assert_string_equal(get_as(port, "/healthz", NULL, NULL, NULL, "127.0.0.1"), "200 ok\n");
+    /* another address */
+    assert_string_equal(get_as(port, "/metrics", NULL, NULL, "good", "127.0.0.2"), "200 ok\n");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 4);
+    /* a cached answer needs no review: served from the held-back address too */
+    assert_string_equal(get_as(port, "/metrics", NULL, NULL, "good", "127.0.0.1"), "200 ok\n");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 4);
+    ms_secure_serving_stop(s);
+    ms_metrics_free(m);
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
@@ -273,6 +448,9 @@ int main(void) {
         cmocka_unit_test(test_self_signed),
         cmocka_unit_test_setup_teardown(test_files, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_tls_version_and_suites, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_client_certificates, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_client_ca_after_rotation, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_failed_authentications_limited, fx_setup, fx_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

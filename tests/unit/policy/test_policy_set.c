@@ -105,16 +105,6 @@ static void sleep_ms(int ms) {
     nanosleep(&t, NULL);
 }
 
-static void write_file(const char *path, const char *text) {
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    assert_int_equal(rename(tmp, path), 0);
-}
-
 static env *env_new(void) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
@@ -137,7 +127,7 @@ static ms_rc load_config(env *e, const char *fmt, ms_error *err) {
     char text[4096], path[128];
     snprintf(text, sizeof text, fmt, e->dir, e->dir, e->dir);
     snprintf(path, sizeof path, "%s/config.yaml", e->dir);
-    write_file(path, text);
+    tu_replace(path, text);
     return ms_config_load_file(&e->cfg, path, NULL, NULL, err);
 }
 
@@ -242,7 +232,7 @@ static uint32_t wait_reload(env *e) {
 
 /* A new, good version of the file: swapped in. */
 static void fix(env *e, const char *name, const char *text) {
-    write_file(file(e, name), text);
+    tu_replace(file(e, name), text);
     assert_int_equal(wait_reload(e), 1);
 }
 
@@ -292,7 +282,7 @@ static void load_multipoint(env *e) {
 static void test_config_policy_and_reload(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "only.lua"), only_node('1', NULL));
+    tu_replace(file(e, "only.lua"), only_node('1', NULL));
     ms_error err = {0};
     load_multipoint(e);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
@@ -310,7 +300,7 @@ static void test_config_policy_and_reload(void **state) {
     assert_true(has_bound(e, "default/a n1"));
 
     /* The new version is in effect once the poll swapped it in. */
-    write_file(file(e, "only.lua"), only_node('2', NULL));
+    tu_replace(file(e, "only.lua"), only_node('2', NULL));
     assert_int_equal(wait_reload(e), 1);
     assert_int_equal(e->kinds[0], MS_POLICY_RELOADED);
     assert_true(e->latency[0] >= 0 && e->latency[0] < 30.0);
@@ -320,7 +310,7 @@ static void test_config_policy_and_reload(void **state) {
     assert_true(has_bound(e, "default/b n2"));
 
     /* A broken version: reported, the running one stays. */
-    write_file(file(e, "only.lua"), "return {name = ");
+    tu_replace(file(e, "only.lua"), "return {name = ");
     assert_int_equal(wait_reload(e), 0);
     assert_int_equal(e->kinds[1], MS_POLICY_RELOAD_FAILED);
     assert_non_null(strstr(e->messages[1], "failed, the running version stays: "));
@@ -332,8 +322,8 @@ static void test_config_policy_and_reload(void **state) {
     assert_int_equal(info.stats.reloads_ok, 1);
     assert_int_equal(info.stats.reloads_failed, 1);
     /* The same text again is no reload. */
-    write_file(file(e, "only.lua"), only_node('2', NULL));
-    write_file(file(e, "only.lua"), only_node('2', NULL));
+    tu_replace(file(e, "only.lua"), only_node('2', NULL));
+    tu_replace(file(e, "only.lua"), only_node('2', NULL));
     assert_int_equal(wait_reload(e), 1);
     ms_policy_set_totals t;
     ms_policy_set_get_totals(e->ps, &t);
@@ -346,7 +336,7 @@ static void test_config_policy_and_reload(void **state) {
 static void test_reload_changes_points(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "only.lua"), only_node('1', NULL));
+    tu_replace(file(e, "only.lua"), only_node('1', NULL));
     const char *files[] = {file(e, "only.lua"), NULL};
     ms_error err = {0};
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
@@ -354,12 +344,12 @@ static void test_reload_changes_points(void **state) {
     const ms_framework *fw = ms_scheduler_profile(e->s, 0);
     uint32_t nscore = ms_framework_nscore(fw);
     assert_true(ms_framework_has_filter_batch(fw));
-    write_file(file(e, "only.lua"),
+    tu_replace(file(e, "only.lua"),
                only_node('1', "function p.score(pod, node) return 1 end"));
     assert_int_equal(wait_reload(e), 1);
     assert_int_equal(ms_framework_nscore(fw), nscore + 1);
     assert_string_equal(ms_framework_score_name(fw, nscore), "lua:only");
-    write_file(file(e, "only.lua"), "return {name = 'only'}");
+    tu_replace(file(e, "only.lua"), "return {name = 'only'}");
     assert_int_equal(wait_reload(e), 1);
     assert_int_equal(ms_framework_nscore(fw), nscore);
     assert_false(ms_framework_has_filter_batch(fw));
@@ -381,11 +371,11 @@ static const char *const FILTER_NAMED =
 static void test_reload_refused_when_it_does_not_fit(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "only.lua"), only_node('1', NULL));
+    tu_replace(file(e, "only.lua"), only_node('1', NULL));
     ms_error err = {0};
     assert_int_equal(load_config(e, FILTER_NAMED, &err), MS_OK);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
-    write_file(file(e, "only.lua"), "local p = {name = 'only'} function p.score() return 1 end return p");
+    tu_replace(file(e, "only.lua"), "local p = {name = 'only'} function p.score() return 1 end return p");
     assert_int_equal(wait_reload(e), 0);
     assert_int_equal(e->kinds[0], MS_POLICY_RELOAD_FAILED);
     assert_non_null(strstr(e->messages[0], "does not extend FilterPlugin"));
@@ -401,7 +391,7 @@ static void test_reload_refused_when_it_does_not_fit(void **state) {
 static void test_reload_moves_unschedulable_pods(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "only.lua"), only_node('9', NULL));
+    tu_replace(file(e, "only.lua"), only_node('9', NULL));
     const char *files[] = {file(e, "only.lua"), NULL};
     ms_error err = {0};
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
@@ -411,7 +401,7 @@ static void test_reload_moves_unschedulable_pods(void **state) {
     run_all(e);
     ms_queue *q = ms_scheduler_queue(e->s);
     assert_int_equal(ms_queue_len_unschedulable(q), 1);
-    write_file(file(e, "only.lua"), only_node('1', NULL));
+    tu_replace(file(e, "only.lua"), only_node('1', NULL));
     assert_int_equal(wait_reload(e), 1);
     /* Out of the unschedulable pods; to activeQ once its backoff is over,
      * as any move (upstream's MoveAllToActiveOrBackoffQueue). */
@@ -440,7 +430,7 @@ static void start_two_profiles(env *e, const char *const *files) {
 static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "sort.lua"),
+    tu_replace(file(e, "sort.lua"),
                "return {name = 'by-name', less = function(a, b) return a.name > b.name end}");
     const char *files[] = {file(e, "sort.lua"), NULL};
     ms_error err = {0};
@@ -452,7 +442,7 @@ static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
     stop(e);
 
     /* A policy whose name cannot name a plugin. */
-    write_file(file(e, "bad.lua"), "return {name = 'no spaces please'}");
+    tu_replace(file(e, "bad.lua"), "return {name = 'no spaces please'}");
     const char *bad[] = {file(e, "bad.lua"), NULL};
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
     assert_int_equal(start(e, bad, false, &err), MS_EINVAL);
@@ -467,7 +457,7 @@ static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
 static void test_cli_policy_args_and_one_load(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "args.lua"),
+    tu_replace(file(e, "args.lua"),
                "local p = {name = 'args'}\n"
                "function p.init(args) sched.log.info('init ' .. tostring(args and args.n)) end\n"
                "function p.filter() return true end\n"
@@ -494,7 +484,7 @@ static void test_cli_policy_args_and_one_load(void **state) {
 static void test_load_errors_name_the_plugin(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "only.lua"), "return {name = 'only', filter = function() end} -- ok\nerror('init fails')");
+    tu_replace(file(e, "only.lua"), "return {name = 'only', filter = function() end} -- ok\nerror('init fails')");
     ms_error err = {0};
     load_multipoint(e);
     assert_int_equal(start(e, NULL, false, &err), MS_EINVAL);
@@ -508,7 +498,7 @@ static void test_unloaded_policy_fails_closed_until_fixed(void **state) {
     (void)state;
     env *e = env_new();
     e->tolerate = true;
-    write_file(file(e, "only.lua"), "local p = {name = 'only'} return p +");
+    tu_replace(file(e, "only.lua"), "local p = {name = 'only'} return p +");
     ms_error err = {0};
     load_multipoint(e);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
@@ -530,7 +520,7 @@ static void test_unloaded_policy_fails_closed_until_fixed(void **state) {
     ms_queue *q = ms_scheduler_queue(e->s);
     assert_int_equal(ms_queue_len_unschedulable(q), 1);
     /* still broken: refused, nothing changes */
-    write_file(file(e, "only.lua"), "error('init fails')");
+    tu_replace(file(e, "only.lua"), "error('init fails')");
     assert_int_equal(wait_reload(e), 0);
     assert_int_equal(e->kinds[1], MS_POLICY_RELOAD_FAILED);
     assert_non_null(strstr(e->messages[1], "still no version loaded"));
@@ -548,7 +538,7 @@ static void test_unloaded_policy_fail_open(void **state) {
     (void)state;
     env *e = env_new();
     e->tolerate = true;
-    write_file(file(e, "only.lua"), "this is not Lua");
+    tu_replace(file(e, "only.lua"), "this is not Lua");
     ms_error err = {0};
     assert_int_equal(load_config(e,
                                  "apiVersion: kubescheduler.config.k8s.io/v1\n"
@@ -584,7 +574,7 @@ static void test_unloaded_cli_policy(void **state) {
     (void)state;
     env *e = env_new();
     e->tolerate = true;
-    write_file(file(e, "gate.lua"), "return {name = 'gate'");
+    tu_replace(file(e, "gate.lua"), "return {name = 'gate'");
     char arg[160];
     snprintf(arg, sizeof arg, "%s,onLoadError=reject", file(e, "gate.lua"));
     const char *files[] = {arg, NULL};
@@ -611,7 +601,7 @@ static void test_unloaded_cli_policy(void **state) {
     assert_non_null(strstr(err.msg, "onLoadError: expected skip or reject, got \"maybe\""));
     ms_config_free(&e->cfg);
     e->tolerate = false;
-    write_file(file(e, "gate.lua"), "return {name = 'gate'");
+    tu_replace(file(e, "gate.lua"), "return {name = 'gate'");
     snprintf(arg, sizeof arg, "%s,onLoadError=skip", file(e, "gate.lua"));
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
     assert_int_equal(start(e, files, false, &err), MS_EINVAL);
@@ -638,7 +628,7 @@ static const char *const GANG =
 static void test_permit_releases_waiting_pods(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "pair.lua"), GANG);
+    tu_replace(file(e, "pair.lua"), GANG);
     const char *files[] = {file(e, "pair.lua"), NULL};
     ms_error err = {0};
     assert_int_equal(ms_config_default(&e->cfg), MS_OK);
@@ -675,7 +665,7 @@ static void test_permit_releases_waiting_pods(void **state) {
 static void test_shadow_cannot_release_waiting_pods(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "hold.lua"),
+    tu_replace(file(e, "hold.lua"),
                "local p = {name = 'hold'}\n"
                "local release, seen = false, {}\n"
                "function p.init(args) release = args.release == true end\n"
@@ -723,7 +713,7 @@ static void test_shadow_cannot_release_waiting_pods(void **state) {
 static void test_disabled_shadow_decides_nothing(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "broken.lua"),
+    tu_replace(file(e, "broken.lua"),
                "local p = {name = 'broken'}\n"
                "function p.score(pod, node) error('broken') end\n"
                "return p\n");
@@ -764,7 +754,7 @@ static void test_unloaded_shadow_decides_nothing(void **state) {
     (void)state;
     env *e = env_new();
     e->tolerate = true;
-    write_file(file(e, "broken.lua"), "return {name = 'broken'");
+    tu_replace(file(e, "broken.lua"), "return {name = 'broken'");
     one_profile(e, "{name: 'lua:broken'}",
                 "  - name: lua:broken\n"
                 "    args: {file: %s/broken.lua, mode: shadow, onLoadError: skip}\n");
@@ -786,7 +776,7 @@ static void test_unloaded_shadow_decides_nothing(void **state) {
 static void test_preemption_through_the_set(void **state) {
     (void)state;
     env *e = env_new();
-    write_file(file(e, "youngest.lua"),
+    tu_replace(file(e, "youngest.lua"),
                "local p = {name = 'youngest'}\n"
                "function p.select_victims(pod, node, cands)\n"
                "  local best\n"
@@ -893,7 +883,7 @@ static double mono(void) {
  * leak). */
 static bool storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
     bool is_good = j % 2 == 0;
-    write_file(file(e, "only.lua"), is_good ? storm_good(*good + 1) : storm_broken(j / 2));
+    tu_replace(file(e, "only.lua"), is_good ? storm_good(*good + 1) : storm_broken(j / 2));
     uint64_t ok0 = e->nkind[MS_POLICY_RELOADED], failed0 = e->nkind[MS_POLICY_RELOAD_FAILED];
     double deadline = mono() + 10;
     for (;;) {
@@ -947,7 +937,7 @@ static void test_reload_storm(void **state) {
     env *e = env_new();
     e->settle = 0.0002;
     e->storm = true;
-    write_file(file(e, "only.lua"), storm_good(0));
+    tu_replace(file(e, "only.lua"), storm_good(0));
     ms_error err = {0};
     assert_int_equal(load_config(e, FILTER_NAMED, &err), MS_OK);
     if (start(e, NULL, true, &err) != MS_OK) fail_msg("%s", err.msg);
