@@ -1,7 +1,7 @@
 /* The job queue. See cmd/job_queue.h. */
 #include <string.h>
 
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 void ms_job_queue_init(ms_job_queue *q) {
     memset(q, 0, sizeof *q);

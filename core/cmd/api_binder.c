@@ -8,7 +8,7 @@
 
 #include "base/buf.h"
 #include "cmd/api_binder.h"
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 typedef struct bind_job {
     ms_job link;                   /* first: the queue's */

@@ -8,7 +8,7 @@
 
 #include "base/buf.h"
 #include "cmd/api_volume_binder.h"
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 /* One object to patch. */
 typedef struct vb_write {

@@ -9,7 +9,7 @@
 #include <cJSON.h>
 
 #include "base/buf.h"
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 /* ---- the dumper (scheduler thread) ----------------------------------------- */
 

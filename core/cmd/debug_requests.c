@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 typedef struct request {
     ms_job job;                    /* first: the queue links requests through it */

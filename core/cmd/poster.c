@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 #include "cmd/poster.h"
 
 enum { DEFAULT_BACKLOG = 20000 };

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "cmd/job_queue.h"
+#include "base/job_queue.h"
 
 typedef struct item {
     ms_job link;
