@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "cmd/metrics.h"
+#include "serving/metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/pod.h"

@@ -1,6 +1,6 @@
 /* Delegated authentication: bearer tokens reviewed by the API server,
  * answers cached. See cmd/authenticator.h. */
-#include "cmd/authenticator.h"
+#include "serving/authenticator.h"
 
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>

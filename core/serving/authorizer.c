@@ -1,6 +1,6 @@
 /* Delegated authorization: always-allowed paths, then SubjectAccessReviews
  * asked of the API server, answers cached. See cmd/authorizer.h. */
-#include "cmd/authorizer.h"
+#include "serving/authorizer.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * cmd/debug_requests.h. A request lives on the heap: the asker frees it
  * once answered, or, when it gave up waiting, the scheduler thread frees
  * it after answering (`abandoned`), so neither waits for the other. */
-#include "cmd/debug_requests.h"
+#include "serving/debug_requests.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -7,7 +7,7 @@
 #ifndef MOONSCHED_CMD_DEBUG_REQUESTS_H
 #define MOONSCHED_CMD_DEBUG_REQUESTS_H
 
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 
 typedef struct ms_debug_requests ms_debug_requests;
 

@@ -1,5 +1,5 @@
 /* The descheduler's metrics registry and its Prometheus text. */
-#include "cmd/deschedule_metrics.h"
+#include "serving/deschedule_metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 
 typedef struct ms_desched_metrics ms_desched_metrics;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 
 struct ms_http_server {
     struct MHD_Daemon *d;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/metrics.h"
+#include "serving/metrics.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/prom.h"
-#include "cmd/process_metrics.h"
+#include "serving/process_metrics.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 

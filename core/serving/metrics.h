@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 #include "moonsched/scheduler.h"
 
 struct ms_policy_stats;   /* moonsched/lua_policy.h */

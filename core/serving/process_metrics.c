@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "base/prom.h"
-#include "cmd/process_metrics.h"
+#include "serving/process_metrics.h"
 
 /* The fields of /proc/self/stat the families need (proc(5) numbering). */
 typedef struct proc_stat {

@@ -1,6 +1,6 @@
 /* HTTPS with delegated authentication and authorization. See
  * cmd/secure_serving.h. */
-#include "cmd/secure_serving.h"
+#include "serving/secure_serving.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -12,10 +12,10 @@
 
 #include "base/buf.h"
 #include "client/kube_client.h"
-#include "cmd/authenticator.h"
-#include "cmd/authorizer.h"
-#include "cmd/serving_cert.h"
-#include "cmd/tls_config.h"
+#include "serving/authenticator.h"
+#include "serving/authorizer.h"
+#include "serving/serving_cert.h"
+#include "serving/tls_config.h"
 #include "policy/file_watch.h"
 
 struct ms_secure_serving {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "client/kubeconfig.h"
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 #include "moonsched/error.h"
 #include "moonsched/log.h"
 

@@ -1,6 +1,6 @@
 /* The HTTPS certificate: loaded and checked, or generated with GnuTLS.
  * See cmd/serving_cert.h. */
-#include "cmd/serving_cert.h"
+#include "serving/serving_cert.h"
 
 #include <arpa/inet.h>
 #include <gnutls/gnutls.h>

@@ -1,6 +1,6 @@
 /* --tls-min-version and --tls-cipher-suites as GnuTLS priorities. See
  * cmd/tls_config.h. */
-#include "cmd/tls_config.h"
+#include "serving/tls_config.h"
 
 #include <stdbool.h>
 #include <stdio.h>

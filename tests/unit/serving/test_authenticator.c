@@ -1,7 +1,7 @@
 #include "testutil.h"
 
 #include "fake_reviews.h"
-#include "cmd/authenticator.h"
+#include "serving/authenticator.h"
 
 static const ms_logger quiet = {.level = -1};
 

@@ -1,7 +1,7 @@
 #include "testutil.h"
 
 #include "fake_reviews.h"
-#include "cmd/authorizer.h"
+#include "serving/authorizer.h"
 
 static const ms_logger quiet = {.level = -1};
 

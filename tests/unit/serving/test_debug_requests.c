@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "cmd/debug_requests.h"
+#include "serving/debug_requests.h"
 
 typedef struct asker {
     ms_debug_requests *q;

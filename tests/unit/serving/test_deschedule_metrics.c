@@ -3,7 +3,7 @@
 #include "testutil.h"
 
 #include "cmd/deschedule.h"
-#include "cmd/deschedule_metrics.h"
+#include "serving/deschedule_metrics.h"
 
 static bool has_line(const char *text, const char *line) {
     size_t n = strlen(line);

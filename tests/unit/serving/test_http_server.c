@@ -2,7 +2,7 @@
  * found by name and percent-decoded, refused when malformed or too long. */
 #include "testutil.h"
 
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 
 static void test_query_get(void **state) {
     (void)state;

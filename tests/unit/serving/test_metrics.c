@@ -5,8 +5,8 @@
 #include <curl/curl.h>
 
 #include "moonsched/config.h"
-#include "cmd/http_server.h"
-#include "cmd/metrics.h"
+#include "serving/http_server.h"
+#include "serving/metrics.h"
 #include "moonsched/lua_policy.h"
 #include "base/rate_limiter.h"
 

@@ -5,8 +5,8 @@
 
 #include "fake_reviews.h"
 #include "base/buf.h"
-#include "cmd/secure_serving.h"
-#include "cmd/serving_cert.h"
+#include "serving/secure_serving.h"
+#include "serving/serving_cert.h"
 
 static const ms_logger quiet = {.level = -1};
 

@@ -4,7 +4,7 @@
 
 #include <gnutls/gnutls.h>
 
-#include "cmd/tls_config.h"
+#include "serving/tls_config.h"
 
 static void priorities(const char *min, const char *suites, char *out, char *extra) {
     ms_error err = {0};
