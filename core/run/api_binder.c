@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "cmd/api_binder.h"
+#include "run/api_binder.h"
 #include "base/job_queue.h"
 
 typedef struct bind_job {

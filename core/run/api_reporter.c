@@ -7,7 +7,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/rate_limiter.h"
-#include "cmd/api_reporter.h"
+#include "run/api_reporter.h"
 #include "base/map.h"
 
 /* Per pod: what was last reported. */

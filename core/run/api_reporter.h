@@ -21,7 +21,7 @@
 
 #include "moonsched/log.h"
 #include "client/event_recorder.h"
-#include "cmd/poster.h"
+#include "run/poster.h"
 #include "moonsched/intern.h"
 #include "moonsched/pod.h"
 

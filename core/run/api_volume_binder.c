@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "cmd/api_volume_binder.h"
+#include "run/api_volume_binder.h"
 #include "base/job_queue.h"
 
 /* One object to patch. */

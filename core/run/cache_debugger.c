@@ -1,5 +1,5 @@
 /* The cache debugger: see cmd/cache_debugger.h. */
-#include "cmd/cache_debugger.h"
+#include "run/cache_debugger.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/job_queue.h"
-#include "cmd/poster.h"
+#include "run/poster.h"
 
 enum { DEFAULT_BACKLOG = 20000 };
 

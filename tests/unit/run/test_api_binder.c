@@ -6,7 +6,7 @@
 
 #include "fake_http.h"
 #include "fixtures.h"
-#include "cmd/api_binder.h"
+#include "run/api_binder.h"
 
 static const ms_logger quiet = {.level = -1};
 

@@ -4,7 +4,7 @@
 
 #include "fake_http.h"
 #include "fixtures.h"
-#include "cmd/api_reporter.h"
+#include "run/api_reporter.h"
 
 static const ms_logger quiet = {.level = -1};
 

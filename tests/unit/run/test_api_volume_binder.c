@@ -10,7 +10,7 @@
 
 #include "fake_http.h"
 #include "fixtures.h"
-#include "cmd/api_volume_binder.h"
+#include "run/api_volume_binder.h"
 #include "api/storage.h"
 #include "moonsched/decode.h"
 

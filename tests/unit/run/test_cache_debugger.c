@@ -8,7 +8,7 @@
 #include "backend/cache.h"
 #include "backend/queue.h"
 #include "cache_view_fixtures.h"
-#include "cmd/cache_debugger.h"
+#include "run/cache_debugger.h"
 #include "fake_http.h"
 #include "log_capture.h"
 

@@ -3,7 +3,7 @@
 #include <stdatomic.h>
 
 #include "fake_http.h"
-#include "cmd/poster.h"
+#include "run/poster.h"
 
 static const ms_logger quiet = {.level = -1};
 
