@@ -33,7 +33,7 @@
 #include "run/cache_debugger.h"
 #include "cmd/config_check.h"
 #include "serving/debug_requests.h"
-#include "cmd/explain_text.h"
+#include "simulate/explain_text.h"
 #include "cmd/snapshot.h"
 #include "serving/http_server.h"
 #include "serving/metrics.h"

@@ -1,5 +1,5 @@
 /* Explain as text. See cmd/explain_text.h. */
-#include "cmd/explain_text.h"
+#include "simulate/explain_text.h"
 
 #include <string.h>
 

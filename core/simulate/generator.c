@@ -1,7 +1,7 @@
 /* Synthetic clusters: one API object template per kind, renamed for each
  * object and decoded, so generated objects go through the same decoder as
  * files (no text round trip). */
-#include "cmd/generator.h"
+#include "simulate/generator.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/generator.h"
+#include "simulate/generator.h"
 #include "moonsched/namespaces.h"
 
 /* The pod templates (templates/NAME.yaml), without name and namespace. */

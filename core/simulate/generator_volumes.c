@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-#include "cmd/generator.h"
+#include "simulate/generator.h"
 
 #define CLASS "local-storage"
 

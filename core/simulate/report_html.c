@@ -1,7 +1,7 @@
 /* The HTML report of a simulation (report_html.h). Everything the page
  * shows is written here as HTML, with its style inline, so that it opens
  * from a file, offline, and shows the same with scripts off. */
-#include "cmd/report_html.h"
+#include "simulate/report_html.h"
 
 #include <ctype.h>
 #include <stdlib.h>

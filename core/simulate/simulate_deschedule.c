@@ -1,6 +1,6 @@
 /* `simulate --deschedule`: the pass, its placement oracle (the simulated
  * scheduler, through the caller's move and undo) and the report. */
-#include "cmd/simulate_deschedule.h"
+#include "simulate/simulate_deschedule.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* simulate's resource.k8s.io objects: kept as read, fed before the first cycle. */
-#include "cmd/simulate_dra.h"
+#include "simulate/simulate_dra.h"
 
 #include <stdio.h>
 #include <stdlib.h>

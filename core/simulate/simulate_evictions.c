@@ -1,6 +1,6 @@
 /* The taint eviction timeline of `simulate --evictions`. See
  * simulate_evictions.h. */
-#include "cmd/simulate_evictions.h"
+#include "simulate/simulate_evictions.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* simulate's storage: loading, the PV controller's first sync, and the
  * in-memory volume binder (see simulate_volumes.h). */
-#include "cmd/simulate_volumes.h"
+#include "simulate/simulate_volumes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/explain_text.h"
+#include "simulate/explain_text.h"
 
 static const char doc[] =
     "{\"pod\":\"default/big\",\"state\":\"pending\",\"queue\":\"backoffQ\",\"nominatedNode\":\"n2\","

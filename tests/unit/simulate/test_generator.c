@@ -2,7 +2,7 @@
 #include "testutil.h"
 
 #include "moonsched/decode.h"
-#include "cmd/generator.h"
+#include "simulate/generator.h"
 
 static void test_spec_defaults_and_parse(void **state) {
     (void)state;
