@@ -1,4 +1,4 @@
-/* The job queue. See cmd/job_queue.h. */
+/* The job queue. See base/job_queue.h. */
 #include <string.h>
 
 #include "base/job_queue.h"

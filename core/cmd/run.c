@@ -1,7 +1,7 @@
 /* `moonsched run`: informers -> delta queue -> scheduler thread -> binder
- * (cmd/api_binder.h: binds multiplexed over a shared connection) and
- * reports (cmd/api_reporter.h, through the poster thread of
- * cmd/poster.h). This file sets them up and runs the scheduler thread's
+ * (run/api_binder.h: binds multiplexed over a shared connection) and
+ * reports (run/api_reporter.h, through the poster thread of
+ * run/poster.h). This file sets them up and runs the scheduler thread's
  * loop. See include/moonsched/run.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The binder of `run`. See cmd/api_binder.h. */
+/* The binder of `run`. See run/api_binder.h. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* `run`'s reports about pods. See cmd/api_reporter.h. */
+/* `run`'s reports about pods. See run/api_reporter.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

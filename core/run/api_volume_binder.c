@@ -1,4 +1,4 @@
-/* `run`'s volume binder. See cmd/api_volume_binder.h. */
+/* `run`'s volume binder. See run/api_volume_binder.h. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

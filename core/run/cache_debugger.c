@@ -1,4 +1,4 @@
-/* The cache debugger: see cmd/cache_debugger.h. */
+/* The cache debugger: see run/cache_debugger.h. */
 #include "run/cache_debugger.h"
 
 #include <pthread.h>

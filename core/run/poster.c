@@ -1,4 +1,4 @@
-/* The report poster. See cmd/poster.h. */
+/* The report poster. See run/poster.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Delegated authentication: bearer tokens reviewed by the API server,
- * answers cached. See cmd/authenticator.h. */
+ * answers cached. See serving/authenticator.h. */
 #include "serving/authenticator.h"
 
 #include <gnutls/crypto.h>

@@ -1,5 +1,5 @@
 /* Delegated authorization: always-allowed paths, then SubjectAccessReviews
- * asked of the API server, answers cached. See cmd/authorizer.h. */
+ * asked of the API server, answers cached. See serving/authorizer.h. */
 #include "serving/authorizer.h"
 
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* The scheduler thread's mailbox for debug requests. See
- * cmd/debug_requests.h. A request lives on the heap: the asker frees it
+ * serving/debug_requests.h. A request lives on the heap: the asker frees it
  * once answered, or, when it gave up waiting, the scheduler thread frees
  * it after answering (`abandoned`), so neither waits for the other. */
 #include "serving/debug_requests.h"

@@ -1,6 +1,6 @@
 /* /metrics, /healthz and /readyz over HTTP or HTTPS. libmicrohttpd does
  * the protocol (and TLS, through GnuTLS): a small, well-kept server is
- * less to get wrong than one of our own. See cmd/http_server.h. */
+ * less to get wrong than one of our own. See serving/http_server.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>

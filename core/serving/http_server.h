@@ -1,7 +1,7 @@
 /* A small HTTP server for /metrics, /healthz and /readyz (libmicrohttpd):
  * plain HTTP with one internal polling thread, or HTTPS with a gate that
  * decides each request before the handler (authentication and
- * authorization, cmd/secure_serving.h) and one thread per connection, so
+ * authorization, serving/secure_serving.h) and one thread per connection, so
  * that a gate waiting on the API server holds up only its own request.
  * GET and HEAD only (405 otherwise, after the gate); every answer is
  * produced by one handler call. */
@@ -48,7 +48,7 @@ typedef struct ms_http_server_options {
     /* Both: HTTPS (TLS 1.2 and 1.3) with this certificate chain and key,
      * PEM; every answer then says Cache-Control: no-cache, private. */
     const char *tls_cert_pem, *tls_key_pem;
-    /* GnuTLS priorities (cmd/tls_config.h); NULL: TLS 1.2 and 1.3 with
+    /* GnuTLS priorities (serving/tls_config.h); NULL: TLS 1.2 and 1.3 with
      * GnuTLS's default suites. */
     const char *tls_priorities;
     ms_http_gate gate;             /* NULL: every request goes to the handler */

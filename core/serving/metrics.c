@@ -1,5 +1,5 @@
 /* The metrics registry and its Prometheus text rendering. See
- * cmd/metrics.h. */
+ * serving/metrics.h. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

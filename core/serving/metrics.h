@@ -14,7 +14,7 @@
  * inside the scheduling cycle (per extension point and plugin) are not
  * here: the scheduler thread owns them and hands over their rendered text
  * about once a second (ms_metrics_set_scheduler_text). process_* are read
- * from /proc at each scrape (cmd/process_metrics.h). */
+ * from /proc at each scrape (serving/process_metrics.h). */
 #ifndef MOONSCHED_METRICS_H
 #define MOONSCHED_METRICS_H
 

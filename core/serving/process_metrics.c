@@ -1,4 +1,4 @@
-/* Process metrics from /proc. See cmd/process_metrics.h. */
+/* Process metrics from /proc. See serving/process_metrics.h. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>

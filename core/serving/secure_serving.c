@@ -1,5 +1,5 @@
 /* HTTPS with delegated authentication and authorization. See
- * cmd/secure_serving.h. */
+ * serving/secure_serving.h. */
 #include "serving/secure_serving.h"
 
 #include <arpa/inet.h>

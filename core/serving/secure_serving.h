@@ -1,9 +1,9 @@
 /* HTTPS for /metrics, /healthz, /livez and /readyz, as kube-scheduler
  * serves them on --secure-port (k8s.io/apiserver's secure serving with
  * delegated authentication and authorization): TLS with the given
- * certificate or one generated at start (cmd/serving_cert.h); each
- * request authenticated (cmd/authenticator.h: a bearer token reviewed by
- * the API server, else anonymous), then authorized (cmd/authorizer.h:
+ * certificate or one generated at start (serving/serving_cert.h); each
+ * request authenticated (serving/authenticator.h: a bearer token reviewed by
+ * the API server, else anonymous), then authorized (serving/authorizer.h:
  * /healthz, /livez and /readyz always, anything else by a
  * SubjectAccessReview), then served by the handler. Refusals are
  * upstream's: 401 with a Status "Unauthorized" for a token that is not
@@ -32,7 +32,7 @@ typedef struct ms_secure_serving_options {
     const char *bind_address;
     uint16_t port;                 /* 0: the kernel picks one (ms_secure_serving_port) */
     const char *cert_file, *key_file;   /* both, or neither: self-signed */
-    /* --tls-min-version and --tls-cipher-suites (cmd/tls_config.h);
+    /* --tls-min-version and --tls-cipher-suites (serving/tls_config.h);
      * NULL: TLS 1.2 and up, GnuTLS's default suites. */
     const char *tls_min_version, *tls_cipher_suites;
     /* Who reviews tokens and access: copied; the same pointer twice

@@ -1,5 +1,5 @@
 /* The HTTPS certificate: loaded and checked, or generated with GnuTLS.
- * See cmd/serving_cert.h. */
+ * See serving/serving_cert.h. */
 #include "serving/serving_cert.h"
 
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
 /* --tls-min-version and --tls-cipher-suites as GnuTLS priorities. See
- * cmd/tls_config.h. */
+ * serving/tls_config.h. */
 #include "serving/tls_config.h"
 
 #include <stdbool.h>

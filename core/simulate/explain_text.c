@@ -1,4 +1,4 @@
-/* Explain as text. See cmd/explain_text.h. */
+/* Explain as text. See simulate/explain_text.h. */
 #include "simulate/explain_text.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* run's volume binder (cmd/api_volume_binder.c) against a fake API
+/* run's volume binder (run/api_volume_binder.c) against a fake API
  * server: what VolumeBinding's PreBind writes (the PV's claimRef and
  * bound-by-controller, the claim's selected-node, each a merge patch with
  * the resourceVersion seen), in upstream's order, stopping at the first

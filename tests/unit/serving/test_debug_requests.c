@@ -1,4 +1,4 @@
-/* The scheduler thread's mailbox (core/cmd/debug_requests.c): a request
+/* The scheduler thread's mailbox (core/serving/debug_requests.c): a request
  * asked from another thread is answered by the thread that serves, an
  * unanswered one times out with 503 (its late answer freed by the server
  * side), and closing answers the waiting ones at once. */

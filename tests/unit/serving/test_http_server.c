@@ -1,4 +1,4 @@
-/* The HTTP server's helpers (core/cmd/http_server.c): a query parameter
+/* The HTTP server's helpers (core/serving/http_server.c): a query parameter
  * found by name and percent-decoded, refused when malformed or too long. */
 #include "testutil.h"
 

@@ -1,5 +1,5 @@
 /* --tls-min-version and --tls-cipher-suites as GnuTLS priorities
- * (core/cmd/tls_config.c), checked against GnuTLS itself. */
+ * (core/serving/tls_config.c), checked against GnuTLS itself. */
 #include "testutil.h"
 
 #include <gnutls/gnutls.h>

@@ -1,4 +1,4 @@
-/* Explain as text (core/cmd/explain_text.c): every part of the JSON
+/* Explain as text (core/simulate/explain_text.c): every part of the JSON
  * printed, in order, for a pending pod that preemption nominated. */
 #include "testutil.h"
 
