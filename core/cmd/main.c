@@ -55,8 +55,10 @@ static const char usage[] =
     "\n";
 
 static const char help_simulate[] =
-    "usage: moonsched simulate --cluster FILE... [--config FILE] [--policy FILE]...\n"
-    "                          [--shadow FILE]... [--seed N] [--output table|json|html]\n"
+    "usage: moonsched simulate --cluster FILE... [--config FILE]\n"
+    "                          [--policy FILE [--policy-args JSON]]...\n"
+    "                          [--shadow FILE [--policy-args JSON]]... [--seed N]\n"
+    "                          [--output table|json|html]\n"
     "                          [--generate SPEC] [--quiet] [--stats] [--evictions]\n"
     "                          [--deschedule POLICY] [--explain NS/NAME]\n"
     "\n"
@@ -65,6 +67,8 @@ static const char help_simulate[] =
     "  --config FILE      a KubeSchedulerConfiguration (default: upstream's defaults)\n"
     "  --policy FILE      a Lua policy, added to every profile (repeatable); edits\n"
     "                     to the file are picked up while the run goes on\n"
+    "  --policy-args JSON the init args (a JSON object) of the --policy or\n"
+    "                     --shadow file just before it\n"
     "  --shadow FILE      a Lua policy in shadow mode, beside every profile\n"
     "                     (repeatable): its choices are compared with the\n"
     "                     profiles' and never applied (docs/policies.md)\n"
@@ -208,6 +212,7 @@ static const char help_man[] =
 
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
+    "                              [--pods GLOB] [--nodes GLOB] [--max-nodes N]\n"
     "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
     "       moonsched policy init [DIR]\n"
     "\n"
@@ -215,7 +220,9 @@ static const char help_policy[] =
     "  with a cluster, runs every hook it defines over the cluster's pending\n"
     "  pods and nodes, printing each node's filter verdict and score per pod,\n"
     "  failures and the time per call. Exit code 0 when everything passed, 2\n"
-    "  otherwise.\n"
+    "  otherwise. --pods and --nodes (shell patterns over NS/NAME and node\n"
+    "  names) and --max-nodes (node rows per pod, the rest counted) narrow\n"
+    "  the listing; every hook still runs over the whole cluster.\n"
     "  test: runs busted specs (default: every *_spec.lua under the current\n"
     "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
     "  against this moonsched's own library; busted's exit code.\n"
@@ -296,6 +303,8 @@ enum { HELP = -1 };
 typedef struct simulate_args {
     ms_simulate_options o;
     const char **files, **policies, **shadows;   /* at most one per argument */
+    const char **policy_args, **shadow_args;     /* beside policies and shadows */
+    const char **last_args;                      /* the last --policy's or --shadow's entry */
     uint32_t nfiles, npolicies, nshadows;
 } simulate_args;
 
@@ -316,10 +325,18 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.config_file = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--policy");
+        s->last_args = &s->policy_args[s->npolicies];
         s->policies[s->npolicies++] = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--shadow", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--shadow");
+        s->last_args = &s->shadow_args[s->nshadows];
         s->shadows[s->nshadows++] = v;
+    } else if ((v = ms_flag_value(argc, argv, i, "--policy-args", NULL))) {
+        /* Positional, as --args is for policy check's one file. */
+        if (!*v) return usage_error(help_simulate, "%s needs a JSON object", "--policy-args");
+        if (!s->last_args) return usage_error(help_simulate, "%s", "--policy-args follows the --policy or --shadow it is for");
+        if (*s->last_args) return usage_error(help_simulate, "%s", "--policy-args: one per --policy or --shadow");
+        *s->last_args = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--generate", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a spec", "--generate");
         s->o.generate = v;
@@ -358,12 +375,16 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
 static int simulate_main(int argc, char **argv) {
     simulate_args s = {.files = calloc((size_t)argc + 1, sizeof *s.files),
                        .policies = calloc((size_t)argc + 1, sizeof *s.policies),
-                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows)};
+                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows),
+                       .policy_args = calloc((size_t)argc + 1, sizeof *s.policy_args),
+                       .shadow_args = calloc((size_t)argc + 1, sizeof *s.shadow_args)};
     ms_simulate_options_default(&s.o);
-    if (!s.files || !s.policies || !s.shadows) {
+    if (!s.files || !s.policies || !s.shadows || !s.policy_args || !s.shadow_args) {
         free(s.files);
         free(s.policies);
         free(s.shadows);
+        free(s.policy_args);
+        free(s.shadow_args);
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
@@ -380,6 +401,8 @@ static int simulate_main(int argc, char **argv) {
         free(s.files);
         free(s.policies);
         free(s.shadows);
+        free(s.policy_args);
+        free(s.shadow_args);
         return rc == HELP ? EXIT_OK : rc;
     }
     s.o.cluster_files = s.files;
@@ -389,7 +412,9 @@ static int simulate_main(int argc, char **argv) {
     s.o.version = version;
     s.o.policy_files = s.policies;
     s.o.npolicy_files = s.npolicies;
+    s.o.policy_args = s.policy_args;
     s.o.shadow_files = s.shadows;
+    s.o.shadow_args = s.shadow_args;
     s.o.nshadow_files = s.nshadows;
     ms_error err = {0};
     ms_simulate_result res;
@@ -397,6 +422,8 @@ static int simulate_main(int argc, char **argv) {
     free(s.files);
     free(s.policies);
     free(s.shadows);
+    free(s.policy_args);
+    free(s.shadow_args);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;
@@ -559,6 +586,16 @@ static int policy_main(int argc, char **argv) {
         } else if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
             if (!*v) rc = usage_error(help_policy, "%s needs a JSON object", "--args");
             o.args_json = v;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--pods", NULL))) {
+            o.pods = v;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--nodes", NULL))) {
+            o.nodes = v;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--max-nodes", NULL))) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
+                rc = usage_error(help_policy, "--max-nodes: expected a positive integer, got \"%s\"", v);
+            o.max_nodes = (uint32_t)n;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help_policy, stdout);
             free(files);

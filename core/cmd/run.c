@@ -98,6 +98,7 @@ typedef struct runner {
     ms_leader_elector *elector;    /* NULL: election off, always leading */
     ms_kube_client *te_client;     /* the taint eviction controller's, with its own rate limit */
     ms_taint_eviction *taint_eviction;   /* NULL: not enabled */
+    bool disruption_conditions;    /* the server keeps them (1.26+, or unknown) */
 
     ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
@@ -869,7 +870,7 @@ static ms_rc setup_reporting(runner *r, ms_error *err) {
     if (rc != MS_OK) return rc;
     /* Pod disruption conditions came with 1.26: an older server would
      * drop the condition, so it is not sent there. Unknown: tried. */
-    bool conditions = ms_kube_server_at_least(r->client, 1, 26, true);
+    bool conditions = r->disruption_conditions = ms_kube_server_at_least(r->client, 1, 26, true);
     ms_log(r->log, MS_LOG_INFO,
            conditions ? "preemption victims get the DisruptionTarget condition"
                       : "server before 1.26: preemption victims get no DisruptionTarget condition",
@@ -898,6 +899,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .n_profile_out_of_tree = r->policies ? ms_policy_set_profile_counts(r->policies) : NULL,
         .keep_objects = r->o->debug_snapshot,
         .record_metrics = true,
+        .no_disruption_conditions = !r->disruption_conditions,
         .volume_binder = &r->volume_binder_ops,
     };
     rc = ms_scheduler_new(&so, &r->sched, err);

@@ -680,6 +680,7 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
     if (conds) {
         size_t s2 = ms_json_push(&x->r, "conditions");
         size_t i = 0;
+        bool disruption_seen = false;
         const cJSON *c;
         cJSON_ArrayForEach(c, conds) {
             size_t s3 = ms_json_push_index(&x->r, i++);
@@ -694,6 +695,12 @@ static ms_rc dec_status(ms_dec *x, const ms_obj *status, ms_pod *p) {
             if (type && st && strcmp(type, "PodScheduled") == 0 && strcmp(st, "False") == 0) {
                 p->scheduled_condition_false = true;
                 p->scheduling_gated_condition = reason && strcmp(reason, "SchedulingGated") == 0;
+            }
+            /* The first DisruptionTarget decides, as upstream reads it. */
+            if (type && strcmp(type, "DisruptionTarget") == 0 && !disruption_seen) {
+                disruption_seen = true;
+                p->disruption_by_preemption = st && strcmp(st, "True") == 0 && reason &&
+                                              strcmp(reason, "PreemptionByScheduler") == 0;
             }
             ms_json_pop(&x->r, s3);
         }

@@ -10,10 +10,14 @@
 #include <cjson/cJSON.h>
 
 /* Calls fn once per unknown field of a Pod or Node object (other kinds:
- * nothing), with "unknown field \"spec.containerz\" (did you mean
- * \"containers\"?)". metadata, spec and the containers, init and ephemeral
- * containers of a Pod spec, their resources, and a Node's spec and
- * taints are checked; status is not. */
+ * nothing), in document order, with "unknown field
+ * \"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.
+ * nodeSelectorTerms[0].matchExpresions\" (did you mean
+ * \"matchExpressions\"?)". Every object the decoder reads is checked, at
+ * any depth: metadata, spec (containers and their resources, volumes,
+ * affinity and its terms, tolerations, topology spread constraints,
+ * resource claims, scheduling gates) and status (conditions, container
+ * statuses, claim statuses; a Node's conditions and images). */
 void ms_unknown_fields(const char *kind, const cJSON *obj, void (*fn)(void *ctx, const char *msg), void *ctx);
 
 #endif

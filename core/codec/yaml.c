@@ -19,9 +19,14 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "codec/yaml.h"
+
 #include "base/array.h"
 #include "base/quote.h"
 #include "moonsched/decode.h"
+
+/* yaml.v2's words, which Kubernetes' Go tools print */
+#define DUPLICATE_KEY "yaml: unmarshal errors:"
 
 #define MAX_DEPTH 512                 /* cJSON_Delete and cJSON_Duplicate recurse */
 #define MAX_ALIAS_NODES (1u << 20)    /* nodes that aliases may copy, per stream */
@@ -212,12 +217,6 @@ static ms_rc attach(builder *b, cJSON *node, size_t height, yaml_mark_t m) {
     frame *f = &b->stack[b->depth - 1];
     if (height + 1 > f->height) f->height = height + 1;
     if (cJSON_IsObject(f->node)) {
-        if (cJSON_GetObjectItemCaseSensitive(f->node, f->key)) {
-            char msg[MS_QUOTE_SIZE + 32], q[MS_QUOTE_SIZE];
-            snprintf(msg, sizeof msg, "mapping key %s already defined", ms_quote(q, f->key));
-            cJSON_Delete(node);
-            return fail_mark(b, m, msg);
-        }
         node->string = f->key;
         f->key = NULL;
     }
@@ -245,6 +244,11 @@ static ms_rc on_scalar(builder *b, const yaml_event_t *ev) {
         frame *f = &b->stack[b->depth - 1];
         if (!(f->key = dup_text((const char *)ev->data.scalar.value, ev->data.scalar.length)))
             return nomem(b);
+        if (cJSON_GetObjectItemCaseSensitive(f->node, f->key)) {
+            char q[MS_QUOTE_SIZE];
+            return ms_error_set(b->err, MS_EINVAL, DUPLICATE_KEY "\n  line %zu: key %s already set in map",
+                                ev->start_mark.line + 1, ms_quote(q, f->key));
+        }
         return MS_OK;
     }
     bool bad;
@@ -393,4 +397,8 @@ ms_rc ms_yaml_parse(const char *buf, size_t len, cJSON ***docs, size_t *ndocs, m
     *docs = v;
     *ndocs = n;
     return MS_OK;
+}
+
+bool ms_yaml_duplicate_key(const ms_error *err) {
+    return strncmp(err->msg, DUPLICATE_KEY "\n", sizeof DUPLICATE_KEY) == 0;
 }

@@ -12,7 +12,9 @@
 
 #include "base/buf.h"
 #include "base/quote.h"
+#include "codec/field_set.h"
 #include "codec/json_reader.h"
+#include "codec/yaml.h"
 #include "moonsched/decode.h"
 #include "config/extender_config.h"
 
@@ -113,9 +115,10 @@ typedef struct parser {
     ms_json_reader r;
     unsigned version;
     const char *version_name;
-    /* The fields the version does not have, for the strict decoding
-     * error: "unknown field \"a\", unknown field \"b.c\"". */
-    ms_buf unknown;
+    /* The fields the version does not have, and the keys given twice,
+     * for the strict decoding error: "unknown field \"a\", unknown field
+     * \"b.c\", duplicate field \"d\"". */
+    ms_buf strict;
 } parser;
 
 /* ---- fields ---- */
@@ -128,12 +131,7 @@ static void check_fields(parser *ps, const cJSON *obj, const field *fields) {
         size_t old = ms_json_push(&ps->r, c->string);
         /* a field of another version is as unknown to this one's type */
         if (!f->name || !(f->versions & ps->version))
-            ms_buf_printf(&ps->unknown, "%sunknown field \"%s\"", ps->unknown.len ? ", " : "", ps->r.path);
-        for (const cJSON *d = obj->child; d != c; d = d->next)
-            if (d->string && strcmp(d->string, c->string) == 0) {
-                ms_json_warn(&ps->r, "duplicate field \"%s\" (the last one is used)", ps->r.path);
-                break;
-            }
+            ms_buf_printf(&ps->strict, "%sunknown field \"%s\"", ps->strict.len ? ", " : "", ps->r.path);
         ms_json_pop(&ps->r, old);
     }
 }
@@ -580,9 +578,14 @@ static void extender_warning(void *ctx, const char *msg) {
     size_t n = strlen(ps->r.source);   /* the message starts "<source>: " */
     const char *text = strncmp(msg, ps->r.source, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
     if (strncmp(text, "unknown field ", 14) == 0)
-        ms_buf_printf(&ps->unknown, "%s%s", ps->unknown.len ? ", " : "", text);
+        ms_buf_printf(&ps->strict, "%s%s", ps->strict.len ? ", " : "", text);
     else if (ps->r.warn)
         ps->r.warn(ps->r.warn_ctx, msg);
+}
+
+static void duplicate_field(void *ctx, const char *path) {
+    parser *ps = ctx;
+    ms_buf_printf(&ps->strict, "%sduplicate field \"%s\"", ps->strict.len ? ", " : "", path);
 }
 
 /* The extenders list read only to check it (ps NULL: warnings dropped). */
@@ -649,11 +652,14 @@ static ms_rc parse_config(parser *ps, ms_config *c, const cJSON *root) {
     /* read here for its unknown fields; ms_config_validate checks it again */
     if (c->extenders && (rc = check_extenders(c->extenders, ps, ps->r.err)) != MS_OK) return rc;
     /* Upstream's scheme decodes strictly (serializer.EnableStrict): once
-     * the document decoded, fields its type does not have fail it, all
-     * listed in its words. */
-    if (ps->unknown.failed) return ms_json_nomem(&ps->r);
-    if (ps->unknown.len)
-        return ms_error_set(ps->r.err, MS_EINVAL, "strict decoding error: %s", ps->unknown.data);
+     * the document decoded, fields its type does not have and keys given
+     * twice (at any depth: plugin args, maps) fail it, all listed in its
+     * words. */
+    ms_field_walk dups = {.duplicate = duplicate_field, .ctx = ps};
+    ms_field_walk_object(&dups, root, NULL, "");
+    if (ps->strict.failed) return ms_json_nomem(&ps->r);
+    if (ps->strict.len)
+        return ms_error_set(ps->r.err, MS_EINVAL, "strict decoding error: %s", ps->strict.data);
     ms_config_default_lease_name(c);
     return ms_config_validate(c, ps->r.err);
 }
@@ -696,7 +702,7 @@ ms_rc ms_config_load_json(ms_config *c, const cJSON *root, const char *source,
     ps.r.warn_ctx = warn_ctx;
     ps.r.source = source;
     rc = parse_config(&ps, c, root);
-    ms_buf_free(&ps.unknown);
+    ms_buf_free(&ps.strict);
     if (rc != MS_OK) {
         ms_config_free(c);
         ms_error_prefix(err, "%s", source);
@@ -719,6 +725,7 @@ static ms_rc parse_document(const char *name, const char *buf, size_t len, cJSON
         cJSON **docs = NULL;
         size_t ndocs = 0;
         rc = ms_yaml_parse(buf, len, &docs, &ndocs, err);
+        if (rc != MS_OK && ms_yaml_duplicate_key(err)) ms_error_prefix(err, "strict decoding error");
         if (rc == MS_OK) {
             /* empty documents (a leading "---", comments only) do not count */
             size_t found = 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/yaml.h"
 #include "descheduler/args.h"
 #include "descheduler/lua_policies.h"
 #include "descheduler/plugin.h"
@@ -256,6 +257,7 @@ static ms_rc parse(ms_desched_policy *p, const char *source, const char *text, s
     size_t ndocs = 0;
     ms_rc rc = ms_yaml_parse(text, len, &docs, &ndocs, err);
     if (rc != MS_OK) {
+        if (ms_yaml_duplicate_key(err)) ms_error_prefix(err, "strict decoding error");
         ms_error_prefix(err, "failed decoding descheduler's policy config \"%s\"", source);
         return rc;
     }

@@ -2,19 +2,17 @@
  * descheduler/v1alpha2 and the args types of its plugins at v0.36
  * (pkg/api/v1alpha2/types.go and each plugin's types.go). A
  * field with no set below takes any value (maps such as thresholds,
- * matchLabels). */
+ * matchLabels). A key given twice never gets here: the YAML reader
+ * refuses it, in upstream's words. */
 #include "descheduler/strict.h"
 
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "codec/field_set.h"
 
-typedef struct field {
-    const char *name;
-    const struct field *fields;    /* an object, or an array of objects; NULL: any value */
-} field;
+typedef ms_field field;
 
 #define END {NULL, NULL}
 #define TYPE_META {"apiVersion", NULL}, {"kind", NULL}
@@ -113,42 +111,16 @@ static const struct {
 
 /* ---- the walk ---- */
 
-static void walk(const cJSON *obj, const field *fields, char *path, size_t len, size_t cap, ms_buf *out);
-
-/* A value of a known field: an object, or each object of an array. */
-static void value(const cJSON *v, const field *fields, char *path, size_t len, size_t cap, ms_buf *out) {
-    if (!fields) return;
-    if (cJSON_IsObject(v)) walk(v, fields, path, len, cap, out);
-    if (!cJSON_IsArray(v)) return;
-    int i = 0;
-    for (const cJSON *e = v->child; e; e = e->next, i++) {
-        int n = snprintf(path + len, cap - len, "[%d]", i);
-        if (n > 0 && (size_t)n < cap - len && cJSON_IsObject(e)) walk(e, fields, path, len + (size_t)n, cap, out);
-        path[len] = '\0';
-    }
-}
-
-static void walk(const cJSON *obj, const field *fields, char *path, size_t len, size_t cap, ms_buf *out) {
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (!c->string) continue;
-        const field *f = fields;
-        while (f->name && strcmp(f->name, c->string) != 0) f++;
-        int n = snprintf(path + len, cap - len, "%s%s", len ? "." : "", c->string);
-        if (n < 0 || (size_t)n >= cap - len) {
-            path[len] = '\0';
-            continue;
-        }
-        if (!f->name) ms_buf_printf(out, "%sunknown field \"%s\"", out->len ? ", " : "", path);
-        else value(c, f->fields, path, len + (size_t)n, cap, out);
-        path[len] = '\0';
-    }
+static void unknown(void *ctx, const char *path, const char *key, const char *const *names, size_t n) {
+    (void)key, (void)names, (void)n;
+    ms_buf *out = ctx;
+    ms_buf_printf(out, "%sunknown field \"%s\"", out->len ? ", " : "", path);
 }
 
 static ms_rc report(const cJSON *obj, const field *fields, ms_error *err) {
-    if (!cJSON_IsObject(obj)) return MS_OK;   /* a wrong type is the decoder's to report */
-    char path[512] = "";
     ms_buf out = {0};
-    walk(obj, fields, path, 0, sizeof path, &out);
+    ms_field_walk w = {.unknown = unknown, .ctx = &out};
+    ms_field_walk_object(&w, obj, fields, "");    /* a wrong type is the decoder's to report */
     ms_rc rc = MS_OK;
     if (out.failed) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     else if (out.len) rc = ms_error_set(err, MS_EINVAL, "strict decoding error: %s", out.data);

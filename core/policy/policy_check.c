@@ -6,6 +6,7 @@
 #include "policy/policy_check.h"
 
 #include <cjson/cJSON.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,8 @@ typedef struct checker {
     ms_policy *p;
     timing t[H_COUNT];
     uint32_t nfail_shown;
+    const ms_policy_check_options *o;
+    uint32_t listed;                /* pods whose verdicts were printed */
 } checker;
 
 #define MAX_FAILURES_SHOWN 20
@@ -138,28 +141,41 @@ static uint32_t candidates_on(const ms_node_info *ni, const ms_pod *pod, ms_pod 
  * failed, which the failure lines above say). */
 static void print_verdicts(checker *k, const ms_snapshot *snap, const ms_status *sts, const int64_t *scores,
                            bool has_score) {
-    uint32_t j = 0;
+    uint32_t j = 0, printed = 0, more_pass = 0, more_reject = 0;
     for (uint32_t i = 0; i < snap->nnodes; i++) {
         const char *name = ms_str_get(k->in, snap->nodes[i]->name);
         const ms_status *s = sts ? &sts[i] : NULL;
-        if (s && s->code != MS_SUCCESS) {
+        bool pass = !s || s->code == MS_SUCCESS;
+        int64_t score = pass && scores ? scores[j] : 0;
+        j += pass;
+        if (k->o->nodes && fnmatch(k->o->nodes, name, 0) != 0) continue;
+        if (k->o->max_nodes && printed == k->o->max_nodes) {
+            if (pass) more_pass++;
+            else more_reject++;
+            continue;
+        }
+        printed++;
+        if (!pass) {
             const char *what = s->code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE ? "reject!"
                                : s->code == MS_ERROR                        ? "error"
                                                                             : "reject";
             fprintf(k->out, "  %-24s %-8s %s\n", name, what, s->nreasons ? s->reasons[0] : "");
-            continue;
+        } else if (scores) {
+            fprintf(k->out, "  %-24s %-8s score %lld\n", name, "pass", (long long)score);
+        } else {
+            fprintf(k->out, "  %-24s %-8s%s\n", name, "pass", has_score ? " score -" : "");
         }
-        if (scores) fprintf(k->out, "  %-24s %-8s score %lld\n", name, "pass", (long long)scores[j]);
-        else fprintf(k->out, "  %-24s %-8s%s\n", name, "pass", has_score ? " score -" : "");
-        j++;
     }
+    if (more_pass + more_reject)
+        fprintf(k->out, "  (%u more nodes: %u pass, %u reject or error)\n", more_pass + more_reject, more_pass,
+                more_reject);
 }
 
 /* Filter and Score over the snapshot; *best: the top-scoring feasible node
  * (the first feasible one without Score; MS_STR_NONE when none is). false
  * when out of memory. */
 static bool dry_filter_score(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *pod,
-                             uint32_t hooks, ms_str *best) {
+                             uint32_t hooks, bool listed, ms_str *best) {
     const ms_plugin_ops *ops = ms_policy_ops(k->p);
     void *self = k->p;
     uint32_t n = snap->nnodes;
@@ -188,8 +204,9 @@ static bool dry_filter_score(checker *k, ms_cycle *c, const ms_snapshot *snap, m
                 if (scores[i] > scores[top]) top = i;
         if (code == MS_SUCCESS) *best = feasible[top]->name;
     }
-    print_verdicts(k, snap, (hooks & MS_LUA_HOOK_FILTER) ? sts : NULL, code == MS_SUCCESS ? scores : NULL,
-                   (hooks & MS_LUA_HOOK_SCORE) != 0);
+    if (listed)
+        print_verdicts(k, snap, (hooks & MS_LUA_HOOK_FILTER) ? sts : NULL, code == MS_SUCCESS ? scores : NULL,
+                       (hooks & MS_LUA_HOOK_SCORE) != 0);
     return true;
 }
 
@@ -247,19 +264,23 @@ static void dry_cycle(checker *k, ms_cycle *c, const ms_snapshot *snap, ms_pod *
     ms_status_ok(&st);
     char key[300];
     ms_pod_key(pod, k->in, key, sizeof key);
+    /* --pods narrows what is printed, not what runs: the timings and the
+     * failures stay the whole cluster's */
+    bool listed = !k->o->pods || fnmatch(k->o->pods, key, 0) == 0;
+    k->listed += listed;
     if (hooks & MS_LUA_HOOK_PRE_FILTER) {
         ms_code code = MS_SUCCESS;
         TIMED(k, H_PRE_FILTER, pod, code = ops->pre_filter(self, c, &st));
         if (code == MS_SKIP) {
-            fprintf(k->out, "pod %s: skipped (pre_filter)\n", key);
+            if (listed) fprintf(k->out, "pod %s: skipped (pre_filter)\n", key);
             return;
         }
-        if (code != MS_SUCCESS)
+        if (code != MS_SUCCESS && listed)
             fprintf(k->out, "pod %s: rejected by pre_filter: %s\n", key, st.nreasons ? st.reasons[0] : "");
     }
-    if (hooks & (MS_LUA_HOOK_FILTER | MS_LUA_HOOK_SCORE)) fprintf(k->out, "pod %s:\n", key);
+    if ((hooks & (MS_LUA_HOOK_FILTER | MS_LUA_HOOK_SCORE)) && listed) fprintf(k->out, "pod %s:\n", key);
     ms_str best;
-    if (!dry_filter_score(k, c, snap, pod, hooks, &best)) return;
+    if (!dry_filter_score(k, c, snap, pod, hooks, listed, &best)) return;
     if (best != MS_STR_NONE) {
         if (hooks & MS_LUA_HOOK_RESERVE) TIMED(k, H_RESERVE, pod, ops->reserve(self, c, best, &st));
         if (hooks & MS_LUA_HOOK_PERMIT) {
@@ -348,6 +369,7 @@ static ms_rc dry_run(checker *k, uint32_t hooks, ms_policy_check_result *r, ms_e
     }
     for (uint32_t i = 0; i < npending; i++) dry_cycle(k, &c, &snap, pending[i], hooks);
     ms_arena_free(&arena);
+    if (k->o->pods) fprintf(k->out, "pods listed: %u of %u (--pods %s)\n", k->listed, npending, k->o->pods);
 
     fprintf(k->out, "%-16s %8s %8s %12s %12s\n", "hook", "calls", "failed", "mean", "max");
     for (int h = 0; h < H_COUNT; h++) {
@@ -378,6 +400,7 @@ ms_rc ms_policy_check(const ms_policy_check_options *o, FILE *out, ms_policy_che
     checker k;
     memset(&k, 0, sizeof k);
     k.out = out;
+    k.o = o;
     cJSON *args = NULL;
     ms_rc rc = MS_OK;
     if (!(k.in = ms_interner_new())) return ms_error_set(err, MS_ENOMEM, "out of memory");

@@ -1,4 +1,5 @@
-/* `moonsched policy check FILE [--cluster FILE...] [--args JSON]`: checks a
+/* `moonsched policy check FILE [--cluster FILE...] [--args JSON]
+ * [--pods GLOB] [--nodes GLOB] [--max-nodes N]`: checks a
  * Lua policy offline. The file is loaded as the scheduler would load it
  * (syntax, the sandbox, the returned table, init with the args); with a
  * cluster, every hook the policy defines runs over the cluster's pending
@@ -19,6 +20,12 @@ typedef struct ms_policy_check_options {
     const char *const *cluster_files;   /* Nodes and Pods, as simulate reads them; "-": stdin */
     uint32_t ncluster_files;
     const char *args_json;              /* the policy's init args (a JSON object), or NULL */
+    /* What the verdict listing shows (every hook still runs over every
+     * pod and node): pods whose NS/NAME, and nodes whose name, match the
+     * fnmatch(3) patterns (NULL: all), and at most max_nodes node rows per
+     * pod, the rest counted (0: all). */
+    const char *pods, *nodes;
+    uint32_t max_nodes;
     double budget;                      /* seconds per call; 0: the default (50 ms) */
     size_t memory;                      /* bytes; 0: the default (64 MiB) */
 } ms_policy_check_options;

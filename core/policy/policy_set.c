@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/map.h"
 #include "framework/plugins/preemption.h"
+#include "moonsched/decode.h"
 #include "policy/file_watch.h"
 
 typedef struct pfile {
@@ -32,6 +33,15 @@ typedef struct instance {
     ms_lua_limits lim;
     bool shadow;                   /* evaluated beside the profile, never applied */
 } instance;
+
+/* A command-line policy as loaded for its name: the first profile's
+ * instance (the one whose plugin args are `args`) takes the state, so
+ * that the file loads, and warns, once. */
+typedef struct preload {
+    const cJSON *args;
+    ms_lua_state *state;
+    uint64_t hash;
+} preload;
 
 /* A reload result on its way to the scheduler thread. */
 typedef struct pending {
@@ -59,6 +69,8 @@ struct ms_policy_set {
     uint32_t ninst, instcap;
     pfile *files;
     uint32_t nfiles, filecap;
+    preload *pre;
+    uint32_t npre, precap;
     uint32_t nprofiles;
     prof *profs;
     const ms_plugin_ops *const **prof_ops;
@@ -178,6 +190,16 @@ static ms_rc load_text(ms_policy_set *ps, const char *path, const ms_lua_limits 
     return rc;
 }
 
+/* An instance's limits, from its plugin args. */
+static void instance_limits(const ms_policy_args *a, ms_lua_limits *lim) {
+    ms_lua_limits_default(lim);
+    lim->budget = a->budget;
+    lim->memory = (size_t)a->memory;
+    lim->max_failures = a->max_failures;
+    lim->on_error = a->on_error;
+    lim->shadow = a->shadow;       /* its states refuse sched.permit (lua_state.c) */
+}
+
 /* The extension points a --policy file takes: all of them (the framework
  * keeps those its hooks implement, also after a reload), and QueueSort
  * only when it sorts the queue now. */
@@ -206,18 +228,57 @@ static ms_rc split_cli_policy(const char *arg, char *path, size_t n, const char 
     return MS_OK;
 }
 
-/* A --policy file's plugin name and points: from the policy, or, when it
- * does not load and that is tolerated, lua:<file name without .lua> with
- * every point but QueueSort. */
-static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, char *name, size_t n, uint32_t *points,
-                             ms_error *err) {
-    ms_lua_state *s = NULL;
+/* A --policy file's plugin args: its file, the options after it, its
+ * --policy-args (JSON text, or NULL) as `args`. */
+static ms_rc cli_plugin_args(const char *path, const char *on_load_error, bool shadow, const char *args_json,
+                             cJSON **out, ms_error *err) {
+    *out = NULL;
+    cJSON *args = NULL;
+    if (args_json) {
+        ms_rc rc = ms_json_parse(args_json, strlen(args_json), &args, err);
+        if (rc != MS_OK) return ms_error_prefix(err, "--policy-args"), rc;
+        if (!cJSON_IsObject(args)) {
+            cJSON_Delete(args);
+            return ms_error_set(err, MS_EINVAL, "--policy-args: the policy's args are a JSON object");
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "file", path) ||
+        (on_load_error && !cJSON_AddStringToObject(o, "onLoadError", on_load_error)) ||
+        (shadow && !cJSON_AddStringToObject(o, "mode", "shadow")) ||
+        (args && !cJSON_AddItemToObject(o, "args", args))) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, "args")) cJSON_Delete(args);
+        cJSON_Delete(o);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    *out = o;
+    return MS_OK;
+}
+
+/* A --policy file's plugin name and points, from its one load (kept for
+ * the first profile's instance), or, when it does not load and that is
+ * tolerated, lua:<file name without .lua> with every point but
+ * QueueSort. */
+static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, const cJSON *args, char *name, size_t n,
+                             uint32_t *points, ms_error *err) {
+    ms_policy_args a;
+    ms_rc rc = ms_config_policy_args(args, "args", &a, err);
+    uint32_t file;
+    if (rc == MS_OK) rc = add_file(ps, path, &file, err);
+    if (rc == MS_OK && !ms_array_grow((void **)&ps->pre, &ps->precap, ps->npre + 1, sizeof *ps->pre))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (rc != MS_OK) return rc;
+    ms_lua_limits lim;
+    instance_limits(&a, &lim);
+    preload *pl = &ps->pre[ps->npre];
+    memset(pl, 0, sizeof *pl);
     ms_error lerr = {0};
-    ms_rc rc = load_text(ps, path, NULL, NULL, &s, NULL, &lerr);
+    rc = load_text(ps, path, &lim, a.args, &pl->state, &pl->hash, &lerr);
     if (rc == MS_OK) {
-        snprintf(name, n, MS_POLICY_PREFIX "%s", ms_lua_state_name(s));
-        *points = cli_points(ms_lua_state_hooks(s));
-        ms_lua_state_free(s);
+        pl->args = args;
+        ps->npre++;
+        snprintf(name, n, MS_POLICY_PREFIX "%s", ms_lua_state_name(pl->state));
+        *points = cli_points(ms_lua_state_hooks(pl->state));
         return MS_OK;
     }
     if (rc == MS_ENOMEM || !ps->o.tolerate_load_failures) {
@@ -235,54 +296,64 @@ static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, char *name, si
 }
 
 /* The plugin of a command-line file in a profile: lua:NAME, or for a
- * shadow file whose name the profile uses already, lua:NAME.shadow. */
-static ms_rc add_cli_plugin(ms_profile_config *p, const char *name, uint32_t points, const char *path,
-                            const char *on_load_error, bool shadow, ms_error *err) {
+ * shadow file whose name the profile uses already, lua:NAME.shadow.
+ * Takes args. */
+static ms_rc add_cli_plugin(ms_profile_config *p, const char *name, uint32_t points, cJSON *args, bool shadow,
+                            ms_error *err) {
     char own[80];
     snprintf(own, sizeof own, "%s", name);
     for (uint32_t k = 0; shadow && k < p->nplugins; k++)
         if (strcmp(p->plugins[k].name, name) == 0) snprintf(own, sizeof own, "%.60s.shadow", name);
-    cJSON *args = cJSON_CreateObject();
-    if (!args || !cJSON_AddStringToObject(args, "file", path) ||
-        (on_load_error && !cJSON_AddStringToObject(args, "onLoadError", on_load_error)) ||
-        (shadow && !cJSON_AddStringToObject(args, "mode", "shadow"))) {
-        cJSON_Delete(args);
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
     return ms_profile_config_add(p, own, points, 1, args, err);
 }
 
-static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, const char *const *files, uint32_t nfiles,
-                              bool shadow, ms_error *err) {
+static ms_rc add_cli_policies(ms_policy_set *ps, ms_config *cfg, const char *const *files,
+                              const char *const *args_json, uint32_t nfiles, bool shadow, ms_error *err) {
     const char *flag = shadow ? "--shadow" : "--policy";
     const char *sorter = NULL;     /* the file whose policy sorts the queue */
     for (uint32_t f = 0; f < nfiles; f++) {
         char path[4096], name[80];
         const char *on_load_error;
         uint32_t points;
+        cJSON *args = NULL;
         ms_rc rc = split_cli_policy(files[f], path, sizeof path, &on_load_error, err);
-        if (rc == MS_OK) rc = cli_policy_name(ps, path, name, sizeof name, &points, err);
-        if (rc != MS_OK) return rc;
+        if (rc == MS_OK &&
+            (rc = cli_plugin_args(path, on_load_error, shadow, args_json ? args_json[f] : NULL, &args, err)) != MS_OK)
+            ms_error_prefix(err, "%s %s", flag, path);
+        if (rc == MS_OK) rc = cli_policy_name(ps, path, args, name, sizeof name, &points, err);
+        if (rc != MS_OK) {
+            cJSON_Delete(args);
+            return rc;
+        }
         /* A shadow policy only chooses a node: it never sorts the queue. */
         if (shadow) points &= ~(1u << MS_EP_QUEUE_SORT);
         if (points & (1u << MS_EP_QUEUE_SORT)) {
-            if (sorter)
+            if (sorter) {
+                cJSON_Delete(args);
                 return ms_error_set(err, MS_EINVAL,
                                     "--policy %s: defines less, as %s does: the queue has one order",
                                     path, sorter);
+            }
             sorter = files[f];
         }
-        if (!ms_config_policy_name_valid(name))
+        if (!ms_config_policy_name_valid(name)) {
+            cJSON_Delete(args);
             return ms_error_set(err, MS_EINVAL,
                                 "%s %s: the policy's name \"%s\" cannot name a plugin: it must be "
                                 "1 to %d letters, digits, '-', '_' or '.'",
                                 flag, path, name + sizeof MS_POLICY_PREFIX - 1, MS_POLICY_NAME_MAX);
-        for (uint32_t i = 0; i < cfg->nprofiles; i++) {
-            rc = add_cli_plugin(&cfg->profiles[i], name, points, path, on_load_error, shadow, err);
-            if (rc != MS_OK) {
-                ms_error_prefix(err, "%s %s", flag, path);
-                return rc;
-            }
+        }
+        /* The first profile takes args (and the loaded state with it),
+         * the others a copy. */
+        for (uint32_t i = 0; i < cfg->nprofiles && rc == MS_OK; i++) {
+            cJSON *own = i == 0 ? args : cJSON_Duplicate(args, true);
+            if (!own) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            else rc = add_cli_plugin(&cfg->profiles[i], name, points, own, shadow, err);
+        }
+        if (cfg->nprofiles == 0) cJSON_Delete(args);
+        if (rc != MS_OK) {
+            ms_error_prefix(err, "%s %s", flag, path);
+            return rc;
         }
     }
     return MS_OK;
@@ -319,20 +390,24 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     instance *in = &ps->inst[ps->ninst];
     memset(in, 0, sizeof *in);
     in->profile = profile;
-    ms_lua_limits_default(&in->lim);
-    in->lim.budget = a.budget;
-    in->lim.memory = (size_t)a.memory;
-    in->lim.max_failures = a.max_failures;
-    in->lim.on_error = a.on_error;
+    instance_limits(&a, &in->lim);
     in->shadow = a.shadow;
-    in->lim.shadow = a.shadow;     /* its states refuse sched.permit (lua_state.c) */
     if (a.args && !(in->args = cJSON_Duplicate(a.args, true)))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     rc = add_file(ps, a.file, &in->file, err);
     if (rc == MS_OK) {
         ms_lua_state *s = NULL;
         ms_error lerr = {0};
-        rc = load_text(ps, a.file, &in->lim, in->args, &s, &ps->files[in->file].seen_hash, &lerr);
+        preload *pl = NULL;
+        for (uint32_t i = 0; i < ps->npre && !pl; i++)
+            if (ps->pre[i].args == pc->args && ps->pre[i].state) pl = &ps->pre[i];
+        if (pl) {
+            s = pl->state;
+            pl->state = NULL;
+            ps->files[in->file].seen_hash = pl->hash;
+        } else {
+            rc = load_text(ps, a.file, &in->lim, in->args, &s, &ps->files[in->file].seen_hash, &lerr);
+        }
         if (rc == MS_OK) {
             rc = ms_policy_new_ex(ps->rt, s, pc->name, &in->lim, &in->p, err);
         } else if (rc != MS_ENOMEM && ps->o.tolerate_load_failures) {
@@ -452,8 +527,9 @@ ms_rc ms_policy_set_new(ms_config *cfg, const ms_policy_set_options *o, ms_inter
                                .settle = ps->o.watch_settle};
         if ((rc = ms_watch_new(&wo, &ps->watch, err)) != MS_OK) goto fail;
     }
-    if ((rc = add_cli_policies(ps, cfg, ps->o.files, ps->o.nfiles, false, err)) != MS_OK ||
-        (rc = add_cli_policies(ps, cfg, ps->o.shadow_files, ps->o.nshadow_files, true, err)) != MS_OK)
+    if ((rc = add_cli_policies(ps, cfg, ps->o.files, ps->o.file_args, ps->o.nfiles, false, err)) != MS_OK ||
+        (rc = add_cli_policies(ps, cfg, ps->o.shadow_files, ps->o.shadow_file_args, ps->o.nshadow_files, true,
+                               err)) != MS_OK)
         goto fail;
     for (uint32_t i = 0; i < cfg->nprofiles; i++) {
         const ms_profile_config *pc = &cfg->profiles[i];
@@ -512,6 +588,8 @@ void ms_policy_set_free(ms_policy_set *ps) {
         cJSON_Delete(ps->inst[i].args);
     }
     free(ps->inst);
+    for (uint32_t i = 0; i < ps->npre; i++) ms_lua_state_free(ps->pre[i].state);
+    free(ps->pre);
     ms_lua_runtime_free(ps->rt);
     for (uint32_t i = 0; i < ps->nfiles; i++) free(ps->files[i].path);
     free(ps->files);

@@ -272,7 +272,9 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
 
 /* upstream's DisruptionTarget condition of a preemption victim
  * (pkg/scheduler/framework/preemption). */
-static void patch_disruption_target(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
+/* The DisruptionTarget patch of a victim (into *rq). */
+static void disruption_target(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor,
+                              ms_poster_request *rq) {
     char ts[MS_RFC3339_MAX], message[512];
     ms_time_rfc3339(ms_clock_wall(), 0, ts, sizeof ts);
     snprintf(message, sizeof message, "%s: preempting to accommodate a higher priority pod",
@@ -286,18 +288,24 @@ static void patch_disruption_target(ms_api_reporter *r, const ms_pod *victim, co
     cJSON_AddStringToObject(c, "reason", "PreemptionByScheduler");
     cJSON_AddStringToObject(c, "message", message);
     cJSON_AddItemToArray(conds, c);
-    ms_poster_send(r->poster, "PATCH", pod_path(r, victim, "/status"), b, "application/strategic-merge-patch+json",
-                   true);
+    *rq = (ms_poster_request){"PATCH", pod_path(r, victim, "/status"), b, "application/strategic-merge-patch+json"};
 }
 
 void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
-    if (r->disruption_conditions && preemptor) patch_disruption_target(r, victim, preemptor);
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "apiVersion", "v1");
     cJSON_AddStringToObject(b, "kind", "DeleteOptions");
     if (victim->meta.uid && victim->meta.uid[0])
         cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
-    ms_poster_send(r->poster, "DELETE", pod_path(r, victim, ""), b, NULL, true);
+    ms_poster_request del = {"DELETE", pod_path(r, victim, ""), b, NULL};
+    if (!r->disruption_conditions || !preemptor) {
+        ms_poster_send(r->poster, del.method, del.path, del.body, del.content_type, true);
+        return;
+    }
+    /* Upstream deletes a victim only once its condition is patched. */
+    ms_poster_request cond;
+    disruption_target(r, victim, preemptor, &cond);
+    ms_poster_send_then(r->poster, &cond, &del, true);
 }
 
 void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node) {

@@ -66,7 +66,8 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
  * PreemptionByScheduler, message "<preemptor's schedulerName>: preempting
  * to accommodate a higher priority pod", as upstream), then the DELETE
  * with a UID precondition (a pod recreated under the same name is not
- * touched). Both urgent, in that order; the condition is best effort. */
+ * touched). Both urgent, in that order; as upstream, the DELETE is sent
+ * only if the server accepted the condition. */
 void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor);
 /* status.nominatedNodeName = node (NULL: cleared). Urgent. */
 void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node);

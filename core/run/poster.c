@@ -15,6 +15,7 @@ typedef struct report {
     report_kind kind;
     const char *method, *content_type;
     ms_event_post req;             /* path and body (and an Event's fallback) */
+    struct report *then;           /* sent next only if this one is accepted; NULL: none */
 } report;
 
 struct ms_poster {
@@ -32,6 +33,7 @@ struct ms_poster {
 
 static void report_free(ms_job *j) {
     report *r = (report *)j;
+    if (r->then) report_free(&r->then->link);
     ms_event_post_free(&r->req);
     free(r);
 }
@@ -75,25 +77,39 @@ static void log_failure(ms_poster *p, const report *r, ms_rc rc, const ms_kube_r
            "status", st, "error", rc == MS_OK ? msg : err->msg, NULL);
 }
 
+/* Sends one report and counts it; whether the server accepted it. */
+static bool post(ms_poster *p, const report *r) {
+    ms_kube_response resp;
+    ms_error err = {0};
+    ms_rc rc = send_report(p, r, &resp, &err);
+    bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
+    if (!ok) log_failure(p, r, rc, &resp, &err);
+    pthread_mutex_lock(&p->mu);
+    if (r->kind == REPORT_EVENT) {
+        if (ok) p->st.events_posted++;
+        else p->st.events_failed++;
+    } else if (ok && r->kind == REPORT_STATUS) {
+        p->st.status_patches++;
+    }
+    pthread_mutex_unlock(&p->mu);
+    ms_kube_response_free(&resp);
+    return ok;
+}
+
 static void *poster_main(void *arg) {
     ms_poster *p = arg;
     ms_job *j;
     while ((j = ms_job_queue_pop_wait(&p->q))) {
-        report *r = (report *)j;
-        ms_kube_response resp;
-        ms_error err = {0};
-        ms_rc rc = send_report(p, r, &resp, &err);
-        bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
-        if (!ok) log_failure(p, r, rc, &resp, &err);
-        pthread_mutex_lock(&p->mu);
-        if (r->kind == REPORT_EVENT) {
-            if (ok) p->st.events_posted++;
-            else p->st.events_failed++;
-        } else if (ok && r->kind == REPORT_STATUS) {
-            p->st.status_patches++;
+        const report *r = (report *)j;
+        bool ok = post(p, r);
+        for (; r->then; r = r->then) {
+            if (!ok) {
+                ms_log(p->log, MS_LOG_WARN, "request not sent: the one it depends on failed", "path",
+                       r->then->req.path, "after", r->req.path, NULL);
+                break;
+            }
+            ok = post(p, r->then);
         }
-        pthread_mutex_unlock(&p->mu);
-        ms_kube_response_free(&resp);
         report_free(j);
     }
     return NULL;
@@ -133,31 +149,60 @@ void ms_poster_free(ms_poster *p) {
     free(p);
 }
 
-/* Takes req's strings in every case. */
-static void queue(ms_poster *p, report_kind kind, const char *method, const char *content_type,
-                  ms_event_post *req, bool urgent) {
-    report *r = NULL;
-    if (req->path && req->body && (urgent || ms_job_queue_len(&p->q) < p->backlog))
-        r = calloc(1, sizeof *r);
+/* A report of req (taking its strings), NULL when out of memory or
+ * without path or body. */
+static report *report_new(report_kind kind, const char *method, const char *content_type, ms_event_post *req) {
+    report *r = req->path && req->body ? calloc(1, sizeof *r) : NULL;
     if (!r) {
-        /* Reports are best effort: the scheduler's own work goes on. */
         ms_event_post_free(req);
-        count_suppressed(p);
-        return;
+        return NULL;
     }
     r->kind = kind;
     r->method = method;
     r->content_type = content_type;
     r->req = *req;
     memset(req, 0, sizeof *req);
-    ms_job_queue_push(&p->q, &r->link, urgent);
+    return r;
+}
+
+/* Takes r (NULL: counted as suppressed). */
+static void queue_report(ms_poster *p, report *r, bool urgent) {
+    if (r && !urgent && ms_job_queue_len(&p->q) >= p->backlog) {
+        report_free(&r->link);
+        r = NULL;
+    }
+    /* Reports are best effort: the scheduler's own work goes on. */
+    if (!r) count_suppressed(p);
+    else ms_job_queue_push(&p->q, &r->link, urgent);
+}
+
+static report *request_report(const ms_poster_request *rq) {
+    ms_event_post req = {.path = rq->path, .body = rq->body ? cJSON_PrintUnformatted(rq->body) : NULL};
+    cJSON_Delete(rq->body);
+    return report_new(strcmp(rq->method, "DELETE") == 0 ? REPORT_DELETE : REPORT_STATUS, rq->method,
+                      rq->content_type, &req);
 }
 
 void ms_poster_send(ms_poster *p, const char *method, char *path, cJSON *body, const char *content_type,
                     bool urgent) {
-    ms_event_post req = {.path = path, .body = body ? cJSON_PrintUnformatted(body) : NULL};
-    cJSON_Delete(body);
-    queue(p, strcmp(method, "DELETE") == 0 ? REPORT_DELETE : REPORT_STATUS, method, content_type, &req, urgent);
+    ms_poster_request rq = {method, path, body, content_type};
+    queue_report(p, request_report(&rq), urgent);
 }
 
-void ms_poster_event(ms_poster *p, ms_event_post *ev) { queue(p, REPORT_EVENT, "POST", NULL, ev, false); }
+void ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
+                         bool urgent) {
+    report *r = request_report(first), *t = request_report(then);
+    if (r && t) {
+        r->then = t;
+    } else {
+        /* Neither goes alone: then depends on first. */
+        if (r) report_free(&r->link);
+        if (t) report_free(&t->link);
+        r = NULL;
+    }
+    queue_report(p, r, urgent);
+}
+
+void ms_poster_event(ms_poster *p, ms_event_post *ev) {
+    queue_report(p, report_new(REPORT_EVENT, "POST", NULL, ev), false);
+}

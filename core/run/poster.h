@@ -45,6 +45,18 @@ void ms_poster_free(ms_poster *p);
  * that is sent (NULL path or body: counted as suppressed). */
 void ms_poster_send(ms_poster *p, const char *method, char *path, cJSON *body, const char *content_type,
                     bool urgent);
+/* A request: method a literal; path and body taken by the send. */
+typedef struct ms_poster_request {
+    const char *method;
+    char *path;
+    cJSON *body;
+    const char *content_type;
+} ms_poster_request;
+/* Queues first, and then, sent right after it only if the server accepted
+ * first (2xx); otherwise then is dropped, with a warning. Takes both
+ * requests' paths and bodies. */
+void ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
+                         bool urgent);
 /* Queues an Event (an ordinary report); takes ev's strings. */
 void ms_poster_event(ms_poster *p, ms_event_post *ev);
 /* An Event that is not sent (aggregated, over budget): counted. */

@@ -316,6 +316,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;
     s->handle.evict = o->evictor.evict ? sched_evict : NULL;
+    s->handle.no_disruption_conditions = o->no_disruption_conditions;
     s->handle.clear_nomination = sched_clear_nomination;
     s->handle.preempt_ctx = s;
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);

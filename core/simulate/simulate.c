@@ -738,12 +738,6 @@ static void sim_free(sim *m) {
 }
 
 /* The policies (when any) and the scheduler over the simulated cluster. */
-
-static uint32_t report_traced_pods(uint32_t nnodes) {
-    uint32_t n = nnodes ? REPORT_TRACED_ROWS / nnodes : REPORT_EXPLAINED_PODS;
-    return n < 1 ? 1 : n > REPORT_EXPLAINED_PODS ? REPORT_EXPLAINED_PODS : n;
-}
-
 static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
     const ms_simulate_options *o = m->o;
     ms_rc rc;
@@ -753,8 +747,10 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         po.lua.log = policy_log;
         po.lua.log_ctx = m;
         po.files = o->policy_files;
+        po.file_args = o->policy_args;
         po.nfiles = o->npolicy_files;
         po.shadow_files = o->shadow_files;
+        po.shadow_file_args = o->shadow_args;
         po.nshadow_files = o->nshadow_files;
         po.watch = !o->no_watch;
         if (o->deschedule_hooks) {
@@ -778,7 +774,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
          * without it nothing asks, and writing a record per cycle cost
          * about a tenth of a 500-node cycle (cold record lines) */
         .explain_cycles = o->explain ? (int32_t)(m->npods < 1000000 ? 4 * m->npods + 1024 : 0) : -1,
-        .trace_pods = o->output == MS_OUTPUT_HTML && !o->quiet ? report_traced_pods(m->nnodes) : 0,
+        .trace_pods = o->output == MS_OUTPUT_HTML && !o->quiet ? ms_sim_report_explained_pods(m->nnodes) : 0,
     };
     if ((rc = ms_scheduler_new(&so, &m->sched, err)) != MS_OK) {
         /* Profiles are checked against the plugin registry only here. */

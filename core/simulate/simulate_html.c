@@ -15,6 +15,18 @@
 #include "scheduler/shadow.h"
 #include "simulate/report_html.h"
 
+/* Pods the report explains node by node, placed and pending each: enough
+ * to see the patterns, few enough for a page (each is a row per node). */
+#define REPORT_EXPLAINED_PODS 100
+/* Node rows each of those views holds at most (about 10 MB of page): the
+ * first pods, REPORT_EXPLAINED_PODS at most, at least one. */
+#define REPORT_NODE_ROWS 20000u
+
+uint32_t ms_sim_report_explained_pods(uint32_t nnodes) {
+    uint32_t n = nnodes ? REPORT_NODE_ROWS / nnodes : REPORT_EXPLAINED_PODS;
+    return n < 1 ? 1 : n > REPORT_EXPLAINED_PODS ? REPORT_EXPLAINED_PODS : n;
+}
+
 /* What a node's pods request now: cpu, memory, pods. */
 static void requests_of(const ms_node_info *ni, int64_t v[3]) {
     v[0] = ni->requested.v[MS_RES_CPU];
@@ -44,14 +56,15 @@ static const char *pod_state(const placement *p) {
 }
 
 /* Every node's verdict for the pods left unschedulable (the first
- * REPORT_EXPLAINED_PODS), as `--explain` computes it. */
+ * ms_sim_report_explained_pods), as `--explain` computes it. */
 static cJSON *report_explain(sim *m, uint32_t *left_out) {
     cJSON *arr = cJSON_CreateArray();
+    int max = (int)ms_sim_report_explained_pods(m->nnodes);
     *left_out = 0;
     for (uint32_t i = 0; arr && i < m->npl; i++) {
         const placement *p = &m->pl[i];
         if (p->node != MS_STR_NONE || p->preempted || p->gated) continue;
-        if (cJSON_GetArraySize(arr) >= REPORT_EXPLAINED_PODS) {
+        if (cJSON_GetArraySize(arr) >= max) {
             (*left_out)++;
             continue;
         }
@@ -65,7 +78,7 @@ static cJSON *report_explain(sim *m, uint32_t *left_out) {
 }
 
 /* The placing cycle of each placed pod that has one kept (the first
- * report_traced_pods placed), as the scheduler recorded it. */
+ * ms_sim_report_explained_pods placed), as the scheduler recorded it. */
 static cJSON *report_placed(sim *m, char (*keys)[512], uint32_t *left_out) {
     cJSON *arr = cJSON_CreateArray();
     *left_out = 0;

@@ -116,14 +116,6 @@ typedef struct sim {
 #define GATED_REASON "SchedulingGated"
 #define GATED_MESSAGE "Scheduling is blocked due to non-empty scheduling gates"
 
-/* Pods left pending the report explains node by node: enough to see the
- * patterns, few enough for a page (each is a row per node). */
-#define REPORT_EXPLAINED_PODS 100
-/* Node rows of placed pods' cycles the report holds at most (about 10 MB
- * of page): the first pods placed, REPORT_EXPLAINED_PODS at most, at
- * least one. */
-#define REPORT_TRACED_ROWS 20000u
-
 /* "score T: plugin S, ...; feasible F/N" of a placed pod, or why it has no score. */
 void ms_sim_format_score(const placement *p, char *buf, size_t n);
 /* Live NodeInfos with a Node object, sorted by name (malloc'd); NULL when
@@ -142,5 +134,9 @@ void ms_sim_print_html(sim *m);
 /* --output html: the nodes' requests before any pending pod is placed,
  * into m->before. */
 void ms_sim_keep_before(sim *m);
+/* --output html: how many pods each of the report's views (placed pods'
+ * cycles, pending pods explained) shows node by node on nnodes nodes; the
+ * scheduler keeps that many placing cycles. */
+uint32_t ms_sim_report_explained_pods(uint32_t nnodes);
 
 #endif

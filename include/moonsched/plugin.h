@@ -72,6 +72,11 @@ typedef struct ms_handle {
      * not passed. Must not touch the cycle's snapshot. NULL: preemption
      * cannot act and reports an error when it finds a candidate. */
     ms_rc (*evict)(void *preempt_ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    /* The API server keeps no pod disruption conditions (before 1.26):
+     * any terminating lower-priority pod on a preemptor's nominated node
+     * makes it wait, as the schedulers of those versions do; otherwise
+     * only one that preemption is deleting (DisruptionTarget). */
+    bool no_disruption_conditions;
     /* Clears a pod's nomination: the nominator's entry and (live mode) its
      * status.nominatedNodeName; upstream then moves the pod to activeQ.
      * NULL: nominations are left alone. */

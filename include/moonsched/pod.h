@@ -246,6 +246,10 @@ typedef struct ms_pod {
     /* ... with reason SchedulingGated (a 1.30 API server sets it when a
      * pod is created with gates) */
     bool scheduling_gated_condition;
+    /* Its first DisruptionTarget condition is True with reason
+     * PreemptionByScheduler: a scheduler's preemption is deleting it
+     * (upstream's podTerminatingByPreemption, with deletion set). */
+    bool disruption_by_preemption;
     uint32_t nresource_claim_statuses;
     ms_pod_resource_claim_status *resource_claim_statuses;
     double start_time;             /* status.startTime, unix seconds; 0 when absent */

@@ -64,11 +64,15 @@ typedef struct ms_policy_set_options {
      * extension point, and as the profiles' QueueSort when they define
      * `less`. */
     const char *const *files;
+    /* Beside files: each file's init args (`--policy-args`), a JSON
+     * object's text, or NULL for none; the array may be NULL. */
+    const char *const *file_args;
     uint32_t nfiles;
     /* Policy files added to every profile in shadow mode (`simulate
      * --shadow FILE`): as above, with "mode": "shadow" (named
      * lua:NAME.shadow where the profile has a lua:NAME already). */
     const char *const *shadow_files;
+    const char *const *shadow_file_args;   /* as file_args */
     uint32_t nshadow_files;
     bool watch;                    /* reload changed files (from ms_policy_set_attach on) */
     /* Reads a policy file's text (malloc'd) in place of the disk when the

@@ -148,6 +148,9 @@ typedef struct ms_scheduler_options {
      * per extension point and, in one cycle of ten, per plugin call. Off,
      * a cycle reads no clock for them. */
     bool record_metrics;
+    /* ms_handle.no_disruption_conditions (`run` against a server before
+     * 1.26). */
+    bool no_disruption_conditions;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);

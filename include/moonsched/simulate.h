@@ -42,10 +42,14 @@ typedef struct ms_simulate_options {
     const char *config_file;            /* KubeSchedulerConfiguration, or NULL */
     const char *const *policy_files;    /* Lua policies added to every profile (--policy) */
     uint32_t npolicy_files;
+    /* Beside policy_files: each one's init args (--policy-args), a JSON
+     * object's text or NULL; the array may be NULL. */
+    const char *const *policy_args;
     /* Lua policies in shadow mode beside every profile (--shadow): their
      * choices compared with the profiles', never applied; the counts and
      * disagreements follow the output. */
     const char *const *shadow_files;
+    const char *const *shadow_args;     /* as policy_args */
     uint32_t nshadow_files;
     bool no_watch;                      /* do not reload changed policy files */
     const char *generate;               /* generator spec (generator.h), or NULL */

@@ -49,6 +49,37 @@ check_eval "completion zsh: a #compdef file over the same function" \
 "$M" completion fish >"$T/fish"
 check_eval "completion fish: commands and each command's long flags" \
     "grep -q \"__fish_use_subcommand -f -a 'run simulate\" '$T/fish' && grep -qx \"complete -c moonsched -n '__fish_seen_subcommand_from simulate' -l cluster\" '$T/fish'"
+# In the shells themselves (Debian's zsh and fish, installed when missing).
+if sh tests/ensure-packages.sh zsh fish >"$T/install.log" 2>&1 && command -v zsh >/dev/null && command -v fish >/dev/null; then
+    # zsh: the file loaded as a user's .zshrc would (compinit, then the
+    # file), and the completion moonsched is registered with called as the
+    # completion system calls it for the words typed; compadd, which only
+    # works inside the line editor, is replaced by one that prints the
+    # candidates matching the word being completed, as compadd keeps them.
+    zsh_complete() {   # words... (the last one is completed)
+        zsh -f -c 'autoload -U compinit && compinit -u -D && source "$1" || exit 1; shift
+            compadd() { local a=${@[(i)-a]} w; (( a < $# )) || return 1
+                for w in "${(@P)${@[a+1]}}"; do [[ $w == "$PREFIX"* ]] && print -r -- "$w"; done; }
+            compset() { return 1; }
+            words=("$@"); CURRENT=$#; PREFIX=${words[-1]}
+            [[ -n $_comps[moonsched] ]] || exit 1
+            eval "$_comps[moonsched]"' _ "$T/zsh" "$@" 2>&1
+    }
+    check_eval "zsh: moonsched sim<TAB> is simulate" "[ \"\$(zsh_complete moonsched sim)\" = simulate ]"
+    zsh_complete moonsched simulate --c >"$T/zsh-flags"
+    check_eval "zsh: simulate --c<TAB> offers simulate's --cluster and --config, no run flag" \
+        "[ \"\$(tr '\\n' ' ' <'$T/zsh-flags')\" = '--cluster --config ' ]"
+    check_eval "zsh: simulate --<TAB> has no run flag (the command is the first word)" \
+        "zsh_complete moonsched simulate -- | grep -qx -- --explain && ! zsh_complete moonsched simulate -- | grep -q -- --leader-elect"
+    # fish: complete -C asks fish's own completion engine
+    fish_complete() { fish --no-config -c "source '$T/fish'; complete -C '$1'" 2>&1; }
+    check_eval "fish: moonsched sim<TAB> is simulate" "[ \"\$(fish_complete 'moonsched sim' | cut -f1)\" = simulate ]"
+    fish_complete 'moonsched simulate --' | cut -f1 | sort >"$T/fish-flags"
+    "$M" simulate --help | grep -Eo '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$T/simulate-flags"
+    check "fish: simulate --<TAB> offers exactly simulate's flags" cmp "$T/fish-flags" "$T/simulate-flags"
+else
+    skip "zsh and fish completions in the shells" "zsh or fish could not be installed: $(tail -n 1 "$T/install.log")"
+fi
 "$M" completion tcsh >/dev/null 2>"$T/err"
 check_eval "completion of another shell: a usage error (exit $?)" "grep -q 'expected bash, zsh or fish' '$T/err'"
 

@@ -187,6 +187,42 @@ check "policy check: a misspelt hook is a warning naming the nearest hook" \
 "$M" simulate --cluster examples/cluster.yaml --policy "$T/typo.lua" --quiet >"$T/typo-sim.out" 2>&1
 check "simulate --policy: the same warning at load" \
     grep -q "warn: scroe is not a hook and is never called; did you mean score?" "$T/typo-sim.out"
+check "simulate --policy: the file loads once, so the warning is printed once" \
+    test "$(grep -c 'warn: scroe is not a hook' "$T/typo-sim.out")" -eq 1
+
+# ---- simulate --policy-args ----
+cat >"$T/only.lua" <<'EOF'
+-- Only the node its args name; init refuses args without one.
+local p = { name = "only" }
+function p.init(args)
+    if type(args) ~= "table" or type(args.node) ~= "string" then error("args.node is required") end
+    p.node = args.node
+end
+function p.filter(_, node) return node.name == p.node, "not " .. p.node end
+return p
+EOF
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/only.lua" --policy-args '{"node": "node-b"}' \
+    >"$T/pa.out" 2>&1
+check "simulate --policy-args: init receives them (every placed pod on the node they name)" \
+    sh -c "test $? -eq 0 && grep -q ' -> node-b  (' '$T/pa.out' && ! grep ' -> node-' '$T/pa.out' | grep -qv ' -> node-b  ('"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/only.lua" >"$T/pa-none.out" 2>&1
+check "simulate --policy without --policy-args: init gets no args (and refuses here)" \
+    sh -c "test $? -ne 0 && grep -q 'args.node is required' '$T/pa-none.out'"
+sed 's/name = "only"/name = "only2"/' "$T/only.lua" >"$T/only2.lua"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/only.lua" --policy-args '{"node": "node-b"}' \
+    --policy "$T/only2.lua" --policy-args '{"node": "node-c"}' >"$T/pa2.out" 2>&1
+check "simulate --policy-args: each is the args of the --policy just before it (node-b and node-c: nowhere)" \
+    sh -c "test $? -eq 0 && ! grep -q ' -> node-' '$T/pa2.out' && grep -q '1 not node-b' '$T/pa2.out' && grep -q '1 not node-c' '$T/pa2.out'"
+"$M" simulate --cluster examples/cluster.yaml --policy-args '{}' --policy "$T/only.lua" >"$T/pa3.out" 2>&1
+check "simulate --policy-args before any --policy: a usage error" \
+    sh -c "test $? -eq 2 && grep -qx 'moonsched: --policy-args follows the --policy or --shadow it is for' '$T/pa3.out'"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/only.lua" --policy-args '{}' --policy-args '{}' \
+    >"$T/pa4.out" 2>&1
+check "simulate --policy-args twice for one --policy: a usage error" \
+    sh -c "test $? -eq 2 && grep -qx 'moonsched: --policy-args: one per --policy or --shadow' '$T/pa4.out'"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/only.lua" --policy-args '["node-b"]' >"$T/pa5.out" 2>&1
+check "simulate --policy-args: not an object" \
+    has_line "$T/pa5.out" "moonsched: --policy $T/only.lua: --policy-args: the policy's args are a JSON object"
 for p in policies/*.lua; do
     case $p in *_spec.lua) continue ;; esac
     args='{}'

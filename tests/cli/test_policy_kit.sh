@@ -26,6 +26,22 @@ check "policy check: a GPU pod's feasible node with its score" \
     sh -c "sed -n '/^pod ml\/train-1:/,/^pod /p' '$T/pc.out' | grep -Eq '^  gpu-1 +pass +score 25$'"
 check "policy check: every pod lists every node" \
     sh -c "test \$(grep -c '^  ' '$T/pc.out') -eq 60"
+# narrowing the listing, not the run
+"$M" policy check policies/gpu-binpack.lua --cluster examples/cluster.yaml --pods 'ml/*' >"$T/pc-pods.out" 2>&1
+check "policy check --pods: only the matching pods are listed, the count said" \
+    sh -c "[ \"\$(grep '^pod ' '$T/pc-pods.out' | tr '\\n' ' ')\" = 'pod ml/train-1: pod ml/gpu-no-toleration: ' ] && grep -qx 'pods listed: 2 of 12 (--pods ml/\\*)' '$T/pc-pods.out'"
+check "policy check --pods: every hook still ran over every pending pod" \
+    sh -c "grep -Eq '^filter +12 +0 ' '$T/pc-pods.out' && grep -qx 'result: ok' '$T/pc-pods.out'"
+"$M" policy check policies/gpu-binpack.lua --cluster examples/cluster.yaml --nodes 'gpu-*' >"$T/pc-nodes.out" 2>&1
+check "policy check --nodes: one row per pod, the matching node's" \
+    sh -c "test \$(grep -c '^  ' '$T/pc-nodes.out') -eq 12 && test \$(grep -c '^  gpu-1 ' '$T/pc-nodes.out') -eq 12"
+"$M" policy check policies/gpu-binpack.lua --cluster examples/cluster.yaml --pods ml/train-1 --max-nodes 2 \
+    >"$T/pc-max.out" 2>&1
+check "policy check --max-nodes: the first rows, the rest counted by verdict" \
+    sh -c "sed -n '/^pod ml\\/train-1:/,/^pods listed/p' '$T/pc-max.out' | grep -c '^  ' | grep -qx 3 && grep -qx '  (3 more nodes: 1 pass, 2 reject or error)' '$T/pc-max.out'"
+"$M" policy check policies/gpu-binpack.lua --cluster examples/cluster.yaml --max-nodes 0 >/dev/null 2>"$T/pc-bad.err"
+check "policy check --max-nodes 0: a usage error (exit $?)" \
+    sh -c "test $? -eq 2 && grep -q 'max-nodes: expected a positive integer' '$T/pc-bad.err'"
 
 # ---- make install into a staging root ----
 if ! make --no-print-directory -s install B="$B" PREFIX=/usr DESTDIR="$T/root" >"$T/install.out" 2>&1; then

@@ -204,6 +204,44 @@ check "preemption: a nominated preemptor's anti-affinity keeps a pod without ter
 check "preemption: the preemptor gets its node with one victim, not two" sh -c \
     "grep -qx 'prod/guard -> node-a  (not scored: feasible 1/2)' '$T/nomanti.out' && test \$(grep -c '^  preempted ' '$T/nomanti.out') -eq 1"
 
+# Upstream's TestReadWriteOncePodPreemption: VolumeRestrictions counts
+# the claims in use as each dry run's copy of the node sees them, so the
+# pods holding the preemptor's ReadWriteOncePod claims are its victims.
+for row in "single:preempt single pod:victim-pod" "two-pods:preempt two pods:victim-pod-1 victim-pod-2" \
+    "two-volumes:preempt single pod with two volumes:victim-pod"; do
+    file=${row%%:*} rest=${row#*:}
+    name=${rest%%:*} victims=${rest#*:}
+    "$M" simulate --cluster "$D/preemption-rwop.yaml" "$D/preemption-rwop-$file.yaml" >"$T/rwop.out" 2>&1
+    got=$(sed -n 's/^  preempted preemption\/\([^ ]*\) on node1 by preemption\/preemptor-pod .*/\1/p' "$T/rwop.out" | sort | tr '\n' ' ')
+    check "ReadWriteOncePod preemption, upstream's \"$name\": victims $victims, the preemptor on node1" \
+        sh -c "test '$got' = '$victims ' && grep -qx 'preemption/preemptor-pod -> node1  (not scored: feasible 1/1)' '$T/rwop.out'"
+done
+
+# Rows of upstream's DefaultPreemption tests, one cluster each; the header
+# names the row and what upstream expects of default/p: its node (-:
+# none) and victims, or whether it is eligible to preempt.
+for f in "$D"/preemption-upstream/*.yaml; do
+    row=$(sed -n 's/^# upstream DefaultPreemption //p' "$f")
+    "$M" simulate --cluster "$f" >"$T/row.out" 2>&1
+    if grep -q '^# expect-not-eligible:' "$f"; then
+        case $(sed -n 's/^# expect-not-eligible: //p' "$f") in
+        terminating) want="grep -q '^default/p -> (unschedulable) .* preemption: not eligible due to a terminating pod on the nominated node\.\$' '$T/row.out'" ;;
+        *) want="grep -q '^default/p -> ' '$T/row.out' && ! grep -q 'not eligible' '$T/row.out'" ;;
+        esac
+        check "$row" sh -c "$want"
+        continue
+    fi
+    node=$(sed -n 's/^# expect-node: //p' "$f")
+    victims=$(sed -n 's/^# expect-victims: *//p' "$f")
+    got_victims=$(sed -n 's/^  preempted default\/\([^ ]*\) on .* by default\/p .*/\1/p' "$T/row.out" | sort | tr '\n' ' ' | sed 's/ $//')
+    if [ "$node" = - ]; then
+        got_node=$(grep -q '^default/p -> (unschedulable)' "$T/row.out" && echo -)
+    else
+        got_node=$(sed -n 's/^default\/p -> \([^ ]*\)  .*/\1/p' "$T/row.out")
+    fi
+    check "$row: node $node, victims [$victims]" test "$got_node|$got_victims" = "$node|$victims"
+done
+
 "$M" simulate --generate shape=preemption,nodes=20,bound-pods=80,pods=10 --quiet --stats \
     >/dev/null 2>"$T/gp.err"
 check "--generate shape=preemption: every high-priority pod placed, three victims each" \

@@ -169,4 +169,19 @@ check "... and pods under it move" has_line "$T/p101.out" "3 evicted, 0 skipped"
 rc=$?
 check "a class the cluster does not have: refused with upstream's message" \
     sh -c "test $rc -ne 0 && grep -qF 'profile \"default\": failed to get priority threshold: unable to get priority value from the priority class: priorityclasses.scheduling.k8s.io \"web-tier\" not found' '$T/p0.out'"
+
+# The predictions run the scheduler's Filter phase, Lua policies
+# included: with a policy that rejects "new", the drained pods have
+# nowhere else to go (without it they go to new: see lua:drain above).
+cat >"$T/not-new.lua" <<'EOF'
+local p = { name = "not-new" }
+function p.filter(_, node) return node.name ~= "new", "policy keeps off new" end
+return p
+EOF
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule $D/deschedule-lua.yaml --policy "$T/not-new.lua" \
+    >"$T/nn.out" 2>&1
+check "a Lua filter: no eviction is predicted onto the node it rejects" \
+    sh -c "test $? -eq 0 && grep -qx '0 evicted, 2 skipped' '$T/nn.out' && ! grep -Eq '^default/[^ ]+ +old +new ' '$T/nn.out'"
+check "a Lua filter: the drained pods are skipped, landing back on old" \
+    sh -c "grep -Ec '^default/api-[12] +old +lua:drain +it would land back on old\$' '$T/nn.out' | grep -qx 2"
 tap_done

@@ -29,4 +29,18 @@ check "in time order, with the totals" \
 "$M" simulate --cluster examples/cluster-taints.yaml --evictions --output json >"$T/j.out"
 check "JSON: the same timeline" \
     jq -e '[.evictions[] | "\(.name) \(.afterSeconds) \(.placedAgain // "-")"] == ["db-0 0 n3", "batch-1 0 n2", "web-1 300 n1", "agent-n1 null -"]' "$T/j.out"
+
+# "Placed again" runs the scheduler's Filter phase, Lua policies
+# included: a policy that keeps batch-1 off n2 (where it went above)
+# leaves it nowhere.
+cat >"$T/not-n2.lua" <<'EOF'
+local p = { name = "not-n2" }
+function p.filter(pod, node) return pod.name ~= "batch-1" or node.name ~= "n2", "policy keeps batch-1 off n2" end
+return p
+EOF
+"$M" simulate --cluster examples/cluster-taints.yaml --evictions --policy "$T/not-n2.lua" >"$T/p.out" 2>&1
+check "a Lua filter: the pod is never placed again on the node it rejects" \
+    sh -c "test $? -eq 0 && grep -Eq '^\+0s +default/batch-1 +n1 +taint .* not tolerated +\(unschedulable: 0/3 nodes are available: .*1 policy keeps batch-1 off n2\. ' '$T/p.out'"
+check "a Lua filter: the other pods' timeline is unchanged" \
+    sh -c "grep -Eq '^\+300s +default/web-1 +n1 .* n1 \(evicted again 300s later\)\$' '$T/p.out' && tail -n 1 '$T/p.out' | grep -qx '3 evicted, 1 staying'"
 tap_done

@@ -57,4 +57,20 @@ check "an unknown pod: said so" has_line "$T/nope.err" "moonsched: pod default/n
 check "--explain without a namespace: usage error" \
     sh -c "[ $? -eq 2 ] && grep -q 'expected NAMESPACE/NAME, got \"huge\"' '$T/usage.err'"
 
+# A Lua filter that turns web-3 away from every node: without it web-3
+# is bound on a node feasible by the native plugins alone.
+cat >"$T/no-web-3.lua" <<'EOF'
+local p = { name = "no-web-3" }
+function p.filter(pod) return pod.name ~= "web-3", "policy says no" end
+return p
+EOF
+"$M" simulate --cluster examples/cluster.yaml --explain default/web-3 >"$T/w3-native.out" 2>&1
+check "without the policy web-3 is bound" grep -q '^Pod default/web-3: bound on ' "$T/w3-native.out"
+"$M" simulate --cluster examples/cluster.yaml --policy "$T/no-web-3.lua" --explain default/web-3 >"$T/w3.out" 2>&1
+check "a Lua filter: the pod stays pending" has_line "$T/w3.out" "Pod default/web-3: pending (unschedulable)"
+check "a Lua filter: the recomputed verdicts have no feasible node" \
+    has_line "$T/w3.out" "Recomputed now, over the current snapshot (5 nodes, 0 feasible):"
+check "a Lua filter: the nodes native plugins accept are the policy's rejections, with its reason" \
+    sh -c "test \$(grep -Ec '^  node-[abc] +lua:no-web-3: Unschedulable: policy says no\$' '$T/w3.out') -ge 2"
+
 tap_done

@@ -278,6 +278,28 @@ assert "<p>1100 more placed pods left out.</p>" in section, section[-200:]
 PY
 check "the long report loads without a console message" sh -c "! grep -q 'CONSOLE' '$T/chrome.err'"
 
+# 50 pods that fit nowhere on 500 nodes: the pending view keeps the same
+# row budget as the placed one, 20,000 node rows, so 40 pods
+python3 - >"$T/stuck.yaml" <<'PY'
+for i in range(500):
+    print("---\nkind: Node\nmetadata: {name: n%03d}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}" % i)
+for i in range(50):
+    print("---\nkind: Pod\nmetadata: {name: big-%02d, namespace: default}\n"
+          "spec: {containers: [{name: c, resources: {requests: {cpu: '8'}}}]}" % i)
+PY
+"$M" simulate --cluster "$T/stuck.yaml" --output html >"$T/stuck.html" 2>/dev/null
+chrome --dump-dom "file://$T/stuck.html" >"$T/stuck-dom.html"
+check "50 pending pods on 500 nodes: the first 40 pods' node rows (20,000), the rest counted" \
+    python3 - "$T/stuck-dom.html" <<'PY'
+import re, sys
+section = open(sys.argv[1]).read().split('id="explain"')[1].split("</section>")[0]
+pods = re.findall(r'<details class="explain"><summary>([^ <]*) ', section)
+assert pods == ["default/big-%02d" % i for i in range(40)], pods[:5]
+assert len(re.findall(r'<tr class="verdict ', section)) == 20000, len(re.findall(r'<tr class="verdict ', section))
+assert "<p>10 more pending pods left out.</p>" in section, section[-200:]
+PY
+check "the pending report loads without a console message" sh -c "! grep -q 'CONSOLE' '$T/chrome.err'"
+
 chrome --window-size=1100,900 --hide-scrollbars --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
 check "a screenshot renders (PNG)" sh -c "head -c 8 '$T/report.png' | od -An -c | grep -q 'P   N   G'"
 

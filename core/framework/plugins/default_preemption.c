@@ -628,9 +628,13 @@ static const char *not_eligible(const ms_cycle *c, const ms_status *statuses, ms
     /* Filters now rule that node out for good: look elsewhere. */
     int32_t i = snapshot_index(c->snap, ni);
     if (i >= 0 && statuses[i].code == MS_UNSCHEDULABLE_AND_UNRESOLVABLE) return NULL;
+    /* Upstream waits only for pods a preemption is deleting: a pod stuck
+     * on a finalizer would stall the preemptor for ever. */
+    bool any = c->h->no_disruption_conditions;
     for (uint32_t k = 0; k < ni->npods; k++) {
         const ms_pod *q = ni->pods[k];
-        if (q->meta.deletion != 0 && q->priority < pod->priority) return TERMINATING;
+        if (q->meta.deletion != 0 && q->priority < pod->priority && (any || q->disruption_by_preemption))
+            return TERMINATING;
     }
     return NULL;
 }

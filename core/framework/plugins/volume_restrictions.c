@@ -8,19 +8,24 @@
  * And a claim with the ReadWriteOncePod access mode is used by one pod in
  * the whole cluster: while any pod (assumed ones included) uses it, every
  * node rejects the pod. A claim of the pod that does not exist makes it
- * unschedulable (upstream reads every claim here). Not done: preemption of
- * the pod holding a ReadWriteOncePod claim (upstream's AddPod/RemovePod
- * adjust the count for preemption's dry runs; here the count stays). */
+ * unschedulable (upstream reads every claim here). In a dry run (victims
+ * removed, nominated pods added) the count of claims in use follows the
+ * working copy's pods, as upstream's AddPod/RemovePod make it: the pod
+ * holding the claim can be preempted for one that wants it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "api/storage.h"
 #include "backend/snapshot.h"
 #include "backend/volume_store.h"
 #include "builtin.h"
+#include "moonsched/nodeinfo.h"
 
 typedef struct vr_state {
     bool disks;                    /* the pod has a volume of the four kinds */
     uint32_t conflicting;          /* its ReadWriteOncePod claims in use */
+    const ms_str *rwop;            /* its ReadWriteOncePod claims (the pod's namespace) */
+    uint32_t nrwop;
 } vr_state;
 
 static bool conflict_source(uint8_t kind) {
@@ -79,10 +84,11 @@ static bool claim_in_use(const ms_snapshot *snap, ms_str ns, ms_str name) {
     return false;
 }
 
-/* upstream's readWriteOncePodPVCsForPod and calPreFilterState. */
-static ms_code count_rwop(ms_cycle *c, uint32_t *conflicting, ms_status *st) {
+/* upstream's readWriteOncePodPVCsForPod and calPreFilterState: the
+ * claims into rwop (room for the pod's volumes). */
+static ms_code count_rwop(ms_cycle *c, uint32_t *conflicting, ms_str *rwop, uint32_t *nrwop, ms_status *st) {
     const ms_pod *pod = c->pod;
-    *conflicting = 0;
+    *conflicting = *nrwop = 0;
     for (uint32_t i = 0; i < pod->nvolumes; i++) {
         const ms_volume *v = &pod->volumes[i];
         if (v->kind != MS_VOL_PVC) continue;
@@ -93,8 +99,9 @@ static ms_code count_rwop(ms_cycle *c, uint32_t *conflicting, ms_status *st) {
             const char *msg = ms_arena_strdup(c->arena, buf);
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, msg ? msg : "persistentvolumeclaim not found");
         }
-        if ((claim->u.pvc.access_modes & MS_ACCESS_RWOP) && claim_in_use(c->snap, pod->meta.namespace_, v->id))
-            (*conflicting)++;
+        if (!(claim->u.pvc.access_modes & MS_ACCESS_RWOP)) continue;
+        rwop[(*nrwop)++] = v->id;
+        if (claim_in_use(c->snap, pod->meta.namespace_, v->id)) (*conflicting)++;
     }
     return MS_SUCCESS;
 }
@@ -107,15 +114,47 @@ static ms_code volume_restrictions_pre_filter(void *self, ms_cycle *c, ms_status
     if (!pod->nvolumes) return MS_SKIP;
     bool disks = false;
     for (uint32_t i = 0; i < pod->nvolumes; i++) disks |= conflict_source(pod->volumes[i].kind);
-    uint32_t conflicting = 0;
-    ms_code code = count_rwop(c, &conflicting, st);
+    uint32_t conflicting = 0, nrwop = 0;
+    ms_str *rwop = MS_ARENA_NEW(c->arena, ms_str, pod->nvolumes);
+    if (!rwop) return ms_status_set(st, MS_ERROR, "out of memory");
+    ms_code code = count_rwop(c, &conflicting, rwop, &nrwop, st);
     if (code != MS_SUCCESS) return code;
     if (!disks && !conflicting) return MS_SKIP;
     vr_state *s = MS_ARENA_NEW(c->arena, vr_state, 1);
     if (!s) return ms_status_set(st, MS_ERROR, "out of memory");
-    *s = (vr_state){disks, conflicting};
+    *s = (vr_state){disks, conflicting, rwop, nrwop};
     c->state[c->current] = s;
     return MS_SUCCESS;
+}
+
+/* How many of the pod's ReadWriteOncePod claims another pod uses
+ * (upstream's conflictingPVCRefCountForPod, which also compares the
+ * namespace here). */
+static int64_t rwop_uses(const vr_state *s, const ms_pod *pod, const ms_pod *other) {
+    int64_t n = 0;
+    if (other->meta.namespace_ != pod->meta.namespace_) return 0;
+    for (uint32_t i = 0; i < other->nvolumes; i++) {
+        if (other->volumes[i].kind != MS_VOL_PVC) continue;
+        for (uint32_t k = 0; k < s->nrwop; k++) n += other->volumes[i].id == s->rwop[k];
+    }
+    return n;
+}
+
+/* The claims in use as a working copy of a node sees them: PreFilter's
+ * count, less the uses of the pods the copy lacks, plus those of the pods
+ * it adds (upstream's RemovePod/AddPod on a cloned state). */
+static int64_t rwop_conflicting(const ms_cycle *c, const vr_state *s, const ms_node_info *ni) {
+    int64_t n = s->conflicting;
+    const ms_node_info *base = c->snap ? ms_snapshot_get(c->snap, ni->name) : NULL;
+    if (!base || base == ni) return n;
+    if (base->npods == ni->npods &&
+        (ni->npods == 0 || memcmp(base->pod_uids, ni->pod_uids, ni->npods * sizeof *ni->pod_uids) == 0))
+        return n;
+    for (uint32_t k = 0; k < base->npods; k++)
+        if (ms_node_info_find_pod(ni, base->pod_uids[k]) < 0) n -= rwop_uses(s, c->pod, base->pods[k]);
+    for (uint32_t k = 0; k < ni->npods; k++)
+        if (ms_node_info_find_pod(base, ni->pod_uids[k]) < 0) n += rwop_uses(s, c->pod, ni->pods[k]);
+    return n;
 }
 
 static ms_code volume_restrictions_filter(void *self, ms_cycle *c, const ms_node_info *ni,
@@ -129,7 +168,9 @@ static ms_code volume_restrictions_filter(void *self, ms_cycle *c, const ms_node
         if (other->nvolumes && pod_conflicts(c->pod, other))
             return ms_status_set(st, MS_UNSCHEDULABLE, "node(s) had no available disk");
     }
-    if (s && s->conflicting)
+    int64_t conflicting = !s ? 0 : s->nrwop && (ni->scratch || ni == c->h->scratch) ? rwop_conflicting(c, s, ni)
+                                                                                    : s->conflicting;
+    if (conflicting > 0)
         return ms_status_set(st, MS_UNSCHEDULABLE,
                              "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode");
     return MS_SUCCESS;

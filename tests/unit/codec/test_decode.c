@@ -434,6 +434,36 @@ static void test_scheduling_gates(void **state) {
     ms_pod_unref(p);
 }
 
+/* A preemption victim as a 1.26+ API server returns it once the scheduler
+ * has patched it: DisruptionTarget=True, reason PreemptionByScheduler
+ * (upstream's podTerminatingByPreemption reads the first one only). */
+static void test_disruption_target_condition(void **state) {
+    (void)state;
+    static const struct {
+        const char *conditions;
+        bool by_preemption;
+    } cases[] = {
+        {"[{type: Ready, status: 'True'}, {type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler, "
+         "message: 'default-scheduler: preempting to accommodate a higher priority pod'}]",
+         true},
+        {"[{type: DisruptionTarget, status: 'True', reason: EvictionByEvictionAPI}]", false},
+        {"[{type: DisruptionTarget, status: 'False', reason: PreemptionByScheduler}]", false},
+        {"[{type: DisruptionTarget, status: 'True'}]", false},
+        {"[{type: DisruptionTarget, status: 'True', reason: TerminationByKubelet}, "
+         "{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]",
+         false},
+        {"[]", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char y[512];
+        snprintf(y, sizeof y, "metadata: {name: v}\nspec: {containers: [{name: c}]}\nstatus: {conditions: %s}\n",
+                 cases[i].conditions);
+        ms_pod *p = fx_pod(&env.d, y);
+        if (p->disruption_by_preemption != cases[i].by_preemption) fail_msg("case %zu: %s", i, cases[i].conditions);
+        ms_pod_unref(p);
+    }
+}
+
 static void test_kubectl_yaml_pod(void **state) {
     (void)state;
     ms_pod *p = fx_pod(&env.d, KUBECTL_POD);
@@ -1168,6 +1198,11 @@ static void test_errors(void **state) {
         {"metadata: {name: w}\nstatus: {qosClass: 1}\n", "Pod default/w: status.qosClass: expected string, got number"},
         {"metadata: {name: w}\nstatus: {conditions: [{type: PodScheduled, status: false}]}\n",
          "Pod default/w: status.conditions[0].status: expected string, got boolean"},
+        {"metadata: {name: w}\nstatus: {conditions: [{type: Ready, status: 'True'}, {type: DisruptionTarget, "
+         "status: 'True', reason: [PreemptionByScheduler]}]}\n",
+         "Pod default/w: status.conditions[1].reason: expected string, got array"},
+        {"metadata: {name: w}\nstatus: {conditions: [{type: 7}]}\n",
+         "Pod default/w: status.conditions[0].type: expected string, got number"},
         {"metadata: {name: w}\nspec: {volumes: {name: v}}\n", "Pod default/w: spec.volumes: expected array, got object"},
         {"metadata: {name: w}\nspec: {volumes: [{name: a}, x]}\n",
          "Pod default/w: spec.volumes[1]: expected object, got string"},
@@ -1458,6 +1493,7 @@ int main(void) {
         cmocka_unit_test(test_pod_spec_hash),
         cmocka_unit_test(test_pod_descheduler_fields),
         cmocka_unit_test(test_scheduling_gates),
+        cmocka_unit_test(test_disruption_target_condition),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -278,8 +278,8 @@ static void test_errors(void **state) {
     ms_error err;
     static const struct { const char *text, *msg; } cases[] = {
         {"a: b: c\n", "line 1, column 5: mapping values are not allowed in this context"},
-        {"a: 1\na: 2\n", "line 2, column 4: mapping key \"a\" already defined"},
-        {"\"q\\\"\\n\": 1\n\"q\\\"\\n\": 2\n", "line 2, column 10: mapping key \"q\\\"\\n\" already defined"},
+        {"a: 1\na: 2\n", "yaml: unmarshal errors:\n  line 2: key \"a\" already set in map"},
+        {"\"q\\\"\\n\": 1\n\"q\\\"\\n\": 2\n", "yaml: unmarshal errors:\n  line 2: key \"q\\\"\\n\" already set in map"},
         {"a:\n  b: 1\n c: 2\n",
          "line 3, column 2: did not find expected key (while parsing a block mapping at line 1)"},
         {"a: [1, 2\n", "line 2, column 1: did not find expected ',' or ']' (while parsing a flow sequence at line 1)"},

@@ -798,13 +798,20 @@ static void test_unknown_fields_strict(void **state) {
                      MS_EINVAL);
     assert_string_equal(err.msg, "test.json: strict decoding error: unknown field \"healthzBindAddress\"");
 
-    /* repeated keys: the last one is used, as Go's decoder does */
-    w.n = 0;
-    c = load_ok("{" V1 ", \"parallelism\": 4, \"parallelism\": 6}", &w);
-    assert_int_equal(c.parallelism, 6);
-    assert_int_equal(w.n, 1);
-    assert_string_equal(w.msg[0], "test.json: duplicate field \"parallelism\" (the last one is used)");
-    ms_config_free(&c);
+    /* repeated keys fail strict decoding too, at any depth (plugin args,
+     * maps), each key once, after the unknown fields */
+    assert_int_equal(load("{" V1 ", \"parallelism\": 4, \"parallelism\": 6, \"parallelism\": 8}", &c, &err, NULL),
+                     MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: strict decoding error: duplicate field \"parallelism\"");
+    assert_int_equal(load("{" V1 ", \"profiles\": [{\"schedulerName\": \"a\", \"pluginConfig\": [{\"name\": "
+                          "\"NodeResourcesFit\", \"args\": {\"scoringStrategy\": {\"type\": \"MostAllocated\", "
+                          "\"type\": \"LeastAllocated\"}}}], \"schedulerNam\": \"b\"}], "
+                          "\"clientConnection\": {\"qps\": 1, \"qps\": 2}}",
+                          &c, &err, NULL),
+                     MS_EINVAL);
+    assert_string_equal(err.msg, "test.json: strict decoding error: unknown field \"profiles[0].schedulerNam\", "
+                                 "duplicate field \"profiles[0].pluginConfig[0].args.scoringStrategy.type\", "
+                                 "duplicate field \"clientConnection.qps\"");
 
     /* null is the same as absent */
     w.n = 0;
@@ -920,6 +927,17 @@ static void test_load_file(void **state) {
     path = write_temp("{" V1 ", \"percentageOfNodesToScore\": 300}");
     assert_int_equal(ms_config_load_file(&c, path, NULL, NULL, &err), MS_EINVAL);
     snprintf(want, sizeof want, "%s: percentageOfNodesToScore: Invalid value: 300: not in valid range [0-100]", path);
+    assert_string_equal(err.msg, want);
+    unlink(path);
+
+    /* a YAML key given twice: upstream's strict decoding error, in yaml.v2's
+     * words; other syntax errors are not strict ones */
+    path = write_temp("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "clientConnection:\n  qps: 2000\nparallelism: 4\nclientConnection:\n  burst: 10\n");
+    assert_int_equal(ms_config_load_file(&c, path, NULL, NULL, &err), MS_EINVAL);
+    snprintf(want, sizeof want,
+             "%s: strict decoding error: yaml: unmarshal errors:\n  line 6: key \"clientConnection\" already set in map",
+             path);
     assert_string_equal(err.msg, want);
     unlink(path);
 

@@ -98,6 +98,12 @@ static void test_upstream_messages(void **state) {
               "[{name: a, size: 1}]}}}, minAge: 1m}}\n",
          "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: unknown field "
          "\"podProtections.config.PodsWithPVC.protectedStorageClasses[0].size\", unknown field \"minAge\""},
+        /* a key given twice, at any depth: yaml.v2's words, as a strict
+         * decoding error */
+        {HEAD "maxNoOfPodsToEvictTotal: 1\nprofiles:\n- name: p\n  pluginConfig:\n"
+              "  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20, cpu: 30}, targetThresholds: {cpu: 50}}}\n",
+         "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: yaml: unmarshal errors:\n"
+         "  line 7: key \"cpu\" already set in map"},
         {HEAD "profiles:\n- name: p\n  pluginConfig:\n"
               "  - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 5, labelSelector: {matchLabel: {a: b}}}}\n",
          "failed decoding descheduler's policy config \"policy.yaml\": strict decoding error: unknown field "

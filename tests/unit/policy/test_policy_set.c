@@ -36,6 +36,8 @@ typedef struct env {
     uint32_t nevents;
     int nlogs;
     int nrefused;                  /* log lines about a refused sched.permit */
+    int ninit, ninit_args;         /* "init" log lines, and those with args n = 7 */
+    const char *const *file_args;  /* the --policy files' args, for start() */
     bool tolerate;                 /* tolerate_load_failures, as `run` */
     double settle;                 /* the watcher's; 0: 5 ms */
     uint64_t nkind[4];             /* events by kind, all of them */
@@ -49,6 +51,8 @@ static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const c
     (void)level, (void)policy;
     ((env *)ctx)->nlogs++;
     if (strstr(msg, "sched.permit.allow/deny refused")) ((env *)ctx)->nrefused++;
+    if (strncmp(msg, "init ", 5) == 0) ((env *)ctx)->ninit++;
+    if (strcmp(msg, "init 7") == 0) ((env *)ctx)->ninit_args++;
 }
 
 static void on_event(void *ctx, const ms_policy_event *ev) {
@@ -145,6 +149,7 @@ static ms_rc start(env *e, const char *const *files, bool watch, ms_error *err) 
     o.watch_settle = e->settle > 0 ? e->settle : 0.005;
     o.tolerate_load_failures = e->tolerate;
     o.files = files;
+    o.file_args = e->file_args;
     while (files && files[o.nfiles]) o.nfiles++;
     ms_rc rc = ms_policy_set_new(&e->cfg, &o, e->fx.in, &e->ps, err);
     if (rc != MS_OK) return rc;
@@ -413,12 +418,8 @@ static void test_reload_moves_unschedulable_pods(void **state) {
     env_free(e);
 }
 
-static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
-    (void)state;
-    env *e = env_new();
-    write_file(file(e, "sort.lua"),
-               "return {name = 'by-name', less = function(a, b) return a.name > b.name end}");
-    const char *files[] = {file(e, "sort.lua"), NULL};
+/* Profiles "one" and "two", each with the --policy files. */
+static void start_two_profiles(env *e, const char *const *files) {
     ms_error err = {0};
     assert_int_equal(load_config(e,
                                  "apiVersion: kubescheduler.config.k8s.io/v1\n"
@@ -430,6 +431,16 @@ static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
                      MS_OK);
     if (start(e, files, false, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(ms_policy_set_count(e->ps), 2);
+}
+
+static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "sort.lua"),
+               "return {name = 'by-name', less = function(a, b) return a.name > b.name end}");
+    const char *files[] = {file(e, "sort.lua"), NULL};
+    ms_error err = {0};
+    start_two_profiles(e, files);
     for (uint32_t i = 0; i < 2; i++) {
         const ms_framework *fw = ms_scheduler_profile(e->s, i);
         assert_string_equal(fw->plugins[fw->order[MS_EP_QUEUE_SORT][0]].ops->name, "lua:by-name");
@@ -443,6 +454,36 @@ static void test_cli_policy_in_every_profile_and_queue_sort(void **state) {
     assert_int_equal(start(e, bad, false, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "--policy "));
     assert_non_null(strstr(err.msg, "cannot name a plugin"));
+    env_free(e);
+}
+
+/* A --policy file's args reach init in every profile; the file is loaded
+ * once per profile (the plugin's name comes from the first profile's
+ * load), not once more without its args. */
+static void test_cli_policy_args_and_one_load(void **state) {
+    (void)state;
+    env *e = env_new();
+    write_file(file(e, "args.lua"),
+               "local p = {name = 'args'}\n"
+               "function p.init(args) sched.log.info('init ' .. tostring(args and args.n)) end\n"
+               "function p.filter() return true end\n"
+               "return p\n");
+    const char *files[] = {file(e, "args.lua"), NULL};
+    const char *args[] = {"{\"n\": 7}"};
+    e->file_args = args;
+    ms_error err = {0};
+    start_two_profiles(e, files);
+    assert_int_equal(e->ninit, 2);
+    assert_int_equal(e->ninit_args, 2);
+    stop(e);
+
+    /* Args that are not a JSON object name the file and the flag. */
+    const char *bad[] = {"[7]"};
+    e->file_args = bad;
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    assert_int_equal(start(e, files, false, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "--policy "));
+    assert_non_null(strstr(err.msg, "--policy-args: the policy's args are a JSON object"));
     env_free(e);
 }
 
@@ -914,6 +955,7 @@ int main(void) {
         cmocka_unit_test(test_reload_refused_when_it_does_not_fit),
         cmocka_unit_test(test_reload_moves_unschedulable_pods),
         cmocka_unit_test(test_cli_policy_in_every_profile_and_queue_sort),
+        cmocka_unit_test(test_cli_policy_args_and_one_load),
         cmocka_unit_test(test_load_errors_name_the_plugin),
         cmocka_unit_test(test_unloaded_policy_fails_closed_until_fixed),
         cmocka_unit_test(test_unloaded_policy_fail_open),

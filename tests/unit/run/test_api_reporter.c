@@ -8,12 +8,19 @@
 
 static const ms_logger quiet = {.level = -1};
 
-/* ctx: when it points at true, updates of Events answer 404 (expired). */
+/* What the fake server refuses (the handler's ctx). */
+typedef struct faults {
+    bool events_gone;              /* updates of Events answer 404 (expired) */
+    bool status_fails;             /* patches of a pod's status answer 422 */
+} faults;
+
 static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     (void)srv;
-    const bool *events_gone = ctx;
-    if (*events_gone && strcmp(req->method, "PATCH") == 0 && strstr(req->path, "/events/"))
+    const faults *fa = ctx;
+    if (fa->events_gone && strcmp(req->method, "PATCH") == 0 && strstr(req->path, "/events/"))
         return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
+    if (fa->status_fails && strcmp(req->method, "PATCH") == 0 && strstr(req->path, "/status"))
+        return fh_reply(fd, 422, NULL, "{\"kind\":\"Status\",\"code\":422}");
     return fh_reply(fd, strcmp(req->method, "POST") == 0 ? 201 : 200, NULL, "{}");
 }
 
@@ -26,7 +33,7 @@ typedef struct fixture {
     ms_poster *poster;
     ms_api_reporter *r;
     ms_pod *pod, *other;
-    bool events_gone;              /* the handler's ctx */
+    faults faults;                 /* the handler's ctx */
     bool disruption_conditions;    /* for start() */
     double series_finish;
 } fixture;
@@ -52,7 +59,7 @@ static void start(fixture *f, double interval, double qps) {
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, &f->events_gone);
+    f->srv = fh_start(handler, &f->faults);
     f->kc.server = strdup(f->srv->url);
     ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
     ms_error err = {0};
@@ -250,7 +257,7 @@ static void test_repeats_as_series(void **state) {
  * same name, with the series so far; the server keeps events.k8s.io/v1. */
 static void test_series_event_gone(void **state) {
     fixture *f = *state;
-    f->events_gone = true;
+    f->faults.events_gone = true;
     start(f, 0.05, 0);
     ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
     fh_sleep(0.06);
@@ -389,6 +396,19 @@ static void test_disruption_target(void **state) {
     assert_string_equal(f->srv->reqs[1].path, "/api/v1/namespaces/team/pods/p");
 }
 
+/* upstream's prepareCandidate: a victim whose DisruptionTarget condition
+ * the server refuses is not deleted. */
+static void test_disruption_target_refused(void **state) {
+    fixture *f = *state;
+    f->disruption_conditions = true;
+    f->faults.status_fails = true;
+    start(f, 30, 0);
+    ms_api_reporter_evict(f->r, f->pod, f->other);
+    assert_int_equal(flush(f), 1);
+    assert_string_equal(f->srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->srv->reqs[0].path, STATUS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unschedulable_aggregation, fx_setup, fx_teardown),
@@ -398,6 +418,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_series_finishes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_scheduler_error, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_disruption_target, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_disruption_target_refused, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_event_budget, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_preemption_reports, fx_setup, fx_teardown),
     };

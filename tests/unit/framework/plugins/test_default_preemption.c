@@ -153,10 +153,11 @@ typedef struct pspec {
     bool never;
     const char *nominated;
     const char *affinity;      /* YAML flow map of spec.affinity */
+    const char *conditions;    /* YAML flow list of status.conditions */
 } pspec;
 
 static ms_pod *mkpod(env *e, pspec s) {
-    char start[96] = "", labels[128] = "", del[96] = "", nom[96] = "";
+    char start[96] = "", labels[128] = "", del[96] = "", nom[96] = "", conds[256] = "";
     if (s.start) {
         time_t t = (time_t)(1700000000 + s.start);
         struct tm tm;
@@ -166,15 +167,16 @@ static ms_pod *mkpod(env *e, pspec s) {
     if (s.labels) snprintf(labels, sizeof labels, ", labels: %s", s.labels);
     if (s.deleting) snprintf(del, sizeof del, ", deletionTimestamp: '2024-01-01T00:00:00Z'");
     if (s.nominated) snprintf(nom, sizeof nom, ", nominatedNodeName: %s", s.nominated);
+    if (s.conditions) snprintf(conds, sizeof conds, ", conditions: %s", s.conditions);
     char y[2048];
     snprintf(y, sizeof y,
              "metadata: {name: '%s', namespace: %s, uid: 'uid-%s'%s%s}\n"
              "spec: {%s%s%s%s%s%s priority: %d, containers: [{name: c, resources: {requests: {cpu: %dm}}}]}\n"
-             "status: {phase: %s%s%s}",
+             "status: {phase: %s%s%s%s}",
              s.name, s.ns ? s.ns : "default", s.name, labels, del, s.node ? "nodeName: " : "",
              s.node ? s.node : "", s.node ? "," : "", s.affinity ? "affinity: " : "",
              s.affinity ? s.affinity : "", s.affinity ? "," : "", s.prio, s.cpu,
-             s.node ? "Running" : "Pending", start, nom);
+             s.node ? "Running" : "Pending", start, nom, conds);
     if (s.never) {
         /* preemptionPolicy goes in the spec: rebuild the spec line */
         char *sp = strstr(y, "spec: {");
@@ -810,12 +812,16 @@ static void test_preemption_policy_never(void **state) {
     assert_string_equal(last(e)->not_eligible, reason(&st));
 }
 
+#define BY_PREEMPTION "[{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]"
+#define TERMINATING_MSG "preemption: not eligible due to a terminating pod on the nominated node."
+
 /* Victims of an earlier preemption are still terminating on the pod's
  * nominated node: do not preempt again meanwhile. */
 static void test_terminating_victims_block_preemption(void **state) {
     env *e = *state;
     add_nodes(e, 2, VERY_LARGE);
-    place(e, (pspec){.name = "going", .node = "node1", .prio = LOW, .cpu = LARGE, .deleting = true});
+    place(e, (pspec){.name = "going", .node = "node1", .prio = LOW, .cpu = LARGE, .deleting = true,
+                     .conditions = BY_PREEMPTION});
     place_all(e, "node2:low2:0:300");
     ms_pod *p = mkpod(e, (pspec){.name = "p", .prio = HIGH, .cpu = LARGE, .nominated = "node1"});
     ms_str nominated;
@@ -847,6 +853,51 @@ static void test_terminating_victims_block_preemption(void **state) {
      * start time, so it is the later one) */
     assert_string_equal(ms_str_get(e->fx.in, nominated), "node1");
     assert_string_equal(e->evicted, "");
+}
+
+/* upstream's podTerminatingByPreemption: only a pod that a preemption is
+ * deleting (its first DisruptionTarget condition True, reason
+ * PreemptionByScheduler) holds the preemptor back; one terminating for
+ * another reason (stuck on a finalizer, evicted through the API) does
+ * not. Against a server without disruption conditions any terminating
+ * pod does, as the schedulers of those versions. */
+static void test_only_preemption_victims_block_preemption(void **state) {
+    env *e = *state;
+    add_nodes(e, 2, VERY_LARGE);
+    place_all(e, "node2:low2:0:300");
+    static const struct {
+        const char *conditions;
+        bool blocks;
+    } cases[] = {
+        {NULL, false},
+        {"[{type: DisruptionTarget, status: 'True', reason: EvictionByEvictionAPI}]", false},
+        {"[{type: DisruptionTarget, status: 'False', reason: PreemptionByScheduler}]", false},
+        {"[{type: Ready, status: 'True'}, {type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]",
+         true},
+        {"[{type: DisruptionTarget, status: 'True', reason: DeletionByTaintManager}, "
+         "{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]",
+         false},
+    };
+    char name[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(name, sizeof name, "going-%zu", i);
+        ms_pod *going = place(e, (pspec){.name = name, .node = "node1", .prio = LOW, .cpu = LARGE,
+                                         .deleting = true, .conditions = cases[i].conditions});
+        snprintf(name, sizeof name, "p-%zu", i);
+        ms_pod *p = mkpod(e, (pspec){.name = name, .prio = HIGH, .cpu = LARGE, .nominated = "node1"});
+        ms_str nominated;
+        ms_status st;
+        ms_code code = run(e, p, &nominated, &st);
+        bool blocked = code == MS_UNSCHEDULABLE && strcmp(reason(&st), TERMINATING_MSG) == 0;
+        if (blocked != cases[i].blocks)
+            fail_msg("case %zu (%s): got %s", i, cases[i].conditions ? cases[i].conditions : "no condition",
+                     reason(&st));
+        e->h.no_disruption_conditions = true;
+        assert_int_equal(run(e, p, &nominated, &st), MS_UNSCHEDULABLE);
+        assert_string_equal(reason(&st), TERMINATING_MSG);
+        e->h.no_disruption_conditions = false;
+        ms_node_info_remove_pod(ms_snapshot_get(&e->snap, id(e, "node1")), going, e->fx.in);
+    }
 }
 
 /* A nominated node that filters now rule out for good does not hold the
@@ -1218,6 +1269,7 @@ int main(void) {
         T(test_pdb_honoured_when_another_choice_exists),
         T(test_preemption_policy_never),
         T(test_terminating_victims_block_preemption),
+        T(test_only_preemption_victims_block_preemption),
         T(test_unresolvable_nominated_node_allows_preemption),
         T(test_candidate_count_and_offset),
         T(test_search_goes_on_until_a_non_violating_candidate),

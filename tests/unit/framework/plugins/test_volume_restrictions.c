@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "backend/snapshot.h"
+#include "base/map.h"
 #include "volume_fixtures.h"
 
 typedef struct conflict_case {
@@ -111,6 +112,15 @@ static void test_volume_restrictions_pre_filter(void **state) {
 /* ReadWriteOncePod: a claim in use by any pod of the cluster (the
  * snapshot) makes every node reject a second user; a claim of another
  * access mode, or one nobody uses, does not. */
+/* VolumeRestrictions' PreFilter for pod over snap, in hx (harness_free it). */
+static ms_code pre_filter_over(harness *hx, ms_pod *pod, const ms_snapshot *snap) {
+    harness_init(hx, "VolumeRestrictions", pod);
+    hx->c.snap = snap;
+    ms_status st;
+    ms_status_ok(&st);
+    return hx->ops->pre_filter(NULL, &hx->c, &st);
+}
+
 static void test_read_write_once_pod(void **state) {
     (void)state;
     store_add(MS_SK_PVC, "metadata: {name: a, namespace: default}\n"
@@ -134,11 +144,8 @@ static void test_read_write_once_pod(void **state) {
         snprintf(vols, sizeof vols, "[{name: v, persistentVolumeClaim: {claimName: %s}}]", cases[i].claim);
         ms_pod *pod = pod_with("second", vols);
         harness hx;
-        harness_init(&hx, "VolumeRestrictions", pod);
-        hx.c.snap = &snap;
+        assert_int_equal(pre_filter_over(&hx, pod, &snap), cases[i].pre_filter);
         ms_status st;
-        ms_status_ok(&st);
-        assert_int_equal(hx.ops->pre_filter(NULL, &hx.c, &st), cases[i].pre_filter);
         if (cases[i].pre_filter == MS_SUCCESS) {
             ms_node_info *empty = ms_node_info_new(ms_intern_cstr(env.in, "n2"));
             ms_status_ok(&st);
@@ -154,15 +161,76 @@ static void test_read_write_once_pod(void **state) {
     snap.nnodes = 0;
     ms_pod *pod = pod_with("second", "[{name: v, persistentVolumeClaim: {claimName: a}}]");
     harness hx;
-    harness_init(&hx, "VolumeRestrictions", pod);
-    hx.c.snap = &snap;
-    ms_status st;
-    ms_status_ok(&st);
-    assert_int_equal(hx.ops->pre_filter(NULL, &hx.c, &st), MS_SKIP);
+    assert_int_equal(pre_filter_over(&hx, pod, &snap), MS_SKIP);
     harness_free(&hx);
     ms_pod_unref(pod);
     ms_node_info_free(ni);
     ms_pod_unref(holder);
+    store_reset();
+}
+
+/* upstream's AddPod/RemovePod: in a dry run (a working copy of a node,
+ * victims removed or nominated pods added) the claims in use are counted
+ * as the copy holds its pods, so the holder of a ReadWriteOncePod claim
+ * can be preempted for a pod that wants it. */
+static void test_read_write_once_pod_dry_run(void **state) {
+    (void)state;
+    store_add(MS_SK_PVC, "metadata: {name: a, namespace: default}\n"
+                         "spec: {accessModes: [ReadWriteOncePod], resources: {requests: {storage: 1Gi}}}");
+    ms_pod *holder = fx_pod(&env.d, "metadata: {name: h, namespace: default, uid: h}\n"
+                                    "spec: {nodeName: n1, containers: [{name: c}], volumes: "
+                                    "[{name: v, persistentVolumeClaim: {claimName: a}}]}");
+    ms_pod *nominee = fx_pod(&env.d, "metadata: {name: nm, namespace: default, uid: nm}\n"
+                                     "spec: {containers: [{name: c}], volumes: "
+                                     "[{name: v, persistentVolumeClaim: {claimName: a}}]}");
+    ms_pod *elsewhere = fx_pod(&env.d, "metadata: {name: e, namespace: other, uid: e}\n"
+                                       "spec: {containers: [{name: c}], volumes: "
+                                       "[{name: v, persistentVolumeClaim: {claimName: a}}]}");
+    ms_node_info *n1 = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
+    assert_int_equal(ms_node_info_add_pod(n1, holder, env.in), 0);
+    ms_node_info *nodes[1] = {n1};
+    ms_snapshot snap = {.nodes = nodes, .nnodes = 1};
+    ms_map_init(&snap.by_name);
+    assert_int_equal(ms_map_put(&snap.by_name, n1->name, n1), 0);
+
+    ms_pod *pod = pod_with("second", "[{name: v, persistentVolumeClaim: {claimName: a}}]");
+    harness hx;
+    assert_int_equal(pre_filter_over(&hx, pod, &snap), MS_SUCCESS);
+    ms_status st;
+
+    ms_node_info *copy = ms_node_info_new(MS_STR_NONE);
+    copy->scratch = true;
+    static const struct {
+        const char *name;
+        bool remove_holder, add_nominee, add_elsewhere;
+        ms_code want;
+    } cases[] = {
+        {"the snapshot's copy, unchanged", false, false, false, MS_UNSCHEDULABLE},
+        {"the holder removed (a victim)", true, false, false, MS_SUCCESS},
+        {"the holder removed, a pod using the claim added (a nominee)", true, true, false, MS_UNSCHEDULABLE},
+        {"the holder removed, a claim of that name in another namespace added", true, false, true, MS_SUCCESS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(ms_node_info_copy_into(copy, n1), 0);
+        if (cases[i].remove_holder) assert_int_equal(ms_node_info_remove_pod(copy, holder, env.in), 0);
+        if (cases[i].add_nominee) assert_int_equal(ms_node_info_add_pod(copy, nominee, env.in), 0);
+        if (cases[i].add_elsewhere) assert_int_equal(ms_node_info_add_pod(copy, elsewhere, env.in), 0);
+        ms_status_ok(&st);
+        ms_code got = hx.ops->filter(NULL, &hx.c, copy, &st);
+        if (got != cases[i].want) fail_msg("%s: got %s", cases[i].name, ms_code_str(got));
+    }
+    /* the snapshot's own NodeInfo is never a dry run */
+    ms_status_ok(&st);
+    assert_int_equal(hx.ops->filter(NULL, &hx.c, n1, &st), MS_UNSCHEDULABLE);
+
+    ms_node_info_free(copy);
+    harness_free(&hx);
+    ms_pod_unref(pod);
+    ms_map_free(&snap.by_name);
+    ms_node_info_free(n1);
+    ms_pod_unref(holder);
+    ms_pod_unref(nominee);
+    ms_pod_unref(elsewhere);
     store_reset();
 }
 
@@ -263,6 +331,7 @@ int main(void) {
         cmocka_unit_test(test_conflict_with_any_pod_on_node),
         cmocka_unit_test(test_volume_restrictions_pre_filter),
         cmocka_unit_test(test_read_write_once_pod),
+        cmocka_unit_test(test_read_write_once_pod_dry_run),
         cmocka_unit_test(test_registered),
         cmocka_unit_test(test_default_profile),
     };
