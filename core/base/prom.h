@@ -1,6 +1,6 @@
 /* Prometheus text exposition (format 0.0.4): the histogram with fixed
  * bounds, the HELP/TYPE header and label escaping that every owner of
- * metrics renders with (cmd/metrics.c for the process-wide families, the
+ * metrics renders with (serving/metrics.c for the process-wide families, the
  * scheduler thread for the ones it records). Not thread-safe: each owner
  * keeps its histograms to itself. */
 #ifndef MOONSCHED_BASE_PROM_H

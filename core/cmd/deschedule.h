@@ -3,7 +3,7 @@
  * --descheduling-interval (a Deployment, with leader election on its own
  * Lease). A pass lists the nodes, pods and PodDisruptionBudgets, places
  * the pending pods as the scheduler would, and runs the DeschedulerPolicy
- * with placement-aware evictions (simulate's, cmd/simulate_deschedule.h):
+ * with placement-aware evictions (simulate's, simulate/simulate_deschedule.h):
  * an eviction the scheduler finds a new node for goes through the
  * Eviction API (policy/v1, or policy/v1beta1 on servers without it); a
  * 429 (a PodDisruptionBudget allows no disruption now) is a skip, not an

@@ -10,7 +10,7 @@
 
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
-#include "cmd/explain_text.h"
+#include "simulate/explain_text.h"
 
 #include "client/leader_election.h"
 

@@ -1,6 +1,6 @@
 /* `moonsched explain NS/NAME`: asks a running scheduler's secure port
  * (/debug/explain) why a pod is where it is, and prints the answer as
- * text (cmd/explain_text.h) or as the JSON it came in. With --server it
+ * text (simulate/explain_text.h) or as the JSON it came in. With --server it
  * asks that address; otherwise it goes the way kubectl users expect:
  * the kubeconfig's API server, the leader found from the Lease (or the
  * pod --scheduler names), and the API server's pod proxy subresource to

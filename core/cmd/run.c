@@ -1,7 +1,7 @@
 /* `moonsched run`: informers -> delta queue -> scheduler thread -> binder
- * (cmd/api_binder.h: binds multiplexed over a shared connection) and
- * reports (cmd/api_reporter.h, through the poster thread of
- * cmd/poster.h). This file sets them up and runs the scheduler thread's
+ * (run/api_binder.h: binds multiplexed over a shared connection) and
+ * reports (run/api_reporter.h, through the poster thread of
+ * run/poster.h). This file sets them up and runs the scheduler thread's
  * loop. See include/moonsched/run.h. */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,18 +28,18 @@
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
 #include "client/leader_election.h"
-#include "cmd/api_binder.h"
-#include "cmd/api_reporter.h"
-#include "cmd/api_volume_binder.h"
-#include "cmd/cache_debugger.h"
+#include "run/api_binder.h"
+#include "run/api_reporter.h"
+#include "run/api_volume_binder.h"
+#include "run/cache_debugger.h"
 #include "cmd/config_check.h"
-#include "cmd/debug_requests.h"
-#include "cmd/explain_text.h"
+#include "serving/debug_requests.h"
+#include "simulate/explain_text.h"
 #include "cmd/snapshot.h"
-#include "cmd/http_server.h"
-#include "cmd/metrics.h"
-#include "cmd/poster.h"
-#include "cmd/secure_serving.h"
+#include "serving/http_server.h"
+#include "serving/metrics.h"
+#include "run/poster.h"
+#include "serving/secure_serving.h"
 #include "scheduler/storage_events.h"
 #include "controllers/taint_eviction_controller.h"
 #include "scheduler/scheduler_metrics.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/flag_value.h"
-#include "cmd/http_server.h"
+#include "serving/http_server.h"
 #include "moonsched/config.h"
 
 /* kube-scheduler v1.20's flags that have no meaning here: accepted,

@@ -10,7 +10,7 @@
  * snapshot (ms_scheduler_explain, labelled "recomputedNow").
  *
  * Everything here runs on the scheduler thread; other threads ask through
- * their own queue (cmd/debug_requests.h). */
+ * their own queue (serving/debug_requests.h). */
 #ifndef MOONSCHED_SCHEDULER_EXPLAIN_H
 #define MOONSCHED_SCHEDULER_EXPLAIN_H
 

@@ -1,0 +1,39 @@
+/* The metrics of `moonsched deschedule`, as upstream's descheduler names
+ * them: descheduler_pods_evicted_total{result,strategy,profile,namespace,
+ * node}, descheduler_loop_duration_seconds and
+ * descheduler_strategy_duration_seconds{strategy,profile} (upstream's
+ * buckets), leader_election_master_status{name}. Updated by the pass,
+ * rendered by the serving thread: one mutex. */
+#ifndef MOONSCHED_CMD_DESCHEDULE_METRICS_H
+#define MOONSCHED_CMD_DESCHEDULE_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "serving/http_server.h"
+
+typedef struct ms_desched_metrics ms_desched_metrics;
+
+ms_desched_metrics *ms_desched_metrics_new(void);
+void ms_desched_metrics_free(ms_desched_metrics *m);
+
+/* result: "success" or "error", as upstream counts them. */
+void ms_desched_metrics_evicted(ms_desched_metrics *m, const char *result, const char *strategy,
+                                const char *profile, const char *ns, const char *node);
+void ms_desched_metrics_loop(ms_desched_metrics *m, double seconds);
+void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, const char *profile,
+                                 double seconds);
+/* A new version of the policy's files loaded (ok) or was refused:
+ * moonsched_policy_reloads_total{plugin="DeschedulerPolicy",profile="",
+ * result="ok|refused"}, as `run` counts its policies' reloads; a --policy
+ * file's as plugin="lua:<its file name without .lua>". */
+void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool ok);
+void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading);
+
+/* ms_http_handler: /metrics renders; /healthz, /livez, /readyz answer
+ * "ok"; anything else 404. */
+void ms_desched_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
+/* The exposition, malloc'd; NULL when out of memory. */
+char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len);
+
+#endif

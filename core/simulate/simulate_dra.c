@@ -1,0 +1,66 @@
+/* simulate's resource.k8s.io objects: kept as read, fed before the first cycle. */
+#include "simulate/simulate_dra.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "scheduler/dra_events.h"
+#include "codec/decode_dra.h"
+
+void ms_sim_dra_free(ms_sim_dra *v) {
+    for (uint32_t i = 0; i < v->n; i++) ms_dra_unref(v->objs[i]);
+    free(v->objs);
+    memset(v, 0, sizeof *v);
+}
+
+ms_rc ms_sim_dra_keep(ms_sim_dra *v, const ms_decoder *d, ms_dra_kind kind, const cJSON *obj, ms_error *err) {
+    ms_dra_object *o;
+    ms_rc rc = ms_dra_decode(d, kind, obj, &o, err);
+    if (rc != MS_OK) return rc;
+    if (!ms_array_grow((void **)&v->objs, &v->cap, v->n + 1, sizeof *v->objs)) {
+        ms_dra_unref(o);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    v->objs[v->n++] = o;
+    return MS_OK;
+}
+
+ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err) {
+    /* The files are the whole cluster: a claim they lack does not exist. */
+    ms_scheduler_dra_provided(sched);
+    for (uint32_t i = 0; i < v->n; i++)
+        if (ms_scheduler_dra_set(sched, v->objs[i], 0) != MS_OK) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* The claim of a spec.resourceClaims entry: named, or generated and named
+ * in the pod's status. */
+static ms_str claim_name(const ms_pod *pod, const ms_pod_resource_claim *rc) {
+    if (rc->claim_name != MS_STR_NONE) return rc->claim_name;
+    for (uint32_t k = 0; k < pod->nresource_claim_statuses; k++)
+        if (pod->resource_claim_statuses[k].name == rc->name) return pod->resource_claim_statuses[k].claim_name;
+    return MS_STR_NONE;
+}
+
+void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const ms_pod *pod, char *buf,
+                         size_t n) {
+    const ms_dra_store *store = ms_scheduler_dra_store(sched);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < pod->nresource_claims && len < n; i++) {
+        ms_str name = claim_name(pod, &pod->resource_claims[i]);
+        const ms_dra_object *o =
+            name == MS_STR_NONE ? NULL : ms_dra_store_get(store, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
+        if (!o || !o->u.claim.allocated) continue;
+        for (uint32_t k = 0; k < o->u.claim.nresults && len < n; k++) {
+            const ms_device_result *r = &o->u.claim.results[k];
+            int w = snprintf(buf + len, n - len, "%s%s=%s/%s/%s", len ? ", " : "",
+                             ms_str_get(in, pod->resource_claims[i].name), ms_str_get(in, r->driver),
+                             ms_str_get(in, r->pool), ms_str_get(in, r->device));
+            if (w < 0) break;
+            len += (size_t)w;
+        }
+    }
+}

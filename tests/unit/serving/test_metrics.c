@@ -1,0 +1,445 @@
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <curl/curl.h>
+
+#include "moonsched/config.h"
+#include "serving/http_server.h"
+#include "serving/metrics.h"
+#include "moonsched/lua_policy.h"
+#include "base/rate_limiter.h"
+
+static char *render(ms_metrics *m) {
+    size_t len = 0;
+    char *t = ms_metrics_render(m, &len);
+    assert_non_null(t);
+    assert_int_equal(strlen(t), len);
+    return t;
+}
+
+static void test_attempts_and_durations(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler", "gpu"};
+    ms_metrics *m = ms_metrics_new(profiles, 2);
+    assert_non_null(m);
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.0005);    /* le 0.001 */
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.003);     /* le 0.004 */
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.004);     /* bounds are inclusive */
+    ms_metrics_attempt(m, 1, MS_ATTEMPT_UNSCHEDULABLE, 20);    /* past the last bound */
+    ms_metrics_attempt(m, 1, MS_ATTEMPT_ERROR, -1);            /* counted, not timed */
+    ms_metrics_attempt(m, 7, MS_ATTEMPT_ERROR, -1);            /* unknown profile: the first */
+    char *t = render(m);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"error\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"unschedulable\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"error\"}") == 1);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"gpu\",result=\"scheduled\"}") == 0);
+    /* cumulative buckets, upstream's ExponentialBuckets(0.001, 2, 15) */
+    const char *h = "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=";
+    char key[256];
+    static const struct {
+        const char *le;
+        double want;
+    } b[] = {{"0.001", 1}, {"0.002", 1}, {"0.004", 3}, {"16.384", 3}, {"+Inf", 3}};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
+        snprintf(key, sizeof key, "%s\"%s\"}", h, b[i].le);
+        assert_true(tu_series(t, key) == b[i].want);
+    }
+    assert_true(fabs(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_sum{profile=\"default-scheduler\",result=\"scheduled\"}") - 0.0075) < 1e-9);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_count{profile=\"default-scheduler\",result=\"scheduled\"}") == 3);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"16.384\"}") == 0);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"gpu\",result=\"unschedulable\",le=\"+Inf\"}") == 1);
+    assert_true(tu_series(t, "scheduler_scheduling_attempt_duration_seconds_count{profile=\"gpu\",result=\"error\"}") == 0);
+    /* removed upstream in 1.23: not served */
+    assert_null(strstr(t, "scheduler_e2e_scheduling_duration_seconds"));
+    /* each family announced once, with its type */
+    assert_non_null(strstr(t, "# TYPE scheduler_schedule_attempts_total counter\n"));
+    assert_non_null(strstr(t, "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n"));
+    assert_null(strstr(strstr(t, "# TYPE scheduler_schedule_attempts_total") + 1, "# TYPE scheduler_schedule_attempts_total"));
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_queue_preemption_bindings_api(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler"};
+    ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_metrics_set_pending(m, 3, 2, 7, 9);
+    ms_metrics_set_pending(m, 4, 0, 1, 2);   /* gauges: the last value */
+    ms_metrics_preemption(m, 0);          /* no candidate */
+    ms_metrics_preemption(m, 2);
+    ms_metrics_preemption(m, 12);
+    ms_metrics_pod_scheduled(m, 1);
+    ms_metrics_pod_scheduled(m, 3);
+    ms_metrics_pod_scheduled(m, 40);
+    ms_metrics_binding(m, MS_BIND_OK);
+    ms_metrics_binding(m, MS_BIND_OK);
+    ms_metrics_binding(m, MS_BIND_GONE);
+    ms_metrics_binding(m, MS_BIND_CONFLICT);
+    ms_metrics_binding(m, MS_BIND_CONFLICT);
+    ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_ALREADY_BOUND);
+    ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_GATED);
+    ms_metrics_api_request(m, 409);
+    ms_metrics_api_request(m, 201);
+    ms_metrics_api_request(m, 201);
+    ms_metrics_api_request(m, 0);
+    ms_metrics_events(m, 5, 1, 9);
+    char *t = render(m);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"active\"}") == 4);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"backoff\"}") == 0);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"unschedulable\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pending_pods{queue=\"gated\"}") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_attempts_total") == 3);
+    /* ExponentialBuckets(1, 2, 7) */
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"1\"}") == 0);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"2\"}") == 1);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"8\"}") == 1);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"16\"}") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_victims_bucket{le=\"64\"}") == 2);
+    assert_null(strstr(t, "scheduler_preemption_victims_bucket{le=\"5\"}"));
+    assert_true(tu_series(t, "scheduler_preemption_victims_count") == 2);
+    assert_true(tu_series(t, "scheduler_preemption_victims_sum") == 14);
+    /* ExponentialBuckets(1, 2, 5) */
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"1\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"2\"}") == 1);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"4\"}") == 2);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"16\"}") == 2);
+    assert_true(tu_series(t, "scheduler_pod_scheduling_attempts_bucket{le=\"+Inf\"}") == 3);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"ok\"}") == 2);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"failed\"}") == 0);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"gone\"}") == 1);
+    assert_true(tu_series(t, "moonsched_bindings_total{result=\"conflict\"}") == 2);
+    /* every reason has its series, counted or not */
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"already_bound\"}") == 1);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"gated\"}") == 1);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"uid_changed\"}") == 0);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"being_deleted\"}") == 0);
+    assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"other\"}") == 0);
+    assert_non_null(strstr(t, "moonsched_binding_conflicts_total{reason=\"other\"} 0\n"));
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"201\"}") == 2);
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"409\"}") == 1);
+    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"0\"}") == 1);
+    /* codes in increasing order */
+    assert_true(strstr(t, "code=\"0\"") < strstr(t, "code=\"201\"") &&
+                strstr(t, "code=\"201\"") < strstr(t, "code=\"409\""));
+    assert_true(tu_series(t, "moonsched_events_total{result=\"suppressed\"}") == 9);
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_shadow_decisions(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    char *t = render(m);
+    assert_null(strstr(t, "moonsched_shadow_decisions_total"));   /* no shadow policy: no family */
+    free(t);
+    ms_metrics_shadow sh[1] = {
+        {.profile = "default-scheduler", .policy = "lua:next", .agree = 7, .disagree = 3, .skipped = 5}};
+    ms_metrics_set_shadows(m, sh, 1);
+    t = render(m);
+    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"true\"}") == 7);
+    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"false\"}") == 3);
+    assert_non_null(strstr(t, "# TYPE moonsched_shadow_decisions_total counter\n"));
+    /* cycles sat out while disabled: their own family, not decisions */
+    assert_true(tu_series(t, "moonsched_shadow_skipped_total{policy=\"lua:next\",profile=\"default-scheduler\"}") == 5);
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_policies_and_escaping(void **state) {
+    (void)state;
+    const char *profiles[] = {"a\"b\\c"};
+    ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_policy_stats gpu = {.calls = 10, .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1},
+                    zone = {.calls = 3};
+    ms_metrics_policy p[2] = {
+        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true, .stats = &gpu},
+        {.profile = "default-scheduler", .plugin = "lua:zone", .stats = &zone},
+    };
+    ms_metrics_set_policies(m, p, 2);
+    char *t = render(m);
+    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"ok\"}") == 2);
+    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"refused\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_call_failures_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 4);
+    assert_true(tu_series(t, "moonsched_policy_budget_kills_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_calls_total{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 3);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"a\\\"b\\\\c\",result=\"error\"}") == 0);
+    free(t);
+    /* a reload that removes a policy: its series go */
+    ms_metrics_set_policies(m, p + 1, 1);
+    t = render(m);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == -1);
+    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_leader_election_gauge(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    char *t = render(m);
+    /* no election: no series, as upstream registers it with the elector */
+    assert_null(strstr(t, "leader_election_master_status"));
+    free(t);
+    ms_metrics_set_leader(m, "kube-scheduler", false);
+    t = render(m);
+    assert_non_null(strstr(t, "# TYPE leader_election_master_status gauge\n"));
+    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 0);
+    free(t);
+    ms_metrics_set_leader(m, "kube-scheduler", true);
+    t = render(m);
+    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 1);
+    free(t);
+    ms_metrics_set_leader(m, "a\"b", false);
+    t = render(m);
+    assert_true(tu_series(t, "leader_election_master_status{name=\"a\\\"b\"}") == 0);
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_rest_client_goroutines_process(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler"};
+    ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_metrics_set_rest_host(m, "https://127.0.0.1:6443/prefix");
+    ms_metrics_rest_request(m, "POST", 201, 0.003);
+    ms_metrics_rest_request(m, "POST", 201, 0.2);
+    ms_metrics_rest_request(m, "GET", 0, 1.5);
+    ms_metrics_rest_request(m, "GET", 200, -1);   /* a watch: counted, no latency */
+    ms_metrics_rest_request(m, "PROPFIND", 405, 0.01);
+    ms_metrics_set_binds_in_flight(m, 5);
+    char *text = strdup("scheduler_scheduler_cache_size{type=\"nodes\"} 3\n");
+    ms_metrics_set_scheduler_text(m, text, strlen(text));
+    char *t = render(m);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"201\",host=\"127.0.0.1:6443\",method=\"POST\"}") == 2);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"<error>\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"200\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
+    assert_true(tu_series(t, "rest_client_requests_total{code=\"405\",host=\"127.0.0.1:6443\",method=\"other\"}") == 1);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.005\"}") == 1);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.25\"}") == 2);
+    assert_true(tu_series(t, "rest_client_request_duration_seconds_count{host=\"127.0.0.1:6443\",verb=\"GET\"}") == 1);
+    assert_true(tu_series(t, "scheduler_goroutines{operation=\"binding\"}") == 5);
+    /* the scheduler thread's text goes out as handed over */
+    assert_true(tu_series(t, "scheduler_scheduler_cache_size{type=\"nodes\"}") == 3);
+    /* the process collector's families, from /proc */
+    assert_true(tu_series(t, "process_cpu_seconds_total") >= 0);
+    assert_true(tu_series(t, "process_resident_memory_bytes") > 0);
+    assert_true(tu_series(t, "process_virtual_memory_bytes") > 0);
+    assert_true(tu_series(t, "process_open_fds") > 0);
+    assert_true(tu_series(t, "process_max_fds") > 0);
+    assert_true(tu_series(t, "process_start_time_seconds") > 1.5e9);
+    assert_true(tu_series(t, "moonsched_threads") >= 1);
+    free(t);
+    ms_metrics_set_scheduler_text(m, NULL, 0);
+    t = render(m);
+    assert_null(strstr(t, "scheduler_scheduler_cache_size"));
+    free(t);
+    ms_metrics_free(m);
+}
+
+static void test_configz(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_http_answer a = {0};
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 404);   /* not set yet */
+    free(a.body);
+    const char *doc = "{\"componentconfig\":{\"kind\":\"KubeSchedulerConfiguration\"}}";
+    assert_true(ms_metrics_set_configz(m, doc));
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/configz", &a);
+    assert_int_equal(a.status, 200);
+    assert_string_equal(a.body, doc);
+    assert_int_equal(a.len, strlen(doc));
+    assert_string_equal(a.content_type, "application/json");
+    free(a.body);
+    ms_metrics_free(m);
+}
+
+static void test_health_and_handler(void **state) {
+    (void)state;
+    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_http_answer a = {0};
+    ms_metrics_serve(m, "/healthz", &a);
+    assert_int_equal(a.status, 500);   /* the loop has not come round yet */
+    free(a.body);
+    ms_metrics_heartbeat(m, ms_monotonic_now(NULL));
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/healthz", &a);
+    assert_int_equal(a.status, 200);
+    assert_string_equal(a.body, "ok");
+    free(a.body);
+    ms_metrics_heartbeat(m, 100);
+    assert_true(ms_metrics_healthy(m, 105, 10));
+    assert_false(ms_metrics_healthy(m, 111, 10));
+
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 503);
+    free(a.body);
+    ms_metrics_set_ready(m, true);
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 200);
+    free(a.body);
+    /* synced, but a profile places no pod: 503, saying why */
+    ms_metrics_set_unready_reason(m, "profile p places no pod: policy lua:x did not load: boom");
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 503);
+    assert_string_equal(a.body, "profile p places no pod: policy lua:x did not load: boom\n");
+    free(a.body);
+    ms_metrics_set_unready_reason(m, "");
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/readyz", &a);
+    assert_int_equal(a.status, 200);
+    free(a.body);
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/metrics", &a);
+    assert_int_equal(a.status, 200);
+    assert_string_equal(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
+    assert_true(tu_series(a.body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 0);
+    free(a.body);
+    memset(&a, 0, sizeof a);
+    ms_metrics_serve(m, "/other", &a);
+    assert_int_equal(a.status, 404);
+    free(a.body);
+    ms_metrics_free(m);
+}
+
+static void test_parse_address(void **state) {
+    (void)state;
+    static const struct {
+        const char *in, *host;
+        int port;                  /* -1: malformed */
+    } cases[] = {
+        {"127.0.0.1:10251", "127.0.0.1", 10251},
+        {"0.0.0.0:0", "0.0.0.0", 0},
+        {":8080", "", 8080},
+        {"[::1]:9090", "::1", 9090},
+        {"localhost:1", "localhost", 1},
+        {"127.0.0.1", NULL, -1},
+        {"127.0.0.1:", NULL, -1},
+        {"127.0.0.1:65536", NULL, -1},
+        {"127.0.0.1:80x", NULL, -1},
+        {"::1:80", NULL, -1},
+        {"[::1]80", NULL, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char host[64];
+        uint16_t port = 0;
+        ms_error err = {0};
+        ms_rc rc = ms_http_parse_address(cases[i].in, host, sizeof host, &port, &err);
+        if (cases[i].port < 0) {
+            assert_int_equal(rc, MS_EINVAL);
+            assert_non_null(strstr(err.msg, cases[i].in));
+        } else {
+            assert_int_equal(rc, MS_OK);
+            assert_string_equal(host, cases[i].host);
+            assert_int_equal(port, cases[i].port);
+        }
+    }
+    assert_true(ms_http_address_disabled(NULL));
+    assert_true(ms_http_address_disabled(""));
+    assert_true(ms_http_address_disabled("0"));
+    assert_false(ms_http_address_disabled("127.0.0.1:0"));
+}
+
+static size_t collect(char *p, size_t size, size_t n, void *ctx) {
+    char *buf = ctx;
+    size_t have = strlen(buf), add = size * n;
+    if (have + add >= 65536) add = 65535 - have;
+    memcpy(buf + have, p, add);
+    buf[have + add] = 0;
+    return size * n;
+}
+
+static long get(uint16_t port, const char *path, char *body) {
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, path);
+    body[0] = 0;
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
+    long code = 0;
+    if (curl_easy_perform(c) == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(c);
+    return code;
+}
+
+static void test_server_on_loopback(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler"};
+    ms_metrics *m = ms_metrics_new(profiles, 1);
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.01);
+    ms_http_server *s = NULL;
+    ms_error err = {0};
+    assert_int_equal(ms_http_server_start("127.0.0.1:0", ms_metrics_serve, m, &s, &err), MS_OK);
+    uint16_t port = ms_http_server_port(s);
+    assert_true(port > 0);
+    char *body = malloc(65536);
+    assert_int_equal(get(port, "/metrics", body), 200);
+    assert_true(tu_series(body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 1);
+    assert_int_equal(get(port, "/readyz", body), 503);
+    assert_int_equal(get(port, "/readyz?verbose", body), 503);
+    ms_metrics_set_ready(m, true);
+    assert_int_equal(get(port, "/readyz", body), 200);
+    assert_int_equal(get(port, "/missing", body), 404);
+
+    /* the port is taken now */
+    char addr[32];
+    snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+    ms_http_server *s2 = NULL;
+    assert_int_equal(ms_http_server_start(addr, ms_metrics_serve, m, &s2, &err), MS_EIO);
+    assert_null(s2);
+    assert_non_null(strstr(err.msg, addr));
+    ms_http_server_stop(s);
+    assert_int_equal(get(port, "/metrics", body), 0);   /* closed */
+    free(body);
+    ms_metrics_free(m);
+}
+
+static void test_config_bind_addresses(void **state) {
+    (void)state;
+    const char *doc =
+        "{\"apiVersion\":\"kubescheduler.config.k8s.io/v1beta1\",\"kind\":\"KubeSchedulerConfiguration\","
+        "\"metricsBindAddress\":\"127.0.0.1:19251\",\"healthzBindAddress\":\"0\"}";
+    cJSON *j = cJSON_Parse(doc);
+    ms_config c;
+    ms_error err = {0};
+    assert_int_equal(ms_config_load_json(&c, j, "sched.json", NULL, NULL, &err), MS_OK);
+    assert_string_equal(c.metrics_bind_address, "127.0.0.1:19251");
+    assert_string_equal(c.healthz_bind_address, "0");
+    ms_config_free(&c);
+    cJSON_Delete(j);
+    /* absent: empty */
+    ms_config d;
+    assert_int_equal(ms_config_default(&d), MS_OK);
+    assert_string_equal(d.metrics_bind_address, "");
+    ms_config_free(&d);
+}
+
+int main(void) {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_attempts_and_durations),
+        cmocka_unit_test(test_queue_preemption_bindings_api),
+        cmocka_unit_test(test_policies_and_escaping),
+        cmocka_unit_test(test_shadow_decisions),
+        cmocka_unit_test(test_leader_election_gauge),
+        cmocka_unit_test(test_rest_client_goroutines_process),
+        cmocka_unit_test(test_configz),
+        cmocka_unit_test(test_health_and_handler),
+        cmocka_unit_test(test_parse_address),
+        cmocka_unit_test(test_server_on_loopback),
+        cmocka_unit_test(test_config_bind_addresses),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}
