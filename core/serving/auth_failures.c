@@ -1,6 +1,6 @@
 /* Failed authentications per source, in fixed windows. See
  * cmd/auth_failures.h. */
-#include "cmd/auth_failures.h"
+#include "serving/auth_failures.h"
 
 #include <netinet/in.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* Client certificates verified against --client-ca-file. See
  * cmd/client_ca.h. */
-#include "cmd/client_ca.h"
+#include "serving/client_ca.h"
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>

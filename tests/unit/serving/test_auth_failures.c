@@ -4,7 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "cmd/auth_failures.h"
+#include "serving/auth_failures.h"
 
 static struct sockaddr_in v4(const char *ip) {
     struct sockaddr_in a = {.sin_family = AF_INET};
