@@ -186,8 +186,9 @@ e2e: $(E2E_BIN)
 
 # Each hostile policy HOSTILE_RUNS times (default 20) in the ASan build of
 # the command, with the other core busy (tests/hostile/asan-sweep.sh).
+HOSTILE_RUNS ?= 20
 hostile-asan: $(B)/moonsched-asan
-	@B=$(B) sh tests/hostile/asan-sweep.sh
+	@B=$(B) HOSTILE_RUNS=$(HOSTILE_RUNS) sh tests/hostile/asan-sweep.sh
 
 # The example cluster through the default profile plus three shipped Lua
 # policies (gpu-binpack, spread-by-label, tenant-isolation).

@@ -423,11 +423,7 @@ static void print_policy_trouble(sim *m) {
     for (uint32_t i = 0; i < ms_policy_set_count(m->policies); i++) {
         ms_policy_info pi;
         ms_policy_set_info(m->policies, i, &pi);
-        if (pi.stats.failures == 0 && !pi.disabled) continue;
-        fprintf(m->diag, "moonsched: policy %s (profile %s): %llu of %llu calls failed%s; the last: %s\n",
-                pi.plugin, pi.profile, (unsigned long long)pi.stats.failures,
-                (unsigned long long)pi.stats.calls, pi.disabled ? ", disabled" : "",
-                ms_policy_last_error(pi.policy));
+        if (pi.policy) ms_simulate_policy_trouble(m->diag, pi.plugin, pi.profile, pi.policy);
     }
 }
 
@@ -630,7 +626,7 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
     uint32_t n;
     ms_rc rc = bound_pods(m, true, !m->o->deschedule_hooks, &bound, &n, err);
     if (rc != MS_OK) return rc;
-    ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .output = m->o->output,
+    ms_deschedule_sim_options d = {.in = m->in, .out = m->out, .diag = m->diag, .output = m->o->output,
                                    .policy_file = m->o->deschedule, .now = ms_clock_wall(),
                                    .nodes = m->nodes, .nnodes = m->nnodes, .pods = bound, .npods = n,
                                    .move = desched_move, .undo = desched_undo, .live = desched_live, .ctx = m,
@@ -645,6 +641,9 @@ static ms_rc deschedule(sim *m, ms_simulate_result *r, ms_error *err) {
     r->deschedule_seconds = ms_clock_monotonic() - t0;
     r->descheduled = dr.evicted;
     r->deschedule_skipped = dr.skipped;
+    r->policy_calls += dr.policy_calls;
+    r->policy_failures += dr.policy_failures;
+    r->policy_disabled += dr.policy_disabled;
     free_pods(bound, n);
     return rc;
 }
@@ -825,9 +824,10 @@ static void fill_figures(sim *m, ms_simulate_result *r) {
     ms_policy_set_totals pt;
     ms_policy_set_get_totals(m->policies, &pt);
     r->policies = pt.policies;
-    r->policy_calls = pt.calls;
-    r->policy_failures = pt.failures;
-    r->policy_disabled = pt.disabled;
+    /* Added to the descheduling pass's, counted already. */
+    r->policy_calls += pt.calls;
+    r->policy_failures += pt.failures;
+    r->policy_disabled += pt.disabled;
     r->policy_reloads = pt.reloads_ok;
     r->policy_reloads_failed = pt.reloads_failed;
     r->reload_latency_max = pt.reload_latency_max;

@@ -9,6 +9,7 @@
 
 #include "descheduler/cluster.h"
 #include "descheduler/descheduler.h"
+#include "moonsched/lua_policy.h"
 #include "policy/desched_lua.h"
 #include "descheduler/plugin.h"
 
@@ -256,6 +257,37 @@ static ms_rc resolve_priorities(ms_desched_policy *policy, const ms_deschedule_s
     return MS_OK;
 }
 
+void ms_simulate_policy_trouble(FILE *f, const char *plugin, const char *profile, const ms_policy *p) {
+    ms_policy_stats st;
+    ms_policy_get_stats(p, &st);
+    bool disabled = ms_policy_disabled(p);
+    if (st.failures == 0 && !disabled) return;
+    fprintf(f, "moonsched: policy %s (profile %s): %llu of %llu calls failed%s; the last: %s\n", plugin,
+            profile, (unsigned long long)st.failures, (unsigned long long)st.calls,
+            disabled ? ", disabled" : "", ms_policy_last_error(p));
+}
+
+/* The trouble line of each descheduling policy, and their figures into r:
+ * a pass whose evictions look fine may owe them to a policy that stopped
+ * judging. */
+static void report_policies(const ms_deschedule_sim_options *o, const ms_desched_policy *policy,
+                            ms_deschedule_sim_result *r) {
+    for (uint32_t i = 0; i < policy->nprofiles; i++) {
+        const ms_desched_profile *prof = &policy->profiles[i];
+        for (uint32_t j = 0; j < prof->npolicies; j++) {
+            const ms_policy *p = prof->policies[j].policy;
+            ms_policy_stats st;
+            ms_policy_get_stats(p, &st);
+            if (r) {
+                r->policy_calls += st.calls;
+                r->policy_failures += st.failures;
+                r->policy_disabled += st.disabled;
+            }
+            if (o->diag) ms_simulate_policy_trouble(o->diag, prof->policies[j].name, prof->name, p);
+        }
+    }
+}
+
 ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
                                ms_error *err) {
     ms_desched_policy policy;
@@ -274,6 +306,7 @@ ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule
     dsim d = {.o = o};
     ms_arena_init(&d.reasons, 4096);
     rc = run_pass(&d, &policy, &c, r, err);
+    if (rc == MS_OK) report_policies(o, &policy, r);
     ms_arena_free(&d.reasons);
     ms_desched_cluster_free(&c);
     ms_desched_policy_free(&policy);

@@ -29,6 +29,7 @@ typedef struct ms_priority_class {
 typedef struct ms_deschedule_sim_options {
     ms_interner *in;
     FILE *out;
+    FILE *diag;                    /* a line per Lua policy that failed */
     ms_output_format output;
     const char *policy_file;
     double now;                    /* the pass's clock (pod ages) */
@@ -60,7 +61,15 @@ typedef struct ms_deschedule_sim_options {
 
 typedef struct ms_deschedule_sim_result {
     uint32_t evicted, skipped;
+    /* The profiles' Lua policies (deschedule, evictable): calls, failed
+     * calls and times disabled, as simulate's exit status counts them. */
+    uint64_t policy_calls, policy_failures, policy_disabled;
 } ms_deschedule_sim_result;
+
+/* simulate's line for a policy that failed calls or was disabled, for
+ * scheduling and descheduling policies alike; nothing when neither. */
+struct ms_policy;
+void ms_simulate_policy_trouble(FILE *f, const char *plugin, const char *profile, const struct ms_policy *p);
 
 ms_rc ms_deschedule_simulation(const ms_deschedule_sim_options *o, ms_deschedule_sim_result *r,
                                ms_error *err);

@@ -105,7 +105,8 @@ done
 # strategy beside it evicts the namespace's 12 pods); a failed evictable
 # call protects the pod it was asked about, with the error as the reason,
 # until the policy is disabled after 10 failures in a row (the 2 pods
-# left are then evicted). The run's exit status is that of a pass: 0.
+# left are then evicted). The pass completes and simulate exits 3, with
+# the policy's summary line, as for a scheduling policy that failed.
 cluster=$H/descheduler/cluster.yaml
 for f in "$H"/descheduler/*.lua; do
     name=$(basename "$f" .lua)
@@ -116,8 +117,10 @@ for f in "$H"/descheduler/*.lua; do
     timeout "$TIMEOUT" "$M" simulate --cluster "$cluster" --deschedule "$T/policy.yaml" >"$T/out" 2>"$T/err"
     rc=$?
     took=$(elapsed "$t0" "$(now)")
-    check_run "$name: the pass completes (exit 0) within ${LIMIT} s (took $took s)" \
-        sh -c "test $rc -eq 0 && awk -v t=$took -v l=$LIMIT 'BEGIN { exit !(t < l) }'"
+    check_run "$name: the pass completes (exit 3) within ${LIMIT} s (took $took s)" \
+        sh -c "test $rc -eq 3 && awk -v t=$took -v l=$LIMIT 'BEGIN { exit !(t < l) }'"
+    check_run "$name: its summary line says its $hook calls failed" \
+        grep -Eq "^moonsched: policy lua:$name \\(profile hostile\\): [0-9]+ of [0-9]+ calls failed" "$T/err"
     check_run "$name: its $hook calls fail with \"$expect\"" grep -Eq -- "policy lua:$name: error: ($expect)" "$T/err"
     if [ "$hook" = evictable ]; then
         check_run "$name: 10 pods protected with its error as the reason, then disabled" \

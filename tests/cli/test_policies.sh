@@ -176,6 +176,23 @@ EOF
 check "protected-preemption: with every namespace protected, nothing is evicted" \
     sh -c "! grep -q preempted '$T/pre2.out' && grep -q '^prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: ' '$T/pre2.out'"
 
+# ---- several policies in preemption's message ----
+# Upstream's FitError counts each node's status, and a node's status is
+# the first Filter plugin that rejects it. In the dry runs of
+# tests/cli/data/preemption.yaml (victims removed from node-a and node-b),
+# "no-a" rejects node-a and "no-b" node-b: each policy's reason counted
+# once. With "no-a" and "no-any", node-a is no-a's (it runs first) and
+# node-b no-any's.
+printf 'local p = { name = "no-a" }\nfunction p.filter(_, node) return node.name ~= "node-a", "not on a" end\nreturn p\n' >"$T/no-a.lua"
+printf 'local p = { name = "no-b" }\nfunction p.filter(_, node) return node.name ~= "node-b", "not on b" end\nreturn p\n' >"$T/no-b.lua"
+printf 'local p = { name = "no-any" }\nfunction p.filter() return false, "nowhere" end\nreturn p\n' >"$T/no-any.lua"
+"$M" simulate --cluster "$D/preemption.yaml" --policy "$T/no-a.lua" --policy "$T/no-b.lua" >"$T/two.out" 2>&1
+check "two policies rejecting a node each: preemption's message counts each one's reason, no victim" \
+    sh -c "! grep -q preempted '$T/two.out' && grep -qx 'prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 1 not on a, 1 not on b.' '$T/two.out'"
+"$M" simulate --cluster "$D/preemption.yaml" --policy "$T/no-a.lua" --policy "$T/no-any.lua" >"$T/two.out" 2>&1
+check "... a node both reject: the first policy's reason, as upstream's first failing Filter plugin" \
+    sh -c "! grep -q preempted '$T/two.out' && grep -qx 'prod/critical -> (unschedulable) 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 1 not on a, 1 nowhere.' '$T/two.out'"
+
 # ---- moonsched policy check ----
 printf '%s\n' 'local p = { name = "typo" }' 'function p.scroe(pod, node) return 1 end' \
     'function p.filtr(pod, node) return true end' 'function p.helper() end' 'return p' >"$T/typo.lua"

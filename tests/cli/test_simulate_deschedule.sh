@@ -111,7 +111,9 @@ sed "s|policies/deschedule-drain.lua|$T/broken.lua|" $D/deschedule-lua.yaml >"$T
 "$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/broken.yaml" >"$T/x.out" 2>"$T/x.err"
 rc=$?
 check "a failing deschedule hook: nothing evicted, the error on stderr" \
-    sh -c "test $rc -eq 0 && grep -qx '0 evicted, 0 skipped' '$T/x.out' && grep -q 'deschedule returned a number' '$T/x.err'"
+    sh -c "grep -qx '0 evicted, 0 skipped' '$T/x.out' && grep -q 'deschedule returned a number' '$T/x.err'"
+check "... exit 3 and the policy's summary line, as for a scheduling policy" \
+    sh -c "test $rc -eq 3 && grep -qx 'moonsched: policy lua:drain (profile drain): 1 of 1 calls failed; the last: .*deschedule returned a number.*' '$T/x.err'"
 printf 'return { name = "x", deschedule = function( end }\n' >"$T/syntax.lua"
 sed "s|policies/deschedule-drain.lua|$T/syntax.lua|" $D/deschedule-lua.yaml >"$T/syntax.yaml"
 "$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/syntax.yaml" >"$T/y.out" 2>"$T/y.err"

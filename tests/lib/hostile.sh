@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # What the hostile-policy suites share: the configuration that runs one
 # policy in a profile of its own next to the default profile, and readers
 # of a `simulate --stats` run's output ($T/out, $T/err). Sourced.

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # TAP output for the shell suites (tests/cli, tests/e2e), sourced by each:
 # numbered "ok"/"not ok" lines, skips, and the plan at the end. POSIX sh.
 # A suite may define tap_on_failure, which not_ok calls after its line (the
