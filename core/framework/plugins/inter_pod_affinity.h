@@ -39,11 +39,19 @@ typedef struct ipa_pair_counts {
 
 static inline uint64_t ipa_pair_of(ms_str key, ms_str value) { return (uint64_t)key << 32 | value; }
 
+/* The count of a pair, from the map alone: for readers whose values
+ * usually have a pair (Score, over the feasible nodes). */
+static inline int64_t ipa_pc_lookup(const ipa_pair_counts *pc, ms_str key, ms_str value) {
+    uintptr_t i = (uintptr_t)ms_map_get(&pc->slot, ipa_pair_of(key, value));
+    return i ? pc->v[i - 1] : 0;
+}
+
+/* The same, the value's bit tested first: for Filter, whose nodes mostly
+ * have no pair. */
 static inline int64_t ipa_pc_get(const ipa_pair_counts *pc, ms_str key, ms_str value) {
     uint32_t w = value >> 6;
     if (w >= pc->nvalue_words || !(pc->value_bits[w] >> (value & 63) & 1)) return 0;
-    uintptr_t i = (uintptr_t)ms_map_get(&pc->slot, ipa_pair_of(key, value));
-    return i ? pc->v[i - 1] : 0;
+    return ipa_pc_lookup(pc, key, value);
 }
 
 void ipa_pc_free(ipa_pair_counts *pc);

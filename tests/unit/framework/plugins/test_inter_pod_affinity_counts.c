@@ -16,6 +16,7 @@ static void assert_same(const ipa_pair_counts *pc, const reference *r) {
     for (uint32_t k = 0; k < KEYS; k++)
         for (uint32_t v = 1; v < VALUES; v++) {
             assert_int_equal(ipa_pc_get(pc, (ms_str)(k + 2), (ms_str)v), r->v[k][v]);
+            assert_int_equal(ipa_pc_lookup(pc, (ms_str)(k + 2), (ms_str)v), r->v[k][v]);
             nonzero += r->v[k][v] != 0;
         }
     assert_int_equal(pc->nonzero, nonzero);
