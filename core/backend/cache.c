@@ -630,7 +630,6 @@ ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s) {
     refresh_images(c);
     ms_snapshot_begin_update(s);
     bool all = s->tree_version != c->tree_version;
-    bool affinity = false;
     for (cache_node *cn = c->head; cn && cn->info->generation > s->generation; cn = cn->next) {
         const ms_node_info *ni = cn->info;
         if (!ni->node) continue;
@@ -638,19 +637,21 @@ ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s) {
         ms_node_info *dst = ms_snapshot_slot(s, ni->name, &created);
         if (!dst) goto fail;
         all |= created;
-        affinity |= (dst->npods_with_affinity > 0) != (ni->npods_with_affinity > 0);
-        affinity |= (dst->npods_with_required_anti_affinity > 0) != (ni->npods_with_required_anti_affinity > 0);
+        bool had_affinity = dst->npods_with_affinity > 0;
+        bool had_anti = dst->npods_with_required_anti_affinity > 0;
         if (ms_node_info_copy_into(dst, ni) != 0) goto fail;
         ms_snapshot_note_updated(s, dst);
+        /* When `all`, the lists are rebuilt below anyway. */
+        if (!all && ms_snapshot_note_affinity(s, dst, had_affinity, had_anti) != 0) goto fail;
     }
     if (s->by_name.len > c->tree.num_nodes) {
         remove_deleted_nodes(c, s);
         s->updated_all = true;
         all = true;
     }
-    if (all || affinity) {
-        if (all && refresh_order(c) != 0) goto fail;
-        if (ms_snapshot_rebuild_lists(s, c->order, c->norder, all) != 0) goto fail;
+    if (all) {
+        if (refresh_order(c) != 0) goto fail;
+        if (ms_snapshot_rebuild_lists(s, c->order, c->norder, true) != 0) goto fail;
     }
     s->generation = c->generation;
     s->tree_version = c->tree_version;

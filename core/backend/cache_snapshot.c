@@ -138,3 +138,29 @@ int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, b
     }
     return 0;
 }
+
+/* Removal is a search: nodes lose their last affinity pod far less often
+ * than they gain a first one, and the lists hold only such nodes. */
+static int list_update(ms_node_info ***list, uint32_t *n, uint32_t *cap, ms_node_info *ni, bool had,
+                       bool has) {
+    if (had == has) return 0;
+    if (has) {
+        if (!ms_array_grow((void **)list, cap, *n + 1, sizeof **list)) return -1;
+        (*list)[(*n)++] = ni;
+        return 0;
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*list)[i] == ni) {
+            (*list)[i] = (*list)[--*n];
+            return 0;
+        }
+    return 0;
+}
+
+int ms_snapshot_note_affinity(ms_snapshot *s, ms_node_info *ni, bool had_affinity, bool had_anti) {
+    if (list_update(&s->have_pods_with_affinity, &s->nhave_affinity, &s->affcap, ni, had_affinity,
+                    ni->npods_with_affinity > 0) != 0)
+        return -1;
+    return list_update(&s->have_pods_with_required_anti_affinity, &s->nhave_anti, &s->anticap, ni,
+                       had_anti, ni->npods_with_required_anti_affinity > 0);
+}

@@ -76,8 +76,15 @@ void ms_snapshot_drop(ms_snapshot *s, ms_str node_name);
 void ms_snapshot_begin_update(ms_snapshot *s);
 void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni);
 /* all: `nodes` becomes by_name's NodeInfos in the given order (names that
- * are absent are skipped); always rebuilds the affinity lists from `nodes`.
- * 0 or -1 (out of memory). */
+ * are absent are skipped); always rebuilds the affinity lists from `nodes`
+ * (in `nodes`' order). 0 or -1 (out of memory). */
 int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all);
+/* For ms_cache_update_snapshot, after a NodeInfo of `nodes` was copied:
+ * keeps the affinity lists current by adding or removing it when it gained
+ * or lost pods with (anti-)affinity (had_*: before the copy), so that
+ * placing such a pod does not cost a pass over every node. The lists are
+ * then in no particular order (their consumers only sum over them).
+ * 0 or -1 (out of memory: rebuild). */
+int ms_snapshot_note_affinity(ms_snapshot *s, ms_node_info *ni, bool had_affinity, bool had_anti);
 
 #endif

@@ -29,13 +29,29 @@ typedef struct ipa_pair_counts {
     uint32_t nonzero;              /* pairs whose count is not 0 */
     ms_str *keys;
     uint32_t nkeys, keycap;
+    /* A bit per topology value (an interned id, so dense) that has a pair
+     * under some key: Filter asks about every node it visits, and most of
+     * them (a hostname no counted pod runs on) have none, which the bit
+     * answers without probing the map. Words past nvalue_words are 0. */
+    uint64_t *value_bits;
+    uint32_t nvalue_words, value_word_cap;
 } ipa_pair_counts;
 
 static inline uint64_t ipa_pair_of(ms_str key, ms_str value) { return (uint64_t)key << 32 | value; }
 
-static inline int64_t ipa_pc_get(const ipa_pair_counts *pc, ms_str key, ms_str value) {
+/* The count of a pair, from the map alone: for readers whose values
+ * usually have a pair (Score, over the feasible nodes). */
+static inline int64_t ipa_pc_lookup(const ipa_pair_counts *pc, ms_str key, ms_str value) {
     uintptr_t i = (uintptr_t)ms_map_get(&pc->slot, ipa_pair_of(key, value));
     return i ? pc->v[i - 1] : 0;
+}
+
+/* The same, the value's bit tested first: for Filter, whose nodes mostly
+ * have no pair. */
+static inline int64_t ipa_pc_get(const ipa_pair_counts *pc, ms_str key, ms_str value) {
+    uint32_t w = value >> 6;
+    if (w >= pc->nvalue_words || !(pc->value_bits[w] >> (value & 63) & 1)) return 0;
+    return ipa_pc_lookup(pc, key, value);
 }
 
 void ipa_pc_free(ipa_pair_counts *pc);

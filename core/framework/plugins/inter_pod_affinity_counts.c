@@ -18,6 +18,7 @@ void ipa_pc_free(ipa_pair_counts *pc) {
     ms_map_free(&pc->slot);
     free(pc->v);
     free(pc->keys);
+    free(pc->value_bits);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -26,6 +27,19 @@ void ipa_pc_clear(ipa_pair_counts *pc) {
     pc->n = 0;
     pc->nonzero = 0;
     pc->nkeys = 0;
+    pc->nvalue_words = 0;   /* zeroed again as they come back into use */
+}
+
+static int mark_value(ipa_pair_counts *pc, ms_str value) {
+    uint32_t w = value >> 6;
+    if (w >= pc->nvalue_words) {
+        if (!ms_array_grow((void **)&pc->value_bits, &pc->value_word_cap, w + 1, sizeof *pc->value_bits))
+            return -1;
+        memset(pc->value_bits + pc->nvalue_words, 0, (size_t)(w + 1 - pc->nvalue_words) * sizeof *pc->value_bits);
+        pc->nvalue_words = w + 1;
+    }
+    pc->value_bits[w] |= UINT64_C(1) << (value & 63);
+    return 0;
 }
 
 /* Adds d (which may be negative: a node counted again first takes back
@@ -40,6 +54,7 @@ int ipa_pc_add(ipa_pair_counts *pc, ms_str key, ms_str value, int64_t d) {
         return 0;
     }
     if (!ms_array_grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v)) return -1;
+    if (mark_value(pc, value) != 0) return -1;
     if (ms_map_put(&pc->slot, k, (void *)(uintptr_t)(pc->n + 1))) return -1;
     pc->v[pc->n++] = d;
     pc->nonzero += d != 0;

@@ -16,7 +16,29 @@ static inline int64_t count_at(const ipa_plugin *p, const ipa_node_delta *nd, ui
 
 /* How many pairs of a map are not 0 once the copy's delta is applied
  * (upstream deletes a pair whose count drops to 0: len(map)). */
-static uint32_t nonzero_at(const ipa_plugin *p, const ipa_node_delta *nd, uint32_t which,
+static uint32_t nonzero_with_delta(const ipa_plugin *p, const ipa_node_delta *nd, uint32_t which,
+                                   const ms_labels *nl);
+
+/* Filter runs on the snapshot's NodeInfos, without a delta, for nearly
+ * every node: that case stays a load. */
+static inline uint32_t nonzero_at(const ipa_plugin *p, const ipa_node_delta *nd, uint32_t which,
+                                  const ms_labels *nl) {
+    return nd->n ? nonzero_with_delta(p, nd, which, nl) : p->counts[which].nonzero;
+}
+
+/* The node's value for a topology key, remembering the last one: the
+ * pod's anti-affinity terms and the existing pods' terms usually share
+ * their key (kubernetes.io/hostname), so the second lookup is free. */
+typedef struct node_value_memo {
+    ms_str key, value;
+} node_value_memo;
+
+static inline ms_str node_value(const ms_labels *nl, ms_str key, node_value_memo *m) {
+    if (m->key != key) *m = (node_value_memo){key, ms_labels_get(nl, key)};
+    return m->value;
+}
+
+static uint32_t nonzero_with_delta(const ipa_plugin *p, const ipa_node_delta *nd, uint32_t which,
                            const ms_labels *nl) {
     int64_t n = p->counts[which].nonzero;
     for (uint32_t i = 0; i < nd->n; i++) {
@@ -35,6 +57,7 @@ ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
         return ms_status_set(st, MS_ERROR, IPA_NAME ": PreFilter state of another cycle");
     if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
     const ms_labels *nl = &ni->node->meta.labels;
+    node_value_memo memo = {MS_STR_NONE, MS_STR_NONE};
     ipa_node_delta nd = {0, NULL};
     if ((ni->scratch || ni == p->h->scratch) && ipa_node_difference(p, c, s, ni, &nd) != 0)
         return ipa_oom(st);
@@ -57,7 +80,7 @@ ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
     /* satisfyPodAntiAffinity */
     if (s->nanti && nonzero_at(p, &nd, C_ANTI, nl))
         for (uint32_t t = 0; t < s->nanti; t++) {
-            ms_str key = s->anti[t].topology_key, v = ms_labels_get(nl, key);
+            ms_str key = s->anti[t].topology_key, v = node_value(nl, key, &memo);
             if (v != MS_STR_NONE && count_at(p, &nd, C_ANTI, key, v) > 0)
                 return ms_status_set(st, MS_UNSCHEDULABLE, ERR_ANTI_AFFINITY);
         }
@@ -66,7 +89,7 @@ ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
      * match one of the node's labels (an added pod's key is in the delta). */
     const ipa_pair_counts *ea = &p->counts[C_EXISTING_ANTI];
     for (uint32_t k = 0; ea->nonzero && k < ea->nkeys; k++) {
-        ms_str v = ms_labels_get(nl, ea->keys[k]);
+        ms_str v = node_value(nl, ea->keys[k], &memo);
         if (v != MS_STR_NONE && count_at(p, &nd, C_EXISTING_ANTI, ea->keys[k], v) > 0)
             return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
     }

@@ -142,7 +142,7 @@ ms_code ipa_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t 
         if (node)
             for (uint32_t k = 0; k < sc->nkeys; k++) {
                 ms_str v = ms_labels_get(&node->meta.labels, sc->keys[k]);
-                if (v != MS_STR_NONE) s += ipa_pc_get(sc, sc->keys[k], v);
+                if (v != MS_STR_NONE) s += ipa_pc_lookup(sc, sc->keys[k], v);
             }
         scores[i] = s;
     }

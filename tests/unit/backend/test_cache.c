@@ -780,6 +780,29 @@ static void test_snapshot_updated_list(void **state) {
     assert_int_equal(f->snap.nupdated, 0);
 }
 
+static bool in_list(ms_node_info *const *list, uint32_t n, const ms_node_info *ni) {
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i] == ni) return true;
+    return false;
+}
+
+/* The affinity lists hold exactly the snapshot's nodes with such pods, each
+ * once, however they were reached (rebuilt or kept up to date). */
+static void assert_affinity_lists(const ms_snapshot *s) {
+    uint32_t aff = 0, anti = 0;
+    for (uint32_t i = 0; i < s->nnodes; i++) {
+        ms_node_info *ni = s->nodes[i];
+        assert_int_equal(in_list(s->have_pods_with_affinity, s->nhave_affinity, ni),
+                         ni->npods_with_affinity > 0);
+        assert_int_equal(in_list(s->have_pods_with_required_anti_affinity, s->nhave_anti, ni),
+                         ni->npods_with_required_anti_affinity > 0);
+        aff += ni->npods_with_affinity > 0;
+        anti += ni->npods_with_required_anti_affinity > 0;
+    }
+    assert_int_equal(s->nhave_affinity, aff);
+    assert_int_equal(s->nhave_anti, anti);
+}
+
 static void test_snapshot_affinity_lists(void **state) {
     fx *f = *state;
     add_node(f, "n1", "a");
@@ -797,8 +820,8 @@ static void test_snapshot_affinity_lists(void **state) {
     assert_int_equal(ms_cache_add_pod(f->c, anti), MS_OK);
     update_snap(f);
     assert_int_equal(f->snap.nhave_affinity, 2);   /* anti-affinity counts as affinity */
-    assert_ptr_equal(f->snap.have_pods_with_affinity[0], ms_snapshot_get(&f->snap, S(f, "n2")));
-    assert_ptr_equal(f->snap.have_pods_with_affinity[1], ms_snapshot_get(&f->snap, S(f, "n3")));
+    assert_true(in_list(f->snap.have_pods_with_affinity, 2, ms_snapshot_get(&f->snap, S(f, "n2"))));
+    assert_true(in_list(f->snap.have_pods_with_affinity, 2, ms_snapshot_get(&f->snap, S(f, "n3"))));
     assert_int_equal(f->snap.nhave_anti, 1);
     assert_ptr_equal(f->snap.have_pods_with_required_anti_affinity[0], ms_snapshot_get(&f->snap, S(f, "n3")));
 
@@ -808,6 +831,62 @@ static void test_snapshot_affinity_lists(void **state) {
     assert_int_equal(f->snap.nhave_anti, 0);
     ms_pod_unref(aff);
     ms_pod_unref(anti);
+}
+
+/* Pods with and without (anti-)affinity added and removed at random, with
+ * nodes added and removed now and then: after every update the lists kept
+ * up to date equal a recount over the nodes. */
+static void test_snapshot_affinity_lists_follow_changes(void **state) {
+    fx *f = *state;
+    enum { NODES = 6, PODS = 24, STEPS = 600 };
+    char name[32];
+    for (int i = 0; i < NODES; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        add_node(f, name, "z");
+    }
+    update_snap(f);
+    ms_pod *pods[PODS] = {0};
+    bool node_gone[NODES] = {0};
+    uint32_t rnd = 12345;
+    for (int step = 0; step < STEPS; step++) {
+        rnd = rnd * 1103515245u + 12345u;
+        uint32_t r = rnd >> 8;
+        int slot = (int)(r % PODS), node = (int)((r / PODS) % NODES);
+        if (r % 97 == 0) {
+            /* A node leaves (its pods with it) or comes back. */
+            snprintf(name, sizeof name, "n%d", node);
+            if (node_gone[node]) {
+                add_node(f, name, "z");
+            } else {
+                for (int i = 0; i < PODS; i++)
+                    if (pods[i] && pods[i]->node_name == S(f, name)) {
+                        assert_int_equal(ms_cache_remove_pod(f->c, pods[i]), MS_OK);
+                        ms_pod_unref(pods[i]);
+                        pods[i] = NULL;
+                    }
+                assert_int_equal(ms_cache_remove_node(f->c, S(f, name)), MS_OK);
+            }
+            node_gone[node] = !node_gone[node];
+        } else if (pods[slot]) {
+            assert_int_equal(ms_cache_remove_pod(f->c, pods[slot]), MS_OK);
+            ms_pod_unref(pods[slot]);
+            pods[slot] = NULL;
+        } else if (!node_gone[node]) {
+            snprintf(name, sizeof name, "p%d-%d", slot, step);
+            char node_name[32];
+            snprintf(node_name, sizeof node_name, "n%d", node);
+            ms_pod *p = mkpod(f, name, node_name, 0, 0);
+            if ((r >> 3) % 3 == 1) with_affinity(p);
+            if ((r >> 3) % 3 == 2) with_required_anti_affinity(p);
+            assert_int_equal(ms_cache_add_pod(f->c, p), MS_OK);
+            pods[slot] = p;
+        }
+        if (step % 3 == 0) {
+            update_snap(f);
+            assert_affinity_lists(&f->snap);
+        }
+    }
+    for (int i = 0; i < PODS; i++) ms_pod_unref(pods[i]);
 }
 
 /* A pod the cache drops stays readable through the snapshot until the next
@@ -905,6 +984,7 @@ int main(void) {
         T(test_snapshot_incremental),
         T(test_snapshot_updated_list),
         T(test_snapshot_affinity_lists),
+        T(test_snapshot_affinity_lists_follow_changes),
         T(test_snapshot_keeps_dropped_pods_alive),
         T(test_snapshot_scale_one_change),
         T(test_dropped_pods_bounded_without_snapshots),
