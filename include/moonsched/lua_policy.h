@@ -130,6 +130,7 @@ typedef enum ms_lua_hook {
     MS_LUA_HOOK_EVICTABLE = 1u << 12,
     MS_LUA_HOOK_ADD_POD = 1u << 13,
     MS_LUA_HOOK_REMOVE_POD = 1u << 14,
+    MS_LUA_HOOK_PICK_DEVICES = 1u << 15,
 } ms_lua_hook;
 
 typedef struct ms_lua_state ms_lua_state;
@@ -248,6 +249,31 @@ typedef struct ms_preemption_option {
  * MS_ERROR on failure. */
 ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                                   uint32_t noptions, uint32_t *chosen, ms_status *st);
+
+/* Devices (DynamicResources' Reserve, docs/dra.md): the ways the pod's
+ * claims can be allocated on the chosen node, the allocator's own choice
+ * (upstream's) first. A device is the ResourceSlice's entry (api/dra.h's
+ * ms_device: name, attributes, capacity). */
+struct ms_device;
+typedef struct ms_device_pick {
+    ms_str claim;                  /* the pod's name for the claim (spec.resourceClaims[].name) */
+    ms_str request;                /* "req", or "req/sub" for a firstAvailable entry */
+    ms_str driver;
+    ms_str pool;
+    const struct ms_device *device;
+} ms_device_pick;
+
+typedef struct ms_device_option {
+    const ms_device_pick *picks;
+    uint32_t npicks;
+} ms_device_option;
+
+/* pick_devices: MS_SUCCESS with *chosen an index into options; MS_SKIP
+ * when the policy has no pick_devices or returned nil (the allocator's
+ * choice, options[0]); MS_ERROR on failure. */
+ms_code ms_policy_pick_devices(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
+                               const ms_device_option *options, uint32_t noptions, uint32_t *chosen,
+                               ms_status *st);
 
 /* Descheduling (docs/descheduler.md), outside any scheduling cycle.
  *

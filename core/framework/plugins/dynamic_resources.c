@@ -42,6 +42,7 @@ typedef struct dynamic_resources {
     ms_map in_flight;
     ms_map claims_in_flight;       /* claim uid hash -> the pod allocating it */
     ms_arena scratch;              /* one node's allocation in Filter */
+    const ms_dra_hooks *hooks;     /* a device policy's choice in Reserve, or NULL */
 } dynamic_resources;
 
 /* PreFilter's findings: the allocated claims whose allocation names the
@@ -180,9 +181,10 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     if (n == 0) return MS_SKIP;
     if (!p->h->dra) return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_ALLOCATABLE);
     const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, n);
+    ms_str *refs = MS_ARENA_NEW(c->arena, ms_str, n);
     dr_state *s = MS_ARENA_NEW(c->arena, dr_state, 1);
     const ms_node_selector **on_nodes = MS_ARENA_NEW(c->arena, const ms_node_selector *, n);
-    if (!claims || !s || !on_nodes) return ms_status_set(st, MS_ERROR, "out of memory");
+    if (!claims || !refs || !s || !on_nodes) return ms_status_set(st, MS_ERROR, "out of memory");
     if (!pod_claims(p->h, pod, claims, &p->reason)) return refuse(c, st, p->reason.data);
     *s = (dr_state){0, on_nodes, {.in = p->h->in}, NULL, 0};
     uint32_t nalloc = 0;
@@ -193,6 +195,7 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
             /* A claim being allocated for another pod: wait for it (upstream). */
             if (pending_elsewhere(p, claims[i], pod))
                 return refuse(c, st, "resource claim is in the process of being allocated");
+            refs[nalloc] = pod->resource_claims[i].name;
             claims[nalloc++] = claims[i];
             continue;
         }
@@ -205,6 +208,7 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
         const char *why = NULL;
         ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, claims, nalloc, c->arena, &why);
         if (code != MS_SUCCESS) return ms_status_set(st, code, why ? why : "out of memory");
+        for (uint32_t k = 0; k < nalloc; k++) s->alloc.claims[k].ref = refs[k];
         collect_allocated(p);
         s->alloc.allocated = &p->allocated;
     }
@@ -231,6 +235,38 @@ static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_i
     return MS_SUCCESS;
 }
 
+/* A device policy chooses among the ways the claims can be allocated on
+ * the node (once per pod: Filter only asked whether one exists). */
+static ms_code policy_choice(const dynamic_resources *p, ms_cycle *c, dr_state *s, const ms_node_info *ni,
+                             ms_status *st) {
+    dr_option *opts;
+    uint32_t n;
+    const char *why = NULL;
+    ms_code code = ms_dr_enumerate(&s->alloc, ni, c->arena, MS_DR_MAX_OPTIONS, &opts, &n, &why);
+    if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    uint32_t chosen = 0;
+    if (n > 1) {
+        ms_device_option *views = MS_ARENA_NEW(c->arena, ms_device_option, n);
+        if (!views) return ms_status_set(st, MS_ERROR, "out of memory");
+        for (uint32_t i = 0; i < n; i++) {
+            ms_device_pick *dp = opts[i].npicks ? MS_ARENA_NEW(c->arena, ms_device_pick, opts[i].npicks) : NULL;
+            if (opts[i].npicks && !dp) return ms_status_set(st, MS_ERROR, "out of memory");
+            for (uint32_t k = 0; k < opts[i].npicks; k++) {
+                const dr_pick *pk = &opts[i].picks[k];
+                const ms_resource_slice *rs = &pk->slice->u.slice;
+                dp[k] = (ms_device_pick){s->alloc.claims[pk->claim].ref, pk->request, rs->driver, rs->pool, pk->device};
+            }
+            views[i] = (ms_device_option){dp, opts[i].npicks};
+        }
+        code = p->hooks->pick(p->hooks->ctx, c, ni, views, n, &chosen, st);
+        if (code == MS_ERROR) return code;
+        if (code != MS_SUCCESS || chosen >= n) chosen = 0;
+    }
+    s->picks = opts[chosen].picks;
+    s->npicks = opts[chosen].npicks;
+    return MS_SUCCESS;
+}
+
 /* Reserve: the allocation on the chosen node, kept in memory (in flight)
  * until PreBind writes it, so that the next pods do not take its devices. */
 static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, ms_status *st) {
@@ -239,8 +275,13 @@ static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, m
     if (!s || s->alloc.nclaims == 0) return MS_SUCCESS;
     const ms_node_info *ni = ms_snapshot_get(c->snap, node);
     const char *why = NULL;
-    ms_code code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;
-    if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    ms_code code;
+    if (ni && p->hooks && p->hooks->pick) {
+        if ((code = policy_choice(p, c, s, ni, st)) != MS_SUCCESS) return code;
+    } else {
+        code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;
+        if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    }
     for (uint32_t k = 0; k < s->npicks; k++) {
         const dr_pick *pk = &s->picks[k];
         const ms_resource_slice *rs = &pk->slice->u.slice;
@@ -366,6 +407,15 @@ static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, 
     if (current) p->allocated_at = ms_dra_store_version(p->h->dra);
     forget_in_flight(p, pod, false);
     return MS_SUCCESS;
+}
+
+bool ms_dynamic_resources_set_hooks(const ms_framework *fw, const ms_dra_hooks *hooks) {
+    for (uint32_t i = 0; fw && i < fw->nplugins; i++)
+        if (fw->plugins[i].ops == &ms_plugin_dynamic_resources) {
+            ((dynamic_resources *)fw->plugins[i].self)->hooks = hooks;
+            return true;
+        }
+    return false;
 }
 
 const ms_plugin_ops ms_plugin_dynamic_resources = {

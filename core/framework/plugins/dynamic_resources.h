@@ -9,6 +9,8 @@
 #include "backend/dra_store.h"
 #include "base/map.h"
 #include "cel/cel.h"
+#include "moonsched/framework.h"
+#include "moonsched/lua_policy.h"
 #include "moonsched/nodeinfo.h"
 #include "moonsched/status.h"
 
@@ -30,6 +32,7 @@ typedef struct dr_request {
 
 typedef struct dr_claim {
     const ms_dra_object *obj;
+    ms_str ref;                    /* the pod's name for it (spec.resourceClaims[].name) */
     uint32_t nreq;
     dr_request *reqs;
 } dr_claim;
@@ -71,5 +74,38 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
  * MS_ERROR with *why when a selector fails to evaluate. */
 ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
                        uint32_t *npicks, const char **why);
+
+/* One way to allocate every claim on a node. */
+typedef struct dr_option {
+    dr_pick *picks;
+    uint32_t npicks;
+} dr_option;
+
+/* The most allocations a device policy chooses among. */
+#define MS_DR_MAX_OPTIONS 64
+
+/* Up to `max` allocations of every claim on `ni` (from a), the first the
+ * one ms_dr_allocate finds, the others in the order its search meets
+ * them; a firstAvailable request keeps to the first of its entries that
+ * can be satisfied, as the user ordered them. Returns as ms_dr_allocate;
+ * on success *noptions >= 1. */
+ms_code ms_dr_enumerate(const dr_alloc *al, const ms_node_info *ni, ms_arena *a, uint32_t max, dr_option **options,
+                        uint32_t *noptions, const char **why);
+
+/* A policy's say in which devices a pod gets (Lua's pick_devices),
+ * consulted once per pod in Reserve on the chosen node when its claims
+ * can be allocated there in more than one way: MS_SUCCESS with *chosen an
+ * index into options, MS_SKIP for the allocator's own choice (options[0]),
+ * MS_ERROR to fail the pod's cycle (st says why). */
+typedef struct ms_dra_hooks {
+    void *ctx;
+    ms_code (*pick)(void *ctx, ms_cycle *c, const ms_node_info *ni, const ms_device_option *options, uint32_t n,
+                    uint32_t *chosen, ms_status *st);
+} ms_dra_hooks;
+
+/* Sets (NULL: clears) the hooks of the profile's DynamicResources. false
+ * when the profile does not run it. The hooks must outlive the framework
+ * or be cleared first. */
+bool ms_dynamic_resources_set_hooks(const ms_framework *fw, const ms_dra_hooks *hooks);
 
 #endif

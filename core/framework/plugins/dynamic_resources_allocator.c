@@ -156,6 +156,11 @@ typedef struct search {
     ms_arena *a;
     long steps;
     const char *error;             /* a selector failed to evaluate */
+    /* Enumerating (ms_dr_enumerate): each complete allocation is kept
+     * and the search goes on until `max` are. */
+    dr_option *found;
+    uint32_t nfound, max;
+    bool ok;                       /* the search's outcome */
 } search;
 
 static bool node_ok(const ms_node_selector *sel, const ms_node_info *ni, const ms_interner *in) {
@@ -282,15 +287,32 @@ static bool pick_all(search *s, uint32_t ci, uint32_t ri, const dr_alt *alt) {
     return false;
 }
 
+/* Enumerating: the allocation complete now, kept; true (stop) once
+ * there are enough, or out of memory (s->error). */
+static bool keep(search *s) {
+    dr_pick *p = s->npicks ? MS_ARENA_NEW(s->a, dr_pick, s->npicks) : NULL;
+    if (s->npicks && !p) {
+        s->error = "out of memory";
+        return true;
+    }
+    if (s->npicks) memcpy(p, s->picks, s->npicks * sizeof *p);
+    s->found[s->nfound++] = (dr_option){p, s->npicks};
+    return s->nfound >= s->max;
+}
+
 static bool place(search *s, uint32_t ci, uint32_t ri) {
-    if (ci == s->al->nclaims) return true;
+    if (ci == s->al->nclaims) return s->found ? keep(s) : true;
     const dr_claim *c = &s->al->claims[ci];
     if (ri == c->nreq) return place(s, ci + 1, 0);
     const dr_request *r = &c->reqs[ri];
     for (uint32_t j = 0; j < r->nalt && !s->error; j++) {
         const dr_alt *alt = &r->alts[j];
+        uint32_t before = s->nfound;
         bool ok = alt->r->allocation_mode == MS_ALLOC_ALL ? pick_all(s, ci, ri, alt) : pick(s, ci, ri, alt, alt->r->count, 0);
         if (ok) return true;
+        /* the user's order of firstAvailable: a later entry only where
+         * this one cannot be satisfied */
+        if (s->nfound > before) return false;
     }
     return false;
 }
@@ -308,14 +330,18 @@ static void own_slices(const dr_alloc *al, ms_str node, uint32_t *from, uint32_t
     *to = lo;
 }
 
-ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
-                       uint32_t *npicks, const char **why) {
-    search s = {.al = al, .a = scratch};
+/* The search over the node's candidate devices, into s. */
+static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
+    s->al = al;
+    s->a = scratch;
     uint32_t from, to, cap = 0;
     own_slices(al, ni->name, &from, &to);
     for (uint32_t i = 0; i < to; i++) cap += i < al->nshared || i >= from ? al->slices[i]->u.slice.ndevices : 0;
-    s.cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
-    if (cap && !s.cands) return MS_ERROR;
+    s->cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
+    if (cap && !s->cands) {
+        s->error = "out of memory";
+        return;
+    }
     /* the shared slices, then the node's own */
     for (uint32_t i = 0; i < to; i++) {
         if (i == al->nshared && from > i) i = from;
@@ -325,10 +351,17 @@ ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scr
             const ms_device *d = &rs->devices[k];
             if (!usable_on(rs, d, ni, al->in)) continue;
             bool in_use = al->allocated && ms_map_has(al->allocated, ms_dr_device_key(rs->driver, rs->pool, d->name));
-            s.cands[s.ncands++] = (cand){al->slices[i], d, in_use, false};
+            s->cands[s->ncands++] = (cand){al->slices[i], d, in_use, false};
         }
     }
-    bool ok = place(&s, 0, 0);
+    s->ok = place(s, 0, 0);
+}
+
+ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
+                       uint32_t *npicks, const char **why) {
+    search s = {0};
+    run_search(&s, al, ni, scratch);
+    bool ok = s.ok;
     if (s.error) {
         *why = s.error;
         return MS_ERROR;
@@ -336,5 +369,21 @@ ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scr
     if (!ok) return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
     *picks = s.picks;
     *npicks = s.npicks;
+    return MS_SUCCESS;
+}
+
+ms_code ms_dr_enumerate(const dr_alloc *al, const ms_node_info *ni, ms_arena *a, uint32_t max, dr_option **options,
+                        uint32_t *noptions, const char **why) {
+    search s = {.max = max ? max : 1};
+    s.found = MS_ARENA_NEW(a, dr_option, s.max);
+    if (!s.found) return MS_ERROR;
+    run_search(&s, al, ni, a);
+    if (s.error) {
+        *why = s.error;
+        return MS_ERROR;
+    }
+    if (s.nfound == 0) return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
+    *options = s.found;
+    *noptions = s.nfound;
     return MS_SUCCESS;
 }
