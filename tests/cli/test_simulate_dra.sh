@@ -94,6 +94,39 @@ check "a shared claim: allocated once, both pods on its node with its one device
     sh -c "grep -qx 'default/a -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt' &&
            grep -qx 'default/b -> n1  (not scored: feasible 1/1)  devices: gpu=gpu.example.com/n1/gpu-0' '$T/shared.txt'"
 
+# A device policy (pick_devices) chooses among the ways the claims can be
+# allocated on the chosen node; without it the allocator takes the first
+# free devices. Two pods each claim two GPUs of a node with two NVLink
+# islands (gpu-0..3, gpu-4..7), gpu-0, gpu-4 and gpu-5 in use.
+NV="devices: gpus=gpu.example.com/n1"
+"$M" simulate --cluster "$D/dra-nvlink.yaml" >"$T/nv.txt"
+check "no device policy: the first free GPUs, the second pod across both islands" \
+    sh -c "grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv.txt' &&
+           grep -qx 'default/train-b -> n1  (not scored: feasible 1/1)  $NV/gpu-3, gpus=gpu.example.com/n1/gpu-6' '$T/nv.txt'"
+"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy policies/gpu-topology.lua >"$T/nv-policy.txt"
+check "gpu-topology: the first pod on the fuller island, the second on one island" \
+    sh -c "grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-6, gpus=gpu.example.com/n1/gpu-7' '$T/nv-policy.txt' &&
+           grep -qx 'default/train-b -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv-policy.txt'"
+cat >"$T/last.lua" <<'LUA'
+local p = { name = "last" }
+function p.pick_devices(_, _, options) return #options end
+return p
+LUA
+"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy "$T/last.lua" >"$T/nv-last.txt"
+check "an index: that option (the last pair of the five free GPUs: gpu-6, gpu-7)" \
+    has_line "$T/nv-last.txt" "default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-6, gpus=gpu.example.com/n1/gpu-7"
+cat >"$T/broken.lua" <<'LUA'
+local p = { name = "broken" }
+function p.pick_devices() return "gpu-7" end
+return p
+LUA
+"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy "$T/broken.lua" >"$T/nv-broken.txt" 2>"$T/nv-broken.err"
+check "a failing pick_devices fails the pod's cycle, with the policy's error" \
+    has_line "$T/nv-broken.err" "policy lua:broken: error: pick_devices returned gpu-7: expected an index in 1..10, a score per option or nil"
+check "... retried until the policy is disabled (10 failures), then the allocator's choice" \
+    sh -c "grep -q 'disabled after 10 consecutive failures of pick_devices' '$T/nv-broken.err' &&
+           grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv-broken.txt'"
+
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
 check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \
