@@ -290,7 +290,7 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
         return MS_ESTATE;
     }
     ms_scheduler_pod_delete(m->sched, victim, m->now);
-    return MS_OK;
+    return ms_sim_dra_pod_deleted(m->sched, victim, m->now);
 }
 
 /* What the API server would echo back after a status patch: the queued

@@ -26,4 +26,8 @@ ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err);
 void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const ms_pod *pod, char *buf,
                          size_t n);
 
+/* The pod is gone: its claims as the resourceclaim controller leaves them
+ * (reserved for the others; deallocated when reserved for nobody). */
+ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now);
+
 #endif

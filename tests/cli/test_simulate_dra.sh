@@ -127,6 +127,25 @@ check "... retried until the policy is disabled (10 failures), then the allocato
     sh -c "grep -q 'disabled after 10 consecutive failures of pick_devices' '$T/nv-broken.err' &&
            grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv-broken.txt'"
 
+# Preemption counts the devices its victims free: the only GPU is held by
+# a lower-priority pod's claim; the pod is preempted, its claim
+# deallocated once it is gone, and the preemptor gets the GPU.
+"$M" simulate --cluster "$D/dra-preemption.yaml" >"$T/pre.txt"
+check "a GPU held by a lower-priority pod: that pod is preempted" \
+    has_line "$T/pre.txt" "  preempted default/low on n1 by default/high (priority 1000 > 10)"
+check "... and the preemptor gets its device" \
+    has_line "$T/pre.txt" "default/high -> n1  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/n1/gpu-0"
+sed 's/priority: 1000/priority: 10/' "$D/dra-preemption.yaml" >"$T/peer.yaml"
+"$M" simulate --cluster "$T/peer.yaml" >"$T/peer.txt"
+check "the same priority as the holder: nobody preempted, PostFilter's and preemption's words" \
+    has_line "$T/peer.txt" "default/high -> (unschedulable) 0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+
+# PostFilter as upstream: a claim allocated where the pod does not fit,
+# reserved for nobody, is deallocated; the pod then gets it elsewhere.
+"$M" simulate --cluster "$D/dra-postfilter.yaml" >"$T/post.txt"
+check "PostFilter deallocates a claim available only where the pod does not fit; allocated again where it does" \
+    has_line "$T/post.txt" "default/big -> n1  (not scored: feasible 1/2)  devices: nic=gpu.example.com/net/nic-0"
+
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
 check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \

@@ -58,6 +58,9 @@ typedef struct dr_alloc {
     uint32_t nslices, nshared;
     const ms_dra_object **slices;
     const ms_map *allocated;       /* device key -> non-NULL: in use */
+    /* Devices of `allocated` that count as free (a preemption dry run's
+     * victims hold them), or NULL. */
+    const ms_map *freed;
 } dr_alloc;
 
 /* The key of a device in the allocated set. */

@@ -350,7 +350,8 @@ static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms
         for (uint32_t k = 0; k < rs->ndevices; k++) {
             const ms_device *d = &rs->devices[k];
             if (!usable_on(rs, d, ni, al->in)) continue;
-            bool in_use = al->allocated && ms_map_has(al->allocated, ms_dr_device_key(rs->driver, rs->pool, d->name));
+            uint64_t key = ms_dr_device_key(rs->driver, rs->pool, d->name);
+            bool in_use = al->allocated && ms_map_has(al->allocated, key) && !(al->freed && ms_map_has(al->freed, key));
             s->cands[s->ncands++] = (cand){al->slices[i], d, in_use, false};
         }
     }
