@@ -74,23 +74,8 @@ ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now)
         const ms_dra_object *o =
             name == MS_STR_NONE ? NULL : ms_dra_store_get(store, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
         if (!o) continue;
-        ms_dra_object *w = ms_dra_copy((ms_dra_object *)o);
-        ms_resource_claim *c = w ? &w->u.claim : NULL;
-        ms_claim_consumer *kept = c && c->nreserved_for ? MS_ARENA_NEW(&w->arena, ms_claim_consumer, c->nreserved_for) : NULL;
-        if (!w || (c->nreserved_for && !kept)) {
-            if (w) ms_dra_unref(w);
-            return MS_ENOMEM;
-        }
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < c->nreserved_for; k++)
-            if (strcmp(c->reserved_for[k].uid, pod->meta.uid) != 0) kept[n++] = c->reserved_for[k];
-        c->reserved_for = kept;
-        c->nreserved_for = n;
-        if (n == 0) {
-            c->allocated = c->has_node_selector = false;
-            c->nresults = 0;
-            c->results = NULL;
-        }
+        ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, pod->meta.uid, true);
+        if (!w) return MS_ENOMEM;
         ms_rc rc = ms_scheduler_dra_set(sched, w, now);
         ms_dra_unref(w);
         if (rc != MS_OK) return rc;

@@ -227,6 +227,12 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     return MS_SUCCESS;
 }
 
+static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
+    for (uint32_t i = 0; i < c->nreserved_for; i++)
+        if (strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0 && c->reserved_for[i].name == pod->meta.name) return true;
+    return false;
+}
+
 /* The claim of spec.resourceClaims[i]: named, or generated and named in
  * the pod's status; NULL when there is none. */
 static const ms_dra_object *claim_of(const ms_handle *h, const ms_pod *pod, uint32_t i) {
@@ -389,9 +395,21 @@ static void forget_in_flight(dynamic_resources *p, const ms_pod *pod, bool relea
     }
 }
 
+/* Unreserve, as upstream: the allocation in flight is dropped, and after
+ * a failed bind the pod leaves the reservedFor of the claims PreBind
+ * reserved for it (their allocation stays). */
 static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     (void)node;
-    forget_in_flight(self, c->pod, true);
+    dynamic_resources *p = self;
+    forget_in_flight(p, c->pod, true);
+    if (!p->h->dra) return;
+    for (uint32_t i = 0; i < c->pod->nresource_claims; i++) {
+        const ms_dra_object *o = claim_of(p->h, c->pod, i);
+        if (!o || !o->u.claim.allocated || !reserved_for_pod(&o->u.claim, c->pod)) continue;
+        ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, c->pod->meta.uid, false);
+        if (w) ms_dra_store_set(p->h->dra, w);
+        ms_dra_unref(w);
+    }
 }
 
 
@@ -422,10 +440,7 @@ static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_s
             continue;
         ms_dra_object *o = ms_dra_copy((ms_dra_object *)s->on_claims[i]);
         if (!o) return ms_status_set(st, MS_ERROR, "out of memory");
-        o->u.claim.allocated = false;
-        o->u.claim.nresults = 0;
-        o->u.claim.results = NULL;
-        o->u.claim.has_node_selector = false;
+        ms_dra_claim_deallocate(o);
         o->u.claim.nreserved_for = 0;
         o->u.claim.reserved_for = NULL;
         int rc = ms_dra_store_set(p->h->dra, o);
@@ -441,12 +456,6 @@ static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_s
 }
 
 /* ---- PreBind: the claims' status, as the API would store it ---- */
-
-static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
-    for (uint32_t i = 0; i < c->nreserved_for; i++)
-        if (strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0 && c->reserved_for[i].name == pod->meta.name) return true;
-    return false;
-}
 
 /* A copy of `claim` reserved for the pod and, when `picks` (npicks of
  * claim index ci) are given, allocated with them on `node`. */
