@@ -203,6 +203,11 @@ static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
     return ms_sim_volumes_add(&m->vols, o, err);
 }
 
+static ms_rc keep_dra(void *ctx, ms_dra_kind kind, const cJSON *obj, ms_error *err) {
+    sim *m = ctx;
+    return ms_sim_dra_keep(&m->dra, &m->dec, kind, obj, err);
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -1086,7 +1091,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace, keep_dra};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }

@@ -146,6 +146,15 @@ check "the same priority as the holder: nobody preempted, PostFilter's and preem
 check "PostFilter deallocates a claim available only where the pod does not fit; allocated again where it does" \
     has_line "$T/post.txt" "default/big -> n1  (not scored: feasible 1/2)  devices: nic=gpu.example.com/net/nic-0"
 
+# scheduler_perf's SchedulingWithResourceClaimTemplate, generated (make
+# bench runs it at 500 nodes): 3 nodes of 10 devices, 31 pods: 30 placed,
+# each with a device of its own, the last one without.
+"$M" simulate --generate shape=SchedulingWithResourceClaimTemplate,nodes=3,pods=31 >"$T/gen.txt"
+check "generated DRA shape: 30 pods placed, 30 distinct devices" \
+    sh -c "test \$(grep -o 'devices: resource=.*' '$T/gen.txt' | sort -u | wc -l) -eq 30"
+check "... the 31st: cannot allocate all claims on the 3 nodes" \
+    grep -q "(unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/gen.txt"
+
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
 check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \
