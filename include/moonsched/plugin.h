@@ -114,6 +114,10 @@ typedef struct ms_cycle {
      * started from; dry_seq: the last id given out. Set by
      * ms_framework_dry_begin/ms_framework_dry_end only. */
     uint32_t dry, dry_base, dry_seq;
+    /* explain's recomputed Filter pass: no message counts the reasons, so
+     * a plugin may add one saying more than upstream's words (which stay
+     * the first). */
+    bool explaining;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {

@@ -87,6 +87,14 @@ check "allocator: a missing class: refused in PreFilter, in upstream's words" \
     grep -q "^default/f-wants-fpga -> (unschedulable) 0/3 nodes are available: request gpu: device class fpga does not exist\." \
     "$T/alloc.txt"
 
+# explain's recomputed Filter pass says, after upstream's words, which
+# request of which claim the node cannot satisfy and why.
+"$M" simulate --cluster "$D/dra-allocator.yaml" --explain default/d-wants-one-more >"$T/explain.txt"
+check "explain: a node whose matching devices are all taken" \
+    grep -q "^  n1 .*DynamicResources: Unschedulable: cannot allocate all claims, claim one-more, request gpu: 1 needed, 3 device(s) on the node match (class gpu: device.driver == \"gpu.example.com\"), 0 of them free$" "$T/explain.txt"
+check "explain: a node without a matching device" \
+    grep -q "^  n3 .*DynamicResources: UnschedulableAndUnresolvable: cannot allocate all claims, claim one-more, request gpu: 1 needed, 0 device(s) on the node match" "$T/explain.txt"
+
 # A claim allocated by the first of two pods sharing it: PreBind wrote the
 # allocation, the second pod finds it allocated and gets the same device.
 "$M" simulate --cluster "$D/dra-shared-claim.yaml" >"$T/shared.txt"

@@ -314,10 +314,15 @@ static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_i
         held_only_by(p, ni->pods, ni->npods, &p->freed);
         al.freed = &p->freed;
         ms_arena_reset(&p->scratch);
-        if (p->freed.len > 0 && ms_dr_allocate(&al, ni, &p->scratch, &picks, &npicks, &why) == MS_SUCCESS)
-            return ms_status_set(st, MS_UNSCHEDULABLE, "cannot allocate all claims");
+        if (p->freed.len > 0 && ms_dr_allocate(&al, ni, &p->scratch, &picks, &npicks, &why) == MS_SUCCESS) {
+            ms_status_set(st, MS_UNSCHEDULABLE, "cannot allocate all claims");
+            if (c->explaining) ms_status_add_reason(st, ms_dr_explain(&s->alloc, ni, c->arena));
+            return MS_UNSCHEDULABLE;
+        }
     }
-    return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims");
+    ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims");
+    if (c->explaining) ms_status_add_reason(st, ms_dr_explain(&s->alloc, ni, c->arena));
+    return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
 }
 
 /* A device policy chooses among the ways the claims can be allocated on

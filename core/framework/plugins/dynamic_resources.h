@@ -20,6 +20,7 @@
 typedef struct dr_alt {
     ms_str result_name;            /* "req" or "req/sub", as results name it */
     const ms_device_subrequest *r;
+    const ms_device_class *dc;     /* its class, for explanations */
     uint32_t nsel;
     ms_cel_program *sel;
 } dr_alt;
@@ -77,6 +78,13 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
  * MS_ERROR with *why when a selector fails to evaluate. */
 ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
                        uint32_t *npicks, const char **why);
+
+/* Why the claims cannot be allocated on `ni` (ms_dr_allocate said so), for
+ * explain: the first request that its node's devices cannot satisfy even
+ * alone, with how many devices match its class and selectors and how many
+ * of those are free; else that the requests or constraints conflict.
+ * From the arena. */
+const char *ms_dr_explain(const dr_alloc *al, const ms_node_info *ni, ms_arena *a);
 
 /* One way to allocate every claim on a node. */
 typedef struct dr_option {

@@ -40,6 +40,7 @@ static ms_code prepare_alt(dr_alt *alt, const ms_dra_store *store, const ms_devi
         *why = say(a, "request %s: device class %s does not exist", req, cls);
         return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
     }
+    alt->dc = &dc->u.dc;
     alt->nsel = dc->u.dc.nselectors + r->nselectors;
     alt->sel = alt->nsel ? MS_ARENA_NEW(a, ms_cel_program, alt->nsel) : NULL;
     if (alt->nsel && !alt->sel) return MS_ERROR;
@@ -330,8 +331,9 @@ static void own_slices(const dr_alloc *al, ms_str node, uint32_t *from, uint32_t
     *to = lo;
 }
 
-/* The search over the node's candidate devices, into s. */
-static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
+/* The node's candidate devices into s->cands; false with s->error when
+ * out of memory. */
+static bool collect_cands(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
     s->al = al;
     s->a = scratch;
     uint32_t from, to, cap = 0;
@@ -340,7 +342,7 @@ static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms
     s->cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
     if (cap && !s->cands) {
         s->error = "out of memory";
-        return;
+        return false;
     }
     /* the shared slices, then the node's own */
     for (uint32_t i = 0; i < to; i++) {
@@ -355,7 +357,12 @@ static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms
             s->cands[s->ncands++] = (cand){al->slices[i], d, in_use, false};
         }
     }
-    s->ok = place(s, 0, 0);
+    return true;
+}
+
+/* The search over the node's candidate devices, into s. */
+static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
+    if (collect_cands(s, al, ni, scratch)) s->ok = place(s, 0, 0);
 }
 
 ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
@@ -387,4 +394,55 @@ ms_code ms_dr_enumerate(const dr_alloc *al, const ms_node_info *ni, ms_arena *a,
     *options = s.found;
     *noptions = s.nfound;
     return MS_SUCCESS;
+}
+
+/* "class C: E, E; selectors E" for an alternative's selectors, into b. */
+static void describe_selectors(const dr_alt *alt, const ms_interner *in, char *b, size_t n) {
+    uint32_t ndc = alt->dc->nselectors;
+    size_t len = (size_t)snprintf(b, n, "class %s", ms_str_get(in, alt->r->device_class));
+    for (uint32_t k = 0; k < alt->nsel && len < n; k++) {
+        bool own = k >= ndc;
+        const char *sep = own ? (k == ndc ? "; selectors " : ", ") : (k == 0 ? ": " : ", ");
+        len += (size_t)snprintf(b + len, n - len, "%s%s", sep, own ? alt->r->selectors[k - ndc].cel : alt->dc->selectors[k].cel);
+    }
+}
+
+const char *ms_dr_explain(const dr_alloc *al, const ms_node_info *ni, ms_arena *a) {
+    search s = {0};
+    if (!collect_cands(&s, al, ni, a)) return "out of memory";
+    char buf[1024];
+    for (uint32_t ci = 0; ci < al->nclaims; ci++) {
+        const dr_claim *c = &al->claims[ci];
+        for (uint32_t ri = 0; ri < c->nreq; ri++) {
+            const dr_request *r = &c->reqs[ri];
+            bool alone = false;
+            uint32_t matching = 0, free = 0;
+            const dr_alt *last = NULL;
+            for (uint32_t j = 0; j < r->nalt && !alone; j++) {
+                last = &r->alts[j];
+                matching = free = 0;
+                for (uint32_t k = 0; k < s.ncands; k++) {
+                    if (!matches(&s, last, &s.cands[k])) continue;
+                    matching++;
+                    free += free_for(&s.cands[k], last);
+                }
+                if (s.error) return s.error;
+                alone = last->r->allocation_mode == MS_ALLOC_ALL ? matching > 0 && free == matching
+                                                                 : free >= (uint64_t)last->r->count;
+            }
+            if (alone || !last) continue;
+            char sel[700];
+            describe_selectors(last, al->in, sel, sizeof sel);
+            char need[32];
+            if (last->r->allocation_mode == MS_ALLOC_ALL) snprintf(need, sizeof need, "all");
+            else snprintf(need, sizeof need, "%lld", (long long)last->r->count);
+            snprintf(buf, sizeof buf, "claim %s, request %s: %s needed, %u device(s) on the node match (%s), %u of them free",
+                     ms_str_get(al->in, c->obj->meta.name), ms_str_get(al->in, last->result_name), need, matching, sel,
+                     free);
+            const char *out = ms_arena_strdup(a, buf);
+            return out ? out : "out of memory";
+        }
+    }
+    return "each request could be satisfied alone, not all together (the devices they share, or a matchAttribute "
+           "constraint)";
 }

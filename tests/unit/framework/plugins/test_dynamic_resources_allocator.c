@@ -56,7 +56,8 @@ static void load(ms_dra_store *s, const char *text, const ms_dra_object **claims
 #define CLAIM(name, devices) "kind: ResourceClaim\nmetadata: {name: " name "}\nspec: {devices: " devices "}\n---\n"
 #define ONE "{requests: [{name: r, exactly: {deviceClassName: gpu}}]}"
 
-/* max 0: ms_dr_allocate; else ms_dr_enumerate with that limit. */
+/* max 0: ms_dr_allocate; UINT32_MAX: ms_dr_explain; else ms_dr_enumerate
+ * with that limit. */
 static const char *run(const char *objects, const char *node_labels, uint32_t max) {
     static char out[2048];
     ms_dra_store *s = ms_dra_store_new();
@@ -85,9 +86,14 @@ static const char *run(const char *objects, const char *node_labels, uint32_t ma
     ms_node_unref(node);
     dr_option one = {0}, *opts = &one;
     uint32_t nopts = 1;
-    if (code == MS_SUCCESS && max == 0) code = ms_dr_allocate(&al, ni, &a, &one.picks, &one.npicks, &why);
+    if (code == MS_SUCCESS && max == UINT32_MAX) {
+        snprintf(out, sizeof out, "%s", ms_dr_explain(&al, ni, &a));
+        code = MS_PENDING;
+    } else if (code == MS_SUCCESS && max == 0)
+        code = ms_dr_allocate(&al, ni, &a, &one.picks, &one.npicks, &why);
     else if (code == MS_SUCCESS) code = ms_dr_enumerate(&al, ni, &a, max, &opts, &nopts, &why);
-    if (code == MS_ERROR) snprintf(out, sizeof out, "error: %s", why ? why : "?");
+    if (code == MS_PENDING) {
+    } else if (code == MS_ERROR) snprintf(out, sizeof out, "error: %s", why ? why : "?");
     else if (code != MS_SUCCESS) snprintf(out, sizeof out, "unschedulable%s%s", why ? ": " : "", why ? why : "");
     else {
         size_t len = 0;
@@ -252,8 +258,37 @@ static void test_enumerate(void **state) {
     }
 }
 
+/* What explain says of a node where the claims cannot be allocated. */
+static void test_explain(void **state) {
+    (void)state;
+    static const struct {
+        const char *name, *objects, *want;
+    } cases[] = {
+        {"a request selector nothing matches",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, selectors: [{cel: {expression: "
+                        "'device.attributes[\"d\"].numa == 7'}}]}}]}"),
+         "claim c, request r: 1 needed, 0 device(s) on the node match (class gpu: device.driver == \"d\"; selectors "
+         "device.attributes[\"d\"].numa == 7), 0 of them free"},
+        {"too few for the count", CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 4}}]}"),
+         "claim c, request r: 4 needed, 3 device(s) on the node match (class gpu: device.driver == \"d\"), 3 of them free"},
+        {"each alone, not together",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}], "
+                        "constraints: [{matchAttribute: d/numa}]}") CLAIM("c2", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}"),
+         "each request could be satisfied alone, not all together (the devices they share, or a matchAttribute "
+         "constraint)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = run(cases[i].objects, "{}", UINT32_MAX);
+        if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got \"%s\", want \"%s\"", cases[i].name, got, cases[i].want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_explain),
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_enumerate),
     };
