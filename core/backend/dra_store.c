@@ -64,3 +64,11 @@ bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, cons
 uint64_t ms_dra_store_version(const ms_dra_store *s) { return s->version; }
 
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind) { return (uint32_t)s->by_kind[kind].len; }
+
+const ms_dra_object *ms_dra_store_pod_claim(const ms_dra_store *s, const ms_pod *pod, uint32_t i) {
+    const ms_pod_resource_claim *rc = &pod->resource_claims[i];
+    ms_str name = rc->claim_name;
+    for (uint32_t k = 0; name == MS_STR_NONE && k < pod->nresource_claim_statuses; k++)
+        if (pod->resource_claim_statuses[k].name == rc->name) name = pod->resource_claim_statuses[k].claim_name;
+    return name == MS_STR_NONE ? NULL : ms_dra_store_get(s, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
+}

@@ -105,6 +105,7 @@ typedef struct sim {
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     ms_sim_dra dra;                /* DeviceClasses, ResourceSlices, claims, claim templates */
+    ms_sim_dra dra_saved;          /* the claims of the pod placed again, for an undo */
     uint32_t objects;
     const char *source;            /* the cluster file being read, for warnings */
     const cJSON *object;           /* the object being read, for warnings */
@@ -926,7 +927,11 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
 static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, size_t n) {
     sim *m = ctx;
     if (at > m->now) m->now = at;
+    /* its claims go as its deletion leaves them: the replacement's are
+     * allocated anew */
+    if (ms_sim_dra_save(m->sched, pod, &m->dra_saved) != MS_OK) m->oom = true;
     ms_scheduler_pod_delete(m->sched, pod, m->now);
+    if (ms_sim_dra_pod_deleted(m->sched, pod, m->now) != MS_OK) m->oom = true;
     if (ms_scheduler_profile_index(m->sched, pod->scheduler_name) < 0) {
         snprintf(why, n, "(schedulerName %s is not ours)", ms_str_get(m->in, pod->scheduler_name));
         return MS_STR_NONE;
@@ -1004,6 +1009,7 @@ static void desched_undo(void *ctx, const ms_pod *pod) {
         else m->oom = true;
         if (pending) ms_pod_unref(pending);
     }
+    if (ms_sim_dra_restore(m->sched, &m->dra_saved, m->now) != MS_OK) m->oom = true;
     ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
     placement *p = placement_for(m, pod);
     if (p) p->node = pod->node_name;
@@ -1128,6 +1134,7 @@ static void sim_free(sim *m) {
     free(m->pcs);
     ms_sim_volumes_free(&m->vols);
     ms_sim_dra_free(&m->dra);
+    ms_sim_dra_free(&m->dra_saved);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);

@@ -30,4 +30,11 @@ void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const
  * (reserved for the others; deallocated when reserved for nobody). */
 ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now);
 
+/* Before a pod is evicted to be placed again (a descheduling prediction):
+ * its claims as they are now, referenced in `saved` (emptied first); and
+ * after, when the eviction is undone, put back in the store (and `saved`
+ * emptied). */
+ms_rc ms_sim_dra_save(const ms_scheduler *sched, const ms_pod *pod, ms_sim_dra *saved);
+ms_rc ms_sim_dra_restore(ms_scheduler *sched, ms_sim_dra *saved, double now);
+
 #endif

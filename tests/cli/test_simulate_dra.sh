@@ -163,6 +163,17 @@ check "generated DRA shape: 30 pods placed, 30 distinct devices" \
 check "... the 31st: cannot allocate all claims on the 3 nodes" \
     grep -q "(unschedulable) 0/3 nodes are available: 3 cannot allocate all claims\." "$T/gen.txt"
 
+# The descheduler predicts moves with devices: the evicted pod's claim is
+# deallocated as its deletion leaves it, the replacement's allocated where
+# it goes; where no device is free, the pod stays (and its claim as it was).
+"$M" simulate --cluster "$D/deschedule-dra.yaml" --deschedule "$D/deschedule-taints.yaml" --output json >"$T/ds.json"
+check_eval "deschedule: a pod with an allocated claim moves to the node with a free device" \
+    "jq -e '.evictions == [{\"namespace\": \"default\", \"name\": \"trainer\", \"node\": \"n1\", \"strategy\": \"RemovePodsViolatingNodeTaints\", \"reason\": \"pod does not tolerate a taint of its node\", \"to\": \"n2\"}]' '$T/ds.json' >/dev/null"
+sed 's/^  nodeName: n2$/  nodeName: n3/' "$D/deschedule-dra.yaml" >"$T/ds-nogpu.yaml"
+"$M" simulate --cluster "$T/ds-nogpu.yaml" --deschedule "$D/deschedule-taints.yaml" >"$T/ds-nogpu.txt"
+check "deschedule: no free device elsewhere: skipped, with the scheduler's reason" \
+    grep -q "^default/trainer .*it fits nowhere else (unschedulable: 0/2 nodes are available: 1 cannot allocate all claims, 1 node(s) had untolerated taint" "$T/ds-nogpu.txt"
+
 # resource.k8s.io/v1 objects are read, not skipped; a bad one stops the run.
 "$M" simulate --cluster "$D/dra-objects.yaml" --stats >/dev/null 2>"$T/stats.txt"
 check "DeviceClass, ResourceSlice, ResourceClaimTemplate read: none skipped" \

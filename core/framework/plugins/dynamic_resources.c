@@ -233,16 +233,6 @@ static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
     return false;
 }
 
-/* The claim of spec.resourceClaims[i]: named, or generated and named in
- * the pod's status; NULL when there is none. */
-static const ms_dra_object *claim_of(const ms_handle *h, const ms_pod *pod, uint32_t i) {
-    const ms_pod_resource_claim *rc = &pod->resource_claims[i];
-    ms_str name = rc->claim_name;
-    for (uint32_t k = 0; name == MS_STR_NONE && k < pod->nresource_claim_statuses; k++)
-        if (pod->resource_claim_statuses[k].name == rc->name) name = pod->resource_claim_statuses[k].claim_name;
-    return name == MS_STR_NONE ? NULL : ms_dra_store_get(h->dra, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
-}
-
 static bool among(ms_pod *const *pods, uint32_t n, const char *uid) {
     for (uint32_t i = 0; i < n; i++)
         if (strcmp(pods[i]->meta.uid, uid) == 0) return true;
@@ -255,7 +245,7 @@ static bool among(ms_pod *const *pods, uint32_t n, const char *uid) {
 static void held_only_by(const dynamic_resources *p, ms_pod *const *pods, uint32_t n, ms_map *out) {
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t k = 0; k < pods[i]->nresource_claims; k++) {
-            const ms_dra_object *o = claim_of(p->h, pods[i], k);
+            const ms_dra_object *o = ms_dra_store_pod_claim(p->h->dra, pods[i], k);
             const ms_resource_claim *cl = o ? &o->u.claim : NULL;
             if (!cl || !cl->allocated || cl->nreserved_for == 0) continue;
             bool only = true;
@@ -409,7 +399,7 @@ static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     forget_in_flight(p, c->pod, true);
     if (!p->h->dra) return;
     for (uint32_t i = 0; i < c->pod->nresource_claims; i++) {
-        const ms_dra_object *o = claim_of(p->h, c->pod, i);
+        const ms_dra_object *o = ms_dra_store_pod_claim(p->h->dra, c->pod, i);
         if (!o || !o->u.claim.allocated || !reserved_for_pod(&o->u.claim, c->pod)) continue;
         ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, c->pod->meta.uid, false);
         if (w) ms_dra_store_set(p->h->dra, w);
