@@ -91,7 +91,7 @@ check "allocator: a missing class: refused in PreFilter, in upstream's words" \
 # request of which claim the node cannot satisfy and why.
 "$M" simulate --cluster "$D/dra-allocator.yaml" --explain default/d-wants-one-more >"$T/explain.txt"
 check "explain: a node whose matching devices are all taken" \
-    grep -q "^  n1 .*DynamicResources: Unschedulable: cannot allocate all claims, claim one-more, request gpu: 1 needed, 3 device(s) on the node match (class gpu: device.driver == \"gpu.example.com\"), 0 of them free$" "$T/explain.txt"
+    grep -q "^  n1 .*DynamicResources: UnschedulableAndUnresolvable: cannot allocate all claims, claim one-more, request gpu: 1 needed, 3 device(s) on the node match (class gpu: device.driver == \"gpu.example.com\"), 0 of them free$" "$T/explain.txt"
 check "explain: a node without a matching device" \
     grep -q "^  n3 .*DynamicResources: UnschedulableAndUnresolvable: cannot allocate all claims, claim one-more, request gpu: 1 needed, 0 device(s) on the node match" "$T/explain.txt"
 
@@ -145,8 +145,8 @@ check "... and the preemptor gets its device" \
     has_line "$T/pre.txt" "default/high -> n1  (not scored: feasible 1/2)  devices: gpu=gpu.example.com/n1/gpu-0"
 sed 's/priority: 1000/priority: 10/' "$D/dra-preemption.yaml" >"$T/peer.yaml"
 "$M" simulate --cluster "$T/peer.yaml" >"$T/peer.txt"
-check "the same priority as the holder: nobody preempted, PostFilter's and preemption's words" \
-    has_line "$T/peer.txt" "default/high -> (unschedulable) 0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+check "the same priority as the holder: nobody preempted (unresolvable, as upstream), PostFilter's and preemption's words" \
+    has_line "$T/peer.txt" "default/high -> (unschedulable) 0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 
 # PostFilter as upstream: a claim allocated where the pod does not fit,
 # reserved for nobody, is deallocated; the pod then gets it elsewhere.

@@ -45,6 +45,7 @@ typedef struct dynamic_resources {
     ms_map claims_in_flight;       /* claim uid hash -> the pod allocating it */
     ms_arena scratch;              /* one node's allocation in Filter */
     ms_map freed;                  /* Filter: devices pods on the node would free */
+    dr_slices slices;              /* the usable slices, kept across cycles */
     const ms_dra_hooks *hooks;     /* a device policy's choice in Reserve, or NULL */
 } dynamic_resources;
 
@@ -82,6 +83,7 @@ static void dynamic_resources_destroy(void *self) {
     ms_map_free(&p->in_flight);
     ms_map_free(&p->claims_in_flight);
     ms_map_free(&p->freed);
+    ms_dr_slices_free(&p->slices);
     ms_arena_free(&p->scratch);
     free(p);
 }
@@ -216,7 +218,7 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     }
     if (nalloc) {
         const char *why = NULL;
-        ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, claims, nalloc, c->arena, &why);
+        ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, &p->slices, claims, nalloc, c->arena, &why);
         if (code != MS_SUCCESS) return ms_status_set(st, code, why ? why : "out of memory");
         for (uint32_t k = 0; k < nalloc; k++) s->alloc.claims[k].ref = refs[k];
         collect_allocated(p);
@@ -272,6 +274,13 @@ static ms_pod **removed_pods(ms_cycle *c, const ms_node_info *ni, uint32_t *n) {
     return out;
 }
 
+/* Preemption evicts only pods of lower priority. */
+static bool lower_priority_on(const ms_node_info *ni, const ms_pod *pod) {
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) return true;
+    return false;
+}
+
 static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
     dynamic_resources *p = self;
     const dr_state *s = c->state[c->current];
@@ -296,10 +305,10 @@ static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_i
     ms_code code = ms_dr_allocate(&al, ni, &p->scratch, &picks, &npicks, &why);
     if (code == MS_ERROR) return refuse(c, st, why ? why : "out of memory");
     if (code == MS_SUCCESS) return MS_SUCCESS;
-    if (!ni->scratch && ni->npods > 0) {
+    if (!ni->scratch && lower_priority_on(ni, c->pod)) {
         /* Beyond upstream (unresolvable here): when the devices the pods of
-         * the node hold would do, preemption may help, and its dry runs
-         * count what the victims free. */
+         * the node hold would do, and some have a lower priority,
+         * preemption may help; its dry runs count what the victims free. */
         ms_map_clear(&p->freed);
         held_only_by(p, ni->pods, ni->npods, &p->freed);
         al.freed = &p->freed;

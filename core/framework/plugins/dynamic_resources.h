@@ -64,14 +64,25 @@ typedef struct dr_alloc {
     const ms_map *freed;
 } dr_alloc;
 
+/* The slices of complete pools at their newest generation, ordered as
+ * dr_alloc.slices: derived from the store once and kept until its slices
+ * change (not per pod). */
+typedef struct dr_slices {
+    uint64_t version;              /* the store's slice version then; 0: none yet */
+    const ms_dra_object **slices;
+    uint32_t n, nshared, cap;
+} dr_slices;
+
+void ms_dr_slices_free(dr_slices *c);
+
 /* The key of a device in the allocated set. */
 uint64_t ms_dr_device_key(ms_str driver, ms_str pool, ms_str device);
 
 /* Prepares the claims (their classes and compiled selectors) into a (the
- * cycle's arena). On failure *why says it in upstream's words and the code
+ * cycle's arena), and the slices through `cache`. On failure *why says it in upstream's words and the code
  * is the status code to return. */
-ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_object *const *claims, uint32_t n,
-                      ms_arena *a, const char **why);
+ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, dr_slices *cache, const ms_dra_object *const *claims,
+                      uint32_t n, ms_arena *a, const char **why);
 
 /* Allocates every claim on `ni`: *picks (from the scratch arena) and
  * *npicks on success. MS_UNSCHEDULABLE_AND_UNRESOLVABLE when it cannot,

@@ -91,8 +91,35 @@ static uint32_t complete_pools(const ms_dra_object **s, uint32_t n) {
     return kept;
 }
 
-ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_object *const *claims, uint32_t n,
-                      ms_arena *a, const char **why) {
+void ms_dr_slices_free(dr_slices *c) {
+    free(c->slices);
+    memset(c, 0, sizeof *c);
+}
+
+/* The cache current with the store's slices; false when out of memory. */
+static bool refresh_slices(dr_slices *c, const ms_dra_store *store) {
+    uint64_t version = ms_dra_store_kind_version(store, MS_DK_RESOURCE_SLICE);
+    if (c->version == version + 1) return true;
+    uint32_t ns = ms_dra_store_len(store, MS_DK_RESOURCE_SLICE);
+    if (ns > c->cap) {
+        const ms_dra_object **grown = realloc(c->slices, ns * sizeof *grown);
+        if (!grown) return false;
+        c->slices = grown;
+        c->cap = ns;
+    }
+    c->n = 0;
+    const ms_dra_object *o;
+    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) c->slices[c->n++] = o;
+    c->n = complete_pools(c->slices, c->n);
+    /* a fixed order, so that the same cluster gives the same devices */
+    if (c->n > 1) qsort(c->slices, c->n, sizeof *c->slices, by_node);
+    for (c->nshared = 0; c->nshared < c->n && c->slices[c->nshared]->u.slice.node_name == MS_STR_NONE;) c->nshared++;
+    c->version = version + 1;   /* 0 stays "none yet" */
+    return true;
+}
+
+ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, dr_slices *cache, const ms_dra_object *const *claims,
+                      uint32_t n, ms_arena *a, const char **why) {
     const ms_interner *in = al->in;
     al->nclaims = 0;
     al->claims = n ? MS_ARENA_NEW(a, dr_claim, n) : NULL;
@@ -125,17 +152,10 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
             }
         }
     }
-    uint32_t ns = ms_dra_store_len(store, MS_DK_RESOURCE_SLICE);
-    al->slices = ns ? MS_ARENA_NEW(a, const ms_dra_object *, ns) : NULL;
-    if (ns && !al->slices) return MS_ERROR;
-    al->nslices = 0;
-    const ms_dra_object *o;
-    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) al->slices[al->nslices++] = o;
-    al->nslices = complete_pools(al->slices, al->nslices);
-    /* a fixed order, so that the same cluster gives the same devices */
-    if (al->nslices > 1) qsort(al->slices, al->nslices, sizeof *al->slices, by_node);
-    for (al->nshared = 0; al->nshared < al->nslices && al->slices[al->nshared]->u.slice.node_name == MS_STR_NONE;)
-        al->nshared++;
+    if (!refresh_slices(cache, store)) return MS_ERROR;
+    al->slices = cache->slices;
+    al->nslices = cache->n;
+    al->nshared = cache->nshared;
     return MS_SUCCESS;
 }
 
@@ -338,7 +358,8 @@ static bool collect_cands(search *s, const dr_alloc *al, const ms_node_info *ni,
     s->a = scratch;
     uint32_t from, to, cap = 0;
     own_slices(al, ni->name, &from, &to);
-    for (uint32_t i = 0; i < to; i++) cap += i < al->nshared || i >= from ? al->slices[i]->u.slice.ndevices : 0;
+    for (uint32_t i = 0; i < al->nshared; i++) cap += al->slices[i]->u.slice.ndevices;
+    for (uint32_t i = from; i < to; i++) cap += al->slices[i]->u.slice.ndevices;
     s->cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
     if (cap && !s->cands) {
         s->error = "out of memory";

@@ -77,7 +77,8 @@ static const char *run(const char *objects, const char *node_labels, uint32_t ma
     ms_arena_init(&a, 4096);
     dr_alloc al = {.in = env.in, .allocated = &used};
     const char *why = NULL;
-    ms_code code = ms_dr_prepare(&al, s, claims, nclaims, &a, &why);
+    dr_slices cache = {0};
+    ms_code code = ms_dr_prepare(&al, s, &cache, claims, nclaims, &a, &why);
     ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
     char node_text[256];
     snprintf(node_text, sizeof node_text, "metadata: {name: n1, labels: %s}\n", node_labels);
@@ -110,6 +111,7 @@ static const char *run(const char *objects, const char *node_labels, uint32_t ma
         }
     }
     ms_node_info_free(ni);
+    ms_dr_slices_free(&cache);
     ms_arena_free(&a);
     ms_map_free(&used);
     ms_dra_store_free(s);
