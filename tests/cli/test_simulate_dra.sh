@@ -107,11 +107,11 @@ check "a shared claim: allocated once, both pods on its node with its one device
 # free devices. Two pods each claim two GPUs of a node with two NVLink
 # islands (gpu-0..3, gpu-4..7), gpu-0, gpu-4 and gpu-5 in use.
 NV="devices: gpus=gpu.example.com/n1"
-"$M" simulate --cluster "$D/dra-nvlink.yaml" >"$T/nv.txt"
+"$M" simulate --cluster examples/cluster-dra-nvlink.yaml >"$T/nv.txt"
 check "no device policy: the first free GPUs, the second pod across both islands" \
     sh -c "grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv.txt' &&
            grep -qx 'default/train-b -> n1  (not scored: feasible 1/1)  $NV/gpu-3, gpus=gpu.example.com/n1/gpu-6' '$T/nv.txt'"
-"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy policies/gpu-topology.lua >"$T/nv-policy.txt"
+"$M" simulate --cluster examples/cluster-dra-nvlink.yaml --policy policies/gpu-topology.lua >"$T/nv-policy.txt"
 check "gpu-topology: the first pod on the fuller island, the second on one island" \
     sh -c "grep -qx 'default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-6, gpus=gpu.example.com/n1/gpu-7' '$T/nv-policy.txt' &&
            grep -qx 'default/train-b -> n1  (not scored: feasible 1/1)  $NV/gpu-1, gpus=gpu.example.com/n1/gpu-2' '$T/nv-policy.txt'"
@@ -120,7 +120,7 @@ local p = { name = "last" }
 function p.pick_devices(_, _, options) return #options end
 return p
 LUA
-"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy "$T/last.lua" >"$T/nv-last.txt"
+"$M" simulate --cluster examples/cluster-dra-nvlink.yaml --policy "$T/last.lua" >"$T/nv-last.txt"
 check "an index: that option (the last pair of the five free GPUs: gpu-6, gpu-7)" \
     has_line "$T/nv-last.txt" "default/train-a -> n1  (not scored: feasible 1/1)  $NV/gpu-6, gpus=gpu.example.com/n1/gpu-7"
 cat >"$T/broken.lua" <<'LUA'
@@ -128,7 +128,7 @@ local p = { name = "broken" }
 function p.pick_devices() return "gpu-7" end
 return p
 LUA
-"$M" simulate --cluster "$D/dra-nvlink.yaml" --policy "$T/broken.lua" >"$T/nv-broken.txt" 2>"$T/nv-broken.err"
+"$M" simulate --cluster examples/cluster-dra-nvlink.yaml --policy "$T/broken.lua" >"$T/nv-broken.txt" 2>"$T/nv-broken.err"
 check "a failing pick_devices fails the pod's cycle, with the policy's error" \
     has_line "$T/nv-broken.err" "policy lua:broken: error: pick_devices returned gpu-7: expected an index in 1..10, a score per option or nil"
 check "... retried until the policy is disabled (10 failures), then the allocator's choice" \
