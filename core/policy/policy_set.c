@@ -389,6 +389,13 @@ static ms_code chain_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate 
 
 /* ---- device choice ------------------------------------------------------ */
 
+static bool chain_wants_devices(void *ctx) {
+    const prof *pr = ctx;
+    for (uint32_t k = 0; k < pr->nlive; k++)
+        if (ms_policy_hooks(pr->ps->inst[pr->inst[k]].p) & MS_LUA_HOOK_PICK_DEVICES) return true;
+    return false;
+}
+
 /* The first live policy of the profile (in its order) with pick_devices
  * that answers; asked at each call, so that reloads are followed. */
 static ms_code chain_pick_devices(void *ctx, ms_cycle *c, const ms_node_info *ni, const ms_device_option *options,
@@ -427,7 +434,7 @@ static ms_rc build_profiles(ms_policy_set *ps, const ms_config *cfg, ms_error *e
         pr->nlive = live;
         pr->hooks = (ms_preemption_hooks){.ctx = pr, .select_victims = chain_select,
                                           .pick = chain_pick, .always_pick = false};
-        pr->devices = (ms_dra_hooks){.ctx = pr, .pick = chain_pick_devices};
+        pr->devices = (ms_dra_hooks){.ctx = pr, .wants = chain_wants_devices, .pick = chain_pick_devices};
         ps->prof_ops[i] = pr->ops;
         ps->prof_n[i] = pr->n;
     }

@@ -365,7 +365,7 @@ static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, m
     const ms_node_info *ni = ms_snapshot_get(c->snap, node);
     const char *why = NULL;
     ms_code code;
-    if (ni && p->hooks && p->hooks->pick) {
+    if (ni && p->hooks && p->hooks->pick && (!p->hooks->wants || p->hooks->wants(p->hooks->ctx))) {
         if ((code = policy_choice(p, c, s, ni, st)) != MS_SUCCESS) return code;
     } else {
         code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;

@@ -121,6 +121,9 @@ ms_code ms_dr_enumerate(const dr_alloc *al, const ms_node_info *ni, ms_arena *a,
  * MS_ERROR to fail the pod's cycle (st says why). */
 typedef struct ms_dra_hooks {
     void *ctx;
+    /* Whether pick would answer at all now (a policy defines the hook):
+     * without it, Reserve takes the allocator's choice and lists nothing. */
+    bool (*wants)(void *ctx);
     ms_code (*pick)(void *ctx, ms_cycle *c, const ms_node_info *ni, const ms_device_option *options, uint32_t n,
                     uint32_t *chosen, ms_status *st);
 } ms_dra_hooks;
