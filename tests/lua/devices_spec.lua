@@ -15,6 +15,21 @@ local function policy(w, body)
         .. body .. '\nend\nreturn p'))
 end
 
+describe("pick_devices under the budget", function()
+    it("is stopped past its CPU budget, and the call fails", function()
+        local w = h.world({ budget = 0.05 })
+        local node = w:node(h.node_json({ name = "n1" }))
+        local pod = w:pod(h.pod_json({ name = "train" }))
+        local p = assert(w:policy('local p = { name = "spin" }\n'
+            .. 'function p.pick_devices() local i = 0 while true do i = i + 1 end end\nreturn p'))
+        local rc, _, why = w:pick_devices(p, pod, node, { { dev("gpu-0") }, { dev("gpu-1") } })
+        assert.are.equal(h.ERROR, rc)
+        assert.truthy(why and why ~= "", why)
+        assert.are.equal(1, tonumber(w:stats(p).budget_kills))
+        w:close()
+    end)
+end)
+
 describe("pick_devices", function()
     local w, node, pod
     setup(function()
@@ -66,6 +81,17 @@ describe("pick_devices", function()
             assert.are.equal(h.ERROR, rc, body)
             assert.truthy(why:find(says, 1, true), why)
         end
+    end)
+
+    it("follows reloads: a version with the hook answers, one without leaves the choice", function()
+        local p = assert(w:policy('return { name = "reloaded" }'))
+        assert.are.equal(h.SKIP, (w:pick_devices(p, pod, node, two())))
+        assert(w:reload(p, 'local p = { name = "reloaded" }\nfunction p.pick_devices() return 2 end\nreturn p'))
+        local rc, chosen = w:pick_devices(p, pod, node, two())
+        assert.are.equal(h.SUCCESS, rc)
+        assert.are.equal(2, chosen)
+        assert(w:reload(p, 'return { name = "reloaded" }'))
+        assert.are.equal(h.SKIP, (w:pick_devices(p, pod, node, two())))
     end)
 
     it("gets the cycle's state, a fresh one in each cycle", function()
