@@ -158,7 +158,7 @@ static ms_rc same_queue_sort(const ms_scheduler *s, uint32_t i, const char *name
 }
 
 /* The policies this profile names, in the profile's order, for its
- * DefaultPreemption. */
+ * DefaultPreemption and DynamicResources. */
 static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
                              const ms_scheduler_options *o) {
     if (o->npolicies == 0) return MS_OK;
@@ -171,6 +171,7 @@ static ms_rc attach_policies(ms_scheduler *s, uint32_t i, const ms_profile_confi
                 n < o->npolicies)
                 named[n++] = o->policies[j];
     ms_policy_preemption_attach(&s->policy_preemption[i], &s->profiles[i], named, n);
+    ms_policy_devices_attach(&s->policy_devices[i], &s->profiles[i], named, n);
     free(named);
     return MS_OK;
 }
@@ -322,8 +323,9 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
     s->policy_preemption = calloc(cfg->nprofiles, sizeof *s->policy_preemption);
+    s->policy_devices = calloc(cfg->nprofiles, sizeof *s->policy_devices);
     if (!s->cache || !s->pdbs || !s->volumes || !s->dra || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
-        !s->profiles || !s->info || !s->pcs || !s->policy_preemption)
+        !s->profiles || !s->info || !s->pcs || !s->policy_preemption || !s->policy_devices)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
     /* The queue exists before the plugins, which may keep the handle that
@@ -433,6 +435,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     free(s->pcs);
     free(s->later);
     free(s->policy_preemption);
+    free(s->policy_devices);
     ms_sched_metrics_free(s->metrics);
     if (s->queue) ms_queue_free(s->queue);
     ms_snapshot_free(&s->snap);

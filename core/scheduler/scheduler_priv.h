@@ -14,6 +14,7 @@
 #include "backend/snapshot.h"
 #include "backend/dra_store.h"
 #include "backend/volume_store.h"
+#include "framework/plugins/dynamic_resources.h"
 #include "base/map.h"
 #include "base/rng.h"
 #include "moonsched/arena.h"
@@ -80,6 +81,7 @@ struct ms_scheduler {
     ms_framework *profiles;
     ms_profile_info *info;
     ms_policy_preemption *policy_preemption;   /* per profile */
+    ms_policy_devices *policy_devices;         /* per profile */
     uint32_t max_nscore;           /* most Score plugins in a profile */
     ms_binder binder;
     ms_reporter reporter;

@@ -127,7 +127,8 @@ typedef struct ms_scheduler_options {
     /* Lua policies (also passed as out_of_tree plugins): a profile that
      * names one (by ms_policy_name) that defines select_victims or
      * pick_preemption has its DefaultPreemption consult it
-     * (ms_policy_preemption_attach). The policies must outlive the
+     * (ms_policy_preemption_attach), and one that defines pick_devices its
+     * DynamicResources (ms_policy_devices_attach). The policies must outlive the
      * scheduler. ms_policy_set installs its own hooks instead, which follow
      * reloads. */
     ms_policy *const *policies;

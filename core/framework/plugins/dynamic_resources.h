@@ -133,4 +133,17 @@ typedef struct ms_dra_hooks {
  * or be cleared first. */
 bool ms_dynamic_resources_set_hooks(const ms_framework *fw, const ms_dra_hooks *hooks);
 
+/* Lua policies' pick_devices as ms_dra_hooks (core/policy/policy_devices.c),
+ * for a scheduler given its policies in its options: the first of
+ * `policies` that defines the hook when attached. Installed on fw's
+ * DynamicResources (cleared when none defines it); returns whether hooks
+ * were installed. pd must outlive fw. */
+typedef struct ms_policy ms_policy;
+typedef struct ms_policy_devices {
+    ms_dra_hooks hooks;            /* hooks.ctx is this struct */
+    ms_policy *pick;
+} ms_policy_devices;
+bool ms_policy_devices_attach(ms_policy_devices *pd, const ms_framework *fw, ms_policy *const *policies,
+                              uint32_t npolicies);
+
 #endif
