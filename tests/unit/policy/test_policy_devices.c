@@ -110,9 +110,40 @@ static void test_policy_chooses(void **state) {
                         "gpu-0");
 }
 
+/* With two profiles, only the one that names the policy gets its
+ * pick_devices; a profile beyond the list's room gets nothing. */
+static void test_only_profiles_naming_it(void **state) {
+    (void)state;
+    fx_env fx;
+    fx_env_init(&fx);
+    ms_config cfg;
+    static const char *const names[] = {"PrioritySort", "DynamicResources", "DefaultBinder"};
+    sched_profile(&cfg, names, 3);
+    ms_profile_config other = cfg.profiles[0];
+    ms_scheduler_options o = {0};
+    sched_policy sp = {0};
+    ms_policy_devices room[2];
+    sched_policy_add(&sp, fx.in, "local p = {name = 'last'}\n"
+                                 "function p.pick_devices(pod, node, options) return #options end\n"
+                                 "return p\n",
+                     &cfg.profiles[0], &o);
+    sp.list.devices = room;
+    sp.list.nprofiles = 2;
+    const ms_dra_hooks *h = o.policy_hooks.devices(o.policy_hooks.ctx, 0, &cfg.profiles[0]);
+    assert_non_null(h);
+    assert_ptr_equal(h->ctx, &room[0]);
+    assert_true(h->wants(h->ctx));
+    assert_null(o.policy_hooks.devices(o.policy_hooks.ctx, 1, &other));
+    assert_null(o.policy_hooks.devices(o.policy_hooks.ctx, 2, &cfg.profiles[0]));
+    sched_policy_free(&sp);
+    ms_config_free(&cfg);
+    fx_env_free(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_chooses),
+        cmocka_unit_test(test_only_profiles_naming_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
