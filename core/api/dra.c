@@ -1,4 +1,5 @@
-/* resource.k8s.io objects' lifetime and kind names. */
+/* resource.k8s.io objects' lifetime, kind names, and the claim status
+ * changes the scheduler and the controllers it stands in for make. */
 #include "api/dra.h"
 
 #include <stdlib.h>
@@ -44,4 +45,29 @@ void ms_dra_unref(ms_dra_object *o) {
     ms_dra_unref(o->base);
     ms_arena_free(&o->arena);
     free(o);
+}
+
+void ms_dra_claim_deallocate(ms_dra_object *o) {
+    ms_resource_claim *c = &o->u.claim;
+    c->allocated = c->has_node_selector = false;
+    c->nresults = 0;
+    c->results = NULL;
+}
+
+ms_dra_object *ms_dra_claim_unreserve(ms_dra_object *o, const char *uid, bool deallocate_unused) {
+    ms_dra_object *w = ms_dra_copy(o);
+    if (!w) return NULL;
+    ms_resource_claim *c = &w->u.claim;
+    ms_claim_consumer *kept = c->nreserved_for ? MS_ARENA_NEW(&w->arena, ms_claim_consumer, c->nreserved_for) : NULL;
+    if (c->nreserved_for && !kept) {
+        ms_dra_unref(w);
+        return NULL;
+    }
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < c->nreserved_for; k++)
+        if (strcmp(c->reserved_for[k].uid, uid) != 0) kept[n++] = c->reserved_for[k];
+    c->reserved_for = kept;
+    c->nreserved_for = n;
+    if (n == 0 && deallocate_unused) ms_dra_claim_deallocate(w);
+    return w;
 }

@@ -193,4 +193,12 @@ void ms_dra_unref(ms_dra_object *o);
  * the scheduler in simulate. */
 ms_dra_object *ms_dra_copy(ms_dra_object *o);
 
+/* Clears a claim's status.allocation (o: a copy of the stored claim). */
+void ms_dra_claim_deallocate(ms_dra_object *o);
+/* A copy of claim `o` without the consumer `uid` in status.reservedFor
+ * (upstream's Unreserve after a failed bind), deallocated when
+ * `deallocate_unused` and no consumer is left (the resourceclaim
+ * controller, once a pod is gone). NULL when out of memory. */
+ms_dra_object *ms_dra_claim_unreserve(ms_dra_object *o, const char *uid, bool deallocate_unused);
+
 #endif

@@ -7,6 +7,7 @@
 struct ms_dra_store {
     ms_map by_kind[MS_DK_COUNT];
     uint64_t version;
+    uint64_t kind_version[MS_DK_COUNT];
 };
 
 static uint64_t key_of(ms_str namespace_, ms_str name) { return (uint64_t)namespace_ << 32 | name; }
@@ -39,6 +40,7 @@ int ms_dra_store_set(ms_dra_store *s, ms_dra_object *o) {
     }
     ms_dra_unref(old);
     s->version++;
+    s->kind_version[o->kind]++;
     return old != NULL;
 }
 
@@ -46,6 +48,7 @@ bool ms_dra_store_delete(ms_dra_store *s, ms_dra_kind kind, ms_str namespace_, m
     ms_dra_object *old = ms_map_del(&s->by_kind[kind], key_of(namespace_, name));
     ms_dra_unref(old);
     s->version += old != NULL;
+    s->kind_version[kind] += old != NULL;
     return old != NULL;
 }
 
@@ -64,3 +67,13 @@ bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, cons
 uint64_t ms_dra_store_version(const ms_dra_store *s) { return s->version; }
 
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind) { return (uint32_t)s->by_kind[kind].len; }
+
+const ms_dra_object *ms_dra_store_pod_claim(const ms_dra_store *s, const ms_pod *pod, uint32_t i) {
+    const ms_pod_resource_claim *rc = &pod->resource_claims[i];
+    ms_str name = rc->claim_name;
+    for (uint32_t k = 0; name == MS_STR_NONE && k < pod->nresource_claim_statuses; k++)
+        if (pod->resource_claim_statuses[k].name == rc->name) name = pod->resource_claim_statuses[k].claim_name;
+    return name == MS_STR_NONE ? NULL : ms_dra_store_get(s, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
+}
+
+uint64_t ms_dra_store_kind_version(const ms_dra_store *s, ms_dra_kind kind) { return s->kind_version[kind]; }

@@ -7,6 +7,7 @@
 
 #include "api/dra.h"
 #include "base/map.h"
+#include "moonsched/pod.h"
 
 typedef struct ms_dra_store ms_dra_store;
 
@@ -26,6 +27,12 @@ bool ms_dra_store_next(const ms_dra_store *s, ms_dra_kind kind, size_t *it, cons
 /* Counts the changes (set and delete): a reader that derived something
  * from the objects knows when to derive it again. */
 uint64_t ms_dra_store_version(const ms_dra_store *s);
+/* The same for the objects of one kind. */
+uint64_t ms_dra_store_kind_version(const ms_dra_store *s, ms_dra_kind kind);
+/* The claim of the pod's spec.resourceClaims[i]: named there, or
+ * generated and named in its status.resourceClaimStatuses; NULL when there
+ * is none (yet). */
+const ms_dra_object *ms_dra_store_pod_claim(const ms_dra_store *s, const ms_pod *pod, uint32_t i);
 /* How many objects of `kind` there are. */
 uint32_t ms_dra_store_len(const ms_dra_store *s, ms_dra_kind kind);
 

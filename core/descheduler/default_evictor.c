@@ -319,6 +319,8 @@ static void protections(const ms_default_evictor_args *a, const ms_pod *p, const
     }
     if ((on & MS_PROTECT_WITHOUT_PDB) && !(env->has_pdb && env->has_pdb(env->pdb_ctx, p)))
         fail(f, "pod does not have a PodDisruptionBudget and is protected against eviction");
+    if ((on & MS_PROTECT_RESOURCE_CLAIMS) && p->nresource_claims)
+        fail(f, "pod has ResourceClaims and descheduler is configured to protect ResourceClaims pods");
 }
 
 /* One message alone, several as apimachinery's aggregate error prints

@@ -3,7 +3,8 @@
  * mirror, static or terminating pods; by default protect DaemonSet pods,
  * system-critical pods (and pods at or above priorityThreshold), pods with
  * local storage, pods without an owner (failed bare pods included); the
- * extra protections PodsWithPVC and PodsWithoutPDB when enabled;
+ * extra protections PodsWithPVC, PodsWithoutPDB and PodsWithResourceClaims
+ * when enabled;
  * labelSelector, minReplicas, minPodAge; the
  * descheduler.alpha.kubernetes.io/evict annotation overrides all of it. */
 #ifndef MOONSCHED_DESCHEDULER_DEFAULT_EVICTOR_H

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/dra.h"
 #include "moonsched/decode.h"
 #include "moonsched/error.h"
 #include "moonsched/plugin.h"
@@ -112,6 +113,31 @@ static const lfield f_option[] = {
     F(ms_preemption_option, nvictims, "uint32_t nvictims"),
     F(ms_preemption_option, pdb_violations, "uint32_t pdb_violations"),
 };
+static const lfield f_attribute[] = {
+    F(ms_device_attribute, domain, "uint32_t domain"), F(ms_device_attribute, id, "uint32_t id"),
+    F(ms_device_attribute, type, "uint8_t type"),      F(ms_device_attribute, b, "bool b"),
+    F(ms_device_attribute, i, "int64_t i"),            F(ms_device_attribute, s, "uint32_t s"),
+};
+static const lfield f_capacity[] = {
+    F(ms_device_capacity, domain, "uint32_t domain"), F(ms_device_capacity, id, "uint32_t id"),
+    F(ms_device_capacity, value, "int64_t value"),
+};
+static const lfield f_device[] = {
+    F(ms_device, name, "uint32_t name"),
+    F(ms_device, nattributes, "uint32_t nattributes"),
+    F(ms_device, attributes, "const ms_device_attribute *attributes"),
+    F(ms_device, ncapacity, "uint32_t ncapacity"),
+    F(ms_device, capacity, "const ms_device_capacity *capacity"),
+};
+static const lfield f_device_pick[] = {
+    F(ms_device_pick, claim, "uint32_t claim"),   F(ms_device_pick, request, "uint32_t request"),
+    F(ms_device_pick, driver, "uint32_t driver"), F(ms_device_pick, pool, "uint32_t pool"),
+    F(ms_device_pick, device, "const ms_device *device"),
+};
+static const lfield f_device_option[] = {
+    F(ms_device_option, picks, "const ms_device_pick *picks"),
+    F(ms_device_option, npicks, "uint32_t npicks"),
+};
 static const lfield f_api[] = {
     FN(ms_lua_api, str, const char *, (const ms_lua_state *, ms_str)),
     FN(ms_lua_api, find, ms_str, (const ms_lua_state *, const char *, size_t)),
@@ -148,6 +174,7 @@ static const lfield f_frame[] = {
     F(ms_lua_frame, picked, "uint32_t *picked"),
     F(ms_lua_frame, options, "const ms_preemption_option *options"),
     F(ms_lua_frame, noptions, "uint32_t noptions"),
+    F(ms_lua_frame, devices, "const ms_device_option *devices"),
     F(ms_lua_frame, dry, "uint32_t dry"),
     F(ms_lua_frame, dry_base, "uint32_t dry_base"),
     F(ms_lua_frame, state, "ms_lua_state *state"),
@@ -172,6 +199,11 @@ static const ltype runtime_types[] = {
     LTYPE(ms_node_info, f_node_info),
     LTYPE(ms_snapshot, f_snapshot),
     LTYPE(ms_preemption_option, f_option),
+    LTYPE(ms_device_attribute, f_attribute),
+    LTYPE(ms_device_capacity, f_capacity),
+    LTYPE(ms_device, f_device),
+    LTYPE(ms_device_pick, f_device_pick),
+    LTYPE(ms_device_option, f_device_option),
     LTYPE(ms_lua_api, f_api),
     LTYPE(ms_lua_frame, f_frame),
 };
@@ -282,9 +314,9 @@ static const lconst e_op[] = {
     K(MS_LUA_OP_FILTER),      K(MS_LUA_OP_SCORE),     K(MS_LUA_OP_RESERVE),
     K(MS_LUA_OP_UNRESERVE),   K(MS_LUA_OP_PERMIT),    K(MS_LUA_OP_SELECT_VICTIMS),
     K(MS_LUA_OP_PICK_PREEMPTION), K(MS_LUA_OP_DESCHEDULE), K(MS_LUA_OP_EVICTABLE),
-    K(MS_LUA_OP_ADD_POD),     K(MS_LUA_OP_REMOVE_POD),
+    K(MS_LUA_OP_ADD_POD),     K(MS_LUA_OP_REMOVE_POD), K(MS_LUA_OP_PICK_DEVICES),
 };
-COMPLETE(e_op, MS_LUA_OP_REMOVE_POD, MS_LUA_OP_PRE_ENQUEUE);
+COMPLETE(e_op, MS_LUA_OP_PICK_DEVICES, MS_LUA_OP_PRE_ENQUEUE);
 static const lconst e_pre_enqueue[] = {K(MS_LUA_PRE_ENQUEUE_REJECT), K(MS_LUA_PRE_ENQUEUE_ADMIT)};
 COMPLETE(e_pre_enqueue, MS_LUA_PRE_ENQUEUE_ADMIT, 0);
 static const lconst e_less[] = {K(MS_LUA_LESS_NOT_BEFORE), K(MS_LUA_LESS_BEFORE)};
@@ -306,6 +338,10 @@ static const lconst e_select[] = {K(MS_LUA_SELECT_VICTIMS_NONE), K(MS_LUA_SELECT
 COMPLETE(e_select, MS_LUA_SELECT_VICTIMS_PICKED, 0);
 static const lconst e_pick[] = {K(MS_LUA_PICK_PREEMPTION_DEFAULT), K(MS_LUA_PICK_PREEMPTION_FIRST)};
 COMPLETE(e_pick, MS_LUA_PICK_PREEMPTION_FIRST, 0);
+static const lconst e_pick_devices[] = {K(MS_LUA_PICK_DEVICES_DEFAULT), K(MS_LUA_PICK_DEVICES_FIRST)};
+COMPLETE(e_pick_devices, MS_LUA_PICK_DEVICES_FIRST, 0);
+static const lconst e_attr[] = {K(MS_ATTR_INT), K(MS_ATTR_BOOL), K(MS_ATTR_STRING), K(MS_ATTR_VERSION)};
+COMPLETE(e_attr, MS_ATTR_VERSION, 0);
 static const lconst e_desched[] = {K(MS_LUA_DESCHEDULE_NONE), K(MS_LUA_DESCHEDULE_PICKED)};
 COMPLETE(e_desched, MS_LUA_DESCHEDULE_PICKED, 0);
 static const lconst e_evictable[] = {K(MS_LUA_EVICTABLE_NO), K(MS_LUA_EVICTABLE_YES)};
@@ -316,8 +352,9 @@ static const lconst e_hook[] = {
     K(MS_LUA_HOOK_RESERVE),     K(MS_LUA_HOOK_UNRESERVE), K(MS_LUA_HOOK_PERMIT),
     K(MS_LUA_HOOK_SELECT_VICTIMS), K(MS_LUA_HOOK_PICK_PREEMPTION), K(MS_LUA_HOOK_DESCHEDULE),
     K(MS_LUA_HOOK_EVICTABLE),   K(MS_LUA_HOOK_ADD_POD), K(MS_LUA_HOOK_REMOVE_POD),
+    K(MS_LUA_HOOK_PICK_DEVICES),
 };
-_Static_assert(MS_LUA_HOOK_REMOVE_POD == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
+_Static_assert(MS_LUA_HOOK_PICK_DEVICES == 1u << (sizeof e_hook / sizeof e_hook[0] - 1),
                "e_hook is complete");
 static const lconst e_log[] = {K(MS_LUA_LOG_INFO), K(MS_LUA_LOG_WARN), K(MS_LUA_LOG_ERROR)};
 COMPLETE(e_log, MS_LUA_LOG_ERROR, 0);
@@ -345,6 +382,8 @@ static const lenum runtime_enums[] = {
     LENUM("ms_lua_permit_result", e_permit),
     LENUM("ms_lua_select_victims_result", e_select),
     LENUM("ms_lua_pick_preemption_result", e_pick),
+    LENUM("ms_lua_pick_devices_result", e_pick_devices),
+    LENUM("ms_attr_type", e_attr),
     LENUM("ms_lua_deschedule_result", e_desched),
     LENUM("ms_lua_evictable_result", e_evictable),
     LENUM("ms_lua_hook", e_hook),

@@ -45,9 +45,10 @@ typedef enum ms_lua_op {
     MS_LUA_OP_EVICTABLE,
     MS_LUA_OP_ADD_POD,             /* frame.cands[0..ncands) added to frame.node */
     MS_LUA_OP_REMOVE_POD,          /* frame.cands[0..ncands) removed from frame.node */
+    MS_LUA_OP_PICK_DEVICES,        /* frame.devices on frame.node */
 } ms_lua_op;
 /* One past the last operation, for arrays indexed by op. */
-#define MS_LUA_NOPS (MS_LUA_OP_REMOVE_POD + 1)
+#define MS_LUA_NOPS (MS_LUA_OP_PICK_DEVICES + 1)
 
 /* What a call leaves in frame.result (filter: in frame.codes[i]); the
  * meaning differs per hook, hence one set of names per hook. */
@@ -101,6 +102,12 @@ typedef enum ms_lua_pick_preemption_result {
     MS_LUA_PICK_PREEMPTION_FIRST,
 } ms_lua_pick_preemption_result;
 
+/* Any other result is MS_LUA_PICK_DEVICES_FIRST + the option's index. */
+typedef enum ms_lua_pick_devices_result {
+    MS_LUA_PICK_DEVICES_DEFAULT = 0,       /* nil: the allocator's choice */
+    MS_LUA_PICK_DEVICES_FIRST,
+} ms_lua_pick_devices_result;
+
 typedef enum ms_lua_deschedule_result {
     MS_LUA_DESCHEDULE_NONE = 0,            /* nothing to evict */
     MS_LUA_DESCHEDULE_PICKED,              /* frame.picked[0..npicked), frame.reasons[k] */
@@ -138,6 +145,7 @@ typedef struct ms_lua_frame {
     uint32_t *picked;
     const ms_preemption_option *options;
     uint32_t noptions;
+    const ms_device_option *devices;   /* pick_devices: frame.noptions of them */
     /* 0: filter and add_pod/remove_pod use the cycle's `state`; else the
      * copy of a dry run (ms_cycle.dry), made from dry_base's (0: the
      * cycle's) the first time this id is seen. */

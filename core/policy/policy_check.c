@@ -303,7 +303,7 @@ static void print_hooks(FILE *out, uint32_t hooks) {
         {MS_LUA_HOOK_SCORE, "score"},             {MS_LUA_HOOK_NORMALIZE, "normalize"},
         {MS_LUA_HOOK_RESERVE, "reserve"},         {MS_LUA_HOOK_UNRESERVE, "unreserve"},
         {MS_LUA_HOOK_PERMIT, "permit"},           {MS_LUA_HOOK_SELECT_VICTIMS, "select_victims"},
-        {MS_LUA_HOOK_PICK_PREEMPTION, "pick_preemption"},
+        {MS_LUA_HOOK_PICK_PREEMPTION, "pick_preemption"}, {MS_LUA_HOOK_PICK_DEVICES, "pick_devices"},
     };
     bool any = false;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -182,6 +182,7 @@ static const char *const op_hook[MS_LUA_NOPS] = {
     [MS_LUA_OP_PICK_PREEMPTION] = "pick_preemption",
     [MS_LUA_OP_DESCHEDULE] = "deschedule",   [MS_LUA_OP_EVICTABLE] = "evictable",
     [MS_LUA_OP_ADD_POD] = "add_pod",         [MS_LUA_OP_REMOVE_POD] = "remove_pod",
+    [MS_LUA_OP_PICK_DEVICES] = "pick_devices",
 };
 
 /* Starts a call: frame cleared of the last call's arguments. */
@@ -496,6 +497,25 @@ ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption
     }
     if (f->result < MS_LUA_PICK_PREEMPTION_FIRST) return MS_SKIP;
     *chosen = (uint32_t)(f->result - MS_LUA_PICK_PREEMPTION_FIRST);
+    return MS_SUCCESS;
+}
+
+ms_code ms_policy_pick_devices(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
+                               const ms_device_option *options, uint32_t noptions, uint32_t *chosen,
+                               ms_status *st) {
+    *chosen = 0;
+    if (idle(p) || noptions == 0 || !(p->cur->hooks & MS_LUA_HOOK_PICK_DEVICES)) return MS_SKIP;
+    ms_lua_frame *f = begin(p, c);
+    f->node = ni;
+    f->devices = options;
+    f->noptions = noptions;
+    if (run(p, MS_LUA_OP_PICK_DEVICES) != 0) {
+        if (skipping(p)) return MS_SKIP;
+        return ms_status_set(st, MS_ERROR, fail_text(p));
+    }
+    if (f->result < MS_LUA_PICK_DEVICES_FIRST || (uint32_t)(f->result - MS_LUA_PICK_DEVICES_FIRST) >= noptions)
+        return MS_SKIP;
+    *chosen = (uint32_t)(f->result - MS_LUA_PICK_DEVICES_FIRST);
     return MS_SUCCESS;
 }
 

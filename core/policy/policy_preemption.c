@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "policy/policy_list.h"
+
 static ms_code pp_select(void *ctx, ms_cycle *c, const ms_node_info *ni, ms_pod *const *potential,
                          uint32_t npotential, uint32_t *victims, uint32_t *nvictims,
                          ms_status *st) {
@@ -35,7 +37,8 @@ static ms_code pp_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate *ca
 }
 
 /* The first policy that defines a hook keeps it. */
-static void consider(ms_policy_preemption *pp, ms_policy *p) {
+static void consider(void *arg, ms_policy *p) {
+    ms_policy_preemption *pp = arg;
     uint32_t hooks = ms_policy_hooks(p);
     if (!pp->select && (hooks & MS_LUA_HOOK_SELECT_VICTIMS)) pp->select = p;
     if (!pp->pick && (hooks & MS_LUA_HOOK_PICK_PREEMPTION)) pp->pick = p;
@@ -52,13 +55,10 @@ static bool finish(ms_policy_preemption *pp) {
 
 const ms_preemption_hooks *ms_policy_preemptions_for(void *ctx, uint32_t profile,
                                                      const ms_profile_config *pc) {
-    ms_policy_preemptions *pps = ctx;
-    if (profile >= pps->nprofiles) return NULL;
-    ms_policy_preemption *pp = &pps->profiles[profile];
+    ms_policy_list *l = ctx;
+    if (profile >= l->nprofiles) return NULL;
+    ms_policy_preemption *pp = &l->preemption[profile];
     memset(pp, 0, sizeof *pp);
-    for (uint32_t k = 0; k < pc->nplugins; k++)
-        for (uint32_t j = 0; j < pps->npolicies; j++)
-            if (strcmp(pc->plugins[k].name, ms_policy_name(pps->policies[j])) == 0)
-                consider(pp, pps->policies[j]);
+    ms_policy_list_each(l, pc, consider, pp);
     return finish(pp) ? &pp->hooks : NULL;
 }

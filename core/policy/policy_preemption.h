@@ -1,8 +1,7 @@
 /* Lua policies' preemption hooks (lua_policy.h: ms_policy_select_victims,
  * ms_policy_pick_preemption) as DefaultPreemption's ms_preemption_hooks,
- * for a scheduler built with a fixed list of policies
- * (ms_scheduler_options.policy_hooks). ms_policy_set keeps its own, which
- * follow reloads. */
+ * for a scheduler built with a fixed list of policies (policy_list.h).
+ * ms_policy_set keeps its own, which follow reloads. */
 #ifndef MOONSCHED_POLICY_POLICY_PREEMPTION_H
 #define MOONSCHED_POLICY_POLICY_PREEMPTION_H
 
@@ -28,17 +27,9 @@ typedef struct ms_policy_preemption {
 ms_preemption_option *ms_policy_preemption_options(ms_cycle *c, const ms_preemption_candidate *cands,
                                                    uint32_t n);
 
-/* The policies a scheduler is built with, and room for each profile's
- * hooks; both must outlive the scheduler. */
-typedef struct ms_policy_preemptions {
-    ms_policy *const *policies;
-    uint32_t npolicies;
-    ms_policy_preemption *profiles;
-    uint32_t nprofiles;
-} ms_policy_preemptions;
-
-/* ms_scheduler_policy_hooks.preemption, ctx an ms_policy_preemptions: a
- * profile consults the policies it names, in the profile's order. */
+/* ms_scheduler_policy_hooks.preemption, ctx an ms_policy_list
+ * (policy_list.h): a profile consults the policies it names, in the
+ * profile's order. */
 const ms_preemption_hooks *ms_policy_preemptions_for(void *ctx, uint32_t profile,
                                                      const ms_profile_config *pc);
 

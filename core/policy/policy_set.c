@@ -15,6 +15,7 @@
 #include "base/array.h"
 #include "base/clock.h"
 #include "base/map.h"
+#include "framework/plugins/dynamic_resources.h"
 #include "framework/plugins/preemption.h"
 #include "moonsched/decode.h"
 #include "policy/file_watch.h"
@@ -60,6 +61,7 @@ typedef struct prof {
     uint32_t *inst;                /* the live ones' instances, in the profile's plugin order */
     uint32_t nlive;
     ms_preemption_hooks hooks;
+    ms_dra_hooks devices;
 } prof;
 
 struct ms_policy_set {
@@ -456,6 +458,27 @@ static ms_code chain_pick(void *ctx, ms_cycle *c, const ms_preemption_candidate 
     return MS_SKIP;
 }
 
+/* ---- device choice ------------------------------------------------------ */
+
+static bool chain_wants_devices(void *ctx) {
+    const prof *pr = ctx;
+    for (uint32_t k = 0; k < pr->nlive; k++)
+        if (ms_policy_hooks(pr->ps->inst[pr->inst[k]].p) & MS_LUA_HOOK_PICK_DEVICES) return true;
+    return false;
+}
+
+/* The first live policy of the profile (in its order) with pick_devices
+ * that answers; asked at each call, so that reloads are followed. */
+static ms_code chain_pick_devices(void *ctx, ms_cycle *c, const ms_node_info *ni, const ms_device_option *options,
+                                  uint32_t n, uint32_t *chosen, ms_status *st) {
+    const prof *pr = ctx;
+    for (uint32_t k = 0; k < pr->nlive; k++) {
+        ms_code code = ms_policy_pick_devices(pr->ps->inst[pr->inst[k]].p, c, ni, options, n, chosen, st);
+        if (code != MS_SKIP) return code;
+    }
+    return MS_SKIP;
+}
+
 /* ---- the set -------------------------------------------------------- */
 
 static ms_rc build_profiles(ms_policy_set *ps, const ms_config *cfg, ms_error *err) {
@@ -482,6 +505,7 @@ static ms_rc build_profiles(ms_policy_set *ps, const ms_config *cfg, ms_error *e
         pr->nlive = live;
         pr->hooks = (ms_preemption_hooks){.ctx = pr, .select_victims = chain_select,
                                           .pick = chain_pick, .always_pick = false};
+        pr->devices = (ms_dra_hooks){.ctx = pr, .wants = chain_wants_devices, .pick = chain_pick_devices};
         ps->prof_ops[i] = pr->ops;
         ps->prof_n[i] = pr->n;
     }
@@ -546,8 +570,10 @@ ms_rc ms_policy_set_attach(ms_policy_set *ps, ms_scheduler *s, ms_error *err) {
     ps->sched = s;
     ps->sched_thread = pthread_self();
     for (uint32_t i = 0; i < ps->nprofiles && i < ms_scheduler_nprofiles(s); i++)
-        if (ps->profs[i].n > 0)
+        if (ps->profs[i].n > 0) {
             ms_default_preemption_set_hooks(ms_scheduler_profile(s, i), &ps->profs[i].hooks);
+            ms_dynamic_resources_set_hooks(ms_scheduler_profile(s, i), &ps->profs[i].devices);
+        }
     /* Policies that did not load: reported now that reports can go out. */
     for (uint32_t i = 0; i < ps->ninst; i++) {
         const instance *in = &ps->inst[i];

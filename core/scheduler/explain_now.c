@@ -164,7 +164,9 @@ static cJSON *recompute(ms_scheduler *s, ms_queued_pod *qp, uint32_t profile, do
         cJSON_AddStringToObject(out, "error", "out of memory");
     } else {
         ms_sched_release_evicted(s);   /* the snapshot no longer borrows them */
+        c->explaining = true;
         run_pass(s, r, out);
+        c->explaining = false;
     }
     ms_sched_record_release(s, r);
     return out;

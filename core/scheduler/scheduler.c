@@ -14,6 +14,7 @@
 #include "backend/queue.h"
 #include "base/array.h"
 #include "base/map.h"
+#include "framework/plugins/dynamic_resources.h"
 #include "framework/runners.h"
 #include "moonsched/nodeinfo.h"
 #include "scheduler/cycle_observer.h"
@@ -157,12 +158,15 @@ static ms_rc same_queue_sort(const ms_scheduler *s, uint32_t i, const char *name
                         s->pcs[i].scheduler_name, name, name0, s->pcs[0].scheduler_name);
 }
 
-/* The hooks the policies' layer gives this profile's DefaultPreemption. */
-static void attach_preemption_hooks(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
-                                    const ms_scheduler_options *o) {
-    if (!o->policy_hooks.preemption) return;
-    const ms_preemption_hooks *h = o->policy_hooks.preemption(o->policy_hooks.ctx, i, pc);
+/* The hooks the policies' layer gives this profile's DefaultPreemption
+ * and DynamicResources. */
+static void attach_policy_hooks(ms_scheduler *s, uint32_t i, const ms_profile_config *pc,
+                                const ms_scheduler_options *o) {
+    const ms_scheduler_policy_hooks *ph = &o->policy_hooks;
+    const ms_preemption_hooks *h = ph->preemption ? ph->preemption(ph->ctx, i, pc) : NULL;
     if (h) ms_default_preemption_set_hooks(&s->profiles[i], h);
+    const ms_dra_hooks *d = ph->devices ? ph->devices(ph->ctx, i, pc) : NULL;
+    if (d) ms_dynamic_resources_set_hooks(&s->profiles[i], d);
 }
 
 /* upstream buildExtenders: the resources extenders manage with
@@ -266,7 +270,7 @@ static ms_rc init_profiles_with(ms_scheduler *s, const ms_config *cfg, const ms_
                 return ms_error_set(err, MS_EINVAL, "profile \"%s\" is defined twice",
                                     pc->scheduler_name);
         refresh_info(s, i);
-        attach_preemption_hooks(s, i, pc, o);
+        attach_policy_hooks(s, i, pc, o);
         rc = same_queue_sort(s, i, queue_sort_name(&s->profiles[0]),
                              queue_sort_name(&s->profiles[i]), err);
         if (rc != MS_OK) return rc;

@@ -90,7 +90,7 @@ static ms_rc parse_pair(const char *key, const char *v, ms_generator_spec *g, ms
     if (strcmp(key, "shape") == 0) {
         if (strcmp(v, "basic") != 0 && strcmp(v, "preemption") != 0 && strcmp(v, SHAPE_ANTI_AFFINITY) != 0 &&
             strcmp(v, SHAPE_NODE_AFFINITY) != 0 && strcmp(v, SHAPE_VOLUMES) != 0 &&
-            strcmp(v, SHAPE_DESCHEDULE) != 0 && !ms_generator_is_upstream(v))
+            strcmp(v, SHAPE_DESCHEDULE) != 0 && strcmp(v, MS_SHAPE_DRA) != 0 && !ms_generator_is_upstream(v))
             return ms_error_set(err, MS_EINVAL,
                                 "--generate: shape: expected basic, preemption, " SHAPE_ANTI_AFFINITY
                                 ", " SHAPE_NODE_AFFINITY ", " SHAPE_VOLUMES ", " SHAPE_DESCHEDULE
@@ -463,7 +463,8 @@ ms_rc ms_generate(const ms_generator_spec *g, const ms_decoder *d, const ms_gene
     }
     ms_rc rc = gen_nodes(g, d, sink, err);
     if (rc == MS_OK && strcmp(g->shape, SHAPE_VOLUMES) == 0) rc = ms_generate_volumes(g, d, sink, err);
-    if (rc == MS_OK)
+    if (rc == MS_OK && strcmp(g->shape, MS_SHAPE_DRA) == 0) rc = ms_generate_dra(g, d, sink, err);
+    else if (rc == MS_OK)
         rc = strcmp(g->shape, "preemption") == 0 ? gen_preemption_pods(g, d, sink, err)
                                                  : gen_pods(g, d, sink, err);
     if (rc != MS_OK && rc != MS_ENOMEM) ms_error_prefix(err, "--generate");

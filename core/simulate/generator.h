@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/dra.h"
 #include "api/storage.h"
 #include "moonsched/decode.h"
 #include "moonsched/namespaces.h"
@@ -96,6 +97,8 @@ typedef struct ms_generator_sink {
     ms_rc (*storage)(void *ctx, ms_storage_object *o, ms_error *err);
     /* Namespaces (the upstream shapes); NULL: not made. */
     ms_rc (*namespace_)(void *ctx, ms_namespace *ns, ms_error *err);
+    /* resource.k8s.io objects as API JSON (shape MS_SHAPE_DRA); NULL: not made. */
+    ms_rc (*dra)(void *ctx, ms_dra_kind kind, const cJSON *obj, ms_error *err);
 } ms_generator_sink;
 
 /* Nodes "node-N" first, then (shape volumes) the StorageClass, PVs and
@@ -114,6 +117,11 @@ ms_rc ms_generate_upstream(const ms_generator_spec *g, const ms_decoder *d, cons
                            ms_error *err);
 
 /* The storage objects of shape volumes (generator_volumes.c). */
+/* scheduler_perf's DRA test case, by its upstream name (generator_dra.c). */
+#define MS_SHAPE_DRA "SchedulingWithResourceClaimTemplate"
+ms_rc ms_generate_dra(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
+                      ms_error *err);
+
 ms_rc ms_generate_volumes(const ms_generator_spec *g, const ms_decoder *d, const ms_generator_sink *sink,
                           ms_error *err);
 

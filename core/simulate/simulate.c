@@ -112,6 +112,11 @@ static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
     return ms_sim_volumes_add(&m->vols, o, err);
 }
 
+static ms_rc keep_dra(void *ctx, ms_dra_kind kind, const cJSON *obj, ms_error *err) {
+    sim *m = ctx;
+    return ms_sim_dra_keep(&m->dra, &m->dec, kind, obj, err);
+}
+
 static void count_skipped(sim *m, const char *kind) {
     m->nskipped++;
     for (uint32_t i = 0; i < m->nskipped_kinds; i++)
@@ -199,7 +204,7 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
         return MS_ESTATE;
     }
     ms_scheduler_pod_delete(m->sched, victim, m->now);
-    return MS_OK;
+    return ms_sim_dra_pod_deleted(m->sched, victim, m->now);
 }
 
 /* What the API server would echo back after a status patch: the queued
@@ -521,7 +526,11 @@ static ms_rc run_loop(sim *m, ms_simulate_result *r) {
 static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, size_t n) {
     sim *m = ctx;
     if (at > m->now) m->now = at;
+    /* its claims go as its deletion leaves them: the replacement's are
+     * allocated anew */
+    if (ms_sim_dra_save(m->sched, pod, &m->dra_saved) != MS_OK) m->oom = true;
     ms_scheduler_pod_delete(m->sched, pod, m->now);
+    if (ms_sim_dra_pod_deleted(m->sched, pod, m->now) != MS_OK) m->oom = true;
     if (ms_scheduler_profile_index(m->sched, pod->scheduler_name) < 0) {
         snprintf(why, n, "(schedulerName %s is not ours)", ms_str_get(m->in, pod->scheduler_name));
         return MS_STR_NONE;
@@ -599,6 +608,7 @@ static void desched_undo(void *ctx, const ms_pod *pod) {
         else m->oom = true;
         if (pending) ms_pod_unref(pending);
     }
+    if (ms_sim_dra_restore(m->sched, &m->dra_saved, m->now) != MS_OK) m->oom = true;
     ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
     placement *p = placement_for(m, pod);
     if (p) p->node = pod->node_name;
@@ -689,7 +699,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace, keep_dra};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }
@@ -726,6 +736,7 @@ static void sim_free(sim *m) {
     free(m->pcs);
     ms_sim_volumes_free(&m->vols);
     ms_sim_dra_free(&m->dra);
+    ms_sim_dra_free(&m->dra_saved);
     for (uint32_t i = 0; i < m->nnodes; i++) ms_node_unref(m->nodes[i]);
     free(m->nodes);
     for (uint32_t i = 0; i < m->nns; i++) ms_namespace_unref(m->nss[i]);

@@ -35,24 +35,13 @@ ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err) {
     return MS_OK;
 }
 
-/* The claim of a spec.resourceClaims entry: named, or generated and named
- * in the pod's status. */
-static ms_str claim_name(const ms_pod *pod, const ms_pod_resource_claim *rc) {
-    if (rc->claim_name != MS_STR_NONE) return rc->claim_name;
-    for (uint32_t k = 0; k < pod->nresource_claim_statuses; k++)
-        if (pod->resource_claim_statuses[k].name == rc->name) return pod->resource_claim_statuses[k].claim_name;
-    return MS_STR_NONE;
-}
-
 void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const ms_pod *pod, char *buf,
                          size_t n) {
     const ms_dra_store *store = ms_scheduler_dra_store(sched);
     size_t len = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < pod->nresource_claims && len < n; i++) {
-        ms_str name = claim_name(pod, &pod->resource_claims[i]);
-        const ms_dra_object *o =
-            name == MS_STR_NONE ? NULL : ms_dra_store_get(store, MS_DK_RESOURCE_CLAIM, pod->meta.namespace_, name);
+        const ms_dra_object *o = ms_dra_store_pod_claim(store, pod, i);
         if (!o || !o->u.claim.allocated) continue;
         for (uint32_t k = 0; k < o->u.claim.nresults && len < n; k++) {
             const ms_device_result *r = &o->u.claim.results[k];
@@ -63,4 +52,40 @@ void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const
             len += (size_t)w;
         }
     }
+}
+
+/* The resourceclaim controller's part when a pod is deleted: the pod leaves
+ * its claims' status.reservedFor, and a claim reserved for nobody is
+ * deallocated (its devices are free again). */
+ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now) {
+    const ms_dra_store *store = ms_scheduler_dra_store(sched);
+    for (uint32_t i = 0; i < pod->nresource_claims; i++) {
+        const ms_dra_object *o = ms_dra_store_pod_claim(store, pod, i);
+        if (!o) continue;
+        ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, pod->meta.uid, true);
+        if (!w) return MS_ENOMEM;
+        ms_rc rc = ms_scheduler_dra_set(sched, w, now);
+        ms_dra_unref(w);
+        if (rc != MS_OK) return rc;
+    }
+    return MS_OK;
+}
+
+ms_rc ms_sim_dra_save(const ms_scheduler *sched, const ms_pod *pod, ms_sim_dra *saved) {
+    ms_sim_dra_free(saved);
+    const ms_dra_store *store = ms_scheduler_dra_store(sched);
+    for (uint32_t i = 0; i < pod->nresource_claims; i++) {
+        const ms_dra_object *o = ms_dra_store_pod_claim(store, pod, i);
+        if (!o) continue;
+        if (!ms_array_grow((void **)&saved->objs, &saved->cap, saved->n + 1, sizeof *saved->objs)) return MS_ENOMEM;
+        saved->objs[saved->n++] = ms_dra_ref((ms_dra_object *)o);
+    }
+    return MS_OK;
+}
+
+ms_rc ms_sim_dra_restore(ms_scheduler *sched, ms_sim_dra *saved, double now) {
+    ms_rc rc = MS_OK;
+    for (uint32_t i = 0; i < saved->n && rc == MS_OK; i++) rc = ms_scheduler_dra_set(sched, saved->objs[i], now);
+    ms_sim_dra_free(saved);
+    return rc;
 }

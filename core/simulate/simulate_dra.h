@@ -26,4 +26,15 @@ ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err);
 void ms_sim_dra_describe(const ms_scheduler *sched, const ms_interner *in, const ms_pod *pod, char *buf,
                          size_t n);
 
+/* The pod is gone: its claims as the resourceclaim controller leaves them
+ * (reserved for the others; deallocated when reserved for nobody). */
+ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now);
+
+/* Before a pod is evicted to be placed again (a descheduling prediction):
+ * its claims as they are now, referenced in `saved` (emptied first); and
+ * after, when the eviction is undone, put back in the store (and `saved`
+ * emptied). */
+ms_rc ms_sim_dra_save(const ms_scheduler *sched, const ms_pod *pod, ms_sim_dra *saved);
+ms_rc ms_sim_dra_restore(ms_scheduler *sched, ms_sim_dra *saved, double now);
+
 #endif

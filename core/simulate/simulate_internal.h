@@ -84,6 +84,7 @@ typedef struct sim {
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */
     ms_sim_dra dra;                /* DeviceClasses, ResourceSlices, claims, claim templates */
+    ms_sim_dra dra_saved;          /* the claims of the pod placed again, for an undo */
     uint32_t objects;
     const char *source;            /* the cluster file being read, for warnings */
     const cJSON *object;           /* the object being read, for warnings */

@@ -130,6 +130,7 @@ typedef enum ms_lua_hook {
     MS_LUA_HOOK_EVICTABLE = 1u << 12,
     MS_LUA_HOOK_ADD_POD = 1u << 13,
     MS_LUA_HOOK_REMOVE_POD = 1u << 14,
+    MS_LUA_HOOK_PICK_DEVICES = 1u << 15,
 } ms_lua_hook;
 
 typedef struct ms_lua_state ms_lua_state;
@@ -248,6 +249,16 @@ typedef struct ms_preemption_option {
  * MS_ERROR on failure. */
 ms_code ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                                   uint32_t noptions, uint32_t *chosen, ms_status *st);
+
+/* Devices (DynamicResources' Reserve, docs/dra.md): options are the ways
+ * the pod's claims can be allocated on the chosen node (plugin.h's
+ * ms_device_option), the allocator's own choice (upstream's) first.
+ * pick_devices: MS_SUCCESS with *chosen an index into options; MS_SKIP
+ * when the policy has no pick_devices or returned nil (the allocator's
+ * choice, options[0]); MS_ERROR on failure. */
+ms_code ms_policy_pick_devices(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
+                               const ms_device_option *options, uint32_t noptions, uint32_t *chosen,
+                               ms_status *st);
 
 /* Descheduling (docs/descheduler.md), outside any scheduling cycle.
  *

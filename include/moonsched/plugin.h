@@ -119,6 +119,10 @@ typedef struct ms_cycle {
      * started from; dry_seq: the last id given out. Set by
      * ms_framework_dry_begin/ms_framework_dry_end only. */
     uint32_t dry, dry_base, dry_seq;
+    /* explain's recomputed Filter pass: no message counts the reasons, so
+     * a plugin may add one saying more than upstream's words (which stay
+     * the first). */
+    bool explaining;
 } ms_cycle;
 
 typedef struct ms_plugin_ops {
@@ -195,6 +199,25 @@ typedef struct ms_plugin_ops {
     ms_code (*remove_pod)(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
                           const ms_node_info *ni, ms_status *st);
 } ms_plugin_ops;
+
+/* One way to allocate a pod's claims on a node, as DynamicResources offers
+ * it to a device policy (lua_policy.h's pick_devices; docs/dra.md): a
+ * device is the ResourceSlice's entry (api/dra.h's ms_device: name,
+ * attributes, capacity). Here because both the framework and the policies
+ * read it. */
+struct ms_device;
+typedef struct ms_device_pick {
+    ms_str claim;                  /* the pod's name for the claim (spec.resourceClaims[].name) */
+    ms_str request;                /* "req", or "req/sub" for a firstAvailable entry */
+    ms_str driver;
+    ms_str pool;
+    const struct ms_device *device;
+} ms_device_pick;
+
+typedef struct ms_device_option {
+    const ms_device_pick *picks;
+    uint32_t npicks;
+} ms_device_option;
 
 /* Built-in plugins, looked up by upstream name. NULL when unknown. */
 const ms_plugin_ops *ms_plugin_lookup(const char *name);

@@ -100,16 +100,22 @@ typedef struct ms_reporter {
 
 typedef struct ms_scheduler ms_scheduler;
 
-/* Called once per profile, after its framework is built: the hooks its
- * DefaultPreemption consults (core/framework/plugins/preemption.h), or
- * NULL for upstream's SelectVictimsOnNode and choice. The hooks must
- * outlive the scheduler. core/policy/policy_preemption.h gives one for
- * Lua policies; ms_policy_set attaches its own after construction, which
- * follow reloads. */
+/* Each called once per profile, after its framework is built (NULL: not
+ * called); the hooks returned must outlive the scheduler.
+ * core/policy/policy_list.h gives both for a fixed list of Lua policies;
+ * ms_policy_set attaches its own after construction, which follow
+ * reloads. */
 typedef struct ms_scheduler_policy_hooks {
     void *ctx;
+    /* What the profile's DefaultPreemption consults
+     * (core/framework/plugins/preemption.h), or NULL for upstream's
+     * SelectVictimsOnNode and choice. */
     const struct ms_preemption_hooks *(*preemption)(void *ctx, uint32_t profile,
                                                     const ms_profile_config *pc);
+    /* What the profile's DynamicResources asks which devices a pod gets
+     * (core/framework/plugins/dynamic_resources.h), or NULL for the
+     * allocator's own choice. */
+    const struct ms_dra_hooks *(*devices)(void *ctx, uint32_t profile, const ms_profile_config *pc);
 } ms_scheduler_policy_hooks;
 
 typedef struct ms_scheduler_options {

@@ -24,6 +24,7 @@ local function hook_bits(C)
         pick_preemption = C.MS_LUA_HOOK_PICK_PREEMPTION,
         deschedule = C.MS_LUA_HOOK_DESCHEDULE, evictable = C.MS_LUA_HOOK_EVICTABLE,
         add_pod = C.MS_LUA_HOOK_ADD_POD, remove_pod = C.MS_LUA_HOOK_REMOVE_POD,
+        pick_devices = C.MS_LUA_HOOK_PICK_DEVICES,
     }
 end
 
@@ -446,6 +447,84 @@ local function dispatcher(F, policy, views, name)
         else
             F.result = EVICTABLE_YES
         end
+    end
+
+    -- pick_devices(pod, node, options, state): options[i].devices, each
+    -- device a plain table, built once per device for the call (a device
+    -- is in several options).
+    local ATTR_INT, ATTR_BOOL = C.MS_ATTR_INT, C.MS_ATTR_BOOL
+    local PICK_DEVICES_DEFAULT, PICK_DEVICES_FIRST = C.MS_LUA_PICK_DEVICES_DEFAULT,
+        C.MS_LUA_PICK_DEVICES_FIRST
+    local function device_table(pk)
+        local d, driver = pk.device, views.str(pk.driver)
+        local attributes, capacity = {}, {}
+        for i = 0, d.nattributes - 1 do
+            local a = d.attributes[i]
+            local v
+            if a.type == ATTR_INT then
+                v = tonumber(a.i)
+            elseif a.type == ATTR_BOOL then
+                v = a.b
+            else
+                v = views.str(a.s)
+            end
+            local domain, id = views.str(a.domain), views.str(a.id)
+            attributes[domain .. "/" .. id] = v
+            if domain == driver then attributes[id] = v end
+        end
+        for i = 0, d.ncapacity - 1 do
+            local q = d.capacity[i]
+            local domain, id = views.str(q.domain), views.str(q.id)
+            capacity[domain .. "/" .. id] = tonumber(q.value)
+            if domain == driver then capacity[id] = tonumber(q.value) end
+        end
+        return { name = views.str(d.name), driver = driver, pool = views.str(pk.pool),
+                 attributes = attributes, capacity = capacity }
+    end
+    local UPTR = ffi.typeof("uintptr_t")
+    ops[C.MS_LUA_OP_PICK_DEVICES] = function()
+        local f = policy.pick_devices
+        if f == nil then F.result = PICK_DEVICES_DEFAULT return end
+        local e, n = F.epoch, F.noptions
+        local seen, options = {}, {}
+        for i = 0, n - 1 do
+            local o = F.devices[i]
+            local devices = {}
+            for k = 0, o.npicks - 1 do
+                local pk = o.picks[k]
+                local key = tonumber(ffi.cast(UPTR, pk.device))
+                local t = seen[key]
+                if t == nil then
+                    t = device_table(pk)
+                    seen[key] = t
+                end
+                devices[k + 1] = { claim = views.str(pk.claim), request = views.str(pk.request),
+                                   name = t.name, driver = t.driver, pool = t.pool,
+                                   attributes = t.attributes, capacity = t.capacity }
+            end
+            options[i + 1] = { devices = devices }
+        end
+        local r = f(PodView(F.pod, e), NodeView(F.node, e), options, cycle_state())
+        if r == nil then F.result = PICK_DEVICES_DEFAULT return end
+        local best
+        if type(r) == "table" then
+            -- scores: the highest wins, the earliest among equals
+            for i = 1, n do
+                local v = r[i]
+                if type(v) ~= "number" or v - v ~= 0 then
+                    error(("pick_devices: score %d is %s: expected a finite number per option"):format(
+                        i, tostring(v)), 0)
+                end
+                if best == nil or v > r[best] then best = i end
+            end
+        elseif type(r) == "number" and r % 1 == 0 and r >= 1 and r <= n then
+            best = r
+        else
+            error(("pick_devices returned %s: expected an index in 1..%d, a score per option or nil"):format(
+                tostring(r), n), 0)
+        end
+        local index = best - 1
+        F.result = PICK_DEVICES_FIRST + index
     end
 
     -- add_pod(pod, other, node, state) / remove_pod(...): `other` was

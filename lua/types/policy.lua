@@ -76,6 +76,20 @@ function Node:pods() end
 ---@field victims moonsched.Pod[]
 ---@field pdb_violations integer
 
+---A device of a ResourceSlice, as chosen for one of the pod's claims.
+---@class moonsched.Device
+---@field claim string the pod's name for the claim (spec.resourceClaims[].name)
+---@field request string the claim's request, "req" or "req/sub" (a firstAvailable entry)
+---@field driver string
+---@field pool string
+---@field name string the device's name in its pool
+---@field attributes table<string, integer|boolean|string> by qualified name ("gpu.example.com/model"), and by identifier alone for the driver's own domain ("model"); versions as strings
+---@field capacity table<string, number> by name as attributes; the quantity's value (bytes for memory)
+
+---One way to allocate every claim of the pod on the node.
+---@class moonsched.DeviceOption
+---@field devices moonsched.Device[]
+
 ---The policy's own table for one pod's scheduling cycle: the hooks of that
 ---cycle share it, the next cycle (and an Unreserve after a failed bind)
 ---gets a fresh one.
@@ -99,6 +113,7 @@ function Node:pods() end
 ---@field permit? fun(pod: moonsched.Pod, node_name: string, state: moonsched.State): ("allow"|"deny"|"wait"|boolean|nil, (string|number)?)
 ---@field select_victims? fun(pod: moonsched.Pod, node: moonsched.Node, candidates: moonsched.Pod[]): moonsched.Pod[]? candidates: lower priority, lowest first; nil: this node cannot help
 ---@field pick_preemption? fun(pod: moonsched.Pod, options: moonsched.PreemptionOption[]): integer? the chosen option's index; nil: DefaultPreemption's choice
+---@field pick_devices? fun(pod: moonsched.Pod, node: moonsched.Node, options: moonsched.DeviceOption[], state: moonsched.State): (integer|number[]|nil) DynamicResources' Reserve, once per pod with claims to allocate that can be allocated in two ways or more on its node: the chosen option's index, or a finite score per option (the highest wins, the first among equals); nil: the allocator's choice (options[1])
 ---@field deschedule? fun(nodes: moonsched.Node[]): (moonsched.Pod|{pod: moonsched.Pod, reason: string?})[]? descheduling: the pods of those nodes to evict; nil: none
 ---@field evictable? fun(pod: moonsched.Pod): (boolean?, string?) descheduling: false, reason protects the pod from every strategy of the profile
 

@@ -52,6 +52,9 @@ UPSTREAM="kubernetes master after v1.34 (scheduler_perf performance-config.yaml)
 # threshold); SchedulingNodeAffinity keeps 1.20's zone label key (same
 # decisions). DefaultTopologySpreading is not ported: its pods are selected
 # by a Service only, and the scheduler does not read Services.
+# SchedulingWithResourceClaimTemplate (dra/performance-config.yaml): 40
+# pods/s, not re-read at a pinned commit like the others; its claims are
+# generated with the pods (upstream: by the resourceclaim controller).
 WORKLOADS='SchedulingBasic/5000Nodes_10000Pods|680|nodes=5000,bound-pods=1000,pods=10000|0
 SchedulingPodAntiAffinity/5000Nodes_2000Pods|60|shape=pod-anti-affinity,nodes=5000,bound-pods=1000,pods=2000|0
 SchedulingPodAffinity/5000Nodes_5000Pods|35|shape=SchedulingPodAffinity,nodes=5000,bound-pods=5000,pods=5000|0
@@ -69,7 +72,8 @@ SchedulingWhileGated/1Node_10000GatedPods|910|shape=SchedulingWhileGated,gated-p
 PreemptionBasic/5000Nodes|-|shape=preemption,nodes=5000,bound-pods=20000,pods=5000|1
 PreemptionAsync/5000Nodes|570|shape=PreemptionAsync,nodes=5000,bound-pods=20000,churn-pods=44,pods=5000|1
 SchedulingCSIPVs/5000Nodes_5000Pods|100|shape=SchedulingCSIPVs,nodes=5000,bound-pods=5000,pods=5000|0
-LocalPVsWaitForFirstConsumer/5000Nodes|-|shape=volumes,nodes=5000,pods=5000|0'
+LocalPVsWaitForFirstConsumer/5000Nodes|-|shape=volumes,nodes=5000,pods=5000|0
+SchedulingWithResourceClaimTemplate/5000pods_500nodes|40|shape=SchedulingWithResourceClaimTemplate,nodes=500,pods=5000|0'
 
 row() { printf '%-66s %9s %10s %10s %9s %9s\n' "$@"; }
 # a JSON number, or null for none

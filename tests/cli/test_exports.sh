@@ -32,7 +32,7 @@ check "at most $MAX_EXPORTS exported symbols ($count)" test "$count" -le "$MAX_E
 missing=""
 for f in ms_interner_new ms_decoder_init ms_json_parse ms_pod_decode ms_node_decode \
     ms_node_info_new ms_node_info_add_pod ms_arena_init ms_lua_runtime_new ms_lua_state_load \
-    ms_policy_new ms_policy_ops ms_policy_select_victims ms_policy_pick_preemption; do
+    ms_policy_new ms_policy_ops ms_policy_select_victims ms_policy_pick_preemption ms_policy_pick_devices; do
     grep -qx "$f" "$T/exports" || missing="$missing $f"
 done
 check "the functions the Lua specs call are exported (missing:${missing:- none})" test -z "$missing"

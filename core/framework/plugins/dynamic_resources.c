@@ -4,20 +4,22 @@
  * otherwise gives a pod that never starts.
  *
  * As upstream: PreEnqueue keeps the pod out of activeQ while one of its
- * claims does not exist (a template's claim not generated yet, a named
- * claim not known, one being deleted, a generated one the pod does not
- * own); PreFilter refuses a claim in use by too many consumers, and
- * collects where allocated claims are available; Filter keeps the nodes
- * their allocation's node selector allows. The scheduler does not allocate
- * claims itself yet, so PreFilter refuses a pod with an unallocated claim,
- * so that none is bound with its devices missing. Pods without claims skip
- * the plugin in PreFilter and cost nothing per node. */
+ * claims does not exist; PreFilter refuses a claim in use by too many
+ * consumers and prepares the claims to allocate; Filter keeps the nodes
+ * where allocated claims are available and allocates the others (the
+ * structured allocator, dynamic_resources_allocator.c); Reserve keeps the
+ * allocation in flight (a device policy may choose it), PreBind writes it;
+ * PostFilter deallocates a claim available elsewhere only. Beyond
+ * upstream, preemption may free devices: see Filter. Without the objects
+ * (nothing provides them), PreFilter refuses every pod with claims. Pods
+ * without claims skip the plugin in PreFilter and cost nothing per node. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cache_snapshot.h"
+#include "backend/queue.h"
 #include "base/buf.h"
 #include "builtin.h"
 #include "dynamic_resources.h"
@@ -42,6 +44,9 @@ typedef struct dynamic_resources {
     ms_map in_flight;
     ms_map claims_in_flight;       /* claim uid hash -> the pod allocating it */
     ms_arena scratch;              /* one node's allocation in Filter */
+    ms_map freed;                  /* Filter: devices pods on the node would free */
+    dr_slices slices;              /* the usable slices, kept across cycles */
+    const ms_dra_hooks *hooks;     /* a device policy's choice in Reserve, or NULL */
 } dynamic_resources;
 
 /* PreFilter's findings: the allocated claims whose allocation names the
@@ -49,6 +54,7 @@ typedef struct dynamic_resources {
 typedef struct dr_state {
     uint32_t n;
     const ms_node_selector **on_nodes;
+    const ms_dra_object **on_claims;   /* the claim of each on_nodes[i] */
     dr_alloc alloc;                /* nclaims 0: nothing to allocate */
     /* Reserve's allocation on its node, written by PreBind */
     dr_pick *picks;
@@ -63,6 +69,7 @@ static ms_rc dynamic_resources_create(const cJSON *args, const ms_handle *h, voi
     ms_map_init(&p->allocated);
     ms_map_init(&p->in_flight);
     ms_map_init(&p->claims_in_flight);
+    ms_map_init(&p->freed);
     ms_arena_init(&p->scratch, 4096);
     *self = p;
     return MS_OK;
@@ -75,6 +82,8 @@ static void dynamic_resources_destroy(void *self) {
     ms_map_free(&p->allocated);
     ms_map_free(&p->in_flight);
     ms_map_free(&p->claims_in_flight);
+    ms_map_free(&p->freed);
+    ms_dr_slices_free(&p->slices);
     ms_arena_free(&p->scratch);
     free(p);
 }
@@ -180,11 +189,13 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     if (n == 0) return MS_SKIP;
     if (!p->h->dra) return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_ALLOCATABLE);
     const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, n);
+    ms_str *refs = MS_ARENA_NEW(c->arena, ms_str, n);
     dr_state *s = MS_ARENA_NEW(c->arena, dr_state, 1);
     const ms_node_selector **on_nodes = MS_ARENA_NEW(c->arena, const ms_node_selector *, n);
-    if (!claims || !s || !on_nodes) return ms_status_set(st, MS_ERROR, "out of memory");
+    const ms_dra_object **on_claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, n);
+    if (!claims || !refs || !s || !on_nodes || !on_claims) return ms_status_set(st, MS_ERROR, "out of memory");
     if (!pod_claims(p->h, pod, claims, &p->reason)) return refuse(c, st, p->reason.data);
-    *s = (dr_state){0, on_nodes, {.in = p->h->in}, NULL, 0};
+    *s = (dr_state){0, on_nodes, on_claims, {.in = p->h->in}, NULL, 0};
     uint32_t nalloc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!claims[i]) continue;
@@ -193,24 +204,81 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
             /* A claim being allocated for another pod: wait for it (upstream). */
             if (pending_elsewhere(p, claims[i], pod))
                 return refuse(c, st, "resource claim is in the process of being allocated");
+            refs[nalloc] = pod->resource_claims[i].name;
             claims[nalloc++] = claims[i];
             continue;
         }
         /* Resource is in use: the pod has to wait (upstream). */
         if (claim->nreserved_for >= RESERVED_FOR_MAX && !reserved_for(claim, pod, p->h->in))
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim in use");
-        if (claim->has_node_selector) s->on_nodes[s->n++] = &claim->node_selector;
+        if (claim->has_node_selector) {
+            s->on_claims[s->n] = claims[i];
+            s->on_nodes[s->n++] = &claim->node_selector;
+        }
     }
     if (nalloc) {
         const char *why = NULL;
-        ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, claims, nalloc, c->arena, &why);
+        ms_code code = ms_dr_prepare(&s->alloc, p->h->dra, &p->slices, claims, nalloc, c->arena, &why);
         if (code != MS_SUCCESS) return ms_status_set(st, code, why ? why : "out of memory");
+        for (uint32_t k = 0; k < nalloc; k++) s->alloc.claims[k].ref = refs[k];
         collect_allocated(p);
         s->alloc.allocated = &p->allocated;
     }
     if (s->n == 0 && nalloc == 0) return MS_SKIP;
     c->state[c->current] = s;
     return MS_SUCCESS;
+}
+
+static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
+    for (uint32_t i = 0; i < c->nreserved_for; i++)
+        if (strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0 && c->reserved_for[i].name == pod->meta.name) return true;
+    return false;
+}
+
+static bool among(ms_pod *const *pods, uint32_t n, const char *uid) {
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(pods[i]->meta.uid, uid) == 0) return true;
+    return false;
+}
+
+/* Into out, the devices of the claims of pods[0..n) reserved for none but
+ * them: gone with those pods, as the resourceclaim controller deallocates
+ * a claim reserved for nobody. */
+static void held_only_by(const dynamic_resources *p, ms_pod *const *pods, uint32_t n, ms_map *out) {
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < pods[i]->nresource_claims; k++) {
+            const ms_dra_object *o = ms_dra_store_pod_claim(p->h->dra, pods[i], k);
+            const ms_resource_claim *cl = o ? &o->u.claim : NULL;
+            if (!cl || !cl->allocated || cl->nreserved_for == 0) continue;
+            bool only = true;
+            for (uint32_t r = 0; r < cl->nreserved_for && only; r++) only = among(pods, n, cl->reserved_for[r].uid);
+            for (uint32_t r = 0; only && r < cl->nresults; r++)
+                if (!cl->results[r].admin_access)
+                    ms_map_put(out, ms_dr_device_key(cl->results[r].driver, cl->results[r].pool, cl->results[r].device),
+                               (void *)o);
+        }
+}
+
+/* The pods of the snapshot's node that a dry run's copy `ni` lacks (the
+ * victims being tried), from the arena; *n of them. */
+static ms_pod **removed_pods(ms_cycle *c, const ms_node_info *ni, uint32_t *n) {
+    *n = 0;
+    const ms_node_info *orig = ms_snapshot_get(c->snap, ni->name);
+    if (!orig || orig == ni || orig->npods == 0) return NULL;
+    ms_pod **out = MS_ARENA_NEW(c->arena, ms_pod *, orig->npods);
+    for (uint32_t i = 0; out && i < orig->npods; i++) {
+        bool kept = false;
+        for (uint32_t k = 0; k < ni->npods && !kept; k++) kept = ni->pods[k] == orig->pods[i];
+        if (!kept) out[(*n)++] = orig->pods[i];
+    }
+    return out;
+}
+
+/* Preemption evicts only pods of lower priority. */
+static bool lower_priority_on(const ms_node_info *ni, const ms_pod *pod) {
+    for (uint32_t i = 0; i < ni->npods; i++)
+        if (ni->pods[i]->priority < pod->priority) return true;
+    return false;
 }
 
 static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
@@ -225,9 +293,66 @@ static ms_code dynamic_resources_filter(void *self, ms_cycle *c, const ms_node_i
     dr_pick *picks;
     uint32_t npicks;
     const char *why = NULL;
-    ms_code code = ms_dr_allocate(&s->alloc, ni, &p->scratch, &picks, &npicks, &why);
+    dr_alloc al = s->alloc;
+    if (ni->scratch) {
+        /* a preemption dry run: the devices only its victims hold are free */
+        uint32_t n;
+        ms_pod **gone = removed_pods(c, ni, &n);
+        ms_map_clear(&p->freed);
+        held_only_by(p, gone, n, &p->freed);
+        al.freed = &p->freed;
+    }
+    ms_code code = ms_dr_allocate(&al, ni, &p->scratch, &picks, &npicks, &why);
     if (code == MS_ERROR) return refuse(c, st, why ? why : "out of memory");
-    if (code != MS_SUCCESS) return ms_status_set(st, code, "cannot allocate all claims");
+    if (code == MS_SUCCESS) return MS_SUCCESS;
+    if (!ni->scratch && lower_priority_on(ni, c->pod)) {
+        /* Beyond upstream (unresolvable here): when the devices the pods of
+         * the node hold would do, and some have a lower priority,
+         * preemption may help; its dry runs count what the victims free. */
+        ms_map_clear(&p->freed);
+        held_only_by(p, ni->pods, ni->npods, &p->freed);
+        al.freed = &p->freed;
+        ms_arena_reset(&p->scratch);
+        if (p->freed.len > 0 && ms_dr_allocate(&al, ni, &p->scratch, &picks, &npicks, &why) == MS_SUCCESS) {
+            ms_status_set(st, MS_UNSCHEDULABLE, "cannot allocate all claims");
+            if (c->explaining) ms_status_add_reason(st, ms_dr_explain(&s->alloc, ni, c->arena));
+            return MS_UNSCHEDULABLE;
+        }
+    }
+    ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims");
+    if (c->explaining) ms_status_add_reason(st, ms_dr_explain(&s->alloc, ni, c->arena));
+    return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
+}
+
+/* A device policy chooses among the ways the claims can be allocated on
+ * the node (once per pod: Filter only asked whether one exists). */
+static ms_code policy_choice(const dynamic_resources *p, ms_cycle *c, dr_state *s, const ms_node_info *ni,
+                             ms_status *st) {
+    dr_option *opts;
+    uint32_t n;
+    const char *why = NULL;
+    ms_code code = ms_dr_enumerate(&s->alloc, ni, c->arena, MS_DR_MAX_OPTIONS, &opts, &n, &why);
+    if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    uint32_t chosen = 0;
+    if (n > 1) {
+        ms_device_option *views = MS_ARENA_NEW(c->arena, ms_device_option, n);
+        if (!views) return ms_status_set(st, MS_ERROR, "out of memory");
+        for (uint32_t i = 0; i < n; i++) {
+            ms_device_pick *dp = opts[i].npicks ? MS_ARENA_NEW(c->arena, ms_device_pick, opts[i].npicks) : NULL;
+            if (opts[i].npicks && !dp) return ms_status_set(st, MS_ERROR, "out of memory");
+            for (uint32_t k = 0; k < opts[i].npicks; k++) {
+                const dr_pick *pk = &opts[i].picks[k];
+                const ms_resource_slice *rs = &pk->slice->u.slice;
+                dp[k] = (ms_device_pick){s->alloc.claims[pk->claim].ref, pk->request, rs->driver, rs->pool, pk->device};
+            }
+            views[i] = (ms_device_option){dp, opts[i].npicks};
+        }
+        code = p->hooks->pick(p->hooks->ctx, c, ni, views, n, &chosen, st);
+        if (code == MS_ERROR) return code;
+        if (code != MS_SUCCESS || chosen >= n) chosen = 0;
+    }
+    s->picks = opts[chosen].picks;
+    s->npicks = opts[chosen].npicks;
     return MS_SUCCESS;
 }
 
@@ -239,8 +364,13 @@ static ms_code dynamic_resources_reserve(void *self, ms_cycle *c, ms_str node, m
     if (!s || s->alloc.nclaims == 0) return MS_SUCCESS;
     const ms_node_info *ni = ms_snapshot_get(c->snap, node);
     const char *why = NULL;
-    ms_code code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;
-    if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    ms_code code;
+    if (ni && p->hooks && p->hooks->pick && (!p->hooks->wants || p->hooks->wants(p->hooks->ctx))) {
+        if ((code = policy_choice(p, c, s, ni, st)) != MS_SUCCESS) return code;
+    } else {
+        code = ni ? ms_dr_allocate(&s->alloc, ni, c->arena, &s->picks, &s->npicks, &why) : MS_ERROR;
+        if (code != MS_SUCCESS) return ms_status_set(st, MS_ERROR, why ? why : "cannot allocate all claims");
+    }
     for (uint32_t k = 0; k < s->npicks; k++) {
         const dr_pick *pk = &s->picks[k];
         const ms_resource_slice *rs = &pk->slice->u.slice;
@@ -269,19 +399,67 @@ static void forget_in_flight(dynamic_resources *p, const ms_pod *pod, bool relea
     }
 }
 
+/* Unreserve, as upstream: the allocation in flight is dropped, and after
+ * a failed bind the pod leaves the reservedFor of the claims PreBind
+ * reserved for it (their allocation stays). */
 static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     (void)node;
-    forget_in_flight(self, c->pod, true);
+    dynamic_resources *p = self;
+    forget_in_flight(p, c->pod, true);
+    if (!p->h->dra) return;
+    for (uint32_t i = 0; i < c->pod->nresource_claims; i++) {
+        const ms_dra_object *o = ms_dra_store_pod_claim(p->h->dra, c->pod, i);
+        if (!o || !o->u.claim.allocated || !reserved_for_pod(&o->u.claim, c->pod)) continue;
+        ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, c->pod->meta.uid, false);
+        if (w) ms_dra_store_set(p->h->dra, w);
+        ms_dra_unref(w);
+    }
 }
 
+
+/* PostFilter, as upstream: the pod fits nowhere, and an allocated claim
+ * of it is not available on some node; when no other pod holds that claim,
+ * its allocation goes, so that the next attempt allocates it again,
+ * perhaps elsewhere. Only where the scheduler holds the objects. A pod
+ * without claims gets no reason (upstream says "no new claims to
+ * deallocate" in every pod's message). */
+static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_status *statuses, ms_str *nominated,
+                                             ms_status *st) {
+    (void)statuses;
+    (void)nominated;
+    dynamic_resources *p = self;
+    const ms_pod *pod = c->pod;
+    if (pod->nresource_claims == 0 || !p->h->dra) return ms_status_set(st, MS_UNSCHEDULABLE, NULL);
+    const dr_state *s = c->state[c->current];
+    if (!s) return ms_status_set(st, MS_UNSCHEDULABLE, "no new claims to deallocate");
+    for (uint32_t i = 0; i < s->n; i++) {
+        bool unavailable = false;
+        for (uint32_t k = 0; k < c->snap->nnodes && !unavailable; k++) {
+            const ms_node_info *ni = c->snap->nodes[k];
+            unavailable = !ms_node_selector_matches(s->on_nodes[i], &ni->node->meta.labels, ni->name, p->h->in);
+        }
+        const ms_resource_claim *cl = &s->on_claims[i]->u.claim;
+        if (!unavailable ||
+            !(cl->nreserved_for == 0 || (cl->nreserved_for == 1 && strcmp(cl->reserved_for[0].uid, pod->meta.uid) == 0)))
+            continue;
+        ms_dra_object *o = ms_dra_copy((ms_dra_object *)s->on_claims[i]);
+        if (!o) return ms_status_set(st, MS_ERROR, "out of memory");
+        ms_dra_claim_deallocate(o);
+        o->u.claim.nreserved_for = 0;
+        o->u.claim.reserved_for = NULL;
+        int rc = ms_dra_store_set(p->h->dra, o);
+        ms_dra_unref(o);
+        if (rc < 0) return ms_status_set(st, MS_ERROR, "out of memory");
+        /* The claim's update, as its informer would report it: the pod, in
+         * flight, goes to backoffQ rather than waiting for another event
+         * (the time is when it was queued: no clock here). */
+        if (p->h->queue && c->qp) ms_queue_move_on_event(p->h->queue, MS_EV_RESOURCE_CLAIM, c->qp->timestamp);
+        return ms_status_set(st, MS_UNSCHEDULABLE, "deallocation of ResourceClaim completed");
+    }
+    return ms_status_set(st, MS_UNSCHEDULABLE, "still not schedulable");
+}
 
 /* ---- PreBind: the claims' status, as the API would store it ---- */
-
-static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod) {
-    for (uint32_t i = 0; i < c->nreserved_for; i++)
-        if (strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0 && c->reserved_for[i].name == pod->meta.name) return true;
-    return false;
-}
 
 /* A copy of `claim` reserved for the pod and, when `picks` (npicks of
  * claim index ci) are given, allocated with them on `node`. */
@@ -368,6 +546,15 @@ static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, 
     return MS_SUCCESS;
 }
 
+bool ms_dynamic_resources_set_hooks(const ms_framework *fw, const ms_dra_hooks *hooks) {
+    for (uint32_t i = 0; fw && i < fw->nplugins; i++)
+        if (fw->plugins[i].ops == &ms_plugin_dynamic_resources) {
+            ((dynamic_resources *)fw->plugins[i].self)->hooks = hooks;
+            return true;
+        }
+    return false;
+}
+
 const ms_plugin_ops ms_plugin_dynamic_resources = {
     .name = "DynamicResources",
     /* upstream's EventsToRegister: the pod's own update (its generated
@@ -380,6 +567,7 @@ const ms_plugin_ops ms_plugin_dynamic_resources = {
     .pre_enqueue = dynamic_resources_pre_enqueue,
     .pre_filter = dynamic_resources_pre_filter,
     .filter = dynamic_resources_filter,
+    .post_filter = dynamic_resources_post_filter,
     .reserve = dynamic_resources_reserve,
     .unreserve = dynamic_resources_unreserve,
     .pre_bind = dynamic_resources_pre_bind,

@@ -40,6 +40,7 @@ static ms_code prepare_alt(dr_alt *alt, const ms_dra_store *store, const ms_devi
         *why = say(a, "request %s: device class %s does not exist", req, cls);
         return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
     }
+    alt->dc = &dc->u.dc;
     alt->nsel = dc->u.dc.nselectors + r->nselectors;
     alt->sel = alt->nsel ? MS_ARENA_NEW(a, ms_cel_program, alt->nsel) : NULL;
     if (alt->nsel && !alt->sel) return MS_ERROR;
@@ -90,8 +91,35 @@ static uint32_t complete_pools(const ms_dra_object **s, uint32_t n) {
     return kept;
 }
 
-ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_object *const *claims, uint32_t n,
-                      ms_arena *a, const char **why) {
+void ms_dr_slices_free(dr_slices *c) {
+    free(c->slices);
+    memset(c, 0, sizeof *c);
+}
+
+/* The cache current with the store's slices; false when out of memory. */
+static bool refresh_slices(dr_slices *c, const ms_dra_store *store) {
+    uint64_t version = ms_dra_store_kind_version(store, MS_DK_RESOURCE_SLICE);
+    if (c->version == version + 1) return true;
+    uint32_t ns = ms_dra_store_len(store, MS_DK_RESOURCE_SLICE);
+    if (ns > c->cap) {
+        const ms_dra_object **grown = realloc(c->slices, ns * sizeof *grown);
+        if (!grown) return false;
+        c->slices = grown;
+        c->cap = ns;
+    }
+    c->n = 0;
+    const ms_dra_object *o;
+    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) c->slices[c->n++] = o;
+    c->n = complete_pools(c->slices, c->n);
+    /* a fixed order, so that the same cluster gives the same devices */
+    if (c->n > 1) qsort(c->slices, c->n, sizeof *c->slices, by_node);
+    for (c->nshared = 0; c->nshared < c->n && c->slices[c->nshared]->u.slice.node_name == MS_STR_NONE;) c->nshared++;
+    c->version = version + 1;   /* 0 stays "none yet" */
+    return true;
+}
+
+ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, dr_slices *cache, const ms_dra_object *const *claims,
+                      uint32_t n, ms_arena *a, const char **why) {
     const ms_interner *in = al->in;
     al->nclaims = 0;
     al->claims = n ? MS_ARENA_NEW(a, dr_claim, n) : NULL;
@@ -124,17 +152,10 @@ ms_code ms_dr_prepare(dr_alloc *al, const ms_dra_store *store, const ms_dra_obje
             }
         }
     }
-    uint32_t ns = ms_dra_store_len(store, MS_DK_RESOURCE_SLICE);
-    al->slices = ns ? MS_ARENA_NEW(a, const ms_dra_object *, ns) : NULL;
-    if (ns && !al->slices) return MS_ERROR;
-    al->nslices = 0;
-    const ms_dra_object *o;
-    for (size_t it = 0; ms_dra_store_next(store, MS_DK_RESOURCE_SLICE, &it, &o);) al->slices[al->nslices++] = o;
-    al->nslices = complete_pools(al->slices, al->nslices);
-    /* a fixed order, so that the same cluster gives the same devices */
-    if (al->nslices > 1) qsort(al->slices, al->nslices, sizeof *al->slices, by_node);
-    for (al->nshared = 0; al->nshared < al->nslices && al->slices[al->nshared]->u.slice.node_name == MS_STR_NONE;)
-        al->nshared++;
+    if (!refresh_slices(cache, store)) return MS_ERROR;
+    al->slices = cache->slices;
+    al->nslices = cache->n;
+    al->nshared = cache->nshared;
     return MS_SUCCESS;
 }
 
@@ -156,6 +177,11 @@ typedef struct search {
     ms_arena *a;
     long steps;
     const char *error;             /* a selector failed to evaluate */
+    /* Enumerating (ms_dr_enumerate): each complete allocation is kept
+     * and the search goes on until `max` are. */
+    dr_option *found;
+    uint32_t nfound, max;
+    bool ok;                       /* the search's outcome */
 } search;
 
 static bool node_ok(const ms_node_selector *sel, const ms_node_info *ni, const ms_interner *in) {
@@ -282,15 +308,32 @@ static bool pick_all(search *s, uint32_t ci, uint32_t ri, const dr_alt *alt) {
     return false;
 }
 
+/* Enumerating: the allocation complete now, kept; true (stop) once
+ * there are enough, or out of memory (s->error). */
+static bool keep(search *s) {
+    dr_pick *p = s->npicks ? MS_ARENA_NEW(s->a, dr_pick, s->npicks) : NULL;
+    if (s->npicks && !p) {
+        s->error = "out of memory";
+        return true;
+    }
+    if (s->npicks) memcpy(p, s->picks, s->npicks * sizeof *p);
+    s->found[s->nfound++] = (dr_option){p, s->npicks};
+    return s->nfound >= s->max;
+}
+
 static bool place(search *s, uint32_t ci, uint32_t ri) {
-    if (ci == s->al->nclaims) return true;
+    if (ci == s->al->nclaims) return s->found ? keep(s) : true;
     const dr_claim *c = &s->al->claims[ci];
     if (ri == c->nreq) return place(s, ci + 1, 0);
     const dr_request *r = &c->reqs[ri];
     for (uint32_t j = 0; j < r->nalt && !s->error; j++) {
         const dr_alt *alt = &r->alts[j];
+        uint32_t before = s->nfound;
         bool ok = alt->r->allocation_mode == MS_ALLOC_ALL ? pick_all(s, ci, ri, alt) : pick(s, ci, ri, alt, alt->r->count, 0);
         if (ok) return true;
+        /* the user's order of firstAvailable: a later entry only where
+         * this one cannot be satisfied */
+        if (s->nfound > before) return false;
     }
     return false;
 }
@@ -308,14 +351,20 @@ static void own_slices(const dr_alloc *al, ms_str node, uint32_t *from, uint32_t
     *to = lo;
 }
 
-ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
-                       uint32_t *npicks, const char **why) {
-    search s = {.al = al, .a = scratch};
+/* The node's candidate devices into s->cands; false with s->error when
+ * out of memory. */
+static bool collect_cands(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
+    s->al = al;
+    s->a = scratch;
     uint32_t from, to, cap = 0;
     own_slices(al, ni->name, &from, &to);
-    for (uint32_t i = 0; i < to; i++) cap += i < al->nshared || i >= from ? al->slices[i]->u.slice.ndevices : 0;
-    s.cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
-    if (cap && !s.cands) return MS_ERROR;
+    for (uint32_t i = 0; i < al->nshared; i++) cap += al->slices[i]->u.slice.ndevices;
+    for (uint32_t i = from; i < to; i++) cap += al->slices[i]->u.slice.ndevices;
+    s->cands = cap ? MS_ARENA_NEW(scratch, cand, cap) : NULL;
+    if (cap && !s->cands) {
+        s->error = "out of memory";
+        return false;
+    }
     /* the shared slices, then the node's own */
     for (uint32_t i = 0; i < to; i++) {
         if (i == al->nshared && from > i) i = from;
@@ -324,11 +373,24 @@ ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scr
         for (uint32_t k = 0; k < rs->ndevices; k++) {
             const ms_device *d = &rs->devices[k];
             if (!usable_on(rs, d, ni, al->in)) continue;
-            bool in_use = al->allocated && ms_map_has(al->allocated, ms_dr_device_key(rs->driver, rs->pool, d->name));
-            s.cands[s.ncands++] = (cand){al->slices[i], d, in_use, false};
+            uint64_t key = ms_dr_device_key(rs->driver, rs->pool, d->name);
+            bool in_use = al->allocated && ms_map_has(al->allocated, key) && !(al->freed && ms_map_has(al->freed, key));
+            s->cands[s->ncands++] = (cand){al->slices[i], d, in_use, false};
         }
     }
-    bool ok = place(&s, 0, 0);
+    return true;
+}
+
+/* The search over the node's candidate devices, into s. */
+static void run_search(search *s, const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch) {
+    if (collect_cands(s, al, ni, scratch)) s->ok = place(s, 0, 0);
+}
+
+ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scratch, dr_pick **picks,
+                       uint32_t *npicks, const char **why) {
+    search s = {0};
+    run_search(&s, al, ni, scratch);
+    bool ok = s.ok;
     if (s.error) {
         *why = s.error;
         return MS_ERROR;
@@ -337,4 +399,71 @@ ms_code ms_dr_allocate(const dr_alloc *al, const ms_node_info *ni, ms_arena *scr
     *picks = s.picks;
     *npicks = s.npicks;
     return MS_SUCCESS;
+}
+
+ms_code ms_dr_enumerate(const dr_alloc *al, const ms_node_info *ni, ms_arena *a, uint32_t max, dr_option **options,
+                        uint32_t *noptions, const char **why) {
+    search s = {.max = max ? max : 1};
+    s.found = MS_ARENA_NEW(a, dr_option, s.max);
+    if (!s.found) return MS_ERROR;
+    run_search(&s, al, ni, a);
+    if (s.error) {
+        *why = s.error;
+        return MS_ERROR;
+    }
+    if (s.nfound == 0) return MS_UNSCHEDULABLE_AND_UNRESOLVABLE;
+    *options = s.found;
+    *noptions = s.nfound;
+    return MS_SUCCESS;
+}
+
+/* "class C: E, E; selectors E" for an alternative's selectors, into b. */
+static void describe_selectors(const dr_alt *alt, const ms_interner *in, char *b, size_t n) {
+    uint32_t ndc = alt->dc->nselectors;
+    size_t len = (size_t)snprintf(b, n, "class %s", ms_str_get(in, alt->r->device_class));
+    for (uint32_t k = 0; k < alt->nsel && len < n; k++) {
+        bool own = k >= ndc;
+        const char *sep = own ? (k == ndc ? "; selectors " : ", ") : (k == 0 ? ": " : ", ");
+        len += (size_t)snprintf(b + len, n - len, "%s%s", sep, own ? alt->r->selectors[k - ndc].cel : alt->dc->selectors[k].cel);
+    }
+}
+
+const char *ms_dr_explain(const dr_alloc *al, const ms_node_info *ni, ms_arena *a) {
+    search s = {0};
+    if (!collect_cands(&s, al, ni, a)) return "out of memory";
+    char buf[1024];
+    for (uint32_t ci = 0; ci < al->nclaims; ci++) {
+        const dr_claim *c = &al->claims[ci];
+        for (uint32_t ri = 0; ri < c->nreq; ri++) {
+            const dr_request *r = &c->reqs[ri];
+            bool alone = false;
+            uint32_t matching = 0, free = 0;
+            const dr_alt *last = NULL;
+            for (uint32_t j = 0; j < r->nalt && !alone; j++) {
+                last = &r->alts[j];
+                matching = free = 0;
+                for (uint32_t k = 0; k < s.ncands; k++) {
+                    if (!matches(&s, last, &s.cands[k])) continue;
+                    matching++;
+                    free += free_for(&s.cands[k], last);
+                }
+                if (s.error) return s.error;
+                alone = last->r->allocation_mode == MS_ALLOC_ALL ? matching > 0 && free == matching
+                                                                 : free >= (uint64_t)last->r->count;
+            }
+            if (alone || !last) continue;
+            char sel[700];
+            describe_selectors(last, al->in, sel, sizeof sel);
+            char need[32];
+            if (last->r->allocation_mode == MS_ALLOC_ALL) snprintf(need, sizeof need, "all");
+            else snprintf(need, sizeof need, "%lld", (long long)last->r->count);
+            snprintf(buf, sizeof buf, "claim %s, request %s: %s needed, %u device(s) on the node match (%s), %u of them free",
+                     ms_str_get(al->in, c->obj->meta.name), ms_str_get(al->in, last->result_name), need, matching, sel,
+                     free);
+            const char *out = ms_arena_strdup(a, buf);
+            return out ? out : "out of memory";
+        }
+    }
+    return "each request could be satisfied alone, not all together (the devices they share, or a matchAttribute "
+           "constraint)";
 }

@@ -74,6 +74,8 @@ int ms_policy_select_victims(ms_policy *p, ms_cycle *c, const ms_node_info *ni,
                              uint32_t *victims, uint32_t *nvictims, ms_status *st);
 int ms_policy_pick_preemption(ms_policy *p, ms_cycle *c, const ms_preemption_option *options,
                               uint32_t noptions, uint32_t *chosen, ms_status *st);
+int ms_policy_pick_devices(ms_policy *p, ms_cycle *c, const ms_node_info *ni, const ms_device_option *options,
+                           uint32_t noptions, uint32_t *chosen, ms_status *st);
 int ms_policy_deschedule(ms_policy *p, ms_node_info *const *nodes, uint32_t nnodes,
                          ms_pod *const *pods, uint32_t npods, uint32_t *picked, uint32_t *reasons,
                          uint32_t *npicked, ms_status *st);
@@ -399,6 +401,73 @@ function M:pick(p, pod, options)
     local st = ffi.new("ms_status")
     local rc = C.ms_policy_pick_preemption(p, c, opts, #options, chosen, st)
     return rc, chosen[0] + 1, keep
+end
+
+--- pick_devices on node ni over options, each an array of devices
+--- {claim, request, driver, pool, name, attributes = {id = value},
+--- capacity = {id = number}} (ids of the driver's domain, or "domain/id";
+--- a value an integer, a boolean or a string): the code and the chosen
+--- option (1-based), the reason of a failure.
+function M:pick_devices(p, pod, ni, options)
+    local c = self.cycle
+    c.pod, c.cycle = pod, c.cycle + 1
+    local in_ = self.in_
+    local function id(s) return C.ms_intern_cstr(in_, s) end
+    local function qualified(driver, k)
+        local domain, name = k:match("^(.+)/([^/]+)$")
+        if domain == nil then return id(driver), id(k) end
+        return id(domain), id(name)
+    end
+    local devices = {}
+    local keep = { devices }
+    local opts = ffi.new("ms_device_option[?]", #options)
+    keep[#keep + 1] = opts
+    for i, o in ipairs(options) do
+        local picks = ffi.new("ms_device_pick[?]", #o)
+        keep[#keep + 1] = picks
+        for k, d in ipairs(o) do
+            local key = d.pool .. "/" .. d.name
+            local dev = devices[key]
+            if dev == nil then
+                dev = ffi.new("ms_device")
+                local attrs, caps = {}, {}
+                for name, v in pairs(d.attributes or {}) do attrs[#attrs + 1] = { name, v } end
+                for name, v in pairs(d.capacity or {}) do caps[#caps + 1] = { name, v } end
+                local a = ffi.new("ms_device_attribute[?]", #attrs + 1)
+                for j, kv in ipairs(attrs) do
+                    local x = a[j - 1]
+                    x.domain, x.id = qualified(d.driver, kv[1])
+                    local v = kv[2]
+                    if type(v) == "boolean" then
+                        x.type, x.b = C.MS_ATTR_BOOL, v
+                    elseif type(v) == "number" then
+                        x.type, x.i = C.MS_ATTR_INT, v
+                    else
+                        x.type, x.s = C.MS_ATTR_STRING, id(v)
+                    end
+                end
+                local q = ffi.new("ms_device_capacity[?]", #caps + 1)
+                for j, kv in ipairs(caps) do
+                    q[j - 1].domain, q[j - 1].id = qualified(d.driver, kv[1])
+                    q[j - 1].value = kv[2]
+                end
+                dev.name, dev.nattributes, dev.attributes = id(d.name), #attrs, a
+                dev.ncapacity, dev.capacity = #caps, q
+                devices[key] = dev
+                keep[#keep + 1] = a
+                keep[#keep + 1] = q
+            end
+            local pk = picks[k - 1]
+            pk.claim, pk.request = id(d.claim or "gpu"), id(d.request or "gpu")
+            pk.driver, pk.pool, pk.device = id(d.driver), id(d.pool), dev
+        end
+        opts[i - 1].picks, opts[i - 1].npicks = picks, #o
+    end
+    local chosen = ffi.new("uint32_t[1]")
+    local st = ffi.new("ms_status")
+    local rc = C.ms_policy_pick_devices(p, c, ni, opts, #options, chosen, st)
+    -- keep: what the C side read, alive until the call returned
+    return rc, chosen[0] + 1, status_of(st).reason, keep
 end
 
 function M.stats(_, p)

@@ -72,9 +72,42 @@ static void test_set_get_delete(void **state) {
     ms_dra_unref(cls);
 }
 
+/* A pod's claims: named, generated (named in its status), not generated
+ * yet, and a template entry that needed none. */
+static void test_pod_claim(void **state) {
+    (void)state;
+    ms_dra_store *s = ms_dra_store_new();
+    ms_dra_object *named = object(MS_DK_RESOURCE_CLAIM, "ml", "shared");
+    ms_dra_object *gen = object(MS_DK_RESOURCE_CLAIM, "ml", "job-gpu-x2");
+    assert_int_equal(ms_dra_store_set(s, named), 0);
+    assert_int_equal(ms_dra_store_set(s, gen), 0);
+    ms_str a = ms_intern_cstr(in, "a"), b = ms_intern_cstr(in, "b"), c = ms_intern_cstr(in, "c"),
+           d = ms_intern_cstr(in, "d");
+    ms_pod_resource_claim rcs[] = {{.name = a, .claim_name = ms_intern_cstr(in, "shared")},
+                                   {.name = b, .claim_name = MS_STR_NONE},
+                                   {.name = c, .claim_name = MS_STR_NONE},
+                                   {.name = d, .claim_name = MS_STR_NONE}};
+    ms_pod_resource_claim_status sts[] = {{.name = b, .claim_name = ms_intern_cstr(in, "job-gpu-x2")},
+                                          {.name = d, .claim_name = MS_STR_NONE}};
+    ms_pod pod = {0};
+    pod.meta.namespace_ = ms_intern_cstr(in, "ml");
+    pod.resource_claims = rcs;
+    pod.nresource_claims = 4;
+    pod.resource_claim_statuses = sts;
+    pod.nresource_claim_statuses = 2;
+    assert_ptr_equal(ms_dra_store_pod_claim(s, &pod, 0), named);
+    assert_ptr_equal(ms_dra_store_pod_claim(s, &pod, 1), gen);
+    assert_null(ms_dra_store_pod_claim(s, &pod, 2));
+    assert_null(ms_dra_store_pod_claim(s, &pod, 3));
+    ms_dra_store_free(s);
+    ms_dra_unref(named);
+    ms_dra_unref(gen);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_get_delete),
+        cmocka_unit_test(test_pod_claim),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

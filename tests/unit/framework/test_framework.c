@@ -929,7 +929,7 @@ static void test_default_profile(void **state) {
                                     "DynamicResources");
     expect_order(&fw, MS_EP_SCORE, "TaintToleration NodeAffinity NodeResourcesFit PodTopologySpread "
                                    "InterPodAffinity NodeResourcesBalancedAllocation ImageLocality");
-    expect_order(&fw, MS_EP_POST_FILTER, "DefaultPreemption");
+    expect_order(&fw, MS_EP_POST_FILTER, "DynamicResources DefaultPreemption");
     expect_order(&fw, MS_EP_BIND, "DefaultBinder");
     expect_order(&fw, MS_EP_RESERVE, "VolumeBinding DynamicResources");
     expect_order(&fw, MS_EP_PRE_BIND, "VolumeBinding DynamicResources");

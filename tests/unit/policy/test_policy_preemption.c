@@ -11,16 +11,12 @@
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 #include "moonsched/scheduler.h"
-#include "policy/policy_preemption.h"
+#include "sched_policy.h"
 
 typedef struct env {
     fx_env fx;
     ms_config cfg;
-    ms_lua_runtime *rt;
-    ms_policy *policy;
-    ms_policy_preemptions pps;
-    ms_policy_preemption pp;
-    const ms_plugin_ops *ops[1];
+    sched_policy sp;
     ms_scheduler *s;
     char evicted[8][64];
     uint32_t nevicted;
@@ -49,28 +45,14 @@ static ms_rc evict_now(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
     return MS_OK;
 }
 
-static void quiet(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
-    (void)ctx, (void)level, (void)policy, (void)msg;
-}
-
 /* src: a policy, or NULL for the default profile's behaviour. */
 static env *env_new(const char *src) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     fx_env_init(&e->fx);
-    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
-    ms_profile_config *pc = &e->cfg.profiles[0];
-    for (uint32_t k = 0; k < pc->nplugins; k++) cJSON_Delete(pc->plugins[k].args);
-    memset(pc, 0, sizeof *pc);
-    snprintf(pc->scheduler_name, sizeof pc->scheduler_name, "default-scheduler");
     static const char *const names[] = {"PrioritySort", "NodeResourcesFit", "DefaultPreemption",
                                         "DefaultBinder"};
-    for (uint32_t i = 0; i < 4; i++) {
-        ms_plugin_config *p = &pc->plugins[pc->nplugins++];
-        snprintf(p->name, sizeof p->name, "%s", names[i]);
-        p->points = (1u << MS_EP_COUNT) - 1;
-        p->weight = 1;
-    }
+    sched_profile(&e->cfg, names, 4);
     ms_error err = {0};
     ms_scheduler_options o = {
         .config = &e->cfg,
@@ -79,35 +61,14 @@ static env *env_new(const char *src) {
         .evictor = {e, evict_now, NULL},
         .seed = 1,
     };
-    if (src) {
-        ms_lua_options lo;
-        ms_lua_options_default(&lo);
-        lo.log = quiet;
-        assert_int_equal(ms_lua_runtime_new(&lo, e->fx.in, &e->rt, &err), MS_OK);
-        ms_lua_state *st = NULL;
-        if (ms_lua_state_load(e->rt, "=policy.lua", src, strlen(src), NULL, &st, &err) != MS_OK)
-            fail_msg("load: %s", err.msg);
-        assert_int_equal(ms_policy_new(e->rt, st, &e->policy, &err), MS_OK);
-        e->ops[0] = ms_policy_ops(e->policy);
-        ms_plugin_config *p = &pc->plugins[pc->nplugins++];
-        snprintf(p->name, sizeof p->name, "%s", ms_lua_state_name(st));
-        p->points = (1u << MS_EP_COUNT) - 1;
-        p->weight = 1;
-        o.out_of_tree = e->ops;
-        o.n_out_of_tree = 1;
-        e->pps = (ms_policy_preemptions){.policies = &e->policy, .npolicies = 1,
-                                         .profiles = &e->pp, .nprofiles = 1};
-        o.policy_hooks = (ms_scheduler_policy_hooks){.ctx = &e->pps,
-                                                     .preemption = ms_policy_preemptions_for};
-    }
+    if (src) sched_policy_add(&e->sp, e->fx.in, src, &e->cfg.profiles[0], &o);
     if (ms_scheduler_new(&o, &e->s, &err) != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
 }
 
 static void env_free(env *e) {
     ms_scheduler_free(e->s);
-    ms_policy_free(e->policy);
-    if (e->rt) ms_lua_runtime_free(e->rt);
+    sched_policy_free(&e->sp);
     ms_config_free(&e->cfg);
     fx_env_free(&e->fx);
     free(e);

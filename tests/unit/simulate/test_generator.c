@@ -1,6 +1,7 @@
 /* The synthetic cluster generator: spec parsing and the objects it builds. */
 #include "testutil.h"
 
+#include "codec/decode_dra.h"
 #include "moonsched/decode.h"
 #include "simulate/generator.h"
 
@@ -107,14 +108,14 @@ static void test_volumes_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
     storage_seen st = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     memset(&c, 0, sizeof c);
-    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL}, &err);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
     assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
@@ -157,7 +158,7 @@ static void test_generated_objects(void **state) {
     assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
                      MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
@@ -226,7 +227,7 @@ static void test_preemption_shape(void **state) {
                      MS_OK);
     assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
@@ -276,7 +277,7 @@ static void test_spreading_pods(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
@@ -312,7 +313,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
@@ -352,7 +353,7 @@ static void test_node_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
@@ -453,7 +454,7 @@ static void test_upstream_shapes(void **state) {
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
         ns_seen nss = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
         assert_int_equal(c.nnodes, cases[k].nodes);
         assert_int_equal(c.npods, cases[k].bound + cases[k].pending);
@@ -487,7 +488,7 @@ static void test_upstream_shapes(void **state) {
         for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
 
         /* the namespaces, labelled team=devops for the selector cases */
-        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace};
+        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL};
         ms_generator_spec none = g;
         none.nodes = none.bound_pods = none.pods = 0;
         if (ms_generate(&none, &d, &only_ns, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
@@ -505,8 +506,68 @@ static void test_upstream_shapes(void **state) {
     }
 }
 
+/* The kinds of the resource.k8s.io objects generated, in order, and the
+ * last pod's claim (decoded, so checked as the API server would). */
+typedef struct dra_seen {
+    collected c;                   /* first: take_node and take_pod's */
+    char kinds[64];
+    uint32_t n;
+    ms_decoder *d;
+    ms_dra_object *last_claim;
+} dra_seen;
+
+static ms_rc take_dra(void *ctx, ms_dra_kind kind, const cJSON *obj, ms_error *err) {
+    dra_seen *s = ctx;
+    assert_true(s->n < sizeof s->kinds - 1);
+    s->kinds[s->n++] = "CSRT"[kind];
+    ms_dra_object *o = NULL;
+    ms_rc rc = ms_dra_decode(s->d, kind, obj, &o, err);
+    if (rc != MS_OK) return rc;
+    if (kind == MS_DK_RESOURCE_CLAIM) {
+        ms_dra_unref(s->last_claim);
+        s->last_claim = o;
+    } else {
+        ms_dra_unref(o);
+    }
+    return MS_OK;
+}
+
+/* shape=SchedulingWithResourceClaimTemplate: the class and the template,
+ * one slice of 10 devices per node, and per pod its generated claim
+ * (owned by the pod, named in its status) before the pod. */
+static void test_dra_shape(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    ms_decoder d;
+    ms_decoder_init(&d, in);
+    ms_generator_spec g;
+    ms_generator_spec_default(&g);
+    ms_error err = {0};
+    assert_int_equal(ms_generator_parse("shape=SchedulingWithResourceClaimTemplate,nodes=2,pods=3", &g, &err), MS_OK);
+    dra_seen ds = {.d = &d};
+    collected *cp = &ds.c;
+    ms_generator_sink sink = {&ds, take_node, take_pod, NULL, NULL, take_dra};
+    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    assert_string_equal(ds.kinds, "CTSSRRR");
+    assert_int_equal(cp->nnodes, 2);
+    assert_int_equal(cp->npods, 3);
+    const ms_pod *p = cp->pods[2];
+    assert_int_equal(p->nresource_claims, 1);
+    assert_int_equal(p->nresource_claim_statuses, 1);
+    assert_string_equal(ms_str_get(in, p->resource_claim_statuses[0].claim_name), "pod-2-resource");
+    assert_string_equal(ms_str_get(in, ds.last_claim->meta.name), "pod-2-resource");
+    assert_string_equal(ms_meta_controller(&ds.last_claim->meta)->uid, p->meta.uid);
+    ms_dra_unref(ds.last_claim);
+    sink.dra = NULL;
+    assert_int_equal(ms_generate(&g, &d, &sink, &err), MS_EINVAL);
+    for (uint32_t i = 0; i < cp->nnodes; i++) ms_node_unref(cp->nodes[i]);
+    for (uint32_t i = 0; i < cp->npods; i++) ms_pod_unref(cp->pods[i]);
+    ms_interner_free(in);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dra_shape),
         cmocka_unit_test(test_preemption_shape),
         cmocka_unit_test(test_spec_defaults_and_parse),
         cmocka_unit_test(test_generated_objects),

@@ -1223,12 +1223,13 @@ static void test_args(void **state) {
     }
 }
 
-/* The default profile runs DefaultPreemption at PostFilter, as upstream's. */
+/* The default profile runs DefaultPreemption at PostFilter after
+ * DynamicResources, as upstream's. */
 static void test_in_default_profile(void **state) {
     env *e = *state;
     ms_framework *fw = framework(e);
-    assert_int_equal(fw->norder[MS_EP_POST_FILTER], 1);
-    assert_string_equal(ms_framework_plugin_name(fw, fw->order[MS_EP_POST_FILTER][0]), "DefaultPreemption");
+    assert_int_equal(fw->norder[MS_EP_POST_FILTER], 2);
+    assert_string_equal(ms_framework_plugin_name(fw, fw->order[MS_EP_POST_FILTER][1]), "DefaultPreemption");
     assert_non_null(ms_default_preemption_last(fw));
     ms_framework other;
     ms_profile_config pc;

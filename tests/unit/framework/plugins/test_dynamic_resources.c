@@ -2,7 +2,8 @@
  * scheduler knows (dynamicresources_test.go's cases without allocation),
  * Filter on an allocated claim's node selector, and, while nothing provides
  * the resource.k8s.io objects (run), every pod with claims refused in
- * PreFilter with a reason. Pods without claims skip the plugin. The
+ * PreFilter with a reason; Unreserve after a failed bind. Pods without
+ * claims skip the plugin. The
  * allocator's cases run through simulate (cli/test_simulate_dra.sh). */
 #include "testutil.h"
 
@@ -195,6 +196,34 @@ static void test_without_the_objects(void **state) {
     ms_pod_unref(p);
 }
 
+/* Unreserve after a failed bind, as upstream: the pod leaves the
+ * reservedFor of its allocated claims, which stay allocated; the other
+ * consumers stay. */
+static void test_unreserve_after_bind_failure(void **state) {
+    (void)state;
+    ms_dra_store *store = ms_dra_store_new();
+    put_claim(store, CLAIM("mine", "", "{allocation: {devices: {results: [{request: r, driver: d, pool: p, device: gpu-0}]}}, "
+                                       "reservedFor: [{resource: pods, name: job, uid: pod-uid}, "
+                                       "{resource: pods, name: other, uid: other-uid}]}"));
+    ms_pod *p = pod(POD("[{name: gpu, resourceClaimName: mine}]", "{}"));
+    harness hx;
+    harness_init(&hx, "DynamicResources", p);
+    hx.h.dra = store;
+    ms_status st;
+    ms_status_ok(&st);
+    hx.ops->pre_filter(hx.self, &hx.c, &st);
+    hx.ops->unreserve(hx.self, &hx.c, S("n1"));
+    const ms_dra_object *o = ms_dra_store_get(store, MS_DK_RESOURCE_CLAIM, S("ml"), S("mine"));
+    assert_non_null(o);
+    assert_true(o->u.claim.allocated);
+    assert_int_equal(o->u.claim.nresults, 1);
+    assert_int_equal(o->u.claim.nreserved_for, 1);
+    assert_string_equal(o->u.claim.reserved_for[0].uid, "other-uid");
+    harness_free(&hx);
+    ms_pod_unref(p);
+    ms_dra_store_free(store);
+}
+
 static void test_ops(void **state) {
     (void)state;
     const ms_plugin_ops *o = ms_plugin_lookup("DynamicResources");
@@ -202,6 +231,8 @@ static void test_ops(void **state) {
     assert_non_null(o->pre_enqueue);
     assert_non_null(o->pre_filter);
     assert_non_null(o->filter);
+    assert_non_null(o->post_filter);
+    assert_non_null(o->unreserve);
     assert_int_equal(o->events, MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL |
                                     MS_EV_RESOURCE_CLAIM | MS_EV_RESOURCE_SLICE | MS_EV_DEVICE_CLASS);
 }
@@ -217,6 +248,7 @@ int main(void) {
         cmocka_unit_test(test_with_the_objects),
         cmocka_unit_test(test_filter_on_allocated_node_selector),
         cmocka_unit_test(test_without_the_objects),
+        cmocka_unit_test(test_unreserve_after_bind_failure),
         cmocka_unit_test(test_ops),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown);

@@ -2,7 +2,8 @@
  * upstream's allocator tests (dynamic-resource-allocation/structured):
  * the slices and classes known, the claims to allocate, one node; the
  * devices chosen ("claim/request=pool/device" in order), "unschedulable",
- * or the error. */
+ * or the error. Then the allocations a device policy chooses among
+ * (ms_dr_enumerate), " | " between them. */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -56,8 +57,10 @@ static void load(ms_dra_store *s, const char *text, const ms_dra_object **claims
 #define CLAIM(name, devices) "kind: ResourceClaim\nmetadata: {name: " name "}\nspec: {devices: " devices "}\n---\n"
 #define ONE "{requests: [{name: r, exactly: {deviceClassName: gpu}}]}"
 
-static const char *allocate(const char *objects, const char *node_labels) {
-    static char out[1024];
+/* max 0: ms_dr_allocate; UINT32_MAX: ms_dr_explain; else ms_dr_enumerate
+ * with that limit. */
+static const char *run(const char *objects, const char *node_labels, uint32_t max) {
+    static char out[2048];
     ms_dra_store *s = ms_dra_store_new();
     const ms_dra_object *claims[8];
     uint32_t nclaims = 0;
@@ -75,29 +78,41 @@ static const char *allocate(const char *objects, const char *node_labels) {
     ms_arena_init(&a, 4096);
     dr_alloc al = {.in = env.in, .allocated = &used};
     const char *why = NULL;
-    ms_code code = ms_dr_prepare(&al, s, claims, nclaims, &a, &why);
+    dr_slices cache = {0};
+    ms_code code = ms_dr_prepare(&al, s, &cache, claims, nclaims, &a, &why);
     ms_node_info *ni = ms_node_info_new(ms_intern_cstr(env.in, "n1"));
     char node_text[256];
     snprintf(node_text, sizeof node_text, "metadata: {name: n1, labels: %s}\n", node_labels);
     ms_node *node = fx_node(&env.d, node_text);
     ms_node_info_set_node(ni, node);
     ms_node_unref(node);
-    dr_pick *picks = NULL;
-    uint32_t npicks = 0;
-    if (code == MS_SUCCESS) code = ms_dr_allocate(&al, ni, &a, &picks, &npicks, &why);
-    if (code == MS_ERROR) snprintf(out, sizeof out, "error: %s", why ? why : "?");
+    dr_option one = {0}, *opts = &one;
+    uint32_t nopts = 1;
+    if (code == MS_SUCCESS && max == UINT32_MAX) {
+        snprintf(out, sizeof out, "%s", ms_dr_explain(&al, ni, &a));
+        code = MS_PENDING;
+    } else if (code == MS_SUCCESS && max == 0)
+        code = ms_dr_allocate(&al, ni, &a, &one.picks, &one.npicks, &why);
+    else if (code == MS_SUCCESS) code = ms_dr_enumerate(&al, ni, &a, max, &opts, &nopts, &why);
+    if (code == MS_PENDING) {
+    } else if (code == MS_ERROR) snprintf(out, sizeof out, "error: %s", why ? why : "?");
     else if (code != MS_SUCCESS) snprintf(out, sizeof out, "unschedulable%s%s", why ? ": " : "", why ? why : "");
     else {
         size_t len = 0;
         out[0] = '\0';
-        for (uint32_t k = 0; k < npicks; k++)
-            len += (size_t)snprintf(out + len, sizeof out - len, "%s%s/%s=%s/%s", k ? " " : "",
-                                    ms_str_get(env.in, al.claims[picks[k].claim].obj->meta.name),
-                                    ms_str_get(env.in, picks[k].request),
-                                    ms_str_get(env.in, picks[k].slice->u.slice.pool),
-                                    ms_str_get(env.in, picks[k].device->name));
+        for (uint32_t i = 0; i < nopts; i++) {
+            const dr_pick *picks = opts[i].picks;
+            if (i) len += (size_t)snprintf(out + len, sizeof out - len, " | ");
+            for (uint32_t k = 0; k < opts[i].npicks; k++)
+                len += (size_t)snprintf(out + len, sizeof out - len, "%s%s/%s=%s/%s", k ? " " : "",
+                                        ms_str_get(env.in, al.claims[picks[k].claim].obj->meta.name),
+                                        ms_str_get(env.in, picks[k].request),
+                                        ms_str_get(env.in, picks[k].slice->u.slice.pool),
+                                        ms_str_get(env.in, picks[k].device->name));
+        }
     }
     ms_node_info_free(ni);
+    ms_dr_slices_free(&cache);
     ms_arena_free(&a);
     ms_map_free(&used);
     ms_dra_store_free(s);
@@ -198,14 +213,87 @@ static void test_cases(void **state) {
          "{}", "error: CEL runtime error: no such key: model"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = allocate(cases[i].objects, cases[i].labels);
+        const char *got = run(cases[i].objects, cases[i].labels, 0);
+        if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got \"%s\", want \"%s\"", cases[i].name, got, cases[i].want);
+    }
+}
+
+#define THREE "[{name: a, attributes: {numa: {int: 0}}}, {name: b, attributes: {numa: {int: 1}}}, " \
+              "{name: c, attributes: {numa: {int: 1}}}]"
+
+/* What a device policy chooses among: the allocator's first, then the
+ * others its search meets, within the limit. */
+static void test_enumerate(void **state) {
+    (void)state;
+    static const struct {
+        const char *name, *objects;
+        uint32_t max;
+        const char *want;
+    } cases[] = {
+        {"one device of three", CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE) CLAIM("c", ONE), 64,
+         "c/r=p/a | c/r=p/b | c/r=p/c"},
+        {"the limit keeps the first ones", CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE) CLAIM("c", ONE), 2,
+         "c/r=p/a | c/r=p/b"},
+        {"two of three: each set once",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}"),
+         64, "c/r=p/a c/r=p/b | c/r=p/a c/r=p/c | c/r=p/b c/r=p/c"},
+        {"constraints hold in every option",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}], "
+                        "constraints: [{matchAttribute: d/numa}]}"),
+         64, "c/r=p/b c/r=p/c"},
+        {"two claims: the second's devices follow the first's",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE) CLAIM("c1", ONE) CLAIM("c2", ONE), 64,
+         "c1/r=p/a c2/r=p/b | c1/r=p/a c2/r=p/c | c1/r=p/b c2/r=p/a | c1/r=p/b c2/r=p/c | c1/r=p/c c2/r=p/a | "
+         "c1/r=p/c c2/r=p/b"},
+        {"firstAvailable: the later entry not offered while the first can be satisfied",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, firstAvailable: [{name: two, deviceClassName: gpu, count: 2, "
+                        "selectors: [{cel: {expression: 'device.attributes[\"d\"].numa == 1'}}]}, "
+                        "{name: one, deviceClassName: gpu}]}]}"),
+         64, "c/r/two=p/b c/r/two=p/c"},
+        {"nothing fits", CLASS SLICE("s", "nodeName: n2", p, 1, 1, THREE) CLAIM("c", ONE), 64, "unschedulable"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = run(cases[i].objects, "{}", cases[i].max);
+        if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got \"%s\", want \"%s\"", cases[i].name, got, cases[i].want);
+    }
+}
+
+/* What explain says of a node where the claims cannot be allocated. */
+static void test_explain(void **state) {
+    (void)state;
+    static const struct {
+        const char *name, *objects, *want;
+    } cases[] = {
+        {"a request selector nothing matches",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, selectors: [{cel: {expression: "
+                        "'device.attributes[\"d\"].numa == 7'}}]}}]}"),
+         "claim c, request r: 1 needed, 0 device(s) on the node match (class gpu: device.driver == \"d\"; selectors "
+         "device.attributes[\"d\"].numa == 7), 0 of them free"},
+        {"too few for the count", CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 4}}]}"),
+         "claim c, request r: 4 needed, 3 device(s) on the node match (class gpu: device.driver == \"d\"), 3 of them free"},
+        {"each alone, not together",
+         CLASS SLICE("s", "nodeName: n1", p, 1, 1, THREE)
+             CLAIM("c", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}], "
+                        "constraints: [{matchAttribute: d/numa}]}") CLAIM("c2", "{requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}"),
+         "each request could be satisfied alone, not all together (the devices they share, or a matchAttribute "
+         "constraint)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = run(cases[i].objects, "{}", UINT32_MAX);
         if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got \"%s\", want \"%s\"", cases[i].name, got, cases[i].want);
     }
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_explain),
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_enumerate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
