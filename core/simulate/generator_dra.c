@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-#include "cmd/generator.h"
+#include "simulate/generator.h"
 
 #define DRIVER "test-driver.cdi.k8s.io"
 #define DEVICES_PER_NODE 10
