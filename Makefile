@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-compare bench-live churn soak deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
+.PHONY: all build run test bench bench-compare bench-live churn restarts soak deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -229,6 +229,13 @@ bench-live: all
 # moonsched run for SOAK_MINUTES (default 30) on a real kube-apiserver under
 # churn, an API server restart half-way; RSS, descriptors and threads every
 # minute (tests/e2e/soak.sh, docs/reliability.md).
+# RSS across 20 restarts of the API server (make test runs 8;
+# docs/reliability.md, "Restarts of the API server").
+restarts: all
+	@sh tests/ensure-packages.sh $(DEB_LIVE)
+	@bash tests/e2e/build-kube.sh >/dev/null
+	@RESTARTS=$${RESTARTS:-20} B=$(B) bash tests/e2e/test_run_restarts.sh
+
 soak: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null

@@ -1,7 +1,7 @@
 #!/bin/bash
 # RSS of `moonsched run` across apiserver restarts (TAP): a real
 # kube-apiserver v1.20.2 + etcd on loopback, SIGKILLed and started again on
-# the same etcd and port RESTARTS times (default 20), with NODES nodes
+# the same etcd and port RESTARTS times (default 8; `make restarts`: 20), with NODES nodes
 # (30) and PODS pods (1500) to list again each time. After each restart a
 # new pod must be bound (the scheduler reconnected its watches and its
 # binder), then RSS is read (VmRSS, the lower of two readings 2 s apart).
@@ -12,7 +12,7 @@
 # machine's speed. The figures are printed as comments. Stops everything
 # it starts.
 E2E_NAME=restarts
-RESTARTS=${RESTARTS:-20}
+RESTARTS=${RESTARTS:-8}
 WARM=${WARM:-3}
 RESTART_RSS_SLACK_KIB=${RESTART_RSS_SLACK_KIB:-512}
 # shellcheck source=run-harness.sh
