@@ -226,8 +226,10 @@ bench-live: all
 	@bash tests/bench/live.sh
 
 # moonsched run for SOAK_MINUTES (default 30) on a real kube-apiserver under
-# churn, an API server restart half-way; RSS, descriptors and threads every
-# minute (tests/e2e/soak.sh, docs/reliability.md).
+# churn, SOAK_RESTARTS API server restarts (one, half-way, by default), with
+# SOAK_FAILOVER_EVERY (s) three replicas and their leader SIGKILLed that
+# often; RSS, descriptors and threads every minute (tests/e2e/soak.sh,
+# docs/reliability.md).
 soak: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
