@@ -123,14 +123,10 @@ takeovers=()
 next_failover=$SOAK_FAILOVER_EVERY
 # A replica gone without being asked: replaced; status 1 is a lost lease.
 reap() {
-    local rn rc
-    for rn in "${!rpid[@]}"; do
-        kill -0 "${rpid[$rn]}" 2>/dev/null && continue
-        wait "${rpid[$rn]}" 2>/dev/null
-        rc=$?
-        echo "# replica $rn exited by itself with status $rc at $((SECONDS - start)) s"
-        if [ "$rc" = 1 ] && [ "$SOAK_FAILOVER_EVERY" -gt 0 ]; then lease_lost=$((lease_lost + 1)); else crashed=$((crashed + 1)); fi
-        unset "rpid[$rn]"
+    while replica_gone; do
+        echo "# replica $gone_name exited by itself with status $gone_status at $((SECONDS - start)) s"
+        if [ "$gone_status" = 1 ] && [ "$SOAK_FAILOVER_EVERY" -gt 0 ]; then lease_lost=$((lease_lost + 1)); else crashed=$((crashed + 1)); fi
+        unset "rpid[$gone_name]"
         if [ "$SOAK_FAILOVER_EVERY" -gt 0 ]; then start_replica; else alive=0; fi
     done
 }
