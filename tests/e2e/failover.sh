@@ -15,8 +15,9 @@
 #    one binding POST accepted (201; a 409 is a replica losing a race, fine
 #    and counted); no pod deleted twice; every high-priority pod bound; no
 #    pending pod fits a node; no node overcommitted. Printed: the time from
-#    each SIGKILL to the first binding POST sent afterwards and accepted
-#    (the new leader's first bind), median and worst.
+#    each SIGKILL to the first accepted binding POST read once a replica
+#    had acquired the Lease after it (the new leader's first bind), median
+#    and worst.
 # 2. The same replicas with --controllers=taint-eviction: FAILOVER_TAINTED
 #    (10) fresh nodes with 40 pods each, half tolerating the NoExecute taint
 #    for 40 s; the taint put on every node with a timeAdded while the
