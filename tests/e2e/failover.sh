@@ -152,7 +152,7 @@ t_start=$SECONDS
     until [ -e "$dir/go-high" ]; do sleep 1; done &&
     fo pods high 1 "$HIGH" "${high_m}m" high && touch "$dir/created") >"$dir/create.log" 2>&1 &
 create_pid=$!
-fo_check() { python3 "$here/soak.py" "$KUBE_URL" "$dir/ca.crt" "$(cat "$dir/admin.token")" check; }
+cluster_check() { python3 "$here/soak.py" "$KUBE_URL" "$dir/ca.crt" "$(cat "$dir/admin.token")" check; }
 bound_with() { kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" '[.items[] | select((.metadata.name | startswith($p)) and (.spec.nodeName // "") != "")] | length'; }
 settled() {
     if [ ! -e "$dir/go-high" ]; then
@@ -160,7 +160,7 @@ settled() {
             { touch "$dir/go-high"; echo "# every filler bound after $((SECONDS - t_start)) s ($kills leaders killed)"; }
         return 1
     fi
-    [ -e "$dir/created" ] && [ "$(bound_with high-)" = "$HIGH" ] && fo_check >"$dir/check.txt"
+    [ -e "$dir/created" ] && [ "$(bound_with high-)" = "$HIGH" ] && cluster_check >"$dir/check.txt"
 }
 churn_leaders settled "$TIMEOUT"
 settled_rc=$?
@@ -200,8 +200,8 @@ for r in a b c; do start_replica "$r"; done
 PH='[{"key":"failover/phase2","value":"x","effect":"NoSchedule"}]'
 for i in $(seq 1 "$TAINTED"); do mknode "t$i" "$PH" '{"failover/phase2":"yes"}'; done
 per=$((TAINTED * 40))
-# Pods that tolerate the phase's NoSchedule taint (a patch of the pods'
-# body is easier made here than in failover.py): half tolerate the
+# Pods for these nodes only (their nodeSelector; they tolerate the
+# NoSchedule taint that keeps phase 1's pods away): half tolerate the
 # NoExecute taint for 40 s.
 mkpods2() {   # prefix count tolerationSeconds|""
     local i tol
