@@ -17,7 +17,8 @@
 # status 1 (the lease lost, as across an API server restart) is counted,
 # anything else fails. The takeover time (the SIGKILL to a new holder) is
 # printed for each failover. Samples are taken from every replica; the
-# flatness checks below judge the replica that lived longest.
+# flatness checks judge every replica with 10 samples or more (else the
+# one with the most).
 #
 # Every SOAK_INTERVAL seconds (default 60) one line: the scheduler's RSS
 # (the lower of two readings 2 s apart), open file descriptors and threads, pods bound and pending, nodes, policy
@@ -216,20 +217,30 @@ flat() {   # name slack values...
     echo "# $name: after warm-up (samples $((warm + 1))-$((warm + 3))) max $base_max, last $w samples max $end_max, slack $slack"
     [ "$end_max" -le $((base_max + slack)) ]
 }
-# The replica with the most samples.
-best="" bestn=0
-for rn in "${!rrss[@]}"; do
+# Judged: every replica with 10 samples or more (a leader lives shorter
+# than a standby under failovers, and only a leader schedules), else the
+# one with the most.
+judged=() bestn=0 best=""
+for rn in $(printf '%s\n' "${!rrss[@]}" | sort -n); do
     read -ra v <<<"${rrss[$rn]}"
+    [ "${#v[@]}" -ge 10 ] && judged+=("$rn")
     if [ "${#v[@]}" -gt "$bestn" ]; then best=$rn bestn=${#v[@]}; fi
 done
+[ "${#judged[@]}" -gt 0 ] || judged=("$best")
+flat_all() {   # name slack samples-array-name
+    local rn ok=0 vals
+    local -n series=$3
+    for rn in "${judged[@]}"; do
+        read -ra vals <<<"${series[$rn]}"
+        echo "# replica $rn, ${#vals[@]} samples:"
+        flat "$1" "$2" "${vals[@]}" || ok=1
+    done
+    return $ok
+}
 if [ "$bestn" -ge 3 ]; then
-    read -ra rss <<<"${rrss[$best]}"
-    read -ra fds <<<"${rfds[$best]}"
-    read -ra threads <<<"${rthr[$best]}"
-    echo "# judged: replica $best, $bestn samples"
-    check_eval "RSS flat (KiB)" 'flat rss "$SOAK_RSS_SLACK_KIB" "${rss[@]}"'
-    check_eval "open file descriptors flat" 'flat fds "$SOAK_FD_SLACK" "${fds[@]}"'
-    check_eval "threads flat" 'flat threads "$SOAK_THREAD_SLACK" "${threads[@]}"'
+    check_eval "RSS flat (KiB), replicas ${judged[*]}" 'flat_all rss "$SOAK_RSS_SLACK_KIB" rrss'
+    check_eval "open file descriptors flat, replicas ${judged[*]}" 'flat_all fds "$SOAK_FD_SLACK" rfds'
+    check_eval "threads flat, replicas ${judged[*]}" 'flat_all threads "$SOAK_THREAD_SLACK" rthr'
 else
     not_ok "at least 3 samples of one replica to judge RSS, descriptors and threads (got $bestn)"
 fi
