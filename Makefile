@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-compare bench-live churn restarts soak deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
+.PHONY: all build run test bench bench-compare bench-live churn restarts soak failover deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -226,9 +226,6 @@ bench-live: all
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@bash tests/bench/live.sh
 
-# moonsched run for SOAK_MINUTES (default 30) on a real kube-apiserver under
-# churn, an API server restart half-way; RSS, descriptors and threads every
-# minute (tests/e2e/soak.sh, docs/reliability.md).
 # RSS across 20 restarts of the API server (make test runs 8;
 # docs/reliability.md, "Restarts of the API server").
 restarts: all
@@ -236,10 +233,23 @@ restarts: all
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@RESTARTS=$${RESTARTS:-20} B=$(B) bash tests/e2e/test_run_restarts.sh
 
+# moonsched run for SOAK_MINUTES (default 30) on a real kube-apiserver under
+# churn, SOAK_RESTARTS API server restarts (one, half-way, by default), with
+# SOAK_FAILOVER_EVERY (s) three replicas and their leader SIGKILLed that
+# often; RSS, descriptors and threads every minute (tests/e2e/soak.sh,
+# docs/reliability.md).
 soak: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@SOAK_MINUTES=$${SOAK_MINUTES:-30} B=$(B) nice -n $${SOAK_NICE:-5} bash tests/e2e/soak.sh
+
+# Three replicas under leader election, the leader SIGKILLed every 20 s
+# while 5,000 pods are created (preemption included), then the same with
+# the taint eviction controller (tests/e2e/failover.sh, docs/reliability.md).
+failover: all
+	@sh tests/ensure-packages.sh $(DEB_LIVE)
+	@bash tests/e2e/build-kube.sh >/dev/null
+	@B=$(B) nice -n $${FAILOVER_NICE:-5} bash tests/e2e/failover.sh
 
 # The container image (deploy/Containerfile), tagged localhost/moonsched:latest
 # and :VERSION; IMAGE, BUILD_IMAGE, RUNTIME_IMAGE as deploy/build-image.sh says.

@@ -167,3 +167,17 @@ if ! KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1; then
     exit 1
 fi
 ok "kube-apiserver v1.20.2 and etcd started on loopback"
+
+# The suites that run replicas keep them in rpid (name -> pid). The first
+# whose process has ended: its name in gone_name, its exit status in
+# gone_status, reaped; returns 1 when every one still runs.
+replica_gone() {
+    local rn
+    for rn in "${!rpid[@]}"; do
+        kill -0 "${rpid[$rn]}" 2>/dev/null && continue
+        wait "${rpid[$rn]}" 2>/dev/null
+        gone_status=$? gone_name=$rn
+        return 0
+    done
+    return 1
+}
