@@ -64,6 +64,9 @@ typedef struct dp {
     ms_pod **order, **victims;
     bool *violating;
     uint32_t pvcap;
+    /* This PostFilter's Filter plugins other than NodeResourcesFit, when
+     * the dry runs can be done by arithmetic (can_count). */
+    ms_filter_plan others;
 } dp;
 
 /* ---- helpers shared with policies and tests ---- */
@@ -451,6 +454,36 @@ static bool can_precheck(const dp *p, const ms_cycle *c) {
     return false;
 }
 
+/* Filter plugins whose verdict reads the node only, never its pods: on
+ * the dry run's copy they decide as on the node itself. */
+static bool reads_node_only(const ms_plugin_ops *ops) {
+    return ops == &ms_plugin_node_name || ops == &ms_plugin_node_unschedulable ||
+           ops == &ms_plugin_taint_toleration || ops == &ms_plugin_node_affinity;
+}
+
+/* The dry runs can be counted rather than filtered when, besides
+ * NodeResourcesFit (can_precheck), the Filter phase holds only plugins
+ * that read the node alone, nothing hears of pods added or removed
+ * (PreFilter extensions, policies) and the pod requests no scalar
+ * resource: then fits_resources is NodeResourcesFit's exact verdict, and
+ * the other plugins, run once on the node (p->others), the rest of it. */
+static bool can_count(dp *p, const ms_cycle *c, bool precheck) {
+    const ms_framework *fw = c->fw;
+    if (!precheck || c->pod->requests.nscalar ||
+        ((fw->pre_filter_extensions | fw->batch_filters) & ~c->skip_filter))
+        return false;
+    ms_filter_plan all;
+    ms_framework_filter_plan(fw, c, &all);
+    p->others.n = 0;
+    for (uint32_t k = 0; k < all.n; k++) {
+        const ms_plugin_ops *ops = fw->plugins[all.steps[k].plugin].ops;
+        if (ops == &ms_plugin_node_resources_fit) continue;
+        if (!reads_node_only(ops)) return false;
+        p->others.steps[p->others.n++] = all.steps[k];
+    }
+    return true;
+}
+
 /* The node's pods of lower priority than the pod into p->pv, most
  * important first (reprieve order); their count. A node holds few victims
  * and cmp_importance is a total order (position breaks ties): an insertion
@@ -526,6 +559,10 @@ static ms_code reprieve(dp *p, ms_cycle *c, const nominees *nm, const nominee_lo
     return MS_SUCCESS;
 }
 
+static ms_code candidate_of(dp *p, ms_cycle *c, const ms_node_info *ni, uint32_t npv,
+                            uint32_t nviolating, uint32_t nvictims, uint32_t num_violations,
+                            ms_preemption_candidate *out, ms_status *st);
+
 /* SelectVictimsOnNode's dry run on the scratch copy of ni, the npv
  * lower-priority pods ranked in p->pv. */
 static ms_code dry_run_node(dp *p, ms_cycle *c, const ms_node_info *ni, const nominees *nm,
@@ -552,6 +589,14 @@ static ms_code dry_run_node(dp *p, ms_cycle *c, const ms_node_info *ni, const no
     uint32_t nvictims, num_violations;
     code = reprieve(p, c, nm, nl, precheck, npv, nviolating, &nvictims, &num_violations, st);
     if (code != MS_SUCCESS) return code;
+    return candidate_of(p, c, ni, npv, nviolating, nvictims, num_violations, out, st);
+}
+
+/* The candidate from p->victims[0..nvictims), as SelectVictimsOnNode
+ * returns it. */
+static ms_code candidate_of(dp *p, ms_cycle *c, const ms_node_info *ni, uint32_t npv,
+                            uint32_t nviolating, uint32_t nvictims, uint32_t num_violations,
+                            ms_preemption_candidate *out, ms_status *st) {
     if (nvictims == 0) {
         const char *why = cycle_text(c, "preemption: expected at least one victim pod on node %s%s",
                                      ms_str_get(p->h->in, ni->name), "");
@@ -570,10 +615,35 @@ static ms_code dry_run_node(dp *p, ms_cycle *c, const ms_node_info *ni, const no
     return MS_SUCCESS;
 }
 
+/* SelectVictimsOnNode by counting (can_count), once the pod is known to
+ * fit with every lower-priority pod gone: the reprieve of reprieve() on
+ * running sums, with no copy of the node and no Filter run. `freed` holds
+ * the requests of the npv pods ranked in p->pv. */
+static ms_code dry_run_counted(dp *p, ms_cycle *c, const ms_node_info *ni, const nominee_load *nl,
+                               uint32_t npv, const int64_t *freed, ms_preemption_candidate *out,
+                               ms_status *st) {
+    int64_t minus[MS_RES_NBUILTIN];
+    memcpy(minus, freed, sizeof minus);
+    int64_t minus_pods = npv;
+    uint32_t nviolating = split_by_pdb(p, npv), nvictims = 0, num_violations = 0;
+    for (uint32_t i = 0; i < npv; i++) {
+        ms_pod *v = p->order[i];
+        if (fits_resources(c->pod, ni, minus_pods, minus, v, nl)) {
+            minus_pods--;
+            for (int r = 0; r < MS_RES_NBUILTIN; r++) minus[r] -= v->requests.v[r];
+            continue;
+        }
+        p->victims[nvictims++] = v;
+        num_violations += i < nviolating;
+    }
+    return candidate_of(p, c, ni, npv, nviolating, nvictims, num_violations, out, st);
+}
+
 /* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
  * node is no candidate (for the message) or carries an error. */
 static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni, bool precheck,
-                                      ms_preemption_candidate *out, ms_status *st, bool *deferred) {
+                                      bool counted, ms_preemption_candidate *out, ms_status *st,
+                                      bool *deferred) {
     const ms_pod *pod = c->pod;
     uint32_t npv = 0;
     int64_t freed[MS_RES_NBUILTIN] = {0};
@@ -595,6 +665,13 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
 
     if (!reserve_victims(p, npv)) return fail(st, MS_ERROR, "out of memory");
     npv = rank_victims(p, pod, ni);
+    /* The other plugins rejecting the node is rare: the full dry run then
+     * gives the status its message needs. */
+    ms_status ost;
+    if (counted && ni->node && ms_framework_run_filter_plan(&p->others, c, ni, &ost) == MS_SUCCESS) {
+        p->last.ncounted++;
+        return dry_run_counted(p, c, ni, &nl, npv, freed, out, st);
+    }
     uint32_t outer = ms_framework_dry_begin(c);
     ms_code code = dry_run_node(p, c, ni, &nm, &nl, precheck, npv, out, st);
     ms_framework_dry_end(c, outer);
@@ -749,11 +826,13 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
     ms_preemption_candidate *violating = cands + want;
     uint32_t nok = 0, nbad = 0;
     bool precheck = can_precheck(p, c);
+    bool counted = can_count(p, c, precheck);
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = p->potential[(offset + k) % np];
         ms_preemption_candidate cand;
         bool deferred = false;
-        ms_code code = select_victims_on_node(p, c, c->snap->nodes[i], precheck, &cand, &p->dry[i], &deferred);
+        ms_code code = select_victims_on_node(p, c, c->snap->nodes[i], precheck, counted, &cand,
+                                              &p->dry[i], &deferred);
         p->looked[i] = deferred ? 2 : 1;
         p->last.nevaluated++;
         if (code == MS_SUCCESS) {
@@ -780,7 +859,7 @@ static ms_code dry_run_found_none(dp *p, ms_cycle *c, uint32_t np, uint32_t offs
         if (p->looked[i] == 2) {
             ms_preemption_candidate cand;
             bool deferred = false;
-            select_victims_on_node(p, c, c->snap->nodes[i], false, &cand, &dry[i], &deferred);
+            select_victims_on_node(p, c, c->snap->nodes[i], false, false, &cand, &dry[i], &deferred);
             p->looked[i] = 1;
         }
         if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;

@@ -102,6 +102,7 @@ typedef struct ms_preemption_result {
     uint32_t offset;               /* where the search started among them */
     uint32_t want;                 /* ms_preemption_num_candidates(npotential) */
     uint32_t nevaluated;           /* nodes dry-run before the search stopped */
+    uint32_t ncounted;             /* of those, dry-run by counting requests */
     uint32_t ncandidates;
     ms_preemption_candidate *candidates;   /* non-violating first, in search order */
     int32_t chosen;                /* index into candidates, -1 when none */

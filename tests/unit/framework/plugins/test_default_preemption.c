@@ -154,10 +154,11 @@ typedef struct pspec {
     const char *nominated;
     const char *affinity;      /* YAML flow map of spec.affinity */
     const char *conditions;    /* YAML flow list of status.conditions */
+    const char *ports;         /* YAML flow list of the container's ports */
 } pspec;
 
 static ms_pod *mkpod(env *e, pspec s) {
-    char start[96] = "", labels[128] = "", del[96] = "", nom[96] = "", conds[256] = "";
+    char start[96] = "", labels[128] = "", del[96] = "", nom[96] = "", conds[256] = "", ports[128] = "";
     if (s.start) {
         time_t t = (time_t)(1700000000 + s.start);
         struct tm tm;
@@ -168,14 +169,15 @@ static ms_pod *mkpod(env *e, pspec s) {
     if (s.deleting) snprintf(del, sizeof del, ", deletionTimestamp: '2024-01-01T00:00:00Z'");
     if (s.nominated) snprintf(nom, sizeof nom, ", nominatedNodeName: %s", s.nominated);
     if (s.conditions) snprintf(conds, sizeof conds, ", conditions: %s", s.conditions);
+    if (s.ports) snprintf(ports, sizeof ports, ", ports: %s", s.ports);
     char y[2048];
     snprintf(y, sizeof y,
              "metadata: {name: '%s', namespace: %s, uid: 'uid-%s'%s%s}\n"
-             "spec: {%s%s%s%s%s%s priority: %d, containers: [{name: c, resources: {requests: {cpu: %dm}}}]}\n"
+             "spec: {%s%s%s%s%s%s priority: %d, containers: [{name: c%s, resources: {requests: {cpu: %dm}}}]}\n"
              "status: {phase: %s%s%s%s}",
              s.name, s.ns ? s.ns : "default", s.name, labels, del, s.node ? "nodeName: " : "",
              s.node ? s.node : "", s.node ? "," : "", s.affinity ? "affinity: " : "",
-             s.affinity ? s.affinity : "", s.affinity ? "," : "", s.prio, s.cpu,
+             s.affinity ? s.affinity : "", s.affinity ? "," : "", s.prio, ports, s.cpu,
              s.node ? "Running" : "Pending", start, nom, conds);
     if (s.never) {
         /* preemptionPolicy goes in the spec: rebuild the spec line */
@@ -1015,6 +1017,65 @@ static void test_nominated_pods_count_in_the_dry_run(void **state) {
     assert_string_equal(e->cleared, "");   /* the nominated pod has a higher priority */
 }
 
+/* With only NodeResourcesFit and plugins that read the node alone in the
+ * Filter phase, nodes are dry-run by counting requests; a host port brings
+ * in NodePorts, which reads the node's pods, and so the full dry run on a
+ * copy. Both give the same candidates on random nodes of mixed priorities,
+ * start times, a PDB and a nominated pod. */
+static void test_counted_dry_run_matches_the_full_one(void **state) {
+    static const int prios[] = {NEG, LOW, MID, HIGH};
+    uint64_t seed = 12345;
+    for (int round = 0; round < 40; round++) {
+        teardown(state);
+        setup(state);
+        env *e = *state;
+        use_queue(e);
+        add_nodes(e, 5, VERY_LARGE);
+        if (round % 2) add_pdb(e, FOO_PDB(1, ""));
+        int k = 0;
+        for (uint32_t n = 1; n <= e->nnodes; n++) {
+            int free_cpu = VERY_LARGE;
+            while (free_cpu > 0) {   /* full: the preemptor fits nowhere */
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                int cpu = 100 * (int)(1 + (seed >> 33) % 3);
+                if (cpu > free_cpu) cpu = free_cpu;
+                free_cpu -= cpu;
+                char name[16], node[16];
+                snprintf(name, sizeof name, "p%d", ++k);
+                snprintf(node, sizeof node, "node%u", n);
+                place(e, (pspec){.name = name, .node = node, .prio = prios[(seed >> 40) % 4],
+                                 .cpu = cpu, .start = 1 + (int)((seed >> 45) % 3),
+                                 .labels = (seed >> 50) % 2 ? "{app: foo}" : NULL});
+            }
+        }
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        char node[16];
+        snprintf(node, sizeof node, "node%u", 1 + (uint32_t)((seed >> 33) % e->nnodes));
+        ms_queue_add_nominated(e->h.queue, mkpod(e, (pspec){.name = "waiting", .prio = VERY_HIGH,
+                                                            .cpu = SMALL}), id(e, node));
+        int cpu = 100 * (int)(2 + (seed >> 40) % 3);
+        char got[2][512];
+        uint32_t ncounted[2];
+        for (int full = 0; full < 2; full++) {
+            ms_pod *p = mkpod(e, (pspec){.name = full ? "q" : "p", .prio = HIGH, .cpu = cpu,
+                                         .ports = full ? "[{containerPort: 9, hostPort: 9}]" : NULL});
+            ms_str nominated;
+            ms_status st;
+            run(e, p, &nominated, &st);
+            candidates(e, got[full], sizeof got[full]);
+            ncounted[full] = last(e)->ncounted;
+            /* the framework is built anew: each run starts from the same
+             * plugin state */
+            ms_framework_destroy(&e->fw);
+            e->fw_ready = false;
+        }
+        if (strcmp(got[0], got[1]) != 0)
+            fail_msg("round %d: counted %s, full %s", round, got[0], got[1]);
+        assert_int_equal(ncounted[1], 0);
+        if (got[0][0]) assert_true(ncounted[0] > 0);
+    }
+}
+
 /* PrepareCandidate: every victim is evicted (except one already going),
  * lower-priority pods nominated to the node lose their nomination. */
 static void test_prepare_evicts_and_clears_lower_nominations(void **state) {
@@ -1275,6 +1336,7 @@ int main(void) {
         T(test_candidate_count_and_offset),
         T(test_search_goes_on_until_a_non_violating_candidate),
         T(test_nominated_pods_count_in_the_dry_run),
+        T(test_counted_dry_run_matches_the_full_one),
         T(test_prepare_evicts_and_clears_lower_nominations),
         T(test_no_candidate_clears_own_nomination),
         T(test_hooks),
