@@ -620,12 +620,27 @@ static void requeue_chain(ms_queue *q, entry *chain, double now) {
 }
 
 void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now) {
+    ms_queue_move_on_event_if(q, ev, now, NULL, NULL);
+}
+
+void ms_queue_move_on_event_if(ms_queue *q, ms_event_mask ev, double now,
+                               bool (*helps)(void *ctx, const ms_queued_pod *qp), void *ctx) {
     q->move_request_cycle = (int64_t)q->cycle;
     q->event = cluster_event(ev);
     entry *chain = NULL, **tail = &chain;
     for (uint32_t g = 0; g < q->ngroups; g++) {
         group *gr = &q->groups[g];
         if (!(gr->mask & ev) || gr->count == 0) continue;
+        if (helps) {
+            for (entry *e = gr->head, *n; e; e = n) {
+                n = e->gnext;
+                if (!e->qp.gated && !helps(ctx, &e->qp)) continue;
+                unsched_remove(q, e);
+                *tail = e;
+                tail = &e->gnext;
+            }
+            continue;
+        }
         for (entry *e = gr->head; e; e = e->gnext) unlink_time(q, e);
         *tail = gr->head;
         tail = &gr->tail->gnext;

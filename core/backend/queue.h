@@ -115,6 +115,11 @@ void ms_queue_add_gated(ms_queue *q, ms_queued_pod *qp, ms_event_mask interest, 
 /* A cluster event: unschedulable pods whose interest matches go to activeQ
  * (or backoffQ while still backing off). */
 void ms_queue_move_on_event(ms_queue *q, ms_event_mask ev, double now);
+/* As ms_queue_move_on_event, but of the pods whose interest matches, only
+ * those `helps` accepts move (upstream's QueueingHint); the others stay
+ * where they are. Gated pods always move: PreEnqueue decides for them. */
+void ms_queue_move_on_event_if(ms_queue *q, ms_event_mask ev, double now,
+                               bool (*helps)(void *ctx, const ms_queued_pod *qp), void *ctx);
 /* Periodic work: backoffQ entries whose backoff expired go to activeQ;
  * unschedulable pods older than max_unschedulable go back. */
 void ms_queue_flush(ms_queue *q, double now);

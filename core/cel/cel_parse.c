@@ -484,6 +484,62 @@ static const ms_cel_node *expr(parser *p) {
     return n;
 }
 
+/* The type cel-go's checker gives a node, where it is statically known
+ * (CV_ERROR: dyn, as attribute and capacity values are). Only what the
+ * result check needs: scalars, not lists or the Kubernetes types. */
+static cel_type static_type(const ms_cel_node *n) {
+    static const char *const bools[] = {"startsWith", "endsWith", "contains", "isQuantity", "isSemver",
+                                        "isGreaterThan", "isLessThan"};
+    static const char *const ints[] = {"size", "compareTo", "sign", "asInteger", "major", "minor", "patch", "int"};
+    switch ((cel_kind)n->kind) {
+    case CN_LIT:
+        return n->lit.t == CV_NULL || n->lit.t == CV_LIST ? CV_ERROR : (cel_type)n->lit.t;
+    case CN_SELECT:
+        return strcmp(n->name, "driver") == 0 && n->a->kind == CN_IDENT && strcmp(n->a->name, "device") == 0
+                   ? CV_STRING
+                   : CV_ERROR;
+    case CN_NOT: case CN_AND: case CN_OR: case CN_HAS:
+        return CV_BOOL;
+    case CN_NEG: {
+        cel_type t = static_type(n->a);
+        return t == CV_INT || t == CV_DOUBLE ? t : CV_ERROR;
+    }
+    case CN_BINARY: {
+        if (n->op >= CO_LT) return CV_BOOL;
+        cel_type x = static_type(n->a), y = static_type(n->b);
+        if (x != y) return CV_ERROR;
+        if (x == CV_INT || x == CV_UINT || x == CV_DOUBLE) return x;
+        return x == CV_STRING && n->op == CO_ADD ? CV_STRING : CV_ERROR;
+    }
+    case CN_COND: {
+        cel_type x = static_type(n->b);
+        return x == static_type(n->c) ? x : CV_ERROR;
+    }
+    case CN_CALL:
+        for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
+            if (strcmp(n->name, bools[i]) == 0) return CV_BOOL;
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+            if (strcmp(n->name, ints[i]) == 0) return CV_INT;
+        if (strcmp(n->name, "lowerAscii") == 0 || strcmp(n->name, "upperAscii") == 0 || strcmp(n->name, "string") == 0)
+            return CV_STRING;
+        if (strcmp(n->name, "double") == 0) return CV_DOUBLE;
+        if (strcmp(n->name, "uint") == 0) return CV_UINT;
+        return CV_ERROR;
+    default:
+        return CV_ERROR;
+    }
+}
+
+static const char *type_name(cel_type t) {
+    switch (t) {
+    case CV_INT: return "int";
+    case CV_UINT: return "uint";
+    case CV_DOUBLE: return "double";
+    case CV_STRING: return "string";
+    default: return "dyn";
+    }
+}
+
 ms_rc ms_cel_compile(const char *src, ms_arena *a, ms_cel_program *out, ms_error *err) {
     out->root = NULL;
     size_t len = strlen(src);
@@ -496,6 +552,10 @@ ms_rc ms_cel_compile(const char *src, ms_arena *a, ms_cel_program *out, ms_error
         fail(&p, p.tpos, "Syntax error: extraneous input '%.*s' expecting <EOF>", (int)(p.at - p.tpos),
              p.src + p.tpos);
     if (p.failed) return MS_EINVAL;
+    /* upstream's check at validation, before any device is seen */
+    cel_type t = static_type(root);
+    if (t != CV_ERROR && t != CV_BOOL)
+        return ms_error_set(err, MS_EINVAL, "must evaluate to bool or the unknown type, not %s", type_name(t));
     out->root = root;
     return MS_OK;
 }

@@ -711,6 +711,19 @@ ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins) {
     return m ? m : MS_EV_ALL;
 }
 
+bool ms_framework_queueing_hint(const ms_framework *fw, uint64_t plugins, const ms_pod *pod, ms_event_mask ev,
+                                const void *old_obj, const void *new_obj) {
+    if (plugins == 0) return true;
+    for (uint32_t i = 0; i < fw->nplugins && i < 64; i++) {
+        if (!(plugins >> i & 1)) continue;
+        const ms_framework_plugin *p = &fw->plugins[i];
+        ms_event_mask reg = p->ops->events ? p->ops->events : MS_EV_ALL;
+        if (!(reg & ev)) continue;
+        if (!p->ops->queueing_hint || p->ops->queueing_hint(p->self, pod, ev, old_obj, new_obj)) return true;
+    }
+    return false;
+}
+
 uint32_t ms_framework_nscore(const ms_framework *fw) { return fw->norder[MS_EP_SCORE]; }
 
 const char *ms_framework_score_name(const ms_framework *fw, uint32_t k) {

@@ -171,5 +171,10 @@ bool ms_framework_pre_enqueue(const ms_framework *fw, const ms_pod *pod, const c
  * upstream's plugins without EnqueueExtensions); so does an empty set (the
  * pod failed for a reason no plugin owns, e.g. an error). */
 ms_event_mask ms_framework_interest(const ms_framework *fw, uint64_t plugins);
+/* Whether event `ev` (old_obj into new_obj) may help a pod that `plugins`
+ * rejected: some of them registered it, with no hint or a hint saying so
+ * (upstream's QueueingHint per plugin; 0 plugins: any event may). */
+bool ms_framework_queueing_hint(const ms_framework *fw, uint64_t plugins, const ms_pod *pod, ms_event_mask ev,
+                                const void *old_obj, const void *new_obj);
 
 #endif

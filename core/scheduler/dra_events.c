@@ -2,6 +2,7 @@
 #include "scheduler/dra_events.h"
 
 #include "backend/queue.h"
+#include "framework/runners.h"
 #include "scheduler/scheduler_priv.h"
 
 static const ms_event_mask events[MS_DK_COUNT] = {
@@ -10,9 +11,34 @@ static const ms_event_mask events[MS_DK_COUNT] = {
     [MS_DK_RESOURCE_CLAIM] = MS_EV_RESOURCE_CLAIM,
 };
 
+typedef struct change {
+    ms_scheduler *s;
+    ms_event_mask ev;
+    const ms_dra_object *old_obj, *new_obj;
+} change;
+
+/* The hints of the plugins that rejected the pod, in its own profile. */
+static bool helps(void *ctx, const ms_queued_pod *qp) {
+    const change *ch = ctx;
+    int32_t i = ms_scheduler_profile_index(ch->s, qp->pod->scheduler_name);
+    if (i < 0) return true;
+    return ms_framework_queueing_hint(&ch->s->profiles[i], qp->unschedulable_plugins, qp->pod, ch->ev, ch->old_obj,
+                                      ch->new_obj);
+}
+
 ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o, double now) {
-    if (ms_dra_store_set(s->dra, o) < 0) return MS_ENOMEM;
-    if (events[o->kind]) ms_queue_move_on_event(s->queue, events[o->kind], now);
+    /* The old object, for the hints: the store drops its reference. */
+    const ms_dra_object *prev = ms_dra_store_get(s->dra, (ms_dra_kind)o->kind, o->meta.namespace_, o->meta.name);
+    ms_dra_object *old_obj = prev ? ms_dra_ref((ms_dra_object *)prev) : NULL;
+    if (ms_dra_store_set(s->dra, o) < 0) {
+        ms_dra_unref(old_obj);
+        return MS_ENOMEM;
+    }
+    if (events[o->kind]) {
+        change ch = {s, events[o->kind], old_obj, o};
+        ms_queue_move_on_event_if(s->queue, ch.ev, now, helps, &ch);
+    }
+    ms_dra_unref(old_obj);
     return MS_OK;
 }
 

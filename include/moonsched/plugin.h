@@ -130,6 +130,12 @@ typedef struct ms_plugin_ops {
     /* Cluster events that may help a pod it rejected; 0 means every event
      * (upstream's default for plugins without EnqueueExtensions). */
     ms_event_mask events;
+    /* upstream's QueueingHintFn: whether the change of old_obj into
+     * new_obj (NULL old_obj: added) behind event `ev` may help `pod`, which
+     * this plugin rejected. NULL: every event in `events` may. Called on
+     * the scheduler thread for each such pod, so it must be cheap. */
+    bool (*queueing_hint)(void *self, const ms_pod *pod, ms_event_mask ev, const void *old_obj,
+                          const void *new_obj);
 
     /* args: the plugin's pluginConfig args object, or NULL. */
     ms_rc (*create)(const cJSON *args, const ms_handle *h, void **self, ms_error *err);

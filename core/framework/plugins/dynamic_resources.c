@@ -555,6 +555,52 @@ bool ms_dynamic_resources_set_hooks(const ms_framework *fw, const ms_dra_hooks *
     return false;
 }
 
+/* Whether the claim named `name` in the pod's namespace is one of the pod's. */
+static bool uses_claim(const ms_pod *pod, ms_str namespace_, ms_str name) {
+    if (namespace_ != pod->meta.namespace_) return false;
+    for (uint32_t i = 0; i < pod->nresource_claims; i++) {
+        const ms_pod_resource_claim *rc = &pod->resource_claims[i];
+        if (rc->claim_name == name) return true;
+        if (rc->claim_name != MS_STR_NONE) continue;
+        for (uint32_t k = 0; k < pod->nresource_claim_statuses; k++)
+            if (pod->resource_claim_statuses[k].name == rc->name && pod->resource_claim_statuses[k].claim_name == name)
+                return true;
+    }
+    return false;
+}
+
+/* The parts of a claim's status the allocator reads. */
+static bool same_status(const ms_resource_claim *a, const ms_resource_claim *b) {
+    if (a->allocated != b->allocated || a->nresults != b->nresults || a->nreserved_for != b->nreserved_for)
+        return false;
+    for (uint32_t i = 0; i < a->nresults; i++)
+        if (a->results[i].device != b->results[i].device || a->results[i].pool != b->results[i].pool ||
+            a->results[i].driver != b->results[i].driver)
+            return false;
+    for (uint32_t i = 0; i < a->nreserved_for; i++)
+        if (strcmp(a->reserved_for[i].uid, b->reserved_for[i].uid) != 0) return false;
+    return true;
+}
+
+/* upstream's QueueingHint functions: isSchedulableAfterClaimChange for a
+ * claim, isSchedulableAfterResourceSliceChange for a slice. A pod whose
+ * claims do not all exist yet waits for them, not for devices (the event
+ * that creates one is a claim of its own, or its own update). A claim's
+ * allocation cleared frees devices for any pod; any other claim change
+ * helps only the pods using that claim, when its status changed. A class
+ * change is held to the same first test (upstream requeues every pod). */
+static bool dynamic_resources_queueing_hint(void *self, const ms_pod *pod, ms_event_mask ev, const void *old_obj,
+                                            const void *new_obj) {
+    dynamic_resources *p = self;
+    if (!p->h->dra || pod->nresource_claims == 0) return true;
+    if (!pod_claims(p->h, pod, NULL, &p->reason)) return false;
+    if (ev != MS_EV_RESOURCE_CLAIM) return true;
+    const ms_dra_object *was = old_obj, *now = new_obj;
+    if (was && was->u.claim.allocated && !now->u.claim.allocated) return true;
+    if (!uses_claim(pod, now->meta.namespace_, now->meta.name)) return false;
+    return !was || !same_status(&was->u.claim, &now->u.claim);
+}
+
 const ms_plugin_ops ms_plugin_dynamic_resources = {
     .name = "DynamicResources",
     /* upstream's EventsToRegister: the pod's own update (its generated
@@ -562,6 +608,7 @@ const ms_plugin_ops ms_plugin_dynamic_resources = {
      * relabelled, a claim, slice or class added or updated. */
     .events = MS_EV_UNSCHEDULED_POD_UPDATE | MS_EV_NODE_ADD | MS_EV_NODE_LABEL | MS_EV_RESOURCE_CLAIM |
               MS_EV_RESOURCE_SLICE | MS_EV_DEVICE_CLASS,
+    .queueing_hint = dynamic_resources_queueing_hint,
     .create = dynamic_resources_create,
     .destroy = dynamic_resources_destroy,
     .pre_enqueue = dynamic_resources_pre_enqueue,

@@ -120,7 +120,8 @@ static void test_selectors(void **state) {
         {"isQuantity('1Gi') && !isQuantity('1gi') && isSemver('1.0.0') && !isSemver('1.0')", "true"},
         {"quantity('1x') == quantity('1')", "quantities must match the regular expression "
                                             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
-        {"device.driver", "must evaluate to bool"},
+        {"device.attributes['d'].model.lowerAscii() == 'x' ? device.driver : device.driver",
+         "compile: must evaluate to bool or the unknown type, not string"},
         {"!1", "no such overload"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -141,6 +142,9 @@ static void test_compile_errors(void **state) {
          "compile: <input>:1:14: undeclared reference to 'matchesRegex' (in container '')"},
         {"device.driver == 'x", "compile: <input>:1:18: Syntax error: unterminated string"},
         {"has(device)", "compile: <input>:1:1: invalid argument to has() macro"},
+        {"device.driver", "compile: must evaluate to bool or the unknown type, not string"},
+        {"size(device.driver) + 1", "compile: must evaluate to bool or the unknown type, not int"},
+        {"1u", "compile: must evaluate to bool or the unknown type, not uint"},
         {"1 == 1 1", "compile: <input>:1:8: Syntax error: extraneous input '1' expecting <EOF>"},
         {"device.driver\n  == #", "compile: <input>:2:6: Syntax error: token recognition error at: '#'"},
     };

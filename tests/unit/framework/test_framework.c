@@ -15,6 +15,7 @@ typedef struct fake {
     ms_code pre_filter, filter, post_filter, pre_score, score, normalize, reserve, permit,
         pre_bind, bind;
     bool pre_enqueue_ok;
+    bool helps;                    /* its queueing hint's answer */
     double permit_timeout;
     int64_t scores[4];
     const char *reason;
@@ -49,6 +50,14 @@ static bool fk_pre_enqueue(void *self, const ms_pod *pod, const char **reason) {
     logcall(f, "preEnqueue");
     if (!f->pre_enqueue_ok) *reason = f->reason;
     return f->pre_enqueue_ok;
+}
+static bool fk_queueing_hint(void *self, const ms_pod *pod, ms_event_mask ev, const void *old_obj,
+                             const void *new_obj) {
+    (void)pod;
+    (void)ev;
+    (void)old_obj;
+    (void)new_obj;
+    return ((const fake *)self)->helps;
 }
 static bool fk_less(void *self, const ms_queued_pod *a, const ms_queued_pod *b) {
     (void)self;
@@ -138,7 +147,7 @@ static void fk_destroy(void *self) {
         .filter = fk_filter, .post_filter = fk_post_filter, .pre_score = fk_pre_score,    \
         .score = fk_score, .normalize_score = NORMALIZE, .reserve = fk_reserve,           \
         .unreserve = fk_unreserve, .permit = fk_permit, .pre_bind = fk_pre_bind,          \
-        .bind = fk_bind, .post_bind = fk_post_bind,                                       \
+        .bind = fk_bind, .post_bind = fk_post_bind, .queueing_hint = fk_queueing_hint,    \
     };
 
 FAKE_OPS(FA, "FakeA", MS_EV_NODE_ADD, NULL)
@@ -214,6 +223,7 @@ static void reset_fakes(void) {
     for (int i = 0; i < NFAKES; i++) {
         fakes[i].tag = tags[i];
         fakes[i].pre_enqueue_ok = true;
+        fakes[i].helps = true;
         fakes[i].reason = "fake reason";
     }
     calls[0] = '\0';
@@ -805,6 +815,16 @@ static void test_queue_sort_pre_enqueue_and_interest(void **state) {
     /* No declared events: every event; no rejecting plugin: every event. */
     assert_int_equal(ms_framework_interest(fw, 1ull << c), MS_EV_ALL);
     assert_int_equal(ms_framework_interest(fw, 0), MS_EV_ALL);
+
+    /* Queueing hints: only the rejecting plugins that registered the
+     * event are asked; one saying yes is enough. */
+    assert_true(ms_framework_queueing_hint(fw, 1ull << a, fx->pod, MS_EV_NODE_ADD, NULL, NULL));
+    fakes[FA].helps = false;
+    assert_false(ms_framework_queueing_hint(fw, 1ull << a, fx->pod, MS_EV_NODE_ADD, NULL, NULL));
+    assert_false(ms_framework_queueing_hint(fw, 1ull << a | 1ull << b, fx->pod, MS_EV_NODE_ADD, NULL, NULL));
+    assert_true(ms_framework_queueing_hint(fw, 1ull << a | 1ull << b, fx->pod, MS_EV_NODE_LABEL, NULL, NULL));
+    assert_true(ms_framework_queueing_hint(fw, 1ull << a | 1ull << c, fx->pod, MS_EV_NODE_ADD, NULL, NULL));
+    assert_true(ms_framework_queueing_hint(fw, 0, fx->pod, MS_EV_NODE_ADD, NULL, NULL));
     ms_framework_destroy(&fx->fw);
 }
 

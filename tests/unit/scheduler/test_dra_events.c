@@ -79,9 +79,67 @@ static void test_events_move_waiting_pods(void **state) {
     env_free(e);
 }
 
+/* upstream's QueueingHints: a waiting pod moves only on a change that can
+ * help it. Its attempts count the moves: an event that moved it would
+ * show as one more attempt. */
+static void test_hints_move_only_pods_a_change_can_help(void **state) {
+    (void)state;
+    env *e = env_new_profile(100, 1, false, dra_plugins);
+    ms_scheduler_dra_provided(e->s);
+    add_node(e, "n1", "4", NULL, NULL);
+    set(e, MS_DK_DEVICE_CLASS, "metadata: {name: gpu}\nspec: {selectors: [{cel: {expression: 'device.driver == \"d\"'}}]}", 1);
+    set(e, MS_DK_RESOURCE_CLAIM, "metadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}",
+        1);
+    add_pod(e, "p", "100m", ",\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimName\":\"c\"}]");
+    /* a second pod whose claim does not exist yet: held back */
+    add_pod(e, "w", "100m", ",\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimName\":\"missing\"}]");
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_non_null(strstr(e->last_message, "1 cannot allocate all claims"));
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+
+    /* another pod's claim added, then updated (allocated): not p's */
+    set(e, MS_DK_RESOURCE_CLAIM,
+        "metadata: {name: other}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}", 3);
+    set(e, MS_DK_RESOURCE_CLAIM,
+        "metadata: {name: other}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n"
+        "status: {allocation: {devices: {results: [{request: r, driver: d, pool: x, device: g}]}}}",
+        4);
+    /* p's own claim updated, its status unchanged (a label, say) */
+    set(e, MS_DK_RESOURCE_CLAIM,
+        "metadata: {name: c, labels: {a: b}}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}", 5);
+    assert_int_equal(ms_queue_len_unschedulable(q), 1);
+    ms_scheduler_tick(e->s, 100);
+    assert_false(ms_scheduler_schedule_one(e->s, 100));
+    assert_int_equal(e->nunschedulable, 1);
+
+    /* a slice does not help w, whose claim is missing: it stays held back */
+    set(e, MS_DK_RESOURCE_SLICE,
+        "metadata: {name: s0}\nspec: {driver: other, nodeName: n1, pool: {name: n1, resourceSliceCount: 1}, devices: [{name: x}]}",
+        101);
+    assert_int_equal(ms_queue_len_gated(q), 1);
+    /* but it may help p: tried again (no device of driver d yet) */
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    ms_scheduler_tick(e->s, 150);
+    assert_true(ms_scheduler_schedule_one(e->s, 150));
+    assert_int_equal(e->nunschedulable, 2);
+
+    /* the other claim deallocated frees a device: p is tried again */
+    set(e, MS_DK_RESOURCE_CLAIM,
+        "metadata: {name: other}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}", 151);
+    assert_int_equal(ms_queue_len_unschedulable(q), 0);
+    ms_scheduler_tick(e->s, 200);
+    assert_true(ms_scheduler_schedule_one(e->s, 200));
+    assert_int_equal(e->nunschedulable, 3);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_move_waiting_pods),
+        cmocka_unit_test(test_hints_move_only_pods_a_change_can_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
