@@ -1,10 +1,7 @@
 #!/bin/sh
 # tests/bench/compare.sh (`make bench-compare`): two bench tables side by
 # side, workloads matched by name, ratios new/old. TAP output.
-set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 cat >"$T/old.json" <<'JSON'
 {"load": "1", "runs": 1, "upstream": "u", "workloads": [

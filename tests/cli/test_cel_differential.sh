@@ -5,11 +5,7 @@
 # device selectors on generated devices, seeded, must give the same
 # outcome (true, false or an error). TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$B/libmoonsched.a"
 CELJS_VERSION=8.0.0

@@ -6,13 +6,9 @@
 # the interner reuses the ids of the names it released (a scheduler that
 # kept every pod name would grow by about 80 MiB here). TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
+. tests/lib/cli.sh
 CHURN="$B/churn/churn"
 CYCLES=${CHURN_CYCLES:-2000000}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
 
 tap_need "$CHURN"
 "$CHURN" "$CYCLES" >"$T/out" 2>&1

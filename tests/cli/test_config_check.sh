@@ -3,13 +3,7 @@
 # read unchanged, the effective configuration printed (and read back to the
 # same result), errors with exit 2, warnings on stderr. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 # block FILE START: the lines of FILE from the one equal to START to the end
 # of what it holds (a sequence under a key may sit at the key's indent)
 block() {

@@ -3,13 +3,9 @@
 # symbol it defines dynamically has the ms_ prefix, and their number stays
 # below a bound so that internal functions do not leak back in. Prints the
 # count. TAP output. B: the build directory (default: build).
-set -u
-B=${B:-build}
+. tests/lib/cli.sh
 SO="$B/libmoonsched.so"
 MAX_EXPORTS=${MAX_EXPORTS:-200}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
 
 tap_need "$SO"
 if ! command -v nm >/dev/null 2>&1; then

@@ -3,18 +3,7 @@
 # and starts tests/cli/extender_server.c on 127.0.0.1, points a
 # configuration at it and checks filter, prioritize and bind end to end.
 # TAP output. B: the build directory (default: build); CC: the C compiler.
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 # shellcheck disable=SC2046
@@ -24,7 +13,7 @@ if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 -o "$T/extender_server" tests/cli/exte
 fi
 mkdir "$T/ext"
 "$T/extender_server" "$T/ext" &
-pid=$!
+stop_at_exit $!
 i=0
 while [ ! -s "$T/ext/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 check "the test extender listens" test -s "$T/ext/port"

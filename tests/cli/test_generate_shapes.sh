@@ -1,12 +1,7 @@
 #!/bin/sh
 # `simulate --generate` with scheduler_perf's affinity shapes: each shape
 # schedules as its constraints say. TAP output. B: build directory.
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

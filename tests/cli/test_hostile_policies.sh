@@ -16,13 +16,8 @@
 # profile's pods must preempt) and deschedule and evictable
 # (tests/hostile/descheduler/, in a `simulate --deschedule` pass).
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
+. tests/lib/cli.sh
 H=tests/hostile
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
 . tests/lib/hostile.sh
 LIMIT=${HOSTILE_SECONDS:-20}      # wall seconds a run may take
 TIMEOUT=${HOSTILE_TIMEOUT:-60}   # when a run that hangs is killed

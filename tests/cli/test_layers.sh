@@ -10,10 +10,7 @@
 # until the cycles they belong to are removed. The script also plants an
 # upward include and an unlisted file in a copy of the tree, to show that
 # it sees them. TAP output; needs only sh, awk, grep, sed.
-set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 # Known upward includes: "file include", one per line. Each names the
 # cycle it belongs to; remove a line when its include goes.

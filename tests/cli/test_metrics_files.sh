@@ -9,15 +9,11 @@
 # never installed or started).
 # tests/e2e/test_run_metrics.sh checks the same names on a live /metrics.
 # TAP output.
-set -u
-D=tests/cli/data
+. tests/lib/cli.sh
 LIST=$D/upstream-scheduler-metrics.txt
 DOC=docs/run.md
 DASH=deploy/monitoring/dashboard.json
 RULES=deploy/monitoring/alerts.yaml
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
 
 # ---- the upstream list ----
 grep -v '^#' "$LIST" >"$T/list"

@@ -5,18 +5,8 @@
 # scheduling through Permit, `moonsched policy check`, and hot reload in
 # the middle of long runs (a rewrite, a broken rewrite, a ConfigMap-style
 # ..data swap). TAP output. B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
+. tests/lib/cli.sh
 bg=""
-cleanup() {
-    [ -n "$bg" ] && kill "$bg" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-. tests/lib/tap.sh
 
 tap_need "$M"
 
@@ -315,6 +305,7 @@ parities() {
 reload_run() {   # name policy-path: starts a run in the background
     "$M" simulate --generate "$GEN" --policy "$2" --stats >"$T/$1.out" 2>"$T/$1.err" &
     bg=$!
+    stop_at_exit "$bg"
     wait_text "$T/$1.err" "v1 running" 60
 }
 

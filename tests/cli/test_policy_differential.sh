@@ -11,12 +11,7 @@
 # placements, the same preemptions (preemptor, node, victims) and the same
 # pending pods, and the twin's policy must not fail. TAP output.
 # B: the build directory (default: build). SEEDS: seeds per rule (default 4).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 SEEDS=${SEEDS:-4}

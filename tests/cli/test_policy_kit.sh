@@ -7,12 +7,7 @@
 # simulate), a failing spec failing, the shipped luacheck standard refusing
 # what the sandbox refuses; and `policy check --cluster` printing each
 # node's verdict and score per pod. TAP output. B: the build directory.
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 tap_need "$B/libmoonsched.so"

@@ -3,12 +3,7 @@
 # metrics bind address, --leader-elect, kube-scheduler's command line
 # (with or without `run`, kubeadm's manifest, flags without meaning here),
 # --version, --controllers. TAP output. B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 tap_need "$M"
 tap_on_failure() { sed 's/^/# /' "$T/out"; }
 

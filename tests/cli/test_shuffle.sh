@@ -9,12 +9,7 @@
 # orders from tests/cli/shuffle_docs.awk, both seeded: a failure names the
 # seeds that reproduce it. TAP output. B: the build directory (default:
 # build); SHUFFLE_CLUSTERS: how many clusters (default 10).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 CLUSTERS=${SHUFFLE_CLUSTERS:-10}

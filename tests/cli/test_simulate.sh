@@ -2,13 +2,7 @@
 # `moonsched simulate` end to end: placements, messages, output formats,
 # input formats, the generator and exit codes. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

@@ -6,13 +6,7 @@
 # static and deviation LowNodeUtilization, RemoveDuplicates, topology
 # spread); pods with claims, placed where their PVs allow. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

@@ -7,15 +7,9 @@
 # the claims and the resource.k8s.io objects checked as the API server
 # validates them. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
-D=tests/cli/data
 
 "$M" simulate --cluster "$D/dra-claims.yaml" >"$T/out.txt"
 check "exit 0" test $? -eq 0

@@ -2,12 +2,7 @@
 # `moonsched simulate --evictions`: the NoExecute taint eviction timeline
 # of examples/cluster-taints.yaml, as a table and as JSON. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

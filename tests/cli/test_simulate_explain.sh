@@ -3,12 +3,7 @@
 # pod left pending, every node's Filter status computed again; text and
 # JSON; the policies in effect; usage errors. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

@@ -9,15 +9,9 @@
 # a real headless browser (Debian's chromium):
 # it loads without console errors and its DOM holds the expected
 # elements. TAP output. B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
-D=tests/cli/data
 ARGS="--cluster examples/cluster.yaml --shadow $D/shadow-odd-nodes.lua"
 
 # shellcheck disable=SC2086

@@ -4,15 +4,9 @@
 # shadow policy; the counts and the disagreements with their scores; a
 # failing or slow shadow policy held by its budget. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
-D=tests/cli/data
 GEN=nodes=50,pods=200,zones=3
 
 # --- live decisions unchanged ----------------------------------------------------------

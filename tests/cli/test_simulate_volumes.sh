@@ -4,13 +4,7 @@
 # VolumeRestrictions decide, and the in-memory binder binds claims as the
 # PV controller and a provisioner would. TAP output.
 # B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-D=tests/cli/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 

@@ -3,8 +3,9 @@
 # E2E_NAME is set): skips when the apiserver is not built, starts etcd and
 # kube-apiserver in $dir, stops them and any moonsched ($ms_pid),
 # kube-controller-manager ($kcm_pid, start_kcm) and upstream kube-scheduler
-# ($ks_pid, start_ks) on exit, and brings the TAP helpers (tests/lib/tap.sh)
-# and capacity_ok (every node's bound pods fit its allocatable).
+# ($ks_pid, start_ks) and what the suite registered with stop_at_exit on
+# exit, and brings the TAP helpers (tests/lib/tap.sh), mknode, mkpod,
+# node_of and capacity_ok (every node's bound pods fit its allocatable).
 set -u
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +27,20 @@ dir=$(mktemp -d "/tmp/ms-e2e-${E2E_NAME:-run}.XXXXXX")
 ms_pid=""
 kcm_pid=""
 ks_pid=""
+stop_pids=()
+# stop_at_exit PID: a background job of the suite, stopped (TERM, then
+# reaped) at exit before the apiserver, however the suite ends; one the
+# suite already reaped is left alone (its PID may be another process's by
+# then).
+stop_at_exit() { stop_pids+=("$1"); }
 cleanup() {
+    local p running
+    running=" $(jobs -p | tr '\n' ' ') "
+    for p in "${stop_pids[@]}"; do
+        case $running in *" $p "*) ;; *) continue ;; esac
+        kill "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
     if [ -n "$ms_pid" ]; then kill -9 "$ms_pid" 2>/dev/null; wait "$ms_pid" 2>/dev/null; fi
     stop_kcm
     stop_ks
@@ -86,6 +100,56 @@ token_of() {
     kube_api POST "/api/v1/namespaces/default/serviceaccounts/$1/token" \
         '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
         jq -r '.status.token // empty'
+}
+
+# The objects most checks start from, built from KEY=VALUE arguments after
+# the name; JSON values are merged into the object, so any field a check
+# needs (taints, tolerations, affinity, nodeName, ownerReferences...) goes
+# in without a helper of its own.
+#   mknode NAME [cpu=4] [memory=8Gi] [pods=110] [labels=JSON] [spec=JSON]
+#   mkpod NAME [ns=default] [cpu=100m] [memory=64Mi] [labels=JSON]
+#         [metadata=JSON] [spec=JSON] [scheduler=NAME] [node=NAME]
+# memory= (empty) leaves the memory request out. Each prints a TAP
+# comment when the server refuses the object.
+mknode() {
+    local name=$1 cpu=4 memory=8Gi pods=110 labels='{}' spec='{}' a
+    shift
+    for a in "$@"; do
+        case $a in
+        cpu=*) cpu=${a#*=} ;; memory=*) memory=${a#*=} ;; pods=*) pods=${a#*=} ;;
+        labels=*) labels=${a#*=} ;; spec=*) spec=${a#*=} ;;
+        *) echo "# mknode: unknown argument $a" >&2; return 1 ;;
+        esac
+    done
+    jq -nc --arg n "$name" --arg c "$cpu" --arg m "$memory" --arg p "$pods" \
+        --argjson l "$labels" --argjson s "$spec" \
+        '{apiVersion: "v1", kind: "Node", metadata: {name: $n, labels: $l}, spec: $s,
+          status: {capacity: {cpu: $c, memory: $m, pods: $p}, allocatable: {cpu: $c, memory: $m, pods: $p}}}' |
+        kube_api POST /api/v1/nodes @- | jq -e .metadata.uid >/dev/null || echo "# could not create node $name"
+}
+mkpod() {
+    local name=$1 ns=default cpu=100m memory=64Mi labels='{}' meta='{}' spec='{}' sched='' node='' a
+    shift
+    for a in "$@"; do
+        case $a in
+        ns=*) ns=${a#*=} ;; cpu=*) cpu=${a#*=} ;; memory=*) memory=${a#*=} ;;
+        labels=*) labels=${a#*=} ;; metadata=*) meta=${a#*=} ;; spec=*) spec=${a#*=} ;;
+        scheduler=*) sched=${a#*=} ;; node=*) node=${a#*=} ;;
+        *) echo "# mkpod: unknown argument $a" >&2; return 1 ;;
+        esac
+    done
+    jq -nc --arg n "$name" --arg c "$cpu" --arg m "$memory" --arg sn "$sched" --arg nn "$node" \
+        --argjson l "$labels" --argjson md "$meta" --argjson s "$spec" \
+        '{apiVersion: "v1", kind: "Pod", metadata: ({name: $n, labels: $l} + $md),
+          spec: ({containers: [{name: "c", image: "pause", resources: {requests:
+                   ({cpu: $c} + (if $m == "" then {} else {memory: $m} end))}}]} + $s
+                 + (if $sn == "" then {} else {schedulerName: $sn} end)
+                 + (if $nn == "" then {} else {nodeName: $nn} end))}' |
+        kube_api POST "/api/v1/namespaces/$ns/pods" @- | jq -e .metadata.uid >/dev/null ||
+        echo "# could not create pod $ns/$name"
+}
+node_of() {   # name [namespace] -> its spec.nodeName, empty while unbound
+    kube_api GET "/api/v1/namespaces/${2:-default}/pods/$1" | jq -r '.spec.nodeName // ""'
 }
 
 wait_for() {   # seconds, command: true once the command is

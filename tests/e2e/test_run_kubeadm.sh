@@ -15,13 +15,6 @@ manifest=$here/../cli/data/kubeadm-kube-scheduler-1.20.yaml
 overlay=$here/../../deploy/overlays/replace-default
 kc() { "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" "$@"; }
 
-mknode() {
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {   # name [schedulerName]
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"${2:-default-scheduler}\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 lease_holder() { kube_api GET "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" | jq -r '.spec.holderIdentity // ""'; }
 scheduled_by() {   # pod -> "reportingController reportingInstance" of its Scheduled event
     kube_api GET /apis/events.k8s.io/v1/namespaces/default/events | jq -r --arg p "$1" \
@@ -69,7 +62,7 @@ check_eval "apply -k replace-default: the namespaces role for system:kube-schedu
 
 # --- a profile of its own: its own Lease, its own name on Events ------------------
 printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: gpu-scheduler}]\n' >"$dir/own.yaml"
-mkpod mine gpu-scheduler
+mkpod mine scheduler=gpu-scheduler
 # (the admin's credentials: system:kube-scheduler may only hold kube-scheduler's Lease)
 "$ms" --kubeconfig "$dir/admin.kubeconfig" --config "$dir/own.yaml" --secure-port=0 --port=0 \
     --leader-elect-lease-duration=20s --leader-elect-renew-deadline=15s >>"$dir/ms.log" 2>&1 &

@@ -14,13 +14,6 @@ E2E_NAME=metrics
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 LIST=tests/cli/data/upstream-scheduler-metrics.txt
 
-mknode() {   # name cpu
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"4Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"4Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name cpu
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 
 # --- identities: a reader of /metrics and /configz, and nobody ---------------------
 service_account reader '["/metrics","/configz"]'
@@ -29,10 +22,10 @@ reader=$(token_of reader)
 nobody=$(token_of nobody)
 
 # --- a scheduler with work done: four pods bound, one that fits nowhere ----------------
-mknode n1 2
-mknode n2 2
-for i in 1 2 3 4; do mkpod "web-$i" 500m; done
-mkpod huge 64
+mknode n1 cpu=2 memory=4Gi
+mknode n2 cpu=2 memory=4Gi
+for i in 1 2 3 4; do mkpod "web-$i" cpu=500m; done
+mkpod huge cpu=64
 sport=$(kube_free_port)
 mport=$(kube_free_port)
 printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 70\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n      disabled: [{name: ImageLocality}]\n' \
@@ -153,16 +146,16 @@ series_count() {
         jq '[.items[] | select(.reason=="FailedScheduling" and .regarding.name=="huge")]' >"$dir/fs.json"
     jq -r 'if length == 1 then (.[0].series.count // 1) else "objects:\(length)" end' "$dir/fs.json"
 }
-mknode small-1 1
+mknode small-1 cpu=1 memory=4Gi
 sleep $((31 - (SECONDS - t_first) > 0 ? 31 - (SECONDS - t_first) : 0))
-mknode small-2 1
+mknode small-2 cpu=1 memory=4Gi
 check_eval "after a retry 30 s later: still one Event object for huge, its series.count 2 or more" \
     "wait_for 15 'c=\$(series_count); [ \"\${c#objects}\" = \"\$c\" ] && [ \"\$c\" -ge 2 ]'"
 count1=$(series_count)
 name1=$(jq -r '.[0].metadata.name' "$dir/fs.json")
 last1=$(jq -r '.[0].series.lastObservedTime' "$dir/fs.json")
 sleep 30
-mknode small-3 1
+mknode small-3 cpu=1 memory=4Gi
 check_eval "30 s later again: the same Event ($name1), series.count above $count1, lastObservedTime later" \
     "wait_for 15 'c=\$(series_count); [ \"\${c#objects}\" = \"\$c\" ] && [ \"\$c\" -gt $count1 ]' &&
      [ \"\$(jq -r '.[0].metadata.name' '$dir/fs.json')\" = '$name1' ] &&

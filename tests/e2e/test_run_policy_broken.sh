@@ -12,13 +12,6 @@ E2E_NAME=policy-broken
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
-mknode() {   # name
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name schedulerName
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 condition() {   # pod -> its PodScheduled=False message
     kube_api GET "/api/v1/namespaces/default/pods/$1" |
         jq -r '.status.conditions[]? | select(.type == "PodScheduled" and .status == "False") | .message'
@@ -67,9 +60,9 @@ check_eval "moonsched_policy_reloads_total{result=refused} counts it, per profil
 check_eval "a PolicyLoadFailed Warning Event, reported by the profile" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/kube-system/events | jq -e \"[.items[] | select(.reason == \\\"PolicyLoadFailed\\\" and .type == \\\"Warning\\\" and .reportingComponent == \\\"guarded\\\")] | length == 1\" >/dev/null'"
 
-mkpod g-1 guarded
-mkpod l-1 lenient
-mkpod d-1 default-scheduler
+mkpod g-1 scheduler=guarded
+mkpod l-1 scheduler=lenient
+mkpod d-1 scheduler=default-scheduler
 check_eval "a profile without the policy schedules" "wait_for 20 '[ -n \"\$(node_of d-1)\" ]'"
 check_eval "onLoadError: skip: the lenient profile schedules without it" "wait_for 10 '[ -n \"\$(node_of l-1)\" ]'"
 check_eval "fail closed: the guarded profile's pod gets PodScheduled=False naming the policy" \
@@ -85,7 +78,7 @@ check_eval "once the file is fixed, the held pod is bound where the policy says"
 check_eval "/readyz answers 200" "wait_for 10 '[ \"\$(http_code /readyz)\" = 200 ]'"
 check_eval "the load counts as a reload" \
     "[ \"\$(metric 'moonsched_policy_reloads_total{plugin=\"lua:only\",profile=\"guarded\",result=\"ok\"}')\" = 1 ]"
-mkpod l-2 lenient
+mkpod l-2 scheduler=lenient
 check_eval "the lenient profile now runs the policy too" "wait_for 20 '[ \"\$(node_of l-2)\" = right ]'"
 check_eval "moonsched exits 0 on SIGTERM" "stop_ms TERM"
 

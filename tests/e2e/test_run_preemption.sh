@@ -18,12 +18,6 @@ E2E_NAME=preempt
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 root=$(cd "$here/../.." && pwd)
 
-kubelet_pid=""
-stop_kubelet() {
-    if [ -n "$kubelet_pid" ]; then kill "$kubelet_pid" 2>/dev/null; wait "$kubelet_pid" 2>/dev/null; fi
-    kubelet_pid=""
-}
-trap 'stop_kubelet; cleanup' EXIT
 
 mknode() {   # name cpu group
     kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"group\":\"$3\"}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
@@ -86,7 +80,7 @@ kubelet() {
     done
 }
 kubelet &
-kubelet_pid=$!
+stop_at_exit $!
 
 mkclass low 100
 mkclass mid 200

@@ -15,19 +15,13 @@ E2E_NAME=shadow
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
-mknode() {   # name zone
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"topology.kubernetes.io/zone\":\"$2\",\"kubernetes.io/hostname\":\"$1\"}},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name cpu memory
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"$3\"}}}]}}" >/dev/null
-}
 pods() { kube_api GET /api/v1/namespaces/default/pods; }
 unbound_count() { pods | jq '[.items[] | select((.spec.nodeName // "") == "")] | length'; }
 pod_count() { pods | jq '.items | length'; }
 placements() { pods | jq -r '.items[] | select((.spec.nodeName // "") != "") | "default/\(.metadata.name) \(.spec.nodeName)"' | sort; }
 mkpods() {
-    for i in $(seq -w 1 16); do mkpod "web-$i" 300m 256Mi; done
-    mkpod big 64 1Gi
+    for i in $(seq -w 1 16); do mkpod "web-$i" cpu=300m memory=256Mi labels='{"app":"web"}'; done
+    mkpod big cpu=64 memory=1Gi labels='{"app":"web"}'
 }
 delete_pods() {
     for p in $(pods | jq -r '.items[].metadata.name'); do
@@ -35,7 +29,9 @@ delete_pods() {
     done
 }
 
-for i in 1 2 3 4 5 6; do mknode "n$i" "zone-$(((i - 1) % 2))"; done
+for i in 1 2 3 4 5 6; do
+    mknode "n$i" labels="{\"topology.kubernetes.io/zone\":\"zone-$(((i - 1) % 2))\",\"kubernetes.io/hostname\":\"n$i\"}"
+done
 cat >"$dir/last-node.lua" <<'LUA'
 -- prefers the node with the highest number
 local p = { name = "last-node" }

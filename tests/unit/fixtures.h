@@ -41,6 +41,38 @@ static inline void fx_env_free(fx_env *e) {
     e->in = NULL;
 }
 
+/* The decoder fixture of a test file whose tests share one environment:
+ * at file scope, FX_DECODER_FIXTURE defines `env`, fx_group_setup and
+ * fx_group_teardown (for cmocka_run_group_tests), S to intern a string and
+ * T to read one back (NULL for MS_STR_NONE, so that "absent" and "empty"
+ * differ in assertions). */
+#define FX_DECODER_FIXTURE                                                                   \
+    static fx_env env;                                                                       \
+    static int fx_group_setup(void **state) {                                                \
+        (void)state;                                                                         \
+        fx_env_init(&env);                                                                   \
+        return 0;                                                                            \
+    }                                                                                        \
+    static int fx_group_teardown(void **state) {                                             \
+        (void)state;                                                                         \
+        fx_env_free(&env);                                                                   \
+        return 0;                                                                            \
+    }                                                                                        \
+    static inline ms_str S(const char *s) { return ms_intern_cstr(env.in, s); }              \
+    static inline const char *T(ms_str id) { return id == MS_STR_NONE ? NULL : ms_str_get(env.in, id); }
+
+/* The one YAML (or JSON) document of text; anything else fails the test.
+ * The caller deletes it. */
+static inline cJSON *fx_yaml(const char *text) {
+    cJSON **docs = NULL;
+    size_t n = 0;
+    ms_error err = {0};
+    if (ms_yaml_parse(text, strlen(text), &docs, &n, &err) != MS_OK || n != 1) fail_msg("yaml: %s", err.msg);
+    cJSON *j = docs[0];
+    free(docs);
+    return j;
+}
+
 typedef struct fx_find {
     const ms_decoder *d;
     const char *kind;

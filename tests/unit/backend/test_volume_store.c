@@ -6,21 +6,8 @@
 #include "backend/volume_store.h"
 #include "fixtures.h"
 
-static fx_env env;
+FX_DECODER_FIXTURE
 
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-static ms_str S(const char *s) { return ms_intern_cstr(env.in, s); }
 
 static ms_storage_object *pv(const char *name, const char *cls, const char *rv) {
     char text[256];
@@ -119,5 +106,5 @@ int main(void) {
         cmocka_unit_test(test_set_get_remove),
         cmocka_unit_test(test_assume_restore),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }

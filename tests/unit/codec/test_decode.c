@@ -10,22 +10,8 @@
 #include "moonsched/decode.h"
 #include "moonsched/selector.h"
 
-static fx_env env;
+FX_DECODER_FIXTURE
 
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-static ms_str S(const char *s) { return ms_intern_cstr(env.in, s); }
-static const char *T(ms_str id) { return ms_str_get(env.in, id); }
 
 /* As `kubectl get pod -o yaml` prints it. */
 static const char *const KUBECTL_POD =
@@ -1495,5 +1481,5 @@ int main(void) {
         cmocka_unit_test(test_scheduling_gates),
         cmocka_unit_test(test_disruption_target_condition),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }

@@ -6,29 +6,13 @@
 #include "fixtures.h"
 #include "codec/decode_dra.h"
 
-static fx_env env;
+FX_DECODER_FIXTURE
 
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-static const char *T(ms_str id) { return id == MS_STR_NONE ? NULL : ms_str_get(env.in, id); }
 
 static ms_rc decode(ms_dra_kind kind, const char *text, ms_dra_object **out, ms_error *err) {
-    cJSON **docs = NULL;
-    size_t n = 0;
-    if (ms_yaml_parse(text, strlen(text), &docs, &n, err) != MS_OK || n != 1) fail_msg("yaml: %s", err->msg);
-    ms_rc rc = ms_dra_decode(&env.d, kind, docs[0], out, err);
-    cJSON_Delete(docs[0]);
-    free(docs);
+    cJSON *doc = fx_yaml(text);
+    ms_rc rc = ms_dra_decode(&env.d, kind, doc, out, err);
+    cJSON_Delete(doc);
     return rc;
 }
 
@@ -327,5 +311,5 @@ int main(void) {
         cmocka_unit_test(test_claim_template),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }

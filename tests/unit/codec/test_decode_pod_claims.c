@@ -4,21 +4,8 @@
 
 #include "fixtures.h"
 
-static fx_env env;
+FX_DECODER_FIXTURE
 
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-static const char *T(ms_str id) { return id == MS_STR_NONE ? NULL : ms_str_get(env.in, id); }
 
 static void test_claims_and_statuses(void **state) {
     (void)state;
@@ -122,5 +109,5 @@ int main(void) {
         cmocka_unit_test(test_claims_and_statuses),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }

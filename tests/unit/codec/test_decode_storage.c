@@ -8,22 +8,8 @@
 #include "fixtures.h"
 #include "codec/decode_storage.h"
 
-static fx_env env;
+FX_DECODER_FIXTURE
 
-static int setup(void **state) {
-    (void)state;
-    fx_env_init(&env);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    fx_env_free(&env);
-    return 0;
-}
-
-static ms_str S(const char *s) { return ms_intern_cstr(env.in, s); }
-static const char *T(ms_str id) { return ms_str_get(env.in, id); }
 
 static void test_pv(void **state) {
     (void)state;
@@ -153,14 +139,11 @@ static void test_class_and_csi(void **state) {
 
 static const char *error_of(ms_storage_kind kind, const char *text) {
     static ms_error err;
-    cJSON **docs = NULL;
-    size_t n = 0;
-    assert_int_equal(ms_yaml_parse(text, strlen(text), &docs, &n, &err), MS_OK);
+    cJSON *doc = fx_yaml(text);
     ms_storage_object *o = NULL;
-    assert_int_equal(ms_storage_decode(&env.d, kind, docs[0], &o, &err), MS_EINVAL);
+    assert_int_equal(ms_storage_decode(&env.d, kind, doc, &o, &err), MS_EINVAL);
     assert_null(o);
-    cJSON_Delete(docs[0]);
-    free(docs);
+    cJSON_Delete(doc);
     return err.msg;
 }
 
@@ -190,5 +173,5 @@ int main(void) {
         cmocka_unit_test(test_class_and_csi),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }

@@ -4,17 +4,7 @@
 
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
-
-/* One YAML document (numbers keep their text there). */
-static cJSON *yaml(const char *text) {
-    cJSON **docs = NULL;
-    size_t n = 0;
-    ms_error err = {0};
-    if (ms_yaml_parse(text, strlen(text), &docs, &n, &err) != MS_OK || n != 1) fail_msg("yaml: %s", err.msg);
-    cJSON *j = docs[0];
-    free(docs);
-    return j;
-}
+#include "fixtures.h"
 
 static void test_paths_and_messages(void **st) {
     (void)st;
@@ -65,7 +55,7 @@ static void test_lookup(void **st) {
 
 static void test_types(void **st) {
     (void)st;
-    cJSON *j = yaml("{s: x, n: 3, l: [1], o: {}}\n");
+    cJSON *j = fx_yaml("{s: x, n: 3, l: [1], o: {}}\n");
     ms_error err;
     ms_json_reader r;
     ms_json_reader_init(&r, &ms_json_config_wording, &err);
@@ -91,7 +81,7 @@ static void test_types(void **st) {
 
 static void test_integers(void **st) {
     (void)st;
-    cJSON *j = yaml("{big: 9007199254740993, frac: 2.50, sci: 1e3, huge: 1e19, inf: .inf}\n");
+    cJSON *j = fx_yaml("{big: 9007199254740993, frac: 2.50, sci: 1e3, huge: 1e19, inf: .inf}\n");
     ms_error err;
     ms_json_reader r;
     ms_json_reader_init(&r, &ms_json_config_wording, &err);

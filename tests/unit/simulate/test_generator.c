@@ -59,38 +59,39 @@ static void test_spec_defaults_and_parse(void **state) {
     }
 }
 
+/* What a generator run handed its sink, kind by kind, in order. */
 typedef struct collected {
     ms_node *nodes[16];
     ms_pod *pods[32];
-    uint32_t nnodes, npods;
+    ms_storage_object *objs[16];
+    ms_namespace *nss[8];
+    uint32_t nnodes, npods, n, nnss;
 } collected;
 
-static ms_rc take_node(void *ctx, ms_node *n, ms_error *err) {
+/* One callback per signature the sink has, each keeping the object. */
+#define KEEP(arr, count, obj)                                      \
+    do {                                                           \
+        assert_true((count) < sizeof(arr) / sizeof((arr)[0]));     \
+        (arr)[(count)++] = (obj);                                  \
+    } while (0)
+static ms_rc take_node(void *ctx, ms_node *o, ms_error *err) {
     (void)err;
-    collected *c = ctx;
-    assert_true(c->nnodes < 16);
-    c->nodes[c->nnodes++] = n;
+    KEEP(((collected *)ctx)->nodes, ((collected *)ctx)->nnodes, o);
     return MS_OK;
 }
-
-static ms_rc take_pod(void *ctx, ms_pod *p, ms_error *err) {
+static ms_rc take_pod(void *ctx, ms_pod *o, ms_error *err) {
     (void)err;
-    collected *c = ctx;
-    assert_true(c->npods < 32);
-    c->pods[c->npods++] = p;
+    KEEP(((collected *)ctx)->pods, ((collected *)ctx)->npods, o);
     return MS_OK;
 }
-
-typedef struct storage_seen {
-    ms_storage_object *objs[16];
-    uint32_t n;
-} storage_seen;
-
 static ms_rc take_storage(void *ctx, ms_storage_object *o, ms_error *err) {
     (void)err;
-    storage_seen *s = ctx;
-    assert_true(s->n < 16);
-    s->objs[s->n++] = o;
+    KEEP(((collected *)ctx)->objs, ((collected *)ctx)->n, o);
+    return MS_OK;
+}
+static ms_rc take_namespace(void *ctx, ms_namespace *o, ms_error *err) {
+    (void)err;
+    KEEP(((collected *)ctx)->nss, ((collected *)ctx)->nnss, o);
     return MS_OK;
 }
 
@@ -107,7 +108,7 @@ static void test_volumes_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
-    storage_seen st = {0};
+    collected st = {0};
     ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
@@ -380,19 +381,6 @@ static void test_node_affinity_shape(void **state) {
     ms_interner_free(in);
 }
 
-typedef struct ns_seen {
-    ms_namespace *nss[8];
-    uint32_t n;
-} ns_seen;
-
-static ms_rc take_namespace(void *ctx, ms_namespace *ns, ms_error *err) {
-    (void)err;
-    ns_seen *s = ctx;
-    assert_true(s->n < 8);
-    s->nss[s->n++] = ns;
-    return MS_OK;
-}
-
 /* the one term of an affinity, required or preferred (weight 1) */
 static const ms_pod_affinity_term *one_term(const ms_pod_affinity *a, bool preferred) {
     assert_int_equal(preferred ? a->npreferred : a->nrequired, 1);
@@ -453,7 +441,7 @@ static void test_upstream_shapes(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ns_seen nss = {0};
+        collected nss = {0};
         ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
         assert_int_equal(c.nnodes, cases[k].nodes);
@@ -492,11 +480,11 @@ static void test_upstream_shapes(void **state) {
         ms_generator_spec none = g;
         none.nodes = none.bound_pods = none.pods = 0;
         if (ms_generate(&none, &d, &only_ns, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
-        assert_int_equal(nss.n, cases[k].nss);
-        assert_string_equal(ms_str_get(in, nss.nss[nss.n - 1]->meta.name),
+        assert_int_equal(nss.nnss, cases[k].nss);
+        assert_string_equal(ms_str_get(in, nss.nss[nss.nnss - 1]->meta.name),
                             cases[k].ns_selector ? "measure-ns-0" : "sched-1");
         ms_str team = ms_intern_cstr(in, "team");
-        for (uint32_t i = 0; i < nss.n; i++) {
+        for (uint32_t i = 0; i < nss.nnss; i++) {
             ms_str v = ms_labels_get(&nss.nss[i]->meta.labels, team);
             if (cases[k].ns_selector) assert_string_equal(ms_str_get(in, v), "devops");
             else assert_int_equal(v, MS_STR_NONE);

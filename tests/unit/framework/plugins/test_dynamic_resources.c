@@ -14,23 +14,14 @@
 #include "moonsched/decode.h"
 #include "plugin_harness.h"
 #include "codec/decode_dra.h"
+#include "fixtures.h"
 
 #define NOT_ALLOCATABLE "pod has resource claims, which moonsched cannot allocate yet"
 
 static ms_decoder dec;
 
-static cJSON *yaml(const char *text) {
-    cJSON **docs = NULL;
-    size_t n = 0;
-    ms_error err = {0};
-    if (ms_yaml_parse(text, strlen(text), &docs, &n, &err) != MS_OK || n != 1) fail_msg("yaml: %s", err.msg);
-    cJSON *j = docs[0];
-    free(docs);
-    return j;
-}
-
 static ms_pod *pod(const char *text) {
-    cJSON *j = yaml(text);
+    cJSON *j = fx_yaml(text);
     ms_pod *p = NULL;
     ms_error err = {0};
     if (ms_pod_decode(&dec, j, &p, &err) != MS_OK) fail_msg("pod: %s", err.msg);
@@ -39,7 +30,7 @@ static ms_pod *pod(const char *text) {
 }
 
 static void put_claim(ms_dra_store *s, const char *text) {
-    cJSON *j = yaml(text);
+    cJSON *j = fx_yaml(text);
     ms_dra_object *o = NULL;
     ms_error err = {0};
     if (ms_dra_decode(&dec, MS_DK_RESOURCE_CLAIM, j, &o, &err) != MS_OK) fail_msg("claim: %s", err.msg);
