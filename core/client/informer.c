@@ -533,10 +533,12 @@ static void list_done(ms_informer *inf, const char *list_rv) {
     drop_unlisted(inf);
     set_rv(inf, list_rv, true);
     bool first = !atomic_load(&inf->synced);
+    /* before the synced delta: its consumer tells a served resource (a
+     * list) from an optional one not served (none) by this count */
+    STAT_ADD(inf, lists, 1);
     if (first) emit(inf, MS_DELTA_SYNCED, NULL, false, false);
     flush(inf);
     if (first) atomic_store(&inf->synced, true);
-    STAT_ADD(inf, lists, 1);
     char cnt[32];
     snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
     ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", ms_informer_path(inf), "objects", cnt,

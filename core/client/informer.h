@@ -73,6 +73,13 @@ extern const ms_informer_resource ms_informer_storage_classes;
 extern const ms_informer_resource ms_informer_csi_nodes;
 extern const ms_informer_resource ms_informer_csi_drivers;
 extern const ms_informer_resource ms_informer_csi_capacities;
+/* resource.k8s.io/v1 objects for DynamicResources (ms_dra_object,
+ * api/dra.h; client/dra_informers.c), all optional (a 404: no DRA on the
+ * server); decode context: an ms_decoder *. */
+extern const ms_informer_resource ms_informer_device_classes;
+extern const ms_informer_resource ms_informer_resource_slices;
+extern const ms_informer_resource ms_informer_resource_claims;
+extern const ms_informer_resource ms_informer_resource_claim_templates;
 
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */

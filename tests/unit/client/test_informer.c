@@ -5,6 +5,7 @@
 #include "moonsched/decode.h"
 #include "client/informer.h"
 #include "client/informer_internal.h"
+#include "api/dra.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 
@@ -769,6 +770,63 @@ static void test_optional_resource_not_served(void **state) {
     env_free(e);
 }
 
+/* ResourceClaims from a server that serves resource.k8s.io/v1 (standing
+ * for a 1.34 one: the 1.20 apiserver of the end-to-end suites serves no
+ * such group): decoded into DRA objects, and when the synced delta is
+ * read, the informer already counts its list, which tells run's consumer
+ * the group is served (a 404 leaves the count at 0, as above). */
+static bool claims_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)ctx;
+    if (has(r->path, "watch=1")) {
+        fh_stream_begin(fd, 200);
+        fh_stream_hold(srv, fd);
+        return false;
+    }
+    if (!has(r->path, "/apis/resource.k8s.io/v1/resourceclaims?"))
+        return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
+    return fh_reply(fd, 200, NULL,
+                    "{\"kind\":\"ResourceClaimList\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":"
+                    "{\"resourceVersion\":\"12\"},\"items\":[{\"metadata\":{\"name\":\"gpu\",\"namespace\":"
+                    "\"ml\",\"uid\":\"u\",\"resourceVersion\":\"11\"},\"spec\":{\"devices\":{\"requests\":"
+                    "[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}}]}");
+}
+
+static void test_resource_claims(void **state) {
+    (void)state;
+    env *e = env_serve(claims_handler, NULL);
+    ms_error err = {0};
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_resource_claims, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[2];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 2 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 2 - n, 0.2);
+    assert_int_equal(n, 2);
+    assert_int_equal(d[0].type, MS_DELTA_ADD);
+    assert_int_equal(d[0].kind, MS_KIND_RESOURCE_CLAIM);
+    assert_string_equal(ms_str_get(e->in, d[0].dra->meta.name), "gpu");
+    assert_int_equal(d[0].dra->u.claim.spec.nrequests, 1);
+    assert_int_equal(d[1].type, MS_DELTA_SYNCED);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 1);
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_informer_stop(inf);
+
+    /* DeviceClasses not served: synced with none, no list counted */
+    o.resource = &ms_informer_device_classes;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 10), 1);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[0].kind, MS_KIND_DEVICE_CLASS);
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 0);
+    ms_informer_stop(inf);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -830,6 +888,7 @@ int main(void) {
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_optional_resource_forbidden),
         cmocka_unit_test(test_optional_resource_not_served),
+        cmocka_unit_test(test_resource_claims),
         cmocka_unit_test(test_resource_version_compare),
         cmocka_unit_test(test_detached_watch_lines),
     };
