@@ -18,6 +18,7 @@ typedef struct cw_claim {
     char *status_path;             /* its status subresource */
     char what[320];                /* "ns/name", for messages */
     char *rv;                      /* the resourceVersion the patch carries */
+    char *uid;                     /* the claim's (unreserving) */
     cJSON *allocation;             /* NULL: allocated before this cycle */
     cJSON *reserved_for;           /* the whole list to write */
     cJSON *consumer;               /* the pod's entry in it */
@@ -30,6 +31,7 @@ typedef struct cw_job {
     ms_pod *pod;                   /* referenced */
     uint32_t n, next;              /* next: the claim being written */
     uint32_t attempts;             /* of the claim being written */
+    bool unreserving;              /* removing the pod from reservedFor */
     bool rereading;                /* a GET after a conflict is in flight */
     cw_claim *claims;
     char *body;                    /* the PATCH in flight */
@@ -53,6 +55,7 @@ static void job_free(ms_job *jl) {
         free(k->path);
         free(k->status_path);
         free(k->rv);
+        free(k->uid);
         cJSON_Delete(k->allocation);
         cJSON_Delete(k->reserved_for);
         cJSON_Delete(k->consumer);
@@ -123,9 +126,25 @@ static const char *doing(const cw_claim *k) {
     return k->allocation ? "add allocation and reservation to" : "add reservation to";
 }
 
+/* upstream's Unreserve: the pod's entry deleted by its uid, the claim's uid
+ * as a precondition (a claim made anew under the name is not touched). */
+static char *unreserve_patch(const cw_claim *k, const ms_pod *pod) {
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"metadata\":{\"uid\":\"%s\"},\"status\":{\"reservedFor\":[{\"$patch\":\"delete\",\"uid\":\"%s\"}]}}",
+                  k->uid, pod->meta.uid ? pod->meta.uid : "");
+    return ms_buf_take(&b);
+}
+
 static bool send_patch(cw_job *j) {
     cw_claim *k = &j->claims[j->next];
     free(j->body);
+    if (j->unreserving) {
+        j->body = unreserve_patch(k, j->pod);
+        ms_kube_request rq = {.method = "PATCH", .path = k->status_path, .body = j->body,
+                              .body_len = j->body ? strlen(j->body) : 0,
+                              .content_type = "application/strategic-merge-patch+json"};
+        return j->body && submit(j, &rq, "remove reservation from");
+    }
     j->body = status_patch(k);
     if (!j->body) {
         snprintf(j->message, sizeof j->message, "%s claim %s: out of memory", doing(k), k->what);
@@ -209,7 +228,10 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     }
     bool ok = status >= 200 && status < 300;
     bool more;
-    if (j->rereading) {
+    if (j->unreserving) {
+        if (!ok) fail(j, "remove reservation from claim %s: %s", k->what, msg);
+        more = ok && ++j->next < j->n && send_patch(j);
+    } else if (j->rereading) {
         if (!ok) fail(j, "get updated claim %s after conflict: %s", k->what, msg);
         more = ok && reread(j, resp->body) && send_patch(j);
     } else if (ok) {
@@ -225,7 +247,7 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     }
     if (rc == MS_OK) ms_kube_response_free(resp);
     if (!more) {
-        j->failed |= !ok || j->next < j->n;
+        j->failed |= !ok || (j->next < j->n && !j->unreserving);
         finish(j);
     }
 }
@@ -334,8 +356,32 @@ static ms_rc cw_write(void *ctx, const ms_pod *pod, const ms_claim_write *writes
     return MS_OK;
 }
 
+static void cw_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n) {
+    ms_api_claim_writer *w = ctx;
+    cw_job *j = w->q.engine && n ? calloc(1, sizeof *j) : NULL;
+    if (j) j->claims = calloc(n, sizeof *j->claims);
+    bool ok = j && j->claims;
+    if (ok) {
+        j->owner = w;
+        j->unreserving = true;
+        j->pod = ms_pod_ref((ms_pod *)pod);
+        for (uint32_t i = 0; i < n && ok; i++) {
+            cw_claim *k = &j->claims[j->n++];
+            ms_claim_write cw = {claims[i], claims[i], false};
+            ok = fill_claim(w->in, k, &cw, pod) && (k->uid = strdup(claims[i]->meta.uid ? claims[i]->meta.uid : ""));
+        }
+    }
+    if (ok && send_patch(j)) return;
+    char key[512] = "";
+    if (n) ms_pod_key(pod, w->in, key, sizeof key);
+    ms_log(w->log, MS_LOG_INFO, "removing the pod from its claims' reservedFor failed", "pod", key, "error",
+           j && j->message[0] ? j->message : "out of memory", NULL);
+    if (j && j->claims) job_free(&j->link);
+    else free(j);
+}
+
 ms_claim_writer ms_api_claim_writer_vtable(ms_api_claim_writer *w) {
-    return (ms_claim_writer){.ctx = w, .write = cw_write, .cancel = NULL};
+    return (ms_claim_writer){.ctx = w, .write = cw_write, .unreserve = cw_unreserve};
 }
 
 void ms_api_claim_writer_drain(ms_api_claim_writer *w,
@@ -347,8 +393,11 @@ void ms_api_claim_writer_drain(ms_api_claim_writer *w,
         if (j->failed && !j->dropped) {
             char key[512];
             ms_pod_key(j->pod, w->in, key, sizeof key);
-            ms_log(w->log, MS_LOG_INFO, "binding claims failed", "pod", key, "error", j->message, NULL);
-            failed(ctx, j->pod, j->message);
+            ms_log(w->log, MS_LOG_INFO,
+                   j->unreserving ? "removing the pod from its claims' reservedFor failed" : "binding claims failed",
+                   "pod", key, "error", j->message, NULL);
+            /* the binding cycle ended already when unreserving */
+            if (!j->unreserving) failed(ctx, j->pod, j->message);
         }
         job_free(jl);
         jl = n;

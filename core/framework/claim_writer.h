@@ -21,8 +21,12 @@
  *   A write that failed is reported with ms_scheduler_claim_write_failed
  *   (scheduler/dra_events.h) on the scheduler thread: the binding cycle
  *   then fails (Unreserve, back to the queue with backoff).
- * - cancel: the binding cycle ended before the writes were answered; a
- *   writer may drop queued writes. Optional. */
+ * - unreserve: the binding cycle failed after PreBind's writes (Unreserve):
+ *   the pod is to be removed from the status.reservedFor of these claims,
+ *   as upstream's Unreserve does with a strategic merge patch deleting its
+ *   entry by uid; the claims' allocation stays (the resourceclaim
+ *   controller deallocates a claim no one reserves). Fire and forget:
+ *   failures are logged. Optional. */
 #ifndef MOONSCHED_CLAIM_WRITER_H
 #define MOONSCHED_CLAIM_WRITER_H
 
@@ -44,7 +48,7 @@ typedef struct ms_claim_writer {
     /* Starts the writes for `pod` (assumed on its node). MS_OK: sent or
      * queued; any other rc fails PreBind with err's message. */
     ms_rc (*write)(void *ctx, const ms_pod *pod, const ms_claim_write *w, uint32_t n, ms_error *err);
-    void (*cancel)(void *ctx, const ms_pod *pod);
+    void (*unreserve)(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n);
 } ms_claim_writer;
 
 #endif

@@ -278,12 +278,27 @@ static void forget_in_flight(dynamic_resources *p, const ms_pod *pod, bool relea
     }
 }
 
+static bool reserved_for_pod(const ms_resource_claim *c, const ms_pod *pod);
+
+/* After PreBind's writes (run): the claims the informers show reserved for
+ * the pod lose it again (upstream's Unreserve). */
+static void unreserve_written(dynamic_resources *p, ms_cycle *c) {
+    const ms_claim_writer *w = p->h->claim_writer;
+    const ms_pod *pod = c->pod;
+    const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
+    if (!w->unreserve || !claims || !pod_claims(p->h, pod, claims, &p->reason)) return;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pod->nresource_claims; i++)
+        if (claims[i] && claims[i]->u.claim.allocated && reserved_for_pod(&claims[i]->u.claim, pod))
+            claims[n++] = claims[i];
+    if (n) w->unreserve(w->ctx, pod, claims, n);
+}
+
 static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     (void)node;
     dynamic_resources *p = self;
     const dr_state *s = c->state[c->current];
-    const ms_claim_writer *w = p->h->claim_writer;
-    if (s && s->sent && w && w->cancel) w->cancel(w->ctx, c->pod);
+    if (s && s->sent && p->h->claim_writer) unreserve_written(p, c);
     forget_in_flight(p, c->pod, true);
 }
 

@@ -45,6 +45,9 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
                  c->rv, c->deleting ? ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"" : "",
                  c->status ? ",\"status\":" : "", c->status ? c->status : "");
         ok = fh_reply(fd, 200, NULL, body);
+    } else if (!strcmp(req->method, "PATCH") && !strcmp(req->path, CLAIM_PATH "/status") &&
+               strstr(req->headers, "application/strategic-merge-patch+json")) {
+        ok = fh_reply(fd, c->patch_status ? c->patch_status : 200, NULL, "{}");
     } else if (!strcmp(req->method, "PATCH") && !strcmp(req->path, CLAIM_PATH "/status")) {
         cJSON *b = cJSON_Parse(req->body ? req->body : "");
         const cJSON *rv = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "metadata"), "resourceVersion");
@@ -271,6 +274,38 @@ static void test_refused(void **state) {
                                     "status.reservedFor: Forbidden: may not be specified when `allocated` is not set");
 }
 
+/* Unreserve after the writes: the pod's entry deleted by uid with a
+ * strategic merge patch, the claim's uid as a precondition; nothing for
+ * the scheduler to hear, even on a refusal. */
+static void test_unreserve(void **state) {
+    fixture *f = *state;
+    ms_dra_object *c = claim(f, ALLOCATED);
+    const ms_dra_object *claims[] = {c};
+    ms_pod *p = pod(f);
+    f->ops.unreserve(f->ops.ctx, p, claims, 1);
+    double end = fh_now() + 10;
+    while (fh_nreqs(f->srv) < 1 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->srv), 1);
+    const fh_request *r = &f->srv->reqs[0];
+    assert_string_equal(r->method, "PATCH");
+    assert_string_equal(r->path, CLAIM_PATH "/status");
+    assert_non_null(strstr(r->headers, "application/strategic-merge-patch+json"));
+    cJSON *b = body(f, 0), *want = cJSON_Parse("{\"metadata\":{\"uid\":\"uid-gpu\"},\"status\":{\"reservedFor\":"
+                                                "[{\"$patch\":\"delete\",\"uid\":\"uid-job\"}]}}");
+    assert_true(cJSON_Compare(b, want, true));
+    cJSON_Delete(b);
+    cJSON_Delete(want);
+    f->claim.patch_status = 422;
+    f->ops.unreserve(f->ops.ctx, p, claims, 1);
+    while (fh_nreqs(f->srv) < 2 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->srv), 2);
+    fh_sleep(0.1);
+    ms_api_claim_writer_drain(f->w, failed, f);
+    assert_int_equal(f->nfailed, 0);
+    ms_pod_unref(p);
+    ms_dra_unref(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_allocation_and_reservation, fx_setup, fx_teardown),
@@ -280,6 +315,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_conflict_deleted, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_conflicts_give_up, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_refused, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_unreserve, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

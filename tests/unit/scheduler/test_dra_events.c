@@ -83,7 +83,8 @@ static void test_events_move_waiting_pods(void **state) {
 
 /* A claim writer that keeps what it was given. */
 typedef struct writes {
-    uint32_t n;
+    uint32_t n, nunreserved;
+    char unreserved[64];
     char pod[64], device[64];
     bool allocate;
     uint32_t nreserved;
@@ -99,6 +100,13 @@ static ms_rc keep_write(void *ctx, const ms_pod *pod, const ms_claim_write *w, u
     k->nreserved = w[0].status->u.claim.nreserved_for;
     snprintf(k->device, sizeof k->device, "%s", w[0].status->u.claim.nresults == 1 ? "one" : "other");
     return MS_OK;
+}
+
+static void keep_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n) {
+    writes *k = ctx;
+    (void)pod;
+    k->nunreserved += n;
+    snprintf(k->unreserved, sizeof k->unreserved, "%s", claims[0]->meta.uid);
 }
 
 static ms_pod *add_claim_pod(env *e, const char *name, const char *claim, double now) {
@@ -118,7 +126,7 @@ static ms_pod *add_claim_pod(env *e, const char *name, const char *claim, double
 static void test_run_path_waits_for_the_claims(void **state) {
     (void)state;
     writes k = {0};
-    ms_claim_writer w = {.ctx = &k, .write = keep_write};
+    ms_claim_writer w = {.ctx = &k, .write = keep_write, .unreserve = keep_unreserve};
     env *e = env_new_writer(100, 1, false, dra_plugins, false, &w);
     ms_scheduler_dra_provided(e->s);
     add_node(e, "n1", "4", NULL, NULL);
@@ -173,7 +181,12 @@ static void test_run_path_waits_for_the_claims(void **state) {
         110);
     assert_int_equal(e->nbinds, 1);
     assert_string_equal(ms_str_get(e->in, e->binds[0].node), "n1");
-    complete_binds(e, true, false, 111);
+    assert_int_equal(k.nunreserved, 0);   /* p1's write failed: nothing to take back */
+
+    /* the bind fails: Unreserve takes p2 out of c2's reservedFor */
+    complete_binds(e, false, false, 111);
+    assert_int_equal(k.nunreserved, 1);
+    assert_string_equal(k.unreserved, "u2");
     env_free(e);
 }
 
