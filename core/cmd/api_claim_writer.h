@@ -17,7 +17,9 @@
  * its loop), which hands it to the scheduler: the binding cycle then fails
  * with the message (Unreserve, the pod back in the queue with backoff).
  * Successes need no word: the informers bring the claims' updates that end
- * PreBind's wait. */
+ * PreBind's wait. Unreserve's removals of the pod from reservedFor
+ * (strategic merge patches deleting its entry by uid) are sent the same
+ * way; their failures are only logged. */
 #ifndef MOONSCHED_API_CLAIM_WRITER_H
 #define MOONSCHED_API_CLAIM_WRITER_H
 
