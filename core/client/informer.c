@@ -493,9 +493,12 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
         emit(inf, MS_DELTA_SYNCED, NULL, false, false);
         flush(inf);
         atomic_store(&inf->synced, true);
-    } else if (resp->status == 404 && inf->res->optional) {
-        /* still not served: said once, above */
-        ms_log(inf->log, MS_LOG_DEBUG, "resource not served", "resource", ms_informer_path(inf), NULL);
+    } else if ((resp->status == 403 || resp->status == 404) && inf->res->optional) {
+        /* still not served, or still refused: said once, above (a cluster
+         * without the group, or an RBAC without its rules, would otherwise
+         * log a warning per kind every backoff) */
+        ms_log(inf->log, MS_LOG_DEBUG, resp->status == 404 ? "resource not served" : "list still forbidden", "resource",
+               ms_informer_path(inf), NULL);
     } else {
         log_http(inf, "list failed", resp);
     }

@@ -41,9 +41,10 @@ typedef struct ms_informer_resource {
     const char *fallback_path;
     const char *field_selector;    /* NULL: none */
     /* A 403 on the first LIST, or a 404 (the resource not served, in
-     * any of its versions), counts as synced with no objects (logged as a
-     * warning naming the resource); the LIST is retried on the backoff, so
-     * the objects arrive once access is granted or the resource served.
+     * any of its versions), counts as synced with no objects (logged once,
+     * as a warning naming the resource); the LIST is retried on the
+     * backoff (quietly), so the objects arrive once access is granted or
+     * the resource served.
      * For what scheduling can do without, where waiting for a grant would
      * stop it altogether. */
     bool optional;

@@ -827,6 +827,43 @@ static void test_resource_claims(void **state) {
     env_free(e);
 }
 
+/* A refusal that lasts (an RBAC without the rules of an optional
+ * resource, as system:kube-scheduler before 1.34 for resource.k8s.io):
+ * said once; the retried LISTs stay quiet. */
+static bool always_forbidden_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)srv;
+    (void)r;
+    atomic_fetch_add((atomic_int *)ctx, 1);
+    return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"message\":\"deviceclasses.resource.k8s.io is forbidden\","
+                                   "\"reason\":\"Forbidden\",\"code\":403}");
+}
+
+static void test_optional_resource_forbidden_quietly(void **state) {
+    (void)state;
+    atomic_int lists = 0;
+    env *e = env_serve(always_forbidden_handler, &lists);
+    ms_error err = {0};
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_device_classes, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[1];
+    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
+    double deadline = fh_now() + 10;
+    while (atomic_load(&lists) < 4 && fh_now() < deadline) fh_sleep(0.01);
+    ms_informer_stop(inf);
+    assert_true(atomic_load(&lists) >= 4);
+    pthread_mutex_lock(&e->lg.mu);
+    static const char once[] = "list forbidden; going on without this resource and retrying";
+    const char *said = strstr(e->lg.text, once);
+    assert_non_null(said);
+    assert_null(strstr(said + sizeof once - 1, once));
+    assert_null(strstr(e->lg.text, "list failed"));
+    pthread_mutex_unlock(&e->lg.mu);
+    env_free(e);
+}
+
 static void test_resource_version_compare(void **state) {
     (void)state;
     assert_true(ms_resource_version_compare("9", "10") < 0);
@@ -889,6 +926,7 @@ int main(void) {
         cmocka_unit_test(test_optional_resource_forbidden),
         cmocka_unit_test(test_optional_resource_not_served),
         cmocka_unit_test(test_resource_claims),
+        cmocka_unit_test(test_optional_resource_forbidden_quietly),
         cmocka_unit_test(test_resource_version_compare),
         cmocka_unit_test(test_detached_watch_lines),
     };
