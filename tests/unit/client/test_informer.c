@@ -740,34 +740,44 @@ static bool not_served_handler(fake_http *srv, int fd, const fh_request *r, void
                                    "requested resource\",\"reason\":\"NotFound\",\"code\":404}");
 }
 
-static void test_optional_resource_not_served(void **state) {
-    (void)state;
+/* Runs the optional `res` against `handler` (which counts the LISTs in its
+ * ctx) until `lists_wanted` LISTs came: synced at once with nothing, the
+ * refusal said once (`once`, in a line that also has `also`), the
+ * retries quiet. */
+static void said_once(bool (*handler)(fake_http *, int, const fh_request *, void *), const ms_informer_resource *res,
+                      int lists_wanted, const char *once, const char *also) {
     atomic_int lists = 0;
-    env *e = env_serve(not_served_handler, &lists);
+    env *e = env_serve(handler, &lists);
     ms_error err = {0};
-    ms_informer_options o = {.client = e->client, .resource = &ms_informer_csi_capacities, .decode_ctx = &e->dec,
+    ms_informer_options o = {.client = e->client, .resource = res, .decode_ctx = &e->dec,
                              .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
     ms_informer *inf;
     assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
     ms_delta d[1];
     assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
     assert_int_equal(d[0].type, MS_DELTA_SYNCED);
-    assert_int_equal(d[0].kind, MS_KIND_CSI_CAPACITY);
+    assert_int_equal(d[0].kind, res->kind);
     double deadline = fh_now() + 5;
     while (!ms_informer_has_synced(inf) && fh_now() < deadline) fh_sleep(0.01);
     assert_true(ms_informer_has_synced(inf));
-    while (atomic_load(&lists) < 5 && fh_now() < deadline) fh_sleep(0.01);
+    while (atomic_load(&lists) < lists_wanted && fh_now() < deadline) fh_sleep(0.01);
     ms_informer_stop(inf);
-    assert_true(atomic_load(&lists) >= 5);   /* v1, v1beta1, then retries */
+    assert_true(atomic_load(&lists) >= lists_wanted);
     pthread_mutex_lock(&e->lg.mu);
-    static const char once[] = "resource not served; going on without it and retrying";
     const char *said = strstr(e->lg.text, once);
     assert_non_null(said);
-    assert_null(strstr(said + sizeof once - 1, once));
+    assert_null(strstr(said + strlen(once), once));
     assert_null(strstr(e->lg.text, "list failed"));
-    assert_non_null(strstr(e->lg.text, "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities"));
+    assert_non_null(strstr(e->lg.text, also));
     pthread_mutex_unlock(&e->lg.mu);
     env_free(e);
+}
+
+static void test_optional_resource_not_served(void **state) {
+    (void)state;
+    /* v1, v1beta1, then retries */
+    said_once(not_served_handler, &ms_informer_csi_capacities, 5, "resource not served; going on without it and retrying",
+              "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities");
 }
 
 /* ResourceClaims from a server that serves resource.k8s.io/v1 (standing
@@ -840,28 +850,9 @@ static bool always_forbidden_handler(fake_http *srv, int fd, const fh_request *r
 
 static void test_optional_resource_forbidden_quietly(void **state) {
     (void)state;
-    atomic_int lists = 0;
-    env *e = env_serve(always_forbidden_handler, &lists);
-    ms_error err = {0};
-    ms_informer_options o = {.client = e->client, .resource = &ms_informer_device_classes, .decode_ctx = &e->dec,
-                             .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
-    ms_informer *inf;
-    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
-    ms_delta d[1];
-    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
-    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
-    double deadline = fh_now() + 10;
-    while (atomic_load(&lists) < 4 && fh_now() < deadline) fh_sleep(0.01);
-    ms_informer_stop(inf);
-    assert_true(atomic_load(&lists) >= 4);
-    pthread_mutex_lock(&e->lg.mu);
-    static const char once[] = "list forbidden; going on without this resource and retrying";
-    const char *said = strstr(e->lg.text, once);
-    assert_non_null(said);
-    assert_null(strstr(said + sizeof once - 1, once));
-    assert_null(strstr(e->lg.text, "list failed"));
-    pthread_mutex_unlock(&e->lg.mu);
-    env_free(e);
+    said_once(always_forbidden_handler, &ms_informer_device_classes, 4,
+              "list forbidden; going on without this resource and retrying",
+              "resource=/apis/resource.k8s.io/v1/deviceclasses");
 }
 
 static void test_resource_version_compare(void **state) {
