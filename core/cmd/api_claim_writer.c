@@ -11,6 +11,10 @@
 /* upstream's retry.DefaultRetry: 5 attempts */
 #define ATTEMPTS 5
 
+/* upstream's resourceapi.Finalizer: a claim the scheduler allocated is not
+ * removed before it is deallocated */
+#define FINALIZER "resource.kubernetes.io/delete-protection"
+
 /* One claim to write, and what a retry needs to write it anew on the
  * claim read again. */
 typedef struct cw_claim {
@@ -32,6 +36,8 @@ typedef struct cw_job {
     uint32_t n, next;              /* next: the claim being written */
     uint32_t attempts;             /* of the claim being written */
     bool unreserving;              /* removing the pod from reservedFor */
+    bool finalizing;               /* the finalizer's patch is in flight */
+    bool finalized;                /* the claim being written has the finalizer */
     bool rereading;                /* a GET after a conflict is in flight */
     cw_claim *claims;
     char *body;                    /* the PATCH in flight */
@@ -135,9 +141,29 @@ static char *unreserve_patch(const cw_claim *k, const ms_pod *pod) {
     return ms_buf_take(&b);
 }
 
+/* The finalizer added in the claim itself (the status subresource does not
+ * take metadata), before the allocation: a strategic merge patch, which
+ * adds to the list, with the resourceVersion as a precondition. */
+static char *finalizer_patch(const cw_claim *k) {
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"metadata\":{\"resourceVersion\":\"%s\",\"finalizers\":[\"" FINALIZER "\"]}}", k->rv);
+    return ms_buf_take(&b);
+}
+
 static bool send_patch(cw_job *j) {
     cw_claim *k = &j->claims[j->next];
     free(j->body);
+    /* upstream: the finalizer in a normal update first, then the status */
+    j->finalizing = k->allocation && !j->finalized;
+    if (j->finalizing) {
+        j->body = finalizer_patch(k);
+        ms_kube_request rq = {.method = "PATCH", .path = k->path, .body = j->body,
+                              .body_len = j->body ? strlen(j->body) : 0,
+                              .content_type = "application/strategic-merge-patch+json"};
+        j->attempts++;
+        j->rereading = false;
+        return j->body && submit(j, &rq, "add finalizer to");
+    }
     if (j->unreserving) {
         j->body = unreserve_patch(k, j->pod);
         ms_kube_request rq = {.method = "PATCH", .path = k->status_path, .body = j->body,
@@ -153,7 +179,7 @@ static bool send_patch(cw_job *j) {
     /* the engine reads path and body until the answer: both stay in j */
     ms_kube_request rq = {.method = "PATCH", .path = k->status_path, .body = j->body, .body_len = strlen(j->body),
                           .content_type = "application/merge-patch+json"};
-    j->attempts++;
+    if (!k->allocation) j->attempts++;   /* else the finalizer's began the attempt */
     j->rereading = false;
     return submit(j, &rq, doing(k));
 }
@@ -214,6 +240,23 @@ static bool reread(cw_job *j, const char *body) {
     return ok;
 }
 
+/* The resourceVersion of the claim an answer returns, for the next patch. */
+static bool take_rv(cw_job *j, const char *body) {
+    cw_claim *k = &j->claims[j->next];
+    cJSON *doc = cJSON_Parse(body ? body : "");
+    const char *rv = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "resourceVersion"));
+    char *copy = rv ? strdup(rv) : NULL;
+    cJSON_Delete(doc);
+    if (!copy) {
+        fail(j, "add finalizer to claim %s: %s", k->what, "the answer has no resourceVersion");
+        return false;
+    }
+    free(k->rv);
+    k->rv = copy;
+    return true;
+}
+
 /* On the client's thread: the next request, or the job is over. */
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
     cw_job *j = ctx;
@@ -234,15 +277,21 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     } else if (j->rereading) {
         if (!ok) fail(j, "get updated claim %s after conflict: %s", k->what, msg);
         more = ok && reread(j, resp->body) && send_patch(j);
+    } else if (ok && j->finalizing) {
+        /* the status goes on the claim as the finalizer's patch left it */
+        j->finalized = true;
+        more = take_rv(j, resp->body) && send_patch(j);
     } else if (ok) {
         j->attempts = 0;
+        j->finalized = false;
         more = ++j->next < j->n && send_patch(j);
         if (!more && j->next < j->n) j->failed = true;
     } else if (status == 409 && j->attempts < ATTEMPTS) {
         more = send_get(j);
     } else {
         j->failed = true;
-        snprintf(j->message, sizeof j->message, "%s claim %s: %s", doing(k), k->what, msg);
+        snprintf(j->message, sizeof j->message, "%s claim %s: %s", j->finalizing ? "add finalizer to" : doing(k),
+                 k->what, msg);
         more = false;
     }
     if (rc == MS_OK) ms_kube_response_free(resp);

@@ -1,10 +1,13 @@
 /* `run`'s claim writer (framework/claim_writer.h): DynamicResources'
- * PreBind writes, as upstream's bindClaim makes them. Each claim gets a
- * JSON merge patch of its status subresource
+ * PreBind writes, as upstream's bindClaim makes them. A claim to allocate
+ * first gets the finalizer resource.kubernetes.io/delete-protection (a
+ * strategic merge patch of the claim, which adds to its finalizers, with
+ * the resourceVersion seen; the status subresource takes no metadata).
+ * Each claim then gets a JSON merge patch of its status subresource
  * (resourceclaims/NAME/status): status.allocation when Reserve allocated
  * it, and status.reservedFor with the pod added, carrying the
- * resourceVersion the scheduler saw, so that a claim changed meanwhile is
- * refused with 409 Conflict. On a conflict the claim is read again (GET)
+ * resourceVersion the scheduler saw (or the finalizer's answer had), so
+ * that a claim changed meanwhile is refused with 409 Conflict. On a conflict the claim is read again (GET)
  * and the patch made anew on what was read, at most 5 times in all
  * (upstream's retry.DefaultRetry): a claim being deleted, or allocated
  * elsewhere when this one allocates it, fails the write at once, in

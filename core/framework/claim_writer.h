@@ -10,7 +10,9 @@
  * - write is called on the scheduler thread, from PreBind, once per
  *   binding cycle with claims. It must not block.
  * - each claim is written as `status` holds it: status.allocation (when
- *   `allocate`: the claim must still be unallocated on the server) and
+ *   `allocate`: the claim must still be unallocated on the server, and
+ *   it gets upstream's finalizer resource.kubernetes.io/delete-protection
+ *   first) and
  *   status.reservedFor with the pod; with the resourceVersion the
  *   scheduler saw, so that a claim changed meanwhile is refused (409).
  *   On a conflict the writer reads the claim again and retries on what it

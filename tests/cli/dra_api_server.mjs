@@ -9,13 +9,14 @@
 // listens on an ephemeral port, writes it to DIR/port and serves until
 // killed. The cluster: node n1 with one ResourceSlice (gpu-0 of driver
 // gpu.example.com), DeviceClass gpu.example.com, claim ml/gpu (not
-// allocated), pod ml/gpu-job using it. Scripted: the first status patch of
-// the claim meets a claim another writer has just changed (its
-// resourceVersion moves on, a label added, the watchers told) and is
-// answered 409 Conflict; later ones apply when their resourceVersion is
-// the claim's. Every request line goes to DIR/requests, every claim status
-// patch body to DIR/claim-patches, every binding to DIR/binds
-// ("NAMESPACE/NAME NODE").
+// allocated), pod ml/gpu-job using it. Scripted: the first patch of the
+// claim (its finalizer, or its status) meets a claim another writer has
+// just changed (its resourceVersion moves on, a label added, the watchers
+// told) and is answered 409 Conflict; later ones apply when their
+// resourceVersion is the claim's (a strategic merge patch of the claim
+// adds to its finalizers; a merge patch of its status merges). Every
+// request line goes to DIR/requests, every claim patch body to
+// DIR/claim-patches, every binding to DIR/binds ("NAMESPACE/NAME NODE").
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -114,7 +115,7 @@ const server = http.createServer((req, res) => {
     }
     const claimPath = '/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu';
     if (req.method === 'GET' && p === claimPath) return send(res, 200, claims[0]);
-    if (req.method === 'PATCH' && p === claimPath + '/status') {
+    if (req.method === 'PATCH' && (p === claimPath || p === claimPath + '/status')) {
       log('claim-patches', body.replace(/\n/g, ' '));
       const patch = JSON.parse(body);
       const claim = claims[0];
@@ -126,7 +127,12 @@ const server = http.createServer((req, res) => {
       if (patch.metadata?.resourceVersion !== claim.metadata.resourceVersion)
         return status(res, 409, 'Conflict', 'Operation cannot be fulfilled on resourceclaims.resource.k8s.io "gpu": '
           + 'the object has been modified; please apply your changes to the latest version and try again');
-      claim.status = merge(claim.status, patch.status);
+      if (p === claimPath) {
+        const have = claim.metadata.finalizers ?? [];
+        claim.metadata.finalizers = [...have, ...(patch.metadata?.finalizers ?? []).filter((f) => !have.includes(f))];
+      } else {
+        claim.status = merge(claim.status, patch.status);
+      }
       changed('/apis/resource.k8s.io/v1/resourceclaims', claim);
       return send(res, 200, claim);
     }

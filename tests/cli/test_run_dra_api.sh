@@ -4,11 +4,12 @@
 # scripted API server that stands for a 1.34 one serving resource.k8s.io/v1
 # (the 1.20 kube-apiserver the end-to-end suites build does not serve the
 # group; tests/e2e/test_run_dra.sh covers that side). run watches the DRA
-# objects, allocates the claim in Reserve, and PreBind writes its
-# status.allocation and status.reservedFor with the resourceVersion it saw;
-# the server answers that first write 409 (another writer changed the
-# claim), run reads the claim again and writes anew, and binds the pod once
-# its informer shows the claim reserved for it. snapshot lists the four
+# objects, allocates the claim in Reserve, and PreBind adds upstream's
+# finalizer to the claim, then writes its status.allocation and
+# status.reservedFor, each with the resourceVersion it has; the server
+# answers the first write 409 (another writer changed the claim), run
+# reads the claim again and writes anew, and binds the pod once its
+# informer shows the claim reserved for it. snapshot lists the four
 # kinds, and simulate reads them back. TAP output. B: the build directory
 # (default: build).
 set -u
@@ -68,24 +69,29 @@ check "the DRA informers listed and watched the four kinds" \
     sh -c "for r in deviceclasses resourceslices resourceclaims resourceclaimtemplates; do
              grep -q \"^GET /apis/resource.k8s.io/v1/\$r?limit=\" '$T/api/requests' &&
              grep -q \"^GET /apis/resource.k8s.io/v1/\$r?watch=1\" '$T/api/requests' || exit 1; done"
-check "two status patches of the claim: the first refused (409), then a GET, then the second" \
-    sh -c "grep -e '^PATCH /apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu/status' \
+check "the claim's finalizer refused (409), a GET, the finalizer again, the status, then the binding" \
+    sh -c "grep -e '^PATCH /apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu' \
                 -e '^GET /apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu\$' \
-                -e '^POST /api/v1/namespaces/ml/pods/gpu-job/binding' '$T/api/requests' | cut -d' ' -f1 | tr '\n' ' ' |
-           grep -qx 'PATCH GET PATCH POST '"
+                -e '^POST /api/v1/namespaces/ml/pods/gpu-job/binding' '$T/api/requests' |
+           sed 's|^PATCH [^ ]*/status\$|S|; s|^PATCH .*|F|; s|^GET .*|G|; s|^POST .*|B|' | tr -d '\n' | grep -qx FGFSB"
 sed -n 1p "$T/api/claim-patches" >"$T/p1.json" 2>/dev/null
-sed -n 2p "$T/api/claim-patches" >"$T/p2.json" 2>/dev/null
-check "two claim patches, nothing more" sh -c "[ \"\$(wc -l <'$T/api/claim-patches')\" = 2 ] && [ -s '$T/p2.json' ]"
+sed -n 3p "$T/api/claim-patches" >"$T/p3.json" 2>/dev/null
+check "three claim patches, nothing more" sh -c "[ \"\$(wc -l <'$T/api/claim-patches')\" = 3 ] && [ -s '$T/p3.json' ]"
 rv_seen=$(jq -r '.items[] | select(.kind == "ResourceClaim") | .metadata.resourceVersion' "$T/snap.json")
-check "the first patch carries the resourceVersion run saw" \
-    sh -c "[ -n '$rv_seen' ] && [ \"\$(jq -r .metadata.resourceVersion '$T/p1.json')\" = '$rv_seen' ]"
-check "the second carries the one read after the conflict (a newer one)" \
-    sh -c "[ \"\$(jq -r .metadata.resourceVersion '$T/p2.json')\" -gt '$rv_seen' ]"
+check "the first patch (the finalizer) carries the resourceVersion run saw" \
+    sh -c "[ -n '$rv_seen' ] && [ \"\$(jq -r .metadata.resourceVersion '$T/p1.json')\" = '$rv_seen' ] &&
+           jq -e '.metadata.finalizers == [\"resource.kubernetes.io/delete-protection\"]' '$T/p1.json' >/dev/null"
+check "the status patch carries a newer one (read after the conflict, then the finalizer's answer)" \
+    sh -c "[ \"\$(jq -r .metadata.resourceVersion '$T/p3.json')\" -gt '$rv_seen' ]"
 check "it writes the allocation: gpu-0 of pool n1, and a node selector on n1" \
     jq -e '.status.allocation.devices.results == [{"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"}] and
-           .status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0] == {"key":"metadata.name","operator":"In","values":["n1"]}' "$T/p2.json"
+           .status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0] == {"key":"metadata.name","operator":"In","values":["n1"]}' "$T/p3.json"
 check "and the pod in reservedFor" \
-    jq -e '.status.reservedFor == [{"resource":"pods","name":"gpu-job","uid":"uid-gpu-job"}]' "$T/p2.json"
+    jq -e '.status.reservedFor == [{"resource":"pods","name":"gpu-job","uid":"uid-gpu-job"}]' "$T/p3.json"
+"$M" snapshot --kubeconfig "$T/kubeconfig" -o "$T/after.json" 2>"$T/after.err"
+check "the claim on the server now: the finalizer, allocated, reserved for the pod" \
+    jq -e '.items[] | select(.kind == "ResourceClaim") | .metadata.finalizers == ["resource.kubernetes.io/delete-protection"] and
+           .status.allocation.devices.results[0].device == "gpu-0" and .status.reservedFor[0].name == "gpu-job"' "$T/after.json"
 check "run logged no error, no failed list or claim write" \
     sh -c "! grep -E 'level=error|msg=\"(list failed|binding claims failed)' '$T/ms.log'"
 kill "$ms"

@@ -306,9 +306,9 @@ dra_can() {   # verb resource [subresource]: yes or no
         "$dra_user" "$2" "${3:-}" "$1" "$([ "$2" = resourceclaims ] && echo ml)" |
         kc create -f - -o jsonpath='{.status.allowed}' 2>/dev/null | sed 's/^true$/yes/; s/^false$/no/'
 }
-check_eval "the DRA rules: list/watch of classes, slices and templates; get/list/watch of claims; patch of their status, no update" \
+check_eval "the DRA rules: list/watch of classes, slices and templates; get/list/watch/patch of claims; patch of their status, no update" \
     "[ \"\$(dra_can list deviceclasses)\$(dra_can watch resourceslices)\$(dra_can list resourceclaimtemplates)\" = yesyesyes ] &&
-     [ \"\$(dra_can get resourceclaims)\$(dra_can watch resourceclaims)\$(dra_can patch resourceclaims status)\" = yesyesyes ] &&
+     [ \"\$(dra_can get resourceclaims)\$(dra_can watch resourceclaims)\$(dra_can patch resourceclaims)\$(dra_can patch resourceclaims status)\" = yesyesyesyes ] &&
      [ \"\$(dra_can update resourceclaims status)\$(dra_can update resourceclaims)\$(dra_can create resourceslices)\" = nonono ]"
 drop_rule moonsched '.resources == ["deviceclasses", "resourceslices", "resourceclaimtemplates"]'
 check_eval "without the DRA objects' rule: no list of classes, slices or templates; claims still readable" \
@@ -316,8 +316,8 @@ check_eval "without the DRA objects' rule: no list of classes, slices or templat
      [ \"\$(dra_can list resourceclaims)\" = yes ]"
 restore_rules
 drop_rule moonsched '.resources == ["resourceclaims"]'
-check_eval "without the claims' rule: no get, list or watch of claims; their status still patched" \
-    "[ \"\$(dra_can get resourceclaims)\$(dra_can list resourceclaims)\$(dra_can watch resourceclaims)\" = nonono ] &&
+check_eval "without the claims' rule: no get, list, watch or patch (the finalizer) of claims; their status still patched" \
+    "[ \"\$(dra_can get resourceclaims)\$(dra_can list resourceclaims)\$(dra_can watch resourceclaims)\$(dra_can patch resourceclaims)\" = nononono ] &&
      [ \"\$(dra_can patch resourceclaims status)\" = yes ]"
 restore_rules
 drop_rule moonsched '.resources == ["resourceclaims/status"]'

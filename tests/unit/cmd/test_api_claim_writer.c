@@ -45,6 +45,20 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
                  c->rv, c->deleting ? ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"" : "",
                  c->status ? ",\"status\":" : "", c->status ? c->status : "");
         ok = fh_reply(fd, 200, NULL, body);
+    } else if (!strcmp(req->method, "PATCH") && !strcmp(req->path, CLAIM_PATH)) {
+        /* the finalizer: the claim's resourceVersion moves on */
+        cJSON *b = cJSON_Parse(req->body ? req->body : "");
+        const cJSON *rv = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "metadata"), "resourceVersion");
+        bool current = cJSON_IsString(rv) && !strcmp(rv->valuestring, c->rv) && !c->always_conflict;
+        cJSON_Delete(b);
+        if (current) {
+            snprintf(c->rv, sizeof c->rv, "%d", atoi(c->rv) + 1);
+            snprintf(body, sizeof body, "{\"metadata\":{\"name\":\"gpu\",\"namespace\":\"ml\",\"resourceVersion\":\"%s\","
+                     "\"finalizers\":[\"resource.kubernetes.io/delete-protection\"]}}", c->rv);
+        }
+        ok = current ? fh_reply(fd, 200, NULL, body)
+                     : fh_reply(fd, 409, NULL, "{\"kind\":\"Status\",\"message\":\"the object has been modified\","
+                                               "\"reason\":\"Conflict\",\"code\":409}");
     } else if (!strcmp(req->method, "PATCH") && !strcmp(req->path, CLAIM_PATH "/status") &&
                strstr(req->headers, "application/strategic-merge-patch+json")) {
         ok = fh_reply(fd, c->patch_status ? c->patch_status : 200, NULL, "{}");
@@ -184,19 +198,31 @@ static const cJSON *at(const cJSON *o, const char *a, const char *b) {
     return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
 }
 
-/* The first PATCH: the resourceVersion seen, the allocation as the API
- * has it and the pod in reservedFor. */
+/* A claim to allocate: first upstream's finalizer in the claim itself (a
+ * strategic merge patch, with the resourceVersion seen), then the status
+ * on the claim it returned: the allocation as the API has it and the pod
+ * in reservedFor. */
 static void test_allocation_and_reservation(void **state) {
     fixture *f = *state;
-    write_and_wait(f, true, 1);
+    write_and_wait(f, true, 2);
     assert_int_equal(f->nfailed, 0);
     const fh_request *r = &f->srv->reqs[0];
     assert_string_equal(r->method, "PATCH");
+    assert_string_equal(r->path, CLAIM_PATH);
+    assert_non_null(strstr(r->headers, "application/strategic-merge-patch+json"));
+    cJSON *b = body(f, 0);
+    cJSON *want = cJSON_Parse("{\"metadata\":{\"resourceVersion\":\"7\",\"finalizers\":"
+                              "[\"resource.kubernetes.io/delete-protection\"]}}");
+    assert_true(cJSON_Compare(b, want, true));
+    cJSON_Delete(want);
+    cJSON_Delete(b);
+    r = &f->srv->reqs[1];
+    assert_string_equal(r->method, "PATCH");
     assert_string_equal(r->path, CLAIM_PATH "/status");
     assert_non_null(strstr(r->headers, "application/merge-patch+json"));
-    cJSON *b = body(f, 0);
-    assert_string_equal(at(b, "metadata", "resourceVersion")->valuestring, "7");
-    cJSON *want = cJSON_Parse(ALLOCATED);
+    b = body(f, 1);
+    assert_string_equal(at(b, "metadata", "resourceVersion")->valuestring, "8");
+    want = cJSON_Parse(ALLOCATED);
     assert_true(cJSON_Compare(at(b, "status", NULL), want, true));
     cJSON_Delete(want);
     cJSON_Delete(b);
@@ -252,16 +278,15 @@ static void test_conflict_deleted(void **state) {
     assert_string_equal(f->message, "claim ml/gpu got deleted in the meantime");
 }
 
-/* Conflicts every time: 5 PATCHes (4 GETs between them), then the last
- * conflict is the binding cycle's error. */
+/* Conflicts every time: 5 PATCHes (of the finalizer, which comes first;
+ * 4 GETs between them), then the last conflict is the binding cycle's
+ * error. */
 static void test_conflicts_give_up(void **state) {
     fixture *f = *state;
     f->claim.always_conflict = true;
     write_and_wait(f, true, 9);
     assert_int_equal(f->nfailed, 1);
-    assert_string_equal(f->message, "add allocation and reservation to claim ml/gpu: Operation cannot be fulfilled on "
-                                    "resourceclaims.resource.k8s.io \"gpu\": the object has been modified; please "
-                                    "apply your changes to the latest version and try again");
+    assert_string_equal(f->message, "add finalizer to claim ml/gpu: the object has been modified");
 }
 
 /* Any other refusal is not retried. */
