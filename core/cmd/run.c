@@ -29,7 +29,7 @@
 #include "client/kubeconfig.h"
 #include "client/leader_election.h"
 #include "run/api_binder.h"
-#include "cmd/api_claim_writer.h"
+#include "run/api_claim_writer.h"
 #include "run/api_reporter.h"
 #include "run/api_volume_binder.h"
 #include "run/cache_debugger.h"

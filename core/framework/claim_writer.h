@@ -3,7 +3,7 @@
  * an UpdateStatus retried on conflict). The scheduler gets one through
  * ms_scheduler_options.claim_writer and hands it to plugins in
  * ms_handle.claim_writer: `run` writes to the API server
- * (cmd/api_claim_writer); without one (simulate) the plugin writes the
+ * (run/api_claim_writer); without one (simulate) the plugin writes the
  * claims into the scheduler's DRA store itself.
  *
  * The contract:

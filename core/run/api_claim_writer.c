@@ -1,12 +1,12 @@
-/* `run`'s claim writer. See cmd/api_claim_writer.h. */
+/* `run`'s claim writer. See run/api_claim_writer.h. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "cmd/api_claim_writer.h"
-#include "cmd/api_writes.h"
+#include "run/api_claim_writer.h"
+#include "run/api_writes.h"
 
 /* upstream's retry.DefaultRetry: 5 attempts */
 #define ATTEMPTS 5

@@ -6,7 +6,7 @@
 
 #include "base/buf.h"
 #include "run/api_volume_binder.h"
-#include "cmd/api_writes.h"
+#include "run/api_writes.h"
 
 /* One object to patch. */
 typedef struct vb_write {

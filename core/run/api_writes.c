@@ -1,5 +1,5 @@
-/* run's API writers' plumbing. See cmd/api_writes.h. */
-#include "cmd/api_writes.h"
+/* run's API writers' plumbing. See run/api_writes.h. */
+#include "run/api_writes.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>

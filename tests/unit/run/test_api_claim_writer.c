@@ -1,4 +1,4 @@
-/* run's claim writer (cmd/api_claim_writer.c) against a scripted API
+/* run's claim writer (run/api_claim_writer.c) against a scripted API
  * server. The server stands for a 1.34 one serving resource.k8s.io/v1
  * (the 1.20 kube-apiserver the end-to-end suites build does not serve the
  * group): it answers the claim's status PATCH (a merge patch carrying the
@@ -16,7 +16,7 @@
 #include "fake_http.h"
 #include "fixtures.h"
 #include "api/dra.h"
-#include "cmd/api_claim_writer.h"
+#include "run/api_claim_writer.h"
 #include "codec/decode_dra.h"
 
 static const ms_logger quiet = {.level = -1};
