@@ -28,7 +28,13 @@
  *   as upstream's Unreserve does with a strategic merge patch deleting its
  *   entry by uid; the claims' allocation stays (the resourceclaim
  *   controller deallocates a claim no one reserves). Fire and forget:
- *   failures are logged. Optional. */
+ *   failures are logged. Optional.
+ * - deallocate: PostFilter found the pod's allocated claim unavailable on
+ *   some node and held by no other pod: its status.allocation and
+ *   status.reservedFor are cleared on the server (upstream's UpdateStatus
+ *   with both nil, with the resourceVersion seen). Fire and forget:
+ *   failures are logged; the informers bring the update, which moves the
+ *   pod. Optional: without it, PostFilter deallocates nothing. */
 #ifndef MOONSCHED_CLAIM_WRITER_H
 #define MOONSCHED_CLAIM_WRITER_H
 
@@ -51,6 +57,7 @@ typedef struct ms_claim_writer {
      * queued; any other rc fails PreBind with err's message. */
     ms_rc (*write)(void *ctx, const ms_pod *pod, const ms_claim_write *w, uint32_t n, ms_error *err);
     void (*unreserve)(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n);
+    void (*deallocate)(void *ctx, const ms_pod *pod, const ms_dra_object *claim);
 } ms_claim_writer;
 
 #endif

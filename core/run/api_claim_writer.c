@@ -36,6 +36,7 @@ typedef struct cw_job {
     uint32_t n, next;              /* next: the claim being written */
     uint32_t attempts;             /* of the claim being written */
     bool unreserving;              /* removing the pod from reservedFor */
+    bool deallocating;             /* PostFilter's: allocation and reservedFor cleared */
     bool finalizing;               /* the finalizer's patch is in flight */
     bool finalized;                /* the claim being written has the finalizer */
     bool rereading;                /* a GET after a conflict is in flight */
@@ -141,6 +142,23 @@ static char *unreserve_patch(const cw_claim *k, const ms_pod *pod) {
     return ms_buf_take(&b);
 }
 
+/* upstream's PostFilter: allocation and reservedFor cleared, with the
+ * resourceVersion seen as a precondition. */
+static char *deallocate_patch(const cw_claim *k) {
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"metadata\":{\"resourceVersion\":\"%s\"},\"status\":{\"allocation\":null,\"reservedFor\":null}}",
+                  k->rv);
+    return ms_buf_take(&b);
+}
+
+/* Unreserve's and PostFilter's writes: after the scheduling or binding
+ * cycle, their failures only logged. */
+static bool after_cycle(const cw_job *j) { return j->unreserving || j->deallocating; }
+
+static const char *after_cycle_doing(const cw_job *j) {
+    return j->deallocating ? "deallocate" : "remove reservation from";
+}
+
 /* The finalizer added in the claim itself (the status subresource does not
  * take metadata), before the allocation: a strategic merge patch, which
  * adds to the list, with the resourceVersion as a precondition. */
@@ -164,12 +182,13 @@ static bool send_patch(cw_job *j) {
         j->rereading = false;
         return j->body && submit(j, &rq, "add finalizer to");
     }
-    if (j->unreserving) {
-        j->body = unreserve_patch(k, j->pod);
+    if (after_cycle(j)) {
+        j->body = j->unreserving ? unreserve_patch(k, j->pod) : deallocate_patch(k);
         ms_kube_request rq = {.method = "PATCH", .path = k->status_path, .body = j->body,
                               .body_len = j->body ? strlen(j->body) : 0,
-                              .content_type = "application/strategic-merge-patch+json"};
-        return j->body && submit(j, &rq, "remove reservation from");
+                              .content_type = j->unreserving ? "application/strategic-merge-patch+json"
+                                                             : "application/merge-patch+json"};
+        return j->body && submit(j, &rq, after_cycle_doing(j));
     }
     j->body = status_patch(k);
     if (!j->body) {
@@ -271,8 +290,8 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     }
     bool ok = status >= 200 && status < 300;
     bool more;
-    if (j->unreserving) {
-        if (!ok) fail(j, "remove reservation from claim %s: %s", k->what, msg);
+    if (after_cycle(j)) {
+        if (!ok) fail(j, j->deallocating ? "deallocate claim %s: %s" : "remove reservation from claim %s: %s", k->what, msg);
         more = ok && ++j->next < j->n && send_patch(j);
     } else if (j->rereading) {
         if (!ok) fail(j, "get updated claim %s after conflict: %s", k->what, msg);
@@ -296,7 +315,7 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     }
     if (rc == MS_OK) ms_kube_response_free(resp);
     if (!more) {
-        j->failed |= !ok || (j->next < j->n && !j->unreserving);
+        j->failed |= !ok || (j->next < j->n && !after_cycle(j));
         finish(j);
     }
 }
@@ -405,14 +424,20 @@ static ms_rc cw_write(void *ctx, const ms_pod *pod, const ms_claim_write *writes
     return MS_OK;
 }
 
-static void cw_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n) {
-    ms_api_claim_writer *w = ctx;
+static const char *after_cycle_failure(bool deallocating) {
+    return deallocating ? "deallocating the claim failed" : "removing the pod from its claims' reservedFor failed";
+}
+
+/* Unreserve's and PostFilter's jobs: sent at once, failures logged. */
+static void send_after_cycle(ms_api_claim_writer *w, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n,
+                             bool deallocating) {
     cw_job *j = w->q.engine && n ? calloc(1, sizeof *j) : NULL;
     if (j) j->claims = calloc(n, sizeof *j->claims);
     bool ok = j && j->claims;
     if (ok) {
         j->owner = w;
-        j->unreserving = true;
+        j->unreserving = !deallocating;
+        j->deallocating = deallocating;
         j->pod = ms_pod_ref((ms_pod *)pod);
         for (uint32_t i = 0; i < n && ok; i++) {
             cw_claim *k = &j->claims[j->n++];
@@ -423,14 +448,22 @@ static void cw_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *cons
     if (ok && send_patch(j)) return;
     char key[512] = "";
     if (n) ms_pod_key(pod, w->in, key, sizeof key);
-    ms_log(w->log, MS_LOG_INFO, "removing the pod from its claims' reservedFor failed", "pod", key, "error",
+    ms_log(w->log, MS_LOG_INFO, after_cycle_failure(deallocating), "pod", key, "error",
            j && j->message[0] ? j->message : "out of memory", NULL);
     if (j && j->claims) job_free(&j->link);
     else free(j);
 }
 
+static void cw_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *const *claims, uint32_t n) {
+    send_after_cycle(ctx, pod, claims, n, false);
+}
+
+static void cw_deallocate(void *ctx, const ms_pod *pod, const ms_dra_object *claim) {
+    send_after_cycle(ctx, pod, &claim, 1, true);
+}
+
 ms_claim_writer ms_api_claim_writer_vtable(ms_api_claim_writer *w) {
-    return (ms_claim_writer){.ctx = w, .write = cw_write, .unreserve = cw_unreserve};
+    return (ms_claim_writer){.ctx = w, .write = cw_write, .unreserve = cw_unreserve, .deallocate = cw_deallocate};
 }
 
 void ms_api_claim_writer_drain(ms_api_claim_writer *w,
@@ -442,11 +475,10 @@ void ms_api_claim_writer_drain(ms_api_claim_writer *w,
         if (j->failed && !j->dropped) {
             char key[512];
             ms_pod_key(j->pod, w->in, key, sizeof key);
-            ms_log(w->log, MS_LOG_INFO,
-                   j->unreserving ? "removing the pod from its claims' reservedFor failed" : "binding claims failed",
-                   "pod", key, "error", j->message, NULL);
-            /* the binding cycle ended already when unreserving */
-            if (!j->unreserving) failed(ctx, j->pod, j->message);
+            ms_log(w->log, MS_LOG_INFO, after_cycle(j) ? after_cycle_failure(j->deallocating) : "binding claims failed", "pod", key,
+                   "error", j->message, NULL);
+            /* the cycle ended already for Unreserve's and PostFilter's */
+            if (!after_cycle(j)) failed(ctx, j->pod, j->message);
         }
         job_free(jl);
         jl = n;

@@ -21,7 +21,9 @@
  * with the message (Unreserve, the pod back in the queue with backoff).
  * Successes need no word: the informers bring the claims' updates that end
  * PreBind's wait. Unreserve's removals of the pod from reservedFor
- * (strategic merge patches deleting its entry by uid) are sent the same
+ * (strategic merge patches deleting its entry by uid) and PostFilter's
+ * deallocations (a JSON merge patch of the status setting allocation and
+ * reservedFor to null, with the resourceVersion seen) are sent the same
  * way; their failures are only logged. */
 #ifndef MOONSCHED_API_CLAIM_WRITER_H
 #define MOONSCHED_API_CLAIM_WRITER_H

@@ -450,7 +450,9 @@ static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
 /* PostFilter, as upstream: the pod fits nowhere, and an allocated claim
  * of it is not available on some node; when no other pod holds that claim,
  * its allocation goes, so that the next attempt allocates it again,
- * perhaps elsewhere. Only where the scheduler holds the objects. A pod
+ * perhaps elsewhere: on the API server through the claim writer (run),
+ * whose update the informers bring back, or in the store where the
+ * scheduler holds the only copy (simulate). A pod
  * without claims gets no reason (upstream says "no new claims to
  * deallocate" in every pod's message). */
 static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_status *statuses, ms_str *nominated,
@@ -472,6 +474,12 @@ static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_s
         if (!unavailable ||
             !(cl->nreserved_for == 0 || (cl->nreserved_for == 1 && strcmp(cl->reserved_for[0].uid, pod->meta.uid) == 0)))
             continue;
+        const ms_claim_writer *w = p->h->claim_writer;
+        if (w) {
+            if (!w->deallocate) break;
+            w->deallocate(w->ctx, pod, s->on_claims[i]);
+            return ms_status_set(st, MS_UNSCHEDULABLE, "deallocation of ResourceClaim completed");
+        }
         ms_dra_object *o = ms_dra_copy((ms_dra_object *)s->on_claims[i]);
         if (!o) return ms_status_set(st, MS_ERROR, "out of memory");
         ms_dra_claim_deallocate(o);

@@ -332,6 +332,37 @@ static void test_unreserve(void **state) {
     ms_dra_unref(c);
 }
 
+/* PostFilter's deallocation: a merge patch of the status clearing the
+ * allocation and reservedFor, with the resourceVersion seen; a refusal
+ * is not retried and nothing for the scheduler to hear. */
+static void test_deallocate(void **state) {
+    fixture *f = *state;
+    ms_dra_object *c = claim(f, ALLOCATED);
+    ms_pod *p = pod(f);
+    f->ops.deallocate(f->ops.ctx, p, c);
+    double end = fh_now() + 10;
+    while (fh_nreqs(f->srv) < 1 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->srv), 1);
+    const fh_request *r = &f->srv->reqs[0];
+    assert_string_equal(r->method, "PATCH");
+    assert_string_equal(r->path, CLAIM_PATH "/status");
+    assert_non_null(strstr(r->headers, "application/merge-patch+json"));
+    cJSON *b = body(f, 0), *want = cJSON_Parse("{\"metadata\":{\"resourceVersion\":\"7\"},\"status\":"
+                                                "{\"allocation\":null,\"reservedFor\":null}}");
+    assert_true(cJSON_Compare(b, want, true));
+    cJSON_Delete(b);
+    cJSON_Delete(want);
+    f->claim.always_conflict = true;
+    f->ops.deallocate(f->ops.ctx, p, c);
+    while (fh_nreqs(f->srv) < 2 && fh_now() < end) fh_sleep(0.005);
+    fh_sleep(0.1);   /* nothing more comes */
+    assert_int_equal(fh_nreqs(f->srv), 2);
+    ms_api_claim_writer_drain(f->w, failed, f);
+    assert_int_equal(f->nfailed, 0);
+    ms_pod_unref(p);
+    ms_dra_unref(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_allocation_and_reservation, fx_setup, fx_teardown),
@@ -342,6 +373,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_conflicts_give_up, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_refused, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_unreserve, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_deallocate, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

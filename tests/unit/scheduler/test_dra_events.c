@@ -84,8 +84,8 @@ static void test_events_move_waiting_pods(void **state) {
 
 /* A claim writer that keeps what it was given. */
 typedef struct writes {
-    uint32_t n, nunreserved;
-    char unreserved[64];
+    uint32_t n, nunreserved, ndeallocated;
+    char unreserved[64], deallocated[64];
     char pod[64], device[64];
     bool allocate;
     uint32_t nreserved;
@@ -108,6 +108,13 @@ static void keep_unreserve(void *ctx, const ms_pod *pod, const ms_dra_object *co
     (void)pod;
     k->nunreserved += n;
     snprintf(k->unreserved, sizeof k->unreserved, "%s", claims[0]->meta.uid);
+}
+
+static void keep_deallocate(void *ctx, const ms_pod *pod, const ms_dra_object *claim) {
+    writes *k = ctx;
+    (void)pod;
+    k->ndeallocated++;
+    snprintf(k->deallocated, sizeof k->deallocated, "%s", claim->meta.uid);
 }
 
 static ms_pod *add_claim_pod(env *e, const char *name, const char *claim, double now) {
@@ -184,10 +191,45 @@ static void test_run_path_waits_for_the_claims(void **state) {
     assert_string_equal(ms_str_get(e->in, e->binds[0].node), "n1");
     assert_int_equal(k.nunreserved, 0);   /* p1's write failed: nothing to take back */
 
-    /* the bind fails: Unreserve takes p2 out of c2's reservedFor */
+    /* the bind fails: Unreserve takes p2 out of c2's reservedFor, on the
+     * server: the informers' copy stays as they brought it */
     complete_binds(e, false, false, 111);
     assert_int_equal(k.nunreserved, 1);
     assert_string_equal(k.unreserved, "u2");
+    const ms_dra_object *c2 = ms_dra_store_get(ms_scheduler_dra_store(e->s), MS_DK_RESOURCE_CLAIM,
+                                               ms_intern_cstr(e->in, "default"), ms_intern_cstr(e->in, "c2"));
+    assert_non_null(c2);
+    assert_int_equal(c2->u.claim.nreserved_for, 1);
+    env_free(e);
+}
+
+/* PostFilter on run's path: a claim allocated for a node the pod cannot
+ * have, reserved for nobody, is deallocated through the writer, as
+ * upstream's UpdateStatus; the informers' copy waits for the update. */
+static void test_run_path_post_filter_deallocates_through_the_writer(void **state) {
+    (void)state;
+    writes k = {0};
+    ms_claim_writer w = {.ctx = &k, .write = keep_write, .unreserve = keep_unreserve, .deallocate = keep_deallocate};
+    env *e = env_new_writer(100, 1, false, dra_plugins, false, &w);
+    ms_scheduler_dra_provided(e->s);
+    add_node(e, "n1", "4", NULL, NULL);
+    set(e, MS_DK_DEVICE_CLASS, "metadata: {name: gpu}\nspec: {selectors: [{cel: {expression: 'device.driver == \"d\"'}}]}", 0);
+    set(e, MS_DK_RESOURCE_CLAIM,
+        "metadata: {name: c3, uid: u3, resourceVersion: '8'}\n" CLAIM_SPEC "\n"
+        "status: {allocation: {devices: {results: [{request: r, driver: d, pool: n2, device: gpu-0}]},"
+        " nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n2]}]}]}}}",
+        0);
+    add_claim_pod(e, "p3", "c3", 0);
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    assert_int_equal(e->nunschedulable, 1);
+    assert_non_null(strstr(e->last_message, "deallocation of ResourceClaim completed"));
+    assert_int_equal(k.ndeallocated, 1);
+    assert_string_equal(k.deallocated, "u3");
+    assert_int_equal(k.n, 0);
+    const ms_dra_object *c3 = ms_dra_store_get(ms_scheduler_dra_store(e->s), MS_DK_RESOURCE_CLAIM,
+                                               ms_intern_cstr(e->in, "default"), ms_intern_cstr(e->in, "c3"));
+    assert_non_null(c3);
+    assert_true(c3->u.claim.allocated);
     env_free(e);
 }
 
@@ -195,6 +237,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_move_waiting_pods),
         cmocka_unit_test(test_run_path_waits_for_the_claims),
+        cmocka_unit_test(test_run_path_post_filter_deallocates_through_the_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
