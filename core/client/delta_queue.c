@@ -27,7 +27,8 @@ struct ms_delta_queue {
 static const char *const type_names[] = {"add", "update", "delete", "synced"};
 static const char *const kind_names[] = {"Pod", "Node", "Object", "Namespace", "PodDisruptionBudget",
                                          "PersistentVolume", "PersistentVolumeClaim", "StorageClass",
-                                         "CSINode", "CSIDriver", "CSIStorageCapacity"};
+                                         "CSINode", "CSIDriver", "CSIStorageCapacity", "DeviceClass",
+                                         "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"};
 
 const char *ms_delta_type_name(ms_delta_type t) {
     return (unsigned)t < sizeof type_names / sizeof type_names[0] ? type_names[t] : "unknown";

@@ -34,6 +34,12 @@ typedef enum ms_object_kind {
     MS_KIND_CSI_NODE,
     MS_KIND_CSI_DRIVER,
     MS_KIND_CSI_CAPACITY,
+    /* resource.k8s.io objects (ms_dra_object, api/dra.h), one kind per
+     * informer, in the order of ms_dra_kind: MS_KIND_DEVICE_CLASS + kind. */
+    MS_KIND_DEVICE_CLASS,
+    MS_KIND_RESOURCE_SLICE,
+    MS_KIND_RESOURCE_CLAIM,
+    MS_KIND_RESOURCE_CLAIM_TEMPLATE,
     MS_KIND_COUNT,
 } ms_object_kind;
 
@@ -50,6 +56,7 @@ typedef struct ms_delta {
         struct ms_namespace *ns;   /* MS_KIND_NAMESPACE */
         struct ms_pdb *pdb;        /* MS_KIND_PDB */
         struct ms_storage_object *storage;   /* MS_KIND_PV ... MS_KIND_CSI_CAPACITY */
+        struct ms_dra_object *dra;           /* MS_KIND_DEVICE_CLASS ... MS_KIND_RESOURCE_CLAIM_TEMPLATE */
     };
     /* Drops the delta's reference to obj (ms_pod_unref, ms_node_unref...). */
     void (*unref)(void *obj);

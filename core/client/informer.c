@@ -500,9 +500,12 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
         emit(inf, MS_DELTA_SYNCED, NULL, false, false);
         flush(inf);
         atomic_store(&inf->synced, true);
-    } else if (resp->status == 404 && inf->res->optional) {
-        /* still not served: said once, above */
-        ms_log(inf->log, MS_LOG_DEBUG, "resource not served", "resource", ms_informer_path(inf), NULL);
+    } else if ((resp->status == 403 || resp->status == 404) && inf->res->optional) {
+        /* still not served, or still refused: said once, above (a cluster
+         * without the group, or an RBAC without its rules, would otherwise
+         * log a warning per kind every backoff) */
+        ms_log(inf->log, MS_LOG_DEBUG, resp->status == 404 ? "resource not served" : "list still forbidden", "resource",
+               ms_informer_path(inf), NULL);
     } else {
         log_http(inf, "list failed", resp);
         inf->retry_after = resp->retry_after;
@@ -541,10 +544,12 @@ static void list_done(ms_informer *inf, const char *list_rv) {
     drop_unlisted(inf);
     set_rv(inf, list_rv, true);
     bool first = !atomic_load(&inf->synced);
+    /* before the synced delta: its consumer tells a served resource (a
+     * list) from an optional one not served (none) by this count */
+    STAT_ADD(inf, lists, 1);
     if (first) emit(inf, MS_DELTA_SYNCED, NULL, false, false);
     flush(inf);
     if (first) atomic_store(&inf->synced, true);
-    STAT_ADD(inf, lists, 1);
     char cnt[32];
     snprintf(cnt, sizeof cnt, "%zu", inf->nknown);
     ms_log(inf->log, MS_LOG_INFO, first ? "listed" : "relisted", "resource", ms_informer_path(inf), "objects", cnt,

@@ -43,9 +43,10 @@ typedef struct ms_informer_resource {
     const char *fallback_path;
     const char *field_selector;    /* NULL: none */
     /* A 403 on the first LIST, or a 404 (the resource not served, in
-     * any of its versions), counts as synced with no objects (logged as a
-     * warning naming the resource); the LIST is retried on the backoff, so
-     * the objects arrive once access is granted or the resource served.
+     * any of its versions), counts as synced with no objects (logged once,
+     * as a warning naming the resource); the LIST is retried on the
+     * backoff (quietly), so the objects arrive once access is granted or
+     * the resource served.
      * For what scheduling can do without, where waiting for a grant would
      * stop it altogether. */
     bool optional;
@@ -75,6 +76,13 @@ extern const ms_informer_resource ms_informer_storage_classes;
 extern const ms_informer_resource ms_informer_csi_nodes;
 extern const ms_informer_resource ms_informer_csi_drivers;
 extern const ms_informer_resource ms_informer_csi_capacities;
+/* resource.k8s.io/v1 objects for DynamicResources (ms_dra_object,
+ * api/dra.h; client/dra_informers.c), all optional (a 404: no DRA on the
+ * server); decode context: an ms_decoder *. */
+extern const ms_informer_resource ms_informer_device_classes;
+extern const ms_informer_resource ms_informer_resource_slices;
+extern const ms_informer_resource ms_informer_resource_claims;
+extern const ms_informer_resource ms_informer_resource_claim_templates;
 
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */

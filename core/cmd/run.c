@@ -29,6 +29,7 @@
 #include "client/kubeconfig.h"
 #include "client/leader_election.h"
 #include "run/api_binder.h"
+#include "run/api_claim_writer.h"
 #include "run/api_reporter.h"
 #include "run/api_volume_binder.h"
 #include "run/cache_debugger.h"
@@ -40,6 +41,7 @@
 #include "serving/metrics.h"
 #include "run/poster.h"
 #include "serving/secure_serving.h"
+#include "scheduler/dra_events.h"
 #include "scheduler/storage_events.h"
 #include "controllers/taint_eviction_controller.h"
 #include "scheduler/scheduler_metrics.h"
@@ -74,11 +76,14 @@ typedef struct runner {
     ms_delta_queue *deltas;
     ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
     ms_informer *storage_inf[MS_SK_COUNT];   /* PVs, PVCs, ... in ms_storage_kind order */
+    ms_informer *dra_inf[MS_DK_COUNT];       /* DeviceClasses, ... in ms_dra_kind order */
     bool synced[MS_KIND_COUNT];    /* per ms_object_kind: first LIST delivered */
 
     ms_api_binder *binder;
     ms_api_volume_binder *volume_binder;   /* VolumeBinding's PreBind writes */
     ms_volume_binder volume_binder_ops;
+    ms_api_claim_writer *claim_writer;     /* DynamicResources' PreBind writes */
+    ms_claim_writer claim_writer_ops;
     uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     ms_event_recorder *events;
     ms_poster *poster;
@@ -369,6 +374,11 @@ static void drain_volume_writes(runner *r) {
     ms_api_volume_binder_drain(r->volume_binder, volume_write_failed, r);
 }
 
+static void claim_write_failed(void *ctx, const ms_pod *pod, const char *message) {
+    runner *r = ctx;
+    ms_scheduler_claim_write_failed(r->sched, pod, message, ms_clock_wall());
+}
+
 /* ---- informers (scheduler thread) -------------------------------------- */
 
 /* Scheduling waits for every informer's first LIST, as upstream waits
@@ -383,7 +393,8 @@ static bool all_synced(const runner *r) {
 static void log_synced(runner *r, uint8_t kind) {
     static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets",
                                         "persistentvolumes", "persistentvolumeclaims", "storageclasses",
-                                        "csinodes", "csidrivers", "csistoragecapacities"};
+                                        "csinodes", "csidrivers", "csistoragecapacities", "deviceclasses",
+                                        "resourceslices", "resourceclaims", "resourceclaimtemplates"};
     const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
     if (kind == MS_KIND_PDB && r->pdb_inf) {
         /* which API version the server answered for (decided at the first LIST) */
@@ -414,8 +425,28 @@ static void apply_storage_delta(runner *r, const ms_delta *d, double now) {
     }
 }
 
+/* A resource.k8s.io object into the scheduler's DRA store. The plugin
+ * sees the store once the server is known to serve the group: the claims'
+ * first list answered, or any object came (a 404 leaves the plugin without
+ * it, refusing pods with claims, which such a server does not keep). */
+static void apply_dra_delta(runner *r, const ms_delta *d, double now) {
+    ms_dra_kind kind = (ms_dra_kind)(d->kind - MS_KIND_DEVICE_CLASS);
+    if (d->type == MS_DELTA_SYNCED) {
+        ms_informer_stats st = {0};
+        if (kind == MS_DK_RESOURCE_CLAIM) ms_informer_stats_get(r->dra_inf[kind], &st);
+        if (st.lists > 0) ms_scheduler_dra_provided(r->sched);
+        return;
+    }
+    ms_scheduler_dra_provided(r->sched);
+    if (d->type == MS_DELTA_DELETE)
+        ms_scheduler_dra_delete(r->sched, kind, d->dra->meta.namespace_, d->dra->meta.name, now);
+    else if (ms_scheduler_dra_set(r->sched, d->dra, now) != MS_OK)
+        ms_log(r->log, MS_LOG_ERROR, "out of memory keeping a resource.k8s.io object", NULL);
+}
+
 static void apply_delta(runner *r, ms_delta *d, double now) {
     ms_taint_eviction_observe(r->taint_eviction, d);
+    if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) apply_dra_delta(r, d, now);
     if (d->type == MS_DELTA_SYNCED) {
         if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
         log_synced(r, d->kind);
@@ -451,7 +482,7 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
             ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
                    "name", ms_str_get(r->in, d->ns->meta.name), "labels", nlabels, NULL);
         }
-    } else if (d->kind >= MS_KIND_PV && d->kind < MS_KIND_COUNT) {
+    } else if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) {
         apply_storage_delta(r, d, now);
     } else if (d->kind == MS_KIND_PDB) {
         switch (d->type) {
@@ -892,6 +923,9 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
     ms_rc rc = ms_api_volume_binder_new(r->client, r->in, r->metrics, r->log, &r->volume_binder, err);
     if (rc != MS_OK) return rc;
     r->volume_binder_ops = ms_api_volume_binder_vtable(r->volume_binder);
+    rc = ms_api_claim_writer_new(r->client, r->in, r->metrics, r->log, &r->claim_writer, err);
+    if (rc != MS_OK) return rc;
+    r->claim_writer_ops = ms_api_claim_writer_vtable(r->claim_writer);
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -907,6 +941,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .record_metrics = true,
         .no_disruption_conditions = !r->disruption_conditions,
         .volume_binder = &r->volume_binder_ops,
+        .claim_writer = &r->claim_writer_ops,
     };
     rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
@@ -962,6 +997,16 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
     for (uint32_t k = 0; k < MS_SK_COUNT; k++) {
         io.resource = storage[k];
         if ((rc = ms_informer_start(&io, &r->storage_inf[k], err)) != MS_OK) return rc;
+    }
+    static const ms_informer_resource *const dra[MS_DK_COUNT] = {
+        [MS_DK_DEVICE_CLASS] = &ms_informer_device_classes,
+        [MS_DK_RESOURCE_SLICE] = &ms_informer_resource_slices,
+        [MS_DK_RESOURCE_CLAIM] = &ms_informer_resource_claims,
+        [MS_DK_RESOURCE_CLAIM_TEMPLATE] = &ms_informer_resource_claim_templates,
+    };
+    for (uint32_t k = 0; k < MS_DK_COUNT; k++) {
+        io.resource = dra[k];
+        if ((rc = ms_informer_start(&io, &r->dra_inf[k], err)) != MS_OK) return rc;
     }
     return MS_OK;
 }
@@ -1051,12 +1096,15 @@ static void teardown(runner *r) {
     if (r->pdb_inf) ms_informer_stop(r->pdb_inf);
     for (uint32_t k = 0; k < MS_SK_COUNT; k++)
         if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
+    for (uint32_t k = 0; k < MS_DK_COUNT; k++)
+        if (r->dra_inf[k]) ms_informer_stop(r->dra_inf[k]);
     ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */
     ms_api_binder_stop(r->binder);
     if (r->binder) drain_completions(r);
     ms_api_volume_binder_stop(r->volume_binder);
+    ms_api_claim_writer_stop(r->claim_writer);
     /* What is queued is still sent. */
     if (r->poster) ms_poster_stop(r->poster);
     r->st = run_stats(r);
@@ -1068,6 +1116,7 @@ static void teardown(runner *r) {
     if (r->sched) ms_scheduler_free(r->sched);
     /* after the scheduler: its PreBind records point at the vtable */
     ms_api_volume_binder_free(r->volume_binder);
+    ms_api_claim_writer_free(r->claim_writer);
     ms_policy_set_free(r->policies);
     if (r->policy_fd >= 0) close(r->policy_fd);
     if (r->in) ms_interner_free(r->in);
@@ -1158,7 +1207,7 @@ static void give_back_after_lists(runner *r, loop *l, double now) {
  * schedule), and takes in what came. */
 static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     /* poll() skips entries whose fd is negative. */
-    struct pollfd fds[7] = {
+    struct pollfd fds[8] = {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
@@ -1166,10 +1215,11 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
         {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
         {.fd = ms_api_volume_binder_fd(r->volume_binder), .events = POLLIN},
+        {.fd = ms_api_claim_writer_fd(r->claim_writer), .events = POLLIN},
     };
     int timeout_ms = l->more ? 0 : (int)((l->next_tick - ms_clock_monotonic()) * 1000) + 1;
     if (timeout_ms < 0) timeout_ms = 0;
-    if (poll(fds, 7, timeout_ms) < 0 && errno != EINTR)
+    if (poll(fds, 8, timeout_ms) < 0 && errno != EINTR)
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
@@ -1189,6 +1239,7 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
     if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
     if (fds[6].revents & POLLIN) drain_volume_writes(r);
+    if (fds[7].revents & POLLIN) ms_api_claim_writer_drain(r->claim_writer, claim_write_failed, r);
     return MS_OK;
 }
 

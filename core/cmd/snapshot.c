@@ -21,7 +21,8 @@ typedef struct resource {
 
 /* In the order `simulate` feeds them, Pods last. The volume kinds are
  * optional: a server may not serve them (CSIStorageCapacity before 1.21,
- * storage.k8s.io/v1 from 1.24). */
+ * storage.k8s.io/v1 from 1.24); so are the resource.k8s.io/v1 kinds of
+ * Dynamic Resource Allocation (from 1.34). */
 static const resource resources[] = {
     {"/api/v1/namespaces", NULL, "v1", NULL, "Namespace", NULL, false},
     {"/api/v1/nodes", NULL, "v1", NULL, "Node", NULL, false},
@@ -35,6 +36,11 @@ static const resource resources[] = {
     {"/apis/storage.k8s.io/v1/csidrivers", NULL, "storage.k8s.io/v1", NULL, "CSIDriver", NULL, true},
     {"/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/storage.k8s.io/v1beta1/csistoragecapacities",
      "storage.k8s.io/v1", "storage.k8s.io/v1beta1", "CSIStorageCapacity", NULL, true},
+    {"/apis/resource.k8s.io/v1/deviceclasses", NULL, "resource.k8s.io/v1", NULL, "DeviceClass", NULL, true},
+    {"/apis/resource.k8s.io/v1/resourceslices", NULL, "resource.k8s.io/v1", NULL, "ResourceSlice", NULL, true},
+    {"/apis/resource.k8s.io/v1/resourceclaims", NULL, "resource.k8s.io/v1", NULL, "ResourceClaim", NULL, true},
+    {"/apis/resource.k8s.io/v1/resourceclaimtemplates", NULL, "resource.k8s.io/v1", NULL, "ResourceClaimTemplate",
+     NULL, true},
     /* the pods the scheduler watches: not the finished ones */
     {"/api/v1/pods", NULL, "v1", NULL, "Pod", "status.phase!=Succeeded,status.phase!=Failed", false},
 };
@@ -173,7 +179,9 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
     return rc;
 }
 
-static bool is_volume_kind(const resource *r) { return r->optional; }
+static bool is_volume_kind(const resource *r) {
+    return r->optional && strncmp(r->path, "/apis/resource.k8s.io/", 22) != 0;
+}
 static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
 
 /* A List of the kinds `want` picks, each refused kind left out (see

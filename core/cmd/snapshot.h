@@ -2,11 +2,12 @@
  * sees it, in the format `simulate` reads: one JSON List (JSON is YAML
  * too) of Namespaces, Nodes, PriorityClasses, PodDisruptionBudgets, the
  * volume objects (PersistentVolumes, claims, StorageClasses, CSINodes,
- * CSIDrivers, CSIStorageCapacities; a kind the server does not serve is
- * left out) and Pods (those not Succeeded or Failed, as the scheduler
- * watches them),
- * each with its apiVersion and kind, in the API server's order (by
- * namespace and name, the order a fresh `run` receives them in), without
+ * CSIDrivers, CSIStorageCapacities), the resource.k8s.io/v1 objects
+ * (DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates;
+ * a volume or DRA kind the server does not serve is left out) and Pods
+ * (those not Succeeded or Failed, as the scheduler watches them), each
+ * with its apiVersion and kind, in the API server's order (by namespace and
+ * name, the order a fresh `run` receives them in), without
  * metadata.managedFields. `simulate` on the file with the same
  * configuration and seed replays the scheduler's decisions for the
  * pending pods (docs/explain.md, "Snapshot and replay"). */

@@ -3,12 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "base/buf.h"
 #include "run/api_volume_binder.h"
-#include "base/job_queue.h"
+#include "run/api_writes.h"
 
 /* One object to patch. */
 typedef struct vb_write {
@@ -31,9 +29,7 @@ struct ms_api_volume_binder {
     const ms_interner *in;
     ms_metrics *metrics;
     const ms_logger *log;
-    ms_kube_async *engine;
-    ms_job_queue done;             /* finished jobs, for the scheduler thread */
-    int fd;                        /* eventfd: jobs waiting */
+    ms_api_writes w;
 };
 
 static void job_free(ms_job *j) {
@@ -56,14 +52,8 @@ ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_metr
     b->in = in;
     b->metrics = metrics;
     b->log = log ? log : &ms_log_default;
-    ms_job_queue_init(&b->done);
-    b->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (b->fd < 0) {
-        ms_api_volume_binder_free(b);
-        return ms_error_set(err, MS_ENOMEM, "out of file descriptors");
-    }
     /* Writes are few (one per claim to bind), and a pod's go in turn. */
-    ms_rc rc = ms_kube_async_new(c, 16, &b->engine, err);
+    ms_rc rc = ms_api_writes_init(&b->w, c, 16, err);
     if (rc != MS_OK) {
         ms_api_volume_binder_free(b);
         return rc;
@@ -73,27 +63,18 @@ ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_metr
 }
 
 void ms_api_volume_binder_stop(ms_api_volume_binder *b) {
-    if (!b) return;
-    ms_kube_async_free(b->engine, 0);
-    b->engine = NULL;
+    if (b) ms_api_writes_stop(&b->w);
 }
 
 void ms_api_volume_binder_free(ms_api_volume_binder *b) {
     if (!b) return;
-    ms_api_volume_binder_stop(b);
-    ms_job_queue_destroy(&b->done, job_free);
-    if (b->fd >= 0) close(b->fd);
+    ms_api_writes_destroy(&b->w, job_free);
     free(b);
 }
 
-int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return b->fd; }
+int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return b->w.fd; }
 
-static void finish(vb_job *j) {
-    ms_api_volume_binder *b = j->owner;
-    if (!ms_job_queue_push(&b->done, &j->link, false)) return;   /* a wakeup is coming */
-    uint64_t one = 1;
-    if (write(b->fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
-}
+static void finish(vb_job *j) { ms_api_writes_finish(&j->owner->w, &j->link); }
 
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err);
 
@@ -102,7 +83,7 @@ static bool send_next(vb_job *j) {
     const vb_write *w = &j->writes[j->next];
     ms_kube_request rq = {.method = "PATCH", .path = w->path, .body = w->body, .body_len = strlen(w->body),
                           .content_type = "application/merge-patch+json"};
-    ms_rc rc = ms_kube_async_submit(j->owner->engine, &rq, answered, j);
+    ms_rc rc = ms_kube_async_submit(j->owner->w.engine, &rq, answered, j);
     if (rc == MS_OK) return true;
     j->dropped = rc == MS_ESTATE;
     snprintf(j->message, sizeof j->message, "updating %s: %s", w->what, ms_rc_str(rc));
@@ -201,7 +182,7 @@ static bool fill_write(const ms_interner *in, vb_write *w, const ms_volume_bindi
 
 static ms_rc vb_bind(void *ctx, const ms_pod *pod, ms_str node, const ms_pod_volumes *v, ms_error *err) {
     ms_api_volume_binder *b = ctx;
-    if (!b->engine) return ms_error_set(err, MS_ESTATE, "shutting down");
+    if (!b->w.engine) return ms_error_set(err, MS_ESTATE, "shutting down");
     uint32_t n = v->nbindings + v->nprovisions;
     if (n == 0) return MS_OK;
     vb_job *j = calloc(1, sizeof *j);
@@ -237,9 +218,7 @@ ms_volume_binder ms_api_volume_binder_vtable(ms_api_volume_binder *b) {
 void ms_api_volume_binder_drain(ms_api_volume_binder *b,
                                 void (*failed)(void *ctx, const ms_pod *pod, const char *message),
                                 void *ctx) {
-    uint64_t v;
-    if (read(b->fd, &v, sizeof v) < 0) { /* nothing pending */ }
-    ms_job *j = ms_job_queue_take_all(&b->done);
+    ms_job *j = ms_api_writes_take(&b->w);
     while (j) {
         ms_job *n = j->next;
         const vb_job *vj = (const vb_job *)j;

@@ -37,6 +37,8 @@ ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o, double now) {
     if (events[o->kind]) {
         change ch = {s, events[o->kind], old_obj, o};
         ms_queue_move_on_event_if(s->queue, ch.ev, now, helps, &ch);
+        /* DynamicResources' PreBind waits for its claims written (run) */
+        if (s->nprebinding) ms_sched_prebind_events(s, events[o->kind], now);
     }
     ms_dra_unref(old_obj);
     return MS_OK;
@@ -44,8 +46,14 @@ ms_rc ms_scheduler_dra_set(ms_scheduler *s, ms_dra_object *o, double now) {
 
 void ms_scheduler_dra_provided(ms_scheduler *s) { s->handle.dra = s->dra; }
 
-void ms_scheduler_dra_delete(ms_scheduler *s, ms_dra_kind kind, ms_str namespace_, ms_str name) {
-    ms_dra_store_delete(s->dra, kind, namespace_, name);
+void ms_scheduler_dra_delete(ms_scheduler *s, ms_dra_kind kind, ms_str namespace_, ms_str name, double now) {
+    if (!ms_dra_store_delete(s->dra, kind, namespace_, name)) return;
+    /* a claim a binding cycle waits for is gone: its PreBind says so */
+    if (kind == MS_DK_RESOURCE_CLAIM && s->nprebinding) ms_sched_prebind_events(s, MS_EV_RESOURCE_CLAIM, now);
+}
+
+void ms_scheduler_claim_write_failed(ms_scheduler *s, const ms_pod *pod, const char *message, double now) {
+    ms_sched_prebind_write_failed(s, pod, message, now);
 }
 
 const ms_dra_store *ms_scheduler_dra_store(const ms_scheduler *s) { return s->dra; }

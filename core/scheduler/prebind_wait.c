@@ -43,6 +43,13 @@ void ms_sched_prebind_fail(ms_scheduler *s, ms_inflight *r, const char *message,
     ms_sched_binding_failed(s, r, msg, gone, now);
 }
 
+void ms_sched_prebind_write_failed(ms_scheduler *s, const ms_pod *pod, const char *message, double now) {
+    ms_inflight *r = ms_sched_binding_record(s, pod->meta.uid_hash);
+    if (!r || !r->prebinding) return;
+    ms_sched_prebind_fail(s, r, message, false, now);
+    ms_sched_flush_permits(s, now);
+}
+
 /* Backwards: a record that finishes swaps the last one into its place,
  * which was already asked. Records that start waiting meanwhile are
  * appended and wait for the next event. */

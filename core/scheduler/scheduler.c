@@ -305,6 +305,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.volumes = s->volumes;
     s->handle.volume_binder = o->volume_binder;
     s->dra = ms_dra_store_new();
+    s->handle.claim_writer = o->claim_writer;
     s->pdbs = ms_pdb_set_new();
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;

@@ -197,6 +197,9 @@ void ms_sched_prebind_deadlines(ms_scheduler *s, double now);
 /* Ends r's binding cycle as failed in PreBind with `message` (gone: the
  * pod was deleted; nothing is retried). */
 void ms_sched_prebind_fail(ms_scheduler *s, ms_inflight *r, const char *message, bool gone, double now);
+/* An API write a PreBind plugin asked for failed: the pod's binding cycle
+ * fails with `message`, if it is waiting in PreBind. */
+void ms_sched_prebind_write_failed(ms_scheduler *s, const ms_pod *pod, const char *message, double now);
 
 /* upstream numFeasibleNodesToFind: every node below 100 nodes or at a
  * percentage >= 100; percentage <= 0 is the adaptive default

@@ -50,10 +50,7 @@ void ms_scheduler_storage_delete(ms_scheduler *s, ms_storage_kind kind, ms_str n
 
 void ms_scheduler_volume_write_failed(ms_scheduler *s, const ms_pod *pod, const char *message,
                                       double now) {
-    ms_inflight *r = ms_sched_binding_record(s, pod->meta.uid_hash);
-    if (!r || !r->prebinding) return;
-    ms_sched_prebind_fail(s, r, message, false, now);
-    ms_sched_flush_permits(s, now);
+    ms_sched_prebind_write_failed(s, pod, message, now);
 }
 
 ms_volume_store *ms_scheduler_volume_store(ms_scheduler *s) { return s->volumes; }

@@ -58,9 +58,11 @@ typedef struct ms_handle {
     const struct ms_volume_binder *volume_binder;
     /* DeviceClasses, ResourceSlices, ResourceClaims and their templates
      * (backend/dra_store.h), owned by the scheduler; NULL while nothing
-     * provides them (run does not watch them yet), and then DynamicResources
-     * cannot look claims up. */
+     * provides them (a server without resource.k8s.io), and then
+     * DynamicResources cannot look claims up. Where its PreBind writes the
+     * claims (framework/claim_writer.h; NULL: into the store itself). */
     struct ms_dra_store *dra;
+    const struct ms_claim_writer *claim_writer;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */

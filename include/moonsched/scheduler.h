@@ -126,6 +126,10 @@ typedef struct ms_scheduler_options {
      * (core/framework/volume_binder.h); NULL: pods whose claims need
      * binding fail in PreBind. Must outlive the scheduler. */
     const struct ms_volume_binder *volume_binder;
+    /* Where DynamicResources' PreBind writes the claims' status
+     * (core/framework/claim_writer.h); NULL: into the scheduler's own DRA
+     * store (simulate). Must outlive the scheduler. */
+    const struct ms_claim_writer *claim_writer;
     ms_reporter reporter;
     ms_evictor evictor;
     uint64_t seed;                 /* random choice among equal top scores */

@@ -294,6 +294,37 @@ check_eval "without the storage.k8s.io rule: 403 on the CSINodes' LIST, nothing 
 stop_sched TERM
 restore_rules
 
+# Dynamic Resource Allocation: 1.20 serves no resource.k8s.io (its
+# informers are refused and go on: nothing to show by scheduling), but
+# RBAC rules name any group: each rule is checked by what the
+# ServiceAccount may do, with it and without it, through a
+# SubjectAccessReview (kubectl 1.20's auth can-i drops the group of a
+# resource the server does not serve).
+dra_user=system:serviceaccount:moonsched:moonsched
+dra_can() {   # verb resource [subresource]: yes or no
+    printf '{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"%s","resourceAttributes":{"group":"resource.k8s.io","resource":"%s","subresource":"%s","verb":"%s","namespace":"%s"}}}' \
+        "$dra_user" "$2" "${3:-}" "$1" "$([ "$2" = resourceclaims ] && echo ml)" |
+        kc create -f - -o jsonpath='{.status.allowed}' 2>/dev/null | sed 's/^true$/yes/; s/^false$/no/'
+}
+check_eval "the DRA rules: list/watch of classes, slices and templates; get/list/watch/patch of claims; patch of their status, no update" \
+    "[ \"\$(dra_can list deviceclasses)\$(dra_can watch resourceslices)\$(dra_can list resourceclaimtemplates)\" = yesyesyes ] &&
+     [ \"\$(dra_can get resourceclaims)\$(dra_can watch resourceclaims)\$(dra_can patch resourceclaims)\$(dra_can patch resourceclaims status)\" = yesyesyesyes ] &&
+     [ \"\$(dra_can update resourceclaims status)\$(dra_can update resourceclaims)\$(dra_can create resourceslices)\" = nonono ]"
+drop_rule moonsched '.resources == ["deviceclasses", "resourceslices", "resourceclaimtemplates"]'
+check_eval "without the DRA objects' rule: no list of classes, slices or templates; claims still readable" \
+    "[ \"\$(dra_can list deviceclasses)\$(dra_can watch resourceslices)\$(dra_can list resourceclaimtemplates)\" = nonono ] &&
+     [ \"\$(dra_can list resourceclaims)\" = yes ]"
+restore_rules
+drop_rule moonsched '.resources == ["resourceclaims"]'
+check_eval "without the claims' rule: no get, list, watch or patch (the finalizer) of claims; their status still patched" \
+    "[ \"\$(dra_can get resourceclaims)\$(dra_can list resourceclaims)\$(dra_can watch resourceclaims)\$(dra_can patch resourceclaims)\" = nononono ] &&
+     [ \"\$(dra_can patch resourceclaims status)\" = yes ]"
+restore_rules
+drop_rule moonsched '.resources == ["resourceclaims/status"]'
+check_eval "without the claims' status rule: no patch of the status; the claims still listed" \
+    "[ \"\$(dra_can patch resourceclaims status)\" = no ] && [ \"\$(dra_can list resourceclaims)\" = yes ]"
+restore_rules
+
 # PersistentVolumes, claims and StorageClasses: system:volume-scheduler.
 kc delete clusterrolebinding moonsched:volume-scheduler >/dev/null
 start_sched lp-volume-scheduler

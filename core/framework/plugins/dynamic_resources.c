@@ -8,10 +8,12 @@
  * consumers and prepares the claims to allocate; Filter keeps the nodes
  * where allocated claims are available and allocates the others (the
  * structured allocator, dynamic_resources_allocator.c); Reserve keeps the
- * allocation in flight (a device policy may choose it), PreBind writes it;
- * PostFilter deallocates a claim available elsewhere only. Beyond
- * upstream, preemption may free devices: see Filter. Without the objects
- * (nothing provides them), PreFilter refuses every pod with claims. Pods
+ * allocation in flight (a device policy may choose it), PreBind writes it
+ * (into the store, or through the claim writer to the API server) before
+ * the pod is bound; PostFilter deallocates a claim available elsewhere
+ * only. Beyond upstream, preemption may free devices: see Filter. Without
+ * the objects (a server without resource.k8s.io) PreFilter refuses every
+ * pod with claims, so that none is bound with its devices missing. Pods
  * without claims skip the plugin in PreFilter and cost nothing per node. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "base/buf.h"
 #include "builtin.h"
 #include "dynamic_resources.h"
+#include "framework/claim_writer.h"
 
 /* Said once per pod (PreFilter), so FailedScheduling reads "0/N nodes are
  * available: <this>." */
@@ -30,6 +33,10 @@
 
 /* upstream's resourceapi.ResourceClaimReservedForMaxSize */
 #define RESERVED_FOR_MAX 256
+
+/* How long PreBind waits, in `run`, for the informers to show the claims
+ * it wrote (upstream's bindClaim waits for its own API calls instead). */
+#define WRITE_TIMEOUT 60.0
 
 typedef struct dynamic_resources {
     const ms_handle *h;
@@ -59,6 +66,7 @@ typedef struct dr_state {
     /* Reserve's allocation on its node, written by PreBind */
     dr_pick *picks;
     uint32_t npicks;
+    bool sent;                     /* PreBind handed the claims to the writer */
 } dr_state;
 
 static ms_rc dynamic_resources_create(const cJSON *args, const ms_handle *h, void **self, ms_error *err) {
@@ -195,7 +203,7 @@ static ms_code dynamic_resources_pre_filter(void *self, ms_cycle *c, ms_status *
     const ms_dra_object **on_claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, n);
     if (!claims || !refs || !s || !on_nodes || !on_claims) return ms_status_set(st, MS_ERROR, "out of memory");
     if (!pod_claims(p->h, pod, claims, &p->reason)) return refuse(c, st, p->reason.data);
-    *s = (dr_state){0, on_nodes, on_claims, {.in = p->h->in}, NULL, 0};
+    *s = (dr_state){.on_nodes = on_nodes, .on_claims = on_claims, .alloc = {.in = p->h->in}};
     uint32_t nalloc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!claims[i]) continue;
@@ -399,12 +407,34 @@ static void forget_in_flight(dynamic_resources *p, const ms_pod *pod, bool relea
     }
 }
 
+/* After PreBind's writes (run): the claims the informers show reserved for
+ * the pod lose it again, through the claim writer. */
+static void unreserve_written(dynamic_resources *p, ms_cycle *c) {
+    const ms_claim_writer *w = p->h->claim_writer;
+    const ms_pod *pod = c->pod;
+    const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
+    if (!w->unreserve || !claims || !pod_claims(p->h, pod, claims, &p->reason)) return;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pod->nresource_claims; i++)
+        if (claims[i] && claims[i]->u.claim.allocated && reserved_for_pod(&claims[i]->u.claim, pod))
+            claims[n++] = claims[i];
+    if (n) w->unreserve(w->ctx, pod, claims, n);
+}
+
 /* Unreserve, as upstream: the allocation in flight is dropped, and after
  * a failed bind the pod leaves the reservedFor of the claims PreBind
- * reserved for it (their allocation stays). */
+ * reserved for it (their allocation stays): on the API server through the
+ * claim writer (run), or in the store where the scheduler holds the only
+ * copy (simulate). */
 static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
     (void)node;
     dynamic_resources *p = self;
+    const dr_state *s = c->state[c->current];
+    if (p->h->claim_writer) {
+        if (s && s->sent) unreserve_written(p, c);
+        forget_in_flight(p, c->pod, true);
+        return;
+    }
     forget_in_flight(p, c->pod, true);
     if (!p->h->dra) return;
     for (uint32_t i = 0; i < c->pod->nresource_claims; i++) {
@@ -420,7 +450,9 @@ static void dynamic_resources_unreserve(void *self, ms_cycle *c, ms_str node) {
 /* PostFilter, as upstream: the pod fits nowhere, and an allocated claim
  * of it is not available on some node; when no other pod holds that claim,
  * its allocation goes, so that the next attempt allocates it again,
- * perhaps elsewhere. Only where the scheduler holds the objects. A pod
+ * perhaps elsewhere: on the API server through the claim writer (run),
+ * whose update the informers bring back, or in the store where the
+ * scheduler holds the only copy (simulate). A pod
  * without claims gets no reason (upstream says "no new claims to
  * deallocate" in every pod's message). */
 static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_status *statuses, ms_str *nominated,
@@ -442,6 +474,12 @@ static ms_code dynamic_resources_post_filter(void *self, ms_cycle *c, const ms_s
         if (!unavailable ||
             !(cl->nreserved_for == 0 || (cl->nreserved_for == 1 && strcmp(cl->reserved_for[0].uid, pod->meta.uid) == 0)))
             continue;
+        const ms_claim_writer *w = p->h->claim_writer;
+        if (w) {
+            if (!w->deallocate) break;
+            w->deallocate(w->ctx, pod, s->on_claims[i]);
+            return ms_status_set(st, MS_UNSCHEDULABLE, "deallocation of ResourceClaim completed");
+        }
         ms_dra_object *o = ms_dra_copy((ms_dra_object *)s->on_claims[i]);
         if (!o) return ms_status_set(st, MS_ERROR, "out of memory");
         ms_dra_claim_deallocate(o);
@@ -514,32 +552,82 @@ static ms_dra_object *written(const dynamic_resources *p, const ms_dra_object *c
     return o;
 }
 
+/* Whether claim `obj` is allocated in this cycle (its index in the
+ * state's claims to allocate, or UINT32_MAX). */
+static uint32_t allocating(const dr_state *s, const ms_dra_object *obj) {
+    for (uint32_t k = 0; s && k < s->alloc.nclaims; k++)
+        if (s->alloc.claims[k].obj == obj) return k;
+    return UINT32_MAX;
+}
+
+/* run: the claims as the informers show them now. Done when every one is
+ * reserved for the pod (and allocated, where Reserve allocated it). */
+static ms_code claims_written(dynamic_resources *p, ms_cycle *c, double *timeout, ms_status *st) {
+    const ms_pod *pod = c->pod;
+    bool deadline = *timeout < 0;
+    const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
+    if (!claims) return ms_status_set(st, MS_ERROR, "out of memory");
+    if (!pod_claims(p->h, pod, claims, &p->reason))
+        return ms_status_set(st, MS_ERROR, ms_arena_strdup(c->arena, p->reason.data));
+    /* reservedFor needs an allocation (the API server checks): a claim
+     * reserved for the pod is allocated too */
+    bool done = true;
+    for (uint32_t i = 0; i < pod->nresource_claims && done; i++)
+        if (claims[i] && !reserved_for_pod(&claims[i]->u.claim, pod)) done = false;
+    if (done) {
+        forget_in_flight(p, pod, false);
+        return MS_SUCCESS;
+    }
+    if (deadline) return ms_status_set(st, MS_ERROR, "binding claims: timed out waiting for the claims' status");
+    *timeout = WRITE_TIMEOUT;
+    return ms_status_set(st, MS_WAIT, "waiting for the claims' status to be written");
+}
+
 /* PreBind writes status.allocation of the claims allocated in Reserve and
- * adds the pod to every claim's status.reservedFor (upstream's bindClaim).
- * Only where the scheduler holds the objects (simulate): without them no
- * pod with claims gets this far. */
+ * adds the pod to every claim's status.reservedFor (upstream's bindClaim):
+ * into the store where the scheduler holds the only copy (simulate), or
+ * through the claim writer to the API server (run), then waits for the
+ * informers to show them. */
 static ms_code dynamic_resources_pre_bind(void *self, ms_cycle *c, ms_str node, double *timeout, ms_status *st) {
-    (void)timeout;
     dynamic_resources *p = self;
     const ms_pod *pod = c->pod;
     if (pod->nresource_claims == 0 || !p->h->dra) return MS_SUCCESS;
-    const dr_state *s = c->state[c->current];
+    dr_state *s = c->state[c->current];
+    const ms_claim_writer *w = p->h->claim_writer;
+    if (w && s && s->sent) return claims_written(p, c, timeout, st);
     const ms_dra_object **claims = MS_ARENA_NEW(c->arena, const ms_dra_object *, pod->nresource_claims);
-    if (!claims || !pod_claims(p->h, pod, claims, &p->reason))
-        return ms_status_set(st, MS_ERROR, claims ? ms_arena_strdup(c->arena, p->reason.data) : "out of memory");
+    ms_claim_write *writes = MS_ARENA_NEW(c->arena, ms_claim_write, pod->nresource_claims);
+    if (!claims || !writes || !pod_claims(p->h, pod, claims, &p->reason))
+        return ms_status_set(st, MS_ERROR, claims && writes ? ms_arena_strdup(c->arena, p->reason.data) : "out of memory");
     bool current = p->allocated_at == ms_dra_store_version(p->h->dra);
-    for (uint32_t i = 0; i < pod->nresource_claims; i++) {
+    uint32_t nwrites = 0;
+    ms_code code = MS_SUCCESS;
+    for (uint32_t i = 0; i < pod->nresource_claims && code == MS_SUCCESS; i++) {
         if (!claims[i]) continue;
-        uint32_t ci = UINT32_MAX;
-        for (uint32_t k = 0; s && k < s->alloc.nclaims; k++)
-            if (s->alloc.claims[k].obj == claims[i]) ci = k;
+        uint32_t ci = allocating(s, claims[i]);
         ms_dra_object *o = written(p, claims[i], pod, ci == UINT32_MAX ? NULL : s->picks, s ? s->npicks : 0, ci, node);
-        if (!o || ms_dra_store_set(p->h->dra, o) < 0) {
-            ms_dra_unref(o);
-            return ms_status_set(st, MS_ERROR, "out of memory");
-        }
-        ms_dra_unref(o);
+        if (!o) code = ms_status_set(st, MS_ERROR, "out of memory");
+        else if (w) writes[nwrites++] = (ms_claim_write){claims[i], o, ci != UINT32_MAX};
+        else if (ms_dra_store_set(p->h->dra, o) < 0) code = ms_status_set(st, MS_ERROR, "out of memory");
+        if (o && !w) ms_dra_unref(o);
     }
+    if (w) {
+        ms_error err = {0};
+        if (code == MS_SUCCESS && nwrites && w->write(w->ctx, pod, writes, nwrites, &err) != MS_OK)
+            code = ms_status_set(st, MS_ERROR, ms_arena_strdup(c->arena, err.msg));
+        for (uint32_t k = 0; k < nwrites; k++) ms_dra_unref((ms_dra_object *)writes[k].status);
+        if (code != MS_SUCCESS || nwrites == 0) return code;
+        if (!s) {
+            /* PreFilter kept no state (every claim allocated already) */
+            s = MS_ARENA_NEW(c->arena, dr_state, 1);
+            if (!s) return ms_status_set(st, MS_ERROR, "out of memory");
+            *s = (dr_state){0};
+            c->state[c->current] = s;
+        }
+        s->sent = true;
+        return claims_written(p, c, timeout, st);
+    }
+    if (code != MS_SUCCESS) return code;
     /* Its own writes: their devices are in `allocated` already. */
     if (current) p->allocated_at = ms_dra_store_version(p->h->dra);
     forget_in_flight(p, pod, false);

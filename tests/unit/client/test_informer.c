@@ -5,6 +5,7 @@
 #include "moonsched/decode.h"
 #include "client/informer.h"
 #include "client/informer_internal.h"
+#include "api/dra.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/pdb.h"
 
@@ -848,34 +849,119 @@ static bool not_served_handler(fake_http *srv, int fd, const fh_request *r, void
                                    "requested resource\",\"reason\":\"NotFound\",\"code\":404}");
 }
 
-static void test_optional_resource_not_served(void **state) {
-    (void)state;
+/* Runs the optional `res` against `handler` (which counts the LISTs in its
+ * ctx) until `lists_wanted` LISTs came: synced at once with nothing, the
+ * refusal said once (`once`, in a line that also has `also`), the
+ * retries quiet. */
+static void said_once(bool (*handler)(fake_http *, int, const fh_request *, void *), const ms_informer_resource *res,
+                      int lists_wanted, const char *once, const char *also) {
     atomic_int lists = 0;
-    env *e = env_serve(not_served_handler, &lists);
+    env *e = env_serve(handler, &lists);
     ms_error err = {0};
-    ms_informer_options o = {.client = e->client, .resource = &ms_informer_csi_capacities, .decode_ctx = &e->dec,
+    ms_informer_options o = {.client = e->client, .resource = res, .decode_ctx = &e->dec,
                              .queue = e->q, .log = &e->logger, .backoff_initial = 0.05, .backoff_max = 0.05};
     ms_informer *inf;
     assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
     ms_delta d[1];
     assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 5), 1);
     assert_int_equal(d[0].type, MS_DELTA_SYNCED);
-    assert_int_equal(d[0].kind, MS_KIND_CSI_CAPACITY);
+    assert_int_equal(d[0].kind, res->kind);
     double deadline = fh_now() + 5;
     while (!ms_informer_has_synced(inf) && fh_now() < deadline) fh_sleep(0.01);
     assert_true(ms_informer_has_synced(inf));
-    while (atomic_load(&lists) < 5 && fh_now() < deadline) fh_sleep(0.01);
+    while (atomic_load(&lists) < lists_wanted && fh_now() < deadline) fh_sleep(0.01);
     ms_informer_stop(inf);
-    assert_true(atomic_load(&lists) >= 5);   /* v1, v1beta1, then retries */
+    assert_true(atomic_load(&lists) >= lists_wanted);
     pthread_mutex_lock(&e->lg.mu);
-    static const char once[] = "resource not served; going on without it and retrying";
     const char *said = strstr(e->lg.text, once);
     assert_non_null(said);
-    assert_null(strstr(said + sizeof once - 1, once));
+    assert_null(strstr(said + strlen(once), once));
     assert_null(strstr(e->lg.text, "list failed"));
-    assert_non_null(strstr(e->lg.text, "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities"));
+    assert_non_null(strstr(e->lg.text, also));
     pthread_mutex_unlock(&e->lg.mu);
     env_free(e);
+}
+
+static void test_optional_resource_not_served(void **state) {
+    (void)state;
+    /* v1, v1beta1, then retries */
+    said_once(not_served_handler, &ms_informer_csi_capacities, 5, "resource not served; going on without it and retrying",
+              "resource=/apis/storage.k8s.io/v1beta1/csistoragecapacities");
+}
+
+/* ResourceClaims from a server that serves resource.k8s.io/v1 (standing
+ * for a 1.34 one: the 1.20 apiserver of the end-to-end suites serves no
+ * such group): decoded into DRA objects, and when the synced delta is
+ * read, the informer already counts its list, which tells run's consumer
+ * the group is served (a 404 leaves the count at 0, as above). */
+static bool claims_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)ctx;
+    if (has(r->path, "watch=1")) {
+        fh_stream_begin(fd, 200);
+        fh_stream_hold(srv, fd);
+        return false;
+    }
+    if (!has(r->path, "/apis/resource.k8s.io/v1/resourceclaims?"))
+        return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"code\":404}");
+    return fh_reply(fd, 200, NULL,
+                    "{\"kind\":\"ResourceClaimList\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":"
+                    "{\"resourceVersion\":\"12\"},\"items\":[{\"metadata\":{\"name\":\"gpu\",\"namespace\":"
+                    "\"ml\",\"uid\":\"u\",\"resourceVersion\":\"11\"},\"spec\":{\"devices\":{\"requests\":"
+                    "[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}}]}");
+}
+
+static void test_resource_claims(void **state) {
+    (void)state;
+    env *e = env_serve(claims_handler, NULL);
+    ms_error err = {0};
+    ms_informer_options o = {.client = e->client, .resource = &ms_informer_resource_claims, .decode_ctx = &e->dec,
+                             .queue = e->q, .log = &e->logger};
+    ms_informer *inf;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    ms_delta d[2];
+    size_t n = 0;
+    double deadline = fh_now() + 10;
+    while (n < 2 && fh_now() < deadline) n += ms_delta_queue_pop(e->q, d + n, 2 - n, 0.2);
+    assert_int_equal(n, 2);
+    assert_int_equal(d[0].type, MS_DELTA_ADD);
+    assert_int_equal(d[0].kind, MS_KIND_RESOURCE_CLAIM);
+    assert_string_equal(ms_str_get(e->in, d[0].dra->meta.name), "gpu");
+    assert_int_equal(d[0].dra->u.claim.spec.nrequests, 1);
+    assert_int_equal(d[1].type, MS_DELTA_SYNCED);
+    ms_informer_stats st;
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 1);
+    for (size_t i = 0; i < n; i++) ms_delta_release(&d[i]);
+    ms_informer_stop(inf);
+
+    /* DeviceClasses not served: synced with none, no list counted */
+    o.resource = &ms_informer_device_classes;
+    assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
+    assert_int_equal(ms_delta_queue_pop(e->q, d, 1, 10), 1);
+    assert_int_equal(d[0].type, MS_DELTA_SYNCED);
+    assert_int_equal(d[0].kind, MS_KIND_DEVICE_CLASS);
+    ms_informer_stats_get(inf, &st);
+    assert_int_equal(st.lists, 0);
+    ms_informer_stop(inf);
+    env_free(e);
+}
+
+/* A refusal that lasts (an RBAC without the rules of an optional
+ * resource, as system:kube-scheduler before 1.34 for resource.k8s.io):
+ * said once; the retried LISTs stay quiet. */
+static bool always_forbidden_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
+    (void)srv;
+    (void)r;
+    atomic_fetch_add((atomic_int *)ctx, 1);
+    return fh_reply(fd, 403, NULL, "{\"kind\":\"Status\",\"message\":\"deviceclasses.resource.k8s.io is forbidden\","
+                                   "\"reason\":\"Forbidden\",\"code\":403}");
+}
+
+static void test_optional_resource_forbidden_quietly(void **state) {
+    (void)state;
+    said_once(always_forbidden_handler, &ms_informer_device_classes, 4,
+              "list forbidden; going on without this resource and retrying",
+              "resource=/apis/resource.k8s.io/v1/deviceclasses");
 }
 
 static void test_resource_version_compare(void **state) {
@@ -941,6 +1027,8 @@ int main(void) {
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_optional_resource_forbidden),
         cmocka_unit_test(test_optional_resource_not_served),
+        cmocka_unit_test(test_resource_claims),
+        cmocka_unit_test(test_optional_resource_forbidden_quietly),
         cmocka_unit_test(test_resource_version_compare),
         cmocka_unit_test(test_detached_watch_lines),
     };

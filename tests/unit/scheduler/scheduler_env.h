@@ -342,8 +342,11 @@ static SCHED_ENV_UNUSED const char *const basic_plugins[] = {"PrioritySort", "No
                                             "TestFit", "TestHalf", "TestScore", "TestGate",
                                             "TestWait", "DefaultBinder", NULL};
 
-static SCHED_ENV_UNUSED env *env_new_opts(int32_t pct, uint64_t seed, bool permit_timeout_allows,
-                                          const char *const *plugins, bool record_metrics) {
+/* claim_writer: where DynamicResources' PreBind writes (run's path); NULL:
+ * into the scheduler's store (simulate's). */
+static SCHED_ENV_UNUSED env *env_new_writer(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                            const char *const *plugins, bool record_metrics,
+                                            const struct ms_claim_writer *claim_writer) {
     env *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->in = ms_interner_new();
@@ -365,11 +368,17 @@ static SCHED_ENV_UNUSED env *env_new_opts(int32_t pct, uint64_t seed, bool permi
         .n_out_of_tree = 6,
         .permit_timeout_allows = permit_timeout_allows,
         .record_metrics = record_metrics,
+        .claim_writer = claim_writer,
     };
     ms_error err = {0};
     ms_rc rc = ms_scheduler_new(&o, &e->s, &err);
     if (rc != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
     return e;
+}
+
+static SCHED_ENV_UNUSED env *env_new_opts(int32_t pct, uint64_t seed, bool permit_timeout_allows,
+                                          const char *const *plugins, bool record_metrics) {
+    return env_new_writer(pct, seed, permit_timeout_allows, plugins, record_metrics, NULL);
 }
 
 static SCHED_ENV_UNUSED env *env_new_profile(int32_t pct, uint64_t seed, bool permit_timeout_allows,
