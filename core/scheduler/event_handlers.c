@@ -140,6 +140,7 @@ static void assigned_pod_upsert(ms_scheduler *s, ms_pod *pod, double now) {
     if (!ms_sched_binding_record(s, uid)) ms_queue_delete(s->queue, pod);
     ms_pod *old = ms_cache_get_pod(s->cache, uid);
     bool was_bound = old && !ms_cache_is_assumed(s->cache, old);
+    if (pod->meta.deletion != 0 || ms_pod_is_terminal(pod)) ms_sched_deletion_seen(s, uid);
     if (ms_pod_is_terminal(pod)) {
         /* A terminal pod releases what it held. */
         if (old && ms_cache_remove_pod(s->cache, old) == MS_OK)
@@ -195,6 +196,7 @@ static void pod_update(ms_scheduler *s, ms_pod *pod, double now) {
 
 static void pod_delete(ms_scheduler *s, const ms_pod *pod, double now) {
     uint64_t uid = pod->meta.uid_hash;
+    ms_sched_deletion_seen(s, uid);
     ms_inflight *r = ms_sched_binding_record(s, uid);
     if (r) r->deleted = true;
     if (r && r->waiting) {

@@ -88,6 +88,35 @@ void ms_sched_release_evicted(ms_scheduler *s) {
     s->nevicted = 0;
 }
 
+/* The informer shows a deletion 0.5 to 2.5 s after the request under load;
+ * a mark still there after this long belongs to a request that failed
+ * (the pod stays, with no deletionTimestamp), and its pod may be a victim
+ * again. */
+#define MS_DELETION_MARK_TTL 30.0
+
+static bool mark_deletion_requested(ms_scheduler *s, uint64_t uid) {
+    ms_map *m = &s->deletion_requested;
+    if (m->len && s->now - s->marks_swept >= MS_DELETION_MARK_TTL) {
+        uint64_t k;
+        void *v;
+        for (size_t it = 0; ms_map_next(m, &it, &k, &v);)
+            if (s->now - (double)((uintptr_t)v - 1) / 1000 >= MS_DELETION_MARK_TTL) ms_map_del(m, k);
+        s->marks_swept = s->now;
+    }
+    if (!m->len) s->marks_swept = s->now;
+    /* + 1: the map holds no NULL value */
+    uintptr_t at = (s->now > 0 ? (uintptr_t)(s->now * 1000) : 0) + 1;
+    return ms_map_put(m, uid, (void *)at) == 0;
+}
+
+uint32_t ms_scheduler_deletions_requested(const ms_scheduler *s) {
+    return (uint32_t)s->deletion_requested.len;
+}
+
+void ms_sched_deletion_seen(ms_scheduler *s, uint64_t uid) {
+    if (s->deletion_requested.len) ms_map_del(&s->deletion_requested, uid);
+}
+
 /* upstream PrepareCandidate, per victim: a pod waiting on Permit is
  * rejected (it is not bound yet, so there is nothing to delete), any other
  * goes to the evictor. */
@@ -99,8 +128,15 @@ static ms_rc sched_evict(void *ctx, ms_pod *victim, const ms_pod *preemptor, ms_
         ms_sched_reject_waiting(s, r, "preempted", false, s->now);
     } else {
         if (!s->evictor.evict) return MS_ESTATE;
+        /* Marked before the call: an evictor that deletes at once (simulate)
+         * clears the mark through the delete handler. */
+        uint64_t uid = victim->meta.uid_hash;
+        if (!mark_deletion_requested(s, uid)) return MS_ENOMEM;
         ms_rc rc = s->evictor.evict(s->evictor.ctx, victim, preemptor, node);
-        if (rc != MS_OK) return rc;
+        if (rc != MS_OK) {
+            ms_map_del(&s->deletion_requested, uid);
+            return rc;
+        }
     }
     if (s->reporter.preempted) s->reporter.preempted(s->reporter.ctx, victim, preemptor, node);
     if (s->nobservers) ms_sched_observe_victim(s, victim);
@@ -310,6 +346,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.pdbs = s->pdbs;
     s->handle.rng = &s->rng;
     s->handle.evict = o->evictor.evict ? sched_evict : NULL;
+    s->handle.deletion_requested = &s->deletion_requested;
     s->handle.no_disruption_conditions = o->no_disruption_conditions;
     s->handle.clear_nomination = sched_clear_nomination;
     s->handle.preempt_ctx = s;
@@ -352,6 +389,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_snapshot_init(&s->snap);
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
+    ms_map_init(&s->deletion_requested);
     ms_map_init(&s->traces);
     s->trace_pods = o->trace_pods;
     ms_decoder_init(&s->dec, s->in);
@@ -416,6 +454,7 @@ void ms_scheduler_free(ms_scheduler *s) {
         ms_sched_record_release(s, r);
     }
     ms_map_free(&s->binding);
+    ms_map_free(&s->deletion_requested);
     free(s->waiting);
     free(s->prebinding);
     ms_sched_release_evicted(s);

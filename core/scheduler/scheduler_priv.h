@@ -91,6 +91,13 @@ struct ms_scheduler {
      * snapshot update: the snapshot and the candidates borrow them. */
     ms_pod **evicted;
     uint32_t nevicted, evictcap;
+    /* uid hash -> when evict asked for the pod's deletion (the monotonic
+     * now, in ms, plus 1, as the value's bits), until the informer shows the
+     * deletion (handle.deletion_requested). A request that fails leaves its
+     * mark: marks older than MS_DELETION_MARK_TTL are swept, at most once
+     * per that time, when another is made. */
+    ms_map deletion_requested;
+    double marks_swept;
     uint32_t next_start;           /* upstream nextStartNodeIndex */
 
     /* Buffers of the cycle, sized to the node count and reused. */
@@ -167,6 +174,9 @@ void ms_sched_reject_waiting(ms_scheduler *s, ms_inflight *r, const char *messag
 void ms_sched_flush_permits(ms_scheduler *s, double now);
 /* Drops the references to the last cycle's victims (scheduler.c). */
 void ms_sched_release_evicted(ms_scheduler *s);
+/* The informer shows the pod deleted or terminating: its deletion mark
+ * (sched_evict's), if any, has done its work. */
+void ms_sched_deletion_seen(ms_scheduler *s, uint64_t uid);
 
 /* The record of a pod past Permit (waiting, or handed to the binder and
  * not answered yet), or NULL. */

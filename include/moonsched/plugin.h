@@ -25,6 +25,7 @@ typedef struct ms_framework ms_framework;
 typedef struct ms_namespaces ms_namespaces;
 typedef struct ms_pdb_set ms_pdb_set;
 struct ms_preemption_candidate;
+struct ms_map;
 typedef struct ms_queue ms_queue;
 typedef struct ms_queued_pod ms_queued_pod;
 typedef struct ms_rng ms_rng;
@@ -74,6 +75,11 @@ typedef struct ms_handle {
      * not passed. Must not touch the cycle's snapshot. NULL: preemption
      * cannot act and reports an error when it finds a candidate. */
     ms_rc (*evict)(void *preempt_ctx, ms_pod *victim, const ms_pod *preemptor, ms_str node);
+    /* UID hashes of the pods evict asked the API server to delete whose
+     * deletion the informer has not shown yet (owned by the scheduler;
+     * NULL: none). Preemption treats them as already terminating: not a
+     * victim again, not deleted twice. */
+    const struct ms_map *deletion_requested;
     /* The API server keeps no pod disruption conditions (before 1.26):
      * any terminating lower-priority pod on a preemptor's nominated node
      * makes it wait, as the schedulers of those versions do; otherwise

@@ -234,6 +234,9 @@ int32_t ms_scheduler_profile_index(const ms_scheduler *s, ms_str scheduler_name)
 /* Pods past Permit whose bind outcome has not arrived yet (waiting ones
  * included). */
 uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
+/* Victims whose deletion preemption asked for and the informer has not
+ * shown yet (neither the delete nor a deletionTimestamp). */
+uint32_t ms_scheduler_deletions_requested(const ms_scheduler *s);
 /* Pods a Permit plugin made wait, and the earliest of their deadlines (0
  * when none): a virtual clock jumps to it, then calls ms_scheduler_tick. */
 uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);

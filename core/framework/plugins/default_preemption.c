@@ -21,6 +21,7 @@
 #include "backend/queue.h"
 #include "base/array.h"
 #include "base/buf.h"
+#include "base/map.h"
 #include "base/rng.h"
 #include "framework/plugins/preemption.h"
 #include "framework/runners.h"
@@ -70,6 +71,19 @@ typedef struct dp {
 } dp;
 
 /* ---- helpers shared with policies and tests ---- */
+
+/* A pod this scheduler asked the API server to delete, whose deletion the
+ * informer has not shown yet: another preemption must neither count on its
+ * resources (they are already promised) nor delete it again. */
+static bool deletion_requested(const ms_handle *h, const ms_pod *pod) {
+    const ms_map *m = h->deletion_requested;
+    return m && m->len && ms_map_has(m, pod->meta.uid_hash);
+}
+
+/* Going away already: a deletionTimestamp, or a deletion requested. */
+static bool terminating(const ms_handle *h, const ms_pod *pod) {
+    return pod->meta.deletion != 0 || deletion_requested(h, pod);
+}
 
 /* GetPodStartTime: a pod that has not started reads as starting now, which
  * is after every recorded start. */
@@ -492,7 +506,8 @@ static uint32_t rank_victims(dp *p, const ms_pod *pod, const ms_node_info *ni) {
     ranked *pv = p->pv;
     uint32_t npv = 0;
     for (uint32_t i = 0; i < ni->npods; i++)
-        if (ni->pods[i]->priority < pod->priority) pv[npv++] = (ranked){ni->pods[i], i};
+        if (ni->pods[i]->priority < pod->priority && !deletion_requested(p->h, ni->pods[i]))
+            pv[npv++] = (ranked){ni->pods[i], i};
     if (npv > 16) qsort(pv, npv, sizeof *pv, cmp_importance);
     for (uint32_t i = 1; npv <= 16 && i < npv; i++) {
         ranked x = pv[i];
@@ -648,7 +663,7 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     uint32_t npv = 0;
     int64_t freed[MS_RES_NBUILTIN] = {0};
     for (uint32_t i = 0; i < ni->npods; i++)
-        if (ni->pods[i]->priority < pod->priority) {
+        if (ni->pods[i]->priority < pod->priority && !deletion_requested(p->h, ni->pods[i])) {
             npv++;
             for (int r = 0; r < MS_RES_NBUILTIN; r++) freed[r] += ni->pods[i]->requests.v[r];
         }
@@ -710,7 +725,8 @@ static const char *not_eligible(const ms_cycle *c, const ms_status *statuses, ms
     bool any = c->h->no_disruption_conditions;
     for (uint32_t k = 0; k < ni->npods; k++) {
         const ms_pod *q = ni->pods[k];
-        if (q->meta.deletion != 0 && q->priority < pod->priority && (any || q->disruption_by_preemption))
+        if (q->priority >= pod->priority) continue;
+        if ((q->meta.deletion != 0 && (any || q->disruption_by_preemption)) || deletion_requested(c->h, q))
             return TERMINATING;
     }
     return NULL;
@@ -749,7 +765,7 @@ static ms_code prepare(dp *p, ms_cycle *c, const ms_preemption_candidate *cand, 
     for (uint32_t i = 0; i < cand->nvictims; i++) {
         ms_pod *v = cand->victims[i];
         /* Already going away: another request would change nothing. */
-        if (v->meta.deletion != 0) continue;
+        if (terminating(h, v)) continue;
         if (!h->evict) return fail(st, MS_ERROR, "preemption: the scheduler cannot evict pods");
         ms_rc rc = h->evict(h->preempt_ctx, v, pod, cand->node);
         if (rc != MS_OK) {

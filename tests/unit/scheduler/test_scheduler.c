@@ -441,6 +441,76 @@ static void test_two_preemptors_one_node(void **state) {
     }
 }
 
+/* Under load the informer shows a victim's deletion seconds after the
+ * DELETE. Until then no other preemption deletes it again or counts on
+ * the room it leaves (already promised to its preemptor), and its own
+ * preemptor, retrying, waits for it. */
+static void test_victim_deletion_not_yet_seen(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    e->evict_at_once = false;     /* run's evictor: the deletion shows later */
+    add_node(e, "a", "2", NULL, NULL);
+    add_node(e, "b", "2", NULL, NULL);
+    ms_pod *cheap = lpod(e, "cheap", "batch", "2", ",\"nodeName\":\"a\"");
+    ms_pod *dear = lpod(e, "dear", "batch", "2", ",\"nodeName\":\"b\",\"priority\":500");
+    ms_pod *p1 = lpod(e, "p1", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nevicted, 1);
+    assert_true(was_evicted(e, cheap));
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
+
+    /* cheap is still on a: p2 (above p1, whose nomination it ignores)
+     * must take dear on b, not cheap a second time. */
+    ms_pod *p2 = lpod(e, "p2", "web", "2", ",\"priority\":2000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(e->nevicted, 2);
+    assert_int_equal(e->evicted[1]->meta.uid_hash, dear->meta.uid_hash);
+    ms_queue *q = ms_scheduler_queue(e->s);
+    assert_string_equal(ms_str_get(e->in, ms_queue_nominated_node(q, p2->meta.uid_hash)), "b");
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 2);
+
+    /* p1 retries (a node too small for it came) before the deletion
+     * shows: it waits for its victim. */
+    add_node(e, "c", "1", NULL, NULL);
+    ms_scheduler_tick(e->s, 2);
+    while (ms_scheduler_schedule_one(e->s, 2)) {}
+    assert_int_equal(e->nevicted, 2);
+    assert_string_equal(ms_str_get(e->in, ms_queue_nominated_node(q, p1->meta.uid_hash)), "a");
+    assert_true(strstr(e->last_message, "terminating pod on the nominated node") != NULL);
+
+    /* The informer: cheap terminating, dear gone. No mark is left. */
+    ms_pod *going = decode_pod(e, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"cheap\",\"namespace\":\"default\","
+                                  "\"uid\":\"uid-cheap\",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\","
+                                  "\"labels\":{\"app\":\"batch\"}},\"spec\":{\"nodeName\":\"a\",\"containers\":"
+                                  "[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}");
+    ms_scheduler_pod_update(e->s, going, 3);
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
+    ms_scheduler_pod_delete(e->s, dear, 3);
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 0);
+    env_free(e);
+}
+
+/* A deletion that was never confirmed (the DELETE failed) does not protect
+ * its pod for ever: its mark is swept once it is old, at the next one. */
+static void test_deletion_marks_are_bounded(void **state) {
+    (void)state;
+    env *e = preempt_env();
+    e->evict_at_once = false;     /* run's evictor: the deletion shows later */
+    add_node(e, "a", "2", NULL, NULL);
+    add_node(e, "b", "2", NULL, NULL);
+    lpod(e, "cheap", "batch", "2", ",\"nodeName\":\"a\"");
+    lpod(e, "other", "batch", "2", ",\"nodeName\":\"b\",\"priority\":500");
+    lpod(e, "p1", "web", "2", ",\"priority\":1000");
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
+    /* 40 s later, no deletion shown: the next eviction sweeps the old mark. */
+    lpod(e, "p2", "web", "2", ",\"priority\":2000");
+    assert_true(ms_scheduler_schedule_one(e->s, 40));
+    assert_int_equal(e->nevicted, 2);
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
+    env_free(e);
+}
+
 /* An eviction that fails is the scheduler's error, not the pod's: back off
  * and retry, with no nomination. */
 static void test_preemption_error_backs_off(void **state) {
@@ -458,6 +528,8 @@ static void test_preemption_error_backs_off(void **state) {
     assert_int_equal(e->npreempted_reports, 0);
     assert_true(strstr(e->last_message, "running PostFilter plugin \"DefaultPreemption\": "
                                         "preemption: evicting pod default/low: ") != NULL);
+    /* A deletion refused leaves no mark: low may be a victim again. */
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 0);
     /* The retry succeeds once the evictor works. */
     e->evict_fails = false;
     ms_scheduler_tick(e->s, 2);
@@ -503,6 +575,8 @@ int main(void) {
         cmocka_unit_test(test_preemption_policy_never),
         cmocka_unit_test(test_preemption_respects_pdb),
         cmocka_unit_test(test_two_preemptors_one_node),
+        cmocka_unit_test(test_victim_deletion_not_yet_seen),
+        cmocka_unit_test(test_deletion_marks_are_bounded),
         cmocka_unit_test(test_nominated_anti_affinity_holds_the_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
         cmocka_unit_test(test_preemption_error_backs_off),
