@@ -527,7 +527,9 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
                                uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st) {
     ms_status_ok(st);
     if (n == 0) return MS_SUCCESS;
-    memset(totals, 0, (size_t)n * sizeof *totals);
+    /* The first plugin that runs sets the totals, the others add to them:
+     * clearing them first costs a pass over n for nothing. */
+    bool first = true;
     int64_t *buf = NULL;
     if (!per_plugin) {
         buf = MS_ARENA_NEW(c->arena, int64_t, n);
@@ -537,12 +539,10 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
         uint32_t i = fw->order[MS_EP_SCORE][k];
         const ms_framework_plugin *p = &fw->plugins[i];
         int64_t *scores = per_plugin ? per_plugin + (size_t)k * n : buf;
-        if (c->skip_score >> i & 1) {
-            /* The report shows a skipped plugin's 0; a plugin that runs
-             * writes every entry. */
-            if (per_plugin) memset(scores, 0, (size_t)n * sizeof *scores);
-            continue;
-        }
+        /* A skipped plugin's row is left as it is: readers of one node's
+         * scores ask ms_framework_score_skipped, readers of all of them
+         * clear the rows with ms_framework_clear_skipped_scores. */
+        if (c->skip_score >> i & 1) continue;
         c->current = i;
         st->nreasons = 0;
         evaluated(c, MS_EP_SCORE, i, 1);
@@ -556,11 +556,24 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
                 return error_status(st, (int32_t)i, "plugin returned a score outside [0, 100] "
                                            "after normalizing");
             scores[j] *= p->weight;
-            totals[j] += scores[j];
+            totals[j] = first ? scores[j] : totals[j] + scores[j];
         }
+        first = false;
     }
+    if (first) memset(totals, 0, (size_t)n * sizeof *totals);
     ms_status_ok(st);
     return MS_SUCCESS;
+}
+
+bool ms_framework_score_skipped(const ms_framework *fw, const ms_cycle *c, uint32_t k) {
+    return c->skip_score >> fw->order[MS_EP_SCORE][k] & 1;
+}
+
+void ms_framework_clear_skipped_scores(const ms_framework *fw, const ms_cycle *c,
+                                       int64_t *per_plugin, uint32_t n) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++)
+        if (ms_framework_score_skipped(fw, c, k))
+            memset(per_plugin + (size_t)k * n, 0, (size_t)n * sizeof *per_plugin);
 }
 
 ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st) {

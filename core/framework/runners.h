@@ -135,9 +135,16 @@ ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
                                    ms_node_info *const *nodes, uint32_t n, ms_status *st);
 /* Fills totals[n] with the weighted sum over Score plugins. When
  * per_plugin is non-NULL it receives the weighted score of each score plugin
- * (row-major: per_plugin[k * n + i] for the k-th score plugin). */
+ * (row-major: per_plugin[k * n + i] for the k-th score plugin), except the
+ * rows of plugins whose PreScore said Skip, which are left unwritten: their
+ * score is 0 (ms_framework_score_skipped), and
+ * ms_framework_clear_skipped_scores writes those zeros for a reader of
+ * every row. */
 ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
                                uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st);
+bool ms_framework_score_skipped(const ms_framework *fw, const ms_cycle *c, uint32_t k);
+void ms_framework_clear_skipped_scores(const ms_framework *fw, const ms_cycle *c,
+                                       int64_t *per_plugin, uint32_t n);
 /* On failure the Unreserve of every Reserve plugin has already run, in
  * reverse order: the caller only forgets the assumed pod. */
 ms_code ms_framework_run_reserve(const ms_framework *fw, ms_cycle *c, ms_str node, ms_status *st);

@@ -118,6 +118,7 @@ static bool score_all(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint
         cJSON_AddItemToObject(out, "error", ms_explain_status_json(fw, &st));
         return false;
     }
+    ms_framework_clear_skipped_scores(fw, c, s->per_plugin, nfeasible);
     return true;
 }
 

@@ -555,19 +555,37 @@ static void test_score_weights_normalize_and_skip(void **state) {
     assert_int_equal(ms_framework_run_pre_score(&fx->fw, &fx->c, nodes, 3, &st), MS_SUCCESS);
     assert_int_equal(fx->c.skip_score, 1ull << b);
     int64_t totals[3], per[9];
+    /* Neither the totals nor the rows are expected to be cleared before. */
+    memset(totals, 0xff, sizeof totals);
     memset(per, 0xff, sizeof per);
     assert_int_equal(ms_framework_run_score(&fx->fw, &fx->c, nodes, 3, totals, per, &st), MS_SUCCESS);
     assert_string_equal(calls, "A.preScore B.preScore N.preScore A.score N.score N.normalize");
-    int64_t want_per[9] = {20, 200, 0, 0, 0, 0, 300, 75, 0};
+    /* The skipped plugin's row is left unwritten, and said to be skipped. */
+    int64_t want_per[9] = {20, 200, 0, -1, -1, -1, 300, 75, 0};
+    for (int i = 0; i < 9; i++) assert_int_equal(per[i], want_per[i]);
+    assert_false(ms_framework_score_skipped(&fx->fw, &fx->c, 0));
+    assert_true(ms_framework_score_skipped(&fx->fw, &fx->c, 1));
+    assert_false(ms_framework_score_skipped(&fx->fw, &fx->c, 2));
+    ms_framework_clear_skipped_scores(&fx->fw, &fx->c, per, 3);
+    want_per[3] = want_per[4] = want_per[5] = 0;
     for (int i = 0; i < 9; i++) assert_int_equal(per[i], want_per[i]);
     assert_int_equal(totals[0], 320);
     assert_int_equal(totals[1], 275);
     assert_int_equal(totals[2], 0);
     /* Without the per-plugin rows the totals are the same. */
     int64_t totals2[3];
+    memset(totals2, 0xff, sizeof totals2);
     assert_int_equal(ms_framework_run_score(&fx->fw, &fx->c, nodes, 3, totals2, NULL, &st), MS_SUCCESS);
     assert_memory_equal(totals, totals2, sizeof totals);
     assert_int_equal(wrong_current, 0);
+
+    /* Every plugin skipped: the totals are all 0. */
+    fakes[FA].pre_score = fakes[FNORM].pre_score = MS_SKIP;
+    assert_int_equal(ms_framework_run_pre_score(&fx->fw, &fx->c, nodes, 3, &st), MS_SUCCESS);
+    memset(totals2, 0xff, sizeof totals2);
+    assert_int_equal(ms_framework_run_score(&fx->fw, &fx->c, nodes, 3, totals2, NULL, &st), MS_SUCCESS);
+    for (int i = 0; i < 3; i++) assert_int_equal(totals2[i], 0);
+    fakes[FA].pre_score = fakes[FNORM].pre_score = MS_SUCCESS;
 
     /* A PreScore failure is an error, whatever its code. */
     fakes[FNORM].pre_score = MS_UNSCHEDULABLE;

@@ -76,6 +76,34 @@ static void test_placing_cycles_kept(void **state) {
     env_free(e);
 }
 
+/* A plugin whose PreScore said Skip shows 0 on every node, whatever the
+ * score rows held from before. */
+static void test_skipped_plugin_scores_zero(void **state) {
+    (void)state;
+    static const char *const plugins[] = {"PrioritySort", "TestFit", "NodeAffinity", "TestScore",
+                                          "DefaultBinder", NULL};
+    env *e = env_new_opts(0, 1, false, plugins, false);
+    e->s->trace_pods = 2;
+    ms_sched_observers_init(e->s);
+    e->complete_at_once = true;
+    add_node(e, "n1", "4", "{\"score\":\"5\"}", NULL);
+    add_node(e, "n2", "4", "{\"score\":\"9\"}", NULL);
+    add_pod(e, "a", "500m", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    memset(e->s->per_plugin, 0x7f, (size_t)e->s->max_nscore * e->s->cap * sizeof *e->s->per_plugin);
+    ms_pod *b = add_pod(e, "b", "500m", NULL);
+    assert_true(ms_scheduler_schedule_one(e->s, 0));
+    const cJSON *t = ms_scheduler_cycle_trace(e->s, b->meta.uid_hash);
+    assert_non_null(t);
+    const cJSON *n1 = result_of(t, "n1"), *n2 = result_of(t, "n2");
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(n1, "scores"), "NodeAffinity")->valueint, 0);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(n2, "scores"), "NodeAffinity")->valueint, 0);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(n2, "scores"), "TestScore")->valueint, 9);
+    assert_int_equal(score_sum(n1), (int64_t)cJSON_GetObjectItem(n1, "total")->valuedouble);
+    assert_int_equal(score_sum(n2), (int64_t)cJSON_GetObjectItem(n2, "total")->valuedouble);
+    env_free(e);
+}
+
 static void test_nothing_kept_by_default(void **state) {
     (void)state;
     env *e = env_new(0, 1);
@@ -91,6 +119,7 @@ static void test_nothing_kept_by_default(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_placing_cycles_kept),
+        cmocka_unit_test(test_skipped_plugin_scores_zero),
         cmocka_unit_test(test_nothing_kept_by_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
