@@ -1,7 +1,7 @@
 /* The API server's ceiling for a scheduler: watches the pods of one
  * schedulerName that have no node and, for each, POSTs one Binding (nodes
- * round-robin) and one events.k8s.io/v1 Event, and nothing else: no cache,
- * no Filter, no Score. make bench-live runs it beside moonsched and
+ * round-robin) and, once it is accepted, one events.k8s.io/v1 Event, and
+ * nothing else: no cache, no Filter, no Score. make bench-live runs it beside moonsched and
  * kube-scheduler on the same apiserver, so moonsched's pods/s can be read
  * as a fraction of what the server accepts.
  *
@@ -42,9 +42,8 @@ typedef struct binder binder;
 
 /* One request in flight: its body is kept until it completes. */
 typedef struct {
-    binder *b;
     char *body;
-    int is_event;
+    char *then_path, *then_body; /* the Event, posted once the bind succeeded */
 } request;
 
 struct binder {
@@ -56,7 +55,6 @@ struct binder {
     text watch_buf;
     /* Requests waiting for a slot, FIFO: path and body pairs. */
     char **queue;
-    int *queue_event;
     size_t q_head, q_len, q_cap;
     int in_flight, max_in_flight;
     long bound, bind_failed, events, events_failed;
@@ -92,12 +90,12 @@ static CURL *new_easy(binder *b, const char *path) {
     return e;
 }
 
-static void start_post(binder *b, char *path, char *body, int is_event) {
+static void start_post(binder *b, char *path, char *body, char *then_path, char *then_body) {
     request *r = malloc(sizeof *r);
     if (!r) abort();
-    r->b = b;
     r->body = body;
-    r->is_event = is_event;
+    r->then_path = then_path;
+    r->then_body = then_body;
     CURL *e = new_easy(b, path);
     free(path);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
@@ -109,38 +107,32 @@ static void start_post(binder *b, char *path, char *body, int is_event) {
 
 /* Called from the watch's write callback, where libcurl refuses new
  * transfers: the main loop starts them. */
-static void enqueue(binder *b, char *path, char *body, int is_event) {
+static void enqueue(binder *b, char *path, char *body, char *then_path, char *then_body) {
     if (b->q_len == b->q_cap) {
         size_t c = b->q_cap ? b->q_cap * 2 : 1024;
-        char **q = malloc(c * 2 * sizeof *q);
-        int *qe = malloc(c * sizeof *qe);
-        if (!q || !qe) abort();
-        for (size_t i = 0; i < b->q_len; i++) {
-            size_t k = (b->q_head + i) % b->q_cap;
-            q[2 * i] = b->queue[2 * k];
-            q[2 * i + 1] = b->queue[2 * k + 1];
-            qe[i] = b->queue_event[k];
-        }
+        char **q = malloc(c * 4 * sizeof *q);
+        if (!q) abort();
+        for (size_t i = 0; i < b->q_len; i++)
+            memcpy(&q[4 * i], &b->queue[4 * ((b->q_head + i) % b->q_cap)], 4 * sizeof *q);
         free(b->queue);
-        free(b->queue_event);
         b->queue = q;
-        b->queue_event = qe;
         b->q_head = 0;
         b->q_cap = c;
     }
-    size_t k = (b->q_head + b->q_len) % b->q_cap;
-    b->queue[2 * k] = path;
-    b->queue[2 * k + 1] = body;
-    b->queue_event[k] = is_event;
+    char **e = &b->queue[4 * ((b->q_head + b->q_len) % b->q_cap)];
+    e[0] = path;
+    e[1] = body;
+    e[2] = then_path;
+    e[3] = then_body;
     b->q_len++;
 }
 
 static void drain_queue(binder *b) {
     while (b->q_len && b->in_flight < b->max_in_flight) {
-        size_t k = b->q_head;
+        char **e = &b->queue[4 * b->q_head];
         b->q_head = (b->q_head + 1) % b->q_cap;
         b->q_len--;
-        start_post(b, b->queue[2 * k], b->queue[2 * k + 1], b->queue_event[k]);
+        start_post(b, e[0], e[1], e[2], e[3]);
     }
 }
 
@@ -162,27 +154,25 @@ static char *printf_alloc(const char *fmt, ...) {
  * they need no JSON escaping. */
 static void bind_pod(binder *b, const char *ns, const char *name, const char *uid) {
     const char *node = b->nodes[b->next_node++ % b->n_nodes];
-    enqueue(b, printf_alloc("/api/v1/namespaces/%s/pods/%s/binding", ns, name),
-            printf_alloc("{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"%s\","
+    char *bind_path = printf_alloc("/api/v1/namespaces/%s/pods/%s/binding", ns, name);
+    char *bind_body = printf_alloc("{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"%s\","
                          "\"namespace\":\"%s\",\"uid\":\"%s\"},\"target\":{\"apiVersion\":\"v1\","
                          "\"kind\":\"Node\",\"name\":\"%s\"}}",
-                         name, ns, uid, node),
-            0);
+                         name, ns, uid, node);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
     char when[40];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    enqueue(b, printf_alloc("/apis/events.k8s.io/v1/namespaces/%s/events", ns),
+    enqueue(b, bind_path, bind_body, printf_alloc("/apis/events.k8s.io/v1/namespaces/%s/events", ns),
             printf_alloc("{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{"
                          "\"name\":\"%s.noop%lx\",\"namespace\":\"%s\"},\"eventTime\":\"%s.%06ldZ\","
                          "\"reportingController\":\"noop-binder\",\"reportingInstance\":\"noop-binder\","
                          "\"action\":\"Binding\",\"reason\":\"Scheduled\",\"type\":\"Normal\","
                          "\"regarding\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"%s\","
                          "\"name\":\"%s\",\"uid\":\"%s\"},\"note\":\"Successfully assigned %s/%s to %s\"}",
-                         name, b->seq++, ns, when, ts.tv_nsec / 1000, ns, name, uid, ns, name, node),
-            1);
+                         name, b->seq++, ns, when, ts.tv_nsec / 1000, ns, name, uid, ns, name, node));
 }
 
 static void watch_line(binder *b, const char *line) {
@@ -236,6 +226,18 @@ static void list_nodes(binder *b) {
     free(t.data);
 }
 
+/* A watch from no resourceVersion starts with an ADDED event for every
+ * pod that exists, so no separate list is needed. */
+static CURL *start_watch(binder *b, const char *sched) {
+    char *path = printf_alloc("/api/v1/pods?watch=1&fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
+    CURL *w = new_easy(b, path);
+    free(path);
+    curl_easy_setopt(w, CURLOPT_WRITEFUNCTION, on_watch);
+    curl_easy_setopt(w, CURLOPT_WRITEDATA, b);
+    curl_multi_add_handle(b->multi, w);
+    return w;
+}
+
 static char *read_token(const char *file) {
     FILE *f = fopen(file, "r");
     if (!f) return NULL;
@@ -274,14 +276,7 @@ int main(int argc, char **argv) {
     }
     b.multi = curl_multi_init();
     curl_multi_setopt(b.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    /* A watch from no resourceVersion starts with an ADDED event for
-     * every pod that exists, so no separate list is needed. */
-    char *wpath = printf_alloc("/api/v1/pods?watch=1&fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
-    CURL *w = new_easy(&b, wpath);
-    free(wpath);
-    curl_easy_setopt(w, CURLOPT_WRITEFUNCTION, on_watch);
-    curl_easy_setopt(w, CURLOPT_WRITEDATA, &b);
-    curl_multi_add_handle(b.multi, w);
+    CURL *w = start_watch(&b, sched);
     while (!stop) {
         int running;
         curl_multi_perform(b.multi, &running);
@@ -291,17 +286,30 @@ int main(int argc, char **argv) {
             if (m->msg != CURLMSG_DONE) continue;
             CURL *e = m->easy_handle;
             if (e == w) {
-                fprintf(stderr, "noop_binder: watch ended (%s)\n", curl_easy_strerror(m->data.result));
-                stop = 1;
-                break;
+                /* The server ends watches (timeouts, a watcher that fell
+                 * behind): a new one starts with the pods still unbound;
+                 * the binds in flight for some of them answer 409 again. */
+                curl_multi_remove_handle(b.multi, w);
+                curl_easy_cleanup(w);
+                b.watch_buf.len = 0;
+                w = start_watch(&b, sched);
+                continue;
             }
             request *r;
             long code = 0;
             curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
             curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
             int ok = m->data.result == CURLE_OK && code >= 200 && code < 300;
-            if (r->is_event) ok ? b.events++ : b.events_failed++;
-            else ok ? b.bound++ : b.bind_failed++;
+            if (!r->then_path) {
+                ok ? b.events++ : b.events_failed++;
+            } else if (ok) {
+                b.bound++;
+                enqueue(&b, r->then_path, r->then_body, NULL, NULL);
+            } else {
+                b.bind_failed++;
+                free(r->then_path);
+                free(r->then_body);
+            }
             curl_multi_remove_handle(b.multi, e);
             curl_easy_cleanup(e);
             free(r->body);
