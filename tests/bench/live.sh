@@ -70,9 +70,9 @@ for i in $(seq 1 "$RUNS"); do
     one_run noop | tee -a "$dir/noop.res"
 done
 for s in upstream moonsched noop; do
-    eval "${s}_pps=$(awk '{print $5}' "$dir/$s.res" | med)"
-    eval "${s}_cpu=$(awk '{print $8}' "$dir/$s.res" | med)"
-    eval "${s}_rss=$(awk '{print $11}' "$dir/$s.res" | med)"
+    eval "${s}_pps=$(awk '/ wall / {print $5}' "$dir/$s.res" | med)"
+    eval "${s}_cpu=$(awk '/ wall / {print $8}' "$dir/$s.res" | med)"
+    eval "${s}_rss=$(awk '/ wall / {print $11}' "$dir/$s.res" | med)"
     eval "echo \"median $s: \$${s}_pps pods/s, cpu \$${s}_cpu s, rss \$${s}_rss MiB\""
 done
 awk -v a="$moonsched_pps" -v b="$upstream_pps" -v c="$moonsched_cpu" -v d="$upstream_cpu" -v e="$moonsched_rss" -v f="$upstream_rss" \
