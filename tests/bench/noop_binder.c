@@ -59,6 +59,9 @@ struct binder {
     int in_flight, max_in_flight;
     long bound, bind_failed, events, events_failed;
     unsigned long seq;
+    /* uids of the pods a bind was queued for: a new watch resends them */
+    char **sent;
+    size_t n_sent, sent_cap;
 };
 
 static volatile sig_atomic_t stop;
@@ -175,6 +178,32 @@ static void bind_pod(binder *b, const char *ns, const char *name, const char *ui
                          name, b->seq++, ns, when, ts.tv_nsec / 1000, ns, name, uid, ns, name, node));
 }
 
+/* Whether uid was seen before; records it if not (open addressing). */
+static int seen(binder *b, const char *uid) {
+    if (2 * (b->n_sent + 1) > b->sent_cap) {
+        size_t cap = b->sent_cap ? 2 * b->sent_cap : 16384;
+        char **t = calloc(cap, sizeof *t);
+        if (!t) abort();
+        for (size_t i = 0; i < b->sent_cap; i++) {
+            if (!b->sent[i]) continue;
+            size_t h = 5381;
+            for (const char *c = b->sent[i]; *c; c++) h = h * 33 + (unsigned char)*c;
+            while (t[h % cap]) h++;
+            t[h % cap] = b->sent[i];
+        }
+        free(b->sent);
+        b->sent = t;
+        b->sent_cap = cap;
+    }
+    size_t h = 5381;
+    for (const char *c = uid; *c; c++) h = h * 33 + (unsigned char)*c;
+    for (; b->sent[h % b->sent_cap]; h++)
+        if (strcmp(b->sent[h % b->sent_cap], uid) == 0) return 1;
+    b->sent[h % b->sent_cap] = strdup(uid);
+    b->n_sent++;
+    return 0;
+}
+
 static void watch_line(binder *b, const char *line) {
     cJSON *ev = cJSON_Parse(line);
     if (!ev) return;
@@ -183,7 +212,8 @@ static void watch_line(binder *b, const char *line) {
     const char *ns = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "namespace"));
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
     const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
-    if (cJSON_IsString(type) && strcmp(type->valuestring, "ADDED") == 0 && ns && name && uid)
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "ADDED") == 0 && ns && name && uid &&
+        !seen(b, uid))
         bind_pod(b, ns, name, uid);
     cJSON_Delete(ev);
 }
@@ -287,8 +317,8 @@ int main(int argc, char **argv) {
             CURL *e = m->easy_handle;
             if (e == w) {
                 /* The server ends watches (timeouts, a watcher that fell
-                 * behind): a new one starts with the pods still unbound;
-                 * the binds in flight for some of them answer 409 again. */
+                 * behind): a new one resends the pods still unbound, the
+                 * ones with a bind queued or in flight skipped by uid. */
                 curl_multi_remove_handle(b.multi, w);
                 curl_easy_cleanup(w);
                 b.watch_buf.len = 0;
