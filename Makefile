@@ -224,6 +224,7 @@ bench-compare:
 bench-live: all
 	@sh tests/ensure-packages.sh $(DEB_LIVE)
 	@bash tests/e2e/build-kube.sh >/dev/null
+	@$(MAKE) --no-print-directory $(B)/bench/noop_binder
 	@bash tests/bench/live.sh
 
 # RSS across 20 restarts of the API server (make test runs 8;

@@ -1,10 +1,11 @@
 #!/bin/bash
-# moonsched run against upstream kube-scheduler v1.20.2 on a real
-# kube-apiserver: NODES nodes, PODS pods pending before the scheduler
+# moonsched run against upstream kube-scheduler v1.20.2 and the no-op binder
+# (noop_binder.c: one Binding and one Event per pod, nothing else: the API
+# server's ceiling for a scheduler) on a real kube-apiserver: NODES nodes, PODS pods pending before the scheduler
 # starts, RUNS runs each (pods recreated between runs). Prints per run the
 # wall time from scheduler start until every pod is bound, pods/s, the
 # scheduler's CPU seconds (utime+stime) and peak RSS (VmHWM), then medians
-# and the ratios moonsched/upstream. Both use qps=burst=5000.
+# and the ratios moonsched/upstream and moonsched/no-op binder. Both use qps=burst=5000.
 set -u
 NODES=${NODES:-1000} PODS=${PODS:-5000} RUNS=${RUNS:-3}
 B=${B:-build}
@@ -41,7 +42,9 @@ one_run() {   # name
     load clear; load pods "$PODS" || exit 1
     local t0 t1
     t0=$(date +%s.%N)
-    if [ "$1" = upstream ]; then
+    if [ "$1" = noop ]; then
+        "$B/bench/noop_binder" "$KUBE_URL" "$dir/ca.crt" "$dir/admin.token" >"$dir/$1.log" 2>&1 &
+    elif [ "$1" = upstream ]; then
         "$bin/kube-scheduler" --config "$dir/upstream.yaml" --port=0 --secure-port=0 -v=0 >"$dir/$1.log" 2>&1 &
     else
         "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" --secure-port=0 >"$dir/$1.log" 2>&1 &
@@ -57,6 +60,8 @@ one_run() {   # name
     cpu=$(awk -v c="$clk" '{print ($14 + $15) / c}' "/proc/$sched_pid/stat")
     rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$sched_pid/status")
     kill "$sched_pid"; wait "$sched_pid" 2>/dev/null; sched_pid=""
+    # its binds answered 409 (pods bound twice after a new watch) and Events
+    [ "$1" = noop ] && sed 's/^/# /' "$dir/$1.log"
     awk -v n="$1" -v a="$t0" -v b="$t1" -v p="$PODS" -v c="$cpu" -v r="$rss" \
         'BEGIN { w = b - a; printf "%-9s wall %7.2f s  %8.1f pods/s  cpu %6.2f s  rss %7.1f MiB\n", n, w, p / w, c, r }'
 }
@@ -64,12 +69,15 @@ med() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] +
 for i in $(seq 1 "$RUNS"); do
     one_run upstream | tee -a "$dir/upstream.res"
     one_run moonsched | tee -a "$dir/moonsched.res"
+    one_run noop | tee -a "$dir/noop.res"
 done
-for s in upstream moonsched; do
-    eval "${s}_pps=$(awk '{print $5}' "$dir/$s.res" | med)"
-    eval "${s}_cpu=$(awk '{print $8}' "$dir/$s.res" | med)"
-    eval "${s}_rss=$(awk '{print $11}' "$dir/$s.res" | med)"
+for s in upstream moonsched noop; do
+    eval "${s}_pps=$(awk '/ wall / {print $5}' "$dir/$s.res" | med)"
+    eval "${s}_cpu=$(awk '/ wall / {print $8}' "$dir/$s.res" | med)"
+    eval "${s}_rss=$(awk '/ wall / {print $11}' "$dir/$s.res" | med)"
     eval "echo \"median $s: \$${s}_pps pods/s, cpu \$${s}_cpu s, rss \$${s}_rss MiB\""
 done
 awk -v a="$moonsched_pps" -v b="$upstream_pps" -v c="$moonsched_cpu" -v d="$upstream_cpu" -v e="$moonsched_rss" -v f="$upstream_rss" \
     'BEGIN { printf "moonsched/upstream: pods/s x%.2f (target >= 2), cpu x%.3f (target <= 0.1), rss x%.3f (target <= 0.2)\n", a / b, c / d, e / f }'
+awk -v a="$moonsched_pps" -v b="$noop_pps" \
+    'BEGIN { printf "moonsched/no-op binder: pods/s %.0f%% of the ceiling (target >= 90%%)\n", 100 * a / b }'
