@@ -1,7 +1,7 @@
 /* A change to one cluster object, as the informers see it (add, update,
  * delete, or "the first LIST is in"): what run's informers queue for the
- * scheduler thread, and what simulate can feed from its files, so that both
- * can reach the scheduler the same way. */
+ * scheduler thread and what simulate feeds from its files, so that both
+ * reach the scheduler through one entry point (scheduler/apply.h). */
 #ifndef MOONSCHED_API_DELTA_H
 #define MOONSCHED_API_DELTA_H
 
