@@ -24,20 +24,6 @@ struct ms_delta_queue {
     int efd;
 };
 
-static const char *const type_names[] = {"add", "update", "delete", "synced"};
-static const char *const kind_names[] = {"Pod", "Node", "Object", "Namespace", "PodDisruptionBudget",
-                                         "PersistentVolume", "PersistentVolumeClaim", "StorageClass",
-                                         "CSINode", "CSIDriver", "CSIStorageCapacity", "DeviceClass",
-                                         "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"};
-
-const char *ms_delta_type_name(ms_delta_type t) {
-    return (unsigned)t < sizeof type_names / sizeof type_names[0] ? type_names[t] : "unknown";
-}
-
-const char *ms_object_kind_name(ms_object_kind k) {
-    return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "Object";
-}
-
 ms_delta_queue *ms_delta_queue_new(void) {
     ms_delta_queue *q = calloc(1, sizeof *q);
     if (!q) return NULL;

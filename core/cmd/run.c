@@ -42,6 +42,7 @@
 #include "run/poster.h"
 #include "serving/secure_serving.h"
 #include "scheduler/dra_events.h"
+#include "scheduler/apply.h"
 #include "scheduler/storage_events.h"
 #include "controllers/taint_eviction_controller.h"
 #include "scheduler/scheduler_metrics.h"
@@ -409,19 +410,28 @@ static void log_synced(runner *r, uint8_t kind) {
     ms_log(r->log, MS_LOG_INFO, "informer synced", "resource", res, NULL);
 }
 
-/* A storage object into the scheduler's volume store (through the
- * scheduler, which moves the pods the volume plugins rejected). */
-static void apply_storage_delta(runner *r, const ms_delta *d, double now) {
-    ms_storage_object *o = d->storage;
-    if (d->type == MS_DELTA_DELETE)
-        ms_scheduler_storage_delete(r->sched, (ms_storage_kind)o->kind, o->meta.namespace_, o->meta.name, now);
-    else
-        ms_scheduler_storage_set(r->sched, o, now);
-    if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
-        ms_log(r->log, MS_LOG_DEBUG, "storage", "event", ms_delta_type_name((ms_delta_type)d->type), "kind",
+/* The debug lines of the objects the scheduler keeps apart from pods and
+ * nodes: a namespace's labels, the PDB count, a storage object's version. */
+static void log_delta(runner *r, const ms_delta *d) {
+    if (!ms_log_enabled(r->log, MS_LOG_DEBUG)) return;
+    const char *event = ms_delta_type_name((ms_delta_type)d->type);
+    if (d->kind == MS_KIND_NAMESPACE) {
+        char nlabels[16];
+        snprintf(nlabels, sizeof nlabels, "%u", d->ns->meta.labels.n);
+        ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", event, "name", ms_str_get(r->in, d->ns->meta.name),
+               "labels", nlabels, NULL);
+    } else if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) {
+        const ms_storage_object *o = d->storage;
+        ms_log(r->log, MS_LOG_DEBUG, "storage", "event", event, "kind",
                ms_object_kind_name((ms_object_kind)d->kind), "namespace",
                o->meta.namespace_ == MS_STR_NONE ? "" : ms_str_get(r->in, o->meta.namespace_), "name",
                ms_str_get(r->in, o->meta.name), "resourceVersion", o->meta.resource_version, NULL);
+    } else if (d->kind == MS_KIND_PDB) {
+        char count[16];
+        snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
+        ms_log(r->log, MS_LOG_DEBUG, "pdb", "event", event, "namespace",
+               ms_str_get(r->in, d->pdb->meta.namespace_), "name", ms_str_get(r->in, d->pdb->meta.name), "pdbs",
+               count, NULL);
     }
 }
 
@@ -452,55 +462,9 @@ static void apply_delta(runner *r, ms_delta *d, double now) {
         log_synced(r, d->kind);
         return;
     }
-    if (d->kind == MS_KIND_POD) {
-        switch (d->type) {
-        case MS_DELTA_ADD: ms_scheduler_pod_add(r->sched, d->pod, now); break;
-        case MS_DELTA_UPDATE: ms_scheduler_pod_update(r->sched, d->pod, now); break;
-        case MS_DELTA_DELETE:
-            ms_scheduler_pod_delete(r->sched, d->pod, now);
-            ms_api_reporter_forget(r->reporter, d->pod);
-            break;
-        default: break;
-        }
-    } else if (d->kind == MS_KIND_NODE) {
-        switch (d->type) {
-        case MS_DELTA_ADD: ms_scheduler_node_add(r->sched, d->node, now); break;
-        case MS_DELTA_UPDATE: ms_scheduler_node_update(r->sched, d->node, now); break;
-        case MS_DELTA_DELETE: ms_scheduler_node_delete(r->sched, d->node->meta.name, now); break;
-        default: break;
-        }
-    } else if (d->kind == MS_KIND_NAMESPACE) {
-        switch (d->type) {
-        case MS_DELTA_ADD:
-        case MS_DELTA_UPDATE: ms_scheduler_namespace_add(r->sched, d->ns, now); break;
-        case MS_DELTA_DELETE: ms_scheduler_namespace_delete(r->sched, d->ns->meta.name, now); break;
-        default: break;
-        }
-        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
-            char nlabels[16];
-            snprintf(nlabels, sizeof nlabels, "%u", d->ns->meta.labels.n);
-            ms_log(r->log, MS_LOG_DEBUG, "namespace", "event", ms_delta_type_name((ms_delta_type)d->type),
-                   "name", ms_str_get(r->in, d->ns->meta.name), "labels", nlabels, NULL);
-        }
-    } else if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) {
-        apply_storage_delta(r, d, now);
-    } else if (d->kind == MS_KIND_PDB) {
-        switch (d->type) {
-        case MS_DELTA_ADD: ms_scheduler_pdb_add(r->sched, d->pdb, now); break;
-        case MS_DELTA_UPDATE: ms_scheduler_pdb_update(r->sched, d->pdb, now); break;
-        case MS_DELTA_DELETE:
-            ms_scheduler_pdb_delete(r->sched, d->pdb->meta.namespace_, d->pdb->meta.name, now);
-            break;
-        default: break;
-        }
-        if (ms_log_enabled(r->log, MS_LOG_DEBUG)) {
-            char count[16];
-            snprintf(count, sizeof count, "%u", ms_scheduler_pdb_count(r->sched));
-            ms_log(r->log, MS_LOG_DEBUG, "pdb", "event", ms_delta_type_name((ms_delta_type)d->type),
-                   "namespace", ms_str_get(r->in, d->pdb->meta.namespace_), "name",
-                   ms_str_get(r->in, d->pdb->meta.name), "pdbs", count, NULL);
-        }
-    }
+    ms_scheduler_apply(r->sched, d, now);
+    if (d->kind == MS_KIND_POD && d->type == MS_DELTA_DELETE) ms_api_reporter_forget(r->reporter, d->pod);
+    log_delta(r, d);
 }
 
 static size_t drain_deltas(runner *r) {

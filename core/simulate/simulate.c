@@ -32,6 +32,7 @@
 #include "moonsched/pdb.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
+#include "scheduler/apply.h"
 #include "scheduler/explain.h"
 
 #define DEFAULT_MAX_VIRTUAL_TIME 3600.0
@@ -192,6 +193,13 @@ static ms_rc sim_bind(void *ctx, const ms_pod *pod, ms_str node) {
     return MS_OK;
 }
 
+/* Every change to the cluster reaches the scheduler as an informer's delta
+ * would in run: one entry point for both commands. */
+static void deliver(sim *m, ms_delta_type type, ms_object_kind kind, const void *obj) {
+    ms_delta d = {.type = (uint8_t)type, .kind = (uint8_t)kind, .obj = (void *)obj};
+    ms_scheduler_apply(m->sched, &d, m->now);
+}
+
 /* Preemption acts at once: the victim is deleted as an informer would
  * report it (out of the cache, AssignedPodDelete), which also moves the
  * preemptor to backoffQ. */
@@ -203,7 +211,7 @@ static ms_rc sim_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor,
         if (!m->blocked[0]) ms_pod_key(victim, m->in, m->blocked, sizeof m->blocked);
         return MS_ESTATE;
     }
-    ms_scheduler_pod_delete(m->sched, victim, m->now);
+    deliver(m, MS_DELTA_DELETE, MS_KIND_POD, victim);
     return ms_sim_dra_pod_deleted(m->sched, victim, m->now);
 }
 
@@ -220,7 +228,7 @@ static void sim_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
         m->oom = true;
         return;
     }
-    ms_scheduler_pod_update(m->sched, np, m->now);
+    deliver(m, MS_DELTA_UPDATE, MS_KIND_POD, np);
     ms_pod_unref(np);
 }
 
@@ -232,7 +240,7 @@ static void drain_binds(sim *m) {
         ms_scheduler_bind_done(m->sched, b->pod, true, false, NULL, m->now);
         ms_pod *bound = ms_pod_with_node(b->pod, b->node);
         if (bound) {
-            ms_scheduler_pod_add(m->sched, bound, m->now);
+            deliver(m, MS_DELTA_ADD, MS_KIND_POD, bound);
             ms_pod_unref(bound);
         } else {
             m->oom = true;
@@ -452,9 +460,9 @@ static void poll_policies(sim *m) {
 }
 
 static ms_rc feed(sim *m, ms_simulate_result *r) {
-    for (uint32_t i = 0; i < m->nns; i++) ms_scheduler_namespace_add(m->sched, m->nss[i], m->now);
-    for (uint32_t i = 0; i < m->nnodes; i++) ms_scheduler_node_add(m->sched, m->nodes[i], m->now);
-    for (uint32_t i = 0; i < m->npdbs; i++) ms_scheduler_pdb_add(m->sched, m->pdbs[i], m->now);
+    for (uint32_t i = 0; i < m->nns; i++) deliver(m, MS_DELTA_ADD, MS_KIND_NAMESPACE, m->nss[i]);
+    for (uint32_t i = 0; i < m->nnodes; i++) deliver(m, MS_DELTA_ADD, MS_KIND_NODE, m->nodes[i]);
+    for (uint32_t i = 0; i < m->npdbs; i++) deliver(m, MS_DELTA_ADD, MS_KIND_PDB, m->pdbs[i]);
     ms_error err;
     if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
     if (ms_sim_dra_feed(&m->dra, m->sched, &err) != MS_OK) return MS_ENOMEM;
@@ -464,7 +472,7 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
         if (p->node_name == MS_STR_NONE) continue;
         if (ms_pod_is_terminal(p)) r->ignored_pods++;
         else r->bound_pods++;
-        ms_scheduler_pod_add(m->sched, p, m->now);
+        deliver(m, MS_DELTA_ADD, MS_KIND_POD, p);
     }
     for (uint32_t i = 0; i < m->npods; i++) {
         ms_pod *p = m->pods[i];
@@ -474,7 +482,7 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
             continue;
         }
         r->pending_pods++;
-        ms_scheduler_pod_add(m->sched, p, m->now);
+        deliver(m, MS_DELTA_ADD, MS_KIND_POD, p);
     }
     return MS_OK;
 }
@@ -529,7 +537,7 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
     /* its claims go as its deletion leaves them: the replacement's are
      * allocated anew */
     if (ms_sim_dra_save(m->sched, pod, &m->dra_saved) != MS_OK) m->oom = true;
-    ms_scheduler_pod_delete(m->sched, pod, m->now);
+    deliver(m, MS_DELTA_DELETE, MS_KIND_POD, pod);
     if (ms_sim_dra_pod_deleted(m->sched, pod, m->now) != MS_OK) m->oom = true;
     if (ms_scheduler_profile_index(m->sched, pod->scheduler_name) < 0) {
         snprintf(why, n, "(schedulerName %s is not ours)", ms_str_get(m->in, pod->scheduler_name));
@@ -543,7 +551,7 @@ static ms_str place_again(void *ctx, const ms_pod *pod, double at, char *why, si
         return MS_STR_NONE;
     }
     p->node = MS_STR_NONE;
-    ms_scheduler_pod_add(m->sched, pending, m->now);
+    deliver(m, MS_DELTA_ADD, MS_KIND_POD, pending);
     ms_pod_unref(pending);
     ms_simulate_result scratch = {0};
     if (run_loop(m, &scratch) != MS_OK) m->oom = true;
@@ -601,15 +609,15 @@ static void desched_undo(void *ctx, const ms_pod *pod) {
     sim *m = ctx;
     ms_pod *placed = ms_cache_get_pod(ms_scheduler_cache(m->sched), pod->meta.uid_hash);
     if (placed) {
-        ms_scheduler_pod_delete(m->sched, placed, m->now);
+        deliver(m, MS_DELTA_DELETE, MS_KIND_POD, placed);
     } else {
         ms_pod *pending = ms_pod_with_node(pod, MS_STR_NONE);
-        if (pending) ms_scheduler_pod_delete(m->sched, pending, m->now);
+        if (pending) deliver(m, MS_DELTA_DELETE, MS_KIND_POD, pending);
         else m->oom = true;
         if (pending) ms_pod_unref(pending);
     }
     if (ms_sim_dra_restore(m->sched, &m->dra_saved, m->now) != MS_OK) m->oom = true;
-    ms_scheduler_pod_add(m->sched, (ms_pod *)pod, m->now);
+    deliver(m, MS_DELTA_ADD, MS_KIND_POD, pod);
     placement *p = placement_for(m, pod);
     if (p) p->node = pod->node_name;
 }

@@ -9,6 +9,7 @@
 #include "backend/cache.h"
 #include "backend/volume_store.h"
 #include "base/array.h"
+#include "scheduler/apply.h"
 #include "scheduler/storage_events.h"
 #include "codec/decode_storage.h"
 
@@ -85,7 +86,8 @@ ms_rc ms_sim_volumes_feed(ms_sim_volumes *v, ms_scheduler *sched, double now, ms
                                  : o->kind == MS_SK_PVC ? settled_claim(v, o)
                                                         : ms_storage_ref(o);
         if (!fed) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ms_scheduler_storage_set(sched, fed, now);
+        ms_delta d = {.type = MS_DELTA_ADD, .kind = (uint8_t)(MS_KIND_PV + fed->kind), .storage = fed};
+        ms_scheduler_apply(sched, &d, now);
         ms_storage_unref(fed);
     }
     return MS_OK;

@@ -1,0 +1,66 @@
+#include "scheduler/apply.h"
+
+#include "scheduler/storage_events.h"
+
+static void apply_pod(ms_scheduler *s, const ms_delta *d, double now) {
+    switch (d->type) {
+    case MS_DELTA_ADD: ms_scheduler_pod_add(s, d->pod, now); break;
+    case MS_DELTA_UPDATE: ms_scheduler_pod_update(s, d->pod, now); break;
+    case MS_DELTA_DELETE: ms_scheduler_pod_delete(s, d->pod, now); break;
+    default: break;
+    }
+}
+
+static void apply_node(ms_scheduler *s, const ms_delta *d, double now) {
+    switch (d->type) {
+    case MS_DELTA_ADD: ms_scheduler_node_add(s, d->node, now); break;
+    case MS_DELTA_UPDATE: ms_scheduler_node_update(s, d->node, now); break;
+    case MS_DELTA_DELETE: ms_scheduler_node_delete(s, d->node->meta.name, now); break;
+    default: break;
+    }
+}
+
+static void apply_namespace(ms_scheduler *s, const ms_delta *d, double now) {
+    switch (d->type) {
+    case MS_DELTA_ADD:
+    case MS_DELTA_UPDATE: ms_scheduler_namespace_add(s, d->ns, now); break;
+    case MS_DELTA_DELETE: ms_scheduler_namespace_delete(s, d->ns->meta.name, now); break;
+    default: break;
+    }
+}
+
+static void apply_pdb(ms_scheduler *s, const ms_delta *d, double now) {
+    switch (d->type) {
+    case MS_DELTA_ADD: ms_scheduler_pdb_add(s, d->pdb, now); break;
+    case MS_DELTA_UPDATE: ms_scheduler_pdb_update(s, d->pdb, now); break;
+    case MS_DELTA_DELETE: ms_scheduler_pdb_delete(s, d->pdb->meta.namespace_, d->pdb->meta.name, now); break;
+    default: break;
+    }
+}
+
+static void apply_storage(ms_scheduler *s, const ms_delta *d, double now) {
+    ms_storage_object *o = d->storage;
+    switch (d->type) {
+    case MS_DELTA_ADD:
+    case MS_DELTA_UPDATE: ms_scheduler_storage_set(s, o, now); break;
+    case MS_DELTA_DELETE:
+        ms_scheduler_storage_delete(s, (ms_storage_kind)o->kind, o->meta.namespace_, o->meta.name, now);
+        break;
+    default: break;
+    }
+}
+
+void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
+    if (!d->obj) return;
+    switch (d->kind) {
+    case MS_KIND_POD: apply_pod(s, d, now); break;
+    case MS_KIND_NODE: apply_node(s, d, now); break;
+    case MS_KIND_NAMESPACE: apply_namespace(s, d, now); break;
+    case MS_KIND_PDB: apply_pdb(s, d, now); break;
+    default:
+        if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) apply_storage(s, d, now);
+        /* resource.k8s.io objects: run and simulate give them to
+         * ms_scheduler_dra_set and ms_scheduler_dra_delete (scheduler/dra_events.h) */
+        break;
+    }
+}
