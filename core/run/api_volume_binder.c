@@ -3,12 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "base/buf.h"
 #include "run/api_volume_binder.h"
-#include "base/job_queue.h"
+#include "base/mailbox.h"
 
 /* One object to patch. */
 typedef struct vb_write {
@@ -32,8 +30,7 @@ struct ms_api_volume_binder {
     ms_metrics *metrics;
     const ms_logger *log;
     ms_kube_async *engine;
-    ms_job_queue done;             /* finished jobs, for the scheduler thread */
-    int fd;                        /* eventfd: jobs waiting */
+    ms_mailbox done;               /* finished jobs, for the scheduler thread */
 };
 
 static void job_free(ms_job *j) {
@@ -56,9 +53,7 @@ ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_metr
     b->in = in;
     b->metrics = metrics;
     b->log = log ? log : &ms_log_default;
-    ms_job_queue_init(&b->done);
-    b->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (b->fd < 0) {
+    if (ms_mailbox_init(&b->done) != 0) {
         ms_api_volume_binder_free(b);
         return ms_error_set(err, MS_ENOMEM, "out of file descriptors");
     }
@@ -81,18 +76,14 @@ void ms_api_volume_binder_stop(ms_api_volume_binder *b) {
 void ms_api_volume_binder_free(ms_api_volume_binder *b) {
     if (!b) return;
     ms_api_volume_binder_stop(b);
-    ms_job_queue_destroy(&b->done, job_free);
-    if (b->fd >= 0) close(b->fd);
+    ms_mailbox_destroy(&b->done, job_free);
     free(b);
 }
 
-int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return b->fd; }
+int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return ms_mailbox_fd(&b->done); }
 
 static void finish(vb_job *j) {
-    ms_api_volume_binder *b = j->owner;
-    if (!ms_job_queue_push(&b->done, &j->link, false)) return;   /* a wakeup is coming */
-    uint64_t one = 1;
-    if (write(b->fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
+    ms_mailbox_post(&j->owner->done, &j->link, false);
 }
 
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err);
@@ -237,9 +228,7 @@ ms_volume_binder ms_api_volume_binder_vtable(ms_api_volume_binder *b) {
 void ms_api_volume_binder_drain(ms_api_volume_binder *b,
                                 void (*failed)(void *ctx, const ms_pod *pod, const char *message),
                                 void *ctx) {
-    uint64_t v;
-    if (read(b->fd, &v, sizeof v) < 0) { /* nothing pending */ }
-    ms_job *j = ms_job_queue_take_all(&b->done);
+    ms_job *j = ms_mailbox_take_all(&b->done);
     while (j) {
         ms_job *n = j->next;
         const vb_job *vj = (const vb_job *)j;
