@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "client/leader_election.h"
 #include "base/clock.h"
+#include "base/mailbox.h"
 #include "client/event_recorder.h"
 #include "moonsched/pod.h"
 
@@ -207,7 +207,7 @@ struct ms_leader_elector {
     /* A create or update was sent and its answer not read (the stop cut
      * it short): the lease may be ours without our knowing. */
     atomic_bool writing;
-    int fd;
+    ms_mailbox changed;            /* readable when leading or lost changes */
     uint64_t rng;
 
     /* The election thread's; the stopping thread reads them after join. */
@@ -223,11 +223,7 @@ static double rand01(ms_leader_elector *e) {
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
-static void notify(ms_leader_elector *e) {
-    uint64_t one = 1;
-    if (write(e->fd, &one, sizeof one) < 0) { /* counter full: already readable */
-    }
-}
+static void notify(ms_leader_elector *e) { ms_mailbox_wake(&e->changed); }
 
 static void tell_leading(ms_leader_elector *e, bool leading) {
     if (e->leading_changed) e->leading_changed(e->leading_ctx, e->cfg.resource_name, leading);
@@ -427,7 +423,7 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
                             MS_LEADER_JITTER_FACTOR);
     ms_leader_elector *e = calloc(1, sizeof *e);
     if (!e) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    e->fd = -1;
+    e->changed.fd = -1;
     e->cfg = *c;
     if (!e->cfg.resource_name[0]) snprintf(e->cfg.resource_name, sizeof e->cfg.resource_name, "kube-scheduler");
     if (!e->cfg.resource_namespace[0])
@@ -458,7 +454,7 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
     ms_rc rc = ms_kube_client_new(&co, &e->client, err);
     if (rc != MS_OK) goto fail;
     e->cancel = ms_kube_cancel_new();
-    e->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    ms_mailbox_init(&e->changed);
     if (o->post_events) {
         ms_event_recorder_options ro = {.controller = o->event_component ? o->event_component
                                                                          : MS_DEFAULT_SCHEDULER_NAME,
@@ -466,7 +462,7 @@ ms_rc ms_leader_elector_start(const ms_leader_elector_options *o, ms_leader_elec
                                         .core_only = true};
         e->events = ms_event_recorder_new(&ro);
     }
-    if (!e->cancel || e->fd < 0 || (o->post_events && !e->events)) {
+    if (!e->cancel || ms_mailbox_fd(&e->changed) < 0 || (o->post_events && !e->events)) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory or file descriptors");
         goto fail;
     }
@@ -483,7 +479,7 @@ fail:
     return rc;
 }
 
-int ms_leader_elector_fd(const ms_leader_elector *e) { return e->fd; }
+int ms_leader_elector_fd(const ms_leader_elector *e) { return ms_mailbox_fd(&e->changed); }
 bool ms_leader_elector_leading(const ms_leader_elector *e) {
     return atomic_load((atomic_bool *)&e->leading);
 }
@@ -530,6 +526,6 @@ void ms_leader_elector_stop(ms_leader_elector *e, bool release_lease) {
     if (e->client) ms_kube_client_free(e->client);
     if (e->cancel) ms_kube_cancel_free(e->cancel);
     ms_event_recorder_free(e->events);
-    if (e->fd >= 0) close(e->fd);
+    ms_mailbox_destroy(&e->changed, NULL);
     free(e);
 }

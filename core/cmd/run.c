@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/mailbox.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
 #include "api/storage.h"
@@ -92,7 +92,7 @@ typedef struct runner {
     ms_run_stats st;               /* the scheduler thread's figures; the poster keeps its own */
 
     ms_policy_set *policies;       /* Lua policies; NULL without any */
-    int policy_fd;                 /* eventfd: a reload waits for ms_policy_set_poll */
+    ms_mailbox policy_wake;        /* a reload waits for ms_policy_set_poll */
 
     /* What Events about the scheduler itself (policies) regard: its Pod,
      * or the leader-election lock object. */
@@ -529,17 +529,13 @@ static void policy_report(void *ctx, const ms_policy_event *ev) {
 /* On the watcher thread: wake the loop. */
 static void policy_ready(void *ctx) {
     runner *r = ctx;
-    uint64_t one = 1;
-    if (write(r->policy_fd, &one, sizeof one) < 0) {
-        /* the counter is full: the loop is awake anyway */
-    }
+    ms_mailbox_wake(&r->policy_wake);
 }
 
 static ms_rc setup_policies(runner *r, ms_error *err) {
     const ms_run_options *o = r->o;
     if (o->npolicy_files == 0 && !ms_config_has_policies(&r->cfg)) return MS_OK;
-    r->policy_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (r->policy_fd < 0) return ms_error_set(err, MS_EIO, "eventfd: %s", strerror(errno));
+    if (ms_mailbox_init(&r->policy_wake) != 0) return ms_error_set(err, MS_EIO, "eventfd: %s", strerror(errno));
     ms_policy_set_options po;
     ms_policy_set_options_default(&po);
     po.lua.log = policy_log;
@@ -1082,7 +1078,7 @@ static void teardown(runner *r) {
     ms_api_volume_binder_free(r->volume_binder);
     ms_api_claim_writer_free(r->claim_writer);
     ms_policy_set_free(r->policies);
-    if (r->policy_fd >= 0) close(r->policy_fd);
+    ms_mailbox_destroy(&r->policy_wake, NULL);
     if (r->in) ms_interner_free(r->in);
     if (r->client) ms_kube_client_free(r->client);
     if (r->poster_client) ms_kube_client_free(r->poster_client);
@@ -1175,7 +1171,7 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
-        {.fd = r->policy_fd, .events = POLLIN},
+        {.fd = ms_mailbox_fd(&r->policy_wake), .events = POLLIN},
         {.fd = r->elector ? ms_leader_elector_fd(r->elector) : -1, .events = POLLIN},
         {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
         {.fd = ms_api_volume_binder_fd(r->volume_binder), .events = POLLIN},
@@ -1199,7 +1195,7 @@ static ms_rc wait_and_read(runner *r, loop *l, ms_error *err) {
         }
     }
     if (fds[1].revents & POLLIN) drain_completions(r);
-    if (fds[3].revents & POLLIN) drain_fd(r->policy_fd);
+    if (fds[3].revents & POLLIN) ms_mailbox_drain(&r->policy_wake);
     if (fds[4].revents & POLLIN) drain_fd(fds[4].fd);
     if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
     if (fds[6].revents & POLLIN) drain_volume_writes(r);
@@ -1288,7 +1284,7 @@ ms_rc ms_run(const ms_run_options *o, ms_run_stats *stats, ms_error *err) {
     memset(r, 0, sizeof *r);
     r->o = o;
     r->log = o->log ? o->log : &ms_log_default;
-    r->policy_fd = -1;
+    r->policy_wake.fd = -1;
 
     /* Signals are blocked before any thread starts, so that every thread
      * inherits the mask and only the signalfd sees them. */

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/mailbox.h"
 
 /* What a path resolves to; `ok` false when it resolves to nothing. */
 typedef struct identity {
@@ -42,7 +42,8 @@ typedef struct wdir {
 
 struct ms_watch {
     ms_watch_options o;
-    int ifd, efd;
+    int ifd;
+    ms_mailbox wake;               /* ms_watch_wake, and the stop */
     wpath *paths;
     uint32_t npaths, pathcap;
     wdir *dirs;
@@ -179,7 +180,7 @@ static int ms_of(double s) { return (int)(s * 1000 + 0.5); }
 
 static void *watch_main(void *arg) {
     ms_watch *w = arg;
-    struct pollfd fds[2] = {{w->ifd, POLLIN, 0}, {w->efd, POLLIN, 0}};
+    struct pollfd fds[2] = {{w->ifd, POLLIN, 0}, {ms_mailbox_fd(&w->wake), POLLIN, 0}};
     /* Changes between ms_watch_add and the start. */
     check_paths(w);
     sync_dirs(w);
@@ -188,8 +189,7 @@ static void *watch_main(void *arg) {
         if (r < 0 && errno != EINTR) break;
         if (atomic_load(&w->stop)) break;
         if (fds[1].revents & POLLIN) {
-            uint64_t v;
-            if (read(w->efd, &v, sizeof v) < 0) v = 0;
+            ms_mailbox_drain(&w->wake);
             if (atomic_load(&w->stop)) break;
             if (w->o.wake) w->o.wake(w->o.ctx);
         }
@@ -217,8 +217,8 @@ ms_rc ms_watch_new(const ms_watch_options *o, ms_watch **out, ms_error *err) {
     if (!(w->o.settle > 0)) w->o.settle = 0.01;
     if (!(w->o.rescan > 0)) w->o.rescan = 2;
     w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (w->ifd < 0 || w->efd < 0) {
+    int wake_ok = ms_mailbox_init(&w->wake);
+    if (w->ifd < 0 || wake_ok != 0) {
         int e = errno;
         ms_watch_free(w);
         return ms_error_set(err, MS_EIO, "watch: %s", strerror(e));
@@ -248,12 +248,7 @@ ms_rc ms_watch_start(ms_watch *w, ms_error *err) {
     return MS_OK;
 }
 
-void ms_watch_wake(ms_watch *w) {
-    uint64_t one = 1;
-    if (write(w->efd, &one, sizeof one) < 0) {
-        /* The counter is full: a wake is pending anyway. */
-    }
-}
+void ms_watch_wake(ms_watch *w) { ms_mailbox_wake(&w->wake); }
 
 void ms_watch_free(ms_watch *w) {
     if (!w) return;
@@ -267,6 +262,6 @@ void ms_watch_free(ms_watch *w) {
     for (uint32_t i = 0; i < w->npaths; i++) free(w->paths[i].path);
     free(w->paths);
     if (w->ifd >= 0) close(w->ifd);
-    if (w->efd >= 0) close(w->efd);
+    ms_mailbox_destroy(&w->wake, NULL);
     free(w);
 }

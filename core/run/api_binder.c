@@ -3,12 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "base/buf.h"
 #include "run/api_binder.h"
-#include "base/job_queue.h"
+#include "base/mailbox.h"
 
 typedef struct bind_job {
     ms_job link;                   /* first: the queue's */
@@ -27,8 +25,7 @@ struct ms_api_binder {
     const ms_interner *in;
     ms_metrics *metrics;
     ms_kube_async *engine;
-    ms_job_queue done;             /* answered, for the scheduler thread */
-    int fd;                        /* eventfd: answers waiting */
+    ms_mailbox done;               /* answered, for the scheduler thread */
     uint32_t in_flight;            /* the scheduler thread's */
 };
 
@@ -49,9 +46,7 @@ ms_rc ms_api_binder_new(ms_kube_client *c, const ms_interner *in, ms_metrics *me
     if (!b) return ms_error_set(err, MS_ENOMEM, "out of memory");
     b->in = in;
     b->metrics = metrics;
-    ms_job_queue_init(&b->done);
-    b->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (b->fd < 0) {
+    if (ms_mailbox_init(&b->done) != 0) {
         ms_api_binder_free(b);
         return ms_error_set(err, MS_ENOMEM, "out of file descriptors");
     }
@@ -73,12 +68,11 @@ void ms_api_binder_stop(ms_api_binder *b) {
 void ms_api_binder_free(ms_api_binder *b) {
     if (!b) return;
     ms_api_binder_stop(b);
-    ms_job_queue_destroy(&b->done, job_free);
-    if (b->fd >= 0) close(b->fd);
+    ms_mailbox_destroy(&b->done, job_free);
     free(b);
 }
 
-int ms_api_binder_fd(const ms_api_binder *b) { return b->fd; }
+int ms_api_binder_fd(const ms_api_binder *b) { return ms_mailbox_fd(&b->done); }
 uint32_t ms_api_binder_in_flight(const ms_api_binder *b) { return b->in_flight; }
 
 ms_bind_conflict ms_api_binder_conflict_of(const char *message) {
@@ -120,9 +114,7 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
         snprintf(j->message, sizeof j->message, "binding failed: %.200s", err ? err->msg : "");
     }
     ms_kube_response_free(resp);
-    if (!ms_job_queue_push(&b->done, &j->link, false)) return;   /* a wakeup is coming */
-    uint64_t one = 1;
-    if (write(b->fd, &one, sizeof one) < 0) { /* counter saturated: still readable */ }
+    ms_mailbox_post(&b->done, &j->link, false);
 }
 
 static char *binding_json(const ms_pod *pod, const char *ns, const char *name, const char *node) {
@@ -173,9 +165,7 @@ ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, 
 }
 
 void ms_api_binder_drain(ms_api_binder *b, void (*fn)(void *ctx, const ms_bind_outcome *o), void *ctx) {
-    uint64_t v;
-    if (read(b->fd, &v, sizeof v) < 0) { /* nothing pending */ }
-    ms_job *j = ms_job_queue_take_all(&b->done);
+    ms_job *j = ms_mailbox_take_all(&b->done);
     while (j) {
         ms_job *n = j->next;
         const bind_job *bj = (const bind_job *)j;

@@ -99,7 +99,7 @@ void ms_api_claim_writer_free(ms_api_claim_writer *w) {
     free(w);
 }
 
-int ms_api_claim_writer_fd(const ms_api_claim_writer *w) { return w->q.fd; }
+int ms_api_claim_writer_fd(const ms_api_claim_writer *w) { return ms_mailbox_fd(&w->q.done); }
 
 static void finish(cw_job *j) { ms_api_writes_finish(&j->owner->q, &j->link); }
 

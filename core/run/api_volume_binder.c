@@ -72,7 +72,7 @@ void ms_api_volume_binder_free(ms_api_volume_binder *b) {
     free(b);
 }
 
-int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return b->w.fd; }
+int ms_api_volume_binder_fd(const ms_api_volume_binder *b) { return ms_mailbox_fd(&b->w.done); }
 
 static void finish(vb_job *j) { ms_api_writes_finish(&j->owner->w, &j->link); }
 

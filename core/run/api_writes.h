@@ -1,20 +1,19 @@
 /* What run's API writers of PreBind (the volume binder, the claim writer)
  * share: an async client engine that sends their requests, and a queue of
  * finished jobs handed from the client's thread to the scheduler thread,
- * whose loop a readable eventfd wakes. */
+ * whose loop the mailbox's fd wakes. */
 #ifndef MOONSCHED_API_WRITES_H
 #define MOONSCHED_API_WRITES_H
 
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "base/job_queue.h"
+#include "base/mailbox.h"
 #include "moonsched/error.h"
 
 typedef struct ms_api_writes {
     ms_kube_async *engine;         /* NULL once stopped */
-    ms_job_queue done;             /* finished jobs, for the scheduler thread */
-    int fd;                        /* eventfd: jobs waiting */
+    ms_mailbox done;               /* finished jobs, for the scheduler thread */
 } ms_api_writes;
 
 /* On failure what was made is undone by ms_api_writes_destroy. */

@@ -10,36 +10,26 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/expiring_cache.h"
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
+#include "serving/cached_review.h"
 
 struct ms_authenticator {
-    ms_kube_client *client;
-    ms_expiring_cache *cache;
-    double ttl, timeout;
-    ms_kube_cancel *cancel;
-    ms_clock_fn clock;
-    void *clock_ctx;
+    ms_cached_review rv;           /* keyed by the token's HMAC; "" for not authenticated */
+    double ttl;
     const ms_logger *log;
     uint8_t key[32];               /* HMAC key of the cache's keys */
     atomic_bool v1beta1;           /* authentication.k8s.io/v1 answered 404 */
-    atomic_uint_fast64_t reviews;
 };
 
 ms_rc ms_authenticator_new(const ms_authenticator_options *o, ms_authenticator **out, ms_error *err) {
     *out = NULL;
     ms_authenticator *a = calloc(1, sizeof *a);
     if (!a) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    a->client = o->client;
     a->ttl = o->cache_ttl > 0 ? o->cache_ttl : 10;
-    a->timeout = o->timeout > 0 ? o->timeout : 10;
-    a->cancel = o->cancel;
-    a->clock = o->clock ? o->clock : ms_monotonic_now;
-    a->clock_ctx = o->clock_ctx;
     a->log = o->log ? o->log : &ms_log_default;
-    a->cache = ms_expiring_cache_new(o->cache_size ? o->cache_size : 4096);
-    if (!a->cache) {
+    if (ms_cached_review_init(&a->rv, o->client, o->cache_size ? o->cache_size : 4096, o->timeout, o->cancel,
+                              o->clock, o->clock_ctx) != MS_OK) {
         free(a);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -53,11 +43,11 @@ ms_rc ms_authenticator_new(const ms_authenticator_options *o, ms_authenticator *
 
 void ms_authenticator_free(ms_authenticator *a) {
     if (!a) return;
-    ms_expiring_cache_free(a->cache);
+    ms_cached_review_destroy(&a->rv);
     free(a);
 }
 
-uint64_t ms_authenticator_reviews(ms_authenticator *a) { return atomic_load(&a->reviews); }
+uint64_t ms_authenticator_reviews(ms_authenticator *a) { return ms_cached_review_count(&a->rv); }
 
 /* The token of "Bearer TOKEN" (upstream's bearertoken authenticator: the
  * header trimmed, split on spaces, the scheme in any case); NULL when
@@ -121,13 +111,10 @@ static ms_rc post_review(ms_authenticator *a, const char *token, size_t len, ms_
         bool beta = atomic_load(&a->v1beta1);
         char *body = review_body(token, len, beta);
         if (!body) return ms_error_set(err, MS_ENOMEM, "out of memory");
-        ms_kube_request rq = {.method = "POST",
-                              .path = beta ? "/apis/authentication.k8s.io/v1beta1/tokenreviews?timeout=10s"
-                                           : "/apis/authentication.k8s.io/v1/tokenreviews?timeout=10s",
-                              .body = body, .body_len = strlen(body), .timeout = a->timeout,
-                              .cancel = a->cancel};
-        atomic_fetch_add(&a->reviews, 1);
-        ms_rc rc = ms_kube_do(a->client, &rq, resp, err);
+        ms_rc rc = ms_cached_review_post(&a->rv,
+                                         beta ? "/apis/authentication.k8s.io/v1beta1/tokenreviews?timeout=10s"
+                                              : "/apis/authentication.k8s.io/v1/tokenreviews?timeout=10s",
+                                         body, strlen(body), resp, err);
         free(body);
         if (rc != MS_OK || resp->status != 404 || beta) return rc;
         ms_log(a->log, MS_LOG_INFO, "resource not served (404); trying the other version", "resource",
@@ -176,11 +163,7 @@ static ms_rc read_status(const ms_kube_response *resp, cJSON **user, ms_error *e
 static ms_rc review(ms_authenticator *a, const char *token, size_t len, cJSON **user, ms_error *err) {
     ms_kube_response resp;
     ms_rc rc = post_review(a, token, len, &resp, err);
-    if (rc == MS_OK && resp.status != 200 && resp.status != 201) {
-        char msg[256];
-        ms_kube_status_message(&resp, msg, sizeof msg);
-        rc = ms_error_set(err, MS_EIO, "TokenReview: HTTP %ld: %s", resp.status, msg);
-    }
+    if (rc == MS_OK) rc = ms_cached_review_status("TokenReview", &resp, err);
     if (rc == MS_OK) rc = read_status(&resp, user, err);
     ms_kube_response_free(&resp);
     return rc;
@@ -201,7 +184,7 @@ bool ms_authenticator_answer_cached(ms_authenticator *a, const char *authorizati
     const char *token = bearer_token(authorization, &len);
     uint8_t key[32];
     if (!token || !cache_key(a, token, len, key)) return false;
-    char *cached = ms_expiring_cache_get(a->cache, key, sizeof key, a->clock(a->clock_ctx), &vlen);
+    char *cached = ms_cached_review_get(&a->rv, key, sizeof key, ms_cached_review_now(&a->rv), &vlen);
     free(cached);
     return cached != NULL;
 }
@@ -218,8 +201,8 @@ ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorizati
     uint8_t key[32];
     if (!cache_key(a, token, len, key)) return ms_error_set(err, MS_EIO, "cannot hash the token");
     size_t vlen = 0;
-    double now = a->clock(a->clock_ctx);
-    char *cached = ms_expiring_cache_get(a->cache, key, sizeof key, now, &vlen);
+    double now = ms_cached_review_now(&a->rv);
+    char *cached = ms_cached_review_get(&a->rv, key, sizeof key, now, &vlen);
     ms_rc rc = MS_OK;
     if (cached) {
         /* "" is a token the server did not authenticate */
@@ -230,8 +213,8 @@ ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorizati
         rc = review(a, token, len, user, err);
         if (rc == MS_OK) {
             char *text = *user ? cJSON_PrintUnformatted(*user) : NULL;
-            if (!*user || text) ms_expiring_cache_put(a->cache, key, sizeof key, text ? text : "",
-                                                      text ? strlen(text) : 0, now, a->ttl);
+            if (!*user || text) ms_cached_review_put(&a->rv, key, sizeof key, text ? text : "",
+                                                     text ? strlen(text) : 0, now, a->ttl);
             free(text);
         }
     }

@@ -2,28 +2,22 @@
  * asked of the API server, answers cached. See serving/authorizer.h. */
 #include "serving/authorizer.h"
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/expiring_cache.h"
 #include "codec/json_reader.h"
 #include "moonsched/decode.h"
+#include "serving/cached_review.h"
 
 struct ms_authorizer {
-    ms_kube_client *client;
-    ms_expiring_cache *cache;
+    ms_cached_review rv;           /* keyed by the review's spec; "1" or "0", then the reason */
     char **paths;
     uint32_t npaths;
-    double allow_ttl, deny_ttl, timeout;
-    ms_kube_cancel *cancel;
-    ms_clock_fn clock;
-    void *clock_ctx;
+    double allow_ttl, deny_ttl;
     const ms_logger *log;
-    atomic_uint_fast64_t reviews;
 };
 
 ms_rc ms_authorizer_new(const ms_authorizer_options *o, ms_authorizer **out, ms_error *err) {
@@ -34,20 +28,15 @@ ms_rc ms_authorizer_new(const ms_authorizer_options *o, ms_authorizer **out, ms_
     const char *const *paths = o->always_allow_paths ? o->always_allow_paths : defaults;
     uint32_t np = o->always_allow_paths ? o->nalways_allow_paths : sizeof defaults / sizeof defaults[0];
     a->paths = calloc(np ? np : 1, sizeof *a->paths);
-    a->cache = ms_expiring_cache_new(o->cache_size ? o->cache_size : 8192);
-    bool ok = a->paths && a->cache;
+    bool ok = a->paths && ms_cached_review_init(&a->rv, o->client, o->cache_size ? o->cache_size : 8192,
+                                                o->timeout, o->cancel, o->clock, o->clock_ctx) == MS_OK;
     for (uint32_t i = 0; ok && i < np; i++) ok = (a->paths[a->npaths++] = strdup(paths[i])) != NULL;
     if (!ok) {
         ms_authorizer_free(a);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    a->client = o->client;
     a->allow_ttl = o->allow_ttl > 0 ? o->allow_ttl : 10;
     a->deny_ttl = o->deny_ttl > 0 ? o->deny_ttl : 10;
-    a->timeout = o->timeout > 0 ? o->timeout : 10;
-    a->cancel = o->cancel;
-    a->clock = o->clock ? o->clock : ms_monotonic_now;
-    a->clock_ctx = o->clock_ctx;
     a->log = o->log ? o->log : &ms_log_default;
     *out = a;
     return MS_OK;
@@ -57,11 +46,11 @@ void ms_authorizer_free(ms_authorizer *a) {
     if (!a) return;
     for (uint32_t i = 0; i < a->npaths; i++) free(a->paths[i]);
     free(a->paths);
-    ms_expiring_cache_free(a->cache);
+    ms_cached_review_destroy(&a->rv);
     free(a);
 }
 
-uint64_t ms_authorizer_reviews(ms_authorizer *a) { return atomic_load(&a->reviews); }
+uint64_t ms_authorizer_reviews(ms_authorizer *a) { return ms_cached_review_count(&a->rv); }
 
 /* upstream's path authorizer: exact, or a prefix before a trailing '*' */
 static bool always_allowed(const ms_authorizer *a, const char *path) {
@@ -136,25 +125,18 @@ static ms_authz_decision review(ms_authorizer *a, const char *spec, char *reason
         snprintf(reason, n, "out of memory");
         return MS_AUTHZ_ERROR;
     }
-    ms_kube_request rq = {.method = "POST", .path = "/apis/authorization.k8s.io/v1/subjectaccessreviews?timeout=10s",
-                          .body = body.data, .body_len = body.len, .timeout = a->timeout, .cancel = a->cancel};
     ms_kube_response resp;
     ms_error e = {0};
-    atomic_fetch_add(&a->reviews, 1);
-    ms_rc rc = ms_kube_do(a->client, &rq, &resp, &e);
+    ms_rc rc = ms_cached_review_post(&a->rv, "/apis/authorization.k8s.io/v1/subjectaccessreviews?timeout=10s",
+                                     body.data, body.len, &resp, &e);
     ms_buf_free(&body);
-    ms_authz_decision d;
     if (rc != MS_OK) {
         snprintf(reason, n, "%s", e.msg);
-        d = MS_AUTHZ_ERROR;
-    } else if (resp.status != 200 && resp.status != 201) {
-        char msg[256];
-        ms_kube_status_message(&resp, msg, sizeof msg);
-        snprintf(reason, n, "SubjectAccessReview: HTTP %ld: %s", resp.status, msg);
-        d = MS_AUTHZ_ERROR;
-    } else {
-        d = read_status(&resp, reason, n);
+        return MS_AUTHZ_ERROR;
     }
+    ms_authz_decision d = MS_AUTHZ_ERROR;
+    if (ms_cached_review_status("SubjectAccessReview", &resp, &e) != MS_OK) snprintf(reason, n, "%s", e.msg);
+    else d = read_status(&resp, reason, n);
     ms_kube_response_free(&resp);
     return d;
 }
@@ -170,10 +152,9 @@ ms_authz_decision ms_authorizer_authorize(ms_authorizer *a, const cJSON *user, c
         snprintf(reason, n, "out of memory");
         return MS_AUTHZ_ERROR;
     }
-    double now = a->clock(a->clock_ctx);
+    double now = ms_cached_review_now(&a->rv);
     size_t vlen = 0;
-    /* cached: "1" or "0", then the reason */
-    char *cached = ms_expiring_cache_get(a->cache, spec, strlen(spec), now, &vlen);
+    char *cached = ms_cached_review_get(&a->rv, spec, strlen(spec), now, &vlen);
     ms_authz_decision d;
     if (cached && vlen) {
         d = cached[0] == '1' ? MS_AUTHZ_ALLOW : MS_AUTHZ_DENY;
@@ -184,8 +165,8 @@ ms_authz_decision ms_authorizer_authorize(ms_authorizer *a, const cJSON *user, c
             ms_buf v = {0};
             ms_buf_printf(&v, "%c%s", d == MS_AUTHZ_ALLOW ? '1' : '0', reason);
             if (!v.failed)
-                ms_expiring_cache_put(a->cache, spec, strlen(spec), v.data, v.len, now,
-                                      d == MS_AUTHZ_ALLOW ? a->allow_ttl : a->deny_ttl);
+                ms_cached_review_put(&a->rv, spec, strlen(spec), v.data, v.len, now,
+                                     d == MS_AUTHZ_ALLOW ? a->allow_ttl : a->deny_ttl);
             ms_buf_free(&v);
         }
     }

@@ -8,11 +8,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "base/job_queue.h"
+#include "base/mailbox.h"
 
 typedef struct request {
     ms_job job;                    /* first: the queue links requests through it */
@@ -24,21 +22,18 @@ typedef struct request {
 } request;
 
 struct ms_debug_requests {
-    ms_job_queue q;
+    ms_mailbox q;
     pthread_mutex_t mu;            /* done and abandoned of every request */
     pthread_cond_t cv;
-    int fd;
 };
 
 ms_debug_requests *ms_debug_requests_new(void) {
     ms_debug_requests *q = calloc(1, sizeof *q);
     if (!q) return NULL;
-    q->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (q->fd < 0) {
+    if (ms_mailbox_init(&q->q) != 0) {
         free(q);
         return NULL;
     }
-    ms_job_queue_init(&q->q);
     pthread_mutex_init(&q->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -48,7 +43,7 @@ ms_debug_requests *ms_debug_requests_new(void) {
     return q;
 }
 
-int ms_debug_requests_fd(const ms_debug_requests *q) { return q ? q->fd : -1; }
+int ms_debug_requests_fd(const ms_debug_requests *q) { return q ? ms_mailbox_fd(&q->q) : -1; }
 
 static void unavailable(ms_http_answer *out, const char *why) {
     out->status = 503;
@@ -62,11 +57,6 @@ static void free_request(request *r) {
     free(r->answer.body);
     free(r->arg);
     free(r);
-}
-
-static void wake(ms_debug_requests *q) {
-    uint64_t one = 1;
-    if (write(q->fd, &one, sizeof one) < 0) { /* the counter is full: the loop is awake anyway */ }
 }
 
 /* Waits for r under q->mu; false on timeout. */
@@ -95,14 +85,13 @@ void ms_debug_requests_ask(ms_debug_requests *q, ms_debug_kind kind, const char 
     }
     r->kind = kind;
     pthread_mutex_lock(&q->mu);
-    if (q->q.closed) {
+    if (ms_mailbox_closed(&q->q)) {
         pthread_mutex_unlock(&q->mu);
         free_request(r);
         unavailable(out, "the scheduler is stopping\n");
         return;
     }
-    ms_job_queue_push(&q->q, &r->job, false);
-    wake(q);
+    ms_mailbox_post(&q->q, &r->job, false);
     bool answered = wait_done(q, r, timeout);
     if (!answered) r->abandoned = true;
     pthread_mutex_unlock(&q->mu);
@@ -130,9 +119,7 @@ static void finish(ms_debug_requests *q, request *r) {
 }
 
 void ms_debug_requests_serve(ms_debug_requests *q, ms_debug_answer_fn fn, void *ctx) {
-    uint64_t v;
-    if (read(q->fd, &v, sizeof v) < 0) { /* nothing pending */ }
-    ms_job *j = ms_job_queue_take_all(&q->q);
+    ms_job *j = ms_mailbox_take_all(&q->q);
     while (j) {
         request *r = (request *)j;
         j = j->next;
@@ -145,9 +132,9 @@ void ms_debug_requests_serve(ms_debug_requests *q, ms_debug_answer_fn fn, void *
 void ms_debug_requests_close(ms_debug_requests *q) {
     if (!q) return;
     pthread_mutex_lock(&q->mu);
-    ms_job_queue_close(&q->q);
+    ms_mailbox_close(&q->q);
     pthread_mutex_unlock(&q->mu);
-    ms_job *j = ms_job_queue_take_all(&q->q);
+    ms_job *j = ms_mailbox_take_all(&q->q);
     while (j) {
         request *r = (request *)j;
         j = j->next;
@@ -160,9 +147,8 @@ static void free_job(ms_job *j) { free_request((request *)j); }
 
 void ms_debug_requests_free(ms_debug_requests *q) {
     if (!q) return;
-    ms_job_queue_destroy(&q->q, free_job);
+    ms_mailbox_destroy(&q->q, free_job);
     pthread_cond_destroy(&q->cv);
     pthread_mutex_destroy(&q->mu);
-    close(q->fd);
     free(q);
 }
