@@ -9,8 +9,8 @@
  *
  * Bounded: `sources` addresses remembered; a full table forgets the one
  * whose window ends first. Thread-safe. */
-#ifndef MOONSCHED_CMD_AUTH_FAILURES_H
-#define MOONSCHED_CMD_AUTH_FAILURES_H
+#ifndef MOONSCHED_SERVING_AUTH_FAILURES_H
+#define MOONSCHED_SERVING_AUTH_FAILURES_H
 
 #include <stdbool.h>
 #include <stdint.h>

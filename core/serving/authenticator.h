@@ -16,8 +16,8 @@
  *
  * Thread-safe: the HTTPS server's connection threads call it at once; a
  * review blocks the calling thread for at most `timeout`. */
-#ifndef MOONSCHED_CMD_AUTHENTICATOR_H
-#define MOONSCHED_CMD_AUTHENTICATOR_H
+#ifndef MOONSCHED_SERVING_AUTHENTICATOR_H
+#define MOONSCHED_SERVING_AUTHENTICATOR_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -8,8 +8,8 @@
  * upstream keys its cache); a review that fails is not cached.
  *
  * Thread-safe; a review blocks the calling thread for at most `timeout`. */
-#ifndef MOONSCHED_CMD_AUTHORIZER_H
-#define MOONSCHED_CMD_AUTHORIZER_H
+#ifndef MOONSCHED_SERVING_AUTHORIZER_H
+#define MOONSCHED_SERVING_AUTHORIZER_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  * token, as upstream.
  *
  * The bundle is read at start. Thread-safe: verification only reads it. */
-#ifndef MOONSCHED_CMD_CLIENT_CA_H
-#define MOONSCHED_CMD_CLIENT_CA_H
+#ifndef MOONSCHED_SERVING_CLIENT_CA_H
+#define MOONSCHED_SERVING_CLIENT_CA_H
 
 #include <cjson/cJSON.h>
 

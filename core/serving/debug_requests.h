@@ -4,8 +4,8 @@
  * request, wakes the scheduler loop through an eventfd and waits for the
  * answer (at most `timeout`). The loop answers between two cycles.
  * Thread-safe. */
-#ifndef MOONSCHED_CMD_DEBUG_REQUESTS_H
-#define MOONSCHED_CMD_DEBUG_REQUESTS_H
+#ifndef MOONSCHED_SERVING_DEBUG_REQUESTS_H
+#define MOONSCHED_SERVING_DEBUG_REQUESTS_H
 
 #include "serving/http_server.h"
 

@@ -4,8 +4,8 @@
  * descheduler_strategy_duration_seconds{strategy,profile} (upstream's
  * buckets), leader_election_master_status{name}. Updated by the pass,
  * rendered by the serving thread: one mutex. */
-#ifndef MOONSCHED_CMD_DESCHEDULE_METRICS_H
-#define MOONSCHED_CMD_DESCHEDULE_METRICS_H
+#ifndef MOONSCHED_SERVING_DESCHEDULE_METRICS_H
+#define MOONSCHED_SERVING_DESCHEDULE_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>

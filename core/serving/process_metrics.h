@@ -5,8 +5,8 @@
  * moonsched_threads, the OS threads of the process (what go_goroutines
  * tells of a Go scheduler). Read from /proc/self at each scrape: no state
  * is kept. */
-#ifndef MOONSCHED_CMD_PROCESS_METRICS_H
-#define MOONSCHED_CMD_PROCESS_METRICS_H
+#ifndef MOONSCHED_SERVING_PROCESS_METRICS_H
+#define MOONSCHED_SERVING_PROCESS_METRICS_H
 
 #include "base/buf.h"
 

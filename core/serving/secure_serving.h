@@ -16,8 +16,8 @@
  * Threads: one per connection (libmicrohttpd's), so a review waiting on
  * the API server (10 s at most) holds up only its own request; never the
  * scheduler thread. Stopping fires a cancel that ends reviews in flight. */
-#ifndef MOONSCHED_CMD_SECURE_SERVING_H
-#define MOONSCHED_CMD_SECURE_SERVING_H
+#ifndef MOONSCHED_SERVING_SECURE_SERVING_H
+#define MOONSCHED_SERVING_SECURE_SERVING_H
 
 #include <stdint.h>
 

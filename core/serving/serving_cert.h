@@ -11,8 +11,8 @@
  * GnuTLS does the work: libmicrohttpd serves TLS through it, so the key
  * generated and the files read are handled by the same library that uses
  * them, and the binary gains no other TLS library for it. */
-#ifndef MOONSCHED_CMD_SERVING_CERT_H
-#define MOONSCHED_CMD_SERVING_CERT_H
+#ifndef MOONSCHED_SERVING_SERVING_CERT_H
+#define MOONSCHED_SERVING_SERVING_CERT_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  * pairings). `extra` names such suites, for a warning. The TLS 1.3 suites
  * are those of the listed ciphers that TLS 1.3 has (Go does not let them
  * be chosen: they are accepted and only narrow the ciphers). */
-#ifndef MOONSCHED_CMD_TLS_CONFIG_H
-#define MOONSCHED_CMD_TLS_CONFIG_H
+#ifndef MOONSCHED_SERVING_TLS_CONFIG_H
+#define MOONSCHED_SERVING_TLS_CONFIG_H
 
 #include <stddef.h>
 

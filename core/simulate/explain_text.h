@@ -2,8 +2,8 @@
  * (with the policies added by ms_explain_add_policies) printed as text, by
  * `moonsched explain` and `simulate --explain`. docs/explain.md describes
  * both forms. */
-#ifndef MOONSCHED_CMD_EXPLAIN_TEXT_H
-#define MOONSCHED_CMD_EXPLAIN_TEXT_H
+#ifndef MOONSCHED_SIMULATE_EXPLAIN_TEXT_H
+#define MOONSCHED_SIMULATE_EXPLAIN_TEXT_H
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * pending (computed again), and a shadow run's disagreements. Long tables
  * come in pages of MS_REPORT_PAGE rows, each its own <details>, which the
  * browser lays out only when open or scrolled to. */
-#ifndef MOONSCHED_CMD_REPORT_HTML_H
-#define MOONSCHED_CMD_REPORT_HTML_H
+#ifndef MOONSCHED_SIMULATE_REPORT_HTML_H
+#define MOONSCHED_SIMULATE_REPORT_HTML_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

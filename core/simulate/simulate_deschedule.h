@@ -5,8 +5,8 @@
  * kept only when the replacement lands on another node without a new
  * violation of the same strategy. Prints utilisation before, every move
  * and every skip with its reason, and utilisation after. */
-#ifndef MOONSCHED_CMD_SIMULATE_DESCHEDULE_H
-#define MOONSCHED_CMD_SIMULATE_DESCHEDULE_H
+#ifndef MOONSCHED_SIMULATE_SIMULATE_DESCHEDULE_H
+#define MOONSCHED_SIMULATE_SIMULATE_DESCHEDULE_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * ResourceSlices, ResourceClaims and ResourceClaimTemplates of the cluster
  * files, decoded as they are read (a bad one stops the run with its field
  * path) and fed to the scheduler's DRA store before the first cycle. */
-#ifndef MOONSCHED_CMD_SIMULATE_DRA_H
-#define MOONSCHED_CMD_SIMULATE_DRA_H
+#ifndef MOONSCHED_SIMULATE_SIMULATE_DRA_H
+#define MOONSCHED_SIMULATE_SIMULATE_DRA_H
 
 #include <stdint.h>
 

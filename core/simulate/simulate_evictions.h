@@ -7,8 +7,8 @@
  * eviction, in time order, is printed with why and where the scheduler
  * would place the pod again (the caller's `place`). Pods a taint never
  * evicts (tolerated for ever) are listed as staying. */
-#ifndef MOONSCHED_CMD_SIMULATE_EVICTIONS_H
-#define MOONSCHED_CMD_SIMULATE_EVICTIONS_H
+#ifndef MOONSCHED_SIMULATE_SIMULATE_EVICTIONS_H
+#define MOONSCHED_SIMULATE_SIMULATE_EVICTIONS_H
 
 #include <stdint.h>
 #include <stdio.h>

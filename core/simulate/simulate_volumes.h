@@ -15,8 +15,8 @@
  *     label, if any); the claim is bound to it.
  * Each change goes through ms_scheduler_storage_set, as an informer would
  * deliver it, with a resourceVersion one above the object's. */
-#ifndef MOONSCHED_CMD_SIMULATE_VOLUMES_H
-#define MOONSCHED_CMD_SIMULATE_VOLUMES_H
+#ifndef MOONSCHED_SIMULATE_SIMULATE_VOLUMES_H
+#define MOONSCHED_SIMULATE_SIMULATE_VOLUMES_H
 
 #include <stdint.h>
 #include <stdio.h>
