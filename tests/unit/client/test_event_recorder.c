@@ -3,7 +3,7 @@
 #include <cjson/cJSON.h>
 #include <stdatomic.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "client/event_recorder.h"
 
 static const ms_logger quiet = {.level = -1};
@@ -237,9 +237,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 
 typedef struct fixture {
     server s;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     long answers[8];
     atomic_int nanswers;
 } fixture;
@@ -252,20 +250,14 @@ static void note_answer(void *ctx, long status) {
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, &f->s);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
-    ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
+    fa_start(&f->api, handler, &f->s, &quiet);
     *state = f;
     return 0;
 }
 
 static int fx_teardown(void **state) {
     fixture *f = *state;
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     free(f);
     return 0;
 }
@@ -277,7 +269,7 @@ static ms_rc send_one(fixture *f, ms_event_recorder *r, long *status) {
     ms_event_send_options o = {.answered = note_answer, .ctx = f};
     ms_kube_response resp;
     ms_error err = {0};
-    ms_rc rc = ms_event_recorder_send(r, f->c, &p, &o, &resp, &err);
+    ms_rc rc = ms_event_recorder_send(r, f->api.c, &p, &o, &resp, &err);
     *status = resp.status;
     ms_kube_response_free(&resp);
     ms_event_post_free(&p);
@@ -296,17 +288,17 @@ static void test_send_series_gone(void **state) {
     assert_int_equal(ms_event_recorder_build_series(r, &ev, "web-1.1", WALL, &p), MS_OK);
     ms_kube_response resp;
     ms_error err = {0};
-    assert_int_equal(ms_event_recorder_send(r, f->c, &p, NULL, &resp, &err), MS_OK);
+    assert_int_equal(ms_event_recorder_send(r, f->api.c, &p, NULL, &resp, &err), MS_OK);
     assert_int_equal(resp.status, 201);
     ms_kube_response_free(&resp);
     ms_event_post_free(&p);
-    assert_int_equal(fh_nreqs(f->srv), 2);
-    assert_string_equal(f->srv->reqs[0].method, "PATCH");
-    assert_string_equal(f->srv->reqs[1].method, "POST");
-    assert_string_equal(f->srv->reqs[1].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    assert_int_equal(fh_nreqs(f->api.srv), 2);
+    assert_string_equal(f->api.srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->api.srv->reqs[1].method, "POST");
+    assert_string_equal(f->api.srv->reqs[1].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
     long status;
     assert_int_equal(send_one(f, r, &status), MS_OK);   /* still v1 */
-    assert_string_equal(f->srv->reqs[2].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    assert_string_equal(f->api.srv->reqs[2].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
     ms_event_recorder_free(r);
 }
 
@@ -317,8 +309,8 @@ static void test_send_v1(void **state) {
     long status;
     assert_int_equal(send_one(f, r, &status), MS_OK);
     assert_int_equal(status, 201);
-    assert_int_equal(fh_nreqs(f->srv), 1);
-    assert_string_equal(f->srv->reqs[0].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    assert_int_equal(fh_nreqs(f->api.srv), 1);
+    assert_string_equal(f->api.srv->reqs[0].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
     assert_int_equal(atomic_load(&f->nanswers), 1);
     assert_int_equal(f->answers[0], 201);
     ms_event_recorder_free(r);
@@ -332,10 +324,10 @@ static void test_send_falls_back_to_core(void **state) {
     long status;
     assert_int_equal(send_one(f, r, &status), MS_OK);
     assert_int_equal(status, 201);
-    assert_int_equal(fh_nreqs(f->srv), 2);
-    assert_string_equal(f->srv->reqs[0].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
-    assert_string_equal(f->srv->reqs[1].path, "/api/v1/namespaces/team-a/events");
-    assert_non_null(strstr(f->srv->reqs[1].body, "\"involvedObject\""));
+    assert_int_equal(fh_nreqs(f->api.srv), 2);
+    assert_string_equal(f->api.srv->reqs[0].path, "/apis/events.k8s.io/v1/namespaces/team-a/events");
+    assert_string_equal(f->api.srv->reqs[1].path, "/api/v1/namespaces/team-a/events");
+    assert_non_null(strstr(f->api.srv->reqs[1].body, "\"involvedObject\""));
     assert_int_equal(atomic_load(&f->nanswers), 2);
     assert_int_equal(f->answers[0], 404);
     assert_int_equal(f->answers[1], 201);
@@ -347,8 +339,8 @@ static void test_send_falls_back_to_core(void **state) {
     assert_null(p.fallback_path);
     ms_event_post_free(&p);
     assert_int_equal(send_one(f, r, &status), MS_OK);
-    assert_int_equal(fh_nreqs(f->srv), 3);
-    assert_string_equal(f->srv->reqs[2].path, "/api/v1/namespaces/team-a/events");
+    assert_int_equal(fh_nreqs(f->api.srv), 3);
+    assert_string_equal(f->api.srv->reqs[2].path, "/api/v1/namespaces/team-a/events");
     ms_event_recorder_free(r);
 }
 
@@ -361,7 +353,7 @@ static void test_send_failure_no_fallback(void **state) {
     long status;
     assert_int_equal(send_one(f, r, &status), MS_OK);
     assert_int_equal(status, 403);
-    assert_int_equal(fh_nreqs(f->srv), 1);
+    assert_int_equal(fh_nreqs(f->api.srv), 1);
     ms_event ev = {.regarding = &pod, .type = "Normal", .reason = "Scheduled", .action = "Binding", .note = "y"};
     ms_event_post p;
     assert_int_equal(ms_event_recorder_build(r, &ev, WALL, &p), MS_OK);

@@ -7,7 +7,7 @@
 
 #include <stdatomic.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "fixtures.h"
 #include "controllers/taint_eviction_controller.h"
 
@@ -37,9 +37,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 
 typedef struct fixture {
     server_state st;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     fx_env env;
     ms_taint_eviction *te;
     atomic_bool leading;
@@ -56,13 +54,10 @@ static fixture *start(const char *minor, bool leading) {
     fixture *f = calloc(1, sizeof *f);
     f->st.minor = minor;
     atomic_store(&f->leading, leading);
-    f->srv = fh_start(handler, &f->st);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
+    fa_start(&f->api, handler, &f->st, &quiet);
     ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
     fx_env_init(&f->env);
-    ms_taint_eviction_options o = {.client = f->c, .in = f->env.in, .log = &quiet, .workers = 2,
+    ms_taint_eviction_options o = {.client = f->api.c, .in = f->env.in, .log = &quiet, .workers = 2,
                                    .leading = is_leading, .leading_ctx = f, .deleted = on_deleted,
                                    .deleted_ctx = f};
     if (ms_taint_eviction_start(&o, &f->te, &err) != MS_OK) fail_msg("start: %s", err.msg);
@@ -71,9 +66,7 @@ static fixture *start(const char *minor, bool leading) {
 
 static void stop(fixture *f) {
     ms_taint_eviction_stop(f->te, 1);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     fx_env_free(&f->env);
     free(f);
 }
@@ -104,16 +97,16 @@ static void observe_pod(fixture *f, const char *name, const char *tol) {
 static int find_req(fixture *f, int from, const char *method, const char *path, const char *body, double wait) {
     double until = fh_now() + wait;
     do {
-        pthread_mutex_lock(&f->srv->mu);
-        for (int i = from; i < f->srv->nreqs; i++) {
-            const fh_request *r = &f->srv->reqs[i];
+        pthread_mutex_lock(&f->api.srv->mu);
+        for (int i = from; i < f->api.srv->nreqs; i++) {
+            const fh_request *r = &f->api.srv->reqs[i];
             if (strcmp(r->method, method) == 0 && strstr(r->path, path) &&
                 (!body || (r->body && strstr(r->body, body)))) {
-                pthread_mutex_unlock(&f->srv->mu);
+                pthread_mutex_unlock(&f->api.srv->mu);
                 return i;
             }
         }
-        pthread_mutex_unlock(&f->srv->mu);
+        pthread_mutex_unlock(&f->api.srv->mu);
         fh_sleep(0.01);
     } while (fh_now() < until);
     return -1;

@@ -4,7 +4,7 @@
 #include <poll.h>
 #include <stdatomic.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "fixtures.h"
 #include "run/api_binder.h"
 
@@ -62,9 +62,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 }
 
 typedef struct fixture {
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     fx_env env;
     ms_metrics *metrics;
     ms_api_binder *b;
@@ -76,14 +74,11 @@ typedef struct fixture {
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     atomic_store(&release_slow, false);
-    f->srv = fh_start(handler, NULL);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
+    fa_start(&f->api, handler, NULL, &quiet);
     ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
     fx_env_init(&f->env);
     f->metrics = ms_metrics_new(NULL, 0);
-    if (ms_api_binder_new(f->c, f->env.in, f->metrics, 4, &f->b, &err) != MS_OK) fail_msg("binder: %s", err.msg);
+    if (ms_api_binder_new(f->api.c, f->env.in, f->metrics, 4, &f->b, &err) != MS_OK) fail_msg("binder: %s", err.msg);
     *state = f;
     return 0;
 }
@@ -93,9 +88,7 @@ static int fx_teardown(void **state) {
     atomic_store(&release_slow, true);
     ms_api_binder_free(f->b);
     ms_metrics_free(f->metrics);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     fx_env_free(&f->env);
     free(f);
     return 0;
@@ -147,9 +140,9 @@ static void test_binding_request(void **state) {
     assert_int_equal(ms_api_binder_in_flight(f->b), 1);
     drain_until(f, 1);
     assert_int_equal(ms_api_binder_in_flight(f->b), 0);
-    assert_int_equal(fh_nreqs(f->srv), 1);
-    assert_string_equal(f->srv->reqs[0].path, "/api/v1/namespaces/team/pods/ok-1/binding");
-    cJSON *b = cJSON_Parse(f->srv->reqs[0].body);
+    assert_int_equal(fh_nreqs(f->api.srv), 1);
+    assert_string_equal(f->api.srv->reqs[0].path, "/api/v1/namespaces/team/pods/ok-1/binding");
+    cJSON *b = cJSON_Parse(f->api.srv->reqs[0].body);
     assert_non_null(b);
     assert_string_equal(cJSON_GetObjectItem(b, "kind")->valuestring, "Binding");
     const cJSON *m = cJSON_GetObjectItem(b, "metadata"), *t = cJSON_GetObjectItem(b, "target");
@@ -239,7 +232,7 @@ static void test_stop_drops_unanswered(void **state) {
     drain_until(f, 1);
     bind_pod(f, "slow", 0, 0);
     double end = fh_now() + 2;
-    while (fh_nreqs(f->srv) < 2 && fh_now() < end) fh_sleep(0.005);
+    while (fh_nreqs(f->api.srv) < 2 && fh_now() < end) fh_sleep(0.005);
     ms_api_binder_stop(f->b);
     ms_api_binder_drain(f->b, collect, f);
     assert_int_equal(f->n, 1);

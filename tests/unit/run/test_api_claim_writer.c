@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 #include <poll.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "fixtures.h"
 #include "api/dra.h"
 #include "run/api_claim_writer.h"
@@ -89,9 +89,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 
 typedef struct fixture {
     server_claim claim;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     fx_env env;
     ms_api_claim_writer *w;
     ms_claim_writer ops;
@@ -103,13 +101,10 @@ static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     pthread_mutex_init(&f->claim.mu, NULL);
     snprintf(f->claim.rv, sizeof f->claim.rv, "7");
-    f->srv = fh_start(handler, &f->claim);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
+    fa_start(&f->api, handler, &f->claim, &quiet);
     ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
     fx_env_init(&f->env);
-    if (ms_api_claim_writer_new(f->c, f->env.in, NULL, &quiet, &f->w, &err) != MS_OK) fail_msg("writer: %s", err.msg);
+    if (ms_api_claim_writer_new(f->api.c, f->env.in, NULL, &quiet, &f->w, &err) != MS_OK) fail_msg("writer: %s", err.msg);
     f->ops = ms_api_claim_writer_vtable(f->w);
     *state = f;
     return 0;
@@ -118,9 +113,7 @@ static int fx_setup(void **state) {
 static int fx_teardown(void **state) {
     fixture *f = *state;
     ms_api_claim_writer_free(f->w);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     fx_env_free(&f->env);
     pthread_mutex_destroy(&f->claim.mu);
     free(f);
@@ -174,9 +167,9 @@ static void write_and_wait(fixture *f, bool allocate, int want) {
     ms_dra_unref(seen);
     ms_dra_unref(status);
     double end = fh_now() + 10;
-    while (fh_nreqs(f->srv) < want && fh_now() < end) fh_sleep(0.005);
+    while (fh_nreqs(f->api.srv) < want && fh_now() < end) fh_sleep(0.005);
     fh_sleep(0.1);   /* nothing more comes */
-    assert_int_equal(fh_nreqs(f->srv), want);
+    assert_int_equal(fh_nreqs(f->api.srv), want);
     end = fh_now() + 5;
     for (;;) {
         struct pollfd pf = {.fd = ms_api_claim_writer_fd(f->w), .events = POLLIN};
@@ -189,7 +182,7 @@ static void write_and_wait(fixture *f, bool allocate, int want) {
 }
 
 static cJSON *body(fixture *f, int i) {
-    cJSON *b = cJSON_Parse(f->srv->reqs[i].body);
+    cJSON *b = cJSON_Parse(f->api.srv->reqs[i].body);
     assert_non_null(b);
     return b;
 }
@@ -207,7 +200,7 @@ static void test_allocation_and_reservation(void **state) {
     fixture *f = *state;
     write_and_wait(f, true, 2);
     assert_int_equal(f->nfailed, 0);
-    const fh_request *r = &f->srv->reqs[0];
+    const fh_request *r = &f->api.srv->reqs[0];
     assert_string_equal(r->method, "PATCH");
     assert_string_equal(r->path, CLAIM_PATH);
     assert_non_null(strstr(r->headers, "application/strategic-merge-patch+json"));
@@ -217,7 +210,7 @@ static void test_allocation_and_reservation(void **state) {
     assert_true(cJSON_Compare(b, want, true));
     cJSON_Delete(want);
     cJSON_Delete(b);
-    r = &f->srv->reqs[1];
+    r = &f->api.srv->reqs[1];
     assert_string_equal(r->method, "PATCH");
     assert_string_equal(r->path, CLAIM_PATH "/status");
     assert_non_null(strstr(r->headers, "application/merge-patch+json"));
@@ -248,9 +241,9 @@ static void test_conflict_reread_and_retried(void **state) {
     f->claim.status = "{\"reservedFor\":[{\"resource\":\"pods\",\"name\":\"other\",\"uid\":\"uid-other\"}]}";
     write_and_wait(f, false, 3);
     assert_int_equal(f->nfailed, 0);
-    assert_string_equal(f->srv->reqs[1].method, "GET");
-    assert_string_equal(f->srv->reqs[1].path, CLAIM_PATH);
-    assert_string_equal(f->srv->reqs[2].method, "PATCH");
+    assert_string_equal(f->api.srv->reqs[1].method, "GET");
+    assert_string_equal(f->api.srv->reqs[1].path, CLAIM_PATH);
+    assert_string_equal(f->api.srv->reqs[2].method, "PATCH");
     cJSON *b = body(f, 2);
     assert_string_equal(at(b, "metadata", "resourceVersion")->valuestring, "8");
     const cJSON *rf = at(b, "status", "reservedFor");
@@ -310,9 +303,9 @@ static void test_unreserve(void **state) {
     ms_pod *p = pod(f);
     f->ops.unreserve(f->ops.ctx, p, claims, 1);
     double end = fh_now() + 10;
-    while (fh_nreqs(f->srv) < 1 && fh_now() < end) fh_sleep(0.005);
-    assert_int_equal(fh_nreqs(f->srv), 1);
-    const fh_request *r = &f->srv->reqs[0];
+    while (fh_nreqs(f->api.srv) < 1 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->api.srv), 1);
+    const fh_request *r = &f->api.srv->reqs[0];
     assert_string_equal(r->method, "PATCH");
     assert_string_equal(r->path, CLAIM_PATH "/status");
     assert_non_null(strstr(r->headers, "application/strategic-merge-patch+json"));
@@ -323,8 +316,8 @@ static void test_unreserve(void **state) {
     cJSON_Delete(want);
     f->claim.patch_status = 422;
     f->ops.unreserve(f->ops.ctx, p, claims, 1);
-    while (fh_nreqs(f->srv) < 2 && fh_now() < end) fh_sleep(0.005);
-    assert_int_equal(fh_nreqs(f->srv), 2);
+    while (fh_nreqs(f->api.srv) < 2 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->api.srv), 2);
     fh_sleep(0.1);
     ms_api_claim_writer_drain(f->w, failed, f);
     assert_int_equal(f->nfailed, 0);
@@ -341,9 +334,9 @@ static void test_deallocate(void **state) {
     ms_pod *p = pod(f);
     f->ops.deallocate(f->ops.ctx, p, c);
     double end = fh_now() + 10;
-    while (fh_nreqs(f->srv) < 1 && fh_now() < end) fh_sleep(0.005);
-    assert_int_equal(fh_nreqs(f->srv), 1);
-    const fh_request *r = &f->srv->reqs[0];
+    while (fh_nreqs(f->api.srv) < 1 && fh_now() < end) fh_sleep(0.005);
+    assert_int_equal(fh_nreqs(f->api.srv), 1);
+    const fh_request *r = &f->api.srv->reqs[0];
     assert_string_equal(r->method, "PATCH");
     assert_string_equal(r->path, CLAIM_PATH "/status");
     assert_non_null(strstr(r->headers, "application/merge-patch+json"));
@@ -354,9 +347,9 @@ static void test_deallocate(void **state) {
     cJSON_Delete(want);
     f->claim.always_conflict = true;
     f->ops.deallocate(f->ops.ctx, p, c);
-    while (fh_nreqs(f->srv) < 2 && fh_now() < end) fh_sleep(0.005);
+    while (fh_nreqs(f->api.srv) < 2 && fh_now() < end) fh_sleep(0.005);
     fh_sleep(0.1);   /* nothing more comes */
-    assert_int_equal(fh_nreqs(f->srv), 2);
+    assert_int_equal(fh_nreqs(f->api.srv), 2);
     ms_api_claim_writer_drain(f->w, failed, f);
     assert_int_equal(f->nfailed, 0);
     ms_pod_unref(p);

@@ -2,7 +2,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "fixtures.h"
 #include "run/api_reporter.h"
 
@@ -25,9 +25,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 }
 
 typedef struct fixture {
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     fx_env env;
     ms_event_recorder *events;
     ms_poster *poster;
@@ -47,7 +45,7 @@ static ms_pod *pod_named(fixture *f, const char *name) {
 
 static void start(fixture *f, double interval, double qps) {
     ms_error err = {0};
-    ms_poster_options po = {.client = f->c, .events = f->events, .log = &quiet};
+    ms_poster_options po = {.client = f->api.c, .events = f->events, .log = &quiet};
     if (ms_poster_start(&po, &f->poster, &err) != MS_OK) fail_msg("poster: %s", err.msg);
     ms_api_reporter_options o = {.in = f->env.in, .poster = f->poster, .events = f->events, .log = &quiet,
                                  .event_interval = interval, .event_qps = qps,
@@ -59,11 +57,7 @@ static void start(fixture *f, double interval, double qps) {
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, &f->faults);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
-    ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
+    fa_start(&f->api, handler, &f->faults, &quiet);
     ms_event_recorder_options ro = {.controller = "default-scheduler", .instance = "moonsched"};
     f->events = ms_event_recorder_new(&ro);
     fx_env_init(&f->env);
@@ -81,9 +75,7 @@ static int fx_teardown(void **state) {
     ms_pod_unref(f->pod);
     ms_pod_unref(f->other);
     fx_env_free(&f->env);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     free(f);
     return 0;
 }
@@ -91,11 +83,11 @@ static int fx_teardown(void **state) {
 /* Sends what is queued; the requests are then the server's. */
 static int flush(fixture *f) {
     ms_poster_stop(f->poster);
-    return fh_nreqs(f->srv);
+    return fh_nreqs(f->api.srv);
 }
 
 static cJSON *body(fixture *f, int i) {
-    cJSON *b = cJSON_Parse(f->srv->reqs[i].body);
+    cJSON *b = cJSON_Parse(f->api.srv->reqs[i].body);
     assert_non_null(b);
     return b;
 }
@@ -112,10 +104,10 @@ static const char *str(const cJSON *o, const char *a, const char *b) {
 /* Request i is a strategic merge patch of p's status: its body (*b, to
  * free) and first condition. */
 static const cJSON *status_condition(fixture *f, int i, cJSON **b) {
-    assert_string_equal(f->srv->reqs[i].method, "PATCH");
-    assert_string_equal(f->srv->reqs[i].path, STATUS);
+    assert_string_equal(f->api.srv->reqs[i].method, "PATCH");
+    assert_string_equal(f->api.srv->reqs[i].path, STATUS);
     char ct[64];
-    assert_non_null(fh_header(&f->srv->reqs[i], "Content-Type", ct, sizeof ct));
+    assert_non_null(fh_header(&f->api.srv->reqs[i], "Content-Type", ct, sizeof ct));
     assert_string_equal(ct, "application/strategic-merge-patch+json");
     *b = body(f, i);
     return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(*b, "status"), "conditions"), 0);
@@ -147,7 +139,7 @@ static void test_unschedulable_aggregation(void **state) {
     assert_int_equal(ts[19], 'Z');
     cJSON_Delete(b);
 
-    assert_string_equal(f->srv->reqs[1].path, EVENTS);
+    assert_string_equal(f->api.srv->reqs[1].path, EVENTS);
     b = body(f, 1);
     assert_string_equal(str(b, "reason", NULL), "FailedScheduling");
     assert_string_equal(str(b, "type", NULL), "Warning");
@@ -157,7 +149,7 @@ static void test_unschedulable_aggregation(void **state) {
     assert_null(cJSON_GetObjectItem(b, "series"));
     cJSON_Delete(b);
 
-    assert_string_equal(f->srv->reqs[2].path, STATUS);   /* the new message */
+    assert_string_equal(f->api.srv->reqs[2].path, STATUS);   /* the new message */
     b = body(f, 3);
     assert_string_equal(str(b, "reason", NULL), "Scheduled");
     assert_string_equal(str(b, "action", NULL), "Binding");
@@ -186,8 +178,8 @@ static void test_gated_condition(void **state) {
     assert_int_equal(ms_api_reporter_patches_skipped(f->r), 2);
     assert_int_equal(ms_api_reporter_failed_attempts(f->r, f->pod), 0);
     assert_int_equal(flush(f), 1);
-    assert_string_equal(f->srv->reqs[0].method, "PATCH");
-    assert_string_equal(f->srv->reqs[0].path, STATUS);
+    assert_string_equal(f->api.srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->api.srv->reqs[0].path, STATUS);
     cJSON *b = body(f, 0);
     const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "status"), "conditions"), 0);
     assert_string_equal(str(c, "type", NULL), "PodScheduled");
@@ -221,10 +213,10 @@ static void test_repeats_as_series(void **state) {
     assert_int_equal(flush(f), 5);
     int ev[3], ne = 0;
     for (int i = 0; i < 5; i++)
-        if (strncmp(f->srv->reqs[i].path, EVENTS, strlen(EVENTS)) == 0 && ne < 3) ev[ne++] = i;
+        if (strncmp(f->api.srv->reqs[i].path, EVENTS, strlen(EVENTS)) == 0 && ne < 3) ev[ne++] = i;
     assert_int_equal(ne, 3);
-    assert_string_equal(f->srv->reqs[ev[0]].method, "POST");
-    assert_string_equal(f->srv->reqs[ev[0]].path, EVENTS);
+    assert_string_equal(f->api.srv->reqs[ev[0]].method, "POST");
+    assert_string_equal(f->api.srv->reqs[ev[0]].path, EVENTS);
     cJSON *b = body(f, ev[0]);
     assert_string_equal(str(b, "reason", NULL), "FailedScheduling");
     assert_null(cJSON_GetObjectItem(b, "series"));
@@ -233,7 +225,7 @@ static void test_repeats_as_series(void **state) {
     assert_non_null(strstr(path, "/events/p."));
     cJSON_Delete(b);
     for (int k = 1; k < 3; k++) {
-        const fh_request *q = &f->srv->reqs[ev[k]];
+        const fh_request *q = &f->api.srv->reqs[ev[k]];
         assert_string_equal(q->method, "PATCH");
         assert_string_equal(q->path, path);   /* the same Event */
         char ct[64];
@@ -269,9 +261,9 @@ static void test_series_event_gone(void **state) {
     cJSON *first = body(f, 1);
     const char *name = str(first, "metadata", "name");
     for (int i = 3; i < 6; i += 2) {
-        assert_string_equal(f->srv->reqs[i - 1].method, "PATCH");
-        assert_string_equal(f->srv->reqs[i].method, "POST");
-        assert_string_equal(f->srv->reqs[i].path, EVENTS);   /* not core/v1 */
+        assert_string_equal(f->api.srv->reqs[i - 1].method, "PATCH");
+        assert_string_equal(f->api.srv->reqs[i].method, "POST");
+        assert_string_equal(f->api.srv->reqs[i].path, EVENTS);   /* not core/v1 */
         cJSON *b = body(f, i);
         assert_string_equal(str(b, "metadata", "name"), name);
         assert_true(num(b, "series", "count") == (i == 3 ? 2 : 3));
@@ -291,8 +283,8 @@ static void test_series_finishes(void **state) {
     fh_sleep(0.15);
     ms_api_reporter_unschedulable(f->r, f->pod, false, "full");
     assert_int_equal(flush(f), 3);
-    assert_string_equal(f->srv->reqs[1].method, "POST");
-    assert_string_equal(f->srv->reqs[2].method, "POST");
+    assert_string_equal(f->api.srv->reqs[1].method, "POST");
+    assert_string_equal(f->api.srv->reqs[2].method, "POST");
     cJSON *a = body(f, 1), *b = body(f, 2);
     assert_string_not_equal(str(a, "metadata", "name"), str(b, "metadata", "name"));
     assert_null(cJSON_GetObjectItem(b, "series"));
@@ -348,18 +340,18 @@ static void test_preemption_reports(void **state) {
     /* the event may be on the wire before the urgent ones are queued */
     int del = -1, ev = -1, nom[2], nn = 0;
     for (int i = 0; i < 4; i++) {
-        if (strcmp(f->srv->reqs[i].method, "DELETE") == 0) del = i;
-        else if (strcmp(f->srv->reqs[i].path, EVENTS) == 0) ev = i;
+        if (strcmp(f->api.srv->reqs[i].method, "DELETE") == 0) del = i;
+        else if (strcmp(f->api.srv->reqs[i].path, EVENTS) == 0) ev = i;
         else if (nn < 2) nom[nn++] = i;
     }
     assert_true(del >= 0 && ev >= 0 && nn == 2);
-    assert_string_equal(f->srv->reqs[del].path, "/api/v1/namespaces/team/pods/p");
+    assert_string_equal(f->api.srv->reqs[del].path, "/api/v1/namespaces/team/pods/p");
     cJSON *b = body(f, del);
     assert_string_equal(str(b, "kind", NULL), "DeleteOptions");
     assert_string_equal(str(b, "preconditions", "uid"), "uid-p");
     cJSON_Delete(b);
     assert_true(nom[0] < nom[1]);
-    assert_string_equal(f->srv->reqs[nom[0]].path, "/api/v1/namespaces/team/pods/big/status");
+    assert_string_equal(f->api.srv->reqs[nom[0]].path, "/api/v1/namespaces/team/pods/big/status");
     b = body(f, nom[0]);
     assert_string_equal(str(b, "status", "nominatedNodeName"), "node-2");
     cJSON_Delete(b);
@@ -392,8 +384,8 @@ static void test_disruption_target(void **state) {
     assert_string_equal(str(c, "message", NULL), "default-scheduler: preempting to accommodate a higher priority pod");
     assert_non_null(str(c, "lastTransitionTime", NULL));
     cJSON_Delete(b);
-    assert_string_equal(f->srv->reqs[1].method, "DELETE");
-    assert_string_equal(f->srv->reqs[1].path, "/api/v1/namespaces/team/pods/p");
+    assert_string_equal(f->api.srv->reqs[1].method, "DELETE");
+    assert_string_equal(f->api.srv->reqs[1].path, "/api/v1/namespaces/team/pods/p");
 }
 
 /* upstream's prepareCandidate: a victim whose DisruptionTarget condition
@@ -405,8 +397,8 @@ static void test_disruption_target_refused(void **state) {
     start(f, 30, 0);
     ms_api_reporter_evict(f->r, f->pod, f->other);
     assert_int_equal(flush(f), 1);
-    assert_string_equal(f->srv->reqs[0].method, "PATCH");
-    assert_string_equal(f->srv->reqs[0].path, STATUS);
+    assert_string_equal(f->api.srv->reqs[0].method, "PATCH");
+    assert_string_equal(f->api.srv->reqs[0].path, STATUS);
 }
 
 int main(void) {

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 #include <poll.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "fixtures.h"
 #include "run/api_volume_binder.h"
 #include "api/storage.h"
@@ -32,9 +32,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 }
 
 typedef struct fixture {
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     fx_env env;
     ms_api_volume_binder *b;
     ms_volume_binder ops;
@@ -44,13 +42,10 @@ typedef struct fixture {
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, NULL);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
+    fa_start(&f->api, handler, NULL, &quiet);
     ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
     fx_env_init(&f->env);
-    if (ms_api_volume_binder_new(f->c, f->env.in, NULL, &quiet, &f->b, &err) != MS_OK)
+    if (ms_api_volume_binder_new(f->api.c, f->env.in, NULL, &quiet, &f->b, &err) != MS_OK)
         fail_msg("binder: %s", err.msg);
     f->ops = ms_api_volume_binder_vtable(f->b);
     *state = f;
@@ -60,9 +55,7 @@ static int fx_setup(void **state) {
 static int fx_teardown(void **state) {
     fixture *f = *state;
     ms_api_volume_binder_free(f->b);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     fx_env_free(&f->env);
     free(f);
     return 0;
@@ -113,13 +106,13 @@ static ms_pod *pod(fixture *f, const char *name) {
 
 static void wait_requests(fixture *f, int want) {
     double end = fh_now() + 5;
-    while (fh_nreqs(f->srv) < want && fh_now() < end) fh_sleep(0.005);
+    while (fh_nreqs(f->api.srv) < want && fh_now() < end) fh_sleep(0.005);
     fh_sleep(0.05);   /* nothing more comes */
-    assert_int_equal(fh_nreqs(f->srv), want);
+    assert_int_equal(fh_nreqs(f->api.srv), want);
 }
 
 static cJSON *body(fixture *f, int i) {
-    cJSON *b = cJSON_Parse(f->srv->reqs[i].body);
+    cJSON *b = cJSON_Parse(f->api.srv->reqs[i].body);
     assert_non_null(b);
     return b;
 }
@@ -147,7 +140,7 @@ static void test_writes_in_order(void **state) {
     ms_storage_unref(data);
     ms_storage_unref(logs);
     wait_requests(f, 2);
-    const fh_request *r = &f->srv->reqs[0];
+    const fh_request *r = &f->api.srv->reqs[0];
     assert_string_equal(r->path, "/api/v1/persistentvolumes/pv-1");
     assert_non_null(strstr(r->headers, "application/merge-patch+json"));
     cJSON *b = body(f, 0);
@@ -159,7 +152,7 @@ static void test_writes_in_order(void **state) {
     assert_string_equal(str_at(b, "spec", "claimRef", "uid"), "uid-data");
     assert_string_equal(str_at(b, "spec", "claimRef", "resourceVersion"), "7");
     cJSON_Delete(b);
-    assert_string_equal(f->srv->reqs[1].path, "/api/v1/namespaces/team/persistentvolumeclaims/logs");
+    assert_string_equal(f->api.srv->reqs[1].path, "/api/v1/namespaces/team/persistentvolumeclaims/logs");
     b = body(f, 1);
     assert_string_equal(str_at(b, "metadata", "resourceVersion", NULL), "7");
     assert_string_equal(str_at(b, "metadata", "annotations", "volume.kubernetes.io/selected-node"), "node-2");

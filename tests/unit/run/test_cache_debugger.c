@@ -9,7 +9,7 @@
 #include "backend/queue.h"
 #include "cache_view_fixtures.h"
 #include "run/cache_debugger.h"
-#include "fake_http.h"
+#include "fake_api.h"
 #include "log_capture.h"
 
 #define POD(name, uid, spec) \
@@ -34,9 +34,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
 
 typedef struct fx {
     bool fail;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *client;
+    fa_api api;
     ms_interner *in;
     ms_decoder dec;
     log_capture lg;
@@ -48,15 +46,12 @@ static int setup(void **state) {
     fx *f = calloc(1, sizeof *f);
     log_capture_init(&f->lg);
     f->log = log_capture_logger(&f->lg, MS_LOG_INFO);
-    f->srv = fh_start(handler, &f->fail);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &f->log};
+    fa_start(&f->api, handler, &f->fail, &f->log);
     ms_error err = {0};
-    assert_int_equal(ms_kube_client_new(&co, &f->client, &err), MS_OK);
     f->in = ms_interner_new();
     ms_decoder_init(&f->dec, f->in);
     ms_str names[] = {ms_intern_cstr(f->in, "default-scheduler")};
-    ms_cache_debugger_options o = {.client = f->client, .decoder = &f->dec, .in = f->in, .log = &f->log,
+    ms_cache_debugger_options o = {.client = f->api.c, .decoder = &f->dec, .in = f->in, .log = &f->log,
                                    .scheduler_names = names, .nscheduler_names = 1};
     assert_int_equal(ms_cache_debugger_start(&o, &f->d, &err), MS_OK);
     *state = f;
@@ -66,9 +61,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fx *f = *state;
     ms_cache_debugger_stop(f->d);
-    ms_kube_client_free(f->client);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     ms_interner_free(f->in);
     log_capture_free(&f->lg);
     free(f);

@@ -2,7 +2,7 @@
 
 #include <stdatomic.h>
 
-#include "fake_http.h"
+#include "fake_api.h"
 #include "run/poster.h"
 
 static const ms_logger quiet = {.level = -1};
@@ -28,9 +28,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 
 typedef struct fixture {
     server s;
-    fake_http *srv;
-    ms_kubeconfig kc;
-    ms_kube_client *c;
+    fa_api api;
     ms_event_recorder *events;
     ms_metrics *metrics;
     ms_poster *p;
@@ -38,11 +36,7 @@ typedef struct fixture {
 
 static int fx_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    f->srv = fh_start(handler, &f->s);
-    f->kc.server = strdup(f->srv->url);
-    ms_kube_client_options co = {.config = &f->kc, .max_retries = -1, .log = &quiet};
-    ms_error err = {0};
-    if (ms_kube_client_new(&co, &f->c, &err) != MS_OK) fail_msg("client: %s", err.msg);
+    fa_start(&f->api, handler, &f->s, &quiet);
     ms_event_recorder_options ro = {.controller = "default-scheduler", .instance = "moonsched"};
     f->events = ms_event_recorder_new(&ro);
     f->metrics = ms_metrics_new(NULL, 0);
@@ -55,15 +49,13 @@ static int fx_teardown(void **state) {
     ms_poster_free(f->p);
     ms_event_recorder_free(f->events);
     ms_metrics_free(f->metrics);
-    ms_kube_client_free(f->c);
-    fh_stop(f->srv);
-    ms_kubeconfig_free(&f->kc);
+    fa_stop(&f->api);
     free(f);
     return 0;
 }
 
 static void start(fixture *f, uint32_t backlog) {
-    ms_poster_options o = {.client = f->c, .events = f->events, .metrics = f->metrics, .log = &quiet,
+    ms_poster_options o = {.client = f->api.c, .events = f->events, .metrics = f->metrics, .log = &quiet,
                            .backlog = backlog};
     ms_error err = {0};
     if (ms_poster_start(&o, &f->p, &err) != MS_OK) fail_msg("poster: %s", err.msg);
@@ -86,10 +78,10 @@ static void hold_first(fixture *f) {
 }
 
 static void assert_paths(fixture *f, const char *const *want, int n) {
-    assert_int_equal(fh_nreqs(f->srv), n);
+    assert_int_equal(fh_nreqs(f->api.srv), n);
     for (int i = 0; i < n; i++)
-        if (strcmp(f->srv->reqs[i].path, want[i]) != 0)
-            fail_msg("request %d: %s, want %s", i, f->srv->reqs[i].path, want[i]);
+        if (strcmp(f->api.srv->reqs[i].path, want[i]) != 0)
+            fail_msg("request %d: %s, want %s", i, f->api.srv->reqs[i].path, want[i]);
 }
 
 /* Deletions and nominations overtake the waiting patches and Events; each
@@ -106,10 +98,10 @@ static void test_urgent_first(void **state) {
     ms_poster_stop(f->p);
     const char *want[] = {"/first/status", "/victim", "/nominated/status", "/a/status", "/b/status"};
     assert_paths(f, want, 5);
-    assert_string_equal(f->srv->reqs[1].method, "DELETE");
-    assert_string_equal(f->srv->reqs[1].body, "{\"path\":\"/victim\"}");
+    assert_string_equal(f->api.srv->reqs[1].method, "DELETE");
+    assert_string_equal(f->api.srv->reqs[1].body, "{\"path\":\"/victim\"}");
     char ct[64];
-    assert_non_null(fh_header(&f->srv->reqs[2], "Content-Type", ct, sizeof ct));
+    assert_non_null(fh_header(&f->api.srv->reqs[2], "Content-Type", ct, sizeof ct));
     assert_string_equal(ct, "application/merge-patch+json");
     ms_poster_stats st;
     ms_poster_stats_get(f->p, &st);
