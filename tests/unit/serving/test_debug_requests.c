@@ -36,14 +36,26 @@ static bool readable(int fd, int ms) {
     return poll(&p, 1, ms) == 1;
 }
 
+/* k's question, asked from a thread of its own that waits for the answer. */
+static pthread_t start_asking(asker *k) {
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, ask, k), 0);
+    return t;
+}
+
+/* ... and once the serving side's fd says it is there. */
+static pthread_t asked(asker *k) {
+    pthread_t t = start_asking(k);
+    assert_true(readable(ms_debug_requests_fd(k->q), 5000));
+    return t;
+}
+
 static void test_answered_by_the_serving_thread(void **state) {
     (void)state;
     ms_debug_requests *q = ms_debug_requests_new();
     assert_non_null(q);
     asker k = {.q = q, .timeout = 10};
-    pthread_t t;
-    pthread_create(&t, NULL, ask, &k);
-    assert_true(readable(ms_debug_requests_fd(q), 5000));
+    pthread_t t = asked(&k);
     int calls = 0;
     ms_debug_requests_serve(q, answer, &calls);
     pthread_join(t, NULL);
@@ -59,8 +71,7 @@ static void test_timeout_then_late_answer(void **state) {
     (void)state;
     ms_debug_requests *q = ms_debug_requests_new();
     asker k = {.q = q, .timeout = 0.05};
-    pthread_t t;
-    pthread_create(&t, NULL, ask, &k);
+    pthread_t t = start_asking(&k);
     pthread_join(t, NULL);
     assert_int_equal(k.a.status, 503);
     assert_string_equal(k.a.body, "the scheduler did not answer in time\n");
@@ -77,9 +88,7 @@ static void test_close_answers_waiting_ones(void **state) {
     (void)state;
     ms_debug_requests *q = ms_debug_requests_new();
     asker k = {.q = q, .timeout = 30};
-    pthread_t t;
-    pthread_create(&t, NULL, ask, &k);
-    assert_true(readable(ms_debug_requests_fd(q), 5000));
+    pthread_t t = asked(&k);
     ms_debug_requests_close(q);
     pthread_join(t, NULL);
     assert_int_equal(k.a.status, 503);
@@ -116,9 +125,7 @@ static void test_later(void **state) {
     (void)state;
     ms_debug_requests *q = ms_debug_requests_new();
     asker k = {.q = q, .timeout = 10};
-    pthread_t t;
-    pthread_create(&t, NULL, ask, &k);
-    assert_true(readable(ms_debug_requests_fd(q), 5000));
+    pthread_t t = asked(&k);
     int finished = 0;
     ms_debug_requests_serve(q, answer_later, &finished);
     pthread_join(t, NULL);
@@ -128,7 +135,7 @@ static void test_later(void **state) {
     free(k.a.body);
 
     k.timeout = 0.05;   /* gone before the answer: the work is only released */
-    pthread_create(&t, NULL, ask, &k);
+    t = start_asking(&k);
     pthread_join(t, NULL);
     free(k.a.body);
     ms_debug_requests_serve(q, answer_later, &finished);

@@ -95,27 +95,41 @@ static ms_rc take_namespace(void *ctx, ms_namespace *o, ms_error *err) {
     return MS_OK;
 }
 
+/* The nodes and pods a valid spec generates, into c, with a fresh interner
+ * (*in) and its decoder. */
+static void generate(const char *spec, ms_interner **in, ms_decoder *d, ms_generator_spec *g, collected *c) {
+    *in = ms_interner_new();
+    ms_decoder_init(d, *in);
+    ms_generator_spec_default(g);
+    ms_error err = {0};
+    if (ms_generator_parse(spec, g, &err) != MS_OK) fail_msg("%s: %s", spec, err.msg);
+    ms_generator_sink sink = {c, take_node, take_pod, NULL, NULL, NULL};
+    if (ms_generate(g, d, &sink, &err) != MS_OK) fail_msg("%s: %s", spec, err.msg);
+}
+
+/* Drops the nodes and pods kept, for another run into c. */
+static void collected_free(collected *c) {
+    for (uint32_t i = 0; i < c->nnodes; i++) ms_node_unref(c->nodes[i]);
+    for (uint32_t i = 0; i < c->npods; i++) ms_pod_unref(c->pods[i]);
+    c->nnodes = c->npods = 0;
+}
+
 /* shape=volumes: a WaitForFirstConsumer class without provisioner, one
  * local PV per pending pod pinned round-robin to the nodes, one claim per
  * pending pod, and each pending pod using its claim. */
 static void test_volumes_shape(void **state) {
     (void)state;
-    ms_interner *in = ms_interner_new();
+    ms_interner *in = NULL;
     ms_decoder d;
-    ms_decoder_init(&d, in);
     ms_generator_spec g;
-    ms_generator_spec_default(&g);
-    ms_error err = {0};
-    assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
     collected st = {0};
+    generate("shape=volumes,nodes=2,pods=3,bound-pods=1", &in, &d, &g, &c);
+    ms_error err = {0};
     ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
-    memset(&c, 0, sizeof c);
+    collected_free(&c);
     ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
@@ -143,24 +157,17 @@ static void test_volumes_shape(void **state) {
         assert_int_equal(c.pods[i]->nvolumes, 1);
         assert_string_equal(ms_str_get(in, c.pods[i]->volumes[0].id), want);
     }
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    collected_free(&c);
     ms_interner_free(in);
 }
 
 static void test_generated_objects(void **state) {
     (void)state;
-    ms_interner *in = ms_interner_new();
+    ms_interner *in = NULL;
     ms_decoder d;
-    ms_decoder_init(&d, in);
     ms_generator_spec g;
-    ms_generator_spec_default(&g);
-    ms_error err = {0};
-    assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
-                     MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    generate("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &in, &d, &g, &c);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
 
@@ -207,8 +214,7 @@ static void test_generated_objects(void **state) {
     }
     assert_true(priorities_seen != 1 && priorities_seen != 2 && priorities_seen != 4);
 
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    collected_free(&c);
     ms_interner_free(in);
 }
 
@@ -216,20 +222,15 @@ static void test_generated_objects(void **state) {
  * node, and high-priority pending pods too big for what is left. */
 static void test_preemption_shape(void **state) {
     (void)state;
-    ms_interner *in = ms_interner_new();
+    ms_interner *in = NULL;
     ms_decoder d;
-    ms_decoder_init(&d, in);
     ms_generator_spec g;
     ms_generator_spec_default(&g);
     assert_string_equal(g.shape, "basic");
-    ms_error err = {0};
-    assert_int_equal(ms_generator_parse("shape=preemption,nodes=2,bound-pods=8,pods=2,pod-cpu=1",
-                                        &g, &err),
-                     MS_OK);
-    assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    generate("shape=preemption,nodes=2,bound-pods=8,pods=2,pod-cpu=1", &in, &d, &g, &c);
+    assert_string_equal(g.shape, "preemption");
+    ms_error err = {0};
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
     int64_t used[2] = {0, 0};
@@ -255,8 +256,7 @@ static void test_preemption_shape(void **state) {
                                  "node-affinity, volumes, deschedule or a scheduler_perf test case "
                                  "(SchedulingPodAffinity, MixedSchedulingBasePod, Unschedulable, ...: "
                                  "docs/performance.md), got \"square\"");
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    collected_free(&c);
     ms_interner_free(in);
 }
 
@@ -270,16 +270,11 @@ static void test_spreading_pods(void **state) {
     } cases[] = {{"nodes=3,pods=2,bound-pods=1,zones=3,spread=hard", MS_DO_NOT_SCHEDULE},
                  {"nodes=3,pods=2,bound-pods=1,zones=3,spread=soft", MS_SCHEDULE_ANYWAY}};
     for (size_t k = 0; k < 2; k++) {
-        ms_interner *in = ms_interner_new();
+        ms_interner *in = NULL;
         ms_decoder d;
-        ms_decoder_init(&d, in);
         ms_generator_spec g;
-        ms_generator_spec_default(&g);
-        ms_error err = {0};
-        assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-        if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+        generate(cases[k].spec, &in, &d, &g, &c);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
         assert_int_equal(c.pods[0]->meta.labels.n, 0);
@@ -295,8 +290,7 @@ static void test_spreading_pods(void **state) {
             assert_true(ms_label_selector_matches(&t->selector, &p->meta.labels, in));
             assert_int_equal(t->selector.n, 1);
         }
-        for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-        for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+        collected_free(&c);
         ms_interner_free(in);
     }
 }
@@ -306,16 +300,11 @@ static void test_spreading_pods(void **state) {
  * measured ones pending in sched-test. */
 static void test_pod_anti_affinity_shape(void **state) {
     (void)state;
-    ms_interner *in = ms_interner_new();
+    ms_interner *in = NULL;
     ms_decoder d;
-    ms_decoder_init(&d, in);
     ms_generator_spec g;
-    ms_generator_spec_default(&g);
-    ms_error err = {0};
-    assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    generate("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &in, &d, &g, &c);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
     ms_str test_ns = ms_intern_cstr(in, "sched-test"), setup_ns = ms_intern_cstr(in, "sched-setup");
@@ -336,8 +325,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     }
     /* the nodes are plain */
     assert_int_equal(c.nodes[0]->meta.labels.n, 2);
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    collected_free(&c);
     ms_interner_free(in);
 }
 
@@ -346,16 +334,11 @@ static void test_pod_anti_affinity_shape(void **state) {
  * (pod-with-node-affinity.yaml) requiring that key In [zone1, zone2]. */
 static void test_node_affinity_shape(void **state) {
     (void)state;
-    ms_interner *in = ms_interner_new();
+    ms_interner *in = NULL;
     ms_decoder d;
-    ms_decoder_init(&d, in);
     ms_generator_spec g;
-    ms_generator_spec_default(&g);
-    ms_error err = {0};
-    assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-    if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
+    generate("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &in, &d, &g, &c);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
     ms_str key = ms_intern_cstr(in, "failure-domain.beta.kubernetes.io/zone");
@@ -376,8 +359,7 @@ static void test_node_affinity_shape(void **state) {
         assert_string_equal(ms_str_get(in, p->meta.namespace_), "default");
         assert_int_equal(p->meta.labels.n, 0);
     }
-    for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-    for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+    collected_free(&c);
     ms_interner_free(in);
 }
 
@@ -433,17 +415,13 @@ static void test_upstream_shapes(void **state) {
          3, "red", "kubernetes.io/hostname", "measure-ns-0", false, true, true},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        ms_interner *in = ms_interner_new();
+        ms_interner *in = NULL;
         ms_decoder d;
-        ms_decoder_init(&d, in);
         ms_generator_spec g;
-        ms_generator_spec_default(&g);
-        ms_error err = {0};
-        assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
         collected nss = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
-        if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
+        generate(cases[k].spec, &in, &d, &g, &c);
+        ms_error err = {0};
         assert_int_equal(c.nnodes, cases[k].nodes);
         assert_int_equal(c.npods, cases[k].bound + cases[k].pending);
         for (uint32_t i = 0; i < c.npods; i++) {
@@ -472,8 +450,7 @@ static void test_upstream_shapes(void **state) {
         } else {
             assert_string_equal(ms_str_get(in, c.pods[0]->meta.namespace_), "sched-0");
         }
-        for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
-        for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
+        collected_free(&c);
 
         /* the namespaces, labelled team=devops for the selector cases */
         ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL};
@@ -548,8 +525,7 @@ static void test_dra_shape(void **state) {
     ms_dra_unref(ds.last_claim);
     sink.dra = NULL;
     assert_int_equal(ms_generate(&g, &d, &sink, &err), MS_EINVAL);
-    for (uint32_t i = 0; i < cp->nnodes; i++) ms_node_unref(cp->nodes[i]);
-    for (uint32_t i = 0; i < cp->npods; i++) ms_pod_unref(cp->pods[i]);
+    collected_free(cp);
     ms_interner_free(in);
 }
 
