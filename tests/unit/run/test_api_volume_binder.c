@@ -104,6 +104,14 @@ static ms_pod *pod(fixture *f, const char *name) {
     return fx_pod(&f->env.d, text);
 }
 
+/* Pod NAME's volumes handed to the binder for NODE: accepted, written later. */
+static void bind_pod(fixture *f, const char *name, const char *node, ms_pod_volumes *v) {
+    ms_pod *p = pod(f, name);
+    ms_error err = {0};
+    assert_int_equal(f->ops.bind(f->ops.ctx, p, ms_intern_cstr(f->env.in, node), v, &err), MS_OK);
+    ms_pod_unref(p);
+}
+
 static void wait_requests(fixture *f, int want) {
     double end = fh_now() + 5;
     while (fh_nreqs(f->api.srv) < want && fh_now() < end) fh_sleep(0.005);
@@ -131,10 +139,7 @@ static void test_writes_in_order(void **state) {
     ms_storage_object *pv = assumed_pv(f, "pv-1", "", &api);
     ms_volume_binding statics[] = {{.pvc = data, .pv = pv, .bound_by_controller = true}}, dyn[] = {{.pvc = logs}};
     ms_pod_volumes v = {1, statics, 1, dyn};
-    ms_pod *p = pod(f, "web-0");
-    ms_error err = {0};
-    assert_int_equal(f->ops.bind(f->ops.ctx, p, ms_intern_cstr(f->env.in, "node-2"), &v, &err), MS_OK);
-    ms_pod_unref(p);
+    bind_pod(f, "web-0", "node-2", &v);
     ms_storage_unref(pv);
     ms_storage_unref(api);
     ms_storage_unref(data);
@@ -171,10 +176,7 @@ static void test_prebound_pv(void **state) {
     ms_storage_object *pv = assumed_pv(f, "pv-2", ",\"claimRef\":{\"namespace\":\"team\",\"name\":\"data\"}", &api);
     ms_volume_binding statics[] = {{.pvc = data, .pv = pv, .bound_by_controller = false}};
     ms_pod_volumes v = {1, statics, 0, NULL};
-    ms_pod *p = pod(f, "web-1");
-    ms_error err = {0};
-    assert_int_equal(f->ops.bind(f->ops.ctx, p, ms_intern_cstr(f->env.in, "node-1"), &v, &err), MS_OK);
-    ms_pod_unref(p);
+    bind_pod(f, "web-1", "node-1", &v);
     ms_storage_unref(pv);
     ms_storage_unref(api);
     ms_storage_unref(data);
@@ -193,10 +195,7 @@ static void test_refusal_stops_and_is_reported(void **state) {
     ms_storage_object *pv = assumed_pv(f, "conflict-pv", "", &api);
     ms_volume_binding statics[] = {{.pvc = data, .pv = pv}}, dyn[] = {{.pvc = logs}};
     ms_pod_volumes v = {1, statics, 1, dyn};
-    ms_pod *p = pod(f, "web-2");
-    ms_error err = {0};
-    assert_int_equal(f->ops.bind(f->ops.ctx, p, ms_intern_cstr(f->env.in, "node-1"), &v, &err), MS_OK);
-    ms_pod_unref(p);
+    bind_pod(f, "web-2", "node-1", &v);
     ms_storage_unref(pv);
     ms_storage_unref(api);
     ms_storage_unref(data);
