@@ -5,7 +5,7 @@
 # kube-controller-manager ($kcm_pid, start_kcm) and upstream kube-scheduler
 # ($ks_pid, start_ks) and what the suite registered with stop_at_exit on
 # exit, and brings the TAP helpers (tests/lib/tap.sh), mknode, mkpod,
-# node_of and capacity_ok (every node's bound pods fit its allocatable).
+# mkpods, node_of and capacity_ok (every node's bound pods fit its allocatable).
 set -u
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -106,50 +106,71 @@ token_of() {
 # the name; JSON values are merged into the object, so any field a check
 # needs (taints, tolerations, affinity, nodeName, ownerReferences...) goes
 # in without a helper of its own.
-#   mknode NAME [cpu=4] [memory=8Gi] [pods=110] [labels=JSON] [spec=JSON]
+#   mknode NAME [cpu=4] [memory=8Gi] [pods=110] [labels=JSON] [taints=JSON]
+#          [spec=JSON]
 #   mkpod NAME [ns=default] [cpu=100m] [memory=64Mi] [labels=JSON]
 #         [metadata=JSON] [spec=JSON] [scheduler=NAME] [node=NAME]
-# memory= (empty) leaves the memory request out. Each prints a TAP
-# comment when the server refuses the object.
+#         [priority=CLASS] [tolerations=JSON]
+# A pod NAME of the form NS/NAME is in NS. cpu= or memory= (empty) leaves
+# that request out. Each prints a TAP comment and fails when the server
+# refuses the object.
 mknode() {
-    local name=$1 cpu=4 memory=8Gi pods=110 labels='{}' spec='{}' a
+    local name=$1 cpu=4 memory=8Gi pods=110 labels='{}' taints=null spec='{}' a
     shift
     for a in "$@"; do
         case $a in
         cpu=*) cpu=${a#*=} ;; memory=*) memory=${a#*=} ;; pods=*) pods=${a#*=} ;;
-        labels=*) labels=${a#*=} ;; spec=*) spec=${a#*=} ;;
+        labels=*) labels=${a#*=} ;; taints=*) taints=${a#*=} ;; spec=*) spec=${a#*=} ;;
         *) echo "# mknode: unknown argument $a" >&2; return 1 ;;
         esac
     done
     jq -nc --arg n "$name" --arg c "$cpu" --arg m "$memory" --arg p "$pods" \
-        --argjson l "$labels" --argjson s "$spec" \
-        '{apiVersion: "v1", kind: "Node", metadata: {name: $n, labels: $l}, spec: $s,
+        --argjson l "$labels" --argjson t "$taints" --argjson s "$spec" \
+        '{apiVersion: "v1", kind: "Node", metadata: {name: $n, labels: $l},
+          spec: ((if $t == null then {} else {taints: $t} end) + $s),
           status: {capacity: {cpu: $c, memory: $m, pods: $p}, allocatable: {cpu: $c, memory: $m, pods: $p}}}' |
-        kube_api POST /api/v1/nodes @- | jq -e .metadata.uid >/dev/null || echo "# could not create node $name"
+        kube_api POST /api/v1/nodes @- | jq -e .metadata.uid >/dev/null ||
+        { echo "# could not create node $name"; return 1; }
 }
 mkpod() {
-    local name=$1 ns=default cpu=100m memory=64Mi labels='{}' meta='{}' spec='{}' sched='' node='' a
+    local name=$1 ns=default cpu=100m memory=64Mi labels='{}' meta='{}' spec='{}' sched='' node='' class=''
+    local tol=null a
     shift
+    case $name in */*) ns=${name%%/*} name=${name#*/} ;; esac
     for a in "$@"; do
         case $a in
         ns=*) ns=${a#*=} ;; cpu=*) cpu=${a#*=} ;; memory=*) memory=${a#*=} ;;
         labels=*) labels=${a#*=} ;; metadata=*) meta=${a#*=} ;; spec=*) spec=${a#*=} ;;
-        scheduler=*) sched=${a#*=} ;; node=*) node=${a#*=} ;;
+        scheduler=*) sched=${a#*=} ;; node=*) node=${a#*=} ;; priority=*) class=${a#*=} ;;
+        tolerations=*) tol=${a#*=} ;;
         *) echo "# mkpod: unknown argument $a" >&2; return 1 ;;
         esac
     done
     jq -nc --arg n "$name" --arg c "$cpu" --arg m "$memory" --arg sn "$sched" --arg nn "$node" \
-        --argjson l "$labels" --argjson md "$meta" --argjson s "$spec" \
+        --arg pc "$class" --argjson l "$labels" --argjson md "$meta" --argjson s "$spec" --argjson t "$tol" \
         '{apiVersion: "v1", kind: "Pod", metadata: ({name: $n, labels: $l} + $md),
           spec: ({containers: [{name: "c", image: "pause", resources: {requests:
-                   ({cpu: $c} + (if $m == "" then {} else {memory: $m} end))}}]} + $s
+                   ((if $c == "" then {} else {cpu: $c} end) + (if $m == "" then {} else {memory: $m} end))}}]} + $s
                  + (if $sn == "" then {} else {schedulerName: $sn} end)
-                 + (if $nn == "" then {} else {nodeName: $nn} end))}' |
+                 + (if $nn == "" then {} else {nodeName: $nn} end)
+                 + (if $pc == "" then {} else {priorityClassName: $pc} end)
+                 + (if $t == null then {} else {tolerations: $t} end))}' |
         kube_api POST "/api/v1/namespaces/$ns/pods" @- | jq -e .metadata.uid >/dev/null ||
-        echo "# could not create pod $ns/$name"
+        { echo "# could not create pod $ns/$name"; return 1; }
 }
-node_of() {   # name [namespace] -> its spec.nodeName, empty while unbound
-    kube_api GET "/api/v1/namespaces/${2:-default}/pods/$1" | jq -r '.spec.nodeName // ""'
+# PREFIX-1 .. PREFIX-COUNT, created at once; mkpod's options after COUNT.
+mkpods() {   # prefix count [mkpod options]
+    local pids=() i
+    for i in $(seq 1 "$2"); do
+        mkpod "$1-$i" "${@:3}" &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+}
+node_of() {   # name [namespace], or ns/name -> its spec.nodeName, empty while unbound
+    local ns=${2:-default} name=$1
+    case $name in */*) ns=${name%%/*} name=${name#*/} ;; esac
+    kube_api GET "/api/v1/namespaces/$ns/pods/$name" | jq -r '.spec.nodeName // ""'
 }
 
 wait_for() {   # seconds, command: true once the command is

@@ -205,13 +205,6 @@ metric() { curl -s "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 
 metric_ge() { wait_for 5 "[ \"\$(metric '$1')\" -ge $2 ] 2>/dev/null"; }
 
 # --- beside kube-scheduler ---------------------------------------------------------------
-mknode() {
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {   # name schedulerName [cpu]
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"schedulerName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"${3:-100m}\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 # The Scheduled event's reportingController (the pod's profile), or with
 # a second argument its reportingInstance: who bound the pod.
 bound_by() {
@@ -220,8 +213,8 @@ bound_by() {
 }
 lease_holder() { kube_api GET "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" | jq -r '.spec.holderIdentity // ""'; }
 
-mknode n1
-mknode n2
+mknode n1 cpu=8 memory=16Gi
+mknode n2 cpu=8 memory=16Gi
 # (its insecure health port on a free one: 10251 may be another scheduler's)
 ks_port=$(kube_free_port)
 printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: %s}\nleaderElection: {leaderElect: true}\nhealthzBindAddress: 127.0.0.1:%s\nmetricsBindAddress: 127.0.0.1:%s\n' \
@@ -229,7 +222,7 @@ printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConf
 "$bin/kube-scheduler" --config "$dir/kube-scheduler.yaml" --port=0 --secure-port=0 -v=1 >"$dir/kube-scheduler.log" 2>&1 &
 ks_pid=$!
 start_sched beside
-for i in 1 2 3; do mkpod "ms-$i" moonsched; mkpod "ks-$i" default-scheduler; done
+for i in 1 2 3; do mkpod "ms-$i" scheduler=moonsched; mkpod "ks-$i" scheduler=default-scheduler; done
 all_bound() { local p; for p in "$@"; do [ -n "$(node_of "$p")" ] || return 1; done; }
 check_eval "the pods of both schedulerNames are bound" "wait_for 30 'all_bound ms-1 ms-2 ms-3 ks-1 ks-2 ks-3'"
 check_eval "moonsched bound schedulerName moonsched's pods (their Scheduled events)" \
@@ -247,8 +240,8 @@ check_eval "the LeaderElection event is on moonsched's Lease" \
     "kube_api GET /api/v1/namespaces/moonsched/events | jq -e '.items[] | select(.reason == \"LeaderElection\" and .involvedObject.kind == \"Lease\" and .involvedObject.name == \"moonsched\")' >/dev/null"
 check_eval "the liveness and readiness probes' paths answer 200 (HTTPS, no token)" '[ "$(health healthz)" = 200 ] && [ "$(health readyz)" = 200 ]'
 check_eval "/metrics over HTTPS: 403 without a token" '[ "$(health metrics)" = 403 ]'
-mkpod ms-4 moonsched
-mkpod ks-4 default-scheduler
+mkpod ms-4 scheduler=moonsched
+mkpod ks-4 scheduler=default-scheduler
 check_eval "both keep scheduling their own pods" \
     "wait_for 20 '[ -n \"\$(node_of ms-4)\" ] && [ -n \"\$(node_of ks-4)\" ] && [ \"\$(bound_by ms-4)\" = moonsched ]'"
 check_eval "no request of moonsched's was refused (403) with the full role" "! grep -q 'status=403' '$sched_log'"
@@ -266,7 +259,7 @@ restore_rules() { kc apply -k "$overlay_120" >/dev/null; }
 # informers: without list/watch on pods, nodes and namespaces nothing syncs.
 drop_rule moonsched '.resources | index("pods") and index("nodes")'
 start_sched lp-informers
-mkpod lp-inf moonsched
+mkpod lp-inf scheduler=moonsched
 sleep 4
 check_eval "without the informer rule: LIST answers 403, /readyz 503, nothing is bound" \
     "grep -q 'path=\"/api/v1/nodes?limit=100\" status=403' '$sched_log' && [ \"\$(health readyz)\" = 503 ] && [ -z \"\$(node_of lp-inf)\" ]"
@@ -276,7 +269,7 @@ restore_rules
 # PodDisruptionBudgets: scheduling waits for that informer too.
 drop_rule moonsched '.resources == ["poddisruptionbudgets"]'
 start_sched lp-pdb
-mkpod lp-pdb moonsched
+mkpod lp-pdb scheduler=moonsched
 sleep 4
 check_eval "without the PodDisruptionBudget rule: 403 on their LIST, nothing is bound" \
     "grep -q 'poddisruptionbudgets?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-pdb)\" ]"
@@ -287,7 +280,7 @@ restore_rules
 # CSIDriver and CSIStorageCapacity informers would go on without theirs.
 drop_rule moonsched '.apiGroups == ["storage.k8s.io"]'
 start_sched lp-csinodes
-mkpod lp-csi moonsched
+mkpod lp-csi scheduler=moonsched
 sleep 4
 check_eval "without the storage.k8s.io rule: 403 on the CSINodes' LIST, nothing is bound" \
     "grep -q 'csinodes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-csi)\" ]"
@@ -328,7 +321,7 @@ restore_rules
 # PersistentVolumes, claims and StorageClasses: system:volume-scheduler.
 kc delete clusterrolebinding moonsched:volume-scheduler >/dev/null
 start_sched lp-volume-scheduler
-mkpod lp-vs moonsched
+mkpod lp-vs scheduler=moonsched
 sleep 4
 check_eval "without the binding to system:volume-scheduler: 403 on the PersistentVolumes' LIST, nothing is bound" \
     "grep -q 'persistentvolumes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-vs)\" ]"
@@ -337,7 +330,7 @@ restore_rules
 
 drop_rule moonsched '.resources == ["pods/binding"]'
 start_sched lp-binding
-mkpod lp-bind moonsched
+mkpod lp-bind scheduler=moonsched
 check_eval "without the binding rule: the bind answers 403, counted as failed, the pod stays pending" \
     "wait_for 15 'grep -q \"binding failed\" \"$sched_log\"' && grep -q 'binding.*status=403\\|status=403.*binding' '$sched_log' &&
      [ -z \"\$(node_of lp-bind)\" ] && metric_ge 'moonsched_bindings_total{result=\"failed\"}' 1"
@@ -346,14 +339,14 @@ restore_rules
 
 drop_rule moonsched '.resources == ["events"]'
 start_sched lp-events
-mkpod lp-ev moonsched
+mkpod lp-ev scheduler=moonsched
 check_eval "without the event rules: the pod is bound but its Scheduled event is refused (403)" \
     "wait_for 15 '[ -n \"\$(node_of lp-ev)\" ]' && wait_for 10 'grep -q \"events status=403\" \"$sched_log\"' &&
      [ -z \"\$(bound_by lp-ev)\" ] && metric_ge 'moonsched_events_total{result=\"failed\"}' 1"
 stop_sched TERM
 restore_rules
 
-mkpod lp-huge moonsched 64
+mkpod lp-huge scheduler=moonsched cpu=64
 drop_rule moonsched '.resources == ["pods/status"]'
 start_sched lp-status
 check_eval "without the pods/status rule: no PodScheduled=False on an unschedulable pod (403)" \
@@ -374,7 +367,7 @@ fs_before=$(fs_events)
 new_fs_event() { comm -13 <(echo "$fs_before") <(fs_events) | head -n 1; }
 series_count() { kube_api GET "/apis/events.k8s.io/v1/namespaces/default/events/$series_ev" | jq -r '.series.count // 1'; }
 drop_rule moonsched '.resources == ["events"] and .verbs == ["patch"]'
-mkpod lp-series moonsched
+mkpod lp-series scheduler=moonsched
 start_sched lp-series
 wait_for 15 '[ -n "$(new_fs_event)" ] && [ -n "$(node_of lp-series)" ]'
 series_ev=$(new_fs_event)
@@ -387,7 +380,7 @@ check_eval "without the event series rule: the first FailedScheduling is created
 # The rule back (the server checks each request): the next update, 30 s
 # after the refused one, goes through.
 restore_rules
-mkpod lp-series-2 moonsched
+mkpod lp-series-2 scheduler=moonsched
 wait_for 15 '[ -n "$(node_of lp-series-2)" ]'
 sleep 31
 kube_api DELETE "/api/v1/namespaces/default/pods/lp-series-2?gracePeriodSeconds=0" >/dev/null
@@ -421,7 +414,7 @@ restore_rules
 
 drop_rule moonsched:leader-election '.resourceNames == ["moonsched"]'
 start_sched lp-lease
-mkpod lp-lease moonsched
+mkpod lp-lease scheduler=moonsched
 sleep 4
 check_eval "without the Lease rule: its GET answers 403, moonsched never leads, nothing is bound" \
     "grep -q 'leases/moonsched status=403' '$sched_log' && ! grep -q 'successfully acquired lease' '$sched_log' &&
@@ -507,7 +500,7 @@ check_eval "an overlay on top adds the policy and the configuration that enables
     "kc apply -k '$mine' >/dev/null && project moonsched-config '$dir/etc/config' && project moonsched-policies '$dir/etc/policies' &&
      [ -L '$dir/etc/policies/spread-by-label.lua' ]"
 start_sched policy
-mkpod pol-1 moonsched
+mkpod pol-1 scheduler=moonsched
 check_eval "restarted with it (a configuration is read at start), moonsched binds with the policy" \
     "wait_for 20 '[ \"\$(bound_by pol-1)\" = moonsched ]' && metric_ge 'moonsched_policy_calls_total{plugin=\"lua:spread\",profile=\"moonsched\"}' 1"
 printf '\n-- a new version\n' >>"$mine/policies/spread-by-label.lua"
@@ -518,7 +511,7 @@ check_eval "a new version in the ConfigMap, projected as the kubelet does: reloa
 printf 'this is not Lua\n' >>"$mine/policies/spread-by-label.lua"
 kc apply -k "$mine" >/dev/null
 project moonsched-policies "$dir/etc/policies"
-mkpod pol-2 moonsched
+mkpod pol-2 scheduler=moonsched
 check_eval "a broken version: refused (PolicyReloadFailed), the running one keeps scheduling" \
     "wait_for 15 '[ \"\$(policy_events PolicyReloadFailed)\" -ge 1 ]' && wait_for 15 '[ \"\$(bound_by pol-2)\" = moonsched ]'"
 check_eval "kube-scheduler kept running throughout" 'kill -0 "$ks_pid"'

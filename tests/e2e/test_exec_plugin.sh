@@ -87,17 +87,6 @@ KC
 # (a relative command: resolved against the kubeconfig's directory)
 exec_kubeconfig "$dir/exec.kubeconfig" ./mint.sh
 
-mknode() {   # name
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpods() {   # prefix count
-    local pids=() i
-    for i in $(seq 1 "$2"); do
-        kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1-$i\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}" >/dev/null &
-        pids+=($!)
-    done
-    wait "${pids[@]}"
-}
 unbound_count() {   # prefix
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1-" \
         '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
@@ -109,15 +98,15 @@ refused() {   # token file: the server answers 401 to it
 }
 accepted() { ! refused "$1"; }
 
-mknode n1
-mknode n2
+mknode n1 cpu=8 memory=16Gi
+mknode n2 cpu=8 memory=16Gi
 printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaderElect: false}\n' \
     >"$dir/sched.yaml"
 "$ms" run --kubeconfig "$dir/exec.kubeconfig" --config "$dir/sched.yaml" --secure-port=0 -v 4 >>"$dir/ms.log" 2>&1 &
 ms_pid=$!
 
 # --- the first token ---------------------------------------------------------
-mkpods a 5
+mkpods a 5 memory=
 check_eval "pods bound with the plugin's token" "wait_for 30 '[ \"\$(unbound_count a)\" = 0 ]'"
 check_eval "the plugin got the cluster it is for (server, CA) and may not prompt" \
     'jq -e --arg s "$KUBE_URL" ".spec.cluster.server == \$s and .spec.interactive == false and .apiVersion == \"client.authentication.k8s.io/v1\"" "$dir/state/exec-info" >/dev/null && cmp -s "$dir/state/plugin-ca.crt" "$dir/ca.crt"'
@@ -130,7 +119,7 @@ echo 5 >"$dir/state/ttl"   # the next token expires soon
 # accept it for up to 10 s more).
 kube_api DELETE /api/v1/namespaces/kube-system/secrets/exec-1 >/dev/null
 check_eval "the server refuses the revoked token" "wait_for 20 'refused \"$dir/state/token-1\"'"
-mkpods b 5
+mkpods b 5 memory=
 check_eval "after a 401, the plugin runs again and the scheduler keeps binding" \
     "wait_for 60 '[ \"\$(unbound_count b)\" = 0 ]'"
 check_eval "the run came after the server's 401" \
@@ -139,7 +128,7 @@ check_eval "the run came after the server's 401" \
 # --- it expires mid-run ------------------------------------------------------
 before=$(runs)
 sleep 6   # past the expirationTimestamp of the token the 401 brought
-mkpods c 5
+mkpods c 5 memory=
 check_eval "after the token expired, the scheduler keeps binding" "wait_for 30 '[ \"\$(unbound_count c)\" = 0 ]'"
 check_eval "with a new token from another run of the plugin (run $before -> $(runs))" '[ "$(runs)" -gt "$before" ]'
 check_eval "and the server refuses the expired token now (its Secret is gone)" \

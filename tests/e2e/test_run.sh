@@ -6,24 +6,17 @@ E2E_NAME=run
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
-mknode() {   # name cpu memory [labels-json]
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":${4:-{\}}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name cpu memory [extra spec json fields, with a leading comma]
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"$3\"}}}]${4:-}}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 unbound_count() {   # pods of ours (prefix) without a node
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
         '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
 }
 
 # --- binding ---------------------------------------------------------------
-mknode n1 2 4Gi '{"zone":"a"}'
-mknode n2 2 4Gi '{"zone":"b"}'
+mknode n1 cpu=2 memory=4Gi labels='{"zone":"a"}'
+mknode n2 cpu=2 memory=4Gi labels='{"zone":"b"}'
 # (`wait` with pids: a bare wait would also wait for etcd and the apiserver)
 pids=()
-for i in 1 2 3 4 5 6; do mkpod "web-$i" 500m 256Mi & pids+=($!); done
+for i in 1 2 3 4 5 6; do mkpod "web-$i" cpu=500m memory=256Mi & pids+=($!); done
 wait "${pids[@]}"
 start_ms
 check_eval "all six pods bound to feasible nodes" "wait_for 20 '[ \"\$(unbound_count web-)\" = 0 ]'"
@@ -32,7 +25,7 @@ check_eval "a Scheduled event names the node" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"Scheduled\\\" and .involvedObject.name==\\\"web-1\\\")] | length == 1\" >/dev/null'"
 
 # --- unschedulable -----------------------------------------------------------
-mkpod huge 64 1Gi
+mkpod huge cpu=64 memory=1Gi
 cond_ok() {
     kube_api GET /api/v1/namespaces/default/pods/huge |
         jq -e '.status.conditions[]? | select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") | .message | test("Insufficient cpu")' >/dev/null
@@ -48,18 +41,18 @@ check_eval "its own status patch does not send it back through the queue (attemp
     '[ "$patches2" -le "$((patches + 1))" ]'
 
 # --- another scheduler's pod --------------------------------------------------
-mkpod other 100m 64Mi ',"schedulerName":"someone-else"'
+mkpod other scheduler=someone-else
 sleep 2
 check_eval "a pod for another schedulerName is ignored" '[ -z "$(node_of other)" ]'
 
 # --- deleted while pending; a node added later --------------------------------
-mkpod gone-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
-mkpod later-1 100m 64Mi ',"nodeSelector":{"disk":"ssd"}'
+mkpod gone-1 spec='{"nodeSelector":{"disk":"ssd"}}'
+mkpod later-1 spec='{"nodeSelector":{"disk":"ssd"}}'
 sleep 1
 check_eval "pods for a missing node label stay pending" '[ -z "$(node_of later-1)" ] && [ -z "$(node_of gone-1)" ]'
 kube_api DELETE "/api/v1/namespaces/default/pods/gone-1?gracePeriodSeconds=0" >/dev/null
 sleep 0.5
-mknode n3 2 4Gi '{"disk":"ssd"}'
+mknode n3 cpu=2 memory=4Gi labels='{"disk":"ssd"}'
 check_eval "a node added later is used" "wait_for 15 '[ \"\$(node_of later-1)\" = n3 ]'"
 check_eval "the pod deleted while pending is dropped (never bound, no bind error)" \
     'grep -q "msg=\"bound\"" "$dir/ms.log" && ! grep -E "binding failed|msg=\"bound\"" "$dir/ms.log" | grep -q "gone-1"'
@@ -69,10 +62,10 @@ check_eval "moonsched exits 0 on SIGTERM" "stop_ms TERM"
 
 # --- SIGKILL mid-run, restart ----------------------------------------------------
 pids=()
-for i in $(seq 1 8); do mknode "k$i" 4 8Gi & pids+=($!); done
+for i in $(seq 1 8); do mknode "k$i" cpu=4 memory=8Gi & pids+=($!); done
 wait "${pids[@]}"
 pids=()
-for i in $(seq 1 80); do mkpod "batch-$i" 300m 128Mi & pids+=($!); done
+for i in $(seq 1 80); do mkpod "batch-$i" cpu=300m memory=128Mi & pids+=($!); done
 wait "${pids[@]}"
 : >"$dir/ms.log"
 # A slow client (20 binds/s) so that the kill lands mid-run.

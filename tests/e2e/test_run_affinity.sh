@@ -11,12 +11,6 @@ source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 HOST=kubernetes.io/hostname
 ZONE=topology.kubernetes.io/zone
 
-mknode() {   # name zone
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"$HOST\":\"$1\",\"$ZONE\":\"$2\"}},\"status\":{\"capacity\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # namespace name labels-json [extra spec json fields, with a leading comma]
-    kube_api POST "/api/v1/namespaces/$1/pods" "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$2\",\"labels\":$3},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]${4:-}}}"
-}
 mkns() {     # name labels-json
     kube_api POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\",\"labels\":$2}}" >/dev/null
 }
@@ -27,7 +21,6 @@ merge_patch() {   # path json
     curl -s --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
         -H 'Content-Type: application/merge-patch+json' -X PATCH "$KUBE_URL$1" --data-binary "$2" >/dev/null
 }
-node_of() { kube_api GET "/api/v1/namespaces/${2:-default}/pods/$1" | jq -r '.spec.nodeName // ""'; }
 pods_json() { kube_api GET "/api/v1/namespaces/default/pods?labelSelector=app%3D$1"; }
 bound_count() { pods_json "$1" | jq '[.items[] | select((.spec.nodeName // "") != "")] | length'; }
 # waits until the log has this text
@@ -44,9 +37,9 @@ zone_of_nodes() { kube_api GET /api/v1/nodes | jq -r --arg z "$ZONE" '.items[] |
 
 # Three zones with uneven node counts: a has 3 nodes, b 2, c 1.
 pids=()
-for nd in a1 a2 a3; do mknode "$nd" zone-a & pids+=($!); done
-for nd in b1 b2; do mknode "$nd" zone-b & pids+=($!); done
-mknode c1 zone-c & pids+=($!)
+for nd in a1 a2 a3; do mknode "$nd" cpu=8 memory=16Gi labels="{\"$HOST\":\"$nd\",\"$ZONE\":\"zone-a\"}" & pids+=($!); done
+for nd in b1 b2; do mknode "$nd" cpu=8 memory=16Gi labels="{\"$HOST\":\"$nd\",\"$ZONE\":\"zone-b\"}" & pids+=($!); done
+mknode c1 cpu=8 memory=16Gi labels="{\"$HOST\":\"c1\",\"$ZONE\":\"zone-c\"}" & pids+=($!)
 wait "${pids[@]}"
 # One PDB before the start: the informer lists it.
 mkpdb pdb-before 1 guarded
@@ -71,7 +64,7 @@ check_eval "a PDB deleted through the API leaves it (1 PDB known)" \
 # --- (a) required anti-affinity on the hostname: one per node ------------------
 anti='"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}}'
 pids=()
-for i in 1 2 3 4 5 6 7; do mkpod default "web-$i" '{"app":"web"}' ",$anti" >/dev/null & pids+=($!); done
+for i in 1 2 3 4 5 6 7; do mkpod "web-$i" labels='{"app":"web"}' spec="{$anti}" & pids+=($!); done
 wait "${pids[@]}"
 check_eval "six of seven anti-affine pods bound" "wait_for 20 '[ \"\$(bound_count web)\" = 6 ]'"
 distinct=$(pods_json web | jq '[.items[] | .spec.nodeName // empty] | unique | length')
@@ -88,7 +81,7 @@ check_eval "and still has no node" '[ "$(bound_count web)" = 6 ]'
 
 # --- (b) zone spread, maxSkew 1, DoNotSchedule --------------------------------
 spread='"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"spread"}}}]'
-for i in $(seq 1 10); do mkpod default "spread-$i" '{"app":"spread"}' ",$spread" >/dev/null; done
+for i in $(seq 1 10); do mkpod "spread-$i" labels='{"app":"spread"}' spec="{$spread}"; done
 check_eval "ten zone-spread pods bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 10 ]'"
 zone_of_nodes >"$dir/zones.txt"
 counts=$(pods_json spread | jq -r '.items[].spec.nodeName' | while read -r nn; do awk -v n="$nn" '$1 == n {print $2}' "$dir/zones.txt"; done | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
@@ -96,8 +89,8 @@ check_eval "maxSkew 1 held across zones of 3, 2 and 1 nodes: 4/3/3 in some order
     '[ "$(echo "$counts" | tr " " "\n" | grep -c .)" = 3 ] && [ "$(echo "$counts" | grep -oE "=[0-9]+" | tr -d = | sort -n | tr "\n" " ")" = "3 3 4 " ]'
 # One at a time, each new pod must go to a zone with the fewest: an 11th and
 # 12th pod fill the two zones that have 3.
-mkpod default spread-11 '{"app":"spread"}' ",$spread" >/dev/null
-mkpod default spread-12 '{"app":"spread"}' ",$spread" >/dev/null
+mkpod spread-11 labels='{"app":"spread"}' spec="{$spread}"
+mkpod spread-12 labels='{"app":"spread"}' spec="{$spread}"
 check_eval "two more: 12 bound" "wait_for 20 '[ \"\$(bound_count spread)\" = 12 ]'"
 counts=$(pods_json spread | jq -r '.items[].spec.nodeName' | while read -r nn; do awk -v n="$nn" '$1 == n {print $2}' "$dir/zones.txt"; done | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
 check_eval "then 4/4/4 (got $counts)" '[ "$counts" = "zone-a=4 zone-b=4 zone-c=4 " ]'
@@ -109,7 +102,8 @@ check_eval "then 4/4/4 (got $counts)" '[ "$counts" = "zone-a=4 zone-b=4 zone-c=4
 # The selector itself is covered by the unit tests (test_scheduler:
 # test_namespace_label_moves_pod_affinity_pod, test_plugins_interpod).
 nssel='"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{"matchLabels":{"team":"a"}},"topologyKey":"kubernetes.io/hostname"}]}}'
-stored=$(mkpod default probe-nssel '{"app":"probe"}' ",$nssel,\"schedulerName\":\"nobody\"" |
+mkpod probe-nssel labels='{"app":"probe"}' spec="{$nssel}" scheduler=nobody
+stored=$(kube_api GET /api/v1/namespaces/default/pods/probe-nssel |
     jq -c '.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0] | has("namespaceSelector")')
 check_eval "kube-apiserver 1.20 prunes namespaceSelector from pod affinity terms (stored term has it: $stored)" \
     '[ "$stored" = false ]'
@@ -121,8 +115,8 @@ kube_api GET /api/v1/namespaces/db | jq -e '.metadata.name == "db"' >/dev/null |
 nslist='"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["db"],"topologyKey":"kubernetes.io/hostname"}]}}'
 # A peer already running (bound by hand) in namespace "db" with the wrong
 # label: the follower has nothing to join yet.
-mkpod db db-0 '{"app":"cache"}' ',"nodeName":"b2"' >/dev/null
-mkpod default follower '{"app":"follower"}' ",$nslist" >/dev/null
+mkpod db/db-0 labels='{"app":"cache"}' node=b2
+mkpod follower labels='{"app":"follower"}' spec="{$nslist}"
 follower_pending() {
     kube_api GET /api/v1/namespaces/default/pods/follower | jq -e '.status.conditions[]? |
         select(.type=="PodScheduled" and .status=="False" and .reason=="Unschedulable") |
@@ -147,7 +141,7 @@ merge_patch /api/v1/namespaces/db/pods/db-0 '{"metadata":{"labels":{"app":"db"}}
 check_eval "once a pod of namespace db matches, the follower is bound next to it (b2)" \
     "wait_for 15 '[ \"\$(node_of follower)\" = b2 ]'"
 # A pod that lists a namespace where nothing matches stays pending.
-mkpod default loner '{"app":"loner"}' ',"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["default"],"topologyKey":"kubernetes.io/hostname"}]}}' >/dev/null
+mkpod loner labels='{"app":"loner"}' spec='{"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["default"],"topologyKey":"kubernetes.io/hostname"}]}}}'
 sleep 2
 check_eval "a pod whose term lists the wrong namespace stays pending" '[ -z "$(node_of loner)" ]'
 

@@ -36,12 +36,6 @@ sed -e "s|server: .*|server: http://127.0.0.1:$(cat "$dir/proxy.port")|" -e '/ce
 mv "$dir/proxied.kubeconfig" "$dir/scheduler.kubeconfig"
 
 kubectl() { "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" "$@"; }
-mknode() {   # name
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"2\",\"memory\":\"4Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"2\",\"memory\":\"4Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"250m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
 rmpod() { kube_api DELETE "/api/v1/namespaces/default/pods/$1?gracePeriodSeconds=0" >/dev/null; }
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$ms_pid/status" 2>/dev/null; }
 now() { date +%s.%N; }
@@ -103,19 +97,19 @@ round() {    # name control-lines [hold]
     local name=$1 hold=${3:-3}
     printf '%s\n' "$2" >"$dir/faults"
     echo "$(now) fault $name: $2" >>"$dir/proxy.log"
-    mkpod "$name-1"
-    mknode "n-$name"
-    mkpod "$name-2"
+    mkpod "$name-1" cpu=250m
+    mknode "n-$name" cpu=2 memory=4Gi
+    mkpod "$name-2" cpu=250m
     [ -n "$prev" ] && rmpod "$prev-1"
-    mkpod "$name-3"
+    mkpod "$name-3" cpu=250m
     sleep "$hold"
     : >"$dir/faults"
     prev=$name
     converge "$name" "$(now)"
 }
 
-mknode n1
-mknode n2
+mknode n1 cpu=2 memory=4Gi
+mknode n2 cpu=2 memory=4Gi
 mport=$(kube_free_port)
 # Leader election on, with room for the apiserver's restart: with the
 # default renewDeadline (10 s) a leader that cannot renew for longer exits
@@ -123,8 +117,8 @@ mport=$(kube_free_port)
 start_ms --metrics-bind-address "127.0.0.1:$mport" --leader-elect-lease-duration=60s \
     --leader-elect-renew-deadline=45s --leader-elect-retry-period=2s
 check_eval "moonsched is ready" "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/readyz)\" = 200 ]'"
-mkpod warm-1
-mkpod warm-2
+mkpod warm-1 cpu=250m
+mkpod warm-2 cpu=250m
 converge "no fault" "$(now)"
 check "SIGUSR2 dumps every node with its pods" grep -q 'msg="cache dumper: node" node=n1 allocatable=' "$dir/ms.log"
 check "SIGUSR2 dumps the pending pods of each queue" grep -q 'msg="cache dumper: pending pods" queue=unschedulable' "$dir/ms.log"
@@ -154,7 +148,7 @@ check "a broken watch line made the informer watch again (not skip it)" \
 # gone with the unbound state the informer last saw. Its assumption (which
 # never expires) must go, with what it held on its node.
 printf 'bind hang 4\n' >"$dir/faults"
-mkpod unseen-1
+mkpod unseen-1 cpu=250m
 wait_for 10 'grep -q "pods/unseen-1/binding ... hang" "$dir/proxy.log"'
 printf 'watch 503\n' >"$dir/faults"
 check_eval "unseen-1 is bound on the server" \
@@ -174,20 +168,20 @@ else
     not_ok "kube-apiserver SIGKILLed and restarted on the same etcd"
 fi
 t0=$(now)
-mkpod restart-1
-mknode n-restart
+mkpod restart-1 cpu=250m
+mknode n-restart cpu=2 memory=4Gi
 rmpod "$prev-1"
-mkpod restart-2
+mkpod restart-2 cpu=250m
 converge "apiserver-restart" "$t0"
 prev=restart
 
 # --- etcd compacted at its current revision while the watches are held ------------
 relists=$(grep -c 'resourceVersion too old; relisting' "$dir/ms.log")
 printf 'watch 503\n' >"$dir/faults"
-mkpod compact-1
-mknode n-compact
+mkpod compact-1 cpu=250m
+mknode n-compact cpu=2 memory=4Gi
 rmpod "$prev-1"
-mkpod compact-2
+mkpod compact-2 cpu=250m
 etcd_url="http://127.0.0.1:$(cat "$dir/etcd.port")"
 rev=$(curl -s -X POST "$etcd_url/v3/kv/range" -d '{"key":"AA=="}' | jq -r .header.revision)
 check_eval "etcd compacted at revision $rev" \
@@ -200,11 +194,11 @@ echo "# relists after 410 Gone during the compaction round: $(($(grep -c 'resour
 # --- a bind held past the client's timeout (60 s), then sent on ------------------------
 printf 'bind hang 65\n' >"$dir/faults"
 t0=$(now)
-mkpod hang-1
+mkpod hang-1 cpu=250m
 check_eval "the bind of hang-1 is held" \
     "wait_for 10 'grep -q \"bind POST /api/v1/namespaces/default/pods/hang-1/binding ... hang\" \"$dir/proxy.log\"'"
 : >"$dir/faults"
-mkpod after-hang-1
+mkpod after-hang-1 cpu=250m
 check_eval "other pods are bound meanwhile" \
     "wait_for 15 '[ -n \"\$(kube_api GET /api/v1/namespaces/default/pods/after-hang-1 | jq -r \".spec.nodeName // empty\")\" ]'"
 converge "bind-hang" "$t0" 80

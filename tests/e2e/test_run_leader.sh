@@ -25,17 +25,6 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
 
-mknode() {   # name cpu memory
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"$3\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpods() {   # prefix count
-    local pids=() i
-    for i in $(seq 1 "$2"); do
-        kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1-$i\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null &
-        pids+=($!)
-    done
-    wait "${pids[@]}"
-}
 unbound_count() {
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
         '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
@@ -71,7 +60,7 @@ gauge() {   # port
     curl -s "http://127.0.0.1:$1/metrics" | awk '/^leader_election_master_status\{name="kube-scheduler"\}/ { print $2 }'
 }
 
-for i in 1 2 3 4; do mknode "n$i" 8 16Gi; done
+for i in 1 2 3 4; do mknode "n$i" cpu=8 memory=16Gi; done
 
 # --- two replicas: one leads, only it binds -----------------------------------
 port_a=$(kube_free_port); port_b=$(kube_free_port)

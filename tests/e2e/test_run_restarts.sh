@@ -46,9 +46,6 @@ for i in range(pods):
                  "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}})
 PY
 check "a cluster of ${NODES:-30} nodes and ${PODS:-1500} bound pods" [ $? = 0 ]
-mkpod() {   # name
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}" >/dev/null
-}
 bound() { [ -n "$(kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // empty')" ]; }
 rss() {
     local a b
