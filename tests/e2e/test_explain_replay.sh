@@ -15,12 +15,6 @@ E2E_NAME=explain
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
-mknode() {   # name zone [taint-json]
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"topology.kubernetes.io/zone\":\"$2\",\"kubernetes.io/hostname\":\"$1\"}},\"spec\":{\"taints\":${3:-[]}},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name cpu memory [extra spec json fields, with a leading comma] [labels-json]
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"labels\":${5:-{\}}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"$3\"}}}]${4:-}}}" >/dev/null
-}
 unbound_count() {
     kube_api GET /api/v1/namespaces/default/pods | jq '[.items[] | select((.spec.nodeName // "") == "")] | length'
 }
@@ -36,21 +30,25 @@ sim_placements() {   # snapshot seed
 }
 
 # --- the cluster: identical nodes in two zones (many ties), one tainted ----------------------
-for i in 1 2 3 4 5 6; do mknode "n$i" "zone-$(((i - 1) % 2))"; done
-mknode tainted zone-0 '[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]'
+for i in 1 2 3 4 5 6; do
+    mknode "n$i" labels="{\"topology.kubernetes.io/zone\":\"zone-$(((i - 1) % 2))\",\"kubernetes.io/hostname\":\"n$i\"}"
+done
+mknode tainted labels='{"topology.kubernetes.io/zone":"zone-0","kubernetes.io/hostname":"tainted"}' \
+    taints='[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]'
 kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses \
     '{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"high"},"value":1000}' >/dev/null
 # already bound: they count in the replay's cache as in the live one
-mkpod bound-1 1 1Gi ',"nodeName":"n1"'
-mkpod bound-2 500m 512Mi ',"nodeName":"n4"'
+mkpod bound-1 cpu=1 memory=1Gi node=n1
+mkpod bound-2 cpu=500m memory=512Mi node=n4
 pids=()
-for i in $(seq 1 12); do mkpod "web-$i" 250m 256Mi '' '{"app":"web"}' & pids+=($!); done
+for i in $(seq 1 12); do mkpod "web-$i" cpu=250m memory=256Mi labels='{"app":"web"}' & pids+=($!); done
 for i in 1 2 3 4; do
-    mkpod "spread-$i" 300m 128Mi ',"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"spread"}}}]' '{"app":"spread"}' &
+    mkpod "spread-$i" cpu=300m memory=128Mi labels='{"app":"spread"}' \
+        spec='{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"spread"}}}]}' &
     pids+=($!)
 done
-for i in 1 2; do mkpod "urgent-$i" 1 1Gi ',"priorityClassName":"high"' & pids+=($!); done
-mkpod big 64 1Gi & pids+=($!)
+for i in 1 2; do mkpod "urgent-$i" cpu=1 memory=1Gi priority=high & pids+=($!); done
+mkpod big cpu=64 memory=1Gi & pids+=($!)
 wait "${pids[@]}"
 check_eval "19 pending pods and 2 bound ones created" "[ \"\$(unbound_count)\" = 19 ]"
 # Volume objects no pod uses (the replay is unchanged), for the snapshots:

@@ -13,13 +13,6 @@ E2E_NAME=conflicts
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
-mknode() {   # name cpu
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"kubernetes.io/hostname\":\"$1\"}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"4Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"4Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-mkpod() {    # name cpu labels-json [extra metadata fields, leading comma] [extra spec fields, leading comma]
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"labels\":$3${4:-}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"64Mi\"}}}]${5:-}}}" >/dev/null
-}
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 bind_to() {  # pod node -> the HTTP status of the binding
     curl -s -o "$dir/bind.out" -w '%{http_code}' --cacert "$KUBE_DIR/ca.crt" \
         -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" -H 'Content-Type: application/json' \
@@ -62,19 +55,19 @@ end
 return p
 LUA
 
-mknode n1 2
-mknode n2 2
+mknode n1 cpu=2 memory=4Gi labels='{"kubernetes.io/hostname":"n1"}'
+mknode n2 cpu=2 memory=4Gi labels='{"kubernetes.io/hostname":"n2"}'
 start_ms --policy "$dir/hold.lua" --metrics-bind-address "127.0.0.1:$mport" --plain-metrics
 check_eval "moonsched is ready" "wait_for 20 '[ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$mport/readyz)\" = 200 ]'"
 held() { grep 'holding' "$dir/ms.log" | grep -q "pod=$1"; }
 
 # --- already bound -------------------------------------------------------------
 # held-1 can only go to n1 (its nodeSelector); the test binds it to n2.
-mkpod held-1 1 '{"hold":"yes"}' '' ',"nodeSelector":{"kubernetes.io/hostname":"n1"}'
+mkpod held-1 cpu=1 labels='{"hold":"yes"}' spec='{"nodeSelector":{"kubernetes.io/hostname":"n1"}}'
 check_eval "held-1 waits at Permit, assumed on n1, its bind not sent" "wait_for 15 'held held-1'"
 check_eval "bound to n2 behind the scheduler's back (201)" '[ "$(bind_to held-1 n2)" = 201 ]'
 # (the releasing pods request nothing, so that the probes below see only held-1)
-mkpod release-1 0 '{"release":"yes"}'
+mkpod release-1 cpu=0 labels='{"release":"yes"}'
 check_eval "release-1 is bound" "wait_for 15 '[ -n \"\$(node_of release-1)\" ]'"
 check_eval "held-1's bind met 409 already_bound, counted" "wait_for 10 '[ \"\$(conflicts already_bound)\" = 1 ]'"
 check_eval "moonsched_bindings_total{result=\"conflict\"} counts it" \
@@ -86,8 +79,8 @@ check_eval "no FailedScheduling for held-1" '[ "$(failed_events held-1)" = 0 ]'
 check_eval "nothing left in any queue (active/backoff/unschedulable/gated)" "wait_for 5 '[ \"\$(pending)\" = 0/0/0/0 ]'"
 # The cache holds held-1 on n2 (1 of 2 cpu), and the assumption on n1 is
 # gone: 2 cpu fit on n1 and not on n2.
-mkpod probe-n1 2 '{}' '' ',"nodeSelector":{"kubernetes.io/hostname":"n1"}'
-mkpod probe-n2 2 '{}' '' ',"nodeSelector":{"kubernetes.io/hostname":"n2"}'
+mkpod probe-n1 cpu=2 spec='{"nodeSelector":{"kubernetes.io/hostname":"n1"}}'
+mkpod probe-n2 cpu=2 spec='{"nodeSelector":{"kubernetes.io/hostname":"n2"}}'
 check_eval "the assumption on n1 is forgotten: 2 cpu fit n1" "wait_for 15 '[ \"\$(node_of probe-n1)\" = n1 ]'"
 check_eval "the cache counts held-1 on n2: 2 cpu do not fit there" "wait_for 15 '[ \"\$(failed_events probe-n2)\" -ge 1 ]' && [ -z \"\$(node_of probe-n2)\" ]"
 check_eval "requests within allocatable" capacity_ok
@@ -95,12 +88,12 @@ kube_api DELETE "/api/v1/namespaces/default/pods/probe-n2?gracePeriodSeconds=0" 
 
 # --- being deleted ------------------------------------------------------------
 # A finalizer keeps the pod, with its deletionTimestamp, after the delete.
-mkpod held-2 0 '{"hold":"yes"}' ',"finalizers":["example.com/keep"]'
+mkpod held-2 cpu=0 labels='{"hold":"yes"}' metadata='{"finalizers":["example.com/keep"]}'
 check_eval "held-2 waits at Permit" "wait_for 15 'held held-2'"
 kube_api DELETE "/api/v1/namespaces/default/pods/held-2" >/dev/null
 check_eval "held-2 is being deleted (kept by its finalizer)" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/default/pods/held-2 | jq -e .metadata.deletionTimestamp >/dev/null'"
-mkpod release-2 0 '{"release":"yes"}'
+mkpod release-2 cpu=0 labels='{"release":"yes"}'
 check_eval "release-2 is bound" "wait_for 15 '[ -n \"\$(node_of release-2)\" ]'"
 check_eval "held-2's bind met 409 being_deleted, counted" "wait_for 10 '[ \"\$(conflicts being_deleted)\" = 1 ]'"
 check "logged with its meaning" sh -c "grep 'binding conflict' '$dir/ms.log' | grep 'pod=default/held-2' |
