@@ -77,20 +77,17 @@ kube_api() {
     curl -s --cacert "$KUBE_DIR/ca.crt" -H "Authorization: Bearer $(cat "$KUBE_DIR/admin.token")" \
         -H "Content-Type: $ct" -X "$m" "$KUBE_URL$p" ${b:+--data-binary "$b"}
 }
-mknode() {   # name cpu labels-json [spec-json]
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":${3:-{\}}},\"spec\":${4:-{\}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"64Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
-# A ReplicaSet's pod bound to NODE: name node cpu app [extra spec JSON]
-mkpod() {
-    kube_api POST /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"app\":\"$4\",\"rs\":\"$1\"},\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"$4\",\"uid\":\"00000000-0000-0000-0000-00000000000$((${#4} % 10))\",\"controller\":true}]},\"spec\":{\"nodeName\":\"$2\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$3\"}}}]${5:-}}}" |
-        jq -e .metadata.uid >/dev/null || echo "# could not create $1"
+
+# A ReplicaSet's pod bound to NODE, no memory request.
+rs_pod() {   # name node cpu app [spec-json]
+    mkpod "$1" node="$2" cpu="$3" memory= labels="{\"app\":\"$4\",\"rs\":\"$1\"}" spec="${5:-{\}}" \
+        metadata="{\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"$4\",\"uid\":\"00000000-0000-0000-0000-00000000000$((${#4} % 10))\",\"controller\":true}]}"
 }
 ready() {   # pod: Running and Ready, as a kubelet would report
     kube_api PATCH "/api/v1/namespaces/default/pods/$1/status" \
         '{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null
 }
 exists() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -e '.kind == "Pod"' >/dev/null; }
-node_of() { kube_api GET "/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
 
 # The kubelet's and the ReplicaSet's parts.
 kubelet() {
@@ -127,11 +124,11 @@ policy() {   # file pool plugin point args: the pass looks at nodes pool=POOL on
 }
 
 # --- 1: LowNodeUtilization ---------------------------------------------------
-mknode hot 10 '{"pool":"a"}'
-mknode idle-1 10 '{"pool":"a"}'
-mknode idle-2 10 '{"pool":"a"}'
-for i in 0 1 2 3 4 5 6 7; do mkpod "web-$i" hot 1 web; done
-mkpod db-0 idle-1 1500m db
+mknode hot cpu=10 memory=64Gi labels='{"pool":"a"}'
+mknode idle-1 cpu=10 memory=64Gi labels='{"pool":"a"}'
+mknode idle-2 cpu=10 memory=64Gi labels='{"pool":"a"}'
+for i in 0 1 2 3 4 5 6 7; do rs_pod "web-$i" hot 1 web; done
+rs_pod db-0 idle-1 1500m db
 policy "$dir/low.yaml" a LowNodeUtilization balance 'thresholds: {cpu: 20}, targetThresholds: {cpu: 50}'
 
 ds dry --policy-config-file "$dir/low.yaml" --dry-run
@@ -159,9 +156,9 @@ check_eval "the replacements landed on the idle nodes as predicted ($(tr '\n' ' 
 check_eval "capacity respected" capacity_ok
 
 # --- 2: a PodDisruptionBudget --------------------------------------------------
-mknode guard-hot 10 '{"pool":"b"}'
-mknode guard-idle 10 '{"pool":"b"}'
-for i in 0 1 2 3 4 5 6 7; do mkpod "g-$i" guard-hot 1 guarded; ready "g-$i"; done
+mknode guard-hot cpu=10 memory=64Gi labels='{"pool":"b"}'
+mknode guard-idle cpu=10 memory=64Gi labels='{"pool":"b"}'
+for i in 0 1 2 3 4 5 6 7; do rs_pod "g-$i" guard-hot 1 guarded; ready "g-$i"; done
 kube_api POST /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets \
     '{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"guarded"},"spec":{"minAvailable":6,"selector":{"matchLabels":{"app":"guarded"}}}}' >/dev/null
 pdb_allowed() { kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guarded | jq -r '.status.disruptionsAllowed // "none"'; }
@@ -187,9 +184,9 @@ check_eval "section 2's replacements are bound before the next pass" \
     "wait_for 30 '[ \$(kube_api GET /api/v1/namespaces/default/pods | jq \"[.items[] | select(.metadata.name | endswith(\\\"-r\\\")) | select(.spec.nodeName == null)] | length\") -eq 0 ]'"
 # Tainted from its creation: the replacements of section 2 still pending
 # must not land on it before the taint.
-mknode cordoned 16 '{"pool":"c"}' '{"taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]}'
-mknode small 4 '{"pool":"c"}'
-mkpod big-0 cordoned 9 big
+mknode cordoned cpu=16 memory=64Gi labels='{"pool":"c"}' taints='[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]'
+mknode small cpu=4 memory=64Gi labels='{"pool":"c"}'
+rs_pod big-0 cordoned 9 big
 policy "$dir/taints-c.yaml" c RemovePodsViolatingNodeTaints deschedule ''
 ds nowhere --policy-config-file "$dir/taints-c.yaml"
 check_eval "nowhere else to go: skipped with the scheduler's reason" \
@@ -217,9 +214,9 @@ check_eval "... a class the cluster does not have: the pass fails with upstream'
     "[ $rc -ne 0 ] && grep -qF 'failed to get priority threshold: unable to get priority value from the priority class: priorityclasses.scheduling.k8s.io \"no-such-class\" not found' \"\$dir/ds-prio-gone.log\""
 
 # --- 4: RemovePodsViolatingNodeAffinity after a relabel ------------------------
-mknode zone-1 10 '{"pool":"d","zone":"a"}'
-mknode zone-2 10 '{"pool":"d","zone":"b"}'
-mkpod aff-0 zone-1 1 aff ',"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]}}}'
+mknode zone-1 cpu=10 memory=64Gi labels='{"pool":"d","zone":"a"}'
+mknode zone-2 cpu=10 memory=64Gi labels='{"pool":"d","zone":"b"}'
+rs_pod aff-0 zone-1 1 aff '{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]}}}}'
 policy "$dir/aff.yaml" d RemovePodsViolatingNodeAffinity deschedule 'nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]'
 ds aff-before --policy-config-file "$dir/aff.yaml"
 check_eval "affinity met: nothing to do" "grep -qx '0 evicted, 0 skipped' \"\$dir/ds-aff-before.out\""
@@ -231,10 +228,10 @@ check_eval "after the relabel: evicted towards zone-2" \
 check_eval "the replacement lands on zone-2" "wait_for 20 '[ \"\$(node_of aff-0-r)\" = zone-2 ]'"
 
 # --- 6: a Lua strategy -------------------------------------------------------------
-mknode drain-f 10 '{"pool":"f","moonsched.io/drain":"true"}'
-mknode keep-f 40 '{"pool":"f"}'   # the emptiest node by far: no tie for the scheduler to break
-mkpod l-0 drain-f 500m lua
-mkpod l-pinned drain-f 100m pinned
+mknode drain-f cpu=10 memory=64Gi labels='{"pool":"f","moonsched.io/drain":"true"}'
+mknode keep-f cpu=40 memory=64Gi labels='{"pool":"f"}'   # the emptiest node by far: no tie for the scheduler to break
+rs_pod l-0 drain-f 500m lua
+rs_pod l-pinned drain-f 100m pinned
 kube_api PATCH /api/v1/namespaces/default/pods/l-pinned '{"metadata":{"annotations":{"moonsched.io/pinned":"true"}}}' >/dev/null
 printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=f\nprofiles:\n- name: lua\n  pluginConfig:\n  - {name: lua:drain, args: {file: policies/deschedule-drain.lua, args: {per_pass: 5}}}\n  plugins:\n    deschedule: {enabled: [lua:drain]}\n    filter: {enabled: [DefaultEvictor, lua:drain]}\n' >"$dir/lua.yaml"
 ds lua --policy-config-file "$dir/lua.yaml"
@@ -244,10 +241,10 @@ check_eval "... not the pinned one (its evictable hook)" "! grep -q l-pinned \"\
 check_eval "... and the replacement lands on keep-f" "wait_for 20 '[ \"\$(node_of l-0-r)\" = keep-f ]'"
 
 # --- 5: an interval, leader election, metrics ------------------------------------
-mknode tainted-e 4 '{"pool":"e"}'
+mknode tainted-e cpu=4 memory=64Gi labels='{"pool":"e"}'
 kube_api PATCH /api/v1/nodes/tainted-e '{"spec":{"taints":[{"key":"x","effect":"NoSchedule"}]}}' >/dev/null
-mknode free-e 4 '{"pool":"e"}'
-mkpod t-0 tainted-e 100m te
+mknode free-e cpu=4 memory=64Gi labels='{"pool":"e"}'
+rs_pod t-0 tainted-e 100m te
 policy "$dir/taints-e.yaml" e RemovePodsViolatingNodeTaints deschedule ''
 port=$(kube_free_port)
 "$ms" deschedule --kubeconfig "$dir/admin.kubeconfig" --policy-config-file "$dir/taints-e.yaml" \
@@ -284,9 +281,9 @@ check_eval "SIGTERM: exit 0" "[ $rc -eq 0 ]"
 check_eval "... and the Lease released" "wait_for 5 '[ -z \"\$(holder)\" ]'"
 
 # --- 7: hot reload of a Lua strategy with an interval ---------------------------
-mknode drain-g 10 '{"pool":"g","moonsched.io/drain":"true"}'
-mknode keep-g 40 '{"pool":"g"}'
-mkpod h-0 drain-g 200m hot
+mknode drain-g cpu=10 memory=64Gi labels='{"pool":"g","moonsched.io/drain":"true"}'
+mknode keep-g cpu=40 memory=64Gi labels='{"pool":"g"}'
+rs_pod h-0 drain-g 200m hot
 printf 'local p = {name = "hot"}\nfunction p.deschedule(nodes) return {} end\nreturn p\n' >"$dir/hot.lua"
 printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=g\nprofiles:\n- name: hot\n  pluginConfig:\n  - {name: lua:hot, args: {file: %s}}\n  plugins:\n    deschedule: {enabled: [lua:hot]}\n' \
     "$dir/hot.lua" >"$dir/hot.yaml"
@@ -335,8 +332,8 @@ ds_pid=""
 # No PV controller runs: each claim and its PV are bound by hand, as the PV
 # controller leaves them (the claim's volumeName and bind-completed
 # annotation, the PV's claimRef with the claim's uid, both phases Bound).
-mknode drain-h 10 '{"pool":"h","moonsched.io/drain":"true","kubernetes.io/hostname":"drain-h"}'
-mknode keep-h 40 '{"pool":"h","kubernetes.io/hostname":"keep-h"}'
+mknode drain-h cpu=10 memory=64Gi labels='{"pool":"h","moonsched.io/drain":"true","kubernetes.io/hostname":"drain-h"}'
+mknode keep-h cpu=40 memory=64Gi labels='{"pool":"h","kubernetes.io/hostname":"keep-h"}'
 bound_claim() {   # claim pv pv-source-and-affinity-json
     local uid
     uid=$(kube_api POST /api/v1/namespaces/default/persistentvolumeclaims \
@@ -354,8 +351,8 @@ bound_claim c-local pv-local '"local":{"path":"/mnt/disk"},"nodeAffinity":{"requ
 check_eval "two claims bound by hand to their PVs" \
     "[ \"\$(kube_api GET /api/v1/persistentvolumes | jq -r '[.items[] | select(.status.phase == \"Bound\") | .spec.claimRef.name] | sort | join(\",\")')\" = c-local,c-net ]"
 # Both kept in pool h (nodes of the other sections are as empty as keep-h).
-mkpod v-net drain-h 200m vnet ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-net"}}]'
-mkpod v-local drain-h 200m vlocal ',"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-local"}}]'
+rs_pod v-net drain-h 200m vnet '{"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-net"}}]}'
+rs_pod v-local drain-h 200m vlocal '{"nodeSelector":{"pool":"h"},"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c-local"}}]}'
 printf 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nnodeSelector: pool=h\nprofiles:\n- name: lua\n  pluginConfig:\n  - {name: lua:drain, args: {file: policies/deschedule-drain.lua, args: {per_pass: 5}}}\n  plugins:\n    deschedule: {enabled: [lua:drain]}\n    filter: {enabled: [DefaultEvictor]}\n' >"$dir/vol.yaml"
 ds vol --policy-config-file "$dir/vol.yaml"
 check_eval "a pod on a network PV (no node affinity) is evicted with a predicted node" \

@@ -63,22 +63,13 @@ check_eval "... which may evict pods but not delete them, nor read secrets (not 
      [ \"\$(sakc auth can-i delete pods -n default)\" = no ] && [ \"\$(sakc auth can-i list secrets -A)\" = no ]"
 
 # --- a cluster to deschedule ------------------------------------------------------
-mknode() {   # name cpu [spec-json]
-    kc create -f - >/dev/null <<NODE
-{"apiVersion":"v1","kind":"Node","metadata":{"name":"$1"},"spec":${3:-{\}},
- "status":{"capacity":{"cpu":"$2","memory":"64Gi","pods":"110"},"allocatable":{"cpu":"$2","memory":"64Gi","pods":"110"}}}
-NODE
-}
-mkpod() {   # name node: a ReplicaSet's pod bound to the node
-    kc create -f - >/dev/null <<POD
-{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1","namespace":"default","labels":{"app":"t"},
- "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"t","uid":"00000000-0000-0000-0000-000000000001","controller":true}]},
- "spec":{"nodeName":"$2","containers":[{"name":"c","image":"pause","resources":{"requests":{"cpu":"100m"}}}]}}
-POD
-}
-mknode tainted 4 '{"taints":[{"key":"x","effect":"NoSchedule"}]}'
-mknode free-1 4
-mknode free-2 4
+# A ReplicaSet's pod bound to a node: mkpod NAME node=NODE "${t_pod[@]}"
+t_pod=(cpu=100m memory= labels='{"app":"t"}'
+    metadata='{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"t","uid":"00000000-0000-0000-0000-000000000001","controller":true}]}')
+
+mknode tainted cpu=4 memory=64Gi taints='[{"key":"x","effect":"NoSchedule"}]'
+mknode free-1 cpu=4 memory=64Gi
+mknode free-2 cpu=4 memory=64Gi
 gone() { ! kc -n default get pod "$1" >/dev/null 2>&1 || kc -n default get pod "$1" -o json | jq -e '.metadata.deletionTimestamp != null' >/dev/null; }
 # A budget of other pods: the pass lists budgets, none blocks these.
 kc create -f - >/dev/null <<'PDB'
@@ -101,7 +92,7 @@ pass() {   # log-name: one pass with the CronJob's arguments
 }
 
 # --- the CronJob's pass ---------------------------------------------------------------
-mkpod t-0 tainted
+mkpod t-0 node=tainted "${t_pod[@]}"
 pass cron
 rc=$?
 check_eval "the CronJob's pass as the ServiceAccount: exit 0" "[ $rc -eq 0 ]"
@@ -130,7 +121,7 @@ check_eval "the Deployment runs an interval under leader election on moonsched/d
     "grep -qx -- --leader-elect '$dir/deploy.args' && grep -qx -- --leader-elect-resource-namespace=moonsched '$dir/deploy.args' &&
      grep -q -- '^--descheduling-interval=' '$dir/deploy.args'"
 mapfile -t a <"$dir/deploy.args"
-mkpod t-1 tainted
+mkpod t-1 node=tainted "${t_pod[@]}"
 POD_NAME=moonsched-descheduler-0 POD_NAMESPACE=moonsched "$ms" "${a[@]}" --bind-address=127.0.0.1 \
     --descheduling-interval=1s -v 4 >"$dir/ds-deploy.out" 2>"$dir/ds-deploy.log" &
 ds_pid=$!
@@ -170,13 +161,13 @@ drop_resource() {   # resource: taken out of the rule that grants it
 restore() { kc apply -k "$shapes/cronjob-1.20" >/dev/null; }
 n_pod=2
 needed() {   # what, jq condition, the 403 to see
-    mkpod "t-$n_pod-a" tainted
+    mkpod "t-$n_pod-a" node=tainted "${t_pod[@]}"
     "${drop:-drop_rule}" "$2"
     check_eval "without the rule for $1: $3 answers 403" \
         "wait_for 10 'pass drop-$n_pod; grep -q \"$3.*403\" \"\$dir/ds-drop-$n_pod.log\"'"
     restore
     # A pod to evict once the rule is back, whatever became of the first.
-    mkpod "t-$n_pod" tainted
+    mkpod "t-$n_pod" node=tainted "${t_pod[@]}"
     check_eval "... restored: the pass evicts again, no 403" \
         "wait_for 10 'pass back-$n_pod; grep -q \"msg=.evicted pod. pod=t-$n_pod \" \"\$dir/ds-back-$n_pod.log\" && ! forbidden \"\$dir/ds-back-$n_pod.log\"'"
     n_pod=$((n_pod + 1))

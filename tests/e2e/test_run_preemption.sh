@@ -19,25 +19,10 @@ source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 root=$(cd "$here/../.." && pwd)
 
 
-mknode() {   # name cpu group
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"group\":\"$3\"}},\"status\":{\"capacity\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$2\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}" >/dev/null
-}
 mkclass() {  # name value [preemptionPolicy]
     kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"$1\"},\"value\":$2${3:+,\"preemptionPolicy\":\"$3\"}}" >/dev/null
 }
-# A pod of namespace/name with a cpu request and a PriorityClass; "node=X"
-# creates it bound to X, "group=G" gives it a nodeSelector for group G.
-mkpod() {    # ns/name cpu class node=X|group=G [labels-json]
-    local ns=${1%%/*} name=${1#*/} where
-    case $4 in
-    node=*) where=",\"nodeName\":\"${4#node=}\"" ;;
-    group=*) where=",\"nodeSelector\":{\"group\":\"${4#group=}\"}" ;;
-    esac
-    kube_api POST "/api/v1/namespaces/$ns/pods" "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$name\",\"labels\":${5:-{\}}},\"spec\":{\"priorityClassName\":\"$3\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\",\"resources\":{\"requests\":{\"cpu\":\"$2\",\"memory\":\"64Mi\"}}}]$where}}" |
-        jq -e '.metadata.uid' >/dev/null || echo "# could not create pod $1" >&2
-}
 pod_json() { kube_api GET "/api/v1/namespaces/${1%%/*}/pods/${1#*/}"; }
-node_of() { pod_json "$1" | jq -r '.spec.nodeName // ""'; }
 exists() { pod_json "$1" | jq -e '.kind == "Pod"' >/dev/null; }
 nominated() { pod_json "$1" | jq -r '.status.nominatedNodeName // ""'; }
 # Pods force-deleted by the kubelet loop, sorted, space separated ("ns/name").
@@ -92,37 +77,37 @@ mkclass high-never 1000 Never
 # on s1-a the mid pod is reprieved and both low ones go (highest victim
 # priority 100); on s1-b one mid pod would go (200). Upstream takes s1-a
 # (lowest highest-victim priority, before the victim count).
-mknode s1-a 2 s1
-mknode s1-b 2 s1
-mkpod default/s1-low-1 500m low node=s1-a
-mkpod default/s1-low-2 500m low node=s1-a
-mkpod default/s1-mid-a 1 mid node=s1-a
-mkpod default/s1-mid-b1 1 mid node=s1-b
-mkpod default/s1-mid-b2 1 mid node=s1-b
+mknode s1-a cpu=2 labels='{"group":"s1"}'
+mknode s1-b cpu=2 labels='{"group":"s1"}'
+mkpod default/s1-low-1 cpu=500m priority=low node=s1-a
+mkpod default/s1-low-2 cpu=500m priority=low node=s1-a
+mkpod default/s1-mid-a cpu=1 priority=mid node=s1-a
+mkpod default/s1-mid-b1 cpu=1 priority=mid node=s1-b
+mkpod default/s1-mid-b2 cpu=1 priority=mid node=s1-b
 # --- 2: preemptionPolicy Never (a low pod fills the only node) --------------
-mknode s2-a 1 s2
-mkpod default/s2-low 1 low node=s2-a
+mknode s2-a cpu=1 labels='{"group":"s2"}'
+mkpod default/s2-low cpu=1 priority=low node=s2-a
 # --- 5: two preemptors, room for one --------------------------------------------
 # 3 cpu, three 1-cpu low pods; each preemptor needs 2 cpu: the first evicts
 # two, the second sees the first's nomination and cannot fit even by
 # evicting the third.
-mknode s5-a 3 s5
-for i in 1 2 3; do mkpod "default/s5-low-$i" 1 low node=s5-a; done
+mknode s5-a cpu=3 labels='{"group":"s5"}'
+for i in 1 2 3; do mkpod "default/s5-low-$i" cpu=1 priority=low node=s5-a; done
 # --- 6 (below): a node for a mid then a high preemptor; a pod elsewhere
-mknode s6-a 1 s6
-mkpod default/s6-low 1 low node=s6-a
-mknode s6-spare 1 none
-mkpod default/s6-spare 100m low node=s6-spare
+mknode s6-a cpu=1 labels='{"group":"s6"}'
+mkpod default/s6-low cpu=1 priority=low node=s6-a
+mknode s6-spare cpu=1 labels='{"group":"none"}'
+mkpod default/s6-spare cpu=100m priority=low node=s6-spare
 
 # --- 3: a PodDisruptionBudget, where another choice exists --------------------
 # s3-a's pod has the lower priority (the default choice) but a PDB with no
 # disruption allowed; s3-b's pod is unprotected: upstream evicts s3-b's.
 # Nothing runs the disruption controller: its status is written here, via
 # the /status subresource, as the controller would (1.20 serves policy/v1beta1).
-mknode s3-a 1 s3
-mknode s3-b 1 s3
-mkpod default/s3-guarded 1 low node=s3-a '{"app":"guarded"}'
-mkpod default/s3-free 1 mid node=s3-b '{"app":"free"}'
+mknode s3-a cpu=1 labels='{"group":"s3"}'
+mknode s3-b cpu=1 labels='{"group":"s3"}'
+mkpod default/s3-guarded cpu=1 priority=low node=s3-a labels='{"app":"guarded"}'
+mkpod default/s3-free cpu=1 priority=mid node=s3-b labels='{"app":"free"}'
 kube_api POST /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets \
     '{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"guard"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"guarded"}}}}' >/dev/null
 kube_api GET /apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard |
@@ -145,10 +130,10 @@ fi
 pdbs_synced() { grep -q 'informer synced.*poddisruptionbudgets' "$dir/ms.log"; }
 check_eval "moonsched synced its PodDisruptionBudget informer" "wait_for 20 pdbs_synced"
 
-mkpod default/s1-pre 1 high group=s1
-mkpod default/s2-never 1 high-never group=s2
-mkpod default/s5-pre-1 2 high group=s5
-mkpod default/s5-pre-2 2 high group=s5
+mkpod default/s1-pre cpu=1 priority=high spec='{"nodeSelector":{"group":"s1"}}'
+mkpod default/s2-never cpu=1 priority=high-never spec='{"nodeSelector":{"group":"s2"}}'
+mkpod default/s5-pre-1 cpu=2 priority=high spec='{"nodeSelector":{"group":"s5"}}'
+mkpod default/s5-pre-2 cpu=2 priority=high spec='{"nodeSelector":{"group":"s5"}}'
 
 check_eval "1: the preemptor is bound to the node upstream chooses (s1-a)" \
     "wait_for 20 '[ \"\$(node_of default/s1-pre)\" = s1-a ]'"
@@ -173,13 +158,13 @@ check_eval "1: no Preempted event on the pods that stayed" \
 check_eval "1: the preemptor has its FailedScheduling event (as upstream), then Scheduled" \
     '[ -n "$(events_of default/s1-pre FailedScheduling)" ] && wait_for 5 "[ -n \"\$(events_of default/s1-pre Scheduled)\" ]"'
 
-mkpod default/s3-pre 1 high group=s3
+mkpod default/s3-pre cpu=1 priority=high spec='{"nodeSelector":{"group":"s3"}}'
 check_eval "3: the preemptor goes to the node whose victim no PDB protects (s3-b)" \
     "wait_for 20 '[ \"\$(node_of default/s3-pre)\" = s3-b ]'"
 check_eval "3: the PDB-protected pod stays; only the unprotected one was deleted ($(evicted_in s3-))" \
     'exists default/s3-guarded && [ "$(evicted_in s3-)" = default/s3-free ]'
 # No other choice left: upstream then evicts despite the budget.
-mkpod default/s3-pre-2 1 high group=s3
+mkpod default/s3-pre-2 cpu=1 priority=high spec='{"nodeSelector":{"group":"s3"}}'
 check_eval "3: with no other choice the PDB-protected pod is preempted after all" \
     "wait_for 20 '[ \"\$(node_of default/s3-pre-2)\" = s3-a ]' && [ \"\$(evicted_in s3-)\" = 'default/s3-free default/s3-guarded' ]"
 
@@ -207,7 +192,7 @@ check_eval "2: after all this the Never pod is still pending, its node's pod unt
 # must not preempt again; a high pod then preempts on the same node (its
 # victim is already going) and clears the mid pod's nomination, as upstream.
 touch "$dir/hold"
-mkpod default/s6-mid 1 mid group=s6
+mkpod default/s6-mid cpu=1 priority=mid spec='{"nodeSelector":{"group":"s6"}}'
 terminating() { pod_json "$1" | jq -e '.metadata.deletionTimestamp != null' >/dev/null; }
 check_eval "6: the mid pod is nominated to s6-a, its victim Terminating" \
     "wait_for 10 '[ \"\$(nominated default/s6-mid)\" = s6-a ] && terminating default/s6-low'"
@@ -216,7 +201,7 @@ check_eval "6: the mid pod is nominated to s6-a, its victim Terminating" \
 kube_api DELETE "/api/v1/namespaces/default/pods/s6-spare?gracePeriodSeconds=0" >/dev/null
 check_eval "6: retried while its victim terminates, it is not eligible to preempt again" \
     "wait_for 10 'grep -q \"pod=default/s6-mid message=.*not eligible due to a terminating pod on the nominated node\" \"\$dir/ms.log\"'"
-mkpod default/s6-high 1 high group=s6
+mkpod default/s6-high cpu=1 priority=high spec='{"nodeSelector":{"group":"s6"}}'
 check_eval "6: the high pod is nominated to s6-a" "wait_for 10 '[ \"\$(nominated default/s6-high)\" = s6-a ]'"
 check_eval "6: the mid pod's nomination is cleared" "wait_for 10 '[ -z \"\$(nominated default/s6-mid)\" ]'"
 check_eval "6: nothing was bound to s6-a while its pod was Terminating" \
@@ -233,13 +218,13 @@ check_eval "moonsched exits 0 on SIGTERM" stop_ms
 # --- 4: a Lua policy protects a namespace ------------------------------------
 # kube-system's pod has the lower priority: the default would evict it; the
 # protected-preemption policy (protects kube-system by default) must not.
-mknode s4-a 1 s4
-mknode s4-b 1 s4
-mkpod kube-system/s4-sys 1 low node=s4-a
-mkpod default/s4-app 1 mid node=s4-b
+mknode s4-a cpu=1 labels='{"group":"s4"}'
+mknode s4-b cpu=1 labels='{"group":"s4"}'
+mkpod kube-system/s4-sys cpu=1 priority=low node=s4-a
+mkpod default/s4-app cpu=1 priority=mid node=s4-b
 : >"$dir/ms.log"
 start_ms --policy "$root/policies/protected-preemption.lua"
-mkpod default/s4-pre 1 high group=s4
+mkpod default/s4-pre cpu=1 priority=high spec='{"nodeSelector":{"group":"s4"}}'
 check_eval "4: with the policy the preemptor goes to the unprotected node (s4-b)" \
     "wait_for 20 '[ \"\$(node_of default/s4-pre)\" = s4-b ]'"
 check_eval "4: the kube-system pod was never deleted; the default one was ($(evicted_in s4-))" \
@@ -250,16 +235,16 @@ check_eval "moonsched exits 0 on SIGTERM" stop_ms
 # --- 7: a Lua filter that rejects a node ------------------------------------
 # s7-a's pod has the lower priority: the default would preempt it. The
 # policy's filter rejects s7-a: it is never the node of a preemption.
-mknode s7-a 1 s7
-mknode s7-b 1 s7
-mkpod default/s7-low 1 low node=s7-a
-mkpod default/s7-mid 1 mid node=s7-b
+mknode s7-a cpu=1 labels='{"group":"s7"}'
+mknode s7-b cpu=1 labels='{"group":"s7"}'
+mkpod default/s7-low cpu=1 priority=low node=s7-a
+mkpod default/s7-mid cpu=1 priority=mid node=s7-b
 printf '%s\n' 'local p = { name = "not-s7-a" }' \
     'function p.filter(pod, node) return node.name ~= "s7-a", "policy rejects s7-a" end' \
     'return p' >"$dir/not-s7-a.lua"
 : >"$dir/ms.log"
 start_ms --policy "$dir/not-s7-a.lua"
-mkpod default/s7-pre 1 high group=s7
+mkpod default/s7-pre cpu=1 priority=high spec='{"nodeSelector":{"group":"s7"}}'
 check_eval "7: with a filter rejecting s7-a the preemptor goes to s7-b" \
     "wait_for 20 '[ \"\$(node_of default/s7-pre)\" = s7-b ]'"
 check_eval "7: s7-a's pod was never deleted; s7-b's was ($(evicted_in s7-))" \
