@@ -30,13 +30,6 @@ ZONE=topology.kubernetes.io/zone
 sched_of() { if [ "$1" = ks ]; then echo default-scheduler; else echo moonsched; fi; }
 
 # --- objects ---------------------------------------------------------------------------
-mknode() {   # group name zone
-    jq -n --arg g "$1" --arg n "$1-$2" --arg z "$3" '{apiVersion: "v1", kind: "Node",
-        metadata: {name: $n, labels: {"kubernetes.io/hostname": $n, "topology.kubernetes.io/zone": $z,
-                   "topology.kubernetes.io/region": "r1", group: $g}},
-        status: {capacity: {cpu: "8", memory: "16Gi", pods: "110"}, allocatable: {cpu: "8", memory: "16Gi", pods: "110"}}}' |
-        kube_api POST /api/v1/nodes "$(cat)" >/dev/null
-}
 mkclass() {  # name provisioner bindingMode
     kube_api POST /apis/storage.k8s.io/v1/storageclasses "$(jq -n --arg n "$1" --arg p "$2" --arg m "$3" \
         '{apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: {name: $n}, provisioner: $p, volumeBindingMode: $m}')" >/dev/null
@@ -59,22 +52,19 @@ local_on() {  # node -> spec fields of a local volume there
     jq -nc --arg n "$1" '{local: {path: "/mnt/disk"}, nodeAffinity: {required: {nodeSelectorTerms:
         [{matchExpressions: [{key: "kubernetes.io/hostname", operator: "In", values: [$n]}]}]}}}'
 }
-mkpod() {    # group name [claim...]: one volume per claim, on the group's nodes
+vol_pod() {   # group name [claim...]: one volume per claim, on the group's nodes
     local g=$1 name=$2
     shift 2
-    jq -n --arg n "$name" --arg s "$(sched_of "$g")" --arg g "$g" --args '{apiVersion: "v1", kind: "Pod", metadata: {name: $n},
-        spec: {schedulerName: $s, nodeSelector: {group: $g},
-               containers: [{name: "c", image: "pause", resources: {requests: {cpu: "100m", memory: "64Mi"}}}],
-               volumes: [$ARGS.positional | to_entries[] | {name: "v\(.key)", persistentVolumeClaim: {claimName: .value}}]}}' "$@" |
-        kube_api POST "/api/v1/namespaces/$g/pods" "$(cat)" >/dev/null
+    mkpod "$name" ns="$g" scheduler="$(sched_of "$g")" spec="$(jq -nc --arg g "$g" --args '{nodeSelector: {group: $g},
+        volumes: [$ARGS.positional | to_entries[] | {name: "v\(.key)", persistentVolumeClaim: {claimName: .value}}]}' "$@")"
 }
 
 # --- what is observed -------------------------------------------------------------------
 pod_json() { kube_api GET "/api/v1/namespaces/$1/pods/$2"; }
 pvc_json() { kube_api GET "/api/v1/namespaces/$1/persistentvolumeclaims/$2"; }
 # the pod's node without the group prefix ("-" when it has none)
-node_of() { pod_json "$1" "$2" | jq -r --arg g "$1-" '(.spec.nodeName // "-") | ltrimstr($g)'; }
-bound() { [ "$(node_of "$1" "$2")" != - ]; }
+node_in() { pod_json "$1" "$2" | jq -r --arg g "$1-" '(.spec.nodeName // "-") | ltrimstr($g)'; }
+bound() { [ "$(node_in "$1" "$2")" != - ]; }
 claim_of() {   # phase and volume of a claim, the volume without the group prefix
     pvc_json "$1" "$2" | jq -r --arg g "$1-" 'if .kind != "PersistentVolumeClaim" then "gone/-"
         else "\(.status.phase // "-")/\((.spec.volumeName // "-") | ltrimstr($g))" end'
@@ -119,16 +109,16 @@ all_groups() {   # predicate [args]: true when `predicate GROUP args` holds for 
     shift
     for g in $groups; do "$f" "$g" "$@" || return 1; done
 }
-node_is() { [ "$(node_of "$1" "$2")" = "$3" ]; }     # group pod node
+node_is() { [ "$(node_in "$1" "$2")" = "$3" ]; }     # group pod node
 claim_is() { [ "$(claim_of "$1" "$2")" = "$3" ]; }   # group claim phase/volume
 claims_bound() { local g=$1 c; shift; for c in "$@"; do claim_bound "$g" "$c" || return 1; done; }
 
 # --- the cluster -----------------------------------------------------------------------
 for g in $groups; do
     kube_api POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$g\"}}" >/dev/null
-    mknode "$g" n1 zone-a
-    mknode "$g" n2 zone-a
-    mknode "$g" n3 zone-b
+    mknode "$g-n1" cpu=8 memory=16Gi labels="{\"$HOST\":\"$g-n1\",\"$ZONE\":\"zone-a\",\"topology.kubernetes.io/region\":\"r1\",\"group\":\"$g\"}"
+    mknode "$g-n2" cpu=8 memory=16Gi labels="{\"$HOST\":\"$g-n2\",\"$ZONE\":\"zone-a\",\"topology.kubernetes.io/region\":\"r1\",\"group\":\"$g\"}"
+    mknode "$g-n3" cpu=8 memory=16Gi labels="{\"$HOST\":\"$g-n3\",\"$ZONE\":\"zone-b\",\"topology.kubernetes.io/region\":\"r1\",\"group\":\"$g\"}"
 done
 mkclass local-wffc kubernetes.io/no-provisioner WaitForFirstConsumer
 mkclass immediate kubernetes.io/no-provisioner Immediate
@@ -213,15 +203,15 @@ prov_pid=$!
 for g in $groups; do
     mkpv "$g-local-n2" local-wffc "$(local_on "$g-n2")"
     mkpvc "$g" data local-wffc >/dev/null
-    mkpod "$g" local-1 data
+    vol_pod "$g" local-1 data
 done
 check_eval "local WFFC: every scheduler placed its pod on the PV's node and the claim is Bound to it" \
     "wait_for 40 'all_groups node_is local-1 n2 && all_groups claim_is data Bound/local-n2'"
-for g in $groups; do mkpod "$g" local-2 data; done
+for g in $groups; do vol_pod "$g" local-2 data; done
 check_eval "local WFFC: a second pod of the bound claim follows it to n2" \
     "wait_for 20 'all_groups node_is local-2 n2'"
 for g in $groups; do
-    outcome local "$g" "local-1 on $(node_of "$g" local-1), local-2 on $(node_of "$g" local-2), claim $(claim_of "$g" data), PV claimRef $(kube_api GET "/api/v1/persistentvolumes/$g-local-n2" | jq -r '.spec.claimRef.name // "-"')"
+    outcome local "$g" "local-1 on $(node_in "$g" local-1), local-2 on $(node_in "$g" local-2), claim $(claim_of "$g" data), PV claimRef $(kube_api GET "/api/v1/persistentvolumes/$g-local-n2" | jq -r '.spec.claimRef.name // "-"')"
 done
 compare local
 
@@ -233,11 +223,11 @@ for g in $groups; do
 done
 # (`wait` with pids: a bare wait would wait for the provisioner too)
 pids=()
-for g in $groups; do mkpod "$g" race-a race-a & pids+=($!); mkpod "$g" race-b race-b & pids+=($!); done
+for g in $groups; do vol_pod "$g" race-a race-a & pids+=($!); vol_pod "$g" race-b race-b & pids+=($!); done
 wait "${pids[@]}"
 race_settled() {   # one bound with its claim, the other pending with a reason
     local a b
-    a=$(node_of "$1" race-a); b=$(node_of "$1" race-b)
+    a=$(node_in "$1" race-a); b=$(node_in "$1" race-b)
     if [ "$a" != - ]; then [ "$b" = - ] && claim_bound "$1" race-a && [ -n "$(why_pending "$1" race-b)" ]
     else [ "$b" != - ] && claim_bound "$1" race-b && [ -n "$(why_pending "$1" race-a)" ]; fi
 }
@@ -249,7 +239,7 @@ for g in $groups; do
     check_eval "race [$g]: still one pod bound, nothing bound twice (PV claimRef = $w's claim, $l's claim Pending)" \
         "! bound $g $l && [ \"\$(kube_api GET /api/v1/persistentvolumes/$g-race-n1 | jq -r .spec.claimRef.name)\" = $w ] &&
          [ \"\$(claim_of $g $l)\" = Pending/- ]"
-    outcome race "$g" "winner on $(node_of "$g" "$w"), claim $(claim_of "$g" "$w"); loser: $(why_pending "$g" "$l")"
+    outcome race "$g" "winner on $(node_in "$g" "$w"), claim $(claim_of "$g" "$w"); loser: $(why_pending "$g" "$l")"
 done
 compare race
 
@@ -266,13 +256,13 @@ for g in $groups; do
 done
 check_eval "zonal: the PV controller bound the pre-bound claims" \
     "wait_for 20 'all_groups claims_bound zonal-zone-b zonal-zone-c'"
-for g in $groups; do mkpod "$g" zonal-b zonal-zone-b; mkpod "$g" zonal-c zonal-zone-c; done
+for g in $groups; do vol_pod "$g" zonal-b zonal-zone-b; vol_pod "$g" zonal-c zonal-zone-c; done
 check_eval "zonal: the pod of a zone-b disk is placed on zone-b's only node (n3)" \
     "wait_for 20 'all_groups node_is zonal-b n3'"
 check_eval "zonal: the pod of a zone-c disk (no node there) is pending: \"3 node(s) had no available volume zone\"" \
     "wait_for 20 'all_groups pending_with zonal-c \"3 node(s) had no available volume zone\"'"
 for g in $groups; do
-    outcome zonal "$g" "zone-b pod on $(node_of "$g" zonal-b); zone-c pod: $(why_pending "$g" zonal-c)"
+    outcome zonal "$g" "zone-b pod on $(node_in "$g" zonal-b); zone-c pod: $(why_pending "$g" zonal-c)"
 done
 compare zonal
 
@@ -281,7 +271,7 @@ compare zonal
 # would bind either)
 for g in $groups; do
     mkpvc "$g" imm immediate "" "{\"selector\":{\"matchLabels\":{\"group\":\"$g\"}}}" >/dev/null
-    mkpod "$g" imm imm
+    vol_pod "$g" imm imm
 done
 check_eval "immediate: the pod of an unbound Immediate claim is pending: \"pod has unbound immediate PersistentVolumeClaims\"" \
     "wait_for 20 'all_groups pending_with imm \"pod has unbound immediate PersistentVolumeClaims\"'"
@@ -292,7 +282,7 @@ compare immediate
 for g in $groups; do mkpv "$g-imm-n3" immediate "$(local_on "$g-n3")" "{\"labels\":{\"group\":\"$g\"}}"; done
 check_eval "immediate: once a PV appears and the PV controller binds the claim, the pod is placed on the PV's node" \
     "wait_for 40 'all_groups node_is imm n3'"
-for g in $groups; do outcome immediate-later "$g" "pod on $(node_of "$g" imm), claim $(claim_of "$g" imm)"; done
+for g in $groups; do outcome immediate-later "$g" "pod on $(node_in "$g" imm), claim $(claim_of "$g" imm)"; done
 compare immediate-later
 
 # === 5. CSI attach limits from CSINode ====================================================
@@ -314,10 +304,10 @@ check_eval "csi: the PV controller bound the four claims of each scheduler" \
     "wait_for 20 'all_groups claims_bound csi-1 csi-2 csi-3 csi-4'"
 # one at a time: which three are placed must not depend on a race
 for i in 1 2 3 4; do
-    for g in $groups; do mkpod "$g" "csi-$i" "csi-$i"; done
+    for g in $groups; do vol_pod "$g" "csi-$i" "csi-$i"; done
     [ $i = 4 ] || wait_for 20 "all_groups bound csi-$i"
 done
-csi_nodes() { local i; for i in 1 2 3; do node_of "$1" "csi-$i"; done | sort | paste -sd, -; }
+csi_nodes() { local i; for i in 1 2 3; do node_in "$1" "csi-$i"; done | sort | paste -sd, -; }
 csi_spread() { [ "$(csi_nodes "$1")" = n1,n2,n3 ]; }
 check_eval "csi: three pods on three different nodes (one attachable volume each)" \
     "wait_for 20 'all_groups csi_spread'"
@@ -327,10 +317,10 @@ for g in $groups; do outcome csi "$g" "placed on $(csi_nodes "$g"); csi-4: $(why
 compare csi
 
 # === 6. dynamic provisioning (the harness plays the provisioner) ===========================
-for g in $groups; do mkpvc "$g" dyn dyn-wffc >/dev/null; mkpod "$g" dyn dyn; done
+for g in $groups; do mkpvc "$g" dyn dyn-wffc >/dev/null; vol_pod "$g" dyn dyn; done
 dyn_ok() {   # the pod on the selected node, the claim Bound to a PV there
     local nd sel
-    nd=$(node_of "$1" dyn)
+    nd=$(node_in "$1" dyn)
     sel=$(pvc_json "$1" dyn | jq -r --arg g "$1-" '(.metadata.annotations["volume.kubernetes.io/selected-node"] // "") | ltrimstr($g)')
     [ "$nd" != - ] && [ "$nd" = "$sel" ] && claim_bound "$1" dyn
 }
@@ -339,7 +329,7 @@ check_eval "dynamic: the claim was annotated with the selected node, provisioned
 for g in $groups; do
     pv=$(pvc_json "$g" dyn | jq -r '.spec.volumeName // ""')
     aff=$(kube_api GET "/api/v1/persistentvolumes/$pv" | jq -r '.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0] // "-"')
-    outcome dynamic "$g" "pod on the selected node: $([ "$g-$(node_of "$g" dyn)" = "$aff" ] && echo yes || echo no), claim $(claim_of "$g" dyn | cut -d/ -f1)"
+    outcome dynamic "$g" "pod on the selected node: $([ "$g-$(node_in "$g" dyn)" = "$aff" ] && echo yes || echo no), claim $(claim_of "$g" dyn | cut -d/ -f1)"
 done
 compare dynamic
 
@@ -347,13 +337,13 @@ compare dynamic
 # Class dyn-never: nobody provisions, so the pod waits in PreBind for its
 # claim (annotated with the selected node). The claim is deleted meanwhile;
 # pvc-protection lets it go, since no scheduled pod uses it.
-for g in $groups; do mkpvc "$g" slow dyn-never >/dev/null; mkpod "$g" slow slow; done
+for g in $groups; do mkpvc "$g" slow dyn-never >/dev/null; vol_pod "$g" slow slow; done
 selected() { [ -n "$(pvc_json "$1" slow | jq -r '.metadata.annotations["volume.kubernetes.io/selected-node"] // ""')" ]; }
 check_eval "prebind: the claim is annotated with the selected node and the pod waits, unbound" \
     "wait_for 20 'all_groups selected' && sleep 1 && all_groups node_is slow -"
 # Meanwhile the scheduler goes on with other pods (upstream: the wait is
 # on a binding goroutine; moonsched: off the scheduling thread).
-for g in $groups; do mkpod "$g" during; done
+for g in $groups; do vol_pod "$g" during; done
 check_eval "prebind: a pod without volumes created meanwhile is bound while the first still waits" \
     "wait_for 20 'all_groups bound during' && all_groups node_is slow -"
 for g in $groups; do kube_api DELETE "/api/v1/namespaces/$g/persistentvolumeclaims/slow" >/dev/null; done
@@ -367,7 +357,7 @@ for g in $groups; do
     events_of "$g" slow FailedScheduling | sort -u >"$dir/prebind-events.$g"
     sed "s/^/# [$g] FailedScheduling: /" "$dir/prebind-events.$g" | head -n 4
     prebind_event=$(grep -c '^running PreBind plugin "VolumeBinding": ' "$dir/prebind-events.$g")
-    outcome prebind "$g" "pod on $(node_of "$g" slow): $(why_pending_reason "$g" slow); a PreBind FailedScheduling event: $([ "$prebind_event" -gt 0 ] && echo yes || echo no)"
+    outcome prebind "$g" "pod on $(node_in "$g" slow): $(why_pending_reason "$g" slow); a PreBind FailedScheduling event: $([ "$prebind_event" -gt 0 ] && echo yes || echo no)"
 done
 compare prebind
 
@@ -392,7 +382,7 @@ for g in $groups; do
 done
 check_eval "restrictions: the second pod of a read-write GCE PD on the same node is pending: \"1 node(s) had no available disk\"" \
     "wait_for 20 'all_groups bound disk-1 && all_groups pending_with disk-2 \"1 node(s) had no available disk\"'"
-for g in $groups; do outcome restrictions "$g" "disk-1 on $(node_of "$g" disk-1); disk-2: $(why_pending "$g" disk-2)"; done
+for g in $groups; do outcome restrictions "$g" "disk-1 on $(node_in "$g" disk-1); disk-2: $(why_pending "$g" disk-2)"; done
 compare restrictions
 
 # --- the end -----------------------------------------------------------------------------

@@ -37,21 +37,15 @@ now() { date +%s.%N; }
 le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 
-mknode() {   # name
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\"},\"status\":{\"capacity\":{\"cpu\":\"2000\",\"memory\":\"4000Gi\",\"pods\":\"2000\"},\"allocatable\":{\"cpu\":\"2000\",\"memory\":\"4000Gi\",\"pods\":\"2000\"}}}" >/dev/null
-}
-# A pod created bound to NODE with a toleration for k=v:NoExecute:
-# "none" (no toleration), "forever" (no tolerationSeconds) or seconds.
-pod_body() {   # name node toleration
-    local tol=""
-    case $3 in
-    none) ;;
-    forever) tol=',"tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoExecute"}]' ;;
-    *) tol=",\"tolerations\":[{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\",\"effect\":\"NoExecute\",\"tolerationSeconds\":$3}]" ;;
+# The tolerations of a pod for k=v:NoExecute: "none" (no toleration),
+# "forever" (no tolerationSeconds) or seconds.
+tol_of() {
+    case $1 in
+    none) echo null ;;
+    forever) echo '[{"key":"k","operator":"Equal","value":"v","effect":"NoExecute"}]' ;;
+    *) echo "[{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\",\"effect\":\"NoExecute\",\"tolerationSeconds\":$1}]" ;;
     esac
-    printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"nodeName":"%s","containers":[{"name":"c","image":"pause"}]%s}}' "$1" "$2" "$tol"
 }
-mkpod() { kube_api POST /api/v1/namespaces/default/pods "$(pod_body "$@")" | jq -e .metadata.uid >/dev/null || echo "# could not create $1"; }
 taint() {   # node: k=v:NoExecute (no timeAdded: counted from when it is first seen)
     kube_api PATCH "/api/v1/nodes/$1" '{"spec":{"taints":[{"key":"k","value":"v","effect":"NoExecute"}]}}' >/dev/null
 }
@@ -104,13 +98,13 @@ start_replica() {   # name
 LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
 holder() { kube_api GET "$LEASE" | jq -r '.spec.holderIdentity // ""'; }
 
-mknode t1
-mknode t2
-mknode t3
-mkpod none-1 t1 none
-mkpod five-1 t1 5
-mkpod forever-1 t1 forever
-mkpod thirty-1 t2 30
+mknode t1 cpu=2000 memory=4000Gi pods=2000
+mknode t2 cpu=2000 memory=4000Gi pods=2000
+mknode t3 cpu=2000 memory=4000Gi pods=2000
+mkpod none-1 node=t1 cpu= memory= tolerations="$(tol_of none)"
+mkpod five-1 node=t1 cpu= memory= tolerations="$(tol_of 5)"
+mkpod forever-1 node=t1 cpu= memory= tolerations="$(tol_of forever)"
+mkpod thirty-1 node=t2 cpu= memory= tolerations="$(tol_of 30)"
 
 port_a=$(kube_free_port); port_b=$(kube_free_port)
 start_replica a "$port_a"
@@ -145,7 +139,7 @@ check_eval "only the leader deleted" "! grep -q 'taint eviction: deleting pod' \
 echo "# deletion delays: untolerated ${d_none} s, tolerationSeconds 5 ${d_five} s"
 
 # --- 5: the leader killed during a countdown; the standby keeps the deadline -
-mkpod six-1 t3 6
+mkpod six-1 node=t3 cpu= memory= tolerations="$(tol_of 6)"
 sleep 1
 t1=$(now)
 taint t3
@@ -159,7 +153,7 @@ check_eval "... and it was b" "grep -q 'msg=\"taint eviction: pod deleted\" pod=
 echo "# leader killed 1.5 s into a 6 s countdown: the standby deleted ${d_six} s after the taint"
 
 # --- 6: 1,000 pods on one tainted node ------------------------------------------
-mknode big
+mknode big cpu=2000 memory=4000Gi pods=2000
 # One curl, the same POST many times in parallel (generateName names them);
 # a POST the loaded server refused (or a generated name taken twice) is
 # made up for in the next round.
