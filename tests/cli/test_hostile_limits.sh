@@ -9,22 +9,9 @@
 # calls fail at one of its two limits, and the default
 # profile's 20 pods are placed. The runs and their outcomes are TAP
 # comments. B: the build directory (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
+. tests/lib/cli.sh
 H=tests/hostile
-T=$(mktemp -d)
-HOG=
-stop_hog() {
-    if [ -n "$HOG" ]; then
-        kill "$HOG" 2>/dev/null
-        wait "$HOG" 2>/dev/null
-        HOG=
-    fi
-}
-trap 'stop_hog; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
-. tests/lib/tap.sh
 . tests/lib/hostile.sh
 TIMEOUT=${HOSTILE_TIMEOUT:-120}   # when a run that hangs is killed
 POLICIES=${HOSTILE_POLICIES:-"concat-loop huge-rep growing-state load-huge sort-huge"}
@@ -38,6 +25,7 @@ other_errors() { grep '^policy lua:' "$T/err" | grep -Ev 'exceeded its memory ca
 
 ( while :; do :; done ) &
 HOG=$!
+stop_at_exit "$HOG"
 for name in $POLICIES; do
     for budget in $BUDGETS; do
         for cap in $CAPS; do
@@ -61,6 +49,7 @@ for name in $POLICIES; do
         done
     done
 done
-stop_hog
+kill "$HOG"
+wait "$HOG" 2>/dev/null
 
 tap_done

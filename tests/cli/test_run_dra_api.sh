@@ -12,19 +12,7 @@
 # informer shows the claim reserved for it. snapshot lists the four
 # kinds, and simulate reads them back. TAP output. B: the build directory
 # (default: build).
-set -u
-B=${B:-build}
-M="$B/moonsched"
-T=$(mktemp -d)
-srv=
-ms=
-cleanup() {
-    [ -n "$ms" ] && kill "$ms" 2>/dev/null && wait "$ms" 2>/dev/null
-    [ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-. tests/lib/tap.sh
+. tests/lib/cli.sh
 
 tap_need "$M"
 if ! command -v node >/dev/null 2>&1; then
@@ -35,6 +23,7 @@ fi
 mkdir "$T/api"
 node tests/cli/dra_api_server.mjs "$T/api" 2>"$T/server.err" &
 srv=$!
+stop_at_exit "$srv"
 i=0
 while [ ! -s "$T/api/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 check "the scripted API server listens" test -s "$T/api/port"
@@ -62,6 +51,7 @@ check "simulate reads them back: the pod gets gpu-0 on n1" \
 : >"$T/api/requests"
 "$M" run --kubeconfig "$T/kubeconfig" --secure-port=0 --leader-elect=false -v 4 >"$T/ms.log" 2>&1 &
 ms=$!
+stop_at_exit "$ms"
 i=0
 while ! grep -q 'ml/gpu-job' "$T/api/binds" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
 check "run binds the pod to n1" has_line "$T/api/binds" "ml/gpu-job n1"
@@ -97,7 +87,6 @@ check "run logged no error, no failed list or claim write" \
 kill "$ms"
 wait "$ms"
 rc=$?
-ms=
 check "run exits 0 on SIGTERM" [ "$rc" = 0 ]
 
 tap_done
