@@ -124,13 +124,9 @@ churn_leaders() {   # condition timeout
 }
 
 prio() { kube_api POST /apis/scheduling.k8s.io/v1/priorityclasses "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"$1\"},\"value\":$2}" >/dev/null; }
-mknode() {   # name [taints JSON] [labels JSON]
-    local taints=${2:-[]} labels=${3:-"{}"}
-    kube_api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",\"labels\":$labels},\"spec\":{\"taints\":$taints},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"64Gi\",\"pods\":\"200\"},\"allocatable\":{\"cpu\":\"4\",\"memory\":\"64Gi\",\"pods\":\"200\"}}}" | jq -e .metadata.uid >/dev/null
-}
 prio low 100
 prio high 1000
-mknodes() { local i; for i in $(seq 1 "$NODES"); do mknode "n$i" || return 1; done; }
+mknodes() { local i; for i in $(seq 1 "$NODES"); do mknode "n$i" memory=64Gi pods=200 || return 1; done; }
 check_eval "$NODES nodes created" mknodes
 
 # --- 1. binds and preemption ------------------------------------------------------
@@ -198,7 +194,7 @@ for rn in "${!rpid[@]}"; do kill -9 "${rpid[$rn]}"; wait "${rpid[$rn]}" 2>/dev/n
 extra_args=(--controllers=taint-eviction)
 for r in a b c; do start_replica "$r"; done
 PH='[{"key":"failover/phase2","value":"x","effect":"NoSchedule"}]'
-for i in $(seq 1 "$TAINTED"); do mknode "t$i" "$PH" '{"failover/phase2":"yes"}'; done
+for i in $(seq 1 "$TAINTED"); do mknode "t$i" memory=64Gi pods=200 taints="$PH" labels='{"failover/phase2":"yes"}'; done
 per=$((TAINTED * 40))
 # Pods for these nodes only (their nodeSelector; they tolerate the
 # NoSchedule taint that keeps phase 1's pods away): half tolerate the
