@@ -19,7 +19,7 @@ pods() { kube_api GET /api/v1/namespaces/default/pods; }
 unbound_count() { pods | jq '[.items[] | select((.spec.nodeName // "") == "")] | length'; }
 pod_count() { pods | jq '.items | length'; }
 placements() { pods | jq -r '.items[] | select((.spec.nodeName // "") != "") | "default/\(.metadata.name) \(.spec.nodeName)"' | sort; }
-mkpods() {
+mkworkload() {   # the 16 web pods and one too big for any node
     for i in $(seq -w 1 16); do mkpod "web-$i" cpu=300m memory=256Mi labels='{"app":"web"}'; done
     mkpod big cpu=64 memory=1Gi labels='{"app":"web"}'
 }
@@ -69,7 +69,7 @@ leaderElection: {leaderElect: false}
 YAML
 
 # --- run 1: the default profile alone ------------------------------------------------------
-mkpods
+mkworkload
 check_eval "17 pending pods created" "[ \"\$(unbound_count)\" = 17 ]"
 start_ms --config "$dir/plain.yaml" --seed 42 --metrics-bind-address=0
 check_eval "run --seed 42 without a shadow policy binds the 16 that fit" "wait_for 30 '[ \"\$(unbound_count)\" = 1 ]'"
@@ -80,7 +80,7 @@ delete_pods
 check_eval "the pods deleted" "wait_for 20 '[ \"\$(pod_count)\" = 0 ]'"
 
 # --- run 2: the same pods, a shadow policy beside the profile ---------------------------
-mkpods
+mkworkload
 check_eval "the same 17 pending pods created again" "[ \"\$(unbound_count)\" = 17 ]"
 service_account watcher '["/debug/*", "/metrics"]'
 service_account nobody
@@ -132,7 +132,7 @@ check_eval "SIGTERM: moonsched exits 0" "stop_ms TERM"
 # --- the control: another seed places the pods otherwise ---------------------------------
 delete_pods
 check_eval "the pods deleted" "wait_for 20 '[ \"\$(pod_count)\" = 0 ]'"
-mkpods
+mkworkload
 start_ms --config "$dir/shadow.yaml" --seed 43 --metrics-bind-address=0
 check_eval "run --seed 43 binds the 16 that fit" "wait_for 30 '[ \"\$(unbound_count)\" = 1 ]'"
 sleep 1
