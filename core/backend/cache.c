@@ -651,7 +651,7 @@ ms_rc ms_cache_update_snapshot(ms_cache *c, ms_snapshot *s) {
     }
     if (all) {
         if (refresh_order(c) != 0) goto fail;
-        if (ms_snapshot_rebuild_lists(s, c->order, c->norder, true) != 0) goto fail;
+        if (ms_snapshot_rebuild_lists(s, c->order, c->norder) != 0) goto fail;
     }
     s->generation = c->generation;
     s->tree_version = c->tree_version;

@@ -113,15 +113,12 @@ void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni) {
     s->updated[s->nupdated++] = ni;
 }
 
-int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all) {
-    if (all) {
-        if (!ms_array_grow((void **)&s->nodes, &s->nodecap, n, sizeof *s->nodes))
-            return -1;
-        s->nnodes = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            ms_node_info *ni = ms_map_get(&s->by_name, order[i]);
-            if (ni) s->nodes[s->nnodes++] = ni;
-        }
+int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n) {
+    if (!ms_array_grow((void **)&s->nodes, &s->nodecap, n, sizeof *s->nodes)) return -1;
+    s->nnodes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ms_node_info *ni = ms_map_get(&s->by_name, order[i]);
+        if (ni) s->nodes[s->nnodes++] = ni;
     }
     if (!ms_array_grow((void **)&s->have_pods_with_affinity, &s->affcap, s->nnodes,
                        sizeof *s->have_pods_with_affinity))

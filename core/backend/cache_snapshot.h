@@ -75,10 +75,10 @@ void ms_snapshot_drop(ms_snapshot *s, ms_str node_name);
  * adds a NodeInfo to it (when that fails, updated_all is set instead). */
 void ms_snapshot_begin_update(ms_snapshot *s);
 void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni);
-/* all: `nodes` becomes by_name's NodeInfos in the given order (names that
- * are absent are skipped); always rebuilds the affinity lists from `nodes`
- * (in `nodes`' order). 0 or -1 (out of memory). */
-int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n, bool all);
+/* `nodes` becomes by_name's NodeInfos in the given order (names that are
+ * absent are skipped), and the affinity lists are rebuilt from it (in
+ * `nodes`' order). 0 or -1 (out of memory). */
+int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n);
 /* For ms_cache_update_snapshot, after a NodeInfo of `nodes` was copied:
  * keeps the affinity lists current by adding or removing it when it gained
  * or lost pods with (anti-)affinity (had_*: before the copy), so that

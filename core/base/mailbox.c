@@ -2,6 +2,8 @@
 #include "base/mailbox.h"
 
 #include <errno.h>
+#include <math.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -45,6 +47,13 @@ ms_job *ms_mailbox_take_all(ms_mailbox *m) {
 }
 
 int ms_mailbox_fd(const ms_mailbox *m) { return m->fd; }
+
+bool ms_mailbox_wait(const ms_mailbox *m, double timeout) {
+    struct pollfd p = {.fd = m->fd, .events = POLLIN};
+    /* Rounded up: a wait cut to 0 ms short of the deadline would spin. */
+    int ms = timeout < 0 ? -1 : timeout > 86400.0 ? 86400000 : (int)ceil(timeout * 1000.0);
+    return poll(&p, 1, ms) == 1;
+}
 
 void ms_mailbox_close(ms_mailbox *m) {
     ms_job_queue_close(&m->q);

@@ -39,6 +39,11 @@ void ms_mailbox_drain(ms_mailbox *m);
 /* Readable (poll/epoll) while jobs may be waiting, after a wake, and once
  * closed. */
 int ms_mailbox_fd(const ms_mailbox *m);
+/* Waits up to timeout seconds (< 0: without limit) for the fd to be
+ * readable, for a consumer that has no other fd to wait on. True when it
+ * is; false on timeout or a signal (the caller checks its deadline).
+ * Readiness stays as it was. */
+bool ms_mailbox_wait(const ms_mailbox *m, double timeout);
 
 /* Marks the queue closed and wakes the consumer; the fd stays readable. */
 void ms_mailbox_close(ms_mailbox *m);

@@ -1,43 +1,37 @@
 /* A growable ring of deltas behind one mutex. Producers push whole pages of
  * a LIST at a time (one lock, one wake-up); the consumer drains in batches,
- * so the lock is taken per batch, not per object. */
+ * so the lock is taken per batch, not per object. The wake-up is a mailbox
+ * used without jobs (base/mailbox.h): deltas stay in the ring, where a page
+ * costs no allocation, and the mailbox's eventfd serves both the consumer
+ * that polls it among other fds and the one that blocks in a pop. */
 #include "client/delta_queue.h"
 
-#include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/mailbox.h"
 
 struct ms_delta_queue {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     ms_delta *ring;
     size_t cap;          /* power of two, or 0 */
     size_t head;         /* index of the oldest */
     size_t len;
     bool closed;
-    bool signalled;      /* the eventfd holds a count */
-    int efd;
+    bool signalled;      /* a wake is pending in the mailbox's fd */
+    ms_mailbox wake;
 };
 
 ms_delta_queue *ms_delta_queue_new(void) {
     ms_delta_queue *q = calloc(1, sizeof *q);
     if (!q) return NULL;
-    q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (q->efd < 0) {
+    if (ms_mailbox_init(&q->wake) != 0) {
         free(q);
         return NULL;
     }
     pthread_mutex_init(&q->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&q->cv, &ca);
-    pthread_condattr_destroy(&ca);
     return q;
 }
 
@@ -45,25 +39,24 @@ void ms_delta_queue_free(ms_delta_queue *q) {
     if (!q) return;
     for (size_t i = 0; i < q->len; i++) ms_delta_release(&q->ring[(q->head + i) & (q->cap - 1)]);
     free(q->ring);
-    close(q->efd);
-    pthread_cond_destroy(&q->cv);
+    ms_mailbox_destroy(&q->wake, NULL);
     pthread_mutex_destroy(&q->mu);
     free(q);
 }
 
-/* Level-triggered readiness: the eventfd is readable exactly while there is
- * something to pop (or the queue is closed). */
+/* Level-triggered readiness: wakes and drains happen under the mutex, so
+ * the fd is readable exactly while there is something to pop (or the queue
+ * is closed), and a consumer that saw it empty and waits on the fd cannot
+ * miss the push that follows. */
 static void signal_fd(ms_delta_queue *q) {
     if (q->signalled) return;
-    uint64_t one = 1;
-    while (write(q->efd, &one, sizeof one) < 0 && errno == EINTR) {}
+    ms_mailbox_wake(&q->wake);
     q->signalled = true;
 }
 
 static void clear_fd(ms_delta_queue *q) {
     if (!q->signalled || q->closed) return;
-    uint64_t v;
-    while (read(q->efd, &v, sizeof v) < 0 && errno == EINTR) {}
+    ms_mailbox_drain(&q->wake);
     q->signalled = false;
 }
 
@@ -99,10 +92,7 @@ ms_rc ms_delta_queue_push_many(ms_delta_queue *q, const ms_delta *d, size_t n) {
     bool was_empty = q->len == 0;
     for (size_t i = 0; i < n; i++) q->ring[(q->head + q->len + i) & (q->cap - 1)] = d[i];
     q->len += n;
-    if (was_empty) {
-        signal_fd(q);
-        pthread_cond_signal(&q->cv);
-    }
+    if (was_empty) signal_fd(q);
     pthread_mutex_unlock(&q->mu);
     return MS_OK;
 }
@@ -111,27 +101,14 @@ ms_rc ms_delta_queue_push(ms_delta_queue *q, const ms_delta *d) { return ms_delt
 
 size_t ms_delta_queue_pop(ms_delta_queue *q, ms_delta *out, size_t max, double timeout) {
     if (!max) return 0;
+    double deadline = timeout > 0 ? ms_clock_monotonic() + timeout : 0;
     pthread_mutex_lock(&q->mu);
-    if (q->len == 0 && !q->closed && timeout != 0) {
-        struct timespec dl;
-        if (timeout > 0) {
-            clock_gettime(CLOCK_MONOTONIC, &dl);
-            double whole;
-            double frac = modf(timeout, &whole);
-            dl.tv_sec += (time_t)whole;
-            dl.tv_nsec += (long)(frac * 1e9);
-            if (dl.tv_nsec >= 1000000000L) {
-                dl.tv_sec++;
-                dl.tv_nsec -= 1000000000L;
-            }
-        }
-        while (q->len == 0 && !q->closed) {
-            if (timeout < 0) {
-                pthread_cond_wait(&q->cv, &q->mu);
-            } else if (pthread_cond_timedwait(&q->cv, &q->mu, &dl) == ETIMEDOUT) {
-                break;
-            }
-        }
+    while (q->len == 0 && !q->closed && timeout != 0) {
+        double left = -1;
+        if (timeout > 0 && (left = deadline - ms_clock_monotonic()) <= 0) break;
+        pthread_mutex_unlock(&q->mu);
+        ms_mailbox_wait(&q->wake, left);
+        pthread_mutex_lock(&q->mu);
     }
     size_t n = q->len < max ? q->len : max;
     for (size_t i = 0; i < n; i++) out[i] = q->ring[(q->head + i) & (q->cap - 1)];
@@ -144,13 +121,12 @@ size_t ms_delta_queue_pop(ms_delta_queue *q, ms_delta *out, size_t max, double t
     return n;
 }
 
-int ms_delta_queue_fd(const ms_delta_queue *q) { return q->efd; }
+int ms_delta_queue_fd(const ms_delta_queue *q) { return ms_mailbox_fd(&q->wake); }
 
 void ms_delta_queue_close(ms_delta_queue *q) {
     pthread_mutex_lock(&q->mu);
     q->closed = true;
     signal_fd(q);
-    pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
 }
 

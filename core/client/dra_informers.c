@@ -12,47 +12,38 @@
 #include "client/informer.h"
 #include "codec/decode_dra.h"
 
-static ms_rc decode_as(ms_dra_kind kind, const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+/* The resource's kind says which DRA kind: MS_KIND_DEVICE_CLASS + kind. */
+static ms_rc decode_dra(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
     ms_dra_object *o = NULL;
-    ms_rc rc = ms_dra_decode(ctx, kind, obj, &o, err);
+    ms_rc rc = ms_dra_decode(ctx, (ms_dra_kind)(kind - MS_KIND_DEVICE_CLASS), obj, &o, err);
     *out = o;
     return rc;
 }
 
-/* One decoder per kind: the informer's decode takes no kind. */
-#define DRA_DECODER(fn, kind) \
-    static ms_rc fn(const void *ctx, const cJSON *obj, void **out, ms_error *err) { \
-        return decode_as(kind, ctx, obj, out, err); \
-    }
-DRA_DECODER(decode_class, MS_DK_DEVICE_CLASS)
-DRA_DECODER(decode_slice, MS_DK_RESOURCE_SLICE)
-DRA_DECODER(decode_claim, MS_DK_RESOURCE_CLAIM)
-DRA_DECODER(decode_template, MS_DK_RESOURCE_CLAIM_TEMPLATE)
-
 static void *ref_dra(void *obj) { return ms_dra_ref(obj); }
 static void unref_dra(void *obj) { ms_dra_unref(obj); }
-#define DRA_OPS(decoder) .optional = true, .decode = decoder, .ref = ref_dra, .unref = unref_dra
+#define DRA_OPS .optional = true, .decode = decode_dra, .ref = ref_dra, .unref = unref_dra
 
 const ms_informer_resource ms_informer_device_classes = {
     .kind = MS_KIND_DEVICE_CLASS,
     .path = "/apis/resource.k8s.io/v1/deviceclasses",
-    DRA_OPS(decode_class),
+    DRA_OPS,
 };
 
 const ms_informer_resource ms_informer_resource_slices = {
     .kind = MS_KIND_RESOURCE_SLICE,
     .path = "/apis/resource.k8s.io/v1/resourceslices",
-    DRA_OPS(decode_slice),
+    DRA_OPS,
 };
 
 const ms_informer_resource ms_informer_resource_claims = {
     .kind = MS_KIND_RESOURCE_CLAIM,
     .path = "/apis/resource.k8s.io/v1/resourceclaims",
-    DRA_OPS(decode_claim),
+    DRA_OPS,
 };
 
 const ms_informer_resource ms_informer_resource_claim_templates = {
     .kind = MS_KIND_RESOURCE_CLAIM_TEMPLATE,
     .path = "/apis/resource.k8s.io/v1/resourceclaimtemplates",
-    DRA_OPS(decode_template),
+    DRA_OPS,
 };

@@ -79,7 +79,8 @@ struct ms_informer {
 
 /* ---- resources ---- */
 
-static ms_rc decode_pod(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_pod(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
+    (void)kind;
     ms_pod *p = NULL;
     ms_rc rc = ms_pod_decode(ctx, obj, &p, err);
     *out = p;
@@ -89,7 +90,8 @@ static ms_rc decode_pod(const void *ctx, const cJSON *obj, void **out, ms_error 
 static void *ref_pod(void *obj) { return ms_pod_ref(obj); }
 static void unref_pod(void *obj) { ms_pod_unref(obj); }
 
-static ms_rc decode_node(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_node(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
+    (void)kind;
     ms_node *n = NULL;
     ms_rc rc = ms_node_decode(ctx, obj, &n, err);
     *out = n;
@@ -117,7 +119,8 @@ const ms_informer_resource ms_informer_nodes = {
     .unref = unref_node,
 };
 
-static ms_rc decode_namespace(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_namespace(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
+    (void)kind;
     ms_namespace *ns = NULL;
     ms_rc rc = ms_namespace_decode(ctx, obj, &ns, err);
     *out = ns;
@@ -127,7 +130,8 @@ static ms_rc decode_namespace(const void *ctx, const cJSON *obj, void **out, ms_
 static void *ref_namespace(void *obj) { return ms_namespace_ref(obj); }
 static void unref_namespace(void *obj) { ms_namespace_unref(obj); }
 
-static ms_rc decode_pdb(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc decode_pdb(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
+    (void)kind;
     ms_pdb *p = NULL;
     ms_rc rc = ms_pdb_decode(ctx, obj, &p, err);
     *out = p;
@@ -346,7 +350,8 @@ static bool read_meta(const cJSON *obj, meta *m) {
 static void *decode(ms_informer *inf, const cJSON *obj, const meta *m) {
     void *out = NULL;
     ms_error err = {0};
-    if (inf->res->decode(inf->o.decode_ctx, obj, &out, &err) == MS_OK && out) return out;
+    if (inf->res->decode(inf->o.decode_ctx, (ms_object_kind)inf->res->kind, obj, &out, &err) == MS_OK && out)
+        return out;
     STAT_ADD(inf, decode_errors, 1);
     ms_log(inf->log, MS_LOG_WARN, "object skipped: it does not decode", "kind",
            ms_object_kind_name((ms_object_kind)inf->res->kind), "object", m->key, "resourceVersion", m->rv, "error",

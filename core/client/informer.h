@@ -50,8 +50,10 @@ typedef struct ms_informer_resource {
      * For what scheduling can do without, where waiting for a grant would
      * stop it altogether. */
     bool optional;
-    /* Decodes one object; *out gets a reference the informer owns. */
-    ms_rc (*decode)(const void *ctx, const cJSON *obj, void **out, ms_error *err);
+    /* Decodes one object; *out gets a reference the informer owns. kind
+     * is the resource's, so that one decoder serves a family of kinds
+     * (storage objects, resource.k8s.io objects). */
+    ms_rc (*decode)(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err);
     void *(*ref)(void *obj);       /* takes a reference, returns obj */
     void (*unref)(void *obj);
 } ms_informer_resource;

@@ -435,34 +435,27 @@ static void log_delta(runner *r, const ms_delta *d) {
     }
 }
 
-/* A resource.k8s.io object into the scheduler's DRA store. The plugin
- * sees the store once the server is known to serve the group: the claims'
- * first list answered, or any object came (a 404 leaves the plugin without
- * it, refusing pods with claims, which such a server does not keep). */
-static void apply_dra_delta(runner *r, const ms_delta *d, double now) {
+/* The scheduler's DRA plugin sees the store once the server is known to
+ * serve resource.k8s.io: the claims' first list answered, or any object
+ * came (ms_scheduler_apply). A 404 leaves the plugin without it, refusing
+ * pods with claims, which such a server does not keep. */
+static void dra_synced(runner *r, const ms_delta *d) {
     ms_dra_kind kind = (ms_dra_kind)(d->kind - MS_KIND_DEVICE_CLASS);
-    if (d->type == MS_DELTA_SYNCED) {
-        ms_informer_stats st = {0};
-        if (kind == MS_DK_RESOURCE_CLAIM) ms_informer_stats_get(r->dra_inf[kind], &st);
-        if (st.lists > 0) ms_scheduler_dra_provided(r->sched);
-        return;
-    }
-    ms_scheduler_dra_provided(r->sched);
-    if (d->type == MS_DELTA_DELETE)
-        ms_scheduler_dra_delete(r->sched, kind, d->dra->meta.namespace_, d->dra->meta.name, now);
-    else if (ms_scheduler_dra_set(r->sched, d->dra, now) != MS_OK)
-        ms_log(r->log, MS_LOG_ERROR, "out of memory keeping a resource.k8s.io object", NULL);
+    ms_informer_stats st = {0};
+    if (kind == MS_DK_RESOURCE_CLAIM) ms_informer_stats_get(r->dra_inf[kind], &st);
+    if (st.lists > 0) ms_scheduler_dra_provided(r->sched);
 }
 
 static void apply_delta(runner *r, ms_delta *d, double now) {
     ms_taint_eviction_observe(r->taint_eviction, d);
-    if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) apply_dra_delta(r, d, now);
     if (d->type == MS_DELTA_SYNCED) {
+        if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) dra_synced(r, d);
         if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
         log_synced(r, d->kind);
         return;
     }
-    ms_scheduler_apply(r->sched, d, now);
+    if (ms_scheduler_apply(r->sched, d, now) != MS_OK)
+        ms_log(r->log, MS_LOG_ERROR, "out of memory keeping a resource.k8s.io object", NULL);
     if (d->kind == MS_KIND_POD && d->type == MS_DELTA_DELETE) ms_api_reporter_forget(r->reporter, d->pod);
     log_delta(r, d);
 }

@@ -1,5 +1,6 @@
 #include "scheduler/apply.h"
 
+#include "scheduler/dra_events.h"
 #include "scheduler/storage_events.h"
 
 static void apply_pod(ms_scheduler *s, const ms_delta *d, double now) {
@@ -50,8 +51,24 @@ static void apply_storage(ms_scheduler *s, const ms_delta *d, double now) {
     }
 }
 
-void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
-    if (!d->obj) return;
+/* An object of the group means its source serves resource.k8s.io, so the
+ * plugin sees the store from then on (run's informers: the group may be
+ * missing on the server; simulate's files provide it before the first). */
+static ms_rc apply_dra(ms_scheduler *s, const ms_delta *d, double now) {
+    ms_dra_object *o = d->dra;
+    ms_scheduler_dra_provided(s);
+    switch (d->type) {
+    case MS_DELTA_ADD:
+    case MS_DELTA_UPDATE: return ms_scheduler_dra_set(s, o, now);
+    case MS_DELTA_DELETE:
+        ms_scheduler_dra_delete(s, (ms_dra_kind)o->kind, o->meta.namespace_, o->meta.name, now);
+        return MS_OK;
+    default: return MS_OK;
+    }
+}
+
+ms_rc ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
+    if (!d->obj) return MS_OK;
     switch (d->kind) {
     case MS_KIND_POD: apply_pod(s, d, now); break;
     case MS_KIND_NODE: apply_node(s, d, now); break;
@@ -59,8 +76,8 @@ void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
     case MS_KIND_PDB: apply_pdb(s, d, now); break;
     default:
         if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) apply_storage(s, d, now);
-        /* resource.k8s.io objects: run and simulate give them to
-         * ms_scheduler_dra_set and ms_scheduler_dra_delete (scheduler/dra_events.h) */
+        else if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) return apply_dra(s, d, now);
         break;
     }
+    return MS_OK;
 }

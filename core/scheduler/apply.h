@@ -9,10 +9,12 @@
 #include "moonsched/scheduler.h"
 
 /* Dispatches d by kind and type to the event handlers (pods, nodes,
- * namespaces, PodDisruptionBudgets, storage objects). The delta keeps its
- * reference: a handler that keeps the object takes its own. A namespace's
- * update replaces it as an add does; MS_DELTA_SYNCED and MS_KIND_OTHER are
- * not the scheduler's and change nothing. Scheduler thread only. */
-void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now);
+ * namespaces, PodDisruptionBudgets, storage and resource.k8s.io objects).
+ * The delta keeps its reference: a handler that keeps the object takes its
+ * own. A namespace's update replaces it as an add does; a resource.k8s.io
+ * object marks the group provided (ms_scheduler_dra_provided);
+ * MS_DELTA_SYNCED and MS_KIND_OTHER are not the scheduler's and change
+ * nothing. MS_ENOMEM when a resource.k8s.io object could not be kept. Scheduler thread only. */
+ms_rc ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now);
 
 #endif

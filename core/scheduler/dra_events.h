@@ -1,6 +1,6 @@
 /* resource.k8s.io object deltas into the scheduler's DRA store
- * (backend/dra_store.h), on the scheduler thread: from simulate's loader
- * and run's informers. */
+ * (backend/dra_store.h), on the scheduler thread: run's informers and
+ * simulate's files reach them through ms_scheduler_apply (scheduler/apply.h). */
 #ifndef MOONSCHED_DRA_EVENTS_H
 #define MOONSCHED_DRA_EVENTS_H
 

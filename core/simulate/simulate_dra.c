@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "scheduler/apply.h"
 #include "scheduler/dra_events.h"
 #include "codec/decode_dra.h"
 
@@ -27,11 +28,17 @@ ms_rc ms_sim_dra_keep(ms_sim_dra *v, const ms_decoder *d, ms_dra_kind kind, cons
     return MS_OK;
 }
 
+/* Through the scheduler's one entry point, as run's informers deliver. */
+static ms_rc deliver(ms_scheduler *sched, ms_delta_type type, ms_dra_object *o, double now) {
+    ms_delta d = {.type = (uint8_t)type, .kind = (uint8_t)(MS_KIND_DEVICE_CLASS + o->kind), .dra = o};
+    return ms_scheduler_apply(sched, &d, now);
+}
+
 ms_rc ms_sim_dra_feed(const ms_sim_dra *v, ms_scheduler *sched, ms_error *err) {
     /* The files are the whole cluster: a claim they lack does not exist. */
     ms_scheduler_dra_provided(sched);
     for (uint32_t i = 0; i < v->n; i++)
-        if (ms_scheduler_dra_set(sched, v->objs[i], 0) != MS_OK) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        if (deliver(sched, MS_DELTA_ADD, v->objs[i], 0) != MS_OK) return ms_error_set(err, MS_ENOMEM, "out of memory");
     return MS_OK;
 }
 
@@ -64,7 +71,7 @@ ms_rc ms_sim_dra_pod_deleted(ms_scheduler *sched, const ms_pod *pod, double now)
         if (!o) continue;
         ms_dra_object *w = ms_dra_claim_unreserve((ms_dra_object *)o, pod->meta.uid, true);
         if (!w) return MS_ENOMEM;
-        ms_rc rc = ms_scheduler_dra_set(sched, w, now);
+        ms_rc rc = deliver(sched, MS_DELTA_UPDATE, w, now);
         ms_dra_unref(w);
         if (rc != MS_OK) return rc;
     }
@@ -85,7 +92,7 @@ ms_rc ms_sim_dra_save(const ms_scheduler *sched, const ms_pod *pod, ms_sim_dra *
 
 ms_rc ms_sim_dra_restore(ms_scheduler *sched, ms_sim_dra *saved, double now) {
     ms_rc rc = MS_OK;
-    for (uint32_t i = 0; i < saved->n && rc == MS_OK; i++) rc = ms_scheduler_dra_set(sched, saved->objs[i], now);
+    for (uint32_t i = 0; i < saved->n && rc == MS_OK; i++) rc = deliver(sched, MS_DELTA_UPDATE, saved->objs[i], now);
     ms_sim_dra_free(saved);
     return rc;
 }

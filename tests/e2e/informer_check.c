@@ -238,8 +238,9 @@ static int count_type(consumer *c, size_t from, uint8_t type, uint8_t kind, bool
  * etcd directly: once etcd compacts the revision a watch resumes from, the
  * server answers 410 Gone, as it does to a long-disconnected informer. */
 
-static ms_rc ev_decode(const void *ctx, const cJSON *obj, void **out, ms_error *err) {
+static ms_rc ev_decode(const void *ctx, ms_object_kind kind, const cJSON *obj, void **out, ms_error *err) {
     (void)ctx;
+    (void)kind;
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(obj, "message");

@@ -23,6 +23,7 @@
 #include "moonsched/labels.h"
 #include "moonsched/node.h"
 #include "moonsched/pod.h"
+#include "codec/decode_dra.h"
 #include "codec/decode_storage.h"
 
 typedef struct fx_env {
@@ -155,6 +156,21 @@ static inline ms_storage_object *fx_storage(const ms_decoder *d, ms_storage_kind
     cJSON_Delete(docs[0]);
     free(docs);
     if (rc != MS_OK) fail_msg("fx_storage: %s", err.msg);
+    return o;
+}
+
+/* A resource.k8s.io object (DeviceClass, ResourceSlice, claim, template)
+ * from one YAML document. */
+static inline ms_dra_object *fx_dra(const ms_decoder *d, ms_dra_kind kind, const char *text) {
+    ms_error err = {0};
+    cJSON **docs = NULL;
+    size_t n = 0;
+    if (ms_yaml_parse(text, strlen(text), &docs, &n, &err) != MS_OK || n != 1) fail_msg("fx_dra: %s", err.msg);
+    ms_dra_object *o = NULL;
+    ms_rc rc = ms_dra_decode(d, kind, docs[0], &o, &err);
+    cJSON_Delete(docs[0]);
+    free(docs);
+    if (rc != MS_OK) fail_msg("fx_dra: %s", err.msg);
     return o;
 }
 

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "base/mailbox.h"
 
@@ -114,11 +115,45 @@ static void test_producers_and_poller(void **state) {
     ms_mailbox_destroy(&m, free_item);
 }
 
+static void *post_later(void *arg) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    ms_mailbox_post(arg, &mk(7)->link, false);
+    return NULL;
+}
+
+/* The timed wait answers whether the fd is readable and leaves it so; a
+ * post from another thread ends a wait without limit. */
+static void test_wait(void **state) {
+    (void)state;
+    ms_mailbox m;
+    assert_int_equal(ms_mailbox_init(&m), 0);
+    assert_false(ms_mailbox_wait(&m, 0));
+    assert_false(ms_mailbox_wait(&m, 0.001));
+    ms_mailbox_wake(&m);
+    assert_true(ms_mailbox_wait(&m, 0));
+    assert_true(ms_mailbox_wait(&m, -1));   /* readiness stays */
+    ms_mailbox_drain(&m);
+    assert_false(ms_mailbox_wait(&m, 0));
+
+    pthread_t t;
+    pthread_create(&t, NULL, post_later, &m);
+    assert_true(ms_mailbox_wait(&m, -1));
+    pthread_join(t, NULL);
+    ms_job *j = ms_mailbox_take_all(&m);
+    assert_int_equal(((item *)j)->id, 7);
+    free_item(j);
+    ms_mailbox_close(&m);
+    assert_true(ms_mailbox_wait(&m, 0));
+    ms_mailbox_destroy(&m, free_item);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readiness_follows_posts),
         cmocka_unit_test(test_close_stays_readable),
         cmocka_unit_test(test_producers_and_poller),
+        cmocka_unit_test(test_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

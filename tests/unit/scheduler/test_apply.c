@@ -1,6 +1,7 @@
 /* The one entry point of cluster changes (core/scheduler/apply.c): each
  * kind's add, update and delete reach its event handler, storage kinds
- * land in the store under their own kind, a namespace's update counts as
+ * and resource.k8s.io kinds land in their stores under their own kind, a
+ * resource.k8s.io object makes the store visible to plugins, a namespace's update counts as
  * an add, and what is not the scheduler's (synced markers, generic
  * objects) changes nothing. */
 #include "scheduler_env.h"
@@ -9,6 +10,7 @@
 #include "backend/queue.h"
 #include "fixtures.h"
 #include "scheduler/apply.h"
+#include "scheduler/dra_events.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/storage_events.h"
 
@@ -117,6 +119,30 @@ static void test_storage_kinds(void **state) {
     env_free(e);
 }
 
+/* MS_KIND_DEVICE_CLASS + DRA kind: each object lands under its own kind,
+ * and the first one shows the store to the plugins (the server serves the
+ * group). */
+static void test_dra_kinds(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    const ms_dra_store *store = ms_scheduler_dra_store(e->s);
+    ms_dra_object *cls = fx_dra(&e->dec, MS_DK_DEVICE_CLASS, "metadata: {name: gpu.example.com}");
+    ms_dra_object *claim = fx_dra(&e->dec, MS_DK_RESOURCE_CLAIM, "metadata: {name: c, namespace: default}");
+    assert_null(e->s->handle.dra);
+    apply(e, MS_DELTA_ADD, MS_KIND_DEVICE_CLASS, cls, 0);
+    assert_ptr_equal(e->s->handle.dra, store);
+    apply(e, MS_DELTA_UPDATE, MS_KIND_RESOURCE_CLAIM, claim, 1);
+    assert_int_equal(ms_dra_store_len(store, MS_DK_DEVICE_CLASS), 1);
+    assert_int_equal(ms_dra_store_len(store, MS_DK_RESOURCE_CLAIM), 1);
+    assert_int_equal(ms_dra_store_len(store, MS_DK_RESOURCE_SLICE), 0);
+    apply(e, MS_DELTA_DELETE, MS_KIND_RESOURCE_CLAIM, claim, 2);
+    assert_int_equal(ms_dra_store_len(store, MS_DK_RESOURCE_CLAIM), 0);
+    assert_int_equal(ms_dra_store_len(store, MS_DK_DEVICE_CLASS), 1);
+    ms_dra_unref(cls);
+    ms_dra_unref(claim);
+    env_free(e);
+}
+
 static ms_namespace *mkns(env *e, const char *labels) {
     char buf[256];
     snprintf(buf, sizeof buf, "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"db\",\"labels\":%s}}", labels);
@@ -164,6 +190,7 @@ int main(void) {
         cmocka_unit_test(test_pods_and_nodes),
         cmocka_unit_test(test_pdbs),
         cmocka_unit_test(test_storage_kinds),
+        cmocka_unit_test(test_dra_kinds),
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_not_the_schedulers),
     };

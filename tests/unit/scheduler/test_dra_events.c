@@ -9,19 +9,12 @@
 #include "backend/queue.h"
 #include "framework/claim_writer.h"
 #include "scheduler/dra_events.h"
-#include "codec/decode_dra.h"
+#include "fixtures.h"
 
 static const char *const dra_plugins[] = {"PrioritySort", "DynamicResources", "DefaultBinder", NULL};
 
 static void set(env *e, ms_dra_kind kind, const char *yaml, double now) {
-    cJSON **docs = NULL;
-    size_t n = 0;
-    ms_error err = {0};
-    if (ms_yaml_parse(yaml, strlen(yaml), &docs, &n, &err) != MS_OK) fail_msg("yaml: %s", err.msg);
-    ms_dra_object *o = NULL;
-    if (ms_dra_decode(&e->dec, kind, docs[0], &o, &err) != MS_OK) fail_msg("decode: %s", err.msg);
-    cJSON_Delete(docs[0]);
-    free(docs);
+    ms_dra_object *o = fx_dra(&e->dec, kind, yaml);
     assert_int_equal(ms_scheduler_dra_set(e->s, o, now), MS_OK);
     ms_dra_unref(o);
 }

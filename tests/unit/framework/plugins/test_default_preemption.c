@@ -238,7 +238,7 @@ static void add_pdb(env *e, const char *yaml) {
 /* One scheduling cycle up to PostFilter, as the scheduler runs it. */
 static ms_code run(env *e, ms_pod *pod, ms_str *nominated, ms_status *st) {
     ms_framework *fw = framework(e);
-    assert_int_equal(ms_snapshot_rebuild_lists(&e->snap, e->order, e->nnodes, true), 0);
+    assert_int_equal(ms_snapshot_rebuild_lists(&e->snap, e->order, e->nnodes), 0);
     ms_arena_reset(&e->arena);
     memset(&e->c, 0, sizeof e->c);
     e->c.pod = pod;
