@@ -2,7 +2,7 @@
  * the one HTTP client (client/kube_client.h): with --server, a kubeconfig
  * made of the flags (the secure port speaks the API server's
  * authentication); otherwise the user's kubeconfig, to the API server. */
-#include "cmd/explain_remote.h"
+#include "client/explain_remote.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

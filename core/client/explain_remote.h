@@ -5,8 +5,8 @@
  * the kubeconfig's API server, the leader found from the Lease (or the
  * pod --scheduler names), and the API server's pod proxy subresource to
  * the pod's secure port. */
-#ifndef MOONSCHED_CMD_EXPLAIN_REMOTE_H
-#define MOONSCHED_CMD_EXPLAIN_REMOTE_H
+#ifndef MOONSCHED_CLIENT_EXPLAIN_REMOTE_H
+#define MOONSCHED_CLIENT_EXPLAIN_REMOTE_H
 
 #include <stdbool.h>
 #include <stdio.h>

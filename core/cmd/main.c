@@ -13,11 +13,11 @@
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
-#include "cmd/config_check.h"
-#include "cmd/deschedule.h"
-#include "cmd/explain_remote.h"
+#include "scheduler/config_describe.h"
+#include "run/deschedule.h"
+#include "client/explain_remote.h"
 #include "cmd/flag_value.h"
-#include "cmd/snapshot.h"
+#include "run/snapshot.h"
 #include "moonsched/simulate.h"
 #include "cmd/policy_kit.h"
 #include "policy/policy_check.h"

@@ -1,7 +1,7 @@
 /* `moonsched deschedule`: flags, the connection, the Eviction API, the
  * interval loop under leader election, metrics. The pass itself is
  * simulate's --deschedule on what the API server listed. */
-#include "cmd/deschedule.h"
+#include "run/deschedule.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -19,10 +19,10 @@
 #include "client/event_recorder.h"
 #include "client/leader_election.h"
 #include "serving/deschedule_metrics.h"
-#include "cmd/deschedule_sources.h"
+#include "run/deschedule_sources.h"
 #include "cmd/flag_value.h"
 #include "serving/secure_serving.h"
-#include "cmd/snapshot.h"
+#include "run/snapshot.h"
 #include "descheduler/config_file.h"
 #include "moonsched/config.h"
 

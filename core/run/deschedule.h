@@ -9,8 +9,8 @@
  * 429 (a PodDisruptionBudget allows no disruption now) is a skip, not an
  * error. --dry-run evicts nothing and prints the plan with each pod's
  * predicted node. Metrics and health on the secure port. */
-#ifndef MOONSCHED_CMD_DESCHEDULE_H
-#define MOONSCHED_CMD_DESCHEDULE_H
+#ifndef MOONSCHED_RUN_DESCHEDULE_H
+#define MOONSCHED_RUN_DESCHEDULE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* `moonsched config check`: load, validate as the scheduler would (its
  * plugins and extenders are built), and describe the effective
  * configuration as a v1 KubeSchedulerConfiguration document. */
-#include "cmd/config_check.h"
+#include "scheduler/config_describe.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -12,8 +12,8 @@
  * as the scheduler does; extenders with their effective httpTimeout.
  * tlsConfig.keyData is not printed back (a placeholder says how long it
  * is). */
-#ifndef MOONSCHED_CONFIG_CHECK_H
-#define MOONSCHED_CONFIG_CHECK_H
+#ifndef MOONSCHED_SCHEDULER_CONFIG_DESCRIBE_H
+#define MOONSCHED_SCHEDULER_CONFIG_DESCRIBE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "moonsched/config.h"
-#include "cmd/config_check.h"
+#include "scheduler/config_describe.h"
 #include "moonsched/decode.h"
 
 static void test_go_durations(void **state) {
