@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "scheduler/config_describe.h"
-#include "run/deschedule.h"
+#include "cmd/deschedule.h"
 #include "client/explain_remote.h"
 #include "cmd/flag_value.h"
 #include "run/snapshot.h"

@@ -43,13 +43,6 @@ typedef struct ms_deschedule_options {
     const ms_logger *log;
 } ms_deschedule_options;
 
-void ms_deschedule_options_default(ms_deschedule_options *o);
-
-/* Parses `moonsched deschedule` arguments (policies: room for argc
- * entries). *help is set for --help. MS_EINVAL with the message. */
-ms_rc ms_deschedule_parse_args(int argc, char **argv, ms_deschedule_options *o, const char **policies,
-                               bool *help, ms_error *err);
-
 /* Runs until the one pass is over, or until SIGINT/SIGTERM with an
  * interval. Writes each pass's report to stdout. */
 ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err);

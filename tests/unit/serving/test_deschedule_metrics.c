@@ -2,7 +2,7 @@
  * buckets, label values escaped, health paths; and `deschedule`'s flags. */
 #include "testutil.h"
 
-#include "run/deschedule.h"
+#include "cmd/deschedule.h"
 #include "serving/deschedule_metrics.h"
 
 static bool has_line(const char *text, const char *line) {
