@@ -13,7 +13,8 @@
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
-#include "scheduler/config_describe.h"
+#include "cmd/config_check.h"
+#include "codec/yaml_write.h"
 #include "cmd/deschedule.h"
 #include "client/explain_remote.h"
 #include "cmd/flag_value.h"
@@ -511,7 +512,7 @@ static int config_main(int argc, char **argv) {
         fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
         return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
     }
-    r = ms_config_write(doc, json, stdout);
+    r = ms_yaml_write(doc, json, stdout);
     cJSON_Delete(doc);
     if (r != MS_OK || fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));

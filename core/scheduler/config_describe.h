@@ -1,5 +1,5 @@
-/* `moonsched config check`: a KubeSchedulerConfiguration checked the way
- * the scheduler would use it, and its effective form printed.
+/* The effective configuration that `moonsched config check` prints and
+ * `run` serves on /configz.
  *
  * The effective configuration is itself a KubeSchedulerConfiguration (v1):
  * every setting with its value after defaulting; per profile, each
@@ -15,8 +15,7 @@
 #ifndef MOONSCHED_SCHEDULER_CONFIG_DESCRIBE_H
 #define MOONSCHED_SCHEDULER_CONFIG_DESCRIBE_H
 
-#include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
 
 #include "moonsched/config.h"
 #include "moonsched/error.h"
@@ -24,23 +23,10 @@
 
 typedef struct cJSON cJSON;
 
-/* Loads `path` ("-": stdin), validates it (upstream's validation, then the
- * plugins and extenders are built as a scheduler would build them) and
- * returns the effective configuration. Unknown fields go to `warn`. Errors
- * are MS_EINVAL or MS_EIO with the file name ("sched.yaml: extenders[0]
- * .weight: Invalid value: 0: must have a positive weight applied to it"). */
-ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg), void *warn_ctx,
-                      cJSON **effective, ms_error *err);
-
 /* The effective configuration of `c` as the scheduler `s` built it from c
  * (what ms_config_check returns; `run` serves it on /configz). NULL with
  * err set when out of memory or the extenders do not parse. */
 cJSON *ms_config_describe(const ms_config *c, const ms_scheduler *s, ms_error *err);
-
-/* Writes a JSON document as YAML (block style, keys in document order,
- * strings quoted where YAML would read them as something else) or as
- * indented JSON. MS_EIO when the stream fails. */
-ms_rc ms_config_write(const cJSON *doc, bool json, FILE *out);
 
 /* Go's time.Duration.String() for a number of seconds ("1m30s", "1.5s",
  * "300ms", "0s"). */
