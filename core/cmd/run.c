@@ -42,63 +42,15 @@ static void warn_config(void *ctx, const char *msg) {
 
 /* ---- Lua policies ------------------------------------------------------ */
 
-static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
-    ms_scheduler_loop *r = ctx;
-    ms_log_level l = level == MS_LUA_LOG_ERROR ? MS_LOG_ERROR
-                     : level == MS_LUA_LOG_WARN ? MS_LOG_WARN
-                                                : MS_LOG_INFO;
-    ms_log(r->log, l, msg, "policy", policy, NULL);
-}
-
-/* Reloads, refused versions and disabled policies: a log line and an
- * Event about the scheduler itself (its Pod, or the leader-election lock).
- * They come at the pace of file writes, so there is no per-policy
- * aggregation; the global event budget applies. */
-static void policy_report(void *ctx, const ms_policy_event *ev) {
-    ms_scheduler_loop *r = ctx;
-    static const char *const kinds[] = {"reloaded", "reload refused", "disabled", "load failed"};
-    static const struct {
-        const char *type, *reason, *action;
-    } events[] = {
-        {"Normal", "PolicyReloaded", "Reload"},
-        {"Warning", "PolicyReloadFailed", "Reload"},
-        {"Warning", "PolicyDisabled", "Disable"},
-        {"Warning", "PolicyLoadFailed", "Load"},
-    };
-    unsigned k = ev->kind <= MS_POLICY_LOAD_FAILED ? (unsigned)ev->kind : 0;
-    char latency[32];
-    snprintf(latency, sizeof latency, "%.3f", ev->latency);
-    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
-           ev->profile, "plugin", ev->plugin, "file", ev->file, "message", ev->message,
-           ev->kind == MS_POLICY_RELOADED ? "latency" : NULL, latency, NULL);
-    if (!r->self.name[0] || !r->reporter) return;
-    char note[1024];
-    snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
-             ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
-    ms_object_ref self = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
-    ms_api_reporter_event(r->reporter, ev->profile, &self, events[k].type, events[k].reason, events[k].action, note);
-}
-
-/* On the watcher thread: wake the loop. */
-static void policy_ready(void *ctx) {
-    ms_scheduler_loop *r = ctx;
-    ms_mailbox_wake(&r->policy_wake);
-}
-
 static ms_rc setup_policies(ms_scheduler_loop *r, ms_error *err) {
     const ms_run_options *o = r->o;
     if (o->npolicy_files == 0 && !ms_config_has_policies(&r->cfg)) return MS_OK;
     if (ms_mailbox_init(&r->policy_wake) != 0) return ms_error_set(err, MS_EIO, "eventfd: %s", strerror(errno));
     ms_policy_set_options po;
     ms_policy_set_options_default(&po);
-    po.lua.log = policy_log;
-    po.lua.log_ctx = r;
+    ms_scheduler_loop_policy_hooks(r, &po);
     po.files = o->policy_files;
     po.nfiles = o->npolicy_files;
-    po.report = policy_report;
-    po.report_ctx = r;
-    po.ready = policy_ready;
-    po.ready_ctx = r;
     /* A broken file never stops the start (a restart would meet it again):
      * its profile fails closed until the file is fixed. */
     po.tolerate_load_failures = true;
@@ -132,19 +84,6 @@ static void setup_self(ms_scheduler_loop *r) {
              le->resource_name[0] ? le->resource_name : "kube-scheduler");
 }
 
-/* The plain port: no authentication, so health only unless
- * --plain-metrics; /debug is the secure port's alone. */
-static void plain_serve(void *ctx, const char *path, ms_http_answer *out) {
-    const ms_scheduler_loop *r = ctx;
-    if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
-        strcmp(path, "/readyz") == 0) {
-        ms_metrics_serve(r->metrics, path, out);
-        return;
-    }
-    out->status = 404;
-    out->body = strdup("404 page not found\n");
-}
-
 /* The metrics, and the plain port where one is asked for: it must work. */
 static ms_rc setup_metrics(ms_scheduler_loop *r, ms_error *err) {
     uint32_t npol = r->policies ? ms_policy_set_count(r->policies) : 0;
@@ -163,7 +102,7 @@ static ms_rc setup_metrics(ms_scheduler_loop *r, ms_error *err) {
         ms_log(r->log, MS_LOG_WARN, "healthzBindAddress differs from metricsBindAddress; serving both on one",
                "address", addr, NULL);
     if (ms_http_address_disabled(addr)) return MS_OK;
-    ms_rc rc = ms_http_server_start(addr, plain_serve, r, &r->http, err);
+    ms_rc rc = ms_http_server_start(addr, ms_scheduler_loop_serve_plain, r, &r->http, err);
     if (rc != MS_OK) return rc;
     char port[8];
     snprintf(port, sizeof port, "%u", ms_http_server_port(r->http));
@@ -176,38 +115,6 @@ static ms_rc setup_metrics(ms_scheduler_loop *r, ms_error *err) {
 /* HTTPS on --secure-port; the reviews go to the scheduler's own API
  * server unless --authentication-kubeconfig / --authorization-kubeconfig
  * name another. */
-/* How long a connection waits for the scheduler thread to answer: a
- * scheduling batch is 10 ms, a cycle on a large cluster a few more. */
-#define DEBUG_ANSWER_TIMEOUT 10.0
-
-/* On a connection thread: /debug/... through the scheduler thread, the
- * rest (metrics, health) from the metrics, which are thread-safe. Only
- * the secure port serves /debug: it authorizes every request. */
-static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
-    ms_scheduler_loop *r = ctx;
-    if (strcmp(path, "/debug/explain") == 0) {
-        char pod[600];
-        if (!ms_http_query_get(out->query, "pod", pod, sizeof pod) || !strchr(pod, '/')) {
-            out->status = 400;
-            out->body = strdup("expected ?pod=NAMESPACE/NAME\n");
-            return;
-        }
-        ms_debug_requests_ask(r->debug, MS_DEBUG_EXPLAIN, pod, DEBUG_ANSWER_TIMEOUT, out);
-        return;
-    }
-    if (strcmp(path, "/debug/snapshot") == 0) {
-        ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
-        return;
-    }
-    if (strcmp(path, "/debug/shadow") == 0) {
-        ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
-        return;
-    }
-    ms_metrics_serve(r->metrics, path, out);
-}
-
-/* On the connection's thread: the view the scheduler thread took, written
- * out (or, out NULL, only released). */
 static ms_rc setup_secure_serving(ms_scheduler_loop *r, ms_error *err) {
     const ms_run_options *o = r->o;
     if (o->secure_port == 0) {
@@ -238,7 +145,7 @@ static ms_rc setup_secure_serving(ms_scheduler_loop *r, ms_error *err) {
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .always_allow_paths = paths, .nalways_allow_paths = npaths,
                                         .client_ca_file = o->client_ca_file, .metrics = r->metrics,
-                                        .handler = secure_serve, .ctx = r, .log = r->log};
+                                        .handler = ms_scheduler_loop_serve_secure, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
     free(paths);

@@ -392,6 +392,107 @@ static size_t drain_deltas(ms_scheduler_loop *r) {
     return total;
 }
 
+/* ---- Lua policies ------------------------------------------------------ */
+
+static void policy_log(void *ctx, ms_lua_log_level level, const char *policy, const char *msg) {
+    ms_scheduler_loop *r = ctx;
+    ms_log_level l = level == MS_LUA_LOG_ERROR ? MS_LOG_ERROR
+                     : level == MS_LUA_LOG_WARN ? MS_LOG_WARN
+                                                : MS_LOG_INFO;
+    ms_log(r->log, l, msg, "policy", policy, NULL);
+}
+
+/* Reloads, refused versions and disabled policies: a log line and an
+ * Event about the scheduler itself (its Pod, or the leader-election lock).
+ * They come at the pace of file writes, so there is no per-policy
+ * aggregation; the global event budget applies. */
+static void policy_report(void *ctx, const ms_policy_event *ev) {
+    ms_scheduler_loop *r = ctx;
+    static const char *const kinds[] = {"reloaded", "reload refused", "disabled", "load failed"};
+    static const struct {
+        const char *type, *reason, *action;
+    } events[] = {
+        {"Normal", "PolicyReloaded", "Reload"},
+        {"Warning", "PolicyReloadFailed", "Reload"},
+        {"Warning", "PolicyDisabled", "Disable"},
+        {"Warning", "PolicyLoadFailed", "Load"},
+    };
+    unsigned k = ev->kind <= MS_POLICY_LOAD_FAILED ? (unsigned)ev->kind : 0;
+    char latency[32];
+    snprintf(latency, sizeof latency, "%.3f", ev->latency);
+    ms_log(r->log, ev->kind == MS_POLICY_RELOADED ? MS_LOG_INFO : MS_LOG_ERROR, kinds[k], "profile",
+           ev->profile, "plugin", ev->plugin, "file", ev->file, "message", ev->message,
+           ev->kind == MS_POLICY_RELOADED ? "latency" : NULL, latency, NULL);
+    if (!r->self.name[0] || !r->reporter) return;
+    char note[1024];
+    snprintf(note, sizeof note, "%s (profile %s, file %s): %s", ev->plugin ? ev->plugin : "",
+             ev->profile ? ev->profile : "", ev->file ? ev->file : "", ev->message ? ev->message : "");
+    ms_object_ref self = {r->self.api_version, r->self.kind, r->self.ns, r->self.name, r->self.uid};
+    ms_api_reporter_event(r->reporter, ev->profile, &self, events[k].type, events[k].reason, events[k].action, note);
+}
+
+/* On the watcher thread: wake the loop. */
+static void policy_ready(void *ctx) {
+    ms_scheduler_loop *r = ctx;
+    ms_mailbox_wake(&r->policy_wake);
+}
+
+void ms_scheduler_loop_policy_hooks(ms_scheduler_loop *r, ms_policy_set_options *po) {
+    po->lua.log = policy_log;
+    po->lua.log_ctx = r;
+    po->report = policy_report;
+    po->report_ctx = r;
+    po->ready = policy_ready;
+    po->ready_ctx = r;
+}
+
+/* ---- serving (connection threads) --------------------------------------- */
+
+/* The plain port: no authentication, so health only unless
+ * --plain-metrics; /debug is the secure port's alone. */
+void ms_scheduler_loop_serve_plain(void *ctx, const char *path, ms_http_answer *out) {
+    const ms_scheduler_loop *r = ctx;
+    if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
+        strcmp(path, "/readyz") == 0) {
+        ms_metrics_serve(r->metrics, path, out);
+        return;
+    }
+    out->status = 404;
+    out->body = strdup("404 page not found\n");
+}
+
+/* How long a connection waits for the scheduler thread to answer: a
+ * scheduling batch is 10 ms, a cycle on a large cluster a few more. */
+#define DEBUG_ANSWER_TIMEOUT 10.0
+
+/* On a connection thread: /debug/... through the scheduler thread, the
+ * rest (metrics, health) from the metrics, which are thread-safe. Only
+ * the secure port serves /debug: it authorizes every request. */
+void ms_scheduler_loop_serve_secure(void *ctx, const char *path, ms_http_answer *out) {
+    ms_scheduler_loop *r = ctx;
+    if (strcmp(path, "/debug/explain") == 0) {
+        char pod[600];
+        if (!ms_http_query_get(out->query, "pod", pod, sizeof pod) || !strchr(pod, '/')) {
+            out->status = 400;
+            out->body = strdup("expected ?pod=NAMESPACE/NAME\n");
+            return;
+        }
+        ms_debug_requests_ask(r->debug, MS_DEBUG_EXPLAIN, pod, DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    if (strcmp(path, "/debug/snapshot") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SNAPSHOT, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    if (strcmp(path, "/debug/shadow") == 0) {
+        ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
+        return;
+    }
+    ms_metrics_serve(r->metrics, path, out);
+}
+
+/* On the connection's thread: the view the scheduler thread took, written
+ * out (or, out NULL, only released). */
 static void write_snapshot(void *ctx, ms_http_answer *out) {
     ms_cluster_view *v = ctx;
     if (out) {

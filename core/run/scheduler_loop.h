@@ -1,8 +1,9 @@
 /* `run`'s scheduler thread: the loop that takes in deltas, answered binds
  * and volume writes, signals, policy reloads, leadership changes and
  * /debug/ requests, runs scheduling cycles in bounded batches, reports
- * their outcomes and keeps the metrics; and the scheduler's binder,
- * evictor and reporter callbacks that feed it. `run` (cmd/run.c) builds
+ * their outcomes and keeps the metrics; and the callbacks of the parts
+ * around it: the scheduler's binder, evictor and reporter, the policy
+ * set's reports, the HTTP handlers. `run` (cmd/run.c) builds
  * the parts below from its options, hands them to the loop, and tears
  * them down when it returns. */
 #ifndef MOONSCHED_RUN_SCHEDULER_LOOP_H
@@ -95,6 +96,16 @@ typedef struct ms_scheduler_loop {
 
 /* The scheduler's binder, evictor and reporter: the loop's. */
 void ms_scheduler_loop_callbacks(ms_scheduler_loop *r, ms_scheduler_options *so);
+
+/* The policy set's log, report (log lines and Events about reloads) and
+ * wake-up of the loop. */
+void ms_scheduler_loop_policy_hooks(ms_scheduler_loop *r, ms_policy_set_options *po);
+
+/* The HTTP handlers (ctx: the loop): the plain port serves health only,
+ * unless --plain-metrics; the secure port serves everything, /debug/
+ * through the scheduler thread. */
+void ms_scheduler_loop_serve_plain(void *ctx, const char *path, ms_http_answer *out);
+void ms_scheduler_loop_serve_secure(void *ctx, const char *path, ms_http_answer *out);
 
 /* Runs the loop until SIGINT/SIGTERM on `sfd` (-1: none) and the binds in
  * flight are answered or the grace period is over, or until the lease is
