@@ -1,6 +1,6 @@
 /* `moonsched deschedule`: the connection, the Eviction API, the interval
- * loop under leader election, metrics (the flags: cmd/deschedule.c). The pass itself is
- * simulate's --deschedule on what the API server listed. */
+ * loop under leader election, metrics (the flags: cmd/deschedule.c). The
+ * pass itself is simulate's --deschedule on what the API server listed. */
 #include "run/deschedule.h"
 
 #include <cjson/cJSON.h>

@@ -1,5 +1,5 @@
 /* `moonsched snapshot`: paginated LISTs written as one List. See
- * cmd/snapshot.h. */
+ * run/snapshot.h. */
 #include "run/snapshot.h"
 
 #include <cjson/cJSON.h>
