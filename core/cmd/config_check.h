@@ -1,26 +1,10 @@
 /* `moonsched config check`: a KubeSchedulerConfiguration checked the way
- * the scheduler would use it, and its effective form printed.
- *
- * The effective configuration is itself a KubeSchedulerConfiguration (v1):
- * every setting with its value after defaulting; per profile, each
- * extension point's plugins in execution order as the framework built them
- * (only the points a plugin implements; score weights resolved), written as
- * `disabled: [{name: '*'}]` plus the enabled list, so that reading the
- * output back gives the same profiles; pluginConfig args as written (the
- * plugins' own defaults are not spelt out), with NodeResourcesFit's
- * ignoredResources replaced by the extenders' ignoredByScheduler resources
- * as the scheduler does; extenders with their effective httpTimeout.
- * tlsConfig.keyData is not printed back (a placeholder says how long it
- * is). */
-#ifndef MOONSCHED_CONFIG_CHECK_H
-#define MOONSCHED_CONFIG_CHECK_H
+ * the scheduler would use it, and its effective form
+ * (scheduler/config_describe.h) printed. */
+#ifndef MOONSCHED_CMD_CONFIG_CHECK_H
+#define MOONSCHED_CMD_CONFIG_CHECK_H
 
-#include <stdbool.h>
-#include <stdio.h>
-
-#include "moonsched/config.h"
 #include "moonsched/error.h"
-#include "moonsched/scheduler.h"
 
 typedef struct cJSON cJSON;
 
@@ -31,19 +15,5 @@ typedef struct cJSON cJSON;
  * .weight: Invalid value: 0: must have a positive weight applied to it"). */
 ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg), void *warn_ctx,
                       cJSON **effective, ms_error *err);
-
-/* The effective configuration of `c` as the scheduler `s` built it from c
- * (what ms_config_check returns; `run` serves it on /configz). NULL with
- * err set when out of memory or the extenders do not parse. */
-cJSON *ms_config_describe(const ms_config *c, const ms_scheduler *s, ms_error *err);
-
-/* Writes a JSON document as YAML (block style, keys in document order,
- * strings quoted where YAML would read them as something else) or as
- * indented JSON. MS_EIO when the stream fails. */
-ms_rc ms_config_write(const cJSON *doc, bool json, FILE *out);
-
-/* Go's time.Duration.String() for a number of seconds ("1m30s", "1.5s",
- * "300ms", "0s"). */
-void ms_format_go_duration(double seconds, char *buf, size_t n);
 
 #endif

@@ -14,13 +14,15 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/config_check.h"
+#include "codec/yaml_write.h"
 #include "cmd/deschedule.h"
-#include "cmd/explain_remote.h"
+#include "client/explain_remote.h"
 #include "cmd/flag_value.h"
-#include "cmd/snapshot.h"
+#include "run/snapshot.h"
 #include "moonsched/simulate.h"
 #include "cmd/policy_kit.h"
 #include "policy/policy_check.h"
+#include "simulate/explain_text.h"
 
 /* EXIT_POLICY: simulate ran, but a policy failed calls or was disabled. */
 enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2, EXIT_POLICY = 3 };
@@ -511,7 +513,7 @@ static int config_main(int argc, char **argv) {
         fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
         return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
     }
-    r = ms_config_write(doc, json, stdout);
+    r = ms_yaml_write(doc, json, stdout);
     cJSON_Delete(doc);
     if (r != MS_OK || fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
@@ -628,7 +630,7 @@ static int policy_main(int argc, char **argv) {
     return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
 }
 
-static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o) {
+static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o, bool *json) {
     const char *a = argv[*i], *v;
     if ((v = ms_flag_value(argc, argv, i, "--server", NULL))) o->server = v;
     else if ((v = ms_flag_value(argc, argv, i, "--kubeconfig", NULL))) o->kubeconfig = v;
@@ -646,8 +648,8 @@ static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options 
     else if ((v = ms_flag_value(argc, argv, i, "--token-file", NULL))) o->token_file = v;
     else if (strcmp(a, "--insecure-skip-tls-verify") == 0) o->insecure = true;
     else if ((v = ms_flag_value(argc, argv, i, "--output", NULL)) || (v = ms_flag_value(argc, argv, i, "-o", NULL))) {
-        if (strcmp(v, "json") == 0) o->json = true;
-        else if (strcmp(v, "text") == 0) o->json = false;
+        if (strcmp(v, "json") == 0) *json = true;
+        else if (strcmp(v, "text") == 0) *json = false;
         else return usage_error(help_explain, "--output: expected text or json, got \"%s\"", v);
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return HELP;
     else if (a[0] != '-' && !o->pod) o->pod = a;
@@ -689,8 +691,9 @@ static int snapshot_main(int argc, char **argv) {
 /* `explain NS/NAME [flags]` */
 static int explain_main(int argc, char **argv) {
     ms_explain_remote_options o = {0};
+    bool json = false;
     int rc = EXIT_OK;
-    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = explain_arg(argc, argv, &i, &o);
+    for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = explain_arg(argc, argv, &i, &o, &json);
     if (rc == HELP) {
         fputs(help_explain, stdout);
         return EXIT_OK;
@@ -706,7 +709,17 @@ static int explain_main(int argc, char **argv) {
                            "--certificate-authority, --token, --token-file and --insecure-skip-tls-verify are "
                            "for --server; through the API server the kubeconfig says how to connect");
     ms_error err = {0};
-    ms_rc r = ms_explain_remote(&o, stdout, &err);
+    ms_kube_response answer;
+    ms_rc r = ms_explain_remote(&o, &answer, &err);
+    if (r == MS_OK && json) {
+        fwrite(answer.body, 1, answer.len, stdout);
+    } else if (r == MS_OK) {
+        cJSON *e = cJSON_Parse(answer.body ? answer.body : "");
+        if (e) ms_explain_print(stdout, e);
+        else r = ms_error_set(&err, MS_EIO, "the answer is not JSON");
+        cJSON_Delete(e);
+    }
+    ms_kube_response_free(&answer);
     fflush(stdout);
     if (r == MS_OK) return EXIT_OK;
     fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));

@@ -11,8 +11,8 @@
  * metadata.managedFields. `simulate` on the file with the same
  * configuration and seed replays the scheduler's decisions for the
  * pending pods (docs/explain.md, "Snapshot and replay"). */
-#ifndef MOONSCHED_CMD_SNAPSHOT_H
-#define MOONSCHED_CMD_SNAPSHOT_H
+#ifndef MOONSCHED_RUN_SNAPSHOT_H
+#define MOONSCHED_RUN_SNAPSHOT_H
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* `moonsched snapshot`: paginated LISTs written as one List. See
- * cmd/snapshot.h. */
-#include "cmd/snapshot.h"
+ * run/snapshot.h. */
+#include "run/snapshot.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/deschedule_sources.h"
+#include "run/deschedule_sources.h"
 
 typedef struct env {
     char dir[64], yaml[128], lua[128], other[128], arg[160];

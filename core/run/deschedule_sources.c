@@ -1,6 +1,6 @@
 /* The running versions a long-running descheduler passes from. See
- * cmd/deschedule_sources.h. */
-#include "cmd/deschedule_sources.h"
+ * run/deschedule_sources.h. */
+#include "run/deschedule_sources.h"
 
 #include <stdio.h>
 #include <stdlib.h>

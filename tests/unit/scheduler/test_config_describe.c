@@ -8,6 +8,8 @@
 
 #include "moonsched/config.h"
 #include "cmd/config_check.h"
+#include "codec/yaml_write.h"
+#include "scheduler/config_describe.h"
 #include "moonsched/decode.h"
 
 static void test_go_durations(void **state) {
@@ -37,7 +39,7 @@ static char *write_yaml(const cJSON *doc) {
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    assert_int_equal(ms_config_write(doc, false, f), MS_OK);
+    assert_int_equal(ms_yaml_write(doc, false, f), MS_OK);
     fclose(f);
     return text;
 }

@@ -1,17 +1,16 @@
-/* The explain client. See cmd/explain_remote.h. The request goes through
+/* The explain client. See client/explain_remote.h. The request goes through
  * the one HTTP client (client/kube_client.h): with --server, a kubeconfig
  * made of the flags (the secure port speaks the API server's
  * authentication); otherwise the user's kubeconfig, to the API server. */
-#include "cmd/explain_remote.h"
+#include "client/explain_remote.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
-#include "simulate/explain_text.h"
-
 #include "client/leader_election.h"
 
 #define DEFAULT_LEASE "kube-system/kube-scheduler"
@@ -116,7 +115,8 @@ static const char *api_status_message(const cJSON *body) {
     return cJSON_IsString(msg) ? msg->valuestring : "";
 }
 
-ms_rc ms_explain_remote(const ms_explain_remote_options *o, FILE *out, ms_error *err) {
+ms_rc ms_explain_remote(const ms_explain_remote_options *o, ms_kube_response *answer, ms_error *err) {
+    memset(answer, 0, sizeof *answer);
     if (!o->pod || !strchr(o->pod, '/'))
         return ms_error_set(err, MS_EINVAL, "explain: expected NAMESPACE/NAME, got \"%s\"", o->pod ? o->pod : "");
     ms_kube_response resp = {0};
@@ -135,14 +135,7 @@ ms_rc ms_explain_remote(const ms_explain_remote_options *o, FILE *out, ms_error 
                               resp.status, (int)(n > 400 ? 400 : n), resp.body ? resp.body : "");
         cJSON_Delete(body);
     }
-    if (rc == MS_OK && o->json) {
-        fwrite(resp.body, 1, resp.len, out);
-    } else if (rc == MS_OK) {
-        cJSON *e = cJSON_Parse(resp.body ? resp.body : "");
-        if (e) ms_explain_print(out, e);
-        else rc = ms_error_set(err, MS_EIO, "the answer is not JSON");
-        cJSON_Delete(e);
-    }
-    ms_kube_response_free(&resp);
+    if (rc == MS_OK) *answer = resp;
+    else ms_kube_response_free(&resp);
     return rc;
 }

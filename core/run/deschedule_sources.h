@@ -3,8 +3,8 @@
  * of the predictions, each source keeping the last version that loaded
  * (descheduler/config_source.h) so that a broken edit is refused once and
  * the running version stays. One reader serves them all to the pass. */
-#ifndef MOONSCHED_CMD_DESCHEDULE_SOURCES_H
-#define MOONSCHED_CMD_DESCHEDULE_SOURCES_H
+#ifndef MOONSCHED_RUN_DESCHEDULE_SOURCES_H
+#define MOONSCHED_RUN_DESCHEDULE_SOURCES_H
 
 #include <stddef.h>
 #include <stdint.h>
