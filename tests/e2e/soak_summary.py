@@ -142,11 +142,15 @@ def main():
             continue
         late = [(s[0], s[1]) for s in v if s[0] >= a + 600]
         k = slope(late)
-        rows.append([f"{int(a)}-{int(b)}{'?' if inf else ''}", rn, kib(v[0][1]),
+        lost = [x for x in exits if a < x[0] < b and x[2] == 1 and x[1] != rn]
+        rows.append([f"{int(a)}-{int(b)}{'?' if inf else ''}{'*' if lost else ''}", rn, kib(v[0][1]),
                      kib(late[0][1]) if late else "n/a", kib(v[-1][1]),
                      f"{k * 600:+.0f}" if k is not None else "n/a", len(late)])
     table(md, ["leader spell (s)", "replica", "RSS at start", "at 10 min", "at end",
                "KiB per 10 min after 10 min", "samples after 10 min"], rows)
+    if any(a < t < b and st == 1 and r != rn for rn, a, b, _ in spells for t, r, st in exits):
+        print(f"{'' if md else '# '}*: another replica exited by itself with status 1 (a lost lease) during "
+              "the spell: it may have held the lease first, until then")
     if any(inf for *_, inf in spells):
         print(f"{'' if md else '# '}?: the holder after the last failover, inferred from RSS "
               "(the log does not name it)")
