@@ -13,10 +13,12 @@ minutes in and at its end, and the growth per 10 minutes after its first
 10 minutes (the least-squares slope of those samples).
 
 A leader spell runs from the takeover of the failover before (or the
-start) to the failover that killed it. The holder after the last failover
-is named by the failover line when the soak printed it ("replica N" after
-"new holder"); otherwise, as in logs of older soaks, it is the replica
-alive at the end whose RSS rose most during the spell (marked "inferred"):
+start, or the exit of the leader before) to the failover that killed it,
+or to its own exit with status 1 (a lost lease: a standby has none to
+lose). The holder after the last failover is named by the failover line
+when the soak printed it ("replica N" after "new holder") and no lease
+was lost since; otherwise, as in logs of older soaks, it is the replica
+alive at the end whose RSS rose most during the spell (marked "?"):
 only a leader schedules, and a standby's RSS stays within a few hundred
 KiB. A log cut short (a soak stopped before its end) is summarized as far
 as it goes. --md prints the two tables in Markdown, as docs/reliability.md
@@ -92,13 +94,17 @@ def main():
             if RESTART.match(line):
                 restarts += 1
 
-    # Leader spells: (replica, from, to, inferred).
+    # Leader spells: (replica, from, to, inferred). A replica that exits by
+    # itself with status 1 lost the lease: it led until then (a standby
+    # has none to lose).
     spells = []
     begin = 0.0
-    for t, killed, takeover, _ in failovers:
-        spells.append((killed, begin, float(t), False))
+    ends = sorted([(t, killed, takeover) for t, killed, takeover, _ in failovers] +
+                  [(t, rn, 0.0) for t, rn, st in exits if st == 1])
+    for t, rn, takeover in ends:
+        spells.append((rn, begin, float(t), False))
         begin = t + takeover
-    if failovers and failovers[-1][3] is not None:
+    if failovers and failovers[-1][3] is not None and (not ends or ends[-1][0] == failovers[-1][0]):
         spells.append((failovers[-1][3], begin, float(last_t), False))
     else:
         # The holder now: among the replicas alive at the end, the one whose
@@ -142,18 +148,14 @@ def main():
             continue
         late = [(s[0], s[1]) for s in v if s[0] >= a + 600]
         k = slope(late)
-        lost = [x for x in exits if a < x[0] < b and x[2] == 1 and x[1] != rn]
-        rows.append([f"{int(a)}-{int(b)}{'?' if inf else ''}{'*' if lost else ''}", rn, kib(v[0][1]),
+        rows.append([f"{int(a)}-{int(b)}{'?' if inf else ''}", rn, kib(v[0][1]),
                      kib(late[0][1]) if late else "n/a", kib(v[-1][1]),
                      f"{k * 600:+.0f}" if k is not None else "n/a", len(late)])
     table(md, ["leader spell (s)", "replica", "RSS at start", "at 10 min", "at end",
                "KiB per 10 min after 10 min", "samples after 10 min"], rows)
-    if any(a < t < b and st == 1 and r != rn for rn, a, b, _ in spells for t, r, st in exits):
-        print(f"{'' if md else '# '}*: another replica exited by itself with status 1 (a lost lease) during "
-              "the spell: it may have held the lease first, until then")
     if any(inf for *_, inf in spells):
-        print(f"{'' if md else '# '}?: the holder after the last failover, inferred from RSS "
-              "(the log does not name it)")
+        print(f"{'' if md else '# '}?: the holder after the last failover or lost lease, inferred from "
+              "RSS (the log does not name it)")
 
 if __name__ == "__main__":
     main()
