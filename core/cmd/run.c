@@ -52,6 +52,7 @@
 #include "moonsched/scheduler.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/explain.h"
+#include "scheduler/evictions.h"
 #include "scheduler/shadow.h"
 
 void ms_run_options_default(ms_run_options *o) {

@@ -19,6 +19,7 @@
 #include "moonsched/nodeinfo.h"
 #include "scheduler/cycle_observer.h"
 #include "scheduler/cycle_trace.h"
+#include "scheduler/evictions.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/shadow.h"

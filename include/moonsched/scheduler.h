@@ -36,9 +36,9 @@ typedef struct ms_binder {
  * scheduler thread; must not block and must not call back into the cycle
  * (ms_scheduler_pod_delete is allowed: simulate removes victims at once).
  * evict: delete the victim (live mode: DELETE with a UID precondition;
- * the informer's delete event frees the room later; one that fails after
- * evict returned is reported with ms_scheduler_eviction_failed, else the
- * victim stays counted as terminating). A victim waiting on
+ * the informer's delete event frees the room later; run reports one that
+ * fails after evict returned, scheduler/evictions.h, else the victim stays
+ * counted as terminating). A victim waiting on
  * Permit never reaches it: the scheduler rejects that one itself.
  * set_nomination: record status.nominatedNodeName (MS_STR_NONE: clear it)
  * the way the API server would echo it (live mode: a status patch;
@@ -239,10 +239,6 @@ uint32_t ms_scheduler_binding_count(const ms_scheduler *s);
 /* Victims whose deletion preemption asked for and the informer has not
  * shown yet (neither the delete nor a deletionTimestamp). */
 uint32_t ms_scheduler_deletions_requested(const ms_scheduler *s);
-/* An evictor that deletes later (live mode) reports a deletion that failed:
- * the pod (by metadata.uid hash) is no longer counted as terminating, and
- * preemption may choose it again. */
-void ms_scheduler_eviction_failed(ms_scheduler *s, uint64_t uid_hash);
 /* Pods a Permit plugin made wait, and the earliest of their deadlines (0
  * when none): a virtual clock jumps to it, then calls ms_scheduler_tick. */
 uint32_t ms_scheduler_waiting_count(const ms_scheduler *s);

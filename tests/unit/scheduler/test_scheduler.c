@@ -5,6 +5,7 @@
 
 #include "scheduler_env.h"
 #include "backend/queue.h"
+#include "scheduler/evictions.h"
 
 static void test_bind_failure_requeues_with_backoff(void **state) {
     (void)state;
