@@ -288,24 +288,22 @@ static void disruption_target(ms_api_reporter *r, const ms_pod *victim, const ms
     cJSON_AddStringToObject(c, "reason", "PreemptionByScheduler");
     cJSON_AddStringToObject(c, "message", message);
     cJSON_AddItemToArray(conds, c);
-    *rq = (ms_poster_request){"PATCH", pod_path(r, victim, "/status"), b, "application/strategic-merge-patch+json"};
+    *rq = (ms_poster_request){"PATCH", pod_path(r, victim, "/status"), b, "application/strategic-merge-patch+json",
+                              victim->meta.uid_hash};
 }
 
-void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
+bool ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor) {
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "apiVersion", "v1");
     cJSON_AddStringToObject(b, "kind", "DeleteOptions");
     if (victim->meta.uid && victim->meta.uid[0])
         cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "preconditions"), "uid", victim->meta.uid);
-    ms_poster_request del = {"DELETE", pod_path(r, victim, ""), b, NULL};
-    if (!r->disruption_conditions || !preemptor) {
-        ms_poster_send(r->poster, del.method, del.path, del.body, del.content_type, true);
-        return;
-    }
+    ms_poster_request del = {"DELETE", pod_path(r, victim, ""), b, NULL, victim->meta.uid_hash};
+    if (!r->disruption_conditions || !preemptor) return ms_poster_send_then(r->poster, &del, NULL, true);
     /* Upstream deletes a victim only once its condition is patched. */
     ms_poster_request cond;
     disruption_target(r, victim, preemptor, &cond);
-    ms_poster_send_then(r->poster, &cond, &del, true);
+    return ms_poster_send_then(r->poster, &cond, &del, true);
 }
 
 void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node) {

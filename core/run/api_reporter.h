@@ -67,8 +67,10 @@ void ms_api_reporter_bound(ms_api_reporter *r, const ms_pod *pod, const char *no
  * to accommodate a higher priority pod", as upstream), then the DELETE
  * with a UID precondition (a pod recreated under the same name is not
  * touched). Both urgent, in that order; as upstream, the DELETE is sent
- * only if the server accepted the condition. */
-void ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor);
+ * only if the server accepted the condition. false when nothing could be
+ * queued; a failure later is handed back by the poster
+ * (ms_poster_take_failed_victims). */
+bool ms_api_reporter_evict(ms_api_reporter *r, const ms_pod *victim, const ms_pod *preemptor);
 /* status.nominatedNodeName = node (NULL: cleared). Urgent. */
 void ms_api_reporter_nominate(ms_api_reporter *r, const ms_pod *pod, const char *node);
 /* The pod is gone: its aggregation ends. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/job_queue.h"
+#include "base/mailbox.h"
 #include "run/poster.h"
 
 enum { DEFAULT_BACKLOG = 20000 };
@@ -16,6 +17,7 @@ typedef struct report {
     const char *method, *content_type;
     ms_event_post req;             /* path and body (and an Event's fallback) */
     struct report *then;           /* sent next only if this one is accepted; NULL: none */
+    uint64_t victim;               /* ms_poster_request.victim of this one or its then */
 } report;
 
 struct ms_poster {
@@ -25,6 +27,9 @@ struct ms_poster {
     const ms_logger *log;
     uint32_t backlog;
     ms_job_queue q;
+    /* The reports of failed victim deletions, handed back as they are
+     * (nothing to allocate when it fails). */
+    ms_mailbox failed;
     pthread_t thread;
     bool started;
     pthread_mutex_t mu;            /* stats: the poster thread and callers update them */
@@ -77,12 +82,14 @@ static void log_failure(ms_poster *p, const report *r, ms_rc rc, const ms_kube_r
            "status", st, "error", rc == MS_OK ? msg : err->msg, NULL);
 }
 
-/* Sends one report and counts it; whether the server accepted it. */
-static bool post(ms_poster *p, const report *r) {
+/* Sends one report and counts it; whether the server accepted it, and
+ * its status (0: no answer). */
+static bool post(ms_poster *p, const report *r, long *status) {
     ms_kube_response resp;
     ms_error err = {0};
     ms_rc rc = send_report(p, r, &resp, &err);
     bool ok = rc == MS_OK && resp.status >= 200 && resp.status < 300;
+    *status = rc == MS_OK ? resp.status : 0;
     if (!ok) log_failure(p, r, rc, &resp, &err);
     pthread_mutex_lock(&p->mu);
     if (r->kind == REPORT_EVENT) {
@@ -101,16 +108,20 @@ static void *poster_main(void *arg) {
     ms_job *j;
     while ((j = ms_job_queue_pop_wait(&p->q))) {
         const report *r = (report *)j;
-        bool ok = post(p, r);
+        long status;
+        bool ok = post(p, r, &status);
         for (; r->then; r = r->then) {
             if (!ok) {
                 ms_log(p->log, MS_LOG_WARN, "request not sent: the one it depends on failed", "path",
                        r->then->req.path, "after", r->req.path, NULL);
                 break;
             }
-            ok = post(p, r->then);
+            ok = post(p, r->then, &status);
         }
-        report_free(j);
+        /* Its mark would keep the victim from being chosen again while
+         * nothing deletes it. */
+        if (!ok && ((report *)j)->victim && status != 404 && status != 409) ms_mailbox_post(&p->failed, j, false);
+        else report_free(j);
     }
     return NULL;
 }
@@ -119,6 +130,7 @@ ms_rc ms_poster_start(const ms_poster_options *o, ms_poster **out, ms_error *err
     *out = NULL;
     ms_poster *p = calloc(1, sizeof *p);
     if (!p) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    p->failed.fd = -1;   /* destroyed on every path, made below */
     p->client = o->client;
     p->events = o->events;
     p->metrics = o->metrics;
@@ -126,6 +138,10 @@ ms_rc ms_poster_start(const ms_poster_options *o, ms_poster **out, ms_error *err
     p->backlog = o->backlog ? o->backlog : DEFAULT_BACKLOG;
     ms_job_queue_init(&p->q);
     pthread_mutex_init(&p->mu, NULL);
+    if (ms_mailbox_init(&p->failed) != 0) {
+        ms_poster_free(p);
+        return ms_error_set(err, MS_EIO, "cannot make the poster's eventfd");
+    }
     if (pthread_create(&p->thread, NULL, poster_main, p) != 0) {
         ms_poster_free(p);
         return ms_error_set(err, MS_ENOMEM, "cannot start the event poster");
@@ -145,6 +161,7 @@ void ms_poster_free(ms_poster *p) {
     if (!p) return;
     ms_poster_stop(p);
     ms_job_queue_destroy(&p->q, report_free);
+    ms_mailbox_destroy(&p->failed, report_free);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -165,8 +182,8 @@ static report *report_new(report_kind kind, const char *method, const char *cont
     return r;
 }
 
-/* Takes r (NULL: counted as suppressed). */
-static void queue_report(ms_poster *p, report *r, bool urgent) {
+/* Takes r (NULL: counted as suppressed); whether it was queued. */
+static bool queue_report(ms_poster *p, report *r, bool urgent) {
     if (r && !urgent && ms_job_queue_len(&p->q) >= p->backlog) {
         report_free(&r->link);
         r = NULL;
@@ -174,33 +191,49 @@ static void queue_report(ms_poster *p, report *r, bool urgent) {
     /* Reports are best effort: the scheduler's own work goes on. */
     if (!r) count_suppressed(p);
     else ms_job_queue_push(&p->q, &r->link, urgent);
+    return r != NULL;
 }
 
 static report *request_report(const ms_poster_request *rq) {
     ms_event_post req = {.path = rq->path, .body = rq->body ? cJSON_PrintUnformatted(rq->body) : NULL};
     cJSON_Delete(rq->body);
-    return report_new(strcmp(rq->method, "DELETE") == 0 ? REPORT_DELETE : REPORT_STATUS, rq->method,
-                      rq->content_type, &req);
+    report *r = report_new(strcmp(rq->method, "DELETE") == 0 ? REPORT_DELETE : REPORT_STATUS, rq->method,
+                           rq->content_type, &req);
+    if (r) r->victim = rq->victim;
+    return r;
 }
 
 void ms_poster_send(ms_poster *p, const char *method, char *path, cJSON *body, const char *content_type,
                     bool urgent) {
-    ms_poster_request rq = {method, path, body, content_type};
+    ms_poster_request rq = {method, path, body, content_type, 0};
     queue_report(p, request_report(&rq), urgent);
 }
 
-void ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
+bool ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
                          bool urgent) {
-    report *r = request_report(first), *t = request_report(then);
+    report *r = request_report(first), *t = then ? request_report(then) : NULL;
     if (r && t) {
         r->then = t;
-    } else {
+        if (!r->victim) r->victim = t->victim;
+    } else if (then) {
         /* Neither goes alone: then depends on first. */
         if (r) report_free(&r->link);
         if (t) report_free(&t->link);
         r = NULL;
     }
-    queue_report(p, r, urgent);
+    return queue_report(p, r, urgent);
+}
+
+int ms_poster_fd(const ms_poster *p) { return ms_mailbox_fd(&p->failed); }
+
+void ms_poster_take_failed_victims(ms_poster *p, void (*fn)(void *ctx, uint64_t victim), void *ctx) {
+    ms_job *j = ms_mailbox_take_all(&p->failed);
+    while (j) {
+        ms_job *next = j->next;
+        fn(ctx, ((report *)j)->victim);
+        report_free(j);
+        j = next;
+    }
 }
 
 void ms_poster_event(ms_poster *p, ms_event_post *ev) {

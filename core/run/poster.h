@@ -51,12 +51,25 @@ typedef struct ms_poster_request {
     char *path;
     cJSON *body;
     const char *content_type;
+    /* The uid hash of the preemption victim this request deletes (or
+     * prepares the deletion of); 0: none. */
+    uint64_t victim;
 } ms_poster_request;
-/* Queues first, and then, sent right after it only if the server accepted
- * first (2xx); otherwise then is dropped, with a warning. Takes both
- * requests' paths and bodies. */
-void ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
+/* Queues first, and then (NULL: none), sent right after it only if the
+ * server accepted first (2xx); otherwise then is dropped, with a warning.
+ * Takes both requests' paths and bodies. false when nothing was queued
+ * (out of memory, no path or body): the victim's deletion was not asked
+ * for. When a victim's request fails, or the one it depends on does, the
+ * victim is handed back (ms_poster_take_failed_victims), unless the server
+ * said the pod is gone (404) or is another one now (409, the UID
+ * precondition): the watch shows that deletion. */
+bool ms_poster_send_then(ms_poster *p, const ms_poster_request *first, const ms_poster_request *then,
                          bool urgent);
+/* Readable while victims whose deletion failed may wait to be taken. */
+int ms_poster_fd(const ms_poster *p);
+/* Calls fn with each victim whose deletion failed since the last take, in
+ * the order they failed. From one thread (the one polling ms_poster_fd). */
+void ms_poster_take_failed_victims(ms_poster *p, void (*fn)(void *ctx, uint64_t victim), void *ctx);
 /* Queues an Event (an ordinary report); takes ev's strings. */
 void ms_poster_event(ms_poster *p, ms_event_post *ev);
 /* An Event that is not sent (aggregated, over budget): counted. */

@@ -20,6 +20,7 @@
 #include "scheduler/apply.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/dra_events.h"
+#include "scheduler/evictions.h"
 #include "scheduler/explain.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/shadow.h"
@@ -141,8 +142,14 @@ static ms_rc run_bind(void *ctx, const ms_pod *pod, ms_str node) {
 static ms_rc run_evict(void *ctx, const ms_pod *victim, const ms_pod *preemptor, ms_str node) {
     ms_scheduler_loop *r = ctx;
     (void)node;
-    ms_api_reporter_evict(r->reporter, victim, preemptor);
-    return MS_OK;
+    return ms_api_reporter_evict(r->reporter, victim, preemptor) ? MS_OK : MS_ENOMEM;
+}
+
+/* A victim's DisruptionTarget patch or DELETE failed: it may be chosen
+ * again at once, rather than left counted as terminating. */
+static void victim_not_deleted(void *ctx, uint64_t victim) {
+    ms_scheduler_loop *r = ctx;
+    if (r->sched) ms_scheduler_eviction_failed(r->sched, victim);
 }
 
 static void run_set_nomination(void *ctx, const ms_pod *pod, ms_str node) {
@@ -639,7 +646,7 @@ static void give_back_after_lists(ms_scheduler_loop *r, loop *l, double now) {
  * schedule), and takes in what came. */
 static ms_rc wait_and_read(ms_scheduler_loop *r, loop *l, ms_error *err) {
     /* poll() skips entries whose fd is negative. */
-    struct pollfd fds[8] = {
+    struct pollfd fds[9] = {
         {.fd = ms_delta_queue_fd(r->deltas), .events = POLLIN},
         {.fd = ms_api_binder_fd(r->binder), .events = POLLIN},
         {.fd = l->sfd, .events = POLLIN},
@@ -648,10 +655,11 @@ static ms_rc wait_and_read(ms_scheduler_loop *r, loop *l, ms_error *err) {
         {.fd = ms_debug_requests_fd(r->debug), .events = POLLIN},
         {.fd = ms_api_volume_binder_fd(r->volume_binder), .events = POLLIN},
         {.fd = ms_api_claim_writer_fd(r->claim_writer), .events = POLLIN},
+        {.fd = r->poster ? ms_poster_fd(r->poster) : -1, .events = POLLIN},
     };
     int timeout_ms = l->more ? 0 : (int)((l->next_tick - ms_clock_monotonic()) * 1000) + 1;
     if (timeout_ms < 0) timeout_ms = 0;
-    if (poll(fds, 8, timeout_ms) < 0 && errno != EINTR)
+    if (poll(fds, sizeof fds / sizeof fds[0], timeout_ms) < 0 && errno != EINTR)
         return ms_error_set(err, MS_EIO, "poll: %s", strerror(errno));
     if (l->sfd >= 0 && (fds[2].revents & POLLIN)) {
         struct signalfd_siginfo si;
@@ -672,6 +680,7 @@ static ms_rc wait_and_read(ms_scheduler_loop *r, loop *l, ms_error *err) {
     if ((fds[5].revents & POLLIN) && r->sched) ms_debug_requests_serve(r->debug, debug_answer, r);
     if (fds[6].revents & POLLIN) drain_volume_writes(r);
     if (fds[7].revents & POLLIN) ms_api_claim_writer_drain(r->claim_writer, claim_write_failed, r);
+    if (fds[8].revents & POLLIN) ms_poster_take_failed_victims(r->poster, victim_not_deleted, r);
     return MS_OK;
 }
 

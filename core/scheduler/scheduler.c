@@ -19,6 +19,7 @@
 #include "moonsched/nodeinfo.h"
 #include "scheduler/cycle_observer.h"
 #include "scheduler/cycle_trace.h"
+#include "scheduler/evictions.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/shadow.h"
@@ -88,25 +89,9 @@ void ms_sched_release_evicted(ms_scheduler *s) {
     s->nevicted = 0;
 }
 
-/* The informer shows a deletion 0.5 to 2.5 s after the request under load;
- * a mark still there after this long belongs to a request that failed
- * (the pod stays, with no deletionTimestamp), and its pod may be a victim
- * again. */
-#define MS_DELETION_MARK_TTL 30.0
-
+/* (the map holds no NULL value) */
 static bool mark_deletion_requested(ms_scheduler *s, uint64_t uid) {
-    ms_map *m = &s->deletion_requested;
-    if (m->len && s->now - s->marks_swept >= MS_DELETION_MARK_TTL) {
-        uint64_t k;
-        void *v;
-        for (size_t it = 0; ms_map_next(m, &it, &k, &v);)
-            if (s->now - (double)((uintptr_t)v - 1) / 1000 >= MS_DELETION_MARK_TTL) ms_map_del(m, k);
-        s->marks_swept = s->now;
-    }
-    if (!m->len) s->marks_swept = s->now;
-    /* + 1: the map holds no NULL value */
-    uintptr_t at = (s->now > 0 ? (uintptr_t)(s->now * 1000) : 0) + 1;
-    return ms_map_put(m, uid, (void *)at) == 0;
+    return ms_map_put(&s->deletion_requested, uid, (void *)1) == 0;
 }
 
 uint32_t ms_scheduler_deletions_requested(const ms_scheduler *s) {
@@ -116,6 +101,8 @@ uint32_t ms_scheduler_deletions_requested(const ms_scheduler *s) {
 void ms_sched_deletion_seen(ms_scheduler *s, uint64_t uid) {
     if (s->deletion_requested.len) ms_map_del(&s->deletion_requested, uid);
 }
+
+void ms_scheduler_eviction_failed(ms_scheduler *s, uint64_t uid_hash) { ms_sched_deletion_seen(s, uid_hash); }
 
 /* upstream PrepareCandidate, per victim: a pod waiting on Permit is
  * rejected (it is not bound yet, so there is nothing to delete), any other

@@ -91,13 +91,12 @@ struct ms_scheduler {
      * snapshot update: the snapshot and the candidates borrow them. */
     ms_pod **evicted;
     uint32_t nevicted, evictcap;
-    /* uid hash -> when evict asked for the pod's deletion (the monotonic
-     * now, in ms, plus 1, as the value's bits), until the informer shows the
-     * deletion (handle.deletion_requested). A request that fails leaves its
-     * mark: marks older than MS_DELETION_MARK_TTL are swept, at most once
-     * per that time, when another is made. */
+    /* uid hashes of the pods whose deletion evict asked for, until the
+     * informer shows the deletion (handle.deletion_requested) or the evictor
+     * reports that it failed (ms_scheduler_eviction_failed). No sweep: every
+     * request ends in one or the other (run's poster hands back each failed
+     * one, and a request it could not queue is refused at once). */
     ms_map deletion_requested;
-    double marks_swept;
     uint32_t next_start;           /* upstream nextStartNodeIndex */
 
     /* Buffers of the cycle, sized to the node count and reused. */

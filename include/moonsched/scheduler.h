@@ -36,7 +36,9 @@ typedef struct ms_binder {
  * scheduler thread; must not block and must not call back into the cycle
  * (ms_scheduler_pod_delete is allowed: simulate removes victims at once).
  * evict: delete the victim (live mode: DELETE with a UID precondition;
- * the informer's delete event frees the room later). A victim waiting on
+ * the informer's delete event frees the room later; run reports one that
+ * fails after evict returned, scheduler/evictions.h, else the victim stays
+ * counted as terminating). A victim waiting on
  * Permit never reaches it: the scheduler rejects that one itself.
  * set_nomination: record status.nominatedNodeName (MS_STR_NONE: clear it)
  * the way the API server would echo it (live mode: a status patch;

@@ -15,8 +15,9 @@
 # in its place once the policy file holds a good version (a broken one
 # would stop its start). A replica that exits by itself is replaced too:
 # status 1 (the lease lost, as across an API server restart) is counted,
-# anything else fails. The takeover time (the SIGKILL to a new holder) is
-# printed for each failover. Samples are taken from every replica; the
+# anything else fails. The takeover time (the SIGKILL to a new holder) and
+# the new holder are printed for each failover (tests/e2e/soak_summary.py
+# summarizes the log: per replica and per leader spell). Samples are taken from every replica; the
 # flatness checks judge every replica with 10 samples or more (else the
 # one with the most).
 #
@@ -147,7 +148,9 @@ failover() {
     done
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     takeovers+=("$t")
-    echo "# failover $failovers at $((SECONDS - start)) s: replica $rn SIGKILLed, new holder after $t s"
+    # (the new holder named for tests/e2e/soak_summary.py's leader spells)
+    echo "# failover $failovers at $((SECONDS - start)) s: replica $rn SIGKILLed, new holder after $t s" \
+        "(replica $(leader_replica || echo "?"))"
     start_replica
 }
 for ((i = 1; i <= samples; i++)); do

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <poll.h>
 #include <stdatomic.h>
 
 #include "fake_api.h"
@@ -23,6 +24,8 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
     if (strstr(req->path, "/events")) return fh_reply(fd, 201, NULL, "{}");
     if (strstr(req->path, "fail"))
         return fh_reply(fd, 500, NULL, "{\"kind\":\"Status\",\"message\":\"no\",\"code\":500}");
+    if (strstr(req->path, "gone"))
+        return fh_reply(fd, 404, NULL, "{\"kind\":\"Status\",\"message\":\"not found\",\"code\":404}");
     return fh_reply(fd, 200, NULL, "{}");
 }
 
@@ -162,11 +165,60 @@ static void test_events_and_failures(void **state) {
     free(text);
 }
 
+/* A victim's request, for victim uid hash `victim`. */
+static ms_poster_request victim_request(const char *method, const char *path, uint64_t victim) {
+    const char *ctype = strcmp(method, "PATCH") == 0 ? "application/strategic-merge-patch+json" : NULL;
+    return (ms_poster_request){method, strdup(path), cJSON_CreateObject(), ctype, victim};
+}
+
+static void collect(void *ctx, uint64_t victim) {
+    uint64_t *got = ctx;
+    got[++got[0]] = victim;
+}
+
+/* A victim whose DisruptionTarget patch or DELETE fails is handed back,
+ * in order, so that the scheduler can clear its mark at once; one the
+ * server says is gone (404) is not (its deletion shows in the watch), nor
+ * is a request of no victim's. */
+static void test_failed_victims_handed_back(void **state) {
+    fixture *f = *state;
+    start(f, 0);
+    ms_poster_request cond = victim_request("PATCH", "/fail/v7/status", 7);
+    ms_poster_request del = victim_request("DELETE", "/v7", 7);
+    assert_true(ms_poster_send_then(f->p, &cond, &del, true));          /* the patch fails */
+    cond = victim_request("PATCH", "/v8/status", 8);
+    del = victim_request("DELETE", "/fail/v8", 8);
+    assert_true(ms_poster_send_then(f->p, &cond, &del, true));          /* the DELETE fails */
+    del = victim_request("DELETE", "/gone/v9", 9);
+    assert_true(ms_poster_send_then(f->p, &del, NULL, true));           /* 404: gone */
+    del = victim_request("DELETE", "/v10", 10);
+    assert_true(ms_poster_send_then(f->p, &del, NULL, true));           /* deleted */
+    del = victim_request("DELETE", "/fail/v11", 11);
+    assert_true(ms_poster_send_then(f->p, &del, NULL, true));           /* fails alone */
+    report(f, "PATCH", "/fail/nobody/status", true);
+    ms_poster_stop(f->p);
+    const char *want[] = {"/fail/v7/status", "/v8/status", "/fail/v8", "/gone/v9", "/v10", "/fail/v11",
+                          "/fail/nobody/status"};
+    assert_paths(f, want, 7);
+    struct pollfd pfd = {.fd = ms_poster_fd(f->p), .events = POLLIN};
+    assert_int_equal(poll(&pfd, 1, 0), 1);
+    uint64_t got[8] = {0};
+    ms_poster_take_failed_victims(f->p, collect, got);
+    assert_int_equal(got[0], 3);
+    assert_int_equal(got[1], 7);
+    assert_int_equal(got[2], 8);
+    assert_int_equal(got[3], 11);
+    got[0] = 0;
+    ms_poster_take_failed_victims(f->p, collect, got);
+    assert_int_equal(got[0], 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_urgent_first, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_backlog_drops_ordinary, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events_and_failures, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_failed_victims_handed_back, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

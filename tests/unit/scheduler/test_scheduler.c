@@ -5,6 +5,7 @@
 
 #include "scheduler_env.h"
 #include "backend/queue.h"
+#include "scheduler/evictions.h"
 
 static void test_bind_failure_requeues_with_backoff(void **state) {
     (void)state;
@@ -490,23 +491,26 @@ static void test_victim_deletion_not_yet_seen(void **state) {
     env_free(e);
 }
 
-/* A deletion that was never confirmed (the DELETE failed) does not protect
- * its pod for ever: its mark is swept once it is old, at the next one. */
-static void test_deletion_marks_are_bounded(void **state) {
+/* A deletion the evictor reports failed (the DELETE refused) no longer
+ * protects its pod: it is the cheapest victim again at once. */
+static void test_failed_deletion_unmarks_victim(void **state) {
     (void)state;
     env *e = preempt_env();
     e->evict_at_once = false;     /* run's evictor: the deletion shows later */
     add_node(e, "a", "2", NULL, NULL);
     add_node(e, "b", "2", NULL, NULL);
-    lpod(e, "cheap", "batch", "2", ",\"nodeName\":\"a\"");
+    ms_pod *cheap = lpod(e, "cheap", "batch", "2", ",\"nodeName\":\"a\"");
     lpod(e, "other", "batch", "2", ",\"nodeName\":\"b\",\"priority\":500");
     lpod(e, "p1", "web", "2", ",\"priority\":1000");
     assert_true(ms_scheduler_schedule_one(e->s, 0));
     assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
-    /* 40 s later, no deletion shown: the next eviction sweeps the old mark. */
+    ms_scheduler_eviction_failed(e->s, cheap->meta.uid_hash);
+    assert_int_equal(ms_scheduler_deletions_requested(e->s), 0);
+    /* Marked, cheap would be spared and p2 would take other on b. */
     lpod(e, "p2", "web", "2", ",\"priority\":2000");
-    assert_true(ms_scheduler_schedule_one(e->s, 40));
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
     assert_int_equal(e->nevicted, 2);
+    assert_int_equal(e->evicted[1]->meta.uid_hash, cheap->meta.uid_hash);
     assert_int_equal(ms_scheduler_deletions_requested(e->s), 1);
     env_free(e);
 }
@@ -576,7 +580,7 @@ int main(void) {
         cmocka_unit_test(test_preemption_respects_pdb),
         cmocka_unit_test(test_two_preemptors_one_node),
         cmocka_unit_test(test_victim_deletion_not_yet_seen),
-        cmocka_unit_test(test_deletion_marks_are_bounded),
+        cmocka_unit_test(test_failed_deletion_unmarks_victim),
         cmocka_unit_test(test_nominated_anti_affinity_holds_the_node),
         cmocka_unit_test(test_preemption_rejects_waiting_victim),
         cmocka_unit_test(test_preemption_error_backs_off),
