@@ -2,7 +2,7 @@
  * SchedulerVolumeBinder.BindPodVolumes, the API half). The scheduler gets
  * one through ms_scheduler_options.volume_binder and hands it to plugins
  * in ms_handle.volume_binder: `run` writes to the API server
- * (cmd/api_volume_binder), `simulate` plays the PV controller in memory.
+ * (run/api_volume_binder), `simulate` plays the PV controller in memory.
  *
  * The contract:
  * - bind is called on the scheduler thread, from PreBind, once per

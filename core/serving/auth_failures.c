@@ -1,5 +1,5 @@
 /* Failed authentications per source, in fixed windows. See
- * cmd/auth_failures.h. */
+ * serving/auth_failures.h. */
 #include "serving/auth_failures.h"
 
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
 /* Client certificates verified against --client-ca-file. See
- * cmd/client_ca.h. */
+ * serving/client_ca.h. */
 #include "serving/client_ca.h"
 
 #include <gnutls/gnutls.h>

@@ -56,7 +56,7 @@ typedef struct ms_http_server_options {
     const char *tls_priorities;
     /* HTTPS: CA certificates (PEM) whose clients' certificates are
      * asked for; the handshake takes any or none, the gate checks them
-     * (cmd/client_ca.h). NULL: none asked for. */
+     * (serving/client_ca.h). NULL: none asked for. */
     const char *tls_client_ca_pem;
     ms_http_gate gate;             /* NULL: every request goes to the handler */
     void *gate_ctx;

@@ -42,10 +42,10 @@ typedef struct ms_secure_serving_options {
      * shares one client. */
     const ms_kubeconfig *authn_config, *authz_config;
     /* --client-ca-file: client certificates it verifies authenticate
-     * their requests (cmd/client_ca.h); NULL: none asked for. */
+     * their requests (serving/client_ca.h); NULL: none asked for. */
     const char *client_ca_file;
     /* Failed authentications per client address before its tokens are
-     * refused without a review, and the window (cmd/auth_failures.h);
+     * refused without a review, and the window (serving/auth_failures.h);
      * 0: MS_AUTH_FAILURES_MAX, MS_AUTH_FAILURES_WINDOW. */
     uint32_t auth_failure_max;
     double auth_failure_window;
