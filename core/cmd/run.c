@@ -21,6 +21,7 @@
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
 #include "api/storage.h"
+#include "api/workload.h"
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/rate_limiter.h"
@@ -78,6 +79,7 @@ typedef struct runner {
     ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
     ms_informer *storage_inf[MS_SK_COUNT];   /* PVs, PVCs, ... in ms_storage_kind order */
     ms_informer *dra_inf[MS_DK_COUNT];       /* DeviceClasses, ... in ms_dra_kind order */
+    ms_informer *workload_inf[MS_WK_COUNT];  /* Services, ... in ms_workload_kind order */
     bool synced[MS_KIND_COUNT];    /* per ms_object_kind: first LIST delivered */
 
     ms_api_binder *binder;
@@ -395,7 +397,8 @@ static void log_synced(runner *r, uint8_t kind) {
     static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets",
                                         "persistentvolumes", "persistentvolumeclaims", "storageclasses",
                                         "csinodes", "csidrivers", "csistoragecapacities", "deviceclasses",
-                                        "resourceslices", "resourceclaims", "resourceclaimtemplates"};
+                                        "resourceslices", "resourceclaims", "resourceclaimtemplates", "services",
+                                        "replicationcontrollers", "replicasets", "statefulsets"};
     const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
     if (kind == MS_KIND_PDB && r->pdb_inf) {
         /* which API version the server answered for (decided at the first LIST) */
@@ -456,7 +459,7 @@ static void apply_dra_delta(runner *r, const ms_delta *d, double now) {
 
 static void apply_delta(runner *r, ms_delta *d, double now) {
     ms_taint_eviction_observe(r->taint_eviction, d);
-    if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) apply_dra_delta(r, d, now);
+    if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind <= MS_KIND_RESOURCE_CLAIM_TEMPLATE) apply_dra_delta(r, d, now);
     if (d->type == MS_DELTA_SYNCED) {
         if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
         log_synced(r, d->kind);
@@ -968,6 +971,16 @@ static ms_rc setup_informers(runner *r, ms_error *err) {
         io.resource = dra[k];
         if ((rc = ms_informer_start(&io, &r->dra_inf[k], err)) != MS_OK) return rc;
     }
+    static const ms_informer_resource *const workloads[MS_WK_COUNT] = {
+        [MS_WK_SERVICE] = &ms_informer_services,
+        [MS_WK_REPLICATION_CONTROLLER] = &ms_informer_replication_controllers,
+        [MS_WK_REPLICA_SET] = &ms_informer_replica_sets,
+        [MS_WK_STATEFUL_SET] = &ms_informer_stateful_sets,
+    };
+    for (uint32_t k = 0; k < MS_WK_COUNT; k++) {
+        io.resource = workloads[k];
+        if ((rc = ms_informer_start(&io, &r->workload_inf[k], err)) != MS_OK) return rc;
+    }
     return MS_OK;
 }
 
@@ -1058,6 +1071,8 @@ static void teardown(runner *r) {
         if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
     for (uint32_t k = 0; k < MS_DK_COUNT; k++)
         if (r->dra_inf[k]) ms_informer_stop(r->dra_inf[k]);
+    for (uint32_t k = 0; k < MS_WK_COUNT; k++)
+        if (r->workload_inf[k]) ms_informer_stop(r->workload_inf[k]);
     ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */

@@ -29,6 +29,11 @@ static const resource resources[] = {
     {"/apis/scheduling.k8s.io/v1/priorityclasses", NULL, "scheduling.k8s.io/v1", NULL, "PriorityClass", NULL, false},
     {"/apis/policy/v1/poddisruptionbudgets", "/apis/policy/v1beta1/poddisruptionbudgets", "policy/v1",
      "policy/v1beta1", "PodDisruptionBudget", NULL, false},
+    /* what the default topology spreading reads */
+    {"/api/v1/services", NULL, "v1", NULL, "Service", NULL, false},
+    {"/api/v1/replicationcontrollers", NULL, "v1", NULL, "ReplicationController", NULL, false},
+    {"/apis/apps/v1/replicasets", NULL, "apps/v1", NULL, "ReplicaSet", NULL, false},
+    {"/apis/apps/v1/statefulsets", NULL, "apps/v1", NULL, "StatefulSet", NULL, false},
     {"/api/v1/persistentvolumes", NULL, "v1", NULL, "PersistentVolume", NULL, true},
     {"/api/v1/persistentvolumeclaims", NULL, "v1", NULL, "PersistentVolumeClaim", NULL, true},
     {"/apis/storage.k8s.io/v1/storageclasses", NULL, "storage.k8s.io/v1", NULL, "StorageClass", NULL, true},
@@ -180,7 +185,7 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
 }
 
 static bool is_volume_kind(const resource *r) {
-    return r->optional && strncmp(r->path, "/apis/resource.k8s.io/", 22) != 0;
+    return strncmp(r->path, "/apis/storage.k8s.io/", 21) == 0 || strncmp(r->path, "/api/v1/persistentvolume", 24) == 0;
 }
 static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
 

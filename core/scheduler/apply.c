@@ -1,5 +1,7 @@
 #include "scheduler/apply.h"
 
+#include "api/workload_set.h"
+#include "scheduler/scheduler_priv.h"
 #include "scheduler/storage_events.h"
 
 static void apply_pod(ms_scheduler *s, const ms_delta *d, double now) {
@@ -50,6 +52,23 @@ static void apply_storage(ms_scheduler *s, const ms_delta *d, double now) {
     }
 }
 
+/* Nothing is requeued: the objects only feed PodTopologySpread's default
+ * constraints, a score, which cannot make a pod schedulable. */
+static void apply_workload(ms_scheduler *s, const ms_delta *d) {
+    ms_workload *w = d->workload;
+    switch (d->type) {
+    case MS_DELTA_ADD:
+    case MS_DELTA_UPDATE:
+        /* out of memory leaves the set as it was, as for PDBs */
+        (void)ms_workload_set_update(s->workloads, w);
+        break;
+    case MS_DELTA_DELETE:
+        ms_workload_set_delete(s->workloads, (ms_workload_kind)w->kind, w->meta.namespace_, w->meta.name);
+        break;
+    default: break;
+    }
+}
+
 void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
     if (!d->obj) return;
     switch (d->kind) {
@@ -59,6 +78,7 @@ void ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
     case MS_KIND_PDB: apply_pdb(s, d, now); break;
     default:
         if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) apply_storage(s, d, now);
+        if (d->kind >= MS_KIND_SERVICE && d->kind <= MS_KIND_STATEFUL_SET) apply_workload(s, d);
         /* resource.k8s.io objects: run and simulate give them to
          * ms_scheduler_dra_set and ms_scheduler_dra_delete (scheduler/dra_events.h) */
         break;

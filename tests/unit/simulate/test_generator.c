@@ -109,14 +109,14 @@ static void test_volumes_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=volumes,nodes=2,pods=3,bound-pods=1", &g, &err), MS_OK);
     collected c = {0};
     collected st = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
     for (uint32_t i = 0; i < c.nnodes; i++) ms_node_unref(c.nodes[i]);
     for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
     memset(&c, 0, sizeof c);
-    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL}, &err);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
     assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
@@ -159,7 +159,7 @@ static void test_generated_objects(void **state) {
     assert_int_equal(ms_generator_parse("nodes=4,pods=5,bound-pods=3,zones=2,priorities=3", &g, &err),
                      MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(c.npods, 8);
@@ -228,7 +228,7 @@ static void test_preemption_shape(void **state) {
                      MS_OK);
     assert_string_equal(g.shape, "preemption");
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 10);
@@ -278,7 +278,7 @@ static void test_spreading_pods(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
         assert_int_equal(c.npods, 3);
         assert_int_equal(c.pods[0]->ntopology_spread, 0);
@@ -314,7 +314,7 @@ static void test_pod_anti_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=pod-anti-affinity,nodes=3,bound-pods=2,pods=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.npods, 4);
     ms_str color = ms_intern_cstr(in, "color");
@@ -354,7 +354,7 @@ static void test_node_affinity_shape(void **state) {
     ms_error err = {0};
     assert_int_equal(ms_generator_parse("shape=node-affinity,nodes=2,bound-pods=1,pods=2,zones=2", &g, &err), MS_OK);
     collected c = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_int_equal(c.nnodes, 2);
     assert_int_equal(c.npods, 3);
@@ -442,7 +442,7 @@ static void test_upstream_shapes(void **state) {
         assert_int_equal(ms_generator_parse(cases[k].spec, &g, &err), MS_OK);
         collected c = {0};
         collected nss = {0};
-        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+        ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
         if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
         assert_int_equal(c.nnodes, cases[k].nodes);
         assert_int_equal(c.npods, cases[k].bound + cases[k].pending);
@@ -476,7 +476,7 @@ static void test_upstream_shapes(void **state) {
         for (uint32_t i = 0; i < c.npods; i++) ms_pod_unref(c.pods[i]);
 
         /* the namespaces, labelled team=devops for the selector cases */
-        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL};
+        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL, NULL};
         ms_generator_spec none = g;
         none.nodes = none.bound_pods = none.pods = 0;
         if (ms_generate(&none, &d, &only_ns, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
@@ -534,7 +534,7 @@ static void test_dra_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=SchedulingWithResourceClaimTemplate,nodes=2,pods=3", &g, &err), MS_OK);
     dra_seen ds = {.d = &d};
     collected *cp = &ds.c;
-    ms_generator_sink sink = {&ds, take_node, take_pod, NULL, NULL, take_dra};
+    ms_generator_sink sink = {&ds, take_node, take_pod, NULL, NULL, take_dra, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_string_equal(ds.kinds, "CTSSRRR");
     assert_int_equal(cp->nnodes, 2);
