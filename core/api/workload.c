@@ -146,6 +146,13 @@ ms_rc ms_workload_set_delete(ms_workload_set *s, ms_workload_kind kind, ms_str n
     return MS_OK;
 }
 
+void ms_workload_set_each(const ms_workload_set *s, void (*fn)(void *ctx, ms_workload *w), void *ctx) {
+    uint64_t key;
+    void *v;
+    for (int k = 0; k < MS_WK_COUNT; k++)
+        for (size_t it = 0; ms_map_next(&s->by_key[k], &it, &key, &v);) fn(ctx, v);
+}
+
 ms_workload *const *ms_workload_set_in(const ms_workload_set *s, ms_str namespace_, uint32_t *n) {
     const ns_list *l = ms_map_get(&s->by_ns, namespace_);
     *n = l ? l->n : 0;

@@ -36,6 +36,10 @@ typedef struct ms_workload {
     /* ReplicaSets and StatefulSets: spec.selector; nil or invalid selects
      * nothing. */
     ms_label_selector selector;
+    /* The object's JSON as decoded, in the arena; NULL unless the decoder
+     * had keep_raw (the scheduler's /debug/snapshot writes it). */
+    const char *raw;
+    size_t raw_len;
 } ms_workload;
 
 /* "Service", "ReplicationController", "ReplicaSet", "StatefulSet". */

@@ -24,5 +24,7 @@ uint32_t ms_workload_set_len(const ms_workload_set *s);
 /* The objects of a namespace (in no particular order): *n of them,
  * borrowed until the next change to the set. */
 ms_workload *const *ms_workload_set_in(const ms_workload_set *s, ms_str namespace_, uint32_t *n);
+/* Calls fn for every object (in no particular order). */
+void ms_workload_set_each(const ms_workload_set *s, void (*fn)(void *ctx, ms_workload *w), void *ctx);
 
 #endif

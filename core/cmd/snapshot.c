@@ -146,6 +146,12 @@ ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err)
     for (uint32_t i = 0; i < v->npdbs; i++)
         write_raw(&w, v->pdbs[i]->raw, v->pdbs[i]->api_version == MS_PDB_POLICY_V1BETA1 ? "policy/v1beta1" : "policy/v1",
                   "PodDisruptionBudget", NULL, &missing);
+    for (uint32_t i = 0; i < v->nworkloads; i++) {
+        const ms_workload *o = v->workloads[i];
+        bool core = o->kind == MS_WK_SERVICE || o->kind == MS_WK_REPLICATION_CONTROLLER;
+        write_raw(&w, o->raw, core ? "v1" : "apps/v1", ms_workload_kind_name((ms_workload_kind)o->kind), NULL,
+                  &missing);
+    }
     for (uint32_t i = 0; i < v->nvolumes; i++) {
         const ms_storage_object *o = v->volumes[i];
         bool core = o->kind == MS_SK_PV || o->kind == MS_SK_PVC;

@@ -35,6 +35,7 @@ ms_rc ms_workload_decode(const ms_decoder *d, ms_workload_kind kind, const cJSON
     ms_obj_scan(&o, obj);
     ms_rc rc = ms_dec_meta(&x, &o, true, &w->meta);
     if (rc == MS_OK) rc = dec_spec(&x, &o, w);
+    if (rc == MS_OK) rc = ms_dec_raw(&x, obj, &w->raw, &w->raw_len);
     if (rc != MS_OK) {
         ms_workload_unref(w);
         return rc;
