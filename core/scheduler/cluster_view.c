@@ -139,11 +139,15 @@ ms_rc ms_scheduler_view(ms_scheduler *s, ms_cluster_view *out) {
     }
     qsort_r(out->namespaces, out->nnamespaces, sizeof *out->namespaces, cmp_ns, s->in);
     qsort_r(out->nodes, out->nnodes, sizeof *out->nodes, cmp_node, s->in);
-    qsort_r(out->pdbs, out->npdbs, sizeof *out->pdbs, cmp_pdb, s->in);
-    qsort_r(out->workloads, out->nworkloads, sizeof *out->workloads, cmp_workload, s->in);
+    /* PDBs, workloads and pods are grown one at a time: NULL when there
+     * is none, which qsort_r may not take */
+    if (out->npdbs) qsort_r(out->pdbs, out->npdbs, sizeof *out->pdbs, cmp_pdb, s->in);
+    if (out->nworkloads) qsort_r(out->workloads, out->nworkloads, sizeof *out->workloads, cmp_workload, s->in);
     qsort_r(out->volumes, out->nvolumes, sizeof *out->volumes, cmp_volume, s->in);
-    qsort_r(out->pods, out->nbound, sizeof *out->pods, cmp_pod, s->in);
-    qsort_r(out->pods + out->nbound, out->npods - out->nbound, sizeof *out->pods, cmp_pod, s->in);
+    if (out->npods) {
+        qsort_r(out->pods, out->nbound, sizeof *out->pods, cmp_pod, s->in);
+        qsort_r(out->pods + out->nbound, out->npods - out->nbound, sizeof *out->pods, cmp_pod, s->in);
+    }
     return MS_OK;
 }
 
