@@ -4,7 +4,8 @@ static const char *const type_names[] = {"add", "update", "delete", "synced"};
 static const char *const kind_names[] = {"Pod", "Node", "Object", "Namespace", "PodDisruptionBudget",
                                          "PersistentVolume", "PersistentVolumeClaim", "StorageClass",
                                          "CSINode", "CSIDriver", "CSIStorageCapacity", "DeviceClass",
-                                         "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"};
+                                         "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "Service",
+                                         "ReplicationController", "ReplicaSet", "StatefulSet"};
 
 const char *ms_delta_type_name(ms_delta_type t) {
     return (unsigned)t < sizeof type_names / sizeof type_names[0] ? type_names[t] : "unknown";

@@ -38,6 +38,13 @@ typedef enum ms_object_kind {
     MS_KIND_RESOURCE_SLICE,
     MS_KIND_RESOURCE_CLAIM,
     MS_KIND_RESOURCE_CLAIM_TEMPLATE,
+    /* The objects that select pods for the default topology spreading
+     * (ms_workload, api/workload.h), in the order of ms_workload_kind:
+     * MS_KIND_SERVICE + kind. */
+    MS_KIND_SERVICE,
+    MS_KIND_REPLICATION_CONTROLLER,
+    MS_KIND_REPLICA_SET,
+    MS_KIND_STATEFUL_SET,
     MS_KIND_COUNT,
 } ms_object_kind;
 
@@ -55,6 +62,7 @@ typedef struct ms_delta {
         struct ms_pdb *pdb;        /* MS_KIND_PDB */
         struct ms_storage_object *storage;   /* MS_KIND_PV ... MS_KIND_CSI_CAPACITY */
         struct ms_dra_object *dra;           /* MS_KIND_DEVICE_CLASS ... MS_KIND_RESOURCE_CLAIM_TEMPLATE */
+        struct ms_workload *workload;        /* MS_KIND_SERVICE ... MS_KIND_STATEFUL_SET */
     };
     /* Drops the delta's reference to obj (ms_pod_unref, ms_node_unref...). */
     void (*unref)(void *obj);

@@ -85,6 +85,14 @@ extern const ms_informer_resource ms_informer_device_classes;
 extern const ms_informer_resource ms_informer_resource_slices;
 extern const ms_informer_resource ms_informer_resource_claims;
 extern const ms_informer_resource ms_informer_resource_claim_templates;
+/* Services, ReplicationControllers, ReplicaSets and StatefulSets for the
+ * default topology spreading (ms_workload, api/workload.h;
+ * client/workload_informers.c), all optional (a 403: a role without them);
+ * decode context: an ms_decoder *. */
+extern const ms_informer_resource ms_informer_services;
+extern const ms_informer_resource ms_informer_replication_controllers;
+extern const ms_informer_resource ms_informer_replica_sets;
+extern const ms_informer_resource ms_informer_stateful_sets;
 
 typedef struct ms_informer_options {
     ms_kube_client *client;        /* shared; must outlive the informer */

@@ -350,6 +350,16 @@ static ms_rc setup_informers(ms_scheduler_loop *r, ms_error *err) {
         io.resource = dra[k];
         if ((rc = ms_informer_start(&io, &r->dra_inf[k], err)) != MS_OK) return rc;
     }
+    static const ms_informer_resource *const workloads[MS_WK_COUNT] = {
+        [MS_WK_SERVICE] = &ms_informer_services,
+        [MS_WK_REPLICATION_CONTROLLER] = &ms_informer_replication_controllers,
+        [MS_WK_REPLICA_SET] = &ms_informer_replica_sets,
+        [MS_WK_STATEFUL_SET] = &ms_informer_stateful_sets,
+    };
+    for (uint32_t k = 0; k < MS_WK_COUNT; k++) {
+        io.resource = workloads[k];
+        if ((rc = ms_informer_start(&io, &r->workload_inf[k], err)) != MS_OK) return rc;
+    }
     return MS_OK;
 }
 
@@ -440,6 +450,8 @@ static void teardown(ms_scheduler_loop *r) {
         if (r->storage_inf[k]) ms_informer_stop(r->storage_inf[k]);
     for (uint32_t k = 0; k < MS_DK_COUNT; k++)
         if (r->dra_inf[k]) ms_informer_stop(r->dra_inf[k]);
+    for (uint32_t k = 0; k < MS_WK_COUNT; k++)
+        if (r->workload_inf[k]) ms_informer_stop(r->workload_inf[k]);
     ms_cache_debugger_stop(r->debugger);
     /* Binds not answered by now are dropped: the pods stay pending on the
      * server and the next scheduler takes them. */

@@ -312,7 +312,8 @@ static void log_synced(ms_scheduler_loop *r, uint8_t kind) {
     static const char *const names[] = {"pods", "nodes", "objects", "namespaces", "poddisruptionbudgets",
                                         "persistentvolumes", "persistentvolumeclaims", "storageclasses",
                                         "csinodes", "csidrivers", "csistoragecapacities", "deviceclasses",
-                                        "resourceslices", "resourceclaims", "resourceclaimtemplates"};
+                                        "resourceslices", "resourceclaims", "resourceclaimtemplates", "services",
+                                        "replicationcontrollers", "replicasets", "statefulsets"};
     const char *res = kind < sizeof names / sizeof names[0] ? names[kind] : "objects";
     if (kind == MS_KIND_PDB && r->pdb_inf) {
         /* which API version the server answered for (decided at the first LIST) */
@@ -366,7 +367,7 @@ static void dra_synced(ms_scheduler_loop *r, const ms_delta *d) {
 static void apply_delta(ms_scheduler_loop *r, ms_delta *d, double now) {
     ms_taint_eviction_observe(r->taint_eviction, d);
     if (d->type == MS_DELTA_SYNCED) {
-        if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) dra_synced(r, d);
+        if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind <= MS_KIND_RESOURCE_CLAIM_TEMPLATE) dra_synced(r, d);
         if (d->kind < sizeof r->synced / sizeof r->synced[0]) r->synced[d->kind] = true;
         log_synced(r, d->kind);
         return;

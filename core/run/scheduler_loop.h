@@ -15,6 +15,7 @@
 #include "api/delta.h"
 #include "api/dra.h"
 #include "api/storage.h"
+#include "api/workload.h"
 #include "base/mailbox.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
@@ -50,6 +51,7 @@ typedef struct ms_scheduler_loop {
     ms_informer *pod_inf, *node_inf, *ns_inf, *pdb_inf;
     ms_informer *storage_inf[MS_SK_COUNT];   /* PVs, PVCs, ... in ms_storage_kind order */
     ms_informer *dra_inf[MS_DK_COUNT];       /* DeviceClasses, ... in ms_dra_kind order */
+    ms_informer *workload_inf[MS_WK_COUNT];  /* Services, ... in ms_workload_kind order */
     bool synced[MS_KIND_COUNT];    /* per ms_object_kind: first LIST delivered */
 
     ms_api_binder *binder;

@@ -29,6 +29,11 @@ static const resource resources[] = {
     {"/apis/scheduling.k8s.io/v1/priorityclasses", NULL, "scheduling.k8s.io/v1", NULL, "PriorityClass", NULL, false},
     {"/apis/policy/v1/poddisruptionbudgets", "/apis/policy/v1beta1/poddisruptionbudgets", "policy/v1",
      "policy/v1beta1", "PodDisruptionBudget", NULL, false},
+    /* what the default topology spreading reads */
+    {"/api/v1/services", NULL, "v1", NULL, "Service", NULL, false},
+    {"/api/v1/replicationcontrollers", NULL, "v1", NULL, "ReplicationController", NULL, false},
+    {"/apis/apps/v1/replicasets", NULL, "apps/v1", NULL, "ReplicaSet", NULL, false},
+    {"/apis/apps/v1/statefulsets", NULL, "apps/v1", NULL, "StatefulSet", NULL, false},
     {"/api/v1/persistentvolumes", NULL, "v1", NULL, "PersistentVolume", NULL, true},
     {"/api/v1/persistentvolumeclaims", NULL, "v1", NULL, "PersistentVolumeClaim", NULL, true},
     {"/apis/storage.k8s.io/v1/storageclasses", NULL, "storage.k8s.io/v1", NULL, "StorageClass", NULL, true},
@@ -141,6 +146,12 @@ ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err)
     for (uint32_t i = 0; i < v->npdbs; i++)
         write_raw(&w, v->pdbs[i]->raw, v->pdbs[i]->api_version == MS_PDB_POLICY_V1BETA1 ? "policy/v1beta1" : "policy/v1",
                   "PodDisruptionBudget", NULL, &missing);
+    for (uint32_t i = 0; i < v->nworkloads; i++) {
+        const ms_workload *o = v->workloads[i];
+        bool core = o->kind == MS_WK_SERVICE || o->kind == MS_WK_REPLICATION_CONTROLLER;
+        write_raw(&w, o->raw, core ? "v1" : "apps/v1", ms_workload_kind_name((ms_workload_kind)o->kind), NULL,
+                  &missing);
+    }
     for (uint32_t i = 0; i < v->nvolumes; i++) {
         const ms_storage_object *o = v->volumes[i];
         bool core = o->kind == MS_SK_PV || o->kind == MS_SK_PVC;
@@ -180,7 +191,7 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
 }
 
 static bool is_volume_kind(const resource *r) {
-    return r->optional && strncmp(r->path, "/apis/resource.k8s.io/", 22) != 0;
+    return strncmp(r->path, "/apis/storage.k8s.io/", 21) == 0 || strncmp(r->path, "/api/v1/persistentvolume", 24) == 0;
 }
 static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
 

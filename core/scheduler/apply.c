@@ -1,6 +1,8 @@
 #include "scheduler/apply.h"
 
+#include "api/workload_set.h"
 #include "scheduler/dra_events.h"
+#include "scheduler/scheduler_priv.h"
 #include "scheduler/storage_events.h"
 
 static void apply_pod(ms_scheduler *s, const ms_delta *d, double now) {
@@ -67,6 +69,23 @@ static ms_rc apply_dra(ms_scheduler *s, const ms_delta *d, double now) {
     }
 }
 
+/* Nothing is requeued: the objects only feed PodTopologySpread's default
+ * constraints, a score, which cannot make a pod schedulable. */
+static void apply_workload(ms_scheduler *s, const ms_delta *d) {
+    ms_workload *w = d->workload;
+    switch (d->type) {
+    case MS_DELTA_ADD:
+    case MS_DELTA_UPDATE:
+        /* out of memory leaves the set as it was, as for PDBs */
+        (void)ms_workload_set_update(s->workloads, w);
+        break;
+    case MS_DELTA_DELETE:
+        ms_workload_set_delete(s->workloads, (ms_workload_kind)w->kind, w->meta.namespace_, w->meta.name);
+        break;
+    default: break;
+    }
+}
+
 ms_rc ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
     if (!d->obj) return MS_OK;
     switch (d->kind) {
@@ -76,7 +95,8 @@ ms_rc ms_scheduler_apply(ms_scheduler *s, const ms_delta *d, double now) {
     case MS_KIND_PDB: apply_pdb(s, d, now); break;
     default:
         if (d->kind >= MS_KIND_PV && d->kind <= MS_KIND_CSI_CAPACITY) apply_storage(s, d, now);
-        else if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind < MS_KIND_COUNT) return apply_dra(s, d, now);
+        else if (d->kind >= MS_KIND_DEVICE_CLASS && d->kind <= MS_KIND_RESOURCE_CLAIM_TEMPLATE) return apply_dra(s, d, now);
+        else if (d->kind >= MS_KIND_SERVICE && d->kind <= MS_KIND_STATEFUL_SET) apply_workload(s, d);
         break;
     }
     return MS_OK;

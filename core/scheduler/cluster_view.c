@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/pdb_set.h"
+#include "api/workload_set.h"
 #include "base/array.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
@@ -16,7 +17,7 @@
 typedef struct collect {
     ms_cluster_view *v;
     ms_cache *cache;
-    uint32_t podcap, pdbcap;
+    uint32_t podcap, pdbcap, workloadcap;
     bool oom;
 } collect;
 
@@ -34,6 +35,15 @@ static void add_pdb(void *ctx, const ms_pdb *pdb) {
         return;
     }
     c->v->pdbs[c->v->npdbs++] = ms_pdb_ref((ms_pdb *)pdb);
+}
+
+static void add_workload(void *ctx, ms_workload *w) {
+    collect *c = ctx;
+    if (!ms_array_grow((void **)&c->v->workloads, &c->workloadcap, c->v->nworkloads + 1, sizeof *c->v->workloads)) {
+        c->oom = true;
+        return;
+    }
+    c->v->workloads[c->v->nworkloads++] = ms_workload_ref(w);
 }
 
 /* Pending: in the queue and not on a node (a pod being bound is both). */
@@ -65,6 +75,12 @@ static int cmp_pdb(const void *a, const void *b, void *in) {
 
 static int cmp_volume(const void *a, const void *b, void *in) {
     const ms_storage_object *x = *(ms_storage_object *const *)a, *y = *(ms_storage_object *const *)b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return cmp_keys(in, x->meta.namespace_, x->meta.name, y->meta.namespace_, y->meta.name);
+}
+
+static int cmp_workload(const void *a, const void *b, void *in) {
+    const ms_workload *x = *(ms_workload *const *)a, *y = *(ms_workload *const *)b;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
     return cmp_keys(in, x->meta.namespace_, x->meta.name, y->meta.namespace_, y->meta.name);
 }
@@ -114,6 +130,7 @@ ms_rc ms_scheduler_view(ms_scheduler *s, ms_cluster_view *out) {
     out->nbound = out->npods;
     if (ok) {
         ms_pdb_set_each(s->pdbs, add_pdb, &c);
+        ms_workload_set_each(s->workloads, add_workload, &c);
         ms_queue_each(s->queue, add_pending, &c);
     }
     if (!ok || c.oom) {
@@ -122,10 +139,15 @@ ms_rc ms_scheduler_view(ms_scheduler *s, ms_cluster_view *out) {
     }
     qsort_r(out->namespaces, out->nnamespaces, sizeof *out->namespaces, cmp_ns, s->in);
     qsort_r(out->nodes, out->nnodes, sizeof *out->nodes, cmp_node, s->in);
-    qsort_r(out->pdbs, out->npdbs, sizeof *out->pdbs, cmp_pdb, s->in);
+    /* PDBs, workloads and pods are grown one at a time: NULL when there
+     * is none, which qsort_r may not take */
+    if (out->npdbs) qsort_r(out->pdbs, out->npdbs, sizeof *out->pdbs, cmp_pdb, s->in);
+    if (out->nworkloads) qsort_r(out->workloads, out->nworkloads, sizeof *out->workloads, cmp_workload, s->in);
     qsort_r(out->volumes, out->nvolumes, sizeof *out->volumes, cmp_volume, s->in);
-    qsort_r(out->pods, out->nbound, sizeof *out->pods, cmp_pod, s->in);
-    qsort_r(out->pods + out->nbound, out->npods - out->nbound, sizeof *out->pods, cmp_pod, s->in);
+    if (out->npods) {
+        qsort_r(out->pods, out->nbound, sizeof *out->pods, cmp_pod, s->in);
+        qsort_r(out->pods + out->nbound, out->npods - out->nbound, sizeof *out->pods, cmp_pod, s->in);
+    }
     return MS_OK;
 }
 
@@ -135,6 +157,8 @@ void ms_cluster_view_free(ms_cluster_view *v) {
     for (uint32_t i = 0; i < v->npdbs; i++) ms_pdb_unref(v->pdbs[i]);
     for (uint32_t i = 0; i < v->npods; i++) ms_pod_unref(v->pods[i]);
     for (uint32_t i = 0; i < v->nvolumes; i++) ms_storage_unref(v->volumes[i]);
+    for (uint32_t i = 0; i < v->nworkloads; i++) ms_workload_unref(v->workloads[i]);
+    free(v->workloads);
     free(v->volumes);
     free(v->namespaces);
     free(v->nodes);

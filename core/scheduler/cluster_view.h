@@ -1,6 +1,7 @@
 /* The scheduler's view of the cluster, taken on the scheduler thread and
  * read anywhere: references to every Namespace, Node,
- * PodDisruptionBudget and volume object (PersistentVolume, claim,
+ * PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
+ * StatefulSet and volume object (PersistentVolume, claim,
  * StorageClass, CSINode, CSIDriver, CSIStorageCapacity) it holds, the pods on its nodes (bound and assumed:
  * an assumed pod's copy carries the node it was assumed on) and the
  * pending pods of its queue. Objects are immutable and reference
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "api/storage.h"
+#include "api/workload.h"
 #include "moonsched/error.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/node.h"
@@ -29,6 +31,8 @@ typedef struct ms_cluster_view {
     uint32_t nnodes;
     ms_pdb **pdbs;
     uint32_t npdbs;
+    ms_workload **workloads;       /* by kind (ms_workload_kind order), then name */
+    uint32_t nworkloads;
     ms_storage_object **volumes;   /* by kind (ms_storage_kind order), then name */
     uint32_t nvolumes;
     ms_pod **pods;                 /* those on nodes, then the pending ones */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/pdb_set.h"
+#include "api/workload_set.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
 #include "base/array.h"
@@ -331,6 +332,8 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->handle.claim_writer = o->claim_writer;
     s->pdbs = ms_pdb_set_new();
     s->handle.pdbs = s->pdbs;
+    s->workloads = ms_workload_set_new();
+    s->handle.workloads = s->workloads;
     s->handle.rng = &s->rng;
     s->handle.evict = o->evictor.evict ? sched_evict : NULL;
     s->handle.deletion_requested = &s->deletion_requested;
@@ -340,7 +343,7 @@ static ms_rc init_state(ms_scheduler *s, const ms_config *cfg, const ms_schedule
     s->profiles = calloc(cfg->nprofiles, sizeof *s->profiles);
     s->info = calloc(cfg->nprofiles, sizeof *s->info);
     s->pcs = calloc(cfg->nprofiles, sizeof *s->pcs);
-    if (!s->cache || !s->pdbs || !s->volumes || !s->dra || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
+    if (!s->cache || !s->pdbs || !s->workloads || !s->volumes || !s->dra || !s->handle.scratch || s->handle.wildcard_ip == MS_STR_NONE ||
         !s->profiles || !s->info || !s->pcs)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
 
@@ -461,6 +464,7 @@ void ms_scheduler_free(ms_scheduler *s) {
     ms_dra_store_free(s->dra);
     if (s->cache) ms_cache_free(s->cache);
     if (s->pdbs) ms_pdb_set_free(s->pdbs);
+    ms_workload_set_free(s->workloads);
     if (s->handle.scratch) ms_node_info_free(s->handle.scratch);
     while (s->free_records) {
         ms_inflight *r = s->free_records;

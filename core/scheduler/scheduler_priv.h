@@ -85,6 +85,7 @@ struct ms_scheduler {
     ms_reporter reporter;
     ms_evictor evictor;
     ms_pdb_set *pdbs;
+    struct ms_workload_set *workloads;   /* Services, RCs, ReplicaSets, StatefulSets */
     ms_rng rng;
     double now;                    /* of the cycle running (for in-cycle callbacks) */
     /* Victims of this cycle's preemption, referenced until the next

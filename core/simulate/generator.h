@@ -52,6 +52,7 @@
 
 #include "api/dra.h"
 #include "api/storage.h"
+#include "api/workload.h"
 #include "moonsched/decode.h"
 #include "moonsched/namespaces.h"
 #include "moonsched/error.h"
@@ -99,6 +100,8 @@ typedef struct ms_generator_sink {
     ms_rc (*namespace_)(void *ctx, ms_namespace *ns, ms_error *err);
     /* resource.k8s.io objects as API JSON (shape MS_SHAPE_DRA); NULL: not made. */
     ms_rc (*dra)(void *ctx, ms_dra_kind kind, const cJSON *obj, ms_error *err);
+    /* Services (shape DefaultTopologySpreading); NULL: not made. */
+    ms_rc (*workload)(void *ctx, ms_workload *w, ms_error *err);
 } ms_generator_sink;
 
 /* Nodes "node-N" first, then (shape volumes) the StorageClass, PVs and

@@ -17,6 +17,7 @@
 #include "simulate/generator.h"
 #include "moonsched/namespaces.h"
 #include "codec/decode_storage.h"
+#include "codec/decode_workload.h"
 
 /* The pod templates (templates/NAME.yaml), without name and namespace. */
 #define CONTAINER(res)                                                                          \
@@ -71,6 +72,14 @@ static const char POD_HIGH_PRIORITY[] = POD("", "\"priority\": 10, " CONTAINER(L
 /* pod-high-priority-large-cpu.yaml: 9 cpu, more than any default node has */
 static const char POD_HIGH_PRIORITY_LARGE_CPU[] =
     POD("", "\"priority\": 10, " CONTAINER("{\"requests\": {\"cpu\": \"9\", \"memory\": \"500Mi\"}}"));
+/* pod-with-label.yaml: no requests, the label service.yaml selects */
+static const char POD_WITH_LABEL[] =
+    POD("\"app\": \"scheduler-perf\"",
+        "\"containers\": [{\"name\": \"pause\", \"image\": \"registry.k8s.io/pause:3.10.1\"}]");
+/* service.yaml */
+static const char SERVICE[] =
+    "{\"metadata\": {\"name\": \"service\"}, \"spec\": {\"selector\": {\"app\": \"scheduler-perf\"}, "
+    "\"ports\": [{\"protocol\": \"TCP\", \"port\": 80, \"targetPort\": 8000}]}}";
 /* light-pod.yaml and gated-pod.yaml: no requests at all */
 static const char POD_LIGHT[] =
     POD("", "\"containers\": [{\"name\": \"pause\", \"image\": \"registry.k8s.io/pause:3.10\"}]");
@@ -109,7 +118,12 @@ static const char PVC[] =
     "[\"ReadOnlyMany\"], \"resources\": {\"requests\": {\"storage\": \"1Gi\"}}, \"volumeName\": \"pv\"}, "
     "\"status\": {\"phase\": \"Bound\"}}";
 
-typedef enum step_kind { STEP_NODES, STEP_NAMESPACES, STEP_CSI_NODES, STEP_BOUND, STEP_PENDING } step_kind;
+/* STEP_ZONED_NODES: nodes whose topology.kubernetes.io/zone is moon-1,
+ * moon-2, moon-3 in turn (upstream's labelNodePrepareStrategy draws each
+ * node's at random); STEP_SERVICE: service.yaml in the step's namespace. */
+typedef enum step_kind {
+    STEP_NODES, STEP_ZONED_NODES, STEP_NAMESPACES, STEP_CSI_NODES, STEP_SERVICE, STEP_BOUND, STEP_PENDING
+} step_kind;
 
 /* Where a step's count comes from: the spec's keys. */
 typedef enum step_count {
@@ -182,8 +196,8 @@ static const upstream_case CASES[] = {
       {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY, "churn", "default", false},
       {STEP_PENDING, COUNT_PENDING, POD_DEFAULT, "pod", "default", false}, END}},
     /* recreate mode keeps one of each churn object alive: a node without
-     * room, an unschedulable pod (and a Service, which no default plugin
-     * reads without a selector on the pods) */
+     * room, an unschedulable pod (and a Service, left out: its selector
+     * matches none of the pods) */
     {"SchedulingWithMixedChurn",
      {NODES(NODE_DEFAULT), {STEP_NODES, COUNT_ONE, NODE_CHURN, "node-churn", NULL, false},
       {STEP_PENDING, COUNT_CHURN, POD_HIGH_PRIORITY_LARGE_CPU, "churn", "default", false},
@@ -195,6 +209,14 @@ static const upstream_case CASES[] = {
       {STEP_PENDING, COUNT_GATED, POD_GATED, "gated", "default", false},
       {STEP_BOUND, COUNT_BOUND, POD_LIGHT, "init", "default", false},
       {STEP_PENDING, COUNT_PENDING, POD_LIGHT, "pod", "default", false}, END}},
+    /* topology_spreading/performance-config.yaml: the measured pods are
+     * selected by a Service only, which gives them PodTopologySpread's
+     * system default constraints */
+    {"DefaultTopologySpreading",
+     {{STEP_ZONED_NODES, COUNT_NODES, NODE_DEFAULT, "node", NULL, false},
+      {STEP_SERVICE, COUNT_ONE, SERVICE, "service", "service-ns", false},
+      {STEP_BOUND, COUNT_BOUND, POD_DEFAULT, "init", "default", false},
+      {STEP_PENDING, COUNT_PENDING, POD_WITH_LABEL, "pod", "service-ns", false}, END}},
     /* volumes/performance-config.yaml: every pod, init or measured, with
      * its own claim bound to its own CSI PV; nodes allow 39 attachments */
     {"SchedulingCSIPVs",
@@ -274,6 +296,18 @@ static ms_rc gen_namespaces(gen *x, const step *s, ms_error *err) {
     return rc == MS_OK ? gen_namespace(x, "measure-ns-0", true, err) : rc;
 }
 
+static ms_rc gen_service(gen *x, const step *s, ms_error *err) {
+    if (!x->sink->workload) return MS_OK;
+    cJSON *t = cJSON_Parse(s->template_);
+    cJSON *meta = t ? cJSON_GetObjectItemCaseSensitive(t, "metadata") : NULL;
+    ms_rc rc = meta ? set(meta, "namespace", s->namespace_, err) : ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_workload *w = NULL;
+    if (rc == MS_OK) rc = ms_workload_decode(x->d, MS_WK_SERVICE, t, &w, err);
+    if (rc == MS_OK) rc = x->sink->workload(x->sink->ctx, w, err);
+    cJSON_Delete(t);
+    return rc;
+}
+
 static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
     cJSON *t = cJSON_Parse(s->template_);
     cJSON *meta = t ? cJSON_GetObjectItemCaseSensitive(t, "metadata") : NULL;
@@ -287,6 +321,10 @@ static ms_rc gen_nodes(gen *x, const step *s, uint32_t n, ms_error *err) {
         if ((rc = set(meta, "name", buf, err)) != MS_OK ||
             (rc = set(labels, "kubernetes.io/hostname", buf, err)) != MS_OK)
             break;
+        if (s->kind == STEP_ZONED_NODES) {
+            snprintf(buf, sizeof buf, "moon-%u", i % 3 + 1);
+            if ((rc = set(labels, ZONE, buf, err)) != MS_OK) break;
+        }
         ms_node *node = NULL;
         if ((rc = ms_node_decode(x->d, t, &node, err)) == MS_OK) rc = x->sink->node(x->sink->ctx, node, err);
     }
@@ -407,7 +445,8 @@ ms_rc ms_generate_upstream(const ms_generator_spec *g, const ms_decoder *d, cons
         const step *s = &c->steps[i];
         if (s->kind == STEP_NODES && !s->template_) break;
         uint32_t n = step_n(g, s->count);
-        if (s->kind == STEP_NODES) rc = gen_nodes(&x, s, n, err);
+        if (s->kind == STEP_NODES || s->kind == STEP_ZONED_NODES) rc = gen_nodes(&x, s, n, err);
+        else if (s->kind == STEP_SERVICE) rc = gen_service(&x, s, err);
         else if (s->kind == STEP_NAMESPACES) rc = gen_namespaces(&x, s, err);
         else if (s->kind == STEP_CSI_NODES) rc = gen_csi_nodes(&x, s, n, err);
         else rc = gen_pods(&x, s, n, err);

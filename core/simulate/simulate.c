@@ -25,6 +25,7 @@
 #include "simulate/simulate_evictions.h"
 #include "simulate/simulate_dra.h"
 #include "simulate/simulate_volumes.h"
+#include "codec/decode_workload.h"
 #include "codec/json_reader.h"
 #include "codec/known_fields.h"
 #include "moonsched/config.h"
@@ -108,6 +109,22 @@ static ms_rc keep_priority_class(sim *m, const cJSON *obj, ms_error *err) {
     return MS_OK;
 }
 
+static ms_rc keep_generated(void *ctx, ms_workload *w, ms_error *err) {
+    sim *m = ctx;
+    if (!ms_array_grow((void **)&m->workloads, &m->workloadcap, m->nworkloads + 1, sizeof *m->workloads)) {
+        ms_workload_unref(w);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    m->workloads[m->nworkloads++] = w;
+    return MS_OK;
+}
+
+static ms_rc keep_workload(sim *m, ms_workload_kind kind, const cJSON *obj, ms_error *err) {
+    ms_workload *w = NULL;
+    ms_rc rc = ms_workload_decode(&m->dec, kind, obj, &w, err);
+    return rc == MS_OK ? keep_generated(m, w, err) : rc;
+}
+
 static ms_rc keep_storage(void *ctx, ms_storage_object *o, ms_error *err) {
     sim *m = ctx;
     return ms_sim_volumes_add(&m->vols, o, err);
@@ -178,6 +195,8 @@ static ms_rc on_object(void *ctx, const char *kind, const cJSON *obj, ms_error *
     if (sk >= 0) return ms_sim_volumes_keep(&m->vols, &m->dec, (ms_storage_kind)sk, obj, err);
     int dk = ms_dra_kind_from_name(kind);
     if (dk >= 0) return ms_sim_dra_keep(&m->dra, &m->dec, (ms_dra_kind)dk, obj, err);
+    int wk = ms_workload_kind_from_name(kind);
+    if (wk >= 0) return keep_workload(m, (ms_workload_kind)wk, obj, err);
     count_skipped(m, kind);
     return MS_OK;
 }
@@ -463,6 +482,8 @@ static ms_rc feed(sim *m, ms_simulate_result *r) {
     for (uint32_t i = 0; i < m->nns; i++) deliver(m, MS_DELTA_ADD, MS_KIND_NAMESPACE, m->nss[i]);
     for (uint32_t i = 0; i < m->nnodes; i++) deliver(m, MS_DELTA_ADD, MS_KIND_NODE, m->nodes[i]);
     for (uint32_t i = 0; i < m->npdbs; i++) deliver(m, MS_DELTA_ADD, MS_KIND_PDB, m->pdbs[i]);
+    for (uint32_t i = 0; i < m->nworkloads; i++)
+        deliver(m, MS_DELTA_ADD, (ms_object_kind)(MS_KIND_SERVICE + m->workloads[i]->kind), m->workloads[i]);
     ms_error err;
     if (ms_sim_volumes_feed(&m->vols, m->sched, m->now, &err) != MS_OK) return MS_ENOMEM;
     if (ms_sim_dra_feed(&m->dra, m->sched, &err) != MS_OK) return MS_ENOMEM;
@@ -707,7 +728,7 @@ static ms_rc load_inputs(sim *m, ms_simulate_result *r, ms_error *err) {
         ms_generator_spec_default(&g);
         ms_rc rc = ms_generator_parse(m->o->generate, &g, err);
         if (rc != MS_OK) return rc;
-        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace, keep_dra};
+        ms_generator_sink sink = {m, keep_node, keep_pod, keep_storage, keep_namespace, keep_dra, keep_generated};
         rc = ms_generate(&g, &m->dec, &sink, err);
         if (rc != MS_OK) return rc;
     }
@@ -741,6 +762,8 @@ static void sim_free(sim *m) {
     free(m->pre);
     for (uint32_t i = 0; i < m->npdbs; i++) ms_pdb_unref(m->pdbs[i]);
     free(m->pdbs);
+    for (uint32_t i = 0; i < m->nworkloads; i++) ms_workload_unref(m->workloads[i]);
+    free(m->workloads);
     free(m->pcs);
     ms_sim_volumes_free(&m->vols);
     ms_sim_dra_free(&m->dra);

@@ -18,6 +18,7 @@
 #include "moonsched/scheduler.h"
 #include "moonsched/simulate.h"
 #include "moonsched/namespaces.h"
+#include "api/workload.h"
 #include "moonsched/pdb.h"
 #include "simulate/simulate_deschedule.h"
 #include "simulate/simulate_dra.h"
@@ -80,6 +81,8 @@ typedef struct sim {
     uint32_t nns, nscap;
     ms_pdb **pdbs;
     uint32_t npdbs, pdbcap;
+    ms_workload **workloads;       /* Services, RCs, ReplicaSets, StatefulSets */
+    uint32_t nworkloads, workloadcap;
     ms_priority_class *pcs;        /* for the descheduler's priorityThreshold.name */
     uint32_t npcs, pccap;
     ms_sim_volumes vols;           /* PVs, claims, classes, CSI objects; the volume binder */

@@ -64,6 +64,10 @@ typedef struct ms_handle {
      * claims (framework/claim_writer.h; NULL: into the store itself). */
     struct ms_dra_store *dra;
     const struct ms_claim_writer *claim_writer;
+    /* Services, ReplicationControllers, ReplicaSets and StatefulSets
+     * (api/workload_set.h), owned by the scheduler; NULL in unit tests
+     * that give none. PodTopologySpread's system defaults read them. */
+    const struct ms_workload_set *workloads;
 
     /* Preemption (DefaultPreemption's PostFilter; see preemption.h). */
     ms_pdb_set *pdbs;              /* PodDisruptionBudgets; NULL: none */

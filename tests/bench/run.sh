@@ -50,8 +50,8 @@ UPSTREAM="kubernetes master after v1.34 (scheduler_perf performance-config.yaml)
 # SchedulingWithMixedChurn keeps one of each churn object alive).
 # PreemptionBasic's 5000-node workload is commented out upstream (it has no
 # threshold); SchedulingNodeAffinity keeps 1.20's zone label key (same
-# decisions). DefaultTopologySpreading is not ported: its pods are selected
-# by a Service only, and the scheduler does not read Services.
+# decisions). DefaultTopologySpreading/5000Nodes_10000Pods has no
+# threshold upstream (its 5000Nodes_50000Pods has 160).
 # SchedulingWithResourceClaimTemplate (dra/performance-config.yaml): 40
 # pods/s, not re-read at a pinned commit like the others; its claims are
 # generated with the pods (upstream: by the resourceclaim controller).
@@ -63,6 +63,7 @@ SchedulingPreferredPodAntiAffinity/5000Nodes_5000Pods|90|shape=SchedulingPreferr
 SchedulingNodeAffinity/5000Nodes_10000Pods|220|shape=node-affinity,nodes=5000,bound-pods=5000,pods=10000|0
 TopologySpreading/5000Nodes_5000Pods|460|nodes=5000,zones=3,bound-pods=5000,pods=5000,spread=hard|0
 PreferredTopologySpreading/5000Nodes_5000Pods|340|nodes=5000,zones=3,bound-pods=5000,pods=5000,spread=soft|0
+DefaultTopologySpreading/5000Nodes_10000Pods|-|shape=DefaultTopologySpreading,nodes=5000,bound-pods=5000,pods=10000|0
 MixedSchedulingBasePod/5000Nodes_5000Pods|140|shape=MixedSchedulingBasePod,nodes=5000,bound-pods=2000,pods=5000|0
 SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes_2000Pods|24|shape=SchedulingRequiredPodAntiAffinityWithNSSelector,nodes=6000,init-namespaces=100,bound-pods=4000,pods=2000|0
 SchedulingPreferredAffinityWithNSSelector/5000Nodes_5000Pods|90|shape=SchedulingPreferredAffinityWithNSSelector,nodes=5000,init-namespaces=100,bound-pods=5000,pods=5000|0

@@ -64,6 +64,10 @@ const objects = {
   '/apis/storage.k8s.io/v1/csinodes': [],
   '/apis/storage.k8s.io/v1/csidrivers': [],
   '/apis/storage.k8s.io/v1/csistoragecapacities': [],
+  '/api/v1/services': [],
+  '/api/v1/replicationcontrollers': [],
+  '/apis/apps/v1/replicasets': [],
+  '/apis/apps/v1/statefulsets': [],
 };
 const watchers = new Map();   // collection -> Set of responses
 const claims = objects['/apis/resource.k8s.io/v1/resourceclaims'];

@@ -94,7 +94,7 @@ check "kubectl List (JSON) input" sh -c "grep -q '^default/nginx-7854ff8877-abcd
 check "standard input" cmp "$T/stdin.out" "$T/forced.out"
 "$M" simulate --cluster "$D/list.json" --quiet --stats >"$T/stats.out" 2>"$T/stats.err"
 check "--quiet prints nothing on stdout" test ! -s "$T/stats.out"
-check "--stats counts skipped kinds" has_text "$T/stats.err" "objects read:      3 (1 skipped: Service 1)"
+check "--stats counts skipped kinds" has_text "$T/stats.err" "objects read:      4 (1 skipped: ConfigMap 1)"
 check "--stats reports throughput, latency and RSS" \
     sh -c "grep -q '^pods/s: ' '$T/stats.err' && grep -q '^latency p99: ' '$T/stats.err' && grep -q '^peak RSS: ' '$T/stats.err'"
 
@@ -258,6 +258,19 @@ check "spread: a key no node has is unresolvable" has_text "$T/spread.out" \
     "default/racked -> (unschedulable) 0/6 nodes are available: 6 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
 check "spread: system defaults keep a ReplicaSet's pod off its sibling's zone" \
     sh -c "grep -Eq '^default/api-1 -> n[3-6]  \\(.*PodTopologySpread 200' '$T/spread.out'"
+# A Service selecting the pods gives them the default spreading (n1, n2
+# zone-a, 4x larger; n3, n4 zone-b; n5, n6 zone-c); without it the
+# resource scores pack them into zone-a.
+spread_counts() {  # FILE...: "zone counts; node counts" of the web pods
+    "$M" simulate --cluster "$@" | sed -n 's/^default\/web-[0-9]* -> n\([1-6]\) .*/\1/p' |
+        awk '{ z[int(($1 - 1) / 2)]++; n[$1]++ }
+             END { printf "%d/%d/%d; %d/%d/%d/%d/%d/%d", z[0], z[1], z[2], n[1], n[2], n[3], n[4], n[5], n[6] }'
+}
+got=$(spread_counts "$D/spread-service.yaml" "$D/spread-service-svc.yaml")
+check "spread: a Service's selector spreads its pods 4/4/4 over zones, 2 per node (got $got)" \
+    test "$got" = "4/4/4; 2/2/2/2/2/2"
+got=$(spread_counts "$D/spread-service.yaml")
+check "spread: without the Service zone-a takes most (got $got)" sh -c "test '${got%%/*}' -ge 8"
 "$M" simulate --generate nodes=300,zones=3,bound-pods=300,pods=300,spread=hard --quiet --stats \
     >/dev/null 2>"$T/spreadgen.err"
 check "--generate spread=hard: every spreading pod placed" grep -q '^scheduled:         300$' "$T/spreadgen.err"

@@ -318,6 +318,26 @@ check_eval "without the claims' status rule: no patch of the status; the claims 
     "[ \"\$(dra_can patch resourceclaims status)\" = no ] && [ \"\$(dra_can list resourceclaims)\" = yes ]"
 restore_rules
 
+# The default spreading's Services, ReplicationControllers, ReplicaSets and
+# StatefulSets: list and watch, nothing more; each rule checked with and
+# without it, as the DRA rules are.
+sa_can() {   # group verb resource: yes or no
+    printf '{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"%s","resourceAttributes":{"group":"%s","resource":"%s","verb":"%s","namespace":"default"}}}' \
+        "$dra_user" "$1" "$3" "$2" |
+        kc create -f - -o jsonpath='{.status.allowed}' 2>/dev/null | sed 's/^true$/yes/; s/^false$/no/'
+}
+check_eval "the default spreading's rules: list/watch of services, replicationcontrollers, replicasets, statefulsets; no get or update" \
+    "[ \"\$(sa_can '' list services)\$(sa_can '' watch replicationcontrollers)\$(sa_can apps list replicasets)\$(sa_can apps watch statefulsets)\" = yesyesyesyes ] &&
+     [ \"\$(sa_can '' get services)\$(sa_can apps update replicasets)\" = nono ]"
+drop_rule moonsched '.resources == ["services", "replicationcontrollers"]'
+check_eval "without the core rule: no list of services or replicationcontrollers; replicasets still listed" \
+    "[ \"\$(sa_can '' list services)\$(sa_can '' list replicationcontrollers)\$(sa_can apps list replicasets)\" = nonoyes ]"
+restore_rules
+drop_rule moonsched '.resources == ["replicasets", "statefulsets"]'
+check_eval "without the apps rule: no list of replicasets or statefulsets; services still listed" \
+    "[ \"\$(sa_can apps list replicasets)\$(sa_can apps watch statefulsets)\$(sa_can '' list services)\" = nonoyes ]"
+restore_rules
+
 # PersistentVolumes, claims and StorageClasses: system:volume-scheduler.
 kc delete clusterrolebinding moonsched:volume-scheduler >/dev/null
 start_sched lp-volume-scheduler

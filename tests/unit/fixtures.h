@@ -25,6 +25,7 @@
 #include "moonsched/pod.h"
 #include "codec/decode_dra.h"
 #include "codec/decode_storage.h"
+#include "codec/decode_workload.h"
 
 typedef struct fx_env {
     ms_interner *in;
@@ -172,6 +173,23 @@ static inline ms_dra_object *fx_dra(const ms_decoder *d, ms_dra_kind kind, const
     free(docs);
     if (rc != MS_OK) fail_msg("fx_dra: %s", err.msg);
     return o;
+}
+
+/* A Service, ReplicationController, ReplicaSet or StatefulSet from one
+ * YAML document; kind < 0 takes it from the document's kind. */
+static inline ms_workload *fx_workload(const ms_decoder *d, int kind, const char *text) {
+    ms_error err = {0};
+    cJSON *doc = fx_yaml(text);
+    if (kind < 0) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
+        kind = ms_workload_kind_from_name(cJSON_IsString(k) ? k->valuestring : NULL);
+        if (kind < 0) fail_msg("fx_workload: no kind a workload has");
+    }
+    ms_workload *w = NULL;
+    ms_rc rc = ms_workload_decode(d, (ms_workload_kind)kind, doc, &w, &err);
+    cJSON_Delete(doc);
+    if (rc != MS_OK) fail_msg("fx_workload: %s", err.msg);
+    return w;
 }
 
 /* The error message of a text that must not decode (as a Pod or Node). */

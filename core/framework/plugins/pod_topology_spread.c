@@ -15,6 +15,7 @@
 #include "api/selector_build.h"
 #include "api/toleration.h"
 #include "api/validation.h"
+#include "api/workload_set.h"
 #include "plugin_args.h"
 #include "pod_topology_spread.h"
 
@@ -189,6 +190,7 @@ static ms_rc pts_create(const cJSON *args, const ms_handle *h, void **self, ms_e
     if (!pl) return oom(err);
     ms_arena_init(&pl->arena, 512);
     pl->in = h->in;
+    pl->workloads = h->workloads;
     static const char *const per_pod[3] = {"statefulset.kubernetes.io/pod-name",
                                            "controller-revision-hash", "apps.kubernetes.io/pod-index"};
     pl->hostname_key = ms_intern_cstr(h->in, "kubernetes.io/hostname");
@@ -230,17 +232,17 @@ static bool is_per_pod_label(const pts_plugin *pl, ms_str key) {
     return false;
 }
 
-/* upstream's helper.DefaultSelector, simplified: moonsched does not read
- * Services, ReplicationControllers, ReplicaSets or StatefulSets. A pod whose
- * controller is a ReplicationController (v1), ReplicaSet or StatefulSet
- * (apps/v1; an absent apiVersion is accepted, files for simulate may omit
- * it) is taken to be selected by its controller with the pod's own labels,
- * minus the labels a StatefulSet sets per pod (pod name, revision hash,
- * index), which would otherwise make every pod its own group. Pods owned by
- * nothing of that kind, including pods only a Service selects, get an empty
- * selector and so no default constraints. */
-static bool default_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *pod,
-                             ms_label_selector *out) {
+/* Without the objects of the pod's namespace (files for simulate that
+ * list only pods, a server that refused the list), the pod's controller
+ * stands in for them: a ReplicationController (v1), ReplicaSet or
+ * StatefulSet (apps/v1; an absent apiVersion is accepted, files for
+ * simulate may omit it) is taken to select the pod with the pod's own
+ * labels, minus the labels a StatefulSet sets per pod (pod name, revision
+ * hash, index), which would otherwise make every pod its own group. Pods
+ * owned by nothing of that kind get an empty selector and so no default
+ * constraints. */
+static bool owner_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *pod,
+                           ms_label_selector *out) {
     *out = (ms_label_selector){0};
     const ms_owner_ref *o = ms_meta_controller(&pod->meta);
     if (!o) return true;
@@ -257,6 +259,49 @@ static bool default_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *po
         if (o->kind == pl->kind_ss && is_per_pod_label(pl, l->items[i].key)) continue;
         reqs[n++] = (ms_requirement){.key = l->items[i].key, .op = MS_OP_IN, .nvalues = 1,
                                      .values = &l->items[i].value};
+    }
+    out->n = n;
+    out->reqs = reqs;
+    return true;
+}
+
+/* upstream's helper.DefaultSelector: the selectors of the Services and
+ * ReplicationControllers that select the pod, merged as one label set,
+ * and the requirements of the ReplicaSets' and StatefulSets' selectors,
+ * all ANDed. Read once per pod (PreFilter, PreScore), never per node. */
+static bool default_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *pod,
+                             ms_label_selector *out) {
+    uint32_t nw = 0;
+    ms_workload *const *ws = pl->workloads ? ms_workload_set_in(pl->workloads, pod->meta.namespace_, &nw) : NULL;
+    if (nw == 0) return owner_selector(pl, a, pod, out);
+    *out = (ms_label_selector){0};
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < nw; i++)
+        if (ms_workload_selects(ws[i], pod, pl->in))
+            cap += ws[i]->match.n ? ws[i]->match.n : ws[i]->selector.n;
+    if (cap == 0) return true;
+    ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, cap);
+    if (!reqs) return false;
+    uint32_t n = 0, nmap = 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        const ms_workload *w = ws[i];
+        if (w->match.n == 0 || !ms_workload_selects(w, pod, pl->in)) continue;
+        /* labels.Merge: one requirement per key (the values agree, every
+         * map matches the pod). */
+        for (uint32_t j = 0; j < w->match.n; j++) {
+            const ms_label *l = &w->match.items[j];
+            uint32_t k = 0;
+            while (k < nmap && reqs[k].key != l->key) k++;
+            if (k == nmap)
+                reqs[nmap++] = (ms_requirement){.key = l->key, .op = MS_OP_IN, .nvalues = 1,
+                                                .values = (ms_str *)&l->value};
+        }
+    }
+    n = nmap;
+    for (uint32_t i = 0; i < nw; i++) {
+        const ms_workload *w = ws[i];
+        if (w->match.n || !ms_workload_selects(w, pod, pl->in)) continue;
+        for (uint32_t j = 0; j < w->selector.n; j++) reqs[n++] = w->selector.reqs[j];
     }
     out->n = n;
     out->reqs = reqs;

@@ -115,6 +115,7 @@ typedef struct pts_plugin {
     ms_str zone_key;               /* topology.kubernetes.io/zone */
     ms_str api_v1, api_apps_v1, kind_rc, kind_rs, kind_ss;
     ms_str per_pod_labels[3];      /* labels a StatefulSet sets per pod */
+    const struct ms_workload_set *workloads;   /* NULL: none known */
     pts_tables tables;
 } pts_plugin;
 

@@ -10,6 +10,7 @@
 #include "backend/queue.h"
 #include "fixtures.h"
 #include "scheduler/apply.h"
+#include "scheduler/cluster_view.h"
 #include "scheduler/dra_events.h"
 #include "scheduler/scheduler_priv.h"
 #include "scheduler/storage_events.h"
@@ -96,6 +97,34 @@ static void test_pdbs(void **state) {
     assert_int_equal(ms_scheduler_pdb_count(e->s), 1);
     ms_pdb_unref(a);
     ms_pdb_unref(b);
+    env_free(e);
+}
+
+/* MS_KIND_SERVICE + workload kind: kept by kind, namespace and name (a
+ * Service and a ReplicaSet of one name are two objects), and in the
+ * scheduler's view in kind order. */
+static void test_workloads(void **state) {
+    (void)state;
+    env *e = env_new(0, 1);
+    ms_workload *rs = fx_workload(&e->dec, MS_WK_REPLICA_SET,
+                                  "metadata: {name: web}\nspec: {selector: {matchLabels: {app: web}}}");
+    ms_workload *svc = fx_workload(&e->dec, MS_WK_SERVICE, "metadata: {name: web}\nspec: {selector: {app: web}}");
+    apply(e, MS_DELTA_ADD, MS_KIND_REPLICA_SET, rs, 0);
+    apply(e, MS_DELTA_ADD, MS_KIND_SERVICE, svc, 0);
+    apply(e, MS_DELTA_UPDATE, MS_KIND_SERVICE, svc, 1);
+    ms_cluster_view v;
+    assert_int_equal(ms_scheduler_view(e->s, &v), MS_OK);
+    assert_int_equal(v.nworkloads, 2);
+    assert_ptr_equal(v.workloads[0], svc);
+    assert_ptr_equal(v.workloads[1], rs);
+    ms_cluster_view_free(&v);
+    apply(e, MS_DELTA_DELETE, MS_KIND_SERVICE, svc, 2);
+    assert_int_equal(ms_scheduler_view(e->s, &v), MS_OK);
+    assert_int_equal(v.nworkloads, 1);
+    assert_ptr_equal(v.workloads[0], rs);
+    ms_cluster_view_free(&v);
+    ms_workload_unref(rs);
+    ms_workload_unref(svc);
     env_free(e);
 }
 
@@ -189,6 +218,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pods_and_nodes),
         cmocka_unit_test(test_pdbs),
+        cmocka_unit_test(test_workloads),
         cmocka_unit_test(test_storage_kinds),
         cmocka_unit_test(test_dra_kinds),
         cmocka_unit_test(test_namespaces),

@@ -103,7 +103,7 @@ static void generate(const char *spec, ms_interner **in, ms_decoder *d, ms_gener
     ms_generator_spec_default(g);
     ms_error err = {0};
     if (ms_generator_parse(spec, g, &err) != MS_OK) fail_msg("%s: %s", spec, err.msg);
-    ms_generator_sink sink = {c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {c, take_node, take_pod, NULL, NULL, NULL, NULL};
     if (ms_generate(g, d, &sink, &err) != MS_OK) fail_msg("%s: %s", spec, err.msg);
 }
 
@@ -126,11 +126,11 @@ static void test_volumes_shape(void **state) {
     collected st = {0};
     generate("shape=volumes,nodes=2,pods=3,bound-pods=1", &in, &d, &g, &c);
     ms_error err = {0};
-    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL};
+    ms_generator_sink sink = {&c, take_node, take_pod, NULL, NULL, NULL, NULL};
     assert_int_equal(c.npods, 4);
     /* without a storage sink no storage object is made */
     collected_free(&c);
-    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL}, &err);
+    ms_generate_volumes(&g, &d, &(ms_generator_sink){&st, NULL, NULL, take_storage, NULL, NULL, NULL}, &err);
     assert_int_equal(st.n, 1 + 3 + 3);
     assert_int_equal(st.objs[0]->kind, MS_SK_STORAGE_CLASS);
     assert_int_equal(st.objs[0]->u.sc.binding_mode, MS_BINDING_WAIT_FOR_FIRST_CONSUMER);
@@ -453,7 +453,7 @@ static void test_upstream_shapes(void **state) {
         collected_free(&c);
 
         /* the namespaces, labelled team=devops for the selector cases */
-        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL};
+        ms_generator_sink only_ns = {&nss, NULL, NULL, NULL, take_namespace, NULL, NULL};
         ms_generator_spec none = g;
         none.nodes = none.bound_pods = none.pods = 0;
         if (ms_generate(&none, &d, &only_ns, &err) != MS_OK) fail_msg("%s: %s", cases[k].spec, err.msg);
@@ -511,7 +511,7 @@ static void test_dra_shape(void **state) {
     assert_int_equal(ms_generator_parse("shape=SchedulingWithResourceClaimTemplate,nodes=2,pods=3", &g, &err), MS_OK);
     dra_seen ds = {.d = &d};
     collected *cp = &ds.c;
-    ms_generator_sink sink = {&ds, take_node, take_pod, NULL, NULL, take_dra};
+    ms_generator_sink sink = {&ds, take_node, take_pod, NULL, NULL, take_dra, NULL};
     if (ms_generate(&g, &d, &sink, &err) != MS_OK) fail_msg("%s", err.msg);
     assert_string_equal(ds.kinds, "CTSSRRR");
     assert_int_equal(cp->nnodes, 2);

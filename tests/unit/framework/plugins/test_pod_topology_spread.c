@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "fixtures.h"
+#include "api/workload_set.h"
 #include "backend/cache.h"
 #include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
@@ -58,6 +59,7 @@ typedef struct fx {
     void *slots[1];
     ms_cycle c;
     void *pl;
+    ms_workload_set *workloads;
 } fx;
 
 static void fx_start(fx *f) {
@@ -72,6 +74,7 @@ static void fx_start(fx *f) {
 
 static void fx_stop(fx *f) {
     if (f->pl) OPS->destroy(f->pl);
+    ms_workload_set_free(f->workloads);
     ms_arena_free(&f->arena);
     ms_cache_free(f->cache);
     ms_snapshot_free(&f->snap);
@@ -171,6 +174,18 @@ static void add_pods(fx *f, const char *const *specs) {
         ms_pod *p = make_pod(f, specs[i]);
         assert_int_equal(ms_cache_add_pod(f->cache, p), MS_OK);
         ms_pod_unref(p);
+    }
+}
+
+/* Services, ReplicationControllers, ReplicaSets, StatefulSets (YAML with
+ * their kind) into the set the plugin reads; before create. */
+static void add_workloads(fx *f, const char *const *texts) {
+    for (int i = 0; i < 4 && texts[i]; i++) {
+        if (!f->workloads) assert_non_null(f->workloads = ms_workload_set_new());
+        ms_workload *w = fx_workload(&f->env.d, -1, texts[i]);
+        assert_int_equal(ms_workload_set_update(f->workloads, w), MS_OK);
+        ms_workload_unref(w);
+        f->h.workloads = f->workloads;
     }
 }
 
@@ -651,6 +666,7 @@ typedef struct score_case {
     const char *pods[MAXP];
     int64_t want[MAXN];
     const char *args;              /* NULL: System defaulting */
+    const char *workloads[4];      /* Services, RCs, ReplicaSets, StatefulSets */
 } score_case;
 
 static void run_score_cases(const score_case *cases, size_t n) {
@@ -661,6 +677,7 @@ static void run_score_cases(const score_case *cases, size_t n) {
         add_nodes(&f, tc->nodes);
         add_nodes(&f, tc->failed);
         add_pods(&f, tc->pods);
+        add_workloads(&f, tc->workloads);
         update(&f);
         create_ok(&f, tc->args);
         ms_pod *pod = fx_pod(&f.env.d, tc->pod);
@@ -693,6 +710,7 @@ static void run_score_cases(const score_case *cases, size_t n) {
                    "p-b1 node-b foo=", "p-b2 node-b foo=", "p-x1 node-x foo=", "p-y1 node-y foo=",   \
                    "p-y2 node-y foo=", "p-y3 node-y foo="}
 #define ZH(n, z) "node-" n " zone=" z " " H "=node-" n
+#define SERVICE_FOO "kind: Service\nmetadata: {name: s}\nspec: {selector: {foo: ''}}"
 
 /* scoring_test.go TestPodTopologySpreadScore. */
 static void test_score(void **state) {
@@ -715,12 +733,9 @@ static void test_score(void **state) {
         {"one constraint on node, all 4 nodes are candidates, maxSkew=3",
          POD(FOO_L, TSC(SOFT(3, H, FOO))), {HN("a"), HN("b"), HN("c"), HN("d")}, {0}, PODS_4321,
          {44, 66, 77, 100}},
-        /* Upstream's pod is selected by a Service; here its ReplicaSet
-         * stands in (moonsched reads no Services). */
-        {"system defaulting, nodes don't have zone, pods match the controller",
-         "metadata: {name: p, uid: p, labels: {foo: ''}, ownerReferences: [{apiVersion: apps/v1, "
-         "kind: ReplicaSet, name: rs, uid: rs1, controller: true}]}",
-         {HN("a"), HN("b"), HN("c"), HN("d")}, {0}, PODS_4321, {44, 66, 77, 100}},
+        {"system defaulting, nodes don't have zone, pods match service", "metadata: {name: p, uid: p, labels: {foo: ''}}",
+         {HN("a"), HN("b"), HN("c"), HN("d")}, {0}, PODS_4321, {44, 66, 77, 100}, NULL,
+         {SERVICE_FOO}},
         {"one constraint on node, 3 out of 4 nodes are candidates", POD(FOO_L, TSC(SOFT(1, H, FOO))),
          {HN("a"), HN("b"), HN("x")}, {HN("y")}, PODS_4213, {33, 83, 100}},
         {"one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
@@ -849,6 +864,100 @@ static void test_score_system_defaults(void **state) {
          "\", \"whenUnsatisfiable\": \"ScheduleAnyway\"}]}"},
     };
     run_score_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The default constraints' selector as "key op v1|v2, ..." sorted, or
+ * "none" when the pod gets no default constraints. */
+static void default_selector_text(fx *f, const char *pod_text, char *out, size_t cap) {
+    static const char *const ops[] = {"in", "notin", "exists", "!exists", "gt", "lt", "=", "!="};
+    ms_pod *pod = fx_pod(&f->env.d, pod_text);
+    begin(f, pod);
+    pts_set set;
+    assert_true(pts_constraints(f->pl, &f->arena, pod, MS_SCHEDULE_ANYWAY, &set));
+    if (set.n == 0) {
+        snprintf(out, cap, "none");
+        ms_pod_unref(pod);
+        return;
+    }
+    assert_int_equal(set.n, 2);
+    const ms_label_selector *sel = &set.c[0].sel;
+    char *items[16];
+    assert_true(sel->n <= 16);
+    for (uint32_t i = 0; i < sel->n; i++) {
+        char buf[128];
+        int len = snprintf(buf, sizeof buf, "%s %s", ms_str_get(f->env.in, sel->reqs[i].key), ops[sel->reqs[i].op]);
+        for (uint32_t v = 0; v < sel->reqs[i].nvalues; v++)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", v ? "|" : " ",
+                            ms_str_get(f->env.in, sel->reqs[i].values[v]));
+        items[i] = strdup(buf);
+    }
+    qsort(items, sel->n, sizeof *items, cmp_text);
+    size_t n = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < sel->n; i++) {
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", items[i]);
+        free(items[i]);
+    }
+    ms_pod_unref(pod);
+}
+
+#define WL_SVC(name, ns, sel) "kind: Service\nmetadata: {name: " name ", namespace: " ns "}\nspec: {selector: " sel "}"
+#define WL_RC(name, sel) "kind: ReplicationController\nmetadata: {name: " name "}\nspec: {selector: " sel "}"
+#define WL_RS(name, sel) "kind: ReplicaSet\nmetadata: {name: " name "}\nspec: {selector: " sel "}"
+#define WL_SS(name, sel) "kind: StatefulSet\nmetadata: {name: " name "}\nspec: {selector: " sel "}"
+#define RS_OWNED(labels)                                                                               \
+    "metadata: {name: p, uid: p, labels: {" labels "}, ownerReferences: [{apiVersion: apps/v1, kind: " \
+    "ReplicaSet, name: rs, uid: rs1, controller: true}]}"
+
+/* upstream 1.20's helper.DefaultSelector: the maps of the Services and
+ * ReplicationControllers that select the pod merged, the ReplicaSets' and
+ * StatefulSets' requirements added; the owner stands in only when the
+ * pod's namespace has none of these objects. */
+static void test_default_selector(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        const char *workloads[4];
+        const char *pod;
+        const char *want;
+    } cases[] = {
+        {"no objects, no owner", {0}, "metadata: {name: p, labels: {app: web}}", "none"},
+        {"no objects: the ReplicaSet owner stands in", {0}, RS_OWNED("app: web, tier: front"),
+         "app in web, tier in front"},
+        {"a Service selects the pod", {WL_SVC("s", "default", "{app: web}")},
+         "metadata: {name: p, labels: {app: web, tier: front}}", "app in web"},
+        {"objects in the namespace, none selecting the pod: no owner stand-in",
+         {WL_SVC("s", "default", "{app: db}")}, RS_OWNED("app: web"), "none"},
+        {"objects of another namespace: the owner stands in", {WL_SVC("s", "other", "{app: web}")},
+         RS_OWNED("app: web"), "app in web"},
+        {"a Service and a ReplicationController merge into one label set",
+         {WL_SVC("s", "default", "{app: web}"), WL_RC("rc", "{app: web, tier: front}")},
+         "metadata: {name: p, labels: {app: web, tier: front, x: y}}", "app in web, tier in front"},
+        {"a ReplicaSet's requirements are added to the Service's",
+         {WL_SVC("s", "default", "{app: web}"),
+          WL_RS("rs", "{matchLabels: {app: web}, matchExpressions: [{key: track, operator: NotIn, values: [canary]}]}")},
+         "metadata: {name: p, labels: {app: web}}", "app = web, app in web, track notin canary"},
+        {"a StatefulSet alone", {WL_SS("db", "{matchExpressions: [{key: app, operator: Exists}]}")},
+         "metadata: {name: p, labels: {app: db, statefulset.kubernetes.io/pod-name: db-0}}", "app exists"},
+        {"a StatefulSet that does not match, one that does",
+         {WL_SS("a", "{matchLabels: {app: other}}"), WL_SS("b", "{matchLabels: {app: db}}")},
+         "metadata: {name: p, labels: {app: db}}", "app = db"},
+        {"empty and nil selectors select nothing",
+         {WL_SVC("s", "default", "{}"), WL_RC("rc", "null"), WL_RS("rs", "{}")},
+         "metadata: {name: p, labels: {app: web}}", "none"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fx f;
+        fx_start(&f);
+        add_workloads(&f, cases[i].workloads);
+        create_ok(&f, NULL);
+        char got[512];
+        default_selector_text(&f, cases[i].pod, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got \"%s\", want \"%s\"", cases[i].name, got, cases[i].want);
+        fx_stop(&f);
+    }
 }
 
 /* PreScore skips pods without soft constraints (and without a controller
@@ -1307,6 +1416,7 @@ int main(void) {
         cmocka_unit_test(test_pre_filter_state),
         cmocka_unit_test(test_score),
         cmocka_unit_test(test_score_system_defaults),
+        cmocka_unit_test(test_default_selector),
         cmocka_unit_test(test_pre_score_skip),
         cmocka_unit_test(test_missing_state),
         cmocka_unit_test(test_args),
