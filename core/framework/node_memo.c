@@ -96,10 +96,16 @@ bool ms_node_memo_begin_filter(ms_node_memo *m, const ms_framework *fw, const ms
     if (!m->cap || has_node_affinity(c->pod)) return false;
     uint64_t local = 0;
     rest->n = 0;
+    m->after_local = 0;
     for (uint32_t k = 0; k < plan->n; k++) {
         uint32_t i = plan->steps[k].plugin;
-        if (fw->plugins[i].ops->node_local) local |= 1ull << i;
-        else rest->steps[rest->n++] = plan->steps[k];
+        if (fw->plugins[i].ops->node_local) {
+            local |= 1ull << i;
+            m->after_local = 0;
+        } else {
+            rest->steps[rest->n++] = plan->steps[k];
+            m->after_local |= 1ull << i;
+        }
     }
     if (m->fw != fw || !m->pod || !ms_pod_same_signature(m->pod, c->pod)) {
         if (m->pod) ms_pod_unref(m->pod);

@@ -38,6 +38,9 @@ typedef struct ms_node_memo {
      * entries hold: another set starts a new epoch. */
     uint64_t filter_plugins, score_plugins;
     uint64_t filter_epoch, score_epoch;
+    /* The plan's steps after its last node-local one: a node they reject
+     * has passed every node-local step. */
+    uint64_t after_local;
     bool armed;                   /* this cycle's pod has the signature */
     uint32_t cap, rows;
     ms_node_memo_key *filtered;   /* per snapshot index: the node-local filters passed */
@@ -65,6 +68,11 @@ static inline void ms_node_memo_disarm(ms_node_memo *m) { m->armed = false; }
 
 static inline bool ms_node_memo_holds(const ms_node_memo_key *k, const ms_node_info *ni, uint64_t epoch) {
     return k->ni == ni && k->generation == ni->generation && k->epoch == epoch;
+}
+/* Whether a node's result under the full plan (`code`, `st`) says that its
+ * node-local steps passed. */
+static inline bool ms_node_memo_local_passed(const ms_node_memo *m, ms_code code, const ms_status *st) {
+    return code == MS_SUCCESS || (code != MS_ERROR && st->plugin >= 0 && (m->after_local >> st->plugin & 1));
 }
 static inline void ms_node_memo_note(ms_node_memo_key *k, const ms_node_info *ni, uint64_t epoch) {
     k->ni = ni;

@@ -389,7 +389,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
             code = ms_framework_run_filter_plan(&rest, c, ni, &statuses[i]);
         } else {
             code = ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
-            if (code == MS_SUCCESS) ms_node_memo_note(&memo->filtered[i], ni, epoch);
+            if (ms_node_memo_local_passed(memo, code, &statuses[i])) ms_node_memo_note(&memo->filtered[i], ni, epoch);
         }
         processed++;
         if (code == MS_SUCCESS) {

@@ -12,6 +12,7 @@ FX_DECODER_FIXTURE
  * node-local), each counting the nodes it is called on. Local's verdict
  * and score read the node's requested CPU, as a real one would. */
 static uint32_t local_filtered, local_scored, other_filtered, other_scored;
+static const ms_node_info *other_rejects;   /* the node Other rejects, if any */
 
 static ms_code local_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
     (void)self;
@@ -33,9 +34,9 @@ static ms_code local_normalize(void *self, ms_cycle *c, int64_t *scores, uint32_
     return MS_SUCCESS;
 }
 static ms_code other_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    (void)self, (void)c, (void)ni, (void)st;
+    (void)self, (void)c;
     other_filtered++;
-    return MS_SUCCESS;
+    return ni == other_rejects ? ms_status_set(st, MS_UNSCHEDULABLE, "other") : MS_SUCCESS;
 }
 static ms_code other_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
                            int64_t *scores, ms_status *st) {
@@ -102,6 +103,7 @@ static int setup(void **state) {
     ms_node_memo_init(&fx->memo);
     assert_true(ms_node_memo_reserve(&fx->memo, NNODES, fx->fw.norder[MS_EP_SCORE]));
     local_filtered = local_scored = other_filtered = other_scored = 0;
+    other_rejects = NULL;
     *state = fx;
     return 0;
 }
@@ -147,7 +149,8 @@ static void cycle(fixture *fx, ms_pod *pod, int64_t *totals, uint32_t *nfeasible
             code = ms_framework_run_filter_plan(&rest, &fx->c, fx->nodes[i], &st);
         } else {
             code = ms_framework_run_filter_plan(&plan, &fx->c, fx->nodes[i], &st);
-            if (code == MS_SUCCESS) ms_node_memo_note(k, fx->nodes[i], fx->memo.filter_epoch);
+            if (ms_node_memo_local_passed(&fx->memo, code, &st))
+                ms_node_memo_note(k, fx->nodes[i], fx->memo.filter_epoch);
         }
         if (code == MS_SUCCESS) {
             at[n] = i;
@@ -256,6 +259,24 @@ static void test_other_signature_does_not_reuse(void **state) {
     ms_pod_unref(c);
 }
 
+/* A node the node-local steps pass and a later step rejects keeps its
+ * entry: the next pod runs the later steps alone there. */
+static void test_rejected_after_local_steps(void **state) {
+    fixture *fx = *state;
+    ms_pod *a = pod_with(CPU100);
+    int64_t t[NNODES];
+    uint32_t n;
+    other_rejects = &fx->ni[2];
+    cycle(fx, a, t, &n);
+    assert_int_equal(n, NNODES - 1);
+    local_filtered = other_filtered = 0;
+    cycle(fx, a, t, &n);
+    assert_int_equal(n, NNODES - 1);
+    assert_int_equal(local_filtered, 0);
+    assert_int_equal(other_filtered, NNODES);
+    ms_pod_unref(a);
+}
+
 static void test_reserve_forgets(void **state) {
     fixture *fx = *state;
     ms_pod *a = pod_with(CPU100);
@@ -278,6 +299,7 @@ int main(void) {
         TC(test_same_signature_reuses_unchanged_nodes),
         TC(test_changed_node_is_run_again),
         TC(test_other_signature_does_not_reuse),
+        TC(test_rejected_after_local_steps),
         TC(test_reserve_forgets),
     };
     return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
