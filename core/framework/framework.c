@@ -597,7 +597,27 @@ static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, m
         evaluated(c, MS_EP_SCORE, i, 1);
         ms_code code = MS_SUCCESS;
         double t0 = 0;
-        if (m && (m->score_plugins >> i & 1)) {
+        if (m && (m->score_plugins >> i & 1) && !p->ops->normalize_score) {
+            /* The raw score is the final one: one pass takes it from the
+             * memo, checks, weighs and adds it (one unsigned comparison
+             * checks the range, from 0). */
+            _Static_assert(MS_MIN_NODE_SCORE == 0, "the range check assumes a minimum of 0");
+            const int64_t *row = m->raw + (size_t)k * m->cap;
+            const int64_t w = p->weight;
+            bool out = false;
+            for (uint32_t j = 0; j < n; j++) {
+                int64_t v = row[at[j]];
+                out |= (uint64_t)v > MS_MAX_NODE_SCORE;
+                scores[j] = v * w;
+                totals[j] = first ? scores[j] : totals[j] + scores[j];
+            }
+            plugin_done(c, MS_EP_SCORE, i, MS_SUCCESS, plugin_start(c));
+            if (out)
+                return error_status(st, (int32_t)i, "plugin returned a score outside [0, 100] "
+                                           "after normalizing");
+            first = false;
+            continue;
+        } else if (m && (m->score_plugins >> i & 1)) {
             const int64_t *row = m->raw + (size_t)k * m->cap;
             for (uint32_t j = 0; j < n; j++) scores[j] = row[at[j]];
             t0 = plugin_start(c);

@@ -33,6 +33,14 @@ static ms_code local_normalize(void *self, ms_cycle *c, int64_t *scores, uint32_
     ms_default_normalize_score(MS_MAX_NODE_SCORE, false, scores, n);
     return MS_SUCCESS;
 }
+/* Node-local, Score only, no NormalizeScore: its raw score is final
+ * (out of range past 2000m requested). */
+static ms_code plain_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n,
+                           int64_t *scores, ms_status *st) {
+    (void)self, (void)c, (void)st;
+    for (uint32_t i = 0; i < n; i++) scores[i] = nodes[i]->requested.v[MS_RES_CPU] / 20;
+    return MS_SUCCESS;
+}
 static ms_code other_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
     (void)self, (void)c;
     other_filtered++;
@@ -49,7 +57,8 @@ static ms_code other_score(void *self, ms_cycle *c, ms_node_info *const *nodes, 
 static const ms_plugin_ops ops_local = {.name = "Local", .filter = local_filter, .score = local_score,
                                         .normalize_score = local_normalize, .node_local = true};
 static const ms_plugin_ops ops_other = {.name = "Other", .filter = other_filter, .score = other_score};
-static const ms_plugin_ops *const out_of_tree[] = {&ops_local, &ops_other};
+static const ms_plugin_ops ops_plain = {.name = "Plain", .score = plain_score, .node_local = true};
+static const ms_plugin_ops *const out_of_tree[] = {&ops_local, &ops_other, &ops_plain};
 
 #define BIT(ep) (1u << (ep))
 #define NNODES 4
@@ -90,9 +99,10 @@ static int setup(void **state) {
     add_plugin(pc, "PrioritySort", BIT(MS_EP_QUEUE_SORT), 0);
     add_plugin(pc, "Local", BIT(MS_EP_FILTER) | BIT(MS_EP_SCORE), 2);
     add_plugin(pc, "Other", BIT(MS_EP_FILTER) | BIT(MS_EP_SCORE), 1);
+    add_plugin(pc, "Plain", BIT(MS_EP_SCORE), 3);
     add_plugin(pc, "DefaultBinder", BIT(MS_EP_BIND), 0);
     ms_error err = {0};
-    if (ms_framework_init_with(&fx->fw, pc, 50, &fx->h, out_of_tree, 2, &err) != MS_OK) fail_msg("%s", err.msg);
+    if (ms_framework_init_with(&fx->fw, pc, 50, &fx->h, out_of_tree, 3, &err) != MS_OK) fail_msg("%s", err.msg);
     for (uint32_t i = 0; i < NNODES; i++) {
         fx->ni[i].generation = 10 + i;
         fx->ni[i].requested.v[MS_RES_CPU] = 100 * (i + 1);
@@ -224,7 +234,8 @@ static void test_changed_node_is_run_again(void **state) {
     cycle(fx, a, t, &n);
     assert_int_equal(local_filtered, 1);
     assert_int_equal(local_scored, 1);
-    assert_int_equal(t[1], 2 * 100 + 1);   /* Local's max (normalized 100, weight 2) + Other's npods */
+    /* Local's max (normalized 100, weight 2), Other's npods, Plain's 800m / 20 × 3 */
+    assert_int_equal(t[1], 2 * 100 + 1 + 40 * 3);
     /* Node 1 is now full for the pod: rejected by Local, and never taken
      * as passing from the memo while it stays so. */
     fx->ni[1].requested.v[MS_RES_CPU] += 300;
@@ -277,6 +288,29 @@ static void test_rejected_after_local_steps(void **state) {
     ms_pod_unref(a);
 }
 
+/* A final score out of range from the memo is the error the runner
+ * without it gives. */
+static void test_memo_score_range_checked(void **state) {
+    fixture *fx = *state;
+    ms_pod *a = pod_with(CPU100);
+    int64_t t[NNODES];
+    uint32_t n;
+    cycle(fx, a, t, &n);
+    fx->ni[3].requested.v[MS_RES_CPU] = 2020;   /* Plain: 101 */
+    fx->ni[3].generation = 30;
+    other_rejects = NULL;
+    ms_status st;
+    ms_node_info *feasible[] = {fx->nodes[0], fx->nodes[3]};
+    uint32_t at[] = {0, 3};
+    assert_int_equal(ms_framework_run_score_memo(&fx->fw, &fx->c, &fx->memo, feasible, at, 2, t, NULL, &st),
+                     MS_ERROR);
+    ms_status want;
+    assert_int_equal(ms_framework_run_score(&fx->fw, &fx->c, feasible, 2, t, NULL, &want), MS_ERROR);
+    assert_int_equal(st.plugin, want.plugin);
+    assert_string_equal(st.reasons[0], want.reasons[0]);
+    ms_pod_unref(a);
+}
+
 static void test_reserve_forgets(void **state) {
     fixture *fx = *state;
     ms_pod *a = pod_with(CPU100);
@@ -300,6 +334,7 @@ int main(void) {
         TC(test_changed_node_is_run_again),
         TC(test_other_signature_does_not_reuse),
         TC(test_rejected_after_local_steps),
+        TC(test_memo_score_range_checked),
         TC(test_reserve_forgets),
     };
     return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
