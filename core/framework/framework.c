@@ -572,13 +572,19 @@ static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, m
     }
     uint32_t *stale = NULL, nstale = 0;
     if (m) {
-        uint64_t local = 0;
+        /* The memo's rows go by position in the Score order, which a
+         * policy reload may shift: the positions are part of the key. */
+        uint64_t local = 0, layout = 0;
         for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
             uint32_t i = fw->order[MS_EP_SCORE][k];
-            if (!(c->skip_score >> i & 1) && fw->plugins[i].ops->node_local) local |= 1ull << i;
+            if (!(c->skip_score >> i & 1) && fw->plugins[i].ops->node_local) {
+                local |= 1ull << i;
+                layout = layout * 1000003u + (i << 8 | k) + 1;
+            }
         }
-        if (local != m->score_plugins) {
+        if (local != m->score_plugins || layout != m->score_layout) {
             m->score_plugins = local;
+            m->score_layout = layout;
             m->score_epoch++;
         }
         ms_code code = score_stale(fw, c, m, nodes, at, n, &stale, &nstale, st);

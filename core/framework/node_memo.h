@@ -37,6 +37,7 @@ typedef struct ms_node_memo {
     /* The node-local plugins (bits by plugin index) whose results the
      * entries hold: another set starts a new epoch. */
     uint64_t filter_plugins, score_plugins;
+    uint64_t score_layout;        /* the score plugins' positions (rows of raw) */
     uint64_t filter_epoch, score_epoch;
     /* The plan's steps after its last node-local one: a node they reject
      * has passed every node-local step. */

@@ -311,6 +311,24 @@ static void test_memo_score_range_checked(void **state) {
     ms_pod_unref(a);
 }
 
+/* The rows go by position in the Score order: another order (a policy
+ * reload) scores every node again rather than read another plugin's row. */
+static void test_score_order_change_forgets(void **state) {
+    fixture *fx = *state;
+    ms_pod *a = pod_with(CPU100);
+    int64_t t[NNODES];
+    uint32_t n;
+    cycle(fx, a, t, &n);
+    uint8_t *order = fx->fw.order[MS_EP_SCORE];
+    uint8_t first = order[0];
+    order[0] = order[1];
+    order[1] = first;
+    local_scored = 0;
+    cycle(fx, a, t, &n);   /* its totals checked against the runner without the memo */
+    assert_int_equal(local_scored, NNODES);
+    ms_pod_unref(a);
+}
+
 static void test_reserve_forgets(void **state) {
     fixture *fx = *state;
     ms_pod *a = pod_with(CPU100);
@@ -335,6 +353,7 @@ int main(void) {
         TC(test_other_signature_does_not_reuse),
         TC(test_rejected_after_local_steps),
         TC(test_memo_score_range_checked),
+        TC(test_score_order_change_forgets),
         TC(test_reserve_forgets),
     };
     return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
