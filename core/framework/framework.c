@@ -3,6 +3,7 @@
 #include "framework/runners.h"
 #include "base/clock.h"
 #include "framework/metrics_recorder.h"
+#include "framework/node_memo.h"
 #include "moonsched/framework.h"
 
 #include <stdio.h>
@@ -523,8 +524,42 @@ ms_code ms_framework_run_pre_score(const ms_framework *fw, ms_cycle *c,
     return MS_SUCCESS;
 }
 
-ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
-                               uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st) {
+/* The raw scores of node-local plugins for the nodes whose entries in m
+ * do not hold (m->armed), written into m; *nstale: how many there were.
+ * Their entries are noted by the caller once every plugin succeeded. */
+static ms_code score_stale(const ms_framework *fw, ms_cycle *c, ms_node_memo *m,
+                           ms_node_info *const *nodes, const uint32_t *at, uint32_t n,
+                           uint32_t **stale_out, uint32_t *nstale, ms_status *st) {
+    uint32_t *stale = MS_ARENA_NEW(c->arena, uint32_t, n);
+    if (!stale) return error_status(st, -1, "out of memory");
+    uint32_t ns = 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (!ms_node_memo_holds(&m->scored[at[j]], nodes[j], m->score_epoch)) stale[ns++] = j;
+    *stale_out = stale;
+    *nstale = ns;
+    if (!ns) return MS_SUCCESS;
+    ms_node_info **sub = MS_ARENA_NEW(c->arena, ms_node_info *, ns);
+    int64_t *tmp = MS_ARENA_NEW(c->arena, int64_t, ns);
+    if (!sub || !tmp) return error_status(st, -1, "out of memory");
+    for (uint32_t t = 0; t < ns; t++) sub[t] = nodes[stale[t]];
+    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
+        uint32_t i = fw->order[MS_EP_SCORE][k];
+        if (!(m->score_plugins >> i & 1)) continue;
+        c->current = i;
+        st->nreasons = 0;
+        double t0 = plugin_start(c);
+        ms_code code = fw->plugins[i].ops->score(fw->plugins[i].self, c, sub, ns, tmp, st);
+        plugin_done(c, MS_EP_SCORE, i, code, t0);
+        if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
+        int64_t *row = m->raw + (size_t)k * m->cap;
+        for (uint32_t t = 0; t < ns; t++) row[at[stale[t]]] = tmp[t];
+    }
+    return MS_SUCCESS;
+}
+
+static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, ms_node_info *const *nodes,
+                         const uint32_t *at, uint32_t n, int64_t *totals, int64_t *per_plugin,
+                         ms_status *st) {
     ms_status_ok(st);
     if (n == 0) return MS_SUCCESS;
     /* The first plugin that runs sets the totals, the others add to them:
@@ -534,6 +569,26 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
     if (!per_plugin) {
         buf = MS_ARENA_NEW(c->arena, int64_t, n);
         if (!buf) return error_status(st, -1, "out of memory");
+    }
+    uint32_t *stale = NULL, nstale = 0;
+    if (m) {
+        /* The memo's rows go by position in the Score order, which a
+         * policy reload may shift: the positions are part of the key. */
+        uint64_t local = 0, layout = 0;
+        for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
+            uint32_t i = fw->order[MS_EP_SCORE][k];
+            if (!(c->skip_score >> i & 1) && fw->plugins[i].ops->node_local) {
+                local |= 1ull << i;
+                layout = layout * 1000003u + (i << 8 | k) + 1;
+            }
+        }
+        if (local != m->score_plugins || layout != m->score_layout) {
+            m->score_plugins = local;
+            m->score_layout = layout;
+            m->score_epoch++;
+        }
+        ms_code code = score_stale(fw, c, m, nodes, at, n, &stale, &nstale, st);
+        if (code != MS_SUCCESS) return code;
     }
     for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
         uint32_t i = fw->order[MS_EP_SCORE][k];
@@ -546,8 +601,36 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
         c->current = i;
         st->nreasons = 0;
         evaluated(c, MS_EP_SCORE, i, 1);
-        double t0 = plugin_start(c);
-        ms_code code = p->ops->score(p->self, c, nodes, n, scores, st);
+        ms_code code = MS_SUCCESS;
+        double t0 = 0;
+        if (m && (m->score_plugins >> i & 1) && !p->ops->normalize_score) {
+            /* The raw score is the final one: one pass takes it from the
+             * memo, checks, weighs and adds it (one unsigned comparison
+             * checks the range, from 0). */
+            _Static_assert(MS_MIN_NODE_SCORE == 0, "the range check assumes a minimum of 0");
+            const int64_t *row = m->raw + (size_t)k * m->cap;
+            const int64_t w = p->weight;
+            bool out = false;
+            for (uint32_t j = 0; j < n; j++) {
+                int64_t v = row[at[j]];
+                out |= (uint64_t)v > MS_MAX_NODE_SCORE;
+                scores[j] = v * w;
+                totals[j] = first ? scores[j] : totals[j] + scores[j];
+            }
+            plugin_done(c, MS_EP_SCORE, i, MS_SUCCESS, plugin_start(c));
+            if (out)
+                return error_status(st, (int32_t)i, "plugin returned a score outside [0, 100] "
+                                           "after normalizing");
+            first = false;
+            continue;
+        } else if (m && (m->score_plugins >> i & 1)) {
+            const int64_t *row = m->raw + (size_t)k * m->cap;
+            for (uint32_t j = 0; j < n; j++) scores[j] = row[at[j]];
+            t0 = plugin_start(c);
+        } else {
+            t0 = plugin_start(c);
+            code = p->ops->score(p->self, c, nodes, n, scores, st);
+        }
         if (code == MS_SUCCESS && p->ops->normalize_score) code = p->ops->normalize_score(p->self, c, scores, n, st);
         plugin_done(c, MS_EP_SCORE, i, code, t0);
         if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
@@ -561,8 +644,21 @@ ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info
         first = false;
     }
     if (first) memset(totals, 0, (size_t)n * sizeof *totals);
+    for (uint32_t t = 0; t < nstale; t++) ms_node_memo_note(&m->scored[at[stale[t]]], nodes[stale[t]], m->score_epoch);
     ms_status_ok(st);
     return MS_SUCCESS;
+}
+
+ms_code ms_framework_run_score(const ms_framework *fw, ms_cycle *c, ms_node_info *const *nodes,
+                               uint32_t n, int64_t *totals, int64_t *per_plugin, ms_status *st) {
+    return run_score(fw, c, NULL, nodes, NULL, n, totals, per_plugin, st);
+}
+
+ms_code ms_framework_run_score_memo(const ms_framework *fw, ms_cycle *c, ms_node_memo *m,
+                                    ms_node_info *const *nodes, const uint32_t *at, uint32_t n,
+                                    int64_t *totals, int64_t *per_plugin, ms_status *st) {
+    bool use = m->armed && fw->norder[MS_EP_SCORE] <= m->rows;
+    return run_score(fw, c, use ? m : NULL, nodes, at, n, totals, per_plugin, st);
 }
 
 bool ms_framework_score_skipped(const ms_framework *fw, const ms_cycle *c, uint32_t k) {

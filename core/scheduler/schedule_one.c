@@ -101,11 +101,13 @@ bool ms_sched_grow_buffers(ms_scheduler *s, uint32_t n) {
     if (st) s->statuses = st;
     ms_node_info **fe = realloc(s->feasible, cap * sizeof *fe);
     if (fe) s->feasible = fe;
+    uint32_t *at = realloc(s->feasible_at, cap * sizeof *at);
+    if (at) s->feasible_at = at;
     int64_t *to = realloc(s->totals, cap * sizeof *to);
     if (to) s->totals = to;
     int64_t *pp = realloc(s->per_plugin, rows * cap * sizeof *pp);
     if (pp) s->per_plugin = pp;
-    if (!st || !fe || !to || !pp) return false;
+    if (!st || !fe || !at || !to || !pp || !ms_node_memo_reserve(&s->memo, cap, (uint32_t)rows)) return false;
     s->cap = cap;
     return true;
 }
@@ -323,6 +325,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     *nfeasible = 0;
     *evaluated = 0;
     *via_nominated = false;
+    ms_node_memo_disarm(&s->memo);
 
     /* A pod nominated by an earlier preemption tries that node first. */
     ms_str nominated =
@@ -362,17 +365,35 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     ms_code code = MS_SUCCESS;
     if (ms_framework_has_filter_batch(fw))
         return find_feasible_batch(s, fw, c, n, want, start, nfeasible, evaluated, err);
+    /* A node whose node-local filters passed for the last pod of this
+     * signature, unchanged since, needs only the other filters (`rest`);
+     * the scores reuse the memo only when the feasible nodes' snapshot
+     * indexes go with them (no extender to drop some). */
+    ms_filter_plan rest;
+    ms_node_memo *memo = &s->memo;
+    const bool reuse = ms_node_memo_begin_filter(memo, fw, c, &plan, &rest);
+    if (s->ext) ms_node_memo_disarm(memo);
+    const uint64_t epoch = memo->filter_epoch;
+    uint32_t *at = s->feasible_at;
     /* One test per node decides between the plan and the rest: nominated
      * pods somewhere (every node), or a sampled cycle (its first nodes). */
     const bool sampled = c->sample;
     const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
-        code = processed < slow_until
-                   ? filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed)
-                   : ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        if (processed < slow_until) {
+            code = filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed);
+        } else if (!reuse) {
+            code = ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+        } else if (ms_node_memo_holds(&memo->filtered[i], ni, epoch)) {
+            code = ms_framework_run_filter_plan(&rest, c, ni, &statuses[i]);
+        } else {
+            code = ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
+            if (ms_node_memo_local_passed(memo, code, &statuses[i])) ms_node_memo_note(&memo->filtered[i], ni, epoch);
+        }
         processed++;
         if (code == MS_SUCCESS) {
+            at[found] = i;
             feasible[found++] = ni;
             if (found == want) break;
         } else if (code == MS_ERROR) {
@@ -679,7 +700,8 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     }
     int64_t *per_plugin = s->reporter.scheduled || s->trace_pods ? s->per_plugin : NULL;
     t0 = point_start(c);
-    code = ms_framework_run_score(fw, c, feasible, nfeasible, s->totals, per_plugin, st);
+    code = ms_framework_run_score_memo(fw, c, &s->memo, feasible, s->feasible_at, nfeasible, s->totals,
+                                       per_plugin, st);
     point_done(c, MS_EP_SCORE, code, t0);
     if (code != MS_SUCCESS) {
         cycle_plugin_error(s, r, "Score", st, now);

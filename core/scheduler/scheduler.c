@@ -380,6 +380,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     ms_namespaces_init(&s->namespaces);
     ms_map_init(&s->binding);
     ms_map_init(&s->deletion_requested);
+    ms_node_memo_init(&s->memo);
     ms_map_init(&s->traces);
     s->trace_pods = o->trace_pods;
     ms_decoder_init(&s->dec, s->in);
@@ -474,6 +475,8 @@ void ms_scheduler_free(ms_scheduler *s) {
     }
     free(s->statuses);
     free(s->feasible);
+    free(s->feasible_at);
+    ms_node_memo_free(&s->memo);
     free(s->totals);
     free(s->per_plugin);
     ms_buf_free(&s->msg);

@@ -16,6 +16,7 @@
 #include "backend/volume_store.h"
 #include "base/map.h"
 #include "base/rng.h"
+#include "framework/node_memo.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
@@ -104,10 +105,13 @@ struct ms_scheduler {
     uint32_t cap;                  /* nodes the buffers below can hold */
     ms_status *statuses;           /* per snapshot index */
     ms_node_info **feasible;
+    uint32_t *feasible_at;         /* snapshot index of each feasible node */
     int64_t *totals;
     int64_t *per_plugin;           /* MS_MAX_PLUGINS rows of cap */
     int64_t report_scores[MS_MAX_PLUGINS];
     ms_buf msg;                    /* FitError and other messages */
+    /* Node-local plugins' results for the last pod's signature. */
+    ms_node_memo memo;
 
     ms_inflight *free_records;
     /* uid hash -> ms_inflight* of pods past Permit: waiting, or handed to

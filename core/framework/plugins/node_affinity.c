@@ -256,4 +256,5 @@ const ms_plugin_ops ms_plugin_node_affinity = {
     .pre_score = na_pre_score,
     .score = na_score,
     .normalize_score = na_normalize,
+    .node_local = true,
 };

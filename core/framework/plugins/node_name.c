@@ -14,4 +14,5 @@ const ms_plugin_ops ms_plugin_node_name = {
     /* Only a new node can carry the requested name. */
     .events = MS_EV_NODE_ADD,
     .filter = node_name_filter,
+    .node_local = true,
 };

@@ -27,4 +27,5 @@ const ms_plugin_ops ms_plugin_node_ports = {
     .events = MS_EV_NODE_ADD | MS_EV_ASSIGNED_POD_DELETE | MS_EV_FORGET,
     .pre_filter = node_ports_pre_filter,
     .filter = node_ports_filter,
+    .node_local = true,
 };

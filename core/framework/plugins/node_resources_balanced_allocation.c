@@ -143,4 +143,5 @@ const ms_plugin_ops ms_plugin_node_resources_balanced_allocation = {
     .destroy = balanced_destroy,
     .pre_score = balanced_pre_score,
     .score = balanced_score_nodes,
+    .node_local = true,
 };

@@ -435,4 +435,5 @@ const ms_plugin_ops ms_plugin_node_resources_fit = {
     .filter = fit_filter,
     .pre_score = fit_pre_score,
     .score = fit_score,
+    .node_local = true,
 };

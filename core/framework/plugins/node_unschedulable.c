@@ -45,4 +45,5 @@ const ms_plugin_ops ms_plugin_node_unschedulable = {
     .create = node_unschedulable_create,
     .destroy = node_unschedulable_destroy,
     .filter = node_unschedulable_filter,
+    .node_local = true,
 };

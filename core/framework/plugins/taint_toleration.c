@@ -78,4 +78,5 @@ const ms_plugin_ops ms_plugin_taint_toleration = {
     .pre_score = taint_toleration_pre_score,
     .score = taint_toleration_score,
     .normalize_score = taint_toleration_normalize,
+    .node_local = true,
 };
