@@ -32,7 +32,7 @@ DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-open
              libmicrohttpd-dev libgnutls28-dev
 DEB_IMAGE := podman buildah mmdebstrap
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check python3 \
-             jq openssl curl zsh fish $(DEB_IMAGE)
+             jq openssl curl iproute2 zsh fish $(DEB_IMAGE)
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
