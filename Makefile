@@ -32,7 +32,7 @@ DEB_BUILD := gcc make pkg-config libcjson-dev libyaml-dev dpkg-dev libcurl4-open
              libmicrohttpd-dev libgnutls28-dev
 DEB_IMAGE := podman buildah mmdebstrap
 DEB_TEST  := $(DEB_BUILD) libcmocka-dev clang libclang-rt-14-dev luajit lua-busted lua-check python3 \
-             jq openssl curl zsh fish $(DEB_IMAGE)
+             jq openssl curl iproute2 zsh fish $(DEB_IMAGE)
 DEB_LIVE  := $(DEB_BUILD) python3 openssl curl
 
 B        := build
@@ -55,7 +55,7 @@ E2E_SRC  := $(wildcard tests/e2e/*.c)
 E2E_BIN  := $(E2E_SRC:tests/e2e/%.c=$(B)/e2e/%)
 ASAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-.PHONY: all build run test bench bench-compare bench-live churn restarts soak failover deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
+.PHONY: all build run test test-fresh bench bench-compare bench-live churn restarts soak failover deps deps-test unit unit-asan fuzz fuzz-long e2e hostile-asan image clean install
 .DEFAULT_GOAL := all
 
 # The build runs in a second make, after deps: pkg-config's flags are read
@@ -202,6 +202,13 @@ test: deps-test
 	@bash tests/e2e/build-kube.sh >/dev/null
 	@$(MAKE) --no-print-directory -j$(JOBS) build $(UNIT_BIN) $(ASAN_BIN) $(FUZZ_BIN) $(E2E_BIN) $(B)/churn/churn
 	@sh tests/run-tests.sh
+
+# `make test` from a clean clone of HEAD in a fresh Debian bookworm root
+# (mmdebstrap): what a new machine has, nothing installed by hand
+# (tests/fresh-root.sh; FRESH_ROOT, FRESH_REUSE, FRESH_CMD). Not part of
+# `make test`: it builds Kubernetes and the image from nothing.
+test-fresh:
+	@bash tests/fresh-root.sh
 
 bench: all
 	@sh tests/bench/run.sh
