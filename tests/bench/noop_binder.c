@@ -1,15 +1,20 @@
-/* The API server's ceiling for a scheduler: watches the pods of one
- * schedulerName that have no node and, for each, POSTs one Binding (nodes
- * round-robin) and, once it is accepted, one events.k8s.io/v1 Event, and
- * nothing else: no cache, no Filter, no Score. make bench-live runs it beside moonsched and
- * kube-scheduler on the same apiserver, so moonsched's pods/s can be read
- * as a fraction of what the server accepts.
+/* The API server's ceiling for a scheduler: lists the pods of one
+ * schedulerName that have no node once, then watches for new ones, and for
+ * each POSTs one Binding (nodes round-robin) and, once it is accepted, one
+ * events.k8s.io/v1 Event, and nothing else: no cache, no Filter, no Score.
+ * make bench-live runs it beside moonsched and kube-scheduler on the same
+ * apiserver, at several concurrency levels, and takes the best as the
+ * ceiling, so moonsched's pods/s can be read as a fraction of what the
+ * server accepts.
  *
- *   noop_binder URL CA_FILE TOKEN_FILE [SCHEDULER_NAME [IN_FLIGHT]]
+ *   noop_binder URL CA_FILE TOKEN_FILE [SCHEDULER_NAME [IN_FLIGHT [STREAMS]]]
  *
- * One HTTP/2 connection (libcurl multi, streams multiplexed) as moonsched
- * uses; IN_FLIGHT (default 64) requests at most at a time. Runs until
- * killed; prints the bindings and Events posted and failed on SIGTERM. */
+ * libcurl multi: IN_FLIGHT (default 64) requests at most at a time, HTTP/2
+ * streams multiplexed with at most STREAMS (default IN_FLIGHT) per
+ * connection, so IN_FLIGHT/STREAMS connections: one connection's streams
+ * are served by one reader on the server, which can be the limit before
+ * the server's CPU is. Runs until killed; prints the bindings and Events
+ * posted and failed and the connections opened on SIGTERM. */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <signal.h>
@@ -57,8 +62,7 @@ struct binder {
     char **queue;
     size_t q_head, q_len, q_cap;
     int in_flight, max_in_flight;
-    long bound, bind_failed, events, events_failed;
-    unsigned long seq;
+    long bound, bind_failed, events, events_failed, connects;
     /* uids of the pods a bind was queued for: a new watch resends them */
     char **sent;
     size_t n_sent, sent_cap;
@@ -170,12 +174,12 @@ static void bind_pod(binder *b, const char *ns, const char *name, const char *ui
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
     enqueue(b, bind_path, bind_body, printf_alloc("/apis/events.k8s.io/v1/namespaces/%s/events", ns),
             printf_alloc("{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{"
-                         "\"name\":\"%s.noop%lx\",\"namespace\":\"%s\"},\"eventTime\":\"%s.%06ldZ\","
+                         "\"name\":\"%s.%lx\",\"namespace\":\"%s\"},\"eventTime\":\"%s.%06ldZ\","
                          "\"reportingController\":\"noop-binder\",\"reportingInstance\":\"noop-binder\","
                          "\"action\":\"Binding\",\"reason\":\"Scheduled\",\"type\":\"Normal\","
                          "\"regarding\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"%s\","
                          "\"name\":\"%s\",\"uid\":\"%s\"},\"note\":\"Successfully assigned %s/%s to %s\"}",
-                         name, b->seq++, ns, when, ts.tv_nsec / 1000, ns, name, uid, ns, name, node));
+                         name, (unsigned long)ts.tv_sec * 1000000000UL + (unsigned long)ts.tv_nsec, ns, when, ts.tv_nsec / 1000, ns, name, uid, ns, name, node));
 }
 
 /* Whether uid was seen before; records it if not (open addressing). */
@@ -204,17 +208,20 @@ static int seen(binder *b, const char *uid) {
     return 0;
 }
 
+/* Binds the pod of meta unless a bind was queued for it already. */
+static void bind_new(binder *b, const cJSON *meta) {
+    const char *ns = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "namespace"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
+    const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
+    if (ns && name && uid && !seen(b, uid)) bind_pod(b, ns, name, uid);
+}
+
 static void watch_line(binder *b, const char *line) {
     cJSON *ev = cJSON_Parse(line);
     if (!ev) return;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "object"), "metadata");
-    const char *ns = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "namespace"));
-    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
-    const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
-    if (cJSON_IsString(type) && strcmp(type->valuestring, "ADDED") == 0 && ns && name && uid &&
-        !seen(b, uid))
-        bind_pod(b, ns, name, uid);
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "ADDED") == 0)
+        bind_new(b, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "object"), "metadata"));
     cJSON_Delete(ev);
 }
 
@@ -233,15 +240,22 @@ static size_t on_watch(char *p, size_t s, size_t n, void *u) {
     return s * n;
 }
 
-static void list_nodes(binder *b) {
+/* GET path in one blocking request, parsed; NULL on any failure. */
+static cJSON *get_json(binder *b, const char *path) {
     text t = {0};
-    CURL *e = new_easy(b, "/api/v1/nodes");
+    CURL *e = new_easy(b, path);
     FILE *f = open_memstream(&t.data, &t.len);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
     CURLcode cc = curl_easy_perform(e);
     fclose(f);
     curl_easy_cleanup(e);
-    cJSON *list = cc == CURLE_OK ? cJSON_Parse(t.data) : NULL;
+    cJSON *j = cc == CURLE_OK ? cJSON_Parse(t.data) : NULL;
+    free(t.data);
+    return j;
+}
+
+static void list_nodes(binder *b) {
+    cJSON *list = get_json(b, "/api/v1/nodes");
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *it;
     cJSON_ArrayForEach(it, items) {
         const char *name = cJSON_GetStringValue(
@@ -253,13 +267,31 @@ static void list_nodes(binder *b) {
         b->nodes[b->n_nodes++] = strdup(name);
     }
     cJSON_Delete(list);
-    free(t.data);
 }
 
-/* A watch from no resourceVersion starts with an ADDED event for every
- * pod that exists, so no separate list is needed. */
-static CURL *start_watch(binder *b, const char *sched) {
-    char *path = printf_alloc("/api/v1/pods?watch=1&fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
+/* The pods pending when it starts, in one LIST (no paging: a scheduler
+ * pages to bound its memory, the ceiling need not); returns the list's
+ * resourceVersion for the watch. */
+static char *list_pods(binder *b, const char *sched) {
+    char *path = printf_alloc("/api/v1/pods?fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
+    cJSON *list = get_json(b, path);
+    free(path);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(list, "items"))
+        bind_new(b, cJSON_GetObjectItemCaseSensitive(it, "metadata"));
+    const char *rv = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(list, "metadata"), "resourceVersion"));
+    char *out = rv ? strdup(rv) : NULL;
+    cJSON_Delete(list);
+    return out;
+}
+
+/* From rv (the list's), or from none after the server ended a watch: a
+ * watch from no resourceVersion starts with an ADDED event for every pod
+ * still unbound, those with a bind already queued skipped by uid. */
+static CURL *start_watch(binder *b, const char *sched, const char *rv) {
+    char *path = printf_alloc("/api/v1/pods?watch=1&fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D%s%s",
+                              sched, rv ? "&resourceVersion=" : "", rv ? rv : "");
     CURL *w = new_easy(b, path);
     free(path);
     curl_easy_setopt(w, CURLOPT_WRITEFUNCTION, on_watch);
@@ -281,12 +313,14 @@ static char *read_token(const char *file) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: noop_binder URL CA_FILE TOKEN_FILE [SCHEDULER_NAME [IN_FLIGHT]]\n");
+        fprintf(stderr, "usage: noop_binder URL CA_FILE TOKEN_FILE [SCHEDULER_NAME [IN_FLIGHT [STREAMS]]]\n");
         return 2;
     }
     const char *sched = argc > 4 ? argv[4] : "default-scheduler";
     binder b = {.url = argv[1], .ca = argv[2], .max_in_flight = argc > 5 ? atoi(argv[5]) : 64};
     if (b.max_in_flight < 1) b.max_in_flight = 1;
+    int streams = argc > 6 ? atoi(argv[6]) : b.max_in_flight;
+    if (streams < 1) streams = 1;
     char *token = read_token(argv[3]);
     if (!token) {
         perror(argv[3]);
@@ -306,7 +340,14 @@ int main(int argc, char **argv) {
     }
     b.multi = curl_multi_init();
     curl_multi_setopt(b.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    CURL *w = start_watch(&b, sched);
+    /* Past this many streams on each connection libcurl opens another, up
+     * to IN_FLIGHT/STREAMS of them (and one for the watch's stream): the
+     * requests beyond wait for a stream rather than open more. */
+    curl_multi_setopt(b.multi, CURLMOPT_MAX_CONCURRENT_STREAMS, (long)streams);
+    curl_multi_setopt(b.multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)((b.max_in_flight + streams - 1) / streams + 1));
+    char *rv = list_pods(&b, sched);
+    CURL *w = start_watch(&b, sched, rv);
+    free(rv);
     while (!stop) {
         int running;
         curl_multi_perform(b.multi, &running);
@@ -317,18 +358,20 @@ int main(int argc, char **argv) {
             CURL *e = m->easy_handle;
             if (e == w) {
                 /* The server ends watches (timeouts, a watcher that fell
-                 * behind): a new one resends the pods still unbound, the
-                 * ones with a bind queued or in flight skipped by uid. */
+                 * behind). */
                 curl_multi_remove_handle(b.multi, w);
                 curl_easy_cleanup(w);
                 b.watch_buf.len = 0;
-                w = start_watch(&b, sched);
+                w = start_watch(&b, sched, NULL);
                 continue;
             }
             request *r;
             long code = 0;
             curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
             curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+            long conns = 0;
+            curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &conns);
+            b.connects += conns;
             int ok = m->data.result == CURLE_OK && code >= 200 && code < 300;
             if (!r->then_path) {
                 ok ? b.events++ : b.events_failed++;
@@ -349,7 +392,8 @@ int main(int argc, char **argv) {
         drain_queue(&b);
         curl_multi_poll(b.multi, NULL, 0, 200, NULL);
     }
-    printf("noop_binder: bound %ld (failed %ld), events %ld (failed %ld)\n", b.bound, b.bind_failed, b.events,
-           b.events_failed);
+    printf("noop_binder: in flight %d, streams/connection %d: bound %ld (failed %ld), events %ld (failed %ld), "
+           "connections opened %ld\n",
+           b.max_in_flight, streams, b.bound, b.bind_failed, b.events, b.events_failed, b.connects);
     return 0;
 }
