@@ -92,6 +92,12 @@ if [ "$reuse" != 1 ] || [ ! -x "$root/usr/bin/make" ]; then
     mkdir -p "$root$prefix/bin" "$root$prefix/lib/node_modules"
     cp -a "$prefix/bin/node" "$prefix/bin/npm" "$prefix/bin/npx" "$root$prefix/bin/"
     cp -a "$prefix/lib/node_modules/npm" "$root$prefix/lib/node_modules/"
+    # The machine's own trust anchors (a network that inspects TLS signs
+    # with a local CA): without them npm and apt over https fail.
+    if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+        cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+        chroot "$root" update-ca-certificates >>"$log" 2>&1
+    fi
 fi
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 
