@@ -2,6 +2,7 @@
  * runners of each extension point with upstream's semantics. */
 #include "framework/runners.h"
 #include "base/clock.h"
+#include "framework/plugins/builtin.h"
 #include "framework/metrics_recorder.h"
 #include "framework/node_memo.h"
 #include "moonsched/framework.h"
@@ -119,6 +120,15 @@ static ms_rc check_points(const ms_framework *fw, const ms_profile_config *pc, c
     return MS_OK;
 }
 
+/* Filters whose verdict reads a NodeInfo's node, pod count and built-in
+ * requests only (NodeResourcesFit reads scalar requests too, but only for
+ * a pod that requests a scalar resource). */
+static bool reads_node_and_requests(const ms_plugin_ops *o) {
+    return o == &ms_plugin_node_resources_fit || o == &ms_plugin_node_name ||
+           o == &ms_plugin_node_unschedulable || o == &ms_plugin_taint_toleration ||
+           o == &ms_plugin_node_affinity;
+}
+
 static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swap *sw, bool commit,
                     ms_error *err) {
     uint8_t order[MS_EP_COUNT][MS_MAX_PLUGINS];
@@ -134,6 +144,7 @@ static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swa
         for (uint32_t k = 0; k < norder[ep]; k++) fw->plugins[order[ep][k]].points |= 1u << ep;
     fw->batch_filters = 0;
     fw->pre_filter_extensions = 0;
+    fw->pod_reading_filters = 0;
     for (uint32_t k = 0; k < norder[MS_EP_PRE_FILTER]; k++) {
         const ms_plugin_ops *o = fw->plugins[order[MS_EP_PRE_FILTER][k]].ops;
         if (o->add_pod || o->remove_pod) fw->pre_filter_extensions |= 1ull << order[MS_EP_PRE_FILTER][k];
@@ -141,6 +152,7 @@ static ms_rc derive(ms_framework *fw, const ms_profile_config *pc, const ops_swa
     for (uint32_t k = 0; k < norder[MS_EP_FILTER]; k++) {
         const ms_plugin_ops *o = fw->plugins[order[MS_EP_FILTER][k]].ops;
         if (!o->filter && o->filter_batch) fw->batch_filters |= 1ull << order[MS_EP_FILTER][k];
+        if (!reads_node_and_requests(o)) fw->pod_reading_filters |= 1ull << order[MS_EP_FILTER][k];
     }
     return MS_OK;
 }

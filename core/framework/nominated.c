@@ -44,6 +44,26 @@ policies_on_copy(const ms_framework *fw, ms_cycle *c, ms_node_info *tmp,
     return code;
 }
 
+/* Pass 1 when every Filter plugin reads only the node, its pod count and
+ * its built-in requests, and the pod requests no scalar resource: the
+ * nominated pods are added to a shallow copy's count and requests alone
+ * (sharing the node's arrays, which no such plugin reads), so the plugins
+ * see the same values as on a full copy without one being made. No
+ * PreFilter extension is configured, so none is to be told. */
+static ms_code with_nominees_counted(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
+                                     ms_pod *const *nominated, uint32_t n, ms_status *st) {
+    ms_node_info tmp = *ni;
+    tmp.borrowed = true;
+    tmp.scratch = true;
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_pod *q = nominated[i];
+        if (!yields_to(c->pod, q)) continue;
+        tmp.npods++;
+        for (int r = 0; r < MS_RES_NBUILTIN; r++) tmp.requested.v[r] += q->requests.v[r];
+    }
+    return ms_framework_run_filter(fw, c, &tmp, st);
+}
+
 /* Pass 1: with the nominated pods on the node, as if already running: a
  * dry run, the PreFilter extensions told of each pod added, the whole
  * Filter phase (the copy is in no batch). The scratch copy borrows pods,
@@ -54,6 +74,9 @@ with_nominees_added(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
                     ms_pod *const *nominated, uint32_t n, ms_status *st) {
     const ms_handle *h = c->h;
     const ms_pod *pod = c->pod;
+    if (!((fw->pod_reading_filters | fw->pre_filter_extensions) & ~c->skip_filter) &&
+        pod->requests.nscalar == 0)
+        return with_nominees_counted(fw, c, ni, nominated, n, st);
     ms_node_info *tmp = h->scratch;
     const char *why = !tmp ? "no scratch NodeInfo for nominated pods" : NULL;
     if (!why && ms_node_info_copy_into(tmp, ni) != 0) why = "out of memory";

@@ -32,6 +32,10 @@ struct ms_framework {
     uint64_t batch_filters;
     /* PreFilter plugins with add_pod or remove_pod, as bits. */
     uint64_t pre_filter_extensions;
+    /* Filter plugins that read more of a NodeInfo than its node, pod
+     * count and built-in requests, as bits: without them, the nominated
+     * pods' pass needs no copy of the NodeInfo (framework/nominated.c). */
+    uint64_t pod_reading_filters;
     int32_t percentage_of_nodes_to_score;         /* resolved for this profile */
     const ms_handle *h;
 };

@@ -468,33 +468,24 @@ static bool can_precheck(const dp *p, const ms_cycle *c) {
     return false;
 }
 
-/* Filter plugins whose verdict reads the node only, never its pods: on
- * the dry run's copy they decide as on the node itself. */
-static bool reads_node_only(const ms_plugin_ops *ops) {
-    return ops == &ms_plugin_node_name || ops == &ms_plugin_node_unschedulable ||
-           ops == &ms_plugin_taint_toleration || ops == &ms_plugin_node_affinity;
-}
-
 /* The dry runs can be counted rather than filtered when, besides
  * NodeResourcesFit (can_precheck), the Filter phase holds only plugins
- * that read the node alone, nothing hears of pods added or removed
- * (PreFilter extensions, policies) and the pod requests no scalar
- * resource: then fits_resources is NodeResourcesFit's exact verdict, and
- * the other plugins, run once on the node (p->others), the rest of it. */
+ * that read the node alone (none in pod_reading_filters), nothing hears
+ * of pods added or removed (PreFilter extensions, policies) and the pod
+ * requests no scalar resource: then fits_resources is NodeResourcesFit's
+ * exact verdict, and the other plugins, run once on the node (p->others),
+ * the rest of it. */
 static bool can_count(dp *p, const ms_cycle *c, bool precheck) {
     const ms_framework *fw = c->fw;
     if (!precheck || c->pod->requests.nscalar ||
-        ((fw->pre_filter_extensions | fw->batch_filters) & ~c->skip_filter))
+        ((fw->pre_filter_extensions | fw->batch_filters | fw->pod_reading_filters) & ~c->skip_filter))
         return false;
     ms_filter_plan all;
     ms_framework_filter_plan(fw, c, &all);
     p->others.n = 0;
-    for (uint32_t k = 0; k < all.n; k++) {
-        const ms_plugin_ops *ops = fw->plugins[all.steps[k].plugin].ops;
-        if (ops == &ms_plugin_node_resources_fit) continue;
-        if (!reads_node_only(ops)) return false;
-        p->others.steps[p->others.n++] = all.steps[k];
-    }
+    for (uint32_t k = 0; k < all.n; k++)
+        if (fw->plugins[all.steps[k].plugin].ops != &ms_plugin_node_resources_fit)
+            p->others.steps[p->others.n++] = all.steps[k];
     return true;
 }
 

@@ -942,6 +942,96 @@ static void test_filter_with_nominated_pods(void **state) {
     ms_framework_destroy(&fx->fw);
 }
 
+/* With only Filter plugins that read the node, its pod count and its
+ * requests, the pass with nominated pods makes no copy of the NodeInfo
+ * (no scratch is needed) and decides as the copy does: the same profile
+ * with CountPods (which reads the pods, never rejecting here) takes the
+ * copy. Random nodes, bound pods and nominees. */
+static void test_filter_with_nominated_without_copy(void **state) {
+    fixture *fx = *state;
+    add_plugin(&fx->pc, "NodeUnschedulable", BIT(MS_EP_FILTER), 0);
+    add_plugin(&fx->pc, "NodeResourcesFit", BIT(MS_EP_PRE_FILTER) | BIT(MS_EP_FILTER), 0);
+    ms_profile_config *pc2 = malloc(sizeof *pc2);
+    *pc2 = fx->pc;
+    add_plugin(pc2, "CountPods", BIT(MS_EP_FILTER), 0);
+    add_plugin(pc2, "DefaultBinder", BIT(MS_EP_BIND), 0);
+    fakes[FA].scores[0] = 1000;
+    ms_queue_config qc;
+    ms_queue_config_default(&qc);
+    fx->h.queue = ms_queue_new(&qc);
+    start(fx);
+    ms_error err = {0};
+    ms_framework fw2;
+    if (ms_framework_init_with(&fw2, pc2, 50, &fx->h, out_of_tree, NOOT, &err) != MS_OK)
+        fail_msg("init: %s", err.msg);
+    ms_cycle c2 = fx->c;
+    assert_int_equal(ms_framework_begin_cycle(&fw2, &c2), MS_OK);
+    fx->pod->meta.uid_hash = 1;
+    fx->pod->priority = 5;
+    fx->pod->requests.v[MS_RES_CPU] = 500;
+    fx->pod->requests.v[MS_RES_MEMORY] = 1000;
+    ms_status st, st2;
+    assert_int_equal(ms_framework_run_pre_filter(&fx->fw, &fx->c, &st), MS_SUCCESS);
+    assert_int_equal(ms_framework_run_pre_filter(&fw2, &c2, &st2), MS_SUCCESS);
+    ms_node_info *scratch = fx->h.scratch;
+
+    enum { NODES = 300 };
+    ms_pod *pods[NODES * 8];
+    uint32_t npods = 0, seed = 12345, yielded = 0, rejected = 0;
+#define RND(m) ((seed = seed * 1103515245u + 12345u) >> 8) % (m)
+    for (int k = 0; k < NODES; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", k);
+        ms_str nn = ms_intern_cstr(fx->in, name);
+        ms_node *node = ms_node_alloc();
+        node->meta.name = nn;
+        node->unschedulable = RND(10) == 0;
+        node->allocatable.v[MS_RES_CPU] = 400 + RND(3000);
+        node->allocatable.v[MS_RES_MEMORY] = 900 + RND(5000);
+        node->allocatable.v[MS_RES_PODS] = 1 + RND(6);
+        ms_node_info *ni = ms_node_info_new(nn);
+        ms_node_info_set_node(ni, node);
+        for (uint32_t b = RND(3); b > 0; b--) {
+            ms_pod *p = pods[npods] = pod_prio(100 + npods, 0);
+            npods++;
+            p->requests.v[MS_RES_CPU] = RND(1000);
+            p->requests.v[MS_RES_MEMORY] = RND(2000);
+            assert_int_equal(ms_node_info_add_pod(ni, p, fx->in), 0);
+        }
+        for (uint32_t m = RND(4); m > 0; m--) {
+            ms_pod *p = pods[npods] = pod_prio(100 + npods, 3 + (int32_t)RND(5));
+            npods++;
+            p->requests.v[MS_RES_CPU] = RND(1000);
+            p->requests.v[MS_RES_MEMORY] = RND(2000);
+            ms_queue_add_nominated(fx->h.queue, p, nn);
+            yielded += p->priority >= 5;
+        }
+        fx->h.scratch = NULL;
+        ms_code got = ms_framework_run_filter_with_nominated(&fx->fw, &fx->c, ni, &st);
+        fx->h.scratch = scratch;
+        ms_code want = ms_framework_run_filter_with_nominated(&fw2, &c2, ni, &st2);
+        assert_int_equal(got, want);
+        assert_int_equal(st.code, st2.code);
+        rejected += got != MS_SUCCESS;
+        if (got != MS_SUCCESS) {
+            assert_int_equal(st.plugin, st2.plugin);
+            assert_int_equal(st.nreasons, st2.nreasons);
+            for (uint32_t r = 0; r < st.nreasons; r++) assert_string_equal(st.reasons[r], st2.reasons[r]);
+        }
+        ms_node_unref(node);
+        ms_node_info_free(ni);
+    }
+#undef RND
+    /* The draws put nominees of both kinds on nodes that fit and do not. */
+    assert_true(yielded > 100 && rejected > 50 && rejected < NODES - 50);
+    ms_queue_free(fx->h.queue);
+    fx->h.queue = NULL;
+    for (uint32_t i = 0; i < npods; i++) ms_pod_unref(pods[i]);
+    ms_framework_destroy(&fw2);
+    ms_framework_destroy(&fx->fw);
+    free(pc2);
+}
+
 static void expect_order(const ms_framework *fw, ms_extension_point ep, const char *want) {
     char got[512] = "";
     for (uint32_t k = 0; k < fw->norder[ep]; k++) {
@@ -1109,6 +1199,7 @@ int main(void) {
         T(test_priority_sort_through_the_framework),
         T(test_filter_with_nominated_without_queue),
         T(test_filter_with_nominated_pods),
+        T(test_filter_with_nominated_without_copy),
         T(test_default_profile),
         cmocka_unit_test(test_default_profile_on_decoded_objects),
         cmocka_unit_test(test_registry),
