@@ -4,6 +4,10 @@
 
 #include "cmd/deschedule.h"
 #include "serving/deschedule_metrics.h"
+#include "moonsched/lua_policy.h"
+#include "serving/metrics.h"
+#include "metrics_golden.h"
+#include "metrics_states.h"
 
 static bool has_line(const char *text, const char *line) {
     size_t n = strlen(line);
@@ -126,9 +130,26 @@ static void test_flags(void **state) {
     }
 }
 
+/* The whole exposition, byte for byte, before and after every family
+ * has series. */
+static void test_exposition_golden(void **state) {
+    (void)state;
+    ms_desched_metrics *m = ms_desched_metrics_new();
+    size_t len = 0;
+    char *t = ms_desched_metrics_render(m, &len);
+    assert_string_equal(t, golden_desched_empty);
+    free(t);
+    metrics_fill_desched(m);
+    t = ms_desched_metrics_render(m, &len);
+    assert_string_equal(t, golden_desched);
+    free(t);
+    ms_desched_metrics_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_render),
+        cmocka_unit_test(test_exposition_golden),
         cmocka_unit_test(test_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,9 @@
 #include "serving/metrics.h"
 #include "moonsched/lua_policy.h"
 #include "base/rate_limiter.h"
+#include "serving/deschedule_metrics.h"
+#include "metrics_golden.h"
+#include "metrics_states.h"
 
 static char *render(ms_metrics *m) {
     size_t len = 0;
@@ -240,6 +243,27 @@ static void test_rest_client_goroutines_process(void **state) {
     ms_metrics_free(m);
 }
 
+/* The whole exposition, byte for byte, in a state that sets every
+ * family, and with nothing recorded. */
+static void test_exposition_golden(void **state) {
+    (void)state;
+    const char *profiles[] = {"default-scheduler", "gpu"};
+    ms_metrics *m = ms_metrics_new(profiles, 2);
+    metrics_fill_run(m);
+    char *t = render(m), *n = metrics_without_process_figures(t);
+    assert_string_equal(n, golden_run);
+    free(n);
+    free(t);
+    ms_metrics_free(m);
+    m = ms_metrics_new(NULL, 0);
+    t = render(m);
+    n = metrics_without_process_figures(t);
+    assert_string_equal(n, golden_run_empty);
+    free(n);
+    free(t);
+    ms_metrics_free(m);
+}
+
 static void test_configz(void **state) {
     (void)state;
     ms_metrics *m = ms_metrics_new(NULL, 0);
@@ -433,6 +457,7 @@ int main(void) {
         cmocka_unit_test(test_shadow_decisions),
         cmocka_unit_test(test_leader_election_gauge),
         cmocka_unit_test(test_rest_client_goroutines_process),
+        cmocka_unit_test(test_exposition_golden),
         cmocka_unit_test(test_configz),
         cmocka_unit_test(test_health_and_handler),
         cmocka_unit_test(test_parse_address),
