@@ -23,6 +23,7 @@
 #include "api/storage.h"
 #include "backend/queue.h"
 #include "base/map.h"
+#include "base/metrics_registry.h"
 #include "base/rate_limiter.h"
 #include "client/informer.h"
 #include "client/kube_client.h"
@@ -38,7 +39,9 @@
 #include "simulate/explain_text.h"
 #include "cmd/snapshot.h"
 #include "serving/http_server.h"
+#include "serving/endpoints.h"
 #include "serving/metrics.h"
+#include "serving/process_metrics.h"
 #include "run/poster.h"
 #include "serving/secure_serving.h"
 #include "scheduler/dra_events.h"
@@ -109,6 +112,8 @@ typedef struct runner {
 
     ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_metrics_registry *registry; /* what /metrics renders: the metrics, the process */
+    ms_endpoints *endpoints;       /* health, readiness, /configz, /metrics */
     ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
     ms_secure_serving *https;
@@ -208,14 +213,17 @@ static void metrics_snapshot(runner *r) {
         r->next_sched_metrics = now + 1;
     }
     /* ready: scheduling has started, every informer's first LIST is in */
-    ms_metrics_set_ready(r->metrics, all_synced(r));
+    ms_endpoints_set_ready(r->endpoints, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
         const ms_policy_info *closed = NULL;   /* a profile that places no pod */
         for (uint32_t i = 0; i < n; i++) {
             ms_policy_info *info = &r->policy_info[i];
             ms_policy_set_info(r->policies, i, info);
-            r->policy_snap[i] = (ms_metrics_policy){info->profile, info->plugin, &info->stats, info->disabled};
+            r->policy_snap[i] = (ms_metrics_policy){info->profile,           info->plugin,
+                                                    info->stats.calls,       info->stats.failures,
+                                                    info->stats.budget_kills, info->stats.reloads_ok,
+                                                    info->stats.reloads_failed, info->disabled};
             if (info->load_error && !info->fail_open && !closed) closed = info;
         }
         ms_metrics_set_policies(r->metrics, r->policy_snap, n);
@@ -223,7 +231,7 @@ static void metrics_snapshot(runner *r) {
         if (closed)
             snprintf(why, sizeof why, "profile %s places no pod: policy %.500s (from %s)", closed->profile,
                      closed->load_error, closed->file);
-        ms_metrics_set_unready_reason(r->metrics, why);
+        ms_endpoints_set_unready_reason(r->endpoints, why);
     }
     shadow_metrics(r);
 }
@@ -585,7 +593,7 @@ static void plain_serve(void *ctx, const char *path, ms_http_answer *out) {
     const runner *r = ctx;
     if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
         strcmp(path, "/readyz") == 0) {
-        ms_metrics_serve(r->metrics, path, out);
+        ms_endpoints_serve(r->endpoints, path, out);
         return;
     }
     out->status = 404;
@@ -650,7 +658,7 @@ static void secure_serve(void *ctx, const char *path, ms_http_answer *out) {
         ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
         return;
     }
-    ms_metrics_serve(r->metrics, path, out);
+    ms_endpoints_serve(r->endpoints, path, out);
 }
 
 /* On the connection's thread: the view the scheduler thread took, written
@@ -827,7 +835,11 @@ static ms_rc new_metrics(runner *r, ms_error *err) {
     uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
     for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
     r->metrics = ms_metrics_new(names, np);
-    return r->metrics ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    r->registry = ms_metrics_registry_new();
+    r->endpoints = r->registry ? ms_endpoints_new(r->registry) : NULL;
+    bool ok = r->metrics && r->endpoints && ms_metrics_registry_add(r->registry, ms_metrics_collect, r->metrics) &&
+              ms_metrics_registry_add(r->registry, ms_process_metrics_collect, NULL);
+    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static ms_rc setup_clients(runner *r, ms_error *err) {
@@ -924,7 +936,7 @@ static ms_rc setup_configz(runner *r, ms_error *err) {
     cJSON_AddItemToObject(doc, "componentconfig", eff);
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
-    bool ok = text && ms_metrics_set_configz(r->metrics, text);
+    bool ok = text && ms_endpoints_set_configz(r->endpoints, text);
     cJSON_free(text);
     return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
@@ -1085,6 +1097,8 @@ static void teardown(runner *r) {
     ms_exec_credential_free(r->credentials);
     ms_kubeconfig_free(&r->kc);
     ms_config_free(&r->cfg);
+    ms_endpoints_free(r->endpoints);
+    ms_metrics_registry_free(r->registry);
     ms_metrics_free(r->metrics);
     free(r->policy_info);
     free(r->policy_snap);
@@ -1259,7 +1273,7 @@ static bool run_once(runner *r, loop *l, ms_rc *rc, ms_error *err) {
     /* Between cycles: a reloaded policy is swapped in here. */
     if (r->policies) ms_policy_set_poll(r->policies, ms_clock_wall());
     double now = ms_clock_monotonic();
-    ms_metrics_heartbeat(r->metrics, now);
+    ms_endpoints_heartbeat(r->endpoints, now);
     if (now >= l->next_tick) {
         ms_scheduler_tick(r->sched, ms_clock_wall());
         metrics_snapshot(r);

@@ -173,57 +173,35 @@ static void put_histogram(ms_buf *b, const char *name, const char *labels, const
                   *labels ? "}" : "", h->sum, name, *labels ? "{" : "", labels, *labels ? "}" : "", h->n);
 }
 
-char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len) {
-    ms_buf b = {0};
+void ms_desched_metrics_collect(void *ctx, ms_buf *b) {
+    ms_desched_metrics *m = ctx;
     pthread_mutex_lock(&m->mu);
-    ms_buf_puts(&b, "# HELP descheduler_pods_evicted_total Number of total evicted pods, by the result, by the "
+    ms_buf_puts(b, "# HELP descheduler_pods_evicted_total Number of total evicted pods, by the result, by the "
                     "strategy, by the namespace, by the node name. 'error' result means a pod could not be evicted\n"
                     "# TYPE descheduler_pods_evicted_total counter\n");
     for (uint32_t i = 0; i < m->nevicted; i++)
-        ms_buf_printf(&b, "descheduler_pods_evicted_total{%s} %llu\n", m->evicted[i].labels, m->evicted[i].count);
-    ms_buf_puts(&b, "# HELP descheduler_loop_duration_seconds Time taken to complete a full descheduling cycle\n"
+        ms_buf_printf(b, "descheduler_pods_evicted_total{%s} %llu\n", m->evicted[i].labels, m->evicted[i].count);
+    ms_buf_puts(b, "# HELP descheduler_loop_duration_seconds Time taken to complete a full descheduling cycle\n"
                     "# TYPE descheduler_loop_duration_seconds histogram\n");
-    put_histogram(&b, "descheduler_loop_duration_seconds", "", &m->loop, loop_bounds, NLOOP);
-    ms_buf_puts(&b, "# HELP descheduler_strategy_duration_seconds Time taken to complete Each strategy of the "
+    put_histogram(b, "descheduler_loop_duration_seconds", "", &m->loop, loop_bounds, NLOOP);
+    ms_buf_puts(b, "# HELP descheduler_strategy_duration_seconds Time taken to complete Each strategy of the "
                     "descheduling operation\n# TYPE descheduler_strategy_duration_seconds histogram\n");
     for (uint32_t i = 0; i < m->nstrategies; i++)
-        put_histogram(&b, "descheduler_strategy_duration_seconds", m->strategies[i].labels, &m->strategies[i].h,
+        put_histogram(b, "descheduler_strategy_duration_seconds", m->strategies[i].labels, &m->strategies[i].h,
                       strategy_bounds, NSTRATEGY);
     /* As `run` names it; the policy file and its Lua files reload as one,
      * each --policy file on its own. */
-    ms_buf_puts(&b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
+    ms_buf_puts(b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
                     "# TYPE moonsched_policy_reloads_total counter\n");
     if (m->nreloads == 0) reload_series(m, "DeschedulerPolicy", true);
     for (uint32_t i = 0; i < m->nreloads; i++)
-        ms_buf_printf(&b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
+        ms_buf_printf(b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
     if (m->leader >= 0) {
-        ms_buf_puts(&b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
+        ms_buf_puts(b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
                         "relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to "
                         "identify the lease. Please make sure to group by name.\n"
                         "# TYPE leader_election_master_status gauge\n");
-        ms_buf_printf(&b, "leader_election_master_status{name=\"%s\"} %d\n", m->lease, m->leader);
+        ms_buf_printf(b, "leader_election_master_status{name=\"%s\"} %d\n", m->lease, m->leader);
     }
     pthread_mutex_unlock(&m->mu);
-    if (b.failed) {
-        ms_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    return ms_buf_take(&b);
-}
-
-void ms_desched_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
-    if (strcmp(path, "/metrics") == 0) {
-        size_t len = 0;
-        out->body = ms_desched_metrics_render(ctx, &len);
-        out->status = out->body ? 200 : 500;
-        out->len = out->body ? len : 0;
-        out->content_type = "text/plain; version=0.0.4; charset=utf-8";
-        return;
-    }
-    bool health = strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 || strcmp(path, "/readyz") == 0;
-    out->status = health ? 200 : 404;
-    out->body = strdup(health ? "ok" : "404 page not found\n");
-    out->len = out->body ? strlen(out->body) : 0;
-    out->content_type = "text/plain; charset=utf-8";
 }

@@ -1,10 +1,37 @@
 /* Every metric of `run`'s set and of the descheduler's in one known state,
- * for the golden expositions of tests/unit/metrics_golden.h. */
+ * for the golden expositions of tests/unit/metrics_golden.h, and the
+ * expositions as the commands' registries render them. */
 #ifndef MOONSCHED_TEST_METRICS_STATES_H
 #define MOONSCHED_TEST_METRICS_STATES_H
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/metrics_registry.h"
+#include "serving/deschedule_metrics.h"
+#include "serving/metrics.h"
+#include "serving/process_metrics.h"
+
+/* What `run`'s /metrics serves (cmd/run.c's registry): its metrics, then
+ * the process's; malloc'd, NULL when out of memory. */
+static inline char *metrics_render_run(ms_metrics *m, size_t *len) {
+    ms_metrics_registry *r = ms_metrics_registry_new();
+    char *t = r && ms_metrics_registry_add(r, ms_metrics_collect, m) &&
+                      ms_metrics_registry_add(r, ms_process_metrics_collect, NULL)
+                  ? ms_metrics_registry_render(r, len)
+                  : NULL;
+    ms_metrics_registry_free(r);
+    return t;
+}
+
+/* What `deschedule`'s /metrics serves. */
+static inline char *metrics_render_desched(ms_desched_metrics *m, size_t *len) {
+    ms_metrics_registry *r = ms_metrics_registry_new();
+    char *t = r && ms_metrics_registry_add(r, ms_desched_metrics_collect, m) ? ms_metrics_registry_render(r, len)
+                                                                            : NULL;
+    ms_metrics_registry_free(r);
+    return t;
+}
 
 /* text with the value of each process_* and moonsched_threads sample
  * replaced with V (they are read from /proc); malloc'd. */
@@ -48,8 +75,8 @@ static inline void metrics_fill_run(ms_metrics *m) {
     ms_metrics_api_request(m, 201);
     ms_metrics_api_request(m, 0);
     ms_metrics_events(m, 5, 1, 9);
-    ms_policy_stats gpu = {.calls = 10, .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1};
-    ms_metrics_policy p[1] = {{.profile = "default-scheduler", .plugin = "lua:g\"pu", .disabled = true, .stats = &gpu}};
+    ms_metrics_policy p[1] = {{.profile = "default-scheduler", .plugin = "lua:g\"pu", .disabled = true, .calls = 10,
+                               .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1}};
     ms_metrics_set_policies(m, p, 1);
     ms_metrics_shadow sh[1] = {{.profile = "gpu", .policy = "lua:next", .agree = 7, .disagree = 3, .skipped = 5}};
     ms_metrics_set_shadows(m, sh, 1);

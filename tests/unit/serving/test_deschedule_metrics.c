@@ -4,8 +4,6 @@
 
 #include "cmd/deschedule.h"
 #include "serving/deschedule_metrics.h"
-#include "moonsched/lua_policy.h"
-#include "serving/metrics.h"
 #include "metrics_golden.h"
 #include "metrics_states.h"
 
@@ -31,7 +29,7 @@ static void test_render(void **state) {
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "lua:spread", false);
-    char *text = ms_desched_metrics_render(m, &len);
+    char *text = metrics_render_desched(m, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
     assert_true(has_line(text, "# TYPE descheduler_pods_evicted_total counter"));
@@ -59,17 +57,9 @@ static void test_render(void **state) {
                                "result=\"refused\"} 1"));
     free(text);
     ms_desched_metrics_set_leader(m, "descheduler", true);
-    text = ms_desched_metrics_render(m, &len);
+    text = metrics_render_desched(m, &len);
     assert_true(has_line(text, "leader_election_master_status{name=\"descheduler\"} 1"));
     free(text);
-    ms_http_answer a = {0};
-    ms_desched_metrics_serve(m, "/healthz", &a);
-    assert_int_equal(a.status, 200);
-    free(a.body);
-    memset(&a, 0, sizeof a);
-    ms_desched_metrics_serve(m, "/nope", &a);
-    assert_int_equal(a.status, 404);
-    free(a.body);
     ms_desched_metrics_free(m);
 }
 
@@ -136,11 +126,11 @@ static void test_exposition_golden(void **state) {
     (void)state;
     ms_desched_metrics *m = ms_desched_metrics_new();
     size_t len = 0;
-    char *t = ms_desched_metrics_render(m, &len);
+    char *t = metrics_render_desched(m, &len);
     assert_string_equal(t, golden_desched_empty);
     free(t);
     metrics_fill_desched(m);
-    t = ms_desched_metrics_render(m, &len);
+    t = metrics_render_desched(m, &len);
     assert_string_equal(t, golden_desched);
     free(t);
     ms_desched_metrics_free(m);
