@@ -18,7 +18,7 @@
 #include "client/kubeconfig.h"
 #include "client/event_recorder.h"
 #include "client/leader_election.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
 #include "base/metrics_registry.h"
 #include "serving/endpoints.h"
 #include "cmd/deschedule_sources.h"

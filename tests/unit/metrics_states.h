@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/metrics_registry.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
 #include "serving/metrics.h"
 #include "serving/process_metrics.h"
 

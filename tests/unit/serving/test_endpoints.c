@@ -5,7 +5,7 @@
 #include <curl/curl.h>
 
 #include "base/clock.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
 #include "serving/endpoints.h"
 #include "serving/metrics.h"
 

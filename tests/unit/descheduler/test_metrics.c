@@ -3,7 +3,7 @@
 #include "testutil.h"
 
 #include "cmd/deschedule.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
 #include "metrics_golden.h"
 #include "metrics_states.h"
 

@@ -1,5 +1,5 @@
 /* The descheduler's metrics registry and its Prometheus text. */
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
