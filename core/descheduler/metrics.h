@@ -5,8 +5,8 @@
  * buckets), leader_election_master_status{name}. Updated by the pass,
  * rendered through `deschedule`'s registry by the serving thread: one
  * mutex. */
-#ifndef MOONSCHED_SERVING_DESCHEDULE_METRICS_H
-#define MOONSCHED_SERVING_DESCHEDULE_METRICS_H
+#ifndef MOONSCHED_DESCHEDULER_METRICS_H
+#define MOONSCHED_DESCHEDULER_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
