@@ -40,7 +40,7 @@
 #include "cmd/snapshot.h"
 #include "serving/http_server.h"
 #include "serving/endpoints.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "serving/process_metrics.h"
 #include "run/poster.h"
 #include "serving/secure_serving.h"

@@ -9,7 +9,7 @@
 
 #include "base/metrics_registry.h"
 #include "descheduler/metrics.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "serving/process_metrics.h"
 
 /* What `run`'s /metrics serves (cmd/run.c's registry): its metrics, then

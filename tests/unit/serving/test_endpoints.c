@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "descheduler/metrics.h"
 #include "serving/endpoints.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 
 static void test_configz(void **state) {
     (void)state;

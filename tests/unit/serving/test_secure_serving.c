@@ -6,7 +6,7 @@
 #include "fake_reviews.h"
 #include "base/buf.h"
 #include "metrics_states.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "serving/secure_serving.h"
 #include "serving/serving_cert.h"
 

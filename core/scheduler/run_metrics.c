@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "base/buf.h"
 #include "base/prom.h"
 #include "moonsched/config.h"

@@ -6,7 +6,7 @@
 
 #include "moonsched/config.h"
 #include "serving/http_server.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "metrics_golden.h"
 #include "metrics_states.h"
 
