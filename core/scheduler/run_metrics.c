@@ -1,5 +1,5 @@
-/* The metrics registry and its Prometheus text rendering. See
- * serving/metrics.h. */
+/* `run`'s metric set and its Prometheus text. See
+ * scheduler/run_metrics.h. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * (docs/run.md lists them).
  *
  * Fixed series only: labels are results, profiles (a handful), queues,
- * policies and HTTP status codes, never pods, so the registry's size does
+ * policies and HTTP status codes, never pods, so the set's size does
  * not grow with the cluster.
  *
  * Threads: the scheduler thread, the binder thread and the poster update it;
@@ -15,8 +15,8 @@
  * about once a second (ms_metrics_set_scheduler_text). The set registers
  * into `run`'s registry (ms_metrics_collect); process_* are read from
  * /proc at each scrape (serving/process_metrics.h). */
-#ifndef MOONSCHED_METRICS_H
-#define MOONSCHED_METRICS_H
+#ifndef MOONSCHED_SCHEDULER_RUN_METRICS_H
+#define MOONSCHED_SCHEDULER_RUN_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
