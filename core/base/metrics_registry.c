@@ -32,6 +32,7 @@ char *ms_metrics_registry_render(const ms_metrics_registry *r, size_t *len) {
     ms_buf b = {0};
     /* a scrape of `run` is about 16 KiB before the plugins' families */
     if (!ms_buf_reserve(&b, 16384)) return NULL;
+    b.data[0] = 0;   /* reserving does not terminate: no collector may write */
     for (uint32_t i = 0; i < r->n; i++) r->collectors[i].collect(r->collectors[i].ctx, &b);
     if (b.failed) {
         ms_buf_free(&b);
