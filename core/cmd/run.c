@@ -20,6 +20,7 @@
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
 #include "run/scheduler_loop.h"
+#include "serving/process_metrics.h"
 #include "scheduler/config_describe.h"
 
 void ms_run_options_default(ms_run_options *o) {
@@ -213,7 +214,11 @@ static ms_rc new_metrics(ms_scheduler_loop *r, ms_error *err) {
     uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
     for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
     r->metrics = ms_metrics_new(names, np);
-    return r->metrics ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    r->registry = ms_metrics_registry_new();
+    r->endpoints = r->registry ? ms_endpoints_new(r->registry) : NULL;
+    bool ok = r->metrics && r->endpoints && ms_metrics_registry_add(r->registry, ms_metrics_collect, r->metrics) &&
+              ms_metrics_registry_add(r->registry, ms_process_metrics_collect, NULL);
+    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static ms_rc setup_clients(ms_scheduler_loop *r, ms_error *err) {
@@ -306,7 +311,7 @@ static ms_rc setup_configz(ms_scheduler_loop *r, ms_error *err) {
     cJSON_AddItemToObject(doc, "componentconfig", eff);
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
-    bool ok = text && ms_metrics_set_configz(r->metrics, text);
+    bool ok = text && ms_endpoints_set_configz(r->endpoints, text);
     cJSON_free(text);
     return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
@@ -479,6 +484,8 @@ static void teardown(ms_scheduler_loop *r) {
     ms_exec_credential_free(r->credentials);
     ms_kubeconfig_free(&r->kc);
     ms_config_free(&r->cfg);
+    ms_endpoints_free(r->endpoints);
+    ms_metrics_registry_free(r->registry);
     ms_metrics_free(r->metrics);
     free(r->policy_info);
     free(r->policy_snap);

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/pod.h"

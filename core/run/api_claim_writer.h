@@ -29,7 +29,7 @@
 #define MOONSCHED_API_CLAIM_WRITER_H
 
 #include "client/kube_client.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "framework/claim_writer.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"

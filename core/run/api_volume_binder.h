@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "framework/volume_binder.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"

@@ -18,7 +18,9 @@
 #include "client/kubeconfig.h"
 #include "client/event_recorder.h"
 #include "client/leader_election.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
+#include "base/metrics_registry.h"
+#include "serving/endpoints.h"
 #include "run/deschedule_sources.h"
 #include "serving/secure_serving.h"
 #include "run/snapshot.h"
@@ -33,6 +35,7 @@ typedef struct desched {
     ms_exec_credential *credentials;   /* kc's credential plugin, shared by both clients */
     ms_kube_client *client;
     ms_desched_metrics *metrics;
+    ms_metrics_registry *registry;   /* what /metrics renders: the metrics */
     ms_secure_serving *https;
     ms_leader_elector *elector;
     const char *eviction_version;  /* "policy/v1" or "policy/v1beta1" */
@@ -293,12 +296,14 @@ static ms_rc setup_client(desched *d, ms_error *err) {
 
 static ms_rc setup_serving(desched *d, ms_error *err) {
     const ms_deschedule_options *o = d->o;
-    if (!(d->metrics = ms_desched_metrics_new())) return ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!(d->metrics = ms_desched_metrics_new()) || !(d->registry = ms_metrics_registry_new()) ||
+        !ms_metrics_registry_add(d->registry, ms_desched_metrics_collect, d->metrics))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     if (o->secure_port == 0) return MS_OK;
     ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
                                     .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
                                     .authn_config = &d->kc, .authz_config = &d->kc,
-                                    .handler = ms_desched_metrics_serve, .ctx = d->metrics, .log = o->log};
+                                    .handler = ms_endpoints_serve_registry, .ctx = d->registry, .log = o->log};
     ms_rc rc = ms_secure_serving_start(&so, &d->https, err);
     if (rc != MS_OK) return rc;
     char port[8];
@@ -373,6 +378,7 @@ static void teardown(desched *d) {
     if (d->sources) ms_desched_sources_free(d->sources);
     ms_leader_elector_stop(d->elector, true);
     if (d->https) ms_secure_serving_stop(d->https);
+    ms_metrics_registry_free(d->registry);
     ms_desched_metrics_free(d->metrics);
     ms_kube_client_free(d->client);
     ms_exec_credential_free(d->credentials);

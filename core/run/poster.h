@@ -17,7 +17,7 @@
 #include "moonsched/log.h"
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "moonsched/error.h"
 
 typedef struct ms_poster ms_poster;

@@ -111,14 +111,17 @@ static void metrics_snapshot(ms_scheduler_loop *r) {
         r->next_sched_metrics = now + 1;
     }
     /* ready: scheduling has started, every informer's first LIST is in */
-    ms_metrics_set_ready(r->metrics, all_synced(r));
+    ms_endpoints_set_ready(r->endpoints, all_synced(r));
     uint32_t n = r->policies ? ms_policy_set_count(r->policies) : 0;
     if (n && r->policy_snap) {
         const ms_policy_info *closed = NULL;   /* a profile that places no pod */
         for (uint32_t i = 0; i < n; i++) {
             ms_policy_info *info = &r->policy_info[i];
             ms_policy_set_info(r->policies, i, info);
-            r->policy_snap[i] = (ms_metrics_policy){info->profile, info->plugin, &info->stats, info->disabled};
+            r->policy_snap[i] = (ms_metrics_policy){info->profile,           info->plugin,
+                                                    info->stats.calls,       info->stats.failures,
+                                                    info->stats.budget_kills, info->stats.reloads_ok,
+                                                    info->stats.reloads_failed, info->disabled};
             if (info->load_error && !info->fail_open && !closed) closed = info;
         }
         ms_metrics_set_policies(r->metrics, r->policy_snap, n);
@@ -126,7 +129,7 @@ static void metrics_snapshot(ms_scheduler_loop *r) {
         if (closed)
             snprintf(why, sizeof why, "profile %s places no pod: policy %.500s (from %s)", closed->profile,
                      closed->load_error, closed->file);
-        ms_metrics_set_unready_reason(r->metrics, why);
+        ms_endpoints_set_unready_reason(r->endpoints, why);
     }
     shadow_metrics(r);
 }
@@ -455,7 +458,7 @@ void ms_scheduler_loop_serve_plain(void *ctx, const char *path, ms_http_answer *
     const ms_scheduler_loop *r = ctx;
     if (r->o->plain_metrics || strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 ||
         strcmp(path, "/readyz") == 0) {
-        ms_metrics_serve(r->metrics, path, out);
+        ms_endpoints_serve(r->endpoints, path, out);
         return;
     }
     out->status = 404;
@@ -489,7 +492,7 @@ void ms_scheduler_loop_serve_secure(void *ctx, const char *path, ms_http_answer 
         ms_debug_requests_ask(r->debug, MS_DEBUG_SHADOW, "", DEBUG_ANSWER_TIMEOUT, out);
         return;
     }
-    ms_metrics_serve(r->metrics, path, out);
+    ms_endpoints_serve(r->endpoints, path, out);
 }
 
 /* On the connection's thread: the view the scheduler thread took, written
@@ -741,7 +744,7 @@ static bool run_once(ms_scheduler_loop *r, loop *l, ms_rc *rc, ms_error *err) {
     /* Between cycles: a reloaded policy is swapped in here. */
     if (r->policies) ms_policy_set_poll(r->policies, ms_clock_wall());
     double now = ms_clock_monotonic();
-    ms_metrics_heartbeat(r->metrics, now);
+    ms_endpoints_heartbeat(r->endpoints, now);
     if (now >= l->next_tick) {
         ms_scheduler_tick(r->sched, ms_clock_wall());
         metrics_snapshot(r);

@@ -17,6 +17,7 @@
 #include "api/storage.h"
 #include "api/workload.h"
 #include "base/mailbox.h"
+#include "base/metrics_registry.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
 #include "client/informer.h"
@@ -34,9 +35,10 @@
 #include "run/api_volume_binder.h"
 #include "run/cache_debugger.h"
 #include "run/poster.h"
+#include "scheduler/run_metrics.h"
 #include "serving/debug_requests.h"
+#include "serving/endpoints.h"
 #include "serving/http_server.h"
-#include "serving/metrics.h"
 #include "serving/secure_serving.h"
 
 /* What `run` built, as the scheduler thread's loop sees it. */
@@ -83,6 +85,8 @@ typedef struct ms_scheduler_loop {
 
     ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
     ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
+    ms_metrics_registry *registry; /* what /metrics renders: the metrics, the process */
+    ms_endpoints *endpoints;       /* health, readiness, /configz, /metrics */
     ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
     ms_secure_serving *https;

@@ -5,7 +5,7 @@
  * scheduler_queue_incoming_pods_total).
  *
  * One owner: the scheduler thread writes and renders them, without a lock;
- * `run` hands the rendered text to the HTTP thread (serving/metrics.h). */
+ * `run` hands the rendered text to the HTTP thread (scheduler/run_metrics.h). */
 #ifndef MOONSCHED_SCHEDULER_METRICS_H
 #define MOONSCHED_SCHEDULER_METRICS_H
 

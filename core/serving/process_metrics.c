@@ -64,7 +64,8 @@ static void gauge(ms_buf *b, const char *name, const char *type, const char *hel
     ms_buf_printf(b, "%s %.17g\n", name, v);
 }
 
-void ms_process_metrics_render(ms_buf *b) {
+void ms_process_metrics_collect(void *ctx, ms_buf *b) {
+    (void)ctx;
     long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
     proc_stat st;
     if (read_stat(&st) && tick > 0) {

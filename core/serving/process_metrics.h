@@ -10,7 +10,8 @@
 
 #include "base/buf.h"
 
-/* Appends the families; a figure /proc does not give is left out. */
-void ms_process_metrics_render(ms_buf *b);
+/* ms_metrics_collector (ctx unused): appends the families; a figure /proc
+ * does not give is left out. */
+void ms_process_metrics_collect(void *ctx, ms_buf *b);
 
 #endif

@@ -16,7 +16,7 @@
 #include "serving/authenticator.h"
 #include "serving/authorizer.h"
 #include "serving/client_ca.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "serving/serving_cert.h"
 #include "serving/tls_config.h"
 #include "policy/file_watch.h"

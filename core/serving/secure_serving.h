@@ -23,7 +23,7 @@
 
 #include "client/kubeconfig.h"
 #include "serving/http_server.h"
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/log.h"
 

@@ -6,6 +6,7 @@
 
 #include "fake_api.h"
 #include "fixtures.h"
+#include "metrics_states.h"
 #include "run/api_binder.h"
 
 static const ms_logger quiet = {.level = -1};
@@ -182,7 +183,7 @@ static void test_outcomes(void **state) {
     assert_false(f->got[i].conflict);
     assert_string_equal(f->got[i].message, "binding rejected (500): etcd is sad");
     size_t len;
-    char *text = ms_metrics_render(f->metrics, &len);
+    char *text = metrics_render_run(f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"404\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"500\"} 1\n"));
     free(text);
@@ -206,7 +207,7 @@ static void test_conflicts(void **state) {
     int i = find(f, "uid409");
     assert_non_null(strstr(f->got[i].message, "UID in precondition: uid-uid409"));
     size_t len;
-    char *text = ms_metrics_render(f->metrics, &len);
+    char *text = metrics_render_run(f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"409\"} 5\n"));
     free(text);
 }

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "fake_api.h"
+#include "metrics_states.h"
 #include "run/poster.h"
 
 static const ms_logger quiet = {.level = -1};
@@ -157,7 +158,7 @@ static void test_events_and_failures(void **state) {
     assert_int_equal(st.events_failed, 0);
     assert_int_equal(st.status_patches, 1);
     size_t len;
-    char *text = ms_metrics_render(f->metrics, &len);
+    char *text = metrics_render_run(f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"404\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"201\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"500\"} 1\n"));

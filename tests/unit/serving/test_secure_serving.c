@@ -5,7 +5,8 @@
 
 #include "fake_reviews.h"
 #include "base/buf.h"
-#include "serving/metrics.h"
+#include "metrics_states.h"
+#include "scheduler/run_metrics.h"
 #include "serving/secure_serving.h"
 #include "serving/serving_cert.h"
 
@@ -280,7 +281,7 @@ static void test_tls_version_and_suites(void **state) {
 /* The value of a moonsched_authentication_attempts_total series. */
 static long attempts(ms_metrics *m, const char *result) {
     size_t len;
-    char *t = ms_metrics_render(m, &len), key[96];
+    char *t = metrics_render_run(m, &len), key[96];
     snprintf(key, sizeof key, "moonsched_authentication_attempts_total{result=\"%s\"}", result);
     long n = (long)tu_series(t, key);
     free(t);

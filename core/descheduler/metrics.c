@@ -1,5 +1,6 @@
-/* The descheduler's metrics registry and its Prometheus text. */
-#include "serving/deschedule_metrics.h"
+/* The descheduler's metrics and their Prometheus text. See
+ * descheduler/metrics.h. */
+#include "descheduler/metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,23 +9,18 @@
 
 #include "base/array.h"
 #include "base/buf.h"
+#include "base/prom.h"
 
-static const double loop_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500};
-static const double strategy_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100};
-#define NLOOP (sizeof loop_bounds / sizeof loop_bounds[0])
-#define NSTRATEGY (sizeof strategy_bounds / sizeof strategy_bounds[0])
-
-typedef struct histogram {
-    unsigned long long counts[NLOOP + 1];   /* per bucket, not cumulative; last: +Inf */
-    unsigned long long n;
-    double sum;
-} histogram;
+static const double loop_le[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500};
+static const double strategy_le[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100};
+static const ms_prom_bounds loop_bounds = {loop_le, sizeof loop_le / sizeof loop_le[0]};
+static const ms_prom_bounds strategy_bounds = {strategy_le, sizeof strategy_le / sizeof strategy_le[0]};
 
 /* One series: its labels rendered once ("a=\"x\",b=\"y\""). */
 typedef struct series {
     char *labels;
     unsigned long long count;
-    histogram h;
+    ms_prom_histogram h;
 } series;
 
 struct ms_desched_metrics {
@@ -33,7 +29,7 @@ struct ms_desched_metrics {
     uint32_t nevicted, evcap;
     series *strategies;
     uint32_t nstrategies, stcap;
-    histogram loop;
+    ms_prom_histogram loop;
     char lease[256];
     int leader;                    /* -1: no election */
     series *reloads;               /* per plugin, ok then refused */
@@ -58,14 +54,6 @@ void ms_desched_metrics_free(ms_desched_metrics *m) {
     free(m->reloads);
     pthread_mutex_destroy(&m->mu);
     free(m);
-}
-
-static void observe(histogram *h, const double *bounds, size_t n, double v) {
-    size_t i = 0;
-    while (i < n && v > bounds[i]) i++;
-    h->counts[i]++;
-    h->n++;
-    h->sum += v;
 }
 
 /* The series of these labels, added when new; NULL when out of memory. */
@@ -110,7 +98,7 @@ void ms_desched_metrics_evicted(ms_desched_metrics *m, const char *result, const
 
 void ms_desched_metrics_loop(ms_desched_metrics *m, double seconds) {
     pthread_mutex_lock(&m->mu);
-    observe(&m->loop, loop_bounds, NLOOP, seconds);
+    ms_prom_observe(&m->loop, &loop_bounds, seconds);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -125,7 +113,7 @@ void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, co
     if (!b.failed) {
         pthread_mutex_lock(&m->mu);
         series *s = find(&m->strategies, &m->nstrategies, &m->stcap, b.data);
-        if (s) observe(&s->h, strategy_bounds, NSTRATEGY, seconds);
+        if (s) ms_prom_observe(&s->h, &strategy_bounds, seconds);
         pthread_mutex_unlock(&m->mu);
     }
     ms_buf_free(&b);
@@ -160,70 +148,35 @@ void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool o
     pthread_mutex_unlock(&m->mu);
 }
 
-static void put_histogram(ms_buf *b, const char *name, const char *labels, const histogram *h,
-                          const double *bounds, size_t n) {
-    unsigned long long cum = 0;
-    const char *sep = *labels ? "," : "";
-    for (size_t i = 0; i < n; i++) {
-        cum += h->counts[i];
-        ms_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i], cum);
-    }
-    ms_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, h->n);
-    ms_buf_printf(b, "%s_sum%s%s%s %.9g\n%s_count%s%s%s %llu\n", name, *labels ? "{" : "", labels,
-                  *labels ? "}" : "", h->sum, name, *labels ? "{" : "", labels, *labels ? "}" : "", h->n);
-}
-
-char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len) {
-    ms_buf b = {0};
+void ms_desched_metrics_collect(void *ctx, ms_buf *b) {
+    ms_desched_metrics *m = ctx;
     pthread_mutex_lock(&m->mu);
-    ms_buf_puts(&b, "# HELP descheduler_pods_evicted_total Number of total evicted pods, by the result, by the "
+    ms_buf_puts(b, "# HELP descheduler_pods_evicted_total Number of total evicted pods, by the result, by the "
                     "strategy, by the namespace, by the node name. 'error' result means a pod could not be evicted\n"
                     "# TYPE descheduler_pods_evicted_total counter\n");
     for (uint32_t i = 0; i < m->nevicted; i++)
-        ms_buf_printf(&b, "descheduler_pods_evicted_total{%s} %llu\n", m->evicted[i].labels, m->evicted[i].count);
-    ms_buf_puts(&b, "# HELP descheduler_loop_duration_seconds Time taken to complete a full descheduling cycle\n"
+        ms_buf_printf(b, "descheduler_pods_evicted_total{%s} %llu\n", m->evicted[i].labels, m->evicted[i].count);
+    ms_buf_puts(b, "# HELP descheduler_loop_duration_seconds Time taken to complete a full descheduling cycle\n"
                     "# TYPE descheduler_loop_duration_seconds histogram\n");
-    put_histogram(&b, "descheduler_loop_duration_seconds", "", &m->loop, loop_bounds, NLOOP);
-    ms_buf_puts(&b, "# HELP descheduler_strategy_duration_seconds Time taken to complete Each strategy of the "
+    ms_prom_put_histogram(b, "descheduler_loop_duration_seconds", "", &m->loop, &loop_bounds);
+    ms_buf_puts(b, "# HELP descheduler_strategy_duration_seconds Time taken to complete Each strategy of the "
                     "descheduling operation\n# TYPE descheduler_strategy_duration_seconds histogram\n");
     for (uint32_t i = 0; i < m->nstrategies; i++)
-        put_histogram(&b, "descheduler_strategy_duration_seconds", m->strategies[i].labels, &m->strategies[i].h,
-                      strategy_bounds, NSTRATEGY);
+        ms_prom_put_histogram(b, "descheduler_strategy_duration_seconds", m->strategies[i].labels,
+                              &m->strategies[i].h, &strategy_bounds);
     /* As `run` names it; the policy file and its Lua files reload as one,
      * each --policy file on its own. */
-    ms_buf_puts(&b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
+    ms_buf_puts(b, "# HELP moonsched_policy_reloads_total Lua policy versions swapped in (ok) or refused, the running one staying (refused).\n"
                     "# TYPE moonsched_policy_reloads_total counter\n");
     if (m->nreloads == 0) reload_series(m, "DeschedulerPolicy", true);
     for (uint32_t i = 0; i < m->nreloads; i++)
-        ms_buf_printf(&b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
+        ms_buf_printf(b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
     if (m->leader >= 0) {
-        ms_buf_puts(&b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
+        ms_buf_puts(b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
                         "relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to "
                         "identify the lease. Please make sure to group by name.\n"
                         "# TYPE leader_election_master_status gauge\n");
-        ms_buf_printf(&b, "leader_election_master_status{name=\"%s\"} %d\n", m->lease, m->leader);
+        ms_buf_printf(b, "leader_election_master_status{name=\"%s\"} %d\n", m->lease, m->leader);
     }
     pthread_mutex_unlock(&m->mu);
-    if (b.failed) {
-        ms_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    return ms_buf_take(&b);
-}
-
-void ms_desched_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
-    if (strcmp(path, "/metrics") == 0) {
-        size_t len = 0;
-        out->body = ms_desched_metrics_render(ctx, &len);
-        out->status = out->body ? 200 : 500;
-        out->len = out->body ? len : 0;
-        out->content_type = "text/plain; version=0.0.4; charset=utf-8";
-        return;
-    }
-    bool health = strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0 || strcmp(path, "/readyz") == 0;
-    out->status = health ? 200 : 404;
-    out->body = strdup(health ? "ok" : "404 page not found\n");
-    out->len = out->body ? strlen(out->body) : 0;
-    out->content_type = "text/plain; charset=utf-8";
 }

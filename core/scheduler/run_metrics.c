@@ -1,22 +1,16 @@
-/* The metrics registry and its Prometheus text rendering. See
- * serving/metrics.h. */
+/* `run`'s metric set and its Prometheus text. See
+ * scheduler/run_metrics.h. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "serving/metrics.h"
+#include "scheduler/run_metrics.h"
 #include "base/buf.h"
-#include "base/clock.h"
 #include "base/prom.h"
-#include "serving/process_metrics.h"
 #include "moonsched/config.h"
-#include "moonsched/lua_policy.h"
 
 enum { MAX_CODES = 24, MAX_REST_RESULTS = 48, NAME_MAX_LEN = 128 };
-
-/* /healthz fails once the scheduler loop has not come round for this long. */
-#define HEARTBEAT_MAX_AGE 10.0
 
 /* upstream's buckets: ExponentialBuckets(0.001, 2, 15) for latencies,
  * ExponentialBuckets(1, 2, 5) for attempts, ExponentialBuckets(1, 2, 7)
@@ -57,7 +51,7 @@ typedef struct shadow_metrics {
 
 typedef struct policy_metrics {
     char profile[NAME_MAX_LEN], plugin[NAME_MAX_LEN];
-    ms_policy_stats stats;
+    uint64_t calls, failures, budget_kills, reloads_ok, reloads_failed;
     bool disabled;
 } policy_metrics;
 
@@ -82,9 +76,6 @@ struct ms_metrics {
     uint32_t npolicies;
     shadow_metrics *shadows;
     uint32_t nshadows;
-    double heartbeat;
-    bool ready;
-    char unready[768];             /* ms_metrics_set_unready_reason */
     /* leader_election_master_status: only once an election runs, as
      * upstream registers it with the elector. */
     bool has_leader;
@@ -107,7 +98,6 @@ struct ms_metrics {
      * (ms_scheduler_render_metrics), replaced whole. */
     char *scheduler_text;
     size_t scheduler_len;
-    char *configz;                 /* /configz's answer; NULL: none yet */
 };
 
 static const char *const result_names[] = {"scheduled", "unschedulable", "error"};
@@ -145,7 +135,6 @@ void ms_metrics_free(ms_metrics *m) {
     free(m->policies);
     free(m->shadows);
     free(m->scheduler_text);
-    free(m->configz);
     free(m);
 }
 
@@ -261,7 +250,11 @@ void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t
         policy_metrics *d = &m->policies[i];
         snprintf(d->profile, sizeof d->profile, "%s", p[i].profile ? p[i].profile : "");
         snprintf(d->plugin, sizeof d->plugin, "%s", p[i].plugin ? p[i].plugin : "");
-        d->stats = *p[i].stats;
+        d->calls = p[i].calls;
+        d->failures = p[i].failures;
+        d->budget_kills = p[i].budget_kills;
+        d->reloads_ok = p[i].reloads_ok;
+        d->reloads_failed = p[i].reloads_failed;
         d->disabled = p[i].disabled;
     }
     pthread_mutex_unlock(&m->mu);
@@ -288,27 +281,6 @@ void ms_metrics_set_shadows(ms_metrics *m, const ms_metrics_shadow *p, uint32_t 
         d->disagree = p[i].disagree;
         d->skipped = p[i].skipped;
     }
-    pthread_mutex_unlock(&m->mu);
-}
-
-void ms_metrics_heartbeat(ms_metrics *m, double now) {
-    if (!m) return;
-    pthread_mutex_lock(&m->mu);
-    m->heartbeat = now;
-    pthread_mutex_unlock(&m->mu);
-}
-
-bool ms_metrics_healthy(ms_metrics *m, double now, double max_age) {
-    pthread_mutex_lock(&m->mu);
-    bool ok = m->heartbeat > 0 && now - m->heartbeat <= max_age;
-    pthread_mutex_unlock(&m->mu);
-    return ok;
-}
-
-void ms_metrics_set_ready(ms_metrics *m, bool ready) {
-    if (!m) return;
-    pthread_mutex_lock(&m->mu);
-    m->ready = ready;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -345,35 +317,6 @@ void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len) {
     m->scheduler_len = text ? len : 0;
     pthread_mutex_unlock(&m->mu);
     free(old);
-}
-
-bool ms_metrics_set_configz(ms_metrics *m, const char *json) {
-    char *copy = json ? strdup(json) : NULL;
-    if (json && !copy) return false;
-    pthread_mutex_lock(&m->mu);
-    char *old = m->configz;
-    m->configz = copy;
-    pthread_mutex_unlock(&m->mu);
-    free(old);
-    return true;
-}
-
-/* /configz: a copy of the configuration's JSON, 404 before there is one. */
-static void serve_configz(ms_metrics *m, ms_http_answer *out) {
-    pthread_mutex_lock(&m->mu);
-    out->body = m->configz ? strdup(m->configz) : NULL;
-    bool have = m->configz != NULL;
-    pthread_mutex_unlock(&m->mu);
-    if (!have) {
-        out->status = 404;
-        out->body = strdup("not found\n");
-        return;
-    }
-    out->status = out->body ? 200 : 500;
-    if (out->body) {
-        out->len = strlen(out->body);
-        out->content_type = "application/json";
-    }
 }
 
 void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n) {
@@ -417,24 +360,6 @@ void ms_metrics_rest_request(void *ctx, const char *method, long status, double 
     }
     if (seconds >= 0) ms_prom_observe(&m->rest_latency[verb], &rest_bounds, seconds);
     pthread_mutex_unlock(&m->mu);
-}
-
-void ms_metrics_set_unready_reason(ms_metrics *m, const char *why) {
-    if (!m) return;
-    pthread_mutex_lock(&m->mu);
-    snprintf(m->unready, sizeof m->unready, "%s", why ? why : "");
-    pthread_mutex_unlock(&m->mu);
-}
-
-/* Ready, or a malloc'd line saying why not. */
-static bool is_ready(ms_metrics *m, char **why) {
-    char line[sizeof m->unready + 2];
-    pthread_mutex_lock(&m->mu);
-    bool ok = m->ready && !m->unready[0];
-    snprintf(line, sizeof line, "%s\n", !m->ready ? "informers not synced" : m->unready);
-    pthread_mutex_unlock(&m->mu);
-    *why = ok ? NULL : strdup(line);
-    return ok;
 }
 
 /* ---- rendering ---------------------------------------------------------- */
@@ -497,19 +422,19 @@ static void render_policies(ms_buf *b, const ms_metrics *m) {
            "Lua policy versions swapped in (ok) or refused, the running one staying (refused).");
     POLICY_SERIES("moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"ok\"} %llu\n"
                   "moonsched_policy_reloads_total{plugin=\"%s\",profile=\"%s\",result=\"refused\"} %llu\n",
-                  e2, e1, (unsigned long long)pm->stats.reloads_ok, e2, e1,
-                  (unsigned long long)pm->stats.reloads_failed)
+                  e2, e1, (unsigned long long)pm->reloads_ok, e2, e1,
+                  (unsigned long long)pm->reloads_failed)
     ms_prom_header(b, "moonsched_policy_calls_total", "counter", "Calls into Lua policies.");
     POLICY_SERIES("moonsched_policy_calls_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
-                  (unsigned long long)pm->stats.calls)
+                  (unsigned long long)pm->calls)
     ms_prom_header(b, "moonsched_policy_call_failures_total", "counter",
            "Lua policy calls that failed (errors, budget or memory cap).");
     POLICY_SERIES("moonsched_policy_call_failures_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
-                  (unsigned long long)pm->stats.failures)
+                  (unsigned long long)pm->failures)
     ms_prom_header(b, "moonsched_policy_budget_kills_total", "counter",
            "Lua policy calls stopped by the CPU budget.");
     POLICY_SERIES("moonsched_policy_budget_kills_total{plugin=\"%s\",profile=\"%s\"} %llu\n", e2, e1,
-                  (unsigned long long)pm->stats.budget_kills)
+                  (unsigned long long)pm->budget_kills)
     ms_prom_header(b, "moonsched_policy_disabled", "gauge",
            "1 while the policy is disabled after too many consecutive failures.");
     POLICY_SERIES("moonsched_policy_disabled{plugin=\"%s\",profile=\"%s\"} %d\n", e2, e1,
@@ -553,13 +478,12 @@ static void render_taint_eviction(ms_buf *b, const ms_metrics *m) {
                           &m->taint_deletion_latency, &taint_deletion_bounds);
 }
 
-char *ms_metrics_render(ms_metrics *m, size_t *len) {
-    ms_buf b = {0};
-    if (!ms_buf_reserve(&b, 16384)) return NULL;
+void ms_metrics_collect(void *ctx, ms_buf *b) {
+    ms_metrics *m = ctx;
     pthread_mutex_lock(&m->mu);
-    render_profiles(&b, m);
+    render_profiles(b, m);
 
-    ms_prom_header(&b, "scheduler_pending_pods", "gauge",
+    ms_prom_header(b, "scheduler_pending_pods", "gauge",
            "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
            "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
            "unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
@@ -567,95 +491,67 @@ char *ms_metrics_render(ms_metrics *m, size_t *len) {
            "they are gated.");
     static const char *const queues[] = {"active", "backoff", "unschedulable", "gated"};
     for (int i = 0; i < 4; i++)
-        ms_buf_printf(&b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
+        ms_buf_printf(b, "scheduler_pending_pods{queue=\"%s\"} %u\n", queues[i], m->pending[i]);
 
-    ms_prom_header(&b, "scheduler_pod_scheduling_attempts", "histogram",
+    ms_prom_header(b, "scheduler_pod_scheduling_attempts", "histogram",
            "Number of attempts to successfully schedule a pod.");
-    ms_prom_put_histogram(&b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts, &attempts_bounds);
-    ms_prom_header(&b, "scheduler_preemption_attempts_total", "counter",
+    ms_prom_put_histogram(b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts, &attempts_bounds);
+    ms_prom_header(b, "scheduler_preemption_attempts_total", "counter",
            "Total preemption attempts in the cluster till now");
-    ms_buf_printf(&b, "scheduler_preemption_attempts_total %llu\n",
+    ms_buf_printf(b, "scheduler_preemption_attempts_total %llu\n",
                   (unsigned long long)m->preemption_attempts);
-    ms_prom_header(&b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
-    ms_prom_put_histogram(&b, "scheduler_preemption_victims", "", &m->victims, &victims_bounds);
-    ms_prom_header(&b, "scheduler_goroutines", "gauge",
+    ms_prom_header(b, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
+    ms_prom_put_histogram(b, "scheduler_preemption_victims", "", &m->victims, &victims_bounds);
+    ms_prom_header(b, "scheduler_goroutines", "gauge",
            "Number of running goroutines split by the work they do such as binding. Here: binds in "
            "flight on the binder's connection (upstream runs one goroutine per bind).");
-    ms_buf_printf(&b, "scheduler_goroutines{operation=\"binding\"} %u\n", m->binds_in_flight);
+    ms_buf_printf(b, "scheduler_goroutines{operation=\"binding\"} %u\n", m->binds_in_flight);
 
-    ms_prom_header(&b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
+    ms_prom_header(b, "moonsched_bindings_total", "counter", "Binding requests by their outcome.");
     for (int i = 0; i < MS_BIND_NRESULTS; i++)
-        ms_buf_printf(&b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
+        ms_buf_printf(b, "moonsched_bindings_total{result=\"%s\"} %llu\n", bind_names[i],
                       (unsigned long long)m->bindings[i]);
-    ms_prom_header(&b, "moonsched_binding_conflicts_total", "counter",
+    ms_prom_header(b, "moonsched_binding_conflicts_total", "counter",
            "Binds the API server refused with 409 Conflict, by what the refusal meant.");
     for (int i = 0; i < MS_BIND_CONFLICT_COUNT; i++)
-        ms_buf_printf(&b, "moonsched_binding_conflicts_total{reason=\"%s\"} %llu\n", conflict_names[i],
+        ms_buf_printf(b, "moonsched_binding_conflicts_total{reason=\"%s\"} %llu\n", conflict_names[i],
                       (unsigned long long)m->conflicts[i]);
-    ms_prom_header(&b, "moonsched_authentication_attempts_total", "counter",
+    ms_prom_header(b, "moonsched_authentication_attempts_total", "counter",
            "Requests to the secure port by how they were authenticated (as the API server's "
            "authentication_attempts, and throttled: refused without a review after too many failures "
            "from the address).");
     for (int i = 0; i < MS_AUTHN_NRESULTS; i++)
-        ms_buf_printf(&b, "moonsched_authentication_attempts_total{result=\"%s\"} %llu\n", authn_names[i],
+        ms_buf_printf(b, "moonsched_authentication_attempts_total{result=\"%s\"} %llu\n", authn_names[i],
                       (unsigned long long)m->authentications[i]);
-    ms_prom_header(&b, "moonsched_api_requests_total", "counter",
+    ms_prom_header(b, "moonsched_api_requests_total", "counter",
            "API requests for binds, events, status patches and evictions, by HTTP status "
            "(0: no answer).");
     for (uint32_t i = 0; i < m->ncodes; i++)
-        ms_buf_printf(&b, "moonsched_api_requests_total{code=\"%ld\"} %llu\n", m->codes[i].code,
+        ms_buf_printf(b, "moonsched_api_requests_total{code=\"%ld\"} %llu\n", m->codes[i].code,
                       (unsigned long long)m->codes[i].n);
     if (m->codes_other)
-        ms_buf_printf(&b, "moonsched_api_requests_total{code=\"other\"} %llu\n",
+        ms_buf_printf(b, "moonsched_api_requests_total{code=\"other\"} %llu\n",
                       (unsigned long long)m->codes_other);
-    ms_prom_header(&b, "moonsched_events_total", "counter",
+    ms_prom_header(b, "moonsched_events_total", "counter",
            "Kubernetes Events posted, failed, or suppressed by aggregation and the rate limit.");
     static const char *const ev[] = {"posted", "failed", "suppressed"};
     for (int i = 0; i < 3; i++)
-        ms_buf_printf(&b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i],
+        ms_buf_printf(b, "moonsched_events_total{result=\"%s\"} %llu\n", ev[i],
                       (unsigned long long)m->events[i]);
 
     if (m->has_leader) {
-        ms_prom_header(&b, "leader_election_master_status", "gauge",
+        ms_prom_header(b, "leader_election_master_status", "gauge",
                "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
                "indicates master. 'name' is the string used to identify the lease. Please make sure to "
                "group by name.");
         char e[512];
-        ms_buf_printf(&b, "leader_election_master_status{name=\"%s\"} %d\n",
+        ms_buf_printf(b, "leader_election_master_status{name=\"%s\"} %d\n",
                       ms_prom_escape(m->leader_name, e, sizeof e), m->leading ? 1 : 0);
     }
 
-    render_policies(&b, m);
-    render_taint_eviction(&b, m);
-    render_rest(&b, m);
-    if (m->scheduler_text) ms_buf_append(&b, m->scheduler_text, m->scheduler_len);
+    render_policies(b, m);
+    render_taint_eviction(b, m);
+    render_rest(b, m);
+    if (m->scheduler_text) ms_buf_append(b, m->scheduler_text, m->scheduler_len);
     pthread_mutex_unlock(&m->mu);
-    ms_process_metrics_render(&b);
-    if (len) *len = b.len;
-    return ms_buf_take(&b);
-}
-
-void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out) {
-    ms_metrics *m = ctx;
-    if (strcmp(path, "/metrics") == 0) {
-        out->body = ms_metrics_render(m, &out->len);
-        out->status = out->body ? 200 : 500;
-        if (out->body) out->content_type = "text/plain; version=0.0.4; charset=utf-8";
-    } else if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
-        bool ok = ms_metrics_healthy(m, ms_clock_monotonic(), HEARTBEAT_MAX_AGE);
-        out->status = ok ? 200 : 500;
-        /* upstream's healthz answer, byte for byte */
-        out->body = strdup(ok ? "ok" : "scheduler loop stalled\n");
-        out->nosniff = true;
-    } else if (strcmp(path, "/configz") == 0) {
-        serve_configz(m, out);
-    } else if (strcmp(path, "/readyz") == 0) {
-        char *why;
-        bool ok = is_ready(m, &why);
-        out->status = ok ? 200 : 503;
-        out->body = ok ? strdup("ok\n") : why;
-    } else {
-        out->status = 404;
-        out->body = strdup("not found\n");
-    }
 }

@@ -1,18 +1,16 @@
+/* `run`'s metric set: upstream's names, labels and buckets, escaping,
+ * and its whole exposition byte for byte (tests/unit/metrics_golden.h). */
 #include "testutil.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
-#include <curl/curl.h>
 
-#include "moonsched/config.h"
-#include "serving/http_server.h"
-#include "serving/metrics.h"
-#include "moonsched/lua_policy.h"
-#include "base/rate_limiter.h"
+#include "scheduler/run_metrics.h"
+#include "metrics_golden.h"
+#include "metrics_states.h"
 
 static char *render(ms_metrics *m) {
     size_t len = 0;
-    char *t = ms_metrics_render(m, &len);
+    char *t = metrics_render_run(m, &len);
     assert_non_null(t);
     assert_int_equal(strlen(t), len);
     return t;
@@ -151,11 +149,10 @@ static void test_policies_and_escaping(void **state) {
     (void)state;
     const char *profiles[] = {"a\"b\\c"};
     ms_metrics *m = ms_metrics_new(profiles, 1);
-    ms_policy_stats gpu = {.calls = 10, .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1},
-                    zone = {.calls = 3};
     ms_metrics_policy p[2] = {
-        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true, .stats = &gpu},
-        {.profile = "default-scheduler", .plugin = "lua:zone", .stats = &zone},
+        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true, .calls = 10, .failures = 4,
+         .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1},
+        {.profile = "default-scheduler", .plugin = "lua:zone", .calls = 3},
     };
     ms_metrics_set_policies(m, p, 2);
     char *t = render(m);
@@ -240,192 +237,28 @@ static void test_rest_client_goroutines_process(void **state) {
     ms_metrics_free(m);
 }
 
-static void test_configz(void **state) {
+/* The whole exposition, byte for byte, in a state that sets every
+ * family, and with nothing recorded. */
+static void test_exposition_golden(void **state) {
     (void)state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
-    ms_http_answer a = {0};
-    ms_metrics_serve(m, "/configz", &a);
-    assert_int_equal(a.status, 404);   /* not set yet */
-    free(a.body);
-    const char *doc = "{\"componentconfig\":{\"kind\":\"KubeSchedulerConfiguration\"}}";
-    assert_true(ms_metrics_set_configz(m, doc));
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/configz", &a);
-    assert_int_equal(a.status, 200);
-    assert_string_equal(a.body, doc);
-    assert_int_equal(a.len, strlen(doc));
-    assert_string_equal(a.content_type, "application/json");
-    free(a.body);
+    const char *profiles[] = {"default-scheduler", "gpu"};
+    ms_metrics *m = ms_metrics_new(profiles, 2);
+    metrics_fill_run(m);
+    char *t = render(m), *n = metrics_without_process_figures(t);
+    assert_string_equal(n, golden_run);
+    free(n);
+    free(t);
     ms_metrics_free(m);
-}
-
-static void test_health_and_handler(void **state) {
-    (void)state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
-    ms_http_answer a = {0};
-    ms_metrics_serve(m, "/healthz", &a);
-    assert_int_equal(a.status, 500);   /* the loop has not come round yet */
-    free(a.body);
-    ms_metrics_heartbeat(m, ms_monotonic_now(NULL));
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/healthz", &a);
-    assert_int_equal(a.status, 200);
-    assert_string_equal(a.body, "ok");
-    free(a.body);
-    ms_metrics_heartbeat(m, 100);
-    assert_true(ms_metrics_healthy(m, 105, 10));
-    assert_false(ms_metrics_healthy(m, 111, 10));
-
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/readyz", &a);
-    assert_int_equal(a.status, 503);
-    free(a.body);
-    ms_metrics_set_ready(m, true);
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/readyz", &a);
-    assert_int_equal(a.status, 200);
-    free(a.body);
-    /* synced, but a profile places no pod: 503, saying why */
-    ms_metrics_set_unready_reason(m, "profile p places no pod: policy lua:x did not load: boom");
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/readyz", &a);
-    assert_int_equal(a.status, 503);
-    assert_string_equal(a.body, "profile p places no pod: policy lua:x did not load: boom\n");
-    free(a.body);
-    ms_metrics_set_unready_reason(m, "");
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/readyz", &a);
-    assert_int_equal(a.status, 200);
-    free(a.body);
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/metrics", &a);
-    assert_int_equal(a.status, 200);
-    assert_string_equal(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
-    assert_true(tu_series(a.body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 0);
-    free(a.body);
-    memset(&a, 0, sizeof a);
-    ms_metrics_serve(m, "/other", &a);
-    assert_int_equal(a.status, 404);
-    free(a.body);
+    m = ms_metrics_new(NULL, 0);
+    t = render(m);
+    n = metrics_without_process_figures(t);
+    assert_string_equal(n, golden_run_empty);
+    free(n);
+    free(t);
     ms_metrics_free(m);
-}
-
-static void test_parse_address(void **state) {
-    (void)state;
-    static const struct {
-        const char *in, *host;
-        int port;                  /* -1: malformed */
-    } cases[] = {
-        {"127.0.0.1:10251", "127.0.0.1", 10251},
-        {"0.0.0.0:0", "0.0.0.0", 0},
-        {":8080", "", 8080},
-        {"[::1]:9090", "::1", 9090},
-        {"localhost:1", "localhost", 1},
-        {"127.0.0.1", NULL, -1},
-        {"127.0.0.1:", NULL, -1},
-        {"127.0.0.1:65536", NULL, -1},
-        {"127.0.0.1:80x", NULL, -1},
-        {"::1:80", NULL, -1},
-        {"[::1]80", NULL, -1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char host[64];
-        uint16_t port = 0;
-        ms_error err = {0};
-        ms_rc rc = ms_http_parse_address(cases[i].in, host, sizeof host, &port, &err);
-        if (cases[i].port < 0) {
-            assert_int_equal(rc, MS_EINVAL);
-            assert_non_null(strstr(err.msg, cases[i].in));
-        } else {
-            assert_int_equal(rc, MS_OK);
-            assert_string_equal(host, cases[i].host);
-            assert_int_equal(port, cases[i].port);
-        }
-    }
-    assert_true(ms_http_address_disabled(NULL));
-    assert_true(ms_http_address_disabled(""));
-    assert_true(ms_http_address_disabled("0"));
-    assert_false(ms_http_address_disabled("127.0.0.1:0"));
-}
-
-static size_t collect(char *p, size_t size, size_t n, void *ctx) {
-    char *buf = ctx;
-    size_t have = strlen(buf), add = size * n;
-    if (have + add >= 65536) add = 65535 - have;
-    memcpy(buf + have, p, add);
-    buf[have + add] = 0;
-    return size * n;
-}
-
-static long get(uint16_t port, const char *path, char *body) {
-    char url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, path);
-    body[0] = 0;
-    CURL *c = curl_easy_init();
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
-    long code = 0;
-    if (curl_easy_perform(c) == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-    curl_easy_cleanup(c);
-    return code;
-}
-
-static void test_server_on_loopback(void **state) {
-    (void)state;
-    const char *profiles[] = {"default-scheduler"};
-    ms_metrics *m = ms_metrics_new(profiles, 1);
-    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.01);
-    ms_http_server *s = NULL;
-    ms_error err = {0};
-    assert_int_equal(ms_http_server_start("127.0.0.1:0", ms_metrics_serve, m, &s, &err), MS_OK);
-    uint16_t port = ms_http_server_port(s);
-    assert_true(port > 0);
-    char *body = malloc(65536);
-    assert_int_equal(get(port, "/metrics", body), 200);
-    assert_true(tu_series(body, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"}") == 1);
-    assert_int_equal(get(port, "/readyz", body), 503);
-    assert_int_equal(get(port, "/readyz?verbose", body), 503);
-    ms_metrics_set_ready(m, true);
-    assert_int_equal(get(port, "/readyz", body), 200);
-    assert_int_equal(get(port, "/missing", body), 404);
-
-    /* the port is taken now */
-    char addr[32];
-    snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
-    ms_http_server *s2 = NULL;
-    assert_int_equal(ms_http_server_start(addr, ms_metrics_serve, m, &s2, &err), MS_EIO);
-    assert_null(s2);
-    assert_non_null(strstr(err.msg, addr));
-    ms_http_server_stop(s);
-    assert_int_equal(get(port, "/metrics", body), 0);   /* closed */
-    free(body);
-    ms_metrics_free(m);
-}
-
-static void test_config_bind_addresses(void **state) {
-    (void)state;
-    const char *doc =
-        "{\"apiVersion\":\"kubescheduler.config.k8s.io/v1beta1\",\"kind\":\"KubeSchedulerConfiguration\","
-        "\"metricsBindAddress\":\"127.0.0.1:19251\",\"healthzBindAddress\":\"0\"}";
-    cJSON *j = cJSON_Parse(doc);
-    ms_config c;
-    ms_error err = {0};
-    assert_int_equal(ms_config_load_json(&c, j, "sched.json", NULL, NULL, &err), MS_OK);
-    assert_string_equal(c.metrics_bind_address, "127.0.0.1:19251");
-    assert_string_equal(c.healthz_bind_address, "0");
-    ms_config_free(&c);
-    cJSON_Delete(j);
-    /* absent: empty */
-    ms_config d;
-    assert_int_equal(ms_config_default(&d), MS_OK);
-    assert_string_equal(d.metrics_bind_address, "");
-    ms_config_free(&d);
 }
 
 int main(void) {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attempts_and_durations),
         cmocka_unit_test(test_queue_preemption_bindings_api),
@@ -433,13 +266,7 @@ int main(void) {
         cmocka_unit_test(test_shadow_decisions),
         cmocka_unit_test(test_leader_election_gauge),
         cmocka_unit_test(test_rest_client_goroutines_process),
-        cmocka_unit_test(test_configz),
-        cmocka_unit_test(test_health_and_handler),
-        cmocka_unit_test(test_parse_address),
-        cmocka_unit_test(test_server_on_loopback),
-        cmocka_unit_test(test_config_bind_addresses),
+        cmocka_unit_test(test_exposition_golden),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    curl_global_cleanup();
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

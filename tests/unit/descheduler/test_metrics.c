@@ -1,9 +1,10 @@
 /* The descheduler's metrics: upstream's names and labels, cumulative
- * buckets, label values escaped, health paths; and `deschedule`'s flags. */
+ * buckets, label values escaped. */
 #include "testutil.h"
 
-#include "cmd/deschedule.h"
-#include "serving/deschedule_metrics.h"
+#include "descheduler/metrics.h"
+#include "metrics_golden.h"
+#include "metrics_states.h"
 
 static bool has_line(const char *text, const char *line) {
     size_t n = strlen(line);
@@ -27,7 +28,7 @@ static void test_render(void **state) {
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "lua:spread", false);
-    char *text = ms_desched_metrics_render(m, &len);
+    char *text = metrics_render_desched(m, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
     assert_true(has_line(text, "# TYPE descheduler_pods_evicted_total counter"));
@@ -55,81 +56,32 @@ static void test_render(void **state) {
                                "result=\"refused\"} 1"));
     free(text);
     ms_desched_metrics_set_leader(m, "descheduler", true);
-    text = ms_desched_metrics_render(m, &len);
+    text = metrics_render_desched(m, &len);
     assert_true(has_line(text, "leader_election_master_status{name=\"descheduler\"} 1"));
     free(text);
-    ms_http_answer a = {0};
-    ms_desched_metrics_serve(m, "/healthz", &a);
-    assert_int_equal(a.status, 200);
-    free(a.body);
-    memset(&a, 0, sizeof a);
-    ms_desched_metrics_serve(m, "/nope", &a);
-    assert_int_equal(a.status, 404);
-    free(a.body);
     ms_desched_metrics_free(m);
 }
 
-static ms_rc parse(const char *line, ms_deschedule_options *o, ms_error *err) {
-    static char buf[512];
-    static char *argv[32];
-    static const char *pol[32];
-    snprintf(buf, sizeof buf, "%s", line);
-    int argc = 0;
-    for (char *t = strtok(buf, " "); t && argc < 32; t = strtok(NULL, " ")) argv[argc++] = t;
-    bool help;
-    ms_deschedule_options_default(o);
-    return ms_deschedule_parse_args(argc, argv, o, pol, &help, err);
-}
-
-static void test_flags(void **state) {
+/* The whole exposition, byte for byte, before and after every family
+ * has series. */
+static void test_exposition_golden(void **state) {
     (void)state;
-    ms_deschedule_options o;
-    ms_error err = {0};
-    assert_int_equal(parse("--policy-config-file p.yaml --dry-run --descheduling-interval=5m --leader-elect "
-                           "--secure-port 0 --policy a.lua --policy=b.lua --output json",
-                           &o, &err),
-                     MS_OK);
-    assert_string_equal(o.policy_file, "p.yaml");
-    assert_true(o.dry_run);
-    assert_true(o.interval == 300);
-    assert_true(o.leader_elect);
-    assert_int_equal(o.secure_port, 0);
-    assert_int_equal(o.npolicy_files, 2);
-    assert_string_equal(o.policy_files[1], "b.lua");
-    assert_int_equal(o.output, MS_OUTPUT_JSON);
-    assert_string_equal(o.lease_name, "descheduler");
-    assert_string_equal(o.lease_namespace, "kube-system");
-    assert_int_equal(parse("--policy-config-file p.yaml", &o, &err), MS_OK);
-    assert_int_equal(o.secure_port, MS_DESCHEDULE_DEFAULT_SECURE_PORT);
-    assert_true(o.interval == 0);
-    assert_false(o.debug);
-    assert_int_equal(parse("--policy-config-file p.yaml -v 4", &o, &err), MS_OK);
-    assert_true(o.debug);
-    assert_int_equal(parse("--policy-config-file p.yaml --v=2", &o, &err), MS_OK);
-    assert_false(o.debug);
-
-    static const struct {
-        const char *line, *msg;
-    } bad[] = {
-        {"--dry-run", "--policy-config-file is required"},
-        {"--policy-config-file p --leader-elect", "leaderElection must be used with deschedulingInterval"},
-        {"--policy-config-file p --descheduling-interval x", "--descheduling-interval: expected a duration such as 5m, got \"x\""},
-        {"--policy-config-file p --secure-port 70000", "--secure-port: expected a port (0 to 65535), got \"70000\""},
-        {"--policy-config-file p --dry-run=maybe", "--dry-run: expected true or false, got \"maybe\""},
-        {"--policy-config-file p --in-cluster --kubeconfig k", "--in-cluster and --kubeconfig exclude each other"},
-        {"--policy-config-file p --frobnicate", "unknown argument \"--frobnicate\""},
-        {"--policy-config-file p -v x", "-v: expected a level, got \"x\""},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(parse(bad[i].line, &o, &err), MS_EINVAL);
-        assert_string_equal(err.msg, bad[i].msg);
-    }
+    ms_desched_metrics *m = ms_desched_metrics_new();
+    size_t len = 0;
+    char *t = metrics_render_desched(m, &len);
+    assert_string_equal(t, golden_desched_empty);
+    free(t);
+    metrics_fill_desched(m);
+    t = metrics_render_desched(m, &len);
+    assert_string_equal(t, golden_desched);
+    free(t);
+    ms_desched_metrics_free(m);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_render),
-        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_exposition_golden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

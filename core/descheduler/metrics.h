@@ -3,14 +3,15 @@
  * node}, descheduler_loop_duration_seconds and
  * descheduler_strategy_duration_seconds{strategy,profile} (upstream's
  * buckets), leader_election_master_status{name}. Updated by the pass,
- * rendered by the serving thread: one mutex. */
-#ifndef MOONSCHED_SERVING_DESCHEDULE_METRICS_H
-#define MOONSCHED_SERVING_DESCHEDULE_METRICS_H
+ * rendered through `deschedule`'s registry by the serving thread: one
+ * mutex. */
+#ifndef MOONSCHED_DESCHEDULER_METRICS_H
+#define MOONSCHED_DESCHEDULER_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "serving/http_server.h"
+#include "base/buf.h"
 
 typedef struct ms_desched_metrics ms_desched_metrics;
 
@@ -30,10 +31,7 @@ void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, co
 void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool ok);
 void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading);
 
-/* ms_http_handler: /metrics renders; /healthz, /livez, /readyz answer
- * "ok"; anything else 404. */
-void ms_desched_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
-/* The exposition, malloc'd; NULL when out of memory. */
-char *ms_desched_metrics_render(ms_desched_metrics *m, size_t *len);
+/* ms_metrics_collector (ctx: the metrics): the families, appended to b. */
+void ms_desched_metrics_collect(void *ctx, ms_buf *b);
 
 #endif

@@ -1,10 +1,9 @@
 /* Metrics of `moonsched run` in Prometheus text format 0.0.4, with
  * upstream kube-scheduler's names where upstream has the metric
- * (docs/run.md lists them), and the health state behind /healthz and
- * /readyz.
+ * (docs/run.md lists them).
  *
  * Fixed series only: labels are results, profiles (a handful), queues,
- * policies and HTTP status codes, never pods, so the registry's size does
+ * policies and HTTP status codes, never pods, so the set's size does
  * not grow with the cluster.
  *
  * Threads: the scheduler thread, the binder thread and the poster update it;
@@ -13,19 +12,18 @@
  * node), so a scrape sees each histogram whole. The families recorded
  * inside the scheduling cycle (per extension point and plugin) are not
  * here: the scheduler thread owns them and hands over their rendered text
- * about once a second (ms_metrics_set_scheduler_text). process_* are read
- * from /proc at each scrape (serving/process_metrics.h). */
-#ifndef MOONSCHED_METRICS_H
-#define MOONSCHED_METRICS_H
+ * about once a second (ms_metrics_set_scheduler_text). The set registers
+ * into `run`'s registry (ms_metrics_collect); process_* are read from
+ * /proc at each scrape (serving/process_metrics.h). */
+#ifndef MOONSCHED_SCHEDULER_RUN_METRICS_H
+#define MOONSCHED_SCHEDULER_RUN_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "serving/http_server.h"
+#include "base/buf.h"
 #include "moonsched/scheduler.h"
-
-struct ms_policy_stats;   /* moonsched/lua_policy.h */
 
 typedef struct ms_metrics ms_metrics;
 
@@ -94,7 +92,7 @@ void ms_metrics_events(ms_metrics *m, uint64_t posted, uint64_t failed, uint64_t
 typedef struct ms_metrics_policy {
     const char *profile;
     const char *plugin;
-    const struct ms_policy_stats *stats;
+    uint64_t calls, failures, budget_kills, reloads_ok, reloads_failed;
     bool disabled;
 } ms_metrics_policy;
 void ms_metrics_set_policies(ms_metrics *m, const ms_metrics_policy *p, uint32_t n);
@@ -120,9 +118,6 @@ void ms_metrics_taint_eviction_deletion(ms_metrics *m, double latency);
  * (scheduler/scheduler_metrics.h), replacing the previous text; takes the
  * malloc'd text. */
 void ms_metrics_set_scheduler_text(ms_metrics *m, char *text, size_t len);
-/* What /configz answers (upstream's configz: {"componentconfig":{...}}),
- * copied; false when out of memory. */
-bool ms_metrics_set_configz(ms_metrics *m, const char *json);
 /* scheduler_goroutines{operation="binding"}: binds in flight. */
 void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n);
 /* rest_client_requests_total{code,host,method} and
@@ -133,29 +128,12 @@ void ms_metrics_set_binds_in_flight(ms_metrics *m, uint32_t n);
 void ms_metrics_rest_request(void *ctx, const char *method, long status, double seconds);
 void ms_metrics_set_rest_host(ms_metrics *m, const char *server);
 
-/* Health. healthy: the scheduler loop came round at `now` (monotonic
- * seconds); ms_metrics_healthy says whether it did within `max_age`.
- * ready: the informers have synced. */
-void ms_metrics_heartbeat(ms_metrics *m, double now);
-bool ms_metrics_healthy(ms_metrics *m, double now, double max_age);
-void ms_metrics_set_ready(ms_metrics *m, bool ready);
-/* Why the scheduler is not ready although synced (a policy that did not
- * load: its profile places no pod); NULL or "": nothing. /readyz says it. */
-void ms_metrics_set_unready_reason(ms_metrics *m, const char *why);
 /* leader_election_master_status{name}: 1 while this replica holds the
  * lease, 0 on standby; not rendered until first set (no election). */
 void ms_metrics_set_leader(ms_metrics *m, const char *name, bool leading);
 
-/* The handler behind the HTTP server (ms_http_handler; ctx: the
- * metrics): /metrics renders, /healthz (and /livez) answers 200 while the
- * heartbeat is at most 10 s old (ms_clock_monotonic) and 500 after,
- * /readyz 200 once ready and 503 before, or while an unready reason is
- * set (the body says why), /configz the configuration set by
- * ms_metrics_set_configz (404 before); anything else 404. */
-void ms_metrics_serve(void *ctx, const char *path, ms_http_answer *out);
-
-/* The whole exposition (text format 0.0.4), malloc'd and NUL-terminated;
- * NULL when out of memory. */
-char *ms_metrics_render(ms_metrics *m, size_t *len);
+/* ms_metrics_collector (ctx: the metrics): every family above, then the
+ * scheduler thread's text, appended to b. */
+void ms_metrics_collect(void *ctx, ms_buf *b);
 
 #endif

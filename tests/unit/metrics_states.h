@@ -1,0 +1,110 @@
+/* Every metric of `run`'s set and of the descheduler's in one known state,
+ * for the golden expositions of tests/unit/metrics_golden.h, and the
+ * expositions as the commands' registries render them. */
+#ifndef MOONSCHED_TEST_METRICS_STATES_H
+#define MOONSCHED_TEST_METRICS_STATES_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/metrics_registry.h"
+#include "descheduler/metrics.h"
+#include "scheduler/run_metrics.h"
+#include "serving/process_metrics.h"
+
+/* What `run`'s /metrics serves (cmd/run.c's registry): its metrics, then
+ * the process's; malloc'd, NULL when out of memory. */
+static inline char *metrics_render_run(ms_metrics *m, size_t *len) {
+    ms_metrics_registry *r = ms_metrics_registry_new();
+    char *t = r && ms_metrics_registry_add(r, ms_metrics_collect, m) &&
+                      ms_metrics_registry_add(r, ms_process_metrics_collect, NULL)
+                  ? ms_metrics_registry_render(r, len)
+                  : NULL;
+    ms_metrics_registry_free(r);
+    return t;
+}
+
+/* What `deschedule`'s /metrics serves. */
+static inline char *metrics_render_desched(ms_desched_metrics *m, size_t *len) {
+    ms_metrics_registry *r = ms_metrics_registry_new();
+    char *t = r && ms_metrics_registry_add(r, ms_desched_metrics_collect, m) ? ms_metrics_registry_render(r, len)
+                                                                            : NULL;
+    ms_metrics_registry_free(r);
+    return t;
+}
+
+/* text with the value of each process_* and moonsched_threads sample
+ * replaced with V (they are read from /proc); malloc'd. */
+static inline char *metrics_without_process_figures(const char *text) {
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *l = text; *l;) {
+        const char *end = strchr(l, '\n');
+        size_t n = end ? (size_t)(end - l) : strlen(l);
+        if (strncmp(l, "process_", 8) == 0 || strncmp(l, "moonsched_threads ", 18) == 0) {
+            const char *sp = l + n;
+            while (sp > l && sp[-1] != ' ') sp--;
+            memcpy(o, l, (size_t)(sp - l));
+            o += sp - l;
+            *o++ = 'V';
+        } else {
+            memcpy(o, l, n);
+            o += n;
+        }
+        if (end) *o++ = '\n';
+        l += n + (end ? 1 : 0);
+    }
+    *o = 0;
+    return out;
+}
+
+static inline void metrics_fill_run(ms_metrics *m) {
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.0005);
+    ms_metrics_attempt(m, 0, MS_ATTEMPT_SCHEDULED, 0.004);
+    ms_metrics_attempt(m, 1, MS_ATTEMPT_UNSCHEDULABLE, 20);
+    ms_metrics_attempt(m, 1, MS_ATTEMPT_ERROR, -1);
+    ms_metrics_pod_scheduled(m, 3);
+    ms_metrics_preemption(m, 0);
+    ms_metrics_preemption(m, 12);
+    ms_metrics_set_pending(m, 4, 0, 1, 2);
+    ms_metrics_authentication(m, MS_AUTHN_SUCCESS);
+    ms_metrics_authentication(m, MS_AUTHN_THROTTLED);
+    ms_metrics_binding(m, MS_BIND_OK);
+    ms_metrics_binding(m, MS_BIND_CONFLICT);
+    ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_GATED);
+    ms_metrics_api_request(m, 409);
+    ms_metrics_api_request(m, 201);
+    ms_metrics_api_request(m, 0);
+    ms_metrics_events(m, 5, 1, 9);
+    ms_metrics_policy p[1] = {{.profile = "default-scheduler", .plugin = "lua:g\"pu", .disabled = true, .calls = 10,
+                               .failures = 4, .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1}};
+    ms_metrics_set_policies(m, p, 1);
+    ms_metrics_shadow sh[1] = {{.profile = "gpu", .policy = "lua:next", .agree = 7, .disagree = 3, .skipped = 5}};
+    ms_metrics_set_shadows(m, sh, 1);
+    ms_metrics_taint_eviction_enable(m);
+    ms_metrics_taint_eviction_deletion(m, 0.3);
+    ms_metrics_set_binds_in_flight(m, 5);
+    ms_metrics_set_rest_host(m, "https://127.0.0.1:6443/prefix");
+    ms_metrics_rest_request(m, "POST", 201, 0.003);
+    ms_metrics_rest_request(m, "GET", 0, 1.5);
+    ms_metrics_rest_request(m, "GET", 200, -1);
+    ms_metrics_rest_request(m, "PROPFIND", 405, 0.01);
+    ms_metrics_set_leader(m, "kube-\"scheduler", true);
+    char *text = strdup("# HELP scheduler_scheduler_cache_size Number of nodes, pods, and assumed (bound) pods in the scheduler cache.\n"
+                        "# TYPE scheduler_scheduler_cache_size gauge\n"
+                        "scheduler_scheduler_cache_size{type=\"nodes\"} 3\n");
+    ms_metrics_set_scheduler_text(m, text, strlen(text));
+}
+
+static inline void metrics_fill_desched(ms_desched_metrics *m) {
+    ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
+    ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
+    ms_desched_metrics_evicted(m, "error", "PodLifeTime", "p", "we\"ird", "n2");
+    ms_desched_metrics_loop(m, 0.02);
+    ms_desched_metrics_loop(m, 700);
+    ms_desched_metrics_strategy(m, "PodLifeTime", "p", 0.3);
+    ms_desched_metrics_reload(m, "DeschedulerPolicy", false);
+    ms_desched_metrics_reload(m, "lua:spread", true);
+    ms_desched_metrics_set_leader(m, "descheduler", true);
+}
+
+#endif
