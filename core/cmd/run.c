@@ -24,6 +24,7 @@
 #include "backend/queue.h"
 #include "base/map.h"
 #include "base/rate_limiter.h"
+#include "client/http_endpoint.h"
 #include "client/informer.h"
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
@@ -85,6 +86,8 @@ typedef struct runner {
     ms_volume_binder volume_binder_ops;
     ms_api_claim_writer *claim_writer;     /* DynamicResources' PreBind writes */
     ms_claim_writer claim_writer_ops;
+    ms_http_endpoint *extender_http;       /* the extenders' calls */
+    ms_http_caller extender_caller;
     uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     ms_event_recorder *events;
     ms_poster *poster;
@@ -879,6 +882,8 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
     rc = ms_api_claim_writer_new(r->client, r->in, r->metrics, r->log, &r->claim_writer, err);
     if (rc != MS_OK) return rc;
     r->claim_writer_ops = ms_api_claim_writer_vtable(r->claim_writer);
+    if ((rc = ms_http_endpoint_new(&r->extender_http, err)) != MS_OK) return rc;
+    r->extender_caller = ms_http_endpoint_caller(r->extender_http);
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -895,6 +900,7 @@ static ms_rc setup_scheduler(runner *r, ms_error *err) {
         .no_disruption_conditions = !r->disruption_conditions,
         .volume_binder = &r->volume_binder_ops,
         .claim_writer = &r->claim_writer_ops,
+        .http = &r->extender_caller,
     };
     rc = ms_scheduler_new(&so, &r->sched, err);
     if (rc == MS_OK && r->policies) rc = ms_policy_set_attach(r->policies, r->sched, err);
@@ -1070,6 +1076,7 @@ static void teardown(runner *r) {
     /* after the scheduler: its PreBind records point at the vtable */
     ms_api_volume_binder_free(r->volume_binder);
     ms_api_claim_writer_free(r->claim_writer);
+    ms_http_endpoint_free(r->extender_http);
     ms_policy_set_free(r->policies);
     ms_mailbox_destroy(&r->policy_wake, NULL);
     if (r->in) ms_interner_free(r->in);
