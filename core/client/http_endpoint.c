@@ -12,6 +12,7 @@ typedef struct slot {
     struct curl_slist *headers, *connect_to;
     char *url;                     /* the URL under tls->server_name, else NULL */
     ms_http_result *answer;
+    CURLcode result;
     char errbuf[CURL_ERROR_SIZE];
 } slot;
 
@@ -154,19 +155,18 @@ static void call_many(void *ctx, const ms_http_call *reqs, ms_http_result *answe
         for (uint32_t i = 0; i < n; i++) fail(&answers[i], NULL, CURLE_OUT_OF_MEMORY);
         return;
     }
-    CURLcode *result = calloc(n ? n : 1, sizeof *result);
     for (uint32_t i = 0; i < n; i++) {
         slot *s = &ep->slots[i];
         s->answer = &answers[i];
         s->errbuf[0] = '\0';
         curl_easy_reset(s->h);
-        CURLcode cc = !result || reqs[i].failed ? CURLE_OUT_OF_MEMORY : prepare(s, &reqs[i]);
+        CURLcode cc = reqs[i].failed ? CURLE_OUT_OF_MEMORY : prepare(s, &reqs[i]);
         if (cc == CURLE_OK && curl_multi_add_handle(ep->multi, s->h) != CURLM_OK) cc = CURLE_FAILED_INIT;
-        if (result) result[i] = cc == CURLE_OK ? CURLE_FAILED_INIT : cc;
+        s->result = cc == CURLE_OK ? CURLE_FAILED_INIT : cc;
         if (cc != CURLE_OK) fail(&answers[i], NULL, cc);
     }
     int running = 1;
-    while (result && running > 0) {
+    while (running > 0) {
         if (curl_multi_perform(ep->multi, &running) != CURLM_OK) break;
         if (running > 0 && curl_multi_poll(ep->multi, NULL, 0, 1000, NULL) != CURLM_OK) break;
     }
@@ -175,22 +175,21 @@ static void call_many(void *ctx, const ms_http_call *reqs, ms_http_result *answe
     while ((m = curl_multi_info_read(ep->multi, &left))) {
         if (m->msg != CURLMSG_DONE) continue;
         for (uint32_t i = 0; i < n; i++)
-            if (ep->slots[i].h == m->easy_handle && result) {
-                result[i] = m->data.result;
+            if (ep->slots[i].h == m->easy_handle) {
+                ep->slots[i].result = m->data.result;
                 curl_easy_getinfo(ep->slots[i].h, CURLINFO_RESPONSE_CODE, &answers[i].status);
             }
     }
     for (uint32_t i = 0; i < n; i++) {
         slot *s = &ep->slots[i];
         curl_multi_remove_handle(ep->multi, s->h);
-        if (result && result[i] != CURLE_OK && !answers[i].error[0]) fail(&answers[i], s->errbuf, result[i]);
+        if (s->result != CURLE_OK && !answers[i].error[0]) fail(&answers[i], s->errbuf, s->result);
         curl_slist_free_all(s->headers);
         curl_slist_free_all(s->connect_to);
         free(s->url);
         s->headers = s->connect_to = NULL;
         s->url = NULL;
     }
-    free(result);
 }
 
 static bool check(void *ctx, const ms_http_call *req, char *why, size_t why_size) {
