@@ -21,6 +21,7 @@
 
 #include "base/clock.h"
 #include "client/cancel.h"
+#include "client/http_endpoint.h"
 #include "client/kube_client_priv.h"
 #include "moonsched/decode.h"
 
@@ -469,35 +470,13 @@ static CURLcode set_credentials(ms_kube_client *c, CURL *e, const ms_exec_creds 
         SET(CURLOPT_USERNAME, c->username);
         SET(CURLOPT_PASSWORD, c->password ? c->password : "");
     }
-    if (c->insecure) {
-        SET(CURLOPT_SSL_VERIFYPEER, 0L);
-        SET(CURLOPT_SSL_VERIFYHOST, 0L);
-    } else if (c->ca) {
-        struct curl_blob b = {.data = c->ca, .len = c->ca_len, .flags = CURL_BLOB_NOCOPY};
-        SET(CURLOPT_CAINFO_BLOB, &b);
-        SET(CURLOPT_CAPATH, (char *)NULL);
-    }
-    if (c->cert) {
-        struct curl_blob b = {.data = c->cert, .len = c->cert_len, .flags = CURL_BLOB_NOCOPY};
-        SET(CURLOPT_SSLCERT_BLOB, &b);
-        SET(CURLOPT_SSLCERTTYPE, "PEM");
-    } else if (c->cert_file) {
-        SET(CURLOPT_SSLCERT, c->cert_file);
-    }
-    if (c->key) {
-        struct curl_blob b = {.data = c->key, .len = c->key_len, .flags = CURL_BLOB_NOCOPY};
-        SET(CURLOPT_SSLKEY_BLOB, &b);
-        SET(CURLOPT_SSLKEYTYPE, "PEM");
-    } else if (c->key_file) {
-        SET(CURLOPT_SSLKEY, c->key_file);
-    }
+    ms_http_tls t = {.insecure = c->insecure, .ca_data = c->ca, .ca_len = c->ca_len,
+                     .cert_data = c->cert, .cert_len = c->cert_len, .cert_file = c->cert_file,
+                     .key_data = c->key, .key_len = c->key_len, .key_file = c->key_file};
+    if ((cc = ms_http_tls_apply(e, &t, false)) != CURLE_OK) return cc;
     if (ec->cert) {
-        struct curl_blob cb = {.data = ec->cert, .len = ec->cert_len, .flags = CURL_BLOB_COPY};
-        struct curl_blob kb = {.data = ec->key, .len = ec->key_len, .flags = CURL_BLOB_COPY};
-        SET(CURLOPT_SSLCERT_BLOB, &cb);
-        SET(CURLOPT_SSLCERTTYPE, "PEM");
-        SET(CURLOPT_SSLKEY_BLOB, &kb);
-        SET(CURLOPT_SSLKEYTYPE, "PEM");
+        ms_http_tls x = {.cert_data = ec->cert, .cert_len = ec->cert_len, .key_data = ec->key, .key_len = ec->key_len};
+        return ms_http_tls_apply(e, &x, true);
     }
     return CURLE_OK;
 }

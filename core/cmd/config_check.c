@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "moonsched/config.h"
+#include "client/http_endpoint.h"
 #include "moonsched/policy_set.h"
 #include "moonsched/scheduler.h"
 #include "scheduler/config_describe.h"
@@ -59,6 +60,7 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
     ms_interner *in = ms_interner_new();
     ms_scheduler *s = NULL;
     ms_policy_set *policies = NULL;
+    ms_http_endpoint *http = NULL;
     if (!in) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto out;
@@ -74,9 +76,12 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
             goto out;
         }
     }
+    if ((rc = ms_http_endpoint_new(&http, err)) != MS_OK) goto out;
+    ms_http_caller caller = ms_http_endpoint_caller(http);
     ms_scheduler_options o = {
         .config = &c,
         .in = in,
+        .http = &caller,
         .binder = {NULL, refuse_binds},
         .seed = 1,
         .profile_out_of_tree = policies ? ms_policy_set_profile_plugins(policies) : NULL,
@@ -89,6 +94,7 @@ ms_rc ms_config_check(const char *path, void (*warn)(void *ctx, const char *msg)
     if (!(*effective = ms_config_describe(&c, s, err))) rc = err->rc;
 out:
     if (s) ms_scheduler_free(s);
+    ms_http_endpoint_free(http);
     ms_policy_set_free(policies);
     if (in) ms_interner_free(in);
     ms_config_free(&c);

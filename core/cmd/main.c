@@ -20,6 +20,7 @@
 #include "cmd/flag_value.h"
 #include "run/snapshot.h"
 #include "moonsched/simulate.h"
+#include "client/http_endpoint.h"
 #include "cmd/policy_kit.h"
 #include "policy/policy_check.h"
 #include "simulate/explain_text.h"
@@ -424,7 +425,12 @@ static int simulate_main(int argc, char **argv) {
     s.o.nshadow_files = s.nshadows;
     ms_error err = {0};
     ms_simulate_result res;
-    ms_rc r = ms_simulate_run(&s.o, stdout, stderr, &res, &err);
+    ms_http_endpoint *http = NULL;
+    ms_rc r = ms_http_endpoint_new(&http, &err);
+    ms_http_caller caller = ms_http_endpoint_caller(http);
+    s.o.http = &caller;
+    if (r == MS_OK) r = ms_simulate_run(&s.o, stdout, stderr, &res, &err);
+    ms_http_endpoint_free(http);
     free(s.files);
     free(s.policies);
     free(s.shadows);

@@ -277,6 +277,8 @@ static ms_rc setup_scheduler(ms_scheduler_loop *r, ms_error *err) {
     rc = ms_api_claim_writer_new(r->client, r->in, r->metrics, r->log, &r->claim_writer, err);
     if (rc != MS_OK) return rc;
     r->claim_writer_ops = ms_api_claim_writer_vtable(r->claim_writer);
+    if ((rc = ms_http_endpoint_new(&r->extender_http, err)) != MS_OK) return rc;
+    r->extender_caller = ms_http_endpoint_caller(r->extender_http);
     ms_scheduler_options so = {
         .config = &r->cfg,
         .in = r->in,
@@ -288,6 +290,7 @@ static ms_rc setup_scheduler(ms_scheduler_loop *r, ms_error *err) {
         .no_disruption_conditions = !r->disruption_conditions,
         .volume_binder = &r->volume_binder_ops,
         .claim_writer = &r->claim_writer_ops,
+        .http = &r->extender_caller,
     };
     ms_scheduler_loop_callbacks(r, &so);
     rc = ms_scheduler_new(&so, &r->sched, err);
@@ -476,6 +479,7 @@ static void teardown(ms_scheduler_loop *r) {
     /* after the scheduler: its PreBind records point at the vtable */
     ms_api_volume_binder_free(r->volume_binder);
     ms_api_claim_writer_free(r->claim_writer);
+    ms_http_endpoint_free(r->extender_http);
     ms_policy_set_free(r->policies);
     ms_mailbox_destroy(&r->policy_wake, NULL);
     if (r->in) ms_interner_free(r->in);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "client/http_endpoint.h"
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
 #include "client/event_recorder.h"
@@ -262,7 +263,12 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     so.deschedule_hooks = &hooks;
     ms_simulate_result r;
     d->evicted = d->failed = 0;
+    ms_http_endpoint *http = NULL;
+    if ((rc = ms_http_endpoint_new(&http, err)) != MS_OK) return rc;
+    ms_http_caller caller = ms_http_endpoint_caller(http);
+    so.http = &caller;
     rc = ms_simulate_run(&so, stdout, stderr, &r, err);
+    ms_http_endpoint_free(http);
     fflush(stdout);
     for (int i = 0; i < NLISTS; i++) free(l.text[i]);
     double took = ms_clock_monotonic() - t0;

@@ -20,6 +20,7 @@
 #include "base/metrics_registry.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
+#include "client/http_endpoint.h"
 #include "client/informer.h"
 #include "client/kube_client.h"
 #include "client/kubeconfig.h"
@@ -61,6 +62,8 @@ typedef struct ms_scheduler_loop {
     ms_volume_binder volume_binder_ops;
     ms_api_claim_writer *claim_writer;     /* DynamicResources' PreBind writes */
     ms_claim_writer claim_writer_ops;
+    ms_http_endpoint *extender_http;       /* the extenders' calls */
+    ms_http_caller extender_caller;
     uint32_t max_binds;            /* binds awaiting an outcome before popping stops */
     ms_event_recorder *events;
     ms_poster *poster;

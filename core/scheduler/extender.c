@@ -1,14 +1,13 @@
 /* Scheduler extenders over HTTP: requests built as upstream's Go structs
- * marshal, answers read as Go's encoding/json reads them, and one libcurl
- * multi handle per scheduler. Each extender keeps one easy handle; the
- * multi handle keeps the connections (keep-alive across calls) and lets the
- * prioritize calls of several extenders run at once.
+ * marshal, answers read as Go's encoding/json reads them. The calls go
+ * through the HTTP caller the scheduler was given (base/http_call.h; the
+ * client's endpoint keeps the connections alive across calls and runs the
+ * prioritize calls of several extenders at once).
  *
  * Everything here runs on the scheduler thread, in cycles whose pod some
  * extender is interested in; the per-node work is building the request
  * text and reading the answer, both far cheaper than the round trip. */
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,23 +25,19 @@ static const char *const verb_names[NVERBS] = {"filter", "prioritize", "bind", "
 
 typedef struct ext {
     ms_extender_config c;          /* deep copy */
-    CURL *h;
-    struct curl_slist *headers;
-    struct curl_slist *connect_to;
-    char *url[NVERBS];             /* where requests go (host replaced by tlsConfig.serverName) */
-    char *shown_url[NVERBS];       /* the URL as configured, for messages */
+    ms_http_tls tls;               /* client-go's reading of c.tls, pointing into c */
+    char *url[NVERBS];             /* the URL as configured */
     uint32_t nmanaged;
     ms_str *managed;
-    ms_buf req, resp;
-    CURLcode result;
-    long status;
-    char errbuf[CURL_ERROR_SIZE];
+    ms_buf req;
 } ext;
 
 struct ms_extenders {
     uint32_t n;
     ext *x;                        /* call order */
-    CURLM *multi;
+    ms_http_caller http;
+    ms_http_call *reqs;         /* n of each: the calls made at once */
+    ms_http_result *answers;
     ms_interner *in;
     ms_map names;                  /* node name id -> input index + 1, per call */
     uint32_t nprio;
@@ -227,17 +222,18 @@ static ms_rc type_error(ms_error *err, const cJSON *j, const char *where, const 
 
 /* The answer's first JSON value (Go's Decoder.Decode reads one value and
  * ignores what follows). */
-static ms_rc parse_answer(ext *x, cJSON **out, ms_error *err) {
+static ms_rc parse_answer(const ms_http_result *ans, cJSON **out, ms_error *err) {
+    const ms_buf *b = &ans->body;
     const char *end = NULL;
     size_t i = 0;
-    while (i < x->resp.len && strchr(" \t\r\n", x->resp.data[i])) i++;
-    if (i == x->resp.len) return ms_error_set(err, MS_EIO, "EOF");
-    cJSON *j = cJSON_ParseWithLengthOpts(x->resp.data, x->resp.len, &end, false);
+    while (i < b->len && strchr(" \t\r\n", b->data[i])) i++;
+    if (i == b->len) return ms_error_set(err, MS_EIO, "EOF");
+    cJSON *j = cJSON_ParseWithLengthOpts(b->data, b->len, &end, false);
     if (!j) {
-        size_t at = end && end >= x->resp.data ? (size_t)(end - x->resp.data) : 0;
-        if (at >= x->resp.len) return ms_error_set(err, MS_EIO, "unexpected EOF");
+        size_t at = end && end >= b->data ? (size_t)(end - b->data) : 0;
+        if (at >= b->len) return ms_error_set(err, MS_EIO, "unexpected EOF");
         return ms_error_set(err, MS_EIO, "invalid character '%c' at offset %zu of the extender's answer",
-                            x->resp.data[at], at);
+                            b->data[at], at);
     }
     *out = j;
     return MS_OK;
@@ -245,59 +241,31 @@ static ms_rc parse_answer(ext *x, cJSON **out, ms_error *err) {
 
 /* ---- transport ---- */
 
-static size_t on_body(char *p, size_t size, size_t n, void *ctx) {
-    ext *x = ctx;
-    ms_buf_append(&x->resp, p, size * n);
-    return x->resp.failed ? 0 : size * n;
-}
-
 /* Sends the prepared request of each extender to its `verb` URL, all at
- * once, and waits for every answer. */
+ * once, and waits for every answer: the k-th answer is e->answers[k]. */
 static void perform(ms_extenders *e, ext *const *xs, const int *verbs, uint32_t k) {
-    uint32_t added = 0;
     for (uint32_t i = 0; i < k; i++) {
-        ext *x = xs[i];
-        ms_buf_reset(&x->resp);
-        x->errbuf[0] = '\0';
-        x->status = 0;
-        if (x->req.failed) {
-            x->result = CURLE_OUT_OF_MEMORY;
-            continue;
-        }
-        curl_easy_setopt(x->h, CURLOPT_URL, x->url[verbs[i]]);
-        curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req.len);
-        curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->req.data ? x->req.data : "");
-        x->result = CURLE_FAILED_INIT;
-        if (curl_multi_add_handle(e->multi, x->h) == CURLM_OK) added++;
+        const ext *x = xs[i];
+        e->reqs[i] = (ms_http_call){
+            .url = x->url[verbs[i]],
+            .body = x->req.data,
+            .body_len = x->req.len,
+            .timeout = ms_extender_timeout(&x->c),
+            .tls = &x->tls,
+            .failed = x->req.failed,
+        };
     }
-    int running = (int)added;
-    while (running > 0) {
-        if (curl_multi_perform(e->multi, &running) != CURLM_OK) break;
-        if (running > 0 && curl_multi_poll(e->multi, NULL, 0, 1000, NULL) != CURLM_OK) break;
-    }
-    CURLMsg *m;
-    int left;
-    while ((m = curl_multi_info_read(e->multi, &left))) {
-        if (m->msg != CURLMSG_DONE) continue;
-        for (uint32_t i = 0; i < k; i++)
-            if (xs[i]->h == m->easy_handle) {
-                xs[i]->result = m->data.result;
-                curl_easy_getinfo(xs[i]->h, CURLINFO_RESPONSE_CODE, &xs[i]->status);
-            }
-    }
-    for (uint32_t i = 0; i < k; i++) curl_multi_remove_handle(e->multi, xs[i]->h);
+    e->http.call_many(e->http.ctx, e->reqs, e->answers, k);
 }
 
 /* Upstream's send(): a transport failure reads like Go's client error
  * (`Post "URL": ...`); an answer other than 200 is refused. */
-static ms_rc check_sent(const ext *x, int verb, ms_error *err) {
-    const char *url = x->shown_url[verb];
-    if (x->result != CURLE_OK)
-        return ms_error_set(err, MS_EIO, "Post \"%s\": %s", url,
-                            x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->result));
-    if (x->status != 200)
+static ms_rc check_sent(const ext *x, const ms_http_result *ans, int verb, ms_error *err) {
+    const char *url = x->url[verb];
+    if (ans->error[0]) return ms_error_set(err, MS_EIO, "Post \"%s\": %s", url, ans->error);
+    if (ans->status != 200)
         return ms_error_set(err, MS_EIO, "failed %s with extender at URL %s, code %ld", verb_names[verb], url,
-                            x->status);
+                            ans->status);
     return MS_OK;
 }
 
@@ -305,8 +273,8 @@ static ms_rc call(ms_extenders *e, ext *x, int verb, cJSON **answer, ms_error *e
     ext *one[1] = {x};
     int verbs[1] = {verb};
     perform(e, one, verbs, 1);
-    ms_rc rc = check_sent(x, verb, err);
-    if (rc == MS_OK) rc = parse_answer(x, answer, err);
+    ms_rc rc = check_sent(x, &e->answers[0], verb, err);
+    if (rc == MS_OK) rc = parse_answer(&e->answers[0], answer, err);
     return rc;
 }
 
@@ -380,38 +348,6 @@ static char *join_url(const char *prefix, const char *verb) {
     return u;
 }
 
-/* tlsConfig.serverName: the URL names that host (libcurl checks the
- * certificate against it and sends it as SNI) and CONNECT_TO sends the
- * connection where the URL pointed. */
-static ms_rc server_name_url(const char *url, const char *server_name, char **out,
-                             struct curl_slist **connect_to, uint32_t i, ms_error *err) {
-    CURLU *u = curl_url();
-    char *host = NULL, *port = NULL, *res = NULL;
-    ms_rc rc = MS_OK;
-    if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
-        curl_url_set(u, CURLUPART_HOST, server_name, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_URL, &res, 0) != CURLUE_OK) {
-        rc = ms_error_set(err, MS_EINVAL,
-                          "extenders[%u].tlsConfig.serverName: cannot use \"%.100s\" with urlPrefix \"%.200s\"",
-                          i, server_name, url);
-    } else {
-        *out = strdup(res);
-        if (!*connect_to) {
-            char ct[600];
-            snprintf(ct, sizeof ct, "%s:%s:%s:%s", server_name, port, host, port);
-            *connect_to = curl_slist_append(NULL, ct);
-        }
-        if (!*out || !*connect_to) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
-    curl_free(host);
-    curl_free(port);
-    curl_free(res);
-    curl_url_cleanup(u);
-    return rc;
-}
-
 static ms_rc readable(const char *path, uint32_t i, const char *what, ms_error *err) {
     FILE *f = fopen(path, "rb");
     if (!f) return ms_error_set(err, MS_EINVAL, "extenders[%u].tlsConfig.%s: cannot read %s", i, what, path);
@@ -419,67 +355,57 @@ static ms_rc readable(const char *path, uint32_t i, const char *what, ms_error *
     return MS_OK;
 }
 
-/* upstream makeTransport through client-go's TLSConfigFor. */
+/* upstream makeTransport through client-go's TLSConfigFor: its checks, and
+ * its settings as the HTTP caller takes them. */
 static ms_rc setup_tls(ext *x, uint32_t i, ms_error *err) {
     const ms_extender_tls *t = &x->c.tls;
     bool has_ca = (t->ca_data && t->ca_data_len) || (t->ca_file && *t->ca_file);
-    bool insecure = t->insecure || (x->c.enable_https && !has_ca);
     if (t->insecure && has_ca)
         return ms_error_set(err, MS_EINVAL,
                             "extenders[%u].tlsConfig: specifying a root certificates file with the insecure "
                             "flag is not allowed",
                             i);
-    CURL *h = x->h;
-    if (insecure) {
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
+    ms_http_tls *h = &x->tls;
+    h->insecure = t->insecure || (x->c.enable_https && !has_ca);
     ms_rc rc;
     if (t->ca_data && t->ca_data_len) {
-        struct curl_blob b = {.data = t->ca_data, .len = t->ca_data_len, .flags = CURL_BLOB_COPY};
-        curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
+        h->ca_data = t->ca_data;
+        h->ca_len = t->ca_data_len;
     } else if (t->ca_file && *t->ca_file) {
         if ((rc = readable(t->ca_file, i, "caFile", err)) != MS_OK) return rc;
-        curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
+        h->ca_file = t->ca_file;
     }
     /* client-go presents a client certificate only when it has both parts */
     bool has_cert = (t->cert_data && t->cert_data_len) || (t->cert_file && *t->cert_file);
     bool has_key = (t->key_data && t->key_data_len) || (t->key_file && *t->key_file);
-    if (has_cert && has_key) {
-        if (t->cert_data && t->cert_data_len) {
-            struct curl_blob b = {.data = t->cert_data, .len = t->cert_data_len, .flags = CURL_BLOB_COPY};
-            curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b);
-        } else {
-            if ((rc = readable(t->cert_file, i, "certFile", err)) != MS_OK) return rc;
-            curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert_file);
-        }
-        curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-        if (t->key_data && t->key_data_len) {
-            struct curl_blob b = {.data = t->key_data, .len = t->key_data_len, .flags = CURL_BLOB_COPY};
-            curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b);
-        } else {
-            if ((rc = readable(t->key_file, i, "keyFile", err)) != MS_OK) return rc;
-            curl_easy_setopt(h, CURLOPT_SSLKEY, t->key_file);
-        }
-        curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+    if (!has_cert || !has_key) return MS_OK;
+    if (t->cert_data && t->cert_data_len) {
+        h->cert_data = t->cert_data;
+        h->cert_len = t->cert_data_len;
+    } else {
+        if ((rc = readable(t->cert_file, i, "certFile", err)) != MS_OK) return rc;
+        h->cert_file = t->cert_file;
+    }
+    if (t->key_data && t->key_data_len) {
+        h->key_data = t->key_data;
+        h->key_len = t->key_data_len;
+    } else {
+        if ((rc = readable(t->key_file, i, "keyFile", err)) != MS_OK) return rc;
+        h->key_file = t->key_file;
     }
     return MS_OK;
 }
 
 static ms_rc setup(ms_extenders *e, ext *x, uint32_t i, ms_error *err) {
     const char *verbs[NVERBS] = {x->c.filter_verb, x->c.prioritize_verb, x->c.bind_verb, x->c.preempt_verb};
-    ms_rc rc;
+    if (x->c.has_tls) x->tls.server_name = x->c.tls.server_name;
     for (int v = 0; v < NVERBS; v++) {
         if (!*verbs[v]) continue;
-        if (!(x->shown_url[v] = join_url(x->c.url_prefix, verbs[v])))
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (x->c.has_tls && x->c.tls.server_name && *x->c.tls.server_name) {
-            if ((rc = server_name_url(x->shown_url[v], x->c.tls.server_name, &x->url[v], &x->connect_to, i,
-                                      err)) != MS_OK)
-                return rc;
-        } else if (!(x->url[v] = strdup(x->shown_url[v]))) {
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
-        }
+        if (!(x->url[v] = join_url(x->c.url_prefix, verbs[v]))) return ms_error_set(err, MS_ENOMEM, "out of memory");
+        char why[400];
+        ms_http_call r = {.url = x->url[v], .tls = &x->tls};
+        if (!e->http.check(e->http.ctx, &r, why, sizeof why))
+            return ms_error_set(err, MS_EINVAL, "extenders[%u].tlsConfig.serverName: %s", i, why);
     }
     if (x->c.nmanaged) {
         if (!(x->managed = calloc(x->c.nmanaged, sizeof *x->managed)))
@@ -488,46 +414,26 @@ static ms_rc setup(ms_extenders *e, ext *x, uint32_t i, ms_error *err) {
             if (!(x->managed[x->nmanaged++] = ms_intern_cstr(e->in, x->c.managed[k].name)))
                 return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    if (!(x->h = curl_easy_init())) return ms_error_set(err, MS_ENOMEM, "libcurl: cannot create a handle");
-    /* Go's client sends no Expect: 100-continue, which would cost a round trip */
-    struct curl_slist *hl = curl_slist_append(NULL, "Content-Type: application/json");
-    if (hl) x->headers = hl;
-    if (hl && (hl = curl_slist_append(x->headers, "Expect:"))) x->headers = hl;
-    if (hl && (hl = curl_slist_append(x->headers, "Accept: application/json"))) x->headers = hl;
-    if (!hl) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    CURL *h = x->h;
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->headers);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "moonsched");
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(ms_extender_timeout(&x->c) * 1000 + 0.5));
-    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    if (x->connect_to) curl_easy_setopt(h, CURLOPT_CONNECT_TO, x->connect_to);
     return setup_tls(x, i, err);
 }
 
-ms_rc ms_extenders_new(const ms_extender_config *cfg, uint32_t n, ms_interner *in,
+ms_rc ms_extenders_new(const ms_extender_config *cfg, uint32_t n, ms_interner *in, const ms_http_caller *http,
                        ms_extenders **out, ms_error *err) {
     *out = NULL;
     ms_rc rc = ms_extender_configs_validate(cfg, n, err);
     if (rc != MS_OK) return rc;
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return ms_error_set(err, MS_EIO, "extenders: libcurl initialisation failed");
+    if (n && (!http || !http->call_many || !http->check))
+        return ms_error_set(err, MS_EINVAL, "extenders: no HTTP client to call them with");
     ms_extenders *e = calloc(1, sizeof *e);
-    if (!e) {
-        curl_global_cleanup();
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
+    if (!e) return ms_error_set(err, MS_ENOMEM, "out of memory");
     e->in = in;
+    if (http) e->http = *http;
     ms_map_init(&e->names);
-    e->multi = curl_multi_init();
     e->x = calloc(n ? n : 1, sizeof *e->x);
     e->prio = calloc(n ? n : 1, sizeof *e->prio);
-    if (!e->multi || !e->x || !e->prio) {
+    e->reqs = calloc(n ? n : 1, sizeof *e->reqs);
+    e->answers = calloc(n ? n : 1, sizeof *e->answers);
+    if (!e->x || !e->prio || !e->reqs || !e->answers) {
         ms_extenders_free(e);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -554,24 +460,18 @@ void ms_extenders_free(ms_extenders *e) {
     if (!e) return;
     for (uint32_t i = 0; i < e->n; i++) {
         ext *x = &e->x[i];
-        if (x->h) curl_easy_cleanup(x->h);
-        curl_slist_free_all(x->headers);
-        curl_slist_free_all(x->connect_to);
-        for (int v = 0; v < NVERBS; v++) {
-            free(x->url[v]);
-            free(x->shown_url[v]);
-        }
+        for (int v = 0; v < NVERBS; v++) free(x->url[v]);
         free(x->managed);
         ms_buf_free(&x->req);
-        ms_buf_free(&x->resp);
         free_config(&x->c);
     }
-    if (e->multi) curl_multi_cleanup(e->multi);
+    for (uint32_t i = 0; e->answers && i < e->n; i++) ms_buf_free(&e->answers[i].body);
     free(e->x);
     free(e->prio);
+    free(e->reqs);
+    free(e->answers);
     ms_map_free(&e->names);
     free(e);
-    curl_global_cleanup();
 }
 
 uint32_t ms_extenders_count(const ms_extenders *e) { return e ? e->n : 0; }
@@ -806,8 +706,8 @@ void ms_extenders_prioritize(ms_extenders *e, const ms_pod *pod, ms_node_info *c
         ms_error err;
         cJSON *answer = NULL;
         int64_t *row = scores + (size_t)rows[j] * n;
-        ms_rc rc = indexed ? check_sent(xs[j], VERB_PRIORITIZE, &err) : MS_ENOMEM;
-        if (rc == MS_OK) rc = parse_answer(xs[j], &answer, &err);
+        ms_rc rc = indexed ? check_sent(xs[j], &e->answers[j], VERB_PRIORITIZE, &err) : MS_ENOMEM;
+        if (rc == MS_OK) rc = parse_answer(&e->answers[j], &answer, &err);
         if (rc == MS_OK) rc = read_priorities(e, xs[j], answer, row, &err);
         cJSON_Delete(answer);
         if (rc != MS_OK) {

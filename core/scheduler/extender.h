@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "backend/cache_snapshot.h"
+#include "base/http_call.h"
 #include "config/extender_config.h"
 #include "framework/plugins/preemption.h"
 #include "moonsched/arena.h"
@@ -58,10 +59,11 @@ static inline int64_t ms_go_int64_mul(int64_t a, int64_t b) { return (int64_t)((
 typedef struct ms_extenders ms_extenders;
 
 /* Copies the configurations (in call order: non-ignorable extenders first,
- * then the ignorable ones, each group in file order) and prepares one
- * keep-alive HTTP connection per extender. Fails when a TLS file cannot be
- * read or TLS settings conflict (client-go's checks). */
-ms_rc ms_extenders_new(const ms_extender_config *cfg, uint32_t n, ms_interner *in,
+ * then the ignorable ones, each group in file order); the calls go through
+ * http (copied; its ctx must outlive e; required when n > 0). Fails when a
+ * TLS file cannot be read, TLS settings conflict (client-go's checks) or
+ * http refuses a URL with its serverName. */
+ms_rc ms_extenders_new(const ms_extender_config *cfg, uint32_t n, ms_interner *in, const ms_http_caller *http,
                        ms_extenders **out, ms_error *err);
 void ms_extenders_free(ms_extenders *e);
 

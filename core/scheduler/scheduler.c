@@ -231,13 +231,14 @@ static ms_rc extenders_preempt(void *preempt_ctx, const ms_pod *pod, const ms_sn
 
 /* Extenders from the configuration; *ignored receives the names of the
  * resources they manage with ignoredByScheduler (NULL when none). */
-static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, cJSON **ignored, ms_error *err) {
+static ms_rc init_extenders(ms_scheduler *s, const ms_config *cfg, const ms_http_caller *http, cJSON **ignored,
+                            ms_error *err) {
     *ignored = NULL;
     ms_extender_config *ec = NULL;
     uint32_t n = 0;
     ms_rc rc = ms_extender_configs_parse(cfg->extenders, &ec, &n, NULL, NULL, NULL, err);
     if (rc != MS_OK || n == 0) return rc;
-    rc = ms_extenders_new(ec, n, s->in, &s->ext, err);
+    rc = ms_extenders_new(ec, n, s->in, http, &s->ext, err);
     for (uint32_t i = 0; i < n && rc == MS_OK; i++)
         for (uint32_t k = 0; k < ec[i].nmanaged && rc == MS_OK; k++) {
             if (!ec[i].managed[k].ignored_by_scheduler) continue;
@@ -414,7 +415,7 @@ ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_err
     }
 
     cJSON *ignored = NULL;
-    rc = init_extenders(s, cfg, &ignored, err);
+    rc = init_extenders(s, cfg, o->http, &ignored, err);
     if (rc == MS_OK) rc = init_profiles(s, cfg, o, ignored, err);
     cJSON_Delete(ignored);
     if (rc != MS_OK) goto fail;

@@ -808,6 +808,7 @@ static ms_rc build_scheduler(sim *m, ms_config *cfg, ms_error *err) {
         .reporter = {m, on_scheduled, on_unschedulable, on_bind_failed, NULL, on_preempted,
                      .gated = on_gated},
         .evictor = {m, sim_evict, sim_set_nomination},
+        .http = o->http,
         .seed = m->seed = o->has_seed ? o->seed : cfg->has_seed ? cfg->seed : DEFAULT_SEED,
         .profile_out_of_tree = m->policies ? ms_policy_set_profile_plugins(m->policies) : NULL,
         .n_profile_out_of_tree = m->policies ? ms_policy_set_profile_counts(m->policies) : NULL,

@@ -170,6 +170,10 @@ typedef struct ms_scheduler_options {
     /* ms_handle.no_disruption_conditions (`run` against a server before
      * 1.26). */
     bool no_disruption_conditions;
+    /* What calls the configuration's extenders (core/base/http_call.h; the
+     * client's endpoint in `run`, `simulate` and `config check`); required
+     * when there are extenders. Must outlive the scheduler. */
+    const struct ms_http_caller *http;
 } ms_scheduler_options;
 
 ms_rc ms_scheduler_new(const ms_scheduler_options *o, ms_scheduler **out, ms_error *err);

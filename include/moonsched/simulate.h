@@ -52,6 +52,9 @@ typedef struct ms_simulate_options {
     const char *const *shadow_args;     /* as policy_args */
     uint32_t nshadow_files;
     bool no_watch;                      /* do not reload changed policy files */
+    /* What calls the configuration's extenders (ms_scheduler_options.http);
+     * NULL: a configuration with extenders is refused. */
+    const struct ms_http_caller *http;
     const char *generate;               /* generator spec (generator.h), or NULL */
     bool has_seed;
     uint64_t seed;                      /* tie-breaking; else the config's, else 1 */

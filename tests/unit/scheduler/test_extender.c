@@ -15,6 +15,7 @@
 #include "fake_http.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
+#include "client/http_endpoint.h"
 #include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "moonsched/scheduler.h"
@@ -391,7 +392,22 @@ typedef struct outcome {
     bool bind_failed;
 } outcome;
 
+/* The client's endpoint, as the commands give it to the extenders. */
+typedef struct http_env {
+    ms_http_endpoint *ep;
+    ms_http_caller c;
+} http_env;
+
+static void http_open(http_env *h) {
+    ms_error err;
+    if (ms_http_endpoint_new(&h->ep, &err) != MS_OK) fail_msg("%s", err.msg);
+    h->c = ms_http_endpoint_caller(h->ep);
+}
+
+static void http_close(http_env *h) { ms_http_endpoint_free(h->ep); }
+
 typedef struct harness {
+    http_env http;
     ms_interner *in;
     ms_config cfg;
     ms_scheduler *s;
@@ -457,6 +473,7 @@ static ms_rc test_bind(void *ctx, const ms_pod *pod, ms_str node) {
  * (JSON text). */
 static void harness_init(harness *h, const char *extenders_json) {
     memset(h, 0, sizeof *h);
+    http_open(&h->http);
     h->in = ms_interner_new();
     char cfg[4096];
     snprintf(cfg, sizeof cfg,
@@ -475,6 +492,7 @@ static void harness_init(harness *h, const char *extenders_json) {
         .binder = {h, test_bind},
         .reporter = {h, on_scheduled, on_unschedulable, on_bind_failed, NULL},
         .seed = 1,
+        .http = &h->http.c,
     };
     if (ms_scheduler_new(&o, &h->s, &err) != MS_OK) fail_msg("scheduler: %s", err.msg);
 }
@@ -483,6 +501,7 @@ static void harness_free(harness *h) {
     ms_scheduler_free(h->s);
     ms_config_free(&h->cfg);
     ms_interner_free(h->in);
+    http_close(&h->http);
 }
 
 static void add_node_json(harness *h, const char *json) {
@@ -754,7 +773,7 @@ static void test_prioritize_scaling(void **state) {
     ms_error err;
     assert_int_equal(ms_extender_configs_parse(h.cfg.extenders, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
     ms_extenders *e;
-    assert_int_equal(ms_extenders_new(ec, n, h.in, &e, &err), MS_OK);
+    assert_int_equal(ms_extenders_new(ec, n, h.in, &h.http.c, &e, &err), MS_OK);
     ms_extender_configs_free(ec, n);
     /* call order: the ignorable one last */
     assert_int_equal(ms_extenders_nprioritizers(e), 3);
@@ -1025,18 +1044,27 @@ static ms_pod *decode_pod(ms_decoder *d, const char *json) {
     return p;
 }
 
-/* Extenders from an `extenders` list in JSON. */
-static ms_extenders *extenders_from_json(ms_interner *in, const char *json) {
+/* ms_extenders_new on an `extenders` list in JSON (n: how many of its
+ * entries; -1: all). */
+static ms_rc extenders_try(ms_interner *in, const ms_http_caller *http, const char *json, int n, ms_extenders **e,
+                           ms_error *err) {
     cJSON *j = cJSON_Parse(json);
     assert_non_null(j);
     ms_extender_config *ec;
-    uint32_t n;
-    ms_error err;
-    assert_int_equal(ms_extender_configs_parse(j, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
+    uint32_t nec;
+    assert_int_equal(ms_extender_configs_parse(j, &ec, &nec, NULL, NULL, NULL, err), MS_OK);
     cJSON_Delete(j);
+    *e = NULL;
+    ms_rc rc = ms_extenders_new(ec, n < 0 ? nec : (uint32_t)n, in, http, e, err);
+    ms_extender_configs_free(ec, nec);
+    return rc;
+}
+
+/* Extenders from an `extenders` list in JSON. */
+static ms_extenders *extenders_from_json(ms_interner *in, const http_env *http, const char *json) {
     ms_extenders *e;
-    assert_int_equal(ms_extenders_new(ec, n, in, &e, &err), MS_OK);
-    ms_extender_configs_free(ec, n);
+    ms_error err;
+    if (extenders_try(in, &http->c, json, -1, &e, &err) != MS_OK) fail_msg("%s", err.msg);
     return e;
 }
 
@@ -1044,6 +1072,8 @@ static void test_preempt(void **state) {
     (void)state;
     ext_server *srv = server_start();
     ms_interner *in = ms_interner_new();
+    http_env http;
+    http_open(&http);
     ms_decoder d;
     ms_decoder_init(&d, in);
     d.keep_raw = true;
@@ -1091,7 +1121,7 @@ static void test_preempt(void **state) {
                  "[{\"urlPrefix\": \"%s\", \"preemptVerb\": \"preempt\", \"nodeCacheCapable\": %s}]", srv->http->url,
                  cache_capable ? "true" : "false");
         ms_error err;
-        ms_extenders *e = extenders_from_json(in, ext);
+        ms_extenders *e = extenders_from_json(in, &http, ext);
         ms_arena a;
         ms_arena_init(&a, 4096);
         ms_preemption_candidate *cands = in_cands;
@@ -1155,6 +1185,7 @@ static void test_preempt(void **state) {
     ms_pod_unref(pre);
     ms_cache_free(cache);
     ms_interner_free(in);
+    http_close(&http);
     server_stop(srv);
 }
 
@@ -1201,6 +1232,22 @@ static void test_preempt_verb_in_cycle(void **state) {
     server_stop(srv);
 }
 
+/* The extenders call through the caller they are given, and refuse to
+ * start without one. */
+static void test_needs_http_caller(void **state) {
+    (void)state;
+    ms_interner *in = ms_interner_new();
+    const char *json = "[{\"urlPrefix\": \"http://127.0.0.1:1\", \"filterVerb\": \"f\"}]";
+    ms_extenders *e;
+    ms_error err;
+    assert_int_equal(extenders_try(in, NULL, json, -1, &e, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "extenders: no HTTP client to call them with");
+    assert_null(e);
+    assert_int_equal(extenders_try(in, NULL, json, 0, &e, &err), MS_OK);
+    ms_extenders_free(e);
+    ms_interner_free(in);
+}
+
 static void test_tls_setup_errors(void **state) {
     (void)state;
     static const struct {
@@ -1215,16 +1262,12 @@ static void test_tls_setup_errors(void **state) {
          "extenders[0].tlsConfig.certFile: cannot read /nonexistent/c"},
     };
     ms_interner *in = ms_interner_new();
+    http_env http;
+    http_open(&http);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cJSON *j = cJSON_Parse(cases[i].json);
-        ms_extender_config *ec;
-        uint32_t n;
+        ms_extenders *e;
         ms_error err;
-        assert_int_equal(ms_extender_configs_parse(j, &ec, &n, NULL, NULL, NULL, &err), MS_OK);
-        cJSON_Delete(j);
-        ms_extenders *e = NULL;
-        ms_rc rc = ms_extenders_new(ec, n, in, &e, &err);
-        ms_extender_configs_free(ec, n);
+        ms_rc rc = extenders_try(in, &http.c, cases[i].json, -1, &e, &err);
         if (rc == MS_OK || strcmp(err.msg, cases[i].msg) != 0)
             fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, rc ? err.msg : "", cases[i].msg);
         assert_null(e);
@@ -1239,7 +1282,7 @@ static void test_tls_setup_errors(void **state) {
              "  \"tlsConfig\": {\"serverName\": \"extender.test\"}}]",
              srv->http->port);
     ms_error err;
-    ms_extenders *e = extenders_from_json(in, json);
+    ms_extenders *e = extenders_from_json(in, &http, json);
     ms_pod *pod = ms_pod_alloc();
     pod->meta.name = ms_intern_cstr(in, "p");
     pod->meta.namespace_ = ms_intern_cstr(in, "default");
@@ -1256,6 +1299,7 @@ static void test_tls_setup_errors(void **state) {
     ms_extenders_free(e);
     server_stop(srv);
     ms_interner_free(in);
+    http_close(&http);
 }
 
 /* ---- HTTPS against openssl s_server ------------------------------------ */
@@ -1362,6 +1406,8 @@ static void test_https_round_trip(void **state) {
     }
     *o = '\0';
     ms_interner *in = ms_interner_new();
+    http_env http;
+    http_open(&http);
     ms_pod *pod = ms_pod_alloc();
     pod->meta.name = ms_intern_cstr(in, "p");
     pod->meta.namespace_ = ms_intern_cstr(in, "default");
@@ -1386,7 +1432,7 @@ static void test_https_round_trip(void **state) {
         assert_int_equal(ms_extender_configs_parse(j, &ec, &next, NULL, NULL, NULL, &err), MS_OK);
         cJSON_Delete(j);
         ms_extenders_free(e);
-        if (ms_extenders_new(ec, next, in, &e, &err) != MS_OK) fail_msg("%s", err.msg);
+        if (ms_extenders_new(ec, next, in, &http.c, &e, &err) != MS_OK) fail_msg("%s", err.msg);
         ms_extender_configs_free(ec, next);
         /* s_server needs a moment to listen; a refused connection never reaches it */
         for (int tries = 0; tries < 100; tries++) {
@@ -1409,6 +1455,7 @@ static void test_https_round_trip(void **state) {
     ms_pod_unref(pod);
     ms_extenders_free(e);
     ms_interner_free(in);
+    http_close(&http);
     close(in_pipe[1]);
     close(out_pipe[0]);
     kill(pid, SIGTERM);
@@ -1421,6 +1468,8 @@ static void test_https_round_trip(void **state) {
 static void test_decoder_keeps_raw(void **state) {
     (void)state;
     ms_interner *in = ms_interner_new();
+    http_env http;
+    http_open(&http);
     ms_decoder d;
     ms_decoder_init(&d, in);
     assert_false(d.keep_raw);
@@ -1440,13 +1489,16 @@ static void test_decoder_keeps_raw(void **state) {
     ms_pod_unref(c);
     ms_pod_unref(p);
     ms_interner_free(in);
+    http_close(&http);
 }
 
 /* The answer readers without a call, as the fuzz target drives them. */
 static void test_answer_readers(void **state) {
     (void)state;
     ms_interner *in = ms_interner_new();
-    ms_extenders *e = extenders_from_json(in, "[{\"urlPrefix\": \"http://127.0.0.1:1\", \"filterVerb\": \"f\","
+    http_env http;
+    http_open(&http);
+    ms_extenders *e = extenders_from_json(in, &http, "[{\"urlPrefix\": \"http://127.0.0.1:1\", \"filterVerb\": \"f\","
                                               " \"prioritizeVerb\": \"p\", \"weight\": 2, \"nodeCacheCapable\": true}]");
     ms_error err;
     ms_node_info *n1 = ms_node_info_new(ms_intern_cstr(in, "n1"));
@@ -1497,6 +1549,7 @@ static void test_answer_readers(void **state) {
     ms_node_info_free(n2);
     ms_extenders_free(e);
     ms_interner_free(in);
+    http_close(&http);
 }
 
 int main(void) {
@@ -1522,6 +1575,7 @@ int main(void) {
         cmocka_unit_test(test_call_order),
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_verb_in_cycle),
+        cmocka_unit_test(test_needs_http_caller),
         cmocka_unit_test(test_tls_setup_errors),
         cmocka_unit_test(test_https_round_trip),
     };
