@@ -75,7 +75,9 @@ static ms_rc leader_pod(ms_kube_client *c, const char *lease_ns, const char *lea
 
 static ms_rc through_api_server(const ms_explain_remote_options *o, ms_kube_response *resp, char *where,
                                 size_t n, ms_error *err) {
-    char lease_ns[254], lease_name[254], ns[254], pod[254];
+    /* pod stays empty when the Lease names no one: the path and `where`
+     * below are formatted before rc is looked at */
+    char lease_ns[254], lease_name[254], ns[254], pod[254] = "";
     if (!split_name(o->lease ? o->lease : DEFAULT_LEASE, "kube-system", lease_ns, sizeof lease_ns, lease_name,
                     sizeof lease_name))
         return ms_error_set(err, MS_EINVAL, "--lease: expected NAMESPACE/NAME, got \"%s\"", o->lease);
