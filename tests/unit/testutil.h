@@ -36,6 +36,22 @@ static inline long tu_rss_kib(void) {
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* The process's resident anonymous memory in KiB (RssAnon): what the
+ * allocator holds, wherever it mapped it, without the pages of the binary
+ * and the libraries, which the kernel reclaims and faults back on its own
+ * time when the machine is short of memory. */
+static inline long tu_anon_rss_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    assert_non_null(f);
+    char line[256];
+    long kib = -1;
+    while (kib < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld kB", &kib) != 1) kib = -1;
+    fclose(f);
+    assert_true(kib >= 0);
+    return kib;
+}
+
 /* The value of the series `key` (name and labels, as rendered) in a
  * Prometheus text exposition, or -1 when absent. */
 static inline double tu_series(const char *text, const char *key) {
