@@ -25,17 +25,6 @@ static inline char *tu_repeat(const char *prefix, char c, size_t n, const char *
     return s;
 }
 
-/* The process's resident set in KiB, for the tests that check memory
- * goes back where it was. */
-static inline long tu_rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    assert_non_null(f);
-    assert_int_equal(fscanf(f, "%ld %ld", &pages, &resident), 2);
-    fclose(f);
-    return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 /* The process's resident anonymous memory in KiB (RssAnon): what the
  * allocator holds, wherever it mapped it, without the pages of the binary
  * and the libraries, which the kernel reclaims and faults back on its own

@@ -949,7 +949,7 @@ static void test_reload_storm(void **state) {
     uint64_t pods = 0;
     bool ok = true;
     for (uint32_t j = 0; ok && j < warm; j++) ok = storm_reload(e, j, &good, &pods);
-    long before = tu_rss_kib();
+    long before = tu_anon_rss_kib();
     double t0 = mono();
     for (uint32_t j = warm; ok && j < warm + n; j++) ok = storm_reload(e, j, &good, &pods);
     if (!ok) {
@@ -959,9 +959,9 @@ static void test_reload_storm(void **state) {
         fail_msg("%s", why);
     }
     double took = mono() - t0;
-    long after = tu_rss_kib();
+    long after = tu_anon_rss_kib();
     print_message("# reload storm: %u reloads in %.1f s (%.0f/s), %llu pods scheduled, RSS %ld KiB "
-                  "before, %ld KiB after (%+ld); good versions stopped by the load budget: %u\n",
+                  "before, %ld KiB after (%+ld; anonymous); good versions stopped by the load budget: %u\n",
                   n, took, n / took, (unsigned long long)pods, before, after, after - before,
                   e->storm_budget_refusals);
     assert_int_equal(e->nfailed, 0);
