@@ -92,6 +92,12 @@ if [ "$reuse" != 1 ] || [ ! -x "$root/usr/bin/make" ]; then
     mkdir -p "$root$prefix/bin" "$root$prefix/lib/node_modules"
     cp -a "$prefix/bin/node" "$prefix/bin/npm" "$prefix/bin/npx" "$root$prefix/bin/"
     cp -a "$prefix/lib/node_modules/npm" "$root$prefix/lib/node_modules/"
+    # and its global configuration (npm trusts Node's own CA list unless
+    # its cafile names the system's, which holds the machine's local CA)
+    if [ -f "$prefix/etc/npmrc" ]; then
+        mkdir -p "$root$prefix/etc"
+        cp "$prefix/etc/npmrc" "$root$prefix/etc/npmrc"
+    fi
     # The machine's own trust anchors (a network that inspects TLS signs
     # with a local CA): without them npm and apt over https fail.
     if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
