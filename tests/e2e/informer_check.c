@@ -377,7 +377,10 @@ static int relist_after_compaction(ms_kube_client *admin, const char *etcd_url) 
     do {
         drain(&c, 0.1);
         ms_informer_stats_get(inf, &st);
-    } while ((st.lists < 2 || c.n - mark < 9) && now_s() - t0 < 10);
+        /* the resume point is published after the relist's deltas are
+         * queued: wait for it too, not for a fixed time */
+    } while ((st.lists < 2 || c.n - mark < 9 || ms_resource_version_compare(st.resource_version, rev) < 0) &&
+             now_s() - t0 < 10);
     drain(&c, 0.3);
     int del = count_type(&c, mark, MS_DELTA_DELETE, MS_KIND_OTHER, true);
     int upd = 0, add = count_type(&c, mark, MS_DELTA_ADD, MS_KIND_OTHER, false);
