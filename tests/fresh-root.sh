@@ -115,9 +115,17 @@ echo "testing $(git -C "$root/src" log --oneline -1)"
 # Inside: a /proc of the new PID namespace, the host's /sys (cgroups for
 # podman) and devices, a /dev/shm and /run of its own, as a booted
 # machine has; then the command, as root, timed.
+# The machine's trust settings for TLS clients go in with the command
+# (Node.js reads NODE_EXTRA_CA_CERTS, not the system bundle).
+ca_env=()
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR; do
+    [ -n "${!v:-}" ] && ca_env+=("$v=${!v}")
+done
 inner='
 set -e
 r=$1
+c=$2
+shift 2
 mount -t proc proc "$r/proc"
 mount --rbind /sys "$r/sys"
 mount --bind /dev "$r/dev"
@@ -125,15 +133,15 @@ mount --bind /dev/pts "$r/dev/pts"
 mount -t tmpfs -o mode=1777,nosuid,nodev shm "$r/dev/shm"
 mount -t tmpfs -o mode=755,nosuid,nodev run "$r/run"
 mkdir -p -m 1777 "$r/run/lock"
-exec chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+exec chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb "$@" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    bash -c "cd /src && time ($2)" 2>&1
+    bash -c "cd /src && time ($c)" 2>&1
 '
 echo "running: $cmd (log: $log)"
 t0=$(date +%s)
 set +e
 unshare --mount --propagation private --pid --fork --kill-child \
-    bash -c "$inner" inner "$root" "$cmd" </dev/null \
+    bash -c "$inner" inner "$root" "$cmd" "${ca_env[@]}" </dev/null \
     > >(while IFS= read -r l; do printf '%(%H:%M:%S)T %s\n' -1 "$l"; done >>"$log") &
 child=$!
 wait "$child"
