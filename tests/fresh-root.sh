@@ -126,6 +126,9 @@ set -e
 r=$1
 c=$2
 shift 2
+# the root a mount of its own, as a machine'"'"'s / is: podman remounts it and
+# unshare changes its propagation, which a plain directory refuses
+mount --bind "$r" "$r"
 mount -t proc proc "$r/proc"
 mount --rbind /sys "$r/sys"
 mount --bind /dev "$r/dev"
