@@ -207,7 +207,7 @@ typedef struct fake_lease {
     bool exists, down;
     ms_lease_record rec;
     int rv;
-    int events, puts, conflicts;
+    int events, gets, puts, conflicts;
 } fake_lease;
 
 static bool lease_handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
@@ -224,6 +224,7 @@ static bool lease_handler(fake_http *srv, int fd, const fh_request *req, void *c
         f->events++;
         status = 201;
     } else if (strcmp(req->method, "GET") == 0 && strcmp(req->path, LEASE_PATH) == 0) {
+        f->gets++;
         if (f->exists) body = ms_lease_encode(&f->rec, "kube-system", "kube-scheduler", rv);
         else status = 404;
     } else if (strcmp(req->method, "POST") == 0 &&
@@ -443,6 +444,72 @@ static void test_elector_lost_after_renew_deadline(void **state) {
     pthread_mutex_unlock(&f->lease.mu);
 }
 
+static void counts(elect_fx *f, int *gets, int *puts, int *conflicts) {
+    pthread_mutex_lock(&f->lease.mu);
+    *gets = f->lease.gets;
+    *puts = f->lease.puts;
+    *conflicts = f->lease.conflicts;
+    pthread_mutex_unlock(&f->lease.mu);
+}
+
+/* Until the fake apiserver has answered `puts` updates (false after
+ * `secs`, a generous bound: it only ends a broken run). */
+static bool wait_puts(elect_fx *f, int puts, double secs) {
+    double end = fh_now() + secs;
+    int g, p, c;
+    do {
+        counts(f, &g, &p, &c);
+        if (p >= puts) return true;
+        fh_sleep(0.01);
+    } while (fh_now() < end);
+    return false;
+}
+
+/* As client-go: a leader whose lease is valid renews with one update,
+ * without reading the Lease first (under a slow API server a read and a
+ * write in a row use up renewDeadline twice as fast). */
+static void test_elector_renews_without_reading(void **state) {
+    elect_fx *f = *state;
+    ms_leader_elector *a = start(f, "a");
+    assert_true(wait_leading(a, 2));
+    int g0, p0, c0;
+    counts(f, &g0, &p0, &c0);
+    assert_true(wait_puts(f, p0 + 4, 10));
+    int g, p, c;
+    counts(f, &g, &p, &c);
+    ms_leader_elector_stop(a, false);
+    assert_int_equal(g, g0);
+    assert_int_equal(c, 0);
+}
+
+/* Someone else's edit of the Lease (its resourceVersion moves, the holder
+ * stays): the optimistic renewal conflicts, and the same round reads the
+ * Lease and renews with the new version; the leader keeps its lease. */
+static void test_elector_renewal_falls_back_on_conflict(void **state) {
+    elect_fx *f = *state;
+    /* long enough that a slow round on a loaded machine loses nothing */
+    f->cfg.lease_duration = 6;
+    f->cfg.renew_deadline = 4;
+    ms_leader_elector *a = start(f, "a");
+    assert_true(wait_leading(a, 2));
+    pthread_mutex_lock(&f->lease.mu);
+    f->lease.rv += 10;
+    int g0 = f->lease.gets, p0 = f->lease.puts;
+    pthread_mutex_unlock(&f->lease.mu);
+    /* the conflicting update, then two more */
+    assert_true(wait_puts(f, p0 + 3, 10));
+    int g, p, c;
+    counts(f, &g, &p, &c);
+    assert_int_equal(c, 1);
+    assert_int_equal(g, g0 + 1);
+    assert_true(ms_leader_elector_leading(a));
+    assert_false(ms_leader_elector_lost(a));
+    char h[256];
+    holder(f, h, sizeof h, NULL);
+    assert_string_equal(h, "a");
+    ms_leader_elector_stop(a, true);
+}
+
 typedef struct leading_log {
     pthread_mutex_t mu;
     char seen[16];                 /* '0' / '1' per call */
@@ -505,6 +572,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_elector_takeover_after_expiry, elect_setup, elect_teardown),
         cmocka_unit_test_setup_teardown(test_elector_lost_after_renew_deadline, elect_setup, elect_teardown),
         cmocka_unit_test_setup_teardown(test_elector_create_race, elect_setup, elect_teardown),
+        cmocka_unit_test_setup_teardown(test_elector_renews_without_reading, elect_setup, elect_teardown),
+        cmocka_unit_test_setup_teardown(test_elector_renewal_falls_back_on_conflict, elect_setup, elect_teardown),
         cmocka_unit_test_setup_teardown(test_elector_tells_leading, elect_setup, elect_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
