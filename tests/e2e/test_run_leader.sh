@@ -28,7 +28,9 @@ stop_all() {
     rpid=()
     proxy_pid=""
 }
-trap 'stop_all; cleanup' EXIT
+# (E2E_KEEP=DIR: the replicas', the API server's and etcd's logs are
+# copied there at the end, however the suite ends, for a look)
+trap 'stop_all; [ -n "${E2E_KEEP:-}" ] && cp "$dir"/*.log "$E2E_KEEP"/ 2>/dev/null; cleanup' EXIT
 
 LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
 now() { date +%s.%N; }
@@ -224,5 +226,5 @@ check_eval "every pod was bound exactly once (no pod has two Scheduled events)" 
 check_eval "no replica had a bind refused" '! grep -q "binding failed" "$dir"/ms-*.log'
 check_eval "requests within allocatable on every node" capacity_ok
 
-stop_all; [ -n "${LEADER_KEEP_LOGS:-}" ] && cp "$dir"/ms-*.log "$dir"/apiserver.log "$dir"/etcd.log "$LEADER_KEEP_LOGS"/
+stop_all
 tap_done
