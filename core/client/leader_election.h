@@ -6,10 +6,12 @@
  * changed for leaseDuration. That time runs on the candidate's own
  * monotonic clock from when it first saw the record, never from the remote
  * renewTime, so clock skew between replicas does not matter. Every write
- * is an update with the resourceVersion read (optimistic concurrency: a
- * 409 means another replica won). The leader renews every retryPeriod; a
- * renewal that has not succeeded within renewDeadline means leadership is
- * lost, and a lost leader must stop (upstream's kube-scheduler exits).
+ * is an update with the resourceVersion last read or written (optimistic
+ * concurrency: a 409 means another replica won). The leader renews every retryPeriod,
+ * as today's client-go with a single update while its lease is valid
+ * (falling back to a read on any failure); a renewal that has not
+ * succeeded within renewDeadline means leadership is lost, and a lost
+ * leader must stop (upstream's kube-scheduler exits).
  * Stopping while leading releases the Lease (empty holder,
  * leaseDurationSeconds 1) so that a standby takes over at once.
  *

@@ -9,6 +9,16 @@ WAIT_POLL=0.1   # takeovers are timed to a tenth of a second
 # shellcheck source=run-harness.sh
 source "$(cd "$(dirname "$0")" && pwd)/run-harness.sh"
 
+# Each replica's view of the election, under a failed check.
+tap_on_failure() {
+    local f
+    for f in "$dir"/ms-*.log; do
+        [ -f "$f" ] || continue
+        grep -E 'acquired lease|released lease|lost lease|failed to (update|release)|error retrieving|leaderelection lost' "$f" |
+            tail -n 8 | cut -c1-240 | sed "s|^|# $(basename "$f" .log): |"
+    done
+}
+
 declare -A rpid=()     # replica name -> pid
 proxy_pid=""
 stop_all() {
@@ -18,18 +28,29 @@ stop_all() {
     rpid=()
     proxy_pid=""
 }
-trap 'stop_all; cleanup' EXIT
+# (E2E_KEEP=DIR: the replicas', the API server's and etcd's logs are
+# copied there at the end, however the suite ends, for a look)
+trap 'stop_all; [ -n "${E2E_KEEP:-}" ] && cp "$dir"/*.log "$E2E_KEEP"/ 2>/dev/null; cleanup' EXIT
 
 LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
+sub() {   # a - b, "none" when either is missing
+    if [ -z "$1" ] || [ -z "$2" ]; then echo none; return; fi
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'
+}
+epoch() { [ -n "$1" ] && [ "$1" != null ] && date -d "$1" +%s.%N; }   # RFC 3339 -> seconds
 
 unbound_count() {
     kube_api GET /api/v1/namespaces/default/pods | jq --arg p "$1" \
         '[.items[] | select(.metadata.name | startswith($p)) | select((.spec.nodeName // "") == "")] | length'
 }
 holder() { kube_api GET "$LEASE" | jq -r '.spec.holderIdentity // ""'; }
+lease_time() { epoch "$(kube_api GET "$LEASE" | jq -r ".spec.$1")"; }   # renewTime / acquireTime
+log_time() {   # replica pattern: when its first line with the pattern was logged
+    epoch "$(grep -m1 -- "$2" "$dir/ms-$1.log" | sed 's/^ts=\([^ ]*\) .*/\1/')"
+}
 transitions() { kube_api GET "$LEASE" | jq -r '.spec.leaseTransitions // 0'; }
 identity_of() {   # replica: the identity it logged
     grep -m1 'attempting to acquire leader lease' "$dir/ms-$1.log" | grep -o 'identity=[^ ]*' | cut -d= -f2 | tr -d '"'
@@ -38,9 +59,17 @@ bound_by() {   # replica prefix: pods of `prefix` it logged as bound
     grep -c "msg=\"bound\" pod=default/$2-" "$dir/ms-$1.log"
 }
 
-# Short durations (upstream's defaults are 15s/10s/2s).
+# upstream's leaseDuration and renewDeadline: a leader whose renewals do
+# not succeed within renewDeadline gives the lease up and exits, as
+# upstream's, and on this shared 2-core machine the API server has kept
+# lease requests over 2 s (at load 25-35) and 9 s (at load 40) without an
+# answer; with the 2 s deadline this suite had, that happened to the
+# leaders its checks were about. A short retryPeriod keeps the hand-over
+# after a release quick.
+LEASE_S=15 RENEW_S=10 RETRY_S=0.5
 cfg=$dir/le.yaml
-printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}\n' >"$cfg"
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaderElect: true, leaseDuration: %ss, renewDeadline: %ss, retryPeriod: %sms}\n' \
+    "$LEASE_S" "$RENEW_S" "$(awk -v r=$RETRY_S 'BEGIN { print r * 1000 }')" >"$cfg"
 
 start_replica() {   # name [kubeconfig] [extra args]
     local name=$1 kc=${2:-$dir/scheduler.kubeconfig}
@@ -86,7 +115,9 @@ mkpods first 20
 check_eval "20 pods bound" "wait_for 30 '[ \"\$(unbound_count first-)\" = 0 ]'"
 check_eval "only the leader bound them ($leader: $(bound_by "$leader" first), $standby: $(bound_by "$standby" first))" \
     "[ \"\$(bound_by $leader first)\" = 20 ] && [ \"\$(bound_by $standby first)\" = 0 ]"
-sleep 2
+# until the standby has seen the lease held for leaseDuration and a retry
+seen=$(log_time "$standby" "lock is held by another")
+sleep "$(awk -v s="$seen" -v n="$(now)" -v l=$LEASE_S -v r=$RETRY_S 'BEGIN { d = s + l + 2.2 * r - n; printf "%.2f", (d > 0 ? d : 0) }')"
 check_eval "the standby never bound (after leaseDuration of renewals)" \
     "[ \"\$(grep -c 'msg=\"bound\"' \"\$dir/ms-$standby.log\")\" = 0 ] && [ \"\$(holder)\" = \"$h\" ]"
 
@@ -97,10 +128,14 @@ rc=$?
 check_eval "the leader exits 0 on SIGTERM" '[ "$rc" = 0 ]'
 check_eval "it released the lease" "grep -q 'released lease' \"\$dir/ms-$leader.log\""
 id_s=$([ "$standby" = a ] && echo "$id_a" || echo "$id_b")
-wait_for 10 "[ \"\$(holder)\" = \"$id_s\" ]"
+wait_for 20 "[ \"\$(holder)\" = \"$id_s\" ]"
 took=$(elapsed "$t0")
-check_eval "the standby holds the lease ${took}s after SIGTERM (within ~2 s, leaseDuration 3 s)" \
-    "[ \"\$(holder)\" = \"$id_s\" ] && le $took 2.5"
+# From the release, not the SIGTERM (the leader first finishes its binds):
+# taken at the standby's next retry, where an expiry would take a whole
+# leaseDuration after the last renewal it saw.
+gap=$(sub "$(lease_time acquireTime)" "$(log_time "$leader" 'released lease')")
+check_eval "the standby holds the lease ${took}s after SIGTERM, ${gap}s after the release (at once: under half of leaseDuration ${LEASE_S} s)" \
+    "[ \"\$(holder)\" = \"$id_s\" ] && le $gap $(awk -v l=$LEASE_S 'BEGIN { print l / 2 }')"
 check_eval "leaseTransitions counted the takeover" '[ "$(transitions)" -ge 1 ]'
 mkpods second 10
 check_eval "pods created afterwards are bound by the new leader" \
@@ -117,10 +152,18 @@ sleep 1.5
 check_eval "the third replica waits as standby" "[ \"\$(holder)\" = \"$id_s\" ] && ! grep -q 'successfully acquired' \"\$dir/ms-c.log\""
 t0=$(now)
 stop_replica "$standby" KILL
-wait_for 15 "[ \"\$(holder)\" = \"$id_c\" ]"
+# The killed leader's last renewal (or, should one still land, the one
+# before): the third replica saw it no sooner than it was written, and
+# counts leaseDuration on its own clock from when it saw it, so it takes
+# over at least leaseDuration after it (and up to two retries later: it
+# polls the lease every retryPeriod * [1, 2.2)), however long before the
+# SIGKILL that renewal was.
+last=$(lease_time renewTime)
+wait_for 30 "[ \"\$(holder)\" = \"$id_c\" ]"
 took=$(elapsed "$t0")
-check_eval "after SIGKILL it takes over in ${took}s (leaseDuration 3 s, measured from its own observation)" \
-    "[ \"\$(holder)\" = \"$id_c\" ] && le 2.0 $took && le $took 6"
+gap=$(sub "$(lease_time acquireTime)" "$last")
+check_eval "after SIGKILL it takes over ${took}s later, ${gap}s after the last renewal (not before leaseDuration ${LEASE_S} s)" \
+    "[ \"\$(holder)\" = \"$id_c\" ] && le $(sub $LEASE_S 0.001) $gap && le $took $((LEASE_S + 5))"
 mkpods third 10
 check_eval "and binds the pods created afterwards" \
     "wait_for 20 '[ \"\$(unbound_count third-)\" = 0 ]' && [ \"\$(bound_by c third)\" = 10 ]"
@@ -161,14 +204,19 @@ mkpods fourth 5
 check_eval "and binds" "wait_for 20 '[ \"\$(unbound_count fourth-)\" = 0 ]'"
 t0=$(now)
 kill -9 "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=""
+last=$(lease_time renewTime)
 p=${rpid[d]}
-wait_for 15 "! kill -0 $p 2>/dev/null"
+wait_for 30 "! kill -0 $p 2>/dev/null"
 took=$(elapsed "$t0")
 wait "$p" 2>/dev/null
 rc=$?
 unset "rpid[d]"
-check_eval "with the apiserver unreachable it exits non-zero (status $rc) ${took}s later (renewDeadline 2 s)" \
-    "[ \"$rc\" != 0 ] && le 1.5 $took && le $took 5"
+# A renewal round starts retryPeriod after the last success and gives up
+# renewDeadline after its start (the record it writes is made at once;
+# the log's time is cut to the millisecond).
+gap=$(sub "$(log_time d 'lost lease')" "$last")
+check_eval "with the apiserver unreachable it exits non-zero (status $rc) ${took}s later, ${gap}s after its last renewal (renewDeadline ${RENEW_S} s)" \
+    "[ \"$rc\" != 0 ] && le $(sub $RENEW_S 0.01) $gap && le $took $((RENEW_S + 5))"
 check_eval "it logged 'lost lease' and 'leaderelection lost'" \
     "grep -q 'lost lease' \"\$dir/ms-d.log\" && grep -q 'leaderelection lost' \"\$dir/ms-d.log\""
 
@@ -178,5 +226,5 @@ check_eval "every pod was bound exactly once (no pod has two Scheduled events)" 
 check_eval "no replica had a bind refused" '! grep -q "binding failed" "$dir"/ms-*.log'
 check_eval "requests within allocatable on every node" capacity_ok
 
-stop_all; [ -n "${LEADER_KEEP_LOGS:-}" ] && cp "$dir"/ms-*.log "$LEADER_KEEP_LOGS"/
+stop_all
 tap_done
