@@ -5,7 +5,8 @@
  *
  * Everything that depends on other pods is counted per topology pair
  * (topologyKey id, value id) in PreFilter and PreScore; Filter and Score are
- * a few label and map lookups per node. The counts are kept from one cycle
+ * a few label and map lookups per node, and for the anti-affinity terms
+ * Filter reads a verdict kept per node instead (inter_pod_affinity_verdicts.c). The counts are kept from one cycle
  * to the next: when the pod has the same shape as the previous one (same
  * namespace, labels and terms, as replicas of one workload do), only the
  * nodes the snapshot update changed are counted again; otherwise every node
@@ -57,6 +58,7 @@ static void ipa_destroy(void *self) {
     for (int i = 0; i < C_COUNT; i++) ipa_pc_free(&p->counts[i]);
     ipa_tracker_free(&p->filter_tracker);
     ipa_tracker_free(&p->score_tracker);
+    ipa_verdicts_free(&p->verdicts);
     free(p->delta_buf);
     free(p);
 }

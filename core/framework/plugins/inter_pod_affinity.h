@@ -141,6 +141,46 @@ typedef struct ipa_tracker {
     bool valid;
 } ipa_tracker;
 
+/* ---- per-node anti-affinity verdicts (inter_pod_affinity_verdicts.c) ------ */
+
+/* Filter asks, for every node it visits, whether the C_ANTI or
+ * C_EXISTING_ANTI count at the node's value of some key is > 0: a label
+ * lookup and a map probe per key. Here the answer is kept per node (by name
+ * id) and changed only when a pair's count crosses 0, for the nodes that
+ * have that pair's value (a chain per pair, hostname keys: one node), so
+ * Filter reads one byte. It holds for the snapshot `snap` at `seq` and
+ * `tree_version`; the nodes an update changed are checked for a new value
+ * at PreFilter, anything else builds it again from the counts. */
+#define IPA_VERDICT_KEYS 4
+
+typedef struct ipa_verdicts {
+    bool valid;
+    const ms_snapshot *snap;
+    uint64_t seq, tree_version;
+    uint32_t nkeys;
+    ms_str keys[IPA_VERDICT_KEYS];
+    uint32_t cap;                  /* name ids covered */
+    const ms_node_info **node;     /* per name id: the snapshot's NodeInfo */
+    ms_str *value;                 /* value[k * cap + name]: its value for keys[k] */
+    uint32_t *next;                /* next[k * cap + name]: the next node with that value, name + 1 */
+    ms_map heads;                  /* (key, value) -> first node with it, name + 1 */
+    /* Per name id, for C_ANTI and C_EXISTING_ANTI: the keys whose count at
+     * the node's value is > 0. */
+    uint8_t *blocked[2];
+    uint32_t node_cap, value_cap, next_cap, blocked_cap[2];
+} ipa_verdicts;
+
+/* Whether `ni` is covered (the snapshot's NodeInfo of its name): then
+ * *anti and *existing hold the verdicts of the pod's and the existing pods'
+ * anti-affinity terms. */
+static inline bool ipa_verdicts_of(const ipa_verdicts *v, const ms_node_info *ni, bool *anti, bool *existing) {
+    uint32_t name = ni->name;
+    if (!v->valid || name >= v->cap || v->node[name] != ni) return false;
+    *anti = v->blocked[0][name] != 0;
+    *existing = v->blocked[1][name] != 0;
+    return true;
+}
+
 typedef struct ipa_plugin {
     const ms_interner *in;
     const ms_handle *h;
@@ -153,6 +193,7 @@ typedef struct ipa_plugin {
     ipa_pair_counts counts[C_COUNT];
     ipa_tracker filter_tracker, score_tracker;
     uint64_t filter_serial, score_serial;
+    ipa_verdicts verdicts;
     /* Filter's difference for a working copy of a node (ipa_node_delta). */
     struct ipa_pair_delta *delta_buf;
     uint32_t delta_cap;
@@ -206,6 +247,21 @@ const ms_labels *ipa_namespace_labels(const ms_handle *h, ms_str ns);
 /* A cycle without a snapshot (framework tests) sees an empty cluster. */
 const ms_snapshot *ipa_snapshot_of(const ms_cycle *c);
 ms_code ipa_oom(ms_status *st);
+
+/* Verdicts (inter_pod_affinity_verdicts.c). */
+void ipa_verdicts_free(ipa_verdicts *v);
+/* Before PreFilter's counting: gives them up unless the snapshot's nodes
+ * and their values are those they were built from. */
+void ipa_verdicts_check(ipa_verdicts *v, const ms_snapshot *snap);
+/* The C_ANTI or C_EXISTING_ANTI count of (key, value) went from 0 to > 0
+ * (d = 1) or back (d = -1). */
+void ipa_verdicts_crossed(ipa_verdicts *v, uint32_t which, ms_str key, ms_str value, int d);
+/* Those counts were emptied. */
+void ipa_verdicts_cleared(ipa_verdicts *v);
+/* After counting: built again from the counts when given up (left given
+ * up when there are too many keys or memory runs out: Filter then reads
+ * the counts). */
+void ipa_verdicts_finish(ipa_verdicts *v, const ipa_plugin *p, const ms_snapshot *snap);
 
 /* Counts (inter_pod_affinity_counts.c). */
 /* Adds one count for node `name`, remembering it in the node's record

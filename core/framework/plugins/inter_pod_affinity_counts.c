@@ -65,6 +65,16 @@ int ipa_pc_add(ipa_pair_counts *pc, ms_str key, ms_str value, int64_t d) {
     return 0;
 }
 
+/* A Filter count changed by d: the verdicts hear when it crosses 0. */
+static int add_count(ipa_plugin *p, uint32_t which, ms_str key, ms_str value, int64_t d) {
+    if (which != C_ANTI && which != C_EXISTING_ANTI) return ipa_pc_add(&p->counts[which], key, value, d);
+    int64_t before = ipa_pc_lookup(&p->counts[which], key, value);
+    if (ipa_pc_add(&p->counts[which], key, value, d)) return -1;
+    if ((before > 0) != (before + d > 0))
+        ipa_verdicts_crossed(&p->verdicts, which, key, value, before > 0 ? -1 : 1);
+    return 0;
+}
+
 /* ---- pod shapes ------------------------------------------------------------ */
 
 static bool strs_equal(const ms_str *a, uint32_t na, const ms_str *b, uint32_t nb) {
@@ -141,7 +151,7 @@ int ipa_emit(ipa_plugin *p, ipa_tracker *tr, ipa_node_rec **rp, ms_str name, uin
         *rp = r;
     }
     if (!ms_array_grow((void **)&r->items, &r->cap, r->n + 1, sizeof *r->items)) return -1;
-    if (ipa_pc_add(&p->counts[which], key, value, delta)) return -1;
+    if (add_count(p, which, key, value, delta)) return -1;
     r->items[r->n++] = (ipa_contrib){key, value, delta, which};
     tr->entries++;
     return 0;
@@ -153,7 +163,7 @@ ipa_node_rec *ipa_retract(ipa_plugin *p, ipa_tracker *tr, ms_str name) {
     if (!r) return NULL;
     for (uint32_t i = 0; i < r->n; i++) {
         const ipa_contrib *x = &r->items[i];
-        ipa_pc_add(&p->counts[x->which], x->key, x->value, -(int64_t)x->delta);   /* slot exists */
+        add_count(p, x->which, x->key, x->value, -(int64_t)x->delta);   /* slot exists */
     }
     tr->entries -= r->n;
     r->n = 0;
@@ -271,6 +281,7 @@ static int count_filter(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s) {
     if (!vals) return -1;
     bool current = ipa_tracker_current(tr, snap, c->pod, nsgen, true);
     tr->valid = false;
+    ipa_verdicts_check(&p->verdicts, snap);
     if (current) {
         if (snap->update_seq != tr->seq)
             for (uint32_t i = 0; i < snap->nupdated; i++)
@@ -279,6 +290,7 @@ static int count_filter(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s) {
         ipa_pc_clear(&p->counts[C_EXISTING_ANTI]);
         ipa_pc_clear(&p->counts[C_AFFINITY]);
         ipa_pc_clear(&p->counts[C_ANTI]);
+        ipa_verdicts_cleared(&p->verdicts);
         ipa_tracker_reset(tr, snap);
         /* Without terms of its own, only nodes with anti-affinity pods count. */
         bool terms = s->naff || s->nanti;
@@ -288,6 +300,7 @@ static int count_filter(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s) {
             if (count_filter_node(p, s, c->pod, list[i], vals)) return -1;
     }
     ipa_tracker_commit(tr, snap, c->pod, nsgen);
+    ipa_verdicts_finish(&p->verdicts, p, snap);
     return 0;
 }
 

@@ -49,13 +49,11 @@ static uint32_t nonzero_with_delta(const ipa_plugin *p, const ipa_node_delta *nd
     return n > 0 ? (uint32_t)n : 0;
 }
 
-ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
-    ipa_plugin *p = self;
-    const ipa_filter_state *s = c->state[c->current];
-    if (!s) return ms_status_set(st, MS_ERROR, IPA_NAME ": PreFilter state missing");
-    if (s->serial != p->filter_serial)
-        return ms_status_set(st, MS_ERROR, IPA_NAME ": PreFilter state of another cycle");
-    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+/* Filter from the counts: pod affinity, a working copy's difference, or
+ * a node the verdicts do not cover. Apart, so that the common case below
+ * stays a leaf that saves no registers. */
+static __attribute__((noinline)) ms_code filter_from_counts(ipa_plugin *p, ms_cycle *c, const ipa_filter_state *s,
+                                                            const ms_node_info *ni, ms_status *st) {
     const ms_labels *nl = &ni->node->meta.labels;
     node_value_memo memo = {MS_STR_NONE, MS_STR_NONE};
     ipa_node_delta nd = {0, NULL};
@@ -75,6 +73,14 @@ ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
          * its topology keys exist. */
         if (!pods_exist && !(s->self_match && nonzero_at(p, &nd, C_AFFINITY, nl) == 0))
             return ms_status_set(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_AFFINITY);
+    }
+
+    /* The snapshot's own NodeInfo: both verdicts kept per node. */
+    bool anti, existing;
+    if (!nd.n && ipa_verdicts_of(&p->verdicts, ni, &anti, &existing)) {
+        if (anti) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_ANTI_AFFINITY);
+        if (existing) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
+        return MS_SUCCESS;
     }
 
     /* satisfyPodAntiAffinity */
@@ -100,3 +106,20 @@ ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
     return MS_SUCCESS;
 }
 
+ms_code ipa_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    ipa_plugin *p = self;
+    const ipa_filter_state *s = c->state[c->current];
+    if (!s) return ms_status_set(st, MS_ERROR, IPA_NAME ": PreFilter state missing");
+    if (s->serial != p->filter_serial)
+        return ms_status_set(st, MS_ERROR, IPA_NAME ": PreFilter state of another cycle");
+    if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
+    /* Without affinity terms, the snapshot's own NodeInfo (no difference
+     * to apply) is answered by its verdicts. */
+    bool anti, existing;
+    if (!s->naff && !ni->scratch && ni != p->h->scratch && ipa_verdicts_of(&p->verdicts, ni, &anti, &existing)) {
+        if (anti) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_ANTI_AFFINITY);
+        if (existing) return ms_status_set(st, MS_UNSCHEDULABLE, ERR_EXISTING_ANTI);
+        return MS_SUCCESS;
+    }
+    return filter_from_counts(p, c, s, ni, st);
+}

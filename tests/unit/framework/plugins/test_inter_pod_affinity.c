@@ -14,6 +14,7 @@
 #include "backend/queue.h"
 #include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
+#include "framework/plugins/inter_pod_affinity.h"
 
 #define ERR_AFF "node(s) didn't match pod affinity rules"
 #define ERR_ANTI "node(s) didn't match pod anti-affinity rules"
@@ -1257,6 +1258,31 @@ static void run_cycle(env *e, void *self, ms_pod *pod, ms_code *codes, const cha
     }
 }
 
+/* The anti-affinity verdicts `kept` holds per node (kept in step with its
+ * counts as they cross 0) must be those read from a recount: `fresh`'s
+ * counts at the node's value of each key. Returns the nodes they cover. */
+static uint32_t check_verdicts(env *e, const ipa_plugin *kept, const ipa_plugin *fresh, int round) {
+    uint32_t covered = 0;
+    for (uint32_t i = 0; i < e->snap.nnodes; i++) {
+        const ms_node_info *ni = e->snap.nodes[i];
+        bool got[2];
+        if (!ipa_verdicts_of(&kept->verdicts, ni, &got[0], &got[1])) continue;
+        covered++;
+        for (uint32_t w = 0; w < 2; w++) {
+            const ipa_pair_counts *pc = &fresh->counts[w == 0 ? C_ANTI : C_EXISTING_ANTI];
+            bool recount = false;
+            for (uint32_t k = 0; k < pc->nkeys; k++) {
+                ms_str v = ms_labels_get(&ni->node->meta.labels, pc->keys[k]);
+                recount |= v != MS_STR_NONE && ipa_pc_get(pc, pc->keys[k], v) > 0;
+            }
+            if (got[w] != recount)
+                fail_msg("round %d, node %s: %s verdict %d, recount %d", round, ms_str_get(e->fx.in, ni->name),
+                         w == 0 ? "anti-affinity" : "existing anti-affinity", got[w], recount);
+        }
+    }
+    return covered;
+}
+
 /* One plugin instance kept over many cycles (counting only what each
  * snapshot update changed when pods repeat a shape) must decide exactly as
  * a fresh instance that counts everything, whatever happens in between:
@@ -1274,7 +1300,7 @@ static void test_counts_kept_between_cycles(void **state) {
         ms_node_unref(n);
     }
     ms_pod *bound[MAXPODS];
-    uint32_t nbound = 0, serial = 0, incoming_shape = 0;
+    uint32_t nbound = 0, serial = 0, incoming_shape = 0, covered = 0;
     ms_code codes[2][64];
     const char *reasons[2][64];
     int64_t scores[2][64];
@@ -1327,6 +1353,7 @@ static void test_counts_kept_between_cycles(void **state) {
         ms_error err = {0};
         assert_int_equal(ms_plugin_inter_pod_affinity.create(args, &e.h, &fresh, &err), MS_OK);
         run_cycle(&e, fresh, pod, codes[1], reasons[1], scores[1], &n[1]);
+        covered += check_verdicts(&e, e.self, fresh, round);
         ms_plugin_inter_pod_affinity.destroy(fresh);
         for (uint32_t i = 0; i < n[0]; i++) {
             if (codes[0][i] != codes[1][i] || reasons[0][i] != reasons[1][i] || scores[0][i] != scores[1][i])
@@ -1347,6 +1374,9 @@ static void test_counts_kept_between_cycles(void **state) {
                 }
         ms_pod_unref(pod);
     }
+    /* Most cycles read the verdicts (a PreFilter that counted, within the
+     * keys they hold), not only the ones right after a rebuild. */
+    assert_true(covered > 100 * NODES);
     for (uint32_t i = 0; i < nbound; i++) ms_pod_unref(bound[i]);
     cJSON_Delete(args);
     env_free(&e);
