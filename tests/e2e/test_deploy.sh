@@ -262,7 +262,7 @@ start_sched lp-informers
 mkpod lp-inf scheduler=moonsched
 sleep 4
 check_eval "without the informer rule: LIST answers 403, /readyz 503, nothing is bound" \
-    "grep -q 'path=\"/api/v1/nodes?limit=100\" status=403' '$sched_log' && [ \"\$(health readyz)\" = 503 ] && [ -z \"\$(node_of lp-inf)\" ]"
+    "wait_for 20 'grep -q \"nodes?limit=100.* status=403\" \"$sched_log\"' && [ \"\$(health readyz)\" = 503 ] && [ -z \"\$(node_of lp-inf)\" ]"
 stop_sched TERM
 restore_rules
 
@@ -272,7 +272,7 @@ start_sched lp-pdb
 mkpod lp-pdb scheduler=moonsched
 sleep 4
 check_eval "without the PodDisruptionBudget rule: 403 on their LIST, nothing is bound" \
-    "grep -q 'poddisruptionbudgets?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-pdb)\" ]"
+    "wait_for 20 'grep -q \"poddisruptionbudgets?limit=100.* status=403\" \"$sched_log\"' && [ -z \"\$(node_of lp-pdb)\" ]"
 stop_sched TERM
 restore_rules
 
@@ -283,7 +283,7 @@ start_sched lp-csinodes
 mkpod lp-csi scheduler=moonsched
 sleep 4
 check_eval "without the storage.k8s.io rule: 403 on the CSINodes' LIST, nothing is bound" \
-    "grep -q 'csinodes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-csi)\" ]"
+    "wait_for 20 'grep -q \"csinodes?limit=100.* status=403\" \"$sched_log\"' && [ -z \"\$(node_of lp-csi)\" ]"
 stop_sched TERM
 restore_rules
 
@@ -344,7 +344,7 @@ start_sched lp-volume-scheduler
 mkpod lp-vs scheduler=moonsched
 sleep 4
 check_eval "without the binding to system:volume-scheduler: 403 on the PersistentVolumes' LIST, nothing is bound" \
-    "grep -q 'persistentvolumes?limit=100\" status=403' '$sched_log' && [ -z \"\$(node_of lp-vs)\" ]"
+    "wait_for 20 'grep -q \"persistentvolumes?limit=100.* status=403\" \"$sched_log\"' && [ -z \"\$(node_of lp-vs)\" ]"
 stop_sched TERM
 restore_rules
 
@@ -421,14 +421,14 @@ drop_rule moonsched '.resources == ["tokenreviews"]'
 start_sched lp-tokenreviews
 check_eval "without the TokenReview rule: a token is refused (401), probes without one still answer 200" \
     "wait_for 15 '[ \"\$(health healthz)\" = 200 ]' && [ \"\$(secure_metrics)\" = 401 ] &&
-     grep -q 'tokenreviews?timeout=10s\" status=403' '$sched_log'"
+     wait_for 10 'grep -q \"tokenreviews?timeout=10s.* status=403\" \"$sched_log\"'"
 stop_sched TERM
 restore_rules
 drop_rule moonsched '.resources == ["subjectaccessreviews"]'
 start_sched lp-sar
 check_eval "without the SubjectAccessReview rule: /metrics answers 500, the probes' paths 200" \
     "wait_for 15 '[ \"\$(health healthz)\" = 200 ]' && [ \"\$(secure_metrics)\" = 500 ] && [ \"\$(health readyz)\" != 500 ] &&
-     grep -q 'subjectaccessreviews?timeout=10s\" status=403' '$sched_log'"
+     wait_for 10 'grep -q \"subjectaccessreviews?timeout=10s.* status=403\" \"$sched_log\"'"
 stop_sched TERM
 restore_rules
 
@@ -437,7 +437,7 @@ start_sched lp-lease
 mkpod lp-lease scheduler=moonsched
 sleep 4
 check_eval "without the Lease rule: its GET answers 403, moonsched never leads, nothing is bound" \
-    "grep -q 'leases/moonsched status=403' '$sched_log' && ! grep -q 'successfully acquired lease' '$sched_log' &&
+    "wait_for 20 'grep -q \"leases/moonsched status=403\" \"$sched_log\"' && ! grep -q 'successfully acquired lease' '$sched_log' &&
      [ \"\$(metric 'leader_election_master_status{name=\"moonsched\"}')\" = 0 ] && [ -z \"\$(node_of lp-lease)\" ]"
 stop_sched TERM
 restore_rules
@@ -527,7 +527,7 @@ printf '\n-- a new version\n' >>"$mine/policies/spread-by-label.lua"
 kc apply -k "$mine" >/dev/null
 project moonsched-policies "$dir/etc/policies"
 check_eval "a new version in the ConfigMap, projected as the kubelet does: reloaded, PolicyReloaded event" \
-    "wait_for 15 '[ \"\$(policy_events PolicyReloaded)\" -ge 1 ]' && grep -q 'msg=\"reloaded\"' '$sched_log'"
+    "wait_for 15 '[ \"\$(policy_events PolicyReloaded)\" -ge 1 ]' && wait_for 10 'grep -q \"msg=.reloaded.\" \"$sched_log\"'"
 printf 'this is not Lua\n' >>"$mine/policies/spread-by-label.lua"
 kc apply -k "$mine" >/dev/null
 project moonsched-policies "$dir/etc/policies"
