@@ -21,7 +21,7 @@
 #include "run/snapshot.h"
 #include "moonsched/simulate.h"
 #include "client/http_endpoint.h"
-#include "cmd/policy_kit.h"
+#include "policy/policy_kit.h"
 #include "policy/policy_check.h"
 #include "simulate/explain_text.h"
 
