@@ -87,7 +87,11 @@ static const char help_deschedule[] =
     "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
     "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
     "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
-    "                            [--secure-port N] [--leader-elect-resource-name NAME] [-v N] ...\n"
+    "                            [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
+    "                            [--leader-elect-retry-period D] [--leader-elect-resource-name NAME]\n"
+    "                            [--leader-elect-resource-namespace NS] [--secure-port N]\n"
+    "                            [--bind-address IP] [--tls-cert-file FILE --tls-private-key-file FILE]\n"
+    "                            [-v|--v N]\n"
     "\n"
     "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
     "  exit, or one every --descheduling-interval; each eviction goes through the\n"
@@ -177,7 +181,7 @@ static const char help_explain[] =
     "                     (allowed to get /debug/explain)\n";
 
 static const char help_snapshot[] =
-    "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]\n"
+    "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o|--output FILE]\n"
     "\n"
     "  Writes the cluster's Namespaces, Nodes, PriorityClasses,\n"
     "  PodDisruptionBudgets and Pods in the format simulate reads (a JSON List,\n"
