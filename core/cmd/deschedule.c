@@ -9,18 +9,6 @@
 #include "cmd/flag_value.h"
 #include "moonsched/config.h"
 
-void ms_deschedule_options_default(ms_deschedule_options *o) {
-    memset(o, 0, sizeof *o);
-    o->lease_name = "descheduler";
-    o->lease_namespace = "kube-system";
-    o->lease_duration = 15;
-    o->renew_deadline = 10;
-    o->retry_period = 2;
-    o->secure_port = MS_DESCHEDULE_DEFAULT_SECURE_PORT;
-}
-
-/* ---- flags ---------------------------------------------------------------- */
-
 static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
     double d;
     if (!ms_parse_go_duration(v, &d) || d < 0 || (!allow_zero && d == 0))
