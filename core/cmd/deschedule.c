@@ -18,14 +18,6 @@ static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, dou
     return MS_OK;
 }
 
-static ms_rc bool_flag(const char *name, const char *a, bool *out, ms_error *err) {
-    size_t n = strlen(name);
-    if (strcmp(a, name) == 0) return *out = true, MS_OK;
-    if (strcmp(a + n, "=true") == 0) return *out = true, MS_OK;
-    if (strcmp(a + n, "=false") == 0) return *out = false, MS_OK;
-    return ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
-}
-
 /* Flags with a value that is a string. */
 static bool string_flag(int argc, char **argv, int *i, ms_deschedule_options *o) {
     static const struct {
@@ -85,10 +77,11 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
         else return ms_error_set(err, MS_EINVAL, "--output: expected table or json, got \"%s\"", v);
         return MS_OK;
     }
-    if (strncmp(a, "--dry-run", 9) == 0 && (!a[9] || a[9] == '=')) return bool_flag("--dry-run", a, &o->dry_run, err);
-    if (strncmp(a, "--leader-elect", 14) == 0 && (!a[14] || a[14] == '='))
-        return bool_flag("--leader-elect", a, &o->leader_elect, err);
-    if (strcmp(a, "--in-cluster") == 0) return o->in_cluster = true, MS_OK;
+    int r;
+    if ((r = ms_flag_bool(a, "--dry-run", &o->dry_run, err)) ||
+        (r = ms_flag_bool(a, "--leader-elect", &o->leader_elect, err)) ||
+        (r = ms_flag_bool(a, "--in-cluster", &o->in_cluster, err)))
+        return r > 0 ? MS_OK : MS_EINVAL;
     return ms_error_set(err, MS_EINVAL, "unknown argument \"%s\"", a);
 }
 

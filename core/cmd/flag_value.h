@@ -4,9 +4,16 @@
 
 #include <stdbool.h>
 
+#include "moonsched/error.h"
+
 /* "--name=value" or "--name value" at argv[*i] (*i moves past a separate
  * value): the value, or NULL when argv[*i] is not that flag. A flag given
  * last without its value answers "" and sets *missing (when not NULL). */
 const char *ms_flag_value(int argc, char **argv, int *i, const char *name, bool *missing);
+
+/* A boolean flag as pflag reads it: bare is true, else "--name=B" with B
+ * one of Go's strconv.ParseBool words; never the next argument. 0: a is
+ * not that flag, 1: read, -1: a bad value (err says which). */
+int ms_flag_bool(const char *a, const char *name, bool *out, ms_error *err);
 
 #endif

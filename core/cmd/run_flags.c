@@ -92,28 +92,6 @@ __attribute__((format(printf, 2, 3))) static void warn(const ms_run_flags *f, co
     f->warn(f->warn_ctx, msg);
 }
 
-/* Go's strconv.ParseBool. */
-static bool parse_go_bool(const char *s, bool *out) {
-    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
-        if (strcmp(s, yes[i]) == 0) return *out = true, true;
-        if (strcmp(s, no[i]) == 0) return *out = false, true;
-    }
-    return false;
-}
-
-/* A boolean flag: bare is true; "--name=B". 0: not this flag, 1: read, -1:
- * a bad value (err set). */
-static int bool_flag(const char *a, const char *name, bool *out, ms_error *err) {
-    size_t n = strlen(name);
-    if (strcmp(a, name) == 0) return *out = true, 1;
-    if (strncmp(a, name, n) != 0 || a[n] != '=') return 0;
-    if (parse_go_bool(a + n + 1, out)) return 1;
-    ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
-    return -1;
-}
-
 static ms_rc parse_duration_flag(const char *name, const char *v, double *out, ms_error *err) {
     double d;
     if (!ms_parse_go_duration(v, &d) || !(d > 0))
@@ -279,19 +257,19 @@ static int bool_option(const char *a, parse_state *ps) {
     ms_run_flags *f = ps->f;
     bool b;
     int r;
-    if ((r = bool_flag(a, "--leader-elect", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--leader-elect", &b, ps->err)) != 0) {
         if (r > 0) f->o->leader_elect = b ? 1 : -1;
         return r;
     }
-    if ((r = bool_flag(a, "--in-cluster", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--in-cluster", &b, ps->err)) != 0) {
         if (r > 0) f->o->in_cluster = b;
         return r;
     }
-    if ((r = bool_flag(a, "--debug-snapshot", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--debug-snapshot", &b, ps->err)) != 0) {
         if (r > 0) f->o->debug_snapshot = b;
         return r;
     }
-    if ((r = bool_flag(a, "--plain-metrics", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--plain-metrics", &b, ps->err)) != 0) {
         if (r > 0) f->o->plain_metrics = b;
         return r;
     }
@@ -301,7 +279,7 @@ static int bool_option(const char *a, parse_state *ps) {
     }
     /* pflag's version[=true]: "raw" prints it too (without decoration upstream) */
     if (strcmp(a, "--version=raw") == 0) a = "--version";
-    if ((r = bool_flag(a, "--version", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--version", &b, ps->err)) != 0) {
         if (r > 0 && b && f->action == MS_RUN_FLAGS_RUN) f->action = MS_RUN_FLAGS_VERSION;
         return r;
     }

@@ -37,6 +37,15 @@ static void test_flags(void **state) {
     assert_int_equal(o.secure_port, MS_DESCHEDULE_DEFAULT_SECURE_PORT);
     assert_true(o.interval == 0);
     assert_false(o.debug);
+    /* booleans as pflag reads them: Go's ParseBool words after "=" */
+    assert_int_equal(parse("--policy-config-file p.yaml --dry-run=1 --in-cluster=T --leader-elect=false", &o, &err),
+                     MS_OK);
+    assert_true(o.dry_run);
+    assert_true(o.in_cluster);
+    assert_false(o.leader_elect);
+    assert_int_equal(parse("--policy-config-file p.yaml --dry-run=False --in-cluster=0", &o, &err), MS_OK);
+    assert_false(o.dry_run);
+    assert_false(o.in_cluster);
     assert_int_equal(parse("--policy-config-file p.yaml -v 4", &o, &err), MS_OK);
     assert_true(o.debug);
     assert_int_equal(parse("--policy-config-file p.yaml --v=2", &o, &err), MS_OK);
