@@ -3,6 +3,8 @@
  * subcommands' flag parsers. */
 #include "cmd/flag_value.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "moonsched/error.h"
@@ -38,4 +40,14 @@ int ms_flag_bool(const char *a, const char *name, bool *out, ms_error *err) {
     if (parse_go_bool(a + n + 1, out)) return 1;
     ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
     return -1;
+}
+
+ms_rc ms_flag_seed(const char *v, uint64_t *out, ms_error *err) {
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(v, &end, 0);
+    if (!*v || *end || errno || *v == '-')
+        return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v);
+    *out = seed;
+    return MS_OK;
 }

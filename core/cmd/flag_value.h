@@ -3,6 +3,7 @@
 #define MOONSCHED_CMD_FLAG_VALUE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "moonsched/error.h"
 
@@ -15,5 +16,9 @@ const char *ms_flag_value(int argc, char **argv, int *i, const char *name, bool 
  * one of Go's strconv.ParseBool words; never the next argument. 0: a is
  * not that flag, 1: read, -1: a bad value (err says which). */
 int ms_flag_bool(const char *a, const char *name, bool *out, ms_error *err);
+
+/* --seed's value (run's and simulate's): a non-negative integer, decimal,
+ * 0x hex or 0 octal as strtoull reads it. */
+ms_rc ms_flag_seed(const char *v, uint64_t *out, ms_error *err);
 
 #endif

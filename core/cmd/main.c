@@ -345,12 +345,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         if (!*v) return usage_error(help_simulate, "%s needs a spec", "--generate");
         s->o.generate = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--seed", NULL))) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(v, &end, 0);
-        if (!*v || *end || errno || *v == '-')
-            return usage_error(help_simulate, "--seed: expected a non-negative integer, got \"%s\"", v);
-        s->o.seed = seed;
+        ms_error err = {0};
+        if (ms_flag_seed(v, &s->o.seed, &err) != MS_OK) return usage_error(help_simulate, "%s", err.msg);
         s->o.has_seed = true;
     } else if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;

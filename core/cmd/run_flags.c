@@ -215,12 +215,7 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     if ((v = ms_flag_value(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--seed", &missing))) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(v, &end, 0);
-        if (!*v || *end || errno || *v == '-')
-            return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v), -1;
-        o->seed = seed;
+        if (ms_flag_seed(v, &o->seed, err) != MS_OK) return -1;
         o->has_seed = true;
         return 1;
     }
