@@ -2,21 +2,10 @@
  * (run/deschedule.h runs them). */
 #include "cmd/deschedule.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd/flag_value.h"
-#include "moonsched/config.h"
-
-static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
-    double d;
-    if (!ms_parse_go_duration(v, &d) || d < 0 || (!allow_zero && d == 0))
-        return ms_error_set(err, MS_EINVAL, "%s: expected a %sduration such as 5m, got \"%s\"", name,
-                            allow_zero ? "" : "positive ", v);
-    *out = d;
-    return MS_OK;
-}
 
 /* Flags with a value that is a string. */
 static bool string_flag(int argc, char **argv, int *i, ms_deschedule_options *o) {
@@ -49,28 +38,17 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
     if (string_flag(argc, argv, i, o)) return MS_OK;
     if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) return policies[o->npolicy_files++] = v, MS_OK;
     if ((v = ms_flag_value(argc, argv, i, "--descheduling-interval", NULL)))
-        return duration_flag("--descheduling-interval", v, true, &o->interval, err);
+        return ms_flag_duration("--descheduling-interval", v, true, &o->interval, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-lease-duration", NULL)))
-        return duration_flag("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
+        return ms_flag_duration("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-renew-deadline", NULL)))
-        return duration_flag("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
+        return ms_flag_duration("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-retry-period", NULL)))
-        return duration_flag("--leader-elect-retry-period", v, false, &o->retry_period, err);
-    if ((v = ms_flag_value(argc, argv, i, "--secure-port", NULL))) {
-        char *end;
-        long p = strtol(v, &end, 10);
-        if (!*v || *end || p < 0 || p > 65535)
-            return ms_error_set(err, MS_EINVAL, "--secure-port: expected a port (0 to 65535), got \"%s\"", v);
-        o->secure_port = (int32_t)p;
-        return MS_OK;
-    }
-    if ((v = ms_flag_value(argc, argv, i, "-v", NULL)) || (v = ms_flag_value(argc, argv, i, "--v", NULL))) {
-        char *end;
-        long lv = strtol(v, &end, 10);
-        if (!*v || *end || lv < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
-        o->debug = lv >= 4;
-        return MS_OK;
-    }
+        return ms_flag_duration("--leader-elect-retry-period", v, false, &o->retry_period, err);
+    if ((v = ms_flag_value(argc, argv, i, "--secure-port", NULL)))
+        return ms_flag_port("--secure-port", v, &o->secure_port, err);
+    if ((v = ms_flag_value(argc, argv, i, "-v", NULL)) || (v = ms_flag_value(argc, argv, i, "--v", NULL)))
+        return ms_flag_verbosity(v, &o->debug, err);
     if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;

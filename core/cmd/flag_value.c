@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moonsched/config.h"
 #include "moonsched/error.h"
 
 const char *ms_flag_value(int argc, char **argv, int *i, const char *name, bool *missing) {
@@ -49,5 +50,32 @@ ms_rc ms_flag_seed(const char *v, uint64_t *out, ms_error *err) {
     if (!*v || *end || errno || *v == '-')
         return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v);
     *out = seed;
+    return MS_OK;
+}
+
+ms_rc ms_flag_duration(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
+    double d;
+    if (!ms_parse_go_duration(v, &d) || d < 0 || (!allow_zero && d == 0))
+        return ms_error_set(err, MS_EINVAL, "%s: expected a %s, got \"%s\"", name,
+                            allow_zero ? "duration such as 5m" : "positive duration such as 15s", v);
+    *out = d;
+    return MS_OK;
+}
+
+ms_rc ms_flag_port(const char *name, const char *v, int32_t *out, ms_error *err) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || errno || n < 0 || n > 65535)
+        return ms_error_set(err, MS_EINVAL, "%s: expected a port (0-65535), got \"%s\"", name, v);
+    *out = (int32_t)n;
+    return MS_OK;
+}
+
+ms_rc ms_flag_verbosity(const char *v, bool *debug, ms_error *err) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
+    *debug = n >= 4;
     return MS_OK;
 }

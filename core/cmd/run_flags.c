@@ -2,16 +2,13 @@
  * cmd/run_flags.h. */
 #include "cmd/run_flags.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/flag_value.h"
 #include "serving/http_server.h"
-#include "moonsched/config.h"
 
 /* kube-scheduler v1.20's flags that have no meaning here: accepted,
  * warned about. `value`: the flag takes a value ("--f v" reads v); the
@@ -92,29 +89,10 @@ __attribute__((format(printf, 2, 3))) static void warn(const ms_run_flags *f, co
     f->warn(f->warn_ctx, msg);
 }
 
-static ms_rc parse_duration_flag(const char *name, const char *v, double *out, ms_error *err) {
-    double d;
-    if (!ms_parse_go_duration(v, &d) || !(d > 0))
-        return ms_error_set(err, MS_EINVAL, "%s: expected a positive duration such as 15s, got \"%s\"", name, v);
-    *out = d;
-    return MS_OK;
-}
-
-static ms_rc parse_port(const char *name, const char *v, int *out, ms_error *err) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || errno || n < 0 || n > 65535)
-        return ms_error_set(err, MS_EINVAL, "%s: expected a port (0-65535), got \"%s\"", name, v);
-    *out = (int)n;
-    return MS_OK;
-}
-
 static ms_rc parse_verbosity(ms_run_flags *f, const char *v, ms_error *err) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
-    f->log->level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
+    bool debug;
+    if (ms_flag_verbosity(v, &debug, err) != MS_OK) return MS_EINVAL;
+    f->log->level = debug ? MS_LOG_DEBUG : MS_LOG_INFO;
     return MS_OK;
 }
 
@@ -211,7 +189,7 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     double *dslot[] = {&o->le_lease_duration, &o->le_renew_deadline, &o->le_retry_period};
     for (size_t k = 0; k < 3; k++)
         if ((v = ms_flag_value(argc, argv, i, durations[k], &missing)))
-            return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
+            return ms_flag_duration(durations[k], v, false, dslot[k], err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--seed", &missing))) {
@@ -220,7 +198,7 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
         return 1;
     }
     if ((v = ms_flag_value(argc, argv, i, "--secure-port", &missing)))
-        return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
+        return ms_flag_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */
     if (strncmp(argv[*i], "-v", 2) == 0 && argv[*i][2] >= '0' && argv[*i][2] <= '9')
         return parse_verbosity(ps->f, argv[*i] + 2, err) == MS_OK ? 1 : -1;
@@ -314,8 +292,8 @@ static ms_rc finish(parse_state *ps) {
         }
     }
     if ((ps->address || ps->port) && !o->metrics_bind_address) {
-        int port = 10251;
-        if (ps->port && parse_port("--port", ps->port, &port, ps->err) != MS_OK) return MS_EINVAL;
+        int32_t port = 10251;
+        if (ps->port && ms_flag_port("--port", ps->port, &port, ps->err) != MS_OK) return MS_EINVAL;
         const char *host = ps->address ? ps->address : "0.0.0.0";
         bool v6 = strchr(host, ':') != NULL;
         if (port == 0) snprintf(ps->f->metrics_address, sizeof ps->f->metrics_address, "0");

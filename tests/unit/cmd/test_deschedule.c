@@ -57,7 +57,7 @@ static void test_flags(void **state) {
         {"--dry-run", "--policy-config-file is required"},
         {"--policy-config-file p --leader-elect", "leaderElection must be used with deschedulingInterval"},
         {"--policy-config-file p --descheduling-interval x", "--descheduling-interval: expected a duration such as 5m, got \"x\""},
-        {"--policy-config-file p --secure-port 70000", "--secure-port: expected a port (0 to 65535), got \"70000\""},
+        {"--policy-config-file p --secure-port 70000", "--secure-port: expected a port (0-65535), got \"70000\""},
         {"--policy-config-file p --dry-run=maybe", "--dry-run: expected true or false, got \"maybe\""},
         {"--policy-config-file p --in-cluster --kubeconfig k", "--in-cluster and --kubeconfig exclude each other"},
         {"--policy-config-file p --frobnicate", "unknown argument \"--frobnicate\""},
