@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "base/suggest.h"
 #include "cmd/run_flags.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
+#include "cmd/command_docs.h"
 #include "cmd/config_check.h"
 #include "codec/yaml_write.h"
 #include "cmd/deschedule.h"
@@ -243,38 +243,13 @@ static int usage_error(const char *help, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-/* The long flags a help text names, in order, each once: pointers into
- * words. */
-typedef struct help_flags {
-    char words[4096];
-    const char *v[256];
-    size_t n;
-} help_flags;
-
-static void help_flags_of(const char *help, help_flags *f) {
-    size_t len = 0;
-    f->n = 0;
-    for (const char *p = strstr(help, "--"); p && f->n < 256; p = strstr(p, "--")) {
-        size_t k = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
-        bool seen = false;
-        for (size_t i = 0; i < f->n && !seen; i++) seen = strlen(f->v[i]) == k && strncmp(f->v[i], p, k) == 0;
-        if (k > 2 && p[k - 1] != '-' && !seen && len + k + 1 <= sizeof f->words) {
-            memcpy(f->words + len, p, k);
-            f->words[len + k] = '\0';
-            f->v[f->n++] = f->words + len;
-            len += k + 1;
-        }
-        p += k;
-    }
-}
-
 /* The flag of a command's help nearest a misspelt one (its name before
  * any "=value"), copied into out; false when none is near. */
 static bool nearest_flag(const char *help, const char *arg, char *out, size_t n) {
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-    help_flags f;
-    help_flags_of(help, &f);
+    ms_help_flags f;
+    ms_help_flags_of(help, &f);
     const char *near = ms_suggest(name, f.v, f.n);
     if (near) snprintf(out, n, "%s", near);
     return near != NULL;
@@ -736,13 +711,8 @@ static int deschedule_main(int argc, char **argv) {
 static int completion_main(int argc, char **argv);
 static int man_main(int argc, char **argv);
 
-/* Every command: the overview's line, the help (--help, `help COMMAND`, the
- * flags the completions offer, the manual page's section) and the entry.
- * In the overview's order; version has no help of its own. */
-static const struct {
-    const char *name, *summary, *help;
-    int (*main)(int argc, char **argv);
-} commands[] = {
+/* Every command, in the overview's order. */
+static const ms_command commands[] = {
     {"run", "schedule a cluster's pods (the default: flags without a command run)", help_run, run_main},
     {"simulate", "schedule the pods of cluster files, or of a generated cluster", help_simulate, simulate_main},
     {"deschedule", "evict pods a DeschedulerPolicy picks, once they have a better node", help_deschedule,
@@ -757,74 +727,11 @@ static const struct {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* The overview, made of the table; the caller frees it. */
-static char *usage(void) {
-    ms_buf b = {0};
-    ms_buf_puts(&b, "usage: moonsched [COMMAND] [FLAGS]\n\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) ms_buf_printf(&b, "  %-12s%s\n", commands[i].name, commands[i].summary);
-    ms_buf_puts(&b, "\nRun 'moonsched COMMAND --help' for a command's flags; kube-scheduler's\n"
-                    "flags follow (run's).\n\n");
-    return ms_buf_take(&b);
-}
-
 /* The overview on out, then the text after it. */
 static void print_usage(FILE *out, const char *after) {
-    char *text = usage();
+    char *text = ms_command_overview(commands, NCOMMANDS);
     fprintf(out, "%s%s", text ? text : "", after);
     free(text);
-}
-
-/* The help's long flags, space-separated, then suffix. */
-static void print_flags(const char *help, const char *suffix) {
-    help_flags f;
-    help_flags_of(help, &f);
-    for (size_t i = 0; i < f.n; i++) printf("%s%s", i ? " " : "", f.v[i]);
-    printf("%s", suffix);
-}
-
-/* bash's: the command (the first word unless it is a flag: run's then)
- * picks the flags; after a flag that is not one, files. zsh reads it
- * through bashcompinit. */
-static void completion_bash(void) {
-    printf("_moonsched() {\n"
-           "    local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} flags\n"
-           "    if [[ $COMP_CWORD -eq 1 && $cur != -* ]]; then\n"
-           "        COMPREPLY=($(compgen -W \"");
-    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s ", commands[i].name);
-    printf("help\" -- \"$cur\"))\n"
-           "        return\n"
-           "    fi\n"
-           "    case $cmd in\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        /* completion's words are its shells, below */
-        if (!commands[i].help || commands[i].main == completion_main) continue;
-        printf("    %s) flags=\"", commands[i].name);
-        print_flags(commands[i].help, "\";;\n");
-    }
-    printf("    completion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return;;\n"
-           "    *) flags=\"");
-    print_flags(help_run, "\";;\n");
-    printf("    esac\n"
-           "    if [[ $cur == -* ]]; then\n"
-           "        COMPREPLY=($(compgen -W \"$flags --help\" -- \"$cur\"))\n"
-           "    else\n"
-           "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-           "    fi\n"
-           "}\n"
-           "complete -o filenames -F _moonsched moonsched\n");
-}
-
-static void completion_fish(void) {
-    printf("complete -c moonsched -n __fish_use_subcommand -f -a '");
-    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s ", commands[i].name);
-    printf("help'\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        help_flags f;
-        help_flags_of(commands[i].help ? commands[i].help : "", &f);
-        for (size_t k = 0; k < f.n; k++)
-            printf("complete -c moonsched -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, f.v[k] + 2);
-    }
-    printf("complete -c moonsched -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n");
 }
 
 static int completion_main(int argc, char **argv) {
@@ -835,31 +742,16 @@ static int completion_main(int argc, char **argv) {
     }
     if (argc > 1) return unknown_argument(help_completion, argv[1]);
     if (strcmp(shell, "bash") == 0) {
-        completion_bash();
+        ms_completion_bash(stdout, commands, NCOMMANDS);
     } else if (strcmp(shell, "zsh") == 0) {
         printf("#compdef moonsched\nautoload -U +X bashcompinit && bashcompinit\n");
-        completion_bash();
+        ms_completion_bash(stdout, commands, NCOMMANDS);
     } else if (strcmp(shell, "fish") == 0) {
-        completion_fish();
+        ms_completion_fish(stdout, commands, NCOMMANDS);
     } else {
         return usage_error(help_completion, "completion: expected bash, zsh or fish, got \"%s\"", shell);
     }
     return EXIT_OK;
-}
-
-/* Help text as roff: verbatim lines, with what roff would read as
- * requests or escapes neutralised. */
-static void roff_verbatim(const char *text) {
-    printf(".nf\n");
-    bool line_start = true;
-    for (const char *p = text; *p; p++) {
-        if (line_start && (*p == '.' || *p == '\'')) printf("\\&");
-        if (*p == '\\') printf("\\e");
-        else if (*p == '-') printf("\\-");
-        else putchar(*p);
-        line_start = *p == '\n';
-    }
-    printf(".fi\n");
 }
 
 static int man_main(int argc, char **argv) {
@@ -870,23 +762,7 @@ static int man_main(int argc, char **argv) {
         }
         return unknown_argument(help_man, argv[0]);
     }
-    const char *v = MOONSCHED_VERSION;
-    printf(".TH MOONSCHED 1 \"\" \"moonsched %s%s\" \"User Commands\"\n"
-           ".SH NAME\nmoonsched \\- Kubernetes pod scheduler with Lua policies\n"
-           ".SH SYNOPSIS\n",
-           v[0] == 'v' ? "" : "v", v);
-    char *text = usage();
-    roff_verbatim(text ? text : "");
-    free(text);
-    printf(".SH COMMANDS\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        if (!commands[i].help) continue;
-        printf(".SS %s\n", commands[i].name);
-        roff_verbatim(commands[i].help);
-    }
-    printf(".SH EXIT STATUS\n0 success; 1 an internal failure; 2 a usage error, a bad input file, or what\n"
-           "this build cannot do.\n"
-           ".SH SEE ALSO\nkube-scheduler(1), kubectl(1); the docs/ directory of the source tree.\n");
+    ms_man_page(stdout, MOONSCHED_VERSION, commands, NCOMMANDS);
     return EXIT_OK;
 }
 
@@ -925,7 +801,7 @@ int main(int argc, char **argv) {
     const char *names[NCOMMANDS + 2] = {"version", "help"};
     for (size_t i = 0; i < NCOMMANDS; i++) names[i + 2] = commands[i].main == version_main ? NULL : commands[i].name;
     const char *near = ms_suggest(cmd, names, NCOMMANDS + 2);
-    char *text = usage();
+    char *text = ms_command_overview(commands, NCOMMANDS);
     if (near)
         fprintf(stderr, "moonsched: unknown command \"%s\" (did you mean \"%s\"?)\n%s", cmd, near, text ? text : "");
     else
