@@ -287,19 +287,29 @@ typedef struct simulate_args {
     uint32_t nfiles, npolicies, nshadows;
 } simulate_args;
 
+/* simulate's and policy check's --cluster: the files up to the next option
+ * ("-" is standard input), or --cluster=FILE. false when argv[*i] is
+ * another argument; *rc is set on a usage error. */
+static bool cluster_arg(int argc, char **argv, int *i, const char **files, uint32_t *n, const char *help, int *rc) {
+    const char *v;
+    if (strcmp(argv[*i], "--cluster") == 0) {
+        uint32_t start = *n;
+        while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
+            files[(*n)++] = argv[++*i];
+        if (*n == start) *rc = usage_error(help, "%s needs at least one file", "--cluster");
+        return true;
+    }
+    if (!(v = ms_flag_value(argc, argv, i, "--cluster", NULL))) return false;
+    if (!*v) *rc = usage_error(help, "%s needs a file", "--cluster");
+    else files[(*n)++] = v;
+    return true;
+}
+
 static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     const char *a = argv[*i], *v;
-    if (strcmp(a, "--cluster") == 0) {
-        /* One or more files up to the next option. */
-        uint32_t start = s->nfiles;
-        while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
-            s->files[s->nfiles++] = argv[++*i];
-        return s->nfiles == start ? usage_error(help_simulate, "%s needs at least one file", a) : EXIT_OK;
-    }
-    if ((v = ms_flag_value(argc, argv, i, "--cluster", NULL))) {
-        if (!*v) return usage_error(help_simulate, "%s needs a file", "--cluster");
-        s->files[s->nfiles++] = v;
-    } else if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
+    int rc = EXIT_OK;
+    if (cluster_arg(argc, argv, i, s->files, &s->nfiles, help_simulate, &rc)) return rc;
+    if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--config");
         s->o.config_file = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
@@ -536,15 +546,8 @@ static int policy_main(int argc, char **argv) {
     int rc = EXIT_OK;
     for (int i = 1; i < argc && rc == EXIT_OK; i++) {
         const char *a = argv[i], *v;
-        if (strcmp(a, "--cluster") == 0) {
-            int start = nfiles;
-            while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
-                files[nfiles++] = argv[++i];
-            if ((int)nfiles == start) rc = usage_error(help_policy, "%s needs at least one file", a);
-        } else if ((v = ms_flag_value(argc, argv, &i, "--cluster", NULL))) {
-            if (!*v) rc = usage_error(help_policy, "%s needs a file", "--cluster");
-            else files[nfiles++] = v;
-        } else if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
+        if (cluster_arg(argc, argv, &i, files, &nfiles, help_policy, &rc)) continue;
+        if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
             if (!*v) rc = usage_error(help_policy, "%s needs a JSON object", "--args");
             o.args_json = v;
         } else if ((v = ms_flag_value(argc, argv, &i, "--pods", NULL))) {
