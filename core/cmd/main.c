@@ -804,11 +804,9 @@ int main(int argc, char **argv) {
     const char *names[NCOMMANDS + 2] = {"version", "help"};
     for (size_t i = 0; i < NCOMMANDS; i++) names[i + 2] = commands[i].main == version_main ? NULL : commands[i].name;
     const char *near = ms_suggest(cmd, names, NCOMMANDS + 2);
-    char *text = ms_command_overview(commands, NCOMMANDS);
-    if (near)
-        fprintf(stderr, "moonsched: unknown command \"%s\" (did you mean \"%s\"?)\n%s", cmd, near, text ? text : "");
-    else
-        fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, text ? text : "");
-    free(text);
+    fprintf(stderr, "moonsched: unknown command \"%s\"", cmd);
+    if (near) fprintf(stderr, " (did you mean \"%s\"?)", near);
+    fputc('\n', stderr);
+    print_usage(stderr, "");
     return EXIT_USAGE;
 }
