@@ -2,41 +2,10 @@
  * (run/deschedule.h runs them). */
 #include "cmd/deschedule.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd/flag_value.h"
-#include "moonsched/config.h"
-
-void ms_deschedule_options_default(ms_deschedule_options *o) {
-    memset(o, 0, sizeof *o);
-    o->lease_name = "descheduler";
-    o->lease_namespace = "kube-system";
-    o->lease_duration = 15;
-    o->renew_deadline = 10;
-    o->retry_period = 2;
-    o->secure_port = MS_DESCHEDULE_DEFAULT_SECURE_PORT;
-}
-
-/* ---- flags ---------------------------------------------------------------- */
-
-static ms_rc duration_flag(const char *name, const char *v, bool allow_zero, double *out, ms_error *err) {
-    double d;
-    if (!ms_parse_go_duration(v, &d) || d < 0 || (!allow_zero && d == 0))
-        return ms_error_set(err, MS_EINVAL, "%s: expected a %sduration such as 5m, got \"%s\"", name,
-                            allow_zero ? "" : "positive ", v);
-    *out = d;
-    return MS_OK;
-}
-
-static ms_rc bool_flag(const char *name, const char *a, bool *out, ms_error *err) {
-    size_t n = strlen(name);
-    if (strcmp(a, name) == 0) return *out = true, MS_OK;
-    if (strcmp(a + n, "=true") == 0) return *out = true, MS_OK;
-    if (strcmp(a + n, "=false") == 0) return *out = false, MS_OK;
-    return ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
-}
 
 /* Flags with a value that is a string. */
 static bool string_flag(int argc, char **argv, int *i, ms_deschedule_options *o) {
@@ -69,38 +38,28 @@ static ms_rc one_flag(int argc, char **argv, int *i, ms_deschedule_options *o, c
     if (string_flag(argc, argv, i, o)) return MS_OK;
     if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) return policies[o->npolicy_files++] = v, MS_OK;
     if ((v = ms_flag_value(argc, argv, i, "--descheduling-interval", NULL)))
-        return duration_flag("--descheduling-interval", v, true, &o->interval, err);
+        return ms_flag_duration("--descheduling-interval", v, true, &o->interval, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-lease-duration", NULL)))
-        return duration_flag("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
+        return ms_flag_duration("--leader-elect-lease-duration", v, false, &o->lease_duration, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-renew-deadline", NULL)))
-        return duration_flag("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
+        return ms_flag_duration("--leader-elect-renew-deadline", v, false, &o->renew_deadline, err);
     if ((v = ms_flag_value(argc, argv, i, "--leader-elect-retry-period", NULL)))
-        return duration_flag("--leader-elect-retry-period", v, false, &o->retry_period, err);
-    if ((v = ms_flag_value(argc, argv, i, "--secure-port", NULL))) {
-        char *end;
-        long p = strtol(v, &end, 10);
-        if (!*v || *end || p < 0 || p > 65535)
-            return ms_error_set(err, MS_EINVAL, "--secure-port: expected a port (0 to 65535), got \"%s\"", v);
-        o->secure_port = (int32_t)p;
-        return MS_OK;
-    }
-    if ((v = ms_flag_value(argc, argv, i, "-v", NULL)) || (v = ms_flag_value(argc, argv, i, "--v", NULL))) {
-        char *end;
-        long lv = strtol(v, &end, 10);
-        if (!*v || *end || lv < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
-        o->debug = lv >= 4;
-        return MS_OK;
-    }
+        return ms_flag_duration("--leader-elect-retry-period", v, false, &o->retry_period, err);
+    if ((v = ms_flag_value(argc, argv, i, "--secure-port", NULL)))
+        return ms_flag_port("--secure-port", v, &o->secure_port, err);
+    if ((v = ms_flag_value(argc, argv, i, "-v", NULL)) || (v = ms_flag_value(argc, argv, i, "--v", NULL)))
+        return ms_flag_verbosity(v, &o->debug, err);
     if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) o->output = MS_OUTPUT_TABLE;
         else if (strcmp(v, "json") == 0) o->output = MS_OUTPUT_JSON;
         else return ms_error_set(err, MS_EINVAL, "--output: expected table or json, got \"%s\"", v);
         return MS_OK;
     }
-    if (strncmp(a, "--dry-run", 9) == 0 && (!a[9] || a[9] == '=')) return bool_flag("--dry-run", a, &o->dry_run, err);
-    if (strncmp(a, "--leader-elect", 14) == 0 && (!a[14] || a[14] == '='))
-        return bool_flag("--leader-elect", a, &o->leader_elect, err);
-    if (strcmp(a, "--in-cluster") == 0) return o->in_cluster = true, MS_OK;
+    int r;
+    if ((r = ms_flag_bool(a, "--dry-run", &o->dry_run, err)) ||
+        (r = ms_flag_bool(a, "--leader-elect", &o->leader_elect, err)) ||
+        (r = ms_flag_bool(a, "--in-cluster", &o->in_cluster, err)))
+        return r > 0 ? MS_OK : MS_EINVAL;
     return ms_error_set(err, MS_EINVAL, "unknown argument \"%s\"", a);
 }
 

@@ -7,9 +7,6 @@
 #include "moonsched/error.h"
 #include "run/deschedule.h"
 
-/* The defaults of the flags: upstream descheduler's. */
-void ms_deschedule_options_default(ms_deschedule_options *o);
-
 /* Parses `moonsched deschedule` arguments (policies: room for argc
  * entries). *help is set for --help. MS_EINVAL with the message. */
 ms_rc ms_deschedule_parse_args(int argc, char **argv, ms_deschedule_options *o, const char **policies,

@@ -13,6 +13,7 @@
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
 
+#include "cmd/command_docs.h"
 #include "cmd/config_check.h"
 #include "codec/yaml_write.h"
 #include "cmd/deschedule.h"
@@ -21,7 +22,7 @@
 #include "run/snapshot.h"
 #include "moonsched/simulate.h"
 #include "client/http_endpoint.h"
-#include "cmd/policy_kit.h"
+#include "policy/policy_kit.h"
 #include "policy/policy_check.h"
 #include "simulate/explain_text.h"
 
@@ -38,24 +39,6 @@ static void format_version(char *buf, size_t n) {
     const char *v = MOONSCHED_VERSION;
     snprintf(buf, n, "%s%s (commit %s)", v[0] == 'v' ? "" : "v", v, MOONSCHED_COMMIT);
 }
-
-static const char usage[] =
-    "usage: moonsched [COMMAND] [FLAGS]\n"
-    "\n"
-    "  run         schedule a cluster's pods (the default: flags without a command run)\n"
-    "  simulate    schedule the pods of cluster files, or of a generated cluster\n"
-    "  deschedule  evict pods a DeschedulerPolicy picks, once they have a better node\n"
-    "  config      check a KubeSchedulerConfiguration and print the effective one\n"
-    "  policy      check a Lua policy, alone or over a cluster\n"
-    "  explain     ask a running scheduler why a pod is where it is\n"
-    "  snapshot    write a cluster's objects for simulate\n"
-    "  completion  print a shell completion script (bash, zsh, fish)\n"
-    "  man         print the manual page (roff)\n"
-    "  version     print the version and the commit\n"
-    "\n"
-    "Run 'moonsched COMMAND --help' for a command's flags; kube-scheduler's\n"
-    "flags follow (run's).\n"
-    "\n";
 
 static const char help_simulate[] =
     "usage: moonsched simulate --cluster FILE... [--config FILE]\n"
@@ -104,7 +87,11 @@ static const char help_deschedule[] =
     "usage: moonsched deschedule --policy-config-file FILE [--kubeconfig FILE | --in-cluster]\n"
     "                            [--dry-run] [--descheduling-interval D] [--leader-elect]\n"
     "                            [--config FILE] [--policy FILE]... [--output table|json]\n"
-    "                            [--secure-port N] [--leader-elect-resource-name NAME] [-v N] ...\n"
+    "                            [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
+    "                            [--leader-elect-retry-period D] [--leader-elect-resource-name NAME]\n"
+    "                            [--leader-elect-resource-namespace NS] [--secure-port N]\n"
+    "                            [--bind-address IP] [--tls-cert-file FILE --tls-private-key-file FILE]\n"
+    "                            [-v|--v N]\n"
     "\n"
     "  One descheduling pass with a DeschedulerPolicy (descheduler/v1alpha2) and\n"
     "  exit, or one every --descheduling-interval; each eviction goes through the\n"
@@ -194,7 +181,7 @@ static const char help_explain[] =
     "                     (allowed to get /debug/explain)\n";
 
 static const char help_snapshot[] =
-    "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]\n"
+    "usage: moonsched snapshot [--kubeconfig FILE] [--context NAME] [-o|--output FILE]\n"
     "\n"
     "  Writes the cluster's Namespaces, Nodes, PriorityClasses,\n"
     "  PodDisruptionBudgets and Pods in the format simulate reads (a JSON List,\n"
@@ -238,6 +225,16 @@ static const char help_policy[] =
     "  (default: the current directory), keeping files that exist.\n"
     "  docs/policies.md, \"Testing a policy\", is the tutorial.\n";
 
+static bool is_help(const char *a) {
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* A command's failure: the error's text, and the exit code given. */
+static int failed(ms_rc r, const ms_error *err, int code) {
+    fprintf(stderr, "moonsched: %s\n", err->msg[0] ? err->msg : ms_rc_str(r));
+    return code;
+}
+
 /* The error, then the command's help. */
 static int usage_error(const char *help, const char *fmt, const char *arg) {
     fprintf(stderr, "moonsched: ");
@@ -246,38 +243,13 @@ static int usage_error(const char *help, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-/* The long flags a help text names, in order, each once: pointers into
- * words. */
-typedef struct help_flags {
-    char words[4096];
-    const char *v[256];
-    size_t n;
-} help_flags;
-
-static void help_flags_of(const char *help, help_flags *f) {
-    size_t len = 0;
-    f->n = 0;
-    for (const char *p = strstr(help, "--"); p && f->n < 256; p = strstr(p, "--")) {
-        size_t k = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
-        bool seen = false;
-        for (size_t i = 0; i < f->n && !seen; i++) seen = strlen(f->v[i]) == k && strncmp(f->v[i], p, k) == 0;
-        if (k > 2 && p[k - 1] != '-' && !seen && len + k + 1 <= sizeof f->words) {
-            memcpy(f->words + len, p, k);
-            f->words[len + k] = '\0';
-            f->v[f->n++] = f->words + len;
-            len += k + 1;
-        }
-        p += k;
-    }
-}
-
 /* The flag of a command's help nearest a misspelt one (its name before
  * any "=value"), copied into out; false when none is near. */
 static bool nearest_flag(const char *help, const char *arg, char *out, size_t n) {
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-    help_flags f;
-    help_flags_of(help, &f);
+    ms_help_flags f;
+    ms_help_flags_of(help, &f);
     const char *near = ms_suggest(name, f.v, f.n);
     if (near) snprintf(out, n, "%s", near);
     return near != NULL;
@@ -315,19 +287,29 @@ typedef struct simulate_args {
     uint32_t nfiles, npolicies, nshadows;
 } simulate_args;
 
+/* simulate's and policy check's --cluster: the files up to the next option
+ * ("-" is standard input), or --cluster=FILE. false when argv[*i] is
+ * another argument; *rc is set on a usage error. */
+static bool cluster_arg(int argc, char **argv, int *i, const char **files, uint32_t *n, const char *help, int *rc) {
+    const char *v;
+    if (strcmp(argv[*i], "--cluster") == 0) {
+        uint32_t start = *n;
+        while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
+            files[(*n)++] = argv[++*i];
+        if (*n == start) *rc = usage_error(help, "%s needs at least one file", "--cluster");
+        return true;
+    }
+    if (!(v = ms_flag_value(argc, argv, i, "--cluster", NULL))) return false;
+    if (!*v) *rc = usage_error(help, "%s needs a file", "--cluster");
+    else files[(*n)++] = v;
+    return true;
+}
+
 static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
     const char *a = argv[*i], *v;
-    if (strcmp(a, "--cluster") == 0) {
-        /* One or more files up to the next option. */
-        uint32_t start = s->nfiles;
-        while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
-            s->files[s->nfiles++] = argv[++*i];
-        return s->nfiles == start ? usage_error(help_simulate, "%s needs at least one file", a) : EXIT_OK;
-    }
-    if ((v = ms_flag_value(argc, argv, i, "--cluster", NULL))) {
-        if (!*v) return usage_error(help_simulate, "%s needs a file", "--cluster");
-        s->files[s->nfiles++] = v;
-    } else if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
+    int rc = EXIT_OK;
+    if (cluster_arg(argc, argv, i, s->files, &s->nfiles, help_simulate, &rc)) return rc;
+    if ((v = ms_flag_value(argc, argv, i, "--config", NULL))) {
         if (!*v) return usage_error(help_simulate, "%s needs a file", "--config");
         s->o.config_file = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--policy", NULL))) {
@@ -348,12 +330,8 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         if (!*v) return usage_error(help_simulate, "%s needs a spec", "--generate");
         s->o.generate = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--seed", NULL))) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(v, &end, 0);
-        if (!*v || *end || errno || *v == '-')
-            return usage_error(help_simulate, "--seed: expected a non-negative integer, got \"%s\"", v);
-        s->o.seed = seed;
+        ms_error err = {0};
+        if (ms_flag_seed(v, &s->o.seed, &err) != MS_OK) return usage_error(help_simulate, "%s", err.msg);
         s->o.has_seed = true;
     } else if ((v = ms_flag_value(argc, argv, i, "--output", NULL))) {
         if (strcmp(v, "table") == 0) s->o.output = MS_OUTPUT_TABLE;
@@ -371,7 +349,7 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
         s->o.explain = v;
     } else if ((v = ms_flag_value(argc, argv, i, "--deschedule", NULL))) {
         s->o.deschedule = v;
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    } else if (is_help(a)) {
         return HELP;
     } else {
         return unknown_argument(help_simulate, a);
@@ -380,21 +358,16 @@ static int simulate_arg(int argc, char **argv, int *i, simulate_args *s) {
 }
 
 static int simulate_main(int argc, char **argv) {
-    simulate_args s = {.files = calloc((size_t)argc + 1, sizeof *s.files),
-                       .policies = calloc((size_t)argc + 1, sizeof *s.policies),
-                       .shadows = calloc((size_t)argc + 1, sizeof *s.shadows),
-                       .policy_args = calloc((size_t)argc + 1, sizeof *s.policy_args),
-                       .shadow_args = calloc((size_t)argc + 1, sizeof *s.shadow_args)};
-    ms_simulate_options_default(&s.o);
-    if (!s.files || !s.policies || !s.shadows || !s.policy_args || !s.shadow_args) {
-        free(s.files);
-        free(s.policies);
-        free(s.shadows);
-        free(s.policy_args);
-        free(s.shadow_args);
+    /* simulate_args' five lists in one block */
+    size_t room = (size_t)argc + 1;
+    const char **lists = calloc(5 * room, sizeof *lists);
+    if (!lists) {
         fprintf(stderr, "moonsched: out of memory\n");
         return EXIT_INTERNAL;
     }
+    simulate_args s = {.files = lists, .policies = lists + room, .shadows = lists + 2 * room,
+                       .policy_args = lists + 3 * room, .shadow_args = lists + 4 * room};
+    ms_simulate_options_default(&s.o);
     int rc = EXIT_OK;
     for (int i = 0; i < argc && rc == EXIT_OK; i++) rc = simulate_arg(argc, argv, &i, &s);
     if (rc == EXIT_OK && s.nfiles == 0 && !s.o.generate)
@@ -405,11 +378,7 @@ static int simulate_main(int argc, char **argv) {
                          s.o.deschedule ? "--deschedule" : s.o.evictions ? "--evictions" : "--explain");
     if (rc != EXIT_OK) {
         if (rc == HELP) fputs(help_simulate, stdout);
-        free(s.files);
-        free(s.policies);
-        free(s.shadows);
-        free(s.policy_args);
-        free(s.shadow_args);
+        free(lists);
         return rc == HELP ? EXIT_OK : rc;
     }
     s.o.cluster_files = s.files;
@@ -431,18 +400,13 @@ static int simulate_main(int argc, char **argv) {
     s.o.http = &caller;
     if (r == MS_OK) r = ms_simulate_run(&s.o, stdout, stderr, &res, &err);
     ms_http_endpoint_free(http);
-    free(s.files);
-    free(s.policies);
-    free(s.shadows);
-    free(s.policy_args);
-    free(s.shadow_args);
+    free(lists);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "moonsched: writing output: %s\n", strerror(errno));
         return EXIT_INTERNAL;
     }
     if (r == MS_OK) return res.policy_failures || res.policy_disabled ? EXIT_POLICY : EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+    return failed(r, &err, r == MS_EINVAL || r == MS_EIO || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL);
 }
 
 static void print_warning(void *ctx, const char *msg) {
@@ -450,7 +414,9 @@ static void print_warning(void *ctx, const char *msg) {
     fprintf(stderr, "moonsched: warning: %s\n", msg);
 }
 
-static int print_version(void) {
+static int version_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
     char version[128];
     format_version(version, sizeof version);
     printf("moonsched %s\n", version);
@@ -473,7 +439,7 @@ static int run_main(int argc, char **argv) {
     if (r != MS_OK || f.action != MS_RUN_FLAGS_RUN) {
         free(f.policies);
         if (r != MS_OK) return parse_error(help_run, err.msg);
-        if (f.action == MS_RUN_FLAGS_VERSION) return print_version();
+        if (f.action == MS_RUN_FLAGS_VERSION) return version_main(0, NULL);
         fputs(help_run, stdout);
         return EXIT_OK;
     }
@@ -486,8 +452,7 @@ static int run_main(int argc, char **argv) {
     r = ms_run(&o, NULL, &err);
     free(f.policies);
     if (r == MS_OK) return EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+    return failed(r, &err, r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL);
 }
 
 /* `config check FILE [--output yaml|json]` */
@@ -502,7 +467,7 @@ static int config_main(int argc, char **argv) {
             if (strcmp(v, "json") == 0) json = true;
             else if (strcmp(v, "yaml") == 0) json = false;
             else return usage_error(help_config, "--output: expected yaml or json, got \"%s\"", v);
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        } else if (is_help(argv[i])) {
             fputs(help_config, stdout);
             return EXIT_OK;
         } else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
@@ -516,8 +481,7 @@ static int config_main(int argc, char **argv) {
     cJSON *doc = NULL;
     ms_rc r = ms_config_check(file, print_warning, NULL, &doc, &err);
     if (r != MS_OK) {
-        fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-        return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+        return failed(r, &err, r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE);
     }
     r = ms_yaml_write(doc, json, stdout);
     cJSON_Delete(doc);
@@ -526,10 +490,6 @@ static int config_main(int argc, char **argv) {
         return EXIT_INTERNAL;
     }
     return EXIT_OK;
-}
-
-static bool is_help(const char *a) {
-    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
 /* `policy test [SPEC...] [-- BUSTED-OPTION...]` and `policy init [DIR]`. */
@@ -561,8 +521,7 @@ static int policy_kit_main(int argc, char **argv) {
         fflush(stdout);
         if (r == MS_OK) return EXIT_OK;
     }
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+    return failed(r, &err, r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE);
 }
 
 static int policy_main(int argc, char **argv) {
@@ -587,15 +546,8 @@ static int policy_main(int argc, char **argv) {
     int rc = EXIT_OK;
     for (int i = 1; i < argc && rc == EXIT_OK; i++) {
         const char *a = argv[i], *v;
-        if (strcmp(a, "--cluster") == 0) {
-            int start = nfiles;
-            while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0))
-                files[nfiles++] = argv[++i];
-            if ((int)nfiles == start) rc = usage_error(help_policy, "%s needs at least one file", a);
-        } else if ((v = ms_flag_value(argc, argv, &i, "--cluster", NULL))) {
-            if (!*v) rc = usage_error(help_policy, "%s needs a file", "--cluster");
-            else files[nfiles++] = v;
-        } else if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
+        if (cluster_arg(argc, argv, &i, files, &nfiles, help_policy, &rc)) continue;
+        if ((v = ms_flag_value(argc, argv, &i, "--args", NULL))) {
             if (!*v) rc = usage_error(help_policy, "%s needs a JSON object", "--args");
             o.args_json = v;
         } else if ((v = ms_flag_value(argc, argv, &i, "--pods", NULL))) {
@@ -608,7 +560,7 @@ static int policy_main(int argc, char **argv) {
             if (!*v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
                 rc = usage_error(help_policy, "--max-nodes: expected a positive integer, got \"%s\"", v);
             o.max_nodes = (uint32_t)n;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        } else if (is_help(a)) {
             fputs(help_policy, stdout);
             free(files);
             return EXIT_OK;
@@ -632,8 +584,7 @@ static int policy_main(int argc, char **argv) {
     free(files);
     fflush(stdout);
     if (r == MS_OK) return EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+    return failed(r, &err, r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE);
 }
 
 static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options *o, bool *json) {
@@ -657,7 +608,7 @@ static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options 
         if (strcmp(v, "json") == 0) *json = true;
         else if (strcmp(v, "text") == 0) *json = false;
         else return usage_error(help_explain, "--output: expected text or json, got \"%s\"", v);
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return HELP;
+    } else if (is_help(a)) return HELP;
     else if (a[0] != '-' && !o->pod) o->pod = a;
     else return unknown_argument(help_explain, a);
     return EXIT_OK;
@@ -672,7 +623,7 @@ static int snapshot_main(int argc, char **argv) {
         if ((v = ms_flag_value(argc, argv, &i, "--kubeconfig", NULL))) o.kubeconfig = v;
         else if ((v = ms_flag_value(argc, argv, &i, "--context", NULL))) o.context = v;
         else if ((v = ms_flag_value(argc, argv, &i, "--output", NULL)) || (v = ms_flag_value(argc, argv, &i, "-o", NULL))) file = v;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        else if (is_help(argv[i])) {
             fputs(help_snapshot, stdout);
             return EXIT_OK;
         } else return unknown_argument(help_snapshot, argv[i]);
@@ -690,8 +641,7 @@ static int snapshot_main(int argc, char **argv) {
         return EXIT_INTERNAL;
     }
     if (r == MS_OK) return EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
+    return failed(r, &err, r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL);
 }
 
 /* `explain NS/NAME [flags]` */
@@ -728,8 +678,7 @@ static int explain_main(int argc, char **argv) {
     ms_kube_response_free(&answer);
     fflush(stdout);
     if (r == MS_OK) return EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_ENOENT || r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
+    return failed(r, &err, r == MS_ENOENT || r == MS_EINVAL ? EXIT_USAGE : EXIT_INTERNAL);
 }
 
 static int deschedule_main(int argc, char **argv) {
@@ -759,178 +708,105 @@ static int deschedule_main(int argc, char **argv) {
     r = ms_deschedule_run(&o, &err);
     free(policies);
     if (r == MS_OK) return EXIT_OK;
-    fprintf(stderr, "moonsched: %s\n", err.msg[0] ? err.msg : ms_rc_str(r));
-    return r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL;
+    return failed(r, &err, r == MS_EINVAL || r == MS_ENOENT ? EXIT_USAGE : EXIT_INTERNAL);
 }
 
-/* The commands and their help, in the order of the overview. */
-static const struct {
-    const char *name;
-    const char *help;
-} commands[] = {
-    {"run", help_run},         {"simulate", help_simulate}, {"deschedule", help_deschedule},
-    {"config", help_config},   {"policy", help_policy},     {"explain", help_explain},
-    {"snapshot", help_snapshot}, {"completion", help_completion}, {"man", help_man},
+static int completion_main(int argc, char **argv);
+static int man_main(int argc, char **argv);
+
+/* Every command, in the overview's order. */
+static const ms_command commands[] = {
+    {"run", "schedule a cluster's pods (the default: flags without a command run)", help_run, run_main},
+    {"simulate", "schedule the pods of cluster files, or of a generated cluster", help_simulate, simulate_main},
+    {"deschedule", "evict pods a DeschedulerPolicy picks, once they have a better node", help_deschedule,
+     deschedule_main},
+    {"config", "check a KubeSchedulerConfiguration and print the effective one", help_config, config_main},
+    {"policy", "check a Lua policy, alone or over a cluster", help_policy, policy_main},
+    {"explain", "ask a running scheduler why a pod is where it is", help_explain, explain_main},
+    {"snapshot", "write a cluster's objects for simulate", help_snapshot, snapshot_main},
+    {"completion", "print a shell completion script (bash, zsh, fish)", help_completion, completion_main},
+    {"man", "print the manual page (roff)", help_man, man_main},
+    {"version", "print the version and the commit", NULL, version_main},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* The help's long flags, space-separated, then suffix. */
-static void print_flags(const char *help, const char *suffix) {
-    help_flags f;
-    help_flags_of(help, &f);
-    for (size_t i = 0; i < f.n; i++) printf("%s%s", i ? " " : "", f.v[i]);
-    printf("%s", suffix);
-}
-
-/* bash's: the command (the first word unless it is a flag: run's then)
- * picks the flags; after a flag that is not one, files. zsh reads it
- * through bashcompinit. */
-static void completion_bash(void) {
-    printf("_moonsched() {\n"
-           "    local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} flags\n"
-           "    if [[ $COMP_CWORD -eq 1 && $cur != -* ]]; then\n"
-           "        COMPREPLY=($(compgen -W \"");
-    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s%s", i ? " " : "", commands[i].name);
-    printf(" version help\" -- \"$cur\"))\n"
-           "        return\n"
-           "    fi\n"
-           "    case $cmd in\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(commands[i].name, "completion") == 0) continue;   /* its shells, below */
-        printf("    %s) flags=\"", commands[i].name);
-        print_flags(commands[i].help, "\";;\n");
-    }
-    printf("    completion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return;;\n"
-           "    *) flags=\"");
-    print_flags(help_run, "\";;\n");
-    printf("    esac\n"
-           "    if [[ $cur == -* ]]; then\n"
-           "        COMPREPLY=($(compgen -W \"$flags --help\" -- \"$cur\"))\n"
-           "    else\n"
-           "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-           "    fi\n"
-           "}\n"
-           "complete -o filenames -F _moonsched moonsched\n");
-}
-
-static void completion_fish(void) {
-    printf("complete -c moonsched -n __fish_use_subcommand -f -a '");
-    for (size_t i = 0; i < NCOMMANDS; i++) printf("%s%s", i ? " " : "", commands[i].name);
-    printf(" version help'\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        help_flags f;
-        help_flags_of(commands[i].help, &f);
-        for (size_t k = 0; k < f.n; k++)
-            printf("complete -c moonsched -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, f.v[k] + 2);
-    }
-    printf("complete -c moonsched -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n");
+/* The overview on out, then the text after it. */
+static void print_usage(FILE *out, const char *after) {
+    char *text = ms_command_overview(commands, NCOMMANDS);
+    fprintf(out, "%s%s", text ? text : "", after);
+    free(text);
 }
 
 static int completion_main(int argc, char **argv) {
     const char *shell = argc > 0 ? argv[0] : "";
-    if (strcmp(shell, "--help") == 0 || strcmp(shell, "-h") == 0) {
+    if (is_help(shell)) {
         fputs(help_completion, stdout);
         return EXIT_OK;
     }
     if (argc > 1) return unknown_argument(help_completion, argv[1]);
     if (strcmp(shell, "bash") == 0) {
-        completion_bash();
+        ms_completion_bash(stdout, commands, NCOMMANDS);
     } else if (strcmp(shell, "zsh") == 0) {
         printf("#compdef moonsched\nautoload -U +X bashcompinit && bashcompinit\n");
-        completion_bash();
+        ms_completion_bash(stdout, commands, NCOMMANDS);
     } else if (strcmp(shell, "fish") == 0) {
-        completion_fish();
+        ms_completion_fish(stdout, commands, NCOMMANDS);
     } else {
         return usage_error(help_completion, "completion: expected bash, zsh or fish, got \"%s\"", shell);
     }
     return EXIT_OK;
 }
 
-/* Help text as roff: verbatim lines, with what roff would read as
- * requests or escapes neutralised. */
-static void roff_verbatim(const char *text) {
-    printf(".nf\n");
-    bool line_start = true;
-    for (const char *p = text; *p; p++) {
-        if (line_start && (*p == '.' || *p == '\'')) printf("\\&");
-        if (*p == '\\') printf("\\e");
-        else if (*p == '-') printf("\\-");
-        else putchar(*p);
-        line_start = *p == '\n';
-    }
-    printf(".fi\n");
-}
-
 static int man_main(int argc, char **argv) {
     if (argc > 0) {
-        if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        if (is_help(argv[0])) {
             fputs(help_man, stdout);
             return EXIT_OK;
         }
         return unknown_argument(help_man, argv[0]);
     }
-    const char *v = MOONSCHED_VERSION;
-    printf(".TH MOONSCHED 1 \"\" \"moonsched %s%s\" \"User Commands\"\n"
-           ".SH NAME\nmoonsched \\- Kubernetes pod scheduler with Lua policies\n"
-           ".SH SYNOPSIS\n",
-           v[0] == 'v' ? "" : "v", v);
-    roff_verbatim(usage);
-    printf(".SH COMMANDS\n");
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        printf(".SS %s\n", commands[i].name);
-        roff_verbatim(commands[i].help);
-    }
-    printf(".SH EXIT STATUS\n0 success; 1 an internal failure; 2 a usage error, a bad input file, or what\n"
-           "this build cannot do.\n"
-           ".SH SEE ALSO\nkube-scheduler(1), kubectl(1); the docs/ directory of the source tree.\n");
+    ms_man_page(stdout, MOONSCHED_VERSION, commands, NCOMMANDS);
     return EXIT_OK;
+}
+
+/* The command's help, or NULL when name is no command with one. */
+static const char *help_of(const char *name) {
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0) return commands[i].help;
+    return NULL;
 }
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fputs(usage, stderr);
+        print_usage(stderr, "");
         return EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    /* COMMAND --help (or -h) first: whatever else the command needs */
-    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
-        for (size_t i = 0; i < NCOMMANDS; i++)
-            if (strcmp(cmd, commands[i].name) == 0) {
-                fputs(commands[i].help, stdout);
-                return EXIT_OK;
-            }
-    if (strcmp(cmd, "simulate") == 0) return simulate_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "run") == 0) return run_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "deschedule") == 0) return deschedule_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "config") == 0) return config_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "policy") == 0) return policy_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "explain") == 0) return explain_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "snapshot") == 0) return snapshot_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "completion") == 0) return completion_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "man") == 0) return man_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "help") == 0 && argc > 2) {
-        for (size_t i = 0; i < NCOMMANDS; i++)
-            if (strcmp(argv[2], commands[i].name) == 0) {
-                fputs(commands[i].help, stdout);
-                return EXIT_OK;
-            }
-    }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) return print_version();
-    /* kube-scheduler's command line: flags without a subcommand run, so
-     * that a kube-scheduler manifest needs only its command changed. */
-    if (cmd[0] == '-' && strcmp(cmd, "--help") != 0 && strcmp(cmd, "-h") != 0)
-        return run_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
-        fputs(help_run, stdout);
+    const char *cmd = argv[1], *help;
+    /* COMMAND --help (or -h), and help COMMAND, first: whatever else the
+     * command needs */
+    if (argc > 2 && ((is_help(argv[2]) && (help = help_of(cmd))) ||
+                     (strcmp(cmd, "help") == 0 && (help = help_of(argv[2]))))) {
+        fputs(help, stdout);
         return EXIT_OK;
     }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0) return commands[i].main(argc - 2, argv + 2);
+    if (strcmp(cmd, "--version") == 0) return version_main(0, NULL);
+    /* kube-scheduler's command line: flags without a subcommand run, so
+     * that a kube-scheduler manifest needs only its command changed. */
+    if (cmd[0] == '-' && !is_help(cmd))
+        return run_main(argc - 1, argv + 1);
+    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
+        print_usage(stdout, help_run);
+        return EXIT_OK;
+    }
+    /* version and help first, as the first of equally near names wins */
     const char *names[NCOMMANDS + 2] = {"version", "help"};
-    for (size_t i = 0; i < NCOMMANDS; i++) names[i + 2] = commands[i].name;
+    for (size_t i = 0; i < NCOMMANDS; i++) names[i + 2] = commands[i].main == version_main ? NULL : commands[i].name;
     const char *near = ms_suggest(cmd, names, NCOMMANDS + 2);
-    if (near)
-        fprintf(stderr, "moonsched: unknown command \"%s\" (did you mean \"%s\"?)\n%s", cmd, near, usage);
-    else
-        fprintf(stderr, "moonsched: unknown command \"%s\"\n%s", cmd, usage);
+    fprintf(stderr, "moonsched: unknown command \"%s\"", cmd);
+    if (near) fprintf(stderr, " (did you mean \"%s\"?)", near);
+    fputc('\n', stderr);
+    print_usage(stderr, "");
     return EXIT_USAGE;
 }

@@ -2,16 +2,13 @@
  * cmd/run_flags.h. */
 #include "cmd/run_flags.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/flag_value.h"
 #include "serving/http_server.h"
-#include "moonsched/config.h"
 
 /* kube-scheduler v1.20's flags that have no meaning here: accepted,
  * warned about. `value`: the flag takes a value ("--f v" reads v); the
@@ -92,51 +89,10 @@ __attribute__((format(printf, 2, 3))) static void warn(const ms_run_flags *f, co
     f->warn(f->warn_ctx, msg);
 }
 
-/* Go's strconv.ParseBool. */
-static bool parse_go_bool(const char *s, bool *out) {
-    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
-        if (strcmp(s, yes[i]) == 0) return *out = true, true;
-        if (strcmp(s, no[i]) == 0) return *out = false, true;
-    }
-    return false;
-}
-
-/* A boolean flag: bare is true; "--name=B". 0: not this flag, 1: read, -1:
- * a bad value (err set). */
-static int bool_flag(const char *a, const char *name, bool *out, ms_error *err) {
-    size_t n = strlen(name);
-    if (strcmp(a, name) == 0) return *out = true, 1;
-    if (strncmp(a, name, n) != 0 || a[n] != '=') return 0;
-    if (parse_go_bool(a + n + 1, out)) return 1;
-    ms_error_set(err, MS_EINVAL, "%s: expected true or false, got \"%s\"", name, a + n + 1);
-    return -1;
-}
-
-static ms_rc parse_duration_flag(const char *name, const char *v, double *out, ms_error *err) {
-    double d;
-    if (!ms_parse_go_duration(v, &d) || !(d > 0))
-        return ms_error_set(err, MS_EINVAL, "%s: expected a positive duration such as 15s, got \"%s\"", name, v);
-    *out = d;
-    return MS_OK;
-}
-
-static ms_rc parse_port(const char *name, const char *v, int *out, ms_error *err) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || errno || n < 0 || n > 65535)
-        return ms_error_set(err, MS_EINVAL, "%s: expected a port (0-65535), got \"%s\"", name, v);
-    *out = (int)n;
-    return MS_OK;
-}
-
 static ms_rc parse_verbosity(ms_run_flags *f, const char *v, ms_error *err) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 0) return ms_error_set(err, MS_EINVAL, "-v: expected a level, got \"%s\"", v);
-    f->log->level = n >= 4 ? MS_LOG_DEBUG : MS_LOG_INFO;
+    bool debug;
+    if (ms_flag_verbosity(v, &debug, err) != MS_OK) return MS_EINVAL;
+    f->log->level = debug ? MS_LOG_DEBUG : MS_LOG_INFO;
     return MS_OK;
 }
 
@@ -233,21 +189,16 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     double *dslot[] = {&o->le_lease_duration, &o->le_renew_deadline, &o->le_retry_period};
     for (size_t k = 0; k < 3; k++)
         if ((v = ms_flag_value(argc, argv, i, durations[k], &missing)))
-            return parse_duration_flag(durations[k], v, dslot[k], err) == MS_OK ? 1 : -1;
+            return ms_flag_duration(durations[k], v, false, dslot[k], err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--seed", &missing))) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(v, &end, 0);
-        if (!*v || *end || errno || *v == '-')
-            return ms_error_set(err, MS_EINVAL, "--seed: expected a non-negative integer, got \"%s\"", v), -1;
-        o->seed = seed;
+        if (ms_flag_seed(v, &o->seed, err) != MS_OK) return -1;
         o->has_seed = true;
         return 1;
     }
     if ((v = ms_flag_value(argc, argv, i, "--secure-port", &missing)))
-        return parse_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
+        return ms_flag_port("--secure-port", v, &o->secure_port, err) == MS_OK ? 1 : -1;
     /* pflag's shorthand also reads "-v4" */
     if (strncmp(argv[*i], "-v", 2) == 0 && argv[*i][2] >= '0' && argv[*i][2] <= '9')
         return parse_verbosity(ps->f, argv[*i] + 2, err) == MS_OK ? 1 : -1;
@@ -279,19 +230,19 @@ static int bool_option(const char *a, parse_state *ps) {
     ms_run_flags *f = ps->f;
     bool b;
     int r;
-    if ((r = bool_flag(a, "--leader-elect", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--leader-elect", &b, ps->err)) != 0) {
         if (r > 0) f->o->leader_elect = b ? 1 : -1;
         return r;
     }
-    if ((r = bool_flag(a, "--in-cluster", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--in-cluster", &b, ps->err)) != 0) {
         if (r > 0) f->o->in_cluster = b;
         return r;
     }
-    if ((r = bool_flag(a, "--debug-snapshot", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--debug-snapshot", &b, ps->err)) != 0) {
         if (r > 0) f->o->debug_snapshot = b;
         return r;
     }
-    if ((r = bool_flag(a, "--plain-metrics", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--plain-metrics", &b, ps->err)) != 0) {
         if (r > 0) f->o->plain_metrics = b;
         return r;
     }
@@ -301,7 +252,7 @@ static int bool_option(const char *a, parse_state *ps) {
     }
     /* pflag's version[=true]: "raw" prints it too (without decoration upstream) */
     if (strcmp(a, "--version=raw") == 0) a = "--version";
-    if ((r = bool_flag(a, "--version", &b, ps->err)) != 0) {
+    if ((r = ms_flag_bool(a, "--version", &b, ps->err)) != 0) {
         if (r > 0 && b && f->action == MS_RUN_FLAGS_RUN) f->action = MS_RUN_FLAGS_VERSION;
         return r;
     }
@@ -341,8 +292,8 @@ static ms_rc finish(parse_state *ps) {
         }
     }
     if ((ps->address || ps->port) && !o->metrics_bind_address) {
-        int port = 10251;
-        if (ps->port && parse_port("--port", ps->port, &port, ps->err) != MS_OK) return MS_EINVAL;
+        int32_t port = 10251;
+        if (ps->port && ms_flag_port("--port", ps->port, &port, ps->err) != MS_OK) return MS_EINVAL;
         const char *host = ps->address ? ps->address : "0.0.0.0";
         bool v6 = strchr(host, ':') != NULL;
         if (port == 0) snprintf(ps->f->metrics_address, sizeof ps->f->metrics_address, "0");

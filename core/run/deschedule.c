@@ -391,6 +391,16 @@ static void teardown(desched *d) {
     ms_kubeconfig_free(&d->kc);
 }
 
+void ms_deschedule_options_default(ms_deschedule_options *o) {
+    memset(o, 0, sizeof *o);
+    o->lease_name = "descheduler";
+    o->lease_namespace = "kube-system";
+    o->lease_duration = 15;
+    o->renew_deadline = 10;
+    o->retry_period = 2;
+    o->secure_port = MS_DESCHEDULE_DEFAULT_SECURE_PORT;
+}
+
 ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err) {
     desched d = {.o = o};
     ms_desched_sources src;

@@ -43,6 +43,9 @@ typedef struct ms_deschedule_options {
     const ms_logger *log;
 } ms_deschedule_options;
 
+/* The defaults of the flags: upstream descheduler's. */
+void ms_deschedule_options_default(ms_deschedule_options *o);
+
 /* Runs until the one pass is over, or until SIGINT/SIGTERM with an
  * interval. Writes each pass's report to stdout. */
 ms_rc ms_deschedule_run(const ms_deschedule_options *o, ms_error *err);

@@ -3,7 +3,7 @@
  * /debug/ requests, runs scheduling cycles in bounded batches, reports
  * their outcomes and keeps the metrics; and the callbacks of the parts
  * around it: the scheduler's binder, evictor and reporter, the policy
- * set's reports, the HTTP handlers. `run` (cmd/run.c) builds
+ * set's reports, the HTTP handlers. `run` (run/run.c) builds
  * the parts below from its options, hands them to the loop, and tears
  * them down when it returns. */
 #ifndef MOONSCHED_RUN_SCHEDULER_LOOP_H

@@ -12,7 +12,7 @@
 #include "scheduler/run_metrics.h"
 #include "serving/process_metrics.h"
 
-/* What `run`'s /metrics serves (cmd/run.c's registry): its metrics, then
+/* What `run`'s /metrics serves (run/run.c's registry): its metrics, then
  * the process's; malloc'd, NULL when out of memory. */
 static inline char *metrics_render_run(ms_metrics *m, size_t *len) {
     ms_metrics_registry *r = ms_metrics_registry_new();

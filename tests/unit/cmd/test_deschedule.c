@@ -37,6 +37,15 @@ static void test_flags(void **state) {
     assert_int_equal(o.secure_port, MS_DESCHEDULE_DEFAULT_SECURE_PORT);
     assert_true(o.interval == 0);
     assert_false(o.debug);
+    /* booleans as pflag reads them: Go's ParseBool words after "=" */
+    assert_int_equal(parse("--policy-config-file p.yaml --dry-run=1 --in-cluster=T --leader-elect=false", &o, &err),
+                     MS_OK);
+    assert_true(o.dry_run);
+    assert_true(o.in_cluster);
+    assert_false(o.leader_elect);
+    assert_int_equal(parse("--policy-config-file p.yaml --dry-run=False --in-cluster=0", &o, &err), MS_OK);
+    assert_false(o.dry_run);
+    assert_false(o.in_cluster);
     assert_int_equal(parse("--policy-config-file p.yaml -v 4", &o, &err), MS_OK);
     assert_true(o.debug);
     assert_int_equal(parse("--policy-config-file p.yaml --v=2", &o, &err), MS_OK);
@@ -48,7 +57,7 @@ static void test_flags(void **state) {
         {"--dry-run", "--policy-config-file is required"},
         {"--policy-config-file p --leader-elect", "leaderElection must be used with deschedulingInterval"},
         {"--policy-config-file p --descheduling-interval x", "--descheduling-interval: expected a duration such as 5m, got \"x\""},
-        {"--policy-config-file p --secure-port 70000", "--secure-port: expected a port (0 to 65535), got \"70000\""},
+        {"--policy-config-file p --secure-port 70000", "--secure-port: expected a port (0-65535), got \"70000\""},
         {"--policy-config-file p --dry-run=maybe", "--dry-run: expected true or false, got \"maybe\""},
         {"--policy-config-file p --in-cluster --kubeconfig k", "--in-cluster and --kubeconfig exclude each other"},
         {"--policy-config-file p --frobnicate", "unknown argument \"--frobnicate\""},

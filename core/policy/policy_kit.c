@@ -1,4 +1,4 @@
-#include "cmd/policy_kit.h"
+#include "policy/policy_kit.h"
 
 #include <errno.h>
 #include <fcntl.h>

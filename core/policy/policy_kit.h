@@ -6,8 +6,8 @@
  * PREFIX/share/moonsched) and one in its build directory both work, from
  * any directory and without environment variables. docs/policies.md
  * ("Testing a policy") is the guide. */
-#ifndef MOONSCHED_CMD_POLICY_KIT_H
-#define MOONSCHED_CMD_POLICY_KIT_H
+#ifndef MOONSCHED_POLICY_POLICY_KIT_H
+#define MOONSCHED_POLICY_POLICY_KIT_H
 
 #include <limits.h>
 #include <stdio.h>
