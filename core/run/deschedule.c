@@ -168,12 +168,16 @@ static void reload(desched *d) { ms_desched_sources_check(d->sources, reported, 
  * optional too: claims for protectedStorageClasses, and all of them for
  * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. The
  * PriorityClasses resolve DefaultEvictor's priorityThreshold.name; without
- * them only the built-in classes resolve. */
-#define NLISTS 6
+ * them only the built-in classes resolve. The Services,
+ * ReplicationControllers, ReplicaSets and StatefulSets, each optional,
+ * give the predictions' default topology spreading its selectors, as the
+ * scheduler's. */
+#define NLISTS 7
 #define VOLUMES 4
 #define PRIORITY_CLASSES 5
+#define WORKLOADS 6
 static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
-                                               "volume objects", "priority classes"};
+                                               "volume objects", "priority classes", "workloads"};
 static const char *const list_effects[NLISTS] = {
     NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector", NULL};
 
@@ -188,21 +192,29 @@ static void kind_unlisted(void *ctx, const char *path, long status, const char *
     snprintf(st, sizeof st, "%ld", status);
     bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
     bool classes = strcmp(path, "/apis/scheduling.k8s.io/v1/priorityclasses") == 0;
-    const char *effect = classes  ? "priorityThreshold.name resolves only system-cluster-critical and "
-                                    "system-node-critical"
-                         : claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
-                                    "and a pod with a claim fits nowhere in predictions"
-                                  : "predictions go on without this kind: a pod that needs it may fit nowhere";
-    ms_log(d->o->log, MS_LOG_WARN, classes ? "priority classes not listed" : "volume objects not listed", "path",
-           path, "status", st, "error", msg, "effect", effect, NULL);
+    bool workloads = strcmp(path, "/api/v1/services") == 0 || strcmp(path, "/api/v1/replicationcontrollers") == 0 ||
+                     strncmp(path, "/apis/apps/v1/", 14) == 0;
+    const char *effect = classes    ? "priorityThreshold.name resolves only system-cluster-critical and "
+                                      "system-node-critical"
+                         : claims   ? "no claim is known: protectedStorageClasses protects every pod with one, "
+                                      "and a pod with a claim fits nowhere in predictions"
+                         : workloads ? "predictions spread pods by their controllers alone, without this kind"
+                                     : "predictions go on without this kind: a pod that needs it may fit nowhere";
+    ms_log(d->o->log, MS_LOG_WARN,
+           classes     ? "priority classes not listed"
+           : workloads ? "workloads not listed"
+                       : "volume objects not listed",
+           "path", path, "status", st, "error", msg, "effect", effect, NULL);
 }
 
-/* The volume objects, or the PriorityClasses, in one List at l->text[i]. */
+/* The volume objects, the PriorityClasses or the workloads, in one List
+ * at l->text[i]. */
 static ms_rc list_kinds(desched *d, listing *l, int i, ms_error *err) {
     FILE *f = open_memstream(&l->text[i], &l->len[i]);
     if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_rc rc = i == VOLUMES ? ms_snapshot_write_volumes(d->client, f, kind_unlisted, d, err)
-                            : ms_snapshot_write_priority_classes(d->client, f, kind_unlisted, d, err);
+    ms_rc rc = i == VOLUMES            ? ms_snapshot_write_volumes(d->client, f, kind_unlisted, d, err)
+               : i == PRIORITY_CLASSES ? ms_snapshot_write_priority_classes(d->client, f, kind_unlisted, d, err)
+                                       : ms_snapshot_write_workloads(d->client, f, kind_unlisted, d, err);
     if (fclose(f) != 0 && rc == MS_OK) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     return rc;
 }
@@ -233,7 +245,8 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
         ms_kube_response_free(&resp);
     }
     ms_rc rc = list_kinds(d, l, VOLUMES, err);
-    return rc == MS_OK ? list_kinds(d, l, PRIORITY_CLASSES, err) : rc;
+    if (rc == MS_OK) rc = list_kinds(d, l, PRIORITY_CLASSES, err);
+    return rc == MS_OK ? list_kinds(d, l, WORKLOADS, err) : rc;
 }
 
 static ms_rc one_pass(desched *d, ms_error *err) {
