@@ -46,6 +46,11 @@ typedef struct desched {
      * --policy files, reloaded before each pass; events about reloads. */
     ms_desched_sources *sources;
     ms_event_recorder *recorder;
+    /* The predictions' extenders' connections: one per process, so that
+     * passes reuse them (and their TLS sessions) instead of opening them
+     * anew every interval. Only the pass thread calls through it. */
+    ms_http_endpoint *http;
+    ms_http_caller caller;
 } desched;
 
 /* The server's message of a failed request, or its status. */
@@ -276,12 +281,8 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     so.deschedule_hooks = &hooks;
     ms_simulate_result r;
     d->evicted = d->failed = 0;
-    ms_http_endpoint *http = NULL;
-    if ((rc = ms_http_endpoint_new(&http, err)) != MS_OK) return rc;
-    ms_http_caller caller = ms_http_endpoint_caller(http);
-    so.http = &caller;
+    so.http = &d->caller;
     rc = ms_simulate_run(&so, stdout, stderr, &r, err);
-    ms_http_endpoint_free(http);
     fflush(stdout);
     for (int i = 0; i < NLISTS; i++) free(l.text[i]);
     double took = ms_clock_monotonic() - t0;
@@ -310,7 +311,10 @@ static ms_rc setup_client(desched *d, ms_error *err) {
     }
     ms_kube_client_options co = {.config = &d->kc, .credentials = d->credentials, .qps = 50, .burst = 100,
                                  .user_agent = "moonsched/0.1 (descheduler)", .log = o->log};
-    return ms_kube_client_new(&co, &d->client, err);
+    if ((rc = ms_kube_client_new(&co, &d->client, err)) != MS_OK) return rc;
+    if ((rc = ms_http_endpoint_new(&d->http, err)) != MS_OK) return rc;
+    d->caller = ms_http_endpoint_caller(d->http);
+    return MS_OK;
 }
 
 static ms_rc setup_serving(desched *d, ms_error *err) {
@@ -394,6 +398,7 @@ static ms_rc setup_sources(desched *d, ms_desched_sources *src, ms_error *err) {
 
 static void teardown(desched *d) {
     ms_event_recorder_free(d->recorder);
+    ms_http_endpoint_free(d->http);
     if (d->sources) ms_desched_sources_free(d->sources);
     ms_leader_elector_stop(d->elector, true);
     if (d->https) ms_secure_serving_stop(d->https);
