@@ -102,16 +102,28 @@ $(B)/asan/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS:$(OPT)=-O1) $(ASAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/libmoonsched.a: $(CORE_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+# The objects of each library, in a file rewritten only when the list
+# changes: a source deleted or renamed leaves no object newer than the
+# library, so without it the library would not be made again and would
+# keep the stale member (ar adds, never removes).
+write_members = @mkdir -p $(dir $@); echo '$(1)' | cmp -s - $@ || echo '$(1)' >$@
+$(B)/obj.members: FORCE
+	$(call write_members,$(CORE_OBJ))
+$(B)/asan.members: FORCE
+	$(call write_members,$(ASAN_OBJ))
+$(B)/fuzzobj.members: FORCE
+	$(call write_members,$(FUZZ_OBJ))
 
-$(B)/libmoonsched-asan.a: $(ASAN_OBJ)
+$(B)/libmoonsched.a: $(CORE_OBJ) $(B)/obj.members
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(CORE_OBJ)
 
-$(B)/libmoonsched.so: $(CORE_OBJ)
-	$(CC) -shared $(SO_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/libmoonsched-asan.a: $(ASAN_OBJ) $(B)/asan.members
+	@rm -f $@
+	ar rcs $@ $(ASAN_OBJ)
+
+$(B)/libmoonsched.so: $(CORE_OBJ) $(B)/obj.members
+	$(CC) -shared $(SO_LDFLAGS) -o $@ $(CORE_OBJ) $(LDLIBS)
 
 # What `moonsched --version` prints: the semantic version of the VERSION
 # file (VERSION=... overrides it) and the commit built, from git (with
@@ -161,9 +173,9 @@ $(B)/fuzzobj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ)
+$(B)/libmoonsched-fuzz.a: $(FUZZ_OBJ) $(B)/fuzzobj.members
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(FUZZ_OBJ)
 
 $(B)/fuzz/%: tests/fuzz/%.c $(B)/libmoonsched-fuzz.a
 	@mkdir -p $(dir $@)

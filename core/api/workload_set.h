@@ -1,8 +1,7 @@
 /* The Services, ReplicationControllers, ReplicaSets and StatefulSets the
- * scheduler knows (api/workload.h), keyed by kind/namespace/name and
- * listed per namespace, the way upstream's listers are read: every object
- * of the pod's namespace, once per pod. Owned by the scheduler thread,
- * like the cache. */
+ * scheduler knows (api/workload.h): an api/object_set.h of them, which
+ * holds a reference to each. Owned by the scheduler thread, like the
+ * cache. */
 #ifndef MOONSCHED_API_WORKLOAD_SET_H
 #define MOONSCHED_API_WORKLOAD_SET_H
 
@@ -21,9 +20,9 @@ ms_rc ms_workload_set_update(ms_workload_set *s, ms_workload *w);
 /* MS_ENOENT when absent. */
 ms_rc ms_workload_set_delete(ms_workload_set *s, ms_workload_kind kind, ms_str namespace_, ms_str name);
 uint32_t ms_workload_set_len(const ms_workload_set *s);
-/* The objects of a namespace (in no particular order): *n of them,
- * borrowed until the next change to the set. */
-ms_workload *const *ms_workload_set_in(const ms_workload_set *s, ms_str namespace_, uint32_t *n);
+/* The objects (ms_workload *) of a namespace (in no particular order): *n
+ * of them, borrowed until the next change to the set. */
+void *const *ms_workload_set_in(const ms_workload_set *s, ms_str namespace_, uint32_t *n);
 /* Calls fn for every object (in no particular order). */
 void ms_workload_set_each(const ms_workload_set *s, void (*fn)(void *ctx, ms_workload *w), void *ctx);
 

@@ -614,9 +614,14 @@ static int explain_arg(int argc, char **argv, int *i, ms_explain_remote_options 
     return EXIT_OK;
 }
 
+static void snapshot_unlisted(void *ctx, const char *path, long status, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "moonsched: warning: %s not listed (%ld), left out: %s\n", path, status, msg);
+}
+
 /* `snapshot [--kubeconfig FILE] [--context NAME] [-o FILE]` */
 static int snapshot_main(int argc, char **argv) {
-    ms_snapshot_options o = {0};
+    ms_snapshot_options o = {.unlisted = snapshot_unlisted};
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;

@@ -45,7 +45,6 @@ static const ignored_flag ignored_flags[] = {
     {"--permit-port-sharing", false, no_meaning},
     {"--tls-sni-cert-key", true, no_meaning},
     {"--authentication-skip-lookup", false, no_meaning},
-    {"--authentication-token-webhook-cache-ttl", true, no_meaning},
     {"--authentication-tolerate-lookup-failure", false, no_meaning},
     {"--requestheader-allowed-names", true, no_meaning},
     {"--requestheader-client-ca-file", true, no_meaning},
@@ -190,6 +189,17 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
     for (size_t k = 0; k < 3; k++)
         if ((v = ms_flag_value(argc, argv, i, durations[k], &missing)))
             return ms_flag_duration(durations[k], v, false, dslot[k], err) == MS_OK ? 1 : -1;
+    if ((v = ms_flag_value(argc, argv, i, "--authentication-token-webhook-cache-ttl", &missing))) {
+        double d;
+        if (!ms_parse_go_duration(v, &d) || d < 0)
+            return ms_error_set(err, MS_EINVAL,
+                                "--authentication-token-webhook-cache-ttl: expected a duration such as 10s, got \"%s\"",
+                                v),
+                   -1;
+        /* 0s caches nothing, as upstream's cache whose entries expire at once. */
+        o->authn_token_cache_ttl = d > 0 ? d : -1;
+        return 1;
+    }
     if ((v = ms_flag_value(argc, argv, i, "--controllers", &missing)))
         return parse_controllers(o, v, err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--seed", &missing))) {

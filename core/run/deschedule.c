@@ -46,6 +46,11 @@ typedef struct desched {
      * --policy files, reloaded before each pass; events about reloads. */
     ms_desched_sources *sources;
     ms_event_recorder *recorder;
+    /* The predictions' extenders' connections: one per process, so that
+     * passes reuse them (and their TLS sessions) instead of opening them
+     * anew every interval. Only the pass thread calls through it. */
+    ms_http_endpoint *http;
+    ms_http_caller caller;
 } desched;
 
 /* The server's message of a failed request, or its status. */
@@ -168,12 +173,16 @@ static void reload(desched *d) { ms_desched_sources_check(d->sources, reported, 
  * optional too: claims for protectedStorageClasses, and all of them for
  * the predictions' VolumeBinding, VolumeZone and NodeVolumeLimits. The
  * PriorityClasses resolve DefaultEvictor's priorityThreshold.name; without
- * them only the built-in classes resolve. */
-#define NLISTS 6
+ * them only the built-in classes resolve. The Services,
+ * ReplicationControllers, ReplicaSets and StatefulSets, each optional,
+ * give the predictions' default topology spreading its selectors, as the
+ * scheduler's. */
+#define NLISTS 7
 #define VOLUMES 4
 #define PRIORITY_CLASSES 5
+#define WORKLOADS 6
 static const char *const list_names[NLISTS] = {"nodes", "pods", "poddisruptionbudgets", "namespaces",
-                                               "volume objects", "priority classes"};
+                                               "volume objects", "priority classes", "workloads"};
 static const char *const list_effects[NLISTS] = {
     NULL, NULL, "every pod counts as without a budget", "no namespace matches namespaceLabelSelector", NULL};
 
@@ -188,21 +197,29 @@ static void kind_unlisted(void *ctx, const char *path, long status, const char *
     snprintf(st, sizeof st, "%ld", status);
     bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
     bool classes = strcmp(path, "/apis/scheduling.k8s.io/v1/priorityclasses") == 0;
-    const char *effect = classes  ? "priorityThreshold.name resolves only system-cluster-critical and "
-                                    "system-node-critical"
-                         : claims ? "no claim is known: protectedStorageClasses protects every pod with one, "
-                                    "and a pod with a claim fits nowhere in predictions"
-                                  : "predictions go on without this kind: a pod that needs it may fit nowhere";
-    ms_log(d->o->log, MS_LOG_WARN, classes ? "priority classes not listed" : "volume objects not listed", "path",
-           path, "status", st, "error", msg, "effect", effect, NULL);
+    bool workloads = strcmp(path, "/api/v1/services") == 0 || strcmp(path, "/api/v1/replicationcontrollers") == 0 ||
+                     strncmp(path, "/apis/apps/v1/", 14) == 0;
+    const char *effect = classes    ? "priorityThreshold.name resolves only system-cluster-critical and "
+                                      "system-node-critical"
+                         : claims   ? "no claim is known: protectedStorageClasses protects every pod with one, "
+                                      "and a pod with a claim fits nowhere in predictions"
+                         : workloads ? "predictions spread pods by their controllers alone, without this kind"
+                                     : "predictions go on without this kind: a pod that needs it may fit nowhere";
+    ms_log(d->o->log, MS_LOG_WARN,
+           classes     ? "priority classes not listed"
+           : workloads ? "workloads not listed"
+                       : "volume objects not listed",
+           "path", path, "status", st, "error", msg, "effect", effect, NULL);
 }
 
-/* The volume objects, or the PriorityClasses, in one List at l->text[i]. */
+/* The volume objects, the PriorityClasses or the workloads, in one List
+ * at l->text[i]. */
 static ms_rc list_kinds(desched *d, listing *l, int i, ms_error *err) {
     FILE *f = open_memstream(&l->text[i], &l->len[i]);
     if (!f) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_rc rc = i == VOLUMES ? ms_snapshot_write_volumes(d->client, f, kind_unlisted, d, err)
-                            : ms_snapshot_write_priority_classes(d->client, f, kind_unlisted, d, err);
+    ms_rc rc = i == VOLUMES            ? ms_snapshot_write_volumes(d->client, f, kind_unlisted, d, err)
+               : i == PRIORITY_CLASSES ? ms_snapshot_write_priority_classes(d->client, f, kind_unlisted, d, err)
+                                       : ms_snapshot_write_workloads(d->client, f, kind_unlisted, d, err);
     if (fclose(f) != 0 && rc == MS_OK) rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     return rc;
 }
@@ -233,7 +250,8 @@ static ms_rc list_all(desched *d, listing *l, ms_error *err) {
         ms_kube_response_free(&resp);
     }
     ms_rc rc = list_kinds(d, l, VOLUMES, err);
-    return rc == MS_OK ? list_kinds(d, l, PRIORITY_CLASSES, err) : rc;
+    if (rc == MS_OK) rc = list_kinds(d, l, PRIORITY_CLASSES, err);
+    return rc == MS_OK ? list_kinds(d, l, WORKLOADS, err) : rc;
 }
 
 static ms_rc one_pass(desched *d, ms_error *err) {
@@ -263,12 +281,8 @@ static ms_rc one_pass(desched *d, ms_error *err) {
     so.deschedule_hooks = &hooks;
     ms_simulate_result r;
     d->evicted = d->failed = 0;
-    ms_http_endpoint *http = NULL;
-    if ((rc = ms_http_endpoint_new(&http, err)) != MS_OK) return rc;
-    ms_http_caller caller = ms_http_endpoint_caller(http);
-    so.http = &caller;
+    so.http = &d->caller;
     rc = ms_simulate_run(&so, stdout, stderr, &r, err);
-    ms_http_endpoint_free(http);
     fflush(stdout);
     for (int i = 0; i < NLISTS; i++) free(l.text[i]);
     double took = ms_clock_monotonic() - t0;
@@ -297,7 +311,10 @@ static ms_rc setup_client(desched *d, ms_error *err) {
     }
     ms_kube_client_options co = {.config = &d->kc, .credentials = d->credentials, .qps = 50, .burst = 100,
                                  .user_agent = "moonsched/0.1 (descheduler)", .log = o->log};
-    return ms_kube_client_new(&co, &d->client, err);
+    if ((rc = ms_kube_client_new(&co, &d->client, err)) != MS_OK) return rc;
+    if ((rc = ms_http_endpoint_new(&d->http, err)) != MS_OK) return rc;
+    d->caller = ms_http_endpoint_caller(d->http);
+    return MS_OK;
 }
 
 static ms_rc setup_serving(desched *d, ms_error *err) {
@@ -381,6 +398,7 @@ static ms_rc setup_sources(desched *d, ms_desched_sources *src, ms_error *err) {
 
 static void teardown(desched *d) {
     ms_event_recorder_free(d->recorder);
+    ms_http_endpoint_free(d->http);
     if (d->sources) ms_desched_sources_free(d->sources);
     ms_leader_elector_stop(d->elector, true);
     if (d->https) ms_secure_serving_stop(d->https);

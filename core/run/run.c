@@ -145,7 +145,8 @@ static ms_rc setup_secure_serving(ms_scheduler_loop *r, ms_error *err) {
                                         .authn_config = o->authn_kubeconfig ? &authn : &r->kc,
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .always_allow_paths = paths, .nalways_allow_paths = npaths,
-                                        .client_ca_file = o->client_ca_file, .metrics = r->metrics,
+                                        .client_ca_file = o->client_ca_file,
+                                        .authn_cache_ttl = o->authn_token_cache_ttl, .metrics = r->metrics,
                                         .handler = ms_scheduler_loop_serve_secure, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }

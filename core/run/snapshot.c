@@ -168,6 +168,48 @@ ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err)
     return MS_OK;
 }
 
+static bool is_workload_kind(const resource *r) {
+    return strcmp(r->path, "/api/v1/services") == 0 || strcmp(r->path, "/api/v1/replicationcontrollers") == 0 ||
+           strncmp(r->path, "/apis/apps/v1/", 14) == 0;
+}
+static bool is_volume_kind(const resource *r) {
+    return strncmp(r->path, "/apis/storage.k8s.io/", 21) == 0 || strncmp(r->path, "/api/v1/persistentvolume", 24) == 0;
+}
+static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
+static bool any_kind(const resource *r) { return r != NULL; }
+
+/* Which refusals leave a kind out instead of failing the List. */
+typedef bool (*leave_out_fn)(const resource *r, long status);
+
+/* As run's informers treat them: a role without the rules (403), or a
+ * server without the kind (404). */
+static bool workload_refused(const resource *r, long status) {
+    return is_workload_kind(r) && (status == 403 || status == 404);
+}
+static bool any_answer(const resource *r, long status) { return r && status != 0; }
+
+/* A List of the kinds `want` picks. Only a kind refused before any of its
+ * items was written can be left out whole, and reported to `unlisted`
+ * (when not NULL); a failure mid-way fails the List. */
+static ms_rc write_kinds(ms_kube_client *c, FILE *out, bool (*want)(const resource *), leave_out_fn leave_out,
+                         ms_snapshot_unlisted_fn unlisted, void *ctx, ms_error *err) {
+    writer w = {.out = out};
+    ms_rc rc = MS_OK;
+    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
+        if (!want(&resources[i])) continue;
+        long status = 0;
+        uint32_t before = w.written;
+        rc = list_all(c, &resources[i], &w, &status, err);
+        if (rc != MS_OK && w.written == before && leave_out && leave_out(&resources[i], status)) {
+            if (unlisted) unlisted(ctx, resources[i].path, status, err->msg);
+            rc = MS_OK;
+        }
+    }
+    fprintf(out, "\n]}\n");
+    return rc;
+}
+
 ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) {
     ms_kubeconfig kc;
     memset(&kc, 0, sizeof kc);
@@ -179,51 +221,22 @@ ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err) 
     }
     ms_kubeconfig_free(&kc);
     if (rc != MS_OK) return rc;
-    writer w = {.out = out};
-    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
-    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
-        long status = 0;
-        rc = list_all(c, &resources[i], &w, &status, err);
-    }
-    fprintf(out, "\n]}\n");
+    rc = write_kinds(c, out, any_kind, workload_refused, o->unlisted, o->ctx, err);
     ms_kube_client_free(c);
-    return rc;
-}
-
-static bool is_volume_kind(const resource *r) {
-    return strncmp(r->path, "/apis/storage.k8s.io/", 21) == 0 || strncmp(r->path, "/api/v1/persistentvolume", 24) == 0;
-}
-static bool is_priority_class(const resource *r) { return strcmp(r->kind, "PriorityClass") == 0; }
-
-/* A List of the kinds `want` picks, each refused kind left out (see
- * ms_snapshot_write_volumes). */
-static ms_rc write_kinds(ms_kube_client *c, FILE *out, bool (*want)(const resource *), ms_snapshot_unlisted_fn unlisted,
-                         void *ctx, ms_error *err) {
-    writer w = {.out = out};
-    ms_rc rc = MS_OK;
-    fprintf(out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n");
-    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MS_OK; i++) {
-        if (!want(&resources[i])) continue;
-        long status = 0;
-        uint32_t before = w.written;
-        rc = list_all(c, &resources[i], &w, &status, err);
-        /* Only a kind refused before any of its items was written can be
-         * left out whole; a failure mid-way is the pass's failure. */
-        if (rc != MS_OK && unlisted && w.written == before && status != 0) {
-            unlisted(ctx, resources[i].path, status, err->msg);
-            rc = MS_OK;
-        }
-    }
-    fprintf(out, "\n]}\n");
     return rc;
 }
 
 ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
                                 ms_error *err) {
-    return write_kinds(c, out, is_volume_kind, unlisted, ctx, err);
+    return write_kinds(c, out, is_volume_kind, any_answer, unlisted, ctx, err);
 }
 
 ms_rc ms_snapshot_write_priority_classes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
                                          ms_error *err) {
-    return write_kinds(c, out, is_priority_class, unlisted, ctx, err);
+    return write_kinds(c, out, is_priority_class, any_answer, unlisted, ctx, err);
+}
+
+ms_rc ms_snapshot_write_workloads(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                  ms_error *err) {
+    return write_kinds(c, out, is_workload_kind, any_answer, unlisted, ctx, err);
 }

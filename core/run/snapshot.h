@@ -1,7 +1,8 @@
 /* `moonsched snapshot`: the live state of a cluster, as the scheduler
  * sees it, in the format `simulate` reads: one JSON List (JSON is YAML
- * too) of Namespaces, Nodes, PriorityClasses, PodDisruptionBudgets, the
- * volume objects (PersistentVolumes, claims, StorageClasses, CSINodes,
+ * too) of Namespaces, Nodes, PriorityClasses, PodDisruptionBudgets,
+ * Services, ReplicationControllers, ReplicaSets, StatefulSets (each left
+ * out when refused or not served), the volume objects (PersistentVolumes, claims, StorageClasses, CSINodes,
  * CSIDrivers, CSIStorageCapacities), the resource.k8s.io/v1 objects
  * (DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates;
  * a volume or DRA kind the server does not serve is left out) and Pods
@@ -20,17 +21,22 @@
 #include "moonsched/error.h"
 #include "scheduler/cluster_view.h"
 
+/* A kind that could not be listed and is left out: its collection, the
+ * answer's status and the error. */
+typedef void (*ms_snapshot_unlisted_fn)(void *ctx, const char *path, long status, const char *msg);
+
 typedef struct ms_snapshot_options {
     const char *kubeconfig;        /* NULL: $KUBECONFIG, then ~/.kube/config */
     const char *context;           /* NULL: the current one */
+    /* Services, ReplicationControllers, ReplicaSets and StatefulSets are
+     * optional, as `run`'s informers of them: refused (403) or not served
+     * (404), the kind is left out and reported here (may be NULL). */
+    ms_snapshot_unlisted_fn unlisted;
+    void *ctx;
 } ms_snapshot_options;
 
 /* Writes the List to out. MS_EIO when a LIST failed (err says which). */
 ms_rc ms_snapshot_write(const ms_snapshot_options *o, FILE *out, ms_error *err);
-
-/* A kind of volume object that could not be listed: its collection, the
- * answer's status and the error. */
-typedef void (*ms_snapshot_unlisted_fn)(void *ctx, const char *path, long status, const char *msg);
 
 /* A List of the volume objects alone (the kinds above, each left out when
  * the server does not serve it), through a client of the caller's, for
@@ -39,6 +45,12 @@ typedef void (*ms_snapshot_unlisted_fn)(void *ctx, const char *path, long status
  * left out and reported to `unlisted`; without one it is an error. */
 ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
                                 ms_error *err);
+
+/* The same for the Services, ReplicationControllers, ReplicaSets and
+ * StatefulSets (`moonsched deschedule`'s predictions spread pods by them
+ * as the scheduler does). */
+ms_rc ms_snapshot_write_workloads(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
+                                  ms_error *err);
 
 /* The same for the PriorityClasses alone (`moonsched deschedule` resolves
  * DefaultEvictor's priorityThreshold.name against them). */

@@ -26,7 +26,7 @@ ms_rc ms_authenticator_new(const ms_authenticator_options *o, ms_authenticator *
     *out = NULL;
     ms_authenticator *a = calloc(1, sizeof *a);
     if (!a) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    a->ttl = o->cache_ttl > 0 ? o->cache_ttl : 10;
+    a->ttl = o->cache_ttl == 0 ? 10 : o->cache_ttl;
     a->log = o->log ? o->log : &ms_log_default;
     if (ms_cached_review_init(&a->rv, o->client, o->cache_size ? o->cache_size : 4096, o->timeout, o->cancel,
                               o->clock, o->clock_ctx) != MS_OK) {
@@ -213,8 +213,8 @@ ms_rc ms_authenticator_authenticate(ms_authenticator *a, const char *authorizati
         rc = review(a, token, len, user, err);
         if (rc == MS_OK) {
             char *text = *user ? cJSON_PrintUnformatted(*user) : NULL;
-            if (!*user || text) ms_cached_review_put(&a->rv, key, sizeof key, text ? text : "",
-                                                     text ? strlen(text) : 0, now, a->ttl);
+            if (a->ttl > 0 && (!*user || text)) ms_cached_review_put(&a->rv, key, sizeof key, text ? text : "",
+                                                                   text ? strlen(text) : 0, now, a->ttl);
             free(text);
         }
     }

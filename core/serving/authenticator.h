@@ -2,7 +2,8 @@
  * (k8s.io/apiserver's DelegatingAuthenticationOptions with its
  * defaults): a bearer token is reviewed by the API server (TokenReview,
  * authentication.k8s.io/v1; v1beta1 for good once v1 answers 404), and
- * the answer is cached for cache_ttl (10 s), authenticated or not. A
+ * the answer is cached for cache_ttl (10 s, --authentication-token-
+ * webhook-cache-ttl), authenticated or not. A
  * review that fails (no answer, an HTTP error, a timeout) or whose
  * status carries an error ("invalid bearer token") is not cached:
  * upstream's webhook returns those as errors, and errors are not cached.
@@ -32,7 +33,7 @@ typedef struct ms_authenticator ms_authenticator;
 
 typedef struct ms_authenticator_options {
     ms_kube_client *client;        /* the API server that reviews tokens; borrowed */
-    double cache_ttl;              /* seconds; 0: 10 */
+    double cache_ttl;              /* seconds; 0: 10; negative: nothing cached */
     uint32_t cache_size;           /* tokens remembered; 0: 4096 */
     double timeout;                /* per review, seconds; 0: 10 */
     ms_kube_cancel *cancel;        /* fired at shutdown: reviews end at once; may be NULL */

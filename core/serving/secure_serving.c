@@ -219,7 +219,8 @@ static ms_rc setup_delegation(ms_secure_serving *s, const ms_secure_serving_opti
         return rc;
     if (!(s->failures = ms_auth_failures_new(o->auth_failure_max, o->auth_failure_window, 0)))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_authenticator_options ao = {.client = s->authn_client, .cancel = s->cancel, .log = s->log};
+    ms_authenticator_options ao = {.client = s->authn_client, .cache_ttl = o->authn_cache_ttl,
+                                   .cancel = s->cancel, .log = s->log};
     if ((rc = ms_authenticator_new(&ao, &s->authn, err)) != MS_OK) return rc;
     ms_authorizer_options zo = {.client = s->authz_client, .cancel = s->cancel, .log = s->log,
                                 .always_allow_paths = o->always_allow_paths,

@@ -44,6 +44,9 @@ typedef struct ms_secure_serving_options {
     /* --client-ca-file: client certificates it verifies authenticate
      * their requests (serving/client_ca.h); NULL: none asked for. */
     const char *client_ca_file;
+    /* How long a TokenReview's answer is cached, seconds; 0: 10;
+     * negative: nothing cached (serving/authenticator.h). */
+    double authn_cache_ttl;
     /* Failed authentications per client address before its tokens are
      * refused without a review, and the window (serving/auth_failures.h);
      * 0: MS_AUTH_FAILURES_MAX, MS_AUTH_FAILURES_WINDOW. */

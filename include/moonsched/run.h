@@ -82,6 +82,10 @@ typedef struct ms_run_options {
      * kubeconfig files; NULL: the scheduler's own connection. */
     const char *authn_kubeconfig;  /* --authentication-kubeconfig */
     const char *authz_kubeconfig;  /* --authorization-kubeconfig */
+    /* --authentication-token-webhook-cache-ttl: how long a TokenReview's
+     * answer is cached, seconds; 0: 10, upstream's default; negative:
+     * nothing cached (the flag's 0s). */
+    double authn_token_cache_ttl;
     /* --client-ca-file: a PEM bundle of CAs; a client certificate one of
      * them signed (for client authentication) authenticates its request
      * as the user of its Common Name, in the groups of its

@@ -17,6 +17,8 @@
 // adds to its finalizers; a merge patch of its status merges). Every
 // request line goes to DIR/requests, every claim patch body to
 // DIR/claim-patches, every binding to DIR/binds ("NAMESPACE/NAME NODE").
+// FORBID (environment): comma-separated collections whose GET is
+// answered 403, as to a role without their rules.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -73,6 +75,7 @@ const watchers = new Map();   // collection -> Set of responses
 const claims = objects['/apis/resource.k8s.io/v1/resourceclaims'];
 const pods = objects['/api/v1/pods'];
 let conflictsLeft = 1;
+const forbidden = new Set((process.env.FORBID ?? '').split(',').filter(Boolean));
 
 const log = (file, line) => fs.appendFileSync(path.join(dir, file), line + '\n');
 const send = (res, code, body) => {
@@ -106,6 +109,8 @@ const server = http.createServer((req, res) => {
     log('requests', `${req.method} ${req.url}`);
     if (req.method === 'GET' && p === '/version')
       return send(res, 200, { major: '1', minor: '34', gitVersion: 'v1.34.0' });
+    if (req.method === 'GET' && forbidden.has(p))
+      return status(res, 403, 'Forbidden', `${p} is forbidden: User "u" cannot list resource`);
     if (req.method === 'GET' && p in objects) {
       if (url.searchParams.get('watch') === '1' || url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });

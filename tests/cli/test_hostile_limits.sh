@@ -13,6 +13,7 @@
 H=tests/hostile
 trap 'exit 1' INT TERM
 . tests/lib/hostile.sh
+. tests/lib/hog.sh
 TIMEOUT=${HOSTILE_TIMEOUT:-120}   # when a run that hangs is killed
 POLICIES=${HOSTILE_POLICIES:-"concat-loop huge-rep growing-state load-huge sort-huge"}
 BUDGETS=${HOSTILE_BUDGETS:-"1 5 20 200"}   # ms
@@ -23,9 +24,8 @@ tap_need "$M"
 # Error lines that are neither limit (a crash's or sanitizer's report is).
 other_errors() { grep '^policy lua:' "$T/err" | grep -Ev 'exceeded its memory cap|stopped after its CPU budget|disabled after' | head -n 3; }
 
-( while :; do :; done ) &
-HOG=$!
-stop_at_exit "$HOG"
+hog_start
+stop_at_exit "$hog_pid"
 for name in $POLICIES; do
     for budget in $BUDGETS; do
         for cap in $CAPS; do
@@ -49,7 +49,6 @@ for name in $POLICIES; do
         done
     done
 done
-kill "$HOG"
-wait "$HOG" 2>/dev/null
+hog_stop
 
 tap_done

@@ -10,7 +10,9 @@
 # answers the first write 409 (another writer changed the claim), run
 # reads the claim again and writes anew, and binds the pod once its
 # informer shows the claim reserved for it. snapshot lists the four
-# kinds, and simulate reads them back. TAP output. B: the build directory
+# kinds, and simulate reads them back. deschedule's pass lists the
+# workloads; with them forbidden (403), snapshot and deschedule go on
+# without them. TAP output. B: the build directory
 # (default: build).
 . tests/lib/cli.sh
 
@@ -88,5 +90,34 @@ kill "$ms"
 wait "$ms"
 rc=$?
 check "run exits 0 on SIGTERM" [ "$rc" = 0 ]
+
+# --- deschedule lists the workloads ---------------------------------------------
+: >"$T/api/requests"
+"$M" deschedule --policy-config-file examples/descheduler-policy.yaml --kubeconfig "$T/kubeconfig" --dry-run \
+    --secure-port=0 >"$T/desched.out" 2>"$T/desched.err"
+check "deschedule --dry-run runs a pass" [ $? = 0 ]
+check "its pass lists Services, ReplicationControllers, ReplicaSets and StatefulSets, as the scheduler watches them" \
+    sh -c "for r in /api/v1/services /api/v1/replicationcontrollers /apis/apps/v1/replicasets /apis/apps/v1/statefulsets; do
+             grep -q \"^GET \$r?limit=\" '$T/api/requests' || exit 1; done"
+
+# --- a role that may not list the workloads -------------------------------------
+mkdir "$T/api403"
+FORBID=/api/v1/services,/api/v1/replicationcontrollers,/apis/apps/v1/replicasets,/apis/apps/v1/statefulsets \
+    node tests/cli/dra_api_server.mjs "$T/api403" 2>"$T/server403.err" &
+srv403=$!
+stop_at_exit "$srv403"
+i=0
+while [ ! -s "$T/api403/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sed "s|127.0.0.1:$port|127.0.0.1:$(cat "$T/api403/port")|" "$T/kubeconfig" >"$T/kubeconfig403"
+"$M" snapshot --kubeconfig "$T/kubeconfig403" -o "$T/snap403.json" 2>"$T/snap403.err"
+check "snapshot goes on when the workloads are forbidden (403), as run's informers do" [ $? = 0 ]
+check "it says so once per kind" \
+    sh -c "[ \"\$(grep -c '^moonsched: warning: /ap.* not listed (403), left out: ' '$T/snap403.err')\" = 4 ]"
+check "and lists the rest: the node, the pod, the DRA kinds" \
+    sh -c "jq -r '.items[].kind' '$T/snap403.json' | sort -u | tr '\n' ' ' | grep -qx 'DeviceClass Namespace Node Pod ResourceClaim ResourceSlice '"
+"$M" deschedule --policy-config-file examples/descheduler-policy.yaml --kubeconfig "$T/kubeconfig403" --dry-run \
+    --secure-port=0 >"$T/desched403.out" 2>"$T/desched403.err"
+check "deschedule's pass goes on without them too" [ $? = 0 ]
+check "and warns once per kind" sh -c "[ \"\$(grep -c 'workloads not listed' '$T/desched403.err')\" = 4 ]"
 
 tap_done

@@ -188,4 +188,7 @@ needed "priority classes" '.resources == ["priorityclasses"]' \
     'path=./apis/scheduling.k8s.io/v1/priorityclasses?limit=500. status='
 check_eval "... a pass without them says so" \
     "grep -q 'msg=\"priority classes not listed\" path=/apis/scheduling.k8s.io/v1/priorityclasses status=403' \"\$dir/ds-drop-$((n_pod - 1)).log\""
+needed "Services and ReplicationControllers" '.resources | index("services")' 'path=./api/v1/services?limit=500. status='
+check_eval "... a pass without them says so, once per kind" \
+    "[ \"\$(grep -c 'msg=\"workloads not listed\" path=/api/v1/' \"\$dir/ds-drop-$((n_pod - 1)).log\")\" = 2 ]"
 tap_done

@@ -16,15 +16,14 @@ M="$B/moonsched-asan"
 H=tests/hostile
 RUNS=${HOSTILE_RUNS:-20}
 . tests/lib/hostile.sh
+. tests/lib/hog.sh
 T=$(mktemp -d)
-HOG=
-trap '[ -n "$HOG" ] && kill "$HOG" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'hog_stop; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 [ -x "$M" ] || { echo "asan-sweep: $M not built (make hostile-asan)" >&2; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-( while :; do :; done ) &
-HOG=$!
+hog_start
 total=0
 bad=0
 # sweep KIND FILE...: KIND "schedule" runs each file's policy in a profile
@@ -73,8 +72,6 @@ cluster=$H/preemption/cluster.yaml
 sweep schedule "$H"/preemption/*.lua
 cluster=$H/descheduler/cluster.yaml
 sweep deschedule "$H"/descheduler/*.lua
-kill "$HOG" 2>/dev/null
-wait "$HOG" 2>/dev/null
-HOG=
+hog_stop
 printf '%-26s %3d runs, %d failed\n' "all" "$total" "$bad"
 [ "$bad" -eq 0 ]

@@ -272,13 +272,14 @@ static bool owner_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *pod,
 static bool default_selector(const pts_plugin *pl, ms_arena *a, const ms_pod *pod,
                              ms_label_selector *out) {
     uint32_t nw = 0;
-    ms_workload *const *ws = pl->workloads ? ms_workload_set_in(pl->workloads, pod->meta.namespace_, &nw) : NULL;
+    void *const *ws = pl->workloads ? ms_workload_set_in(pl->workloads, pod->meta.namespace_, &nw) : NULL;
     if (nw == 0) return owner_selector(pl, a, pod, out);
     *out = (ms_label_selector){0};
     uint32_t cap = 0;
-    for (uint32_t i = 0; i < nw; i++)
-        if (ms_workload_selects(ws[i], pod, pl->in))
-            cap += ws[i]->match.n ? ws[i]->match.n : ws[i]->selector.n;
+    for (uint32_t i = 0; i < nw; i++) {
+        const ms_workload *w = ws[i];
+        if (ms_workload_selects(w, pod, pl->in)) cap += w->match.n ? w->match.n : w->selector.n;
+    }
     if (cap == 0) return true;
     ms_requirement *reqs = MS_ARENA_NEW(a, ms_requirement, cap);
     if (!reqs) return false;

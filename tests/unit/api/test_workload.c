@@ -49,7 +49,7 @@ static void test_selects(void **state) {
 
 static bool in_set(const ms_workload_set *s, const char *ns, const ms_workload *w) {
     uint32_t n;
-    ms_workload *const *ws = ms_workload_set_in(s, S(ns), &n);
+    void *const *ws = ms_workload_set_in(s, S(ns), &n);
     for (uint32_t i = 0; i < n; i++)
         if (ws[i] == w) return true;
     return false;

@@ -73,6 +73,25 @@ static void test_serving_and_leader_election_flags(void **state) {
     assert_int_equal(p.log.level, MS_LOG_DEBUG);
 }
 
+/* Upstream's 10 s unless given; 0s: nothing cached. */
+static void test_token_webhook_cache_ttl(void **state) {
+    (void)state;
+    parsed p;
+    const char *none[] = {NULL};
+    assert_int_equal(parse(&p, none), MS_OK);
+    assert_true(p.o.authn_token_cache_ttl == 0);
+    const char *ttl[] = {"--authentication-token-webhook-cache-ttl=2m", NULL};
+    assert_int_equal(parse(&p, ttl), MS_OK);
+    assert_true(p.o.authn_token_cache_ttl == 120);
+    assert_string_equal(p.warnings, "");
+    const char *zero[] = {"--authentication-token-webhook-cache-ttl", "0s", NULL};
+    assert_int_equal(parse(&p, zero), MS_OK);
+    assert_true(p.o.authn_token_cache_ttl < 0);
+    const char *bad[] = {"--authentication-token-webhook-cache-ttl=-5s", NULL};
+    assert_int_equal(parse(&p, bad), MS_EINVAL);
+    assert_non_null(strstr(p.err.msg, "--authentication-token-webhook-cache-ttl"));
+}
+
 /* --lock-object-* are kube-scheduler's deprecated flags: without --config
  * they name the Lease (unless --leader-elect-resource-* do); with it they
  * are ignored, as upstream ignores them. */
@@ -210,6 +229,7 @@ int main(void) {
         cmocka_unit_test(test_address_and_port),
         cmocka_unit_test(test_plain_port_defaults),
         cmocka_unit_test(test_ignored_flags_warn),
+        cmocka_unit_test(test_token_webhook_cache_ttl),
         cmocka_unit_test(test_help_version_and_errors),
         cmocka_unit_test(test_controllers),
         cmocka_unit_test(test_seed),

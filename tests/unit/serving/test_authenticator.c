@@ -88,6 +88,35 @@ static void test_token_reviewed_and_cached(void **state) {
                         "system:serviceaccount:ns:sa|system:serviceaccounts,system:authenticated");
 }
 
+/* --authentication-token-webhook-cache-ttl: another time, or 0s (negative
+ * here): every request reviewed. */
+static void renew(fixture *f, double ttl) {
+    ms_authenticator_free(f->a);
+    ms_error err = {0};
+    ms_authenticator_options ao = {.client = f->c, .cache_ttl = ttl, .clock = fake_clock, .clock_ctx = f,
+                                   .log = &quiet};
+    if (ms_authenticator_new(&ao, &f->a, &err) != MS_OK) fail_msg("authenticator: %s", err.msg);
+}
+
+static void test_cache_ttl(void **state) {
+    fixture *f = *state;
+    ms_rc rc;
+    renew(f, 60);
+    assert_string_equal(who(f, "Bearer good", &rc), "alice|devs,system:authenticated");
+    f->now += 59.9;
+    assert_string_equal(who(f, "Bearer good", &rc), "alice|devs,system:authenticated");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 1);
+    f->now += 0.2;
+    assert_string_equal(who(f, "Bearer good", &rc), "alice|devs,system:authenticated");
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 2);
+
+    renew(f, -1);
+    assert_string_equal(who(f, "Bearer good", &rc), "alice|devs,system:authenticated");
+    assert_string_equal(who(f, "Bearer good", &rc), "alice|devs,system:authenticated");
+    assert_false(ms_authenticator_answer_cached(f->a, "Bearer good"));
+    assert_int_equal(atomic_load(&f->fr.token_reviews), 4);
+}
+
 static void test_refusals(void **state) {
     fixture *f = *state;
     ms_rc rc;
@@ -143,6 +172,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_anonymous_without_bearer, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_token_reviewed_and_cached, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_ttl, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_refusals, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v1beta1_fallback, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_unreachable, fx_setup, fx_teardown),
