@@ -191,11 +191,7 @@ static int valued_option(int argc, char **argv, int *i, parse_state *ps) {
             return ms_flag_duration(durations[k], v, false, dslot[k], err) == MS_OK ? 1 : -1;
     if ((v = ms_flag_value(argc, argv, i, "--authentication-token-webhook-cache-ttl", &missing))) {
         double d;
-        if (!ms_parse_go_duration(v, &d) || d < 0)
-            return ms_error_set(err, MS_EINVAL,
-                                "--authentication-token-webhook-cache-ttl: expected a duration such as 10s, got \"%s\"",
-                                v),
-                   -1;
+        if (ms_flag_duration("--authentication-token-webhook-cache-ttl", v, true, &d, err) != MS_OK) return -1;
         /* 0s caches nothing, as upstream's cache whose entries expire at once. */
         o->authn_token_cache_ttl = d > 0 ? d : -1;
         return 1;
