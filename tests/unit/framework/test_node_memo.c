@@ -2,6 +2,7 @@
 
 #include "fixtures.h"
 
+#include "backend/cache_snapshot.h"
 #include "framework/node_memo.h"
 #include "framework/runners.h"
 #include "moonsched/framework.h"
@@ -74,6 +75,7 @@ typedef struct fixture {
     ms_node_info *nodes[NNODES];
     uint32_t at[NNODES];
     ms_node_memo memo;
+    ms_snapshot snap;             /* only its node count is read */
     ms_pod *a;                    /* a pod requesting 100m of CPU */
     int64_t t[NNODES];            /* the totals of the last run() */
     uint32_t n;                   /* its feasible nodes */
@@ -149,6 +151,7 @@ static void cycle(fixture *fx, ms_pod *pod, int64_t *totals, uint32_t *nfeasible
     memset(&fx->c, 0, sizeof fx->c);
     fx->c.pod = pod;
     fx->c.arena = &fx->arena;
+    fx->c.snap = &fx->snap;
     assert_int_equal(ms_framework_begin_cycle(&fx->fw, &fx->c), MS_OK);
     ms_filter_plan plan, rest;
     ms_framework_filter_plan(&fx->fw, &fx->c, &plan);
@@ -197,13 +200,18 @@ static void test_signature(void **state) {
     ms_pod *aff = pod_with("{containers: [{name: c, resources: {requests: {cpu: 100m}}}], "
                            "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
                            "{nodeSelectorTerms: [{matchExpressions: [{key: z, operator: Exists}]}]}}}}");
+    ms_pod *img = pod_with("{containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}");
+    ms_pod *img2 = pod_with("{containers: [{name: c, image: redis, resources: {requests: {cpu: 100m}}}]}");
     assert_true(ms_pod_same_signature(a, b));
     assert_false(ms_pod_same_signature(a, c));
+    /* ImageLocality reads the images */
+    assert_false(ms_pod_same_signature(a, img));
+    assert_false(ms_pod_same_signature(img, img2));
     assert_false(ms_pod_same_signature(a, tol));
     assert_false(ms_pod_same_signature(a, sel));
     /* Node affinity terms are not compared: such a pod has no signature. */
     assert_false(ms_pod_same_signature(aff, aff));
-    ms_pod *pods[] = {a, b, c, tol, sel, aff};
+    ms_pod *pods[] = {a, b, c, tol, sel, aff, img, img2};
     for (size_t i = 0; i < sizeof pods / sizeof pods[0]; i++) ms_pod_unref(pods[i]);
 }
 
@@ -328,6 +336,59 @@ static void test_reserve_forgets(void **state) {
     assert_int_equal(local_scored, NNODES);
 }
 
+/* Another node count (ImageLocality's spread divides by it) starts a new
+ * epoch: every node is filtered and scored again. */
+static void test_node_count_change_forgets(void **state) {
+    fixture *fx = *state;
+    fx->snap.nnodes = NNODES;
+    run(fx, fx->a);
+    fx->snap.nnodes = NNODES + 1;
+    local_filtered = local_scored = 0;
+    run(fx, fx->a);
+    assert_int_equal(local_filtered, NNODES);
+    assert_int_equal(local_scored, NNODES);
+    local_filtered = local_scored = 0;
+    run(fx, fx->a);
+    assert_int_equal(local_filtered, 0);
+    assert_int_equal(local_scored, 0);
+}
+
+/* Plain's scores are final: the pass adds each node's weighted sum from
+ * the memo and writes no row for it; a reader of one node's scores, or of
+ * every node's, gets the rows of the runner without the memo. */
+static void test_summed_scores_read_as_rows(void **state) {
+    fixture *fx = *state;
+    run(fx, fx->a);
+    const uint32_t nscore = fx->fw.norder[MS_EP_SCORE];
+    int64_t got[3 * NNODES], want[3 * NNODES];
+    assert_true(nscore <= 3);
+    memset(got, 0xee, sizeof got);
+    ms_status st;
+    assert_int_equal(ms_framework_run_score_memo(&fx->fw, &fx->c, &fx->memo, fx->nodes, fx->at, NNODES, fx->t,
+                                                 got, &st),
+                     MS_SUCCESS);
+    assert_int_not_equal(fx->memo.summed, 0);
+    assert_int_equal(ms_framework_run_score(&fx->fw, &fx->c, fx->nodes, NNODES, fx->t, want, &st), MS_SUCCESS);
+    for (uint32_t k = 0; k < nscore; k++)
+        for (uint32_t j = 0; j < NNODES; j++)
+            assert_int_equal(ms_node_memo_weighted_score(&fx->fw, &fx->memo, got, NNODES, k, j, fx->at[j]),
+                             want[k * NNODES + j]);
+    ms_node_memo_fill_summed_rows(&fx->fw, &fx->memo, fx->at, NNODES, got);
+    assert_memory_equal(got, want, nscore * NNODES * sizeof *got);
+}
+
+/* The sums hold weighted scores: another weight scores every node again
+ * (run() checks the totals against the runner without the memo). */
+static void test_weight_change_forgets(void **state) {
+    fixture *fx = *state;
+    run(fx, fx->a);
+    for (uint32_t i = 0; i < fx->fw.nplugins; i++)
+        if (fx->fw.plugins[i].ops == &ops_plain) fx->fw.plugins[i].weight = 5;
+    local_scored = 0;
+    run(fx, fx->a);
+    assert_int_equal(local_scored, NNODES);
+}
+
 int main(void) {
 #define TC(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
@@ -339,6 +400,9 @@ int main(void) {
         TC(test_memo_score_range_checked),
         TC(test_score_order_change_forgets),
         TC(test_reserve_forgets),
+        TC(test_summed_scores_read_as_rows),
+        TC(test_weight_change_forgets),
+        TC(test_node_count_change_forgets),
     };
     return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }
