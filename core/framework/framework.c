@@ -553,7 +553,10 @@ static ms_code score_stale(const ms_framework *fw, ms_cycle *c, ms_node_memo *m,
     ms_node_info **sub = MS_ARENA_NEW(c->arena, ms_node_info *, ns);
     int64_t *tmp = MS_ARENA_NEW(c->arena, int64_t, ns);
     if (!sub || !tmp) return error_status(st, -1, "out of memory");
-    for (uint32_t t = 0; t < ns; t++) sub[t] = nodes[stale[t]];
+    for (uint32_t t = 0; t < ns; t++) {
+        sub[t] = nodes[stale[t]];
+        m->sum[at[stale[t]]] = 0;
+    }
     for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
         uint32_t i = fw->order[MS_EP_SCORE][k];
         if (!(m->score_plugins >> i & 1)) continue;
@@ -565,8 +568,31 @@ static ms_code score_stale(const ms_framework *fw, ms_cycle *c, ms_node_memo *m,
         if (code != MS_SUCCESS) return fail_status(st, MS_ERROR, i);
         int64_t *row = m->raw + (size_t)k * m->cap;
         for (uint32_t t = 0; t < ns; t++) row[at[stale[t]]] = tmp[t];
+        if (fw->plugins[i].ops->normalize_score) continue;
+        /* The final score is checked once here, when it is computed: the
+         * sum says when one was out of range, and the pass then takes the
+         * rows one by one to fail as the runner without the memo does. */
+        for (uint32_t t = 0; t < ns; t++) {
+            int64_t *sum = &m->sum[at[stale[t]]];
+            if (*sum == MS_NODE_MEMO_OUT_OF_RANGE) continue;
+            *sum = tmp[t] < MS_MIN_NODE_SCORE || tmp[t] > MS_MAX_NODE_SCORE
+                       ? MS_NODE_MEMO_OUT_OF_RANGE
+                       : *sum + tmp[t] * fw->plugins[i].weight;
+        }
     }
     return MS_SUCCESS;
+}
+
+/* The weighted sums of the summed plugins (m->summed) of the n nodes into
+ * totals; false when one of them has a score out of range. */
+static bool add_sums(const ms_node_memo *m, const uint32_t *at, uint32_t n, int64_t *totals) {
+    bool out = false;
+    for (uint32_t j = 0; j < n; j++) {
+        int64_t v = m->sum[at[j]];
+        out |= v == MS_NODE_MEMO_OUT_OF_RANGE;
+        totals[j] = v;
+    }
+    return !out;
 }
 
 static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, ms_node_info *const *nodes,
@@ -586,12 +612,15 @@ static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, m
     if (m) {
         /* The memo's rows go by position in the Score order, which a
          * policy reload may shift: the positions are part of the key. */
-        uint64_t local = 0, layout = 0;
+        uint64_t local = 0, layout = 0, summed = 0;
         for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
             uint32_t i = fw->order[MS_EP_SCORE][k];
-            if (!(c->skip_score >> i & 1) && fw->plugins[i].ops->node_local) {
+            const ms_framework_plugin *p = &fw->plugins[i];
+            if (!(c->skip_score >> i & 1) && p->ops->node_local) {
                 local |= 1ull << i;
-                layout = layout * 1000003u + (i << 8 | k) + 1;
+                if (!p->ops->normalize_score) summed |= 1ull << i;
+                /* the weight too: the sums hold weighted scores */
+                layout = (layout * 1000003u + (i << 8 | k) + 1) * 1000003u + (uint64_t)(uint32_t)p->weight;
             }
         }
         if (local != m->score_plugins || layout != m->score_layout) {
@@ -601,6 +630,11 @@ static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, m
         }
         ms_code code = score_stale(fw, c, m, nodes, at, n, &stale, &nstale, st);
         if (code != MS_SUCCESS) return code;
+        m->summed = 0;
+        if (summed && add_sums(m, at, n, totals)) {
+            m->summed = summed;
+            first = false;
+        }
     }
     for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
         uint32_t i = fw->order[MS_EP_SCORE][k];
@@ -615,10 +649,15 @@ static ms_code run_score(const ms_framework *fw, ms_cycle *c, ms_node_memo *m, m
         evaluated(c, MS_EP_SCORE, i, 1);
         ms_code code = MS_SUCCESS;
         double t0 = 0;
-        if (m && (m->score_plugins >> i & 1) && !p->ops->normalize_score) {
+        if (m && (m->summed >> i & 1)) {
+            /* in the sums already: its row is not written */
+            plugin_done(c, MS_EP_SCORE, i, MS_SUCCESS, plugin_start(c));
+            continue;
+        } else if (m && (m->score_plugins >> i & 1) && !p->ops->normalize_score) {
             /* The raw score is the final one: one pass takes it from the
              * memo, checks, weighs and adds it (one unsigned comparison
-             * checks the range, from 0). */
+             * checks the range, from 0). Reached when a sum says a score
+             * is out of range, for the error of the runner without it. */
             _Static_assert(MS_MIN_NODE_SCORE == 0, "the range check assumes a minimum of 0");
             const int64_t *row = m->raw + (size_t)k * m->cap;
             const int64_t w = p->weight;
@@ -670,6 +709,7 @@ ms_code ms_framework_run_score_memo(const ms_framework *fw, ms_cycle *c, ms_node
                                     ms_node_info *const *nodes, const uint32_t *at, uint32_t n,
                                     int64_t *totals, int64_t *per_plugin, ms_status *st) {
     bool use = m->armed && fw->norder[MS_EP_SCORE] <= m->rows;
+    m->summed = 0;
     return run_score(fw, c, use ? m : NULL, nodes, at, n, totals, per_plugin, st);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "framework/node_memo.h"
+#include "backend/cache_snapshot.h"
 
 void ms_node_memo_init(ms_node_memo *m) {
     memset(m, 0, sizeof *m);
@@ -14,6 +15,7 @@ void ms_node_memo_free(ms_node_memo *m) {
     free(m->filtered);
     free(m->scored);
     free(m->raw);
+    free(m->sum);
     ms_node_memo_init(m);
 }
 
@@ -24,18 +26,22 @@ bool ms_node_memo_reserve(ms_node_memo *m, uint32_t cap, uint32_t rows) {
     ms_node_memo_key *f = calloc(cap, sizeof *f);
     ms_node_memo_key *s = calloc(cap, sizeof *s);
     int64_t *raw = malloc((size_t)cap * (rows ? rows : 1) * sizeof *raw);
-    if (!f || !s || !raw) {
+    int64_t *sum = malloc((size_t)cap * sizeof *sum);
+    if (!f || !s || !raw || !sum) {
         free(f);
         free(s);
         free(raw);
+        free(sum);
         return false;
     }
     free(m->filtered);
     free(m->scored);
     free(m->raw);
+    free(m->sum);
     m->filtered = f;
     m->scored = s;
     m->raw = raw;
+    m->sum = sum;
     m->cap = cap;
     m->rows = rows;
     m->armed = false;
@@ -82,12 +88,17 @@ static bool has_node_affinity(const ms_pod *p) {
     return p->has_node_affinity_required || p->nnode_affinity_preferred;
 }
 
+static bool same_images(const ms_pod *a, const ms_pod *b) {
+    return a->nimages == b->nimages && (a->nimages == 0 || memcmp(a->images, b->images,
+                                                                  a->nimages * sizeof *a->images) == 0);
+}
+
 bool ms_pod_same_signature(const ms_pod *a, const ms_pod *b) {
     if (has_node_affinity(a) || has_node_affinity(b)) return false;
     if (a == b) return true;
     return a->node_name == b->node_name && a->non_zero_cpu == b->non_zero_cpu &&
            a->non_zero_mem == b->non_zero_mem && same_resources(&a->requests, &b->requests) &&
-           same_node_selector(a, b) && same_tolerations(a, b) && same_host_ports(a, b);
+           same_node_selector(a, b) && same_tolerations(a, b) && same_host_ports(a, b) && same_images(a, b);
 }
 
 bool ms_node_memo_begin_filter(ms_node_memo *m, const ms_framework *fw, const ms_cycle *c,
@@ -107,10 +118,12 @@ bool ms_node_memo_begin_filter(ms_node_memo *m, const ms_framework *fw, const ms
             m->after_local |= 1ull << i;
         }
     }
-    if (m->fw != fw || !m->pod || !ms_pod_same_signature(m->pod, c->pod)) {
+    uint32_t nnodes = c->snap ? c->snap->nnodes : 0;
+    if (m->fw != fw || !m->pod || m->nnodes != nnodes || !ms_pod_same_signature(m->pod, c->pod)) {
         if (m->pod) ms_pod_unref(m->pod);
         m->pod = ms_pod_ref(c->pod);
         m->fw = fw;
+        m->nnodes = nnodes;
         m->filter_epoch++;
         m->score_epoch++;
     }
@@ -120,4 +133,22 @@ bool ms_node_memo_begin_filter(ms_node_memo *m, const ms_framework *fw, const ms
     }
     m->armed = true;
     return local != 0;
+}
+
+int64_t ms_node_memo_weighted_score(const ms_framework *fw, const ms_node_memo *m, const int64_t *per_plugin,
+                                    uint32_t n, uint32_t k, uint32_t j, uint32_t at) {
+    uint32_t i = fw->order[MS_EP_SCORE][k];
+    if (m->summed >> i & 1) return m->raw[(size_t)k * m->cap + at] * fw->plugins[i].weight;
+    return per_plugin[(size_t)k * n + j];
+}
+
+void ms_node_memo_fill_summed_rows(const ms_framework *fw, const ms_node_memo *m, const uint32_t *at,
+                                   uint32_t n, int64_t *per_plugin) {
+    for (uint32_t k = 0; k < fw->norder[MS_EP_SCORE]; k++) {
+        uint32_t i = fw->order[MS_EP_SCORE][k];
+        if (!(m->summed >> i & 1)) continue;
+        const int64_t *raw = m->raw + (size_t)k * m->cap;
+        int64_t *row = per_plugin + (size_t)k * n;
+        for (uint32_t j = 0; j < n; j++) row[j] = raw[at[j]] * fw->plugins[i].weight;
+    }
 }

@@ -8,10 +8,11 @@
  *
  * The signature is what node-local plugins read of the pod (see
  * ms_plugin_ops.node_local): requests, node selector, tolerations, host
- * ports, spec.nodeName. A pod with node affinity has none (its terms are
- * not compared). Plugins that are not node-local (InterPodAffinity,
- * PodTopologySpread, volumes, DRA, ImageLocality, policies) run on every
- * node as before. */
+ * ports, spec.nodeName, images. A pod with node affinity has none (its
+ * terms are not compared). Besides the node, they may read the number of
+ * nodes (ImageLocality's spread): another count starts a new epoch.
+ * Plugins that are not node-local (InterPodAffinity, PodTopologySpread,
+ * volumes, DRA, policies) run on every node as before. */
 #ifndef MOONSCHED_FRAMEWORK_NODE_MEMO_H
 #define MOONSCHED_FRAMEWORK_NODE_MEMO_H
 
@@ -34,6 +35,7 @@ typedef struct ms_node_memo_key {
 typedef struct ms_node_memo {
     ms_pod *pod;                  /* the signature's pod (a reference), NULL: none */
     const ms_framework *fw;       /* its profile */
+    uint32_t nnodes;              /* the snapshot's node count */
     /* The node-local plugins (bits by plugin index) whose results the
      * entries hold: another set starts a new epoch. */
     uint64_t filter_plugins, score_plugins;
@@ -43,11 +45,21 @@ typedef struct ms_node_memo {
      * has passed every node-local step. */
     uint64_t after_local;
     bool armed;                   /* this cycle's pod has the signature */
+    /* The node-local Score plugins with no NormalizeScore: their raw
+     * score is final, so a node's weighted sum of them is kept (sum) and
+     * a cycle adds that one number instead of a row per plugin. The bits
+     * of the last Score pass that used it, 0: none. */
+    uint64_t summed;
     uint32_t cap, rows;
     ms_node_memo_key *filtered;   /* per snapshot index: the node-local filters passed */
-    ms_node_memo_key *scored;     /* per snapshot index: raw[.. + index] hold */
+    ms_node_memo_key *scored;     /* per snapshot index: raw[.. + index] and sum[index] hold */
     int64_t *raw;                 /* raw score of the k-th Score plugin: raw[k * cap + index] */
+    /* per snapshot index: the weighted sum of the summed plugins' raw
+     * scores, MS_NODE_MEMO_OUT_OF_RANGE when one is outside [0, 100] */
+    int64_t *sum;
 } ms_node_memo;
+
+#define MS_NODE_MEMO_OUT_OF_RANGE INT64_MIN
 
 void ms_node_memo_init(ms_node_memo *m);
 void ms_node_memo_free(ms_node_memo *m);
@@ -88,5 +100,15 @@ static inline void ms_node_memo_note(ms_node_memo_key *k, const ms_node_info *ni
 ms_code ms_framework_run_score_memo(const ms_framework *fw, ms_cycle *c, ms_node_memo *m,
                                     ms_node_info *const *nodes, const uint32_t *at, uint32_t n,
                                     int64_t *totals, int64_t *per_plugin, ms_status *st);
+/* After ms_framework_run_score_memo: the weighted score of the k-th Score
+ * plugin on the snapshot's node at index `at`, which sits at j among the
+ * n scored nodes. The rows of per_plugin of the summed plugins are not
+ * written by the pass: their scores come from the memo. */
+int64_t ms_node_memo_weighted_score(const ms_framework *fw, const ms_node_memo *m, const int64_t *per_plugin,
+                                    uint32_t n, uint32_t k, uint32_t j, uint32_t at);
+/* Writes the summed plugins' rows of per_plugin (n nodes at `at`), for a
+ * reader of every node's scores. */
+void ms_node_memo_fill_summed_rows(const ms_framework *fw, const ms_node_memo *m, const uint32_t *at,
+                                   uint32_t n, int64_t *per_plugin);
 
 #endif

@@ -708,7 +708,10 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
         return false;
     }
     /* The trace keeps every node's scores; the report only the chosen one's. */
-    if (per_plugin && s->trace_pods) ms_framework_clear_skipped_scores(fw, c, per_plugin, nfeasible);
+    if (per_plugin && s->trace_pods) {
+        ms_framework_clear_skipped_scores(fw, c, per_plugin, nfeasible);
+        ms_node_memo_fill_summed_rows(fw, &s->memo, s->feasible_at, nfeasible, per_plugin);
+    }
     uint32_t nprio = ms_extenders_nprioritizers(s->ext);
     int64_t *ext_scores = NULL;
     if (nprio) {
@@ -728,8 +731,10 @@ static bool score_and_select(ms_scheduler *s, ms_inflight *r, uint32_t nfeasible
     if (per_plugin) {
         report->nplugins = info->nscore;
         for (uint32_t k = 0; k < info->nscore; k++)
-            s->report_scores[k] =
-                ms_framework_score_skipped(fw, c, k) ? 0 : per_plugin[(size_t)k * nfeasible + *selected];
+            s->report_scores[k] = ms_framework_score_skipped(fw, c, k)
+                                      ? 0
+                                      : ms_node_memo_weighted_score(fw, &s->memo, per_plugin, nfeasible, k, *selected,
+                                                                    s->feasible_at[*selected]);
         for (uint32_t k = 0; k < nprio && report->nplugins < info->nreport; k++)
             s->report_scores[report->nplugins++] = ext_scores[(size_t)k * nfeasible + *selected];
     }

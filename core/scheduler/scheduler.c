@@ -625,13 +625,14 @@ ms_rc ms_scheduler_check_plugin_ops(const ms_scheduler *s, const ms_plugin_ops *
     return MS_OK;
 }
 
-/* The cycle buffers hold a row per Score plugin of the largest profile. */
+/* The cycle buffers and the memo hold a row per Score plugin of the
+ * largest profile (a memo with too few rows is not used). */
 static ms_rc grow_score_rows(ms_scheduler *s, uint32_t old_rows) {
     if (s->max_nscore <= old_rows || s->cap == 0) return MS_OK;
     int64_t *pp = realloc(s->per_plugin, (size_t)s->max_nscore * s->cap * sizeof *pp);
     if (!pp) return MS_ENOMEM;
     s->per_plugin = pp;
-    return MS_OK;
+    return ms_node_memo_reserve(&s->memo, s->cap, s->max_nscore) ? MS_OK : MS_ENOMEM;
 }
 
 ms_rc ms_scheduler_plugin_reloaded(ms_scheduler *s, const ms_plugin_ops *ops, ms_event_mask ev,

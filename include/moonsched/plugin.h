@@ -217,8 +217,9 @@ typedef struct ms_plugin_ops {
     ms_code (*remove_pod)(void *self, ms_cycle *c, ms_pod *const *pods, uint32_t n,
                           const ms_node_info *ni, ms_status *st);
     /* Filter's verdict and Score's raw score (before normalize_score) on a
-     * node depend on that NodeInfo, the plugin's args and, of the pod, only
-     * what framework/node_memo.h calls its signature; PreFilter and
+     * node depend on that NodeInfo, the number of nodes in the snapshot,
+     * the plugin's args and, of the pod, only what framework/node_memo.h
+     * calls its signature; PreFilter and
      * PreScore draw nothing from other nodes. The scheduler then reuses
      * them for the next pod of the same signature on a node that has not
      * changed. Built-in plugins only. */

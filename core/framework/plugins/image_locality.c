@@ -52,4 +52,7 @@ static ms_code il_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uin
 const ms_plugin_ops ms_plugin_image_locality = {
     .name = "ImageLocality",
     .score = il_score,
+    /* The spread's counts are the node's (the cache touches a node when
+     * they change); the node count is in the memo's key. */
+    .node_local = true,
 };

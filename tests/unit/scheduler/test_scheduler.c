@@ -566,9 +566,79 @@ static void test_preemption_rejects_waiting_victim(void **state) {
     env_free(e);
 }
 
+/* Grow: a node-local plugin that filters nothing out; a new version (a
+ * policy reload) adds a Score that counts the nodes it scores. */
+static uint32_t grow_scored;
+
+static ms_code grow_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
+    (void)self, (void)c, (void)ni, (void)st;
+    return MS_SUCCESS;
+}
+
+static ms_code grow_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint32_t n, int64_t *scores,
+                          ms_status *st) {
+    (void)self, (void)c, (void)st;
+    for (uint32_t i = 0; i < n; i++) scores[i] = (int64_t)nodes[i]->npods;
+    grow_scored += n;
+    return MS_SUCCESS;
+}
+
+static ms_plugin_ops grow_ops = {.name = "Grow", .filter = grow_filter, .node_local = true};
+
+/* A reload that adds a Score plugin grows the node memo's rows with the
+ * cycle buffers': the next pods of one signature score only the node that
+ * changed, not every node as without the memo. */
+static void test_reload_adding_a_scorer_keeps_the_memo(void **state) {
+    (void)state;
+    grow_ops.score = NULL;
+    grow_scored = 0;
+    const ms_plugin_ops *const plugins[] = {&test_fit, &test_score, &grow_ops};
+    const char *const names[] = {"PrioritySort", "TestFit", "TestScore", "Grow", "DefaultBinder", NULL};
+    env *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    e->in = ms_interner_new();
+    ms_decoder_init(&e->dec, e->in);
+    e->complete_at_once = true;
+    assert_int_equal(ms_config_default(&e->cfg), MS_OK);
+    for (uint32_t k = 0; k < e->cfg.profiles[0].nplugins; k++) cJSON_Delete(e->cfg.profiles[0].plugins[k].args);
+    set_profile(&e->cfg.profiles[0], "default-scheduler", names, 100);
+    ms_scheduler_options o = {
+        .config = &e->cfg,
+        .in = e->in,
+        .binder = {e, fake_bind},
+        .reporter = {e, on_scheduled, on_unschedulable, on_bind_failed, on_nominated, on_preempted, on_error,
+                     on_post_filter, on_gated},
+        .evictor = {e, fake_evict, fake_set_nomination},
+        .seed = 1,
+        .out_of_tree = plugins,
+        .n_out_of_tree = 3,
+    };
+    ms_error err = {0};
+    if (ms_scheduler_new(&o, &e->s, &err) != MS_OK) fail_msg("ms_scheduler_new: %s", err.msg);
+    for (unsigned i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%u", i);
+        add_node(e, name, "8", NULL, NULL);
+    }
+    add_pod(e, "p0", "1", "");
+    assert_true(ms_scheduler_schedule_one(e->s, 1));
+    grow_ops.score = grow_score;
+    assert_int_equal(ms_scheduler_plugin_reloaded(e->s, &grow_ops, 0, 1, &err), MS_OK);
+    add_pod(e, "p1", "1", "");
+    assert_true(ms_scheduler_schedule_one(e->s, 2));
+    assert_int_equal(grow_scored, 4);
+    add_pod(e, "p2", "1", "");
+    assert_true(ms_scheduler_schedule_one(e->s, 3));
+    assert_int_equal(e->nscheduled, 3);
+    assert_int_equal(grow_scored, 4 + 1);   /* p1's node alone has changed */
+    env_free(e);
+    grow_ops.score = NULL;
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bind_failure_requeues_with_backoff),
+        cmocka_unit_test(test_reload_adding_a_scorer_keeps_the_memo),
         cmocka_unit_test(test_gone_pod_not_requeued),
         cmocka_unit_test(test_deleted_assumed_pod_leaves_the_cache),
         cmocka_unit_test(test_binder_answering_at_once),
