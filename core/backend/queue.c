@@ -40,6 +40,7 @@ typedef struct group {
 typedef struct nom_list {
     uint32_t n, cap;
     ms_pod **pods;
+    uint64_t stamp;                /* the nominator's clock at the list's last change */
 } nom_list;
 
 /* Events of scheduler_queue_incoming_pods_total: the queue's own, then
@@ -85,6 +86,7 @@ struct ms_queue {
     uint64_t *nom_bits;
     uint32_t nom_words;
     uint32_t nom_anti;             /* nominated pods with required anti-affinity */
+    uint64_t nom_clock;            /* ticks on every change to a list */
 
     /* scheduler_queue_incoming_pods_total: pods that entered each queue
      * (active, backoff, unschedulable), by the event that moved them; the
@@ -175,6 +177,7 @@ static void nom_delete_uid(ms_queue *q, uint64_t uid) {
         ms_pod_unref(l->pods[i]);
         memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
         l->n--;
+        l->stamp = ++q->nom_clock;
         ms_str node = (ms_str)(uintptr_t)v;
         if (l->n == 0) q->nom_bits[node / 64] &= ~((uint64_t)1 << (node % 64));
         return;
@@ -216,6 +219,7 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     memmove(&l->pods[at + 1], &l->pods[at], (l->n - at) * sizeof *l->pods);
     l->pods[at] = pod;
     l->n++;
+    l->stamp = ++q->nom_clock;
     q->nom_anti += pod->pod_anti_affinity.nrequired > 0;
     q->nom_bits[node / 64] |= (uint64_t)1 << (node % 64);
     return true;
@@ -238,6 +242,11 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
     const nom_list *l = q->nom_nodes[node];
     *n = l ? l->n : 0;
     return l && l->n ? l->pods : NULL;
+}
+
+uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node) {
+    const nom_list *l = node < q->nom_ncap ? q->nom_nodes[node] : NULL;
+    return l ? l->stamp : 0;
 }
 
 uint32_t ms_queue_nominated_count(const ms_queue *q) {

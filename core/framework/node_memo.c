@@ -12,6 +12,7 @@ void ms_node_memo_init(ms_node_memo *m) {
 void ms_node_memo_free(ms_node_memo *m) {
     if (m->pod) ms_pod_unref(m->pod);
     free(m->filtered);
+    free(m->verdicts);
     free(m->scored);
     free(m->raw);
     ms_node_memo_init(m);
@@ -22,18 +23,22 @@ bool ms_node_memo_reserve(ms_node_memo *m, uint32_t cap, uint32_t rows) {
     if (rows < m->rows) rows = m->rows;
     if (cap < m->cap) cap = m->cap;
     ms_node_memo_key *f = calloc(cap, sizeof *f);
+    ms_node_memo_verdict *v = calloc(cap, sizeof *v);
     ms_node_memo_key *s = calloc(cap, sizeof *s);
     int64_t *raw = malloc((size_t)cap * (rows ? rows : 1) * sizeof *raw);
-    if (!f || !s || !raw) {
+    if (!f || !v || !s || !raw) {
         free(f);
+        free(v);
         free(s);
         free(raw);
         return false;
     }
     free(m->filtered);
+    free(m->verdicts);
     free(m->scored);
     free(m->raw);
     m->filtered = f;
+    m->verdicts = v;
     m->scored = s;
     m->raw = raw;
     m->cap = cap;

@@ -317,6 +317,26 @@ static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_fi
     return c->sample ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
 }
 
+/* filter_node_slow through the node's kept verdict (see
+ * ms_node_memo_verdict): a preemptor's first cycle finds no node that fits
+ * and the next one, of the same signature and priority, would run every
+ * filter on every node again although only the nodes the last preemption
+ * touched have changed. */
+static ms_code filter_node_kept(const ms_framework *fw, ms_cycle *c, const ms_filter_plan *plan,
+                                const ms_queue *queue, ms_node_memo_verdict *v, uint64_t epoch,
+                                ms_node_info *ni, ms_status *st, uint32_t k) {
+    if (k == FILTER_TIMED_NODES) c->sample = false;
+    const uint64_t stamp = ms_queue_nominated_stamp(queue, ni->name);
+    const int32_t priority = c->pod->priority;
+    if (ms_node_memo_verdict_holds(v, ni, epoch, stamp, priority)) {
+        *st = v->st;
+        return (ms_code)st->code;
+    }
+    ms_code code = filter_node_slow(fw, c, plan, queue, ni, st, k);
+    if (code != MS_ERROR) ms_node_memo_keep_verdict(v, ni, epoch, stamp, priority, st);
+    return code;
+}
+
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
                              bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
                              uint32_t *start_out, bool *via_nominated, ms_status *err) {
@@ -379,10 +399,23 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
      * pods somewhere (every node), or a sampled cycle (its first nodes). */
     const bool sampled = c->sample;
     const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
+    /* With nominated pods, whole verdicts are kept per node when they are a
+     * function of what the memo's key, the nominator's stamp and the pod's
+     * signature and priority say: every step node-local, no PreFilter
+     * extension or policy to hear of the nominated pods, and the pod itself
+     * nominated nowhere (its own nomination would not count). The sampled
+     * cycle's timed nodes run their plugins. */
+    const bool kept = nominations && reuse && rest.n == 0 &&
+                      !((fw->pre_filter_extensions | fw->batch_filters) & ~c->skip_filter) &&
+                      ms_queue_nominated_node(queue, c->pod->meta.uid_hash) == MS_STR_NONE;
+    const uint32_t kept_from = kept ? (sampled ? FILTER_TIMED_NODES : 0) : n;
     while (processed < n) {
         ms_node_info *ni = nodes[i];
         if (processed < slow_until) {
-            code = filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed);
+            if (processed >= kept_from)
+                code = filter_node_kept(fw, c, &plan, queue, &memo->verdicts[i], epoch, ni, &statuses[i], processed);
+            else
+                code = filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed);
         } else if (!reuse) {
             code = ms_framework_run_filter_plan(&plan, c, ni, &statuses[i]);
         } else if (ms_node_memo_holds(&memo->filtered[i], ni, epoch)) {
