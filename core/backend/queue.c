@@ -40,6 +40,7 @@ typedef struct group {
 typedef struct nom_list {
     uint32_t n, cap;
     ms_pod **pods;
+    uint64_t stamp;                /* the nominator's clock at the list's last change */
 } nom_list;
 
 /* Events of scheduler_queue_incoming_pods_total: the queue's own, then
@@ -72,14 +73,20 @@ struct ms_queue {
     int64_t move_request_cycle;    /* -1: none yet */
     uint64_t next_seq;
 
-    ms_map nom_nodes;              /* node -> nom_list */
+    /* node name id -> its list (NULL until a pod is first nominated
+     * there): Filter and preemption ask for the nominated pods of every
+     * node they visit, an index rather than a hash probe. Ids of node names
+     * are few and dense; the array grows to the largest nominated one. */
+    nom_list **nom_nodes;
+    uint32_t nom_ncap;
     ms_map nom_pods;               /* uid_hash -> node (as uintptr_t) */
     /* Bit per node name id: set while its nom_list is not empty. Filter
      * asks for every node it visits and most have no nominated pod: one bit
-     * test instead of a map lookup. */
+     * test in a small array instead of a load from the large one. */
     uint64_t *nom_bits;
     uint32_t nom_words;
     uint32_t nom_anti;             /* nominated pods with required anti-affinity */
+    uint64_t nom_clock;            /* ticks on every change to a list */
 
     /* scheduler_queue_incoming_pods_total: pods that entered each queue
      * (active, backoff, unschedulable), by the event that moved them; the
@@ -161,7 +168,8 @@ static bool backing_off(const entry *e, double now) {
 static void nom_delete_uid(ms_queue *q, uint64_t uid) {
     void *v = ms_map_del(&q->nom_pods, uid);
     if (!v) return;
-    nom_list *l = ms_map_get(&q->nom_nodes, (uint64_t)(uintptr_t)v);
+    ms_str at = (ms_str)(uintptr_t)v;
+    nom_list *l = at < q->nom_ncap ? q->nom_nodes[at] : NULL;
     if (!l) return;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->pods[i]->meta.uid_hash != uid) continue;
@@ -169,6 +177,7 @@ static void nom_delete_uid(ms_queue *q, uint64_t uid) {
         ms_pod_unref(l->pods[i]);
         memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
         l->n--;
+        l->stamp = ++q->nom_clock;
         ms_str node = (ms_str)(uintptr_t)v;
         if (l->n == 0) q->nom_bits[node / 64] &= ~((uint64_t)1 << (node % 64));
         return;
@@ -181,23 +190,25 @@ void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod) {
 
 static bool nom_bits_reserve(ms_queue *q, ms_str node) {
     uint32_t need = node / 64 + 1;
-    if (need <= q->nom_words) return true;
-    uint32_t had = q->nom_words;
-    if (!ms_array_grow((void **)&q->nom_bits, &q->nom_words, need, sizeof *q->nom_bits)) return false;
-    memset(q->nom_bits + had, 0, (q->nom_words - had) * sizeof *q->nom_bits);
+    if (need > q->nom_words) {
+        uint32_t had = q->nom_words;
+        if (!ms_array_grow((void **)&q->nom_bits, &q->nom_words, need, sizeof *q->nom_bits)) return false;
+        memset(q->nom_bits + had, 0, (q->nom_words - had) * sizeof *q->nom_bits);
+    }
+    if (node < q->nom_ncap) return true;
+    uint32_t had = q->nom_ncap;
+    if (!ms_array_grow((void **)&q->nom_nodes, &q->nom_ncap, node + 1, sizeof *q->nom_nodes)) return false;
+    memset(q->nom_nodes + had, 0, (q->nom_ncap - had) * sizeof *q->nom_nodes);
     return true;
 }
 
 static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     if (!nom_bits_reserve(q, node)) return false;
-    nom_list *l = ms_map_get(&q->nom_nodes, node);
+    nom_list *l = q->nom_nodes[node];
     if (!l) {
         l = calloc(1, sizeof *l);
         if (!l) return false;
-        if (ms_map_put(&q->nom_nodes, node, l) != 0) {
-            free(l);
-            return false;
-        }
+        q->nom_nodes[node] = l;
     }
     if (!ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods))
         return false;
@@ -208,6 +219,7 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     memmove(&l->pods[at + 1], &l->pods[at], (l->n - at) * sizeof *l->pods);
     l->pods[at] = pod;
     l->n++;
+    l->stamp = ++q->nom_clock;
     q->nom_anti += pod->pod_anti_affinity.nrequired > 0;
     q->nom_bits[node / 64] |= (uint64_t)1 << (node % 64);
     return true;
@@ -227,9 +239,14 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
         *n = 0;
         return NULL;
     }
-    const nom_list *l = ms_map_get(&q->nom_nodes, node);
+    const nom_list *l = q->nom_nodes[node];
     *n = l ? l->n : 0;
     return l && l->n ? l->pods : NULL;
+}
+
+uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node) {
+    const nom_list *l = node < q->nom_ncap ? q->nom_nodes[node] : NULL;
+    return l ? l->stamp : 0;
 }
 
 uint32_t ms_queue_nominated_count(const ms_queue *q) {
@@ -381,7 +398,6 @@ ms_queue *ms_queue_new(const ms_queue_config *cfg) {
     ms_heap_init(&q->active, active_less, q, offsetof(ms_queued_pod, heap_index));
     ms_heap_init(&q->backoff, backoff_less, q, offsetof(ms_queued_pod, heap_index));
     ms_map_init(&q->by_uid);
-    ms_map_init(&q->nom_nodes);
     ms_map_init(&q->nom_pods);
     q->move_request_cycle = -1;
     q->groups[0].mask = MS_EV_ALL;
@@ -410,15 +426,14 @@ void ms_queue_free(ms_queue *q) {
     ms_heap_free(&q->active);
     ms_heap_free(&q->backoff);
     ms_map_free(&q->by_uid);
-    uint64_t k;
-    void *v;
-    for (size_t it = 0; ms_map_next(&q->nom_nodes, &it, &k, &v);) {
-        nom_list *l = v;
+    for (uint32_t at = 0; at < q->nom_ncap; at++) {
+        nom_list *l = q->nom_nodes[at];
+        if (!l) continue;
         for (uint32_t i = 0; i < l->n; i++) ms_pod_unref(l->pods[i]);
         free(l->pods);
         free(l);
     }
-    ms_map_free(&q->nom_nodes);
+    free(q->nom_nodes);
     ms_map_free(&q->nom_pods);
     free(q->nom_bits);
     free(q);

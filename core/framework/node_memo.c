@@ -13,6 +13,7 @@ void ms_node_memo_init(ms_node_memo *m) {
 void ms_node_memo_free(ms_node_memo *m) {
     if (m->pod) ms_pod_unref(m->pod);
     free(m->filtered);
+    free(m->verdicts);
     free(m->scored);
     free(m->raw);
     free(m->sum);
@@ -24,21 +25,25 @@ bool ms_node_memo_reserve(ms_node_memo *m, uint32_t cap, uint32_t rows) {
     if (rows < m->rows) rows = m->rows;
     if (cap < m->cap) cap = m->cap;
     ms_node_memo_key *f = calloc(cap, sizeof *f);
+    ms_node_memo_verdict *v = calloc(cap, sizeof *v);
     ms_node_memo_key *s = calloc(cap, sizeof *s);
     int64_t *raw = malloc((size_t)cap * (rows ? rows : 1) * sizeof *raw);
     int64_t *sum = malloc((size_t)cap * sizeof *sum);
-    if (!f || !s || !raw || !sum) {
+    if (!f || !v || !s || !raw || !sum) {
         free(f);
+        free(v);
         free(s);
         free(raw);
         free(sum);
         return false;
     }
     free(m->filtered);
+    free(m->verdicts);
     free(m->scored);
     free(m->raw);
     free(m->sum);
     m->filtered = f;
+    m->verdicts = v;
     m->scored = s;
     m->raw = raw;
     m->sum = sum;

@@ -32,6 +32,17 @@ typedef struct ms_node_memo_key {
     uint64_t epoch;
 } ms_node_memo_key;
 
+/* A node's whole Filter verdict in a pass with nominated pods, when every
+ * step of the plan is node-local: it holds while the NodeInfo (key), the
+ * node's nominated pods (the nominator's stamp) and the pod's priority
+ * (which of them it must leave room for) are those it was given under. */
+typedef struct ms_node_memo_verdict {
+    ms_node_memo_key key;
+    uint64_t nominees;
+    int32_t priority;
+    ms_status st;
+} ms_node_memo_verdict;
+
 typedef struct ms_node_memo {
     ms_pod *pod;                  /* the signature's pod (a reference), NULL: none */
     const ms_framework *fw;       /* its profile */
@@ -52,6 +63,7 @@ typedef struct ms_node_memo {
     uint64_t summed;
     uint32_t cap, rows;
     ms_node_memo_key *filtered;   /* per snapshot index: the node-local filters passed */
+    ms_node_memo_verdict *verdicts;   /* per snapshot index */
     ms_node_memo_key *scored;     /* per snapshot index: raw[.. + index] and sum[index] hold */
     int64_t *raw;                 /* raw score of the k-th Score plugin: raw[k * cap + index] */
     /* per snapshot index: the weighted sum of the summed plugins' raw
@@ -91,6 +103,18 @@ static inline void ms_node_memo_note(ms_node_memo_key *k, const ms_node_info *ni
     k->ni = ni;
     k->generation = ni->generation;
     k->epoch = epoch;
+}
+
+static inline bool ms_node_memo_verdict_holds(const ms_node_memo_verdict *v, const ms_node_info *ni,
+                                              uint64_t epoch, uint64_t nominees, int32_t priority) {
+    return ms_node_memo_holds(&v->key, ni, epoch) && v->nominees == nominees && v->priority == priority;
+}
+static inline void ms_node_memo_keep_verdict(ms_node_memo_verdict *v, const ms_node_info *ni, uint64_t epoch,
+                                             uint64_t nominees, int32_t priority, const ms_status *st) {
+    ms_node_memo_note(&v->key, ni, epoch);
+    v->nominees = nominees;
+    v->priority = priority;
+    v->st = *st;
 }
 
 /* ms_framework_run_score with the memo armed: nodes[j] is the snapshot's

@@ -317,6 +317,55 @@ static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_fi
     return c->sample ? ms_framework_run_filter(fw, c, ni, st) : ms_framework_run_filter_plan(plan, c, ni, st);
 }
 
+/* The Filter pass with nominated pods when each node's verdict is kept
+ * (see ms_node_memo_verdict), from the pass's node number `kept_from` on:
+ * a preemptor's first cycle finds no node that fits, and the next one, of
+ * the same signature and priority, would run every filter on every node
+ * again although only the nodes the last preemption touched have changed.
+ * A loop of its own: a test in the general one made it dearer for every
+ * pod. The pass from snapshot index `i` until `want` nodes are feasible;
+ * MS_ERROR stops it (*err). */
+typedef struct kept_pass {
+    ms_code code;
+    uint32_t processed, found;
+} kept_pass;
+
+static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, const ms_filter_plan *plan,
+                             uint64_t epoch, uint32_t kept_from, uint32_t n, uint32_t want, uint32_t i,
+                             ms_status *err) {
+    const ms_queue *queue = c->h->queue;
+    const int32_t priority = c->pod->priority;
+    kept_pass r = {MS_SUCCESS, 0, 0};
+    while (r.processed < n) {
+        const uint32_t k = r.processed, at = i;
+        ms_code code;
+        ms_node_info *ni = s->snap.nodes[at];
+        ms_status *st = &s->statuses[at];
+        ms_node_memo_verdict *v = &s->memo.verdicts[at];
+        const uint64_t stamp = ms_queue_nominated_stamp(queue, ni->name);
+        if (k >= kept_from && ms_node_memo_verdict_holds(v, ni, epoch, stamp, priority)) {
+            if (k == FILTER_TIMED_NODES) c->sample = false;
+            *st = v->st;
+            code = (ms_code)st->code;
+        } else {
+            code = filter_node_slow(fw, c, plan, queue, ni, st, k);
+            if (code != MS_ERROR) ms_node_memo_keep_verdict(v, ni, epoch, stamp, priority, st);
+        }
+        r.processed++;
+        r.code = code;
+        if (code == MS_SUCCESS) {
+            s->feasible_at[r.found] = at;
+            s->feasible[r.found++] = ni;
+            if (r.found == want) break;
+        } else if (code == MS_ERROR) {
+            *err = *st;
+            break;
+        }
+        if (++i == n) i = 0;
+    }
+    return r;
+}
+
 static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *c, uint32_t n,
                              bool skip_nominated, uint32_t *nfeasible, uint32_t *evaluated,
                              uint32_t *start_out, bool *via_nominated, ms_status *err) {
@@ -379,7 +428,22 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
      * pods somewhere (every node), or a sampled cycle (its first nodes). */
     const bool sampled = c->sample;
     const uint32_t slow_until = nominations ? n : sampled ? FILTER_TIMED_NODES : 0;
-    while (processed < n) {
+    /* With nominated pods, whole verdicts are kept per node when they are a
+     * function of what the memo's key, the nominator's stamp and the pod's
+     * signature and priority say: every step node-local, no PreFilter
+     * extension or policy to hear of the nominated pods, and the pod itself
+     * nominated nowhere (its own nomination would not count). The sampled
+     * cycle's timed nodes run their plugins. */
+    const bool kept = nominations && reuse && rest.n == 0 &&
+                      !((fw->pre_filter_extensions | fw->batch_filters) & ~c->skip_filter) &&
+                      ms_queue_nominated_node(queue, c->pod->meta.uid_hash) == MS_STR_NONE;
+    if (kept) {
+        kept_pass r = filter_kept(s, fw, c, &plan, epoch, sampled ? FILTER_TIMED_NODES : 0, n, want, i, err);
+        code = r.code;
+        processed = r.processed;
+        found = r.found;
+    }
+    while (!kept && processed < n) {
         ms_node_info *ni = nodes[i];
         if (processed < slow_until) {
             code = filter_node_slow(fw, c, &plan, nominations ? queue : NULL, ni, &statuses[i], processed);

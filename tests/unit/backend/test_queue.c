@@ -948,6 +948,47 @@ static void test_nominated_for_node_ids(void **state) {
     ms_pod_unref(p3);
 }
 
+/* Random nominations, moves and removals over near and far node ids: each
+ * node's list holds exactly the pods a plain model nominates there, in
+ * priority order, and every pod is released once the queue is freed. */
+static void test_nominator_random_against_model(void **state) {
+    (void)state;
+    enum { U = 40, NODES = 12 };
+    static const ms_str ids[NODES] = {1, 2, 3, 63, 64, 65, 127, 128, 1000, 4097, 70000, 70001};
+    ms_queue *q = newq();
+    ms_pod *pods[U];
+    ms_str model[U] = {0};
+    for (int u = 0; u < U; u++) pods[u] = mkpod((uint64_t)u + 1, u % 4);
+    uint64_t r = 7;
+    for (int step = 0; step < 5000; step++) {
+        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+        int u = (int)((r >> 33) % U);
+        if ((r >> 20) % 4 == 0) {
+            ms_queue_delete_nominated(q, pods[u]);
+            model[u] = MS_STR_NONE;
+        } else {
+            model[u] = ids[(r >> 40) % NODES];
+            ms_queue_add_nominated(q, pods[u], model[u]);
+        }
+        assert_int_equal(ms_queue_nominated_node(q, (uint64_t)u + 1), model[u]);
+        for (int k = 0; k < NODES; k++) {
+            uint32_t n = 99, want = 0;
+            ms_pod *const *got = ms_queue_nominated_for(q, ids[k], &n);
+            for (int v = 0; v < U; v++) want += model[v] == ids[k];
+            assert_int_equal(n, want);
+            for (uint32_t i = 0; i < n; i++) {
+                assert_int_equal(model[got[i]->meta.uid_hash - 1], ids[k]);
+                if (i) assert_true(got[i - 1]->priority >= got[i]->priority);
+            }
+        }
+    }
+    ms_queue_free(q);
+    for (int u = 0; u < U; u++) {
+        assert_int_equal(refs(pods[u]), 1);
+        ms_pod_unref(pods[u]);
+    }
+}
+
 /* The only reference to a pod may be the nominator's own. */
 static void test_renominate_sole_reference(void **state) {
     (void)state;
@@ -1204,6 +1245,7 @@ int main(void) {
         cmocka_unit_test(test_nominated_count),
         cmocka_unit_test(test_nominated_anti_affinity_count),
         cmocka_unit_test(test_nominated_for_node_ids),
+        cmocka_unit_test(test_nominator_random_against_model),
         cmocka_unit_test(test_custom_less),
         cmocka_unit_test(test_each_visits_every_held_pod),
         cmocka_unit_test(test_random_operations),

@@ -328,6 +328,112 @@ static void test_reporter_error_and_post_filter(void **state) {
     env_free(e);
 }
 
+/* A preemptor's Filter pass with nominated pods takes each node's verdict
+ * from the memo while the node, its nominated pods and the pod's signature
+ * and priority are unchanged. Two schedulers are fed the same random
+ * cluster (tainted and cordoned nodes, bound pods of mixed priorities) and
+ * preemptors of two signatures and two priorities; one forgets its kept
+ * verdicts before every cycle, so it filters every node. Every report is
+ * the same. */
+static const char *const kept_plugins[] = {"PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
+                                           "NodeResourcesFit", "DefaultPreemption", "DefaultBinder", NULL};
+
+static void kept_pod(env *e, const char *name, int cpu, int prio, const char *node, bool tolerates) {
+    char extra[256];
+    snprintf(extra, sizeof extra, ",\"priority\":%d%s%s%s%s", prio, node ? ",\"nodeName\":\"" : "",
+             node ? node : "", node ? "\"" : "",
+             tolerates ? ",\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}]" : "");
+    char m[16];
+    snprintf(m, sizeof m, "%dm", cpu);
+    lpod(e, name, "x", m, extra);
+}
+
+static void test_kept_verdicts_match_a_full_pass(void **state) {
+    (void)state;
+    for (uint64_t round = 0; round < 10; round++) {
+        env *es[2];
+        ms_rng r;
+        char name[32];
+        for (int k = 0; k < 2; k++) {
+            es[k] = env_new_profile(100, 3, false, kept_plugins);
+            es[k]->complete_at_once = true;
+            es[k]->evict_at_once = true;
+            ms_rng_seed(&r, round + 1);
+            for (int n = 0; n < 10; n++) {
+                uint64_t v = ms_rng_next(&r);
+                const char *spec = v % 7 == 0   ? "{\"unschedulable\":true}"
+                                   : v % 5 == 0 ? "{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]}"
+                                                : NULL;
+                snprintf(name, sizeof name, "n%d", n);
+                add_node(es[k], name, v % 3 == 0 ? "4" : v % 3 == 1 ? "3" : "2", NULL, spec);
+                for (int b = 0; b < 4; b++) {
+                    char pod[32];
+                    snprintf(pod, sizeof pod, "b%d-%d", n, b);
+                    kept_pod(es[k], pod, 300 + 100 * (int)(ms_rng_below(&r, 3)), (int)ms_rng_below(&r, 3), name, true);
+                }
+            }
+        }
+        bool used = false;
+        ms_pod *outside[2][12] = {{0}};
+        int nout = 0, npending = 0;
+        ms_rng_seed(&r, round + 100);
+        for (int step = 0; step < 300; step++) {
+            double now = 1 + step + 400.0 * (step / 40);
+            /* preemptors of one signature (a few of another) and two
+             * priorities keep coming; nominations made elsewhere
+             * (status.nominatedNodeName, preemptionPolicy Never: they stay)
+             * come and go while their nodes stay as they are */
+            uint64_t v = ms_rng_next(&r);
+            int del = nout && v % 5 == 0 ? (int)((v >> 8) % (uint64_t)nout) : -1;
+            bool add = del < 0 && nout < 12 && v % 5 == 1;
+            bool pending = v % 5 >= 3 && npending < 90;
+            for (int k = 0; k < 2; k++) {
+                es[k]->now = now;
+                if (del >= 0) {
+                    ms_scheduler_pod_delete(es[k]->s, outside[k][del], now);
+                    outside[k][del] = outside[k][nout - 1];
+                } else if (add) {
+                    char extra[256];
+                    snprintf(name, sizeof name, "o%d", step);
+                    snprintf(extra, sizeof extra,
+                             ",\"priority\":%d,\"preemptionPolicy\":\"Never\",\"nodeSelector\":{\"none\":\"x\"}}"
+                             ",\"status\":{\"nominatedNodeName\":\"n%d\"",
+                             (int[]){0, 6, 6, 12}[(v >> 16) % 4], (int)((v >> 24) % 10));
+                    outside[k][nout] = lpod(es[k], name, "x", "1000m", extra);
+                }
+                if (pending) {
+                    snprintf(name, sizeof name, "p%d", step);
+                    kept_pod(es[k], name, (v >> 32) % 5 ? 1000 : 1500, (v >> 40) % 2 ? 10 : 5, NULL,
+                             (v >> 48) % 4 == 0);
+                }
+                ms_scheduler_tick(es[k]->s, now);
+                ms_node_memo *m = &es[k]->s->memo;
+                if (k == 1 && m->verdicts) memset(m->verdicts, 0, m->cap * sizeof *m->verdicts);
+                ms_scheduler_schedule_one(es[k]->s, now);
+            }
+            nout += add - (del >= 0);
+            npending += pending;
+            env *a = es[0], *b = es[1];
+            if (strcmp(a->last_message, b->last_message) != 0)
+                fail_msg("round %d step %d: kept \"%s\", full \"%s\"", (int)round, step, a->last_message,
+                         b->last_message);
+            assert_int_equal(a->nscheduled, b->nscheduled);
+            assert_int_equal(a->last_node, b->last_node);
+            assert_int_equal(a->nunschedulable, b->nunschedulable);
+            assert_int_equal(a->nnominated, b->nnominated);
+            assert_int_equal(a->nominated_to, b->nominated_to);
+            assert_int_equal(a->nevicted, b->nevicted);
+            assert_int_equal(a->evicted_on, b->evicted_on);
+            const ms_node_memo *m = &a->s->memo;
+            for (uint32_t i = 0; m->verdicts && i < m->cap; i++) used |= m->verdicts[i].key.epoch != 0;
+        }
+        assert_true(used);
+        assert_true(es[0]->nnominated > 0);
+        env_free(es[0]);
+        env_free(es[1]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_num_feasible_nodes_to_find),
@@ -341,6 +447,7 @@ int main(void) {
         cmocka_unit_test(test_assumed_resources_counted_before_bind),
         cmocka_unit_test(test_priority_order),
         cmocka_unit_test(test_reporter_error_and_post_filter),
+        cmocka_unit_test(test_kept_verdicts_match_a_full_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
