@@ -3,16 +3,16 @@
 # on a real kube-apiserver v1.20.2 + etcd (TAP): a pod that does not
 # tolerate a NoExecute taint is deleted at once, one with tolerationSeconds
 # 5 after 5 s, one with 30 s is spared when the taint goes at 3 s, one
-# tolerating for ever stays; Events; the leader killed during a countdown
-# and the standby deleting at the original deadline; 1,000 pods on one
-# tainted node, with the rate.
+# tolerating for ever stays; Events; the leader killed during a 30 s
+# countdown and the standby deleting at the original deadline; 1,000 pods
+# on one tainted node, with the rate.
 #
 # There is no kubelet: a DELETE of a bound pod only sets its
 # deletionTimestamp. A background loop plays the kubelet's part and
 # force-deletes such pods. Deletion times are read from the controller's
 # log ("taint eviction: pod deleted", written when the DELETE answered).
-# Two replicas run under leader election (leaseDuration 3s) from the start;
-# the first one leads. Stops everything it starts.
+# Two replicas run under leader election (upstream's leaseDuration 15 s)
+# from the start; the first one leads. Stops everything it starts.
 E2E_NAME=taint
 WAIT_POLL=0.1
 # shellcheck source=run-harness.sh
@@ -27,7 +27,9 @@ stop_all() {
     rpid=()
     kubelet_pid=""
 }
-trap 'stop_all; cleanup' EXIT
+# (E2E_KEEP=DIR: every log of the run, the API server's and etcd's
+# included, is copied there at the end, however the suite ends)
+trap 'stop_all; [ -n "${E2E_KEEP:-}" ] && cp "$dir"/*.log "$E2E_KEEP"/ 2>/dev/null; cleanup' EXIT
 tap_on_failure() {
     local f
     for f in "$dir"/ms-*.log; do [ -f "$f" ] && tail -n 8 "$f" | sed "s|^|# $(basename "$f"): |"; done
@@ -36,6 +38,7 @@ tap_on_failure() {
 now() { date +%s.%N; }
 le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+epoch() { [ -n "$1" ] && [ "$1" != null ] && date -d "$1" +%s.%N; }   # RFC 3339 -> seconds
 
 # The tolerations of a pod for k=v:NoExecute: "none" (no toleration),
 # "forever" (no tolerationSeconds) or seconds.
@@ -88,8 +91,16 @@ kubelet() {
 kubelet &
 kubelet_pid=$!
 
+# upstream's leaseDuration and renewDeadline: a leader whose renewals are
+# not answered within renewDeadline gives the lease up and exits, as
+# upstream's, and on this shared machine the API server has left lease
+# requests unanswered for 2 s and more under load (docs/reliability.md,
+# "Leader election on a loaded machine"); with the 2 s this suite had, the
+# leader of sections 1-4 could be gone before its checks. A short
+# retryPeriod keeps the takeover close to leaseDuration.
+LEASE_S=15
 cfg=$dir/cfg.yaml
-printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {qps: 5000, burst: 5000}\nleaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}\n' >"$cfg"
+printf 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection: {qps: 5000, burst: 5000}\nleaderElection: {leaderElect: true, leaseDuration: %ss, renewDeadline: 10s, retryPeriod: 500ms}\n' "$LEASE_S" >"$cfg"
 start_replica() {   # name
     "$ms" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$cfg" --secure-port=0 --controllers=taint-eviction \
         --metrics-bind-address "127.0.0.1:$2" --plain-metrics -v 4 >>"$dir/ms-$1.log" 2>&1 &
@@ -97,6 +108,10 @@ start_replica() {   # name
 }
 LEASE=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler
 holder() { kube_api GET "$LEASE" | jq -r '.spec.holderIdentity // ""'; }
+lease_time() { epoch "$(kube_api GET "$LEASE" | jq -r ".spec.$1")"; }   # renewTime / acquireTime
+identity_of() {   # replica: the identity it logged
+    grep -m1 'attempting to acquire leader lease' "$dir/ms-$1.log" | grep -o 'identity=[^ ]*' | cut -d= -f2 | tr -d '"'
+}
 
 mknode t1 cpu=2000 memory=4000Gi pods=2000
 mknode t2 cpu=2000 memory=4000Gi pods=2000
@@ -139,18 +154,39 @@ check_eval "only the leader deleted" "! grep -q 'taint eviction: deleting pod' \
 echo "# deletion delays: untolerated ${d_none} s, tolerationSeconds 5 ${d_five} s"
 
 # --- 5: the leader killed during a countdown; the standby keeps the deadline -
-mkpod six-1 node=t3 cpu= memory= tolerations="$(tol_of 6)"
+# The standby takes over no sooner than leaseDuration after the killed
+# leader's last renewal, about 17 s after the taint; the countdown is
+# longer, so that the deadline is still ahead then (on a machine so loaded
+# that the takeover comes later, the pod is due at once and the checks
+# still hold).
+TOL_S=30
+mkpod killed-1 node=t3 cpu= memory= tolerations="$(tol_of $TOL_S)"
 sleep 1
 t1=$(now)
 taint t3
 sleep 1.5
 kill -9 "${rpid[a]}"; wait "${rpid[a]}" 2>/dev/null; unset "rpid[a]"
-check_eval "the standby takes over" "wait_for 8 'grep -qs \"successfully acquired lease\" \"\$dir/ms-b.log\"'"
-check_eval "the standby deletes the pod" "wait_for 8 '[ -n \"\$(deleted_at six-1)\" ]'"
-d_six=$(sub "$(deleted_at six-1)" "$t1")
-check_eval "... at the original deadline, 6 ± 1 s after the taint (${d_six} s)" "le 5 $d_six && le $d_six 7"
-check_eval "... and it was b" "grep -q 'msg=\"taint eviction: pod deleted\" pod=default/six-1' \"\$dir/ms-b.log\""
-echo "# leader killed 1.5 s into a 6 s countdown: the standby deleted ${d_six} s after the taint"
+# a's last renewal (or, should one still land, the one before): b saw it
+# no sooner than it was written and counts leaseDuration from then.
+last=$(lease_time renewTime)
+id_b=$(identity_of b)
+check_eval "the standby takes over" "wait_for $((LEASE_S * 4)) '[ \"\$(holder)\" = \"$id_b\" ]'"
+acq=$(lease_time acquireTime)
+gap=$(sub "$acq" "$last")
+check_eval "... not before leaseDuration after a's last renewal (${gap} s, leaseDuration ${LEASE_S} s)" \
+    "le $(sub $LEASE_S 0.01) $gap"
+check_eval "the standby deletes the pod" "wait_for $((TOL_S + LEASE_S * 2)) '[ -n \"\$(deleted_at killed-1)\" ]'"
+d_killed=$(sub "$(deleted_at killed-1)" "$t1")
+d_acq=$(sub "$acq" "$t1")
+# Not before the deadline counted from the taint (1 s for the taint's
+# time, which the server may round to the second), and sooner than a
+# countdown started again at the takeover would allow: the standby kept
+# the deadline it counted while it was standing by.
+check_eval "... not before the original deadline, $TOL_S s after the taint (${d_killed} s)" "le $((TOL_S - 1)) $d_killed"
+check_eval "... and not counted again from the takeover at ${d_acq} s (deleted before $(sub "$d_acq" "-$((TOL_S - 1))") s)" \
+    "le $d_killed $(sub "$d_acq" "-$((TOL_S - 1))")"
+check_eval "... and it was b" "grep -q 'msg=\"taint eviction: pod deleted\" pod=default/killed-1' \"\$dir/ms-b.log\""
+echo "# leader killed 1.5 s into a $TOL_S s countdown: b took over ${d_acq} s after the taint (${gap} s after a's last renewal) and deleted ${d_killed} s after it"
 
 # --- 6: 1,000 pods on one tainted node ------------------------------------------
 mknode big cpu=2000 memory=4000Gi pods=2000
@@ -169,15 +205,29 @@ for _ in 1 2 3 4 5; do
 done
 check_eval "1,000 pods bound to node big" "[ \"\$(many)\" = 1000 ]"
 deleted_many() { grep -c 'msg="taint eviction: pod deleted" pod=default/many-' "$dir/ms-b.log"; }
+# Until the command prints the target, for as long as what it prints
+# keeps changing at least once every STALL seconds: the pace of 1,000
+# DELETEs and Events is the machine's (24/s under a CPU hog, 670/s on a
+# quiet one), a count that stops moving is the failure.
+wait_count() {   # stall-seconds target command
+    local last="" cur end=$((SECONDS + $1))
+    while [ $SECONDS -lt "$end" ]; do
+        cur=$(eval "$3")
+        [ "$cur" = "$2" ] && return 0
+        if [ "$cur" != "$last" ]; then last=$cur; end=$((SECONDS + $1)); fi
+        sleep 0.5
+    done
+    return 1
+}
 sleep 1
 t2=$(now)
 taint big
-check_eval "all 1,000 deleted by the controller" "wait_for 40 '[ \"\$(deleted_many)\" = 1000 ]'"
+check_eval "all 1,000 deleted by the controller" "wait_count 30 1000 deleted_many"
 t_done=$(now)
 last=$(grep 'msg="taint eviction: pod deleted" pod=default/many-' "$dir/ms-b.log" | tail -n 1 | sed -E 's/^ts=([^ ]+) .*$/\1/')
 took=$(sub "$(date -d "$last" +%s.%N)" "$t2")
 echo "# 1000 pods: last DELETE answered ${took} s after the taint: $(awk -v t="$took" 'BEGIN { printf "%.0f", 1000 / t }') deletions/s"
-check_eval "all 1,000 gone from the server (the kubelet loop finished them)" "wait_for 60 '[ \"\$(many)\" = 0 ]'"
+check_eval "all 1,000 gone from the server (the kubelet loop finished them)" "wait_count 30 0 many"
 echo "# 1000 pods: gone from the server $(sub "$(now)" "$t2") s after the taint (the kubelet loop's pace)"
 check_eval "metrics: taint_eviction_controller_pod_deletions_total 1001 on b" \
     "curl -s http://127.0.0.1:$port_b/metrics | grep -qx 'taint_eviction_controller_pod_deletions_total 1001'"
