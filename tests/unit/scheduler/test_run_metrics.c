@@ -239,16 +239,17 @@ static void test_rest_client_goroutines_process(void **state) {
 
 /* The heap gauges follow what the process holds: a block allocated and
  * touched shows in use, and leaves it when freed. (Under ASan its own
- * allocator serves malloc and glibc's figures do not move.) */
+ * allocator serves malloc, and its mallinfo2 answers zeros.) */
 static void test_heap_gauges(void **state) {
     (void)state;
     ms_metrics *m = ms_metrics_new(NULL, 0);
     char *t = render(m);
     double used0 = tu_series(t, "moonsched_heap_inuse_bytes");
-    assert_true(used0 > 0);
+    assert_true(used0 >= 0);
     assert_true(tu_series(t, "moonsched_heap_free_bytes") >= 0);
     free(t);
 #ifndef __SANITIZE_ADDRESS__
+    assert_true(used0 > 0);
     size_t big = (size_t)8 << 20;
     char *block = malloc(big);
     assert_non_null(block);
