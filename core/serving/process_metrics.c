@@ -95,7 +95,7 @@ void ms_process_metrics_collect(void *ctx, ms_buf *b) {
           "Bytes of the C heap in use: allocated and not yet freed (glibc's arenas and mmapped blocks).",
           (double)(mi.uordblks + mi.hblkhd));
     gauge(b, "moonsched_heap_free_bytes", "gauge",
-          "Bytes free inside the C heap's arenas, kept by the process for later allocations.",
+          "Bytes free inside the C heap's arenas for later allocations, resident or not (malloc_trim gives back their pages but keeps them counted).",
           (double)mi.fordblks);
 #endif
     long fds = open_fds();
