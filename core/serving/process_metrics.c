@@ -1,5 +1,8 @@
 /* Process metrics from /proc. See serving/process_metrics.h. */
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +85,19 @@ void ms_process_metrics_collect(void *ctx, ms_buf *b) {
               "OS threads of the process (scheduler, binder, poster, informers, HTTP servers, controllers).",
               (double)st.threads);
     }
+#ifdef __GLIBC__
+    /* RSS alone cannot tell a leak from memory the allocator keeps free
+     * between live blocks (docs/reliability.md): what the heap holds in
+     * use, and what it holds free, tell them apart. mallinfo2 locks each
+     * arena in turn (2 in `run`), once a scrape. */
+    struct mallinfo2 mi = mallinfo2();
+    gauge(b, "moonsched_heap_inuse_bytes", "gauge",
+          "Bytes of the C heap in use: allocated and not yet freed (glibc's arenas and mmapped blocks).",
+          (double)(mi.uordblks + mi.hblkhd));
+    gauge(b, "moonsched_heap_free_bytes", "gauge",
+          "Bytes free inside the C heap's arenas for later allocations, resident or not (malloc_trim gives back their pages but keeps them counted).",
+          (double)mi.fordblks);
+#endif
     long fds = open_fds();
     if (fds >= 0) gauge(b, "process_open_fds", "gauge", "Number of open file descriptors.", (double)fds);
     struct rlimit rl;

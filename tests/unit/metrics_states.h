@@ -33,14 +33,15 @@ static inline char *metrics_render_desched(ms_desched_metrics *m, size_t *len) {
     return t;
 }
 
-/* text with the value of each process_* and moonsched_threads sample
+/* text with the value of each process_*, moonsched_threads and moonsched_heap_* sample
  * replaced with V (they are read from /proc); malloc'd. */
 static inline char *metrics_without_process_figures(const char *text) {
     char *out = malloc(strlen(text) + 1), *o = out;
     for (const char *l = text; *l;) {
         const char *end = strchr(l, '\n');
         size_t n = end ? (size_t)(end - l) : strlen(l);
-        if (strncmp(l, "process_", 8) == 0 || strncmp(l, "moonsched_threads ", 18) == 0) {
+        if (strncmp(l, "process_", 8) == 0 || strncmp(l, "moonsched_threads ", 18) == 0 ||
+            strncmp(l, "moonsched_heap_", 15) == 0) {
             const char *sp = l + n;
             while (sp > l && sp[-1] != ' ') sp--;
             memcpy(o, l, (size_t)(sp - l));
