@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/metrics_registry.h"
+#include "client/leader_metrics.h"
 #include "descheduler/metrics.h"
 #include "run/metric_sets.h"
 
@@ -25,11 +26,14 @@ static inline char *metrics_render_run(ms_metric_sets *s, size_t *len) {
     return ms_metrics_registry_render(s->registry, len);
 }
 
-/* What `deschedule`'s /metrics serves. */
-static inline char *metrics_render_desched(ms_desched_metrics *m, size_t *len) {
+/* What `deschedule`'s /metrics serves (run/deschedule.c's registry): its
+ * metrics, then the leader gauge. */
+static inline char *metrics_render_desched(ms_desched_metrics *m, ms_leader_metrics *leader, size_t *len) {
     ms_metrics_registry *r = ms_metrics_registry_new();
-    char *t = r && ms_metrics_registry_add(r, ms_desched_metrics_collect, m) ? ms_metrics_registry_render(r, len)
-                                                                            : NULL;
+    char *t = r && ms_metrics_registry_add(r, ms_desched_metrics_collect, m) &&
+                      ms_metrics_registry_add(r, ms_leader_metrics_collect, leader)
+                  ? ms_metrics_registry_render(r, len)
+                  : NULL;
     ms_metrics_registry_free(r);
     return t;
 }
@@ -97,7 +101,7 @@ static inline void metrics_fill_run(ms_metric_sets *s) {
     ms_metrics_set_scheduler_text(m, text, strlen(text));
 }
 
-static inline void metrics_fill_desched(ms_desched_metrics *m) {
+static inline void metrics_fill_desched(ms_desched_metrics *m, ms_leader_metrics *leader) {
     ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
     ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
     ms_desched_metrics_evicted(m, "error", "PodLifeTime", "p", "we\"ird", "n2");
@@ -106,7 +110,7 @@ static inline void metrics_fill_desched(ms_desched_metrics *m) {
     ms_desched_metrics_strategy(m, "PodLifeTime", "p", 0.3);
     ms_desched_metrics_reload(m, "DeschedulerPolicy", false);
     ms_desched_metrics_reload(m, "lua:spread", true);
-    ms_desched_metrics_set_leader(m, "descheduler", true);
+    ms_leader_metrics_changed(leader, "descheduler", true);
 }
 
 #endif
