@@ -1,7 +1,7 @@
 /* Prometheus text exposition (format 0.0.4): the histogram with fixed
  * bounds, the HELP/TYPE header and label escaping that every owner of
- * metrics renders with (the collectors of scheduler/run_metrics.c and
- * descheduler/metrics.c, the scheduler thread for the ones it records).
+ * metrics renders with (the collectors of every layer's metric set, the
+ * scheduler thread for the ones it records).
  * Not thread-safe: each owner keeps its histograms to itself. */
 #ifndef MOONSCHED_BASE_PROM_H
 #define MOONSCHED_BASE_PROM_H

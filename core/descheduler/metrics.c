@@ -3,7 +3,6 @@
 #include "descheduler/metrics.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +29,6 @@ struct ms_desched_metrics {
     series *strategies;
     uint32_t nstrategies, stcap;
     ms_prom_histogram loop;
-    char lease[256];
-    int leader;                    /* -1: no election */
     series *reloads;               /* per plugin, ok then refused */
     uint32_t nreloads, rlcap;
 };
@@ -40,7 +37,6 @@ ms_desched_metrics *ms_desched_metrics_new(void) {
     ms_desched_metrics *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     pthread_mutex_init(&m->mu, NULL);
-    m->leader = -1;
     return m;
 }
 
@@ -119,13 +115,6 @@ void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, co
     ms_buf_free(&b);
 }
 
-void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading) {
-    pthread_mutex_lock(&m->mu);
-    snprintf(m->lease, sizeof m->lease, "%s", lease);
-    m->leader = leading;
-    pthread_mutex_unlock(&m->mu);
-}
-
 /* Both series of a plugin, so that a count of 0 shows too. */
 static series *reload_series(ms_desched_metrics *m, const char *plugin, bool ok) {
     series *s = NULL;
@@ -171,12 +160,5 @@ void ms_desched_metrics_collect(void *ctx, ms_buf *b) {
     if (m->nreloads == 0) reload_series(m, "DeschedulerPolicy", true);
     for (uint32_t i = 0; i < m->nreloads; i++)
         ms_buf_printf(b, "moonsched_policy_reloads_total{%s} %llu\n", m->reloads[i].labels, m->reloads[i].count);
-    if (m->leader >= 0) {
-        ms_buf_puts(b, "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
-                        "relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to "
-                        "identify the lease. Please make sure to group by name.\n"
-                        "# TYPE leader_election_master_status gauge\n");
-        ms_buf_printf(b, "leader_election_master_status{name=\"%s\"} %d\n", m->lease, m->leader);
-    }
     pthread_mutex_unlock(&m->mu);
 }

@@ -2,9 +2,9 @@
  * them: descheduler_pods_evicted_total{result,strategy,profile,namespace,
  * node}, descheduler_loop_duration_seconds and
  * descheduler_strategy_duration_seconds{strategy,profile} (upstream's
- * buckets), leader_election_master_status{name}. Updated by the pass,
- * rendered through `deschedule`'s registry by the serving thread: one
- * mutex. */
+ * buckets). Updated by the pass, rendered through `deschedule`'s registry
+ * by the serving thread (after it, the leader election gauge of
+ * client/leader_metrics.h): one mutex. */
 #ifndef MOONSCHED_DESCHEDULER_METRICS_H
 #define MOONSCHED_DESCHEDULER_METRICS_H
 
@@ -29,7 +29,6 @@ void ms_desched_metrics_strategy(ms_desched_metrics *m, const char *strategy, co
  * result="ok|refused"}, as `run` counts its policies' reloads; a --policy
  * file's as plugin="lua:<its file name without .lua>". */
 void ms_desched_metrics_reload(ms_desched_metrics *m, const char *plugin, bool ok);
-void ms_desched_metrics_set_leader(ms_desched_metrics *m, const char *lease, bool leading);
 
 /* ms_metrics_collector (ctx: the metrics): the families, appended to b. */
 void ms_desched_metrics_collect(void *ctx, ms_buf *b);

@@ -23,7 +23,7 @@ typedef struct bind_job {
 
 struct ms_api_binder {
     const ms_interner *in;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     ms_kube_async *engine;
     ms_mailbox done;               /* answered, for the scheduler thread */
     uint32_t in_flight;            /* the scheduler thread's */
@@ -39,7 +39,7 @@ static void job_free(ms_job *j) {
     free(b);
 }
 
-ms_rc ms_api_binder_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics,
+ms_rc ms_api_binder_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics,
                         uint32_t max_in_flight, ms_api_binder **out, ms_error *err) {
     *out = NULL;
     ms_api_binder *b = calloc(1, sizeof *b);
@@ -96,7 +96,7 @@ ms_bind_conflict ms_api_binder_conflict_of(const char *message) {
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
     bind_job *j = ctx;
     ms_api_binder *b = j->owner;
-    ms_metrics_api_request(b->metrics, rc == MS_OK ? resp->status : 0);
+    ms_api_metrics_request(b->metrics, rc == MS_OK ? resp->status : 0);
     if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
         j->ok = true;
     } else if (rc == MS_OK) {

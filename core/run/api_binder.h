@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "scheduler/run_metrics.h"
+#include "run/api_metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
 #include "moonsched/pod.h"
@@ -39,7 +39,7 @@ typedef struct ms_bind_outcome {
 
 /* in: resolves the pods' names (the scheduler thread's). max_in_flight: 0
  * for 64. metrics (moonsched_api_requests_total) may be NULL. */
-ms_rc ms_api_binder_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics,
+ms_rc ms_api_binder_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics,
                         uint32_t max_in_flight, ms_api_binder **out, ms_error *err);
 /* Stops the client's engine: binds not answered by now are dropped (they
  * are drained as such, without an outcome). */

@@ -48,7 +48,7 @@ typedef struct cw_job {
 
 struct ms_api_claim_writer {
     const ms_interner *in;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     const ms_logger *log;
     ms_api_writes q;
 };
@@ -72,7 +72,7 @@ static void job_free(ms_job *jl) {
     free(j);
 }
 
-ms_rc ms_api_claim_writer_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics, const ms_logger *log,
+ms_rc ms_api_claim_writer_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics, const ms_logger *log,
                               ms_api_claim_writer **out, ms_error *err) {
     *out = NULL;
     ms_api_claim_writer *w = calloc(1, sizeof *w);
@@ -281,7 +281,7 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     cw_job *j = ctx;
     cw_claim *k = &j->claims[j->next];
     long status = rc == MS_OK ? resp->status : 0;
-    ms_metrics_api_request(j->owner->metrics, status);
+    ms_api_metrics_request(j->owner->metrics, status);
     char msg[400] = "";
     if (rc == MS_OK && (status < 200 || status >= 300)) ms_kube_status_message(resp, msg, sizeof msg);
     else if (rc != MS_OK) {

@@ -29,7 +29,7 @@
 #define MOONSCHED_API_CLAIM_WRITER_H
 
 #include "client/kube_client.h"
-#include "scheduler/run_metrics.h"
+#include "run/api_metrics.h"
 #include "framework/claim_writer.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
@@ -40,7 +40,7 @@ typedef struct ms_api_claim_writer ms_api_claim_writer;
 
 /* in: the scheduler thread's interner; metrics (API request counts) and
  * log may be NULL. */
-ms_rc ms_api_claim_writer_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics, const ms_logger *log,
+ms_rc ms_api_claim_writer_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics, const ms_logger *log,
                               ms_api_claim_writer **out, ms_error *err);
 /* Stops the client's engine: writes not answered by now are dropped. */
 void ms_api_claim_writer_stop(ms_api_claim_writer *w);

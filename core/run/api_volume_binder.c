@@ -27,7 +27,7 @@ typedef struct vb_job {
 
 struct ms_api_volume_binder {
     const ms_interner *in;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     const ms_logger *log;
     ms_api_writes w;
 };
@@ -44,7 +44,7 @@ static void job_free(ms_job *j) {
     free(v);
 }
 
-ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics,
+ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics,
                                const ms_logger *log, ms_api_volume_binder **out, ms_error *err) {
     *out = NULL;
     ms_api_volume_binder *b = calloc(1, sizeof *b);
@@ -94,7 +94,7 @@ static bool send_next(vb_job *j) {
 static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error *err) {
     vb_job *j = ctx;
     const vb_write *w = &j->writes[j->next];
-    ms_metrics_api_request(j->owner->metrics, rc == MS_OK ? resp->status : 0);
+    ms_api_metrics_request(j->owner->metrics, rc == MS_OK ? resp->status : 0);
     if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
         ms_kube_response_free(resp);
         if (++j->next < j->nwrites && send_next(j)) return;

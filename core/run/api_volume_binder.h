@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "client/kube_client.h"
-#include "scheduler/run_metrics.h"
+#include "run/api_metrics.h"
 #include "framework/volume_binder.h"
 #include "moonsched/error.h"
 #include "moonsched/intern.h"
@@ -34,7 +34,7 @@ typedef struct ms_api_volume_binder ms_api_volume_binder;
 
 /* in: the scheduler thread's interner; metrics (API request counts) and
  * log may be NULL. */
-ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_metrics *metrics,
+ms_rc ms_api_volume_binder_new(ms_kube_client *c, const ms_interner *in, ms_api_metrics *metrics,
                                const ms_logger *log, ms_api_volume_binder **out, ms_error *err);
 /* Stops the client's engine: writes not answered by now are dropped. */
 void ms_api_volume_binder_stop(ms_api_volume_binder *b);

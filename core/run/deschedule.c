@@ -19,6 +19,7 @@
 #include "client/kubeconfig.h"
 #include "client/event_recorder.h"
 #include "client/leader_election.h"
+#include "client/leader_metrics.h"
 #include "descheduler/metrics.h"
 #include "base/metrics_registry.h"
 #include "serving/endpoints.h"
@@ -36,7 +37,8 @@ typedef struct desched {
     ms_exec_credential *credentials;   /* kc's credential plugin, shared by both clients */
     ms_kube_client *client;
     ms_desched_metrics *metrics;
-    ms_metrics_registry *registry;   /* what /metrics renders: the metrics */
+    ms_leader_metrics *leader;       /* leader_election_master_status */
+    ms_metrics_registry *registry;   /* what /metrics renders: the metrics, the leader gauge */
     ms_secure_serving *https;
     ms_leader_elector *elector;
     const char *eviction_version;  /* "policy/v1" or "policy/v1beta1" */
@@ -319,8 +321,10 @@ static ms_rc setup_client(desched *d, ms_error *err) {
 
 static ms_rc setup_serving(desched *d, ms_error *err) {
     const ms_deschedule_options *o = d->o;
-    if (!(d->metrics = ms_desched_metrics_new()) || !(d->registry = ms_metrics_registry_new()) ||
-        !ms_metrics_registry_add(d->registry, ms_desched_metrics_collect, d->metrics))
+    if (!(d->metrics = ms_desched_metrics_new()) || !(d->leader = ms_leader_metrics_new()) ||
+        !(d->registry = ms_metrics_registry_new()) ||
+        !ms_metrics_registry_add(d->registry, ms_desched_metrics_collect, d->metrics) ||
+        !ms_metrics_registry_add(d->registry, ms_leader_metrics_collect, d->leader))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     if (o->secure_port == 0) return MS_OK;
     ms_secure_serving_options so = {.bind_address = o->bind_address, .port = (uint16_t)o->secure_port,
@@ -335,10 +339,6 @@ static ms_rc setup_serving(desched *d, ms_error *err) {
     return MS_OK;
 }
 
-static void leader_gauge(void *ctx, const char *lease, bool leading) {
-    ms_desched_metrics_set_leader(ctx, lease, leading);
-}
-
 static ms_rc setup_election(desched *d, ms_error *err) {
     const ms_deschedule_options *o = d->o;
     if (!o->leader_elect) return MS_OK;
@@ -350,7 +350,7 @@ static ms_rc setup_election(desched *d, ms_error *err) {
     snprintf(le.resource_namespace, sizeof le.resource_namespace, "%s", o->lease_namespace);
     ms_kube_client_options co = {.config = &d->kc, .credentials = d->credentials, .log = o->log};
     ms_leader_elector_options eo = {.config = &le, .client = &co, .log = o->log,
-                                    .leading_changed = leader_gauge, .leading_ctx = d->metrics,
+                                    .leading_changed = ms_leader_metrics_changed, .leading_ctx = d->leader,
                                     .post_events = true, .event_component = "descheduler"};
     return ms_leader_elector_start(&eo, &d->elector, err);
 }
@@ -404,6 +404,7 @@ static void teardown(desched *d) {
     if (d->https) ms_secure_serving_stop(d->https);
     ms_metrics_registry_free(d->registry);
     ms_desched_metrics_free(d->metrics);
+    ms_leader_metrics_free(d->leader);
     ms_kube_client_free(d->client);
     ms_exec_credential_free(d->credentials);
     ms_kubeconfig_free(&d->kc);

@@ -23,7 +23,7 @@ typedef struct report {
 struct ms_poster {
     ms_kube_client *client;
     ms_event_recorder *events;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     const ms_logger *log;
     uint32_t backlog;
     ms_job_queue q;
@@ -57,17 +57,15 @@ void ms_poster_stats_get(ms_poster *p, ms_poster_stats *out) {
     pthread_mutex_unlock(&p->mu);
 }
 
-static void api_answered(void *ctx, long status) { ms_metrics_api_request(ctx, status); }
-
 static ms_rc send_report(ms_poster *p, const report *r, ms_kube_response *resp, ms_error *err) {
     if (r->kind == REPORT_EVENT) {
-        ms_event_send_options o = {.answered = api_answered, .ctx = p->metrics};
+        ms_event_send_options o = {.answered = ms_api_metrics_answered, .ctx = p->metrics};
         return ms_event_recorder_send(p->events, p->client, &r->req, &o, resp, err);
     }
     ms_kube_request rq = {.method = r->method, .path = r->req.path, .body = r->req.body,
                           .body_len = strlen(r->req.body), .content_type = r->content_type};
     ms_rc rc = ms_kube_do(p->client, &rq, resp, err);
-    api_answered(p->metrics, rc == MS_OK ? resp->status : 0);
+    ms_api_metrics_request(p->metrics, rc == MS_OK ? resp->status : 0);
     return rc;
 }
 

@@ -17,7 +17,7 @@
 #include "moonsched/log.h"
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
-#include "scheduler/run_metrics.h"
+#include "run/api_metrics.h"
 #include "moonsched/error.h"
 
 typedef struct ms_poster ms_poster;
@@ -25,7 +25,7 @@ typedef struct ms_poster ms_poster;
 typedef struct ms_poster_options {
     ms_kube_client *client;        /* must outlive the poster */
     ms_event_recorder *events;     /* posts the Events (fallback); must outlive it */
-    ms_metrics *metrics;           /* moonsched_api_requests_total; may be NULL */
+    ms_api_metrics *metrics;           /* moonsched_api_requests_total; may be NULL */
     const ms_logger *log;          /* NULL: ms_log_default */
     uint32_t backlog;              /* ordinary reports waiting at most; 0: 20000 */
 } ms_poster_options;

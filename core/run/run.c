@@ -20,7 +20,6 @@
 #include "moonsched/run.h"
 #include "moonsched/scheduler.h"
 #include "run/scheduler_loop.h"
-#include "serving/process_metrics.h"
 #include "scheduler/config_describe.h"
 
 void ms_run_options_default(ms_run_options *o) {
@@ -146,7 +145,7 @@ static ms_rc setup_secure_serving(ms_scheduler_loop *r, ms_error *err) {
                                         .authz_config = o->authz_kubeconfig ? &authz : &r->kc,
                                         .always_allow_paths = paths, .nalways_allow_paths = npaths,
                                         .client_ca_file = o->client_ca_file,
-                                        .authn_cache_ttl = o->authn_token_cache_ttl, .metrics = r->metrics,
+                                        .authn_cache_ttl = o->authn_token_cache_ttl, .metrics = r->metrics->authn,
                                         .handler = ms_scheduler_loop_serve_secure, .ctx = r, .log = r->log};
         rc = ms_secure_serving_start(&so, &r->https, err);
     }
@@ -163,10 +162,6 @@ static ms_rc setup_secure_serving(ms_scheduler_loop *r, ms_error *err) {
     return MS_OK;
 }
 
-static void leader_gauge(void *ctx, const char *lease, bool leading) {
-    ms_metrics_set_leader(ctx, lease, leading);
-}
-
 /* After the informers, as upstream: a standby's caches are warm when it
  * takes over. */
 static ms_rc setup_leader_election(ms_scheduler_loop *r, ms_error *err) {
@@ -176,9 +171,9 @@ static ms_rc setup_leader_election(ms_scheduler_loop *r, ms_error *err) {
     }
     ms_kube_client_options co = {.config = &r->kc, .credentials = r->credentials, .qps = r->cfg.qps,
                                  .burst = r->cfg.burst, .log = r->log,
-                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
+                                 .observe = ms_rest_client_metrics_observe, .observe_ctx = r->metrics->rest};
     ms_leader_elector_options eo = {.config = &r->cfg.leader_election, .client = &co, .log = r->log,
-                                    .leading_changed = leader_gauge, .leading_ctx = r->metrics,
+                                    .leading_changed = ms_leader_metrics_changed, .leading_ctx = r->metrics->leader,
                                     .post_events = true,
                                     .event_component = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name
                                                                         : NULL};
@@ -189,23 +184,21 @@ static ms_rc setup_leader_election(ms_scheduler_loop *r, ms_error *err) {
 /* ---- controllers beside the scheduler -------------------------------------- */
 
 static bool te_leading(void *ctx) { return ms_scheduler_loop_leading(ctx); }
-static void te_deleted(void *ctx, double latency) { ms_metrics_taint_eviction_deletion(ctx, latency); }
-static void te_answered(void *ctx, long status) { ms_metrics_api_request(ctx, status); }
 
 /* After the election: the controller asks it whether to delete. */
 static ms_rc setup_controllers(ms_scheduler_loop *r, ms_error *err) {
     if (!r->o->taint_eviction) return MS_OK;
-    ms_metrics_taint_eviction_enable(r->metrics);
     ms_kube_client_options co = {.config = &r->kc, .credentials = r->credentials, .qps = r->cfg.qps,
                                  .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (taint-eviction-controller)", .log = r->log,
-                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
+                                 .observe = ms_rest_client_metrics_observe, .observe_ctx = r->metrics->rest};
     ms_rc rc = ms_kube_client_new(&co, &r->te_client, err);
     if (rc != MS_OK) return rc;
     ms_taint_eviction_options to = {.client = r->te_client, .in = r->in, .log = r->log,
                                     .leading = te_leading, .leading_ctx = r,
-                                    .deleted = te_deleted, .deleted_ctx = r->metrics,
-                                    .answered = te_answered, .answered_ctx = r->metrics};
+                                    .deleted = ms_taint_eviction_metrics_deleted,
+                                    .deleted_ctx = r->metrics->taint_eviction,
+                                    .answered = ms_api_metrics_answered, .answered_ctx = r->metrics->api};
     return ms_taint_eviction_start(&to, &r->taint_eviction, err);
 }
 
@@ -214,12 +207,9 @@ static ms_rc new_metrics(ms_scheduler_loop *r, ms_error *err) {
     const char *names[64];
     uint32_t np = r->cfg.nprofiles < 64 ? r->cfg.nprofiles : 64;
     for (uint32_t i = 0; i < np; i++) names[i] = r->cfg.profiles[i].scheduler_name;
-    r->metrics = ms_metrics_new(names, np);
-    r->registry = ms_metrics_registry_new();
-    r->endpoints = r->registry ? ms_endpoints_new(r->registry) : NULL;
-    bool ok = r->metrics && r->endpoints && ms_metrics_registry_add(r->registry, ms_metrics_collect, r->metrics) &&
-              ms_metrics_registry_add(r->registry, ms_process_metrics_collect, NULL);
-    return ok ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    r->metrics = ms_metric_sets_new(names, np, r->o->taint_eviction);
+    r->endpoints = r->metrics ? ms_endpoints_new(r->metrics->registry) : NULL;
+    return r->endpoints ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static ms_rc setup_clients(ms_scheduler_loop *r, ms_error *err) {
@@ -229,14 +219,14 @@ static ms_rc setup_clients(ms_scheduler_loop *r, ms_error *err) {
     ms_rc rc = o->in_cluster ? ms_kubeconfig_in_cluster(kc, NULL, err)
                              : ms_kubeconfig_load_default(kc, file, NULL, err);
     if (rc != MS_OK) return rc;
-    ms_metrics_set_rest_host(r->metrics, kc->server);
+    ms_rest_client_metrics_set_host(r->metrics->rest, kc->server);
     if (kc->exec) {
         ms_exec_credential_options eo = {.config = kc, .log = r->log};
         if ((rc = ms_exec_credential_new(&eo, &r->credentials, err)) != MS_OK) return rc;
     }
     ms_kube_client_options co = {.config = kc, .credentials = r->credentials, .qps = r->cfg.qps, .burst = r->cfg.burst,
                                  .user_agent = "moonsched/0.1 (scheduler)", .log = r->log,
-                                 .observe = ms_metrics_rest_request, .observe_ctx = r->metrics};
+                                 .observe = ms_rest_client_metrics_observe, .observe_ctx = r->metrics->rest};
     rc = ms_kube_client_new(&co, &r->client, err);
     if (rc == MS_OK) {
         co.user_agent = "moonsched/0.1 (events)";
@@ -253,7 +243,7 @@ static ms_rc setup_reporting(ms_scheduler_loop *r, ms_error *err) {
     const char *first = r->cfg.nprofiles ? r->cfg.profiles[0].scheduler_name : MS_DEFAULT_SCHEDULER_NAME;
     ms_event_recorder_options ro = {.controller = first, .instance = first};
     if (!(r->events = ms_event_recorder_new(&ro))) return ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_poster_options po = {.client = r->poster_client, .events = r->events, .metrics = r->metrics,
+    ms_poster_options po = {.client = r->poster_client, .events = r->events, .metrics = r->metrics->api,
                             .log = r->log};
     ms_rc rc = ms_poster_start(&po, &r->poster, err);
     if (rc != MS_OK) return rc;
@@ -272,10 +262,10 @@ static ms_rc setup_reporting(ms_scheduler_loop *r, ms_error *err) {
 }
 
 static ms_rc setup_scheduler(ms_scheduler_loop *r, ms_error *err) {
-    ms_rc rc = ms_api_volume_binder_new(r->client, r->in, r->metrics, r->log, &r->volume_binder, err);
+    ms_rc rc = ms_api_volume_binder_new(r->client, r->in, r->metrics->api, r->log, &r->volume_binder, err);
     if (rc != MS_OK) return rc;
     r->volume_binder_ops = ms_api_volume_binder_vtable(r->volume_binder);
-    rc = ms_api_claim_writer_new(r->client, r->in, r->metrics, r->log, &r->claim_writer, err);
+    rc = ms_api_claim_writer_new(r->client, r->in, r->metrics->api, r->log, &r->claim_writer, err);
     if (rc != MS_OK) return rc;
     r->claim_writer_ops = ms_api_claim_writer_vtable(r->claim_writer);
     if ((rc = ms_http_endpoint_new(&r->extender_http, err)) != MS_OK) return rc;
@@ -300,7 +290,7 @@ static ms_rc setup_scheduler(ms_scheduler_loop *r, ms_error *err) {
     uint32_t nb = r->o->bind_workers ? r->o->bind_workers : DEFAULT_BINDS_IN_FLIGHT;
     if (nb > MAX_BINDS_IN_FLIGHT) nb = MAX_BINDS_IN_FLIGHT;
     r->max_binds = 2 * nb;
-    return ms_api_binder_new(r->client, r->in, r->metrics, nb, &r->binder, err);
+    return ms_api_binder_new(r->client, r->in, r->metrics->api, nb, &r->binder, err);
 }
 
 /* /configz: the effective configuration as `config check` prints it, under
@@ -490,8 +480,7 @@ static void teardown(ms_scheduler_loop *r) {
     ms_kubeconfig_free(&r->kc);
     ms_config_free(&r->cfg);
     ms_endpoints_free(r->endpoints);
-    ms_metrics_registry_free(r->registry);
-    ms_metrics_free(r->metrics);
+    ms_metric_sets_free(r->metrics);
     free(r->policy_info);
     free(r->policy_snap);
 }

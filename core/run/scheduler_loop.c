@@ -57,7 +57,7 @@ static void attempt_failed(ms_scheduler_loop *r, const ms_pod *pod) {
         r->cycle_result = (int)res;
         r->cycle_profile = profile_of_pod(r, pod);
     } else {
-        ms_metrics_attempt(r->metrics, profile_of_pod(r, pod), res, -1);
+        ms_metrics_attempt(r->metrics->scheduler, profile_of_pod(r, pod), res, -1);
     }
 }
 
@@ -70,7 +70,7 @@ static bool schedule_one_measured(ms_scheduler_loop *r) {
     bool popped = ms_scheduler_schedule_one(r->sched, ms_clock_wall());
     r->in_cycle = false;
     if (r->cycle_result == MS_ATTEMPT_UNSCHEDULABLE || r->cycle_result == MS_ATTEMPT_ERROR)
-        ms_metrics_attempt(r->metrics, r->cycle_profile, (ms_attempt_result)r->cycle_result,
+        ms_metrics_attempt(r->metrics->scheduler, r->cycle_profile, (ms_attempt_result)r->cycle_result,
                            ms_clock_monotonic() - r->cycle_start);
     return popped;
 }
@@ -81,25 +81,25 @@ static bool all_synced(const ms_scheduler_loop *r);
 static void shadow_metrics(ms_scheduler_loop *r) {
     uint32_t n = ms_scheduler_shadow_count(r->sched);
     if (n == 0) return;
-    ms_metrics_shadow *v = calloc(n, sizeof *v);
+    ms_shadow_figures *v = calloc(n, sizeof *v);
     if (!v) return;
     for (uint32_t i = 0; i < n; i++) {
         const ms_shadow *sh = ms_scheduler_shadow_at(r->sched, i);
-        v[i] = (ms_metrics_shadow){ms_scheduler_profile_name(r->sched, sh->profile), sh->plugin, sh->agree,
+        v[i] = (ms_shadow_figures){ms_scheduler_profile_name(r->sched, sh->profile), sh->plugin, sh->agree,
                                    sh->disagree, sh->skipped};
     }
-    ms_metrics_set_shadows(r->metrics, v, n);
+    ms_policy_metrics_set_shadows(r->metrics->policies, v, n);
     free(v);
 }
 
 /* The figures that are states rather than events, at cycle boundaries. */
 static void metrics_snapshot(ms_scheduler_loop *r) {
     ms_queue *q = ms_scheduler_queue(r->sched);
-    ms_metrics_set_pending(r->metrics, ms_queue_len_active(q), ms_queue_len_backoff(q),
+    ms_metrics_set_pending(r->metrics->scheduler, ms_queue_len_active(q), ms_queue_len_backoff(q),
                            ms_queue_len_unschedulable(q), ms_queue_len_gated(q));
     ms_run_stats st = ms_scheduler_loop_stats(r);
-    ms_metrics_events(r->metrics, st.events_posted, st.events_failed, st.events_suppressed);
-    ms_metrics_set_binds_in_flight(r->metrics, ms_api_binder_in_flight(r->binder));
+    ms_api_metrics_events(r->metrics->api, st.events_posted, st.events_failed, st.events_suppressed);
+    ms_metrics_set_binds_in_flight(r->metrics->scheduler, ms_api_binder_in_flight(r->binder));
     double now = ms_clock_monotonic();
     if (now >= r->next_sched_metrics) {
         /* The scheduler's own families: rendered here, where they are
@@ -107,7 +107,7 @@ static void metrics_snapshot(ms_scheduler_loop *r) {
         ms_buf b = {0};
         ms_scheduler_render_metrics(r->sched, &b);
         size_t len = b.len;
-        ms_metrics_set_scheduler_text(r->metrics, ms_buf_take(&b), len);
+        ms_metrics_set_scheduler_text(r->metrics->scheduler, ms_buf_take(&b), len);
         r->next_sched_metrics = now + 1;
     }
     /* ready: scheduling has started, every informer's first LIST is in */
@@ -118,13 +118,13 @@ static void metrics_snapshot(ms_scheduler_loop *r) {
         for (uint32_t i = 0; i < n; i++) {
             ms_policy_info *info = &r->policy_info[i];
             ms_policy_set_info(r->policies, i, info);
-            r->policy_snap[i] = (ms_metrics_policy){info->profile,           info->plugin,
+            r->policy_snap[i] = (ms_policy_figures){info->profile,           info->plugin,
                                                     info->stats.calls,       info->stats.failures,
                                                     info->stats.budget_kills, info->stats.reloads_ok,
                                                     info->stats.reloads_failed, info->disabled};
             if (info->load_error && !info->fail_open && !closed) closed = info;
         }
-        ms_metrics_set_policies(r->metrics, r->policy_snap, n);
+        ms_policy_metrics_set_policies(r->metrics->policies, r->policy_snap, n);
         char why[768] = "";
         if (closed)
             snprintf(why, sizeof why, "profile %s places no pod: policy %.500s (from %s)", closed->profile,
@@ -218,7 +218,7 @@ static void on_cycle_error(void *ctx, const ms_pod *pod, const char *message) {
 static void on_post_filter(void *ctx, const ms_pod *pod, ms_str nominated) {
     ms_scheduler_loop *r = ctx;
     (void)pod;
-    ms_metrics_preemption(r->metrics, nominated != MS_STR_NONE ? r->cycle_victims : 0);
+    ms_metrics_preemption(r->metrics->scheduler, nominated != MS_STR_NONE ? r->cycle_victims : 0);
     r->cycle_victims = 0;
 }
 
@@ -235,7 +235,7 @@ static const char *const conflict_meaning[MS_BIND_CONFLICT_COUNT] = {
 /* A 409: logged with its meaning, counted by reason, and handed to the
  * scheduler, which does what it means for its cache and queue. */
 static void bind_conflict(ms_scheduler_loop *r, const ms_bind_outcome *o) {
-    ms_metrics_bind_conflict(r->metrics, o->why);
+    ms_metrics_bind_conflict(r->metrics->scheduler, o->why);
     if (o->why == MS_BIND_CONFLICT_OTHER || o->why == MS_BIND_CONFLICT_GATED) r->st.binds_failed++;
     else r->st.binds_gone++;
     char key[512];
@@ -251,15 +251,15 @@ static void bind_conflict(ms_scheduler_loop *r, const ms_bind_outcome *o) {
 static void bind_done(void *ctx, const ms_bind_outcome *o) {
     ms_scheduler_loop *r = ctx;
     double took = ms_clock_monotonic() - o->attempt_start;
-    ms_metrics_binding(r->metrics, o->ok         ? MS_BIND_OK
+    ms_metrics_binding(r->metrics->scheduler, o->ok         ? MS_BIND_OK
                                    : o->conflict ? MS_BIND_CONFLICT
                                    : o->gone     ? MS_BIND_GONE
                                                  : MS_BIND_FAILED);
-    ms_metrics_attempt(r->metrics, o->profile, o->ok ? MS_ATTEMPT_SCHEDULED : MS_ATTEMPT_ERROR, took);
+    ms_metrics_attempt(r->metrics->scheduler, o->profile, o->ok ? MS_ATTEMPT_SCHEDULED : MS_ATTEMPT_ERROR, took);
     if (o->ok) {
         /* Failed attempts before this one, as the unschedulable reports
          * counted them (the report is forgotten once bound). */
-        ms_metrics_pod_scheduled(r->metrics, ms_api_reporter_failed_attempts(r->reporter, o->pod) + 1);
+        ms_metrics_pod_scheduled(r->metrics->scheduler, ms_api_reporter_failed_attempts(r->reporter, o->pod) + 1);
         r->st.binds_ok++;
         ms_api_reporter_bound(r->reporter, o->pod, o->node);
     } else if (o->conflict) {

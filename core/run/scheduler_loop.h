@@ -17,7 +17,6 @@
 #include "api/storage.h"
 #include "api/workload.h"
 #include "base/mailbox.h"
-#include "base/metrics_registry.h"
 #include "client/delta_queue.h"
 #include "client/event_recorder.h"
 #include "client/http_endpoint.h"
@@ -36,7 +35,7 @@
 #include "run/api_volume_binder.h"
 #include "run/cache_debugger.h"
 #include "run/poster.h"
-#include "scheduler/run_metrics.h"
+#include "run/metric_sets.h"
 #include "serving/debug_requests.h"
 #include "serving/endpoints.h"
 #include "serving/http_server.h"
@@ -87,14 +86,13 @@ typedef struct ms_scheduler_loop {
     bool disruption_conditions;    /* the server keeps them (1.26+, or unknown) */
 
     ms_cache_debugger *debugger;   /* started at the first SIGUSR2 */
-    ms_metrics *metrics;           /* thread-safe; the HTTP thread reads it */
-    ms_metrics_registry *registry; /* what /metrics renders: the metrics, the process */
+    ms_metric_sets *metrics;       /* thread-safe; the HTTP thread renders their registry */
     ms_endpoints *endpoints;       /* health, readiness, /configz, /metrics */
     ms_debug_requests *debug;      /* /debug/... asked of this thread by the HTTPS threads */
     ms_http_server *http;
     ms_secure_serving *https;
     ms_policy_info *policy_info;   /* scratch for the policies' figures */
-    ms_metrics_policy *policy_snap;
+    ms_policy_figures *policy_snap;
     /* The attempt in progress (schedule_one), for its metrics. */
     bool in_cycle, cycle_error;
     int cycle_result;              /* ms_attempt_result, or -1: no outcome yet */

@@ -16,7 +16,6 @@
 #include "serving/authenticator.h"
 #include "serving/authorizer.h"
 #include "serving/client_ca.h"
-#include "scheduler/run_metrics.h"
 #include "serving/serving_cert.h"
 #include "serving/tls_config.h"
 #include "policy/file_watch.h"
@@ -29,7 +28,7 @@ struct ms_secure_serving {
     ms_authorizer *authz;
     ms_client_ca *client_ca;       /* NULL: no --client-ca-file */
     ms_auth_failures *failures;
-    ms_metrics *metrics;
+    ms_authn_metrics *metrics;
     ms_serving_cert cert;
     ms_http_server *http;
     /* --tls-cert-file and --tls-private-key-file, watched: a new pair is
@@ -174,7 +173,7 @@ static void gate(void *ctx, const ms_http_request *rq, ms_http_answer *out) {
     cJSON *user = NULL;
     ms_error e = {0};
     ms_authn_result ar = authenticate(s, rq, &user, &e);
-    ms_metrics_authentication(s->metrics, ar);
+    ms_authn_metrics_attempt(s->metrics, ar);
     if (ar != MS_AUTHN_SUCCESS) {
         ms_log(s->log, MS_LOG_DEBUG, "unable to authenticate the request", "path", rq->path, "error", e.msg, NULL);
         ms_secure_serving_unauthorized(out);

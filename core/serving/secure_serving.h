@@ -23,7 +23,7 @@
 
 #include "client/kubeconfig.h"
 #include "serving/http_server.h"
-#include "scheduler/run_metrics.h"
+#include "serving/authn_metrics.h"
 #include "moonsched/error.h"
 #include "moonsched/log.h"
 
@@ -52,7 +52,7 @@ typedef struct ms_secure_serving_options {
      * 0: MS_AUTH_FAILURES_MAX, MS_AUTH_FAILURES_WINDOW. */
     uint32_t auth_failure_max;
     double auth_failure_window;
-    ms_metrics *metrics;           /* moonsched_authentication_attempts_total; NULL: not counted */
+    ms_authn_metrics *metrics;     /* moonsched_authentication_attempts_total; NULL: not counted */
     /* Paths served without a review (copied); NULL: MS_ALWAYS_ALLOW_PATHS. */
     const char *const *always_allow_paths;
     uint32_t nalways_allow_paths;

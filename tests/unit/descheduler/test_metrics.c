@@ -16,6 +16,7 @@ static bool has_line(const char *text, const char *line) {
 static void test_render(void **state) {
     (void)state;
     ms_desched_metrics *m = ms_desched_metrics_new();
+    ms_leader_metrics *leader = ms_leader_metrics_new();
     assert_non_null(m);
     ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
     ms_desched_metrics_evicted(m, "success", "LowNodeUtilization", "p", "default", "n1");
@@ -28,7 +29,7 @@ static void test_render(void **state) {
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "DeschedulerPolicy", true);
     ms_desched_metrics_reload(m, "lua:spread", false);
-    char *text = metrics_render_desched(m, &len);
+    char *text = metrics_render_desched(m, leader, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
     assert_true(has_line(text, "# TYPE descheduler_pods_evicted_total counter"));
@@ -55,11 +56,12 @@ static void test_render(void **state) {
     assert_true(has_line(text, "moonsched_policy_reloads_total{plugin=\"lua:spread\",profile=\"\","
                                "result=\"refused\"} 1"));
     free(text);
-    ms_desched_metrics_set_leader(m, "descheduler", true);
-    text = metrics_render_desched(m, &len);
+    ms_leader_metrics_changed(leader, "descheduler", true);
+    text = metrics_render_desched(m, leader, &len);
     assert_true(has_line(text, "leader_election_master_status{name=\"descheduler\"} 1"));
     free(text);
     ms_desched_metrics_free(m);
+    ms_leader_metrics_free(leader);
 }
 
 /* The whole exposition, byte for byte, before and after every family
@@ -67,15 +69,17 @@ static void test_render(void **state) {
 static void test_exposition_golden(void **state) {
     (void)state;
     ms_desched_metrics *m = ms_desched_metrics_new();
+    ms_leader_metrics *leader = ms_leader_metrics_new();
     size_t len = 0;
-    char *t = metrics_render_desched(m, &len);
+    char *t = metrics_render_desched(m, leader, &len);
     assert_string_equal(t, golden_desched_empty);
     free(t);
-    metrics_fill_desched(m);
-    t = metrics_render_desched(m, &len);
+    metrics_fill_desched(m, leader);
+    t = metrics_render_desched(m, leader, &len);
     assert_string_equal(t, golden_desched);
     free(t);
     ms_desched_metrics_free(m);
+    ms_leader_metrics_free(leader);
 }
 
 int main(void) {

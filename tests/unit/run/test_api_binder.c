@@ -65,7 +65,7 @@ static bool handler(fake_http *srv, int fd, const fh_request *req, void *ctx) {
 typedef struct fixture {
     fa_api api;
     fx_env env;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     ms_api_binder *b;
     ms_bind_outcome got[8];
     char nodes[8][32], messages[8][512], names[8][64];
@@ -78,7 +78,7 @@ static int fx_setup(void **state) {
     fa_start(&f->api, handler, NULL, &quiet);
     ms_error err = {0};
     fx_env_init(&f->env);
-    f->metrics = ms_metrics_new(NULL, 0);
+    f->metrics = ms_api_metrics_new();
     if (ms_api_binder_new(f->api.c, f->env.in, f->metrics, 4, &f->b, &err) != MS_OK) fail_msg("binder: %s", err.msg);
     *state = f;
     return 0;
@@ -88,7 +88,7 @@ static int fx_teardown(void **state) {
     fixture *f = *state;
     atomic_store(&release_slow, true);
     ms_api_binder_free(f->b);
-    ms_metrics_free(f->metrics);
+    ms_api_metrics_free(f->metrics);
     fa_stop(&f->api);
     fx_env_free(&f->env);
     free(f);
@@ -183,7 +183,7 @@ static void test_outcomes(void **state) {
     assert_false(f->got[i].conflict);
     assert_string_equal(f->got[i].message, "binding rejected (500): etcd is sad");
     size_t len;
-    char *text = metrics_render_run(f->metrics, &len);
+    char *text = metrics_render_one(ms_api_metrics_collect, f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"404\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"500\"} 1\n"));
     free(text);
@@ -207,7 +207,7 @@ static void test_conflicts(void **state) {
     int i = find(f, "uid409");
     assert_non_null(strstr(f->got[i].message, "UID in precondition: uid-uid409"));
     size_t len;
-    char *text = metrics_render_run(f->metrics, &len);
+    char *text = metrics_render_one(ms_api_metrics_collect, f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"409\"} 5\n"));
     free(text);
 }

@@ -34,7 +34,7 @@ typedef struct fixture {
     server s;
     fa_api api;
     ms_event_recorder *events;
-    ms_metrics *metrics;
+    ms_api_metrics *metrics;
     ms_poster *p;
 } fixture;
 
@@ -43,7 +43,7 @@ static int fx_setup(void **state) {
     fa_start(&f->api, handler, &f->s, &quiet);
     ms_event_recorder_options ro = {.controller = "default-scheduler", .instance = "moonsched"};
     f->events = ms_event_recorder_new(&ro);
-    f->metrics = ms_metrics_new(NULL, 0);
+    f->metrics = ms_api_metrics_new();
     *state = f;
     return 0;
 }
@@ -52,7 +52,7 @@ static int fx_teardown(void **state) {
     fixture *f = *state;
     ms_poster_free(f->p);
     ms_event_recorder_free(f->events);
-    ms_metrics_free(f->metrics);
+    ms_api_metrics_free(f->metrics);
     fa_stop(&f->api);
     free(f);
     return 0;
@@ -158,7 +158,7 @@ static void test_events_and_failures(void **state) {
     assert_int_equal(st.events_failed, 0);
     assert_int_equal(st.status_patches, 1);
     size_t len;
-    char *text = metrics_render_run(f->metrics, &len);
+    char *text = metrics_render_one(ms_api_metrics_collect, f->metrics, &len);
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"404\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"201\"} 1\n"));
     assert_non_null(strstr(text, "moonsched_api_requests_total{code=\"500\"} 1\n"));

@@ -1,16 +1,22 @@
-/* `run`'s metric set: upstream's names, labels and buckets, escaping,
- * and its whole exposition byte for byte (tests/unit/metrics_golden.h). */
+/* The scheduler's metric set in `run`: upstream's names, labels and
+ * buckets, escaping, and the scheduler thread's text handed over (the
+ * whole exposition of `run` byte for byte: run/test_metric_sets.c). */
 #include "testutil.h"
 
 #include <math.h>
 
+#include "base/metrics_registry.h"
 #include "scheduler/run_metrics.h"
-#include "metrics_golden.h"
-#include "metrics_states.h"
 
+/* The set's two collectors, as `run` registers them (others between). */
 static char *render(ms_metrics *m) {
     size_t len = 0;
-    char *t = metrics_render_run(m, &len);
+    ms_metrics_registry *r = ms_metrics_registry_new();
+    assert_non_null(r);
+    assert_true(ms_metrics_registry_add(r, ms_metrics_collect, m));
+    assert_true(ms_metrics_registry_add(r, ms_metrics_collect_scheduler_text, m));
+    char *t = ms_metrics_registry_render(r, &len);
+    ms_metrics_registry_free(r);
     assert_non_null(t);
     assert_int_equal(strlen(t), len);
     return t;
@@ -59,7 +65,7 @@ static void test_attempts_and_durations(void **state) {
     ms_metrics_free(m);
 }
 
-static void test_queue_preemption_bindings_api(void **state) {
+static void test_queue_preemption_bindings(void **state) {
     (void)state;
     const char *profiles[] = {"default-scheduler"};
     ms_metrics *m = ms_metrics_new(profiles, 1);
@@ -78,11 +84,6 @@ static void test_queue_preemption_bindings_api(void **state) {
     ms_metrics_binding(m, MS_BIND_CONFLICT);
     ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_ALREADY_BOUND);
     ms_metrics_bind_conflict(m, MS_BIND_CONFLICT_GATED);
-    ms_metrics_api_request(m, 409);
-    ms_metrics_api_request(m, 201);
-    ms_metrics_api_request(m, 201);
-    ms_metrics_api_request(m, 0);
-    ms_metrics_events(m, 5, 1, 9);
     char *t = render(m);
     assert_true(tu_series(t, "scheduler_pending_pods{queue=\"active\"}") == 4);
     assert_true(tu_series(t, "scheduler_pending_pods{queue=\"backoff\"}") == 0);
@@ -115,120 +116,23 @@ static void test_queue_preemption_bindings_api(void **state) {
     assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"being_deleted\"}") == 0);
     assert_true(tu_series(t, "moonsched_binding_conflicts_total{reason=\"other\"}") == 0);
     assert_non_null(strstr(t, "moonsched_binding_conflicts_total{reason=\"other\"} 0\n"));
-    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"201\"}") == 2);
-    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"409\"}") == 1);
-    assert_true(tu_series(t, "moonsched_api_requests_total{code=\"0\"}") == 1);
-    /* codes in increasing order */
-    assert_true(strstr(t, "code=\"0\"") < strstr(t, "code=\"201\"") &&
-                strstr(t, "code=\"201\"") < strstr(t, "code=\"409\""));
-    assert_true(tu_series(t, "moonsched_events_total{result=\"suppressed\"}") == 9);
     free(t);
     ms_metrics_free(m);
 }
 
-static void test_shadow_decisions(void **state) {
-    (void)state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
-    char *t = render(m);
-    assert_null(strstr(t, "moonsched_shadow_decisions_total"));   /* no shadow policy: no family */
-    free(t);
-    ms_metrics_shadow sh[1] = {
-        {.profile = "default-scheduler", .policy = "lua:next", .agree = 7, .disagree = 3, .skipped = 5}};
-    ms_metrics_set_shadows(m, sh, 1);
-    t = render(m);
-    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"true\"}") == 7);
-    assert_true(tu_series(t, "moonsched_shadow_decisions_total{policy=\"lua:next\",profile=\"default-scheduler\",agree=\"false\"}") == 3);
-    assert_non_null(strstr(t, "# TYPE moonsched_shadow_decisions_total counter\n"));
-    /* cycles sat out while disabled: their own family, not decisions */
-    assert_true(tu_series(t, "moonsched_shadow_skipped_total{policy=\"lua:next\",profile=\"default-scheduler\"}") == 5);
-    free(t);
-    ms_metrics_free(m);
-}
-
-static void test_policies_and_escaping(void **state) {
+static void test_goroutines_and_scheduler_text(void **state) {
     (void)state;
     const char *profiles[] = {"a\"b\\c"};
     ms_metrics *m = ms_metrics_new(profiles, 1);
-    ms_metrics_policy p[2] = {
-        {.profile = "default-scheduler", .plugin = "lua:gpu", .disabled = true, .calls = 10, .failures = 4,
-         .budget_kills = 1, .reloads_ok = 2, .reloads_failed = 1},
-        {.profile = "default-scheduler", .plugin = "lua:zone", .calls = 3},
-    };
-    ms_metrics_set_policies(m, p, 2);
-    char *t = render(m);
-    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"ok\"}") == 2);
-    assert_true(tu_series(t, "moonsched_policy_reloads_total{plugin=\"lua:gpu\",profile=\"default-scheduler\",result=\"refused\"}") == 1);
-    assert_true(tu_series(t, "moonsched_policy_call_failures_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 4);
-    assert_true(tu_series(t, "moonsched_policy_budget_kills_total{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
-    assert_true(tu_series(t, "moonsched_policy_calls_total{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 3);
-    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == 1);
-    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
-    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"a\\\"b\\\\c\",result=\"error\"}") == 0);
-    free(t);
-    /* a reload that removes a policy: its series go */
-    ms_metrics_set_policies(m, p + 1, 1);
-    t = render(m);
-    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:gpu\",profile=\"default-scheduler\"}") == -1);
-    assert_true(tu_series(t, "moonsched_policy_disabled{plugin=\"lua:zone\",profile=\"default-scheduler\"}") == 0);
-    free(t);
-    ms_metrics_free(m);
-}
-
-static void test_leader_election_gauge(void **state) {
-    (void)state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
-    char *t = render(m);
-    /* no election: no series, as upstream registers it with the elector */
-    assert_null(strstr(t, "leader_election_master_status"));
-    free(t);
-    ms_metrics_set_leader(m, "kube-scheduler", false);
-    t = render(m);
-    assert_non_null(strstr(t, "# TYPE leader_election_master_status gauge\n"));
-    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 0);
-    free(t);
-    ms_metrics_set_leader(m, "kube-scheduler", true);
-    t = render(m);
-    assert_true(tu_series(t, "leader_election_master_status{name=\"kube-scheduler\"}") == 1);
-    free(t);
-    ms_metrics_set_leader(m, "a\"b", false);
-    t = render(m);
-    assert_true(tu_series(t, "leader_election_master_status{name=\"a\\\"b\"}") == 0);
-    free(t);
-    ms_metrics_free(m);
-}
-
-static void test_rest_client_goroutines_process(void **state) {
-    (void)state;
-    const char *profiles[] = {"default-scheduler"};
-    ms_metrics *m = ms_metrics_new(profiles, 1);
-    ms_metrics_set_rest_host(m, "https://127.0.0.1:6443/prefix");
-    ms_metrics_rest_request(m, "POST", 201, 0.003);
-    ms_metrics_rest_request(m, "POST", 201, 0.2);
-    ms_metrics_rest_request(m, "GET", 0, 1.5);
-    ms_metrics_rest_request(m, "GET", 200, -1);   /* a watch: counted, no latency */
-    ms_metrics_rest_request(m, "PROPFIND", 405, 0.01);
     ms_metrics_set_binds_in_flight(m, 5);
     char *text = strdup("scheduler_scheduler_cache_size{type=\"nodes\"} 3\n");
     ms_metrics_set_scheduler_text(m, text, strlen(text));
     char *t = render(m);
-    assert_true(tu_series(t, "rest_client_requests_total{code=\"201\",host=\"127.0.0.1:6443\",method=\"POST\"}") == 2);
-    assert_true(tu_series(t, "rest_client_requests_total{code=\"<error>\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
-    assert_true(tu_series(t, "rest_client_requests_total{code=\"200\",host=\"127.0.0.1:6443\",method=\"GET\"}") == 1);
-    assert_true(tu_series(t, "rest_client_requests_total{code=\"405\",host=\"127.0.0.1:6443\",method=\"other\"}") == 1);
-    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.005\"}") == 1);
-    assert_true(tu_series(t, "rest_client_request_duration_seconds_bucket{host=\"127.0.0.1:6443\",verb=\"POST\",le=\"0.25\"}") == 2);
-    assert_true(tu_series(t, "rest_client_request_duration_seconds_count{host=\"127.0.0.1:6443\",verb=\"GET\"}") == 1);
     assert_true(tu_series(t, "scheduler_goroutines{operation=\"binding\"}") == 5);
+    /* profile names escaped */
+    assert_true(tu_series(t, "scheduler_schedule_attempts_total{profile=\"a\\\"b\\\\c\",result=\"error\"}") == 0);
     /* the scheduler thread's text goes out as handed over */
     assert_true(tu_series(t, "scheduler_scheduler_cache_size{type=\"nodes\"}") == 3);
-    /* the process collector's families, from /proc */
-    assert_true(tu_series(t, "process_cpu_seconds_total") >= 0);
-    assert_true(tu_series(t, "process_resident_memory_bytes") > 0);
-    assert_true(tu_series(t, "process_virtual_memory_bytes") > 0);
-    assert_true(tu_series(t, "process_open_fds") > 0);
-    assert_true(tu_series(t, "process_max_fds") > 0);
-    assert_true(tu_series(t, "process_start_time_seconds") > 1.5e9);
-    assert_true(tu_series(t, "moonsched_threads") >= 1);
     free(t);
     ms_metrics_set_scheduler_text(m, NULL, 0);
     t = render(m);
@@ -237,69 +141,11 @@ static void test_rest_client_goroutines_process(void **state) {
     ms_metrics_free(m);
 }
 
-/* The heap gauges follow what the process holds: a block allocated and
- * touched shows in use, and leaves it when freed. (Under ASan its own
- * allocator serves malloc, and its mallinfo2 answers zeros.) */
-static void test_heap_gauges(void **state) {
-    (void)state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
-    char *t = render(m);
-    double used0 = tu_series(t, "moonsched_heap_inuse_bytes");
-    assert_true(used0 >= 0);
-    assert_true(tu_series(t, "moonsched_heap_free_bytes") >= 0);
-    free(t);
-#ifndef __SANITIZE_ADDRESS__
-    assert_true(used0 > 0);
-    size_t big = (size_t)8 << 20;
-    char *block = malloc(big);
-    assert_non_null(block);
-    /* (through a volatile pointer: the block must not be optimized away) */
-    void *(*volatile fill)(void *, int, size_t) = memset;
-    fill(block, 1, big);
-    t = render(m);
-    double used1 = tu_series(t, "moonsched_heap_inuse_bytes");
-    free(t);
-    free(block);
-    t = render(m);
-    double used2 = tu_series(t, "moonsched_heap_inuse_bytes");
-    free(t);
-    assert_true(used1 - used0 >= (double)big);
-    assert_true(used1 - used2 >= (double)big);
-#endif
-    ms_metrics_free(m);
-}
-
-/* The whole exposition, byte for byte, in a state that sets every
- * family, and with nothing recorded. */
-static void test_exposition_golden(void **state) {
-    (void)state;
-    const char *profiles[] = {"default-scheduler", "gpu"};
-    ms_metrics *m = ms_metrics_new(profiles, 2);
-    metrics_fill_run(m);
-    char *t = render(m), *n = metrics_without_process_figures(t);
-    assert_string_equal(n, golden_run);
-    free(n);
-    free(t);
-    ms_metrics_free(m);
-    m = ms_metrics_new(NULL, 0);
-    t = render(m);
-    n = metrics_without_process_figures(t);
-    assert_string_equal(n, golden_run_empty);
-    free(n);
-    free(t);
-    ms_metrics_free(m);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attempts_and_durations),
-        cmocka_unit_test(test_queue_preemption_bindings_api),
-        cmocka_unit_test(test_policies_and_escaping),
-        cmocka_unit_test(test_shadow_decisions),
-        cmocka_unit_test(test_leader_election_gauge),
-        cmocka_unit_test(test_rest_client_goroutines_process),
-        cmocka_unit_test(test_heap_gauges),
-        cmocka_unit_test(test_exposition_golden),
+        cmocka_unit_test(test_queue_preemption_bindings),
+        cmocka_unit_test(test_goroutines_and_scheduler_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,6 @@
 #include "fake_reviews.h"
 #include "base/buf.h"
 #include "metrics_states.h"
-#include "scheduler/run_metrics.h"
 #include "serving/secure_serving.h"
 #include "serving/serving_cert.h"
 
@@ -279,9 +278,9 @@ static void test_tls_version_and_suites(void **state) {
 }
 
 /* The value of a moonsched_authentication_attempts_total series. */
-static long attempts(ms_metrics *m, const char *result) {
+static long attempts(ms_authn_metrics *m, const char *result) {
     size_t len;
-    char *t = metrics_render_run(m, &len), key[96];
+    char *t = metrics_render_one(ms_authn_metrics_collect, m, &len), key[96];
     snprintf(key, sizeof key, "moonsched_authentication_attempts_total{result=\"%s\"}", result);
     long n = (long)tu_series(t, key);
     free(t);
@@ -326,7 +325,7 @@ static void test_client_certificates(void **state) {
     assert_non_null(mkdtemp(dir));
     make_certs(dir);
     snprintf(ca, sizeof ca, "%s/ca.crt", dir);
-    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_authn_metrics *m = ms_authn_metrics_new();
     ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
                                    .handler = serve, .log = &quiet, .client_ca_file = ca, .metrics = m};
     ms_secure_serving *s = NULL;
@@ -361,7 +360,7 @@ static void test_client_certificates(void **state) {
     o.client_ca_file = key;
     assert_int_equal(ms_secure_serving_start(&o, &s, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "--client-ca-file"));
-    ms_metrics_free(m);
+    ms_authn_metrics_free(m);
     tu_rmtree(dir);
 }
 
@@ -411,7 +410,7 @@ static void test_client_ca_after_rotation(void **state) {
  * without a review; another address is not held back. */
 static void test_failed_authentications_limited(void **state) {
     fixture *f = *state;
-    ms_metrics *m = ms_metrics_new(NULL, 0);
+    ms_authn_metrics *m = ms_authn_metrics_new();
     /* a window longer than the test: the count cannot depend on its speed */
     ms_secure_serving_options o = {.bind_address = "127.0.0.1", .authn_config = &f->kc, .authz_config = &f->kc,
                                    .handler = serve, .log = &quiet, .metrics = m, .auth_failure_max = 3,
@@ -439,7 +438,7 @@ static void test_failed_authentications_limited(void **state) {
     assert_string_equal(get_as(port, "/metrics", NULL, NULL, "good", "127.0.0.1"), "200 ok\n");
     assert_int_equal(atomic_load(&f->fr.token_reviews), 4);
     ms_secure_serving_stop(s);
-    ms_metrics_free(m);
+    ms_authn_metrics_free(m);
 }
 
 int main(void) {
