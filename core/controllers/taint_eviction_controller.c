@@ -229,7 +229,11 @@ static void on_evict(void *ctx, ms_pod *pod, double fire_at) {
         give_back(&(job){.s = s, .pod = pod});
         return;
     }
-    ms_log(c->log, MS_LOG_INFO, "taint eviction: deleting pod", "pod", j->key, NULL);
+    /* The deadline as decided, not when it fired: how late the deletion came
+     * is the machine's, when it was due is the decision's. */
+    char due[MS_RFC3339_MAX];
+    ms_time_rfc3339(fire_at, 6, due, sizeof due);
+    ms_log(c->log, MS_LOG_INFO, "taint eviction: deleting pod", "pod", j->key, "deadline", due, NULL);
     post_event(s, pod, "Delete", "Marking for deletion Pod %s/%s");
     if (!j->status_path) {
         submit_delete(j);
