@@ -59,15 +59,25 @@ static ms_rc read_file(ms_json_reader *r, const cJSON *args, ms_policy_args *out
     return rc;
 }
 
-static ms_rc read_limits(ms_json_reader *r, const cJSON *args, ms_policy_args *out) {
+/* budgetMs, initBudgetMs: milliseconds in (0, 60000], kept in seconds;
+ * absent: *out unchanged. */
+static ms_rc read_budget(ms_json_reader *r, const cJSON *args, const char *field, double *out) {
     double d;
-    const cJSON *j = ms_json_get(args, "budgetMs");
-    ms_rc rc = ms_json_number(r, "budgetMs", j, MS_JSON_NUMBER, &d);
+    const cJSON *j = ms_json_get(args, field);
+    ms_rc rc = ms_json_number(r, field, j, MS_JSON_NUMBER, &d);
     if (rc != MS_OK) return rc;
     if (j && (!(d > 0) || d > 60000))
-        return ms_json_fail(r, "budgetMs", "Invalid value: %g: must be greater than 0 and at most 60000", d);
-    if (j) out->budget = d / 1000.0;
-    j = ms_json_get(args, "memoryLimitMiB");
+        return ms_json_fail(r, field, "Invalid value: %g: must be greater than 0 and at most 60000", d);
+    if (j) *out = d / 1000.0;
+    return MS_OK;
+}
+
+static ms_rc read_limits(ms_json_reader *r, const cJSON *args, ms_policy_args *out) {
+    double d;
+    ms_rc rc = read_budget(r, args, "budgetMs", &out->budget);
+    if (rc != MS_OK) return rc;
+    if ((rc = read_budget(r, args, "initBudgetMs", &out->init_budget)) != MS_OK) return rc;
+    const cJSON *j = ms_json_get(args, "memoryLimitMiB");
     if ((rc = ms_json_number(r, "memoryLimitMiB", j, MS_JSON_INTEGER, &d)) != MS_OK) return rc;
     if (j && (d != floor(d) || d < 1 || d > 1048576))
         return ms_json_fail(r, "memoryLimitMiB",
@@ -110,8 +120,8 @@ static ms_rc read_mode(ms_json_reader *r, const cJSON *args, bool *shadow) {
 
 ms_rc ms_config_policy_args(const cJSON *args, const char *path, ms_policy_args *out,
                             ms_error *err) {
-    static const char *const known[] = {"apiVersion", "kind", "file", "args", "budgetMs", "memoryLimitMiB",
-                                        "onError", "onLoadError", "maxConsecutiveFailures", "mode", NULL};
+    static const char *const known[] = {"apiVersion", "kind", "file", "args", "budgetMs", "initBudgetMs",
+                                        "memoryLimitMiB", "onError", "onLoadError", "maxConsecutiveFailures", "mode", NULL};
     ms_policy_args_default(out);
     ms_json_reader r;
     ms_json_reader_init(&r, &policy_wording, err);

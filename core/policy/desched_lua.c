@@ -59,6 +59,7 @@ static ms_rc instance(ms_desched_policy *pol, ms_desched_profile *prof, const ch
     ms_lua_limits lim;
     ms_lua_limits_default(&lim);
     lim.budget = pa.budget;
+    lim.init_budget = pa.init_budget;
     lim.memory = pa.memory;
     lim.max_failures = pa.max_failures;
     lim.on_error = pa.on_error;

@@ -273,6 +273,7 @@ static const char *load_error_text(const ms_lua_state *s) {
 
 void ms_lua_limits_default(ms_lua_limits *l) {
     l->budget = 0;
+    l->init_budget = 0;
     l->memory = 0;
     l->max_failures = -1;
     l->on_error = -1;
@@ -287,7 +288,8 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     if (!s) return ms_error_set(err, MS_ENOMEM, "policy: out of memory");
     s->rt = rt;
     s->cap = lim && lim->memory ? lim->memory : rt->o.memory;
-    s->budget = lim && lim->budget > 0 ? lim->budget : rt->o.budget;
+    double call_budget = lim && lim->budget > 0 ? lim->budget : rt->o.budget;
+    s->budget = call_budget;
     s->shadow = lim && lim->shadow;
     s->dispatch_ref = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "%s", chunkname && *chunkname == '@' ? chunkname + 1 : "?");
@@ -306,6 +308,11 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     int rc = lua_cpcall(s->L, setup_protected, &lc);
     bool killed = false;
     if (rc == 0) {
+        /* The load has its own budget (the watchdog and the error read
+         * s->budget): the call budget protects the cycle's per-pod calls. */
+        s->budget = lim && lim->init_budget > 0 ? lim->init_budget
+                    : call_budget > MS_LUA_INIT_BUDGET_MIN ? call_budget
+                                                           : MS_LUA_INIT_BUDGET_MIN;
         ms_lua_watch(s);
         rc = lua_cpcall(s->L, load_protected, &lc);
         killed = ms_lua_unwatch(s);
@@ -317,6 +324,7 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
         ms_lua_state_free(s);
         return err ? err->rc : MS_EINVAL;
     }
+    s->budget = call_budget;
     lua_settop(s->L, 0);
     s->err[0] = 0;
     /* Room for the dispatcher and its error on every call. */

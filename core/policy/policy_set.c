@@ -197,6 +197,7 @@ static ms_rc load_text(ms_policy_set *ps, const char *path, const ms_lua_limits 
 static void instance_limits(const ms_policy_args *a, ms_lua_limits *lim) {
     ms_lua_limits_default(lim);
     lim->budget = a->budget;
+    lim->init_budget = a->init_budget;
     lim->memory = (size_t)a->memory;
     lim->max_failures = a->max_failures;
     lim->on_error = a->on_error;

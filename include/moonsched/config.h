@@ -177,6 +177,7 @@ typedef struct ms_policy_args {
     const char *file;              /* required; borrowed from the args object */
     const cJSON *args;             /* `args`: the policy's init args (an object), or NULL */
     double budget;                 /* budgetMs, in seconds; 0: the default */
+    double init_budget;            /* initBudgetMs, in seconds; 0: the default */
     uint64_t memory;               /* memoryLimitMiB, in bytes; 0: the default */
     int32_t on_error;              /* onError: 0 "reject", 1 "skip"; -1: the default */
     int32_t max_failures;          /* maxConsecutiveFailures; -1: the default */

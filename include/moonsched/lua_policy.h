@@ -90,6 +90,11 @@ void ms_lua_options_default(ms_lua_options *o);
  * runtime's option of the same name. */
 typedef struct ms_lua_limits {
     double budget;                 /* seconds per call; 0: the runtime's */
+    /* Seconds for the load (the file's top level and init); 0: the call
+     * budget, but at least MS_LUA_INIT_BUDGET_MIN: a load runs once per
+     * version, so a 1 ms call budget must not make it depend on the
+     * machine's speed. */
+    double init_budget;
     size_t memory;                 /* bytes of the state; 0: the runtime's */
     int32_t max_failures;          /* -1: the runtime's; 0: never disable */
     int32_t on_error;              /* ms_policy_on_error; -1: the runtime's */
@@ -99,6 +104,8 @@ typedef struct ms_lua_limits {
      * may also run live. */
     bool shadow;
 } ms_lua_limits;
+
+#define MS_LUA_INIT_BUDGET_MIN 1.0
 
 void ms_lua_limits_default(ms_lua_limits *l);
 

@@ -41,6 +41,11 @@ sed 's/budgetMs: 20 /budgetMs: -1 /' examples/scheduler-config-policies.yaml >"$
 check "bad policy args: exit 2" test $? -eq 2
 check "bad policy args: the field named, upstream style" has_text "$T/bad-config.err" \
     "profiles[0].pluginConfig[0].args.budgetMs: Invalid value: -1: must be greater than 0 and at most 60000"
+sed 's/budgetMs: 20 /initBudgetMs: 0 /' examples/scheduler-config-policies.yaml >"$T/bad-init.yaml"
+"$M" simulate --cluster examples/cluster.yaml --config "$T/bad-init.yaml" >/dev/null 2>"$T/bad-init.err"
+check "bad initBudgetMs: exit 2" test $? -eq 2
+check "bad initBudgetMs: reported as budgetMs is" has_text "$T/bad-init.err" \
+    "profiles[0].pluginConfig[0].args.initBudgetMs: Invalid value: 0: must be greater than 0 and at most 60000"
 printf 'return {name = "broken",\n' >"$T/broken.lua"
 "$M" simulate --generate nodes=2,pods=1 --policy "$T/broken.lua" >/dev/null 2>"$T/broken.err"
 check "--policy with a syntax error: exit 2" test $? -eq 2

@@ -30,7 +30,8 @@ static void test_valid_policy_plugin(void **state) {
     ms_rc rc = load(HEAD "  pluginConfig:\n  - name: 'lua:gpu'\n    args:\n"
                          "      file: policies/gpu-binpack.lua\n"
                          "      args: {resource: nvidia.com/gpu}\n"
-                         "      budgetMs: 2.5\n      memoryLimitMiB: 16\n      onError: skip\n"
+                         "      budgetMs: 2.5\n      initBudgetMs: 2000\n      memoryLimitMiB: 16\n"
+                         "      onError: skip\n"
                          "      onLoadError: skip\n      maxConsecutiveFailures: 0\n",
                     &c, &err);
     if (rc != MS_OK) fail_msg("%s", err.msg);
@@ -45,6 +46,7 @@ static void test_valid_policy_plugin(void **state) {
     assert_int_equal(ms_config_policy_args(pc->args, NULL, &a, &err), MS_OK);
     assert_string_equal(a.file, "policies/gpu-binpack.lua");
     assert_true(a.budget > 0.0024 && a.budget < 0.0026);
+    assert_true(a.init_budget == 2.0);
     assert_int_equal(a.memory, 16u << 20);
     assert_int_equal(a.on_error, 1);
     assert_int_equal(a.on_load_error, 1);
@@ -74,6 +76,12 @@ static void test_errors(void **state) {
         {HEAD "  pluginConfig:\n  - {name: Other}\n  - {name: 'lua:gpu', args: {file: x.lua, budgetMs: 0}}\n",
          "profiles[0].pluginConfig[1].args.budgetMs: Invalid value: 0: must be greater than 0 and at most "
          "60000"},
+        {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, initBudgetMs: 60001}}\n",
+         "profiles[0].pluginConfig[0].args.initBudgetMs: Invalid value: 60001: must be greater than 0 and "
+         "at most 60000"},
+        {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, initBudgetMs: 0}}\n",
+         "profiles[0].pluginConfig[0].args.initBudgetMs: Invalid value: 0: must be greater than 0 and "
+         "at most 60000"},
         {HEAD "  pluginConfig:\n  - {name: 'lua:gpu', args: {file: x.lua, memoryLimitMiB: 1.5}}\n",
          "profiles[0].pluginConfig[0].args.memoryLimitMiB: Invalid value: 1.5: must be an integer between "
          "1 and 1048576"},

@@ -194,14 +194,15 @@ static void test_memory_cap(void **state) {
  * stops it: in its top level, in the parser (a file of a million
  * statements takes far longer to read than 1 ms on any machine), in init.
  * Under ASan, LeakSanitizer finds what a refusal leaves at exit. The
- * runtime's own setup is outside the budget: a 1 ms budget loads a policy
- * that does nothing on its own. */
+ * runtime's own setup is outside the budget: a 1 ms load budget loads a
+ * policy that does nothing on its own. */
 static void test_refused_at_the_budget_frees_everything(void **state) {
     (void)state;
     env *e = env_new(0, 0, MS_POLICY_REJECT);
     ms_lua_limits lim;
     ms_lua_limits_default(&lim);
     lim.budget = 0.001;
+    lim.init_budget = 0.001;
     size_t n = 6u << 20;
     char *big = malloc(n + 1);
     assert_non_null(big);
@@ -229,6 +230,36 @@ static void test_refused_at_the_budget_frees_everything(void **state) {
     if (ms_lua_state_load_ex(e->rt, &lim, "=quick.lua", src, strlen(src), NULL, &s, &err) != MS_OK)
         fail_msg("%s", err.msg);
     ms_lua_state_free(s);
+    env_free(e);
+}
+
+/* A load runs under initBudgetMs, not the call budget: by default the
+ * larger of the call budget and 1 s, so a top level that spends far more
+ * than 1 ms of CPU on any machine (3e7 iterations) loads under a 1 ms call
+ * budget; a top level that never ends is stopped at initBudgetMs, and the
+ * calls after a load are back under the call budget. */
+static void test_load_has_its_own_budget(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    ms_lua_limits lim;
+    ms_lua_limits_default(&lim);
+    lim.budget = 0.001;
+    const char *src = "local x = 0 for i = 1, 3e7 do x = (x + i) % 7 end\n"
+                      "local p = {name = 'slow-start'} function p.filter() return true end return p";
+    ms_lua_state *s = NULL;
+    ms_error err = {0};
+    if (ms_lua_state_load_ex(e->rt, &lim, "=slow-start.lua", src, strlen(src), NULL, &s, &err) != MS_OK)
+        fail_msg("%s", err.msg);
+    assert_true(s->budget == 0.001);
+    ms_lua_state_free(s);
+
+    lim.init_budget = 0.05;
+    src = "while true do end";
+    s = NULL;
+    assert_int_not_equal(ms_lua_state_load_ex(e->rt, &lim, "=spin.lua", src, strlen(src), NULL, &s, &err),
+                         MS_OK);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "stopped after its CPU budget of 50 ms"));
     env_free(e);
 }
 
@@ -427,6 +458,7 @@ int main(void) {
         cmocka_unit_test(test_reason_outlives_a_pod_name),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_refused_at_the_budget_frees_everything),
+        cmocka_unit_test(test_load_has_its_own_budget),
         cmocka_unit_test(test_memory_cap),
         cmocka_unit_test(test_memory_cap_in_compiled_code_after_budget_stops),
         cmocka_unit_test(test_freed_big_state_gives_memory_back),
