@@ -9,7 +9,8 @@
 # REPOSITORY is a path or URL that git clones (default: the repository this
 # script is in); its HEAD is tested, not its work tree. Environment:
 #   FRESH_ROOT   the root's directory (default /var/tmp/moonsched-fresh-root);
-#                an existing one is deleted first
+#                an existing one is deleted first; one run per root at a
+#                time (ROOT.lock: a second run refuses to start)
 #   FRESH_REUSE  1: keep an existing root and what it installed and cached
 #                (Kubernetes, LuaJIT, packages), replace only the clone
 #   FRESH_CMD    what runs in the clone (default `make test`), e.g.
@@ -34,6 +35,10 @@ log=${FRESH_LOG:-$root.log}
 packages=gcc,make,git,ca-certificates,clang-format,clang-tidy,cppcheck,clangd,bear,cmake,gdb,valgrind,strace,linux-perf
 
 [ "$(id -u)" = 0 ] || { echo "fresh-root.sh: needs root" >&2; exit 1; }
+# One run per root: a second run would delete the first one's files under
+# it (the lock goes with this process, however it ends).
+exec 9>"$root.lock"
+flock -n 9 || { echo "fresh-root.sh: $root is in use by another run (FRESH_ROOT sets another)" >&2; exit 1; }
 command -v mmdebstrap >/dev/null 2>&1 || sh "$here/tests/ensure-packages.sh" mmdebstrap
 
 child=
