@@ -199,8 +199,7 @@ static void kind_unlisted(void *ctx, const char *path, long status, const char *
     snprintf(st, sizeof st, "%ld", status);
     bool claims = strcmp(path, "/api/v1/persistentvolumeclaims") == 0;
     bool classes = strcmp(path, "/apis/scheduling.k8s.io/v1/priorityclasses") == 0;
-    bool workloads = strcmp(path, "/api/v1/services") == 0 || strcmp(path, "/api/v1/replicationcontrollers") == 0 ||
-                     strncmp(path, "/apis/apps/v1/", 14) == 0;
+    bool workloads = ms_snapshot_is_workload_path(path);
     const char *effect = classes    ? "priorityThreshold.name resolves only system-cluster-critical and "
                                       "system-node-critical"
                          : claims   ? "no claim is known: protectedStorageClasses protects every pod with one, "

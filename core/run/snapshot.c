@@ -168,10 +168,11 @@ ms_rc ms_snapshot_write_view(const ms_cluster_view *v, FILE *out, ms_error *err)
     return MS_OK;
 }
 
-static bool is_workload_kind(const resource *r) {
-    return strcmp(r->path, "/api/v1/services") == 0 || strcmp(r->path, "/api/v1/replicationcontrollers") == 0 ||
-           strncmp(r->path, "/apis/apps/v1/", 14) == 0;
+bool ms_snapshot_is_workload_path(const char *path) {
+    return strcmp(path, "/api/v1/services") == 0 || strcmp(path, "/api/v1/replicationcontrollers") == 0 ||
+           strncmp(path, "/apis/apps/v1/", 14) == 0;
 }
+static bool is_workload_kind(const resource *r) { return ms_snapshot_is_workload_path(r->path); }
 static bool is_volume_kind(const resource *r) {
     return strncmp(r->path, "/apis/storage.k8s.io/", 21) == 0 || strncmp(r->path, "/api/v1/persistentvolume", 24) == 0;
 }

@@ -51,6 +51,9 @@ ms_rc ms_snapshot_write_volumes(ms_kube_client *c, FILE *out, ms_snapshot_unlist
  * as the scheduler does). */
 ms_rc ms_snapshot_write_workloads(ms_kube_client *c, FILE *out, ms_snapshot_unlisted_fn unlisted, void *ctx,
                                   ms_error *err);
+/* Whether a collection path is one of those workload kinds (what a
+ * caller's `unlisted` callback is told). */
+bool ms_snapshot_is_workload_path(const char *path);
 
 /* The same for the PriorityClasses alone (`moonsched deschedule` resolves
  * DefaultEvictor's priorityThreshold.name against them). */
