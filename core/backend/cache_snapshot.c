@@ -118,7 +118,9 @@ int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n) {
     s->nnodes = 0;
     for (uint32_t i = 0; i < n; i++) {
         ms_node_info *ni = ms_map_get(&s->by_name, order[i]);
-        if (ni) s->nodes[s->nnodes++] = ni;
+        if (!ni) continue;
+        ni->index = s->nnodes;
+        s->nodes[s->nnodes++] = ni;
     }
     if (!ms_array_grow((void **)&s->have_pods_with_affinity, &s->affcap, s->nnodes,
                        sizeof *s->have_pods_with_affinity))

@@ -76,8 +76,8 @@ void ms_snapshot_drop(ms_snapshot *s, ms_str node_name);
 void ms_snapshot_begin_update(ms_snapshot *s);
 void ms_snapshot_note_updated(ms_snapshot *s, ms_node_info *ni);
 /* `nodes` becomes by_name's NodeInfos in the given order (names that are
- * absent are skipped), and the affinity lists are rebuilt from it (in
- * `nodes`' order). 0 or -1 (out of memory). */
+ * absent are skipped), each told its position (index), and the affinity
+ * lists are rebuilt from it (in `nodes`' order). 0 or -1 (out of memory). */
 int ms_snapshot_rebuild_lists(ms_snapshot *s, const ms_str *order, uint32_t n);
 /* For ms_cache_update_snapshot, after a NodeInfo of `nodes` was copied:
  * keeps the affinity lists current by adding or removing it when it gained

@@ -55,6 +55,11 @@ typedef struct ms_node_info {
      * plugins that keep counts per snapshot compare the two (upstream's
      * AddPod / RemovePod). Set by the copy's owner; copies leave it alone. */
     bool scratch;
+    /* A snapshot's NodeInfo: its position in the snapshot's `nodes`, so
+     * that state kept per node can be sized by the node count rather than
+     * by the highest name id (set when the list is rebuilt; copies leave
+     * it alone). */
+    uint32_t index;
 } ms_node_info;
 
 /* "Takes a reference": the NodeInfo acquires its own reference (unless

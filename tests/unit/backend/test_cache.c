@@ -734,6 +734,9 @@ static void test_snapshot_incremental(void **state) {
     for (uint32_t i = 0; i < f->snap.nnodes; i++) assert_int_not_equal(f->snap.nodes[i]->name, S(f, "n20"));
     for (int i = 0; i < 50; i++)
         if (before_names[i] != S(f, "n20")) assert_ptr_equal(ms_snapshot_get(&f->snap, before_names[i]), before[i]);
+    /* Each NodeInfo knows its position in the rebuilt list (state kept per
+     * node is sized by the node count, not by the name ids). */
+    for (uint32_t i = 0; i < f->snap.nnodes; i++) assert_int_equal(f->snap.nodes[i]->index, i);
     ms_pod_unref(p);
     ms_pod_unref(q);
 }
