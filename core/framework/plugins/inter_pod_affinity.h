@@ -145,12 +145,15 @@ typedef struct ipa_tracker {
 
 /* Filter asks, for every node it visits, whether the C_ANTI or
  * C_EXISTING_ANTI count at the node's value of some key is > 0: a label
- * lookup and a map probe per key. Here the answer is kept per node (by name
- * id) and changed only when a pair's count crosses 0, for the nodes that
- * have that pair's value (a chain per pair, hostname keys: one node), so
- * Filter reads one byte. It holds for the snapshot `snap` at `seq` and
- * `tree_version`; the nodes an update changed are checked for a new value
- * at PreFilter, anything else builds it again from the counts. */
+ * lookup and a map probe per key. Here the answer is kept per node (by its
+ * position in the snapshot's nodes, so the arrays follow the node count,
+ * not the name ids interned before the nodes: pods' nodeName, events) and
+ * changed only when a pair's count crosses 0, for the nodes that have that
+ * pair's value (a chain per pair, hostname keys: one node), so Filter
+ * reads one byte. It holds for the snapshot `snap` at `seq` and
+ * `tree_version` (the positions move only with the node tree); the nodes
+ * an update changed are checked for a new value at PreFilter, anything
+ * else builds it again from the counts. */
 #define IPA_VERDICT_KEYS 4
 
 typedef struct ipa_verdicts {
@@ -159,25 +162,25 @@ typedef struct ipa_verdicts {
     uint64_t seq, tree_version;
     uint32_t nkeys;
     ms_str keys[IPA_VERDICT_KEYS];
-    uint32_t cap;                  /* name ids covered */
-    const ms_node_info **node;     /* per name id: the snapshot's NodeInfo */
-    ms_str *value;                 /* value[k * cap + name]: its value for keys[k] */
-    uint32_t *next;                /* next[k * cap + name]: the next node with that value, name + 1 */
-    ms_map heads;                  /* (key, value) -> first node with it, name + 1 */
-    /* Per name id, for C_ANTI and C_EXISTING_ANTI: the keys whose count at
+    uint32_t cap;                  /* positions covered: the snapshot's node count */
+    const ms_node_info **node;     /* per position: the snapshot's NodeInfo there */
+    ms_str *value;                 /* value[k * cap + at]: its value for keys[k] */
+    uint32_t *next;                /* next[k * cap + at]: the next node with that value, at + 1 */
+    ms_map heads;                  /* (key, value) -> first node with it, at + 1 */
+    /* Per position, for C_ANTI and C_EXISTING_ANTI: the keys whose count at
      * the node's value is > 0. */
     uint8_t *blocked[2];
     uint32_t node_cap, value_cap, next_cap, blocked_cap[2];
 } ipa_verdicts;
 
-/* Whether `ni` is covered (the snapshot's NodeInfo of its name): then
+/* Whether `ni` is covered (the snapshot's NodeInfo at its position): then
  * *anti and *existing hold the verdicts of the pod's and the existing pods'
  * anti-affinity terms. */
 static inline bool ipa_verdicts_of(const ipa_verdicts *v, const ms_node_info *ni, bool *anti, bool *existing) {
-    uint32_t name = ni->name;
-    if (!v->valid || name >= v->cap || v->node[name] != ni) return false;
-    *anti = v->blocked[0][name] != 0;
-    *existing = v->blocked[1][name] != 0;
+    uint32_t at = ni->index;
+    if (!v->valid || at >= v->cap || v->node[at] != ni) return false;
+    *anti = v->blocked[0][at] != 0;
+    *existing = v->blocked[1][at] != 0;
     return true;
 }
 

@@ -38,16 +38,18 @@ void ipa_verdicts_check(ipa_verdicts *v, const ms_snapshot *snap) {
         return;
     }
     if (snap->update_seq == v->seq) return;
-    /* An update copies NodeInfos in place: a node keeps its NodeInfo, and
-     * only a new Node object can bring new values. */
+    /* An update copies NodeInfos in place: a node keeps its NodeInfo (and
+     * its position, as the list is rebuilt only with the tree or for a
+     * new NodeInfo, which is not the one kept there), and only a new Node
+     * object can bring new values. */
     for (uint32_t i = 0; i < snap->nupdated; i++) {
         const ms_node_info *ni = snap->updated[i];
-        if (ni->name >= v->cap || v->node[ni->name] != ni || !ni->node) {
+        if (ni->index >= v->cap || v->node[ni->index] != ni || !ni->node) {
             v->valid = false;
             return;
         }
         for (uint32_t k = 0; k < v->nkeys; k++)
-            if (ms_labels_get(&ni->node->meta.labels, v->keys[k]) != v->value[(size_t)k * v->cap + ni->name]) {
+            if (ms_labels_get(&ni->node->meta.labels, v->keys[k]) != v->value[(size_t)k * v->cap + ni->index]) {
                 v->valid = false;
                 return;
             }
@@ -100,28 +102,24 @@ static bool reserve(ipa_verdicts *v, uint32_t cap) {
 
 /* The nodes of each value, and the verdicts from the counts' pairs. */
 static bool build(ipa_verdicts *v, const ipa_plugin *p, const ms_snapshot *snap) {
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < snap->nnodes; i++)
-        if (snap->nodes[i]->name >= cap) cap = snap->nodes[i]->name + 1;
+    uint32_t cap = snap->nnodes;
     if (!reserve(v, cap)) return false;
     v->cap = cap;
-    memset(v->node, 0, (size_t)cap * sizeof *v->node);
     memset(v->blocked[0], 0, cap);
     memset(v->blocked[1], 0, cap);
     ms_map_clear(&v->heads);
     for (uint32_t i = 0; i < snap->nnodes; i++) {
         const ms_node_info *ni = snap->nodes[i];
-        ms_str name = ni->name;
-        v->node[name] = ni;
+        v->node[i] = ni;
         for (uint32_t k = 0; k < v->nkeys; k++) {
-            size_t at = (size_t)k * cap + name;
+            size_t at = (size_t)k * cap + i;
             ms_str val = ni->node ? ms_labels_get(&ni->node->meta.labels, v->keys[k]) : MS_STR_NONE;
             v->value[at] = val;
             v->next[at] = 0;
             if (val == MS_STR_NONE) continue;
             uint64_t pair = ipa_pair_of(v->keys[k], val);
             v->next[at] = (uint32_t)(uintptr_t)ms_map_get(&v->heads, pair);
-            if (ms_map_put(&v->heads, pair, (void *)(uintptr_t)(name + 1)) != 0) return false;
+            if (ms_map_put(&v->heads, pair, (void *)(uintptr_t)(i + 1)) != 0) return false;
         }
     }
     v->valid = true;

@@ -10,6 +10,7 @@
 
 #include "fixtures.h"
 #include "api/namespace_store.h"
+#include "base/array.h"
 #include "backend/cache.h"
 #include "backend/queue.h"
 #include "backend/cache_snapshot.h"
@@ -1301,6 +1302,10 @@ static void test_counts_kept_between_cycles(void **state) {
     }
     ms_pod *bound[MAXPODS];
     uint32_t nbound = 0, serial = 0, incoming_shape = 0, covered = 0;
+    /* The verdicts are kept by snapshot position: nodes coming and going
+     * (and changing zone) must move the others. */
+    uint32_t last_at[NODES + 2], moved = 0;
+    for (uint32_t i = 0; i < NODES + 2; i++) last_at[i] = UINT32_MAX;
     ms_code codes[2][64];
     const char *reasons[2][64];
     int64_t scores[2][64];
@@ -1342,6 +1347,13 @@ static void test_counts_kept_between_cycles(void **state) {
         }
         assert_int_equal(ms_cache_update_snapshot(e.cache, &e.snap), MS_OK);
         assert_true(e.snap.nnodes <= 64);
+        for (uint32_t i = 0; i < NODES + 2; i++) {
+            char node[16];
+            snprintf(node, sizeof node, "n%u", i);
+            const ms_node_info *ni = ms_snapshot_get(&e.snap, ms_intern_cstr(e.fx.in, node));
+            moved += ni && last_at[i] != UINT32_MAX && ni->index != last_at[i];
+            last_at[i] = ni ? ni->index : UINT32_MAX;
+        }
         if (next_rand(&rng) % 4 == 0) incoming_shape = next_rand(&rng) % (NSHAPE_LABELS * NSHAPE_AFFINITY);
         char name[32];
         snprintf(name, sizeof name, "in%d", round);
@@ -1377,8 +1389,58 @@ static void test_counts_kept_between_cycles(void **state) {
     /* Most cycles read the verdicts (a PreFilter that counted, within the
      * keys they hold), not only the ones right after a rebuild. */
     assert_true(covered > 100 * NODES);
+    assert_true(moved > 0);
     for (uint32_t i = 0; i < nbound; i++) ms_pod_unref(bound[i]);
     cJSON_Delete(args);
+    env_free(&e);
+}
+
+/* The verdicts are kept per snapshot position: names interned before the
+ * nodes (pods' nodeName, events) give the nodes high name ids, which must
+ * not size the arrays. */
+static void test_verdicts_sized_by_node_count(void **state) {
+    (void)state;
+    env e;
+    env_init(&e, NULL);
+    enum { NAMES = 100000, NODES = 10 };
+    char name[32];
+    for (uint32_t i = 0; i < NAMES; i++) {
+        snprintf(name, sizeof name, "elsewhere-%u", i);
+        ms_intern_cstr(e.fx.in, name);
+    }
+    for (uint32_t i = 0; i < NODES; i++) {
+        ms_node *n = shape_node(&e, i, i % 3);
+        assert_true(n->meta.name >= NAMES);
+        assert_int_equal(ms_cache_add_node(e.cache, n), MS_OK);
+        ms_node_unref(n);
+    }
+    ms_pod *web = shape_pod(&e, "web", "n4", 0, 0);
+    assert_int_equal(ms_cache_add_pod(e.cache, web), MS_OK);
+    assert_int_equal(ms_cache_update_snapshot(e.cache, &e.snap), MS_OK);
+    /* Anti-affinity to app=web per hostname: only n4 is blocked. */
+    ms_pod *pod = shape_pod(&e, "incoming", NULL, 1, 1);
+    ms_code codes[NODES];
+    const char *reasons[NODES];
+    int64_t scores[NODES];
+    uint32_t n;
+    run_cycle(&e, e.self, pod, codes, reasons, scores, &n);
+    assert_int_equal(n, NODES);
+    const ipa_verdicts *v = &((const ipa_plugin *)e.self)->verdicts;
+    for (uint32_t i = 0; i < n; i++) {
+        bool anti, existing;
+        assert_true(ipa_verdicts_of(v, e.snap.nodes[i], &anti, &existing));
+        bool on_web = e.snap.nodes[i]->name == ms_intern_cstr(e.fx.in, "n4");
+        assert_int_equal(anti, on_web);
+        assert_int_equal(codes[i], on_web ? MS_UNSCHEDULABLE : MS_SUCCESS);
+    }
+    assert_int_equal(v->cap, NODES);
+    assert_true(v->node_cap <= ms_array_capacity(0, NODES));
+    assert_true(v->blocked_cap[0] <= ms_array_capacity(0, NODES));
+    assert_true(v->blocked_cap[1] <= ms_array_capacity(0, NODES));
+    assert_true(v->value_cap <= ms_array_capacity(0, v->nkeys * NODES));
+    assert_true(v->next_cap <= ms_array_capacity(0, v->nkeys * NODES));
+    ms_pod_unref(pod);
+    ms_pod_unref(web);
     env_free(&e);
 }
 
@@ -1458,6 +1520,7 @@ int main(void) {
         cmocka_unit_test(test_score_hard_pod_affinity_weight),
         cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_counts_kept_between_cycles),
+        cmocka_unit_test(test_verdicts_sized_by_node_count),
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_ops),
     };
