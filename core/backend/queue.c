@@ -75,8 +75,12 @@ struct ms_queue {
 
     /* node name id -> its list (NULL until a pod is first nominated
      * there): Filter and preemption ask for the nominated pods of every
-     * node they visit, an index rather than a hash probe. Ids of node names
-     * are few and dense; the array grows to the largest nominated one. */
+     * node they visit, an index rather than a hash probe. The array grows
+     * to the largest nominated name id, which may be far above the node
+     * count (names interned before the nodes). It is not indexed by
+     * snapshot position as per-cycle state is: the queue outlives
+     * snapshots, and a nomination names a node the snapshot may not have
+     * (deleted, or not seen yet), whose list and stamp must survive. */
     nom_list **nom_nodes;
     uint32_t nom_ncap;
     ms_map nom_pods;               /* uid_hash -> node (as uintptr_t) */
