@@ -1303,7 +1303,7 @@ static void test_counts_kept_between_cycles(void **state) {
     ms_pod *bound[MAXPODS];
     uint32_t nbound = 0, serial = 0, incoming_shape = 0, covered = 0;
     /* The verdicts are kept by snapshot position: nodes coming and going
-     * (and changing zone) must move the others. */
+     * (and changing zone) must move the others, in many rounds. */
     uint32_t last_at[NODES + 2], moved = 0;
     for (uint32_t i = 0; i < NODES + 2; i++) last_at[i] = UINT32_MAX;
     ms_code codes[2][64];
@@ -1337,8 +1337,9 @@ static void test_counts_kept_between_cycles(void **state) {
                 add_namespace(&e, next_rand(&rng) % 2 ? NAMESPACE("default", "env: prod")
                                                        : NAMESPACE("default", "env: dev"));
             } else {
-                /* n24 and n25 come and go (pods may name them meanwhile). */
-                uint32_t i = NODES + next_rand(&rng) % 2;
+                /* Any node, n24 and n25 too, comes and goes (pods may
+                 * name it meanwhile), moving the others' positions. */
+                uint32_t i = next_rand(&rng) % (NODES + 2);
                 ms_node *n = shape_node(&e, i, next_rand(&rng) % 5);
                 if (ms_cache_remove_node(e.cache, n->meta.name) == MS_ENOENT)
                     assert_int_equal(ms_cache_add_node(e.cache, n), MS_OK);
@@ -1389,7 +1390,7 @@ static void test_counts_kept_between_cycles(void **state) {
     /* Most cycles read the verdicts (a PreFilter that counted, within the
      * keys they hold), not only the ones right after a rebuild. */
     assert_true(covered > 100 * NODES);
-    assert_true(moved > 0);
+    assert_true(moved > 40);
     for (uint32_t i = 0; i < nbound; i++) ms_pod_unref(bound[i]);
     cJSON_Delete(args);
     env_free(&e);
