@@ -101,12 +101,12 @@ check "containment (reject): exit 3, a policy failed" test $? -eq 3
 check "containment (reject): a summary line says which policy and how often" \
     grep -Eq "^moonsched: policy lua:hostile \(profile default-scheduler\): [1-9][0-9]* of [1-9][0-9]* calls failed; the last: " "$T/h1.err"
 check "containment: the spinning call is stopped at its CPU budget" has_line "$T/h1.out" \
-    "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget (budgetMs) of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 # Which of its limits stops the bomb first depends on the machine's speed:
 # either contains it.
 check "containment: the allocation bomb is stopped at its memory cap or its CPU budget" \
     sh -c "grep '^default/bomb-0 -> (unschedulable) ' '$T/h1.out' |
-        grep -Eq 'exceeded its memory cap of 16384 KiB|stopped after its CPU budget of 20 ms'"
+        grep -Eq 'exceeded its memory cap of 16384 KiB|stopped after its CPU budget \\(budgetMs\\) of 20 ms'"
 check "containment: an error is the pod's reason" \
     sh -c "grep '^default/error-0 -> (unschedulable) ' '$T/h1.out' | grep -q 'policy hostile: broken for error-0'"
 check "containment: the other pods are scheduled" \
