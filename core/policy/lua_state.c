@@ -294,13 +294,17 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     s->budget = call_budget;
     s->shadow = lim && lim->shadow;
     s->dispatch_ref = LUA_NOREF;
-    snprintf(s->name, sizeof s->name, "%s", chunkname && *chunkname == '@' ? chunkname + 1 : "?");
+    /* Lua's own convention: "@FILE" is a file, "=NAME" a name as it is
+     * (a spec's inline policy); anything else is source text, no name. */
+    snprintf(s->name, sizeof s->name, "%s",
+             chunkname && (*chunkname == '@' || *chunkname == '=') ? chunkname + 1 : "?");
     s->frame.state = s;
     s->frame.api = &rt->api;
     s->L = lua_newstate(state_alloc, s);
     if (!s->L) {
+        ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", s->name);
         free(s);
-        return ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", chunkname);
+        return MS_ENOMEM;
     }
     lua_atpanic(s->L, panic);
     load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args, LUA_NOREF};
