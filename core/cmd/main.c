@@ -153,8 +153,10 @@ static const char help_run[] =
     "  --log-format F     logfmt (default) or json; --logging-format text|json too\n"
     "  --version          print the version and exit\n"
     "\n"
-    "  The word `run` may be left out. kube-scheduler's other flags (--port,\n"
-    "  --feature-gates, --profiling, ...) are accepted with a warning.\n"
+    "  The word `run` may be left out. --port N, kube-scheduler's deprecated\n"
+    "  insecure port, turns the plain port on at 0.0.0.0:N (0: off) unless\n"
+    "  --metrics-bind-address is given. kube-scheduler's other flags\n"
+    "  (--feature-gates, --profiling, ...) are accepted with a warning.\n"
     "See docs/run.md.\n";
 
 static const char help_explain[] =
