@@ -9,6 +9,7 @@
 
 #include "base/suggest.h"
 #include "cmd/run_flags.h"
+#include "moonsched/config.h"
 #include "moonsched/log.h"
 #include "moonsched/run.h"
 #include <cjson/cJSON.h>
@@ -152,8 +153,10 @@ static const char help_run[] =
     "  --log-format F     logfmt (default) or json; --logging-format text|json too\n"
     "  --version          print the version and exit\n"
     "\n"
-    "  The word `run` may be left out. kube-scheduler's other flags (--port,\n"
-    "  --feature-gates, --profiling, ...) are accepted with a warning.\n"
+    "  The word `run` may be left out. --port N, kube-scheduler's deprecated\n"
+    "  insecure port, turns the plain port on at 0.0.0.0:N (0: off) unless\n"
+    "  --metrics-bind-address is given. kube-scheduler's other flags\n"
+    "  (--feature-gates, --profiling, ...) are accepted with a warning.\n"
     "See docs/run.md.\n";
 
 static const char help_explain[] =
@@ -206,6 +209,7 @@ static const char help_man[] =
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "                              [--pods GLOB] [--nodes GLOB] [--max-nodes N]\n"
+    "                              [--init-budget MS]\n"
     "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
     "       moonsched policy init [DIR]\n"
     "\n"
@@ -216,6 +220,8 @@ static const char help_policy[] =
     "  otherwise. --pods and --nodes (shell patterns over NS/NAME and node\n"
     "  names) and --max-nodes (node rows per pod, the rest counted) narrow\n"
     "  the listing; every hook still runs over the whole cluster.\n"
+    "  --init-budget MS: the CPU time of the load (the file's top level and\n"
+    "  init), as a profile's initBudgetMs (default 1000; at most 60000).\n"
     "  test: runs busted specs (default: every *_spec.lua under the current\n"
     "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
     "  against this moonsched's own library; busted's exit code.\n"
@@ -559,6 +565,16 @@ static int policy_main(int argc, char **argv) {
             if (!*v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
                 rc = usage_error(help_policy, "--max-nodes: expected a positive integer, got \"%s\"", v);
             o.max_nodes = (uint32_t)n;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--init-budget", NULL))) {
+            /* initBudgetMs's range, so that what passes here loads the same
+             * in a profile. */
+            char *end;
+            double ms = strtod(v, &end);
+            if (!*v || *end || !(ms > 0) || ms > MS_POLICY_BUDGET_MAX_MS)
+                rc = usage_error(help_policy,
+                                 "--init-budget: expected milliseconds greater than 0 and at most 60000, got \"%s\"",
+                                 v);
+            o.init_budget = ms / 1000.0;
         } else if (is_help(a)) {
             fputs(help_policy, stdout);
             free(files);

@@ -66,8 +66,9 @@ static ms_rc read_budget(ms_json_reader *r, const cJSON *args, const char *field
     const cJSON *j = ms_json_get(args, field);
     ms_rc rc = ms_json_number(r, field, j, MS_JSON_NUMBER, &d);
     if (rc != MS_OK) return rc;
-    if (j && (!(d > 0) || d > 60000))
-        return ms_json_fail(r, field, "Invalid value: %g: must be greater than 0 and at most 60000", d);
+    if (j && (!(d > 0) || d > MS_POLICY_BUDGET_MAX_MS))
+        return ms_json_fail(r, field, "Invalid value: %g: must be greater than 0 and at most %d", d,
+                            MS_POLICY_BUDGET_MAX_MS);
     if (j) *out = d / 1000.0;
     return MS_OK;
 }

@@ -245,11 +245,13 @@ static const char *error_text(lua_State *L) {
     return lua_typename(L, t);
 }
 
-static void set_call_error(ms_lua_state *s, bool killed, int rc) {
+/* `budget`: which one stopped it, named by its field in the policy's
+ * args, so that the message says what to raise. */
+static void set_call_error(ms_lua_state *s, const char *budget, bool killed, int rc) {
     lua_State *L = s->L;
     if (killed)
-        snprintf(s->err, sizeof s->err, "policy %s: stopped after its CPU budget of %g ms",
-                 s->name, s->budget * 1e3);
+        snprintf(s->err, sizeof s->err, "policy %s: stopped after its %s of %g ms", s->name, budget,
+                 s->budget * 1e3);
     else if (rc == LUA_ERRMEM || s->oom)
         snprintf(s->err, sizeof s->err, "policy %s: exceeded its memory cap of %zu KiB", s->name,
                  s->cap >> 10);
@@ -292,13 +294,17 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
     s->budget = call_budget;
     s->shadow = lim && lim->shadow;
     s->dispatch_ref = LUA_NOREF;
-    snprintf(s->name, sizeof s->name, "%s", chunkname && *chunkname == '@' ? chunkname + 1 : "?");
+    /* Lua's own convention: "@FILE" is a file, "=NAME" a name as it is
+     * (a spec's inline policy); anything else is source text, no name. */
+    snprintf(s->name, sizeof s->name, "%s",
+             chunkname && (*chunkname == '@' || *chunkname == '=') ? chunkname + 1 : "?");
     s->frame.state = s;
     s->frame.api = &rt->api;
     s->L = lua_newstate(state_alloc, s);
     if (!s->L) {
+        ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", s->name);
         free(s);
-        return ms_error_set(err, MS_ENOMEM, "policy %s: cannot create a Lua state", chunkname);
+        return MS_ENOMEM;
     }
     lua_atpanic(s->L, panic);
     load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args, LUA_NOREF};
@@ -318,7 +324,7 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
         killed = ms_lua_unwatch(s);
     }
     if (rc != 0) {
-        set_call_error(s, killed, rc);
+        set_call_error(s, "load budget (initBudgetMs)", killed, rc);
         ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s",
                      load_error_text(s));
         ms_lua_state_free(s);
@@ -397,7 +403,7 @@ int ms_lua_state_call(ms_lua_state *s, ms_lua_op op, bool *killed_out, bool *oom
     if (rc == 0 && !killed) return 0;
     if (rc == 0) lua_pushstring(L, "CPU budget exceeded");
     bool oom = rc == LUA_ERRMEM || s->oom;
-    set_call_error(s, killed, rc);
+    set_call_error(s, "CPU budget (budgetMs)", killed, rc);
     lua_settop(L, 0);
     /* After the cap was hit, give back what the failed call left behind. */
     if (oom) {

@@ -428,7 +428,10 @@ ms_rc ms_policy_check(const ms_policy_check_options *o, FILE *out, ms_policy_che
     if ((rc = ms_lua_runtime_new(&lo, k.in, &k.rt, err)) != MS_OK) goto done;
     ms_lua_state *s = NULL;
     double t0 = ms_clock_monotonic();
-    rc = ms_lua_state_load_file(k.rt, o->file, args, &s, err);
+    ms_lua_limits lim;
+    ms_lua_limits_default(&lim);
+    lim.init_budget = o->init_budget;
+    rc = ms_lua_state_load_file_ex(k.rt, &lim, o->file, args, &s, err);
     double load_time = ms_clock_monotonic() - t0;
     if (rc != MS_OK) {
         fprintf(out, "FAIL load %s: %s\n", o->file, err->msg);

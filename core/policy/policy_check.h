@@ -1,5 +1,5 @@
 /* `moonsched policy check FILE [--cluster FILE...] [--args JSON]
- * [--pods GLOB] [--nodes GLOB] [--max-nodes N]`: checks a
+ * [--pods GLOB] [--nodes GLOB] [--max-nodes N] [--init-budget MS]`: checks a
  * Lua policy offline. The file is loaded as the scheduler would load it
  * (syntax, the sandbox, the returned table, init with the args); with a
  * cluster, every hook the policy defines runs over the cluster's pending
@@ -27,6 +27,7 @@ typedef struct ms_policy_check_options {
     const char *pods, *nodes;
     uint32_t max_nodes;
     double budget;                      /* seconds per call; 0: the default (50 ms) */
+    double init_budget;                 /* seconds for the load; 0: the default (ms_lua_limits) */
     size_t memory;                      /* bytes; 0: the default (64 MiB) */
 } ms_policy_check_options;
 

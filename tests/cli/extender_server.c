@@ -8,7 +8,8 @@
  *                     "rejected by the test extender"; the others pass
  *   POST /prioritize  10 for nodes labelled ext/favourite=true, else 0
  *   POST /bind        appends "NAMESPACE/NAME NODE" to DIR/binds; {}
- * Every request line goes to DIR/requests. */
+ * Every request line goes to DIR/requests, a line per accepted connection
+ * to DIR/connections. */
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <netinet/in.h>
@@ -161,6 +162,7 @@ int main(int argc, char **argv) {
     for (;;) {
         int fd = accept(lfd, NULL, NULL);
         if (fd < 0) continue;
+        append("connections", "accepted");
         /* as Go's servers do: no Nagle wait on the tail of a long answer */
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -101,12 +101,12 @@ check "containment (reject): exit 3, a policy failed" test $? -eq 3
 check "containment (reject): a summary line says which policy and how often" \
     grep -Eq "^moonsched: policy lua:hostile \(profile default-scheduler\): [1-9][0-9]* of [1-9][0-9]* calls failed; the last: " "$T/h1.err"
 check "containment: the spinning call is stopped at its CPU budget" has_line "$T/h1.out" \
-    "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    "default/spin-0 -> (unschedulable) 0/2 nodes are available: 2 policy hostile: stopped after its CPU budget (budgetMs) of 20 ms. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 # Which of its limits stops the bomb first depends on the machine's speed:
 # either contains it.
 check "containment: the allocation bomb is stopped at its memory cap or its CPU budget" \
     sh -c "grep '^default/bomb-0 -> (unschedulable) ' '$T/h1.out' |
-        grep -Eq 'exceeded its memory cap of 16384 KiB|stopped after its CPU budget of 20 ms'"
+        grep -Eq 'exceeded its memory cap of 16384 KiB|stopped after its CPU budget \\(budgetMs\\) of 20 ms'"
 check "containment: an error is the pod's reason" \
     sh -c "grep '^default/error-0 -> (unschedulable) ' '$T/h1.out' | grep -q 'policy hostile: broken for error-0'"
 check "containment: the other pods are scheduled" \
@@ -269,6 +269,25 @@ check "policy check: --args reach init; without a cluster nothing runs" \
     sh -c "test $? -eq 0 && grep -qx 'no --cluster: the hooks were not run' '$T/pa2.out'"
 "$M" policy check policies/gpu-binpack.lua --args '[1]' >/dev/null 2>&1
 check "policy check: --args must be an object" test $? -eq 2
+# A top level that spins until the process has used 0.2 s of CPU: past
+# 50 ms of its thread's CPU on any machine, and under 5 s.
+cat >"$T/slow-load.lua" <<'EOF'
+local t0 = os.clock()
+while os.clock() - t0 < 0.2 do end
+return { name = "slow-load", filter = function() return true end }
+EOF
+"$M" policy check "$T/slow-load.lua" --init-budget 50 >"$T/pib.out" 2>&1
+check "policy check --init-budget 50: a 0.2 s top level is refused (exit 2)" test $? -eq 2
+check "policy check --init-budget 50: stopped at the load budget, named" has_text "$T/pib.out" \
+    "FAIL load $T/slow-load.lua: policy $T/slow-load.lua: stopped after its load budget (initBudgetMs) of 50 ms"
+"$M" policy check "$T/slow-load.lua" --init-budget=5000 >"$T/pib2.out" 2>&1
+check "policy check --init-budget=5000: the same top level loads (exit 0)" \
+    sh -c "test $? -eq 0 && grep -q '^policy slow-load ' '$T/pib2.out'"
+for v in 0 60001 -5 x; do
+    "$M" policy check "$T/slow-load.lua" --init-budget "$v" >/dev/null 2>"$T/pib3.err"
+    check "policy check --init-budget $v: exit 2, initBudgetMs's range" sh -c "test $? -eq 2 && grep -qF \
+        'moonsched: --init-budget: expected milliseconds greater than 0 and at most 60000, got \"$v\"' '$T/pib3.err'"
+done
 "$M" policy >/dev/null 2>&1
 check "policy without check: exit 2" test $? -eq 2
 

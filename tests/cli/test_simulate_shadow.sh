@@ -106,7 +106,7 @@ YAML
 "$M" simulate --generate nodes=10,pods=20 --config "$T/slow.yaml" --output json >"$T/slow.json" 2>/dev/null
 check_eval "a shadow Filter that never returns is stopped at its 5 ms budget in every pass" \
     "jq -e '.shadow.policies[0] | .decisions == 20 and .disagree == 20 and .cpuMaxSeconds >= 0.005 and
-            (.disagreements[0].liveNodeRejected | test(\"stopped after its CPU budget of 5 ms\"))' '$T/slow.json' >/dev/null &&
+            (.disagreements[0].liveNodeRejected | test(\"stopped after its CPU budget \\\\(budgetMs\\\\) of 5 ms\"))' '$T/slow.json' >/dev/null &&
      [ \"\$(jq -c 'del(.shadow)' '$T/slow.json')\" = \"\$(jq -c . '$T/fail-live.json')\" ]"
 
 # --- configuration errors -------------------------------------------------------------------

@@ -10,7 +10,11 @@ sample after its warm-up (WARMUP_S, default 300 s after its first sample),
 in the middle of what follows, at the end and the highest; the ranges of
 its open descriptors and threads. Per leader spell: RSS at its start, 10
 minutes in and at its end, and the growth per 10 minutes after its first
-10 minutes (the least-squares slope of those samples).
+10 minutes (the least-squares slope of those samples). Per replica, the
+C heap in use and free in its arenas (moonsched_heap_inuse_bytes and
+moonsched_heap_free_bytes, the samples' last two columns) in KiB: at the
+first sample after its warm-up, at its last, and the growth per 10
+minutes after its warm-up; said absent in logs of soaks before them.
 
 A leader spell runs from the takeover of the failover before (or the
 start, or the exit of the leader before) to the failover that killed it,
@@ -21,12 +25,15 @@ was lost since; otherwise, as in logs of older soaks, it is the replica
 alive at the end whose RSS rose most during the spell (marked "?"):
 only a leader schedules, and a standby's RSS stays within a few hundred
 KiB. A log cut short (a soak stopped before its end) is summarized as far
-as it goes. --md prints the two tables in Markdown, as docs/reliability.md
+as it goes. --md prints the tables in Markdown, as docs/reliability.md
 has them."""
 import re
 import sys
 
 SAMPLE = re.compile(r"^#\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s")
+# The rest of a sample: bound, pending, nodes, reloads ok and refused,
+# then (since the heap metrics) heap in use and free in KiB.
+HEAP = re.compile(r"(?:\s+\S+){5}\s+(\d+)\s+(\d+)\s*$")
 STARTED = re.compile(r"^# replica (\d+) started")
 FAILOVER = re.compile(r"^# failover (\d+) at (\d+) s: replica (\d+) SIGKILLed, new holder after ([\d.]+) s"
                       r"(?: \(replica (\d+)\))?")
@@ -65,7 +72,7 @@ def main():
     args = [a for a in args if a != "--md"]
     log = args[0]
     warmup = int(args[1]) if len(args) > 1 else 300
-    samples = {}          # replica -> [(t, rss, fds, threads)]
+    samples = {}          # replica -> [(t, rss, fds, threads, heap in use or None, heap free or None)]
     failovers = []        # (t, killed, takeover, holder or None)
     exits = []            # (t, replica, status)
     restarts = 0
@@ -75,7 +82,9 @@ def main():
             m = SAMPLE.match(line)
             if m:
                 _, t, rn, rss, fds, th = (int(x) for x in m.groups())
-                samples.setdefault(rn, []).append((t, rss, fds, th))
+                h = HEAP.match(line, m.end() - 1)
+                heap = (int(h.group(1)), int(h.group(2))) if h else (None, None)
+                samples.setdefault(rn, []).append((t, rss, fds, th) + heap)
                 last_t = max(last_t, t)
                 continue
             m = STARTED.match(line)
@@ -139,8 +148,7 @@ def main():
                      f"{min(s[3] for s in v)}-{max(s[3] for s in v)}"])
     table(md, ["replica", "life (s)", "role (s)", "RSS after warm-up", "middle", "end", "max", "fds", "threads"],
           rows)
-    if not md:
-        print("#")
+    print("" if md else "#")   # Markdown: a table ends at an empty line
     rows = []
     for rn, a, b, inf in spells:
         v = [s for s in samples.get(rn, []) if a <= s[0] <= b]
@@ -156,6 +164,30 @@ def main():
     if any(inf for *_, inf in spells):
         print(f"{'' if md else '# '}?: the holder after the last failover or lost lease, inferred from "
               "RSS (the log does not name it)")
+    heap_table(md, samples, warmup, kib)
+
+
+def heap_table(md, samples, warmup, kib):
+    """Per replica: heap in use and free after warm-up, at the end, and
+    their growth per 10 minutes after warm-up."""
+    print("" if md else "#")   # Markdown: a table ends at an empty line
+    rows = []
+    for rn in sorted(samples):
+        v = [s for s in samples[rn] if s[4] is not None]
+        if not v:
+            continue
+        after = [s for s in v if s[0] >= samples[rn][0][0] + warmup] or v[-1:]
+        row = [rn]
+        for col in (4, 5):
+            k = slope([(s[0], s[col]) for s in after])
+            row += [kib(after[0][col]), kib(v[-1][col]), f"{k * 600:+.0f}" if k is not None else "n/a"]
+        rows.append(row + [len(after)])
+    if not rows:
+        print(f"{'' if md else '# '}heap: no heap columns in this log (a soak before "
+              "moonsched_heap_inuse_bytes and moonsched_heap_free_bytes)")
+        return
+    table(md, ["replica", "heap in use after warm-up", "at end", "KiB per 10 min", "heap free after warm-up",
+               "at end", "KiB per 10 min", "samples after warm-up"], rows)
 
 if __name__ == "__main__":
     main()

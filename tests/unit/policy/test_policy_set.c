@@ -904,7 +904,7 @@ static bool storm_reload(env *e, uint32_t j, uint32_t *good, uint64_t *pods) {
      * prevent. Counted; the next pods must land where the running version
      * says. Any other refusal of a good version fails. */
     if (is_good && e->nkind[MS_POLICY_RELOADED] == ok0 && e->nkind[MS_POLICY_RELOAD_FAILED] == failed0 + 1 &&
-        strstr(e->last_message, "the running version stays: policy only: stopped after its CPU budget")) {
+        strstr(e->last_message, "the running version stays: policy only: stopped after its load budget (initBudgetMs)")) {
         e->storm_budget_refusals++;
         return storm_pod(e, (*pods)++, *good);
     }
