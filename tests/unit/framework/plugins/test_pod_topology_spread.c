@@ -1345,6 +1345,43 @@ static void test_filter_on_changed_node_info(void **state) {
     }
 }
 
+/* After a failed snapshot update the list is empty and the positions mean
+ * nothing: the counts still come from every node of the snapshot, Filter
+ * answers by the node's value, and the next good update brings the
+ * positions back. */
+static void test_snapshot_out_of_step(void **state) {
+    (void)state;
+    static const filter_case tc = {"out of step", POD(FOO_L, TSC(HARD(1, "zone", FOO))), N4,
+                                   {"p-a1 node-a foo=", "p-a2 node-a foo=", "p-x1 node-x foo="}, "UUSS"};
+    fx f;
+    fx_start(&f);
+    add_nodes(&f, tc.nodes);
+    add_pods(&f, tc.pods);
+    update(&f);
+    create_ok(&f, LIST_ARGS);
+    ms_pod *pod = fx_pod(&f.env.d, tc.pod);
+    const pts_tables *ts = &((pts_plugin *)f.pl)->tables;
+    char got[MAXN + 1];
+    for (int round = 0; round < 3; round++) {
+        if (round == 1) {
+            /* What ms_cache_update_snapshot leaves when it fails. */
+            f.snap.nnodes = 0;
+            f.snap.tree_version = UINT64_MAX;
+        } else if (round == 2) {
+            update(&f);
+        }
+        begin(&f, pod);
+        ms_status st;
+        assert_int_equal(OPS->pre_filter(f.pl, &f.c, &st), MS_SUCCESS);
+        filter_all(&f, &tc, pod, got);
+        if (strcmp(got, tc.want) != 0) fail_msg("round %d: got %s, want %s", round, got, tc.want);
+        assert_int_equal(ts->n, 1);
+        assert_int_equal(ts->t[0]->nnodes, round == 1 ? 0 : 4);
+    }
+    ms_pod_unref(pod);
+    fx_stop(&f);
+}
+
 /* The tables keep their entries per snapshot position: names interned
  * before the nodes (pods' nodeName, events) and nodes replaced by new
  * names (a node pool rolled) must not size them. */
@@ -1488,6 +1525,7 @@ int main(void) {
         cmocka_unit_test(test_counts_follow_the_cluster),
         cmocka_unit_test(test_filter_on_changed_node_info),
         cmocka_unit_test(test_tables_sized_by_node_count),
+        cmocka_unit_test(test_snapshot_out_of_step),
         cmocka_unit_test(test_tables_are_shared_by_signature),
         cmocka_unit_test(test_cycle_without_snapshot),
         cmocka_unit_test(test_registration),
