@@ -70,15 +70,18 @@ typedef struct pts_table {
     uint64_t last_used;
     const ms_snapshot *snap;       /* synced with this snapshot ... */
     uint64_t seen;                 /* ... at this generation */
+    uint64_t tree_version;         /* ... whose nodes were in these positions */
     bool synced;
     uint32_t nc;
     bool require_all;
     pts_domains *dom;              /* nc */
-    /* Per node number (see pts_tables): the snapshot's NodeInfo the entry
-     * was computed from (NULL: not in the snapshot) at which generation,
-     * and per constraint the domain the node counts in (-1: it does not)
-     * and what it adds (per node constraints: the node's count), and
-     * whether the node lacks the constraint's key. */
+    /* Per position in the snapshot's nodes (ms_node_info.index), so that
+     * Filter finds a node's entry with one array read and the arrays follow
+     * the node count, not the name ids interned before the nodes: the
+     * snapshot's NodeInfo the entry was computed from (NULL: none) at which
+     * generation, and per constraint the domain the node counts in (-1: it
+     * does not) and what it adds (per node constraints: the node's count),
+     * and whether the node lacks the constraint's key. */
     uint32_t nnodes, nodecap;
     const ms_node_info **ni;
     uint64_t *gen;
@@ -94,13 +97,6 @@ typedef struct pts_tables {
     uint64_t clock;
     uint32_t *sigbuf;              /* signature of the current pod */
     uint32_t sigcap;
-    /* Node name id -> node number + 1, shared by the tables: their per-node
-     * arrays are indexed by it, so that Filter finds a node's entry with two
-     * array reads. Numbers are handed out in snapshot order (the order
-     * Filter visits nodes) and never reused. */
-    uint32_t *node_of;
-    uint32_t node_of_cap;
-    uint32_t nnodes;
     ms_str *values;                /* scratch: a node's value per constraint */
     uint32_t nvalues;
 } pts_tables;
@@ -140,12 +136,13 @@ pts_table *pts_tables_sync(pts_tables *ts, const pts_set *s, const ms_snapshot *
                            const ms_interner *in);
 void pts_tables_free(pts_tables *ts);
 
-/* A node's number, or -1 when no table has seen it. */
-static inline int32_t pts_node(const pts_tables *ts, ms_str name) {
-    return name < ts->node_of_cap ? (int32_t)ts->node_of[name] - 1 : -1;
-}
-/* The table's entry for node number i: NULL when the node is not in the
- * snapshot it synced with. */
+/* The position of the table's entry for ni's node, or -1 when it has none.
+ * The snapshot's NodeInfo is found at its own position (Filter and
+ * PreScore look there first, inline); a working copy (nominated pods
+ * added, preemption's victims removed) may not know it, and is found by
+ * its name. */
+int32_t pts_node(const pts_table *t, const ms_node_info *ni);
+/* The table's entry at position i: NULL when it has none. */
 static inline const ms_node_info *pts_node_info(const pts_table *t, int32_t i) {
     return i >= 0 && (uint32_t)i < t->nnodes ? t->ni[i] : NULL;
 }

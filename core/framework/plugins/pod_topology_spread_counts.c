@@ -180,19 +180,17 @@ int64_t pts_min_with(const pts_table *t, uint32_t k, int32_t d, int64_t delta) {
     return m;
 }
 
-/* ---- node numbers ---- */
+/* ---- positions ---- */
 
-static int32_t node_number(pts_tables *ts, ms_str name) {
-    int32_t i = pts_node(ts, name);
-    if (i >= 0) return i;
-    if (name >= ts->node_of_cap) {
-        uint32_t had = ts->node_of_cap;
-        if (!ms_array_grow((void **)&ts->node_of, &ts->node_of_cap, name + 1, sizeof *ts->node_of))
-            return -1;
-        memset(ts->node_of + had, 0, (ts->node_of_cap - had) * sizeof *ts->node_of);
-    }
-    ts->node_of[name] = ++ts->nnodes;
-    return (int32_t)ts->nnodes - 1;
+int32_t pts_node(const pts_table *t, const ms_node_info *ni) {
+    /* The snapshot's NodeInfo, or a copy made with its position (a plain
+     * struct copy) ... */
+    uint32_t at = ni->index;
+    if (at < t->nnodes && t->ni[at] && t->ni[at]->name == ni->name) return (int32_t)at;
+    /* ... or without: the snapshot's NodeInfo of that name knows it. */
+    const ms_node_info *base = t->snap ? ms_snapshot_get(t->snap, ni->name) : NULL;
+    if (base && base->index < t->nnodes && t->ni[base->index] == base) return (int32_t)base->index;
+    return -1;
 }
 
 /* ---- tables ---- */
@@ -234,7 +232,16 @@ static pts_table *table_new(const pts_tables *ts, uint32_t siglen, uint64_t hash
     return t;
 }
 
-/* Room for node number i; new entries are empty. */
+static void entry_clear(pts_table *t, uint32_t j) {
+    size_t per = (size_t)t->nc * 2;
+    t->ni[j] = NULL;
+    t->gen[j] = 0;
+    t->has_keys[j] = 0;
+    for (size_t k = 0; k < per; k += 2) t->dc[j * per + k] = -1;
+    memset(t->missing + (size_t)j * t->nc, 1, t->nc);
+}
+
+/* Room for position i; new entries are empty. */
 static int table_reach(pts_table *t, int32_t i) {
     if ((uint32_t)i < t->nnodes) return 0;
     size_t per = (size_t)t->nc * 2;
@@ -253,13 +260,7 @@ static int table_reach(pts_table *t, int32_t i) {
         if (!ni || !gen || !hk || !dc || !mi) return -1;
         t->nodecap = cap;
     }
-    for (uint32_t j = t->nnodes; j <= (uint32_t)i; j++) {
-        t->ni[j] = NULL;
-        t->gen[j] = 0;
-        t->has_keys[j] = 0;
-        for (size_t k = 0; k < per; k += 2) t->dc[j * per + k] = -1;
-        memset(t->missing + (size_t)j * t->nc, 1, t->nc);
-    }
+    for (uint32_t j = t->nnodes; j <= (uint32_t)i; j++) entry_clear(t, j);
     t->nnodes = (uint32_t)i + 1;
     return 0;
 }
@@ -274,19 +275,11 @@ static void node_retract(pts_table *t, int32_t i) {
     }
 }
 
-static void node_remove(pts_tables *ts, pts_table *t, ms_str name) {
-    int32_t i = pts_node(ts, name);
-    if (!pts_node_info(t, i)) return;
-    node_retract(t, i);
-    t->ni[i] = NULL;
-}
-
 /* upstream's per-node step of calPreFilterState / PreScore, and Score's
- * count of a node for per node constraints. */
+ * count of a node for per node constraints: the entry at position i. */
 static int node_update(pts_tables *ts, pts_table *t, const pts_set *s, const ms_node_info *ni,
-                       const ms_interner *in) {
-    int32_t i = node_number(ts, ni->name);
-    if (i < 0 || table_reach(t, i) != 0) return -1;
+                       int32_t i, const ms_interner *in) {
+    if (table_reach(t, i) != 0) return -1;
     node_retract(t, i);
     t->ni[i] = ni;
     t->gen[i] = ni->generation;
@@ -324,37 +317,48 @@ static int table_sync(pts_tables *ts, pts_table *t, const pts_set *s, const ms_s
                       const ms_interner *in) {
     const ms_snapshot_change *ch;
     uint32_t nch;
-    if (t->synced && t->snap == snap && ms_snapshot_changes(snap, t->seen, &ch, &nch)) {
+    bool in_step = snap->nnodes == snap->by_name.len;
+    if (t->synced && t->snap == snap && t->tree_version == snap->tree_version && in_step &&
+        ms_snapshot_changes(snap, t->seen, &ch, &nch)) {
+        /* An update copies NodeInfos in place, and positions move only
+         * with the node tree or for a new NodeInfo (not the one kept at
+         * its position): anything else is counted again from scratch. */
         for (uint32_t j = 0; j < nch; j++) {
             const ms_node_info *ni = ms_snapshot_get(snap, ch[j].name);
-            if (!ni || !ni->node) {
-                node_remove(ts, t, ch[j].name);
-                continue;
-            }
+            if (!ni || !ni->node || ni->index >= t->nnodes || t->ni[ni->index] != ni) goto recount;
             /* The journal names a node once per change: seen already. */
-            int32_t i = pts_node(ts, ni->name);
-            if (pts_node_info(t, i) == ni && t->gen[i] == ni->generation) continue;
-            if (node_update(ts, t, s, ni, in) != 0) goto fail;
+            int32_t i = (int32_t)ni->index;
+            if (t->gen[i] == ni->generation) continue;
+            if (node_update(ts, t, s, ni, i, in) != 0) goto fail;
         }
-    } else {
-        table_reset(t);
-        /* In the snapshot's order, so that node numbers follow it; the map
-         * when the list is out of step (a failed snapshot update). */
-        if (snap->nnodes == snap->by_name.len) {
-            for (uint32_t j = 0; j < snap->nnodes; j++)
-                if (snap->nodes[j]->node && node_update(ts, t, s, snap->nodes[j], in) != 0) goto fail;
-        } else {
-            uint64_t name;
-            void *v;
-            for (size_t it = 0; ms_map_next(&snap->by_name, &it, &name, &v);) {
-                const ms_node_info *ni = v;
-                if (ni->node && node_update(ts, t, s, ni, in) != 0) goto fail;
-            }
-        }
+        goto synced;
     }
+recount:
+    table_reset(t);
+    if (in_step) {
+        for (uint32_t j = 0; j < snap->nnodes; j++)
+            if (snap->nodes[j]->node && node_update(ts, t, s, snap->nodes[j], (int32_t)j, in) != 0)
+                goto fail;
+    } else {
+        /* The list is out of step (a failed snapshot update): the positions
+         * mean nothing, so the map's nodes are counted through one entry
+         * and none is kept; the next sync counts again. */
+        uint64_t name;
+        void *v;
+        for (size_t it = 0; ms_map_next(&snap->by_name, &it, &name, &v);) {
+            const ms_node_info *ni = v;
+            if (!ni->node) continue;
+            if (table_reach(t, 0) != 0) goto fail;
+            entry_clear(t, 0);
+            if (node_update(ts, t, s, ni, 0, in) != 0) goto fail;
+        }
+        t->nnodes = 0;
+    }
+synced:
     t->snap = snap;
     t->seen = snap->generation;
-    t->synced = true;
+    t->tree_version = snap->tree_version;
+    t->synced = in_step;
     return 0;
 fail:
     t->synced = false;
@@ -398,7 +402,6 @@ pts_table *pts_tables_sync(pts_tables *ts, const pts_set *s, const ms_snapshot *
 void pts_tables_free(pts_tables *ts) {
     for (uint32_t i = 0; i < ts->n; i++) table_free(ts->t[i]);
     free(ts->sigbuf);
-    free(ts->node_of);
     free(ts->values);
     memset(ts, 0, sizeof *ts);
 }

@@ -9,7 +9,6 @@
 
 struct pts_filter_state {
     pts_set set;
-    const pts_tables *ts;
     pts_table *t;                  /* NULL: a cycle without a snapshot sees no node */
     int64_t *min;                  /* per constraint: the global minimum, minDomains applied */
     bool *few_domains;             /* fewer domains than minDomains: the minimum is 0 */
@@ -36,7 +35,6 @@ ms_code pts_pre_filter(void *self, ms_cycle *c, ms_status *st) {
     fs->count = MS_ARENA_NEW(c->arena, const int64_t *, nc);
     if (!cs || !fs->min || !fs->few_domains || !fs->self_match || !fs->limit || !fs->count)
         return oom(st);
-    fs->ts = &pl->tables;
     if (c->snap && !(fs->t = pts_tables_sync(&pl->tables, &fs->set, c->snap, pl->in)))
         return oom(st);
     for (uint32_t k = 0; k < nc; k++) {
@@ -87,7 +85,7 @@ __attribute__((noinline)) static ms_code filter_node(const pts_plugin *pl, const
 }
 
 /* Filter reads what PreFilter synced: for a node of the snapshot that
- * counts for every constraint, its number, then one array read and one
+ * counts for every constraint, its position, then one array read and one
  * comparison per constraint. */
 ms_code pts_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *st) {
     const pts_cycle_state *cs = c->state[c->current];
@@ -97,16 +95,18 @@ ms_code pts_filter(void *self, ms_cycle *c, const ms_node_info *ni, ms_status *s
                              "reading \"PreFilterPodTopologySpread\" from cycleState: not found");
     if (!ni->node) return ms_status_set(st, MS_ERROR, "node not found");
     const pts_table *t = fs->t;
-    int32_t i = t ? pts_node(fs->ts, ni->name) : -1;
-    const ms_node_info *seen = t ? pts_node_info(t, i) : NULL;
-    if (seen == ni) {
+    if (!t) return filter_node(self, fs, ni, -1, NULL, st);
+    uint32_t at = ni->index;
+    if (at < t->nnodes && t->ni[at] == ni) {
         uint32_t nc = fs->set.n;
-        const int32_t *dc = &t->dc[(size_t)i * nc * 2];
+        const int32_t *dc = &t->dc[(size_t)at * nc * 2];
         uint32_t k = 0;
         for (; k < nc && dc[2 * k] >= 0; k++)
             if (fs->count[k][dc[2 * k]] > fs->limit[k])
                 return ms_status_set(st, MS_UNSCHEDULABLE, ERR_REASON_CONSTRAINTS);
         if (k == nc) return MS_SUCCESS;
+        return filter_node(self, fs, ni, (int32_t)at, ni, st);
     }
-    return filter_node(self, fs, ni, i, seen, st);
+    int32_t i = pts_node(t, ni);
+    return filter_node(self, fs, ni, i, pts_node_info(t, i), st);
 }

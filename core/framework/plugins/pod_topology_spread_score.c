@@ -14,7 +14,7 @@ struct pts_score_state {
     pts_table *t;
     double *weight;                /* per constraint */
     uint8_t *ignored;              /* per node given to PreScore: lacks a required key */
-    int32_t *node;                 /* per node given to PreScore: its number in the table, or -1 */
+    int32_t *node;                 /* per node given to PreScore: its position in the table, or -1 */
     uint32_t n;
 };
 
@@ -36,16 +36,16 @@ static bool set_insert(ms_str *set, uint32_t cap, ms_str v) {
 /* upstream's initPreScoreState over the candidate nodes: which nodes lack
  * a required key (ignored), and per constraint how many domains the others
  * make, which sets its weight. Nodes the table has seen answer from it. */
-static bool init_state(pts_score_state *ss, ms_arena *a, const pts_tables *ts,
-                       ms_node_info *const *nodes, uint32_t n) {
+static bool init_state(pts_score_state *ss, ms_arena *a, ms_node_info *const *nodes, uint32_t n) {
     const pts_table *t = ss->t;
     uint32_t nc = ss->set.n, nignored = 0;
     int32_t *num = MS_ARENA_NEW(a, int32_t, n ? n : 1);
     if (!num) return false;
     for (uint32_t i = 0; i < n; i++) {
         const ms_node *node = nodes[i]->node;
-        num[i] = t ? pts_node(ts, nodes[i]->name) : -1;
-        if (t && pts_node_info(t, num[i]) != nodes[i]) num[i] = -1;
+        /* Only the snapshot's own NodeInfo, at its position, answers. */
+        uint32_t at = nodes[i]->index;
+        num[i] = t && at < t->nnodes && t->ni[at] == nodes[i] ? (int32_t)at : -1;
         bool keys = num[i] >= 0 ? t->has_keys[num[i]] : node && pts_node_has_keys(&ss->set, node);
         if (!node || (ss->set.require_all && !keys)) {
             ss->ignored[i] = 1;
@@ -113,7 +113,7 @@ ms_code pts_pre_score(void *self, ms_cycle *c, ms_node_info *const *nodes, uint3
     ss->n = n;
     /* The table also knows which nodes have every key: sync it first. */
     if (!(ss->t = pts_tables_sync(&pl->tables, &ss->set, c->snap, pl->in))) return oom(st);
-    if (!init_state(ss, c->arena, &pl->tables, nodes, n)) return oom(st);
+    if (!init_state(ss, c->arena, nodes, n)) return oom(st);
     cs->score = ss;
     return MS_SUCCESS;
 }

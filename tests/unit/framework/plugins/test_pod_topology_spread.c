@@ -11,6 +11,7 @@
 
 #include "fixtures.h"
 #include "api/workload_set.h"
+#include "base/array.h"
 #include "backend/cache.h"
 #include "backend/cache_snapshot.h"
 #include "framework/plugins/builtin.h"
@@ -1120,9 +1121,8 @@ static uint32_t next(uint64_t *s) {
 }
 
 /* Two tables agree: every domain count of every constraint, and what each
- * node adds where (tables of two plugins number nodes differently). */
-static void same_counts(fx *f, const pts_tables *ats, pts_table *a, const pts_tables *bts,
-                        pts_table *b, int step) {
+ * node adds where. */
+static void same_counts(fx *f, pts_table *a, pts_table *b, int step) {
     assert_int_equal(a->nc, b->nc);
     for (uint32_t k = 0; k < a->nc; k++) {
         if (a->dom[k].live != b->dom[k].live)
@@ -1143,7 +1143,7 @@ static void same_counts(fx *f, const pts_tables *ats, pts_table *a, const pts_ta
         const ms_node_info *ni = b->ni[j];
         if (!ni) continue;
         seen++;
-        int32_t i = pts_node(ats, ni->name);
+        int32_t i = pts_node(a, ni);
         const char *name = ms_str_get(f->env.in, ni->name);
         if (pts_node_info(a, i) != ni) fail_msg("step %d: node %s not in step", step, name);
         assert_int_equal(a->has_keys[i], b->has_keys[j]);
@@ -1157,7 +1157,6 @@ static void same_counts(fx *f, const pts_tables *ats, pts_table *a, const pts_ta
     }
     for (uint32_t j = 0; j < a->nnodes; j++) seen -= a->ni[j] != NULL;
     if (seen != 0) fail_msg("step %d: the kept table has other nodes", step);
-    (void)bts;
 }
 
 /* Random changes to pods (add, relabel, delete) and nodes (add, relabel,
@@ -1182,6 +1181,10 @@ static void test_counts_follow_the_cluster(void **state) {
     uint64_t rnd = 42;
     char spec[160], name[32];
     int npods = 0;
+    /* The tables are kept by snapshot position: nodes coming and going
+     * must move the others, in many steps. */
+    uint32_t last_at[12], moved = 0;
+    for (uint32_t i = 0; i < 12; i++) last_at[i] = UINT32_MAX;
     for (int step = 0; step < 400; step++) {
         uint32_t op = next(&rnd) % 10, nn = next(&rnd) % 12;
         snprintf(name, sizeof name, "n%u", nn);
@@ -1225,6 +1228,14 @@ static void test_counts_follow_the_cluster(void **state) {
         /* Not every cycle looks: the journal carries what happened between. */
         if (next(&rnd) % 3 == 0) continue;
         update(&f);
+        bool any_moved = false;
+        for (uint32_t i = 0; i < 12; i++) {
+            snprintf(name, sizeof name, "n%u", i);
+            const ms_node_info *ni = ms_snapshot_get(&f.snap, S(&f, name));
+            any_moved |= ni && last_at[i] != UINT32_MAX && ni->index != last_at[i];
+            last_at[i] = ni ? ni->index : UINT32_MAX;
+        }
+        moved += any_moved;
         for (size_t i = 0; i < sizeof pods / sizeof pods[0]; i++) {
             ms_pod *pod = fx_pod(&f.env.d, pods[i]);
             uint8_t when = i == 0 ? MS_DO_NOT_SCHEDULE : MS_SCHEDULE_ANYWAY;
@@ -1238,12 +1249,12 @@ static void test_counts_follow_the_cluster(void **state) {
             pts_table *fresh = pts_tables_sync(&((pts_plugin *)fresh_pl)->tables, &s, &f.snap, f.env.in);
             assert_non_null(kept);
             assert_non_null(fresh);
-            same_counts(&f, &((pts_plugin *)f.pl)->tables, kept, &((pts_plugin *)fresh_pl)->tables,
-                        fresh, step);
+            same_counts(&f, kept, fresh, step);
             OPS->destroy(fresh_pl);
             ms_pod_unref(pod);
         }
     }
+    assert_true(moved > 40);
     fx_stop(&f);
 }
 
@@ -1332,6 +1343,96 @@ static void test_filter_on_changed_node_info(void **state) {
             }
         }
     }
+}
+
+/* After a failed snapshot update the list is empty and the positions mean
+ * nothing: the counts still come from every node of the snapshot, Filter
+ * answers by the node's value, and the next good update brings the
+ * positions back. */
+static void test_snapshot_out_of_step(void **state) {
+    (void)state;
+    static const filter_case tc = {"out of step", POD(FOO_L, TSC(HARD(1, "zone", FOO))), N4,
+                                   {"p-a1 node-a foo=", "p-a2 node-a foo=", "p-x1 node-x foo="}, "UUSS"};
+    fx f;
+    fx_start(&f);
+    add_nodes(&f, tc.nodes);
+    add_pods(&f, tc.pods);
+    update(&f);
+    create_ok(&f, LIST_ARGS);
+    ms_pod *pod = fx_pod(&f.env.d, tc.pod);
+    const pts_tables *ts = &((pts_plugin *)f.pl)->tables;
+    char got[MAXN + 1];
+    for (int round = 0; round < 3; round++) {
+        if (round == 1) {
+            /* What ms_cache_update_snapshot leaves when it fails. */
+            f.snap.nnodes = 0;
+            f.snap.tree_version = UINT64_MAX;
+        } else if (round == 2) {
+            update(&f);
+        }
+        begin(&f, pod);
+        ms_status st;
+        assert_int_equal(OPS->pre_filter(f.pl, &f.c, &st), MS_SUCCESS);
+        filter_all(&f, &tc, pod, got);
+        if (strcmp(got, tc.want) != 0) fail_msg("round %d: got %s, want %s", round, got, tc.want);
+        assert_int_equal(ts->n, 1);
+        assert_int_equal(ts->t[0]->nnodes, round == 1 ? 0 : 4);
+    }
+    ms_pod_unref(pod);
+    fx_stop(&f);
+}
+
+/* The tables keep their entries per snapshot position: names interned
+ * before the nodes (pods' nodeName, events) and nodes replaced by new
+ * names (a node pool rolled) must not size them. */
+static void test_tables_sized_by_node_count(void **state) {
+    (void)state;
+    fx f;
+    fx_start(&f);
+    create_ok(&f, LIST_ARGS);
+    enum { NAMES = 100000, NODES = 10, ROLLS = 50 };
+    char name[32], spec[96];
+    for (uint32_t i = 0; i < NAMES; i++) {
+        snprintf(name, sizeof name, "elsewhere-%u", i);
+        S(&f, name);
+    }
+    for (uint32_t i = 0; i < NODES; i++) {
+        snprintf(spec, sizeof spec, "n%u zone=z%u", i, i % 3);
+        ms_node *n = make_node(&f, spec);
+        assert_true(n->meta.name >= NAMES);
+        assert_int_equal(ms_cache_add_node(f.cache, n), MS_OK);
+        ms_node_unref(n);
+        snprintf(spec, sizeof spec, "p%u n%u foo=", i, i);
+        ms_pod *p = make_pod(&f, spec);
+        assert_int_equal(ms_cache_add_pod(f.cache, p), MS_OK);
+        ms_pod_unref(p);
+    }
+    ms_pod *pod = fx_pod(&f.env.d, POD(FOO_L, TSC(HARD(1, "zone", FOO))));
+    pts_tables *ts = &((pts_plugin *)f.pl)->tables;
+    for (uint32_t roll = 0; roll <= ROLLS; roll++) {
+        if (roll > 0) {
+            /* One node leaves, one with a new name comes (another zone's). */
+            snprintf(name, sizeof name, "n%u", roll - 1);
+            assert_int_equal(ms_cache_remove_node(f.cache, S(&f, name)), MS_OK);
+            snprintf(spec, sizeof spec, "n%u zone=z%u", roll - 1 + NODES, (roll + 1) % 3);
+            ms_node *n = make_node(&f, spec);
+            assert_int_equal(ms_cache_add_node(f.cache, n), MS_OK);
+            ms_node_unref(n);
+        }
+        update(&f);
+        assert_int_equal(f.snap.nnodes, NODES);
+        begin(&f, pod);
+        ms_status st;
+        assert_int_equal(OPS->pre_filter(f.pl, &f.c, &st), MS_SUCCESS);
+        assert_int_equal(ts->n, 1);
+        const pts_table *t = ts->t[0];
+        /* Every node of the snapshot answers from the table. */
+        for (uint32_t i = 0; i < NODES; i++) assert_int_equal(pts_node(t, f.snap.nodes[i]), (int32_t)i);
+        assert_true(t->nnodes <= NODES);
+        assert_true(t->nodecap <= ms_array_capacity(0, NODES));
+    }
+    ms_pod_unref(pod);
+    fx_stop(&f);
 }
 
 /* Pods of one workload share one table; another selector gets its own. */
@@ -1423,6 +1524,8 @@ int main(void) {
         cmocka_unit_test(test_args_quote_a_long_value),
         cmocka_unit_test(test_counts_follow_the_cluster),
         cmocka_unit_test(test_filter_on_changed_node_info),
+        cmocka_unit_test(test_tables_sized_by_node_count),
+        cmocka_unit_test(test_snapshot_out_of_step),
         cmocka_unit_test(test_tables_are_shared_by_signature),
         cmocka_unit_test(test_cycle_without_snapshot),
         cmocka_unit_test(test_registration),
