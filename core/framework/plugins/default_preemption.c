@@ -92,9 +92,12 @@ typedef struct dp {
     /* This PostFilter's Filter plugins other than NodeResourcesFit, when
      * the dry runs can be done by arithmetic (can_count). */
     ms_filter_plan others;
-    /* The candidates of a search (2 * want), kept from call to call. */
+    /* The candidates of a search (2 * want) and the victims of those
+     * taken from kept outcomes (KEPT_VICTIMS each), kept from call to
+     * call. */
     ms_preemption_candidate *cands;
-    uint32_t candcap;
+    ms_pod **pool;
+    uint32_t candcap, pooled;
     /* Kept outcomes (per snapshot index, nodecap of them) and what their
      * epoch stands for: the signature's pod (a reference) and the
      * PreFilter skips of its cycle. */
@@ -158,13 +161,15 @@ static int64_t priority_sum(const ms_preemption_candidate *c) {
     return sum;
 }
 
-/* What pickOneNodeForPreemption compares, per candidate, computed once. */
+/* What pickOneNodeForPreemption compares, per candidate, computed once;
+ * the start only when the other rules tie (NAN until then). */
 typedef struct pick_key {
     uint32_t pdb;
     int64_t top;                   /* priority of the most important victim */
     int64_t sum;
     uint32_t count;
     double start;
+    const ms_preemption_candidate *c;
 } pick_key;
 
 static pick_key key_of(const ms_preemption_candidate *c) {
@@ -172,18 +177,24 @@ static pick_key key_of(const ms_preemption_candidate *c) {
                       .top = c->nvictims ? c->victims[0]->priority : INT64_MIN,
                       .sum = priority_sum(c),
                       .count = c->nvictims,
-                      .start = earliest_top_start(c)};
+                      .start = NAN,
+                      .c = c};
+}
+
+static double start_key(pick_key *k) {
+    if (isnan(k->start)) k->start = earliest_top_start(k->c);
+    return k->start;
 }
 
 /* true when a is preferred to b: the first rule on which they differ
  * decides (fewer violations, lower top priority, lower sum, fewer victims,
  * later start). */
-static bool preferred(const pick_key *a, const pick_key *b) {
+static bool preferred(pick_key *a, pick_key *b) {
     if (a->pdb != b->pdb) return a->pdb < b->pdb;
     if (a->top != b->top) return a->top < b->top;
     if (a->sum != b->sum) return a->sum < b->sum;
     if (a->count != b->count) return a->count < b->count;
-    return a->start > b->start;
+    return start_key(a) > start_key(b);
 }
 
 uint32_t ms_pick_one_node_for_preemption(const ms_preemption_candidate *cands, uint32_t n) {
@@ -249,6 +260,7 @@ static void dp_destroy(void *self) {
     free(p->victims);
     free(p->violating);
     free(p->cands);
+    free(p->pool);
     free(p->kept);
     if (p->sig) ms_pod_unref(p->sig);
     free(p);
@@ -887,8 +899,10 @@ static bool reserve_nodes(dp *p, uint32_t n) {
 static bool reserve_candidates(dp *p, uint32_t n) {
     if (n <= p->candcap) return true;
     ms_preemption_candidate *c = realloc(p->cands, n * sizeof *c);
-    if (!c) return false;
-    p->cands = c;
+    if (c) p->cands = c;
+    ms_pod **pool = realloc(p->pool, (size_t)n * KEPT_VICTIMS * sizeof *pool);
+    if (pool) p->pool = pool;
+    if (!c || !pool) return false;
     p->candcap = n;
     return true;
 }
@@ -919,15 +933,16 @@ static uint64_t nominees_stamp(const ms_handle *h, const ms_node_info *ni) {
 
 /* SelectVictimsOnNode's answer from a kept outcome: the same status, or
  * the same victims in the same order. */
-static ms_code kept_outcome(dp *p, ms_cycle *c, const ms_node_info *ni, const kept_dry *kd,
+static ms_code kept_outcome(dp *p, const ms_node_info *ni, const kept_dry *kd,
                             ms_preemption_candidate *out, ms_status *st, bool *deferred) {
     if (kd->outcome == KEPT_NO_VICTIMS) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
     if (kd->outcome == KEPT_RULED_OUT) {
         *deferred = true;
         return MS_UNSCHEDULABLE;
     }
-    ms_pod **victims = MS_ARENA_NEW(c->arena, ms_pod *, kd->nvictims);
-    if (!victims) return fail(st, MS_ERROR, "out of memory");
+    /* A search keeps at most 2 * want candidates: the pool has room. */
+    ms_pod **victims = p->pool + p->pooled;
+    p->pooled += kd->nvictims;
     for (uint32_t k = 0; k < kd->nvictims; k++) victims[k] = ni->pods[kd->at[k]];
     p->last.ncounted++;
     *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = kd->nvictims, .victims = victims};
@@ -947,6 +962,7 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
     bool counted = can_count(p, c, precheck);
     const bool keep = can_keep(p, c, counted, nom);
     const int32_t priority = c->pod->priority;
+    p->pooled = 0;
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = p->potential[(offset + k) % np];
         const ms_node_info *ni = c->snap->nodes[i];
@@ -958,7 +974,7 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
         if (kd && kd->outcome != KEPT_NONE && kd->ni == ni && kd->generation == ni->generation &&
             kd->nominees == stamp && kd->epoch == p->epoch && kd->priority == priority) {
             p->last.nkept++;
-            code = kept_outcome(p, c, ni, kd, &cand, &p->dry[i], &deferred);
+            code = kept_outcome(p, ni, kd, &cand, &p->dry[i], &deferred);
         } else {
             if (kd)
                 *kd = (kept_dry){.ni = ni, .generation = ni->generation, .nominees = stamp, .epoch = p->epoch,

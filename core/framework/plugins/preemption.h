@@ -95,10 +95,11 @@ typedef struct ms_preemption_hooks {
 bool ms_default_preemption_set_hooks(const ms_framework *fw, const ms_preemption_hooks *hooks);
 
 /* What the last PostFilter of a profile's DefaultPreemption did (for
- * reports, explain and tests). Candidates live in the plugin and their
- * victims in that cycle's arena; they point at the snapshot's pods: valid
- * until the arena is reset or the snapshot updated. NULL when the profile
- * does not run DefaultPreemption. */
+ * reports, explain and tests). Candidates, and the victims of those
+ * taken from kept outcomes, live in the plugin until its next PostFilter;
+ * other victims in that cycle's arena. They point at the snapshot's pods:
+ * valid until the arena is reset or the snapshot updated. NULL when the
+ * profile does not run DefaultPreemption. */
 typedef struct ms_preemption_result {
     bool attempted;                /* the pod was eligible and nodes were searched */
     const char *not_eligible;      /* why not, or NULL */
