@@ -335,7 +335,8 @@ static void test_reporter_error_and_post_filter(void **state) {
  * cluster (tainted and cordoned nodes, bound pods of mixed priorities) and
  * preemptors of two signatures and two priorities; one forgets its kept
  * verdicts before every cycle, so it filters every node. Every report is
- * the same. */
+ * the same, and each FitError message is the one counted from the pass's
+ * statuses. */
 static const char *const kept_plugins[] = {"PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
                                            "NodeResourcesFit", "DefaultPreemption", "DefaultBinder", NULL};
 
@@ -409,6 +410,7 @@ static void same_reports(const env *a, const env *b, int round, int step) {
 
 static void test_kept_verdicts_match_a_full_pass(void **state) {
     (void)state;
+    uint32_t tallied = 0;
     for (uint64_t round = 0; round < 10; round++) {
         env *es[2];
         kept_envs(es, round, 10);
@@ -417,6 +419,7 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
         bool used = false;
         ms_pod *outside[2][12] = {{0}};
         int nout = 0, npending = 0;
+        uint32_t nunsched = 0;
         ms_rng_seed(&r, round + 100);
         for (int step = 0; step < 300; step++) {
             double now = 1 + step + 400.0 * (step / 40);
@@ -443,6 +446,16 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
             nout += add - (del >= 0);
             npending += pending;
             same_reports(es[0], es[1], (int)round, step);
+            /* a message from the pass's tally is the one counted from
+             * its statuses */
+            if (es[0]->nunschedulable > nunsched) {
+                char want[1024];
+                ms_fit_error_message(want, sizeof want, 10, es[0]->s->statuses, 10, NULL);
+                if (strncmp(es[0]->last_message, want, strlen(want)) != 0)
+                    fail_msg("round %d step %d: \"%s\", counted \"%s\"", (int)round, step, es[0]->last_message, want);
+                tallied++;
+            }
+            nunsched = es[0]->nunschedulable;
             const ms_node_memo *m = &es[0]->s->memo;
             for (uint32_t i = 0; m->verdicts && i < m->cap; i++) used |= m->verdicts[i].key.epoch != 0;
         }
@@ -451,6 +464,7 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
         env_free(es[0]);
         env_free(es[1]);
     }
+    assert_true(tallied > 0);
 }
 
 /* DefaultPreemption keeps each node's counted dry-run outcome (ruled out,
