@@ -1,6 +1,7 @@
 /* Plugin results with upstream's codes, and the FailedScheduling message
  * built from a cycle's statuses. */
 #include "moonsched/status.h"
+#include "framework/reason_tally.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -135,25 +136,13 @@ static reason_count *count_all(const ms_status *st, uint32_t nst, reason_count *
     return t;
 }
 
-/* The histogram entries "COUNT REASON", sorted as strings (upstream's
- * sortReasonsHistogram), joined with ", ". Reasons are counted by text:
- * nodes may build their own copies of one text. */
-static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
-    reason_count stack[STACK_SLOTS];
-    memset(stack, 0, sizeof stack);
-    size_t mask = STACK_SLOTS - 1, n = 0;
-    reason_count *t = count_all(st, nst, stack, &mask, &n);
-    if (!t) return -1;
-    if (n == 0) {
-        if (t != stack) free(t);
-        return 0;
-    }
-    /* Entries to the front, then equal texts under different pointers merged. */
-    size_t k = 0;
-    for (size_t i = 0; i <= mask; i++)
-        if (t[i].text) t[k++] = t[i];
+/* The histogram entries "COUNT REASON" of the k counts by pointer in t,
+ * sorted as strings (upstream's sortReasonsHistogram), joined with ", ".
+ * Reasons are counted by text: nodes may build their own copies of one
+ * text. */
+static void put_entries(writer *w, reason_count *t, size_t k) {
     qsort(t, k, sizeof *t, cmp_text);
-    n = 0;
+    size_t n = 0;
     for (size_t i = 0; i < k; i++) {
         if (n && strcmp(t[n - 1].text, t[i].text) == 0) t[n - 1].count += t[i].count;
         else t[n++] = t[i];
@@ -166,17 +155,51 @@ static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
         puts_(w, " ");
         puts_(w, t[i].text);
     }
+}
+
+static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
+    reason_count stack[STACK_SLOTS];
+    memset(stack, 0, sizeof stack);
+    size_t mask = STACK_SLOTS - 1, n = 0;
+    reason_count *t = count_all(st, nst, stack, &mask, &n);
+    if (!t) return -1;
+    if (n == 0) {
+        if (t != stack) free(t);
+        return 0;
+    }
+    /* Entries to the front. */
+    size_t k = 0;
+    for (size_t i = 0; i <= mask; i++)
+        if (t[i].text) t[k++] = t[i];
+    put_entries(w, t, k);
     if (t != stack) free(t);
     return 1;
+}
+
+static void put_head(writer *w, uint32_t num_all_nodes) {
+    char head[48];
+    snprintf(head, sizeof head, "0/%u nodes are available:", num_all_nodes);
+    puts_(w, head);
+}
+
+size_t ms_fit_error_message_tally(char *buf, size_t n, uint32_t num_all_nodes, const ms_reason_tally *t) {
+    writer w = {buf, n, 0};
+    put_head(&w, num_all_nodes);
+    if (t->n) {
+        reason_count e[MS_REASON_TALLY_SLOTS];
+        for (uint32_t i = 0; i < t->n; i++) e[i] = (reason_count){.text = t->text[i], .count = t->count[i]};
+        puts_(&w, " ");
+        put_entries(&w, e, t->n);
+        puts_(&w, ".");
+    }
+    return finish(&w);
 }
 
 size_t ms_fit_error_message(char *buf, size_t n, uint32_t num_all_nodes,
                             const ms_status *statuses, uint32_t nstatuses,
                             const char *prefilter_reason) {
     writer w = {buf, n, 0};
-    char head[48];
-    snprintf(head, sizeof head, "0/%u nodes are available:", num_all_nodes);
-    puts_(&w, head);
+    put_head(&w, num_all_nodes);
     /* Upstream gives every node the PreFilter status; the message names it
      * once instead of repeating it per node. */
     if (prefilter_reason) {

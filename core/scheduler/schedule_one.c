@@ -170,14 +170,16 @@ static void requeue_unschedulable(ms_scheduler *s, ms_inflight *r, uint64_t plug
  * s->statuses. PostFilter, then the FitError message. */
 /* upstream's FitError message into s->msg, PostFilter's reasons appended
  * (preemption's, for one); false when out of memory. */
-static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter_reason, ms_code pcode,
-                              const ms_status *pst) {
+static bool fit_error_message(ms_scheduler *s, uint32_t n, const char *prefilter_reason, bool tallied,
+                              ms_code pcode, const ms_status *pst) {
     ms_buf *m = &s->msg;
     ms_buf_reset(m);
-    size_t need = ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+    size_t need = tallied ? ms_fit_error_message_tally(m->data, m->cap, n, &s->tally)
+                          : ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
     if (need + 1 > m->cap) {
         if (!ms_buf_reserve(m, need)) return false;
-        ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
+        if (tallied) ms_fit_error_message_tally(m->data, m->cap, n, &s->tally);
+        else ms_fit_error_message(m->data, m->cap, n, s->statuses, n, prefilter_reason);
     }
     m->len = need;
     if (pcode != MS_SUCCESS && pst->nreasons > 0) {
@@ -192,8 +194,11 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
                       bool extenders_rejected, double now) {
     const ms_framework *fw = &s->profiles[r->profile];
     ms_cycle *c = &r->cycle;
-    uint64_t plugins = 0;
-    for (uint32_t i = 0; i < n; i++)
+    /* The Filter pass counted the statuses' reasons and plugins already. */
+    const bool tallied = s->tallied && !prefilter_reason;
+    s->tallied = false;
+    uint64_t plugins = tallied ? s->tally.plugins : 0;
+    for (uint32_t i = 0; !tallied && i < n; i++)
         if (s->statuses[i].plugin >= 0 && s->statuses[i].plugin < 64)
             plugins |= 1ull << s->statuses[i].plugin;
 
@@ -212,7 +217,7 @@ static void fit_error(ms_scheduler *s, ms_inflight *r, uint32_t n, const char *p
         return;
     }
 
-    if (!fit_error_message(s, n, prefilter_reason, pcode, &pst)) {
+    if (!fit_error_message(s, n, prefilter_reason, tallied, pcode, &pst)) {
         cycle_error(s, r, "out of memory", now);
         return;
     }
@@ -336,6 +341,7 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     const ms_queue *queue = c->h->queue;
     const int32_t priority = c->pod->priority;
     kept_pass r = {MS_SUCCESS, 0, 0};
+    ms_reason_tally_reset(&s->tally);
     while (r.processed < n) {
         const uint32_t k = r.processed, at = i;
         ms_code code;
@@ -360,9 +366,14 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         } else if (code == MS_ERROR) {
             *err = *st;
             break;
+        } else {
+            ms_reason_tally_add(&s->tally, st);
         }
         if (++i == n) i = 0;
     }
+    ms_reason_tally_flush(&s->tally);
+    /* No node fits: the tally stands for every node's status. */
+    s->tallied = r.found == 0 && r.code != MS_ERROR && r.processed == n && !s->tally.full;
     return r;
 }
 
@@ -374,6 +385,7 @@ static ms_code find_feasible(ms_scheduler *s, const ms_framework *fw, ms_cycle *
     *nfeasible = 0;
     *evaluated = 0;
     *via_nominated = false;
+    s->tallied = false;
     ms_node_memo_disarm(&s->memo);
 
     /* A pod nominated by an earlier preemption tries that node first. */

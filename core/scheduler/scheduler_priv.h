@@ -17,6 +17,7 @@
 #include "base/map.h"
 #include "base/rng.h"
 #include "framework/node_memo.h"
+#include "framework/reason_tally.h"
 #include "moonsched/arena.h"
 #include "moonsched/decode.h"
 #include "moonsched/plugin.h"
@@ -112,6 +113,11 @@ struct ms_scheduler {
     ms_buf msg;                    /* FitError and other messages */
     /* Node-local plugins' results for the last pod's signature. */
     ms_node_memo memo;
+    /* The reasons of a Filter pass with kept verdicts that found no node,
+     * for the FitError message; `tallied` while they stand for
+     * statuses[0..n). */
+    ms_reason_tally tally;
+    bool tallied;
 
     ms_inflight *free_records;
     /* uid hash -> ms_inflight* of pods past Permit: waiting, or handed to

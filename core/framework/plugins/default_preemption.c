@@ -8,7 +8,10 @@
  * and where NodeResourcesFit alone already rules a step out (the pod does
  * not fit even without every lower-priority pod; a victim does not fit
  * back) that step is decided without a copy or a Filter run. Statuses of
- * nodes ruled out that way are computed only when a message needs them. */
+ * nodes ruled out that way are computed only when a message needs them.
+ * Those counted outcomes are kept per node for the next preemptor (see
+ * kept_dry): between two preemptors of one signature only the nodes the
+ * last preemption touched change. */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include "base/buf.h"
 #include "base/map.h"
 #include "base/rng.h"
+#include "framework/node_memo.h"
 #include "framework/plugins/preemption.h"
 #include "framework/runners.h"
 #include "moonsched/framework.h"
@@ -40,6 +44,26 @@ typedef struct ranked {
     ms_pod *pod;
     uint32_t at;           /* position on the node: the tie-break, for a stable order */
 } ranked;
+
+/* A node's outcome in a counted dry run (can_count), kept per snapshot
+ * index: it holds while the NodeInfo (object and generation), the node's
+ * nominated pods (the nominator's stamp), the pod's signature (epoch) and
+ * priority are those it was found under, and the cycle is one where
+ * nothing else enters it (can_keep: no PDB, no deletion requested, the
+ * pod nominated nowhere). */
+enum { KEPT_NONE, KEPT_NO_VICTIMS, KEPT_RULED_OUT, KEPT_CANDIDATE };
+#define KEPT_VICTIMS 8
+
+typedef struct kept_dry {
+    const ms_node_info *ni;
+    uint64_t generation;
+    uint64_t nominees;
+    uint64_t epoch;
+    int32_t priority;
+    uint8_t outcome;
+    uint8_t nvictims;
+    uint8_t at[KEPT_VICTIMS];      /* the victims' positions in ni->pods, most important first */
+} kept_dry;
 
 typedef struct dp {
     const ms_handle *h;
@@ -68,6 +92,18 @@ typedef struct dp {
     /* This PostFilter's Filter plugins other than NodeResourcesFit, when
      * the dry runs can be done by arithmetic (can_count). */
     ms_filter_plan others;
+    /* The candidates of a search (2 * want) and the victims of those
+     * taken from kept outcomes (KEPT_VICTIMS each), kept from call to
+     * call. */
+    ms_preemption_candidate *cands;
+    ms_pod **pool;
+    uint32_t candcap, pooled;
+    /* Kept outcomes (per snapshot index, nodecap of them) and what their
+     * epoch stands for: the signature's pod (a reference) and the
+     * PreFilter skips of its cycle. */
+    kept_dry *kept;
+    ms_pod *sig;
+    uint64_t sig_skip, epoch;
 } dp;
 
 /* ---- helpers shared with policies and tests ---- */
@@ -125,13 +161,15 @@ static int64_t priority_sum(const ms_preemption_candidate *c) {
     return sum;
 }
 
-/* What pickOneNodeForPreemption compares, per candidate, computed once. */
+/* What pickOneNodeForPreemption compares, per candidate, computed once;
+ * the start only when the other rules tie (NAN until then). */
 typedef struct pick_key {
     uint32_t pdb;
     int64_t top;                   /* priority of the most important victim */
     int64_t sum;
     uint32_t count;
     double start;
+    const ms_preemption_candidate *c;
 } pick_key;
 
 static pick_key key_of(const ms_preemption_candidate *c) {
@@ -139,18 +177,24 @@ static pick_key key_of(const ms_preemption_candidate *c) {
                       .top = c->nvictims ? c->victims[0]->priority : INT64_MIN,
                       .sum = priority_sum(c),
                       .count = c->nvictims,
-                      .start = earliest_top_start(c)};
+                      .start = NAN,
+                      .c = c};
+}
+
+static double start_key(pick_key *k) {
+    if (isnan(k->start)) k->start = earliest_top_start(k->c);
+    return k->start;
 }
 
 /* true when a is preferred to b: the first rule on which they differ
  * decides (fewer violations, lower top priority, lower sum, fewer victims,
  * later start). */
-static bool preferred(const pick_key *a, const pick_key *b) {
+static bool preferred(pick_key *a, pick_key *b) {
     if (a->pdb != b->pdb) return a->pdb < b->pdb;
     if (a->top != b->top) return a->top < b->top;
     if (a->sum != b->sum) return a->sum < b->sum;
     if (a->count != b->count) return a->count < b->count;
-    return a->start > b->start;
+    return start_key(a) > start_key(b);
 }
 
 uint32_t ms_pick_one_node_for_preemption(const ms_preemption_candidate *cands, uint32_t n) {
@@ -215,6 +259,10 @@ static void dp_destroy(void *self) {
     free(p->order);
     free(p->victims);
     free(p->violating);
+    free(p->cands);
+    free(p->pool);
+    free(p->kept);
+    if (p->sig) ms_pod_unref(p->sig);
     free(p);
 }
 
@@ -252,6 +300,11 @@ bool ms_default_preemption_set_hooks(const ms_framework *fw, const ms_preemption
 const ms_preemption_result *ms_default_preemption_last(const ms_framework *fw) {
     dp *p = instance(fw);
     return p ? &p->last : NULL;
+}
+
+void ms_default_preemption_forget(const ms_framework *fw) {
+    dp *p = instance(fw);
+    if (p) p->epoch++;
 }
 
 /* ---- messages ---- */
@@ -626,8 +679,8 @@ static ms_code candidate_of(dp *p, ms_cycle *c, const ms_node_info *ni, uint32_t
  * running sums, with no copy of the node and no Filter run. `freed` holds
  * the requests of the npv pods ranked in p->pv. */
 static ms_code dry_run_counted(dp *p, ms_cycle *c, const ms_node_info *ni, const nominee_load *nl,
-                               uint32_t npv, const int64_t *freed, ms_preemption_candidate *out,
-                               ms_status *st) {
+                               uint32_t npv, const int64_t *freed, kept_dry *keep,
+                               ms_preemption_candidate *out, ms_status *st) {
     int64_t minus[MS_RES_NBUILTIN];
     memcpy(minus, freed, sizeof minus);
     int64_t minus_pods = npv;
@@ -639,17 +692,25 @@ static ms_code dry_run_counted(dp *p, ms_cycle *c, const ms_node_info *ni, const
             for (int r = 0; r < MS_RES_NBUILTIN; r++) minus[r] -= v->requests.v[r];
             continue;
         }
+        /* Without PDBs (can_keep) p->order is p->pv's order. */
+        if (keep && nvictims < KEPT_VICTIMS && p->pv[i].at <= UINT8_MAX) keep->at[nvictims] = (uint8_t)p->pv[i].at;
+        else keep = NULL;
         p->victims[nvictims++] = v;
         num_violations += i < nviolating;
     }
-    return candidate_of(p, c, ni, npv, nviolating, nvictims, num_violations, out, st);
+    ms_code code = candidate_of(p, c, ni, npv, nviolating, nvictims, num_violations, out, st);
+    if (keep && code == MS_SUCCESS) {
+        keep->outcome = KEPT_CANDIDATE;
+        keep->nvictims = (uint8_t)nvictims;
+    }
+    return code;
 }
 
 /* SelectVictimsOnNode. MS_SUCCESS fills *out; otherwise st says why this
  * node is no candidate (for the message) or carries an error. */
 static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni, bool precheck,
-                                      bool counted, ms_preemption_candidate *out, ms_status *st,
-                                      bool *deferred) {
+                                      bool counted, kept_dry *keep, ms_preemption_candidate *out,
+                                      ms_status *st, bool *deferred) {
     const ms_pod *pod = c->pod;
     uint32_t npv = 0;
     int64_t freed[MS_RES_NBUILTIN] = {0};
@@ -659,12 +720,16 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
             for (int r = 0; r < MS_RES_NBUILTIN; r++) freed[r] += ni->pods[i]->requests.v[r];
         }
     /* Nothing to remove: the node stays as Filter saw it. */
-    if (npv == 0) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+    if (npv == 0) {
+        if (keep) keep->outcome = KEPT_NO_VICTIMS;
+        return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+    }
     const nominees nm = node_nominees(p->h, ni);
     nominee_load nl = {0};
     if (precheck) nominee_load_of(pod, &nm, &nl);
     /* Not even with every lower-priority pod gone: no candidate. */
     if (precheck && !fits_resources(pod, ni, npv, freed, NULL, &nl)) {
+        if (keep) keep->outcome = KEPT_RULED_OUT;
         *deferred = true;
         return MS_UNSCHEDULABLE;
     }
@@ -676,7 +741,7 @@ static ms_code select_victims_on_node(dp *p, ms_cycle *c, const ms_node_info *ni
     ms_status ost;
     if (counted && ni->node && ms_framework_run_filter_plan(&p->others, c, ni, &ost) == MS_SUCCESS) {
         p->last.ncounted++;
-        return dry_run_counted(p, c, ni, &nl, npv, freed, out, st);
+        return dry_run_counted(p, c, ni, &nl, npv, freed, keep, out, st);
     }
     uint32_t outer = ms_framework_dry_begin(c);
     ms_code code = dry_run_node(p, c, ni, &nm, &nl, precheck, npv, out, st);
@@ -819,9 +884,70 @@ static bool reserve_nodes(dp *p, uint32_t n) {
     if (l) p->looked = l;
     uint32_t *pot = realloc(p->potential, n * sizeof *pot);
     if (pot) p->potential = pot;
-    if (!d || !l || !pot) return false;
+    /* Grown, the kept outcomes start afresh (their indexes are the
+     * snapshot's; an unkept one holds for nothing). */
+    kept_dry *kept = calloc(n, sizeof *kept);
+    if (kept) {
+        free(p->kept);
+        p->kept = kept;
+    }
+    if (!d || !l || !pot || !kept) return false;
     p->nodecap = n;
     return true;
+}
+
+static bool reserve_candidates(dp *p, uint32_t n) {
+    if (n <= p->candcap) return true;
+    ms_preemption_candidate *c = realloc(p->cands, n * sizeof *c);
+    if (c) p->cands = c;
+    ms_pod **pool = realloc(p->pool, (size_t)n * KEPT_VICTIMS * sizeof *pool);
+    if (pool) p->pool = pool;
+    if (!c || !pool) return false;
+    p->candcap = n;
+    return true;
+}
+
+/* Whether this search may use and keep outcomes (see kept_dry): counted
+ * dry runs, and nothing a kept outcome does not stand for: PDBs (their
+ * budgets change with every eviction), pods whose deletion is requested
+ * (kept outcomes were found with none), a nomination of the pod's own
+ * (it leaves itself out of its node's nominees). A new signature or other
+ * PreFilter skips start a new epoch. */
+static bool can_keep(dp *p, const ms_cycle *c, bool counted, ms_str nom) {
+    const ms_map *deleting = p->h->deletion_requested;
+    if (!counted || !p->kept || nom != MS_STR_NONE || (p->h->pdbs && ms_pdb_set_len(p->h->pdbs)) ||
+        (deleting && deleting->len))
+        return false;
+    if (!p->sig || p->sig_skip != c->skip_filter || !ms_pod_same_signature(p->sig, c->pod)) {
+        if (p->sig) ms_pod_unref(p->sig);
+        p->sig = ms_pod_ref(c->pod);
+        p->sig_skip = c->skip_filter;
+        p->epoch++;
+    }
+    return true;
+}
+
+static uint64_t nominees_stamp(const ms_handle *h, const ms_node_info *ni) {
+    return h->queue ? ms_queue_nominated_stamp(h->queue, ni->name) : 0;
+}
+
+/* SelectVictimsOnNode's answer from a kept outcome: the same status, or
+ * the same victims in the same order. */
+static ms_code kept_outcome(dp *p, const ms_node_info *ni, const kept_dry *kd,
+                            ms_preemption_candidate *out, ms_status *st, bool *deferred) {
+    if (kd->outcome == KEPT_NO_VICTIMS) return fail(st, MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS);
+    if (kd->outcome == KEPT_RULED_OUT) {
+        *deferred = true;
+        return MS_UNSCHEDULABLE;
+    }
+    /* A search keeps at most 2 * want candidates: the pool has room. */
+    ms_pod **victims = p->pool + p->pooled;
+    p->pooled += kd->nvictims;
+    for (uint32_t k = 0; k < kd->nvictims; k++) victims[k] = ni->pods[kd->at[k]];
+    p->last.ncounted++;
+    *out = (ms_preemption_candidate){.node = ni->name, .ni = ni, .nvictims = kd->nvictims, .victims = victims};
+    ms_status_ok(st);
+    return MS_SUCCESS;
 }
 
 /* upstream DryRunPreemption: SelectVictimsOnNode on the potential nodes,
@@ -829,17 +955,32 @@ static bool reserve_nodes(dp *p, uint32_t n) {
  * that violates no PDB. cands has room for 2 * want; the candidates
  * without violations come first. Returns how many there are. */
 static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t offset, uint32_t want,
-                                   ms_preemption_candidate *cands) {
+                                   ms_str nom, ms_preemption_candidate *cands) {
     ms_preemption_candidate *violating = cands + want;
     uint32_t nok = 0, nbad = 0;
     bool precheck = can_precheck(p, c);
     bool counted = can_count(p, c, precheck);
+    const bool keep = can_keep(p, c, counted, nom);
+    const int32_t priority = c->pod->priority;
+    p->pooled = 0;
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = p->potential[(offset + k) % np];
+        const ms_node_info *ni = c->snap->nodes[i];
         ms_preemption_candidate cand;
         bool deferred = false;
-        ms_code code = select_victims_on_node(p, c, c->snap->nodes[i], precheck, counted, &cand,
-                                              &p->dry[i], &deferred);
+        ms_code code;
+        kept_dry *kd = keep ? &p->kept[i] : NULL;
+        const uint64_t stamp = keep ? nominees_stamp(p->h, ni) : 0;
+        if (kd && kd->outcome != KEPT_NONE && kd->ni == ni && kd->generation == ni->generation &&
+            kd->nominees == stamp && kd->epoch == p->epoch && kd->priority == priority) {
+            p->last.nkept++;
+            code = kept_outcome(p, ni, kd, &cand, &p->dry[i], &deferred);
+        } else {
+            if (kd)
+                *kd = (kept_dry){.ni = ni, .generation = ni->generation, .nominees = stamp, .epoch = p->epoch,
+                                 .priority = priority, .outcome = KEPT_NONE};
+            code = select_victims_on_node(p, c, ni, precheck, counted, kd, &cand, &p->dry[i], &deferred);
+        }
         p->looked[i] = deferred ? 2 : 1;
         p->last.nevaluated++;
         if (code == MS_SUCCESS) {
@@ -866,7 +1007,7 @@ static ms_code dry_run_found_none(dp *p, ms_cycle *c, uint32_t np, uint32_t offs
         if (p->looked[i] == 2) {
             ms_preemption_candidate cand;
             bool deferred = false;
-            select_victims_on_node(p, c, c->snap->nodes[i], false, false, &cand, &dry[i], &deferred);
+            select_victims_on_node(p, c, c->snap->nodes[i], false, false, NULL, &cand, &dry[i], &deferred);
             p->looked[i] = 1;
         }
         if (dry[i].code == MS_ERROR && first_error < 0) first_error = (int32_t)i;
@@ -921,9 +1062,10 @@ static ms_code dp_post_filter(void *self, ms_cycle *c, const ms_status *statuses
     uint32_t want = ms_preemption_num_candidates(np, p->min_pct, p->min_abs);
     p->last.offset = offset;
     p->last.want = want;
-    ms_preemption_candidate *cands = MS_ARENA_NEW(c->arena, ms_preemption_candidate, 2 * (size_t)want);
-    if (!cands) return fail(st, MS_ERROR, "out of memory");
-    uint32_t ncands = dry_run_preemption(p, c, np, offset, want, cands);
+    /* Not from the arena, which would clear room for 2 * want each call. */
+    if (!reserve_candidates(p, 2 * want)) return fail(st, MS_ERROR, "out of memory");
+    ms_preemption_candidate *cands = p->cands;
+    uint32_t ncands = dry_run_preemption(p, c, np, offset, want, nom, cands);
     p->last.candidates = cands;
     p->last.ncandidates = ncands;
     if (ncands == 0) return dry_run_found_none(p, c, np, offset, nom, st);

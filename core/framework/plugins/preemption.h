@@ -21,7 +21,10 @@
  *     cycle's Filter runs NodeResourcesFit and no policy picks victims, a
  *     step that NodeResourcesFit alone decides (the pod does not fit even
  *     without every lower-priority pod, or a pod does not fit back) is
- *     taken without the Filter run; the same decisions result.
+ *     taken without the Filter run; the same decisions result. Such a
+ *     node's outcome is kept for the next preemptor and reused while the
+ *     node, its nominated pods, the pod's signature and priority are the
+ *     same, and no PDB, requested deletion or own nomination is in play.
  *  3. Choice (pickOneNodeForPreemption, ms_pick_one_node_for_preemption).
  *  4. Preparation: every victim is passed to the handle's evict (victims
  *     already terminating are skipped); lower-priority pods nominated to
@@ -92,9 +95,11 @@ typedef struct ms_preemption_hooks {
 bool ms_default_preemption_set_hooks(const ms_framework *fw, const ms_preemption_hooks *hooks);
 
 /* What the last PostFilter of a profile's DefaultPreemption did (for
- * reports, explain and tests). Candidates live in that cycle's arena and
- * point at the snapshot's pods: valid until the arena is reset or the
- * snapshot updated. NULL when the profile does not run DefaultPreemption. */
+ * reports, explain and tests). Candidates, and the victims of those
+ * taken from kept outcomes, live in the plugin until its next PostFilter;
+ * other victims in that cycle's arena. They point at the snapshot's pods:
+ * valid until the arena is reset or the snapshot updated. NULL when the
+ * profile does not run DefaultPreemption. */
 typedef struct ms_preemption_result {
     bool attempted;                /* the pod was eligible and nodes were searched */
     const char *not_eligible;      /* why not, or NULL */
@@ -103,6 +108,7 @@ typedef struct ms_preemption_result {
     uint32_t want;                 /* ms_preemption_num_candidates(npotential) */
     uint32_t nevaluated;           /* nodes dry-run before the search stopped */
     uint32_t ncounted;             /* of those, dry-run by counting requests */
+    uint32_t nkept;                /* of those, answered by the outcome kept for the node */
     uint32_t ncandidates;
     ms_preemption_candidate *candidates;   /* non-violating first, in search order */
     int32_t chosen;                /* index into candidates, -1 when none */
@@ -110,6 +116,10 @@ typedef struct ms_preemption_result {
 } ms_preemption_result;
 
 const ms_preemption_result *ms_default_preemption_last(const ms_framework *fw);
+
+/* Forgets the dry-run outcomes the profile's DefaultPreemption keeps per
+ * node between searches: the next search starts from scratch. */
+void ms_default_preemption_forget(const ms_framework *fw);
 
 /* upstream's MoreImportantPod: higher priority, then the earlier start time
  * (a pod without status.startTime reads as starting now, i.e. after any

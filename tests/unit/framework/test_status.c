@@ -1,6 +1,8 @@
 #include "testutil.h"
 
 #include "moonsched/status.h"
+#include "framework/reason_tally.h"
+#include "base/rng.h"
 
 static ms_status failed(ms_code code, const char *r1, const char *r2) {
     ms_status s = {0};
@@ -214,6 +216,52 @@ static void test_histogram_many_texts(void **state) {
     assert_string_equal(buf, want);
 }
 
+/* The FitError message from a tally of the failing statuses, as the Filter
+ * pass with kept verdicts keeps one, is the message from the statuses:
+ * random statuses with up to 4 reasons drawn from texts that repeat under
+ * other pointers, in runs or scattered, a few with none; beyond the
+ * tally's slots it says it is full. */
+static void test_tally_gives_the_same_message(void **state) {
+    (void)state;
+    static const char *const texts[] = {"Insufficient cpu", "Insufficient memory", "node(s) were unschedulable",
+                                        "node(s) had untolerated taint {k: v}", "Too many pods"};
+    char copies[20][48];
+    for (int i = 0; i < 20; i++) snprintf(copies[i], sizeof copies[i], "%s", texts[i % 5]);
+    ms_rng r;
+    ms_rng_seed(&r, 42);
+    ms_status st[300];
+    for (int round = 0; round < 400; round++) {
+        uint32_t n = 1 + (uint32_t)ms_rng_below(&r, 300), ncopies = 1 + (uint32_t)ms_rng_below(&r, 20);
+        ms_reason_tally t;
+        ms_reason_tally_reset(&t);
+        uint64_t plugins = 0;
+        const char *run = copies[0];
+        for (uint32_t i = 0; i < n; i++) {
+            ms_status *s = &st[i];
+            ms_status_set(s, ms_rng_below(&r, 2) ? MS_UNSCHEDULABLE : MS_UNSCHEDULABLE_AND_UNRESOLVABLE, NULL);
+            s->plugin = (int16_t)ms_rng_below(&r, 8);
+            plugins |= 1ull << s->plugin;
+            uint32_t nr = (uint32_t)ms_rng_below(&r, 5);
+            for (uint32_t j = 0; j < nr; j++) {
+                if (ms_rng_below(&r, 3) == 0) run = copies[ms_rng_below(&r, ncopies)];
+                ms_status_add_reason(s, ms_rng_below(&r, 50) ? run : NULL);
+            }
+            ms_reason_tally_add(&t, s);
+        }
+        ms_reason_tally_flush(&t);
+        assert_int_equal(t.plugins, plugins);
+        char want[4096], got[4096];
+        size_t nw = ms_fit_error_message(want, sizeof want, n + 1, st, n, NULL);
+        if (t.full) {
+            assert_true(ncopies > MS_REASON_TALLY_SLOTS - 1);
+            continue;
+        }
+        size_t ng = ms_fit_error_message_tally(got, sizeof got, n + 1, &t);
+        assert_string_equal(got, want);
+        assert_int_equal(ng, nw);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_histogram_per_node_copies),
@@ -227,6 +275,7 @@ int main(void) {
         cmocka_unit_test(test_prefilter_message),
         cmocka_unit_test(test_no_reasons),
         cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_tally_gives_the_same_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "scheduler/scheduler_priv.h"
 #include "base/rng.h"
 #include "backend/queue.h"
+#include "framework/plugins/preemption.h"
 
 static void test_num_feasible_nodes_to_find(void **state) {
     (void)state;
@@ -334,7 +335,8 @@ static void test_reporter_error_and_post_filter(void **state) {
  * cluster (tainted and cordoned nodes, bound pods of mixed priorities) and
  * preemptors of two signatures and two priorities; one forgets its kept
  * verdicts before every cycle, so it filters every node. Every report is
- * the same. */
+ * the same, and each FitError message is the one counted from the pass's
+ * statuses. */
 static const char *const kept_plugins[] = {"PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
                                            "NodeResourcesFit", "DefaultPreemption", "DefaultBinder", NULL};
 
@@ -348,59 +350,89 @@ static void kept_pod(env *e, const char *name, int cpu, int prio, const char *no
     lpod(e, name, "x", m, extra);
 }
 
-static void test_kept_verdicts_match_a_full_pass(void **state) {
-    (void)state;
-    for (uint64_t round = 0; round < 10; round++) {
-        env *es[2];
+/* Two schedulers on the same random cluster of `nnodes` nodes (a few
+ * cordoned or tainted), 4 bound pods of priorities 0-2 on each. */
+static void kept_envs(env *es[2], uint64_t round, int nnodes) {
+    char name[32];
+    for (int k = 0; k < 2; k++) {
+        es[k] = env_new_profile(100, 3, false, kept_plugins);
+        es[k]->complete_at_once = true;
+        es[k]->evict_at_once = true;
         ms_rng r;
-        char name[32];
-        for (int k = 0; k < 2; k++) {
-            es[k] = env_new_profile(100, 3, false, kept_plugins);
-            es[k]->complete_at_once = true;
-            es[k]->evict_at_once = true;
-            ms_rng_seed(&r, round + 1);
-            for (int n = 0; n < 10; n++) {
-                uint64_t v = ms_rng_next(&r);
-                const char *spec = v % 7 == 0   ? "{\"unschedulable\":true}"
-                                   : v % 5 == 0 ? "{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]}"
-                                                : NULL;
-                snprintf(name, sizeof name, "n%d", n);
-                add_node(es[k], name, v % 3 == 0 ? "4" : v % 3 == 1 ? "3" : "2", NULL, spec);
-                for (int b = 0; b < 4; b++) {
-                    char pod[32];
-                    snprintf(pod, sizeof pod, "b%d-%d", n, b);
-                    kept_pod(es[k], pod, 300 + 100 * (int)(ms_rng_below(&r, 3)), (int)ms_rng_below(&r, 3), name, true);
-                }
+        ms_rng_seed(&r, round + 1);
+        for (int n = 0; n < nnodes; n++) {
+            uint64_t v = ms_rng_next(&r);
+            const char *spec = v % 7 == 0   ? "{\"unschedulable\":true}"
+                               : v % 5 == 0 ? "{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]}"
+                                            : NULL;
+            snprintf(name, sizeof name, "n%d", n);
+            add_node(es[k], name, v % 3 == 0 ? "4" : v % 3 == 1 ? "3" : "2", NULL, spec);
+            for (int b = 0; b < 4; b++) {
+                char pod[32];
+                snprintf(pod, sizeof pod, "b%d-%d", n, b);
+                kept_pod(es[k], pod, 300 + 100 * (int)(ms_rng_below(&r, 3)), (int)ms_rng_below(&r, 3), name, true);
             }
         }
+    }
+}
+
+/* Nominations made elsewhere (status.nominatedNodeName, preemptionPolicy
+ * Never: they stay) come and go on nodes that stay as they are: the one at
+ * `del` deleted, or (`add`) one made on a node picked by v. */
+static void outside_nomination(env *e, ms_pod **outside, int nout, int del, bool add, int step, uint64_t v,
+                               int nnodes) {
+    if (del >= 0) {
+        ms_scheduler_pod_delete(e->s, outside[del], e->now);
+        outside[del] = outside[nout - 1];
+    } else if (add) {
+        char name[32], extra[256];
+        snprintf(name, sizeof name, "o%d", step);
+        snprintf(extra, sizeof extra,
+                 ",\"priority\":%d,\"preemptionPolicy\":\"Never\",\"nodeSelector\":{\"none\":\"x\"}}"
+                 ",\"status\":{\"nominatedNodeName\":\"n%d\"",
+                 (int[]){0, 6, 6, 12}[(v >> 16) % 4], (int)((v >> 24) % (uint64_t)nnodes));
+        outside[nout] = lpod(e, name, "x", "1000m", extra);
+    }
+}
+
+static void same_reports(const env *a, const env *b, int round, int step) {
+    if (strcmp(a->last_message, b->last_message) != 0)
+        fail_msg("round %d step %d: kept \"%s\", from scratch \"%s\"", round, step, a->last_message, b->last_message);
+    assert_int_equal(a->nscheduled, b->nscheduled);
+    assert_int_equal(a->last_node, b->last_node);
+    assert_int_equal(a->nunschedulable, b->nunschedulable);
+    assert_int_equal(a->nnominated, b->nnominated);
+    assert_int_equal(a->nominated_to, b->nominated_to);
+    assert_int_equal(a->nevicted, b->nevicted);
+    for (uint32_t i = 0; i < a->nevicted; i++) assert_int_equal(a->evicted[i]->meta.uid_hash, b->evicted[i]->meta.uid_hash);
+    assert_int_equal(a->evicted_on, b->evicted_on);
+}
+
+static void test_kept_verdicts_match_a_full_pass(void **state) {
+    (void)state;
+    uint32_t tallied = 0;
+    for (uint64_t round = 0; round < 10; round++) {
+        env *es[2];
+        kept_envs(es, round, 10);
+        ms_rng r;
+        char name[32];
         bool used = false;
         ms_pod *outside[2][12] = {{0}};
         int nout = 0, npending = 0;
+        uint32_t nunsched = 0;
         ms_rng_seed(&r, round + 100);
         for (int step = 0; step < 300; step++) {
             double now = 1 + step + 400.0 * (step / 40);
             /* preemptors of one signature (a few of another) and two
-             * priorities keep coming; nominations made elsewhere
-             * (status.nominatedNodeName, preemptionPolicy Never: they stay)
-             * come and go while their nodes stay as they are */
+             * priorities keep coming; nominations made elsewhere come and
+             * go */
             uint64_t v = ms_rng_next(&r);
             int del = nout && v % 5 == 0 ? (int)((v >> 8) % (uint64_t)nout) : -1;
             bool add = del < 0 && nout < 12 && v % 5 == 1;
             bool pending = v % 5 >= 3 && npending < 90;
             for (int k = 0; k < 2; k++) {
                 es[k]->now = now;
-                if (del >= 0) {
-                    ms_scheduler_pod_delete(es[k]->s, outside[k][del], now);
-                    outside[k][del] = outside[k][nout - 1];
-                } else if (add) {
-                    char extra[256];
-                    snprintf(name, sizeof name, "o%d", step);
-                    snprintf(extra, sizeof extra,
-                             ",\"priority\":%d,\"preemptionPolicy\":\"Never\",\"nodeSelector\":{\"none\":\"x\"}}"
-                             ",\"status\":{\"nominatedNodeName\":\"n%d\"",
-                             (int[]){0, 6, 6, 12}[(v >> 16) % 4], (int)((v >> 24) % 10));
-                    outside[k][nout] = lpod(es[k], name, "x", "1000m", extra);
-                }
+                outside_nomination(es[k], outside[k], nout, del, add, step, v, 10);
                 if (pending) {
                     snprintf(name, sizeof name, "p%d", step);
                     kept_pod(es[k], name, (v >> 32) % 5 ? 1000 : 1500, (v >> 40) % 2 ? 10 : 5, NULL,
@@ -413,18 +445,18 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
             }
             nout += add - (del >= 0);
             npending += pending;
-            env *a = es[0], *b = es[1];
-            if (strcmp(a->last_message, b->last_message) != 0)
-                fail_msg("round %d step %d: kept \"%s\", full \"%s\"", (int)round, step, a->last_message,
-                         b->last_message);
-            assert_int_equal(a->nscheduled, b->nscheduled);
-            assert_int_equal(a->last_node, b->last_node);
-            assert_int_equal(a->nunschedulable, b->nunschedulable);
-            assert_int_equal(a->nnominated, b->nnominated);
-            assert_int_equal(a->nominated_to, b->nominated_to);
-            assert_int_equal(a->nevicted, b->nevicted);
-            assert_int_equal(a->evicted_on, b->evicted_on);
-            const ms_node_memo *m = &a->s->memo;
+            same_reports(es[0], es[1], (int)round, step);
+            /* a message from the pass's tally is the one counted from
+             * its statuses */
+            if (es[0]->nunschedulable > nunsched) {
+                char want[1024];
+                ms_fit_error_message(want, sizeof want, 10, es[0]->s->statuses, 10, NULL);
+                if (strncmp(es[0]->last_message, want, strlen(want)) != 0)
+                    fail_msg("round %d step %d: \"%s\", counted \"%s\"", (int)round, step, es[0]->last_message, want);
+                tallied++;
+            }
+            nunsched = es[0]->nunschedulable;
+            const ms_node_memo *m = &es[0]->s->memo;
             for (uint32_t i = 0; m->verdicts && i < m->cap; i++) used |= m->verdicts[i].key.epoch != 0;
         }
         assert_true(used);
@@ -432,6 +464,83 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
         env_free(es[0]);
         env_free(es[1]);
     }
+    assert_true(tallied > 0);
+}
+
+/* DefaultPreemption keeps each node's counted dry-run outcome (ruled out,
+ * no victims, or the victims) for the next preemptor of the same
+ * signature and priority. Two schedulers are fed the same random cluster
+ * and the same events: preemptors of two signatures and two priorities,
+ * nominations made elsewhere coming and going, pods bound to nodes whose
+ * nominations stay, victims deleted at once. One forgets its kept outcomes
+ * before every cycle, so it dry-runs every node it visits; the searches
+ * (nodes visited, candidates, the choice), the victims evicted and every
+ * report are the same. (The candidates' victims live in the cycle's
+ * arena, gone when the cycle is: the evicted ones are compared.) */
+static void same_search(const ms_preemption_result *a, const ms_preemption_result *b, int round, int step) {
+    if (a->nevaluated != b->nevaluated || a->ncandidates != b->ncandidates || a->chosen != b->chosen ||
+        a->attempted != b->attempted)
+        fail_msg("round %d step %d: kept %u nodes, %u candidates, chose %d; fresh %u, %u, %d", round, step,
+                 a->nevaluated, a->ncandidates, a->chosen, b->nevaluated, b->ncandidates, b->chosen);
+    for (uint32_t i = 0; i < a->ncandidates; i++) {
+        const ms_preemption_candidate *x = &a->candidates[i], *y = &b->candidates[i];
+        assert_int_equal(x->node, y->node);
+        assert_int_equal(x->num_pdb_violations, y->num_pdb_violations);
+        assert_int_equal(x->nvictims, y->nvictims);
+    }
+}
+
+static void test_kept_dry_runs_match_a_fresh_search(void **state) {
+    (void)state;
+    uint64_t kept = 0;
+    for (uint64_t round = 0; round < 8; round++) {
+        env *es[2];
+        kept_envs(es, round, 16);
+        ms_rng r;
+        char name[32];
+        ms_pod *outside[2][12] = {{0}};
+        int nout = 0, npending = 0;
+        ms_rng_seed(&r, round + 100);
+        for (int step = 0; step < 240; step++) {
+            double now = 1 + step + 400.0 * (step / 30);
+            uint64_t v = ms_rng_next(&r);
+            int del = nout && v % 4 == 0 ? (int)((v >> 8) % (uint64_t)nout) : -1;
+            bool add = del < 0 && nout < 12 && v % 4 == 1;
+            /* a pod bound elsewhere changes a node and no nomination */
+            bool bound = v % 4 == 2 && (v >> 12) % 3 == 0;
+            /* the env holds 64 evicted pods */
+            bool pending = v % 5 >= 2 && npending < 80 && es[0]->nevicted < 48;
+            for (int k = 0; k < 2; k++) {
+                es[k]->now = now;
+                outside_nomination(es[k], outside[k], nout, del, add, step, v, 16);
+                if (bound) {
+                    char node[16];
+                    snprintf(name, sizeof name, "c%d", step);
+                    snprintf(node, sizeof node, "n%d", (int)((v >> 24) % 16));
+                    kept_pod(es[k], name, 100 * (int)((v >> 20) % 4), (int)((v >> 28) % 3) * 4, node, true);
+                }
+                if (pending) {
+                    snprintf(name, sizeof name, "p%d", step);
+                    kept_pod(es[k], name, (v >> 32) % 4 ? 1000 : 1500, (v >> 40) % 3 ? 10 : 5, NULL,
+                             (v >> 48) % 4 == 0);
+                }
+                ms_scheduler_tick(es[k]->s, now);
+                if (k == 1) ms_default_preemption_forget(&es[k]->s->profiles[0]);
+                ms_scheduler_schedule_one(es[k]->s, now);
+            }
+            nout += add - (del >= 0);
+            npending += pending;
+            same_reports(es[0], es[1], (int)round, step);
+            same_search(ms_default_preemption_last(&es[0]->s->profiles[0]),
+                        ms_default_preemption_last(&es[1]->s->profiles[0]), (int)round, step);
+            assert_int_equal(ms_default_preemption_last(&es[1]->s->profiles[0])->nkept, 0);
+            kept += ms_default_preemption_last(&es[0]->s->profiles[0])->nkept;
+        }
+        assert_true(es[0]->nevicted > 0);
+        env_free(es[0]);
+        env_free(es[1]);
+    }
+    assert_true(kept > 0);
 }
 
 int main(void) {
@@ -448,6 +557,7 @@ int main(void) {
         cmocka_unit_test(test_priority_order),
         cmocka_unit_test(test_reporter_error_and_post_filter),
         cmocka_unit_test(test_kept_verdicts_match_a_full_pass),
+        cmocka_unit_test(test_kept_dry_runs_match_a_fresh_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
