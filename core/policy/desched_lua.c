@@ -14,6 +14,7 @@
 #include "descheduler/config_file.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
+#include "policy/lua_state.h"
 
 static bool is_lua(const char *name) { return ms_config_is_policy(name); }
 
@@ -57,12 +58,7 @@ static ms_rc instance(ms_desched_policy *pol, ms_desched_profile *prof, const ch
         if ((rc = ms_lua_runtime_new(&lo, in, &pol->lua, err)) != MS_OK) return rc;
     }
     ms_lua_limits lim;
-    ms_lua_limits_default(&lim);
-    lim.budget = pa.budget;
-    lim.init_budget = pa.init_budget;
-    lim.memory = pa.memory;
-    lim.max_failures = pa.max_failures;
-    lim.on_error = pa.on_error;
+    ms_lua_limits_from_args(&pa, &lim);
     ms_lua_state *st;
     ms_policy *p;
     if (prof->npolicies == MS_DESCHED_MAX_PLUGINS ||
