@@ -23,7 +23,14 @@ static ms_rc args_check(const cJSON *args, const char *path, const char *name, m
         return ms_error_set(err, MS_EINVAL, "%s: plugin name \"%s\": lua: then 1 to %d letters, digits, "
                                             "'-', '_' or '.'", path, name, MS_POLICY_NAME_MAX);
     ms_policy_args pa;
-    return ms_config_policy_args(args, path, &pa, err);
+    ms_rc rc = ms_config_policy_args(args, path, &pa, err);
+    /* A shadow is compared with its profile's choice of a node; a
+     * descheduling pass makes no such choice, and accepting the mode would
+     * evict live what the operator meant only to watch. */
+    if (rc == MS_OK && pa.shadow)
+        return ms_error_set(err, MS_EINVAL, "%s.mode: Unsupported value: \"shadow\": a descheduler policy runs "
+                                            "live; --dry-run shows what a pass would evict", path);
+    return rc;
 }
 
 /* The policy's state from its file, read from the disk or through the
