@@ -73,16 +73,20 @@ struct ms_queue {
     int64_t move_request_cycle;    /* -1: none yet */
     uint64_t next_seq;
 
-    /* node name id -> its list (NULL until a pod is first nominated
-     * there): Filter and preemption ask for the nominated pods of every
-     * node they visit, an index rather than a hash probe. The array grows
-     * to the largest nominated name id, which may be far above the node
-     * count (names interned before the nodes). It is not indexed by
-     * snapshot position as per-cycle state is: the queue outlives
-     * snapshots, and a nomination names a node the snapshot may not have
-     * (deleted, or not seen yet), whose list and stamp must survive. */
+    /* node name id -> its list (NULL while no pod is nominated there):
+     * Filter and preemption ask for the nominated pods of every node they
+     * visit, an index rather than a hash probe. The array grows to the
+     * largest nominated name id, which may be far above the node count
+     * (names interned before the nodes). It is not indexed by snapshot
+     * position as per-cycle state is: the queue outlives snapshots, and a
+     * nomination names a node the snapshot may not have (deleted, or not
+     * seen yet), whose list must survive. A list that empties is freed
+     * (nodes come and go in a long run), but one is kept for the next
+     * node nominated: preemption nominates and clears nodes in turn. */
     nom_list **nom_nodes;
     uint32_t nom_ncap;
+    nom_list *nom_spare;           /* empty, for the next list; NULL: none */
+    uint32_t nom_nlists;           /* lists allocated, the spare included */
     ms_map nom_pods;               /* uid_hash -> node (as uintptr_t) */
     /* Bit per node name id: set while its nom_list is not empty. Filter
      * asks for every node it visits and most have no nominated pod: one bit
@@ -169,6 +173,22 @@ static bool backing_off(const entry *e, double now) {
 
 /* ---- nominator ---- */
 
+/* The node's list is empty: its storage is let go (kept as the spare
+ * when there is none) and its stamp reads 0 again, still a change from
+ * the clock value its last change gave it. */
+static void nom_release(ms_queue *q, ms_str node) {
+    nom_list *l = q->nom_nodes[node];
+    q->nom_nodes[node] = NULL;
+    q->nom_bits[node / 64] &= ~((uint64_t)1 << (node % 64));
+    if (!q->nom_spare) {
+        q->nom_spare = l;
+        return;
+    }
+    free(l->pods);
+    free(l);
+    q->nom_nlists--;
+}
+
 static void nom_delete_uid(ms_queue *q, uint64_t uid) {
     void *v = ms_map_del(&q->nom_pods, uid);
     if (!v) return;
@@ -182,8 +202,7 @@ static void nom_delete_uid(ms_queue *q, uint64_t uid) {
         memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
         l->n--;
         l->stamp = ++q->nom_clock;
-        ms_str node = (ms_str)(uintptr_t)v;
-        if (l->n == 0) q->nom_bits[node / 64] &= ~((uint64_t)1 << (node % 64));
+        if (l->n == 0) nom_release(q, at);
         return;
     }
 }
@@ -210,13 +229,16 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     if (!nom_bits_reserve(q, node)) return false;
     nom_list *l = q->nom_nodes[node];
     if (!l) {
-        l = calloc(1, sizeof *l);
-        if (!l) return false;
+        if ((l = q->nom_spare)) q->nom_spare = NULL;
+        else if ((l = calloc(1, sizeof *l))) q->nom_nlists++;
+        else return false;
         q->nom_nodes[node] = l;
     }
-    if (!ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods))
+    if (!ms_array_grow((void **)&l->pods, &l->cap, l->n + 1, sizeof *l->pods) ||
+        ms_map_put(&q->nom_pods, pod->meta.uid_hash, (void *)(uintptr_t)node) != 0) {
+        if (l->n == 0) nom_release(q, node);
         return false;
-    if (ms_map_put(&q->nom_pods, pod->meta.uid_hash, (void *)(uintptr_t)node) != 0) return false;
+    }
     /* After every pod of the same or higher priority: stable among equals. */
     uint32_t at = l->n;
     while (at > 0 && l->pods[at - 1]->priority < pod->priority) at--;
@@ -251,6 +273,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
 uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node) {
     const nom_list *l = node < q->nom_ncap ? q->nom_nodes[node] : NULL;
     return l ? l->stamp : 0;
+}
+
+uint32_t ms_queue_nominated_lists(const ms_queue *q) {
+    return q->nom_nlists;
 }
 
 uint32_t ms_queue_nominated_count(const ms_queue *q) {
@@ -437,6 +463,8 @@ void ms_queue_free(ms_queue *q) {
         free(l->pods);
         free(l);
     }
+    if (q->nom_spare) free(q->nom_spare->pods);
+    free(q->nom_spare);
     free(q->nom_nodes);
     ms_map_free(&q->nom_pods);
     free(q->nom_bits);

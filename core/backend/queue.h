@@ -154,9 +154,13 @@ void ms_queue_add_nominated(ms_queue *q, ms_pod *pod, ms_str node);
 void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod);
 /* Returns a borrowed array valid until the next queue mutation. */
 ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *n);
-/* Changes whenever the node's nominated pods change (0: never had any):
- * what was computed with them holds while it is the same. */
+/* Changes whenever the node's nominated pods change (0: none nominated
+ * there now; any other value is the one change that gave it): what was
+ * computed with them holds while it is the same. */
 uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node);
+/* The per-node lists allocated: the nodes with nominated pods, and one
+ * kept empty for the next; not the count of nodes ever nominated. */
+uint32_t ms_queue_nominated_lists(const ms_queue *q);
 /* Pods nominated anywhere: when 0, a cycle skips the per-node lookups. */
 uint32_t ms_queue_nominated_count(const ms_queue *q);
 /* Of those, the pods with required pod anti-affinity terms: when 0, no

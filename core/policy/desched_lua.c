@@ -14,6 +14,7 @@
 #include "descheduler/config_file.h"
 #include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
+#include "policy/lua_state.h"
 
 static bool is_lua(const char *name) { return ms_config_is_policy(name); }
 
@@ -22,7 +23,14 @@ static ms_rc args_check(const cJSON *args, const char *path, const char *name, m
         return ms_error_set(err, MS_EINVAL, "%s: plugin name \"%s\": lua: then 1 to %d letters, digits, "
                                             "'-', '_' or '.'", path, name, MS_POLICY_NAME_MAX);
     ms_policy_args pa;
-    return ms_config_policy_args(args, path, &pa, err);
+    ms_rc rc = ms_config_policy_args(args, path, &pa, err);
+    /* A shadow is compared with its profile's choice of a node; a
+     * descheduling pass makes no such choice, and accepting the mode would
+     * evict live what the operator meant only to watch. */
+    if (rc == MS_OK && pa.shadow)
+        return ms_error_set(err, MS_EINVAL, "%s.mode: Unsupported value: \"shadow\": a descheduler policy runs "
+                                            "live; --dry-run shows what a pass would evict", path);
+    return rc;
 }
 
 /* The policy's state from its file, read from the disk or through the
@@ -57,12 +65,7 @@ static ms_rc instance(ms_desched_policy *pol, ms_desched_profile *prof, const ch
         if ((rc = ms_lua_runtime_new(&lo, in, &pol->lua, err)) != MS_OK) return rc;
     }
     ms_lua_limits lim;
-    ms_lua_limits_default(&lim);
-    lim.budget = pa.budget;
-    lim.init_budget = pa.init_budget;
-    lim.memory = pa.memory;
-    lim.max_failures = pa.max_failures;
-    lim.on_error = pa.on_error;
+    ms_lua_limits_from_args(&pa, &lim);
     ms_lua_state *st;
     ms_policy *p;
     if (prof->npolicies == MS_DESCHED_MAX_PLUGINS ||

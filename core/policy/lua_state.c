@@ -17,6 +17,7 @@
 
 #include "base/clock.h"
 #include "base/quantity.h"
+#include "moonsched/config.h"
 #include "moonsched/decode.h"
 #include "policy/lua_runtime.h"
 
@@ -280,6 +281,16 @@ void ms_lua_limits_default(ms_lua_limits *l) {
     l->max_failures = -1;
     l->on_error = -1;
     l->shadow = false;
+}
+
+void ms_lua_limits_from_args(const ms_policy_args *a, ms_lua_limits *l) {
+    ms_lua_limits_default(l);
+    l->budget = a->budget;
+    l->init_budget = a->init_budget;
+    l->memory = (size_t)a->memory;
+    l->max_failures = a->max_failures;
+    l->on_error = a->on_error;
+    l->shadow = a->shadow;         /* its states refuse sched.permit (refuse_shadow_permit) */
 }
 
 ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const char *chunkname,

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "moonsched/config.h"
 #include "moonsched/lua_policy.h"
 #include "policy/lua_abi.h"
 
@@ -16,6 +17,10 @@
  * for as long as the interner lives. A state interns at most
  * MS_LUA_MAX_REASONS distinct new texts; past that it gets one fixed text. */
 #define MS_LUA_MAX_REASONS 4096
+
+/* A policy instance's limits from its pluginConfig args: the one
+ * translation for the scheduler's profiles and the descheduler's. */
+void ms_lua_limits_from_args(const ms_policy_args *a, ms_lua_limits *l);
 
 struct ms_lua_state {
     ms_lua_runtime *rt;

@@ -320,6 +320,19 @@ static void print_time(FILE *out, double s) {
     else fprintf(out, "%9.2f ms", s * 1e3);
 }
 
+/* "FAIL load FILE: ..." naming the file once: a load error names it
+ * already, as "policy FILE: " (a budget, memory or init stop) or as Lua's
+ * own "FILE:LINE: " or the reader's "FILE: ". */
+static void print_load_failure(FILE *out, const char *file, const char *msg) {
+    size_t n = strlen(file);
+    if (strncmp(msg, "policy ", 7) == 0 && strncmp(msg + 7, file, n) == 0 && strncmp(msg + 7 + n, ": ", 2) == 0)
+        msg += 9 + n;
+    if (strncmp(msg, file, n) == 0 && msg[n] == ':')
+        fprintf(out, "FAIL load %s\n", msg);
+    else
+        fprintf(out, "FAIL load %s: %s\n", file, msg);
+}
+
 static ms_rc dry_run(checker *k, uint32_t hooks, ms_policy_check_result *r, ms_error *err) {
     ms_cache *cache = ms_cache_new(k->in, 0);
     if (!cache) return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -434,7 +447,7 @@ ms_rc ms_policy_check(const ms_policy_check_options *o, FILE *out, ms_policy_che
     rc = ms_lua_state_load_file_ex(k.rt, &lim, o->file, args, &s, err);
     double load_time = ms_clock_monotonic() - t0;
     if (rc != MS_OK) {
-        fprintf(out, "FAIL load %s: %s\n", o->file, err->msg);
+        print_load_failure(out, o->file, err->msg);
         goto done;
     }
     r.loaded = true;

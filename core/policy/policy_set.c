@@ -19,6 +19,7 @@
 #include "framework/plugins/preemption.h"
 #include "moonsched/decode.h"
 #include "policy/file_watch.h"
+#include "policy/lua_state.h"
 #include "policy/policy_preemption.h"
 
 typedef struct pfile {
@@ -193,17 +194,6 @@ static ms_rc load_text(ms_policy_set *ps, const char *path, const ms_lua_limits 
     return rc;
 }
 
-/* An instance's limits, from its plugin args. */
-static void instance_limits(const ms_policy_args *a, ms_lua_limits *lim) {
-    ms_lua_limits_default(lim);
-    lim->budget = a->budget;
-    lim->init_budget = a->init_budget;
-    lim->memory = (size_t)a->memory;
-    lim->max_failures = a->max_failures;
-    lim->on_error = a->on_error;
-    lim->shadow = a->shadow;       /* its states refuse sched.permit (lua_state.c) */
-}
-
 /* The extension points a --policy file takes: all of them (the framework
  * keeps those its hooks implement, also after a reload), and QueueSort
  * only when it sorts the queue now. */
@@ -273,7 +263,7 @@ static ms_rc cli_policy_name(ms_policy_set *ps, const char *path, const cJSON *a
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (rc != MS_OK) return rc;
     ms_lua_limits lim;
-    instance_limits(&a, &lim);
+    ms_lua_limits_from_args(&a, &lim);
     preload *pl = &ps->pre[ps->npre];
     memset(pl, 0, sizeof *pl);
     ms_error lerr = {0};
@@ -394,7 +384,7 @@ static ms_rc add_instance(ms_policy_set *ps, uint32_t profile, const ms_plugin_c
     instance *in = &ps->inst[ps->ninst];
     memset(in, 0, sizeof *in);
     in->profile = profile;
-    instance_limits(&a, &in->lim);
+    ms_lua_limits_from_args(&a, &in->lim);
     in->shadow = a.shadow;
     if (a.args && !(in->args = cJSON_Duplicate(a.args, true)))
         return ms_error_set(err, MS_ENOMEM, "out of memory");

@@ -260,10 +260,16 @@ check "policy check: the failing call, the pod and the error" has_text "$T/pf.ou
 check "policy check: the count of failures" has_text "$T/pf.err" "calls failed"
 "$M" policy check "$T/broken.lua" >"$T/pb.out" 2>&1
 check "policy check: a syntax error gives exit 2" test $? -eq 2
-check "policy check: the load failure is reported" has_text "$T/pb.out" "FAIL load $T/broken.lua: "
+check "policy check: a syntax error: the file once, with the parser's line" \
+    sh -c "grep -c '^FAIL load ' '$T/pb.out' | grep -qx 1 && grep -q '^FAIL load $T/broken.lua:2: ' '$T/pb.out' &&
+           test \$(grep '^FAIL load ' '$T/pb.out' | grep -o 'broken.lua' | wc -l) -eq 1"
+printf 'error({})\n' >"$T/load-obj.lua"
+"$M" policy check "$T/load-obj.lua" >"$T/pbo.out" 2>&1
+check "policy check: a load error that is no string: the file once" has_line "$T/pbo.out" \
+    "FAIL load $T/load-obj.lua: (error object is a table value)"
 "$M" policy check policies/spread-by-label.lua >"$T/pa.out" 2>&1
 check "policy check: init's error without the args it needs" \
-    sh -c "test $? -eq 2 && grep -q 'args.key (a node label key) is required' '$T/pa.out'"
+    sh -c "test $? -eq 2 && grep -qx 'FAIL load policies/spread-by-label.lua: spread-by-label: args.key (a node label key) is required' '$T/pa.out'"
 "$M" policy check policies/spread-by-label.lua --args '{"key": "zone"}' >"$T/pa2.out" 2>&1
 check "policy check: --args reach init; without a cluster nothing runs" \
     sh -c "test $? -eq 0 && grep -qx 'no --cluster: the hooks were not run' '$T/pa2.out'"
@@ -279,7 +285,7 @@ EOF
 "$M" policy check "$T/slow-load.lua" --init-budget 50 >"$T/pib.out" 2>&1
 check "policy check --init-budget 50: a 0.2 s top level is refused (exit 2)" test $? -eq 2
 check "policy check --init-budget 50: stopped at the load budget, named" has_text "$T/pib.out" \
-    "FAIL load $T/slow-load.lua: policy $T/slow-load.lua: stopped after its load budget (initBudgetMs) of 50 ms"
+    "FAIL load $T/slow-load.lua: stopped after its load budget (initBudgetMs) of 50 ms"
 "$M" policy check "$T/slow-load.lua" --init-budget=5000 >"$T/pib2.out" 2>&1
 check "policy check --init-budget=5000: the same top level loads (exit 0)" \
     sh -c "test $? -eq 0 && grep -q '^policy slow-load ' '$T/pib2.out'"

@@ -114,6 +114,12 @@ sed "s|policies/deschedule-drain.lua|$T/syntax.lua|" $D/deschedule-lua.yaml >"$T
 rc=$?
 check "a Lua file that does not load: exit 2, the profile, the plugin and the line" \
     sh -c "test $rc -eq 2 && grep -q 'profile \"drain\": lua:drain: .*syntax.lua:1:' '$T/y.err'"
+sed 's|^      file: policies/deschedule-drain.lua$|&\n      mode: shadow|' $D/deschedule-lua.yaml >"$T/shadow.yaml"
+"$M" simulate --cluster $D/deschedule-drain.yaml --deschedule "$T/shadow.yaml" >"$T/sh.out" 2>"$T/sh.err"
+rc=$?
+check "mode: shadow on a descheduler policy: refused with the field named, nothing evicted" \
+    sh -c "test $rc -eq 2 && grep -q 'mode: shadow' '$T/shadow.yaml' && ! grep -q evicted '$T/sh.out' &&
+           grep -qx 'moonsched: profiles\[0\]\.pluginConfig\[0\]\.args\.mode: Unsupported value: \"shadow\": a descheduler policy runs live; --dry-run shows what a pass would evict' '$T/sh.err'"
 
 "$M" simulate --generate shape=deschedule,nodes=4,bound-pods=40,zones=2 --deschedule tests/bench/deschedule-policy.yaml \
     --stats >"$T/g.out" 2>"$T/g.err"

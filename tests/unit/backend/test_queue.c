@@ -755,6 +755,16 @@ static void expect_nominated(const ms_queue *q, ms_str node, const uint64_t *uid
     for (uint32_t i = 0; i < n; i++) assert_int_equal(pods[i]->meta.uid_hash, uids[i]);
 }
 
+/* Frees the queue: each of the test's pods is left with only the test's
+ * own reference, which it drops. */
+static void free_releasing(ms_queue *q, ms_pod **pods, int n) {
+    ms_queue_free(q);
+    for (int k = 0; k < n; k++) {
+        assert_int_equal(refs(pods[k]), 1);
+        ms_pod_unref(pods[k]);
+    }
+}
+
 static void test_nominator_ordering_and_cleanup(void **state) {
     (void)state;
     enum { NODE_A = 10, NODE_B = 11 };
@@ -825,12 +835,8 @@ static void test_nominator_ordering_and_cleanup(void **state) {
     ms_queue_add_nominated(q, p5, MS_STR_NONE);
     expect_nominated(q, NODE_A, NULL, 0);
     ms_queue_add_nominated(q, p5, NODE_A);
-    ms_queue_free(q);
     ms_pod *all[] = {p1, p2, p3, p4, p1b, p3b, p4b, p5};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        assert_int_equal(refs(all[i]), 1);
-        ms_pod_unref(all[i]);
-    }
+    free_releasing(q, all, (int)(sizeof all / sizeof all[0]));
 }
 
 /* The count of nominated pods follows every way in and out: a cycle skips
@@ -948,6 +954,69 @@ static void test_nominated_for_node_ids(void **state) {
     ms_pod_unref(p3);
 }
 
+/* A long run nominates to many nodes that come and go: once their
+ * nominations end, the storage held does not grow with the number of
+ * distinct node names ever nominated. */
+static void test_nominator_storage_bounded_by_live_nodes(void **state) {
+    (void)state;
+    enum { NAMES = 20000, BATCH = 8 };
+    ms_queue *q = newq();
+    ms_pod *pods[BATCH];
+    for (int k = 0; k < BATCH; k++) pods[k] = mkpod((uint64_t)k + 1, k % 3);
+    for (ms_str base = 1; base + BATCH <= NAMES; base += BATCH) {
+        for (int k = 0; k < BATCH; k++) ms_queue_add_nominated(q, pods[k], base + (ms_str)k);
+        assert_true(ms_queue_nominated_lists(q) <= BATCH + 1);
+        for (int k = 0; k < BATCH; k++) ms_queue_delete_nominated(q, pods[k]);
+        assert_int_equal(ms_queue_nominated_count(q), 0);
+        assert_true(ms_queue_nominated_lists(q) <= 1);
+    }
+    /* Moves leave no list behind either: one pod walks over every name. */
+    for (ms_str n = 1; n < NAMES; n++) ms_queue_add_nominated(q, pods[0], n);
+    expect_nominated(q, NAMES - 1, (uint64_t[]){1}, 1);
+    assert_true(ms_queue_nominated_lists(q) <= 2);
+    free_releasing(q, pods, BATCH);
+}
+
+/* A node's stamp changes with each change of its nominated pods, also
+ * when the last one leaves and its list is let go, and when it comes
+ * back on a reused list; another node's changes leave it as it is. Kept
+ * Filter verdicts rely on it (schedule_one.c, filter_kept). */
+static void test_nominated_stamp_changes_with_the_node_only(void **state) {
+    (void)state;
+    enum { A = 10, B = 11 };
+    ms_queue *q = newq();
+    ms_pod *p1 = mkpod(1, 5), *p2 = mkpod(2, 5);
+    uint64_t seen[8];
+    int nseen = 0;
+    assert_int_equal(ms_queue_nominated_stamp(q, A), 0);
+    ms_queue_add_nominated(q, p1, A);
+    seen[nseen++] = ms_queue_nominated_stamp(q, A);
+    ms_queue_add_nominated(q, p2, A);
+    seen[nseen++] = ms_queue_nominated_stamp(q, A);
+    ms_queue_delete_nominated(q, p2);
+    seen[nseen++] = ms_queue_nominated_stamp(q, A);
+    ms_queue_delete_nominated(q, p1);              /* empty: its list let go */
+    assert_int_equal(ms_queue_nominated_stamp(q, A), 0);
+    ms_queue_add_nominated(q, p2, B);              /* B takes the kept list */
+    assert_int_equal(ms_queue_nominated_stamp(q, A), 0);
+    uint64_t b = ms_queue_nominated_stamp(q, B);
+    ms_queue_add_nominated(q, p1, A);              /* back on A: a new list */
+    seen[nseen++] = ms_queue_nominated_stamp(q, A);
+    assert_int_equal(ms_queue_nominated_stamp(q, B), b);
+    ms_queue_add_nominated(q, p1, B);              /* moved: A empty again */
+    assert_int_equal(ms_queue_nominated_stamp(q, A), 0);
+    assert_int_not_equal(ms_queue_nominated_stamp(q, B), b);
+    ms_queue_add_nominated(q, p2, A);              /* p2 moves from B */
+    seen[nseen++] = ms_queue_nominated_stamp(q, A);
+    for (int i = 0; i < nseen; i++) {
+        assert_int_not_equal(seen[i], 0);
+        for (int j = 0; j < i; j++) assert_int_not_equal(seen[i], seen[j]);
+    }
+    ms_queue_free(q);
+    ms_pod_unref(p1);
+    ms_pod_unref(p2);
+}
+
 /* Random nominations, moves and removals over near and far node ids: each
  * node's list holds exactly the pods a plain model nominates there, in
  * priority order, and every pod is released once the queue is freed. */
@@ -982,11 +1051,7 @@ static void test_nominator_random_against_model(void **state) {
             }
         }
     }
-    ms_queue_free(q);
-    for (int u = 0; u < U; u++) {
-        assert_int_equal(refs(pods[u]), 1);
-        ms_pod_unref(pods[u]);
-    }
+    free_releasing(q, pods, U);
 }
 
 /* The only reference to a pod may be the nominator's own. */
@@ -1246,6 +1311,8 @@ int main(void) {
         cmocka_unit_test(test_nominated_anti_affinity_count),
         cmocka_unit_test(test_nominated_for_node_ids),
         cmocka_unit_test(test_nominator_random_against_model),
+        cmocka_unit_test(test_nominator_storage_bounded_by_live_nodes),
+        cmocka_unit_test(test_nominated_stamp_changes_with_the_node_only),
         cmocka_unit_test(test_custom_less),
         cmocka_unit_test(test_each_visits_every_held_pod),
         cmocka_unit_test(test_random_operations),
