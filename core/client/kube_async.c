@@ -197,7 +197,7 @@ static void async_finish(ms_kube_async *a, atask *t, CURLcode cc, double now) {
             return;
         }
         ms_buf_free(&t->x.body);
-        ms_kube_response resp = {.status = status, .attempts = t->attempt + 1};
+        ms_kube_response resp = {.status = status, .attempts = t->attempt + 1, .sent = t->t0};
         ms_error err = {0};
         ms_error_set(&err, MS_EIO, "%s %s%s: %s", method, ms_kube_client_server(c), t->r.path, cerr);
         async_deliver(a, t, MS_EIO, &resp, &err);
@@ -209,7 +209,7 @@ static void async_finish(ms_kube_async *a, atask *t, CURLcode cc, double now) {
     }
     ms_kube_response resp = {.status = status, .body = t->x.body.data, .len = t->x.body.len,
                              .retry_after = t->x.has_retry_after ? t->x.retry_after : 0,
-                             .attempts = t->attempt + 1};
+                             .attempts = t->attempt + 1, .sent = t->t0};
     async_deliver(a, t, MS_OK, &resp, NULL);
 }
 

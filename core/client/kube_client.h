@@ -90,6 +90,8 @@ typedef struct ms_kube_response {
     size_t len;
     double retry_after;            /* Retry-After of the last answer, seconds; 0: none */
     uint32_t attempts;             /* requests sent, retries included */
+    double sent;                   /* async: monotonic time its last attempt went on the
+                                      wire (ms_kube_async); 0 otherwise */
 } ms_kube_response;
 
 void ms_kube_response_free(ms_kube_response *r);

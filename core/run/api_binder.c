@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "run/api_binder.h"
 #include "base/mailbox.h"
 
@@ -18,6 +19,7 @@ typedef struct bind_job {
     ms_bind_conflict why;
     char message[512];
     double attempt_start;
+    double submitted, sent, answered; /* monotonic: where its time went */
     uint32_t profile;
 } bind_job;
 
@@ -97,6 +99,8 @@ static void answered(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_error
     bind_job *j = ctx;
     ms_api_binder *b = j->owner;
     ms_api_metrics_request(b->metrics, rc == MS_OK ? resp->status : 0);
+    j->answered = ms_clock_monotonic();
+    j->sent = resp->sent;
     if (rc == MS_OK && resp->status >= 200 && resp->status < 300) {
         j->ok = true;
     } else if (rc == MS_OK) {
@@ -154,6 +158,7 @@ ms_rc ms_api_binder_bind(ms_api_binder *b, const ms_pod *pod, const char *node, 
     j->owner = b;
     j->attempt_start = attempt_start;
     j->profile = profile;
+    j->submitted = ms_clock_monotonic();
     ms_kube_request rq = {.method = "POST", .path = j->path, .body = j->body, .body_len = strlen(j->body)};
     ms_rc rc = ms_kube_async_submit(b->engine, &rq, answered, j);
     if (rc != MS_OK) {
@@ -173,7 +178,8 @@ void ms_api_binder_drain(ms_api_binder *b, void (*fn)(void *ctx, const ms_bind_o
         if (!bj->dropped) {
             ms_bind_outcome o = {.pod = bj->pod, .node = bj->node, .ok = bj->ok, .gone = bj->gone,
                                  .conflict = bj->conflict, .why = bj->why, .message = bj->ok ? "" : bj->message, .attempt_start = bj->attempt_start,
-                                 .profile = bj->profile};
+                                 .profile = bj->profile, .submitted = bj->submitted, .sent = bj->sent,
+                                 .answered = bj->answered};
             fn(ctx, &o);
         }
         job_free(j);

@@ -34,6 +34,9 @@ typedef struct ms_bind_outcome {
     ms_bind_conflict why;
     const char *message;           /* why it failed; "" when ok */
     double attempt_start;          /* as given to ms_api_binder_bind */
+    /* Monotonic: handed to the client, on the wire (0: never sent),
+     * answered (on the client's thread). */
+    double submitted, sent, answered;
     uint32_t profile;
 } ms_bind_outcome;
 

@@ -3,7 +3,8 @@
 # (noop_binder.c: one Binding and one Event per pod, nothing else) on a real
 # kube-apiserver: NODES nodes, PODS pods pending before the scheduler
 # starts, RUNS runs each (pods recreated between runs). Prints per run the
-# wall time from scheduler start until every pod is bound, pods/s, the
+# wall time from scheduler start until every pod is bound (the last
+# binding as a watch started before the scheduler sees it), pods/s, the
 # scheduler's CPU seconds (utime+stime) and peak RSS (VmHWM), then medians
 # and the ratios moonsched/upstream and moonsched/ceiling. Both schedulers
 # use qps=burst=5000. The no-op binder runs once per concurrency level in
@@ -18,9 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${KUBE_BIN:-${MOONSCHED_CACHE:-$HOME/.cache/moonsched}/kube-1.20.2/bin}
 source "$here/../e2e/kube-env.sh"
 dir=$(mktemp -d /tmp/ms-bench-live.XXXXXX)
-sched_pid=""
+sched_pid="" waiter=""
 cleanup() {
     [ -n "$sched_pid" ] && kill -9 "$sched_pid" 2>/dev/null
+    [ -n "$waiter" ] && kill "$waiter" 2>/dev/null
     kube_stop "$dir"; rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -46,6 +48,13 @@ clk=$(getconf CLK_TCK)
 one_run() {   # name [in_flight streams]
     load clear; load pods "$PODS" || exit 1
     local t0 t1
+    # the end: seen on a watch started before the scheduler, not polled
+    load wait-bound >"$dir/bound" 2>&1 &
+    waiter=$!
+    until grep -q ready "$dir/bound"; do
+        kill -0 "$waiter" 2>/dev/null || { echo "# wait-bound died"; cat "$dir/bound"; exit 1; }
+        sleep 0.05
+    done
     t0=$(date +%s.%N)
     if [ "$1" = noop ]; then
         "$B/bench/noop_binder" "$KUBE_URL" "$dir/ca.crt" "$dir/admin.token" default-scheduler "$2" "$3" \
@@ -56,12 +65,13 @@ one_run() {   # name [in_flight streams]
         "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" --secure-port=0 >"$dir/$1.log" 2>&1 &
     fi
     sched_pid=$!
-    while :; do
-        [ "$(load unbound)" = 0 ] && break
-        kill -0 "$sched_pid" 2>/dev/null || { echo "# $1 died"; tail -5 "$dir/$1.log"; exit 1; }
-        sleep 0.2
+    while kill -0 "$waiter" 2>/dev/null; do
+        kill -0 "$sched_pid" 2>/dev/null || { echo "# $1 died"; tail -5 "$dir/$1.log"; kill "$waiter"; exit 1; }
+        sleep 0.1
     done
-    t1=$(date +%s.%N)
+    wait "$waiter" || { echo "# wait-bound failed"; cat "$dir/bound"; exit 1; }
+    waiter=""
+    t1=$(tail -1 "$dir/bound")
     local cpu rss
     cpu=$(awk -v c="$clk" '{print ($14 + $15) / c}' "/proc/$sched_pid/stat")
     rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$sched_pid/status")

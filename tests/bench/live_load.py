@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Creates nodes or pods fast (threads with keep-alive connections) on a
-kube-apiserver, or deletes every pod in `default`.
-  live_load.py URL CA TOKEN nodes N | pods M | clear"""
+kube-apiserver, deletes every pod in `default`, or waits until none there
+is unbound.
+  live_load.py URL CA TOKEN nodes N | pods M | clear | wait-bound"""
 import http.client, json, ssl, sys, threading, time
 from urllib.parse import urlparse
 
@@ -56,7 +57,29 @@ elif what == "clear":
         r = json.loads(c.getresponse().read())
         if not r["items"]: break
         time.sleep(0.5)
-elif what == "unbound":
+elif what == "wait-bound":
+    # Prints "ready" once it watches, then, when no pod in `default` is
+    # left without a node, the time (seconds since the epoch) the last one
+    # was seen bound: a watch sees it as it happens, where polling a LIST
+    # would add up to its period and its own load on the server.
     c = conn()
-    c.request("GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3D", None, hdr)
-    print(len(json.loads(c.getresponse().read())["items"]))
+    c.request("GET", "/api/v1/namespaces/default/pods", None, hdr)
+    lst = json.loads(c.getresponse().read())
+    unbound = {p["metadata"]["name"] for p in lst["items"] if not p["spec"].get("nodeName")}
+    rv = lst["metadata"]["resourceVersion"]
+    print("ready", flush=True)
+    while unbound:
+        c = conn()
+        c.request("GET", "/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + rv, None, hdr)
+        r = c.getresponse()
+        for line in r:
+            ev = json.loads(line)
+            o = ev["object"]
+            if ev["type"] == "ERROR":
+                sys.exit("watch: %s" % o.get("message"))
+            rv = o["metadata"]["resourceVersion"]
+            if ev["type"] == "DELETED" or o["spec"].get("nodeName"):
+                unbound.discard(o["metadata"]["name"])
+            if not unbound:
+                break
+    print("%.6f" % time.time(), flush=True)

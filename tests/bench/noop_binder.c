@@ -63,6 +63,9 @@ struct binder {
     size_t q_head, q_len, q_cap;
     int in_flight, max_in_flight;
     long bound, bind_failed, events, events_failed, connects;
+    /* seconds since its start: the first bind sent, the last one accepted;
+     * and the binds' answer times (sent to answered), summed */
+    double t0, first_bind, last_bound, bind_secs;
     /* uids of the pods a bind was queued for: a new watch resends them */
     char **sent;
     size_t n_sent, sent_cap;
@@ -97,7 +100,14 @@ static CURL *new_easy(binder *b, const char *path) {
     return e;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void start_post(binder *b, char *path, char *body, char *then_path, char *then_body) {
+    if (then_path && b->first_bind == 0) b->first_bind = now_s() - b->t0;
     request *r = malloc(sizeof *r);
     if (!r) abort();
     r->body = body;
@@ -317,7 +327,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *sched = argc > 4 ? argv[4] : "default-scheduler";
-    binder b = {.url = argv[1], .ca = argv[2], .max_in_flight = argc > 5 ? atoi(argv[5]) : 64};
+    binder b = {.url = argv[1], .ca = argv[2], .max_in_flight = argc > 5 ? atoi(argv[5]) : 64, .t0 = now_s()};
     if (b.max_in_flight < 1) b.max_in_flight = 1;
     int streams = argc > 6 ? atoi(argv[6]) : b.max_in_flight;
     if (streams < 1) streams = 1;
@@ -377,6 +387,10 @@ int main(int argc, char **argv) {
                 ok ? b.events++ : b.events_failed++;
             } else if (ok) {
                 b.bound++;
+                b.last_bound = now_s() - b.t0;
+                double took = 0;
+                curl_easy_getinfo(e, CURLINFO_TOTAL_TIME, &took);
+                b.bind_secs += took;
                 enqueue(&b, r->then_path, r->then_body, NULL, NULL);
             } else {
                 b.bind_failed++;
@@ -393,7 +407,8 @@ int main(int argc, char **argv) {
         curl_multi_poll(b.multi, NULL, 0, 200, NULL);
     }
     printf("noop_binder: in flight %d, streams/connection %d: bound %ld (failed %ld), events %ld (failed %ld), "
-           "connections opened %ld\n",
-           b.max_in_flight, streams, b.bound, b.bind_failed, b.events, b.events_failed, b.connects);
+           "connections opened %ld; first bind sent at %.2f s, last accepted at %.2f s, a bind's answer %.1f ms mean\n",
+           b.max_in_flight, streams, b.bound, b.bind_failed, b.events, b.events_failed, b.connects, b.first_bind,
+           b.last_bound, b.bound ? 1e3 * b.bind_secs / (double)b.bound : 0.0);
     return 0;
 }

@@ -21,6 +21,13 @@ wait "${pids[@]}"
 start_ms
 check_eval "all six pods bound to feasible nodes" "wait_for 20 '[ \"\$(unbound_count web-)\" = 0 ]'"
 check_eval "requests within allocatable after binding" capacity_ok
+# -v 4: each bind's time, split where it went (docs/run.md)
+bind_times_ok() {
+    local n
+    n=$(grep -c 'msg="bind answered" pod=default/web-[1-6] ok=true at=[0-9.]* cycle_ms=[0-9.]* queued_ms=[0-9.]* server_ms=[0-9.]*[1-9][0-9.]* handback_ms=[0-9.]*$' "$dir/ms.log")
+    [ "$n" = 6 ]
+}
+check_eval "at -v 4 each bind's times are logged (cycle, queue, server, handback)" bind_times_ok
 check_eval "a Scheduled event names the node" \
     "wait_for 10 'kube_api GET /api/v1/namespaces/default/events | jq -e \"[.items[] | select(.reason==\\\"Scheduled\\\" and .involvedObject.name==\\\"web-1\\\")] | length == 1\" >/dev/null'"
 

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "base/clock.h"
 #include "kube_fake_api.h"
 
 typedef struct answers {
@@ -13,6 +14,7 @@ typedef struct answers {
     ms_rc rc[16];
     long status[16];
     uint32_t attempts[16];
+    double sent[16], at[16];       /* resp->sent, and when the answer came */
     char body[16][64];
 } answers;
 
@@ -30,6 +32,8 @@ static void on_answer(void *ctx, ms_rc rc, ms_kube_response *resp, const ms_erro
     a->rc[q->i] = rc;
     a->status[q->i] = resp->status;
     a->attempts[q->i] = resp->attempts;
+    a->sent[q->i] = resp->sent;
+    a->at[q->i] = ms_clock_monotonic();
     snprintf(a->body[q->i], sizeof a->body[0], "%s", resp->body ? resp->body : "");
     a->n++;
     pthread_mutex_unlock(&a->mu);
@@ -68,11 +72,18 @@ static void test_async(void **state) {
     rq[n++] = (ms_kube_request){.method = "GET", .path = "/retry"};       /* 429 + Retry-After: retried */
     rq[n++] = (ms_kube_request){.method = "POST", .path = "/busy-post", .body = "{}", .body_len = 2};
     rq[n++] = (ms_kube_request){.method = "GET", .path = "/nope"};
+    double submitted = ms_clock_monotonic();
     for (int i = 0; i < n; i++) {
         q[i] = (asked){&a, i};
         assert_int_equal(ms_kube_async_submit(as, &rq[i], on_answer, &q[i]), MS_OK);
     }
     wait_answers(as, &a, n);
+    /* when each answered attempt went on the wire: after its submission,
+     * before its answer */
+    for (int i = 0; i < n; i++) {
+        assert_true(a.sent[i] >= submitted);
+        assert_true(a.sent[i] <= a.at[i]);
+    }
     for (int i = 0; i < 8; i++) {
         char want[64];
         snprintf(want, sizeof want, "POST {\"i\":%d}", i);
