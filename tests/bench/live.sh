@@ -20,14 +20,19 @@ bin=${KUBE_BIN:-${MOONSCHED_CACHE:-$HOME/.cache/moonsched}/kube-1.20.2/bin}
 source "$here/../e2e/kube-env.sh"
 dir=$(mktemp -d /tmp/ms-bench-live.XXXXXX)
 sched_pid="" waiter=""
+# one_run runs in a pipeline's subshell, whose variables this shell does not
+# see: the processes it starts are listed in $dir/pids until it stops them.
 cleanup() {
     [ -n "$sched_pid" ] && kill -9 "$sched_pid" 2>/dev/null
     [ -n "$waiter" ] && kill "$waiter" 2>/dev/null
+    [ -s "$dir/pids" ] && xargs kill -9 <"$dir/pids" 2>/dev/null
     kube_stop "$dir"; rm -rf "$dir"
 }
 trap cleanup EXIT
 KUBE_BIN=$bin kube_start "$dir" >"$dir/start.log" 2>&1 || { cat "$dir/start.log"; exit 1; }
 load() { python3 "$here/live_load.py" "$KUBE_URL" "$dir/ca.crt" "$(cat "$dir/admin.token")" "$@"; }
+# in the background, the pid taken is python's own, so that a kill reaches it
+load_exec() { exec python3 "$here/live_load.py" "$KUBE_URL" "$dir/ca.crt" "$(cat "$dir/admin.token")" "$@"; }
 echo "# nodes=$NODES pods=$PODS runs=$RUNS no-op binder levels (in flight:streams/connection)=$NOOP_LEVELS"
 load nodes "$NODES" || exit 1
 
@@ -49,8 +54,9 @@ one_run() {   # name [in_flight streams]
     load clear; load pods "$PODS" || exit 1
     local t0 t1
     # the end: seen on a watch started before the scheduler, not polled
-    load wait-bound >"$dir/bound" 2>&1 &
+    load_exec wait-bound >"$dir/bound" 2>&1 &
     waiter=$!
+    echo "$waiter" >>"$dir/pids"
     until grep -q ready "$dir/bound"; do
         kill -0 "$waiter" 2>/dev/null || { echo "# wait-bound died"; cat "$dir/bound"; exit 1; }
         sleep 0.05
@@ -65,6 +71,7 @@ one_run() {   # name [in_flight streams]
         "$B/moonsched" run --kubeconfig "$dir/scheduler.kubeconfig" --config "$dir/moonsched.yaml" --secure-port=0 >"$dir/$1.log" 2>&1 &
     fi
     sched_pid=$!
+    echo "$sched_pid" >>"$dir/pids"
     while kill -0 "$waiter" 2>/dev/null; do
         kill -0 "$sched_pid" 2>/dev/null || { echo "# $1 died"; tail -5 "$dir/$1.log"; kill "$waiter"; exit 1; }
         sleep 0.1
@@ -76,6 +83,7 @@ one_run() {   # name [in_flight streams]
     cpu=$(awk -v c="$clk" '{print ($14 + $15) / c}' "/proc/$sched_pid/stat")
     rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$sched_pid/status")
     kill "$sched_pid"; wait "$sched_pid" 2>/dev/null; sched_pid=""
+    : >"$dir/pids"
     # its binds answered 409 (pods bound twice after a new watch) and Events
     [ "$1" = noop ] && sed 's/^/# /' "$dir/$1.log"
     awk -v n="$1${2:+ $2:$3}" -v a="$t0" -v b="$t1" -v p="$PODS" -v c="$cpu" -v r="$rss" \
