@@ -340,6 +340,8 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
                              ms_status *err) {
     const ms_queue *queue = c->h->queue;
     const int32_t priority = c->pod->priority;
+    uint32_t nstamps;
+    const uint64_t *stamps = ms_queue_nominated_stamps(queue, &nstamps);
     kept_pass r = {MS_SUCCESS, 0, 0};
     ms_reason_tally_reset(&s->tally);
     while (r.processed < n) {
@@ -348,7 +350,7 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         ms_node_info *ni = s->snap.nodes[at];
         ms_status *st = &s->statuses[at];
         ms_node_memo_verdict *v = &s->memo.verdicts[at];
-        const uint64_t stamp = ms_queue_nominated_stamp(queue, ni->name);
+        const uint64_t stamp = ni->name < nstamps ? stamps[ni->name] : 0;
         if (k >= kept_from && ms_node_memo_verdict_holds(v, ni, epoch, stamp, priority)) {
             if (k == FILTER_TIMED_NODES) c->sample = false;
             *st = v->st;
