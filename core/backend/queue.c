@@ -40,7 +40,6 @@ typedef struct group {
 typedef struct nom_list {
     uint32_t n, cap;
     ms_pod **pods;
-    uint64_t stamp;                /* the nominator's clock at the list's last change */
 } nom_list;
 
 /* Events of scheduler_queue_incoming_pods_total: the queue's own, then
@@ -84,6 +83,10 @@ struct ms_queue {
      * (nodes come and go in a long run), but one is kept for the next
      * node nominated: preemption nominates and clears nodes in turn. */
     nom_list **nom_nodes;
+    /* Per node name id, as nom_nodes: the nominator's clock at the list's
+     * last change, 0 while there is none. An array of its own so that a
+     * pass over every node reads it without a call per node. */
+    uint64_t *nom_stamps;
     uint32_t nom_ncap;
     nom_list *nom_spare;           /* empty, for the next list; NULL: none */
     uint32_t nom_nlists;           /* lists allocated, the spare included */
@@ -179,6 +182,7 @@ static bool backing_off(const entry *e, double now) {
 static void nom_release(ms_queue *q, ms_str node) {
     nom_list *l = q->nom_nodes[node];
     q->nom_nodes[node] = NULL;
+    q->nom_stamps[node] = 0;
     q->nom_bits[node / 64] &= ~((uint64_t)1 << (node % 64));
     if (!q->nom_spare) {
         q->nom_spare = l;
@@ -201,7 +205,7 @@ static void nom_delete_uid(ms_queue *q, uint64_t uid) {
         ms_pod_unref(l->pods[i]);
         memmove(&l->pods[i], &l->pods[i + 1], (l->n - i - 1) * sizeof *l->pods);
         l->n--;
-        l->stamp = ++q->nom_clock;
+        q->nom_stamps[at] = ++q->nom_clock;
         if (l->n == 0) nom_release(q, at);
         return;
     }
@@ -219,8 +223,10 @@ static bool nom_bits_reserve(ms_queue *q, ms_str node) {
         memset(q->nom_bits + had, 0, (q->nom_words - had) * sizeof *q->nom_bits);
     }
     if (node < q->nom_ncap) return true;
-    uint32_t had = q->nom_ncap;
-    if (!ms_array_grow((void **)&q->nom_nodes, &q->nom_ncap, node + 1, sizeof *q->nom_nodes)) return false;
+    uint32_t had = q->nom_ncap, stamps = q->nom_ncap;
+    if (!ms_array_grow((void **)&q->nom_stamps, &stamps, node + 1, sizeof *q->nom_stamps)) return false;
+    memset(q->nom_stamps + had, 0, (stamps - had) * sizeof *q->nom_stamps);
+    if (!ms_array_grow((void **)&q->nom_nodes, &q->nom_ncap, stamps, sizeof *q->nom_nodes)) return false;
     memset(q->nom_nodes + had, 0, (q->nom_ncap - had) * sizeof *q->nom_nodes);
     return true;
 }
@@ -245,7 +251,7 @@ static bool nom_insert(ms_queue *q, ms_pod *pod, ms_str node) {
     memmove(&l->pods[at + 1], &l->pods[at], (l->n - at) * sizeof *l->pods);
     l->pods[at] = pod;
     l->n++;
-    l->stamp = ++q->nom_clock;
+    q->nom_stamps[node] = ++q->nom_clock;
     q->nom_anti += pod->pod_anti_affinity.nrequired > 0;
     q->nom_bits[node / 64] |= (uint64_t)1 << (node % 64);
     return true;
@@ -271,8 +277,12 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
 }
 
 uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node) {
-    const nom_list *l = node < q->nom_ncap ? q->nom_nodes[node] : NULL;
-    return l ? l->stamp : 0;
+    return node < q->nom_ncap ? q->nom_stamps[node] : 0;
+}
+
+const uint64_t *ms_queue_nominated_stamps(const ms_queue *q, uint32_t *n) {
+    *n = q->nom_ncap;
+    return q->nom_stamps;
 }
 
 uint32_t ms_queue_nominated_lists(const ms_queue *q) {
@@ -466,6 +476,7 @@ void ms_queue_free(ms_queue *q) {
     if (q->nom_spare) free(q->nom_spare->pods);
     free(q->nom_spare);
     free(q->nom_nodes);
+    free(q->nom_stamps);
     ms_map_free(&q->nom_pods);
     free(q->nom_bits);
     free(q);

@@ -158,6 +158,10 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
  * there now; any other value is the one change that gave it): what was
  * computed with them holds while it is the same. */
 uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node);
+/* The same stamps as one array by node name id, *n of them (a node at or
+ * past *n reads 0), valid until the next queue mutation: for a pass over
+ * every node, without a call per node. */
+const uint64_t *ms_queue_nominated_stamps(const ms_queue *q, uint32_t *n);
 /* The per-node lists allocated: the nodes with nominated pods, and one
  * kept empty for the next; not the count of nodes ever nominated. */
 uint32_t ms_queue_nominated_lists(const ms_queue *q);

@@ -330,6 +330,18 @@ static ms_code filter_node_slow(const ms_framework *fw, ms_cycle *c, const ms_fi
  * A loop of its own: a test in the general one made it dearer for every
  * pod. The pass from snapshot index `i` until `want` nodes are feasible;
  * MS_ERROR stops it (*err). */
+/* A kept verdict's status into the pass's: the reasons it has, not the
+ * whole array (nothing reads past nreasons), the first one unguarded as
+ * most statuses have it. */
+static inline void kept_status(ms_status *d, const ms_status *from) {
+    d->code = from->code;
+    d->nreasons = from->nreasons;
+    d->plugin = from->plugin;
+    d->reasons[0] = from->reasons[0];
+    if (from->nreasons > 1)
+        for (uint32_t j = 1; j < from->nreasons; j++) d->reasons[j] = from->reasons[j];
+}
+
 typedef struct kept_pass {
     ms_code code;
     uint32_t processed, found;
@@ -340,6 +352,8 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
                              ms_status *err) {
     const ms_queue *queue = c->h->queue;
     const int32_t priority = c->pod->priority;
+    uint32_t nstamps;
+    const uint64_t *stamps = ms_queue_nominated_stamps(queue, &nstamps);
     kept_pass r = {MS_SUCCESS, 0, 0};
     ms_reason_tally_reset(&s->tally);
     while (r.processed < n) {
@@ -348,10 +362,10 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         ms_node_info *ni = s->snap.nodes[at];
         ms_status *st = &s->statuses[at];
         ms_node_memo_verdict *v = &s->memo.verdicts[at];
-        const uint64_t stamp = ms_queue_nominated_stamp(queue, ni->name);
+        const uint64_t stamp = ni->name < nstamps ? stamps[ni->name] : 0;
         if (k >= kept_from && ms_node_memo_verdict_holds(v, ni, epoch, stamp, priority)) {
             if (k == FILTER_TIMED_NODES) c->sample = false;
-            *st = v->st;
+            kept_status(st, &v->st);
             code = (ms_code)st->code;
         } else {
             code = filter_node_slow(fw, c, plan, queue, ni, st, k);

@@ -927,10 +927,6 @@ static bool can_keep(dp *p, const ms_cycle *c, bool counted, ms_str nom) {
     return true;
 }
 
-static uint64_t nominees_stamp(const ms_handle *h, const ms_node_info *ni) {
-    return h->queue ? ms_queue_nominated_stamp(h->queue, ni->name) : 0;
-}
-
 /* SelectVictimsOnNode's answer from a kept outcome: the same status, or
  * the same victims in the same order. */
 static ms_code kept_outcome(dp *p, const ms_node_info *ni, const kept_dry *kd,
@@ -962,6 +958,8 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
     bool counted = can_count(p, c, precheck);
     const bool keep = can_keep(p, c, counted, nom);
     const int32_t priority = c->pod->priority;
+    uint32_t nstamps = 0;
+    const uint64_t *stamps = keep && p->h->queue ? ms_queue_nominated_stamps(p->h->queue, &nstamps) : NULL;
     p->pooled = 0;
     for (uint32_t k = 0; k < np; k++) {
         uint32_t i = p->potential[(offset + k) % np];
@@ -970,7 +968,7 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
         bool deferred = false;
         ms_code code;
         kept_dry *kd = keep ? &p->kept[i] : NULL;
-        const uint64_t stamp = keep ? nominees_stamp(p->h, ni) : 0;
+        const uint64_t stamp = ni->name < nstamps ? stamps[ni->name] : 0;
         if (kd && kd->outcome != KEPT_NONE && kd->ni == ni && kd->generation == ni->generation &&
             kd->nominees == stamp && kd->epoch == p->epoch && kd->priority == priority) {
             p->last.nkept++;

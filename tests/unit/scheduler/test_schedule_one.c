@@ -340,14 +340,22 @@ static void test_reporter_error_and_post_filter(void **state) {
 static const char *const kept_plugins[] = {"PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
                                            "NodeResourcesFit", "DefaultPreemption", "DefaultBinder", NULL};
 
-static void kept_pod(env *e, const char *name, int cpu, int prio, const char *node, bool tolerates) {
+/* A pod of `cpu` millicores; `memory` (when not NULL) is asked for too:
+ * more than any node has, and a node short of cpu as well fails it for
+ * two reasons. */
+static void kept_pod_memory(env *e, const char *name, int cpu, const char *memory, int prio, const char *node,
+                            bool tolerates) {
     char extra[256];
     snprintf(extra, sizeof extra, ",\"priority\":%d%s%s%s%s", prio, node ? ",\"nodeName\":\"" : "",
              node ? node : "", node ? "\"" : "",
              tolerates ? ",\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}]" : "");
-    char m[16];
-    snprintf(m, sizeof m, "%dm", cpu);
+    char m[64];
+    snprintf(m, sizeof m, "%dm%s%s", cpu, memory ? "\",\"memory\":\"" : "", memory ? memory : "");
     lpod(e, name, "x", m, extra);
+}
+
+static void kept_pod(env *e, const char *name, int cpu, int prio, const char *node, bool tolerates) {
+    kept_pod_memory(e, name, cpu, NULL, prio, node, tolerates);
 }
 
 /* Two schedulers on the same random cluster of `nnodes` nodes (a few
@@ -410,7 +418,7 @@ static void same_reports(const env *a, const env *b, int round, int step) {
 
 static void test_kept_verdicts_match_a_full_pass(void **state) {
     (void)state;
-    uint32_t tallied = 0;
+    uint32_t tallied = 0, two_reasons = 0;
     for (uint64_t round = 0; round < 10; round++) {
         env *es[2];
         kept_envs(es, round, 10);
@@ -435,17 +443,31 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
                 outside_nomination(es[k], outside[k], nout, del, add, step, v, 10);
                 if (pending) {
                     snprintf(name, sizeof name, "p%d", step);
-                    kept_pod(es[k], name, (v >> 32) % 5 ? 1000 : 1500, (v >> 40) % 2 ? 10 : 5, NULL,
-                             (v >> 48) % 4 == 0);
+                    kept_pod_memory(es[k], name, (v >> 32) % 5 ? 1000 : 1500, (v >> 52) % 8 ? NULL : "9Gi",
+                                    (v >> 40) % 2 ? 10 : 5, NULL, (v >> 48) % 4 == 0);
                 }
                 ms_scheduler_tick(es[k]->s, now);
                 ms_node_memo *m = &es[k]->s->memo;
                 if (k == 1 && m->verdicts) memset(m->verdicts, 0, m->cap * sizeof *m->verdicts);
+                /* nothing of the last cycle's statuses may show through */
+                for (uint32_t i = 0; k == 0 && es[k]->s->statuses && i < 10; i++)
+                    for (uint32_t j = 0; j < MS_STATUS_MAX_REASONS; j++) es[k]->s->statuses[i].reasons[j] = "stale";
                 ms_scheduler_schedule_one(es[k]->s, now);
             }
             nout += add - (del >= 0);
             npending += pending;
             same_reports(es[0], es[1], (int)round, step);
+            /* after a pass over every node that found none: every node's
+             * status, its reasons included, as a full pass gives it */
+            for (uint32_t i = 0; es[0]->nunschedulable > nunsched && i < 10; i++) {
+                const ms_status *x = &es[0]->s->statuses[i], *y = &es[1]->s->statuses[i];
+                assert_int_equal(x->code, y->code);
+                assert_int_equal(x->plugin, y->plugin);
+                assert_int_equal(x->nreasons, y->nreasons);
+                for (uint32_t j = 0; j < x->nreasons; j++)
+                    assert_string_equal(x->reasons[j] ? x->reasons[j] : "", y->reasons[j] ? y->reasons[j] : "");
+                two_reasons += x->nreasons > 1;
+            }
             /* a message from the pass's tally is the one counted from
              * its statuses */
             if (es[0]->nunschedulable > nunsched) {
@@ -465,6 +487,7 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
         env_free(es[1]);
     }
     assert_true(tallied > 0);
+    assert_true(two_reasons > 0);
 }
 
 /* DefaultPreemption keeps each node's counted dry-run outcome (ruled out,
