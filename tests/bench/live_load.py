@@ -58,7 +58,8 @@ elif what == "clear":
         if not r["items"]: break
         time.sleep(0.5)
 elif what == "wait-bound":
-    # Prints "ready" once it watches, then, when no pod in `default` is
+    # Prints "ready" once it has listed (its watch starts from that list's
+    # resourceVersion, so no binding after "ready" is missed), then, when no pod in `default` is
     # left without a node, the time (seconds since the epoch) the last one
     # was seen bound: a watch sees it as it happens, where polling a LIST
     # would add up to its period and its own load on the server.
