@@ -162,6 +162,10 @@ uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node);
  * past *n reads 0), valid until the next queue mutation: for a pass over
  * every node, without a call per node. */
 const uint64_t *ms_queue_nominated_stamps(const ms_queue *q, uint32_t *n);
+/* One node's stamp from that array. */
+static inline uint64_t ms_nominated_stamp_at(const uint64_t *stamps, uint32_t n, ms_str node) {
+    return node < n ? stamps[node] : 0;
+}
 /* The per-node lists allocated: the nodes with nominated pods, and one
  * kept empty for the next; not the count of nodes ever nominated. */
 uint32_t ms_queue_nominated_lists(const ms_queue *q);

@@ -80,6 +80,9 @@ with_nominees_added(const ms_framework *fw, ms_cycle *c, const ms_node_info *ni,
     ms_node_info *tmp = h->scratch;
     const char *why = !tmp ? "no scratch NodeInfo for nominated pods" : NULL;
     if (!why && ms_node_info_copy_into(tmp, ni) != 0) why = "out of memory";
+    /* Its position lets position-indexed tables find the node without a
+     * lookup by name; pointer-checked tables still refuse the copy. */
+    if (!why) tmp->index = ni->index;
     for (uint32_t i = 0; !why && i < n; i++)
         if (yields_to(pod, nominated[i]) && ms_node_info_add_pod(tmp, nominated[i], h->in) != 0)
             why = "out of memory";

@@ -362,7 +362,7 @@ static kept_pass filter_kept(ms_scheduler *s, const ms_framework *fw, ms_cycle *
         ms_node_info *ni = s->snap.nodes[at];
         ms_status *st = &s->statuses[at];
         ms_node_memo_verdict *v = &s->memo.verdicts[at];
-        const uint64_t stamp = ni->name < nstamps ? stamps[ni->name] : 0;
+        const uint64_t stamp = ms_nominated_stamp_at(stamps, nstamps, ni->name);
         if (k >= kept_from && ms_node_memo_verdict_holds(v, ni, epoch, stamp, priority)) {
             if (k == FILTER_TIMED_NODES) c->sample = false;
             kept_status(st, &v->st);

@@ -628,6 +628,7 @@ static ms_code dry_run_node(dp *p, ms_cycle *c, const ms_node_info *ni, const no
                             const nominee_load *nl, bool precheck, uint32_t npv,
                             ms_preemption_candidate *out, ms_status *st) {
     if (ms_node_info_copy_into(p->scratch, ni) != 0) return fail(st, MS_ERROR, "out of memory");
+    p->scratch->index = ni->index; /* as nominated.c's copy: no lookup by name */
     if (p->hooks && p->hooks->select_victims) {
         /* MS_SKIP leaves the copy untouched: the default goes on with it. */
         ms_code code = hooked_select(p, c, ni, nm, p->pv, npv, out, st);
@@ -936,7 +937,12 @@ static ms_code kept_outcome(dp *p, const ms_node_info *ni, const kept_dry *kd,
         *deferred = true;
         return MS_UNSCHEDULABLE;
     }
-    /* A search keeps at most 2 * want candidates: the pool has room. */
+    /* Kept outcomes are used only without PDBs (can_keep), so every success
+     * is a candidate and the search stops at want of them: the pool, sized
+     * for the candidates, has room. Checked, not assumed, since a change
+     * there would otherwise write past it. */
+    if (p->pooled + kd->nvictims > (size_t)p->candcap * KEPT_VICTIMS)
+        return fail(st, MS_ERROR, "kept preemption victims: no room left");
     ms_pod **victims = p->pool + p->pooled;
     p->pooled += kd->nvictims;
     for (uint32_t k = 0; k < kd->nvictims; k++) victims[k] = ni->pods[kd->at[k]];
@@ -968,7 +974,7 @@ static uint32_t dry_run_preemption(dp *p, ms_cycle *c, uint32_t np, uint32_t off
         bool deferred = false;
         ms_code code;
         kept_dry *kd = keep ? &p->kept[i] : NULL;
-        const uint64_t stamp = ni->name < nstamps ? stamps[ni->name] : 0;
+        const uint64_t stamp = ms_nominated_stamp_at(stamps, nstamps, ni->name);
         if (kd && kd->outcome != KEPT_NONE && kd->ni == ni && kd->generation == ni->generation &&
             kd->nominees == stamp && kd->epoch == p->epoch && kd->priority == priority) {
             p->last.nkept++;
