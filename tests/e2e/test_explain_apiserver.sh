@@ -92,7 +92,9 @@ kube_api POST /api/v1/namespaces/default/pods "$pending" >/dev/null
 port=$(kube_free_port)
 start_ms --leader-elect=false --secure-port "$port" \
     --bind-address 127.0.0.1 --authorization-always-allow-paths=/healthz,/livez,/readyz,/debug/explain
-wait_for 30 "curl -sk -o /dev/null https://127.0.0.1:$port/healthz"
+# Ready, not only listening: until the informers have synced the pod is
+# not in the cache yet and explain would answer that it does not know it.
+wait_for 30 "[ \"\$(curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$port/readyz)\" = 200 ]"
 "$ms" explain default/web --server "https://127.0.0.1:$port" --insecure-skip-tls-verify >"$dir/anon.txt" 2>&1
 rc=$?
 check_eval "--authorization-always-allow-paths with /debug/explain: a request without a token is answered" \
