@@ -14,7 +14,17 @@
  * connection, so IN_FLIGHT/STREAMS connections: one connection's streams
  * are served by one reader on the server, which can be the limit before
  * the server's CPU is. Runs until killed; prints the bindings and Events
- * posted and failed and the connections opened on SIGTERM. */
+ * posted and failed and the connections opened on SIGTERM.
+ *
+ * Its first LIST is client-go's first LIST, resourceVersion=0: served from
+ * the apiserver's watch cache in one answer, not read from etcd as an
+ * unpaged LIST without a resourceVersion is (a quorum read, and the whole
+ * list from etcd before the first byte is sent). A ceiling must start
+ * binding as early as the server allows, or a scheduler's start-up is
+ * compared with a slower one; at 5000 pods (10.7 MB) the cache answered
+ * in 0.09 to 0.28 s, the quorum read in 0.16 to 0.38 s on the same server.
+ * The cache may be behind etcd: the watch from that list's
+ * resourceVersion sends as ADDED whatever the list did not have yet. */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <signal.h>
@@ -279,11 +289,13 @@ static void list_nodes(binder *b) {
     cJSON_Delete(list);
 }
 
-/* The pods pending when it starts, in one LIST (no paging: a scheduler
- * pages to bound its memory, the ceiling need not); returns the list's
+/* The pods pending when it starts, in one LIST from the watch cache (see
+ * the header: the server's fastest answer, and one answer, where a
+ * scheduler pages to bound its memory); returns the list's
  * resourceVersion for the watch. */
 static char *list_pods(binder *b, const char *sched) {
-    char *path = printf_alloc("/api/v1/pods?fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
+    char *path = printf_alloc(
+        "/api/v1/pods?resourceVersion=0&fieldSelector=spec.schedulerName%%3D%s,spec.nodeName%%3D", sched);
     cJSON *list = get_json(b, path);
     free(path);
     const cJSON *it;
