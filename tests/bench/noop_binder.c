@@ -290,8 +290,8 @@ static void list_nodes(binder *b) {
 }
 
 /* The pods pending when it starts, in one LIST from the watch cache (see
- * the header: the server's fastest answer, and one answer, where a
- * scheduler pages to bound its memory); returns the list's
+ * the header: the server's fastest answer), parsed whole (a scheduler
+ * decodes it item by item to bound its memory); returns the list's
  * resourceVersion for the watch. */
 static char *list_pods(binder *b, const char *sched) {
     char *path = printf_alloc(
