@@ -402,7 +402,10 @@ static void apply_delete(ms_informer *inf, const cJSON *obj, const meta *m) {
 /* ---- LIST ---- */
 
 /* unpaged: a LIST without limit (client-go's full list after an expired
- * continue token). */
+ * continue token). A first list (rv "0") may be served by the API
+ * server's watch cache, in one answer whatever the limit, as client-go's
+ * reflector asks for its initial list; a relist (after 410) reads from
+ * etcd ("" : the latest), in pages. */
 static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const char *rv, uint32_t timeout,
                        const char *cont, bool unpaged) {
     int w = snprintf(buf, n, "%s?", ms_informer_path(inf));
@@ -423,6 +426,10 @@ static bool build_path(ms_informer *inf, char *buf, size_t n, bool watch, const 
             if (strlen(buf) + 10 >= n) return false;
             strcat(buf, unpaged ? "continue=" : "&continue=");
             if (!ms_kube_query_escape(buf, n, cont)) return false;
+        } else if (rv && *rv) {   /* a continue token carries its own */
+            if (strlen(buf) + 18 >= n) return false;
+            strcat(buf, unpaged ? "resourceVersion=" : "&resourceVersion=");
+            if (!ms_kube_query_escape(buf, n, rv)) return false;
         }
     }
     /* "&" between parameters, none after the "?" */
@@ -519,28 +526,58 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
     return again;
 }
 
-/* One page of a list into the known objects and the deltas. */
-static void apply_list_page(ms_informer *inf, cJSON *doc) {
-    STAT_ADD(inf, pages, 1);
-    /* Items of a List come without apiVersion; they are of the list's
-     * (a decoder may care: policy/v1beta1 PDBs). Borrowed from doc. */
-    const cJSON *list_av = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
-    const char *av = cJSON_IsString(list_av) ? list_av->valuestring : NULL;
-    cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *it;
-    cJSON_ArrayForEach(it, items) {
-        if (av && cJSON_IsObject(it) && !cJSON_GetObjectItemCaseSensitive(it, "apiVersion")) {
-            cJSON *ref = cJSON_CreateStringReference(av);
-            if (ref) cJSON_AddItemToObjectCS(it, "apiVersion", ref);
-        }
-        meta m;
-        if (!read_meta(it, &m)) {
-            STAT_ADD(inf, decode_errors, 1);
-            ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
-            continue;
-        }
-        apply_upsert(inf, it, &m, true);
+/* Deltas go to the consumer every so many listed objects, as they would
+ * page by page: the scheduler takes in the first ones while the rest of a
+ * long list arrives. */
+#define LIST_FLUSH_EVERY 100
+
+/* One answer of a list as it arrives: its items one at a time. */
+typedef struct list_reader {
+    ms_informer *inf;
+    char api_version[96];   /* of the listed path: items of a List come without one */
+    size_t since_flush;
+    bool bad;               /* an item that is not JSON: the list failed */
+} list_reader;
+
+/* "/api/v1/pods" is "v1", "/apis/policy/v1beta1/..." "policy/v1beta1":
+ * the List's apiVersion, known before its items (a decoder may care:
+ * policy/v1beta1 PDBs), while the answer's own comes in its envelope,
+ * which may follow them. */
+static void path_api_version(const char *path, char *out, size_t n) {
+    const char *p = strncmp(path, "/apis/", 6) == 0 ? path + 6 : strncmp(path, "/api/", 5) == 0 ? path + 5 : "";
+    const char *end = strchr(p, '/');
+    if (end && strncmp(path, "/apis/", 6) == 0) end = strchr(end + 1, '/');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
+}
+
+static int on_list_item(void *ctx, char *text, size_t len) {
+    list_reader *l = ctx;
+    ms_informer *inf = l->inf;
+    cJSON *it = NULL;
+    ms_error err = {0};
+    if (ms_json_parse(text, len, &it, &err) != MS_OK) {
+        ms_log(inf->log, MS_LOG_WARN, "list item is not JSON", "resource", ms_informer_path(inf), "error", err.msg, NULL);
+        l->bad = true;
+        return 1;
     }
-    flush(inf);
+    if (*l->api_version && cJSON_IsObject(it) && !cJSON_GetObjectItemCaseSensitive(it, "apiVersion")) {
+        cJSON *ref = cJSON_CreateStringReference(l->api_version);
+        if (ref) cJSON_AddItemToObjectCS(it, "apiVersion", ref);
+    }
+    meta m;
+    if (read_meta(it, &m)) {
+        apply_upsert(inf, it, &m, true);
+    } else {
+        STAT_ADD(inf, decode_errors, 1);
+        ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
+    }
+    cJSON_Delete(it);
+    if (++l->since_flush == LIST_FLUSH_EVERY) {
+        flush(inf);
+        l->since_flush = 0;
+    }
+    return inf->closed ? 1 : 0;
 }
 
 /* The whole list is in: objects it did not name are deleted, the watch
@@ -568,14 +605,17 @@ static list_result list_all(ms_informer *inf) {
     list_result res = L_FAIL;
     bool unpaged = false, switched = false;
     for (;;) {
-        if (!build_path(inf, path, sizeof path, false, NULL, 0, cont, unpaged)) {
+        if (!build_path(inf, path, sizeof path, false, inf->rv || unpaged ? NULL : "0", 0, cont, unpaged)) {
             ms_log(inf->log, MS_LOG_ERROR, "list path too long", "resource", ms_informer_path(inf), NULL);
             break;
         }
         ms_kube_request req = {.method = "GET", .path = path, .cancel = inf->cancel};
         ms_kube_response resp;
         ms_error err = {0};
-        ms_rc rc = ms_kube_do(inf->o.client, &req, &resp, &err);
+        list_reader reader = {.inf = inf};
+        path_api_version(ms_informer_path(inf), reader.api_version, sizeof reader.api_version);
+        ms_rc rc = ms_kube_list(inf->o.client, &req, on_list_item, &reader, &resp, &err);
+        flush(inf);
         if (rc == MS_ESTATE) {
             ms_kube_response_free(&resp);
             res = L_STOP;
@@ -590,6 +630,11 @@ static list_result list_all(ms_informer *inf) {
             if (list_answer_retried(inf, &resp, &cont, &unpaged, &switched)) continue;
             break;
         }
+        if (reader.bad || inf->closed) {
+            ms_kube_response_free(&resp);
+            break;
+        }
+        STAT_ADD(inf, pages, 1);
         cJSON *doc = NULL;
         rc = ms_json_parse(resp.body ? resp.body : "", resp.len, &doc, &err);
         ms_kube_response_free(&resp);
@@ -597,7 +642,6 @@ static list_result list_all(ms_informer *inf) {
             ms_log(inf->log, MS_LOG_WARN, "list answer is not JSON", "resource", ms_informer_path(inf), "error", err.msg, NULL);
             break;
         }
-        apply_list_page(inf, doc);
         const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
         const cJSON *ct = cJSON_GetObjectItemCaseSensitive(md, "continue");

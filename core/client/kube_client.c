@@ -389,7 +389,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud) {
         if (!x->status) curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
         if (x->status >= 200 && x->status < 300) {
             x->streaming = true;
-            int r = ms_line_splitter_feed(&x->split, data, n, x->fn, x->ctx);
+            int r = x->list ? ms_list_items_feed(&x->items, data, n, &x->body, x->fn, x->ctx)
+                            : ms_line_splitter_feed(&x->split, data, n, x->fn, x->ctx);
             if (r == 0) return n;
             if (r == -1)
                 x->overflow = true;
@@ -626,7 +627,7 @@ static bool is_get(const char *method) { return !method || strcmp(method, "GET")
 
 bool ms_kube_retry_transport(ms_kube_client *c, const char *method, const char *path, const ms_kube_xfer *x,
                              uint32_t attempt, int *transport_failures, const char *cerr, double *delay) {
-    if (!is_get(method) || x->fn || x->streaming || *transport_failures >= MAX_TRANSPORT_RETRIES ||
+    if (!is_get(method) || (x->fn && !x->list) || x->streaming || *transport_failures >= MAX_TRANSPORT_RETRIES ||
         (int32_t)attempt >= c->max_retries)
         return false;
     *delay = 0.5 * (double)(1 << (*transport_failures)++);
@@ -667,12 +668,17 @@ static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t 
     slot *s = slot_take(c);
     if (!s) return ms_error_set(err, MS_ENOMEM, "%s %s: out of memory", method, r->path);
     x->easy = s->easy;
-    if (x->fn) ms_line_splitter_init(&x->split, 0);
+    if (x->list)
+        ms_list_items_init(&x->items, 0);
+    else if (x->fn)
+        ms_line_splitter_init(&x->split, 0);
     struct curl_slist *hdrs = NULL;
     char *url = NULL;
     double t0 = ms_clock_monotonic();
     a->cancelled = false;
-    a->cc = ms_kube_xfer_setup(c, s->easy, r, x, &hdrs, &url, x->fn != NULL);
+    /* a List has an end: the client's timeout applies, as to any request */
+    bool line_stream = x->fn && !x->list;
+    a->cc = ms_kube_xfer_setup(c, s->easy, r, x, &hdrs, &url, line_stream);
     if (a->cc == CURLE_OK) a->cc = run(s, r->cancel, &a->cancelled);
     a->status = ms_kube_xfer_account(c, s->easy, n > 0, wait);
     snprintf(a->cerr, sizeof a->cerr, "%s", x->cred_error[0] ? x->cred_error : curl_easy_strerror(a->cc));
@@ -680,11 +686,18 @@ static ms_rc attempt_once(ms_kube_client *c, const ms_kube_request *r, uint32_t 
     slot_put(c, s);
     curl_slist_free_all(hdrs);
     free(url);
-    a->pending = x->fn ? ms_line_splitter_pending(&x->split) : 0;
-    if (x->fn) ms_line_splitter_free(&x->split);
+    if (x->list) {
+        a->pending = !ms_list_items_complete(&x->items);
+        ms_list_items_free(&x->items);
+    } else if (x->fn) {
+        a->pending = ms_line_splitter_pending(&x->split);
+        ms_line_splitter_free(&x->split);
+    } else {
+        a->pending = 0;
+    }
     double took = ms_clock_monotonic() - t0;
     /* a stream's time is its lifetime, not a latency */
-    ms_kube_observe(c, method, a->status, a->cc, x->fn ? -1 : took);
+    ms_kube_observe(c, method, a->status, a->cc, line_stream ? -1 : took);
     ms_kube_log_attempt(c, method, r->path, a->status, took, a->cc, a->cerr);
     return MS_OK;
 }
@@ -696,16 +709,18 @@ static ms_rc attempt_failed(ms_kube_client *c, const ms_kube_request *r, uint32_
     const char *method = r->method ? r->method : "GET";
     if (x->body.failed || x->overflow)
         return ms_error_set(err, x->body.failed ? MS_ENOMEM : MS_EIO, "%s %s: %s", method, r->path,
-                            x->body.failed ? "out of memory reading the answer" : "a line of the stream is too long");
-    if (a->cc == CURLE_OPERATION_TIMEDOUT && x->streaming && x->fn)   /* a stream hit its time limit */
+                            x->body.failed ? "out of memory reading the answer"
+                            : x->list      ? "the list is not a JSON object, or an item of it is too long"
+                                           : "a line of the stream is too long");
+    if (a->cc == CURLE_OPERATION_TIMEDOUT && x->streaming && x->fn && !x->list)   /* a stream hit its time limit */
         return ms_error_set(err, MS_EIO, "%s %s: stream timed out", method, r->path);
     if (x->cred_error[0]) return ms_error_set(err, MS_EIO, "%s %s: %s", method, r->path, x->cred_error);
     if (ms_kube_retry_transport(c, method, r->path, x, n, transport_failures, a->cerr, delay)) return MS_OK;
     return ms_error_set(err, MS_EIO, "%s %s%s: %s", method, c->server, r->path, a->cerr);
 }
 
-static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx, ms_kube_response *resp,
-                     ms_error *err) {
+static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx, bool list,
+                     ms_kube_response *resp, ms_error *err) {
     memset(resp, 0, sizeof *resp);
     const char *method = r->method ? r->method : "GET";
     int transport_failures = 0;
@@ -714,7 +729,7 @@ static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn,
         double wait = ms_kube_rate_reserve(c);
         if (wait > 0 && ms_kube_cancel_sleep(r->cancel, wait))
             return ms_error_set(err, MS_ESTATE, "%s %s: cancelled", method, r->path);
-        ms_kube_xfer x = {.fn = fn, .ctx = ctx};
+        ms_kube_xfer x = {.fn = fn, .ctx = ctx, .list = list};
         attempt a;
         ms_rc rc = attempt_once(c, r, n, wait, &x, &a, err);
         if (rc != MS_OK) return rc;
@@ -737,7 +752,8 @@ static ms_rc perform(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn,
             resp->len = x.body.len;
             resp->retry_after = x.has_retry_after ? x.retry_after : 0;
             if (fn && x.streaming && a.pending)
-                return ms_error_set(err, MS_EIO, "%s %s: the stream ended inside a line", method, r->path);
+                return ms_error_set(err, MS_EIO, "%s %s: %s", method, r->path,
+                                    list ? "the list ended before its end" : "the stream ended inside a line");
             return MS_OK;
         }
         if (ms_kube_cancel_sleep(r->cancel, delay))
@@ -753,12 +769,17 @@ void ms_kube_response_free(ms_kube_response *r) {
 }
 
 ms_rc ms_kube_do(ms_kube_client *c, const ms_kube_request *r, ms_kube_response *resp, ms_error *err) {
-    return perform(c, r, NULL, NULL, resp, err);
+    return perform(c, r, NULL, NULL, false, resp, err);
 }
 
 ms_rc ms_kube_stream(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx, ms_kube_response *resp,
                      ms_error *err) {
-    return perform(c, r, fn, ctx, resp, err);
+    return perform(c, r, fn, ctx, false, resp, err);
+}
+
+ms_rc ms_kube_list(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx, ms_kube_response *resp,
+                   ms_error *err) {
+    return perform(c, r, fn, ctx, true, resp, err);
 }
 
 ms_rc ms_kube_get(ms_kube_client *c, const char *path, ms_kube_response *resp, ms_error *err) {

@@ -120,6 +120,17 @@ ms_rc ms_kube_delete(ms_kube_client *c, const char *path, ms_kube_response *resp
 ms_rc ms_kube_stream(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx,
                      ms_kube_response *resp, ms_error *err);
 
+/* A LIST whose items are decoded one at a time: while the answer is 2xx,
+ * each element of its "items" goes to fn as it arrives (see
+ * ms_list_items) and resp->body gets the rest of the document (kind,
+ * apiVersion, metadata; "items":[] empty); a non-2xx answer is read whole
+ * into resp->body. Timed out, retried (until the first item arrived) and
+ * counted as ms_kube_do. MS_OK when the answer is complete or fn returned
+ * non-zero; MS_EIO also when a 2xx answer is not a JSON object or ends
+ * before its end. */
+ms_rc ms_kube_list(ms_kube_client *c, const ms_kube_request *r, ms_line_fn fn, void *ctx,
+                   ms_kube_response *resp, ms_error *err);
+
 /* Asynchronous requests: one thread drives a libcurl multi handle, and
  * the requests share its connections (HTTP/2 streams multiplexed over one
  * connection when the server speaks HTTP/2; a few connections otherwise).

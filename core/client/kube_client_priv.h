@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "client/kube_client.h"
+#include "codec/list_items.h"
 
 /* One transfer's state, shared with libcurl's callbacks. */
 typedef struct ms_kube_xfer {
@@ -20,6 +21,8 @@ typedef struct ms_kube_xfer {
     ms_line_fn fn;
     void *ctx;
     ms_line_splitter split;
+    bool list;               /* fn gets a List's items, the envelope goes to body (ms_kube_list) */
+    ms_list_items items;
     long status;
     bool streaming;      /* 2xx body bytes reached fn: the request can no longer be retried */
     bool stopped;        /* fn asked to stop */

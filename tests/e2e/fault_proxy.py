@@ -18,8 +18,9 @@ watch=true), bind (POST .../binding), other; or all. FAULT is one of
     cut          watch: half of the next event line, then the connection
                  closes; others: half of the body, then it closes
     gone         watch: 410 Gone; list: 410 Expired on a LIST with
-                 continue (LISTs without are forwarded with limit=2, so
-                 that they need a continue)
+                 continue (LISTs without are forwarded with limit=2 and
+                 no resourceVersion, so that etcd, not the watch cache,
+                 answers them in pages that need a continue)
     gone-event   watch: 200 and an ERROR event with code 410
     429 [S]      429 Too Many Requests with Retry-After: S (default 1)
     500, 503     that status, with a Status body
@@ -196,7 +197,7 @@ class Conn:
         fault, arg = self.p.faults().get(cls, (None, None))
         if fault == "gone" and cls == "list" and "continue=" not in target:
             u = urllib.parse.urlsplit(target)
-            q = [(k, v) for k, v in urllib.parse.parse_qsl(u.query) if k != "limit"] + [("limit", "2")]
+            q = [(k, v) for k, v in urllib.parse.parse_qsl(u.query) if k not in ("limit", "resourceVersion")] + [("limit", "2")]
             target = u.path + "?" + urllib.parse.urlencode(q)
             fault = "gone(limit=2)"
         self.p.log(cls, method, target, "...", fault)
