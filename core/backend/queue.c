@@ -276,10 +276,6 @@ ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *
     return l && l->n ? l->pods : NULL;
 }
 
-uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node) {
-    return node < q->nom_ncap ? q->nom_stamps[node] : 0;
-}
-
 const uint64_t *ms_queue_nominated_stamps(const ms_queue *q, uint32_t *n) {
     *n = q->nom_ncap;
     return q->nom_stamps;

@@ -154,20 +154,20 @@ void ms_queue_add_nominated(ms_queue *q, ms_pod *pod, ms_str node);
 void ms_queue_delete_nominated(ms_queue *q, const ms_pod *pod);
 /* Returns a borrowed array valid until the next queue mutation. */
 ms_pod *const *ms_queue_nominated_for(const ms_queue *q, ms_str node, uint32_t *n);
-/* Changes whenever the node's nominated pods change (0: none nominated
- * there now; any other value is the one change that gave it): what was
- * computed with them holds while it is the same. */
-uint64_t ms_queue_nominated_stamp(const ms_queue *q, ms_str node);
-/* The same stamps as one array by node name id, *n of them (a node at or
- * past *n reads 0), valid until the next queue mutation: for a pass over
- * every node, without a call per node. */
+/* Each node's nomination stamp, as one array by node name id, *n of them
+ * (a node at or past *n reads 0), valid until the next queue mutation: a
+ * pass over every node reads it without a call per node. A stamp changes
+ * whenever the node's nominated pods change (0: none nominated there now;
+ * any other value is the one change that gave it): what was computed with
+ * them holds while it is the same. */
 const uint64_t *ms_queue_nominated_stamps(const ms_queue *q, uint32_t *n);
 /* One node's stamp from that array. */
 static inline uint64_t ms_nominated_stamp_at(const uint64_t *stamps, uint32_t n, ms_str node) {
     return node < n ? stamps[node] : 0;
 }
 /* The per-node lists allocated: the nodes with nominated pods, and one
- * kept empty for the next; not the count of nodes ever nominated. */
+ * kept empty for the next; not the count of nodes ever nominated. For
+ * tests: the storage's bound is seen nowhere else. */
 uint32_t ms_queue_nominated_lists(const ms_queue *q);
 /* Pods nominated anywhere: when 0, a cycle skips the per-node lookups. */
 uint32_t ms_queue_nominated_count(const ms_queue *q);

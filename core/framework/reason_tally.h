@@ -1,10 +1,11 @@
-/* Failure reasons counted while a Filter pass produces its statuses, so
- * that the FitError message (ms_fit_error_message) need not go over every
- * node's status again: the pass with kept verdicts fills one as it copies
- * each node's status. Counts by text pointer, a run of one pointer added
- * at once (neighbouring nodes mostly fail alike); too many distinct
- * pointers and the tally gives up (`full`), and the message is counted
- * from the statuses as before. */
+/* Failure reasons counted by text pointer, a run of one pointer added at
+ * once (neighbouring nodes mostly fail alike): the one count behind the
+ * FitError message. ms_fit_error_message fills one from the statuses; the
+ * Filter pass with kept verdicts fills one as it copies each node's
+ * status, so that the message need not go over every status again. Past
+ * MS_REASON_TALLY_SLOTS distinct pointers the runs go to a spill table
+ * when the tally has one (the message's own); without one the tally gives
+ * up (`full`) and the message is counted from the statuses. */
 #ifndef MOONSCHED_FRAMEWORK_REASON_TALLY_H
 #define MOONSCHED_FRAMEWORK_REASON_TALLY_H
 
@@ -16,11 +17,15 @@
 
 #define MS_REASON_TALLY_SLOTS 16
 
+/* Where the runs the slots have no room for go (status.c). */
+struct ms_reason_spill;
+
 typedef struct ms_reason_tally {
     const char *run;               /* the reason of the current run, counted at len */
     uint32_t len;
     uint32_t n;                    /* distinct pointers in text[] */
     bool full;
+    struct ms_reason_spill *spill; /* NULL: a run past the slots makes the tally full */
     uint64_t plugins;              /* bits of the plugins the statuses name */
     int32_t plugin;                /* the last status's plugin (its bit is in) */
     const char *text[MS_REASON_TALLY_SLOTS];
@@ -32,9 +37,14 @@ static inline void ms_reason_tally_reset(ms_reason_tally *t) {
     t->len = 0;
     t->n = 0;
     t->full = false;
+    t->spill = NULL;
     t->plugins = 0;
     t->plugin = INT32_MIN;         /* the first status takes the long way */
 }
+
+/* The current run, its pointer in none of the full slots: to the spill
+ * table, or the tally is full. Rare, so not inline. */
+void ms_reason_tally_overflow(ms_reason_tally *t);
 
 /* Adds the current run to the counts. */
 static inline void ms_reason_tally_flush(ms_reason_tally *t) {
@@ -43,7 +53,7 @@ static inline void ms_reason_tally_flush(ms_reason_tally *t) {
     while (i < t->n && t->text[i] != t->run) i++;
     if (i == t->n) {
         if (t->n == MS_REASON_TALLY_SLOTS) {
-            t->full = true;
+            ms_reason_tally_overflow(t);
             t->len = 0;
             return;
         }
@@ -76,7 +86,8 @@ static inline void ms_reason_tally_add(ms_reason_tally *t, const ms_status *st) 
 }
 
 /* ms_fit_error_message (without a PreFilter reason) from a tally that is
- * not full, flushed: the same text as from the statuses it counted. */
+ * not full, flushed: the same text as from the statuses it counted (the
+ * same builder). */
 size_t ms_fit_error_message_tally(char *buf, size_t n, uint32_t num_all_nodes, const ms_reason_tally *t);
 
 #endif

@@ -52,9 +52,17 @@ typedef struct reason_count {
 } reason_count;
 
 /* Reasons are string literals or text a node or the interner owns, so most
- * equal texts share a pointer: counting by pointer in a small hash table
- * (on the stack up to this many slots) leaves few entries to compare. */
+ * equal texts share a pointer: past the tally's slots, the pointers are
+ * counted in a small hash table (on the stack up to this many slots, grown
+ * on the heap), which leaves few entries to compare by text. */
 #define STACK_SLOTS 128
+
+struct ms_reason_spill {
+    reason_count *t;               /* mask + 1 slots; NULL until the first run */
+    size_t mask, used;
+    bool oom;                      /* counts lost: the message keeps its head alone */
+    reason_count stack[STACK_SLOTS];
+};
 
 static size_t slot_of(const char *p, size_t mask) {
     uint64_t x = (uint64_t)(uintptr_t)p;
@@ -63,18 +71,51 @@ static size_t slot_of(const char *p, size_t mask) {
     return (size_t)(x >> 32) & mask;
 }
 
-/* Adds one occurrence of p; false when the table is more than half full. */
-static bool count_reason(reason_count *t, size_t mask, size_t *used, const char *p, size_t k) {
+static reason_count *spill_slot(reason_count *t, size_t mask, const char *p) {
     size_t i = slot_of(p, mask);
     while (t[i].text && t[i].text != p) i = (i + 1) & mask;
-    if (!t[i].text) {
-        if (2 * (*used + 1) > mask + 1) return false;
-        t[i].text = p;
-        t[i].count = 0;
-        (*used)++;
-    }
-    t[i].count += k;
+    return &t[i];
+}
+
+/* Kept at most half full: four times the slots, the entries moved over. */
+static bool spill_grow(struct ms_reason_spill *s) {
+    size_t slots = (s->mask + 1) * 4;
+    reason_count *t = calloc(slots, sizeof *t);
+    if (!t) return false;
+    for (size_t i = 0; i <= s->mask; i++)
+        if (s->t[i].text) *spill_slot(t, slots - 1, s->t[i].text) = s->t[i];
+    if (s->t != s->stack) free(s->t);
+    s->t = t;
+    s->mask = slots - 1;
     return true;
+}
+
+void ms_reason_tally_overflow(ms_reason_tally *t) {
+    struct ms_reason_spill *s = t->spill;
+    if (!s) {
+        t->full = true;
+        return;
+    }
+    if (s->oom) return;
+    if (!s->t) {
+        memset(s->stack, 0, sizeof s->stack);
+        s->t = s->stack;
+        s->mask = STACK_SLOTS - 1;
+    }
+    reason_count *e = spill_slot(s->t, s->mask, t->run);
+    if (!e->text) {
+        if (2 * (s->used + 1) > s->mask + 1) {
+            if (!spill_grow(s)) {
+                s->oom = true;
+                return;
+            }
+            e = spill_slot(s->t, s->mask, t->run);
+        }
+        e->text = t->run;
+        e->count = 0;
+        s->used++;
+    }
+    e->count += t->len;
 }
 
 static int cmp_text(const void *a, const void *b) {
@@ -91,49 +132,6 @@ static int cmp_entry(const void *a, const void *b) {
     /* The counts differ here; where one ends, its ' ' sorts before any digit. */
     unsigned char c = *p ? (unsigned char)*p : ' ', d = *q ? (unsigned char)*q : ' ';
     return c < d ? -1 : 1;
-}
-
-/* One pass counting every failing status's reasons into t (mask + 1
- * slots, zeroed); false when t filled up. Neighbouring nodes mostly fail
- * alike: a run of one pointer is counted locally and added once. */
-static bool count_pass(const ms_status *st, uint32_t nst, reason_count *t, size_t mask,
-                       size_t *used) {
-    size_t n = 0, len = 0;
-    const char *run = NULL;
-    for (uint32_t i = 0; i < nst; i++) {
-        const ms_status *s = &st[i];
-        if (s->code == MS_SUCCESS) continue;
-        const uint32_t nr = s->nreasons;
-        for (uint32_t j = 0; j < nr; j++) {
-            const char *r = s->reasons[j] ? s->reasons[j] : "";
-            if (r == run) {
-                len++;
-                continue;
-            }
-            if (len && !count_reason(t, mask, &n, run, len)) return false;
-            run = r;
-            len = 1;
-        }
-    }
-    if (len && !count_reason(t, mask, &n, run, len)) return false;
-    *used = n;
-    return true;
-}
-
-/* Counts reasons by pointer into t (mask + 1 slots, zeroed); when it
- * fills up, recounts into a bigger heap table. Returns the table in use (t
- * or a heap one the caller frees), NULL when out of memory. */
-static reason_count *count_all(const ms_status *st, uint32_t nst, reason_count *t, size_t *mask,
-                               size_t *used) {
-    reason_count *heap = NULL;
-    while (!count_pass(st, nst, t, *mask, used)) {
-        size_t slots = (*mask + 1) * 4;
-        free(heap);
-        heap = t = calloc(slots, sizeof *t);
-        if (!t) return NULL;
-        *mask = slots - 1;
-    }
-    return t;
 }
 
 /* The histogram entries "COUNT REASON" of the k counts by pointer in t,
@@ -157,23 +155,26 @@ static void put_entries(writer *w, reason_count *t, size_t k) {
     }
 }
 
-static int put_histogram(writer *w, const ms_status *st, uint32_t nst) {
-    reason_count stack[STACK_SLOTS];
-    memset(stack, 0, sizeof stack);
-    size_t mask = STACK_SLOTS - 1, n = 0;
-    reason_count *t = count_all(st, nst, stack, &mask, &n);
-    if (!t) return -1;
-    if (n == 0) {
-        if (t != stack) free(t);
-        return 0;
-    }
-    /* Entries to the front. */
+/* " ENTRIES." from a flushed tally (and its spill table, whose entries
+ * it moves: the table is done with), or nothing when it counted no
+ * reason. */
+static void put_tally(writer *w, const ms_reason_tally *t) {
+    struct ms_reason_spill *s = t->spill;
+    reason_count slots[MS_REASON_TALLY_SLOTS], *e = slots;
     size_t k = 0;
-    for (size_t i = 0; i <= mask; i++)
-        if (t[i].text) t[k++] = t[i];
-    put_entries(w, t, k);
-    if (t != stack) free(t);
-    return 1;
+    if (s && s->used) {
+        /* The spill's entries to its front; the slots after them fit, as
+         * the table is at most half full and has more than twice as many
+         * slots as the tally. */
+        e = s->t;
+        for (size_t i = 0; i <= s->mask; i++)
+            if (e[i].text) e[k++] = e[i];
+    }
+    for (uint32_t i = 0; i < t->n; i++) e[k++] = (reason_count){.text = t->text[i], .count = t->count[i]};
+    if (!k) return;
+    puts_(w, " ");
+    put_entries(w, e, k);
+    puts_(w, ".");
 }
 
 static void put_head(writer *w, uint32_t num_all_nodes) {
@@ -185,13 +186,7 @@ static void put_head(writer *w, uint32_t num_all_nodes) {
 size_t ms_fit_error_message_tally(char *buf, size_t n, uint32_t num_all_nodes, const ms_reason_tally *t) {
     writer w = {buf, n, 0};
     put_head(&w, num_all_nodes);
-    if (t->n) {
-        reason_count e[MS_REASON_TALLY_SLOTS];
-        for (uint32_t i = 0; i < t->n; i++) e[i] = (reason_count){.text = t->text[i], .count = t->count[i]};
-        puts_(&w, " ");
-        put_entries(&w, e, t->n);
-        puts_(&w, ".");
-    }
+    put_tally(&w, t);
     return finish(&w);
 }
 
@@ -208,14 +203,18 @@ size_t ms_fit_error_message(char *buf, size_t n, uint32_t num_all_nodes,
         puts_(&w, ".");
         return finish(&w);
     }
-    size_t before = w.len;
-    puts_(&w, " ");
-    int r = put_histogram(&w, statuses, nstatuses);
-    if (r > 0) {
-        puts_(&w, ".");
-    } else {
-        /* No reasons (or no memory for them): keep the head alone. */
-        w.len = before;
-    }
+    struct ms_reason_spill spill;
+    spill.t = NULL;
+    spill.used = 0;
+    spill.oom = false;
+    ms_reason_tally t;
+    ms_reason_tally_reset(&t);
+    t.spill = &spill;
+    for (uint32_t i = 0; i < nstatuses; i++)
+        if (statuses[i].code != MS_SUCCESS) ms_reason_tally_add(&t, &statuses[i]);
+    ms_reason_tally_flush(&t);
+    /* Without memory for the counts, the head alone. */
+    if (!spill.oom) put_tally(&w, &t);
+    if (spill.t != spill.stack) free(spill.t);
     return finish(&w);
 }

@@ -877,23 +877,29 @@ static ms_code choose(dp *p, ms_cycle *c, const ms_preemption_candidate *cands, 
     return MS_SUCCESS;
 }
 
+/* Grows the per-node arrays by the one doubling rule, so that a cluster
+ * growing a node at a time reallocates them a logarithmic number of
+ * times. The kept outcomes keep their entries: each is checked against
+ * the NodeInfo at its position (object and generation; generations come
+ * from one counter, so a new NodeInfo at a freed one's address is told
+ * apart) before use, whatever the count of nodes, so a new position
+ * starts empty and an old one holds only for the node it was found on. */
 static bool reserve_nodes(dp *p, uint32_t n) {
     if (n <= p->nodecap) return true;
-    ms_status *d = realloc(p->dry, n * sizeof *d);
+    const uint32_t cap = ms_array_capacity(p->nodecap, n);
+    ms_status *d = realloc(p->dry, (size_t)cap * sizeof *d);
     if (d) p->dry = d;
-    uint8_t *l = realloc(p->looked, n);
+    uint8_t *l = realloc(p->looked, cap);
     if (l) p->looked = l;
-    uint32_t *pot = realloc(p->potential, n * sizeof *pot);
+    uint32_t *pot = realloc(p->potential, (size_t)cap * sizeof *pot);
     if (pot) p->potential = pot;
-    /* Grown, the kept outcomes start afresh (their indexes are the
-     * snapshot's; an unkept one holds for nothing). */
-    kept_dry *kept = calloc(n, sizeof *kept);
+    kept_dry *kept = realloc(p->kept, (size_t)cap * sizeof *kept);
     if (kept) {
-        free(p->kept);
         p->kept = kept;
+        memset(kept + p->nodecap, 0, (size_t)(cap - p->nodecap) * sizeof *kept);
     }
     if (!d || !l || !pot || !kept) return false;
-    p->nodecap = n;
+    p->nodecap = cap;
     return true;
 }
 

@@ -118,7 +118,8 @@ typedef struct ms_preemption_result {
 const ms_preemption_result *ms_default_preemption_last(const ms_framework *fw);
 
 /* Forgets the dry-run outcomes the profile's DefaultPreemption keeps per
- * node between searches: the next search starts from scratch. */
+ * node between searches: the next search starts from scratch. For tests,
+ * which compare searches with kept outcomes against searches without. */
 void ms_default_preemption_forget(const ms_framework *fw);
 
 /* upstream's MoreImportantPod: higher priority, then the earlier start time

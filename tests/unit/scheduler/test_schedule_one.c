@@ -495,10 +495,11 @@ static void test_kept_verdicts_match_a_full_pass(void **state) {
  * signature and priority. Two schedulers are fed the same random cluster
  * and the same events: preemptors of two signatures and two priorities,
  * nominations made elsewhere coming and going, pods bound to nodes whose
- * nominations stay, victims deleted at once. One forgets its kept outcomes
- * before every cycle, so it dry-runs every node it visits; the searches
- * (nodes visited, candidates, the choice), the victims evicted and every
- * report are the same. (The candidates' victims live in the cycle's
+ * nominations stay, victims deleted at once, now and then a full node
+ * added (the per-node arrays grow; its pods are no one's victims). One
+ * forgets its kept outcomes before every cycle, so it dry-runs every node
+ * it visits; the searches (nodes visited, candidates, the choice), the
+ * victims evicted and every report are the same. (The candidates' victims live in the cycle's
  * arena, gone when the cycle is: the evicted ones are compared.) */
 static void same_search(const ms_preemption_result *a, const ms_preemption_result *b, int round, int step) {
     if (a->nevaluated != b->nevaluated || a->ncandidates != b->ncandidates || a->chosen != b->chosen ||
@@ -510,6 +511,18 @@ static void same_search(const ms_preemption_result *a, const ms_preemption_resul
         assert_int_equal(x->node, y->node);
         assert_int_equal(x->num_pdb_violations, y->num_pdb_violations);
         assert_int_equal(x->nvictims, y->nvictims);
+    }
+}
+
+/* A node of 2 cpus full with two pods of 1000m, priorities prio and
+ * prio + 1. */
+static void full_node(env *e, int n, int prio) {
+    char name[32], pod[32];
+    snprintf(name, sizeof name, "n%d", n);
+    add_node(e, name, "2", NULL, NULL);
+    for (int b = 0; b < 2; b++) {
+        snprintf(pod, sizeof pod, "b%d-%d", n, b);
+        kept_pod(e, pod, 1000, prio + b, name, false);
     }
 }
 
@@ -535,6 +548,9 @@ static void test_kept_dry_runs_match_a_fresh_search(void **state) {
             bool pending = v % 5 >= 2 && npending < 80 && es[0]->nevicted < 48;
             for (int k = 0; k < 2; k++) {
                 es[k]->now = now;
+                /* of higher priorities than any preemptor: no victims (the
+                 * env holds 64 evicted pods) */
+                if (step % 16 == 15) full_node(es[k], 16 + step / 16, 12);
                 outside_nomination(es[k], outside[k], nout, del, add, step, v, 16);
                 if (bound) {
                     char node[16];
@@ -566,6 +582,51 @@ static void test_kept_dry_runs_match_a_fresh_search(void **state) {
     assert_true(kept > 0);
 }
 
+/* The cluster grows past the size the kept outcomes were allocated for:
+ * the outcomes of the nodes that were there and did not change still
+ * hold, in a search that matches a fresh one. 16 full nodes, a preemptor
+ * (its victim deleted at once), 32 nodes more, then a preemptor of the
+ * same signature and priority. */
+static void test_kept_dry_runs_outlive_growth(void **state) {
+    (void)state;
+    env *es[2];
+    for (int k = 0; k < 2; k++) {
+        es[k] = env_new_profile(100, 3, false, kept_plugins);
+        es[k]->complete_at_once = true;
+        es[k]->evict_at_once = true;
+        for (int n = 0; n < 16; n++) full_node(es[k], n, 0);
+    }
+    uint32_t kept_after = 0, searches_after = 0;
+    for (int step = 0; step < 12; step++) {
+        double now = 1 + 20.0 * step;
+        uint32_t searched = es[0]->npost_filter;
+        for (int k = 0; k < 2; k++) {
+            es[k]->now = now;
+            if (step == 0) kept_pod(es[k], "p1", 1000, 10, NULL, false);
+            if (step == 3) {
+                for (int n = 16; n < 48; n++) full_node(es[k], n, 0);
+                kept_pod(es[k], "p2", 1000, 10, NULL, false);
+            }
+            ms_scheduler_tick(es[k]->s, now);
+            if (k == 1) ms_default_preemption_forget(&es[k]->s->profiles[0]);
+            ms_scheduler_schedule_one(es[k]->s, now);
+        }
+        same_reports(es[0], es[1], 0, step);
+        const ms_preemption_result *a = ms_default_preemption_last(&es[0]->s->profiles[0]);
+        same_search(a, ms_default_preemption_last(&es[1]->s->profiles[0]), 0, step);
+        if (step >= 3 && es[0]->npost_filter > searched && searches_after++ == 0) {
+            assert_int_equal(a->nevaluated, 48);
+            kept_after = a->nkept;
+        }
+    }
+    assert_int_equal(es[0]->nnominated, 2);
+    assert_int_equal(searches_after, 1);
+    /* the 16 nodes but the one the first preemptor took */
+    assert_int_equal(kept_after, 15);
+    env_free(es[0]);
+    env_free(es[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_num_feasible_nodes_to_find),
@@ -581,6 +642,7 @@ int main(void) {
         cmocka_unit_test(test_reporter_error_and_post_filter),
         cmocka_unit_test(test_kept_verdicts_match_a_full_pass),
         cmocka_unit_test(test_kept_dry_runs_match_a_fresh_search),
+        cmocka_unit_test(test_kept_dry_runs_outlive_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
