@@ -213,7 +213,7 @@ static const char help_man[] =
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "                              [--pods GLOB] [--nodes GLOB] [--max-nodes N]\n"
-    "                              [--init-budget MS]\n"
+    "                              [--budget MS] [--init-budget MS]\n"
     "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
     "       moonsched policy init [DIR]\n"
     "\n"
@@ -224,9 +224,11 @@ static const char help_policy[] =
     "  otherwise. --pods and --nodes (shell patterns over NS/NAME and node\n"
     "  names) and --max-nodes (node rows per pod, the rest counted) narrow\n"
     "  the listing; every hook still runs over the whole cluster.\n"
+    "  --budget MS: the CPU time of each hook call, as a profile's budgetMs\n"
+    "  (default 50; at most " STRINGIFY(MS_POLICY_BUDGET_MAX_MS) ").\n"
     "  --init-budget MS: the CPU time of the load (the file's top level and\n"
-    "  init), as a profile's initBudgetMs (default 1000; at most "
-    STRINGIFY(MS_POLICY_BUDGET_MAX_MS) ").\n"
+    "  init), as a profile's initBudgetMs (default the larger of --budget and\n"
+    "  1000; at most " STRINGIFY(MS_POLICY_BUDGET_MAX_MS) ").\n"
     "  test: runs busted specs (default: every *_spec.lua under the current\n"
     "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
     "  against this moonsched's own library; busted's exit code.\n"
@@ -585,6 +587,8 @@ static int policy_main(int argc, char **argv) {
             if (!*v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
                 rc = usage_error(help_policy, "--max-nodes: expected a positive integer, got \"%s\"", v);
             o.max_nodes = (uint32_t)n;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--budget", NULL))) {
+            rc = budget_flag("--budget", v, &o.budget);
         } else if ((v = ms_flag_value(argc, argv, &i, "--init-budget", NULL))) {
             rc = budget_flag("--init-budget", v, &o.init_budget);
         } else if (is_help(a)) {

@@ -294,6 +294,38 @@ for v in 0 60001 -5 x; do
     check "policy check --init-budget $v: exit 2, initBudgetMs's range" sh -c "test $? -eq 2 && grep -qF \
         'moonsched: --init-budget: expected milliseconds greater than 0 and at most 60000, got \"$v\"' '$T/pib3.err'"
 done
+# A score call of 3e7 steps: far more than 1 ms of CPU on any machine, far
+# less than a minute. One pod on one node: one call per run.
+cat >"$T/one-pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+YAML
+cat >"$T/slow-score.lua" <<'EOF'
+return { name = "slow-score", score = function()
+    local x = 0
+    for i = 1, 3e7 do x = (x + i) % 7 end
+    return x
+end }
+EOF
+"$M" policy check "$T/slow-score.lua" --cluster "$T/one-pod.yaml" --budget 1 >"$T/pcb.out" 2>&1
+check "policy check --budget 1: a score call of 3e7 steps fails the check (exit 2)" test $? -eq 2
+check "policy check --budget 1: stopped at the call budget, named" has_line "$T/pcb.out" \
+    "FAIL score default/p1: policy slow-score: stopped after its CPU budget (budgetMs) of 1 ms"
+"$M" policy check "$T/slow-score.lua" --cluster "$T/one-pod.yaml" --budget=60000 >"$T/pcb2.out" 2>&1
+check "policy check --budget=60000: the same call passes (exit 0)" \
+    sh -c "test $? -eq 0 && grep -qx 'result: ok' '$T/pcb2.out' && grep -Eq '^score +1 +0 ' '$T/pcb2.out'"
+for v in 0 60001 -5 x; do
+    "$M" policy check "$T/slow-score.lua" --budget "$v" >/dev/null 2>"$T/pcb3.err"
+    check "policy check --budget $v: exit 2, budgetMs's range" sh -c "test $? -eq 2 && grep -qF \
+        'moonsched: --budget: expected milliseconds greater than 0 and at most 60000, got \"$v\"' '$T/pcb3.err'"
+done
 "$M" policy >/dev/null 2>&1
 check "policy without check: exit 2" test $? -eq 2
 
