@@ -267,6 +267,19 @@ printf 'error({})\n' >"$T/load-obj.lua"
 "$M" policy check "$T/load-obj.lua" >"$T/pbo.out" 2>&1
 check "policy check: a load error that is no string: the file once" has_line "$T/pbo.out" \
     "FAIL load $T/load-obj.lua: (error object is a table value)"
+# A path of 150+ characters: past Lua's own shortened name (60) and the
+# 128 bytes a policy's name holds, the file is still named once, in full.
+deep="$T/$(printf '%050d' 1)/$(printf '%050d' 2)/$(printf '%050d' 3)"
+mkdir -p "$deep"
+cp "$T/broken.lua" "$T/load-obj.lua" "$deep/"
+"$M" policy check "$deep/broken.lua" >"$T/pdeep.out" 2>&1
+check "policy check: a long path's syntax error: the file once, in full, with the parser's line" \
+    sh -c "test $? -eq 2 && test ${#deep} -ge 150 && grep -c '^FAIL load ' '$T/pdeep.out' | grep -qx 1 &&
+           grep -q '^FAIL load $deep/broken.lua:2: ' '$T/pdeep.out' &&
+           test \$(grep '^FAIL load ' '$T/pdeep.out' | grep -o 'broken.lua' | wc -l) -eq 1"
+"$M" policy check "$deep/load-obj.lua" >"$T/pdeep2.out" 2>&1
+check "policy check: a long path's load error that is no string: the file once, in full" has_line "$T/pdeep2.out" \
+    "FAIL load $deep/load-obj.lua: (error object is a table value)"
 "$M" policy check policies/spread-by-label.lua >"$T/pa.out" 2>&1
 check "policy check: init's error without the args it needs" \
     sh -c "test $? -eq 2 && grep -qx 'FAIL load policies/spread-by-label.lua: spread-by-label: args.key (a node label key) is required' '$T/pa.out'"
