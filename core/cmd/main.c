@@ -206,10 +206,14 @@ static const char help_man[] =
     "  Prints moonsched(1), the manual page made of every command's help, as\n"
     "  roff: man <(moonsched man), or `make install` puts it in place.\n";
 
+/* A numeric macro's value as a string literal, for the help texts. */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 static const char help_policy[] =
     "usage: moonsched policy check FILE [--cluster FILE...] [--args JSON]\n"
     "                              [--pods GLOB] [--nodes GLOB] [--max-nodes N]\n"
-    "                              [--init-budget MS]\n"
+    "                              [--budget MS] [--init-budget MS]\n"
     "       moonsched policy test [SPEC...] [-- BUSTED-OPTION...]\n"
     "       moonsched policy init [DIR]\n"
     "\n"
@@ -220,8 +224,11 @@ static const char help_policy[] =
     "  otherwise. --pods and --nodes (shell patterns over NS/NAME and node\n"
     "  names) and --max-nodes (node rows per pod, the rest counted) narrow\n"
     "  the listing; every hook still runs over the whole cluster.\n"
+    "  --budget MS: the CPU time of each hook call, as a profile's budgetMs\n"
+    "  (default 50; at most " STRINGIFY(MS_POLICY_BUDGET_MAX_MS) ").\n"
     "  --init-budget MS: the CPU time of the load (the file's top level and\n"
-    "  init), as a profile's initBudgetMs (default 1000; at most 60000).\n"
+    "  init), as a profile's initBudgetMs (default the larger of --budget and\n"
+    "  1000; at most " STRINGIFY(MS_POLICY_BUDGET_MAX_MS) ").\n"
     "  test: runs busted specs (default: every *_spec.lua under the current\n"
     "  directory) under luajit with the policy kit, require(\"moonsched.kit\"),\n"
     "  against this moonsched's own library; busted's exit code.\n"
@@ -529,6 +536,21 @@ static int policy_kit_main(int argc, char **argv) {
     return failed(r, &err, r == MS_ENOMEM ? EXIT_INTERNAL : EXIT_USAGE);
 }
 
+/* A budget flag takes budgetMs's and initBudgetMs's range, so that what
+ * passes here runs the same in a profile; *out in seconds. */
+static int budget_flag(const char *flag, const char *v, double *out) {
+    char *end;
+    double ms = strtod(v, &end);
+    if (!*v || *end || !(ms > 0) || ms > MS_POLICY_BUDGET_MAX_MS) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: expected milliseconds greater than 0 and at most %d, got \"%.128s\"", flag,
+                 MS_POLICY_BUDGET_MAX_MS, v);
+        return usage_error(help_policy, "%s", msg);
+    }
+    *out = ms / 1000.0;
+    return EXIT_OK;
+}
+
 static int policy_main(int argc, char **argv) {
     if (argc >= 1 && (strcmp(argv[0], "test") == 0 || strcmp(argv[0], "init") == 0))
         return policy_kit_main(argc, argv);
@@ -565,16 +587,10 @@ static int policy_main(int argc, char **argv) {
             if (!*v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
                 rc = usage_error(help_policy, "--max-nodes: expected a positive integer, got \"%s\"", v);
             o.max_nodes = (uint32_t)n;
+        } else if ((v = ms_flag_value(argc, argv, &i, "--budget", NULL))) {
+            rc = budget_flag("--budget", v, &o.budget);
         } else if ((v = ms_flag_value(argc, argv, &i, "--init-budget", NULL))) {
-            /* initBudgetMs's range, so that what passes here loads the same
-             * in a profile. */
-            char *end;
-            double ms = strtod(v, &end);
-            if (!*v || *end || !(ms > 0) || ms > MS_POLICY_BUDGET_MAX_MS)
-                rc = usage_error(help_policy,
-                                 "--init-budget: expected milliseconds greater than 0 and at most 60000, got \"%s\"",
-                                 v);
-            o.init_budget = ms / 1000.0;
+            rc = budget_flag("--init-budget", v, &o.init_budget);
         } else if (is_help(a)) {
             fputs(help_policy, stdout);
             free(files);

@@ -172,6 +172,9 @@ typedef struct load_ctx {
     size_t len;
     const cJSON *args;
     int loader_ref;                /* what runtime.start returned */
+    /* How Lua's messages name the chunk: chunkname shortened to
+     * LUA_IDSIZE ("...TAIL" for a long path); "" until setup made it. */
+    char short_src[LUA_IDSIZE];
 } load_ctx;
 
 static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
@@ -204,6 +207,12 @@ static int setup_protected(lua_State *L) {
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 2);
+
+    /* Lua itself says how it shortens the name: no copy of its rule. */
+    lua_Debug ar;
+    if (luaL_loadbuffer(L, "", 0, lc->chunkname) != 0) lua_error(L);
+    lua_getinfo(L, ">S", &ar);
+    snprintf(lc->short_src, sizeof lc->short_src, "%s", ar.short_src);
 
     lua_getglobal(L, "require");
     lua_pushstring(L, "moonsched.runtime");
@@ -246,32 +255,58 @@ static const char *error_text(lua_State *L) {
     return lua_typename(L, t);
 }
 
-/* `budget`: which one stopped it, named by its field in the policy's
- * args, so that the message says what to raise. */
-static void set_call_error(ms_lua_state *s, const char *budget, bool killed, int rc) {
+/* The failure of policy `name`'s load or call, into out. `budget`: the
+ * one that stopped it, named by its field in the policy's args, so that
+ * the message says what to raise. */
+static void format_error(const ms_lua_state *s, const char *name, const char *budget, bool killed, int rc,
+                         char *out, size_t n) {
     lua_State *L = s->L;
     if (killed)
-        snprintf(s->err, sizeof s->err, "policy %s: stopped after its %s of %g ms", s->name, budget,
-                 s->budget * 1e3);
+        snprintf(out, n, "policy %s: stopped after its %s of %g ms", name, budget, s->budget * 1e3);
     else if (rc == LUA_ERRMEM || s->oom)
-        snprintf(s->err, sizeof s->err, "policy %s: exceeded its memory cap of %zu KiB", s->name,
-                 s->cap >> 10);
+        snprintf(out, n, "policy %s: exceeded its memory cap of %zu KiB", name, s->cap >> 10);
     else if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
-        snprintf(s->err, sizeof s->err, "policy %s: %s", s->name, lua_tostring(L, -1));
+        snprintf(out, n, "policy %s: %s", name, lua_tostring(L, -1));
     else
-        snprintf(s->err, sizeof s->err, "policy %s: (error object is a %s value)", s->name,
-                 error_text(L));
+        snprintf(out, n, "policy %s: (error object is a %s value)", name, error_text(L));
 }
 
-/* s->err without its "policy FILE: " when the rest starts with the file
- * again ("policy FILE: FILE:3: ..." would say it twice). */
-static const char *load_error_text(const ms_lua_state *s) {
-    const char *msg = s->err;
-    size_t nlen = strlen(s->name);
-    if (strncmp(msg, "policy ", 7) == 0 && strncmp(msg + 7, s->name, nlen) == 0 &&
-        strncmp(msg + 7 + nlen, ": ", 2) == 0 && strncmp(msg + 9 + nlen, s->name, nlen) == 0)
-        msg += 9 + nlen;
-    return msg;
+static void set_call_error(ms_lua_state *s, bool killed, int rc) {
+    format_error(s, s->name, "CPU budget (budgetMs)", killed, rc, s->err, sizeof s->err);
+}
+
+/* The line of the policy's own chunk where Lua's message `msg` places
+ * the error ("SHORT_SRC:LINE: ..."), *rest what follows; 0 when it names
+ * no place in the chunk. */
+static unsigned long chunk_line(const load_ctx *lc, const char *msg, const char **rest) {
+    size_t n = strlen(lc->short_src);
+    if (n == 0 || strncmp(msg, lc->short_src, n) != 0 || msg[n] != ':') return 0;
+    const char *p = msg + n + 1;
+    if (*p < '0' || *p > '9') return 0;
+    char *end;
+    unsigned long line = strtoul(p, &end, 10);
+    if (strncmp(end, ": ", 2) != 0) return 0;
+    *rest = end + 2;
+    return line;
+}
+
+/* A load's failure names the file once and in full, as given: "FILE:LINE:
+ * ..." where Lua places the error in the file, else "policy FILE: ...".
+ * Not by s->name (128 bytes) nor by Lua's own place (the name shortened
+ * to LUA_IDSIZE): either would name a long path twice, cut. */
+static ms_rc set_load_error(ms_lua_state *s, const load_ctx *lc, bool killed, int rc, ms_error *err) {
+    ms_rc code = rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL;
+    if (!err) return code;
+    const char *c = lc->chunkname;
+    bool named = *c == '@' || *c == '=';
+    const char *file = named ? c + 1 : "?", *rest = NULL;
+    unsigned long line = 0;
+    if (named && !killed && code != MS_ENOMEM && lua_type(s->L, -1) == LUA_TSTRING)
+        line = chunk_line(lc, lua_tostring(s->L, -1), &rest);
+    if (line) return ms_error_set(err, code, "%s:%lu: %s", file, line, rest);
+    format_error(s, file, "load budget (initBudgetMs)", killed, rc, err->msg, sizeof err->msg);
+    err->rc = code;
+    return code;
 }
 
 void ms_lua_limits_default(ms_lua_limits *l) {
@@ -318,7 +353,7 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
         return MS_ENOMEM;
     }
     lua_atpanic(s->L, panic);
-    load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args, LUA_NOREF};
+    load_ctx lc = {s, chunkname ? chunkname : "=policy", src, len, args, LUA_NOREF, ""};
     /* The runtime's setup is the same work for every policy and none of
      * the policy's: its budget starts with the policy's own code, so a
      * slow machine never refuses a good version for the runtime's cost. */
@@ -335,11 +370,9 @@ ms_rc ms_lua_state_load_ex(ms_lua_runtime *rt, const ms_lua_limits *lim, const c
         killed = ms_lua_unwatch(s);
     }
     if (rc != 0) {
-        set_call_error(s, "load budget (initBudgetMs)", killed, rc);
-        ms_error_set(err, rc == LUA_ERRMEM || s->oom ? MS_ENOMEM : MS_EINVAL, "%s",
-                     load_error_text(s));
+        ms_rc code = set_load_error(s, &lc, killed, rc, err);
         ms_lua_state_free(s);
-        return err ? err->rc : MS_EINVAL;
+        return code;
     }
     s->budget = call_budget;
     lua_settop(s->L, 0);
@@ -414,7 +447,7 @@ int ms_lua_state_call(ms_lua_state *s, ms_lua_op op, bool *killed_out, bool *oom
     if (rc == 0 && !killed) return 0;
     if (rc == 0) lua_pushstring(L, "CPU budget exceeded");
     bool oom = rc == LUA_ERRMEM || s->oom;
-    set_call_error(s, "CPU budget (budgetMs)", killed, rc);
+    set_call_error(s, killed, rc);
     lua_settop(L, 0);
     /* After the cap was hit, give back what the failed call left behind. */
     if (oom) {

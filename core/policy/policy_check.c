@@ -321,8 +321,8 @@ static void print_time(FILE *out, double s) {
 }
 
 /* "FAIL load FILE: ..." naming the file once: a load error names it
- * already, as "policy FILE: " (a budget, memory or init stop) or as Lua's
- * own "FILE:LINE: " or the reader's "FILE: ". */
+ * already, in full as given (ms_lua_state_load_file_ex), as "policy
+ * FILE: " or "FILE:LINE: ", or the reader's "FILE: ". */
 static void print_load_failure(FILE *out, const char *file, const char *msg) {
     size_t n = strlen(file);
     if (strncmp(msg, "policy ", 7) == 0 && strncmp(msg + 7, file, n) == 0 && strncmp(msg + 7 + n, ": ", 2) == 0)

@@ -1,10 +1,11 @@
 /* `moonsched policy check FILE [--cluster FILE...] [--args JSON]
- * [--pods GLOB] [--nodes GLOB] [--max-nodes N] [--init-budget MS]`: checks a
- * Lua policy offline. The file is loaded as the scheduler would load it
- * (syntax, the sandbox, the returned table, init with the args); with a
- * cluster, every hook the policy defines runs over the cluster's pending
- * pods and its nodes, in the order of a scheduling cycle, and each call's
- * failure and time are reported. The reference is docs/policies.md. */
+ * [--pods GLOB] [--nodes GLOB] [--max-nodes N] [--budget MS]
+ * [--init-budget MS]`: checks a Lua policy offline. The file is loaded
+ * as the scheduler would load it (syntax, the sandbox, the returned
+ * table, init with the args); with a cluster, every hook the policy
+ * defines runs over the cluster's pending pods and its nodes, in the
+ * order of a scheduling cycle, and each call's failure and time are
+ * reported. The reference is docs/policies.md. */
 #ifndef MOONSCHED_POLICY_CHECK_H
 #define MOONSCHED_POLICY_CHECK_H
 

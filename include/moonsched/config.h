@@ -172,7 +172,8 @@ ms_rc ms_profile_config_build(ms_profile_config *p, const char *scheduler_name,
  * needs pluginConfig args, decoded here. */
 #define MS_POLICY_PREFIX "lua:"
 #define MS_POLICY_NAME_MAX 59
-/* budgetMs and initBudgetMs: greater than 0 and at most this. */
+/* budgetMs and initBudgetMs: greater than 0 and at most this (a literal:
+ * the help texts spell it). */
 #define MS_POLICY_BUDGET_MAX_MS 60000
 
 typedef struct ms_policy_args {

@@ -146,8 +146,10 @@ typedef struct ms_lua_state ms_lua_state;
  * (text only), the returned table validated (`name` a non-empty string,
  * hooks functions), then init(args) with args converted to a plain table
  * (NULL: an empty table). The file's top level and init run under the
- * budget and the memory cap. On error *out is NULL and err says why, with
- * the chunk name and line where Lua gives them. */
+ * budget and the memory cap. On error *out is NULL and err says why,
+ * naming the chunk ("@FILE" or "=NAME", without its mark) once and in
+ * full: "FILE:LINE: ..." where Lua places the error in the chunk, else
+ * "policy FILE: ...". */
 ms_rc ms_lua_state_load(ms_lua_runtime *rt, const char *chunkname, const char *src, size_t len,
                         const cJSON *args, ms_lua_state **out, ms_error *err);
 /* Same, reading the file; the chunk name is "@path". */

@@ -92,26 +92,26 @@ local function misspelt(name, hooks)
     return best
 end
 
-local function validate(p, chunkname, hooks, warn)
+local function validate(p, hooks, warn)
     if type(p) ~= "table" then
-        error(chunkname .. ": a policy file must return a table, not " .. type(p), 0)
+        error("a policy file must return a table, not " .. type(p), 0)
     end
     local name = rawget(p, "name")
     if type(name) ~= "string" or name == "" or #name > 100 then
-        error(chunkname .. ": the policy table needs a name (a non-empty string)", 0)
+        error("the policy table needs a name (a non-empty string)", 0)
     end
     local mask = 0
     for hook, b in pairs(hooks) do
         local f = rawget(p, hook)
         if f ~= nil then
             if type(f) ~= "function" then
-                error(("%s: %s must be a function, not %s"):format(chunkname, hook, type(f)), 0)
+                error(("%s must be a function, not %s"):format(hook, type(f)), 0)
             end
             mask = mask + b
         end
     end
     if rawget(p, "init") ~= nil and type(rawget(p, "init")) ~= "function" then
-        error(chunkname .. ": init must be a function", 0)
+        error("init must be a function", 0)
     end
     local unknown = {}
     for k, v in pairs(p) do
@@ -568,9 +568,9 @@ function M.start(frame, cdef, checks)
     local bits = hook_bits(ffi.C)
     local function warn(msg) F.api.log(F.state, ffi.C.MS_LUA_LOG_WARN, msg, #msg) end
     return function(chunkname, src, args)
-        local shown = (chunkname:gsub("^[@=]", ""))
-        local policy = sandbox.run_policy(env, src, chunkname, shown)
-        local name, mask = validate(policy, shown, bits, warn)
+        -- The runtime's own errors name no file: lua_state.c names it once.
+        local policy = sandbox.run_policy(env, src, chunkname)
+        local name, mask = validate(policy, bits, warn)
         local init = rawget(policy, "init")
         if init ~= nil then init(args) end
         return dispatcher(F, policy, views, name), name, mask

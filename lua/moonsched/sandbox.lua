@@ -146,8 +146,8 @@ end
 
 --- Loads a policy's source into env and runs its top level; returns what
 --- the chunk returned.
-function M.run_policy(env, src, chunkname, shown)
-    if is_binary(src) then error(shown .. ": binary chunks are not allowed", 0) end
+function M.run_policy(env, src, chunkname)
+    if is_binary(src) then error("binary chunks are not allowed", 0) end
     local f, err = load(src, chunkname, "t")
     if not f then error(err, 0) end
     setfenv(f, env)

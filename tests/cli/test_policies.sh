@@ -267,6 +267,19 @@ printf 'error({})\n' >"$T/load-obj.lua"
 "$M" policy check "$T/load-obj.lua" >"$T/pbo.out" 2>&1
 check "policy check: a load error that is no string: the file once" has_line "$T/pbo.out" \
     "FAIL load $T/load-obj.lua: (error object is a table value)"
+# A path of 150+ characters: past Lua's own shortened name (60) and the
+# 128 bytes a policy's name holds, the file is still named once, in full.
+deep="$T/$(printf '%050d' 1)/$(printf '%050d' 2)/$(printf '%050d' 3)"
+mkdir -p "$deep"
+cp "$T/broken.lua" "$T/load-obj.lua" "$deep/"
+"$M" policy check "$deep/broken.lua" >"$T/pdeep.out" 2>&1
+check "policy check: a long path's syntax error: the file once, in full, with the parser's line" \
+    sh -c "test $? -eq 2 && test ${#deep} -ge 150 && grep -c '^FAIL load ' '$T/pdeep.out' | grep -qx 1 &&
+           grep -q '^FAIL load $deep/broken.lua:2: ' '$T/pdeep.out' &&
+           test \$(grep '^FAIL load ' '$T/pdeep.out' | grep -o 'broken.lua' | wc -l) -eq 1"
+"$M" policy check "$deep/load-obj.lua" >"$T/pdeep2.out" 2>&1
+check "policy check: a long path's load error that is no string: the file once, in full" has_line "$T/pdeep2.out" \
+    "FAIL load $deep/load-obj.lua: (error object is a table value)"
 "$M" policy check policies/spread-by-label.lua >"$T/pa.out" 2>&1
 check "policy check: init's error without the args it needs" \
     sh -c "test $? -eq 2 && grep -qx 'FAIL load policies/spread-by-label.lua: spread-by-label: args.key (a node label key) is required' '$T/pa.out'"
@@ -293,6 +306,38 @@ for v in 0 60001 -5 x; do
     "$M" policy check "$T/slow-load.lua" --init-budget "$v" >/dev/null 2>"$T/pib3.err"
     check "policy check --init-budget $v: exit 2, initBudgetMs's range" sh -c "test $? -eq 2 && grep -qF \
         'moonsched: --init-budget: expected milliseconds greater than 0 and at most 60000, got \"$v\"' '$T/pib3.err'"
+done
+# A score call of 3e7 steps: far more than 1 ms of CPU on any machine, far
+# less than a minute. One pod on one node: one call per run.
+cat >"$T/one-pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+YAML
+cat >"$T/slow-score.lua" <<'EOF'
+return { name = "slow-score", score = function()
+    local x = 0
+    for i = 1, 3e7 do x = (x + i) % 7 end
+    return x
+end }
+EOF
+"$M" policy check "$T/slow-score.lua" --cluster "$T/one-pod.yaml" --budget 1 >"$T/pcb.out" 2>&1
+check "policy check --budget 1: a score call of 3e7 steps fails the check (exit 2)" test $? -eq 2
+check "policy check --budget 1: stopped at the call budget, named" has_line "$T/pcb.out" \
+    "FAIL score default/p1: policy slow-score: stopped after its CPU budget (budgetMs) of 1 ms"
+"$M" policy check "$T/slow-score.lua" --cluster "$T/one-pod.yaml" --budget=60000 >"$T/pcb2.out" 2>&1
+check "policy check --budget=60000: the same call passes (exit 0)" \
+    sh -c "test $? -eq 0 && grep -qx 'result: ok' '$T/pcb2.out' && grep -Eq '^score +1 +0 ' '$T/pcb2.out'"
+for v in 0 60001 -5 x; do
+    "$M" policy check "$T/slow-score.lua" --budget "$v" >/dev/null 2>"$T/pcb3.err"
+    check "policy check --budget $v: exit 2, budgetMs's range" sh -c "test $? -eq 2 && grep -qF \
+        'moonsched: --budget: expected milliseconds greater than 0 and at most 60000, got \"$v\"' '$T/pcb3.err'"
 done
 "$M" policy >/dev/null 2>&1
 check "policy without check: exit 2" test $? -eq 2

@@ -190,6 +190,42 @@ static void test_memory_cap(void **state) {
     env_free(e);
 }
 
+/* A load error names its file in full and once, however long the path:
+ * past LUA_IDSIZE Lua's own place shortens it ("...TAIL:2:"), past 127
+ * bytes the state's name cuts it. Each shape, with a path of 200 bytes. */
+static void test_load_errors_name_a_long_file_once(void **state) {
+    (void)state;
+    env *e = env_new(0, 0, MS_POLICY_REJECT);
+    char file[201], chunk[202], want[512];
+    memset(file, 'd', sizeof file - 1);
+    file[sizeof file - 1] = 0;
+    memcpy(file + sizeof file - 9, "/p.lua", 7);
+    snprintf(chunk, sizeof chunk, "@%s", file);
+    ms_lua_limits lim;
+    ms_lua_limits_default(&lim);
+    lim.init_budget = 0.02;
+    static const struct {
+        const char *src, *fmt;  /* fmt: the message, %s the file */
+    } cases[] = {
+        {"local x = \nreturn {}", "%s:2: unexpected symbol near 'return'"},
+        {"local p = {name = 'x'}\nfunction p.init() error('no ' .. 'init') end\nreturn p", "%s:2: no init"},
+        {"error('plain', 0)", "policy %s: plain"},
+        {"return 42", "policy %s: a policy file must return a table, not number"},
+        {"error({})", "policy %s: (error object is a table value)"},
+        {"while true do end", "policy %s: stopped after its load budget (initBudgetMs) of 20 ms"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ms_lua_state *s = NULL;
+        ms_error err = {0};
+        assert_int_not_equal(
+            ms_lua_state_load_ex(e->rt, &lim, chunk, cases[i].src, strlen(cases[i].src), NULL, &s, &err), MS_OK);
+        assert_null(s);
+        snprintf(want, sizeof want, cases[i].fmt, file);
+        assert_string_equal(err.msg, want);
+    }
+    env_free(e);
+}
+
 /* A version refused at load gives back all it took, wherever the budget
  * stops it: in its top level, in the parser (a file of a million
  * statements takes far longer to read than 1 ms on any machine), in init.
@@ -458,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_stale_view_errors),
         cmocka_unit_test(test_reason_outlives_a_pod_name),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_load_errors_name_a_long_file_once),
         cmocka_unit_test(test_refused_at_the_budget_frees_everything),
         cmocka_unit_test(test_load_has_its_own_budget),
         cmocka_unit_test(test_memory_cap),
