@@ -360,28 +360,31 @@ static void *decode(ms_informer *inf, const cJSON *obj, const meta *m) {
 }
 
 /* An object seen by a LIST or an ADDED/MODIFIED event. */
-static void apply_upsert(ms_informer *inf, const cJSON *obj, const meta *m, bool from_list) {
+/* The known entry's key (stable while it is known) when a delta was
+ * queued for obj, else NULL. */
+static const char *apply_upsert(ms_informer *inf, const cJSON *obj, const meta *m, bool from_list) {
     entry *e = known_find(inf, m->key);
     if (e) e->gen = inf->gen;
-    if (from_list && e && strcmp(e->rv, m->rv) == 0 && *m->rv) return;   /* unchanged since we saw it */
+    if (from_list && e && strcmp(e->rv, m->rv) == 0 && *m->rv) return NULL;   /* unchanged since we saw it */
     void *o = decode(inf, obj, m);
-    if (!o) return;   /* the consumer keeps the last good version, if any */
+    if (!o) return NULL;   /* the consumer keeps the last good version, if any */
     if (e) {
         if (!set_entry_rv(e, m->rv)) {
             inf->res->unref(o);
-            return;
+            return NULL;
         }
         inf->res->unref(e->obj);
         e->obj = o;
         emit(inf, MS_DELTA_UPDATE, o, false, true);
     } else {
-        if (!known_add(inf, m->key, m->rv, o)) {
+        if (!(e = known_add(inf, m->key, m->rv, o))) {
             inf->res->unref(o);
             ms_log(inf->log, MS_LOG_ERROR, "out of memory; object dropped", "object", m->key, NULL);
-            return;
+            return NULL;
         }
         emit(inf, MS_DELTA_ADD, o, false, true);
     }
+    return e->key;
 }
 
 static void apply_delete(ms_informer *inf, const cJSON *obj, const meta *m) {
@@ -526,18 +529,42 @@ static bool list_answer_retried(ms_informer *inf, ms_kube_response *resp, char *
     return again;
 }
 
-/* Deltas go to the consumer every so many listed objects, as they would
- * page by page: the scheduler takes in the first ones while the rest of a
- * long list arrives. */
-#define LIST_FLUSH_EVERY 100
-
-/* One answer of a list as it arrives: its items one at a time. */
+/* One answer of a list as it arrives: its items one at a time. The
+ * watch cache answers in no set order (a map's), etcd in its keys' order;
+ * the answer's deltas are handed on in key order once it is read, so that
+ * the queue's and the node tree's insertion order, which break ties, is
+ * the same on every start and the same as `simulate` of a snapshot. */
 typedef struct list_reader {
     ms_informer *inf;
     char api_version[96];   /* of the listed path: items of a List come without one */
-    size_t since_flush;
+    uint32_t start;         /* the batch's length when the answer began */
+    const char **keys;      /* of the batch's deltas from start on */
+    uint32_t nkeys, ckeys;
+    bool unsorted;          /* a key could not be kept, or the batch moved */
     bool bad;               /* an item that is not JSON: the list failed */
 } list_reader;
+
+typedef struct keyed_delta {
+    const char *key;
+    ms_delta d;
+} keyed_delta;
+
+static int keyed_cmp(const void *a, const void *b) {
+    return strcmp(((const keyed_delta *)a)->key, ((const keyed_delta *)b)->key);
+}
+
+/* The answer's deltas in key order (left as they came when a key is
+ * missing or memory is short). */
+static void sort_answer(ms_informer *inf, list_reader *l) {
+    uint32_t n = inf->nbatch - l->start;
+    if (l->unsorted || n < 2 || n != l->nkeys) return;
+    keyed_delta *kd = malloc((size_t)n * sizeof *kd);
+    if (!kd) return;
+    for (uint32_t i = 0; i < n; i++) kd[i] = (keyed_delta){l->keys[i], inf->batch[l->start + i]};
+    qsort(kd, n, sizeof *kd, keyed_cmp);
+    for (uint32_t i = 0; i < n; i++) inf->batch[l->start + i] = kd[i].d;
+    free(kd);
+}
 
 /* "/api/v1/pods" is "v1", "/apis/policy/v1beta1/..." "policy/v1beta1":
  * the List's apiVersion, known before its items (a decoder may care:
@@ -567,16 +594,21 @@ static int on_list_item(void *ctx, char *text, size_t len) {
     }
     meta m;
     if (read_meta(it, &m)) {
-        apply_upsert(inf, it, &m, true);
+        uint32_t before = inf->nbatch;
+        const char *key = apply_upsert(inf, it, &m, true);
+        if (inf->nbatch != before + (key ? 1 : 0) || before != l->start + l->nkeys) {
+            l->unsorted = true;   /* flushed meanwhile (out of memory) */
+        } else if (key) {
+            if (ms_array_grow((void **)&l->keys, &l->ckeys, l->nkeys + 1, sizeof *l->keys))
+                l->keys[l->nkeys++] = key;
+            else
+                l->unsorted = true;
+        }
     } else {
         STAT_ADD(inf, decode_errors, 1);
         ms_log(inf->log, MS_LOG_WARN, "object skipped: no metadata.name", "resource", ms_informer_path(inf), NULL);
     }
     cJSON_Delete(it);
-    if (++l->since_flush == LIST_FLUSH_EVERY) {
-        flush(inf);
-        l->since_flush = 0;
-    }
     return inf->closed ? 1 : 0;
 }
 
@@ -612,9 +644,11 @@ static list_result list_all(ms_informer *inf) {
         ms_kube_request req = {.method = "GET", .path = path, .cancel = inf->cancel};
         ms_kube_response resp;
         ms_error err = {0};
-        list_reader reader = {.inf = inf};
+        list_reader reader = {.inf = inf, .start = inf->nbatch};
         path_api_version(ms_informer_path(inf), reader.api_version, sizeof reader.api_version);
         ms_rc rc = ms_kube_list(inf->o.client, &req, on_list_item, &reader, &resp, &err);
+        sort_answer(inf, &reader);
+        free(reader.keys);
         flush(inf);
         if (rc == MS_ESTATE) {
             ms_kube_response_free(&resp);

@@ -243,9 +243,10 @@ static void test_list_watch_relist(void **state) {
     env_free(e);
 }
 
-/* A list answer that arrives in pieces, the List's metadata after its
- * items, items without apiVersion: each item is decoded as it comes, the
- * resourceVersion is read from the envelope at the end. */
+/* A list answer that arrives in pieces, its items in no key order, the
+ * List's metadata after them, items without apiVersion: each item is
+ * decoded as it comes, the resourceVersion read from the envelope at the
+ * end, and the objects handed on in key order, as etcd lists them. */
 static bool trickled_list_handler(fake_http *srv, int fd, const fh_request *r, void *ctx) {
     (void)ctx;
     if (has(r->path, "watch=1")) {
@@ -254,9 +255,10 @@ static bool trickled_list_handler(fake_http *srv, int fd, const fh_request *r, v
         return false;
     }
     fh_stream_begin(fd, 200);
-    fh_stream_str(fd, "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[" NODE("n1", "1") "," "{\"meta", 0.01);
+    /* in no key order, as the watch cache answers */
+    fh_stream_str(fd, "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[" NODE("n3", "3") "," "{\"meta", 0.01);
     fh_stream_str(fd, "data\":{\"name\":\"n2\",\"resourceVersion\":\"2\",\"annotations\":{\"a\":\"]},{\"}}," "\"sta", 0.01);
-    fh_stream_str(fd, "tus\":{\"allocatable\":{\"cpu\":\"4\"}}}],\"metadata\":{\"resourceVersion\":\"40\"}}", 0);
+    fh_stream_str(fd, "tus\":{\"allocatable\":{\"cpu\":\"4\"}}}," NODE("n1", "1") "],\"metadata\":{\"resourceVersion\":\"40\"}}", 0);
     return fh_stream_end(fd);
 }
 
@@ -271,7 +273,7 @@ static void test_list_items_as_they_arrive(void **state) {
     assert_int_equal(ms_informer_start(&o, &inf, &err), MS_OK);
     seen got = {0};
     assert_true(collect(e, &got, "synced") > 0);
-    static const char *const want[] = {"add n1", "add n2", "synced"};
+    static const char *const want[] = {"add n1", "add n2", "add n3", "synced"};
     assert_int_equal(got.n, sizeof want / sizeof want[0]);
     for (int i = 0; i < got.n; i++) assert_string_equal(got.what[i], want[i]);
     for (int i = 0; i < 100 && fh_nreqs(e->srv) < 2; i++) fh_sleep(0.02);
