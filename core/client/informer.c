@@ -359,9 +359,9 @@ static void *decode(ms_informer *inf, const cJSON *obj, const meta *m) {
     return NULL;
 }
 
-/* An object seen by a LIST or an ADDED/MODIFIED event. */
-/* The known entry's key (stable while it is known) when a delta was
- * queued for obj, else NULL. */
+/* An object seen by a LIST or an ADDED/MODIFIED event; returns the known
+ * entry's key (stable while it is known) when a delta was queued for it,
+ * else NULL. */
 static const char *apply_upsert(ms_informer *inf, const cJSON *obj, const meta *m, bool from_list) {
     entry *e = known_find(inf, m->key);
     if (e) e->gen = inf->gen;
